@@ -1,0 +1,245 @@
+/**
+ * Assistants: create, read, update, soft-delete, publish, share, export and import. Every
+ * method asks the permission module first; every write normalises metadata through the one
+ * normalizer and records an audit entry in the same transaction.
+ */
+import type { Kysely } from 'kysely';
+import type { CallContext } from '../auth/call-context.js';
+import { assistantListScope, requireAssistantAction, requireAssistantCreation, type AssistantAction } from '../auth/permissions.js';
+import { AppError } from '../errors/app-error.js';
+import {
+  findAssistant,
+  insertAssistant,
+  listAssistants,
+  listShares,
+  replaceShares,
+  updateAssistant,
+  type AssistantRecord,
+} from '../store/assistants-repository.js';
+import { appendAuditEntry, type AuditEntry } from '../store/audit-log-repository.js';
+import { nowTimestamp, toFlag, type AssistantUpdate, type Database } from '../store/schema.js';
+import { findUsersByEmails } from '../store/users-repository.js';
+import { assistantFacts, assistantView, splitCollections, type AssistantSummaryView, type AssistantView } from './assistant-view.js';
+import { fromImportDocument, toExportDocument, type ImportedAssistant } from './lamb-export.js';
+import { assistantTypeOf, normalizeMetadata } from './metadata-normalizer.js';
+
+export interface AssistantInput {
+  name: string;
+  description?: string;
+  system_prompt?: string;
+  prompt_template?: string;
+  metadata?: unknown;
+  rag_collections?: string | string[];
+  rag_top_k?: number;
+}
+
+export type AssistantPatch = Partial<AssistantInput> & Record<string, unknown>;
+
+export interface AssistantListInput {
+  limit: number;
+  offset: number;
+  q?: string;
+  type?: 'classic' | 'multi_tool';
+}
+
+/** Fields a client may send back from a GET but never change. */
+const IMMUTABLE_FIELDS = ['id', 'owner', 'owner_id', 'organization_id'] as const;
+
+function requireName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed === '') throw new AppError('invalid_body', 'The name must not be empty.', { param: 'name' });
+  return trimmed;
+}
+
+function parseCollections(value: string | string[] | undefined): string[] {
+  if (value === undefined) return [];
+  const collections = typeof value === 'string' ? splitCollections(value) : value.map((collection) => collection.trim());
+  collections.forEach((collection, index) => {
+    if (collection === '' || collection.includes(',')) {
+      throw new AppError('invalid_body', 'A collection id must be non-empty and must not contain a comma.', { param: `rag_collections[${index}]` });
+    }
+  });
+  return [...new Set(collections)];
+}
+
+export class AssistantService {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  private async load(context: CallContext, id: number, action: AssistantAction): Promise<AssistantRecord> {
+    const record = await findAssistant(this.db, id, context.identity.userId);
+    if (!record) throw new AppError('not_found', 'Assistant not found.');
+    requireAssistantAction(context.identity, assistantFacts(record), action);
+    return record;
+  }
+
+  private async reload(context: CallContext, id: number): Promise<AssistantSummaryView | AssistantView> {
+    const record = await findAssistant(this.db, id, context.identity.userId);
+    return assistantView(context.identity, record!);
+  }
+
+  private audit(context: CallContext, record: { id: number; organization_id: number }, action: string, details?: AuditEntry['details']): AuditEntry {
+    return {
+      actorUserId: context.identity.userId,
+      organizationId: record.organization_id,
+      action,
+      targetType: 'assistant',
+      targetId: record.id,
+      details,
+      requestId: context.requestId,
+    };
+  }
+
+  private async insert(context: CallContext, fields: ImportedAssistant, auditAction: string): Promise<AssistantView> {
+    requireAssistantCreation(context.identity);
+    const timestamp = nowTimestamp();
+    const organizationId = context.identity.organizationId;
+    const id = await this.db.transaction().execute(async (transaction) => {
+      const insertedId = await insertAssistant(transaction, {
+        organization_id: organizationId,
+        owner_id: context.identity.userId,
+        name: fields.name,
+        description: fields.description,
+        system_prompt: fields.systemPrompt,
+        prompt_template: fields.promptTemplate,
+        metadata: JSON.stringify(fields.metadata),
+        assistant_type: assistantTypeOf(fields.metadata),
+        rag_collections: fields.ragCollections.join(','),
+        rag_top_k: fields.ragTopK,
+        published: 0,
+        published_at: null,
+        deleted_at: null,
+        created_at: timestamp,
+        updated_at: timestamp,
+      });
+      await appendAuditEntry(transaction, this.audit(context, { id: insertedId, organization_id: organizationId }, auditAction));
+      return insertedId;
+    });
+    return (await this.reload(context, id)) as AssistantView;
+  }
+
+  async create(context: CallContext, input: AssistantInput): Promise<AssistantView> {
+    requireAssistantCreation(context.identity);
+    return this.insert(
+      context,
+      {
+        name: requireName(input.name),
+        description: input.description ?? '',
+        systemPrompt: input.system_prompt ?? '',
+        promptTemplate: input.prompt_template ?? '',
+        metadata: normalizeMetadata(input.metadata ?? {}),
+        ragCollections: parseCollections(input.rag_collections),
+        ragTopK: input.rag_top_k ?? 3,
+      },
+      'assistant.create',
+    );
+  }
+
+  async import(context: CallContext, document: unknown): Promise<AssistantView> {
+    requireAssistantCreation(context.identity);
+    return this.insert(context, fromImportDocument(document), 'assistant.import');
+  }
+
+  async list(context: CallContext, query: AssistantListInput): Promise<{ items: Array<AssistantSummaryView | AssistantView>; total: number }> {
+    const page = await listAssistants(this.db, assistantListScope(context.identity), context.identity.userId, {
+      limit: query.limit,
+      offset: query.offset,
+      search: query.q,
+      type: query.type,
+    });
+    return { items: page.items.map((record) => assistantView(context.identity, record)), total: page.total };
+  }
+
+  async get(context: CallContext, id: number): Promise<AssistantSummaryView | AssistantView> {
+    return assistantView(context.identity, await this.load(context, id, 'view'));
+  }
+
+  async update(context: CallContext, id: number, patch: AssistantPatch): Promise<AssistantSummaryView | AssistantView> {
+    const record = await this.load(context, id, 'update');
+    for (const field of IMMUTABLE_FIELDS) {
+      if (field in patch) throw new AppError('immutable_field', `The field "${field}" cannot be changed.`, { param: field });
+    }
+    const changes: AssistantUpdate = {};
+    if (patch.name !== undefined) changes.name = requireName(patch.name);
+    if (patch.description !== undefined) changes.description = patch.description;
+    if (patch.system_prompt !== undefined) changes.system_prompt = patch.system_prompt;
+    if (patch.prompt_template !== undefined) changes.prompt_template = patch.prompt_template;
+    if (patch.rag_collections !== undefined) changes.rag_collections = parseCollections(patch.rag_collections).join(',');
+    if (patch.rag_top_k !== undefined) changes.rag_top_k = patch.rag_top_k;
+    if (patch.metadata !== undefined) {
+      const metadata = normalizeMetadata(patch.metadata);
+      changes.metadata = JSON.stringify(metadata);
+      changes.assistant_type = assistantTypeOf(metadata);
+    }
+    await this.db.transaction().execute(async (transaction) => {
+      await updateAssistant(transaction, id, changes);
+      await appendAuditEntry(transaction, this.audit(context, record, 'assistant.update', { fields: Object.keys(changes).sort() }));
+    });
+    return this.reload(context, id);
+  }
+
+  async delete(context: CallContext, id: number): Promise<void> {
+    const record = await this.load(context, id, 'delete');
+    await this.db.transaction().execute(async (transaction) => {
+      await updateAssistant(transaction, id, { deleted_at: nowTimestamp() });
+      await appendAuditEntry(transaction, this.audit(context, record, 'assistant.delete'));
+    });
+  }
+
+  async publish(context: CallContext, id: number, published: boolean): Promise<AssistantSummaryView | AssistantView> {
+    const record = await this.load(context, id, 'publish');
+    await this.db.transaction().execute(async (transaction) => {
+      await updateAssistant(transaction, id, { published: toFlag(published), published_at: published ? nowTimestamp() : null });
+      await appendAuditEntry(transaction, this.audit(context, record, published ? 'assistant.publish' : 'assistant.unpublish'));
+    });
+    return this.reload(context, id);
+  }
+
+  async getShares(context: CallContext, id: number): Promise<{ user_emails: string[] }> {
+    await this.load(context, id, 'share');
+    return { user_emails: (await listShares(this.db, id)).map((share) => share.email) };
+  }
+
+  async putShares(context: CallContext, id: number, userEmails: string[]): Promise<{ user_emails: string[] }> {
+    const record = await this.load(context, id, 'share');
+    const emails = [...new Set(userEmails.map((email) => email.trim().toLowerCase()))];
+    const users = await findUsersByEmails(this.db, emails);
+    const unknown = emails.filter((email) => !users.some((user) => user.email === email));
+    if (unknown.length > 0) {
+      throw new AppError('unknown_users', `No user has the email ${unknown.join(', ')}.`, { param: 'user_emails', details: { unknown_emails: unknown } });
+    }
+    const outsiders = users.filter((user) => user.organization_id !== record.organization_id).map((user) => user.email);
+    if (outsiders.length > 0) {
+      throw new AppError('invalid_body', `Assistants can only be shared within their organization: ${outsiders.join(', ')} is not a member.`, {
+        param: 'user_emails',
+      });
+    }
+    // Sharing with the owner is a no-op, not an error: a client may send back the whole member list.
+    const userIds = users.filter((user) => user.id !== record.owner_id).map((user) => user.id);
+    await this.db.transaction().execute(async (transaction) => {
+      await replaceShares(transaction, id, userIds, context.identity.userId);
+      await appendAuditEntry(transaction, this.audit(context, record, 'assistant.share', { user_ids: userIds }));
+    });
+    return { user_emails: (await listShares(this.db, id)).map((share) => share.email) };
+  }
+
+  async export(context: CallContext, id: number): Promise<{ document: Record<string, unknown>; fileName: string }> {
+    const record = await this.load(context, id, 'export');
+    const document = toExportDocument({
+      id: record.id,
+      name: record.name,
+      description: record.description,
+      ownerEmail: record.owner_email,
+      systemPrompt: record.system_prompt,
+      promptTemplate: record.prompt_template,
+      metadata: JSON.parse(record.metadata),
+      ragCollections: splitCollections(record.rag_collections),
+      ragTopK: record.rag_top_k,
+      published: record.published === 1,
+      publishedAt: record.published_at,
+      createdAt: record.created_at,
+      updatedAt: record.updated_at,
+    });
+    const safeName = record.name.normalize('NFKD').replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/^[_.-]+|[_.-]+$/g, '').slice(0, 100);
+    return { document, fileName: `${safeName || 'assistant'}.json` };
+  }
+}

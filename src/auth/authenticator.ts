@@ -1,0 +1,124 @@
+/**
+ * Turns credentials into an Identity: email and password into a session token at login, and a
+ * bearer value (session token or API key) into the caller on every request. Disabled accounts,
+ * expired or revoked sessions and deleted keys fail closed.
+ */
+import type { Kysely } from 'kysely';
+import { AppError } from '../errors/app-error.js';
+import { findApiKeyByHash, markApiKeyUsed } from '../store/api-keys-repository.js';
+import { appendAuditEntry } from '../store/audit-log-repository.js';
+import type { Database } from '../store/schema.js';
+import { findLiveSession, insertSession, revokeSession } from '../store/sessions-repository.js';
+import { findUserByEmail, findUserById, type UserWithRole } from '../store/users-repository.js';
+import type { Identity } from './identity.js';
+import { verifyAgainstDecoy, verifyPassword } from './passwords.js';
+import { API_KEY_PREFIX, generateSessionToken, hashToken, SESSION_TOKEN_PREFIX } from './tokens.js';
+
+/** An API key's last-use time is written at most this often, so busy keys do not cost a write per request. */
+const API_KEY_USE_RECORD_INTERVAL_MILLISECONDS = 60_000;
+
+export interface LoginResult {
+  token: string;
+  expiresAt: string;
+  user: UserWithRole;
+}
+
+export function identityOf(user: UserWithRole, credential: Identity['credential'], credentialId: number): Identity {
+  return {
+    userId: user.id,
+    email: user.email,
+    name: user.name,
+    organizationId: user.organization_id,
+    role: user.role,
+    isSystemAdmin: user.is_system_admin === 1,
+    credential,
+    credentialId,
+  };
+}
+
+export class Authenticator {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly sessionTtlHours: number,
+  ) {}
+
+  async login(email: string, password: string, requestId: string | null): Promise<LoginResult> {
+    const user = await findUserByEmail(this.db, email.trim());
+    if (user?.password_hash == null) {
+      await verifyAgainstDecoy(password);
+      await this.recordFailedLogin(user?.id ?? null, 'unknown_user', requestId);
+      throw new AppError('invalid_credentials');
+    }
+    if (!(await verifyPassword(password, user.password_hash))) {
+      await this.recordFailedLogin(user.id, 'wrong_password', requestId);
+      throw new AppError('invalid_credentials');
+    }
+    if (user.disabled === 1) throw new AppError('account_disabled');
+    const token = generateSessionToken();
+    const expiresAt = new Date(Date.now() + this.sessionTtlHours * 3_600_000).toISOString();
+    await this.db.transaction().execute(async (transaction) => {
+      const sessionId = await insertSession(transaction, user.id, hashToken(token), expiresAt);
+      await appendAuditEntry(transaction, {
+        actorUserId: user.id,
+        organizationId: user.organization_id,
+        action: 'auth.login',
+        targetType: 'session',
+        targetId: sessionId,
+        requestId,
+      });
+    });
+    return { token, expiresAt, user };
+  }
+
+  private async recordFailedLogin(userId: number | null, reason: string, requestId: string | null): Promise<void> {
+    await appendAuditEntry(this.db, {
+      actorUserId: null,
+      organizationId: null,
+      action: 'auth.login_failed',
+      targetType: 'user',
+      targetId: userId,
+      details: { reason },
+      requestId,
+    });
+  }
+
+  async logout(identity: Identity, requestId: string | null): Promise<void> {
+    if (identity.credential !== 'session') {
+      throw new AppError('invalid_body', 'Logout ends a session; to stop using an API key, delete it.');
+    }
+    await this.db.transaction().execute(async (transaction) => {
+      await revokeSession(transaction, identity.credentialId);
+      await appendAuditEntry(transaction, {
+        actorUserId: identity.userId,
+        organizationId: identity.organizationId,
+        action: 'auth.logout',
+        targetType: 'session',
+        targetId: identity.credentialId,
+        requestId,
+      });
+    });
+  }
+
+  /** Resolves a bearer value; every failure is the same 401 so callers learn nothing about which part was wrong. */
+  async authenticate(bearer: string): Promise<Identity> {
+    if (bearer.startsWith(SESSION_TOKEN_PREFIX)) return this.authenticateSession(bearer);
+    if (bearer.startsWith(API_KEY_PREFIX)) return this.authenticateApiKey(bearer);
+    throw new AppError('invalid_token');
+  }
+
+  private async authenticateSession(token: string): Promise<Identity> {
+    const session = await findLiveSession(this.db, hashToken(token));
+    const user = session && (await findUserById(this.db, session.user_id));
+    if (!session || !user || user.disabled === 1) throw new AppError('invalid_token');
+    return identityOf(user, 'session', session.id);
+  }
+
+  private async authenticateApiKey(key: string): Promise<Identity> {
+    const apiKey = await findApiKeyByHash(this.db, hashToken(key));
+    const user = apiKey && (await findUserById(this.db, apiKey.user_id));
+    if (!apiKey || !user || user.disabled === 1) throw new AppError('invalid_token');
+    const lastUsed = apiKey.last_used_at === null ? 0 : Date.parse(apiKey.last_used_at);
+    if (Date.now() - lastUsed > API_KEY_USE_RECORD_INTERVAL_MILLISECONDS) await markApiKeyUsed(this.db, apiKey.id);
+    return identityOf(user, 'api_key', apiKey.id);
+  }
+}

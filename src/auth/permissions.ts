@@ -1,0 +1,146 @@
+/**
+ * The one module that decides every access. Services ask it before they read or change anything,
+ * and the store's list queries are built from the scopes it returns, so the rules live here only.
+ *
+ * Rules: system admins may do everything; an organization admin manages everything in their own
+ * organization; an owner manages their own assistants; a user an assistant is shared with may
+ * see its configuration, chat with it and export it; a published assistant may be used (seen as
+ * a summary and chatted with) by every member of its organization. Whoever may not even see an
+ * object gets 404, so ids cannot be enumerated; whoever may see it but not change it gets 403.
+ */
+import { AppError } from '../errors/app-error.js';
+import type { Identity } from './identity.js';
+
+export type AssistantAction =
+  | 'view'
+  | 'view_configuration'
+  | 'chat'
+  | 'update'
+  | 'delete'
+  | 'publish'
+  | 'share'
+  | 'export';
+
+export interface AssistantFacts {
+  ownerId: number;
+  organizationId: number;
+  published: boolean;
+  deleted: boolean;
+  sharedWithCaller: boolean;
+}
+
+export type Decision = { allowed: true } | { allowed: false; visible: boolean };
+
+type AssistantRelation = 'manager' | 'shared' | 'member' | 'none';
+
+const ACTIONS_BY_RELATION: Record<AssistantRelation, ReadonlySet<AssistantAction>> = {
+  manager: new Set<AssistantAction>(['view', 'view_configuration', 'chat', 'update', 'delete', 'publish', 'share', 'export']),
+  shared: new Set<AssistantAction>(['view', 'view_configuration', 'chat', 'export']),
+  member: new Set<AssistantAction>(['view', 'chat']),
+  none: new Set<AssistantAction>(),
+};
+
+function isOrganizationAdmin(identity: Identity, organizationId: number): boolean {
+  return identity.role === 'admin' && identity.organizationId === organizationId;
+}
+
+function assistantRelation(identity: Identity, facts: AssistantFacts): AssistantRelation {
+  if (facts.deleted) return 'none';
+  if (identity.isSystemAdmin) return 'manager';
+  if (facts.ownerId === identity.userId) return 'manager';
+  if (isOrganizationAdmin(identity, facts.organizationId)) return 'manager';
+  if (facts.sharedWithCaller) return 'shared';
+  if (facts.published && facts.organizationId === identity.organizationId) return 'member';
+  return 'none';
+}
+
+export function decideAssistant(identity: Identity, facts: AssistantFacts, action: AssistantAction): Decision {
+  const relation = assistantRelation(identity, facts);
+  if (ACTIONS_BY_RELATION[relation].has(action)) return { allowed: true };
+  return { allowed: false, visible: relation !== 'none' };
+}
+
+export function requireDecision(decision: Decision, subject: string): void {
+  if (decision.allowed) return;
+  if (!decision.visible) throw new AppError('not_found', `${subject} not found.`);
+  throw new AppError('forbidden');
+}
+
+export function requireAssistantAction(identity: Identity, facts: AssistantFacts, action: AssistantAction): void {
+  requireDecision(decideAssistant(identity, facts, action), 'Assistant');
+}
+
+/** Which assistants a list may include; the store turns this into a WHERE clause. */
+export type AssistantListScope =
+  | { kind: 'all' }
+  | { kind: 'organization'; organizationId: number }
+  | { kind: 'member'; organizationId: number; userId: number };
+
+export function assistantListScope(identity: Identity): AssistantListScope {
+  if (identity.isSystemAdmin) return { kind: 'all' };
+  if (identity.role === 'admin') return { kind: 'organization', organizationId: identity.organizationId };
+  return { kind: 'member', organizationId: identity.organizationId, userId: identity.userId };
+}
+
+export function canCreateAssistants(identity: Identity): boolean {
+  return identity.isSystemAdmin || identity.role === 'admin' || identity.role === 'creator';
+}
+
+export function requireAssistantCreation(identity: Identity): void {
+  if (!canCreateAssistants(identity)) {
+    throw new AppError('forbidden', 'Learners cannot create assistants; ask an administrator for the creator role.');
+  }
+}
+
+export interface UserFacts {
+  userId: number;
+  organizationId: number;
+  isSystemAdmin: boolean;
+}
+
+export type UserAction = 'view' | 'update';
+
+/** Decides access to another user's account (one's own account is read through /api/me). */
+export function decideUser(identity: Identity, target: UserFacts, action: UserAction): Decision {
+  if (identity.isSystemAdmin) return { allowed: true };
+  const sameOrganizationAdmin = isOrganizationAdmin(identity, target.organizationId) && !target.isSystemAdmin;
+  if (sameOrganizationAdmin) return { allowed: true };
+  const visible = action !== 'view' && target.userId === identity.userId;
+  return { allowed: false, visible };
+}
+
+export function requireUserAction(identity: Identity, target: UserFacts, action: UserAction): void {
+  requireDecision(decideUser(identity, target, action), 'User');
+}
+
+export type UserListScope = { kind: 'all' } | { kind: 'organization'; organizationId: number };
+
+/** Who may list and create users: admins only, each within what they administer. */
+export function requireUserAdministration(identity: Identity): UserListScope {
+  if (identity.isSystemAdmin) return { kind: 'all' };
+  if (identity.role === 'admin') return { kind: 'organization', organizationId: identity.organizationId };
+  throw new AppError('forbidden', 'Only administrators can manage users.');
+}
+
+export interface NewUserFacts {
+  organizationId: number;
+  isSystemAdmin: boolean;
+}
+
+export function requireUserCreation(identity: Identity, target: NewUserFacts): void {
+  const scope = requireUserAdministration(identity);
+  if (scope.kind === 'all') return;
+  if (target.isSystemAdmin) throw new AppError('forbidden', 'Only system administrators can create system administrators.');
+  if (target.organizationId !== scope.organizationId) {
+    throw new AppError('forbidden', 'Organization admins can only create users in their own organization.');
+  }
+}
+
+export function requireSystemAdminGrant(identity: Identity): void {
+  if (!identity.isSystemAdmin) throw new AppError('forbidden', 'Only system administrators can grant system administration.');
+}
+
+/** API keys belong to one user; nobody else may see or delete them, not even an admin. */
+export function requireApiKeyOwner(identity: Identity, keyOwnerId: number): void {
+  if (keyOwnerId !== identity.userId) throw new AppError('not_found', 'API key not found.');
+}

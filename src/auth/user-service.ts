@@ -1,0 +1,158 @@
+/** Administration of user accounts: create, list, change role, disable. */
+import type { Kysely } from 'kysely';
+import { AppError } from '../errors/app-error.js';
+import { appendAuditEntry } from '../store/audit-log-repository.js';
+import { findOrganizationById } from '../store/organizations-repository.js';
+import type { Database, OrganizationRole } from '../store/schema.js';
+import { revokeUserSessions } from '../store/sessions-repository.js';
+import {
+  countActiveSystemAdmins,
+  findUserByEmail,
+  findUserById,
+  insertUser,
+  listUsers,
+  updateUser,
+  type UserChanges,
+} from '../store/users-repository.js';
+import type { CallContext } from './call-context.js';
+import { hashPassword } from './passwords.js';
+import {
+  requireSystemAdminGrant,
+  requireUserAction,
+  requireUserAdministration,
+  requireUserCreation,
+} from './permissions.js';
+import { userView, type UserView } from './user-view.js';
+
+export interface NewUserInput {
+  email: string;
+  password: string;
+  name?: string;
+  role: OrganizationRole;
+  organization_id?: number;
+  is_system_admin?: boolean;
+}
+
+export interface UserPatchInput {
+  name?: string;
+  password?: string;
+  role?: OrganizationRole;
+  disabled?: boolean;
+  is_system_admin?: boolean;
+}
+
+export interface PageQuery {
+  limit: number;
+  offset: number;
+  q?: string;
+}
+
+export class UserService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly passwordMinimumLength: number,
+  ) {}
+
+  private checkPassword(password: string): void {
+    if (password.length < this.passwordMinimumLength) {
+      throw new AppError('weak_password', `The password must be at least ${this.passwordMinimumLength} characters.`, { param: 'password' });
+    }
+  }
+
+  async create(context: CallContext, input: NewUserInput): Promise<UserView> {
+    const organizationId = input.organization_id ?? context.identity.organizationId;
+    const isSystemAdmin = input.is_system_admin ?? false;
+    requireUserCreation(context.identity, { organizationId, isSystemAdmin });
+    this.checkPassword(input.password);
+    if (!(await findOrganizationById(this.db, organizationId))) {
+      throw new AppError('unknown_organization', `Organization ${organizationId} does not exist.`, { param: 'organization_id' });
+    }
+    if (await findUserByEmail(this.db, input.email)) throw new AppError('email_taken', undefined, { param: 'email' });
+    const passwordHash = await hashPassword(input.password);
+    const userId = await this.db.transaction().execute(async (transaction) => {
+      const id = await insertUser(transaction, {
+        organizationId,
+        email: input.email.trim(),
+        name: input.name?.trim() ?? '',
+        passwordHash,
+        role: input.role,
+        isSystemAdmin,
+      });
+      await appendAuditEntry(transaction, {
+        actorUserId: context.identity.userId,
+        organizationId,
+        action: 'user.create',
+        targetType: 'user',
+        targetId: id,
+        details: { role: input.role, is_system_admin: isSystemAdmin },
+        requestId: context.requestId,
+      });
+      return id;
+    });
+    return userView((await findUserById(this.db, userId))!);
+  }
+
+  async me(context: CallContext): Promise<UserView> {
+    const user = await findUserById(this.db, context.identity.userId);
+    if (!user) throw new AppError('invalid_token');
+    return userView(user);
+  }
+
+  async get(context: CallContext, userId: number): Promise<UserView> {
+    const user = await findUserById(this.db, userId);
+    if (!user) throw new AppError('not_found', 'User not found.');
+    requireUserAction(context.identity, { userId: user.id, organizationId: user.organization_id, isSystemAdmin: user.is_system_admin === 1 }, 'view');
+    return userView(user);
+  }
+
+  async list(context: CallContext, query: PageQuery): Promise<{ items: UserView[]; total: number }> {
+    const scope = requireUserAdministration(context.identity);
+    const page = await listUsers(this.db, scope, { limit: query.limit, offset: query.offset, search: query.q });
+    return { items: page.items.map(userView), total: page.total };
+  }
+
+  async update(context: CallContext, userId: number, patch: UserPatchInput): Promise<UserView> {
+    const user = await findUserById(this.db, userId);
+    if (!user) throw new AppError('not_found', 'User not found.');
+    requireUserAction(context.identity, { userId: user.id, organizationId: user.organization_id, isSystemAdmin: user.is_system_admin === 1 }, 'update');
+    if (patch.is_system_admin !== undefined) requireSystemAdminGrant(context.identity);
+    await this.refuseSelfLockout(context, user.id, patch);
+    if (patch.password !== undefined) this.checkPassword(patch.password);
+    const changes: UserChanges = {
+      ...(patch.name !== undefined && { name: patch.name.trim() }),
+      ...(patch.password !== undefined && { passwordHash: await hashPassword(patch.password) }),
+      ...(patch.role !== undefined && { role: patch.role }),
+      ...(patch.disabled !== undefined && { disabled: patch.disabled }),
+      ...(patch.is_system_admin !== undefined && { isSystemAdmin: patch.is_system_admin }),
+    };
+    await this.db.transaction().execute(async (transaction) => {
+      await updateUser(transaction, user, changes);
+      // A disabled account or a changed password must not keep its old sessions alive.
+      if (patch.disabled === true || patch.password !== undefined) await revokeUserSessions(transaction, user.id);
+      await appendAuditEntry(transaction, {
+        actorUserId: context.identity.userId,
+        organizationId: user.organization_id,
+        action: 'user.update',
+        targetType: 'user',
+        targetId: user.id,
+        details: { fields: Object.keys(patch).sort() },
+        requestId: context.requestId,
+      });
+    });
+    return userView((await findUserById(this.db, user.id))!);
+  }
+
+  /** Nobody may lock themselves out, and the last system administrator cannot be removed. */
+  private async refuseSelfLockout(context: CallContext, userId: number, patch: UserPatchInput): Promise<void> {
+    const self = userId === context.identity.userId;
+    if (self && patch.disabled === true) throw new AppError('forbidden', 'You cannot disable your own account.');
+    if (self && patch.is_system_admin === false) throw new AppError('forbidden', 'You cannot remove your own system administration.');
+    if (self && patch.role !== undefined && patch.role !== 'admin' && context.identity.role === 'admin' && !context.identity.isSystemAdmin) {
+      throw new AppError('forbidden', 'You cannot remove your own admin role.');
+    }
+    if (patch.disabled === true && (await countActiveSystemAdmins(this.db)) <= 1) {
+      const target = await findUserById(this.db, userId);
+      if (target?.is_system_admin === 1) throw new AppError('forbidden', 'The last system administrator cannot be disabled.');
+    }
+  }
+}

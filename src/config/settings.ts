@@ -1,0 +1,120 @@
+/**
+ * Typed settings read from the environment once at start-up. A bad value stops the server with a
+ * message naming the variable, instead of surfacing later as a confusing runtime failure.
+ * Every limit the server enforces is a named setting here, with its default.
+ */
+import path from 'node:path';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Settings {
+  host: string;
+  port: number;
+  dataDirectory: string;
+  /** postgres://… selects PostgreSQL; undefined means the embedded SQLite file in dataDirectory. */
+  databaseUrl: string | undefined;
+  logLevel: LogLevel;
+  adminEmail: string | undefined;
+  adminPassword: string | undefined;
+  sessionTtlHours: number;
+  passwordMinimumLength: number;
+  bodyLimitBytes: number;
+  pageSizeMaximum: number;
+  shutdownTimeoutMilliseconds: number;
+  /** Extra Kysely connection pool size for PostgreSQL. */
+  databasePoolSize: number;
+}
+
+export class SettingsError extends Error {
+  constructor(readonly variable: string, problem: string) {
+    super(`Invalid setting ${variable}: ${problem}`);
+    this.name = 'SettingsError';
+  }
+}
+
+type Environment = Record<string, string | undefined>;
+
+interface IntegerRule {
+  defaultValue: number;
+  minimum: number;
+  maximum: number;
+}
+
+function readInteger(environment: Environment, variable: string, rule: IntegerRule): number {
+  const raw = environment[variable];
+  if (raw === undefined || raw.trim() === '') return rule.defaultValue;
+  if (!/^\d+$/.test(raw.trim())) throw new SettingsError(variable, `expected a whole number, got "${raw}"`);
+  const value = Number(raw.trim());
+  if (value < rule.minimum || value > rule.maximum) {
+    throw new SettingsError(variable, `expected a number from ${rule.minimum} to ${rule.maximum}, got ${value}`);
+  }
+  return value;
+}
+
+function readText(environment: Environment, variable: string): string | undefined {
+  const raw = environment[variable];
+  return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function readLogLevel(environment: Environment): LogLevel {
+  const raw = readText(environment, 'LOG_LEVEL') ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(raw)) {
+    throw new SettingsError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+  }
+  return raw as LogLevel;
+}
+
+function readDatabaseUrl(environment: Environment): string | undefined {
+  const raw = readText(environment, 'DATABASE_URL');
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    // The value may hold a password, so it is never echoed back.
+    throw new SettingsError('DATABASE_URL', 'expected a URL such as postgres://user:password@host:5432/merino');
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+    throw new SettingsError('DATABASE_URL', `only postgres:// URLs are supported, got ${parsed.protocol}//`);
+  }
+  return raw;
+}
+
+function readHost(environment: Environment): string {
+  const host = readText(environment, 'HOST') ?? '127.0.0.1';
+  if (!/^[A-Za-z0-9.:-]+$/.test(host)) throw new SettingsError('HOST', `"${host}" is not a host name or address`);
+  return host;
+}
+
+function readAdminEmail(environment: Environment): string | undefined {
+  const email = readText(environment, 'MERINO_ADMIN_EMAIL');
+  if (email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(email)) {
+    throw new SettingsError('MERINO_ADMIN_EMAIL', `"${email}" is not an email address`);
+  }
+  return email?.toLowerCase();
+}
+
+export function loadSettings(environment: Environment = process.env): Settings {
+  const passwordMinimumLength = readInteger(environment, 'PASSWORD_MIN_LENGTH', { defaultValue: 8, minimum: 6, maximum: 128 });
+  const adminPassword = readText(environment, 'MERINO_ADMIN_PASSWORD');
+  if (adminPassword !== undefined && adminPassword.length < passwordMinimumLength) {
+    throw new SettingsError('MERINO_ADMIN_PASSWORD', `must be at least ${passwordMinimumLength} characters`);
+  }
+  return {
+    host: readHost(environment),
+    port: readInteger(environment, 'PORT', { defaultValue: 9099, minimum: 0, maximum: 65535 }),
+    dataDirectory: path.resolve(readText(environment, 'DATA_DIR') ?? './data'),
+    databaseUrl: readDatabaseUrl(environment),
+    logLevel: readLogLevel(environment),
+    adminEmail: readAdminEmail(environment),
+    adminPassword,
+    sessionTtlHours: readInteger(environment, 'SESSION_TTL_HOURS', { defaultValue: 168, minimum: 1, maximum: 8760 }),
+    passwordMinimumLength,
+    bodyLimitBytes: readInteger(environment, 'BODY_LIMIT_BYTES', { defaultValue: 1_048_576, minimum: 1024, maximum: 104_857_600 }),
+    pageSizeMaximum: readInteger(environment, 'PAGE_SIZE_MAX', { defaultValue: 200, minimum: 1, maximum: 10_000 }),
+    shutdownTimeoutMilliseconds: readInteger(environment, 'SHUTDOWN_TIMEOUT_MS', { defaultValue: 10_000, minimum: 0, maximum: 600_000 }),
+    databasePoolSize: readInteger(environment, 'DATABASE_POOL_SIZE', { defaultValue: 10, minimum: 1, maximum: 500 }),
+  };
+}

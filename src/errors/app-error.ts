@@ -1,0 +1,79 @@
+/**
+ * The one catalogue of errors Merino reports to clients. Every failure that reaches the HTTP edge
+ * is an AppError with a stable `code`; the edge renders it as OpenAI-style error JSON. Messages
+ * and details must be safe to show: no secrets, no learner text, no stack traces.
+ */
+
+export type ErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'not_found_error'
+  | 'conflict_error'
+  | 'rate_limit_error'
+  | 'server_error';
+
+interface CatalogueEntry {
+  status: number;
+  type: ErrorType;
+  message: string;
+}
+
+const catalogue = {
+  invalid_body: { status: 400, type: 'invalid_request_error', message: 'The request body is invalid.' },
+  invalid_json: { status: 400, type: 'invalid_request_error', message: 'The request body is not valid JSON.' },
+  invalid_query: { status: 400, type: 'invalid_request_error', message: 'A query parameter is invalid.' },
+  invalid_parameter: { status: 400, type: 'invalid_request_error', message: 'A path parameter is invalid.' },
+  invalid_metadata: { status: 400, type: 'invalid_request_error', message: 'The assistant metadata is invalid.' },
+  invalid_import: { status: 400, type: 'invalid_request_error', message: 'The import document is not an assistant export.' },
+  unsupported_media_type: { status: 415, type: 'invalid_request_error', message: 'The request body must be JSON.' },
+  body_too_large: { status: 413, type: 'invalid_request_error', message: 'The request body is too large.' },
+  unknown_users: { status: 400, type: 'invalid_request_error', message: 'Some users do not exist.' },
+  immutable_field: { status: 400, type: 'invalid_request_error', message: 'This field cannot be changed.' },
+  weak_password: { status: 400, type: 'invalid_request_error', message: 'The password is too short.' },
+  unauthenticated: { status: 401, type: 'authentication_error', message: 'Authentication is required.' },
+  invalid_credentials: { status: 401, type: 'authentication_error', message: 'The email or password is wrong.' },
+  invalid_token: { status: 401, type: 'authentication_error', message: 'The token is invalid, expired or revoked.' },
+  account_disabled: { status: 403, type: 'permission_error', message: 'This account is disabled.' },
+  unknown_organization: { status: 400, type: 'invalid_request_error', message: 'The organization does not exist.' },
+  forbidden: { status: 403, type: 'permission_error', message: 'You are not allowed to do this.' },
+  not_found: { status: 404, type: 'not_found_error', message: 'Not found.' },
+  route_not_found: { status: 404, type: 'not_found_error', message: 'No such endpoint.' },
+  method_not_allowed: { status: 405, type: 'invalid_request_error', message: 'Method not allowed.' },
+  email_taken: { status: 409, type: 'conflict_error', message: 'A user with this email already exists.' },
+  store_unavailable: { status: 503, type: 'server_error', message: 'The database is unavailable.' },
+  internal_error: { status: 500, type: 'server_error', message: 'Something went wrong on our side.' },
+} as const satisfies Record<string, CatalogueEntry>;
+
+export type ErrorCode = keyof typeof catalogue;
+
+export interface AppErrorOptions {
+  /** The request field the error is about, e.g. `name` or `metadata.tools[0].type`. */
+  param?: string;
+  /** Safe, structured details for the client. */
+  details?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly type: ErrorType;
+  readonly param: string | null;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message?: string, options: AppErrorOptions = {}) {
+    const entry: CatalogueEntry = catalogue[code];
+    super(message ?? entry.message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.status = entry.status;
+    this.type = entry.type;
+    this.param = options.param ?? null;
+    this.details = options.details;
+  }
+}
+
+export function isAppError(value: unknown): value is AppError {
+  return value instanceof AppError;
+}

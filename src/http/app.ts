@@ -1,0 +1,76 @@
+/**
+ * Builds the Fastify application: logging, request ids, validation, errors, the OpenAPI
+ * document, and every area's routes. Public routes stay outside the authenticated scope; all
+ * others require a bearer session token or API key.
+ */
+import { randomUUID } from 'node:crypto';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { AppError } from '../errors/app-error.js';
+import type { Services } from '../services.js';
+import { requireAuthentication } from './authentication.js';
+import { errorBody, handleError } from './error-rendering.js';
+import { apiKeyRoutes } from './routes/api-key-routes.js';
+import { assistantRoutes } from './routes/assistant-routes.js';
+import { accountRoutes, loginRoutes } from './routes/auth-routes.js';
+import { healthRoutes } from './routes/health-routes.js';
+import { userRoutes } from './routes/user-routes.js';
+import { validatorCompiler } from './validation.js';
+
+/** A client's own request id is kept only when it is short and plain, so it is safe to log and echo. */
+const CLIENT_REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
+
+export interface AppOptions {
+  logger: FastifyBaseLogger;
+}
+
+function requestIdFrom(header: string | string[] | undefined): string {
+  return typeof header === 'string' && CLIENT_REQUEST_ID_PATTERN.test(header) ? header : randomUUID();
+}
+
+async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  await app.register(fastifySwagger, {
+    openapi: {
+      info: { title: 'Merino API', version: '0.1.0', description: 'Assistants, accounts and the OpenAI-compatible endpoints of Merino.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A session token (mrs_…) or an API key (mrk_…)' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}
+
+export async function buildApp(services: Services, options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: options.logger,
+    bodyLimit: services.settings.bodyLimitBytes,
+    genReqId: (request) => requestIdFrom(request.headers['x-request-id']),
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  app.decorateRequest('identity', null);
+  app.setValidatorCompiler(validatorCompiler);
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((request, reply) =>
+    reply.status(404).send(errorBody(new AppError('route_not_found', `No endpoint ${request.method} ${request.url.split('?')[0]}.`))),
+  );
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    reply.header('x-content-type-options', 'nosniff');
+  });
+
+  await registerOpenApi(app);
+  await app.register(async (scope) => {
+    await healthRoutes(scope, services);
+    await loginRoutes(scope, services);
+  });
+  await app.register(async (scope) => {
+    requireAuthentication(scope, services.authenticator);
+    await accountRoutes(scope, services);
+    await userRoutes(scope, services);
+    await apiKeyRoutes(scope, services);
+    await assistantRoutes(scope, services);
+  });
+  return app;
+}

@@ -1,0 +1,84 @@
+/**
+ * Turns any error into the response a client sees: OpenAI-style `{error: {code, message, type,
+ * param}}`. Known errors keep their status and safe message; anything unexpected is logged on
+ * the server and answered with a generic 500 that carries the request id and nothing else.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, isAppError } from '../errors/app-error.js';
+import { validationFailure } from './validation.js';
+
+export interface ErrorBody {
+  error: {
+    code: string;
+    message: string;
+    type: string;
+    param: string | null;
+    details?: Record<string, unknown>;
+    request_id?: string;
+  };
+}
+
+/** Connection failures of the store, which deserve a 503 rather than a 500. */
+const STORE_UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P03', '08006', '08001', '08003', 'SQLITE_BUSY']);
+
+function fastifyClientError(error: FastifyError): AppError | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('unsupported_media_type', 'The request body must be sent as application/json.');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('body_too_large');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('invalid_json', 'The request body is empty; send a JSON object.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('invalid_json');
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError) return new AppError('invalid_json');
+  const status = error.statusCode ?? 500;
+  if (status === 413) return new AppError('body_too_large');
+  if (status === 415) return new AppError('unsupported_media_type');
+  if (status >= 400 && status < 500) return new AppError('invalid_body', 'The request could not be read.');
+  return undefined;
+}
+
+export function toAppError(error: unknown): AppError | undefined {
+  if (isAppError(error)) return error;
+  const fastifyError = error as FastifyError;
+  if (fastifyError?.validation) return validationFailure(fastifyError.validation as never, fastifyError.validationContext);
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code === 'string' && STORE_UNAVAILABLE_CODES.has(code)) return new AppError('store_unavailable');
+  if (error instanceof Error && /timeout exceeded when trying to connect|Connection terminated/i.test(error.message)) {
+    return new AppError('store_unavailable');
+  }
+  if (typeof fastifyError?.code === 'string' && fastifyError.code.startsWith('FST_')) return fastifyClientError(fastifyError);
+  if (error instanceof SyntaxError) return new AppError('invalid_json');
+  return undefined;
+}
+
+export function errorBody(error: AppError, requestId?: string): ErrorBody {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      type: error.type,
+      param: error.param,
+      ...(error.details !== undefined && { details: error.details }),
+      ...(requestId !== undefined && { request_id: requestId }),
+    },
+  };
+}
+
+/** The stack without its first line: messages from drivers can quote user input, the frames cannot. */
+function stackFrames(error: unknown): string | undefined {
+  const stack = (error as Error)?.stack;
+  return stack?.split('\n').slice(1).join('\n');
+}
+
+export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const known = toAppError(error);
+  if (known && known.status < 500) return reply.status(known.status).send(errorBody(known));
+  request.log.error({ errorName: (error as Error)?.name, errorCode: (error as { code?: unknown })?.code, frames: stackFrames(error) }, 'request failed');
+  const failure = known ?? new AppError('internal_error');
+  return reply.status(failure.status).send(errorBody(failure, request.id));
+}

@@ -1,0 +1,73 @@
+/**
+ * Start-up: settings → store (migrated) → first admin → HTTP server; and a graceful shutdown
+ * on SIGINT/SIGTERM that stops accepting requests, lets running ones finish, then closes the store.
+ */
+import { bootstrapAdmin, type BootstrapResult } from './auth/admin-bootstrap.js';
+import { loadSettings, SettingsError, type Settings } from './config/settings.js';
+import { buildApp } from './http/app.js';
+import { createLogger } from './http/logger.js';
+import { createServices } from './services.js';
+import { openStore } from './store/store.js';
+
+/** Printed straight to the console, once: the generated password must not pass through the logger. */
+function announceAdmin(result: BootstrapResult, settings: Settings): void {
+  if (!result.created) return;
+  if (result.generatedPassword === undefined) {
+    process.stdout.write(`\nMerino created the administrator ${result.email} with the password from MERINO_ADMIN_PASSWORD.\n\n`);
+    return;
+  }
+  process.stdout.write(
+    [
+      '',
+      '  Merino created the first administrator. This password is shown only now:',
+      `    email:    ${result.email}`,
+      `    password: ${result.generatedPassword}`,
+      `  Log in at http://${settings.host}:${settings.port}/docs or POST /api/auth/login.`,
+      '',
+      '',
+    ].join('\n'),
+  );
+}
+
+async function start(): Promise<void> {
+  let settings: Settings;
+  try {
+    settings = loadSettings();
+  } catch (error) {
+    if (error instanceof SettingsError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(78);
+    }
+    throw error;
+  }
+  const logger = createLogger(settings.logLevel);
+  const store = await openStore({ databaseUrl: settings.databaseUrl, dataDirectory: settings.dataDirectory, poolSize: settings.databasePoolSize });
+  logger.info({ dialect: store.dialect }, 'store ready');
+  const bootstrap = await bootstrapAdmin(store.db, settings.adminEmail, settings.adminPassword);
+  const app = await buildApp(createServices(store, settings), { logger });
+  await app.listen({ host: settings.host, port: settings.port });
+  announceAdmin(bootstrap, settings);
+
+  let stopping = false;
+  const stop = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const deadline = setTimeout(() => {
+      logger.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, settings.shutdownTimeoutMilliseconds);
+    deadline.unref();
+    await app.close();
+    await store.close();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+start().catch((error: unknown) => {
+  process.stderr.write(`Merino failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

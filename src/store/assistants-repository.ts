@@ -1,0 +1,106 @@
+/** Assistants (soft-deleted rows stay, with `deleted_at` set) and their shares. */
+import type { Kysely } from 'kysely';
+import type { AssistantListScope } from '../auth/permissions.js';
+import { nowTimestamp, type AssistantRow, type AssistantUpdate, type Database, type NewAssistantRow } from './schema.js';
+
+export type AssistantRecord = AssistantRow & { owner_email: string; shared_with_caller: boolean };
+
+function selectAssistants(db: Kysely<Database>, callerId: number) {
+  return db
+    .selectFrom('assistants')
+    .innerJoin('users', 'users.id', 'assistants.owner_id')
+    .selectAll('assistants')
+    .select('users.email as owner_email')
+    .select((eb) =>
+      eb
+        .exists(
+          eb.selectFrom('assistant_shares').select('assistant_shares.id')
+            .whereRef('assistant_shares.assistant_id', '=', 'assistants.id')
+            .where('assistant_shares.user_id', '=', callerId),
+        )
+        .as('shared_with_caller'),
+    );
+}
+
+function toRecord(row: AssistantRow & { owner_email: string; shared_with_caller: unknown }): AssistantRecord {
+  // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.
+  return { ...row, shared_with_caller: Boolean(row.shared_with_caller) };
+}
+
+export async function insertAssistant(db: Kysely<Database>, row: NewAssistantRow): Promise<number> {
+  const { id } = await db.insertInto('assistants').values(row).returning('id').executeTakeFirstOrThrow();
+  return id;
+}
+
+/** Finds an assistant, deleted or not, with whether it is shared with the caller. */
+export async function findAssistant(db: Kysely<Database>, id: number, callerId: number): Promise<AssistantRecord | undefined> {
+  const row = await selectAssistants(db, callerId).where('assistants.id', '=', id).executeTakeFirst();
+  return row && toRecord(row);
+}
+
+export interface AssistantListQuery {
+  limit: number;
+  offset: number;
+  search: string | undefined;
+  type: 'classic' | 'multi_tool' | undefined;
+}
+
+export async function listAssistants(
+  db: Kysely<Database>,
+  scope: AssistantListScope,
+  callerId: number,
+  query: AssistantListQuery,
+): Promise<{ items: AssistantRecord[]; total: number }> {
+  let filtered = selectAssistants(db, callerId).where('assistants.deleted_at', 'is', null);
+  if (scope.kind === 'organization') filtered = filtered.where('assistants.organization_id', '=', scope.organizationId);
+  if (scope.kind === 'member') {
+    filtered = filtered.where((eb) =>
+      eb.or([
+        eb('assistants.owner_id', '=', scope.userId),
+        eb('assistants.id', 'in', eb.selectFrom('assistant_shares').select('assistant_id').where('user_id', '=', scope.userId)),
+        eb.and([eb('assistants.published', '=', 1), eb('assistants.organization_id', '=', scope.organizationId)]),
+      ]),
+    );
+  }
+  if (query.type !== undefined) filtered = filtered.where('assistants.assistant_type', '=', query.type);
+  if (query.search !== undefined) {
+    const pattern = `%${query.search.toLowerCase()}%`;
+    filtered = filtered.where((eb) =>
+      eb.or([eb(eb.fn('lower', ['assistants.name']), 'like', pattern), eb(eb.fn('lower', ['assistants.description']), 'like', pattern)]),
+    );
+  }
+  const rows = await filtered.orderBy('assistants.id', 'desc').limit(query.limit).offset(query.offset).execute();
+  const { total } = await filtered.clearSelect().select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow();
+  return { items: rows.map(toRecord), total: Number(total) };
+}
+
+export async function updateAssistant(db: Kysely<Database>, id: number, changes: AssistantUpdate): Promise<void> {
+  await db.updateTable('assistants').set({ ...changes, updated_at: nowTimestamp() }).where('id', '=', id).execute();
+}
+
+export interface ShareRecord {
+  userId: number;
+  email: string;
+}
+
+export async function listShares(db: Kysely<Database>, assistantId: number): Promise<ShareRecord[]> {
+  const rows = await db
+    .selectFrom('assistant_shares')
+    .innerJoin('users', 'users.id', 'assistant_shares.user_id')
+    .select(['users.id as userId', 'users.email as email'])
+    .where('assistant_shares.assistant_id', '=', assistantId)
+    .orderBy('users.email')
+    .execute();
+  return rows;
+}
+
+/** Makes the share set exactly `userIds`; call it inside a transaction. */
+export async function replaceShares(db: Kysely<Database>, assistantId: number, userIds: number[], sharedByUserId: number): Promise<void> {
+  await db.deleteFrom('assistant_shares').where('assistant_id', '=', assistantId).execute();
+  if (userIds.length === 0) return;
+  const timestamp = nowTimestamp();
+  await db
+    .insertInto('assistant_shares')
+    .values(userIds.map((userId) => ({ assistant_id: assistantId, user_id: userId, shared_by_user_id: sharedByUserId, created_at: timestamp })))
+    .execute();
+}

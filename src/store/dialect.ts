@@ -1,0 +1,2 @@
+/** The two SQL dialects the store speaks. */
+export type Dialect = 'sqlite' | 'postgres';

@@ -1,0 +1,13 @@
+/**
+ * Every migration, in order. Names sort lexically and are recorded in the store, so a migration
+ * is never renamed or edited once released: add a new one instead.
+ */
+import type { Migration } from 'kysely';
+import type { Dialect } from '../dialect.js';
+import { foundationMigration } from './0001-foundation.js';
+
+export function allMigrations(dialect: Dialect): Record<string, Migration> {
+  return {
+    '0001-foundation': foundationMigration(dialect),
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * The shape of every table as Kysely sees it. Both dialects store the same values: integer ids,
+ * ISO-8601 text timestamps, 0/1 integer flags and JSON as text, so one code path serves SQLite
+ * and PostgreSQL alike.
+ */
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+export type Flag = 0 | 1;
+
+export interface OrganizationsTable {
+  id: Generated<number>;
+  slug: string;
+  name: string;
+  is_system: Flag;
+  status: string;
+  /** JSON object: providers, models, feature settings. Secrets in it are encrypted by later issues. */
+  config: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export type OrganizationRole = 'admin' | 'creator' | 'learner';
+
+export interface UsersTable {
+  id: Generated<number>;
+  organization_id: number;
+  /** Always lower-case; unique. */
+  email: string;
+  name: string;
+  password_hash: string | null;
+  is_system_admin: Flag;
+  disabled: Flag;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface OrganizationRolesTable {
+  id: Generated<number>;
+  organization_id: number;
+  user_id: number;
+  role: OrganizationRole;
+  created_at: string;
+}
+
+export interface SessionsTable {
+  id: Generated<number>;
+  user_id: number;
+  /** SHA-256 of the opaque token; the token itself is never stored. */
+  token_hash: string;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  /** The first characters of the key, shown in lists so a user can tell keys apart. */
+  key_prefix: string;
+  key_hash: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface AssistantsTable {
+  id: Generated<number>;
+  organization_id: number;
+  owner_id: number;
+  name: string;
+  description: string;
+  system_prompt: string;
+  prompt_template: string;
+  /** LAMB's `api_callback`: the metadata JSON, always normalised with `_format_version: 2`. */
+  metadata: string;
+  /** `metadata.assistant_type` as the normalizer reads it, kept beside it for filtering. */
+  assistant_type: 'classic' | 'multi_tool';
+  /** LAMB's `RAG_collections`: comma-separated knowledge-base ids. */
+  rag_collections: string;
+  rag_top_k: number;
+  published: Flag;
+  published_at: string | null;
+  deleted_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AssistantSharesTable {
+  id: Generated<number>;
+  assistant_id: number;
+  user_id: number;
+  shared_by_user_id: number;
+  created_at: string;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  created_at: string;
+  actor_user_id: number | null;
+  organization_id: number | null;
+  action: string;
+  target_type: string;
+  target_id: string | null;
+  /** JSON object of safe identifiers only: never secrets or user text. */
+  details: string;
+  request_id: string | null;
+}
+
+export interface Database {
+  organizations: OrganizationsTable;
+  users: UsersTable;
+  organization_roles: OrganizationRolesTable;
+  sessions: SessionsTable;
+  api_keys: ApiKeysTable;
+  assistants: AssistantsTable;
+  assistant_shares: AssistantSharesTable;
+  audit_log: AuditLogTable;
+}
+
+export type OrganizationRow = Selectable<OrganizationsTable>;
+export type UserRow = Selectable<UsersTable>;
+export type NewUserRow = Insertable<UsersTable>;
+export type UserUpdate = Updateable<UsersTable>;
+export type SessionRow = Selectable<SessionsTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type AssistantRow = Selectable<AssistantsTable>;
+export type NewAssistantRow = Insertable<AssistantsTable>;
+export type AssistantUpdate = Updateable<AssistantsTable>;
+export type AuditLogRow = Selectable<AuditLogTable>;
+
+export function toFlag(value: boolean): Flag {
+  return value ? 1 : 0;
+}
+
+export function nowTimestamp(): string {
+  return new Date().toISOString();
+}

@@ -1,0 +1,143 @@
+/** Users and their role in their organization. */
+import type { Kysely } from 'kysely';
+import type { UserListScope } from '../auth/permissions.js';
+import { nowTimestamp, toFlag, type Database, type OrganizationRole, type UserRow } from './schema.js';
+
+export type UserWithRole = UserRow & { role: OrganizationRole };
+
+export interface NewUser {
+  organizationId: number;
+  email: string;
+  name: string;
+  passwordHash: string | null;
+  role: OrganizationRole;
+  isSystemAdmin: boolean;
+}
+
+/** Inserts the user and their organization role; call it inside a transaction. */
+export async function insertUser(db: Kysely<Database>, user: NewUser): Promise<number> {
+  const timestamp = nowTimestamp();
+  const { id } = await db
+    .insertInto('users')
+    .values({
+      organization_id: user.organizationId,
+      email: user.email.toLowerCase(),
+      name: user.name,
+      password_hash: user.passwordHash,
+      is_system_admin: toFlag(user.isSystemAdmin),
+      disabled: 0,
+      created_at: timestamp,
+      updated_at: timestamp,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await db
+    .insertInto('organization_roles')
+    .values({ organization_id: user.organizationId, user_id: id, role: user.role, created_at: timestamp })
+    .execute();
+  return id;
+}
+
+function selectUsersWithRole(db: Kysely<Database>) {
+  return db
+    .selectFrom('users')
+    .leftJoin('organization_roles', (join) =>
+      join.onRef('organization_roles.user_id', '=', 'users.id').onRef('organization_roles.organization_id', '=', 'users.organization_id'),
+    )
+    .selectAll('users')
+    .select('organization_roles.role');
+}
+
+function withDefaultRole(row: UserRow & { role: OrganizationRole | null }): UserWithRole {
+  return { ...row, role: row.role ?? 'learner' };
+}
+
+export async function findUserById(db: Kysely<Database>, id: number): Promise<UserWithRole | undefined> {
+  const row = await selectUsersWithRole(db).where('users.id', '=', id).executeTakeFirst();
+  return row && withDefaultRole(row);
+}
+
+export async function findUserByEmail(db: Kysely<Database>, email: string): Promise<UserWithRole | undefined> {
+  const row = await selectUsersWithRole(db).where('users.email', '=', email.toLowerCase()).executeTakeFirst();
+  return row && withDefaultRole(row);
+}
+
+export async function findUsersByEmails(db: Kysely<Database>, emails: string[]): Promise<UserRow[]> {
+  if (emails.length === 0) return [];
+  return db.selectFrom('users').selectAll().where('email', 'in', emails.map((email) => email.toLowerCase())).execute();
+}
+
+export interface UserListQuery {
+  limit: number;
+  offset: number;
+  search: string | undefined;
+}
+
+export async function listUsers(
+  db: Kysely<Database>,
+  scope: UserListScope,
+  query: UserListQuery,
+): Promise<{ items: UserWithRole[]; total: number }> {
+  let filtered = selectUsersWithRole(db);
+  if (scope.kind === 'organization') filtered = filtered.where('users.organization_id', '=', scope.organizationId);
+  if (query.search !== undefined) {
+    const pattern = `%${query.search.toLowerCase()}%`;
+    filtered = filtered.where((eb) => eb.or([eb(eb.fn('lower', ['users.email']), 'like', pattern), eb(eb.fn('lower', ['users.name']), 'like', pattern)]));
+  }
+  const rows = await filtered.orderBy('users.id').limit(query.limit).offset(query.offset).execute();
+  const { total } = await filtered
+    .clearSelect()
+    .select((eb) => eb.fn.countAll().as('total'))
+    .executeTakeFirstOrThrow();
+  return { items: rows.map(withDefaultRole), total: Number(total) };
+}
+
+export interface UserChanges {
+  name?: string;
+  passwordHash?: string;
+  disabled?: boolean;
+  isSystemAdmin?: boolean;
+  role?: OrganizationRole;
+}
+
+/** Applies the changes; call it inside a transaction when several are given. */
+export async function updateUser(db: Kysely<Database>, user: UserWithRole, changes: UserChanges): Promise<void> {
+  const timestamp = nowTimestamp();
+  await db
+    .updateTable('users')
+    .set({
+      ...(changes.name !== undefined && { name: changes.name }),
+      ...(changes.passwordHash !== undefined && { password_hash: changes.passwordHash }),
+      ...(changes.disabled !== undefined && { disabled: toFlag(changes.disabled) }),
+      ...(changes.isSystemAdmin !== undefined && { is_system_admin: toFlag(changes.isSystemAdmin) }),
+      updated_at: timestamp,
+    })
+    .where('id', '=', user.id)
+    .execute();
+  if (changes.role !== undefined) {
+    await db
+      .deleteFrom('organization_roles')
+      .where('user_id', '=', user.id)
+      .where('organization_id', '=', user.organization_id)
+      .execute();
+    await db
+      .insertInto('organization_roles')
+      .values({ organization_id: user.organization_id, user_id: user.id, role: changes.role, created_at: timestamp })
+      .execute();
+  }
+}
+
+export async function countUsers(db: Kysely<Database>): Promise<number> {
+  const { total } = await db.selectFrom('users').select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow();
+  return Number(total);
+}
+
+export async function countActiveSystemAdmins(db: Kysely<Database>): Promise<number> {
+  const { total } = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll().as('total'))
+    .where('is_system_admin', '=', 1)
+    .where('disabled', '=', 0)
+    .executeTakeFirstOrThrow();
+  return Number(total);
+}
