@@ -55,9 +55,16 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   app.setNotFoundHandler((request, reply) =>
     reply.status(404).send(errorBody(new AppError('route_not_found', `No endpoint ${request.method} ${request.url.split('?')[0]}.`))),
   );
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
+    // A request still running at shutdown would otherwise leave its keep-alive connection open,
+    // and close() would wait for the client to hang up.
+    if (closing) reply.header('connection', 'close');
   });
 
   await registerOpenApi(app);

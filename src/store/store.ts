@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, SqliteAdapter, SqliteDialect, type DialectAdapter } from 'kysely';
 import pg from 'pg';
 import type { Dialect } from './dialect.js';
 import { allMigrations } from './migrations/index.js';
@@ -29,6 +29,27 @@ export const SQLITE_FILE_NAME = 'merino.sqlite';
 const SQLITE_BUSY_TIMEOUT_MILLISECONDS = 5_000;
 /** How long a PostgreSQL connection attempt may take before the store reports it unavailable. */
 const POSTGRES_CONNECT_TIMEOUT_MILLISECONDS = 10_000;
+/** How often a SQLite start-up that lost the migration race to another process tries again. */
+const SQLITE_MIGRATION_ATTEMPTS = 5;
+const SQLITE_MIGRATION_RETRY_DELAY_MILLISECONDS = 200;
+
+/**
+ * SQLite does run DDL inside transactions, but Kysely's adapter says it does not, so its migrator
+ * would apply migrations statement by statement, with no lock: a crash could leave half a schema
+ * and two processes starting together could both migrate. Declaring the truth makes every
+ * migration one transaction; a process that loses the race fails its transaction and retries.
+ */
+class TransactionalSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+class MerinoSqliteDialect extends SqliteDialect {
+  override createAdapter(): DialectAdapter {
+    return new TransactionalSqliteAdapter();
+  }
+}
 
 function openSqlite(dataDirectory: string): Kysely<Database> {
   fs.mkdirSync(dataDirectory, { recursive: true });
@@ -39,7 +60,7 @@ function openSqlite(dataDirectory: string): Kysely<Database> {
   connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
   connection.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MILLISECONDS}`);
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
+  return new Kysely<Database>({ dialect: new MerinoSqliteDialect({ database: connection }) });
 }
 
 function openPostgres(databaseUrl: string, poolSize: number): Kysely<Database> {
@@ -53,7 +74,7 @@ function openPostgres(databaseUrl: string, poolSize: number): Kysely<Database> {
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
-export async function migrateStore(db: Kysely<Database>, dialect: Dialect): Promise<string[]> {
+async function migrateOnce(db: Kysely<Database>, dialect: Dialect): Promise<string[]> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => allMigrations(dialect) },
@@ -66,6 +87,17 @@ export async function migrateStore(db: Kysely<Database>, dialect: Dialect): Prom
   return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
 }
 
+export async function migrateStore(db: Kysely<Database>, dialect: Dialect): Promise<string[]> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await migrateOnce(db, dialect);
+    } catch (error) {
+      if (dialect !== 'sqlite' || attempt >= SQLITE_MIGRATION_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, SQLITE_MIGRATION_RETRY_DELAY_MILLISECONDS * attempt));
+    }
+  }
+}
+
 function describeDatabase(databaseUrl: string): string {
   const url = new URL(databaseUrl);
   return `${url.hostname}:${url.port || '5432'}${url.pathname}`;
@@ -76,15 +108,20 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const db = options.databaseUrl === undefined
     ? openSqlite(options.dataDirectory)
     : openPostgres(options.databaseUrl, options.poolSize);
-  try {
-    await migrateStore(db, dialect);
-  } catch (error) {
-    await db.destroy();
-    if (options.databaseUrl !== undefined && !(error instanceof Error && error.message.startsWith('Database migration'))) {
+  if (options.databaseUrl !== undefined) {
+    try {
+      await sql`select 1`.execute(db);
+    } catch (error) {
+      await db.destroy();
       // Never echo the URL itself: it may carry the password.
       const reason = error instanceof Error ? error.message : String(error);
       throw new Error(`Cannot reach PostgreSQL at ${describeDatabase(options.databaseUrl)}: ${reason}`);
     }
+  }
+  try {
+    await migrateStore(db, dialect);
+  } catch (error) {
+    await db.destroy();
     throw error;
   }
   return { db, dialect, close: () => db.destroy() };

@@ -1,0 +1,170 @@
+// Proves loadSettings: its defaults, that every limit is read from its variable, and that every bad value stops start-up with a SettingsError naming the variable (and never echoing a database password).
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadSettings, SettingsError, type Settings } from './settings.js';
+
+type Environment = Record<string, string | undefined>;
+
+/** Runs loadSettings and hands back the SettingsError it must throw; fails the test when it throws nothing or something else. */
+function settingsErrorFor(environment: Environment): SettingsError {
+  let thrown: unknown;
+  try {
+    loadSettings(environment);
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown, `loadSettings(${JSON.stringify(environment)}) should throw`).toBeInstanceOf(SettingsError);
+  return thrown as SettingsError;
+}
+
+describe('loadSettings defaults', () => {
+  const settings = loadSettings({});
+
+  it('listens on 127.0.0.1 port 9099 when HOST and PORT are unset', () => {
+    expect(settings.host).toBe('127.0.0.1');
+    expect(settings.port).toBe(9099);
+  });
+
+  it('keeps data in ./data resolved to an absolute path when DATA_DIR is unset', () => {
+    expect(path.isAbsolute(settings.dataDirectory)).toBe(true);
+    expect(settings.dataDirectory).toBe(path.resolve(process.cwd(), 'data'));
+  });
+
+  it('resolves a relative DATA_DIR to an absolute path', () => {
+    const custom = loadSettings({ DATA_DIR: 'some/relative/folder' });
+    expect(custom.dataDirectory).toBe(path.resolve(process.cwd(), 'some/relative/folder'));
+  });
+
+  it('uses the embedded SQLite store (no database URL) when DATABASE_URL is unset or blank', () => {
+    expect(settings.databaseUrl).toBeUndefined();
+    expect(loadSettings({ DATABASE_URL: '   ' }).databaseUrl).toBeUndefined();
+  });
+
+  it('logs at info level and has no admin email or password when those variables are unset', () => {
+    expect(settings.logLevel).toBe('info');
+    expect(settings.adminEmail).toBeUndefined();
+    expect(settings.adminPassword).toBeUndefined();
+  });
+
+  it('accepts a postgres:// and a postgresql:// DATABASE_URL unchanged', () => {
+    expect(loadSettings({ DATABASE_URL: 'postgres://u:secretpw@h/db' }).databaseUrl).toBe('postgres://u:secretpw@h/db');
+    expect(loadSettings({ DATABASE_URL: 'postgresql://u@h:5433/db' }).databaseUrl).toBe('postgresql://u@h:5433/db');
+  });
+
+  it('lower-cases MERINO_ADMIN_EMAIL', () => {
+    expect(loadSettings({ MERINO_ADMIN_EMAIL: 'Admin@Example.TEST' }).adminEmail).toBe('admin@example.test');
+  });
+});
+
+interface LimitCase {
+  variable: string;
+  field: keyof Settings;
+  defaultValue: number;
+  minimum: number;
+  /** A valid value different from the default. */
+  customValue: number;
+}
+
+const LIMITS: readonly LimitCase[] = [
+  { variable: 'SESSION_TTL_HOURS', field: 'sessionTtlHours', defaultValue: 168, minimum: 1, customValue: 12 },
+  { variable: 'PASSWORD_MIN_LENGTH', field: 'passwordMinimumLength', defaultValue: 8, minimum: 6, customValue: 14 },
+  { variable: 'BODY_LIMIT_BYTES', field: 'bodyLimitBytes', defaultValue: 1_048_576, minimum: 1024, customValue: 65_536 },
+  { variable: 'PAGE_SIZE_MAX', field: 'pageSizeMaximum', defaultValue: 200, minimum: 1, customValue: 25 },
+  { variable: 'SHUTDOWN_TIMEOUT_MS', field: 'shutdownTimeoutMilliseconds', defaultValue: 10_000, minimum: 0, customValue: 2_500 },
+  { variable: 'DATABASE_POOL_SIZE', field: 'databasePoolSize', defaultValue: 10, minimum: 1, customValue: 3 },
+];
+
+describe.each(LIMITS)('the limit setting $variable', ({ variable, field, defaultValue, minimum, customValue }) => {
+  it(`defaults to ${defaultValue} when unset or blank`, () => {
+    expect(loadSettings({})[field]).toBe(defaultValue);
+    expect(loadSettings({ [variable]: '' })[field]).toBe(defaultValue);
+  });
+
+  it(`is read from ${variable} when set`, () => {
+    expect(loadSettings({ [variable]: String(customValue) })[field]).toBe(customValue);
+    expect(loadSettings({ [variable]: ` ${customValue} ` })[field]).toBe(customValue);
+  });
+
+  it(`accepts its minimum ${minimum}`, () => {
+    expect(loadSettings({ [variable]: String(minimum) })[field]).toBe(minimum);
+  });
+
+  it('is refused below its minimum with a SettingsError naming the variable', () => {
+    const error = settingsErrorFor({ [variable]: String(minimum - 1) });
+    expect(error.variable).toBe(variable);
+    expect(error.message).toContain(variable);
+  });
+
+  it('is refused when it is not a whole number, with a SettingsError naming the variable', () => {
+    for (const raw of ['abc', '1.5', '1e3', '-']) {
+      const error = settingsErrorFor({ [variable]: raw });
+      expect(error.variable).toBe(variable);
+      expect(error.message).toContain(variable);
+    }
+  });
+});
+
+describe('loadSettings refuses bad values with a SettingsError naming the variable', () => {
+  const badValues: ReadonlyArray<{ variable: string; value: string }> = [
+    { variable: 'PORT', value: 'abc' },
+    { variable: 'PORT', value: '70000' },
+    { variable: 'PORT', value: '65536' },
+    { variable: 'PORT', value: '-1' },
+    { variable: 'LOG_LEVEL', value: 'loud' },
+    { variable: 'DATABASE_URL', value: 'mysql://x' },
+    { variable: 'DATABASE_URL', value: 'not a url' },
+    { variable: 'MERINO_ADMIN_EMAIL', value: 'nope' },
+    { variable: 'HOST', value: 'bad host name' },
+  ];
+
+  it.each(badValues)('$variable=$value', ({ variable, value }) => {
+    const error = settingsErrorFor({ [variable]: value });
+    expect(error.name).toBe('SettingsError');
+    expect(error.variable).toBe(variable);
+    expect(error.message).toContain(variable);
+  });
+
+  it('accepts PORT 0 (any free port) and 65535', () => {
+    expect(loadSettings({ PORT: '0' }).port).toBe(0);
+    expect(loadSettings({ PORT: '65535' }).port).toBe(65535);
+  });
+
+  it('accepts every documented LOG_LEVEL', () => {
+    for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const) {
+      expect(loadSettings({ LOG_LEVEL: level }).logLevel).toBe(level);
+    }
+  });
+
+  it('refuses MERINO_ADMIN_PASSWORD shorter than the default PASSWORD_MIN_LENGTH of 8, without echoing it', () => {
+    const error = settingsErrorFor({ MERINO_ADMIN_PASSWORD: 'seven77' });
+    expect(error.variable).toBe('MERINO_ADMIN_PASSWORD');
+    expect(error.message).toContain('MERINO_ADMIN_PASSWORD');
+    expect(error.message).not.toContain('seven77');
+    expect(loadSettings({ MERINO_ADMIN_PASSWORD: 'eight888' }).adminPassword).toBe('eight888');
+  });
+
+  it('refuses MERINO_ADMIN_PASSWORD shorter than a raised PASSWORD_MIN_LENGTH', () => {
+    const error = settingsErrorFor({ PASSWORD_MIN_LENGTH: '12', MERINO_ADMIN_PASSWORD: 'elevenchars' });
+    expect(error.variable).toBe('MERINO_ADMIN_PASSWORD');
+    expect(error.message).toContain('MERINO_ADMIN_PASSWORD');
+    expect(loadSettings({ PASSWORD_MIN_LENGTH: '12', MERINO_ADMIN_PASSWORD: 'twelve-chars' }).adminPassword).toBe('twelve-chars');
+  });
+});
+
+describe('an invalid DATABASE_URL never appears with its password in the error', () => {
+  const invalidUrlsWithPassword = [
+    'mysql://u:secretpw@h/db',
+    'postgres://u:secretpw@h:notaport/db',
+    'postgres://u:secretpw@h:99999/db',
+    'http://u:secretpw@h/db',
+    'postgres://u:secretpw@[not-an-ip/db',
+  ];
+
+  it.each(invalidUrlsWithPassword)('%s', (url) => {
+    const error = settingsErrorFor({ DATABASE_URL: url });
+    expect(error.variable).toBe('DATABASE_URL');
+    expect(error.message).toContain('DATABASE_URL');
+    expect(error.message).not.toContain('secretpw');
+    expect(error.stack ?? '').not.toContain('secretpw');
+  });
+});

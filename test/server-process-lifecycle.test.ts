@@ -1,0 +1,109 @@
+/**
+ * Proves the server process's life as an operator sees it: the first start prints a generated
+ * admin password once (and nowhere in the logs), later starts do not, a bad setting stops the
+ * process with a message naming it, and SIGTERM lets an in-flight request finish before exiting.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
+import { request } from './support/test-server.js';
+
+const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const START_TIMEOUT_MILLISECONDS = 30_000;
+
+interface RunningServer {
+  child: ChildProcessWithoutNullStreams;
+  baseUrl: string;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function launch(environment: Record<string, string>): { child: ChildProcessWithoutNullStreams; output: () => string; exited: RunningServer['exited'] } {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...environment },
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  return { child, output: () => output, exited };
+}
+
+async function startServer(environment: Record<string, string>): Promise<RunningServer> {
+  const launched = launch(environment);
+  const started = Date.now();
+  for (;;) {
+    const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(launched.output());
+    // The banner is written right after listening; wait for the line that ends it.
+    if (match?.[1] && (!launched.output().includes('shown only now') || /Log in at/.test(launched.output()))) {
+      return { ...launched, baseUrl: match[1] };
+    }
+    if (Date.now() - started > START_TIMEOUT_MILLISECONDS) throw new Error(`server did not start:\n${launched.output()}`);
+    if (launched.child.exitCode !== null) throw new Error(`server exited:\n${launched.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function stopServer(server: RunningServer): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  server.child.kill('SIGTERM');
+  return server.exited;
+}
+
+describe.each(TEST_DIALECTS)('the server process on %s', (dialect) => {
+  let database: TestDatabase;
+  let environment: Record<string, string>;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect);
+    environment = { DATA_DIR: database.dataDirectory, ...(database.databaseUrl !== undefined && { DATABASE_URL: database.databaseUrl }) };
+  });
+
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  it('prints a generated admin password once on a fresh store, never in a log line, and it logs in', async () => {
+    const server = await startServer(environment);
+    const output = server.output();
+    const password = /password:\s+(\S+)/.exec(output)?.[1];
+    expect(password).toBeDefined();
+    const linesWithPassword = output.split('\n').filter((line) => line.includes(password!));
+    expect(linesWithPassword).toHaveLength(1);
+    expect(linesWithPassword[0]!.trim().startsWith('{')).toBe(false);
+    const login = await request(server, 'POST', '/api/auth/login', { body: { email: 'admin@merino.local', password } });
+    expect(login.status).toBe(200);
+    expect(await stopServer(server)).toEqual({ code: 0, signal: null });
+  });
+
+  it('prints no password when the store already has users', async () => {
+    const server = await startServer(environment);
+    expect(server.output()).not.toMatch(/password/i);
+    expect(await stopServer(server)).toEqual({ code: 0, signal: null });
+  });
+
+  it('finishes an in-flight request on SIGTERM, then exits cleanly', async () => {
+    const server = await startServer(environment);
+    // A login costs a deliberate scrypt hash, so it is still running when the signal arrives.
+    const inFlight = request(server, 'POST', '/api/auth/login', { body: { email: 'admin@merino.local', password: 'wrong-password' } });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    server.child.kill('SIGTERM');
+    expect((await inFlight).status).toBe(401);
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    expect(server.output()).toContain('"msg":"stopped"');
+  });
+});
+
+describe('a bad setting', () => {
+  it('stops the process with exit code 78 and a message naming the variable', async () => {
+    const launched = launch({ PORT: 'not-a-port', DATA_DIR: '/tmp/merino-never-used' });
+    expect(await launched.exited).toEqual({ code: 78, signal: null });
+    expect(launched.output()).toContain('Invalid setting PORT');
+  });
+
+  it('names MERINO_ADMIN_EMAIL when it is not an email address', async () => {
+    const launched = launch({ MERINO_ADMIN_EMAIL: 'nobody', DATA_DIR: '/tmp/merino-never-used' });
+    expect(await launched.exited).toEqual({ code: 78, signal: null });
+    expect(launched.output()).toContain('Invalid setting MERINO_ADMIN_EMAIL');
+  });
+});

@@ -1,0 +1,61 @@
+/** Proves that migrations apply once, re-run as no-ops, and that processes starting together on one fresh store agree. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { bootstrapAdmin } from '../src/auth/admin-bootstrap.js';
+import { migrateStore, openStore } from '../src/store/store.js';
+import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
+
+const EXPECTED_TABLES = ['api_keys', 'assistant_shares', 'assistants', 'audit_log', 'organization_roles', 'organizations', 'sessions', 'users'];
+
+describe.each(TEST_DIALECTS)('the store on %s', (dialect) => {
+  let database: TestDatabase | undefined;
+
+  afterEach(async () => {
+    await database?.drop();
+    database = undefined;
+  });
+
+  function optionsFor(testDatabase: TestDatabase) {
+    return { databaseUrl: testDatabase.databaseUrl, dataDirectory: testDatabase.dataDirectory, poolSize: 4 };
+  }
+
+  it('creates every table at first start and applies nothing at the next', async () => {
+    database = await createTestDatabase(dialect);
+    const first = await openStore(optionsFor(database));
+    const tables = (await first.db.introspection.getTables()).map((table) => table.name).filter((name) => !name.startsWith('kysely_'));
+    expect(tables.sort()).toEqual(EXPECTED_TABLES);
+    expect(await migrateStore(first.db, first.dialect)).toEqual([]);
+    await first.close();
+    const second = await openStore(optionsFor(database));
+    expect(await migrateStore(second.db, second.dialect)).toEqual([]);
+    await second.close();
+  });
+
+  it('lets two processes start on one fresh store at once, migrating once and creating one admin', async () => {
+    database = await createTestDatabase(dialect);
+    const stores = await Promise.all([openStore(optionsFor(database)), openStore(optionsFor(database))]);
+    const results = await Promise.all(stores.map((store) => bootstrapAdmin(store.db, 'first@merino.test', 'first-admin-password')));
+    expect(results.filter((result) => result.created)).toHaveLength(1);
+    const users = await stores[0]!.db.selectFrom('users').select('email').execute();
+    expect(users).toEqual([{ email: 'first@merino.test' }]);
+    const organizations = await stores[0]!.db.selectFrom('organizations').select('slug').execute();
+    expect(organizations).toEqual([{ slug: 'system' }]);
+    await Promise.all(stores.map((store) => store.close()));
+  });
+
+  it('never creates a second admin once users exist', async () => {
+    database = await createTestDatabase(dialect);
+    const store = await openStore(optionsFor(database));
+    expect((await bootstrapAdmin(store.db, 'one@merino.test', 'first-admin-password')).created).toBe(true);
+    expect((await bootstrapAdmin(store.db, 'two@merino.test', 'other-admin-password')).created).toBe(false);
+    expect(await store.db.selectFrom('users').select('email').execute()).toEqual([{ email: 'one@merino.test' }]);
+    await store.close();
+  });
+});
+
+describe('an unreachable PostgreSQL', () => {
+  it('fails start-up with a clear message that never contains the password', async () => {
+    const failure = openStore({ databaseUrl: 'postgres://merino:very-secret-password@127.0.0.1:1/merino', dataDirectory: '/tmp', poolSize: 1 });
+    await expect(failure).rejects.toThrow(/Cannot reach PostgreSQL at 127\.0\.0\.1:1\/merino/);
+    await expect(failure).rejects.not.toThrow(/very-secret-password/);
+  });
+});

@@ -1,0 +1,131 @@
+/**
+ * Starts a real Merino server on 127.0.0.1 (random port) over a fresh SQLite or PostgreSQL
+ * database, with a known administrator, and a tiny JSON client for tests that speak real HTTP.
+ */
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { bootstrapAdmin } from '../../src/auth/admin-bootstrap.js';
+import { loadSettings, type Settings } from '../../src/config/settings.js';
+import { buildApp } from '../../src/http/app.js';
+import { createLogger } from '../../src/http/logger.js';
+import { createServices, type Services } from '../../src/services.js';
+import { openStore, type Store } from '../../src/store/store.js';
+import { createTestDatabase, type Dialect, type TestDatabase } from './test-databases.js';
+
+export const ADMIN_EMAIL = 'admin@merino.test';
+export const ADMIN_PASSWORD = 'admin-password-for-tests';
+
+export interface TestServer {
+  baseUrl: string;
+  store: Store;
+  services: Services;
+  app: FastifyInstance;
+  database: TestDatabase;
+  /** Every log line the server wrote, as raw JSON text. */
+  logLines: string[];
+  close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  environment?: Record<string, string>;
+}
+
+export async function startTestServer(dialect: Dialect, options: TestServerOptions = {}): Promise<TestServer> {
+  const database = await createTestDatabase(dialect);
+  const settings: Settings = loadSettings({
+    PORT: '0',
+    DATA_DIR: database.dataDirectory,
+    ...(database.databaseUrl !== undefined && { DATABASE_URL: database.databaseUrl }),
+    MERINO_ADMIN_EMAIL: ADMIN_EMAIL,
+    MERINO_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    LOG_LEVEL: 'info',
+    ...options.environment,
+  });
+  const store = await openStore({ databaseUrl: settings.databaseUrl, dataDirectory: settings.dataDirectory, poolSize: settings.databasePoolSize });
+  await bootstrapAdmin(store.db, settings.adminEmail, settings.adminPassword);
+  const logLines: string[] = [];
+  const logSink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logLines.push(...chunk.toString('utf8').split('\n').filter((line) => line !== ''));
+      done();
+    },
+  });
+  const services = createServices(store, settings);
+  const app = await buildApp(services, { logger: createLogger(settings.logLevel, logSink) });
+  const address = await app.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    baseUrl: address,
+    store,
+    services,
+    app,
+    database,
+    logLines,
+    async close() {
+      await app.close();
+      await store.close();
+      await database.drop();
+    },
+  };
+}
+
+export interface JsonResponse<Body = any> {
+  status: number;
+  body: Body;
+  headers: Headers;
+  text: string;
+}
+
+export interface RequestOptions {
+  token?: string;
+  body?: unknown;
+  /** Sent as-is instead of JSON-encoding `body`. */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export async function request<Body = any>(server: { baseUrl: string }, method: string, path: string, options: RequestOptions = {}): Promise<JsonResponse<Body>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+  let payload: string | undefined;
+  if (options.rawBody !== undefined) payload = options.rawBody;
+  else if (options.body !== undefined) payload = JSON.stringify(options.body);
+  if (payload !== undefined && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(`${server.baseUrl}${path}`, { method, headers, body: payload });
+  const text = await response.text();
+  let body: unknown = undefined;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    body = text;
+  }
+  return { status: response.status, body: body as Body, headers: response.headers, text };
+}
+
+export async function login(server: TestServer, email: string, password: string): Promise<string> {
+  const response = await request(server, 'POST', '/api/auth/login', { body: { email, password } });
+  if (response.status !== 200) throw new Error(`login of ${email} failed with ${response.status}: ${response.text}`);
+  return response.body.token as string;
+}
+
+export async function loginAsAdmin(server: TestServer): Promise<string> {
+  return login(server, ADMIN_EMAIL, ADMIN_PASSWORD);
+}
+
+export interface CreatedUser {
+  id: number;
+  email: string;
+  password: string;
+  token: string;
+}
+
+/** Creates a user through the API (as `adminToken`) and logs them in. */
+export async function createUser(
+  server: TestServer,
+  adminToken: string,
+  fields: { email: string; role: 'admin' | 'creator' | 'learner'; organization_id?: number; password?: string },
+): Promise<CreatedUser> {
+  const password = fields.password ?? `${fields.email}-password`;
+  const response = await request(server, 'POST', '/api/users', { token: adminToken, body: { ...fields, password } });
+  if (response.status !== 201) throw new Error(`creating ${fields.email} failed with ${response.status}: ${response.text}`);
+  return { id: response.body.id, email: fields.email, password, token: await login(server, fields.email, password) };
+}
