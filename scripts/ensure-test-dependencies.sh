@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Makes sure the machine can run the test suite: the PostgreSQL server binaries (for the
+# throw-away cluster test/support/postgres-cluster.ts starts) and the postgres system user.
+set -euo pipefail
+
+readonly postgres_package='postgresql'
+readonly postgres_user='postgres'
+
+have_postgres_binaries() {
+  compgen -G '/usr/lib/postgresql/*/bin/initdb' > /dev/null
+}
+
+running_as_root() {
+  [[ "$(id -u)" -eq 0 ]]
+}
+
+install_postgres() {
+  if ! running_as_root; then
+    echo "The tests need the PostgreSQL server binaries (/usr/lib/postgresql/*/bin/initdb)." >&2
+    echo "Install the Debian package '${postgres_package}' (sudo apt-get install ${postgres_package})," >&2
+    echo "or set MERINO_TEST_POSTGRES_URL to the admin URL of an existing PostgreSQL server." >&2
+    exit 1
+  fi
+
+  echo "Installing the '${postgres_package}' package for the test suite..."
+  # The tests start their own cluster, so stop the package from creating and starting a
+  # "main" cluster that would otherwise keep running on port 5432 after the tests.
+  local cluster_config='/etc/postgresql-common/createcluster.conf'
+  if [[ ! -e "${cluster_config}" ]]; then
+    mkdir -p "$(dirname "${cluster_config}")"
+    echo 'create_main_cluster = false' > "${cluster_config}"
+  fi
+
+  # apt's progress output runs to pages; keep it in a log and show it only on failure.
+  local apt_log
+  apt_log="$(mktemp)"
+  if ! {
+    apt-get update -qq &&
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        -o Dpkg::Options::=--force-confold "${postgres_package}"
+  } > "${apt_log}" 2>&1; then
+    echo "Installing '${postgres_package}' failed; last lines of apt output:" >&2
+    tail -n 40 "${apt_log}" >&2
+    rm -f "${apt_log}"
+    exit 1
+  fi
+  rm -f "${apt_log}"
+
+  if ! have_postgres_binaries; then
+    echo "Installed '${postgres_package}' but found no /usr/lib/postgresql/*/bin/initdb." >&2
+    exit 1
+  fi
+}
+
+ensure_postgres_user() {
+  if id -u "${postgres_user}" > /dev/null 2>&1; then
+    return
+  fi
+  # Only matters as root: then initdb and postgres must run as this user (they refuse root).
+  if ! running_as_root; then
+    return
+  fi
+  useradd --system --user-group --home-dir /var/lib/postgresql --no-create-home \
+    --shell /usr/sbin/nologin "${postgres_user}"
+}
+
+if ! have_postgres_binaries; then
+  install_postgres
+fi
+ensure_postgres_user

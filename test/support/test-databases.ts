@@ -1,0 +1,102 @@
+// Gives each test its own empty store: a fresh PostgreSQL database on the run's cluster, or a
+// fresh folder for the SQLite file, so tests can run in parallel without seeing each other's rows.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { inject } from 'vitest';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export const TEST_DIALECTS: readonly Dialect[] = ['sqlite', 'postgres'];
+
+export interface TestDatabase {
+  dialect: Dialect;
+  /** For postgres: postgres://merino@127.0.0.1:<port>/<fresh db>. For sqlite: undefined. */
+  databaseUrl: string | undefined;
+  /** A fresh empty temp folder; the SQLite file will live here (the app's DATA_DIR). */
+  dataDirectory: string;
+  /** Drops the postgres database (terminating its connections first) and removes the folder. */
+  drop(): Promise<void>;
+}
+
+const ADMIN_CONNECTION_TIMEOUT_MS = 10_000;
+const ADMIN_STATEMENT_TIMEOUT_MS = 30_000;
+const DATABASE_NAME_PREFIX = 'merino_test_';
+
+export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
+  const dataDirectory = await mkdtemp(path.join(os.tmpdir(), `merino-test-${dialect}-`));
+
+  if (dialect === 'sqlite') {
+    return {
+      dialect,
+      databaseUrl: undefined,
+      dataDirectory,
+      drop: once(async () => {
+        await rm(dataDirectory, { recursive: true, force: true });
+      }),
+    };
+  }
+
+  const adminUrl = inject('postgresAdminUrl');
+  // Random rather than per-worker names, so parallel files and leftovers of an aborted run
+  // can never collide.
+  const databaseName = `${DATABASE_NAME_PREFIX}${randomBytes(8).toString('hex')}`;
+  try {
+    await withAdminClient(adminUrl, (client) => client.query(`CREATE DATABASE ${quoteIdentifier(databaseName)}`));
+  } catch (error) {
+    await rm(dataDirectory, { recursive: true, force: true });
+    throw error;
+  }
+
+  return {
+    dialect,
+    databaseUrl: databaseUrlFor(adminUrl, databaseName),
+    dataDirectory,
+    drop: once(async () => {
+      try {
+        // FORCE terminates sessions the test left open (for example a pool that was never
+        // closed); without it DROP DATABASE fails while anyone is connected.
+        await withAdminClient(adminUrl, (client) =>
+          client.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(databaseName)} WITH (FORCE)`),
+        );
+      } finally {
+        await rm(dataDirectory, { recursive: true, force: true });
+      }
+    }),
+  };
+}
+
+/** Keeps user, password and query options of the admin URL and swaps only the database. */
+function databaseUrlFor(adminUrl: string, databaseName: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${databaseName}`;
+  return url.toString();
+}
+
+async function withAdminClient<Result>(adminUrl: string, work: (client: pg.Client) => Promise<Result>): Promise<Result> {
+  const client = new pg.Client({
+    connectionString: adminUrl,
+    connectionTimeoutMillis: ADMIN_CONNECTION_TIMEOUT_MS,
+    statement_timeout: ADMIN_STATEMENT_TIMEOUT_MS,
+  });
+  // Without a listener, a connection error after connect() would crash the test process.
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function quoteIdentifier(identifier: string): string {
+  return `"${identifier.replaceAll('"', '""')}"`;
+}
+
+/** afterEach hooks and explicit cleanup may both call drop(); the second call must be harmless. */
+function once(action: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  return () => (running ??= action());
+}
