@@ -171,7 +171,7 @@ export class AssistantService {
       changes.assistant_type = assistantTypeOf(metadata);
     }
     await this.db.transaction().execute(async (transaction) => {
-      await updateAssistant(transaction, id, changes);
+      await updateAssistant(transaction, record, changes);
       await appendAuditEntry(transaction, this.audit(context, record, 'assistant.update', { fields: Object.keys(changes).sort() }));
     });
     return this.reload(context, id);
@@ -180,7 +180,7 @@ export class AssistantService {
   async delete(context: CallContext, id: number): Promise<void> {
     const record = await this.load(context, id, 'delete');
     await this.db.transaction().execute(async (transaction) => {
-      await updateAssistant(transaction, id, { deleted_at: nowTimestamp() });
+      await updateAssistant(transaction, record, { deleted_at: nowTimestamp() });
       await appendAuditEntry(transaction, this.audit(context, record, 'assistant.delete'));
     });
   }
@@ -188,7 +188,7 @@ export class AssistantService {
   async publish(context: CallContext, id: number, published: boolean): Promise<AssistantSummaryView | AssistantView> {
     const record = await this.load(context, id, 'publish');
     await this.db.transaction().execute(async (transaction) => {
-      await updateAssistant(transaction, id, { published: toFlag(published), published_at: published ? nowTimestamp() : null });
+      await updateAssistant(transaction, record, { published: toFlag(published), published_at: published ? nowTimestamp() : null });
       await appendAuditEntry(transaction, this.audit(context, record, published ? 'assistant.publish' : 'assistant.unpublish'));
     });
     return this.reload(context, id);

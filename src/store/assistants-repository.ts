@@ -1,6 +1,7 @@
 /** Assistants (soft-deleted rows stay, with `deleted_at` set) and their shares. */
 import type { Kysely } from 'kysely';
 import type { AssistantListScope } from '../auth/permissions.js';
+import { containsText, searchText } from './search-pattern.js';
 import { nowTimestamp, type AssistantRow, type AssistantUpdate, type Database, type NewAssistantRow } from './schema.js';
 
 export type AssistantRecord = AssistantRow & { owner_email: string; shared_with_caller: boolean };
@@ -27,8 +28,12 @@ function toRecord(row: AssistantRow & { owner_email: string; shared_with_caller:
   return { ...row, shared_with_caller: Boolean(row.shared_with_caller) };
 }
 
-export async function insertAssistant(db: Kysely<Database>, row: NewAssistantRow): Promise<number> {
-  const { id } = await db.insertInto('assistants').values(row).returning('id').executeTakeFirstOrThrow();
+export async function insertAssistant(db: Kysely<Database>, row: Omit<NewAssistantRow, 'search_text'>): Promise<number> {
+  const { id } = await db
+    .insertInto('assistants')
+    .values({ ...row, search_text: searchText(row.name, row.description ?? '') })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return id;
 }
 
@@ -63,19 +68,21 @@ export async function listAssistants(
     );
   }
   if (query.type !== undefined) filtered = filtered.where('assistants.assistant_type', '=', query.type);
-  if (query.search !== undefined) {
-    const pattern = `%${query.search.toLowerCase()}%`;
-    filtered = filtered.where((eb) =>
-      eb.or([eb(eb.fn('lower', ['assistants.name']), 'like', pattern), eb(eb.fn('lower', ['assistants.description']), 'like', pattern)]),
-    );
-  }
+  if (query.search !== undefined) filtered = filtered.where(containsText('assistants.search_text', query.search));
   const rows = await filtered.orderBy('assistants.id', 'desc').limit(query.limit).offset(query.offset).execute();
   const { total } = await filtered.clearSelect().select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow();
   return { items: rows.map(toRecord), total: Number(total) };
 }
 
-export async function updateAssistant(db: Kysely<Database>, id: number, changes: AssistantUpdate): Promise<void> {
-  await db.updateTable('assistants').set({ ...changes, updated_at: nowTimestamp() }).where('id', '=', id).execute();
+/** Applies the changes to `current`, keeping its search text in step with its name and description. */
+export async function updateAssistant(
+  db: Kysely<Database>,
+  current: Pick<AssistantRow, 'id' | 'name' | 'description'>,
+  changes: Omit<AssistantUpdate, 'search_text'>,
+): Promise<void> {
+  const renamed = changes.name !== undefined || changes.description !== undefined;
+  const search = renamed ? { search_text: searchText(changes.name ?? current.name, changes.description ?? current.description) } : {};
+  await db.updateTable('assistants').set({ ...changes, ...search, updated_at: nowTimestamp() }).where('id', '=', current.id).execute();
 }
 
 export interface ShareRecord {

@@ -28,6 +28,8 @@ export interface UsersTable {
   email: string;
   name: string;
   password_hash: string | null;
+  /** Email and name, lower-cased by the application; see search-pattern.ts. */
+  search_text: string;
   is_system_admin: Flag;
   disabled: Flag;
   created_at: string;
@@ -78,6 +80,8 @@ export interface AssistantsTable {
   /** LAMB's `RAG_collections`: comma-separated knowledge-base ids. */
   rag_collections: string;
   rag_top_k: number;
+  /** Name and description, lower-cased by the application; see search-pattern.ts. */
+  search_text: string;
   published: Flag;
   published_at: string | null;
   deleted_at: string | null;

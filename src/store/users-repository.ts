@@ -1,6 +1,7 @@
 /** Users and their role in their organization. */
 import type { Kysely } from 'kysely';
 import type { UserListScope } from '../auth/permissions.js';
+import { containsText, searchText } from './search-pattern.js';
 import { nowTimestamp, toFlag, type Database, type OrganizationRole, type UserRow } from './schema.js';
 
 export type UserWithRole = UserRow & { role: OrganizationRole };
@@ -23,6 +24,7 @@ export async function insertUser(db: Kysely<Database>, user: NewUser): Promise<n
       organization_id: user.organizationId,
       email: user.email.toLowerCase(),
       name: user.name,
+      search_text: searchText(user.email, user.name),
       password_hash: user.passwordHash,
       is_system_admin: toFlag(user.isSystemAdmin),
       disabled: 0,
@@ -80,10 +82,7 @@ export async function listUsers(
 ): Promise<{ items: UserWithRole[]; total: number }> {
   let filtered = selectUsersWithRole(db);
   if (scope.kind === 'organization') filtered = filtered.where('users.organization_id', '=', scope.organizationId);
-  if (query.search !== undefined) {
-    const pattern = `%${query.search.toLowerCase()}%`;
-    filtered = filtered.where((eb) => eb.or([eb(eb.fn('lower', ['users.email']), 'like', pattern), eb(eb.fn('lower', ['users.name']), 'like', pattern)]));
-  }
+  if (query.search !== undefined) filtered = filtered.where(containsText('users.search_text', query.search));
   const rows = await filtered.orderBy('users.id').limit(query.limit).offset(query.offset).execute();
   const { total } = await filtered
     .clearSelect()
@@ -106,7 +105,7 @@ export async function updateUser(db: Kysely<Database>, user: UserWithRole, chang
   await db
     .updateTable('users')
     .set({
-      ...(changes.name !== undefined && { name: changes.name }),
+      ...(changes.name !== undefined && { name: changes.name, search_text: searchText(user.email, changes.name) }),
       ...(changes.passwordHash !== undefined && { password_hash: changes.passwordHash }),
       ...(changes.disabled !== undefined && { disabled: toFlag(changes.disabled) }),
       ...(changes.isSystemAdmin !== undefined && { is_system_admin: toFlag(changes.isSystemAdmin) }),

@@ -29,6 +29,8 @@ async function createUsers(db: Kysely<unknown>, dialect: Dialect): Promise<void>
     .addColumn('email', 'text', (column) => column.notNull().unique())
     .addColumn('name', 'text', (column) => column.notNull().defaultTo(''))
     .addColumn('password_hash', 'text')
+    // Email and name lower-cased by the application, for searches that fold case beyond ASCII.
+    .addColumn('search_text', 'text', (column) => column.notNull().defaultTo(''))
     .addColumn('is_system_admin', 'integer', (column) => column.notNull().defaultTo(0))
     .addColumn('disabled', 'integer', (column) => column.notNull().defaultTo(0))
     .addColumn('created_at', 'text', (column) => column.notNull())
@@ -79,6 +81,8 @@ async function createAssistants(db: Kysely<unknown>, dialect: Dialect): Promise<
     .addColumn('assistant_type', 'text', (column) => column.notNull().defaultTo('classic'))
     .addColumn('rag_collections', 'text', (column) => column.notNull().defaultTo(''))
     .addColumn('rag_top_k', 'integer', (column) => column.notNull().defaultTo(3))
+    // Name and description lower-cased by the application, for searches that fold case beyond ASCII.
+    .addColumn('search_text', 'text', (column) => column.notNull().defaultTo(''))
     .addColumn('published', 'integer', (column) => column.notNull().defaultTo(0))
     .addColumn('published_at', 'text')
     .addColumn('deleted_at', 'text')
