@@ -6,7 +6,6 @@ import { findOrganizationById } from '../store/organizations-repository.js';
 import type { Database, OrganizationRole } from '../store/schema.js';
 import { revokeUserSessions } from '../store/sessions-repository.js';
 import {
-  countActiveSystemAdmins,
   findUserByEmail,
   findUserById,
   insertUser,
@@ -116,7 +115,7 @@ export class UserService {
     if (!user) throw new AppError('not_found', 'User not found.');
     requireUserAction(context.identity, { userId: user.id, organizationId: user.organization_id, isSystemAdmin: user.is_system_admin === 1 }, 'update');
     if (patch.is_system_admin !== undefined) requireSystemAdminGrant(context.identity);
-    await this.refuseSelfLockout(context, user.id, patch);
+    this.refuseSelfLockout(context, user.id, patch);
     if (patch.password !== undefined) this.checkPassword(patch.password);
     const changes: UserChanges = {
       ...(patch.name !== undefined && { name: patch.name.trim() }),
@@ -142,17 +141,16 @@ export class UserService {
     return userView((await findUserById(this.db, user.id))!);
   }
 
-  /** Nobody may lock themselves out, and the last system administrator cannot be removed. */
-  private async refuseSelfLockout(context: CallContext, userId: number, patch: UserPatchInput): Promise<void> {
+  /**
+   * Nobody may lock themselves out. Since only system administrators can change system
+   * administrators, this also means the last active one can never be disabled or demoted.
+   */
+  private refuseSelfLockout(context: CallContext, userId: number, patch: UserPatchInput): void {
     const self = userId === context.identity.userId;
     if (self && patch.disabled === true) throw new AppError('forbidden', 'You cannot disable your own account.');
     if (self && patch.is_system_admin === false) throw new AppError('forbidden', 'You cannot remove your own system administration.');
     if (self && patch.role !== undefined && patch.role !== 'admin' && context.identity.role === 'admin' && !context.identity.isSystemAdmin) {
       throw new AppError('forbidden', 'You cannot remove your own admin role.');
-    }
-    if (patch.disabled === true && (await countActiveSystemAdmins(this.db)) <= 1) {
-      const target = await findUserById(this.db, userId);
-      if (target?.is_system_admin === 1) throw new AppError('forbidden', 'The last system administrator cannot be disabled.');
     }
   }
 }

@@ -70,6 +70,7 @@ const LIMITS: readonly LimitCase[] = [
   { variable: 'PASSWORD_MIN_LENGTH', field: 'passwordMinimumLength', defaultValue: 8, minimum: 6, customValue: 14 },
   { variable: 'BODY_LIMIT_BYTES', field: 'bodyLimitBytes', defaultValue: 1_048_576, minimum: 1024, customValue: 65_536 },
   { variable: 'PAGE_SIZE_MAX', field: 'pageSizeMaximum', defaultValue: 200, minimum: 1, customValue: 25 },
+  { variable: 'JSON_DEPTH_MAX', field: 'jsonDepthMaximum', defaultValue: 64, minimum: 4, customValue: 16 },
   { variable: 'SHUTDOWN_TIMEOUT_MS', field: 'shutdownTimeoutMilliseconds', defaultValue: 10_000, minimum: 0, customValue: 2_500 },
   { variable: 'DATABASE_POOL_SIZE', field: 'databasePoolSize', defaultValue: 10, minimum: 1, customValue: 3 },
 ];

@@ -19,6 +19,8 @@ export interface Settings {
   sessionTtlHours: number;
   passwordMinimumLength: number;
   bodyLimitBytes: number;
+  /** How deeply a request's JSON may nest; deeper bodies are refused before any code walks them. */
+  jsonDepthMaximum: number;
   pageSizeMaximum: number;
   shutdownTimeoutMilliseconds: number;
   /** Extra Kysely connection pool size for PostgreSQL. */
@@ -113,6 +115,7 @@ export function loadSettings(environment: Environment = process.env): Settings {
     sessionTtlHours: readInteger(environment, 'SESSION_TTL_HOURS', { defaultValue: 168, minimum: 1, maximum: 8760 }),
     passwordMinimumLength,
     bodyLimitBytes: readInteger(environment, 'BODY_LIMIT_BYTES', { defaultValue: 1_048_576, minimum: 1024, maximum: 104_857_600 }),
+    jsonDepthMaximum: readInteger(environment, 'JSON_DEPTH_MAX', { defaultValue: 64, minimum: 4, maximum: 1_000 }),
     pageSizeMaximum: readInteger(environment, 'PAGE_SIZE_MAX', { defaultValue: 200, minimum: 1, maximum: 10_000 }),
     shutdownTimeoutMilliseconds: readInteger(environment, 'SHUTDOWN_TIMEOUT_MS', { defaultValue: 10_000, minimum: 0, maximum: 600_000 }),
     databasePoolSize: readInteger(environment, 'DATABASE_POOL_SIZE', { defaultValue: 10, minimum: 1, maximum: 500 }),

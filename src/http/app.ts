@@ -16,7 +16,7 @@ import { assistantRoutes } from './routes/assistant-routes.js';
 import { accountRoutes, loginRoutes } from './routes/auth-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { userRoutes } from './routes/user-routes.js';
-import { validatorCompiler } from './validation.js';
+import { rejectUnsafeInput, validatorCompiler } from './validation.js';
 
 /** A client's own request id is kept only when it is short and plain, so it is safe to log and echo. */
 const CLIENT_REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -55,6 +55,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   app.setNotFoundHandler((request, reply) =>
     reply.status(404).send(errorBody(new AppError('route_not_found', `No endpoint ${request.method} ${request.url.split('?')[0]}.`))),
   );
+  app.addHook('preValidation', async (request) => rejectUnsafeInput(request.body, request.query, services.settings.jsonDepthMaximum));
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;

@@ -18,6 +18,9 @@ const REDACTED_PATHS = [
   '*.key',
 ];
 
+/** A query parameter's name is logged only when it looks like a name, never like a credential. */
+const LOGGABLE_PARAMETER_NAME = /^(?!mr[sk]_)[A-Za-z_][A-Za-z0-9_.-]{0,31}$/;
+
 export function maskQueryValues(url: string): string {
   const queryStart = url.indexOf('?');
   if (queryStart === -1) return url;
@@ -25,7 +28,8 @@ export function maskQueryValues(url: string): string {
     .slice(queryStart + 1)
     .split('&')
     .filter((pair) => pair !== '')
-    .map((pair) => `${pair.split('=')[0]}=…`);
+    .map((pair) => pair.split('=')[0] ?? '')
+    .map((name) => `${LOGGABLE_PARAMETER_NAME.test(name) ? name : '…'}=…`);
   return `${url.slice(0, queryStart)}?${names.join('&')}`;
 }
 

@@ -74,3 +74,52 @@ export function validationFailure(errors: ErrorObject[], part: string | undefine
     details: { errors: problems },
   });
 }
+
+/** NUL cannot be stored by PostgreSQL, and a lone surrogate is silently corrupted by both stores. */
+const UNSAFE_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+export type TextProblem = { kind: 'unsafe_text' | 'too_deep'; path: string };
+
+/**
+ * The first place in a parsed JSON value that the stores cannot keep as sent (a string or key
+ * with NUL or an unpaired surrogate), or that is nested deeper than `depthMaximum`. Iterative, so
+ * hostile nesting cannot exhaust the stack.
+ */
+export function findTextProblem(root: unknown, depthMaximum: number): TextProblem | undefined {
+  const pending: Array<{ value: unknown; path: string; depth: number }> = [{ value: root, path: '', depth: 0 }];
+  while (pending.length > 0) {
+    const { value, path, depth } = pending.pop()!;
+    if (typeof value === 'string') {
+      if (UNSAFE_TEXT.test(value)) return { kind: 'unsafe_text', path };
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= depthMaximum) return { kind: 'too_deep', path };
+    const entries: Array<[string, unknown]> = Array.isArray(value) ? value.map((item, index) => [`[${index}]`, item]) : Object.entries(value);
+    for (const [key, item] of entries.reverse()) {
+      const childPath = key.startsWith('[') ? `${path}${key}` : path === '' ? key : `${path}.${key}`;
+      if (!key.startsWith('[') && UNSAFE_TEXT.test(key)) return { kind: 'unsafe_text', path: childPath };
+      pending.push({ value: item, path: childPath, depth: depth + 1 });
+    }
+  }
+  return undefined;
+}
+
+function describeTextProblem(problem: TextProblem, depthMaximum: number): string {
+  const where = problem.path === '' ? 'The request' : `"${problem.path}"`;
+  return problem.kind === 'too_deep'
+    ? `${where} is nested more than ${depthMaximum} levels deep.`
+    : `${where} contains a NUL character or an unpaired UTF-16 surrogate.`;
+}
+
+/** Rejects what the stores would refuse or corrupt, naming where it is, before anything reads it. */
+export function rejectUnsafeInput(body: unknown, query: unknown, depthMaximum: number): void {
+  const inBody = findTextProblem(body, depthMaximum);
+  if (inBody !== undefined) {
+    throw new AppError('invalid_body', describeTextProblem(inBody, depthMaximum), { param: inBody.path === '' ? undefined : inBody.path });
+  }
+  const inQuery = findTextProblem(query, depthMaximum);
+  if (inQuery !== undefined) {
+    throw new AppError('invalid_query', describeTextProblem(inQuery, depthMaximum), { param: inQuery.path === '' ? undefined : inQuery.path });
+  }
+}

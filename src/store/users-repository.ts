@@ -130,13 +130,3 @@ export async function countUsers(db: Kysely<Database>): Promise<number> {
   const { total } = await db.selectFrom('users').select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow();
   return Number(total);
 }
-
-export async function countActiveSystemAdmins(db: Kysely<Database>): Promise<number> {
-  const { total } = await db
-    .selectFrom('users')
-    .select((eb) => eb.fn.countAll().as('total'))
-    .where('is_system_admin', '=', 1)
-    .where('disabled', '=', 0)
-    .executeTakeFirstOrThrow();
-  return Number(total);
-}

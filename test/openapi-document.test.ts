@@ -1,0 +1,244 @@
+// Proves the public surface on both stores: /openapi.json is a valid OpenAPI 3 document listing every foundation endpoint, /docs serves HTML, /healthz and /status answer without auth, and unknown routes get 404 error JSON.
+import AjvModule from 'ajv';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request, startTestServer, type TestServer } from './support/test-server.js';
+import { TEST_DIALECTS } from './support/test-databases.js';
+
+// ajv is CommonJS; under NodeNext its default export sits one level down.
+const Ajv = AjvModule.default;
+
+const FOUNDATION_ENDPOINTS = [
+  'POST /api/auth/login',
+  'POST /api/auth/logout',
+  'GET /api/me',
+  'POST /api/users',
+  'GET /api/users',
+  'GET /api/users/{id}',
+  'PATCH /api/users/{id}',
+  'POST /api/api-keys',
+  'GET /api/api-keys',
+  'DELETE /api/api-keys/{id}',
+  'POST /api/assistants',
+  'GET /api/assistants',
+  'POST /api/assistants/import',
+  'GET /api/assistants/{id}',
+  'PATCH /api/assistants/{id}',
+  'DELETE /api/assistants/{id}',
+  'PUT /api/assistants/{id}/publish',
+  'GET /api/assistants/{id}/shares',
+  'PUT /api/assistants/{id}/shares',
+  'GET /api/assistants/{id}/export',
+  'GET /healthz',
+  'GET /status',
+] as const;
+
+const OPERATION_KEYS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+
+type JsonObject = Record<string, any>;
+
+function operationsOf(document: JsonObject): Array<{ label: string; path: string; method: string; operation: JsonObject }> {
+  return Object.entries<JsonObject>(document.paths).flatMap(([path, item]) =>
+    Object.entries<JsonObject>(item)
+      .filter(([key]) => OPERATION_KEYS.has(key))
+      .map(([method, operation]) => ({ label: `${method.toUpperCase()} ${path}`, path, method, operation })),
+  );
+}
+
+/** Every schema object in the document: request bodies, parameters and responses. */
+function schemasOf(document: JsonObject): Array<{ where: string; schema: JsonObject }> {
+  const schemas: Array<{ where: string; schema: JsonObject }> = [];
+  for (const { label, operation } of operationsOf(document)) {
+    for (const [type, media] of Object.entries<JsonObject>(operation.requestBody?.content ?? {})) {
+      if (media.schema) schemas.push({ where: `${label} request body (${type})`, schema: media.schema });
+    }
+    for (const parameter of operation.parameters ?? []) {
+      if (parameter.schema) schemas.push({ where: `${label} parameter ${parameter.name}`, schema: parameter.schema });
+    }
+    for (const [status, response] of Object.entries<JsonObject>(operation.responses ?? {})) {
+      for (const [type, media] of Object.entries<JsonObject>(response.content ?? {})) {
+        if (media.schema) schemas.push({ where: `${label} response ${status} (${type})`, schema: media.schema });
+      }
+    }
+  }
+  return schemas;
+}
+
+describe.each(TEST_DIALECTS)('the public surface on %s', (dialect) => {
+  let server: TestServer;
+  let document: JsonObject;
+
+  beforeAll(async () => {
+    server = await startTestServer(dialect);
+    const response = await request(server, 'GET', '/openapi.json');
+    expect(response.status).toBe(200);
+    document = response.body;
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  describe('/openapi.json', () => {
+    it('is served without authentication as JSON', async () => {
+      const response = await request(server, 'GET', '/openapi.json');
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type') ?? '').toContain('application/json');
+      expect(() => JSON.parse(response.text)).not.toThrow();
+    });
+
+    it('is an OpenAPI 3 document with info, paths and a bearer security scheme', () => {
+      expect(document.openapi).toMatch(/^3\.\d+\.\d+$/);
+      expect(document.info.title).toBeTypeOf('string');
+      expect(document.info.title.length).toBeGreaterThan(0);
+      expect(document.info.version).toBeTypeOf('string');
+      expect(document.paths).toBeTypeOf('object');
+      expect(document.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+      expect(document.security).toEqual([{ bearer: [] }]);
+    });
+
+    it('lists every endpoint of the foundation', () => {
+      const labels = operationsOf(document).map((entry) => entry.label);
+      const missing = FOUNDATION_ENDPOINTS.filter((endpoint) => !labels.includes(endpoint));
+      expect(missing).toEqual([]);
+    });
+
+    it('lists only endpoints the server really serves (none answers "no such endpoint")', async () => {
+      const phantom: string[] = [];
+      for (const { label, path, method } of operationsOf(document)) {
+        // Without credentials a real endpoint answers 2xx or 401; only a missing route answers route_not_found.
+        const response = await request(server, method.toUpperCase(), path.replace(/\{[^}]+\}/g, '1'));
+        if (response.body?.error?.code === 'route_not_found') phantom.push(label);
+      }
+      expect(phantom).toEqual([]);
+    });
+
+    it('does not document itself or the docs UI as API endpoints', () => {
+      const paths = Object.keys(document.paths);
+      expect(paths).not.toContain('/openapi.json');
+      expect(paths.filter((path) => path.startsWith('/docs'))).toEqual([]);
+    });
+
+    it('gives every operation a summary and at least one response, and uses only OpenAPI path templates', () => {
+      const problems: string[] = [];
+      for (const { label, path, operation } of operationsOf(document)) {
+        if (!path.startsWith('/')) problems.push(`${label}: path does not start with /`);
+        if (path.includes(':')) problems.push(`${label}: Fastify-style :parameter instead of {parameter}`);
+        if (typeof operation.summary !== 'string' || operation.summary === '') problems.push(`${label}: no summary`);
+        if (typeof operation.responses !== 'object' || Object.keys(operation.responses).length === 0) problems.push(`${label}: no responses`);
+        for (const [status, response] of Object.entries<JsonObject>(operation.responses ?? {})) {
+          if (!/^(?:[1-5]\d\d|[1-5]XX|default)$/.test(status)) problems.push(`${label}: response key ${status}`);
+          if (typeof response.description !== 'string') problems.push(`${label}: response ${status} has no description`);
+        }
+      }
+      expect(problems).toEqual([]);
+    });
+
+    it('declares every {path parameter} as a required path parameter', () => {
+      const problems: string[] = [];
+      for (const { label, path, operation } of operationsOf(document)) {
+        const templated = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
+        const declared = (operation.parameters ?? []).filter((parameter: JsonObject) => parameter.in === 'path');
+        for (const name of templated) {
+          const parameter = declared.find((candidate: JsonObject) => candidate.name === name);
+          if (parameter === undefined) problems.push(`${label}: {${name}} is not declared`);
+          else if (parameter.required !== true) problems.push(`${label}: {${name}} is not required`);
+        }
+        for (const parameter of declared) {
+          if (!templated.includes(parameter.name)) problems.push(`${label}: declares path parameter ${parameter.name} the path lacks`);
+        }
+      }
+      expect(problems).toEqual([]);
+    });
+
+    it('holds only schemas that compile as JSON Schema', () => {
+      const ajv = new Ajv({ strict: false, allErrors: true });
+      const schemas = schemasOf(document);
+      expect(schemas.length).toBeGreaterThan(FOUNDATION_ENDPOINTS.length);
+      const problems: string[] = [];
+      for (const { where, schema } of schemas) {
+        try {
+          ajv.compile(schema);
+        } catch (error) {
+          problems.push(`${where}: ${(error as Error).message}`);
+        }
+      }
+      expect(problems).toEqual([]);
+    });
+
+    it('documents a JSON request body for every endpoint that reads one', () => {
+      const bodyEndpoints = [
+        'POST /api/auth/login',
+        'POST /api/users',
+        'PATCH /api/users/{id}',
+        'POST /api/api-keys',
+        'POST /api/assistants',
+        'POST /api/assistants/import',
+        'PATCH /api/assistants/{id}',
+        'PUT /api/assistants/{id}/publish',
+        'PUT /api/assistants/{id}/shares',
+      ];
+      const operations = new Map(operationsOf(document).map((entry) => [entry.label, entry.operation]));
+      const missing = bodyEndpoints.filter((label) => operations.get(label)?.requestBody?.content?.['application/json']?.schema === undefined);
+      expect(missing).toEqual([]);
+    });
+
+    it('leaves login, /healthz and /status open and every other /api endpoint behind the bearer scheme', async () => {
+      // The document declares bearer security globally; the server must agree: only the open endpoints answer without a token.
+      const open: string[] = [];
+      for (const { label, path, method } of operationsOf(document)) {
+        const response = await request(server, method.toUpperCase(), path.replace(/\{[^}]+\}/g, '1'));
+        if (response.status !== 401) open.push(label);
+      }
+      expect(open.sort()).toEqual(['GET /healthz', 'GET /status', 'POST /api/auth/login'].sort());
+    });
+  });
+
+  describe('/docs', () => {
+    it('serves an HTML page without authentication', async () => {
+      const response = await fetch(`${server.baseUrl}/docs`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type') ?? '').toContain('text/html');
+      const html = await response.text();
+      expect(html).toMatch(/<html/i);
+      expect(html.toLowerCase()).toContain('swagger');
+    });
+  });
+
+  describe('health', () => {
+    it('/healthz answers {status: "ok", database} naming the store, without authentication', async () => {
+      const response = await request(server, 'GET', '/healthz');
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ status: 'ok', database: dialect });
+    });
+
+    it('/status answers {status: true} as LAMB does, without authentication', async () => {
+      const response = await request(server, 'GET', '/status');
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ status: true });
+    });
+  });
+
+  describe('an unknown route', () => {
+    it.each([
+      ['GET', '/no-such-route'],
+      ['GET', '/api/no-such-route'],
+      ['POST', '/api/no-such-route'],
+      ['DELETE', '/api/users'],
+      ['PUT', '/healthz'],
+      ['GET', '/api/users/1/nothing'],
+    ])('%s %s gets 404 error JSON', async (method, path) => {
+      const response = await request(server, method, path);
+      expect(response.status, response.text).toBe(404);
+      expect(response.headers.get('content-type') ?? '').toContain('application/json');
+      expect(response.body).toEqual({
+        error: { code: 'route_not_found', message: `No endpoint ${method} ${path}.`, type: 'not_found_error', param: null },
+      });
+    });
+
+    it('does not echo the query string in its message', async () => {
+      const response = await request(server, 'GET', '/no-such-route?token=secret-value');
+      expect(response.status).toBe(404);
+      expect(response.text).not.toContain('secret-value');
+    });
+  });
+});
