@@ -3,28 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertOrganization } from '../src/store/organizations-repository.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type JsonResponse, type TestServer } from './support/test-server.js';
-
-const LAMB_EXPORT_KEYS = [
-  'name',
-  'description',
-  'owner',
-  'api_callback',
-  'metadata',
-  'system_prompt',
-  'prompt_template',
-  'RAG_endpoint',
-  'RAG_Top_k',
-  'RAG_collections',
-  'pre_retrieval_endpoint',
-  'post_retrieval_endpoint',
-  'published',
-  'published_at',
-  'group_id',
-  'group_name',
-  'oauth_consumer_name',
-  'created_at',
-  'updated_at',
-] as const;
+import { LAMB_ROW_KEYS } from './support/lamb-export-keys.js';
 
 /** Fields of an export that legitimately differ between an assistant and its imported copy. */
 const FIELDS_NOT_CARRIED_BY_IMPORT = ['id', 'created_at', 'updated_at', 'published', 'published_at', 'group_id', 'group_name', 'oauth_consumer_name'];
@@ -480,7 +459,7 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
       expect(response.headers.get('content-disposition')).toBe('attachment; filename="Export_Types.json"');
       expect(response.headers.get('content-type')).toMatch(/^application\/json/);
       const document = response.body as Record<string, unknown>;
-      for (const key of LAMB_EXPORT_KEYS) expect(document, `missing ${key}`).toHaveProperty(key);
+      for (const key of LAMB_ROW_KEYS) expect(document, `missing ${key}`).toHaveProperty(key);
       expect(document).toMatchObject({
         name: 'Export Types',
         description: 'typed',

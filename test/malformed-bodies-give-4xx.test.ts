@@ -2,45 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, loginAsAdmin, request, startTestServer, type JsonResponse, type TestServer } from './support/test-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
+import { FOUNDATION_BODY_ENDPOINTS, FOUNDATION_ENDPOINTS } from './support/foundation-endpoints.js';
 
-/** Every endpoint of the foundation; the document may list more, never fewer. */
-const KNOWN_ENDPOINTS = [
-  'POST /api/auth/login',
-  'POST /api/auth/logout',
-  'GET /api/me',
-  'POST /api/users',
-  'GET /api/users',
-  'GET /api/users/{id}',
-  'PATCH /api/users/{id}',
-  'POST /api/api-keys',
-  'GET /api/api-keys',
-  'DELETE /api/api-keys/{id}',
-  'POST /api/assistants',
-  'GET /api/assistants',
-  'POST /api/assistants/import',
-  'GET /api/assistants/{id}',
-  'PATCH /api/assistants/{id}',
-  'DELETE /api/assistants/{id}',
-  'PUT /api/assistants/{id}/publish',
-  'GET /api/assistants/{id}/shares',
-  'PUT /api/assistants/{id}/shares',
-  'GET /api/assistants/{id}/export',
-  'GET /healthz',
-  'GET /status',
-] as const;
-
-/** Endpoints known today to take a JSON body. */
-const KNOWN_BODY_ENDPOINTS = [
-  'POST /api/auth/login',
-  'POST /api/users',
-  'PATCH /api/users/{id}',
-  'POST /api/api-keys',
-  'POST /api/assistants',
-  'POST /api/assistants/import',
-  'PATCH /api/assistants/{id}',
-  'PUT /api/assistants/{id}/publish',
-  'PUT /api/assistants/{id}/shares',
-] as const;
 
 /** List endpoints known today to take paging query parameters. */
 const KNOWN_QUERY_ENDPOINTS = ['GET /api/users', 'GET /api/assistants'] as const;
@@ -334,13 +297,13 @@ describe.each(TEST_DIALECTS)('malformed requests get 4xx on %s', (dialect) => {
   describe('the endpoint enumeration', () => {
     it('finds every endpoint known today in /openapi.json, so the test cannot go vacuous', () => {
       const labels = endpoints.map((endpoint) => endpoint.label);
-      expect(labels).toEqual(expect.arrayContaining([...KNOWN_ENDPOINTS]));
-      expect(labels.length).toBeGreaterThanOrEqual(KNOWN_ENDPOINTS.length);
+      expect(labels).toEqual(expect.arrayContaining([...FOUNDATION_ENDPOINTS]));
+      expect(labels.length).toBeGreaterThanOrEqual(FOUNDATION_ENDPOINTS.length);
     });
 
     it('finds a JSON body schema for every endpoint known to take a body', () => {
       const labels = bodyEndpoints().map((endpoint) => endpoint.label);
-      expect(labels).toEqual(expect.arrayContaining([...KNOWN_BODY_ENDPOINTS]));
+      expect(labels).toEqual(expect.arrayContaining([...FOUNDATION_BODY_ENDPOINTS]));
     });
 
     it('finds the query parameters of every list endpoint', () => {
@@ -375,7 +338,7 @@ describe.each(TEST_DIALECTS)('malformed requests get 4xx on %s', (dialect) => {
   describe('malformed bodies', () => {
     it('get a 4xx OpenAI-style error without a stack trace on every endpoint that takes a body', async () => {
       const { failures, sent } = await sendToEveryBodyEndpoint(malformedBodies);
-      expect(sent).toBeGreaterThan(KNOWN_BODY_ENDPOINTS.length * 20);
+      expect(sent).toBeGreaterThan(FOUNDATION_BODY_ENDPOINTS.length * 20);
       expect(failures).toEqual([]);
       // Refused means refused: the real objects the bodies were aimed at are unchanged.
       const assistant = await request(server, 'GET', `/api/assistants/${realIds.assistant}`, { token: adminToken });
@@ -386,7 +349,7 @@ describe.each(TEST_DIALECTS)('malformed requests get 4xx on %s', (dialect) => {
 
     it('holding NUL bytes or lone surrogates in their strings get a 4xx OpenAI-style error on every endpoint that takes a body', async () => {
       const { failures, sent } = await sendToEveryBodyEndpoint(badTextBodies);
-      expect(sent).toBeGreaterThan(KNOWN_BODY_ENDPOINTS.length * 3);
+      expect(sent).toBeGreaterThan(FOUNDATION_BODY_ENDPOINTS.length * 3);
       expect(failures).toEqual([]);
     });
 

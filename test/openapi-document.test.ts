@@ -3,34 +3,11 @@ import AjvModule from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request, startTestServer, type TestServer } from './support/test-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
+import { FOUNDATION_BODY_ENDPOINTS, FOUNDATION_ENDPOINTS } from './support/foundation-endpoints.js';
 
 // ajv is CommonJS; under NodeNext its default export sits one level down.
 const Ajv = AjvModule.default;
 
-const FOUNDATION_ENDPOINTS = [
-  'POST /api/auth/login',
-  'POST /api/auth/logout',
-  'GET /api/me',
-  'POST /api/users',
-  'GET /api/users',
-  'GET /api/users/{id}',
-  'PATCH /api/users/{id}',
-  'POST /api/api-keys',
-  'GET /api/api-keys',
-  'DELETE /api/api-keys/{id}',
-  'POST /api/assistants',
-  'GET /api/assistants',
-  'POST /api/assistants/import',
-  'GET /api/assistants/{id}',
-  'PATCH /api/assistants/{id}',
-  'DELETE /api/assistants/{id}',
-  'PUT /api/assistants/{id}/publish',
-  'GET /api/assistants/{id}/shares',
-  'PUT /api/assistants/{id}/shares',
-  'GET /api/assistants/{id}/export',
-  'GET /healthz',
-  'GET /status',
-] as const;
 
 const OPERATION_KEYS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
@@ -166,19 +143,8 @@ describe.each(TEST_DIALECTS)('the public surface on %s', (dialect) => {
     });
 
     it('documents a JSON request body for every endpoint that reads one', () => {
-      const bodyEndpoints = [
-        'POST /api/auth/login',
-        'POST /api/users',
-        'PATCH /api/users/{id}',
-        'POST /api/api-keys',
-        'POST /api/assistants',
-        'POST /api/assistants/import',
-        'PATCH /api/assistants/{id}',
-        'PUT /api/assistants/{id}/publish',
-        'PUT /api/assistants/{id}/shares',
-      ];
       const operations = new Map(operationsOf(document).map((entry) => [entry.label, entry.operation]));
-      const missing = bodyEndpoints.filter((label) => operations.get(label)?.requestBody?.content?.['application/json']?.schema === undefined);
+      const missing = FOUNDATION_BODY_ENDPOINTS.filter((label) => operations.get(label)?.requestBody?.content?.['application/json']?.schema === undefined);
       expect(missing).toEqual([]);
     });
 

@@ -14,16 +14,8 @@ import {
   type TestServer,
 } from './support/test-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
+import type { UserView } from '../src/auth/user-view.js';
 
-interface UserItem {
-  id: number;
-  email: string;
-  name: string;
-  organization_id: number;
-  role: string;
-  is_system_admin: boolean;
-  disabled: boolean;
-}
 
 function expectError(response: JsonResponse, status: number, code?: string, param?: string | null): void {
   expect(response.status, response.text).toBe(status);
@@ -153,7 +145,7 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
       expect(Object.keys(response.body).sort()).toEqual(['items', 'total']);
       const allIds = await usersInDatabase();
       expect(response.body.total).toBe(allIds.length);
-      expect((response.body.items as UserItem[]).map((user) => user.id)).toEqual(allIds);
+      expect((response.body.items as UserView[]).map((user) => user.id)).toEqual(allIds);
       expect(response.text).not.toContain('password');
       expect(response.text).not.toContain('scrypt');
     });
@@ -161,12 +153,12 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
     it('filters by q over email and name, case-insensitively', async () => {
       const response = await request(server, 'GET', '/api/users?q=LEARNER-B', { token: adminToken });
       expect(response.status, response.text).toBe(200);
-      const emails = (response.body.items as UserItem[]).map((user) => user.email);
+      const emails = (response.body.items as UserView[]).map((user) => user.email);
       expect(emails).toEqual(['learner-b@merino.test']);
       expect(response.body.total).toBe(1);
 
       const broad = await request(server, 'GET', '/api/users?q=-b%40merino', { token: adminToken });
-      expect((broad.body.items as UserItem[]).map((user) => user.email).sort()).toEqual(['admin-b@merino.test', 'creator-b@merino.test', 'learner-b@merino.test']);
+      expect((broad.body.items as UserView[]).map((user) => user.email).sort()).toEqual(['admin-b@merino.test', 'creator-b@merino.test', 'learner-b@merino.test']);
       expect(broad.body.total).toBe(3);
 
       const none = await request(server, 'GET', '/api/users?q=no-such-user-anywhere', { token: adminToken });
@@ -182,7 +174,7 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
         expect(page.status, page.text).toBe(200);
         expect(page.body.total).toBe(allIds.length);
         expect(page.body.items.length).toBeLessThanOrEqual(2);
-        seen.push(...(page.body.items as UserItem[]).map((user) => user.id));
+        seen.push(...(page.body.items as UserView[]).map((user) => user.id));
       }
       expect(seen).toEqual(allIds);
     });
@@ -193,9 +185,9 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
       const response = await request(server, 'GET', '/api/users?limit=200', { token: orgAdminB.token });
       expect(response.status, response.text).toBe(200);
       const idsInB = await usersInDatabase(organizationB);
-      expect((response.body.items as UserItem[]).map((user) => user.id)).toEqual(idsInB);
+      expect((response.body.items as UserView[]).map((user) => user.id)).toEqual(idsInB);
       expect(response.body.total).toBe(idsInB.length);
-      expect((response.body.items as UserItem[]).every((user) => user.organization_id === organizationB)).toBe(true);
+      expect((response.body.items as UserView[]).every((user) => user.organization_id === organizationB)).toBe(true);
       expect(response.text).not.toContain(ADMIN_EMAIL);
       expect(response.text).not.toContain(creatorA.email);
     });

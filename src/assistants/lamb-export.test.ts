@@ -8,29 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
 import { fromImportDocument, toExportDocument, type ExportableAssistant } from './lamb-export.js';
 import { normalizeMetadata } from './metadata-normalizer.js';
+import { LAMB_ROW_KEYS } from '../../test/support/lamb-export-keys.js';
 
-const LAMB_ROW_KEYS = [
-  'id',
-  'name',
-  'description',
-  'owner',
-  'api_callback',
-  'metadata',
-  'system_prompt',
-  'prompt_template',
-  'RAG_endpoint',
-  'RAG_Top_k',
-  'RAG_collections',
-  'pre_retrieval_endpoint',
-  'post_retrieval_endpoint',
-  'published',
-  'published_at',
-  'group_id',
-  'group_name',
-  'oauth_consumer_name',
-  'created_at',
-  'updated_at',
-];
 
 function makeAssistant(overrides: Partial<ExportableAssistant> = {}): ExportableAssistant {
   return {

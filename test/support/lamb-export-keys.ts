@@ -1,0 +1,23 @@
+/** The keys of LAMB's assistant export file, the flat assistant row LAMB writes, as LAMB names them. */
+export const LAMB_ROW_KEYS = [
+  'id',
+  'name',
+  'description',
+  'owner',
+  'api_callback',
+  'metadata',
+  'system_prompt',
+  'prompt_template',
+  'RAG_endpoint',
+  'RAG_Top_k',
+  'RAG_collections',
+  'pre_retrieval_endpoint',
+  'post_retrieval_endpoint',
+  'published',
+  'published_at',
+  'group_id',
+  'group_name',
+  'oauth_consumer_name',
+  'created_at',
+  'updated_at',
+];
