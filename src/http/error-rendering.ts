@@ -18,8 +18,14 @@ export interface ErrorBody {
   };
 }
 
-/** Connection failures of the store, which deserve a 503 rather than a 500. */
-const STORE_UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P03', '08006', '08001', '08003', 'SQLITE_BUSY']);
+/** Network failures and SQLite lock time-outs: the store is there but cannot answer now. */
+const STORE_UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'SQLITE_BUSY', '3D000']);
+/** PostgreSQL SQLSTATE classes meaning the server cannot serve: connection (08), resources (53), operator intervention (57P). */
+const STORE_UNAVAILABLE_SQLSTATE_CLASSES = ['08', '53', '57P'];
+
+function isStoreUnavailable(code: string): boolean {
+  return STORE_UNAVAILABLE_CODES.has(code) || (/^[0-9A-Z]{5}$/.test(code) && STORE_UNAVAILABLE_SQLSTATE_CLASSES.some((prefix) => code.startsWith(prefix)));
+}
 
 function fastifyClientError(error: FastifyError): AppError | undefined {
   switch (error.code) {
@@ -47,7 +53,7 @@ export function toAppError(error: unknown): AppError | undefined {
   const fastifyError = error as FastifyError;
   if (fastifyError?.validation) return validationFailure(fastifyError.validation as never, fastifyError.validationContext);
   const code = (error as { code?: unknown })?.code;
-  if (typeof code === 'string' && STORE_UNAVAILABLE_CODES.has(code)) return new AppError('store_unavailable');
+  if (typeof code === 'string' && isStoreUnavailable(code)) return new AppError('store_unavailable');
   if (error instanceof Error && /timeout exceeded when trying to connect|Connection terminated/i.test(error.message)) {
     return new AppError('store_unavailable');
   }
