@@ -6,6 +6,7 @@ import { bootstrapAdmin, type BootstrapResult } from './auth/admin-bootstrap.js'
 import { loadSettings, SettingsError, type Settings } from './config/settings.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './http/logger.js';
+import { loadRegistries } from './pipeline/registries.js';
 import { createServices } from './services.js';
 import { openStore } from './store/store.js';
 
@@ -44,7 +45,8 @@ async function start(): Promise<void> {
   const store = await openStore({ databaseUrl: settings.databaseUrl, dataDirectory: settings.dataDirectory, poolSize: settings.databasePoolSize });
   logger.info({ dialect: store.dialect }, 'store ready');
   const bootstrap = await bootstrapAdmin(store.db, settings.adminEmail, settings.adminPassword);
-  const app = await buildApp(createServices(store, settings), { logger });
+  const registries = await loadRegistries({ info: (message) => logger.info(message), error: (message) => logger.error(message) });
+  const app = await buildApp(createServices(store, settings, registries), { logger });
   await app.listen({ host: settings.host, port: settings.port });
   announceAdmin(bootstrap, settings);
 

@@ -3,7 +3,10 @@ import { ApiKeyService } from './auth/api-key-service.js';
 import { Authenticator } from './auth/authenticator.js';
 import { UserService } from './auth/user-service.js';
 import { AssistantService } from './assistants/assistant-service.js';
+import { CompletionService } from './completions/completion-service.js';
 import type { Settings } from './config/settings.js';
+import { FileService } from './files/file-service.js';
+import type { Registries } from './pipeline/registries.js';
 import type { Store } from './store/store.js';
 
 export interface Services {
@@ -13,9 +16,13 @@ export interface Services {
   users: UserService;
   apiKeys: ApiKeyService;
   assistants: AssistantService;
+  files: FileService;
+  registries: Registries;
+  completions: CompletionService;
 }
 
-export function createServices(store: Store, settings: Settings): Services {
+export function createServices(store: Store, settings: Settings, registries: Registries): Services {
+  const files = new FileService(store.db, { dataDirectory: settings.dataDirectory, maxBytes: settings.fileUploadMaxBytes });
   return {
     settings,
     store,
@@ -23,5 +30,8 @@ export function createServices(store: Store, settings: Settings): Services {
     users: new UserService(store.db, settings.passwordMinimumLength),
     apiKeys: new ApiKeyService(store.db),
     assistants: new AssistantService(store.db),
+    files,
+    registries,
+    completions: new CompletionService({ db: store.db, settings, registries, fileReaderFor: (owner) => files.readerFor(owner) }),
   };
 }

@@ -5,11 +5,9 @@
  * canonical form is the normalizer's job (metadata-normalizer.ts).
  */
 
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { createAjv } from '../validation/create-ajv.js';
 
-// ajv-formats is CommonJS; under NodeNext its default export arrives wrapped in the module object.
-const addFormats = addFormatsModule.default;
 
 /** 002's `{type: "assistant", assistant_id, name, description}`: the extra keys are typed here. */
 const assistantToolFields = {
@@ -94,8 +92,7 @@ export const assistantMetadataSchema = {
 
 // Strict mode stays on to catch schema typos; union types are allowed because LAMB ids really are
 // sometimes integers and sometimes strings.
-const ajv = new Ajv({ allErrors: true, allowUnionTypes: true });
-addFormats(ajv);
+const ajv = createAjv();
 
 /** The compiled validator; after a failed call its `errors` hold every problem found. */
 export const validateAssistantMetadata: ValidateFunction<Record<string, unknown>> =

@@ -8,6 +8,7 @@ export interface Identity {
   organizationId: number;
   role: OrganizationRole;
   isSystemAdmin: boolean;
-  credential: 'session' | 'api_key';
+  /** How the identity was established; `assistant_owner` when a pipeline acts on an owner's behalf. */
+  credential: 'session' | 'api_key' | 'assistant_owner';
   credentialId: number;
 }

@@ -144,3 +144,53 @@ export function requireSystemAdminGrant(identity: Identity): void {
 export function requireApiKeyOwner(identity: Identity, keyOwnerId: number): void {
   if (keyOwnerId !== identity.userId) throw new AppError('not_found', 'API key not found.');
 }
+
+export type FileAction = 'read' | 'delete';
+
+const FILE_MANAGER_ACTIONS: ReadonlySet<FileAction> = new Set<FileAction>(['read', 'delete']);
+
+export interface FileFacts {
+  ownerId: number;
+  organizationId: number;
+  deleted: boolean;
+}
+
+/**
+ * Files are private to their owner: nobody else sees them, except the admins of the file's
+ * organization and system admins, who manage everything in what they administer. Whoever may not
+ * manage a file does not see it at all (404), which is also what the single-file tool reports
+ * when an assistant's owner names a file that is not theirs.
+ */
+export function decideFile(identity: Identity, facts: FileFacts, action: FileAction): Decision {
+  if (FILE_MANAGER_ACTIONS.has(action) && managesFile(identity, facts)) return { allowed: true };
+  return { allowed: false, visible: false };
+}
+
+function managesFile(identity: Identity, facts: FileFacts): boolean {
+  if (facts.deleted) return false;
+  return identity.isSystemAdmin || facts.ownerId === identity.userId || isOrganizationAdmin(identity, facts.organizationId);
+}
+
+/** `subject` names the file in the 404, e.g. `File "3/notes.txt"`. */
+export function requireFileAction(identity: Identity, facts: FileFacts, action: FileAction, subject = 'File'): void {
+  requireDecision(decideFile(identity, facts, action), subject);
+}
+
+/** Which files a list may include; the store turns this into a WHERE clause. */
+export type FileListScope =
+  | { kind: 'all' }
+  | { kind: 'organization'; organizationId: number }
+  | { kind: 'owner'; userId: number };
+
+export function fileListScope(identity: Identity): FileListScope {
+  if (identity.isSystemAdmin) return { kind: 'all' };
+  if (identity.role === 'admin') return { kind: 'organization', organizationId: identity.organizationId };
+  return { kind: 'owner', userId: identity.userId };
+}
+
+/** Files feed assistants' tools, so whoever may build assistants may upload them; learners may not. */
+export function requireFileUpload(identity: Identity): void {
+  if (!canCreateAssistants(identity)) {
+    throw new AppError('forbidden', 'Learners cannot upload files; ask an administrator for the creator role.');
+  }
+}

@@ -25,6 +25,16 @@ export interface Settings {
   shutdownTimeoutMilliseconds: number;
   /** Extra Kysely connection pool size for PostgreSQL. */
   databasePoolSize: number;
+  /** Largest file `POST /api/files` accepts, in bytes. */
+  fileUploadMaxBytes: number;
+  /** Provider defaults for assistants whose organization configures none. */
+  openaiApiKey: string | undefined;
+  openaiBaseUrl: string | undefined;
+  ollamaBaseUrl: string;
+  /** How long one context tool may run before its placeholder is left empty. */
+  toolTimeoutMilliseconds: number;
+  /** How long a model call may take before the client gets a 504. */
+  upstreamTimeoutMilliseconds: number;
 }
 
 export class SettingsError extends Error {
@@ -84,6 +94,18 @@ function readDatabaseUrl(environment: Environment): string | undefined {
   return raw;
 }
 
+function readBaseUrl(environment: Environment, variable: string): string | undefined {
+  const raw = readText(environment, variable);
+  if (raw === undefined) return undefined;
+  try {
+    const url = new URL(raw);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http');
+  } catch {
+    throw new SettingsError(variable, 'expected an http:// or https:// URL');
+  }
+  return raw.replace(/\/+$/, '');
+}
+
 function readHost(environment: Environment): string {
   const host = readText(environment, 'HOST') ?? '127.0.0.1';
   if (!/^[A-Za-z0-9.:-]+$/.test(host)) throw new SettingsError('HOST', `"${host}" is not a host name or address`);
@@ -119,5 +141,11 @@ export function loadSettings(environment: Environment = process.env): Settings {
     pageSizeMaximum: readInteger(environment, 'PAGE_SIZE_MAX', { defaultValue: 200, minimum: 1, maximum: 10_000 }),
     shutdownTimeoutMilliseconds: readInteger(environment, 'SHUTDOWN_TIMEOUT_MS', { defaultValue: 10_000, minimum: 0, maximum: 600_000 }),
     databasePoolSize: readInteger(environment, 'DATABASE_POOL_SIZE', { defaultValue: 10, minimum: 1, maximum: 500 }),
+    fileUploadMaxBytes: readInteger(environment, 'FILE_UPLOAD_MAX_BYTES', { defaultValue: 10_485_760, minimum: 1024, maximum: 104_857_600 }),
+    openaiApiKey: readText(environment, 'OPENAI_API_KEY'),
+    openaiBaseUrl: readBaseUrl(environment, 'OPENAI_BASE_URL'),
+    ollamaBaseUrl: readBaseUrl(environment, 'OLLAMA_BASE_URL') ?? 'http://127.0.0.1:11434',
+    toolTimeoutMilliseconds: readInteger(environment, 'TOOL_TIMEOUT_MS', { defaultValue: 10_000, minimum: 1, maximum: 600_000 }),
+    upstreamTimeoutMilliseconds: readInteger(environment, 'UPSTREAM_TIMEOUT_MS', { defaultValue: 120_000, minimum: 1, maximum: 3_600_000 }),
   };
 }

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import fastifySwagger from '@fastify/swagger';
+import fastifyMultipart from '@fastify/multipart';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { AppError } from '../errors/app-error.js';
@@ -12,6 +13,9 @@ import type { Services } from '../services.js';
 import { requireAuthentication } from './authentication.js';
 import { errorBody, handleError } from './error-rendering.js';
 import { apiKeyRoutes } from './routes/api-key-routes.js';
+import { chatCompletionRoutes } from './routes/chat-completion-routes.js';
+import { toolCatalogueRoutes } from './routes/tool-catalogue-routes.js';
+import { fileRoutes, multipartOptions } from './routes/file-routes.js';
 import { assistantRoutes } from './routes/assistant-routes.js';
 import { accountRoutes, loginRoutes } from './routes/auth-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
@@ -79,6 +83,14 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await userRoutes(scope, services);
     await apiKeyRoutes(scope, services);
     await assistantRoutes(scope, services);
+    await chatCompletionRoutes(scope, services);
+    await toolCatalogueRoutes(scope, services);
+    // Multipart parsing lives in a scope of its own: only the files routes read multipart bodies,
+    // every other route keeps refusing them with 415.
+    await scope.register(async (filesScope) => {
+      await filesScope.register(fastifyMultipart, multipartOptions(services.settings.fileUploadMaxBytes));
+      await fileRoutes(filesScope, services);
+    });
   });
   return app;
 }

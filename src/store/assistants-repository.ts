@@ -50,23 +50,33 @@ export interface AssistantListQuery {
   type: 'classic' | 'multi_tool' | undefined;
 }
 
+/** The live assistants a scope lets the caller see, as the permission module defines the scope. */
+function selectVisibleAssistants(db: Kysely<Database>, scope: AssistantListScope, callerId: number) {
+  const live = selectAssistants(db, callerId).where('assistants.deleted_at', 'is', null);
+  if (scope.kind === 'all') return live;
+  if (scope.kind === 'organization') return live.where('assistants.organization_id', '=', scope.organizationId);
+  return live.where((eb) =>
+    eb.or([
+      eb('assistants.owner_id', '=', scope.userId),
+      eb('assistants.id', 'in', eb.selectFrom('assistant_shares').select('assistant_id').where('user_id', '=', scope.userId)),
+      eb.and([eb('assistants.published', '=', 1), eb('assistants.organization_id', '=', scope.organizationId)]),
+    ]),
+  );
+}
+
+/** Visible assistants with exactly this name (model ids may be names, as in LAMB). */
+export async function findVisibleAssistantsByName(db: Kysely<Database>, scope: AssistantListScope, callerId: number, name: string): Promise<AssistantRecord[]> {
+  const rows = await selectVisibleAssistants(db, scope, callerId).where('assistants.name', '=', name).orderBy('assistants.id').limit(2).execute();
+  return rows.map(toRecord);
+}
+
 export async function listAssistants(
   db: Kysely<Database>,
   scope: AssistantListScope,
   callerId: number,
   query: AssistantListQuery,
 ): Promise<{ items: AssistantRecord[]; total: number }> {
-  let filtered = selectAssistants(db, callerId).where('assistants.deleted_at', 'is', null);
-  if (scope.kind === 'organization') filtered = filtered.where('assistants.organization_id', '=', scope.organizationId);
-  if (scope.kind === 'member') {
-    filtered = filtered.where((eb) =>
-      eb.or([
-        eb('assistants.owner_id', '=', scope.userId),
-        eb('assistants.id', 'in', eb.selectFrom('assistant_shares').select('assistant_id').where('user_id', '=', scope.userId)),
-        eb.and([eb('assistants.published', '=', 1), eb('assistants.organization_id', '=', scope.organizationId)]),
-      ]),
-    );
-  }
+  let filtered = selectVisibleAssistants(db, scope, callerId);
   if (query.type !== undefined) filtered = filtered.where('assistants.assistant_type', '=', query.type);
   if (query.search !== undefined) filtered = filtered.where(containsText('assistants.search_text', query.search));
   const rows = await filtered.orderBy('assistants.id', 'desc').limit(query.limit).offset(query.offset).execute();

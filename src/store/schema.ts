@@ -110,6 +110,24 @@ export interface AuditLogTable {
   request_id: string | null;
 }
 
+export interface FilesTable {
+  id: Generated<number>;
+  owner_id: number;
+  organization_id: number;
+  /** `<owner_id>/<sanitised original name>`: what clients and the single-file tool's config name the file by; unique among live files. */
+  file_path: string;
+  /** The file's name on disk inside the owner's folder, chosen by the server and never derived from user text. */
+  stored_name: string;
+  /** The name the uploader's client sent, without any folder part; for display only. */
+  original_name: string;
+  content_type: string;
+  size_bytes: number;
+  /** Hex SHA-256 of the stored bytes. */
+  sha256: string;
+  created_at: string;
+  deleted_at: string | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -119,6 +137,7 @@ export interface Database {
   assistants: AssistantsTable;
   assistant_shares: AssistantSharesTable;
   audit_log: AuditLogTable;
+  files: FilesTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
@@ -131,6 +150,8 @@ export type AssistantRow = Selectable<AssistantsTable>;
 export type NewAssistantRow = Insertable<AssistantsTable>;
 export type AssistantUpdate = Updateable<AssistantsTable>;
 export type AuditLogRow = Selectable<AuditLogTable>;
+export type FileRow = Selectable<FilesTable>;
+export type NewFileRow = Insertable<FilesTable>;
 
 export function toFlag(value: boolean): Flag {
   return value ? 1 : 0;

@@ -8,6 +8,7 @@ import { bootstrapAdmin } from '../../src/auth/admin-bootstrap.js';
 import { loadSettings, type Settings } from '../../src/config/settings.js';
 import { buildApp } from '../../src/http/app.js';
 import { createLogger } from '../../src/http/logger.js';
+import { loadRegistries } from '../../src/pipeline/registries.js';
 import { createServices, type Services } from '../../src/services.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { createTestDatabase, type Dialect, type TestDatabase } from './test-databases.js';
@@ -50,8 +51,10 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
       done();
     },
   });
-  const services = createServices(store, settings);
-  const app = await buildApp(services, { logger: createLogger(settings.logLevel, logSink) });
+  const logger = createLogger(settings.logLevel, logSink);
+  const registries = await loadRegistries({ info: (message) => logger.info(message), error: (message) => logger.error(message) });
+  const services = createServices(store, settings, registries);
+  const app = await buildApp(services, { logger });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
     baseUrl: address,

@@ -5,13 +5,14 @@
  */
 import { identityOf } from '../../src/auth/authenticator.js';
 import { loadSettings } from '../../src/config/settings.js';
+import { loadRegistries } from '../../src/pipeline/registries.js';
 import { createServices } from '../../src/services.js';
 import { openStore } from '../../src/store/store.js';
 import { findUserByEmail } from '../../src/store/users-repository.js';
 
 const settings = loadSettings();
 const store = await openStore({ databaseUrl: settings.databaseUrl, dataDirectory: settings.dataDirectory, poolSize: 4 });
-const services = createServices(store, settings);
+const services = createServices(store, settings, await loadRegistries({ info: () => undefined, error: () => undefined }));
 const admin = await findUserByEmail(store.db, process.env.WORKER_ADMIN_EMAIL ?? '');
 if (!admin) throw new Error('the parent must create the admin first');
 const context = { identity: identityOf(admin, 'session', 0), requestId: null };

@@ -5,9 +5,11 @@
 import type { Migration } from 'kysely';
 import type { Dialect } from '../dialect.js';
 import { foundationMigration } from './0001-foundation.js';
+import { filesMigration } from './0002-files.js';
 
 export function allMigrations(dialect: Dialect): Record<string, Migration> {
   return {
     '0001-foundation': foundationMigration(dialect),
+    '0002-files': filesMigration(dialect),
   };
 }

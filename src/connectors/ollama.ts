@@ -1,0 +1,129 @@
+/**
+ * ollama — Ollama's native /api/chat, whose NDJSON stream is turned into the same events as the
+ * OpenAI connector's. Images in OpenAI content parts become Ollama's `images` (base64).
+ */
+import { AppError } from '../errors/app-error.js';
+import { defineConnector, type ConnectorEvent, type ConnectorRequest } from '../pipeline/connector-definition.js';
+import type { FinishReason } from '../pipeline/events.js';
+import { isTextPart, type ChatMessage } from '../pipeline/messages.js';
+import { unreachableProviderError, upstreamAbortError, upstreamStatusError } from '../pipeline/upstream-errors.js';
+
+const DEFAULT_BASE_URL = 'http://127.0.0.1:11434';
+const DEFAULT_MODEL = 'llama3.1';
+const LISTED_MODELS = ['llama3.1', 'llama3.2', 'qwen3', 'mistral', 'gemma3'];
+
+interface OllamaMessage {
+  role: string;
+  content: string;
+  images?: string[];
+}
+
+interface OllamaLine {
+  message?: { content?: string; thinking?: string };
+  done?: boolean;
+  done_reason?: string;
+  prompt_eval_count?: number;
+  eval_count?: number;
+  error?: string;
+}
+
+/** `data:image/png;base64,AAAA` → `AAAA`; remote image URLs cannot be sent to Ollama and are dropped. */
+function base64Of(url: unknown): string | undefined {
+  if (typeof url !== 'string') return undefined;
+  const match = /^data:[^;]+;base64,(.*)$/s.exec(url);
+  return match?.[1];
+}
+
+function toOllamaMessage(message: ChatMessage): OllamaMessage {
+  if (!Array.isArray(message.content)) return { role: message.role, content: message.content ?? '' };
+  const text = message.content.filter(isTextPart).map((part) => part.text).join(' ');
+  const images = message.content
+    .filter((part) => part.type === 'image_url')
+    .map((part) => base64Of((part as { image_url?: { url?: unknown } }).image_url?.url))
+    .filter((image): image is string => image !== undefined);
+  return images.length > 0 ? { role: message.role, content: text, images } : { role: message.role, content: text };
+}
+
+function requestBody(request: ConnectorRequest): Record<string, unknown> {
+  const parameters = request.parameters;
+  const options = Object.fromEntries(
+    Object.entries({ temperature: parameters.temperature, top_p: parameters.top_p, num_predict: parameters.max_tokens, stop: parameters.stop, seed: parameters.seed }).filter(
+      ([, value]) => value !== undefined,
+    ),
+  );
+  const wantsJson = parameters.response_format?.type === 'json_object' || parameters.response_format?.type === 'json_schema';
+  return {
+    model: request.model || DEFAULT_MODEL,
+    messages: request.messages.map(toOllamaMessage),
+    stream: true,
+    ...(Object.keys(options).length > 0 && { options }),
+    ...(wantsJson && { format: 'json' }),
+  };
+}
+
+function* eventsOf(line: OllamaLine): Generator<ConnectorEvent> {
+  if (line.error !== undefined) throw new AppError('upstream_error', 'The model provider reported an error mid-answer.');
+  if (line.message?.thinking) yield { type: 'reasoning-delta', text: line.message.thinking };
+  if (line.message?.content) yield { type: 'text-delta', text: line.message.content };
+  if (line.done) {
+    const prompt = line.prompt_eval_count ?? 0;
+    const completion = line.eval_count ?? 0;
+    yield { type: 'usage', usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } };
+    yield { type: 'finish', finishReason: (line.done_reason === 'length' ? 'length' : 'stop') as FinishReason };
+  }
+}
+
+function parseLine(text: string): OllamaLine {
+  try {
+    return JSON.parse(text) as OllamaLine;
+  } catch {
+    throw new AppError('upstream_error', 'The model provider sent a malformed stream.');
+  }
+}
+
+async function* linesOf(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let buffered = '';
+  for await (const bytes of body) {
+    buffered += decoder.decode(bytes, { stream: true });
+    let newline = buffered.indexOf('\n');
+    while (newline !== -1) {
+      const line = buffered.slice(0, newline).trim();
+      buffered = buffered.slice(newline + 1);
+      if (line !== '') yield line;
+      newline = buffered.indexOf('\n');
+    }
+  }
+  if (buffered.trim() !== '') yield buffered.trim();
+}
+
+export default defineConnector({
+  name: 'ollama',
+  description: "Ollama's native chat API (OLLAMA_BASE_URL), streamed as NDJSON.",
+  models: () => LISTED_MODELS,
+  async *complete(request) {
+    const signal = AbortSignal.any([request.signal, AbortSignal.timeout(request.timeoutMilliseconds)]);
+    const baseUrl = (request.provider.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+    let finished = false;
+    try {
+      const response = await fetch(`${baseUrl}/api/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(request.provider.apiKey && { authorization: `Bearer ${request.provider.apiKey}` }) },
+        body: JSON.stringify(requestBody(request)),
+        signal,
+      });
+      if (!response.ok || !response.body) throw upstreamStatusError(response.status);
+      for await (const line of linesOf(response.body)) {
+        for (const event of eventsOf(parseLine(line))) {
+          if (event.type === 'finish') finished = true;
+          yield event;
+        }
+      }
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      if (signal.aborted) throw upstreamAbortError(request.signal, request.timeoutMilliseconds);
+      throw unreachableProviderError();
+    }
+    if (!finished) throw new AppError('upstream_error', 'The model provider ended the answer early.');
+  },
+});

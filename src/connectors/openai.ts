@@ -1,0 +1,76 @@
+/**
+ * openai — any OpenAI-compatible server (OpenAI, vLLM, llama.cpp, LM Studio, Ollama's /v1)
+ * through the official SDK. One pooled client per key and base URL; chunks are passed on as
+ * they arrive. Upstream failures become AppErrors with real statuses and messages of our own.
+ */
+import { createHash } from 'node:crypto';
+import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
+import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import { defineConnector, type ConnectorEvent, type ConnectorRequest, type ProviderSettings } from '../pipeline/connector-definition.js';
+import type { FinishReason } from '../pipeline/events.js';
+import { unreachableProviderError, upstreamAbortError, upstreamStatusError } from '../pipeline/upstream-errors.js';
+
+const DEFAULT_MODEL = 'gpt-4o-mini';
+/** Shown in /lamb/v1/completions/list; the server accepts any model name its provider knows. */
+const LISTED_MODELS = ['gpt-4o-mini', 'gpt-4o', 'gpt-4.1-mini', 'gpt-4.1'];
+/** Servers that need no key (a local vLLM, say) still get a syntactically valid one. */
+const PLACEHOLDER_API_KEY = 'not-needed';
+
+const clients = new Map<string, OpenAI>();
+
+function clientFor(provider: ProviderSettings): OpenAI {
+  const apiKey = provider.apiKey ?? PLACEHOLDER_API_KEY;
+  // The pool is keyed by a hash so the key itself is not kept twice in memory.
+  const poolKey = `${provider.baseUrl ?? ''}|${createHash('sha256').update(apiKey).digest('hex')}`;
+  let client = clients.get(poolKey);
+  if (!client) {
+    client = new OpenAI({ apiKey, baseURL: provider.baseUrl, maxRetries: 0 });
+    clients.set(poolKey, client);
+  }
+  return client;
+}
+
+function requestBody(request: ConnectorRequest): ChatCompletionCreateParamsStreaming {
+  return {
+    ...request.parameters,
+    model: request.model || DEFAULT_MODEL,
+    messages: request.messages as ChatCompletionCreateParamsStreaming['messages'],
+    stream: true,
+    stream_options: { include_usage: true },
+  } as ChatCompletionCreateParamsStreaming;
+}
+
+function* eventsOf(chunk: ChatCompletionChunk): Generator<ConnectorEvent> {
+  const choice = chunk.choices[0];
+  const delta = choice?.delta as (ChatCompletionChunk.Choice.Delta & { reasoning_content?: string; reasoning?: string }) | undefined;
+  const reasoning = delta?.reasoning_content ?? delta?.reasoning;
+  if (reasoning) yield { type: 'reasoning-delta', text: reasoning };
+  if (delta?.content) yield { type: 'text-delta', text: delta.content };
+  if (choice?.finish_reason) yield { type: 'finish', finishReason: choice.finish_reason as FinishReason };
+  if (chunk.usage) {
+    const { prompt_tokens, completion_tokens } = chunk.usage;
+    yield { type: 'usage', usage: { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens } };
+  }
+}
+
+function translateError(error: unknown, request: ConnectorRequest, signal: AbortSignal): Error {
+  if (error instanceof APIUserAbortError || signal.aborted) return upstreamAbortError(request.signal, request.timeoutMilliseconds);
+  if (error instanceof APIConnectionError) return unreachableProviderError();
+  if (error instanceof APIError && typeof error.status === 'number') return upstreamStatusError(error.status);
+  return unreachableProviderError();
+}
+
+export default defineConnector({
+  name: 'openai',
+  description: 'OpenAI and every OpenAI-compatible server (vLLM, llama.cpp, LM Studio, Ollama /v1) through the official SDK.',
+  models: () => LISTED_MODELS,
+  async *complete(request) {
+    const signal = AbortSignal.any([request.signal, AbortSignal.timeout(request.timeoutMilliseconds)]);
+    try {
+      const stream = await clientFor(request.provider).chat.completions.create(requestBody(request), { signal });
+      for await (const chunk of stream) yield* eventsOf(chunk);
+    } catch (error) {
+      throw translateError(error, request, signal);
+    }
+  },
+});

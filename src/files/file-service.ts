@@ -1,0 +1,186 @@
+/**
+ * Files users upload for the single-file tool: upload, list, delete, and a FileReader bound to an
+ * assistant owner for the pipeline. Every method asks the permission module first; uploads and
+ * deletions write their audit entry in the same transaction as the row. The bytes are in place
+ * on disk before the row that names them is written, and removed again when that write fails,
+ * so a live row never points at missing or half-written bytes.
+ */
+import type { Kysely } from 'kysely';
+import type { CallContext } from '../auth/call-context.js';
+import type { Identity } from '../auth/identity.js';
+import { fileListScope, requireFileAction, requireFileUpload, type FileFacts } from '../auth/permissions.js';
+import { AppError } from '../errors/app-error.js';
+import type { FileReader, FileText } from '../pipeline/ports.js';
+import { appendAuditEntry, type AuditEntry } from '../store/audit-log-repository.js';
+import {
+  findFileById,
+  findLiveFileByPath,
+  insertFile,
+  isUniqueViolation,
+  listLiveFilePaths,
+  listLiveFiles,
+  markFileDeleted,
+} from '../store/files-repository.js';
+import { nowTimestamp, type Database, type FileRow } from '../store/schema.js';
+import { acceptedFileType, FileContentInspector } from './file-content.js';
+import { displayFileName, parseFilePath, sanitizeFileName, withCollisionSuffix } from './file-paths.js';
+import { FileStorage, type StoredBytes } from './file-storage.js';
+
+export interface FileServiceOptions {
+  dataDirectory: string;
+  maxBytes: number;
+}
+
+export interface UploadInput {
+  /** The name the client gave the file; only its last segment is used. */
+  fileName: string;
+  /** What the client declared. Not trusted: the type is decided by extension and content. */
+  contentType: string;
+  stream: AsyncIterable<Uint8Array>;
+}
+
+export interface FileView {
+  id: number;
+  file_path: string;
+  name: string;
+  content_type: string;
+  size_bytes: number;
+  created_at: string;
+}
+
+/** How often an upload picks a fresh name after losing a race for one to a concurrent upload. */
+const NAME_RACE_RETRIES = 5;
+
+function fileView(row: FileRow): FileView {
+  return {
+    id: row.id,
+    file_path: row.file_path,
+    name: row.original_name,
+    content_type: row.content_type,
+    size_bytes: Number(row.size_bytes),
+    created_at: row.created_at,
+  };
+}
+
+function fileFacts(row: FileRow): FileFacts {
+  return { ownerId: row.owner_id, organizationId: row.organization_id, deleted: row.deleted_at !== null };
+}
+
+function requireCharacterBudget(maxCharacters: number): void {
+  if (!Number.isSafeInteger(maxCharacters) || maxCharacters < 0) {
+    throw new AppError('invalid_parameter', 'The character budget must be a whole number of 0 or more.', { param: 'max_characters' });
+  }
+}
+
+export class FileService {
+  private readonly storage: FileStorage;
+  private readonly maxBytes: number;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    options: FileServiceOptions,
+  ) {
+    this.storage = new FileStorage(options.dataDirectory);
+    this.maxBytes = options.maxBytes;
+  }
+
+  async upload(context: CallContext, input: UploadInput): Promise<FileView> {
+    requireFileUpload(context.identity);
+    const name = sanitizeFileName(input.fileName);
+    const type = acceptedFileType(name);
+    const ownerId = context.identity.userId;
+    const stored = await this.storage.store(ownerId, input.stream, { maxBytes: this.maxBytes, extension: type.extension }, new FileContentInspector(type));
+    try {
+      const row = await this.insertRow(context, name, { originalName: displayFileName(input.fileName) || name, contentType: type.contentType, stored });
+      return fileView(row);
+    } catch (error) {
+      await this.storage.remove(ownerId, stored.storedName).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Inserts the row under the first free `file_path`, trying again when a concurrent upload took that name first. */
+  private async insertRow(context: CallContext, name: string, file: { originalName: string; contentType: string; stored: StoredBytes }): Promise<FileRow> {
+    for (let attempt = 0; ; attempt += 1) {
+      const filePath = await this.freeFilePath(context.identity.userId, name);
+      try {
+        return await this.db.transaction().execute(async (transaction) => {
+          const row = await insertFile(transaction, {
+            owner_id: context.identity.userId,
+            organization_id: context.identity.organizationId,
+            file_path: filePath,
+            stored_name: file.stored.storedName,
+            original_name: file.originalName,
+            content_type: file.contentType,
+            size_bytes: file.stored.sizeBytes,
+            sha256: file.stored.sha256,
+            created_at: nowTimestamp(),
+            deleted_at: null,
+          });
+          await appendAuditEntry(transaction, this.audit(context, row, 'file.upload'));
+          return row;
+        });
+      } catch (error) {
+        if (!isUniqueViolation(error) || attempt >= NAME_RACE_RETRIES) throw error;
+      }
+    }
+  }
+
+  /** `<owner id>/<name>`, or the first of `name-2`, `name-3`, … that none of the owner's live files holds. */
+  private async freeFilePath(ownerId: number, name: string): Promise<string> {
+    const taken = await listLiveFilePaths(this.db, ownerId);
+    for (let attempt = 1; ; attempt += 1) {
+      const candidate = `${ownerId}/${withCollisionSuffix(name, attempt)}`;
+      if (!taken.has(candidate)) return candidate;
+    }
+  }
+
+  private audit(context: CallContext, row: FileRow, action: string): AuditEntry {
+    return {
+      actorUserId: context.identity.userId,
+      organizationId: row.organization_id,
+      action,
+      targetType: 'file',
+      targetId: row.id,
+      // Identifiers and sizes only: file names are user text and stay out of the audit log.
+      details: { content_type: row.content_type, size_bytes: Number(row.size_bytes) },
+      requestId: context.requestId,
+    };
+  }
+
+  async list(context: CallContext): Promise<FileView[]> {
+    return (await listLiveFiles(this.db, fileListScope(context.identity))).map(fileView);
+  }
+
+  async delete(context: CallContext, id: number): Promise<void> {
+    const row = await findFileById(this.db, id);
+    if (!row) throw new AppError('not_found', 'File not found.');
+    requireFileAction(context.identity, fileFacts(row), 'delete');
+    const deleted = await this.db.transaction().execute(async (transaction) => {
+      // Only a live row is marked, so of two concurrent deletions exactly one succeeds and is audited.
+      if (!(await markFileDeleted(transaction, id, nowTimestamp()))) return false;
+      await appendAuditEntry(transaction, this.audit(context, row, 'file.delete'));
+      return true;
+    });
+    if (!deleted) throw new AppError('not_found', 'File not found.');
+    await this.storage.remove(row.owner_id, row.stored_name);
+  }
+
+  /** A FileReader that reads with `owner`'s permissions: the assistant owner's, for the single-file tool. */
+  readerFor(owner: Identity): FileReader {
+    return { readText: (filePath, maxCharacters) => this.readText(owner, filePath, maxCharacters) };
+  }
+
+  private async readText(owner: Identity, filePath: string, maxCharacters: number): Promise<FileText> {
+    requireCharacterBudget(maxCharacters);
+    const parsed = parseFilePath(filePath);
+    const subject = `File "${parsed.filePath}"`;
+    const row = await findLiveFileByPath(this.db, parsed.filePath);
+    // A row whose path names another owner than its owner_id was not written by us: treat it as absent.
+    if (!row || row.owner_id !== parsed.ownerId) throw new AppError('not_found', `${subject} not found.`);
+    requireFileAction(owner, fileFacts(row), 'read', subject);
+    const text = await this.storage.readTextPrefix(row.owner_id, row.stored_name, maxCharacters);
+    if (text === undefined) throw new AppError('not_found', `${subject} not found: its contents cannot be read.`);
+    return text;
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * The bytes of uploaded files on disk, under `<DATA_DIR>/files/<owner id>/<stored name>`.
+ * Stored names are random and chosen here, never taken from user text, so case-insensitive or
+ * normalising file systems cannot make two names collide. Writes go to a temporary file in the
+ * same folder and are renamed into place once complete and synced, so a crash never leaves a
+ * half-written file under a real name. Reads refuse anything that is not a plain file exactly
+ * where it should be: symlinks planted in the data folder, FIFOs and devices are not followed.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { constants as fsConstants } from 'node:fs';
+import fs, { type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { AppError } from '../errors/app-error.js';
+import type { FileText } from '../pipeline/ports.js';
+import type { FileContentInspector } from './file-content.js';
+
+/** Stored names look like this and nothing else; a row holding anything other than this was not written by us. */
+const STORED_NAME_PATTERN = /^[0-9a-f]{32}\.[a-z0-9]{1,16}$/;
+const TEMPORARY_PREFIX = '.upload-';
+const READ_CHUNK_BYTES = 64 * 1024;
+/** Errors that mean "this file cannot be read by us", as opposed to a failing disk. */
+const NOT_READABLE_CODES = new Set(['ENOENT', 'ENOTDIR', 'ELOOP', 'EACCES', 'EPERM', 'ENXIO']);
+
+export interface StoredBytes {
+  storedName: string;
+  sizeBytes: number;
+  sha256: string;
+}
+
+export interface UploadLimits {
+  maxBytes: number;
+  extension: string;
+}
+
+function errorCode(error: unknown): unknown {
+  return (error as { code?: unknown } | null)?.code;
+}
+
+async function removeQuietly(filePath: string): Promise<void> {
+  await fs.rm(filePath, { force: true }).catch(() => undefined);
+}
+
+/** Makes a rename durable: the folder entry must reach the disk too, not only the file's bytes. */
+async function syncFolder(folder: string): Promise<void> {
+  const handle = await fs.open(folder, fsConstants.O_RDONLY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The 413 an upload over the limit gets, whether its declared length or its counted bytes gave it away. */
+export function fileTooLarge(maxBytes: number): AppError {
+  return new AppError('file_too_large', `The file is larger than the limit of ${maxBytes} bytes.`, { param: 'file', details: { max_bytes: maxBytes } });
+}
+
+/** Cuts decoded text to `maxCharacters` UTF-16 code units, one fewer when the cut would split a surrogate pair. */
+function cutText(text: string, maxCharacters: number): string {
+  const lastKept = text.charCodeAt(maxCharacters - 1);
+  const splitsPair = maxCharacters > 0 && lastKept >= 0xd800 && lastKept <= 0xdbff;
+  return text.slice(0, splitsPair ? maxCharacters - 1 : maxCharacters);
+}
+
+export class FileStorage {
+  /** `<DATA_DIR>/files`: nothing is ever read or written outside it. */
+  readonly root: string;
+
+  constructor(dataDirectory: string) {
+    this.root = path.join(path.resolve(dataDirectory), 'files');
+  }
+
+  /**
+   * Creates the owner's folder if needed and returns its real path, refusing (as a server fault)
+   * a folder that is not a plain folder directly inside the root, such as a planted symlink.
+   */
+  private async ownerFolder(ownerId: number): Promise<string> {
+    const folder = path.join(this.root, String(ownerId));
+    await fs.mkdir(folder, { recursive: true, mode: 0o700 });
+    const expected = path.join(await fs.realpath(this.root), String(ownerId));
+    if ((await fs.realpath(folder)) !== expected) throw new Error(`The files folder of user ${ownerId} is not a plain folder inside the data folder.`);
+    return expected;
+  }
+
+  /**
+   * Streams an upload to disk: counts its bytes against the limit, hands each chunk to the
+   * inspector, hashes it, and renames the complete, synced file into place. On any failure the
+   * temporary file is removed and the error is passed on.
+   */
+  async store(ownerId: number, bytes: AsyncIterable<Uint8Array>, limits: UploadLimits, inspector: FileContentInspector): Promise<StoredBytes> {
+    const folder = await this.ownerFolder(ownerId);
+    const temporaryPath = path.join(folder, `${TEMPORARY_PREFIX}${randomBytes(16).toString('hex')}.part`);
+    // O_EXCL and O_NOFOLLOW: never write through something already there, least of all a symlink.
+    const handle = await fs.open(temporaryPath, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW, 0o600);
+    try {
+      const written = await this.writeAll(handle, bytes, limits.maxBytes, inspector);
+      await handle.sync();
+      await handle.close();
+      const storedName = `${randomBytes(16).toString('hex')}.${limits.extension}`;
+      await fs.rename(temporaryPath, path.join(folder, storedName));
+      await syncFolder(folder);
+      return { storedName, ...written };
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      await removeQuietly(temporaryPath);
+      throw error;
+    }
+  }
+
+  private async writeAll(handle: FileHandle, bytes: AsyncIterable<Uint8Array>, maxBytes: number, inspector: FileContentInspector): Promise<Omit<StoredBytes, 'storedName'>> {
+    const hash = createHash('sha256');
+    let sizeBytes = 0;
+    for await (const chunk of bytes) {
+      sizeBytes += chunk.length;
+      if (sizeBytes > maxBytes) throw fileTooLarge(maxBytes);
+      inspector.inspect(chunk);
+      hash.update(chunk);
+      await handle.write(chunk);
+    }
+    inspector.finish();
+    return { sizeBytes, sha256: hash.digest('hex') };
+  }
+
+  /** Removes a stored file; one already gone is fine, since removing is what was wanted. */
+  async remove(ownerId: number, storedName: string): Promise<void> {
+    if (!STORED_NAME_PATTERN.test(storedName)) return;
+    try {
+      await fs.unlink(path.join(this.root, String(ownerId), storedName));
+    } catch (error) {
+      if (errorCode(error) !== 'ENOENT') throw error;
+    }
+  }
+
+  /**
+   * Reads at most `maxCharacters` characters (UTF-16 code units) of a stored file, reading only
+   * as many bytes as that needs. Undefined when the file is missing or is not a plain file
+   * exactly where it should be.
+   */
+  async readTextPrefix(ownerId: number, storedName: string, maxCharacters: number): Promise<FileText | undefined> {
+    const handle = await this.openPlainFile(ownerId, storedName);
+    if (handle === undefined) return undefined;
+    try {
+      return await this.readPrefix(handle, maxCharacters);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /**
+   * Opens a stored file only when its real path is exactly `<real root>/<owner id>/<stored name>`
+   * (so no symlink anywhere below the root), without following a symlink at the last step
+   * (O_NOFOLLOW), without blocking on a FIFO (O_NONBLOCK), and only when what was opened is the
+   * regular file that was checked.
+   */
+  private async openPlainFile(ownerId: number, storedName: string): Promise<FileHandle | undefined> {
+    if (!STORED_NAME_PATTERN.test(storedName)) return undefined;
+    try {
+      const expected = path.join(await fs.realpath(this.root), String(ownerId), storedName);
+      if ((await fs.realpath(path.join(this.root, String(ownerId), storedName))) !== expected) return undefined;
+      const checked = await fs.lstat(expected);
+      if (!checked.isFile()) return undefined;
+      const handle = await fs.open(expected, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+      const opened = await handle.stat();
+      if (opened.isFile() && opened.dev === checked.dev && opened.ino === checked.ino) return handle;
+      await handle.close();
+      return undefined;
+    } catch (error) {
+      if (NOT_READABLE_CODES.has(String(errorCode(error)))) return undefined;
+      throw error;
+    }
+  }
+
+  private async readPrefix(handle: FileHandle, maxCharacters: number): Promise<FileText> {
+    // Not fatal: the bytes were checked at upload; should a file change on disk since, its bad bytes read as U+FFFD rather than failing the tool.
+    const decoder = new TextDecoder('utf-8');
+    const buffer = Buffer.alloc(READ_CHUNK_BYTES);
+    let text = '';
+    let position = 0;
+    let ended = false;
+    // Reading stops one character beyond the budget, which tells whether anything was left out.
+    while (text.length <= maxCharacters && !ended) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+      position += bytesRead;
+      ended = bytesRead === 0;
+      text += ended ? decoder.decode() : decoder.decode(buffer.subarray(0, bytesRead), { stream: true });
+    }
+    if (text.length <= maxCharacters) return { text, truncated: false };
+    return { text: cutText(text, maxCharacters), truncated: true };
+  }
+}

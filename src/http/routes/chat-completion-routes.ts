@@ -1,0 +1,163 @@
+/**
+ * The OpenAI-compatible endpoints (`GET /v1/models`, `POST /v1/chat/completions`) and LAMB's
+ * `POST /lamb/v1/completions?assistant=<id>`, all running the same pipeline.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { CallContext } from '../../auth/call-context.js';
+import { MODEL_ID_PREFIX } from '../../completions/completion-service.js';
+import { AppError } from '../../errors/app-error.js';
+import type { GenerationParameters } from '../../pipeline/connector-definition.js';
+import type { PipelineEvent } from '../../pipeline/events.js';
+import type { ChatMessage } from '../../pipeline/messages.js';
+import type { AssistantRecord } from '../../store/assistants-repository.js';
+import type { Services } from '../../services.js';
+import { callContext } from '../authentication.js';
+import { errorBody, toAppError } from '../error-rendering.js';
+import { ChunkWriter, completionBody, gatherAnswer, newCompletionIdentity } from '../openai-wire.js';
+import { commonErrorResponses } from '../schemas.js';
+
+/** Longest conversation accepted in one request; the body size limit bounds it too. */
+const MESSAGES_MAXIMUM = 1_000;
+const CONTENT_PARTS_MAXIMUM = 100;
+
+interface ChatCompletionBody extends GenerationParameters {
+  model?: string;
+  messages: ChatMessage[];
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean; status_as_content?: boolean };
+  max_completion_tokens?: number;
+  n?: number;
+}
+
+const messageSchema = {
+  type: 'object',
+  required: ['role'],
+  properties: {
+    role: { type: 'string', enum: ['system', 'user', 'assistant', 'tool', 'developer'] },
+    content: {
+      anyOf: [
+        { type: 'string' },
+        { type: 'null' },
+        { type: 'array', maxItems: CONTENT_PARTS_MAXIMUM, items: { type: 'object', required: ['type'], properties: { type: { type: 'string' } } } },
+      ],
+    },
+    name: { type: 'string', maxLength: 256 },
+    tool_call_id: { type: 'string', maxLength: 256 },
+    tool_calls: { type: 'array' },
+  },
+};
+
+/** Unknown OpenAI parameters are accepted and ignored: clients send many, and rejecting them would break them. */
+function chatCompletionSchema(modelRequired: boolean) {
+  return {
+    type: 'object',
+    required: modelRequired ? ['model', 'messages'] : ['messages'],
+    additionalProperties: true,
+    properties: {
+      model: { type: 'string', minLength: 1, maxLength: 300 },
+      messages: { type: 'array', minItems: 1, maxItems: MESSAGES_MAXIMUM, items: messageSchema },
+      stream: { type: 'boolean' },
+      stream_options: {
+        type: ['object', 'null'],
+        properties: { include_usage: { type: 'boolean' }, status_as_content: { type: 'boolean' } },
+      },
+      temperature: { type: 'number', minimum: 0, maximum: 2 },
+      top_p: { type: 'number', minimum: 0, maximum: 1 },
+      max_tokens: { type: 'integer', minimum: 1 },
+      max_completion_tokens: { type: 'integer', minimum: 1 },
+      stop: { anyOf: [{ type: 'string' }, { type: 'array', maxItems: 4, items: { type: 'string' } }, { type: 'null' }] },
+      seed: { type: 'integer' },
+      response_format: { type: 'object', required: ['type'], properties: { type: { type: 'string', enum: ['text', 'json_object', 'json_schema'] } } },
+      user: { type: 'string', maxLength: 256 },
+      n: { type: 'integer', minimum: 1, maximum: 1 },
+    },
+  } as const;
+}
+
+function generationParameters(body: ChatCompletionBody): GenerationParameters {
+  const parameters: GenerationParameters = {
+    temperature: body.temperature,
+    top_p: body.top_p,
+    max_tokens: body.max_tokens ?? body.max_completion_tokens,
+    stop: body.stop ?? undefined,
+    seed: body.seed,
+    response_format: body.response_format,
+    user: body.user,
+  };
+  return Object.fromEntries(Object.entries(parameters).filter(([, value]) => value !== undefined)) as GenerationParameters;
+}
+
+async function streamAnswer(request: FastifyRequest, reply: FastifyReply, events: AsyncGenerator<PipelineEvent>, body: ChatCompletionBody, modelId: string, clientGone: AbortSignal) {
+  const iterator = events[Symbol.asyncIterator]();
+  // Waiting for the first event lets a failure before it become a real HTTP status.
+  const first = await iterator.next();
+  reply.hijack();
+  reply.raw.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-request-id': request.id,
+    'x-content-type-options': 'nosniff',
+  });
+  const writer = new ChunkWriter(reply.raw, newCompletionIdentity(modelId), { statusAsContent: body.stream_options?.status_as_content === true });
+  try {
+    for (let next = first; !next.done; next = await iterator.next()) {
+      if (clientGone.aborted) return;
+      writer.write(next.value);
+    }
+    writer.done();
+  } catch (error) {
+    if (clientGone.aborted) return;
+    const failure = toAppError(error) ?? new AppError('internal_error');
+    if (failure.status >= 500 && !toAppError(error)) request.log.error({ errorName: (error as Error)?.name }, 'stream failed');
+    writer.fail(errorBody(failure, request.id));
+  }
+}
+
+async function answer(services: Services, request: FastifyRequest, reply: FastifyReply, context: CallContext, record: AssistantRecord, body: ChatCompletionBody, modelId: string) {
+  const clientGone = new AbortController();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) clientGone.abort();
+  });
+  const run = await services.completions.start(context, record, { messages: body.messages, parameters: generationParameters(body) }, clientGone.signal);
+  if (body.stream === true) return streamAnswer(request, reply, run.events, body, modelId, clientGone.signal);
+  const gathered = await gatherAnswer(run.events);
+  return reply.send(completionBody(newCompletionIdentity(modelId), gathered));
+}
+
+export async function chatCompletionRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  app.get('/v1/models', { schema: { tags: ['openai'], summary: 'The assistants you may chat with, as OpenAI models', response: commonErrorResponses } }, async (request) => {
+    const models = await services.completions.listModels(callContext(request));
+    return { object: 'list', data: models.map((model) => ({ id: model.id, object: 'model', created: model.created, owned_by: model.owner, name: model.name })) };
+  });
+
+  app.post<{ Body: ChatCompletionBody }>(
+    '/v1/chat/completions',
+    { schema: { tags: ['openai'], summary: 'Chat with an assistant (OpenAI chat completions, streamed or not)', body: chatCompletionSchema(true), response: commonErrorResponses } },
+    async (request, reply) => {
+      const context = callContext(request);
+      const model = request.body.model!;
+      const record = await services.completions.resolveModel(context, model);
+      return answer(services, request, reply, context, record, request.body, model);
+    },
+  );
+
+  app.post<{ Body: ChatCompletionBody; Querystring: { assistant: number } }>(
+    '/lamb/v1/completions',
+    {
+      schema: {
+        tags: ['lamb'],
+        summary: 'LAMB-compatible completion for ?assistant=<id>',
+        querystring: { type: 'object', required: ['assistant'], properties: { assistant: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } } },
+        body: chatCompletionSchema(false),
+        response: commonErrorResponses,
+      },
+    },
+    async (request, reply) => {
+      const context = callContext(request);
+      const modelId = `${MODEL_ID_PREFIX}${request.query.assistant}`;
+      const record = await services.completions.resolveModel(context, modelId);
+      return answer(services, request, reply, context, record, request.body, request.body.model ?? modelId);
+    },
+  );
+}

@@ -1,0 +1,172 @@
+/**
+ * The files API: upload one text file (multipart/form-data, field `file`), list the files the
+ * caller may see, delete one. The upload streams from the request to disk and is never held in
+ * memory whole. Everything @fastify/multipart or busboy can throw is turned into our error JSON
+ * here, so a malformed, oversized or truncated upload is a 4xx, never a 500.
+ */
+import type { FastifyMultipartBaseOptions, MultipartFile } from '@fastify/multipart';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import type { Readable } from 'node:stream';
+import { AppError, isAppError } from '../../errors/app-error.js';
+import { fileTooLarge } from '../../files/file-storage.js';
+import type { Services } from '../../services.js';
+import { callContext } from '../authentication.js';
+import { commonErrorResponses, errorResponseSchema, idParametersSchema } from '../schemas.js';
+import { validatorCompiler } from '../validation.js';
+
+/** Room for the multipart envelope around the file: boundaries, part headers and a few small fields. */
+const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
+const FILE_FIELD = 'file';
+const SEND_AS_MULTIPART = `Send the file as multipart/form-data, in the field "${FILE_FIELD}" with a file name.`;
+
+const fileSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    file_path: { type: 'string', description: '`<owner id>/<file name>`: how the single-file tool names this file' },
+    name: { type: 'string', description: 'the file name as uploaded' },
+    content_type: { type: 'string' },
+    size_bytes: { type: 'integer' },
+    created_at: { type: 'string' },
+  },
+  required: ['id', 'file_path', 'name', 'content_type', 'size_bytes', 'created_at'],
+} as const;
+
+const uploadBodySchema = {
+  type: 'object',
+  properties: { [FILE_FIELD]: { type: 'string', format: 'binary', description: 'a UTF-8 .txt, .md, .json, .csv or .html file' } },
+  required: [FILE_FIELD],
+} as const;
+
+/**
+ * The upload's body schema exists for the OpenAPI document only: a multipart body is read by the
+ * handler as a stream, so there is no parsed body to validate. Other parts validate as usual.
+ */
+const documentOnlyBodyValidator: FastifySchemaCompiler<object> = (route) =>
+  route.httpPart === 'body' ? () => true : validatorCompiler(route);
+
+/** The options @fastify/multipart is registered with: one file per request, a few small fields at most. */
+export function multipartOptions(maxBytes: number): FastifyMultipartBaseOptions {
+  return {
+    // One byte over the limit is let through, so the service sees that the file is too large and says so.
+    limits: { fileSize: maxBytes + 1, files: 1, fields: 16, fieldSize: 64 * 1024, parts: 32, headerPairs: 64 },
+  };
+}
+
+/** Our error for whatever reading the multipart body threw. */
+function multipartFailure(error: unknown): AppError {
+  if (isAppError(error)) return error;
+  switch ((error as { code?: unknown } | null)?.code) {
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return new AppError('unsupported_media_type', SEND_AS_MULTIPART);
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FILES_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+      return new AppError('invalid_body', `The multipart body has too many parts. ${SEND_AS_MULTIPART}`, { param: FILE_FIELD });
+    default:
+      // Busboy's own errors (no boundary, a part cut short, a malformed header) and a client hanging up mid-upload.
+      return new AppError('invalid_body', `The multipart body could not be read. ${SEND_AS_MULTIPART}`, { param: FILE_FIELD });
+  }
+}
+
+/**
+ * Refuses a request that is not multipart (415), or that declares a length the limit cannot
+ * allow (413) before a byte of it is read. As Fastify does for its own body limit, the
+ * connection is then closed rather than kept for a client that would send the body anyway.
+ */
+function requireMultipartUpload(request: FastifyRequest, reply: FastifyReply, maxBytes: number): void {
+  if (!request.isMultipart()) throw new AppError('unsupported_media_type', SEND_AS_MULTIPART);
+  const declaredLength = Number(request.headers['content-length']);
+  if (Number.isFinite(declaredLength) && declaredLength > maxBytes + MULTIPART_OVERHEAD_BYTES) {
+    reply.header('connection', 'close');
+    throw fileTooLarge(maxBytes);
+  }
+}
+
+/** The uploaded file part, or 400 when the request holds none in the field `file`. */
+async function filePart(request: FastifyRequest): Promise<MultipartFile> {
+  let part: MultipartFile | undefined;
+  try {
+    part = await request.file();
+  } catch (error) {
+    throw multipartFailure(error);
+  }
+  if (part === undefined) throw new AppError('invalid_body', `The request holds no file. ${SEND_AS_MULTIPART}`, { param: FILE_FIELD });
+  if (part.fieldname !== FILE_FIELD) {
+    discardUnread(part.file);
+    throw new AppError('invalid_body', `The file is not in the field "${FILE_FIELD}". ${SEND_AS_MULTIPART}`, { param: FILE_FIELD });
+  }
+  return part;
+}
+
+/**
+ * The file's bytes, with stream errors turned into our errors. The stream is not destroyed when
+ * the service stops reading early (a refused file), so the rest can be drained instead.
+ */
+async function* uploadedBytes(file: Readable): AsyncGenerator<Uint8Array> {
+  try {
+    for await (const chunk of file.iterator({ destroyOnReturn: false })) yield chunk as Uint8Array;
+  } catch (error) {
+    throw multipartFailure(error);
+  }
+}
+
+/**
+ * Reads and drops what is left of a refused upload, so the client gets its answer on a healthy
+ * connection instead of a reset while it is still sending. Busboy drops bytes past the size
+ * limit cheaply, and the declared length was checked before reading began.
+ */
+function discardUnread(file: Readable): void {
+  if (!file.readableEnded && !file.destroyed) file.resume();
+}
+
+export async function fileRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const maxBytes = services.settings.fileUploadMaxBytes;
+
+  app.post(
+    '/api/files',
+    {
+      schema: {
+        tags: ['files'],
+        summary: 'Upload a text file for the single-file tool',
+        description: `${SEND_AS_MULTIPART} Accepted are UTF-8 .txt, .md, .json, .csv and .html files of at most ${maxBytes} bytes; the content must match the extension.`,
+        consumes: ['multipart/form-data'],
+        body: uploadBodySchema,
+        response: { 201: fileSchema, ...commonErrorResponses, 413: errorResponseSchema, 415: errorResponseSchema },
+      },
+      validatorCompiler: documentOnlyBodyValidator,
+    },
+    async (request, reply) => {
+      const context = callContext(request);
+      requireMultipartUpload(request, reply, maxBytes);
+      const part = await filePart(request);
+      try {
+        const file = await services.files.upload(context, { fileName: part.filename, contentType: part.mimetype, stream: uploadedBytes(part.file) });
+        return reply.status(201).send(file);
+      } finally {
+        discardUnread(part.file);
+      }
+    },
+  );
+
+  app.get(
+    '/api/files',
+    {
+      schema: {
+        tags: ['files'],
+        summary: 'List your files (admins: their organization’s; system admins: all)',
+        response: { 200: { type: 'object', properties: { items: { type: 'array', items: fileSchema } }, required: ['items'] }, ...commonErrorResponses },
+      },
+    },
+    async (request) => ({ items: await services.files.list(callContext(request)) }),
+  );
+
+  app.delete<{ Params: { id: number } }>(
+    '/api/files/:id',
+    { schema: { tags: ['files'], summary: 'Delete a file', params: idParametersSchema, response: commonErrorResponses } },
+    async (request, reply) => {
+      await services.files.delete(callContext(request), request.params.id);
+      return reply.status(204).send();
+    },
+  );
+}

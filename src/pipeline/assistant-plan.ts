@@ -1,0 +1,85 @@
+/**
+ * Decides what a run of an assistant involves: which context tools with which configs, which
+ * prompt processor, which connector and model. Classic assistants (seed 000) run their single
+ * `rag_processor` through the same tool plugins, configured from LAMB's legacy fields, and its
+ * output fills `{context}` as in LAMB; multi-tool assistants run every enabled context tool.
+ */
+import { assistantTypeOf } from '../assistants/metadata-normalizer.js';
+import { AppError } from '../errors/app-error.js';
+import type { AssistantSnapshot } from './assistant-snapshot.js';
+import type { ConnectorDefinition } from './connector-definition.js';
+import type { ContextToolRun } from './context-orchestrator.js';
+import type { PromptProcessorDefinition } from './prompt-processor-definition.js';
+import type { Registries } from './registries.js';
+import { CONTEXT_PLACEHOLDER } from './template-rendering.js';
+import { checkToolConfig } from './tool-config-validation.js';
+import type { ToolConfig } from './tool-definition.js';
+
+export interface AssistantPlan {
+  contextTools: ContextToolRun[];
+  promptProcessor: PromptProcessorDefinition;
+  connector: ConnectorDefinition;
+  model: string;
+}
+
+const NO_TOOL = 'no_rag';
+const DEFAULT_CONNECTOR = 'openai';
+
+/** LAMB kept a classic tool's settings in assistant columns and top-level metadata keys. */
+function classicToolConfig(toolName: string, assistant: AssistantSnapshot): ToolConfig {
+  const metadata = assistant.metadata;
+  switch (toolName) {
+    case 'simple_rag':
+      return { collections: assistant.ragCollections, top_k: assistant.ragTopK };
+    case 'rubric_rag':
+      return { ...(metadata.rubric_id ? { rubric_id: metadata.rubric_id } : {}), format: metadata.rubric_format ?? 'markdown' };
+    case 'single_file_rag':
+      return metadata.file_path ? { file_path: metadata.file_path } : {};
+    default:
+      return {};
+  }
+}
+
+function toolRun(registries: Registries, toolName: string, rawConfig: ToolConfig, placeholderOverride?: string): ContextToolRun {
+  const definition = registries.tools.get(toolName);
+  const name = definition?.name ?? toolName;
+  if (!definition) return { definition, toolName: name, config: rawConfig, placeholder: placeholderOverride ?? name };
+  const placeholder = placeholderOverride ?? definition.placeholder ?? name;
+  const check = checkToolConfig(definition, rawConfig);
+  if (!check.valid) {
+    return { definition, toolName: name, config: rawConfig, placeholder, configError: `invalid config: ${check.errors.map((problem) => problem.message).join('; ')}` };
+  }
+  return { definition, toolName: name, config: check.config, placeholder };
+}
+
+function contextToolsOf(assistant: AssistantSnapshot, registries: Registries): ContextToolRun[] {
+  if (assistantTypeOf(assistant.metadata) === 'classic') {
+    const toolName = assistant.metadata.rag_processor ?? NO_TOOL;
+    if (toolName === '' || toolName === NO_TOOL) return [];
+    return [toolRun(registries, toolName, classicToolConfig(toolName, assistant), CONTEXT_PLACEHOLDER)];
+  }
+  return (assistant.metadata.tools ?? [])
+    .filter((entry) => entry.enabled)
+    .filter((entry) => {
+      const definition = registries.tools.get(entry.type);
+      // Function-only tools are offered to the model, not run beforehand.
+      return definition === undefined || definition.provide !== undefined;
+    })
+    .filter((entry) => registries.tools.get(entry.type)?.name !== NO_TOOL)
+    .map((entry) => {
+      // LAMB's multi-tool form lets an entry choose its placeholder; it routes output and is not tool config.
+      const { placeholder, ...config } = entry.config;
+      return toolRun(registries, entry.type, config, typeof placeholder === 'string' ? placeholder : undefined);
+    });
+}
+
+export function planAssistant(assistant: AssistantSnapshot, registries: Registries): AssistantPlan {
+  const classic = assistantTypeOf(assistant.metadata) === 'classic';
+  const processorName = assistant.metadata.prompt_processor ?? (classic ? 'simple_augment' : 'multi_augment');
+  const promptProcessor = registries.promptProcessors.get(processorName);
+  if (!promptProcessor) throw new AppError('assistant_misconfigured', `The assistant uses prompt processor "${processorName}", which is not installed.`);
+  const connectorName = assistant.metadata.connector ?? DEFAULT_CONNECTOR;
+  const connector = registries.connectors.get(connectorName);
+  if (!connector) throw new AppError('assistant_misconfigured', `The assistant uses connector "${connectorName}", which is not installed.`);
+  return { contextTools: contextToolsOf(assistant, registries), promptProcessor, connector, model: assistant.metadata.llm ?? '' };
+}

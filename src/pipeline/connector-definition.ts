@@ -1,0 +1,52 @@
+/**
+ * The connector plugin contract: send messages to a model and stream back what it says. Each file
+ * in src/connectors/ default-exports one `defineConnector({...})`. Connectors always stream; the
+ * edge gathers the events for clients that asked for one JSON answer.
+ */
+import type { FinishReason, Usage } from './events.js';
+import type { ChatMessage } from './messages.js';
+
+/** The standard OpenAI generation parameters a client may set; connectors pass on those their backend knows. */
+export interface GenerationParameters {
+  temperature?: number;
+  top_p?: number;
+  max_tokens?: number;
+  stop?: string | string[];
+  seed?: number;
+  response_format?: Record<string, unknown>;
+  user?: string;
+}
+
+/** Where and how to reach the provider, resolved from the owner's organization or the environment. */
+export interface ProviderSettings {
+  apiKey?: string;
+  baseUrl?: string;
+}
+
+export interface ConnectorRequest {
+  model: string;
+  messages: ChatMessage[];
+  parameters: GenerationParameters;
+  provider: ProviderSettings;
+  signal: AbortSignal;
+  /** Milliseconds the upstream may take before it is abandoned with a 504. */
+  timeoutMilliseconds: number;
+}
+
+export type ConnectorEvent =
+  | { type: 'text-delta'; text: string }
+  | { type: 'reasoning-delta'; text: string }
+  | { type: 'usage'; usage: Usage }
+  | { type: 'finish'; finishReason: FinishReason };
+
+export interface ConnectorDefinition {
+  name: string;
+  description: string;
+  /** Models this connector offers, for /lamb/v1/completions/list. */
+  models(provider: ProviderSettings): readonly string[];
+  complete(request: ConnectorRequest): AsyncIterable<ConnectorEvent>;
+}
+
+export function defineConnector(definition: ConnectorDefinition): ConnectorDefinition {
+  return definition;
+}

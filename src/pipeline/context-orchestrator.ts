@@ -1,0 +1,128 @@
+/**
+ * Runs every enabled context tool of a request at once, each under its own timeout, and merges
+ * their outputs by placeholder in configured order. A tool that fails or times out leaves its
+ * placeholder empty and records the error; the request goes on. Error texts go to statuses and
+ * traces as short reasons, never into the prompt.
+ */
+import { AppError } from '../errors/app-error.js';
+import type { Source, StatusEvent } from './events.js';
+import type { ToolConfig, ToolContext, ToolDefinition, ToolOutput } from './tool-definition.js';
+
+export interface ContextToolRun {
+  /** Undefined when the assistant names a tool that is not installed. */
+  definition: ToolDefinition | undefined;
+  toolName: string;
+  config: ToolConfig;
+  placeholder: string;
+  /** Configuration problems found while planning; the tool is not run. */
+  configError?: string;
+}
+
+export interface ToolStep {
+  tool: string;
+  placeholder: string;
+  input: Record<string, unknown>;
+  durationMilliseconds: number;
+  outputCharacters: number;
+  sourceCount: number;
+  error?: string;
+}
+
+export interface ContextResult {
+  values: Record<string, string>;
+  sources: Source[];
+  steps: ToolStep[];
+}
+
+export interface OrchestratorOptions {
+  timeoutMilliseconds: number;
+  emitStatus(status: StatusEvent): void;
+  nextStatusId(): string;
+}
+
+/** A short, safe reason for a tool's failure: our own error messages, or only the kind of anything else. */
+function failureReason(error: unknown, timedOut: boolean, timeoutMilliseconds: number): string {
+  if (timedOut) return `timed out after ${timeoutMilliseconds} ms`;
+  if (error instanceof AppError) return error.message;
+  return error instanceof Error ? `failed (${error.name})` : 'failed';
+}
+
+/** Plugins written in plain JavaScript get no type checks: a malformed output is a failure of that tool only. */
+function requireValidOutput(output: unknown): ToolOutput {
+  const candidate = output as ToolOutput | undefined;
+  if (typeof candidate?.content !== 'string' || (candidate.sources !== undefined && !Array.isArray(candidate.sources))) {
+    throw new AppError('internal_error', 'returned an invalid output');
+  }
+  return candidate;
+}
+
+function statusMessage(run: ContextToolRun): string {
+  try {
+    return run.definition?.status?.(run.config) ?? `running ${run.toolName}`;
+  } catch {
+    return `running ${run.toolName}`;
+  }
+}
+
+function traceInput(run: ContextToolRun): Record<string, unknown> {
+  try {
+    return run.definition?.traceInput?.(run.config) ?? {};
+  } catch {
+    return {};
+  }
+}
+
+type Outcome =
+  | { run: ContextToolRun; durationMilliseconds: number; output: ToolOutput }
+  | { run: ContextToolRun; durationMilliseconds: number; error: string };
+
+async function runOne(run: ContextToolRun, context: ToolContext, options: OrchestratorOptions): Promise<Outcome> {
+  const id = options.nextStatusId();
+  const message = statusMessage(run);
+  const started = performance.now();
+  options.emitStatus({ id, tool: run.toolName, state: 'running', message });
+  const timeout = AbortSignal.timeout(options.timeoutMilliseconds);
+  const signal = AbortSignal.any([context.signal, timeout]);
+  try {
+    if (!run.definition) throw new AppError('not_found', `tool "${run.toolName}" is not installed`);
+    if (run.configError !== undefined) throw new AppError('invalid_body', run.configError);
+    const definition = run.definition;
+    // A signal that is already aborted never fires 'abort': check first, or a tool that ignores
+    // its signal would hang the run.
+    if (signal.aborted) throw signal.reason;
+    const abandoned = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+    const output = requireValidOutput(await Promise.race([definition.provide!({ ...context, signal }, run.config), abandoned]));
+    options.emitStatus({ id, tool: run.toolName, state: 'done', message });
+    return { run, output, durationMilliseconds: performance.now() - started };
+  } catch (error) {
+    const reason = failureReason(error, timeout.aborted, options.timeoutMilliseconds);
+    options.emitStatus({ id, tool: run.toolName, state: 'error', message: `${message}: ${reason}` });
+    return { run, error: reason, durationMilliseconds: performance.now() - started };
+  }
+}
+
+export async function runContextTools(runs: readonly ContextToolRun[], context: ToolContext, options: OrchestratorOptions): Promise<ContextResult> {
+  const outcomes = await Promise.all(runs.map((run) => runOne(run, context, options)));
+  const values: Record<string, string[]> = {};
+  const sources: Source[] = [];
+  const steps: ToolStep[] = [];
+  // Outcomes are in configured order whatever order the tools finished in.
+  for (const outcome of outcomes) {
+    const { run } = outcome;
+    const content = 'output' in outcome ? outcome.output.content : '';
+    const toolSources = 'output' in outcome ? (outcome.output.sources ?? []) : [];
+    (values[run.placeholder] ??= []).push(...(content === '' ? [] : [content]));
+    sources.push(...toolSources.map((source) => ({ ...source, tool: run.toolName, placeholder: run.placeholder })));
+    steps.push({
+      tool: run.toolName,
+      placeholder: run.placeholder,
+      input: traceInput(run),
+      durationMilliseconds: Math.round(outcome.durationMilliseconds),
+      outputCharacters: content.length,
+      sourceCount: toolSources.length,
+      ...('error' in outcome && { error: outcome.error }),
+    });
+  }
+  const joined = Object.fromEntries(Object.entries(values).map(([placeholder, parts]) => [placeholder, parts.join('\n\n')]));
+  return { values: joined, sources, steps };
+}

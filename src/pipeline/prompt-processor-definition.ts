@@ -1,0 +1,29 @@
+/**
+ * The prompt processor plugin contract: from the assistant, the conversation and the tools'
+ * outputs, build the messages the model receives. Each file in src/prompt-processors/
+ * default-exports one `definePromptProcessor({...})`.
+ */
+import type { AssistantSnapshot } from './assistant-snapshot.js';
+import type { Source } from './events.js';
+import type { ChatMessage } from './messages.js';
+
+export interface PromptInput {
+  assistant: AssistantSnapshot;
+  messages: readonly ChatMessage[];
+  /** Each placeholder's content (already joined when several tools wrote it), by name without braces. */
+  values: Readonly<Record<string, string>>;
+  /** Every placeholder some registered tool declares; only these (and user_input) are ever replaced. */
+  knownPlaceholders: ReadonlySet<string>;
+  /** Every source, tagged with the tool and placeholder it came from. */
+  sources: readonly Source[];
+}
+
+export interface PromptProcessorDefinition {
+  name: string;
+  description: string;
+  process(input: PromptInput): ChatMessage[];
+}
+
+export function definePromptProcessor(definition: PromptProcessorDefinition): PromptProcessorDefinition {
+  return definition;
+}

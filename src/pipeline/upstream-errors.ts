@@ -1,0 +1,29 @@
+/**
+ * Turns a provider's failure into an AppError with a real status (400, 429, 502, 504) and a
+ * message of our own: providers' messages can quote credentials (an OpenAI 401 shows part of the
+ * key), so they never reach a client or a log.
+ */
+import { AppError } from '../errors/app-error.js';
+
+export function upstreamStatusError(status: number): AppError {
+  if (status === 429) return new AppError('upstream_rate_limited');
+  if (status === 401 || status === 403) return new AppError('upstream_error', `The model provider refused Merino's credentials (HTTP ${status}).`);
+  if (status === 404) return new AppError('upstream_rejected', 'The model provider does not know this model (HTTP 404).');
+  if (status >= 400 && status < 500) return new AppError('upstream_rejected', `The model provider rejected the request (HTTP ${status}).`);
+  return new AppError('upstream_error', `The model provider failed to answer (HTTP ${status}).`);
+}
+
+/** Which signal ended the call decides the story: the client left, or the provider was too slow. */
+export function upstreamAbortError(clientSignal: AbortSignal, timeoutMilliseconds: number): Error {
+  if (clientSignal.aborted) return clientSignal.reason instanceof Error ? clientSignal.reason : new DOMException('The client went away.', 'AbortError');
+  return new AppError('upstream_timeout', `The model provider did not answer within ${timeoutMilliseconds} ms.`);
+}
+
+export function unreachableProviderError(): AppError {
+  return new AppError('upstream_error', 'The model provider could not be reached.');
+}
+
+/** The estimate bypass connectors report: about four characters a token. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}

@@ -1,0 +1,42 @@
+/** Uploaded files (soft-deleted rows stay, with `deleted_at` set). The bytes are on disk, see src/files/. */
+import type { Kysely } from 'kysely';
+import type { FileListScope } from '../auth/permissions.js';
+import type { Database, FileRow, NewFileRow } from './schema.js';
+
+export async function insertFile(db: Kysely<Database>, row: NewFileRow): Promise<FileRow> {
+  return db.insertInto('files').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Finds a file by id, deleted or not; the permission module decides what a deleted one means. */
+export async function findFileById(db: Kysely<Database>, id: number): Promise<FileRow | undefined> {
+  return db.selectFrom('files').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function findLiveFileByPath(db: Kysely<Database>, filePath: string): Promise<FileRow | undefined> {
+  return db.selectFrom('files').selectAll().where('file_path', '=', filePath).where('deleted_at', 'is', null).executeTakeFirst();
+}
+
+/** The file paths an owner's live files hold, to pick a name that does not collide with them. */
+export async function listLiveFilePaths(db: Kysely<Database>, ownerId: number): Promise<Set<string>> {
+  const rows = await db.selectFrom('files').select('file_path').where('owner_id', '=', ownerId).where('deleted_at', 'is', null).execute();
+  return new Set(rows.map((row) => row.file_path));
+}
+
+export async function listLiveFiles(db: Kysely<Database>, scope: FileListScope): Promise<FileRow[]> {
+  let query = db.selectFrom('files').selectAll().where('deleted_at', 'is', null);
+  if (scope.kind === 'organization') query = query.where('organization_id', '=', scope.organizationId);
+  if (scope.kind === 'owner') query = query.where('owner_id', '=', scope.userId);
+  return query.orderBy('id', 'desc').execute();
+}
+
+/** Marks a live file deleted; false when it was not live (already deleted, or gone). */
+export async function markFileDeleted(db: Kysely<Database>, id: number, deletedAt: string): Promise<boolean> {
+  const result = await db.updateTable('files').set({ deleted_at: deletedAt }).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** True when an insert failed on a unique constraint: SQLite's SQLITE_CONSTRAINT_UNIQUE or PostgreSQL's SQLSTATE 23505. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
+}
