@@ -194,3 +194,14 @@ export function requireFileUpload(identity: Identity): void {
     throw new AppError('forbidden', 'Learners cannot upload files; ask an administrator for the creator role.');
   }
 }
+
+export interface TraceFacts {
+  assistantOwnerId: number;
+  organizationId: number;
+}
+
+/** A trace shows how an assistant runs: only its owner and the admins over it may read it. */
+export function requireTraceAccess(identity: Identity, trace: TraceFacts): void {
+  const allowed = identity.isSystemAdmin || trace.assistantOwnerId === identity.userId || isOrganizationAdmin(identity, trace.organizationId);
+  if (!allowed) throw new AppError('not_found', 'Trace not found.');
+}

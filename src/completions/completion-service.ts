@@ -3,23 +3,26 @@
  * may chat with, builds the pipeline context (ports bound to the assistant owner, provider
  * settings, limits) and starts the run. The HTTP edge renders what it yields.
  */
+import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { identityOf } from '../auth/authenticator.js';
 import type { CallContext } from '../auth/call-context.js';
 import type { Identity } from '../auth/identity.js';
-import { assistantListScope, requireAssistantAction } from '../auth/permissions.js';
+import { assistantListScope, requireAssistantAction, requireTraceAccess } from '../auth/permissions.js';
 import { assistantFacts, splitCollections } from '../assistants/assistant-view.js';
 import type { AssistantMetadata } from '../assistants/metadata-normalizer.js';
 import type { Settings } from '../config/settings.js';
 import { AppError } from '../errors/app-error.js';
 import type { AssistantSnapshot } from '../pipeline/assistant-snapshot.js';
 import type { ProviderSettings } from '../pipeline/connector-definition.js';
-import type { PipelineEvent } from '../pipeline/events.js';
+import { NO_USAGE, type PipelineEvent, type Usage } from '../pipeline/events.js';
 import type { FileReader } from '../pipeline/ports.js';
 import type { Registries } from '../pipeline/registries.js';
 import { runAssistant, type PipelineRequest, type PipelineTrace } from '../pipeline/run-assistant.js';
 import { findAssistant, findVisibleAssistantsByName, listAssistants, type AssistantRecord } from '../store/assistants-repository.js';
-import type { Database } from '../store/schema.js';
+import { nowTimestamp, type Database } from '../store/schema.js';
+import { findTrace, insertTrace } from '../store/traces-repository.js';
+import { insertUsageLog } from '../store/usage-logs-repository.js';
 import { findUserById } from '../store/users-repository.js';
 
 export const MODEL_ID_PREFIX = 'lamb_assistant.';
@@ -35,7 +38,18 @@ export interface ModelEntry {
 
 export interface CompletionRun {
   assistantId: number;
+  /** Set when the assistant is verbose: the id its trace is stored under. */
+  traceId: string | undefined;
   events: AsyncGenerator<PipelineEvent>;
+}
+
+interface RunRecord {
+  context: CallContext;
+  record: AssistantRecord;
+  snapshot: AssistantSnapshot;
+  traceId: string | undefined;
+  signal: AbortSignal;
+  trace?: PipelineTrace;
 }
 
 export interface CompletionDependencies {
@@ -43,8 +57,6 @@ export interface CompletionDependencies {
   settings: Settings;
   registries: Registries;
   fileReaderFor(owner: Identity): FileReader;
-  /** Receives the redacted trace of each run (stored for verbose assistants). */
-  onTrace?(trace: PipelineTrace, context: CallContext): void;
 }
 
 function assistantIdOf(modelId: string): number | undefined {
@@ -116,16 +128,79 @@ export class CompletionService {
   async start(context: CallContext, record: AssistantRecord, request: PipelineRequest, signal: AbortSignal): Promise<CompletionRun> {
     const owner = await findUserById(this.dependencies.db, record.owner_id);
     if (!owner) throw new AppError('model_not_found');
-    const { settings, registries, fileReaderFor, onTrace } = this.dependencies;
+    const { settings, registries, fileReaderFor } = this.dependencies;
+    const snapshot = snapshotOf(record);
+    const run: RunRecord = { context, record, snapshot, traceId: snapshot.metadata.verbose === true ? randomUUID() : undefined, signal };
     const events = runAssistant(request, {
-      assistant: snapshotOf(record),
+      assistant: snapshot,
       registries,
       files: fileReaderFor(identityOf(owner, 'assistant_owner', 0)),
       provider: (connectorName) => this.provider(connectorName),
       signal,
       limits: { toolTimeoutMilliseconds: settings.toolTimeoutMilliseconds, upstreamTimeoutMilliseconds: settings.upstreamTimeoutMilliseconds },
-      onTrace: onTrace && ((trace) => onTrace(trace, context)),
+      onTrace: (trace) => (run.trace = trace),
     });
-    return { assistantId: record.id, events };
+    return { assistantId: record.id, traceId: run.traceId, events: this.recorded(events, run) };
+  }
+
+  /** Passes the events on; when the run ends, however it ends, writes its usage row and (if verbose) its trace. */
+  private async *recorded(events: AsyncGenerator<PipelineEvent>, run: RunRecord): AsyncGenerator<PipelineEvent> {
+    const started = performance.now();
+    let usage: Usage = NO_USAGE;
+    let outcome = 'cancelled';
+    try {
+      for await (const event of events) {
+        if (event.type === 'usage') usage = event.usage;
+        yield event;
+      }
+      outcome = 'completed';
+    } catch (error) {
+      outcome = run.signal.aborted ? 'cancelled' : `failed:${error instanceof AppError ? error.code : 'internal_error'}`;
+      throw error;
+    } finally {
+      try {
+        await this.persist(run, usage, outcome, Math.round(performance.now() - started));
+      } catch (persistError) {
+        // A failed run keeps its own error; a completed one reports that its record could not be kept.
+        if (outcome === 'completed') throw persistError;
+      }
+    }
+  }
+
+  private async persist(run: RunRecord, usage: Usage, outcome: string, durationMilliseconds: number): Promise<void> {
+    const { db } = this.dependencies;
+    const createdAt = nowTimestamp();
+    await insertUsageLog(db, {
+      created_at: createdAt,
+      organization_id: run.record.organization_id,
+      user_id: run.context.identity.userId,
+      assistant_id: run.record.id,
+      connector: run.trace?.connector ?? run.snapshot.metadata.connector ?? 'openai',
+      model: run.trace?.model ?? run.snapshot.metadata.llm ?? '',
+      prompt_tokens: usage.prompt_tokens,
+      completion_tokens: usage.completion_tokens,
+      total_tokens: usage.total_tokens,
+      duration_ms: durationMilliseconds,
+      outcome,
+      request_id: run.context.requestId,
+    });
+    if (run.traceId === undefined || run.trace === undefined) return;
+    await insertTrace(db, {
+      id: run.traceId,
+      created_at: createdAt,
+      assistant_id: run.record.id,
+      owner_id: run.record.owner_id,
+      organization_id: run.record.organization_id,
+      caller_user_id: run.context.identity.userId,
+      request_id: run.context.requestId,
+      trace: JSON.stringify({ ...run.trace, outcome, durationMilliseconds }),
+    });
+  }
+
+  async trace(context: CallContext, traceId: string): Promise<Record<string, unknown>> {
+    const row = await findTrace(this.dependencies.db, traceId);
+    if (!row) throw new AppError('not_found', 'Trace not found.');
+    requireTraceAccess(context.identity, { assistantOwnerId: row.owner_id, organizationId: row.organization_id });
+    return { id: row.id, created_at: row.created_at, assistant_id: row.assistant_id, request_id: row.request_id, ...JSON.parse(row.trace) };
   }
 }

@@ -128,6 +128,36 @@ export interface FilesTable {
   deleted_at: string | null;
 }
 
+export interface TracesTable {
+  /** A random UUID, so ids of other owners' traces cannot be guessed. */
+  id: string;
+  created_at: string;
+  assistant_id: number;
+  owner_id: number;
+  organization_id: number;
+  caller_user_id: number;
+  request_id: string | null;
+  /** JSON of the redacted PipelineTrace: identifiers, sizes, timings, markers; never contents. */
+  trace: string;
+}
+
+export interface UsageLogsTable {
+  id: Generated<number>;
+  created_at: string;
+  organization_id: number;
+  user_id: number;
+  assistant_id: number;
+  connector: string;
+  model: string;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  duration_ms: number;
+  /** completed, failed:<error code>, or cancelled (the client went away). */
+  outcome: string;
+  request_id: string | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -137,6 +167,8 @@ export interface Database {
   assistants: AssistantsTable;
   assistant_shares: AssistantSharesTable;
   audit_log: AuditLogTable;
+  traces: TracesTable;
+  usage_logs: UsageLogsTable;
   files: FilesTable;
 }
 

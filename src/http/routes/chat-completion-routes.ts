@@ -4,10 +4,9 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CallContext } from '../../auth/call-context.js';
-import { MODEL_ID_PREFIX } from '../../completions/completion-service.js';
+import { MODEL_ID_PREFIX, type CompletionRun } from '../../completions/completion-service.js';
 import { AppError } from '../../errors/app-error.js';
 import type { GenerationParameters } from '../../pipeline/connector-definition.js';
-import type { PipelineEvent } from '../../pipeline/events.js';
 import type { ChatMessage } from '../../pipeline/messages.js';
 import type { AssistantRecord } from '../../store/assistants-repository.js';
 import type { Services } from '../../services.js';
@@ -87,8 +86,8 @@ function generationParameters(body: ChatCompletionBody): GenerationParameters {
   return Object.fromEntries(Object.entries(parameters).filter(([, value]) => value !== undefined)) as GenerationParameters;
 }
 
-async function streamAnswer(request: FastifyRequest, reply: FastifyReply, events: AsyncGenerator<PipelineEvent>, body: ChatCompletionBody, modelId: string, clientGone: AbortSignal) {
-  const iterator = events[Symbol.asyncIterator]();
+async function streamAnswer(request: FastifyRequest, reply: FastifyReply, run: CompletionRun, body: ChatCompletionBody, modelId: string, clientGone: AbortSignal) {
+  const iterator = run.events;
   // Waiting for the first event lets a failure before it become a real HTTP status.
   const first = await iterator.next();
   reply.hijack();
@@ -98,6 +97,7 @@ async function streamAnswer(request: FastifyRequest, reply: FastifyReply, events
     connection: 'keep-alive',
     'x-request-id': request.id,
     'x-content-type-options': 'nosniff',
+    ...(run.traceId !== undefined && { 'x-trace-id': run.traceId }),
   });
   const writer = new ChunkWriter(reply.raw, newCompletionIdentity(modelId), { statusAsContent: body.stream_options?.status_as_content === true });
   try {
@@ -111,6 +111,9 @@ async function streamAnswer(request: FastifyRequest, reply: FastifyReply, events
     const failure = toAppError(error) ?? new AppError('internal_error');
     if (failure.status >= 500 && !toAppError(error)) request.log.error({ errorName: (error as Error)?.name }, 'stream failed');
     writer.fail(errorBody(failure, request.id));
+  } finally {
+    // Closes the run when the client left early, so it stops and still records its usage.
+    await iterator.return(undefined);
   }
 }
 
@@ -120,9 +123,10 @@ async function answer(services: Services, request: FastifyRequest, reply: Fastif
     if (!reply.raw.writableFinished) clientGone.abort();
   });
   const run = await services.completions.start(context, record, { messages: body.messages, parameters: generationParameters(body) }, clientGone.signal);
-  if (body.stream === true) return streamAnswer(request, reply, run.events, body, modelId, clientGone.signal);
+  if (body.stream === true) return streamAnswer(request, reply, run, body, modelId, clientGone.signal);
   const gathered = await gatherAnswer(run.events);
-  return reply.send(completionBody(newCompletionIdentity(modelId), gathered));
+  if (run.traceId !== undefined) reply.header('x-trace-id', run.traceId);
+  return reply.send({ ...completionBody(newCompletionIdentity(modelId), gathered), ...(run.traceId !== undefined && { trace_id: run.traceId }) });
 }
 
 export async function chatCompletionRoutes(app: FastifyInstance, services: Services): Promise<void> {
