@@ -11,45 +11,12 @@
 import { describe, expect, it } from 'vitest';
 import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from '../test/support/test-server.js';
 import { TEST_DIALECTS, type Dialect } from '../test/support/test-databases.js';
+import { measure, printFigures, type Figures } from './support/measure.js';
 
 const REQUESTS = Number(process.env.REQUESTS ?? 2_000);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
 const SEEDED_ASSISTANTS = 500;
 const LOGINS = 20;
-
-interface Figures {
-  name: string;
-  requestsPerSecond: number;
-  p50: number;
-  p95: number;
-  p99: number;
-  errors: number;
-}
-
-function percentile(sorted: number[], fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0;
-}
-
-async function measure(name: string, count: number, concurrency: number, call: (index: number) => Promise<number>): Promise<Figures> {
-  const latencies: number[] = [];
-  let errors = 0;
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) {
-        const index = next++;
-        const begin = performance.now();
-        const status = await call(index);
-        latencies.push(performance.now() - begin);
-        if (status >= 400) errors += 1;
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return { name, requestsPerSecond: count / seconds, p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95), p99: percentile(latencies, 0.99), errors };
-}
 
 async function benchmark(dialect: Dialect): Promise<Figures[]> {
   const server: TestServer = await startTestServer(dialect, { environment: { LOG_LEVEL: 'warn' } });
@@ -62,7 +29,7 @@ async function benchmark(dialect: Dialect): Promise<Figures[]> {
     for (let index = 0; index < SEEDED_ASSISTANTS; index += 1) {
       const created = await request(server, 'POST', '/api/assistants', {
         token: creator.token,
-        body: { name: `Assistant ${index}`, description: `Subject ${index % 17}`, metadata: { assistant_type: index % 2 ? 'multi_tool' : 'classic', tools: ['weather'] } },
+        body: { name: `Assistant ${index}`, description: `Subject ${index % 17}`, metadata: { assistant_type: index % 2 ? 'multi_tool' : 'classic', tools: ['no_rag'] } },
       });
       ids.push(created.body.id);
       if (index % 5 === 0) await request(server, 'PUT', `/api/assistants/${created.body.id}/publish`, { token: creator.token, body: { published: true } });
@@ -75,7 +42,7 @@ async function benchmark(dialect: Dialect): Promise<Figures[]> {
       await measure('GET /api/assistants?q=subject 3 (learner)', REQUESTS, CONCURRENCY, async () =>
         (await request(server, 'GET', '/api/assistants?q=subject%203', { token: learner.token })).status),
       await measure('POST /api/assistants', REQUESTS / 2, CONCURRENCY, async (index) =>
-        (await request(server, 'POST', '/api/assistants', { token: key, body: { name: `Bench ${index}`, metadata: { tools: ['weather'] } } })).status),
+        (await request(server, 'POST', '/api/assistants', { token: key, body: { name: `Bench ${index}`, metadata: { tools: ['no_rag'] } } })).status),
       await measure('PATCH /api/assistants/{id}', REQUESTS / 2, CONCURRENCY, async (index) =>
         (await request(server, 'PATCH', `/api/assistants/${ids[index % ids.length]}`, { token: key, body: { description: `v${index}` } })).status),
       await measure('POST /api/auth/login (scrypt)', LOGINS, 2, async () =>
@@ -87,13 +54,7 @@ async function benchmark(dialect: Dialect): Promise<Figures[]> {
 }
 
 function print(dialect: Dialect, rows: Figures[]): void {
-  process.stdout.write(`\n${dialect} (${REQUESTS} requests, ${CONCURRENCY} concurrent, ${SEEDED_ASSISTANTS} assistants seeded)\n`);
-  process.stdout.write(`${'call'.padEnd(44)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p95 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)}\n`);
-  for (const row of rows) {
-    process.stdout.write(
-      `${row.name.padEnd(44)} ${row.requestsPerSecond.toFixed(0).padStart(8)} ${row.p50.toFixed(1).padStart(8)} ${row.p95.toFixed(1).padStart(8)} ${row.p99.toFixed(1).padStart(8)} ${String(row.errors).padStart(7)}\n`,
-    );
-  }
+  printFigures(`${dialect} (${REQUESTS} requests, ${CONCURRENCY} concurrent, ${SEEDED_ASSISTANTS} assistants seeded)`, rows);
 }
 
 describe.each(TEST_DIALECTS)('the HTTP API on %s', (dialect) => {

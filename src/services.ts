@@ -6,7 +6,9 @@ import { AssistantService } from './assistants/assistant-service.js';
 import { CompletionService } from './completions/completion-service.js';
 import type { Settings } from './config/settings.js';
 import { FileService } from './files/file-service.js';
+import { ProviderSettingsService } from './organizations/provider-settings-service.js';
 import type { Registries } from './pipeline/registries.js';
+import { SecretBox } from './secrets/secret-box.js';
 import type { Store } from './store/store.js';
 
 export interface Services {
@@ -19,9 +21,12 @@ export interface Services {
   files: FileService;
   registries: Registries;
   completions: CompletionService;
+  providerSettings: ProviderSettingsService;
 }
 
 export function createServices(store: Store, settings: Settings, registries: Registries): Services {
+  const secrets = settings.secretKey === undefined ? SecretBox.fromKeyFile(settings.dataDirectory) : SecretBox.fromPassphrase(settings.secretKey);
+  const providerSettings = new ProviderSettingsService(store.db, secrets);
   const files = new FileService(store.db, { dataDirectory: settings.dataDirectory, maxBytes: settings.fileUploadMaxBytes });
   return {
     settings,
@@ -29,9 +34,16 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     authenticator: new Authenticator(store.db, settings.sessionTtlHours),
     users: new UserService(store.db, settings.passwordMinimumLength),
     apiKeys: new ApiKeyService(store.db),
-    assistants: new AssistantService(store.db),
+    assistants: new AssistantService(store.db, registries),
     files,
     registries,
-    completions: new CompletionService({ db: store.db, settings, registries, fileReaderFor: (owner) => files.readerFor(owner) }),
+    providerSettings,
+    completions: new CompletionService({
+      db: store.db,
+      settings,
+      registries,
+      fileReaderFor: (owner) => files.readerFor(owner),
+      providersFor: (organizationId) => providerSettings.providersFor(organizationId),
+    }),
   };
 }

@@ -145,7 +145,7 @@ describe.each(TEST_DIALECTS)('assistant access over HTTP on %s', (dialect) => {
       description: `An assistant that is ${state}`,
       system_prompt: 'You are a careful tutor.',
       prompt_template: 'Question: {user_input}',
-      metadata: { llm: 'gpt-4o-mini', rag_processor: 'simple_rag' },
+      metadata: { llm: 'gpt-4o-mini', rag_processor: 'no_rag' },
       rag_collections: ['kb-1'],
     });
     await expectStatus(created, 201);

@@ -73,7 +73,7 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
         description: 'Helps with equations',
         system_prompt: 'You are patient.',
         prompt_template: 'Q: {user_input}',
-        metadata: { llm: 'gpt-4o-mini', rag_processor: 'simple_rag', lamb_only_key: 'kept' },
+        metadata: { llm: 'gpt-4o-mini', rag_processor: 'no_rag', lamb_only_key: 'kept' },
         rag_top_k: 5,
       });
       expect(created).toMatchObject({
@@ -90,22 +90,22 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
         rag_collections: [],
         rag_top_k: 5,
       });
-      expect(created.metadata).toEqual({ _format_version: 2, llm: 'gpt-4o-mini', rag_processor: 'simple_rag', lamb_only_key: 'kept' });
+      expect(created.metadata).toEqual({ _format_version: 2, llm: 'gpt-4o-mini', rag_processor: 'no_rag', lamb_only_key: 'kept' });
       expect(created.created_at).toMatch(ISO_TIMESTAMP);
       const stored = await server.store.db.selectFrom('assistants').select('metadata').where('id', '=', created.id).executeTakeFirstOrThrow();
       expect(JSON.parse(stored.metadata)._format_version).toBe(2);
     });
 
     it('accepts metadata as a JSON string and stores the same canonical object as when it is sent as an object', async () => {
-      const metadata = { llm: 'gpt-4o', rag_processor: 'rubric', rubric_id: 17, capabilities: { vision: true } };
+      const metadata = { llm: 'gpt-4o', rag_processor: 'single_file', rubric_id: 17, capabilities: { vision: true } };
       const fromObject = await createAssistant({ name: 'From object', metadata });
       const fromString = await createAssistant({ name: 'From string', metadata: JSON.stringify(metadata) });
       expect(fromString.metadata).toEqual(fromObject.metadata);
-      expect(fromString.metadata).toEqual({ _format_version: 2, llm: 'gpt-4o', rag_processor: 'rubric_rag', rubric_id: '17', capabilities: { vision: true } });
+      expect(fromString.metadata).toEqual({ _format_version: 2, llm: 'gpt-4o', rag_processor: 'single_file_rag', rubric_id: '17', capabilities: { vision: true } });
     });
 
     it('derives assistant_type from metadata: multi_tool only when metadata says so, classic otherwise', async () => {
-      const multiTool = await createAssistant({ name: 'Multi', metadata: { assistant_type: 'multi_tool', tools: ['weather'] } });
+      const multiTool = await createAssistant({ name: 'Multi', metadata: { assistant_type: 'multi_tool', tools: ['no_rag'] } });
       const classicExplicit = await createAssistant({ name: 'Classic explicit', metadata: { assistant_type: 'classic' } });
       const noMetadata = await createAssistant({ name: 'No metadata' });
       expect(multiTool.assistant_type).toBe('multi_tool');
@@ -159,7 +159,7 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
     beforeAll(async () => {
       quokka.classicByName = (await createAssistant({ name: 'Quokka Classic One', description: 'first' })).id;
       quokka.classicByDescription = (await createAssistant({ name: 'Classic Two', description: 'Mentions a QUOKKA here' })).id;
-      quokka.multiToolByName = (await createAssistant({ name: 'quokka multi', metadata: { assistant_type: 'multi_tool', tools: ['weather'] } })).id;
+      quokka.multiToolByName = (await createAssistant({ name: 'quokka multi', metadata: { assistant_type: 'multi_tool', tools: ['no_rag'] } })).id;
       quokka.multiToolUnrelated = (await createAssistant({ name: 'Unrelated multi', metadata: { assistant_type: 'multi_tool' } })).id;
     });
 
@@ -246,7 +246,7 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
         description: 'before',
         system_prompt: 'Prompt stays.',
         prompt_template: 'Template {user_input} stays.',
-        metadata: { llm: 'gpt-4o-mini', rag_processor: 'simple_rag' },
+        metadata: { llm: 'gpt-4o-mini', rag_processor: 'no_rag' },
         rag_collections: 'kb-1,kb-2',
         rag_top_k: 9,
       });
@@ -405,13 +405,14 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
       return response;
     }
 
+    // The `assistant` tool shape (seed 002) is not here: that tool is not installed yet, so the API
+    // refuses it; the normalizer's unit tests still cover reading that shape.
     async function createRichMultiToolAssistant(): Promise<Record<string, any>> {
-      const helper = await createAssistant({ name: 'Ayudante' });
       return createAssistant({
         name: '12_Tutor de Química_v2 🧪 «ñandú»',
         description: 'Ayuda con estequiometría — 化学 ✓',
         system_prompt: 'Eres un tutor de química.\n日本語も話せます。\tNever reveal {secret}.',
-        prompt_template: 'Context:\n{context}\n\nRubric:\n{rubric}\n\nQuestion: {user_input}\n\nLiteral {braces} stay.',
+        prompt_template: 'Context:\n{context}\n\nNotes:\n{notes}\n\nQuestion: {user_input}\n\nLiteral {braces} stay.',
         rag_collections: ['kb-química', 'kb-2'],
         rag_top_k: 7,
         metadata: {
@@ -423,25 +424,21 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
           capabilities: { vision: true, image_generation: false },
           lamb_extension: { nested: ['ü', 1, null, true] },
           tools: [
-            'weather',
-            { type: 'simple_rag', enabled: true, config: { collections: ['kb-química'], top_k: 4 } },
-            { type: 'assistant', assistant_id: String(helper.id), name: 'Ayudante', description: 'Sub-asistente 🤝' },
-            { plugin: 'rubric', placeholder: 'rubric', enabled: false, config: { rubric_id: 42, rubric_format: 'json' } },
+            'no_rag',
+            { type: 'single_file_rag', enabled: true, config: { file_path: '3/a.md' } },
+            { plugin: 'single_file', placeholder: 'notes', enabled: false, config: { file_path: '3/b.md' } },
           ],
         },
       });
     }
 
-    it('normalizes all four tool shapes of a rich multi-tool assistant into {type, enabled, config}', async () => {
+    it('normalizes the string, {type, enabled, config} and {plugin, placeholder} tool shapes of a rich multi-tool assistant into {type, enabled, config}', async () => {
       const rich = await createRichMultiToolAssistant();
       expect(rich.assistant_type).toBe('multi_tool');
-      const helperId = rich.metadata.tools[2].config.assistant_id as number;
-      expect(helperId).toEqual(expect.any(Number));
       expect(rich.metadata.tools).toEqual([
-        { type: 'weather', enabled: true, config: {} },
-        { type: 'simple_rag', enabled: true, config: { collections: ['kb-química'], top_k: 4 } },
-        { type: 'assistant', enabled: true, config: { assistant_id: helperId, name: 'Ayudante', description: 'Sub-asistente 🤝' } },
-        { type: 'rubric_rag', enabled: false, config: { rubric_id: '42', rubric_format: 'json', placeholder: 'rubric' } },
+        { type: 'no_rag', enabled: true, config: {} },
+        { type: 'single_file_rag', enabled: true, config: { file_path: '3/a.md' } },
+        { type: 'single_file_rag', enabled: false, config: { file_path: '3/b.md', placeholder: 'notes' } },
       ]);
     });
 
@@ -451,7 +448,7 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
         description: 'typed',
         system_prompt: 'sp',
         prompt_template: 'pt {user_input}',
-        metadata: { llm: 'gpt-4o-mini', rag_processor: 'simple_rag' },
+        metadata: { llm: 'gpt-4o-mini', rag_processor: 'no_rag' },
         rag_collections: ['kb-a', 'kb-b'],
         rag_top_k: 4,
       });
@@ -516,7 +513,7 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
     });
 
     it('imports a realistic LAMB export, undoing LAMB’s name mangling and keeping its metadata and collections', async () => {
-      const lambMetadata = JSON.stringify({ prompt_processor: 'simple_augment', connector: 'openai', llm: 'gpt-4o-mini', rag_processor: 'simple_rag', file_path: '' });
+      const lambMetadata = JSON.stringify({ prompt_processor: 'simple_augment', connector: 'openai', llm: 'gpt-4o-mini', rag_processor: 'no_rag', file_path: '' });
       const lambRow = {
         id: 7,
         name: '7_Chemistry_Helper',

@@ -45,7 +45,7 @@ describe.each(TEST_DIALECTS)('the foundation walk-through on %s', (dialect) => {
         name: 'Biology tutor',
         system_prompt: 'You are a patient biology tutor.',
         prompt_template: 'Context: {context}\n\nQuestion: {user_input}',
-        metadata: JSON.stringify({ connector: 'openai', llm: 'gpt-4o-mini', prompt_processor: 'simple_augment', rag_processor: 'simple_rag' }),
+        metadata: JSON.stringify({ connector: 'openai', llm: 'gpt-4o-mini', prompt_processor: 'simple_augment', rag_processor: 'no_rag' }),
         rag_collections: 'kb-cells,kb-genetics',
         rag_top_k: 4,
       },
@@ -54,13 +54,13 @@ describe.each(TEST_DIALECTS)('the foundation walk-through on %s', (dialect) => {
       token: apiKey,
       body: {
         name: 'Essay coach',
-        metadata: { assistant_type: 'multi_tool', prompt_processor: 'multi_augment', tools: ['weather', { plugin: 'rubric', config: { rubric_id: 12 } }] },
+        metadata: { assistant_type: 'multi_tool', prompt_processor: 'multi_augment', tools: ['no_rag', { plugin: 'single_file', config: { file_path: 'notes/essay-guide.md' } }] },
       },
     });
     expect([classic.status, multiTool.status]).toEqual([201, 201]);
     expect(classic.body).toMatchObject({ assistant_type: 'classic', owner: 'teacher@school.test', rag_collections: ['kb-cells', 'kb-genetics'] });
     expect(multiTool.body.assistant_type).toBe('multi_tool');
-    expect(multiTool.body.metadata.tools[1]).toEqual({ type: 'rubric_rag', enabled: true, config: { rubric_id: '12' } });
+    expect(multiTool.body.metadata.tools[1]).toEqual({ type: 'single_file_rag', enabled: true, config: { file_path: 'notes/essay-guide.md' } });
     ids.classic = classic.body.id;
     ids.multiTool = multiTool.body.id;
   });

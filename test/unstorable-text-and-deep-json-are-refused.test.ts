@@ -35,10 +35,10 @@ describe.each(TEST_DIALECTS)('request text on %s', (dialect) => {
   it('refuses an unpaired surrogate inside metadata, naming its path', async () => {
     const response = await request(server, 'POST', '/api/assistants', {
       token,
-      rawBody: '{"name":"tutor","metadata":{"tools":[{"type":"weather","config":{"city":"Bar\\ud800celona"}}]}}',
+      rawBody: '{"name":"tutor","metadata":{"tools":[{"type":"single_file_rag","config":{"file_path":"Bar\\ud800celona.md"}}]}}',
     });
     expect(response.status).toBe(400);
-    expect(response.body.error.param).toBe('metadata.tools[0].config.city');
+    expect(response.body.error.param).toBe('metadata.tools[0].config.file_path');
   });
 
   it('keeps a correctly paired surrogate (an emoji) exactly as sent', async () => {

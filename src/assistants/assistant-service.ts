@@ -1,12 +1,14 @@
 /**
  * Assistants: create, read, update, soft-delete, publish, share, export and import. Every
  * method asks the permission module first; every write normalises metadata through the one
- * normalizer and records an audit entry in the same transaction.
+ * normalizer, checks it against the installed plugins (metadata-registry-check.ts) and records
+ * an audit entry in the same transaction.
  */
 import type { Kysely } from 'kysely';
 import type { CallContext } from '../auth/call-context.js';
 import { assistantListScope, requireAssistantAction, requireAssistantCreation, type AssistantAction } from '../auth/permissions.js';
 import { AppError } from '../errors/app-error.js';
+import type { Registries } from '../pipeline/registries.js';
 import {
   findAssistant,
   insertAssistant,
@@ -20,8 +22,9 @@ import { appendAuditEntry, type AuditEntry } from '../store/audit-log-repository
 import { nowTimestamp, toFlag, type AssistantUpdate, type Database } from '../store/schema.js';
 import { findUsersByEmails } from '../store/users-repository.js';
 import { assistantFacts, assistantView, splitCollections, type AssistantSummaryView, type AssistantView } from './assistant-view.js';
-import { fromImportDocument, toExportDocument, type ImportedAssistant } from './lamb-export.js';
-import { assistantTypeOf, normalizeMetadata } from './metadata-normalizer.js';
+import { asImportMetadataError, fromImportDocument, toExportDocument, type ImportedAssistant } from './lamb-export.js';
+import { assistantTypeOf, normalizeMetadata, type AssistantMetadata } from './metadata-normalizer.js';
+import { requireInstalledPlugins } from './metadata-registry-check.js';
 
 export interface AssistantInput {
   name: string;
@@ -63,7 +66,15 @@ function parseCollections(value: string | string[] | undefined): string[] {
 }
 
 export class AssistantService {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly registries: Registries,
+  ) {}
+
+  /** The one path metadata takes into the store: normalised, then checked against the installed plugins. */
+  private storableMetadata(value: unknown): AssistantMetadata {
+    return requireInstalledPlugins(normalizeMetadata(value), this.registries);
+  }
 
   private async load(context: CallContext, id: number, action: AssistantAction): Promise<AssistantRecord> {
     const record = await findAssistant(this.db, id, context.identity.userId);
@@ -126,7 +137,7 @@ export class AssistantService {
         description: input.description ?? '',
         systemPrompt: input.system_prompt ?? '',
         promptTemplate: input.prompt_template ?? '',
-        metadata: normalizeMetadata(input.metadata ?? {}),
+        metadata: this.storableMetadata(input.metadata ?? {}),
         ragCollections: parseCollections(input.rag_collections),
         ragTopK: input.rag_top_k ?? 3,
       },
@@ -136,7 +147,14 @@ export class AssistantService {
 
   async import(context: CallContext, document: unknown): Promise<AssistantView> {
     requireAssistantCreation(context.identity);
-    return this.insert(context, fromImportDocument(document), 'assistant.import');
+    const fields = fromImportDocument(document);
+    let metadata: AssistantMetadata;
+    try {
+      metadata = requireInstalledPlugins(fields.metadata, this.registries);
+    } catch (error) {
+      throw asImportMetadataError(document, error);
+    }
+    return this.insert(context, { ...fields, metadata }, 'assistant.import');
   }
 
   async list(context: CallContext, query: AssistantListInput): Promise<{ items: Array<AssistantSummaryView | AssistantView>; total: number }> {
@@ -166,7 +184,7 @@ export class AssistantService {
     if (patch.rag_collections !== undefined) changes.rag_collections = parseCollections(patch.rag_collections).join(',');
     if (patch.rag_top_k !== undefined) changes.rag_top_k = patch.rag_top_k;
     if (patch.metadata !== undefined) {
-      const metadata = normalizeMetadata(patch.metadata);
+      const metadata = this.storableMetadata(patch.metadata);
       changes.metadata = JSON.stringify(metadata);
       changes.assistant_type = assistantTypeOf(metadata);
     }

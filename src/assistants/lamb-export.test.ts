@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
-import { fromImportDocument, toExportDocument, type ExportableAssistant } from './lamb-export.js';
+import { asImportMetadataError, fromImportDocument, toExportDocument, type ExportableAssistant } from './lamb-export.js';
 import { normalizeMetadata } from './metadata-normalizer.js';
 import { LAMB_ROW_KEYS } from '../../test/support/lamb-export-keys.js';
 
@@ -261,6 +261,15 @@ describe('import rejections', () => {
     const error = captureAppError(() => fromImportDocument({ name: 'X', api_callback: '{"tools": [{"type": "weather", "enabled": "yes"}]}' }));
     expect(error.code).toBe('invalid_metadata');
     expect(error.param).toBe('api_callback.tools[0].enabled');
+  });
+
+  it('names a later metadata check\'s error after the field the document held the metadata in', () => {
+    const later = new AppError('invalid_metadata', 'not installed', { param: 'metadata.rag_processor', details: { errors: [] } });
+    const fromApiCallback = asImportMetadataError({ name: 'X', metadata: '', api_callback: '{"rag_processor": "simple_rag"}' }, later) as AppError;
+    expect(fromApiCallback.param).toBe('api_callback.rag_processor');
+    expect(fromApiCallback).toMatchObject({ code: 'invalid_metadata', message: 'not installed', details: { errors: [] } });
+    expect(asImportMetadataError({ assistant: { name: 'X', api_callback: { connector: 'nope' } } }, later)).toMatchObject({ param: 'api_callback.rag_processor' });
+    expect(asImportMetadataError(lambBiologyTutor, later)).toBe(later);
   });
 
   it('rejects wrongly typed text fields and collections, naming the field', () => {

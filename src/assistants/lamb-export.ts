@@ -157,13 +157,27 @@ function readOptionalText(row: Record<string, unknown>, field: string): string {
 }
 
 /** LAMB keeps metadata under `metadata` (newer) or `api_callback` (older), as a string or an object. */
+function metadataFieldOf(row: Record<string, unknown>): 'metadata' | 'api_callback' {
+  return isEmptyMetadata(row.metadata) && !isEmptyMetadata(row.api_callback) ? 'api_callback' : 'metadata';
+}
+
 function readMetadata(row: Record<string, unknown>): AssistantMetadata {
-  const field = isEmptyMetadata(row.metadata) && !isEmptyMetadata(row.api_callback) ? 'api_callback' : 'metadata';
+  const field = metadataFieldOf(row);
   try {
     return normalizeMetadata(row[field]);
   } catch (error) {
     throw field === 'api_callback' ? renameMetadataParam(error, field) : error;
   }
+}
+
+/**
+ * Names a later check's metadata error after the field the import document held the metadata in,
+ * as the normalizer's own errors are: `metadata.rag_processor` becomes `api_callback.rag_processor`
+ * for a document that only has api_callback. Call it only for a document fromImportDocument read.
+ */
+export function asImportMetadataError(document: unknown, error: unknown): unknown {
+  const field = metadataFieldOf(unwrapRow(document));
+  return field === 'api_callback' ? renameMetadataParam(error, field) : error;
 }
 
 function isEmptyMetadata(value: unknown): boolean {

@@ -205,3 +205,10 @@ export function requireTraceAccess(identity: Identity, trace: TraceFacts): void 
   const allowed = identity.isSystemAdmin || trace.assistantOwnerId === identity.userId || isOrganizationAdmin(identity, trace.organizationId);
   if (!allowed) throw new AppError('not_found', 'Trace not found.');
 }
+
+/** Organization settings are for that organization's admins and system admins; others learn nothing. */
+export function requireOrganizationAdministration(identity: Identity, organizationId: number): void {
+  if (identity.isSystemAdmin || isOrganizationAdmin(identity, organizationId)) return;
+  if (identity.organizationId === organizationId) throw new AppError('forbidden', "Only the organization's admins can manage its settings.");
+  throw new AppError('not_found', 'Organization not found.');
+}

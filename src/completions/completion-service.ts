@@ -57,6 +57,8 @@ export interface CompletionDependencies {
   settings: Settings;
   registries: Registries;
   fileReaderFor(owner: Identity): FileReader;
+  /** The owner organization's own provider settings, decrypted, by connector name. */
+  providersFor(organizationId: number): Promise<Record<string, ProviderSettings>>;
 }
 
 function assistantIdOf(modelId: string): number | undefined {
@@ -117,25 +119,28 @@ export class CompletionService {
     }));
   }
 
-  private provider(connectorName: string): ProviderSettings {
+  /** Each field from the organization's settings when it has one, else from the server's environment. */
+  private provider(connectorName: string, organizationProviders: Record<string, ProviderSettings>): ProviderSettings {
     const { settings } = this.dependencies;
-    if (connectorName === 'openai') return { apiKey: settings.openaiApiKey, baseUrl: settings.openaiBaseUrl };
-    if (connectorName === 'ollama') return { baseUrl: settings.ollamaBaseUrl };
-    return {};
+    const own = organizationProviders[connectorName] ?? {};
+    if (connectorName === 'openai') return { apiKey: own.apiKey ?? settings.openaiApiKey, baseUrl: own.baseUrl ?? settings.openaiBaseUrl };
+    if (connectorName === 'ollama') return { baseUrl: own.baseUrl ?? settings.ollamaBaseUrl };
+    return own;
   }
 
   /** Starts a run; the events are produced as the caller iterates, and stop when `signal` aborts. */
   async start(context: CallContext, record: AssistantRecord, request: PipelineRequest, signal: AbortSignal): Promise<CompletionRun> {
     const owner = await findUserById(this.dependencies.db, record.owner_id);
     if (!owner) throw new AppError('model_not_found');
-    const { settings, registries, fileReaderFor } = this.dependencies;
+    const { settings, registries, fileReaderFor, providersFor } = this.dependencies;
     const snapshot = snapshotOf(record);
+    const organizationProviders = await providersFor(record.organization_id);
     const run: RunRecord = { context, record, snapshot, traceId: snapshot.metadata.verbose === true ? randomUUID() : undefined, signal };
     const events = runAssistant(request, {
       assistant: snapshot,
       registries,
       files: fileReaderFor(identityOf(owner, 'assistant_owner', 0)),
-      provider: (connectorName) => this.provider(connectorName),
+      provider: (connectorName) => this.provider(connectorName, organizationProviders),
       signal,
       limits: { toolTimeoutMilliseconds: settings.toolTimeoutMilliseconds, upstreamTimeoutMilliseconds: settings.upstreamTimeoutMilliseconds },
       onTrace: (trace) => (run.trace = trace),

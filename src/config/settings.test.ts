@@ -172,3 +172,22 @@ describe('an invalid DATABASE_URL never appears with its password in the error',
     expect(error.stack ?? '').not.toContain('secretpw');
   });
 });
+
+describe('the provider and secret settings', () => {
+  it('names MERINO_SECRET_KEY when it is too short, without echoing it', () => {
+    expect(() => loadSettings({ MERINO_SECRET_KEY: 'short-secret' })).toThrow(/Invalid setting MERINO_SECRET_KEY/);
+    expect(() => loadSettings({ MERINO_SECRET_KEY: 'short-secret' })).not.toThrow(/short-secret/);
+    expect(loadSettings({ MERINO_SECRET_KEY: 'a-long-enough-secret-key' }).secretKey).toBe('a-long-enough-secret-key');
+  });
+
+  it.each(['OPENAI_BASE_URL', 'OLLAMA_BASE_URL'])('names %s when it is not an http(s) URL', (variable) => {
+    expect(() => loadSettings({ [variable]: 'ftp://models.example' })).toThrow(new RegExp(`Invalid setting ${variable}`));
+    expect(() => loadSettings({ [variable]: 'not a url' })).toThrow(new RegExp(`Invalid setting ${variable}`));
+  });
+
+  it('reads provider defaults, trimming a trailing slash, with Ollama on localhost by default', () => {
+    const settings = loadSettings({ OPENAI_API_KEY: 'sk-x', OPENAI_BASE_URL: 'http://127.0.0.1:8000/v1/' });
+    expect(settings).toMatchObject({ openaiApiKey: 'sk-x', openaiBaseUrl: 'http://127.0.0.1:8000/v1', ollamaBaseUrl: 'http://127.0.0.1:11434' });
+    expect(loadSettings({}).openaiApiKey).toBeUndefined();
+  });
+});

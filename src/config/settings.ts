@@ -27,6 +27,8 @@ export interface Settings {
   databasePoolSize: number;
   /** Largest file `POST /api/files` accepts, in bytes. */
   fileUploadMaxBytes: number;
+  /** Encrypts secrets at rest; without it a key file in the data folder is used. */
+  secretKey: string | undefined;
   /** Provider defaults for assistants whose organization configures none. */
   openaiApiKey: string | undefined;
   openaiBaseUrl: string | undefined;
@@ -106,6 +108,13 @@ function readBaseUrl(environment: Environment, variable: string): string | undef
   return raw.replace(/\/+$/, '');
 }
 
+function readSecretKey(environment: Environment): string | undefined {
+  const key = readText(environment, 'MERINO_SECRET_KEY');
+  // The value is never echoed: it is the key itself.
+  if (key !== undefined && key.length < 16) throw new SettingsError('MERINO_SECRET_KEY', 'must be at least 16 characters');
+  return key;
+}
+
 function readHost(environment: Environment): string {
   const host = readText(environment, 'HOST') ?? '127.0.0.1';
   if (!/^[A-Za-z0-9.:-]+$/.test(host)) throw new SettingsError('HOST', `"${host}" is not a host name or address`);
@@ -142,6 +151,7 @@ export function loadSettings(environment: Environment = process.env): Settings {
     shutdownTimeoutMilliseconds: readInteger(environment, 'SHUTDOWN_TIMEOUT_MS', { defaultValue: 10_000, minimum: 0, maximum: 600_000 }),
     databasePoolSize: readInteger(environment, 'DATABASE_POOL_SIZE', { defaultValue: 10, minimum: 1, maximum: 500 }),
     fileUploadMaxBytes: readInteger(environment, 'FILE_UPLOAD_MAX_BYTES', { defaultValue: 10_485_760, minimum: 1024, maximum: 104_857_600 }),
+    secretKey: readSecretKey(environment),
     openaiApiKey: readText(environment, 'OPENAI_API_KEY'),
     openaiBaseUrl: readBaseUrl(environment, 'OPENAI_BASE_URL'),
     ollamaBaseUrl: readBaseUrl(environment, 'OLLAMA_BASE_URL') ?? 'http://127.0.0.1:11434',

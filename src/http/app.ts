@@ -16,6 +16,7 @@ import { apiKeyRoutes } from './routes/api-key-routes.js';
 import { chatCompletionRoutes } from './routes/chat-completion-routes.js';
 import { toolCatalogueRoutes } from './routes/tool-catalogue-routes.js';
 import { traceRoutes } from './routes/trace-routes.js';
+import { organizationRoutes } from './routes/organization-routes.js';
 import { fileRoutes, multipartOptions } from './routes/file-routes.js';
 import { assistantRoutes } from './routes/assistant-routes.js';
 import { accountRoutes, loginRoutes } from './routes/auth-routes.js';
@@ -87,6 +88,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await chatCompletionRoutes(scope, services);
     await toolCatalogueRoutes(scope, services);
     await traceRoutes(scope, services);
+    await organizationRoutes(scope, services);
     // Multipart parsing lives in a scope of its own: only the files routes read multipart bodies,
     // every other route keeps refusing them with 415.
     await scope.register(async (filesScope) => {

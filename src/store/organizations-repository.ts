@@ -30,3 +30,7 @@ export async function ensureSystemOrganization(db: Kysely<Database>): Promise<Or
     .execute();
   return db.selectFrom('organizations').selectAll().where('slug', '=', SYSTEM_ORGANIZATION_SLUG).executeTakeFirstOrThrow();
 }
+
+export async function updateOrganizationConfig(db: Kysely<Database>, id: number, config: string): Promise<void> {
+  await db.updateTable('organizations').set({ config, updated_at: nowTimestamp() }).where('id', '=', id).execute();
+}

@@ -1,6 +1,7 @@
 // Shared plumbing for the fake LLM provider servers: bounded body reading, request recording,
 // abortable waits, disconnect accounting and a listen/close lifecycle that can never hang a test run.
 import { createHash } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -177,6 +178,8 @@ export interface LoopbackServer {
 
 export async function listenOnLoopback(handler: RequestHandler): Promise<LoopbackServer> {
   const shutdown = new AbortController();
+  // Every open request listens for shutdown; hundreds at once are expected under load, not a leak.
+  setMaxListeners(0, shutdown.signal);
   const server = http.createServer((request, response) => {
     handler(request, response, shutdown.signal).catch(() => {
       // The handler reports its own errors in its provider's shape; this only stops a hung exchange.

@@ -22,7 +22,7 @@ let round = 0;
 for (;;) {
   const assistant = await services.assistants.create(context, {
     name: `load ${round}`,
-    metadata: { assistant_type: 'multi_tool', tools: ['weather'] },
+    metadata: { assistant_type: 'multi_tool', tools: ['no_rag'] },
     rag_collections: ['kb-1', 'kb-2'],
   });
   await services.assistants.putShares(context, assistant.id, shareSets[round % 2] ?? []);
