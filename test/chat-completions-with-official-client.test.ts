@@ -188,6 +188,20 @@ describe.each(TEST_DIALECTS)('chat completions on %s', (dialect) => {
     await eventually(() => fakeOpenAi.disconnectedRequests() === 1);
   });
 
+  it("runs the same pipeline through LAMB's /lamb/v1/completions?assistant=<id>", async () => {
+    const assistantId = models.classic.slice('lamb_assistant.'.length);
+    fakeOpenAi.enqueue({ text: 'LAMB-style answer.' });
+    const answer = await request(server, 'POST', `/lamb/v1/completions?assistant=${assistantId}`, { token: merinoKey, body: { messages: [{ role: 'user', content: 'hello LAMB' }] } });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ object: 'chat.completion', model: models.classic, choices: [{ message: { content: 'LAMB-style answer.' } }] });
+    expect(fakeOpenAi.requests.at(-1)!.body.messages.at(-1)).toEqual({ role: 'user', content: 'Question: \n\nhello LAMB\n\n' });
+    const missing = await request(server, 'POST', '/lamb/v1/completions', { token: merinoKey, body: { messages: [{ role: 'user', content: 'x' }] } });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.param).toBe('assistant');
+    const unknown = await request(server, 'POST', '/lamb/v1/completions?assistant=999999', { token: merinoKey, body: { messages: [{ role: 'user', content: 'x' }] } });
+    expect(unknown.status).toBe(404);
+  });
+
   it('never writes the provider key into a log line', () => {
     expect(server.logLines.filter((line) => line.includes(PROVIDER_KEY))).toEqual([]);
   });

@@ -102,7 +102,9 @@ describe.each(TEST_DIALECTS)('the completion wire format on %s', (dialect) => {
     expect(statuses.filter((status) => status.state === 'running').map((status) => status.message)).toEqual([
       `reading file ${files[0]!.file_path}`,
       `reading file ${files[1]!.file_path}`,
+      'merging tool outputs',
     ]);
+    expect(statuses.at(-1)).toMatchObject({ tool: 'orchestrator', state: 'done', message: 'merging tool outputs' });
     for (const running of statuses.filter((status) => status.state === 'running')) {
       expect(statuses.find((status) => status.id === running.id && status.state === 'done')).toBeDefined();
     }
@@ -125,7 +127,7 @@ describe.each(TEST_DIALECTS)('the completion wire format on %s', (dialect) => {
     const { events } = await streamEvents(server, token, { model, stream_options: { status_as_content: true }, messages: [{ role: 'user', content: 'hi' }] });
     expect(events.some((event) => kindOf(event) === 'status')).toBe(false);
     const content = events.filter((event) => kindOf(event) === 'text').map((event) => event.json.choices[0].delta.content ?? '').join('');
-    expect(content.startsWith(`_reading file ${files[0]!.file_path}…_\n\n_reading file ${files[1]!.file_path}…_\n\n`)).toBe(true);
+    expect(content.startsWith(`_reading file ${files[0]!.file_path}…_\n\n_reading file ${files[1]!.file_path}…_\n\n_merging tool outputs…_\n\n`)).toBe(true);
   });
 
   it('stores a trace with markers in place of contents and learner text, readable by the owner only', async () => {

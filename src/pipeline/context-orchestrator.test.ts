@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
 import type { AssistantSnapshot } from './assistant-snapshot.js';
-import { runContextTools, type ContextToolRun, type OrchestratorOptions } from './context-orchestrator.js';
+import { MERGE_STATUS_MESSAGE, MERGE_STATUS_TOOL, runContextTools, type ContextToolRun, type OrchestratorOptions } from './context-orchestrator.js';
 import type { StatusEvent } from './events.js';
 import type { FileReader } from './ports.js';
 import { defineTool, type ToolConfig, type ToolContext, type ToolDefinition, type ToolOutput } from './tool-definition.js';
@@ -33,18 +33,23 @@ function toolContext(signal: AbortSignal = new AbortController().signal): ToolCo
 
 interface Harness {
   statuses: StatusEvent[];
+  allStatuses: StatusEvent[];
   options: OrchestratorOptions;
 }
 
+/** `statuses` holds the tools' own statuses; `allStatuses` also the orchestrator's merge step. */
 function harness(timeoutMilliseconds = 2_000, onStatus: (status: StatusEvent) => void = () => {}): Harness {
   const statuses: StatusEvent[] = [];
+  const allStatuses: StatusEvent[] = [];
   let count = 0;
   return {
     statuses,
+    allStatuses,
     options: {
       timeoutMilliseconds,
       emitStatus: (status) => {
-        statuses.push(status);
+        allStatuses.push(status);
+        if (status.tool !== MERGE_STATUS_TOOL) statuses.push(status);
         onStatus(status);
       },
       nextStatusId: () => `status-${++count}`,
@@ -308,6 +313,7 @@ describe('runContextTools statuses, steps and sources', () => {
     await runContextTools(runs, toolContext(), options);
 
     expect(statuses).toHaveLength(8);
+    expect(statuses.every((status) => status.tool !== MERGE_STATUS_TOOL)).toBe(true);
     const byId = new Map<string, StatusEvent[]>();
     for (const status of statuses) byId.set(status.id, [...(byId.get(status.id) ?? []), status]);
     expect(byId.size).toBe(4);
@@ -402,5 +408,22 @@ describe('runContextTools statuses, steps and sources', () => {
       { tool: 'traced', placeholder: 'context', input: { collection: 'kb-1' }, durationMilliseconds: expect.any(Number), outputCharacters: 5, sourceCount: 2 },
     ]);
     expect(JSON.stringify(result.steps)).not.toContain(CANARY_SECRET);
+  });
+});
+
+describe('runContextTools merge step', () => {
+  it('shows "merging tool outputs" as the last step when several tools ran', async () => {
+    const { allStatuses, options } = harness();
+    await runContextTools([planned(contextTool('one', async () => ({ content: '1' }))), planned(contextTool('two', async () => ({ content: '2' })))], toolContext(), options);
+    expect(allStatuses.slice(-2).map((status) => [status.tool, status.state, status.message])).toEqual([
+      [MERGE_STATUS_TOOL, 'running', MERGE_STATUS_MESSAGE],
+      [MERGE_STATUS_TOOL, 'done', MERGE_STATUS_MESSAGE],
+    ]);
+  });
+
+  it('shows no merge step for a single tool', async () => {
+    const { allStatuses, options } = harness();
+    await runContextTools([planned(contextTool('only', async () => ({ content: 'x' })))], toolContext(), options);
+    expect(allStatuses.map((status) => status.tool)).toEqual(['only', 'only']);
   });
 });

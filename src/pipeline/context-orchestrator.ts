@@ -101,8 +101,14 @@ async function runOne(run: ContextToolRun, context: ToolContext, options: Orches
   }
 }
 
+/** The status a request shows while several tools' outputs are combined. */
+export const MERGE_STATUS_MESSAGE = 'merging tool outputs';
+export const MERGE_STATUS_TOOL = 'orchestrator';
+
 export async function runContextTools(runs: readonly ContextToolRun[], context: ToolContext, options: OrchestratorOptions): Promise<ContextResult> {
   const outcomes = await Promise.all(runs.map((run) => runOne(run, context, options)));
+  const mergeId = runs.length > 1 ? options.nextStatusId() : undefined;
+  if (mergeId) options.emitStatus({ id: mergeId, tool: MERGE_STATUS_TOOL, state: 'running', message: MERGE_STATUS_MESSAGE });
   const values: Record<string, string[]> = {};
   const sources: Source[] = [];
   const steps: ToolStep[] = [];
@@ -124,5 +130,6 @@ export async function runContextTools(runs: readonly ContextToolRun[], context: 
     });
   }
   const joined = Object.fromEntries(Object.entries(values).map(([placeholder, parts]) => [placeholder, parts.join('\n\n')]));
+  if (mergeId) options.emitStatus({ id: mergeId, tool: MERGE_STATUS_TOOL, state: 'done', message: MERGE_STATUS_MESSAGE });
   return { values: joined, sources, steps };
 }
