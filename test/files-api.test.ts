@@ -7,6 +7,7 @@ import { listAuditEntries } from '../src/store/audit-log-repository.js';
 import { insertOrganization } from '../src/store/organizations-repository.js';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type JsonResponse, type TestServer } from './support/test-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
+import type { FileView } from '../src/files/file-service.js';
 
 const FILE_VIEW_KEYS = ['content_type', 'created_at', 'file_path', 'id', 'name', 'size_bytes'];
 const PNG_BYTES = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00, 0x01]);
@@ -16,14 +17,6 @@ interface UploadOptions {
   type?: string;
 }
 
-interface FileView {
-  id: number;
-  file_path: string;
-  name: string;
-  content_type: string;
-  size_bytes: number;
-  created_at: string;
-}
 
 async function parsed(response: Response): Promise<JsonResponse> {
   const text = await response.text();

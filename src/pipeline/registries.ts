@@ -79,21 +79,21 @@ export function validateToolDefinition(value: unknown): ToolDefinition {
   return definition as unknown as ToolDefinition;
 }
 
-export function validatePromptProcessorDefinition(value: unknown): PromptProcessorDefinition {
+/** Prompt processors and connectors: a name, a description and the functions they must provide. */
+function validateNamedPlugin(value: unknown, functions: readonly string[]): Record<string, unknown> {
   const definition = requireObject(value, 'the default export');
   requireText(definition, 'name', PLUGIN_NAME);
   requireText(definition, 'description');
-  requireFunction(definition, 'process');
-  return definition as unknown as PromptProcessorDefinition;
+  for (const field of functions) requireFunction(definition, field);
+  return definition;
+}
+
+export function validatePromptProcessorDefinition(value: unknown): PromptProcessorDefinition {
+  return validateNamedPlugin(value, ['process']) as unknown as PromptProcessorDefinition;
 }
 
 export function validateConnectorDefinition(value: unknown): ConnectorDefinition {
-  const definition = requireObject(value, 'the default export');
-  requireText(definition, 'name', PLUGIN_NAME);
-  requireText(definition, 'description');
-  requireFunction(definition, 'models');
-  requireFunction(definition, 'complete');
-  return definition as unknown as ConnectorDefinition;
+  return validateNamedPlugin(value, ['models', 'complete']) as unknown as ConnectorDefinition;
 }
 
 export interface PluginDirectories {
