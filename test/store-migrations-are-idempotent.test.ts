@@ -4,7 +4,7 @@ import { bootstrapAdmin } from '../src/auth/admin-bootstrap.js';
 import { migrateStore, openStore } from '../src/store/store.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
 
-const EXPECTED_TABLES = ['api_keys', 'assistant_shares', 'assistants', 'audit_log', 'files', 'organization_roles', 'organizations', 'sessions', 'traces', 'usage_logs', 'users'];
+const EXPECTED_TABLES = ['api_keys', 'assistant_shares', 'assistants', 'audit_log', 'files', 'kb_chunks', 'kb_documents', 'knowledge_bases', 'organization_roles', 'organizations', 'sessions', 'traces', 'usage_logs', 'users'];
 
 describe.each(TEST_DIALECTS)('the store on %s', (dialect) => {
   let database: TestDatabase | undefined;
@@ -21,8 +21,11 @@ describe.each(TEST_DIALECTS)('the store on %s', (dialect) => {
   it('creates every table at first start and applies nothing at the next', async () => {
     database = await createTestDatabase(dialect);
     const first = await openStore(optionsFor(database));
-    const tables = (await first.db.introspection.getTables()).map((table) => table.name).filter((name) => !name.startsWith('kysely_'));
-    expect(tables.sort()).toEqual(EXPECTED_TABLES);
+    const names = (await first.db.introspection.getTables()).map((table) => table.name).filter((name) => !name.startsWith('kysely_'));
+    // SQLite's full-text index is a virtual table with shadow tables of its own.
+    const fullTextTables = names.filter((name) => name.startsWith('kb_chunks_fts'));
+    expect(names.filter((name) => !fullTextTables.includes(name)).sort()).toEqual(EXPECTED_TABLES);
+    expect(fullTextTables.includes('kb_chunks_fts')).toBe(dialect === 'sqlite');
     expect(await migrateStore(first.db, first.dialect)).toEqual([]);
     await first.close();
     const second = await openStore(optionsFor(database));

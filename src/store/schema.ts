@@ -158,6 +158,47 @@ export interface UsageLogsTable {
   request_id: string | null;
 }
 
+export interface KnowledgeBasesTable {
+  id: Generated<number>;
+  owner_id: number;
+  organization_id: number;
+  name: string;
+  description: string;
+  visibility: 'private' | 'organization';
+  chunk_size: number;
+  chunk_overlap: number;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+export type DocumentStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
+
+export interface KbDocumentsTable {
+  id: Generated<number>;
+  knowledge_base_id: number;
+  file_name: string;
+  content_type: string;
+  size_bytes: number;
+  source_url: string | null;
+  status: DocumentStatus;
+  error: string | null;
+  chunk_count: number;
+  metadata: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface KbChunksTable {
+  id: Generated<number>;
+  knowledge_base_id: number;
+  document_id: number;
+  chunk_index: number;
+  text: string;
+  /** JSON: filename, document_id, chunk_index, chunk_count, page, source_url and the document's own metadata. */
+  metadata: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -168,6 +209,9 @@ export interface Database {
   assistant_shares: AssistantSharesTable;
   audit_log: AuditLogTable;
   traces: TracesTable;
+  knowledge_bases: KnowledgeBasesTable;
+  kb_documents: KbDocumentsTable;
+  kb_chunks: KbChunksTable;
   usage_logs: UsageLogsTable;
   files: FilesTable;
 }

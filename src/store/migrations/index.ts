@@ -7,11 +7,13 @@ import type { Dialect } from '../dialect.js';
 import { foundationMigration } from './0001-foundation.js';
 import { filesMigration } from './0002-files.js';
 import { tracesAndUsageMigration } from './0003-traces-and-usage.js';
+import { knowledgeBasesMigration } from './0005-knowledge-bases.js';
 
 export function allMigrations(dialect: Dialect): Record<string, Migration> {
   return {
     '0001-foundation': foundationMigration(dialect),
     '0002-files': filesMigration(dialect),
     '0003-traces-and-usage': tracesAndUsageMigration(dialect),
+    '0005-knowledge-bases': knowledgeBasesMigration(dialect),
   };
 }

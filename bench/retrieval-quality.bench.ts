@@ -1,0 +1,148 @@
+/**
+ * Retrieval quality and speed of full-text search on a real BEIR data set (DBpedia-Entity, 5,000
+ * abstracts, 50 queries with graded judgements), on SQLite and PostgreSQL: nDCG@10 and recall@10,
+ * indexing throughput and query latency. Prints figures; it checks only that every query ran.
+ *
+ *   npm run bench -- bench/retrieval-quality.bench.ts      (BEIR_DIRECTORY=… for another set)
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { bootstrapAdmin } from '../src/auth/admin-bootstrap.js';
+import { searchChunksFullText } from '../src/store/chunk-search-repository.js';
+import { insertChunks, insertDocument, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
+import { openStore } from '../src/store/store.js';
+import { createTestDatabase, TEST_DIALECTS, type Dialect } from '../test/support/test-databases.js';
+import { ascending, milliseconds, percentile, printTable } from './support/measure.js';
+
+const DATA_DIRECTORY = process.env.BEIR_DIRECTORY ?? fileURLToPath(new URL('../../shared/data/beir-dbpedia-5k/', import.meta.url));
+const CUTOFF = 10;
+/** Documents per ingestion transaction, like a large upload's chunks. */
+const INDEX_BATCH = 500;
+
+interface CorpusDocument {
+  _id: string;
+  title: string;
+  text: string;
+}
+
+function readJsonLines<Row>(fileName: string): Row[] {
+  return readFileSync(`${DATA_DIRECTORY}${fileName}`, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Row);
+}
+
+/** query id → (document id → graded relevance), from BEIR's `query-id corpus-id score` file. */
+function readJudgements(): Map<string, Map<string, number>> {
+  const judgements = new Map<string, Map<string, number>>();
+  for (const line of readFileSync(`${DATA_DIRECTORY}qrels/test.tsv`, 'utf8').split('\n').slice(1)) {
+    const [queryId, documentId, score] = line.split('\t');
+    if (!queryId || !documentId || score === undefined) continue;
+    if (!judgements.has(queryId)) judgements.set(queryId, new Map());
+    judgements.get(queryId)!.set(documentId, Number(score));
+  }
+  return judgements;
+}
+
+/** nDCG@k with linear gains, as trec_eval and BEIR compute it. */
+function ndcgAt(ranked: readonly string[], relevance: ReadonlyMap<string, number>, cutoff: number): number {
+  const discounted = (gains: readonly number[]) => gains.slice(0, cutoff).reduce((sum, gain, index) => sum + gain / Math.log2(index + 2), 0);
+  const ideal = discounted([...relevance.values()].sort((a, b) => b - a));
+  return ideal === 0 ? 0 : discounted(ranked.map((id) => relevance.get(id) ?? 0)) / ideal;
+}
+
+function recallAt(ranked: readonly string[], relevance: ReadonlyMap<string, number>, cutoff: number): number {
+  const relevant = [...relevance.entries()].filter(([, grade]) => grade > 0).map(([id]) => id);
+  if (relevant.length === 0) return 0;
+  const found = new Set(ranked.slice(0, cutoff));
+  return relevant.filter((id) => found.has(id)).length / relevant.length;
+}
+
+interface QualityFigures {
+  dialect: Dialect;
+  ndcg: number;
+  recall: number;
+  megabytesPerSecond: number;
+  queryLatencies: number[];
+  queriesRun: number;
+}
+
+async function evaluate(dialect: Dialect): Promise<QualityFigures> {
+  const corpus = readJsonLines<CorpusDocument>('corpus.jsonl');
+  const queries = readJsonLines<{ _id: string; text: string }>('queries.jsonl');
+  const judgements = readJudgements();
+  const database = await createTestDatabase(dialect);
+  const store = await openStore({ databaseUrl: database.databaseUrl, dataDirectory: database.dataDirectory, poolSize: 4 });
+  try {
+    await bootstrapAdmin(store.db, 'bench@merino.test', 'bench-password');
+    const admin = await store.db.selectFrom('users').select(['id', 'organization_id']).executeTakeFirstOrThrow();
+    const knowledgeBaseId = await insertKnowledgeBase(store.db, { ownerId: admin.id, organizationId: admin.organization_id, name: 'DBpedia', description: '', chunkSize: 1000, chunkOverlap: 200 });
+    const texts = corpus.map((document) => `${document.title}\n${document.text}`);
+    const started = performance.now();
+    for (let start = 0; start < corpus.length; start += INDEX_BATCH) {
+      const batch = corpus.slice(start, start + INDEX_BATCH);
+      await store.db.transaction().execute(async (transaction) => {
+        const documentId = await insertDocument(transaction, { knowledgeBaseId, fileName: `batch-${start}.jsonl`, contentType: 'application/json', sizeBytes: 0, sourceUrl: null, status: 'completed', metadata: {} });
+        await insertChunks(
+          transaction,
+          documentId,
+          batch.map((document, index) => ({ knowledge_base_id: knowledgeBaseId, chunk_index: index, text: texts[start + index]!, metadata: JSON.stringify({ beir_id: document._id }) })),
+        );
+      });
+    }
+    const indexSeconds = (performance.now() - started) / 1000;
+    const megabytes = texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0) / 1_048_576;
+
+    let ndcgSum = 0;
+    let recallSum = 0;
+    const latencies: number[] = [];
+    for (const query of queries) {
+      const begin = performance.now();
+      const hits = await searchChunksFullText(store.db, dialect, [knowledgeBaseId], query.text, CUTOFF);
+      latencies.push(performance.now() - begin);
+      const ranked = hits.map((hit) => String(hit.metadata.beir_id));
+      const relevance = judgements.get(query._id) ?? new Map<string, number>();
+      ndcgSum += ndcgAt(ranked, relevance, CUTOFF);
+      recallSum += recallAt(ranked, relevance, CUTOFF);
+    }
+    return {
+      dialect,
+      ndcg: ndcgSum / queries.length,
+      recall: recallSum / queries.length,
+      megabytesPerSecond: megabytes / indexSeconds,
+      queryLatencies: ascending(latencies),
+      queriesRun: latencies.length,
+    };
+  } finally {
+    await store.close();
+    await database.drop();
+  }
+}
+
+describe('retrieval quality on BEIR DBpedia-Entity (5k)', () => {
+  it('runs every query on both stores and prints nDCG@10, recall@10 and speed', { timeout: 600_000 }, async () => {
+    const results: QualityFigures[] = [];
+    for (const dialect of TEST_DIALECTS) results.push(await evaluate(dialect));
+    printTable(
+      `full-text retrieval, ${results[0]?.queriesRun ?? 0} queries, cut-off ${CUTOFF}`,
+      [
+        { label: 'store', width: 10 },
+        { label: 'nDCG@10', width: 8 },
+        { label: 'recall@10', width: 10 },
+        { label: 'index MB/s', width: 11 },
+        { label: 'query p50 ms', width: 13 },
+        { label: 'query p99 ms', width: 13 },
+      ],
+      results.map((result) => [
+        result.dialect,
+        result.ndcg.toFixed(3),
+        result.recall.toFixed(3),
+        result.megabytesPerSecond.toFixed(2),
+        milliseconds(percentile(result.queryLatencies, 0.5)),
+        milliseconds(percentile(result.queryLatencies, 0.99)),
+      ]),
+    );
+    expect(results.map((result) => result.queriesRun)).toEqual(TEST_DIALECTS.map(() => 50));
+  });
+});
