@@ -6,8 +6,10 @@ import { AssistantService } from './assistants/assistant-service.js';
 import { CompletionService } from './completions/completion-service.js';
 import type { Settings } from './config/settings.js';
 import { FileService } from './files/file-service.js';
+import { KnowledgeBaseService } from './knowledge/knowledge-base-service.js';
 import { ProviderSettingsService } from './organizations/provider-settings-service.js';
 import type { Registries } from './pipeline/registries.js';
+import { RubricService } from './rubrics/rubric-service.js';
 import { SecretBox } from './secrets/secret-box.js';
 import type { Store } from './store/store.js';
 
@@ -19,14 +21,18 @@ export interface Services {
   apiKeys: ApiKeyService;
   assistants: AssistantService;
   files: FileService;
+  rubrics: RubricService;
   registries: Registries;
   completions: CompletionService;
   providerSettings: ProviderSettingsService;
+  knowledgeBases: KnowledgeBaseService;
 }
 
 export function createServices(store: Store, settings: Settings, registries: Registries): Services {
   const secrets = settings.secretKey === undefined ? SecretBox.fromKeyFile(settings.dataDirectory) : SecretBox.fromPassphrase(settings.secretKey);
   const providerSettings = new ProviderSettingsService(store.db, secrets);
+  const knowledgeBases = new KnowledgeBaseService(store.db, store.dialect);
+  const rubrics = new RubricService(store.db);
   const files = new FileService(store.db, { dataDirectory: settings.dataDirectory, maxBytes: settings.fileUploadMaxBytes });
   return {
     settings,
@@ -36,13 +42,17 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     apiKeys: new ApiKeyService(store.db),
     assistants: new AssistantService(store.db, registries),
     files,
+    rubrics,
     registries,
     providerSettings,
+    knowledgeBases,
     completions: new CompletionService({
       db: store.db,
       settings,
       registries,
       fileReaderFor: (owner) => files.readerFor(owner),
+      rubricReaderFor: (owner) => rubrics.readerFor(owner),
+      knowledgeSearchFor: (owner) => knowledgeBases.searcherFor(owner),
       providersFor: (organizationId) => providerSettings.providersFor(organizationId),
     }),
   };

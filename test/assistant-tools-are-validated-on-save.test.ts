@@ -85,11 +85,11 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
 
     it('refuses an unknown tool even in a disabled entry', async () => {
       const error = await expectRefused('/api/assistants', {
-        name: 'Disabled rubric',
-        metadata: { assistant_type: 'multi_tool', tools: [{ plugin: 'rubric', enabled: false, config: { rubric_id: 4 } }] },
+        name: 'Disabled retrieval',
+        metadata: { assistant_type: 'multi_tool', tools: [{ plugin: 'hierarchical_rag', enabled: false, config: {} }] },
       });
       expect(error.param).toBe('metadata.tools[0].type');
-      expect(error.message).toContain('"rubric_rag"');
+      expect(error.message).toContain('"hierarchical_rag"');
     });
 
     it('refuses an invalid single_file_rag config with 400 listing every problem with its full path', async () => {
@@ -105,9 +105,9 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
     });
 
     it('refuses an unknown classic rag_processor with 400 naming it', async () => {
-      const error = await expectRefused('/api/assistants', { name: 'Classic KB', metadata: { rag_processor: 'simple_rag' }, rag_collections: ['kb-1'] });
+      const error = await expectRefused('/api/assistants', { name: 'Classic KB', metadata: { rag_processor: 'hierarchical_rag' }, rag_collections: ['kb-1'] });
       expect(error.param).toBe('metadata.rag_processor');
-      expect(error.message).toContain('"simple_rag"');
+      expect(error.message).toContain('"hierarchical_rag"');
     });
 
     it('refuses an unknown connector or prompt processor with 400 naming it and listing the installed ones', async () => {
@@ -163,7 +163,7 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
       for (const metadata of [
         { assistant_type: 'multi_tool', tools: ['weather'] },
         { assistant_type: 'multi_tool', tools: [{ type: 'single_file_rag', config: { file_path: '3/a.md', max_chars: 0 } }] },
-        { rag_processor: 'simple_rag' },
+        { rag_processor: 'hierarchical_rag' },
         { assistant_type: 'multi_tool', connector: 'anthropic' },
       ]) {
         const response = await call(creator.token, 'PATCH', `/api/assistants/${created.body.id}`, { description: 'after', metadata });
@@ -204,18 +204,18 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
     it('refuses a LAMB export whose rag_processor Merino does not have, with 400 naming it', async () => {
       const error = await expectRefused(
         '/api/assistants/import',
-        lambExport({ prompt_processor: 'simple_augment', connector: 'openai', llm: 'gpt-4o-mini', rag_processor: 'simple_rag', file_path: '' }),
+        lambExport({ prompt_processor: 'simple_augment', connector: 'openai', llm: 'gpt-4o-mini', rag_processor: 'hierarchical_rag', file_path: '' }),
       );
       expect(error.param).toBe('metadata.rag_processor');
-      expect(error.message).toContain('"simple_rag"');
+      expect(error.message).toContain('"hierarchical_rag"');
       expect(error.message).toContain('not installed');
     });
 
     it('names api_callback when an older LAMB export kept its metadata only there', async () => {
-      const document = { ...lambExport({ rag_processor: 'simple_rag' }), metadata: '' };
+      const document = { ...lambExport({ rag_processor: 'hierarchical_rag' }), metadata: '' };
       const error = await expectRefused('/api/assistants/import', document);
       expect(error.param).toBe('api_callback.rag_processor');
-      expect(error.message).toContain('"simple_rag"');
+      expect(error.message).toContain('"hierarchical_rag"');
     });
 
     it('refuses an import naming an unknown tool, connector or bad tool config', async () => {

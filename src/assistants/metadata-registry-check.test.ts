@@ -81,7 +81,7 @@ describe('metadata that fits the installed plugins', () => {
   });
 
   it('ignores rag_processor on a multi-tool assistant, which never runs it', () => {
-    expect(problemsOf({ assistant_type: 'multi_tool', rag_processor: 'simple_rag', tools: ['no_rag'] })).toEqual([]);
+    expect(problemsOf({ assistant_type: 'multi_tool', rag_processor: 'hierarchical_rag', tools: ['no_rag'] })).toEqual([]);
   });
 
   it('does not treat the placeholder routing key as tool config', () => {
@@ -102,10 +102,10 @@ describe('metadata naming something that is not installed', () => {
     expect(error.details).toEqual({ errors: [{ path: 'metadata.tools[1].type', message: error.message }] });
   });
 
-  it('refuses a tool that is not installed in every entry shape, by its canonical name', () => {
+  it('refuses a tool that is not installed, in every entry shape', () => {
     const cases: Array<[unknown, string]> = [
-      [{ type: 'simple_rag', config: { collections: ['kb-1'] } }, '"simple_rag"'],
-      [{ plugin: 'rubric', placeholder: 'rubric', config: { rubric_id: 4 } }, '"rubric_rag"'],
+      [{ type: 'hierarchical_rag', config: { collections: ['kb-1'] } }, '"hierarchical_rag"'],
+      [{ plugin: 'hierarchical_rag', placeholder: 'notes', config: {} }, '"hierarchical_rag"'],
       [{ type: 'assistant', assistant_id: 7 }, '"assistant"'],
     ];
     for (const [entry, named] of cases) {
@@ -121,9 +121,9 @@ describe('metadata naming something that is not installed', () => {
   });
 
   it('refuses an unknown classic rag_processor, listing the installed tools', () => {
-    const error = captureAppError(() => check({ rag_processor: 'simple_rag' }));
+    const error = captureAppError(() => check({ rag_processor: 'hierarchical_rag' }));
     expect(error.param).toBe('metadata.rag_processor');
-    expect(error.message).toContain('"simple_rag"');
+    expect(error.message).toContain('"hierarchical_rag"');
     expect(error.message).toContain('single_file_rag');
   });
 
@@ -148,7 +148,7 @@ describe('metadata naming something that is not installed', () => {
 
   it('reports every problem of the metadata in details.errors, in order, with the first as param', () => {
     const error = captureAppError(() =>
-      check({ rag_processor: 'simple_rag', prompt_processor: 'nope', connector: 'nope', tools: ['weather', { type: 'single_file_rag', config: {} }] }),
+      check({ rag_processor: 'hierarchical_rag', prompt_processor: 'nope', connector: 'nope', tools: ['weather', { type: 'single_file_rag', config: {} }] }),
     );
     expect(error.param).toBe('metadata.tools[0].type');
     expect((error.details?.errors as Array<{ path: string }>).map((problem) => problem.path)).toEqual([

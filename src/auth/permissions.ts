@@ -195,6 +195,61 @@ export function requireFileUpload(identity: Identity): void {
   }
 }
 
+export type RubricAction = 'read' | 'export' | 'update' | 'delete';
+
+export interface RubricFacts {
+  ownerId: number;
+  organizationId: number;
+  visibility: 'private' | 'organization';
+  deleted: boolean;
+}
+
+const RUBRIC_MEMBER_ACTIONS: ReadonlySet<RubricAction> = new Set<RubricAction>(['read', 'export']);
+
+/**
+ * Rubrics: the owner, the admins of the rubric's organization and system admins manage them. A
+ * rubric with visibility `organization` may be read, exported and used in assistants by every
+ * member of its organization (who gets 403 for changes); a private one, or one of another
+ * organization, does not exist for anyone else (404). Assistants read rubrics with their owner's
+ * identity, so an assistant only reaches what its owner may read.
+ */
+export function decideRubric(identity: Identity, facts: RubricFacts, action: RubricAction): Decision {
+  if (facts.deleted) return { allowed: false, visible: false };
+  if (identity.isSystemAdmin || facts.ownerId === identity.userId || isOrganizationAdmin(identity, facts.organizationId)) return { allowed: true };
+  const member = facts.visibility === 'organization' && facts.organizationId === identity.organizationId;
+  if (member && RUBRIC_MEMBER_ACTIONS.has(action)) return { allowed: true };
+  return { allowed: false, visible: member };
+}
+
+/** `subject` names the rubric in the 404, e.g. `Rubric "essay-2025-a1"`. */
+export function requireRubricAction(identity: Identity, facts: RubricFacts, action: RubricAction, subject = 'Rubric'): void {
+  requireDecision(decideRubric(identity, facts, action), subject);
+}
+
+/** Which rubrics a list may include; the store turns this into a WHERE clause. */
+export type RubricListScope =
+  | { kind: 'owner'; userId: number }
+  | { kind: 'organization'; organizationId: number }
+  | { kind: 'organization_member'; organizationId: number; userId: number };
+
+/**
+ * `mine`: the caller's own rubrics. `organization`: the rubrics of the caller's organization the
+ * caller may read: all of them for its admins and system admins, else the ones shared with the
+ * organization plus the caller's own.
+ */
+export function rubricListScope(identity: Identity, scope: 'mine' | 'organization'): RubricListScope {
+  if (scope === 'mine') return { kind: 'owner', userId: identity.userId };
+  if (identity.isSystemAdmin || identity.role === 'admin') return { kind: 'organization', organizationId: identity.organizationId };
+  return { kind: 'organization_member', organizationId: identity.organizationId, userId: identity.userId };
+}
+
+/** Rubrics feed assistants, so whoever may build assistants may write them; learners may not. */
+export function requireRubricCreation(identity: Identity): void {
+  if (!canCreateAssistants(identity)) {
+    throw new AppError('forbidden', 'Learners cannot create rubrics; ask an administrator for the creator role.');
+  }
+}
+
 export interface TraceFacts {
   assistantOwnerId: number;
   organizationId: number;
@@ -211,4 +266,36 @@ export function requireOrganizationAdministration(identity: Identity, organizati
   if (identity.isSystemAdmin || isOrganizationAdmin(identity, organizationId)) return;
   if (identity.organizationId === organizationId) throw new AppError('forbidden', "Only the organization's admins can manage its settings.");
   throw new AppError('not_found', 'Organization not found.');
+}
+
+export type KnowledgeBaseAction = 'view' | 'query' | 'update' | 'delete';
+
+export interface KnowledgeBaseFacts {
+  ownerId: number;
+  organizationId: number;
+  sharedWithOrganization: boolean;
+  deleted: boolean;
+}
+
+/**
+ * Knowledge bases: the owner, the admins of its organization and system admins manage them;
+ * shared with the organization, every member may see and query them; nobody else learns of them.
+ */
+export function decideKnowledgeBase(identity: Identity, facts: KnowledgeBaseFacts, action: KnowledgeBaseAction): Decision {
+  if (facts.deleted) return { allowed: false, visible: false };
+  const manager = identity.isSystemAdmin || facts.ownerId === identity.userId || isOrganizationAdmin(identity, facts.organizationId);
+  if (manager) return { allowed: true };
+  const member = facts.sharedWithOrganization && facts.organizationId === identity.organizationId;
+  return member && (action === 'view' || action === 'query') ? { allowed: true } : { allowed: false, visible: member };
+}
+
+export function requireKnowledgeBaseAction(identity: Identity, facts: KnowledgeBaseFacts, action: KnowledgeBaseAction): void {
+  requireDecision(decideKnowledgeBase(identity, facts, action), 'Knowledge base');
+}
+
+export type KnowledgeBaseListScope = AssistantListScope;
+
+/** The same shape of scope as assistants: everything, one organization, or what a member may see. */
+export function knowledgeBaseListScope(identity: Identity): KnowledgeBaseListScope {
+  return assistantListScope(identity);
 }

@@ -16,7 +16,7 @@ import { AppError } from '../errors/app-error.js';
 import type { AssistantSnapshot } from '../pipeline/assistant-snapshot.js';
 import type { ProviderSettings } from '../pipeline/connector-definition.js';
 import { NO_USAGE, type PipelineEvent, type Usage } from '../pipeline/events.js';
-import type { FileReader } from '../pipeline/ports.js';
+import type { FileReader, KnowledgeSearch, RubricReader } from '../pipeline/ports.js';
 import type { Registries } from '../pipeline/registries.js';
 import { runAssistant, type PipelineRequest, type PipelineTrace } from '../pipeline/run-assistant.js';
 import { findAssistant, findVisibleAssistantsByName, listAssistants, type AssistantRecord } from '../store/assistants-repository.js';
@@ -57,6 +57,9 @@ export interface CompletionDependencies {
   settings: Settings;
   registries: Registries;
   fileReaderFor(owner: Identity): FileReader;
+  /** The owner's RubricReader: an assistant reads only the rubrics its owner may read. */
+  rubricReaderFor(owner: Identity): RubricReader;
+  knowledgeSearchFor(owner: Identity): KnowledgeSearch;
   /** The owner organization's own provider settings, decrypted, by connector name. */
   providersFor(organizationId: number): Promise<Record<string, ProviderSettings>>;
 }
@@ -132,14 +135,17 @@ export class CompletionService {
   async start(context: CallContext, record: AssistantRecord, request: PipelineRequest, signal: AbortSignal): Promise<CompletionRun> {
     const owner = await findUserById(this.dependencies.db, record.owner_id);
     if (!owner) throw new AppError('model_not_found');
-    const { settings, registries, fileReaderFor, providersFor } = this.dependencies;
+    const { settings, registries, fileReaderFor, rubricReaderFor, knowledgeSearchFor, providersFor } = this.dependencies;
     const snapshot = snapshotOf(record);
+    const ownerIdentity = identityOf(owner, 'assistant_owner', 0);
     const organizationProviders = await providersFor(record.organization_id);
     const run: RunRecord = { context, record, snapshot, traceId: snapshot.metadata.verbose === true ? randomUUID() : undefined, signal };
     const events = runAssistant(request, {
       assistant: snapshot,
       registries,
-      files: fileReaderFor(identityOf(owner, 'assistant_owner', 0)),
+      files: fileReaderFor(ownerIdentity),
+      rubrics: rubricReaderFor(ownerIdentity),
+      knowledge: knowledgeSearchFor(ownerIdentity),
       provider: (connectorName) => this.provider(connectorName, organizationProviders),
       signal,
       limits: { toolTimeoutMilliseconds: settings.toolTimeoutMilliseconds, upstreamTimeoutMilliseconds: settings.upstreamTimeoutMilliseconds },

@@ -43,6 +43,7 @@ const catalogue = {
   route_not_found: { status: 404, type: 'not_found_error', message: 'No such endpoint.' },
   method_not_allowed: { status: 405, type: 'invalid_request_error', message: 'Method not allowed.' },
   email_taken: { status: 409, type: 'conflict_error', message: 'A user with this email already exists.' },
+  rubric_id_taken: { status: 409, type: 'conflict_error', message: 'A rubric with this rubricId already exists.' },
   model_not_found: { status: 404, type: 'not_found_error', message: 'The model does not exist or you do not have access to it.' },
   ambiguous_model: { status: 400, type: 'invalid_request_error', message: 'Several assistants have this name; use lamb_assistant.<id>.' },
   assistant_misconfigured: { status: 400, type: 'invalid_request_error', message: 'The assistant is configured with something this server does not have.' },
@@ -52,6 +53,9 @@ const catalogue = {
   upstream_timeout: { status: 504, type: 'server_error', message: 'The model provider did not answer in time.' },
   store_unavailable: { status: 503, type: 'server_error', message: 'The database is unavailable.' },
   internal_error: { status: 500, type: 'server_error', message: 'Something went wrong on our side.' },
+  unreadable_document: { status: 400, type: 'invalid_request_error', message: 'No text could be read from the document.' },
+  document_too_large: { status: 413, type: 'invalid_request_error', message: 'The document is too long to index.' },
+  invalid_chunking: { status: 400, type: 'invalid_request_error', message: 'The chunking settings are invalid.' },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof catalogue;

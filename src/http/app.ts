@@ -17,8 +17,10 @@ import { chatCompletionRoutes } from './routes/chat-completion-routes.js';
 import { toolCatalogueRoutes } from './routes/tool-catalogue-routes.js';
 import { traceRoutes } from './routes/trace-routes.js';
 import { organizationRoutes } from './routes/organization-routes.js';
+import { knowledgeBaseRoutes } from './routes/knowledge-base-routes.js';
 import { fileRoutes, multipartOptions } from './routes/file-routes.js';
 import { assistantRoutes } from './routes/assistant-routes.js';
+import { rubricRoutes } from './routes/rubric-routes.js';
 import { accountRoutes, loginRoutes } from './routes/auth-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { userRoutes } from './routes/user-routes.js';
@@ -85,10 +87,12 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await userRoutes(scope, services);
     await apiKeyRoutes(scope, services);
     await assistantRoutes(scope, services);
+    await rubricRoutes(scope, services);
     await chatCompletionRoutes(scope, services);
     await toolCatalogueRoutes(scope, services);
     await traceRoutes(scope, services);
     await organizationRoutes(scope, services);
+    await knowledgeBaseRoutes(scope, services);
     // Multipart parsing lives in a scope of its own: only the files routes read multipart bodies,
     // every other route keeps refusing them with 415.
     await scope.register(async (filesScope) => {

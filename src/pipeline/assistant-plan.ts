@@ -23,6 +23,7 @@ export interface AssistantPlan {
 }
 
 const NO_TOOL = 'no_rag';
+const SIMPLE_RAG_TOP_K_MAXIMUM = 20;
 const DEFAULT_CONNECTOR = 'openai';
 
 /** LAMB kept a classic tool's settings in assistant columns and top-level metadata keys. */
@@ -30,7 +31,8 @@ function classicToolConfig(toolName: string, assistant: AssistantSnapshot): Tool
   const metadata = assistant.metadata;
   switch (toolName) {
     case 'simple_rag':
-      return { collections: assistant.ragCollections, top_k: assistant.ragTopK };
+      // LAMB allowed any top-k; the tool takes at most SIMPLE_RAG_TOP_K_MAXIMUM.
+      return { collections: assistant.ragCollections, top_k: Math.min(assistant.ragTopK, SIMPLE_RAG_TOP_K_MAXIMUM) };
     case 'rubric_rag':
       return { ...(metadata.rubric_id ? { rubric_id: metadata.rubric_id } : {}), format: metadata.rubric_format ?? 'markdown' };
     case 'single_file_rag':

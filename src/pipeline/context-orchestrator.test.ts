@@ -4,7 +4,7 @@ import { AppError } from '../errors/app-error.js';
 import type { AssistantSnapshot } from './assistant-snapshot.js';
 import { MERGE_STATUS_MESSAGE, MERGE_STATUS_TOOL, runContextTools, type ContextToolRun, type OrchestratorOptions } from './context-orchestrator.js';
 import type { StatusEvent } from './events.js';
-import type { FileReader } from './ports.js';
+import type { FileReader, KnowledgeSearch, RubricReader } from './ports.js';
 import { defineTool, type ToolConfig, type ToolContext, type ToolDefinition, type ToolOutput } from './tool-definition.js';
 
 const CANARY_SECRET = 'sk-canary-123';
@@ -27,8 +27,20 @@ const noFiles: FileReader = {
   },
 };
 
+const noKnowledge: KnowledgeSearch = {
+  query: async () => {
+    throw new AppError('not_found', 'no knowledge bases in this test');
+  },
+};
+
+const noRubrics: RubricReader = {
+  read: async () => {
+    throw new AppError('not_found', 'no rubrics in this test');
+  },
+};
+
 function toolContext(signal: AbortSignal = new AbortController().signal): ToolContext {
-  return { assistant, messages: [{ role: 'user', content: 'hello' }], signal, files: noFiles };
+  return { assistant, messages: [{ role: 'user', content: 'hello' }], signal, files: noFiles, rubrics: noRubrics, knowledge: noKnowledge };
 }
 
 interface Harness {

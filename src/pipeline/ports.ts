@@ -3,6 +3,7 @@
  * SQL: services build these ports for each request, already bound to the assistant owner's
  * identity, so a tool can only reach what that owner may reach.
  */
+import type { RubricDocument } from '../rubrics/rubric-document.js';
 
 export interface FileText {
   text: string;
@@ -14,4 +15,23 @@ export interface FileText {
 export interface FileReader {
   /** Rejects with an AppError (not_found, invalid_parameter) for a missing, foreign or unsafe path. */
   readText(filePath: string, maxCharacters: number): Promise<FileText>;
+}
+
+export interface KnowledgeHit {
+  text: string;
+  /** In [0, 1], whatever the retrieval mode. */
+  similarity: number;
+  metadata: Record<string, unknown>;
+}
+
+/** Searches the knowledge bases the assistant owner may read, by collection id. */
+export interface KnowledgeSearch {
+  /** Rejects with an AppError (not_found) for a collection the owner may not read or that does not exist. */
+  query(collectionId: string, queryText: string, topK: number, threshold: number): Promise<KnowledgeHit[]>;
+}
+
+/** Reads the rubrics the assistant owner may read (their own, and their organization's shared ones), by rubricId. */
+export interface RubricReader {
+  /** Rejects with an AppError (not_found) for a rubric that does not exist, was deleted or is not the owner's to read. */
+  read(rubricId: string): Promise<RubricDocument>;
 }

@@ -58,6 +58,8 @@ function pipelineContext(snapshot: AssistantSnapshot, overrides: Partial<Pipelin
     assistant: snapshot,
     registries,
     files: oneFileReader(),
+    rubrics: { read: async () => { throw new AppError('not_found', 'Rubric not found.'); } },
+    knowledge: { query: async () => [] },
     provider: () => ({}),
     signal: new AbortController().signal,
     limits: { toolTimeoutMilliseconds: 5_000, upstreamTimeoutMilliseconds: 5_000 },

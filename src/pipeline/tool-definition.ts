@@ -6,7 +6,7 @@
 import type { AssistantSnapshot } from './assistant-snapshot.js';
 import type { Source } from './events.js';
 import type { ChatMessage } from './messages.js';
-import type { FileReader } from './ports.js';
+import type { FileReader, KnowledgeSearch, RubricReader } from './ports.js';
 
 export type ToolConfig = Record<string, unknown>;
 
@@ -17,6 +17,8 @@ export interface ToolContext {
   /** Aborted when the tool times out or the client goes away. */
   signal: AbortSignal;
   files: FileReader;
+  rubrics: RubricReader;
+  knowledge: KnowledgeSearch;
 }
 
 export interface ToolOutput {

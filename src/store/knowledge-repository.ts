@@ -1,6 +1,8 @@
 /** Knowledge bases, their documents and chunks: the rows ingestion writes and retrieval reads. */
-import type { Insertable, Kysely } from 'kysely';
-import { nowTimestamp, type Database, type DocumentStatus, type KbChunksTable } from './schema.js';
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { KnowledgeBaseListScope } from '../auth/permissions.js';
+import { containsText, searchText } from './search-pattern.js';
+import { nowTimestamp, type Database, type DocumentStatus, type KbChunksTable, type KnowledgeBasesTable } from './schema.js';
 
 export interface NewKnowledgeBase {
   ownerId: number;
@@ -20,6 +22,7 @@ export async function insertKnowledgeBase(db: Kysely<Database>, knowledgeBase: N
       organization_id: knowledgeBase.organizationId,
       name: knowledgeBase.name,
       description: knowledgeBase.description,
+      search_text: searchText(knowledgeBase.name, knowledgeBase.description),
       visibility: 'private',
       chunk_size: knowledgeBase.chunkSize,
       chunk_overlap: knowledgeBase.chunkOverlap,
@@ -78,4 +81,67 @@ export async function insertChunks(db: Kysely<Database>, documentId: number, chu
 
 export async function deleteDocumentChunks(db: Kysely<Database>, documentId: number): Promise<void> {
   await db.deleteFrom('kb_chunks').where('document_id', '=', documentId).execute();
+}
+
+export type KnowledgeBaseRecord = Selectable<KnowledgeBasesTable> & { owner_email: string; document_count: number; chunk_count: number };
+
+function selectKnowledgeBases(db: Kysely<Database>) {
+  return db
+    .selectFrom('knowledge_bases')
+    .innerJoin('users', 'users.id', 'knowledge_bases.owner_id')
+    .selectAll('knowledge_bases')
+    .select('users.email as owner_email')
+    .select((eb) => [
+      eb.selectFrom('kb_documents').select(eb.fn.countAll<number>().as('count')).whereRef('kb_documents.knowledge_base_id', '=', 'knowledge_bases.id').as('document_count'),
+      eb.selectFrom('kb_chunks').select(eb.fn.countAll<number>().as('count')).whereRef('kb_chunks.knowledge_base_id', '=', 'knowledge_bases.id').as('chunk_count'),
+    ]);
+}
+
+function toRecord(row: Selectable<KnowledgeBasesTable> & { owner_email: string; document_count: unknown; chunk_count: unknown }): KnowledgeBaseRecord {
+  return { ...row, document_count: Number(row.document_count), chunk_count: Number(row.chunk_count) };
+}
+
+/** Finds a knowledge base, deleted or not (the permission module decides who sees what). */
+export async function findKnowledgeBase(db: Kysely<Database>, id: number): Promise<KnowledgeBaseRecord | undefined> {
+  const row = await selectKnowledgeBases(db).where('knowledge_bases.id', '=', id).executeTakeFirst();
+  return row && toRecord(row);
+}
+
+export async function listKnowledgeBases(
+  db: Kysely<Database>,
+  scope: KnowledgeBaseListScope,
+  query: { limit: number; offset: number; search: string | undefined },
+): Promise<{ items: KnowledgeBaseRecord[]; total: number }> {
+  let filtered = selectKnowledgeBases(db).where('knowledge_bases.deleted_at', 'is', null);
+  if (scope.kind === 'organization') filtered = filtered.where('knowledge_bases.organization_id', '=', scope.organizationId);
+  if (scope.kind === 'member') {
+    filtered = filtered.where((eb) =>
+      eb.or([
+        eb('knowledge_bases.owner_id', '=', scope.userId),
+        eb.and([eb('knowledge_bases.visibility', '=', 'organization'), eb('knowledge_bases.organization_id', '=', scope.organizationId)]),
+      ]),
+    );
+  }
+  if (query.search !== undefined) filtered = filtered.where(containsText('knowledge_bases.search_text', query.search));
+  const rows = await filtered.orderBy('knowledge_bases.id', 'desc').limit(query.limit).offset(query.offset).execute();
+  const { total } = await filtered.clearSelect().select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow();
+  return { items: rows.map(toRecord), total: Number(total) };
+}
+
+/** Applies the changes to `current`, keeping its search text in step with its name and description. */
+export async function updateKnowledgeBase(
+  db: Kysely<Database>,
+  current: Pick<KnowledgeBaseRecord, 'id' | 'name' | 'description'>,
+  changes: Omit<Updateable<KnowledgeBasesTable>, 'search_text'>,
+): Promise<void> {
+  const renamed = changes.name !== undefined || changes.description !== undefined;
+  const search = renamed ? { search_text: searchText(changes.name ?? current.name, changes.description ?? current.description) } : {};
+  await db.updateTable('knowledge_bases').set({ ...changes, ...search, updated_at: nowTimestamp() }).where('id', '=', current.id).execute();
+}
+
+/** Removes a knowledge base's documents and chunks (and so their index entries) and marks it deleted. */
+export async function deleteKnowledgeBaseContents(db: Kysely<Database>, current: Pick<KnowledgeBaseRecord, 'id' | 'name' | 'description'>): Promise<void> {
+  await db.deleteFrom('kb_chunks').where('knowledge_base_id', '=', current.id).execute();
+  await db.deleteFrom('kb_documents').where('knowledge_base_id', '=', current.id).execute();
+  await updateKnowledgeBase(db, current, { deleted_at: nowTimestamp() });
 }

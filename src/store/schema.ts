@@ -164,6 +164,8 @@ export interface KnowledgeBasesTable {
   organization_id: number;
   name: string;
   description: string;
+  /** Name and description, lower-cased by the application; see search-pattern.ts. */
+  search_text: string;
   visibility: 'private' | 'organization';
   chunk_size: number;
   chunk_overlap: number;
@@ -199,6 +201,25 @@ export interface KbChunksTable {
   metadata: string;
 }
 
+export interface RubricsTable {
+  id: Generated<number>;
+  /** The public string id (LAMB's `rubricId`), unique forever: a deleted rubric keeps its id. */
+  rubric_id: string;
+  owner_id: number;
+  organization_id: number;
+  title: string;
+  description: string;
+  /** `private`: the owner and the admins over it; `organization`: every member may read and use it. */
+  visibility: 'private' | 'organization';
+  /** LAMB's rubric JSON, validated and completed (ids, timestamps) by src/rubrics/rubric-document.ts. */
+  rubric_data: string;
+  /** Title and description, lower-cased by the application; see search-pattern.ts. */
+  search_text: string;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -214,6 +235,7 @@ export interface Database {
   kb_chunks: KbChunksTable;
   usage_logs: UsageLogsTable;
   files: FilesTable;
+  rubrics: RubricsTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
@@ -228,6 +250,9 @@ export type AssistantUpdate = Updateable<AssistantsTable>;
 export type AuditLogRow = Selectable<AuditLogTable>;
 export type FileRow = Selectable<FilesTable>;
 export type NewFileRow = Insertable<FilesTable>;
+export type RubricRow = Selectable<RubricsTable>;
+export type NewRubricRow = Insertable<RubricsTable>;
+export type RubricUpdate = Updateable<RubricsTable>;
 
 export function toFlag(value: boolean): Flag {
   return value ? 1 : 0;

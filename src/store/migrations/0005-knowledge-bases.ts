@@ -17,6 +17,8 @@ async function createTables(db: Kysely<unknown>, dialect: Dialect): Promise<void
     .addColumn('organization_id', 'integer', (column) => column.notNull().references('organizations.id').onDelete('cascade'))
     .addColumn('name', 'text', (column) => column.notNull())
     .addColumn('description', 'text', (column) => column.notNull().defaultTo(''))
+    // Name and description lower-cased by the application, as for assistants (see search-pattern.ts).
+    .addColumn('search_text', 'text', (column) => column.notNull().defaultTo(''))
     .addColumn('visibility', 'text', (column) => column.notNull().defaultTo('private').check(sql`visibility in ('private', 'organization')`))
     .addColumn('chunk_size', 'integer', (column) => column.notNull().defaultTo(1000))
     .addColumn('chunk_overlap', 'integer', (column) => column.notNull().defaultTo(200))

@@ -7,6 +7,7 @@ import type { Dialect } from '../dialect.js';
 import { foundationMigration } from './0001-foundation.js';
 import { filesMigration } from './0002-files.js';
 import { tracesAndUsageMigration } from './0003-traces-and-usage.js';
+import { rubricsMigration } from './0004-rubrics.js';
 import { knowledgeBasesMigration } from './0005-knowledge-bases.js';
 
 export function allMigrations(dialect: Dialect): Record<string, Migration> {
@@ -14,6 +15,7 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0001-foundation': foundationMigration(dialect),
     '0002-files': filesMigration(dialect),
     '0003-traces-and-usage': tracesAndUsageMigration(dialect),
+    '0004-rubrics': rubricsMigration(dialect),
     '0005-knowledge-bases': knowledgeBasesMigration(dialect),
   };
 }

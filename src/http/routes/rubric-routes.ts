@@ -1,0 +1,175 @@
+/**
+ * The rubrics API: CRUD over LAMB's rubric JSON, lists of one's own and one's organization's
+ * rubrics, LAMB-compatible JSON import, and export as JSON or markdown. The documented body
+ * schemas describe LAMB's format for the OpenAPI document; the bodies themselves are checked by
+ * rubric-document.ts, which applies LAMB's rules and names every problem by its path.
+ */
+import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
+import { RUBRIC_LIMITS, RUBRIC_VISIBILITIES, SCORING_TYPES } from '../../rubrics/rubric-document.js';
+import type { RubricListInput } from '../../rubrics/rubric-service.js';
+import type { Services } from '../../services.js';
+import { callContext } from '../authentication.js';
+import { commonErrorResponses, errorResponseSchema, pageQuerySchema } from '../schemas.js';
+import { validatorCompiler } from '../validation.js';
+
+const rubricIdParametersSchema = {
+  type: 'object',
+  properties: {
+    rubricId: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[\\p{L}\\p{N}._:~-]+$', description: 'The rubricId the API answered with' },
+  },
+  required: ['rubricId'],
+} as const;
+
+const levelSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', description: 'unique within its criterion; generated when missing' },
+    score: { type: 'number' },
+    label: { type: 'string', minLength: 1, maxLength: RUBRIC_LIMITS.nameLength },
+    description: { type: 'string', minLength: 1, maxLength: RUBRIC_LIMITS.textLength },
+    order: { type: 'integer', minimum: 0 },
+  },
+  required: ['score', 'label', 'description'],
+} as const;
+
+const criterionSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', description: 'unique within the rubric; generated when missing' },
+    name: { type: 'string', minLength: 1, maxLength: RUBRIC_LIMITS.nameLength },
+    description: { type: 'string', minLength: 1, maxLength: RUBRIC_LIMITS.textLength },
+    weight: { type: 'number', minimum: 0, description: "the criterion's share of the final score is its weight over the sum of weights" },
+    order: { type: 'integer', minimum: 0 },
+    levels: { type: 'array', minItems: 2, maxItems: RUBRIC_LIMITS.levelsPerCriterion, items: levelSchema },
+  },
+  required: ['name', 'description', 'weight', 'levels'],
+} as const;
+
+const rubricFields = {
+  rubricId: { type: 'string', minLength: 10, maxLength: 200, description: 'LAMB rubricId; generated (a UUID) when missing' },
+  title: { type: 'string', minLength: 1, maxLength: RUBRIC_LIMITS.titleLength },
+  description: { type: 'string', maxLength: RUBRIC_LIMITS.descriptionLength },
+  metadata: {
+    type: 'object',
+    description: 'subject, gradeLevel, author, version, tags and any other keys; createdAt and modifiedAt are set by the server',
+    properties: { subject: { type: ['string', 'null'] }, gradeLevel: { type: ['string', 'null'] }, author: { type: 'string' }, version: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } } },
+  },
+  criteria: { type: 'array', minItems: 1, maxItems: RUBRIC_LIMITS.criteria, items: criterionSchema },
+  scoringType: { type: 'string', enum: [...SCORING_TYPES] },
+  maxScore: { type: 'number', exclusiveMinimum: 0 },
+} as const;
+
+const visibilityField = {
+  visibility: { type: 'string', enum: [...RUBRIC_VISIBILITIES], description: 'private (default): you and your admins; organization: every member may read it and use it in assistants' },
+} as const;
+
+/**
+ * The route's body schema documents LAMB's format; only "is it a JSON object" is checked here, so
+ * every rule is applied in one place (rubric-document.ts) with LAMB's wording and full paths.
+ */
+function objectBodyValidator(minProperties = 0): FastifySchemaCompiler<object> {
+  return (route) => validatorCompiler(route.httpPart === 'body' ? { ...route, schema: { type: 'object', minProperties } } : route);
+}
+
+const listQuerySchema = (pageSizeMaximum: number) =>
+  pageQuerySchema(pageSizeMaximum, {
+    scope: { type: 'string', enum: ['mine', 'organization'], default: 'mine', description: "mine: your rubrics; organization: your organization's rubrics you may read" },
+  });
+
+const exportQuerySchema = {
+  type: 'object',
+  properties: { format: { type: 'string', enum: ['json', 'markdown'], default: 'json' } },
+  additionalProperties: false,
+} as const;
+
+export async function rubricRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  app.post<{ Body: Record<string, unknown> }>(
+    '/api/rubrics',
+    {
+      schema: {
+        tags: ['rubrics'],
+        summary: 'Create a rubric from LAMB rubric JSON',
+        description: 'Missing rubricId, criterion ids and level ids are generated; the answer carries them all.',
+        body: { type: 'object', properties: { ...rubricFields, ...visibilityField }, required: ['title', 'criteria', 'scoringType', 'maxScore'], additionalProperties: false },
+        response: { ...commonErrorResponses, 409: errorResponseSchema },
+      },
+      validatorCompiler: objectBodyValidator(),
+    },
+    async (request, reply) => reply.status(201).send(await services.rubrics.create(callContext(request), request.body)),
+  );
+
+  app.get<{ Querystring: RubricListInput }>(
+    '/api/rubrics',
+    {
+      schema: {
+        tags: ['rubrics'],
+        summary: "List your rubrics (scope=mine) or your organization's (scope=organization)",
+        querystring: listQuerySchema(services.settings.pageSizeMaximum),
+        response: commonErrorResponses,
+      },
+    },
+    async (request) => services.rubrics.list(callContext(request), request.query),
+  );
+
+  app.post<{ Body: Record<string, unknown> }>(
+    '/api/rubrics/import',
+    {
+      schema: {
+        tags: ['rubrics'],
+        summary: 'Import LAMB rubric JSON (or a LAMB rubric row with rubric_data) as a new private rubric with a new rubricId',
+        body: { type: 'object' },
+        response: commonErrorResponses,
+      },
+    },
+    async (request, reply) => reply.status(201).send(await services.rubrics.import(callContext(request), request.body)),
+  );
+
+  app.get<{ Params: { rubricId: string } }>(
+    '/api/rubrics/:rubricId',
+    { schema: { tags: ['rubrics'], summary: 'Get a rubric', params: rubricIdParametersSchema, response: commonErrorResponses } },
+    async (request) => services.rubrics.get(callContext(request), request.params.rubricId),
+  );
+
+  app.patch<{ Params: { rubricId: string }; Body: Record<string, unknown> }>(
+    '/api/rubrics/:rubricId',
+    {
+      schema: {
+        tags: ['rubrics'],
+        summary: 'Replace some fields of a rubric; the result is checked by LAMB rules as a whole',
+        params: rubricIdParametersSchema,
+        body: { type: 'object', properties: { ...rubricFields, ...visibilityField }, additionalProperties: false, minProperties: 1 },
+        response: commonErrorResponses,
+      },
+      validatorCompiler: objectBodyValidator(1),
+    },
+    async (request) => services.rubrics.update(callContext(request), request.params.rubricId, request.body),
+  );
+
+  app.delete<{ Params: { rubricId: string } }>(
+    '/api/rubrics/:rubricId',
+    { schema: { tags: ['rubrics'], summary: 'Delete a rubric (soft delete; its rubricId is never reused)', params: rubricIdParametersSchema, response: commonErrorResponses } },
+    async (request, reply) => {
+      await services.rubrics.delete(callContext(request), request.params.rubricId);
+      return reply.status(204).send();
+    },
+  );
+
+  app.get<{ Params: { rubricId: string }; Querystring: { format: 'json' | 'markdown' } }>(
+    '/api/rubrics/:rubricId/export',
+    {
+      schema: {
+        tags: ['rubrics'],
+        summary: 'Export as LAMB rubric JSON (format=json) or as a markdown document (format=markdown)',
+        params: rubricIdParametersSchema,
+        querystring: exportQuerySchema,
+        response: commonErrorResponses,
+      },
+    },
+    async (request, reply) => {
+      const exported = await services.rubrics.export(callContext(request), request.params.rubricId, request.query.format);
+      reply.header('content-disposition', `attachment; filename="${exported.fileName}"`);
+      if (exported.format === 'markdown') return reply.type('text/markdown; charset=utf-8').send(exported.markdown);
+      return reply.send(exported.document);
+    },
+  );
+}

@@ -1,0 +1,168 @@
+// Proves a document's type is judged by content as well as name: a PDF must start with %PDF-, a Word document must be a ZIP holding word/document.xml, text must be UTF-8 without NUL bytes; a PNG named .pdf, a spreadsheet or plain ZIP named .docx, a PDF named .txt or binary data named .txt are refused with invalid_file saying what the content is.
+import JSZip from 'jszip';
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../errors/app-error.js';
+import { detectDocumentType } from './document-types.js';
+import { readZipDirectory } from './zip-directory.js';
+
+const encoder = new TextEncoder();
+const PDF_BYTES = encoder.encode('%PDF-1.7\n%\u00e2\u00e3\n1 0 obj\n<< >>\nendobj\n');
+const PNG_BYTES = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52]);
+const OLE_BYTES = Uint8Array.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0x00, 0x00, 0x3e, 0x00]);
+
+async function zipOf(files: Record<string, string>): Promise<Uint8Array> {
+  const zip = new JSZip();
+  for (const [name, content] of Object.entries(files)) zip.file(name, content);
+  return zip.generateAsync({ type: 'uint8array', compression: 'DEFLATE' });
+}
+
+const docxBytes = await zipOf({
+  '[Content_Types].xml': '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>',
+  '_rels/.rels': '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"/>',
+  'word/document.xml': `<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${'<w:p/>'.repeat(500)}</w:body></w:document>`,
+});
+
+function refusal(fileName: string, bytes: Uint8Array | string): AppError {
+  try {
+    detectDocumentType({ fileName, bytes: typeof bytes === 'string' ? encoder.encode(bytes) : bytes });
+  } catch (error) {
+    expect(error).toBeInstanceOf(AppError);
+    const appError = error as AppError;
+    expect(appError.code).toBe('invalid_file');
+    expect(appError.status).toBe(400);
+    expect(appError.param).toBe('file');
+    return appError;
+  }
+  throw new Error(`expected ${fileName} to be refused`);
+}
+
+describe('detectDocumentType accepts documents whose content matches their name', () => {
+  it.each([
+    ['notes.txt', 'Plain text, ünïcödé 🎓\r\n', 'txt', 'text/plain'],
+    ['README.md', '# Title\n\nBody', 'md', 'text/markdown'],
+    ['guide.markdown', '# Title', 'md', 'text/markdown'],
+    ['page.html', '<!doctype html><p>Hi</p>', 'html', 'text/html'],
+    ['PAGE.HTM', '<p>Hi</p>', 'html', 'text/html'],
+    ['bom.txt', '\ufeffWith a byte order mark', 'txt', 'text/plain'],
+    ['about-pdf.txt', 'A note: files that start with %PDF- are PDFs.', 'txt', 'text/plain'],
+  ])('%s as %s', (fileName, text, type, contentType) => {
+    expect(detectDocumentType({ fileName, bytes: encoder.encode(text) })).toEqual({ type, contentType });
+  });
+
+  it('a PDF by its %PDF- header, also after bytes some generators put before it', () => {
+    expect(detectDocumentType({ fileName: 'paper.pdf', bytes: PDF_BYTES }).type).toBe('pdf');
+    const prefixed = new Uint8Array([...encoder.encode('junk '.repeat(100)), ...PDF_BYTES]);
+    expect(detectDocumentType({ fileName: 'paper.PDF', bytes: prefixed }).contentType).toBe('application/pdf');
+  });
+
+  it('a Word document as a ZIP holding word/document.xml, listing its entries', () => {
+    const detected = detectDocumentType({ fileName: 'essay.docx', bytes: docxBytes });
+    expect(detected.type).toBe('docx');
+    expect(detected.contentType).toBe('application/vnd.openxmlformats-officedocument.wordprocessingml.document');
+    const main = detected.zipEntries!.find((entry) => entry.name === 'word/document.xml')!;
+    expect(main.uncompressedSize).toBeGreaterThan(3000);
+  });
+
+  it('a Word document that stores a PDF uncompressed near its start, as a Word document', async () => {
+    const zip = new JSZip();
+    zip.file('embedded.pdf', '%PDF-1.4 an attachment', { compression: 'STORE' });
+    zip.file('word/document.xml', '<w:document/>');
+    const bytes = await zip.generateAsync({ type: 'uint8array' });
+    expect(detectDocumentType({ fileName: 'with-attachment.docx', bytes }).type).toBe('docx');
+    expect(refusal('with-attachment.pdf', bytes).details).toMatchObject({ found: 'a Word document (.docx)' });
+  });
+});
+
+describe('detectDocumentType refuses content that is not what the name says', () => {
+  it('a PNG named .pdf, saying it is a PNG image', () => {
+    const error = refusal('scan.pdf', PNG_BYTES);
+    expect(error.details).toEqual({ reason: 'type_mismatch', found: 'a PNG image' });
+    expect(error.message).toBe('The file is named .pdf but its content is a PNG image, not a PDF document (PDF files start with %PDF-).');
+  });
+
+  it('text named .pdf', () => {
+    expect(refusal('notes.pdf', 'just some words').message).toContain('its content is text, not a PDF document');
+  });
+
+  it('a Word document named .pdf, pointing at .docx', () => {
+    expect(refusal('essay.pdf', docxBytes).message).toBe(
+      'The file is named .pdf but its content is a Word document (.docx), not a PDF document (PDF files start with %PDF-). Upload it with the .docx extension instead.',
+    );
+  });
+
+  it('a PDF named .docx, pointing at .pdf', () => {
+    const error = refusal('paper.docx', PDF_BYTES);
+    expect(error.message).toContain('its content is a PDF document, not a Word document (.docx) (Word documents are ZIP archives holding word/document.xml)');
+    expect(error.message).toContain('Upload it with the .pdf extension instead.');
+  });
+
+  it('a spreadsheet, a presentation or a plain ZIP named .docx, saying which', async () => {
+    expect(refusal('sheet.docx', await zipOf({ '[Content_Types].xml': '<Types/>', 'xl/workbook.xml': '<workbook/>' })).message).toContain('a ZIP archive holding an Excel workbook (.xlsx)');
+    expect(refusal('slides.docx', await zipOf({ 'ppt/presentation.xml': '<p/>' })).message).toContain('PowerPoint presentation');
+    const plain = refusal('archive.docx', await zipOf({ 'readme.txt': 'hello', 'word/other.xml': '<x/>' }));
+    expect(plain.details).toEqual({ reason: 'type_mismatch', found: 'a ZIP archive without word/document.xml, so not a Word document' });
+  });
+
+  it('a truncated ZIP named .docx, as damaged', () => {
+    expect(refusal('cut.docx', docxBytes.subarray(0, docxBytes.length - 30)).message).toContain('a damaged or incomplete ZIP archive');
+  });
+
+  it('an old .doc file renamed .docx', () => {
+    expect(refusal('old.docx', OLE_BYTES).message).toContain('an older Microsoft Office file (such as a Word 97–2003 .doc)');
+  });
+
+  it('a PDF named .txt or .md, pointing at .pdf', () => {
+    const error = refusal('paper.txt', PDF_BYTES);
+    expect(error.details).toEqual({ reason: 'type_mismatch', found: 'a PDF document' });
+    expect(error.message).toBe('The file is named .txt but its content is a PDF document, not plain text. Upload it with the .pdf extension instead.');
+    expect(refusal('paper.md', PDF_BYTES).message).toContain('not Markdown text');
+  });
+
+  it('a PNG named .txt, and a Word document named .html', () => {
+    expect(refusal('photo.txt', PNG_BYTES).message).toBe('The file is named .txt but its content is a PNG image, not plain text.');
+    expect(refusal('essay.html', docxBytes).message).toContain('Upload it with the .docx extension instead.');
+  });
+
+  it('unknown binary data named .txt, as binary (the files API’s NUL check)', () => {
+    const error = refusal('data.txt', Uint8Array.from([0x41, 0x42, 0x00, 0x43]));
+    expect(error.details).toEqual({ reason: 'binary_content', found: 'binary data' });
+    expect(error.message).toBe('The file is named .txt but holds binary data (NUL bytes), not text.');
+  });
+
+  it('text that is not UTF-8, binary control characters, and HTML without markup (the files API’s checks)', () => {
+    expect(refusal('latin1.txt', Uint8Array.from([0x63, 0x61, 0x66, 0xe9])).details).toEqual({ reason: 'not_utf8' });
+    expect(refusal('bell.md', 'ring \u0007').details).toEqual({ reason: 'control_characters' });
+    expect(refusal('page.html', 'no markup here').details).toEqual({ reason: 'not_html' });
+  });
+
+  it('an empty file', () => {
+    expect(refusal('empty.pdf', new Uint8Array(0)).details).toEqual({ reason: 'empty' });
+    expect(refusal('empty.txt', '').details).toEqual({ reason: 'empty' });
+  });
+
+  it.each(['photo.png', 'old.doc', 'sheet.xlsx', 'data.json', 'README', 'x.'])('an unsupported name, %s, listing what is accepted', (fileName) => {
+    const error = refusal(fileName, 'text');
+    expect(error.details).toEqual({ reason: 'unsupported_type' });
+    expect(error.message).toContain('a knowledge base accepts .txt, .md, .markdown, .html, .htm, .pdf, .docx files');
+  });
+});
+
+describe('readZipDirectory', () => {
+  it('lists the entries of an archive without inflating them, and gives up on garbage', async () => {
+    const bytes = await zipOf({ 'a.txt': 'aaaa'.repeat(100), 'dir/b.xml': '<b/>' });
+    expect(readZipDirectory(bytes)).toEqual([
+      { name: 'a.txt', uncompressedSize: 400 },
+      { name: 'dir/', uncompressedSize: 0 },
+      { name: 'dir/b.xml', uncompressedSize: 4 },
+    ]);
+    expect(readZipDirectory(encoder.encode('PK\u0003\u0004 not really a zip'))).toBeUndefined();
+    expect(readZipDirectory(new Uint8Array(0))).toBeUndefined();
+  });
+
+  it('reads an archive with a comment after its directory', async () => {
+    const zip = new JSZip();
+    zip.file('word/document.xml', '<w/>');
+    const bytes = await zip.generateAsync({ type: 'uint8array', comment: 'made by a test' });
+    expect(readZipDirectory(bytes)?.map((entry) => entry.name)).toEqual(['word/', 'word/document.xml']);
+  });
+});

@@ -1,0 +1,238 @@
+/**
+ * The text of an uploaded document, as sections ready for chunking: a PDF page by page (pages
+ * numbered from 1), a Word document and an HTML page converted to Markdown and split at their
+ * headings like Markdown itself, plain text as one section. Pure: bytes and a name in, text out.
+ *
+ * A failure names its cause: content that does not match the name (`invalid_file`), a PDF
+ * without a text layer, a password-protected or damaged file, a document without text
+ * (`unreadable_document`), or one past the limits on pages and characters (`document_too_large`).
+ */
+import { AppError } from '../errors/app-error.js';
+import { detectDocumentType, DOCX_MAIN_PART, type DocumentType } from './document-types.js';
+import { htmlToMarkdown } from './html-to-markdown.js';
+import { splitMarkdownSections, type TextSection } from './markdown-sections.js';
+import type { ZipEntry } from './zip-directory.js';
+
+/** Most pages read from one PDF; a longer one is refused before its text is extracted. */
+export const MAXIMUM_DOCUMENT_PAGES = 2_000;
+/** Most characters of text indexed from one document (about 2,500 pages of prose). */
+export const MAXIMUM_DOCUMENT_CHARACTERS = 5_000_000;
+/** Most bytes `word/document.xml` may inflate to, checked before the archive is opened. */
+export const MAXIMUM_DOCX_XML_BYTES = 100 * 1024 * 1024;
+
+export interface ExtractionLimits {
+  maximumPages: number;
+  maximumCharacters: number;
+  maximumDocxXmlBytes: number;
+}
+
+export const DEFAULT_EXTRACTION_LIMITS: Readonly<ExtractionLimits> = {
+  maximumPages: MAXIMUM_DOCUMENT_PAGES,
+  maximumCharacters: MAXIMUM_DOCUMENT_CHARACTERS,
+  maximumDocxXmlBytes: MAXIMUM_DOCX_XML_BYTES,
+};
+
+export interface ExtractedDocument {
+  type: DocumentType;
+  contentType: string;
+  sections: TextSection[];
+  /** For a PDF: its number of pages. */
+  pageCount?: number;
+  /** For a PDF: the pages that hold no text (scanned pages, figures), 1-based. */
+  pagesWithoutText?: number[];
+}
+
+export interface DocumentInput {
+  fileName: string;
+  bytes: Uint8Array;
+}
+
+/** Word styles mapped to headings beyond mammoth's defaults (which cover Heading 1–6). */
+const DOCX_STYLE_MAP = ["p[style-name='Title'] => h1:fresh", 'p.Title => h1:fresh'];
+
+export type UnreadableReason = 'no_text_layer' | 'no_text' | 'encrypted' | 'damaged';
+
+function unreadable(reason: UnreadableReason, message: string, cause?: unknown): AppError {
+  return new AppError('unreadable_document', message, { param: 'file', details: { reason }, cause });
+}
+
+function formatCount(count: number): string {
+  return count.toLocaleString('en-US');
+}
+
+function plural(count: number, noun: string): string {
+  return `${formatCount(count)} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+function tooManyCharacters(limit: number): AppError {
+  return new AppError('document_too_large', `The document holds more than ${formatCount(limit)} characters of text, the most indexed from one document; split it into smaller documents.`, {
+    param: 'file',
+    details: { reason: 'too_many_characters', limit },
+  });
+}
+
+function requireWithinCharacters(length: number, limits: ExtractionLimits): void {
+  if (length > limits.maximumCharacters) throw tooManyCharacters(limits.maximumCharacters);
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** C0 and C1 control characters other than tab and line feed (form feeds and vertical tabs are turned into breaks first). */
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * Text as every type is indexed: line feeds only, form feeds as paragraph breaks, no control
+ * characters or lone surrogates, NFC, no trailing spaces, at most one blank line in a row.
+ */
+export function normalizeText(text: string): string {
+  return text
+    .replace(/\r\n?/g, '\n')
+    .replace(/\f/g, '\n\n')
+    .replace(/\v/g, '\n')
+    .replace(LONE_SURROGATE, '\ufffd')
+    .replace(CONTROL_CHARACTERS, '')
+    .normalize('NFC')
+    .replace(/[ \t]+$/gm, '')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+function decodeUtf8(bytes: Uint8Array): string {
+  // Content detection has already refused anything that is not UTF-8; a leading BOM is dropped here.
+  return new TextDecoder('utf-8').decode(bytes);
+}
+
+type PdfDocument = Awaited<ReturnType<(typeof import('unpdf'))['getDocumentProxy']>>;
+
+function pdfOpenError(error: unknown): AppError {
+  if (error instanceof Error && error.name === 'PasswordException') {
+    return unreadable('encrypted', 'The PDF is protected by a password, so its text cannot be read. Save a copy without the password and upload that.', error);
+  }
+  return unreadable('damaged', 'The file starts like a PDF, but its structure is damaged, so it cannot be read. Open it and save or export it again as PDF, then upload the new file.', error);
+}
+
+async function extractPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<Pick<ExtractedDocument, 'sections' | 'pageCount' | 'pagesWithoutText'>> {
+  const { extractText, getDocumentProxy } = await import('unpdf');
+  let pdf: PdfDocument;
+  try {
+    // pdf.js may take over (detach) the buffer it is given, so it gets a copy.
+    pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
+  } catch (error) {
+    throw pdfOpenError(error);
+  }
+  try {
+    const pageCount = pdf.numPages;
+    if (pageCount > limits.maximumPages) {
+      throw new AppError('document_too_large', `The PDF has ${plural(pageCount, 'page')}; at most ${formatCount(limits.maximumPages)} are read from one document. Split it into smaller documents.`, {
+        param: 'file',
+        details: { reason: 'too_many_pages', pages: pageCount, limit: limits.maximumPages },
+      });
+    }
+    if (pageCount === 0) throw unreadable('no_text', 'The PDF has no pages.');
+    let pageTexts: string[];
+    try {
+      pageTexts = (await extractText(pdf, { mergePages: false })).text;
+    } catch (error) {
+      throw unreadable('damaged', 'The text of the PDF could not be read: the content of its pages is damaged. Open it and save or export it again as PDF, then upload the new file.', error);
+    }
+    const sections: TextSection[] = [];
+    const pagesWithoutText: number[] = [];
+    let characters = 0;
+    pageTexts.forEach((pageText, index) => {
+      const text = normalizeText(pageText);
+      if (text === '') {
+        pagesWithoutText.push(index + 1);
+        return;
+      }
+      characters += text.length;
+      requireWithinCharacters(characters, limits);
+      sections.push({ text, page: index + 1 });
+    });
+    if (sections.length === 0) {
+      const pages = pageCount === 1 ? 'its only page holds' : `none of its ${formatCount(pageCount)} pages holds`;
+      throw unreadable(
+        'no_text_layer',
+        `The PDF has no text layer: ${pages} text that can be extracted, so it is most likely a scan or made of images. Run it through OCR (text recognition, for example OCRmyPDF or "Recognize Text" in Adobe Acrobat) and upload the result.`,
+      );
+    }
+    return { sections, pageCount, pagesWithoutText };
+  } finally {
+    await pdf.destroy().catch(() => undefined);
+  }
+}
+
+async function docxToHtml(bytes: Uint8Array): Promise<string> {
+  const { default: mammoth } = await import('mammoth');
+  try {
+    const result = await mammoth.convertToHtml(
+      { buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) },
+      {
+        styleMap: DOCX_STYLE_MAP,
+        // Images are not indexed: they become empty <img> tags, never read or inlined as data URIs.
+        convertImage: mammoth.images.imgElement(async () => ({ src: '' })),
+        ignoreEmptyParagraphs: true,
+        // A document must never make the server read a linked file.
+        externalFileAccess: false,
+      },
+    );
+    return result.value;
+  } catch (error) {
+    throw unreadable('damaged', 'The Word document could not be read: its content is damaged or not in the .docx format. Open it in Word or LibreOffice, save it again as .docx and upload the new file.', error);
+  }
+}
+
+function checkDocxSize(zipEntries: readonly ZipEntry[], limits: ExtractionLimits): void {
+  const main = zipEntries.find((entry) => entry.name.toLowerCase() === DOCX_MAIN_PART);
+  if (main !== undefined && main.uncompressedSize > limits.maximumDocxXmlBytes) {
+    throw new AppError('document_too_large', `The Word document's text part unpacks to ${formatCount(main.uncompressedSize)} bytes; at most ${formatCount(limits.maximumDocxXmlBytes)} are read. Split it into smaller documents.`, {
+      param: 'file',
+      details: { reason: 'too_much_markup', bytes: main.uncompressedSize, limit: limits.maximumDocxXmlBytes },
+    });
+  }
+}
+
+/** Sections of Markdown text, after the limit on characters. */
+function markdownSections(markdown: string, limits: ExtractionLimits): TextSection[] {
+  const text = normalizeText(markdown);
+  requireWithinCharacters(text.length, limits);
+  return splitMarkdownSections(text);
+}
+
+const NO_TEXT_MESSAGES: Record<Exclude<DocumentType, 'pdf'>, string> = {
+  txt: 'The text file holds no text, only blank space.',
+  md: 'The Markdown file holds no text, only blank space.',
+  html: 'The HTML page holds no readable text (only markup, scripts, styles or navigation).',
+  docx: 'The Word document holds no text (it is empty, or holds only images or drawings).',
+};
+
+/**
+ * The text sections of a document: its type is detected from name and content first, and
+ * anything unreadable, empty or too large is refused with an AppError saying why.
+ */
+export async function extractDocument(input: DocumentInput, limits: Partial<ExtractionLimits> = {}): Promise<ExtractedDocument> {
+  const bounds: ExtractionLimits = { ...DEFAULT_EXTRACTION_LIMITS, ...limits };
+  const detected = detectDocumentType(input);
+  const { type, contentType } = detected;
+  let result: Pick<ExtractedDocument, 'sections' | 'pageCount' | 'pagesWithoutText'>;
+  switch (type) {
+    case 'pdf':
+      return { type, contentType, ...(await extractPdf(input.bytes, bounds)) };
+    case 'docx':
+      checkDocxSize(detected.zipEntries ?? [], bounds);
+      result = { sections: markdownSections(htmlToMarkdown(await docxToHtml(input.bytes)), bounds) };
+      break;
+    case 'html':
+      result = { sections: markdownSections(htmlToMarkdown(decodeUtf8(input.bytes)), bounds) };
+      break;
+    case 'md':
+      result = { sections: markdownSections(decodeUtf8(input.bytes), bounds) };
+      break;
+    case 'txt': {
+      const text = normalizeText(decodeUtf8(input.bytes));
+      requireWithinCharacters(text.length, bounds);
+      result = { sections: text === '' ? [] : [{ text }] };
+      break;
+    }
+  }
+  if (result.sections.length === 0) throw unreadable('no_text', NO_TEXT_MESSAGES[type]);
+  return { type, contentType, ...result };
+}

@@ -1,0 +1,432 @@
+/**
+ * HTML to readable Markdown for indexing: headings become `#` lines, lists `-`/`1.` items
+ * (nested by indentation), block quotes `>` lines, tables pipe rows, `<pre>` fenced blocks, and
+ * everything else plain paragraphs with whitespace collapsed and entities decoded. Scripts,
+ * styles, forms' controls, navigation and hidden elements are dropped, and so are a page's
+ * header, footer and asides when it marks its content with `<main>` or `<article>`. Inline
+ * formatting and link targets are dropped: the text is for search and prompts.
+ *
+ * The parser is forgiving like a browser's: unclosed `<p>`, `<li>`, `<td>` and the like are
+ * closed where the next one starts, stray end tags are ignored, and nesting deeper than
+ * MAXIMUM_HTML_DEPTH is flattened rather than followed.
+ */
+import { decodeHtmlEntities } from './html-entities.js';
+
+/** Deeper elements are kept as children of the element at this depth, so rendering never recurses without bound. */
+export const MAXIMUM_HTML_DEPTH = 200;
+
+interface ElementNode {
+  kind: 'element';
+  name: string;
+  attributes: ReadonlyMap<string, string>;
+  children: HtmlNode[];
+}
+
+interface TextNode {
+  kind: 'text';
+  text: string;
+}
+
+type HtmlNode = ElementNode | TextNode;
+
+const VOID_ELEMENTS = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'keygen', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
+/** Elements whose content is raw text up to their end tag. */
+const RAW_TEXT_ELEMENTS = new Set(['script', 'style', 'textarea', 'title', 'xmp', 'iframe', 'noembed', 'noframes', 'noscript']);
+/** Never content. */
+const DROPPED_ELEMENTS = new Set([
+  'script', 'style', 'noscript', 'template', 'head', 'title', 'meta', 'link', 'nav', 'svg', 'math', 'canvas', 'iframe',
+  'object', 'embed', 'video', 'audio', 'map', 'button', 'select', 'option', 'datalist', 'textarea', 'input', 'img', 'picture',
+  'noembed', 'noframes', 'xmp', 'dialog',
+]);
+/** Page furniture, dropped when the page marks its content with `<main>` or `<article>`. */
+const FURNITURE_ELEMENTS = new Set(['header', 'footer', 'aside']);
+const CONTENT_ROOTS = new Set(['main', 'article']);
+const DROPPED_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'search', 'complementary']);
+const HEADINGS: Readonly<Record<string, number>> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
+const BLOCK_ELEMENTS = new Set([
+  'address', 'article', 'aside', 'blockquote', 'body', 'center', 'dd', 'details', 'dialog', 'dir', 'div', 'dl', 'dt', 'fieldset',
+  'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hgroup', 'hr', 'html', 'legend', 'li',
+  'main', 'menu', 'ol', 'p', 'pre', 'section', 'summary', 'table', 'caption', 'ul', 'tr', 'td', 'th', 'thead', 'tbody', 'tfoot',
+]);
+/** Opening one of these closes an open `<p>`, as in browsers. */
+const CLOSES_PARAGRAPH = new Set([
+  'address', 'article', 'aside', 'blockquote', 'center', 'details', 'dialog', 'dir', 'div', 'dl', 'fieldset', 'figcaption', 'figure',
+  'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hgroup', 'hr', 'main', 'menu', 'nav', 'ol', 'p', 'pre',
+  'section', 'summary', 'table', 'ul', 'li', 'dd', 'dt',
+]);
+/** `<p>` is not closed across these (HTML's "button scope"). */
+const PARAGRAPH_SCOPE_LIMITS = new Set(['table', 'td', 'th', 'caption', 'template', 'button', 'object']);
+
+/** Opening a heading closes an open heading, as in browsers. */
+const HEADING_END: ImpliedEnd = { closes: ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'], stopAt: ['body', 'div', 'section', 'article', 'td', 'li'] };
+const TABLE_SECTION_END: ImpliedEnd = { closes: ['thead', 'tbody', 'tfoot', 'tr', 'td', 'th'], stopAt: ['table'] };
+
+interface ImpliedEnd {
+  /** The open elements the new one closes… */
+  closes: readonly string[];
+  /** …unless one of these is met first, searching up from the current element. */
+  stopAt: readonly string[];
+}
+
+/** Elements that close an earlier sibling of their kind when they start. */
+const IMPLIED_END_TAGS: Readonly<Record<string, ImpliedEnd>> = {
+  li: { closes: ['li'], stopAt: ['ul', 'ol', 'menu', 'dir', 'table'] },
+  dt: { closes: ['dt', 'dd'], stopAt: ['dl', 'table'] },
+  dd: { closes: ['dt', 'dd'], stopAt: ['dl', 'table'] },
+  tr: { closes: ['tr', 'td', 'th'], stopAt: ['table', 'thead', 'tbody', 'tfoot'] },
+  td: { closes: ['td', 'th'], stopAt: ['tr', 'table'] },
+  th: { closes: ['td', 'th'], stopAt: ['tr', 'table'] },
+  thead: TABLE_SECTION_END,
+  tbody: TABLE_SECTION_END,
+  tfoot: TABLE_SECTION_END,
+  option: { closes: ['option'], stopAt: ['select', 'datalist'] },
+  h1: HEADING_END,
+  h2: HEADING_END,
+  h3: HEADING_END,
+  h4: HEADING_END,
+  h5: HEADING_END,
+  h6: HEADING_END,
+};
+
+const TAG_NAME = /[A-Za-z][A-Za-z0-9:-]*/y;
+const ATTRIBUTE = /[\s/]*([^\s/>"'=][^\s/>=]*)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?/y;
+
+class TreeBuilder {
+  readonly root: ElementNode = { kind: 'element', name: '#root', attributes: new Map(), children: [] };
+  private readonly stack: ElementNode[] = [this.root];
+
+  private get current(): ElementNode {
+    return this.stack[this.stack.length - 1]!;
+  }
+
+  text(text: string): void {
+    if (text === '') return;
+    const last = this.current.children.at(-1);
+    if (last?.kind === 'text') last.text += text;
+    else this.current.children.push({ kind: 'text', text });
+  }
+
+  open(name: string, attributes: ReadonlyMap<string, string>, selfClosing: boolean): void {
+    if (CLOSES_PARAGRAPH.has(name)) this.closeWithin(['p'], PARAGRAPH_SCOPE_LIMITS);
+    const implied = IMPLIED_END_TAGS[name];
+    if (implied !== undefined) this.closeWithin(implied.closes, new Set(implied.stopAt));
+    const element: ElementNode = { kind: 'element', name, attributes, children: [] };
+    this.current.children.push(element);
+    if (!selfClosing && !VOID_ELEMENTS.has(name) && this.stack.length <= MAXIMUM_HTML_DEPTH) this.stack.push(element);
+  }
+
+  close(name: string): void {
+    if (name === 'br') return this.open('br', new Map(), true);
+    for (let index = this.stack.length - 1; index > 0; index -= 1) {
+      if (this.stack[index]!.name === name) {
+        this.stack.length = index;
+        return;
+      }
+    }
+  }
+
+  /** Closes the nearest open element named in `names`, unless one named in `limits` comes first. */
+  private closeWithin(names: readonly string[], limits: ReadonlySet<string>): void {
+    for (let index = this.stack.length - 1; index > 0; index -= 1) {
+      const name = this.stack[index]!.name;
+      if (names.includes(name)) {
+        this.stack.length = index;
+        return;
+      }
+      if (limits.has(name)) return;
+    }
+  }
+}
+
+function parseAttributes(html: string, start: number): { attributes: Map<string, string>; end: number; selfClosing: boolean } {
+  const attributes = new Map<string, string>();
+  let position = start;
+  for (;;) {
+    ATTRIBUTE.lastIndex = position;
+    const match = ATTRIBUTE.exec(html);
+    if (match === null || match[0] === '') break;
+    const name = match[1]!.toLowerCase();
+    if (!attributes.has(name)) attributes.set(name, decodeHtmlEntities(match[2] ?? match[3] ?? match[4] ?? ''));
+    position = ATTRIBUTE.lastIndex;
+  }
+  const close = html.indexOf('>', position);
+  if (close === -1) return { attributes, end: html.length, selfClosing: false };
+  const selfClosing = /\/\s*$/.test(html.slice(position, close));
+  return { attributes, end: close + 1, selfClosing };
+}
+
+/** Builds the element tree of an HTML document or fragment. */
+function parseHtml(html: string): ElementNode {
+  const builder = new TreeBuilder();
+  let position = 0;
+  while (position < html.length) {
+    const lt = html.indexOf('<', position);
+    if (lt === -1) {
+      builder.text(decodeHtmlEntities(html.slice(position)));
+      break;
+    }
+    builder.text(decodeHtmlEntities(html.slice(position, lt)));
+    position = lt;
+    if (html.startsWith('<!--', position)) {
+      const end = html.indexOf('-->', position + 4);
+      position = end === -1 ? html.length : end + 3;
+    } else if (html.startsWith('<!', position) || html.startsWith('<?', position)) {
+      const end = html.indexOf('>', position + 2);
+      position = end === -1 ? html.length : end + 1;
+    } else if (html[position + 1] === '/' && /[A-Za-z]/.test(html[position + 2] ?? '')) {
+      TAG_NAME.lastIndex = position + 2;
+      const name = TAG_NAME.exec(html)![0].toLowerCase();
+      const end = html.indexOf('>', TAG_NAME.lastIndex);
+      position = end === -1 ? html.length : end + 1;
+      builder.close(name);
+    } else if (/[A-Za-z]/.test(html[position + 1] ?? '')) {
+      TAG_NAME.lastIndex = position + 1;
+      const name = TAG_NAME.exec(html)![0].toLowerCase();
+      const { attributes, end, selfClosing } = parseAttributes(html, TAG_NAME.lastIndex);
+      position = end;
+      if (RAW_TEXT_ELEMENTS.has(name) && !selfClosing) {
+        const closing = new RegExp(`</${name}(?=[\\s/>])`, 'ig');
+        closing.lastIndex = position;
+        const found = closing.exec(html);
+        const contentEnd = found === null ? html.length : found.index;
+        builder.open(name, attributes, false);
+        builder.text(name === 'textarea' || name === 'title' ? decodeHtmlEntities(html.slice(position, contentEnd)) : html.slice(position, contentEnd));
+        builder.close(name);
+        const after = found === null ? -1 : html.indexOf('>', contentEnd);
+        position = after === -1 ? html.length : after + 1;
+      } else {
+        builder.open(name, attributes, selfClosing);
+      }
+    } else {
+      builder.text('<');
+      position += 1;
+    }
+  }
+  return builder.root;
+}
+
+/** Lines of Markdown being built, with the paragraph in progress. */
+class LineWriter {
+  readonly lines: string[] = [];
+  private inline = '';
+
+  text(text: string): void {
+    this.inline += text;
+  }
+
+  lineBreak(): void {
+    this.inline += '\n';
+  }
+
+  /** Ends the paragraph in progress, if any, as its own block. */
+  endParagraph(): void {
+    const paragraphLines = this.inline
+      .split('\n')
+      .map((line) => line.replace(/[ \t\f\r]+/g, ' ').trim())
+      .filter((line) => line !== '')
+      // Paragraph text that would read as a Markdown heading is escaped, so it cannot start a section.
+      .map((line) => (/^#{1,6}(?:\s|$)/.test(line) ? `\\${line}` : line));
+    this.inline = '';
+    if (paragraphLines.length === 0) return;
+    this.blank();
+    this.lines.push(...paragraphLines);
+    this.blank();
+  }
+
+  /** A blank line, unless there already is one (or nothing yet). */
+  blank(): void {
+    if (this.lines.length > 0 && this.lines[this.lines.length - 1] !== '') this.lines.push('');
+  }
+
+  block(lines: readonly string[], separated = true): void {
+    this.endParagraph();
+    if (lines.length === 0) return;
+    if (separated) this.blank();
+    this.lines.push(...lines);
+    if (separated) this.blank();
+  }
+
+  finish(): string[] {
+    this.endParagraph();
+    const lines = [...this.lines];
+    while (lines.at(-1) === '') lines.pop();
+    while (lines[0] === '') lines.shift();
+    return lines;
+  }
+}
+
+interface RenderContext {
+  /** Whether the page marks its content with `<main>`/`<article>`, which makes header, footer and aside furniture. */
+  hasContentRoot: boolean;
+  insideContentRoot: boolean;
+}
+
+function isDropped(element: ElementNode, context: RenderContext): boolean {
+  if (DROPPED_ELEMENTS.has(element.name)) return true;
+  if (element.attributes.has('hidden') || element.attributes.get('aria-hidden') === 'true') return true;
+  const role = element.attributes.get('role');
+  if (role !== undefined && DROPPED_ROLES.has(role) && !context.insideContentRoot) return true;
+  return FURNITURE_ELEMENTS.has(element.name) && context.hasContentRoot && !context.insideContentRoot;
+}
+
+function childContext(element: ElementNode, context: RenderContext): RenderContext {
+  const isRoot = CONTENT_ROOTS.has(element.name) || element.attributes.get('role') === 'main';
+  return isRoot && !context.insideContentRoot ? { ...context, insideContentRoot: true } : context;
+}
+
+/** Whitespace as HTML collapses it; non-breaking spaces become plain ones. */
+function collapseWhitespace(text: string): string {
+  return text.replace(/[\s\u00a0]+/g, ' ');
+}
+
+function renderChildren(element: ElementNode, writer: LineWriter, context: RenderContext): void {
+  for (const child of element.children) renderNode(child, writer, context);
+}
+
+/** The lines an element's content renders to on its own. */
+function renderToLines(element: ElementNode, context: RenderContext): string[] {
+  const writer = new LineWriter();
+  renderChildren(element, writer, childContext(element, context));
+  return writer.finish();
+}
+
+/** The content as one line: for headings and table cells. */
+function renderToLine(element: ElementNode, context: RenderContext): string {
+  return renderToLines(element, context)
+    .filter((line) => line !== '')
+    .join(' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+function preformattedText(node: HtmlNode): string {
+  if (node.kind === 'text') return node.text;
+  if (node.name === 'br') return '\n';
+  return node.children.map(preformattedText).join('');
+}
+
+function renderList(list: ElementNode, writer: LineWriter, context: RenderContext): void {
+  const ordered = list.name === 'ol';
+  const startAttribute = Number.parseInt(list.attributes.get('start') ?? '1', 10);
+  let number = Number.isFinite(startAttribute) ? startAttribute : 1;
+  const lines: string[] = [];
+  const loose = new LineWriter();
+  for (const child of list.children) {
+    if (child.kind === 'element' && child.name === 'li') {
+      if (isDropped(child, context)) continue;
+      const marker = ordered ? `${number}. ` : '- ';
+      number += 1;
+      const itemLines = renderToLines(child, context).filter((line) => line !== '');
+      if (itemLines.length === 0) continue;
+      const indent = ' '.repeat(marker.length);
+      itemLines.forEach((line, index) => lines.push(index === 0 ? marker + line : indent + line));
+    } else {
+      // Text or elements directly inside a list (invalid, but common): kept as their own lines.
+      renderNode(child, loose, context);
+      lines.push(...loose.finish().filter((line) => line !== ''));
+      loose.lines.length = 0;
+    }
+  }
+  writer.block(lines);
+}
+
+function escapeCell(text: string): string {
+  return text.replace(/\|/g, '\\|');
+}
+
+function tableRows(element: ElementNode, rows: ElementNode[]): void {
+  for (const child of element.children) {
+    if (child.kind !== 'element') continue;
+    if (child.name === 'tr') rows.push(child);
+    else if (child.name === 'thead' || child.name === 'tbody' || child.name === 'tfoot') tableRows(child, rows);
+  }
+}
+
+function renderTable(table: ElementNode, writer: LineWriter, context: RenderContext): void {
+  const rows: ElementNode[] = [];
+  tableRows(table, rows);
+  const lines: string[] = [];
+  const caption = table.children.find((child): child is ElementNode => child.kind === 'element' && child.name === 'caption');
+  if (caption !== undefined) writer.block([renderToLine(caption, context)].filter((line) => line !== ''));
+  for (const row of rows) {
+    const cells = row.children
+      .filter((child): child is ElementNode => child.kind === 'element' && (child.name === 'td' || child.name === 'th') && !isDropped(child, context))
+      .map((cell) => escapeCell(renderToLine(cell, context)));
+    if (cells.every((cell) => cell === '')) continue;
+    lines.push(`| ${cells.join(' | ')} |`);
+    // Markdown tables need a separator after their first row.
+    if (lines.length === 1) lines.push(`|${' --- |'.repeat(cells.length)}`);
+  }
+  writer.block(lines);
+}
+
+function renderNode(node: HtmlNode, writer: LineWriter, context: RenderContext): void {
+  if (node.kind === 'text') {
+    writer.text(collapseWhitespace(node.text));
+    return;
+  }
+  if (isDropped(node, context)) return;
+  const name = node.name;
+  const level = HEADINGS[name];
+  if (level !== undefined) {
+    const text = renderToLine(node, context);
+    writer.block(text === '' ? [] : [`${'#'.repeat(level)} ${text}`]);
+    return;
+  }
+  switch (name) {
+    case 'br':
+      writer.lineBreak();
+      return;
+    case 'hr':
+      writer.endParagraph();
+      return;
+    case 'ul':
+    case 'ol':
+    case 'menu':
+    case 'dir':
+      renderList(node, writer, context);
+      return;
+    case 'li':
+      // A list item outside a list: still an item.
+      writer.block(renderToLines(node, context).filter((line) => line !== '').map((line, index) => (index === 0 ? `- ${line}` : `  ${line}`)));
+      return;
+    case 'pre': {
+      const text = preformattedText(node).replace(/^\n/, '').replace(/\s+$/, '');
+      if (text.trim() === '') return;
+      const longestFence = Math.max(2, ...Array.from(text.matchAll(/`{3,}/g), (match) => match[0].length));
+      const fence = '`'.repeat(longestFence + 1);
+      writer.block([fence, ...text.split('\n'), fence]);
+      return;
+    }
+    case 'blockquote':
+      writer.block(renderToLines(node, context).map((line) => (line === '' ? '>' : `> ${line}`)));
+      return;
+    case 'table':
+      renderTable(node, writer, context);
+      return;
+    case 'dt':
+    case 'dd':
+    case 'td':
+    case 'th':
+    case 'tr':
+      // Outside the structures that handle them: one line each.
+      writer.block([renderToLine(node, context)].filter((line) => line !== ''), name === 'dt');
+      return;
+    default:
+      // A block only ends the paragraph before it and its own; its content flows into the same writer.
+      if (BLOCK_ELEMENTS.has(name)) writer.endParagraph();
+      renderChildren(node, writer, childContext(node, context));
+      if (BLOCK_ELEMENTS.has(name)) writer.endParagraph();
+  }
+}
+
+function containsContentRoot(element: ElementNode): boolean {
+  return element.children.some((child) => child.kind === 'element' && (CONTENT_ROOTS.has(child.name) || child.attributes.get('role') === 'main' || containsContentRoot(child)));
+}
+
+/** Readable Markdown from an HTML document or fragment. */
+export function htmlToMarkdown(html: string): string {
+  const root = parseHtml(html);
+  const context: RenderContext = { hasContentRoot: containsContentRoot(root), insideContentRoot: false };
+  return renderToLines(root, context).join('\n');
+}

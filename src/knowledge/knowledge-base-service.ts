@@ -1,0 +1,210 @@
+/**
+ * Knowledge bases: create, list, read, change (including sharing with the organization), delete
+ * with everything in them, and query them with LAMB's contract. Also builds the search port the
+ * pipeline's `simple_rag` uses, bound to an assistant owner so it reaches only what they may read.
+ */
+import type { Kysely } from 'kysely';
+import type { CallContext } from '../auth/call-context.js';
+import type { Identity } from '../auth/identity.js';
+import {
+  knowledgeBaseListScope,
+  requireAssistantCreation,
+  requireKnowledgeBaseAction,
+  type KnowledgeBaseAction,
+  type KnowledgeBaseFacts,
+} from '../auth/permissions.js';
+import { AppError } from '../errors/app-error.js';
+import { resolveChunkingOptions } from './chunking.js';
+import type { KnowledgeHit, KnowledgeSearch } from '../pipeline/ports.js';
+import { appendAuditEntry, type AuditEntry } from '../store/audit-log-repository.js';
+import { searchChunksFullText } from '../store/chunk-search-repository.js';
+import type { Dialect } from '../store/dialect.js';
+import {
+  deleteKnowledgeBaseContents,
+  findKnowledgeBase,
+  insertKnowledgeBase,
+  listKnowledgeBases,
+  updateKnowledgeBase,
+  type KnowledgeBaseRecord,
+} from '../store/knowledge-repository.js';
+import type { Database } from '../store/schema.js';
+
+const DEFAULT_TOP_K = 5;
+
+export interface KnowledgeBaseInput {
+  name: string;
+  description?: string;
+  chunk_size?: number;
+  chunk_overlap?: number;
+}
+
+export interface KnowledgeBasePatch {
+  name?: string;
+  description?: string;
+  /** `organization` shares it with every member of the owner's organization. */
+  visibility?: 'private' | 'organization';
+}
+
+export interface QueryInput {
+  query_text: string;
+  top_k?: number;
+  threshold?: number;
+  plugin_params?: Record<string, unknown>;
+}
+
+/** LAMB's knowledge-base query answer. */
+export interface QueryAnswer {
+  results: Array<{ similarity: number; data: string; metadata: Record<string, unknown> }>;
+  count: number;
+  timing: { total_ms: number };
+  query: string;
+}
+
+function facts(record: KnowledgeBaseRecord): KnowledgeBaseFacts {
+  return {
+    ownerId: record.owner_id,
+    organizationId: record.organization_id,
+    sharedWithOrganization: record.visibility === 'organization',
+    deleted: record.deleted_at !== null,
+  };
+}
+
+function view(record: KnowledgeBaseRecord) {
+  return {
+    id: record.id,
+    name: record.name,
+    description: record.description,
+    owner: record.owner_email,
+    organization_id: record.organization_id,
+    visibility: record.visibility,
+    chunk_size: record.chunk_size,
+    chunk_overlap: record.chunk_overlap,
+    document_count: record.document_count,
+    chunk_count: record.chunk_count,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+  };
+}
+
+export type KnowledgeBaseView = ReturnType<typeof view>;
+
+/** Collection ids are strings in LAMB's configs (`"12"`); ours are positive integers. */
+function knowledgeBaseIdOf(collectionId: string): number | undefined {
+  if (!/^\d{1,10}$/.test(collectionId)) return undefined;
+  const id = Number(collectionId);
+  return id >= 1 && id <= 2_147_483_647 ? id : undefined;
+}
+
+export class KnowledgeBaseService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  private async load(identity: Identity, id: number, action: KnowledgeBaseAction): Promise<KnowledgeBaseRecord> {
+    const record = await findKnowledgeBase(this.db, id);
+    if (!record) throw new AppError('not_found', 'Knowledge base not found.');
+    requireKnowledgeBaseAction(identity, facts(record), action);
+    return record;
+  }
+
+  private audit(context: CallContext, record: { id: number; organization_id: number }, action: string, details?: AuditEntry['details']): AuditEntry {
+    return {
+      actorUserId: context.identity.userId,
+      organizationId: record.organization_id,
+      action,
+      targetType: 'knowledge_base',
+      targetId: record.id,
+      details,
+      requestId: context.requestId,
+    };
+  }
+
+  async create(context: CallContext, input: KnowledgeBaseInput): Promise<KnowledgeBaseView> {
+    requireAssistantCreation(context.identity);
+    const name = input.name.trim();
+    if (name === '') throw new AppError('invalid_body', 'The name must not be empty.', { param: 'name' });
+    // The chunker's own rule, so a knowledge base can never hold settings its documents would fail on.
+    const { chunkSize, chunkOverlap } = resolveChunkingOptions({ chunkSize: input.chunk_size, chunkOverlap: input.chunk_overlap });
+    const organizationId = context.identity.organizationId;
+    const id = await this.db.transaction().execute(async (transaction) => {
+      const insertedId = await insertKnowledgeBase(transaction, {
+        ownerId: context.identity.userId,
+        organizationId,
+        name,
+        description: input.description ?? '',
+        chunkSize,
+        chunkOverlap,
+      });
+      await appendAuditEntry(transaction, this.audit(context, { id: insertedId, organization_id: organizationId }, 'knowledge_base.create'));
+      return insertedId;
+    });
+    return view((await findKnowledgeBase(this.db, id))!);
+  }
+
+  async list(context: CallContext, query: { limit: number; offset: number; q?: string }): Promise<{ items: KnowledgeBaseView[]; total: number }> {
+    const page = await listKnowledgeBases(this.db, knowledgeBaseListScope(context.identity), { limit: query.limit, offset: query.offset, search: query.q });
+    return { items: page.items.map(view), total: page.total };
+  }
+
+  async get(context: CallContext, id: number): Promise<KnowledgeBaseView> {
+    return view(await this.load(context.identity, id, 'view'));
+  }
+
+  async update(context: CallContext, id: number, patch: KnowledgeBasePatch): Promise<KnowledgeBaseView> {
+    const record = await this.load(context.identity, id, 'update');
+    const name = patch.name?.trim();
+    if (name === '') throw new AppError('invalid_body', 'The name must not be empty.', { param: 'name' });
+    await this.db.transaction().execute(async (transaction) => {
+      await updateKnowledgeBase(transaction, record, {
+        ...(name !== undefined && { name }),
+        ...(patch.description !== undefined && { description: patch.description }),
+        ...(patch.visibility !== undefined && { visibility: patch.visibility }),
+      });
+      await appendAuditEntry(transaction, this.audit(context, record, 'knowledge_base.update', { fields: Object.keys(patch).sort() }));
+    });
+    return view((await findKnowledgeBase(this.db, id))!);
+  }
+
+  async delete(context: CallContext, id: number): Promise<void> {
+    const record = await this.load(context.identity, id, 'delete');
+    await this.db.transaction().execute(async (transaction) => {
+      await deleteKnowledgeBaseContents(transaction, record);
+      await appendAuditEntry(transaction, this.audit(context, record, 'knowledge_base.delete'));
+    });
+  }
+
+  private async search(identity: Identity, id: number, queryText: string, topK: number, threshold: number): Promise<KnowledgeHit[]> {
+    await this.load(identity, id, 'query');
+    const hits = await searchChunksFullText(this.db, this.dialect, [id], queryText, topK);
+    return hits
+      .filter((hit) => hit.similarity >= threshold)
+      .map((hit) => ({
+        text: hit.text,
+        similarity: hit.similarity,
+        metadata: { ...hit.metadata, knowledge_base_id: hit.knowledgeBaseId, document_id: hit.documentId, chunk_index: hit.chunkIndex },
+      }));
+  }
+
+  async query(context: CallContext, id: number, input: QueryInput): Promise<QueryAnswer> {
+    const started = performance.now();
+    const hits = await this.search(context.identity, id, input.query_text, input.top_k ?? DEFAULT_TOP_K, input.threshold ?? 0);
+    return {
+      results: hits.map((hit) => ({ similarity: hit.similarity, data: hit.text, metadata: hit.metadata })),
+      count: hits.length,
+      timing: { total_ms: Math.round((performance.now() - started) * 10) / 10 },
+      query: input.query_text,
+    };
+  }
+
+  /** The pipeline's search port for an assistant owner: each collection is checked against the owner on every query. */
+  searcherFor(owner: Identity): KnowledgeSearch {
+    return {
+      query: async (collectionId, queryText, topK, threshold) => {
+        const id = knowledgeBaseIdOf(collectionId);
+        if (id === undefined) throw new AppError('not_found', `Knowledge base ${collectionId} not found.`);
+        return this.search(owner, id, queryText, topK, threshold);
+      },
+    };
+  }
+}

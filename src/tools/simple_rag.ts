@@ -1,0 +1,67 @@
+/**
+ * simple_rag — retrieves the passages of the assistant's knowledge bases that best match the
+ * learner's last message and puts them into `{context}`, with their sources. Every collection is
+ * checked against the assistant owner's access when it is queried; they are queried at once.
+ */
+import { lastUserText } from '../pipeline/messages.js';
+import type { KnowledgeHit } from '../pipeline/ports.js';
+import { defineTool } from '../pipeline/tool-definition.js';
+import type { Source } from '../pipeline/events.js';
+
+const MAXIMUM_TOP_K = 20;
+const MAXIMUM_COLLECTIONS = 20;
+
+interface SimpleRagConfig {
+  [key: string]: unknown;
+  collections: string[];
+  top_k: number;
+  threshold: number;
+  query_mode: 'last_message' | 'context_aware';
+}
+
+function sourceOf(hit: KnowledgeHit): Source {
+  const metadata = hit.metadata;
+  const numberOrUndefined = (value: unknown) => (typeof value === 'number' ? value : undefined);
+  const title = typeof metadata.filename === 'string' ? metadata.filename : `knowledge base ${String(metadata.knowledge_base_id)}`;
+  return {
+    title,
+    ...(typeof metadata.source_url === 'string' && { url: metadata.source_url }),
+    similarity: hit.similarity,
+    ...(metadata.document_id !== undefined && { document_id: String(metadata.document_id) }),
+    ...(numberOrUndefined(metadata.chunk_index) !== undefined && { chunk_index: metadata.chunk_index as number }),
+    ...(numberOrUndefined(metadata.page) !== undefined && { page: metadata.page as number }),
+  };
+}
+
+export default defineTool<SimpleRagConfig>({
+  name: 'simple_rag',
+  displayName: 'Knowledge Base RAG',
+  description: "Retrieves the passages of the assistant's knowledge bases that best match the question.",
+  category: 'rag',
+  version: '1.0',
+  configSchema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['collections'],
+    properties: {
+      collections: { type: 'array', minItems: 1, maxItems: MAXIMUM_COLLECTIONS, items: { type: 'string', minLength: 1, maxLength: 200 } },
+      top_k: { type: 'integer', minimum: 1, maximum: MAXIMUM_TOP_K, default: 3 },
+      threshold: { type: 'number', minimum: 0, maximum: 1, default: 0 },
+      query_mode: { type: 'string', enum: ['last_message', 'context_aware'], default: 'last_message' },
+    },
+  },
+  placeholder: 'context',
+  status: (config) => `querying knowledge base ${config.collections.join(', ')}`,
+  traceInput: (config) => ({ collections: config.collections, top_k: config.top_k, threshold: config.threshold, query_mode: config.query_mode }),
+  async provide(context, config) {
+    // context_aware needs the organization's small fast model; until one is configured it uses the last message.
+    const query = lastUserText(context.messages);
+    if (query.trim() === '') return { content: '' };
+    const perCollection = await Promise.all(config.collections.map((collection) => context.knowledge.query(collection, query, config.top_k, config.threshold)));
+    const hits = perCollection
+      .flat()
+      .sort((a, b) => b.similarity - a.similarity)
+      .slice(0, config.top_k);
+    return { content: hits.map((hit) => hit.text).join('\n\n'), sources: hits.map(sourceOf) };
+  },
+});
