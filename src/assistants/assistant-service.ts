@@ -18,7 +18,7 @@ import {
   updateAssistant,
   type AssistantRecord,
 } from '../store/assistants-repository.js';
-import { appendAuditEntry, type AuditEntry } from '../store/audit-log-repository.js';
+import { appendAuditEntry, auditEntryOf, type AuditEntry } from '../store/audit-log-repository.js';
 import { nowTimestamp, toFlag, type AssistantUpdate, type Database } from '../store/schema.js';
 import { findUsersByEmails } from '../store/users-repository.js';
 import { assistantFacts, assistantView, splitCollections, type AssistantSummaryView, type AssistantView } from './assistant-view.js';
@@ -89,15 +89,7 @@ export class AssistantService {
   }
 
   private audit(context: CallContext, record: { id: number; organization_id: number }, action: string, details?: AuditEntry['details']): AuditEntry {
-    return {
-      actorUserId: context.identity.userId,
-      organizationId: record.organization_id,
-      action,
-      targetType: 'assistant',
-      targetId: record.id,
-      details,
-      requestId: context.requestId,
-    };
+    return auditEntryOf(context, { type: 'assistant', id: record.id, organizationId: record.organization_id }, action, details);
   }
 
   private async insert(context: CallContext, fields: ImportedAssistant, auditAction: string): Promise<AssistantView> {

@@ -16,7 +16,7 @@ import {
 import { AppError } from '../errors/app-error.js';
 import { resolveChunkingOptions } from './chunking.js';
 import type { KnowledgeHit, KnowledgeSearch } from '../pipeline/ports.js';
-import { appendAuditEntry, type AuditEntry } from '../store/audit-log-repository.js';
+import { appendAuditEntry, auditEntryOf, type AuditEntry } from '../store/audit-log-repository.js';
 import { searchChunksFullText } from '../store/chunk-search-repository.js';
 import type { Dialect } from '../store/dialect.js';
 import {
@@ -109,15 +109,7 @@ export class KnowledgeBaseService {
   }
 
   private audit(context: CallContext, record: { id: number; organization_id: number }, action: string, details?: AuditEntry['details']): AuditEntry {
-    return {
-      actorUserId: context.identity.userId,
-      organizationId: record.organization_id,
-      action,
-      targetType: 'knowledge_base',
-      targetId: record.id,
-      details,
-      requestId: context.requestId,
-    };
+    return auditEntryOf(context, { type: 'knowledge_base', id: record.id, organizationId: record.organization_id }, action, details);
   }
 
   async create(context: CallContext, input: KnowledgeBaseInput): Promise<KnowledgeBaseView> {

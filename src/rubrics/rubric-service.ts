@@ -10,7 +10,7 @@ import type { Identity } from '../auth/identity.js';
 import { requireRubricAction, requireRubricCreation, rubricListScope, type RubricAction, type RubricFacts } from '../auth/permissions.js';
 import { AppError } from '../errors/app-error.js';
 import type { RubricReader } from '../pipeline/ports.js';
-import { appendAuditEntry, type AuditEntry } from '../store/audit-log-repository.js';
+import { appendAuditEntry, auditEntryOf, type AuditEntry } from '../store/audit-log-repository.js';
 import { isUniqueViolation } from '../store/files-repository.js';
 import { findRubric, insertRubric, listRubrics, rubricIdExists, updateRubric, type RubricRecord } from '../store/rubrics-repository.js';
 import { nowTimestamp, type Database } from '../store/schema.js';
@@ -143,15 +143,7 @@ export class RubricService {
   }
 
   private audit(context: CallContext, record: { rubric_id: string; organization_id: number }, action: string, details?: AuditEntry['details']): AuditEntry {
-    return {
-      actorUserId: context.identity.userId,
-      organizationId: record.organization_id,
-      action,
-      targetType: 'rubric',
-      targetId: record.rubric_id,
-      details,
-      requestId: context.requestId,
-    };
+    return auditEntryOf(context, { type: 'rubric', id: record.rubric_id, organizationId: record.organization_id }, action, details);
   }
 
   private async insert(context: CallContext, draft: RubricDraft, visibility: RubricVisibility, auditAction: string): Promise<RubricView> {

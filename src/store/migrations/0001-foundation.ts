@@ -2,14 +2,9 @@
  * Migration 0001: organizations, users and their roles, sessions, API keys, assistants (with
  * LAMB's columns), assistant shares and the audit log.
  */
-import { sql, type CreateTableBuilder, type Kysely, type Migration } from 'kysely';
+import { sql, type Kysely, type Migration } from 'kysely';
 import type { Dialect } from '../dialect.js';
-
-function withIdColumn<Table extends string>(table: CreateTableBuilder<Table, never>, dialect: Dialect) {
-  return dialect === 'postgres'
-    ? table.addColumn('id', 'serial', (column) => column.primaryKey())
-    : table.addColumn('id', 'integer', (column) => column.primaryKey().autoIncrement());
-}
+import { withIdColumn } from './id-column.js';
 
 async function createOrganizations(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   await withIdColumn(db.schema.createTable('organizations'), dialect)

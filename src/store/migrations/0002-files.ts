@@ -4,15 +4,12 @@
  */
 import { sql, type Kysely, type Migration } from 'kysely';
 import type { Dialect } from '../dialect.js';
+import { withIdColumn } from './id-column.js';
 
 export function filesMigration(dialect: Dialect): Migration {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      const table = db.schema.createTable('files');
-      const withId = dialect === 'postgres'
-        ? table.addColumn('id', 'serial', (column) => column.primaryKey())
-        : table.addColumn('id', 'integer', (column) => column.primaryKey().autoIncrement());
-      await withId
+      await withIdColumn(db.schema.createTable('files'), dialect)
         .addColumn('owner_id', 'integer', (column) => column.notNull().references('users.id').onDelete('cascade'))
         .addColumn('organization_id', 'integer', (column) => column.notNull().references('organizations.id').onDelete('cascade'))
         .addColumn('file_path', 'text', (column) => column.notNull())

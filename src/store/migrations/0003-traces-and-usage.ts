@@ -4,6 +4,7 @@
  */
 import type { Kysely, Migration } from 'kysely';
 import type { Dialect } from '../dialect.js';
+import { withIdColumn } from './id-column.js';
 
 export function tracesAndUsageMigration(dialect: Dialect): Migration {
   return {
@@ -21,10 +22,7 @@ export function tracesAndUsageMigration(dialect: Dialect): Migration {
         .execute();
       await db.schema.createIndex('traces_assistant_index').on('traces').column('assistant_id').execute();
 
-      const usage = dialect === 'postgres'
-        ? db.schema.createTable('usage_logs').addColumn('id', 'serial', (column) => column.primaryKey())
-        : db.schema.createTable('usage_logs').addColumn('id', 'integer', (column) => column.primaryKey().autoIncrement());
-      await usage
+      await withIdColumn(db.schema.createTable('usage_logs'), dialect)
         .addColumn('created_at', 'text', (column) => column.notNull())
         .addColumn('organization_id', 'integer', (column) => column.notNull())
         .addColumn('user_id', 'integer', (column) => column.notNull())

@@ -5,15 +5,12 @@
  */
 import { sql, type Kysely, type Migration } from 'kysely';
 import type { Dialect } from '../dialect.js';
+import { withIdColumn } from './id-column.js';
 
 export function rubricsMigration(dialect: Dialect): Migration {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      const table = db.schema.createTable('rubrics');
-      const withId = dialect === 'postgres'
-        ? table.addColumn('id', 'serial', (column) => column.primaryKey())
-        : table.addColumn('id', 'integer', (column) => column.primaryKey().autoIncrement());
-      await withId
+      await withIdColumn(db.schema.createTable('rubrics'), dialect)
         .addColumn('rubric_id', 'text', (column) => column.notNull().unique())
         .addColumn('owner_id', 'integer', (column) => column.notNull().references('users.id').onDelete('cascade'))
         .addColumn('organization_id', 'integer', (column) => column.notNull().references('organizations.id').onDelete('cascade'))

@@ -2,14 +2,9 @@
  * Migration 0005: knowledge bases, their documents and chunks, with a full-text index on the
  * chunks: SQLite FTS5 kept in step by triggers, PostgreSQL a generated tsvector with a GIN index.
  */
-import { sql, type CreateTableBuilder, type Kysely, type Migration } from 'kysely';
+import { sql, type Kysely, type Migration } from 'kysely';
 import type { Dialect } from '../dialect.js';
-
-function withIdColumn<Table extends string>(table: CreateTableBuilder<Table, never>, dialect: Dialect) {
-  return dialect === 'postgres'
-    ? table.addColumn('id', 'serial', (column) => column.primaryKey())
-    : table.addColumn('id', 'integer', (column) => column.primaryKey().autoIncrement());
-}
+import { withIdColumn } from './id-column.js';
 
 async function createTables(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   await withIdColumn(db.schema.createTable('knowledge_bases'), dialect)
