@@ -1,6 +1,7 @@
 // Proves rubric_rag end to end over real HTTP on both stores, through the debug-bypass connector: a multi-tool assistant gets the evaluation document in {rubric} (markdown or JSON), a classic one with rag_processor rubric_rag and rubric_id/rubric_format in its metadata gets it in {context} (an integer rubric_id too), the status reads "generating rubric <id>", the rubric is read with the assistant owner's permissions (a learner chatting reads the owner's private rubric; an organization-shared rubric of a colleague is usable), and a rubric the owner may not read (a colleague's private one, another organization's, a deleted one) gives an error status and an empty placeholder, with no rubric text in the trace.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evaluationJson, evaluationMarkdown, type RubricDocument } from '../src/rubrics/rubric-document.js';
+import type { RubricDocument } from '../src/rubrics/rubric-document.js';
+import { evaluationJson, evaluationMarkdown } from '../src/rubrics/rubric-rendering.js';
 import { insertOrganization } from '../src/store/organizations-repository.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';

@@ -1,15 +1,8 @@
 // Proves the pure rubric module: LAMB's rubric JSON is read by LAMB's rules with every problem named by its path, missing ids are generated without colliding with chosen ones, the markdown export is a readable table, and the evaluation document (markdown and JSON) carries the scoring instructions, the weighted formula, the criteria overview, the levels and the expected output format.
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
-import {
-  completeRubric,
-  criterionWeightings,
-  evaluationJson,
-  evaluationMarkdown,
-  readRubricDraft,
-  rubricToMarkdown,
-  type RubricDocument,
-} from './rubric-document.js';
+import { completeRubric, readRubricDraft, type RubricDocument } from './rubric-document.js';
+import { criterionWeightings, evaluationJson, evaluationMarkdown, rubricToMarkdown } from './rubric-rendering.js';
 
 const TIMESTAMPS = { createdAt: '2025-03-01T10:00:00.000Z', modifiedAt: '2025-03-02T11:00:00.000Z' };
 

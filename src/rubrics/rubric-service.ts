@@ -18,12 +18,12 @@ import {
   completeRubric,
   readRubricDraft,
   RUBRIC_VISIBILITIES,
-  rubricToMarkdown,
   throwProblems,
   type RubricDocument,
   type RubricDraft,
   type RubricVisibility,
 } from './rubric-document.js';
+import { rubricToMarkdown } from './rubric-rendering.js';
 
 export interface RubricListInput {
   scope: 'mine' | 'organization';

@@ -6,7 +6,7 @@
  * through the owner's RubricReader, so an assistant only reads rubrics its owner may read.
  */
 import { defineTool } from '../pipeline/tool-definition.js';
-import { evaluationJson, evaluationMarkdown } from '../rubrics/rubric-document.js';
+import { evaluationJson, evaluationMarkdown } from '../rubrics/rubric-rendering.js';
 
 interface RubricRagConfig {
   [key: string]: unknown;
