@@ -1,6 +1,7 @@
 /**
- * Start-up: settings → store (migrated) → first admin → HTTP server; and a graceful shutdown
- * on SIGINT/SIGTERM that stops accepting requests, lets running ones finish, then closes the store.
+ * Start-up: settings → store (migrated) → first admin → HTTP server → ingestion runner; and a
+ * graceful shutdown on SIGINT/SIGTERM that stops accepting requests, lets running ones and the
+ * ingestion job in hand finish, then closes the store.
  */
 import { bootstrapAdmin, type BootstrapResult } from './auth/admin-bootstrap.js';
 import { loadSettings, SettingsError, type Settings } from './config/settings.js';
@@ -46,8 +47,10 @@ async function start(): Promise<void> {
   logger.info({ dialect: store.dialect }, 'store ready');
   const bootstrap = await bootstrapAdmin(store.db, settings.adminEmail, settings.adminPassword);
   const registries = await loadRegistries({ info: (message) => logger.info(message), error: (message) => logger.error(message) });
-  const app = await buildApp(createServices(store, settings, registries), { logger });
+  const services = createServices(store, settings, registries);
+  const app = await buildApp(services, { logger });
   await app.listen({ host: settings.host, port: settings.port });
+  services.ingestionRunner.start(logger);
   announceAdmin(bootstrap, settings);
 
   let stopping = false;
@@ -61,6 +64,8 @@ async function start(): Promise<void> {
     }, settings.shutdownTimeoutMilliseconds);
     deadline.unref();
     await app.close();
+    // The job in hand finishes (or, past the deadline, is left to expire and be resumed by the next runner).
+    await services.ingestionRunner.stop();
     await store.close();
     logger.info('stopped');
     process.exit(0);

@@ -6,7 +6,9 @@ import { AssistantService } from './assistants/assistant-service.js';
 import { CompletionService } from './completions/completion-service.js';
 import type { Settings } from './config/settings.js';
 import { FileService } from './files/file-service.js';
+import { IngestionRunner } from './knowledge/ingestion-runner.js';
 import { KnowledgeBaseService } from './knowledge/knowledge-base-service.js';
+import { KnowledgeDocumentService, knowledgeDocumentStorage } from './knowledge/knowledge-document-service.js';
 import { ProviderSettingsService } from './organizations/provider-settings-service.js';
 import type { Registries } from './pipeline/registries.js';
 import { RubricService } from './rubrics/rubric-service.js';
@@ -26,12 +28,16 @@ export interface Services {
   completions: CompletionService;
   providerSettings: ProviderSettingsService;
   knowledgeBases: KnowledgeBaseService;
+  knowledgeDocuments: KnowledgeDocumentService;
+  /** Not started here: main.ts (and the test server) start it and stop it on shutdown. */
+  ingestionRunner: IngestionRunner;
 }
 
 export function createServices(store: Store, settings: Settings, registries: Registries): Services {
   const secrets = settings.secretKey === undefined ? SecretBox.fromKeyFile(settings.dataDirectory) : SecretBox.fromPassphrase(settings.secretKey);
   const providerSettings = new ProviderSettingsService(store.db, secrets);
-  const knowledgeBases = new KnowledgeBaseService(store.db, store.dialect);
+  const documentStorage = knowledgeDocumentStorage(settings.dataDirectory);
+  const knowledgeBases = new KnowledgeBaseService(store.db, store.dialect, documentStorage);
   const rubrics = new RubricService(store.db);
   const files = new FileService(store.db, { dataDirectory: settings.dataDirectory, maxBytes: settings.fileUploadMaxBytes });
   return {
@@ -46,6 +52,8 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     registries,
     providerSettings,
     knowledgeBases,
+    knowledgeDocuments: new KnowledgeDocumentService(store.db, documentStorage, settings.kbUploadMaxBytes),
+    ingestionRunner: new IngestionRunner({ db: store.db, dialect: store.dialect, storage: documentStorage, pollMilliseconds: settings.ingestionPollMilliseconds }),
     completions: new CompletionService({
       db: store.db,
       settings,

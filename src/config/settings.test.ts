@@ -74,6 +74,8 @@ const LIMITS: readonly LimitCase[] = [
   { variable: 'SHUTDOWN_TIMEOUT_MS', field: 'shutdownTimeoutMilliseconds', defaultValue: 10_000, minimum: 0, customValue: 2_500 },
   { variable: 'DATABASE_POOL_SIZE', field: 'databasePoolSize', defaultValue: 10, minimum: 1, customValue: 3 },
   { variable: 'FILE_UPLOAD_MAX_BYTES', field: 'fileUploadMaxBytes', defaultValue: 10_485_760, minimum: 1024, customValue: 2_097_152 },
+  { variable: 'KB_UPLOAD_MAX_BYTES', field: 'kbUploadMaxBytes', defaultValue: 52_428_800, minimum: 1024, customValue: 2_097_152 },
+  { variable: 'INGESTION_POLL_MS', field: 'ingestionPollMilliseconds', defaultValue: 500, minimum: 10, customValue: 50 },
   { variable: 'TOOL_TIMEOUT_MS', field: 'toolTimeoutMilliseconds', defaultValue: 10_000, minimum: 1, customValue: 250 },
   { variable: 'UPSTREAM_TIMEOUT_MS', field: 'upstreamTimeoutMilliseconds', defaultValue: 120_000, minimum: 1, customValue: 5_000 },
 ];

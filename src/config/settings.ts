@@ -27,6 +27,10 @@ export interface Settings {
   databasePoolSize: number;
   /** Largest file `POST /api/files` accepts, in bytes. */
   fileUploadMaxBytes: number;
+  /** Largest document `POST /api/knowledge-bases/{id}/documents` accepts, in bytes. */
+  kbUploadMaxBytes: number;
+  /** How often the ingestion runner looks for a pending job while idle. */
+  ingestionPollMilliseconds: number;
   /** Encrypts secrets at rest; without it a key file in the data folder is used. */
   secretKey: string | undefined;
   /** Provider defaults for assistants whose organization configures none. */
@@ -151,6 +155,8 @@ export function loadSettings(environment: Environment = process.env): Settings {
     shutdownTimeoutMilliseconds: readInteger(environment, 'SHUTDOWN_TIMEOUT_MS', { defaultValue: 10_000, minimum: 0, maximum: 600_000 }),
     databasePoolSize: readInteger(environment, 'DATABASE_POOL_SIZE', { defaultValue: 10, minimum: 1, maximum: 500 }),
     fileUploadMaxBytes: readInteger(environment, 'FILE_UPLOAD_MAX_BYTES', { defaultValue: 10_485_760, minimum: 1024, maximum: 104_857_600 }),
+    kbUploadMaxBytes: readInteger(environment, 'KB_UPLOAD_MAX_BYTES', { defaultValue: 52_428_800, minimum: 1024, maximum: 1_073_741_824 }),
+    ingestionPollMilliseconds: readInteger(environment, 'INGESTION_POLL_MS', { defaultValue: 500, minimum: 10, maximum: 600_000 }),
     secretKey: readSecretKey(environment),
     openaiApiKey: readText(environment, 'OPENAI_API_KEY'),
     openaiBaseUrl: readBaseUrl(environment, 'OPENAI_BASE_URL'),

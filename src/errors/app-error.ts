@@ -44,6 +44,7 @@ const catalogue = {
   method_not_allowed: { status: 405, type: 'invalid_request_error', message: 'Method not allowed.' },
   email_taken: { status: 409, type: 'conflict_error', message: 'A user with this email already exists.' },
   rubric_id_taken: { status: 409, type: 'conflict_error', message: 'A rubric with this rubricId already exists.' },
+  job_state_conflict: { status: 409, type: 'conflict_error', message: 'The ingestion job is not in a state that allows this.' },
   model_not_found: { status: 404, type: 'not_found_error', message: 'The model does not exist or you do not have access to it.' },
   ambiguous_model: { status: 400, type: 'invalid_request_error', message: 'Several assistants have this name; use lamb_assistant.<id>.' },
   assistant_misconfigured: { status: 400, type: 'invalid_request_error', message: 'The assistant is configured with something this server does not have.' },

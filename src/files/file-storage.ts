@@ -1,5 +1,6 @@
 /**
- * The bytes of uploaded files on disk, under `<DATA_DIR>/files/<owner id>/<stored name>`.
+ * The bytes of uploaded files on disk, under `<DATA_DIR>/files/<owner id>/<stored name>` (and,
+ * for knowledge-base documents, `<DATA_DIR>/knowledge/<knowledge base id>/<document id>`).
  * Stored names are random and chosen here, never taken from user text, so case-insensitive or
  * normalising file systems cannot make two names collide. Writes go to a temporary file in the
  * same folder and are renamed into place once complete and synced, so a crash never leaves a
@@ -12,7 +13,6 @@ import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../errors/app-error.js';
 import type { FileText } from '../pipeline/ports.js';
-import type { FileContentInspector } from './file-content.js';
 
 /** Stored names look like this and nothing else; a row holding anything other than this was not written by us. */
 const STORED_NAME_PATTERN = /^[0-9a-f]{32}\.[a-z0-9]{1,16}$/;
@@ -25,6 +25,19 @@ export interface StoredBytes {
   storedName: string;
   sizeBytes: number;
   sha256: string;
+}
+
+/** What looks at each chunk of an upload as it streams in, and may refuse it. */
+export interface UploadInspector {
+  inspect(chunk: Uint8Array): void;
+  finish(): void;
+}
+
+export interface FileStorageOptions {
+  /** The folder under the data folder: `files` unless given. */
+  folder?: string;
+  /** The names a stored file may have; anything else is never read or removed. */
+  storedNamePattern?: RegExp;
 }
 
 export interface UploadLimits {
@@ -65,9 +78,11 @@ function cutText(text: string, maxCharacters: number): string {
 export class FileStorage {
   /** `<DATA_DIR>/files`: nothing is ever read or written outside it. */
   readonly root: string;
+  private readonly storedNamePattern: RegExp;
 
-  constructor(dataDirectory: string) {
-    this.root = path.join(path.resolve(dataDirectory), 'files');
+  constructor(dataDirectory: string, options: FileStorageOptions = {}) {
+    this.root = path.join(path.resolve(dataDirectory), options.folder ?? 'files');
+    this.storedNamePattern = options.storedNamePattern ?? STORED_NAME_PATTERN;
   }
 
   /**
@@ -87,7 +102,7 @@ export class FileStorage {
    * inspector, hashes it, and renames the complete, synced file into place. On any failure the
    * temporary file is removed and the error is passed on.
    */
-  async store(ownerId: number, bytes: AsyncIterable<Uint8Array>, limits: UploadLimits, inspector: FileContentInspector): Promise<StoredBytes> {
+  async store(ownerId: number, bytes: AsyncIterable<Uint8Array>, limits: UploadLimits, inspector?: UploadInspector): Promise<StoredBytes> {
     const folder = await this.ownerFolder(ownerId);
     const temporaryPath = path.join(folder, `${TEMPORARY_PREFIX}${randomBytes(16).toString('hex')}.part`);
     // O_EXCL and O_NOFOLLOW: never write through something already there, least of all a symlink.
@@ -107,28 +122,52 @@ export class FileStorage {
     }
   }
 
-  private async writeAll(handle: FileHandle, bytes: AsyncIterable<Uint8Array>, maxBytes: number, inspector: FileContentInspector): Promise<Omit<StoredBytes, 'storedName'>> {
+  private async writeAll(handle: FileHandle, bytes: AsyncIterable<Uint8Array>, maxBytes: number, inspector: UploadInspector | undefined): Promise<Omit<StoredBytes, 'storedName'>> {
     const hash = createHash('sha256');
     let sizeBytes = 0;
     for await (const chunk of bytes) {
       sizeBytes += chunk.length;
       if (sizeBytes > maxBytes) throw fileTooLarge(maxBytes);
-      inspector.inspect(chunk);
+      inspector?.inspect(chunk);
       hash.update(chunk);
       await handle.write(chunk);
     }
-    inspector.finish();
+    inspector?.finish();
     return { sizeBytes, sha256: hash.digest('hex') };
   }
 
   /** Removes a stored file; one already gone is fine, since removing is what was wanted. */
   async remove(ownerId: number, storedName: string): Promise<void> {
-    if (!STORED_NAME_PATTERN.test(storedName)) return;
+    if (!this.storedNamePattern.test(storedName)) return;
     try {
       await fs.unlink(path.join(this.root, String(ownerId), storedName));
     } catch (error) {
       if (errorCode(error) !== 'ENOENT') throw error;
     }
+  }
+
+  /** Gives a stored file another name in the same folder (durably), replacing whatever held that name. */
+  async rename(ownerId: number, storedName: string, newName: string): Promise<void> {
+    if (!this.storedNamePattern.test(storedName) || !this.storedNamePattern.test(newName)) throw new Error('Not a stored file name.');
+    const folder = await this.ownerFolder(ownerId);
+    await fs.rename(path.join(folder, storedName), path.join(folder, newName));
+    await syncFolder(folder);
+  }
+
+  /** Every byte of a stored file, or undefined when it is missing or not a plain file exactly where it should be. */
+  async readAll(ownerId: number, storedName: string): Promise<Buffer | undefined> {
+    const handle = await this.openPlainFile(ownerId, storedName);
+    if (handle === undefined) return undefined;
+    try {
+      return await handle.readFile();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Removes an owner's whole folder; one already gone is fine. */
+  async removeOwner(ownerId: number): Promise<void> {
+    await fs.rm(path.join(this.root, String(ownerId)), { recursive: true, force: true });
   }
 
   /**
@@ -153,7 +192,7 @@ export class FileStorage {
    * regular file that was checked.
    */
   private async openPlainFile(ownerId: number, storedName: string): Promise<FileHandle | undefined> {
-    if (!STORED_NAME_PATTERN.test(storedName)) return undefined;
+    if (!this.storedNamePattern.test(storedName)) return undefined;
     try {
       const expected = path.join(await fs.realpath(this.root), String(ownerId), storedName);
       if ((await fs.realpath(path.join(this.root, String(ownerId), storedName))) !== expected) return undefined;

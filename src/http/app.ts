@@ -19,6 +19,7 @@ import { traceRoutes } from './routes/trace-routes.js';
 import { organizationRoutes } from './routes/organization-routes.js';
 import { knowledgeBaseRoutes } from './routes/knowledge-base-routes.js';
 import { fileRoutes, multipartOptions } from './routes/file-routes.js';
+import { knowledgeDocumentRoutes } from './routes/knowledge-document-routes.js';
 import { assistantRoutes } from './routes/assistant-routes.js';
 import { rubricRoutes } from './routes/rubric-routes.js';
 import { accountRoutes, loginRoutes } from './routes/auth-routes.js';
@@ -98,6 +99,10 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await scope.register(async (filesScope) => {
       await filesScope.register(fastifyMultipart, multipartOptions(services.settings.fileUploadMaxBytes));
       await fileRoutes(filesScope, services);
+    });
+    await scope.register(async (documentsScope) => {
+      await documentsScope.register(fastifyMultipart, multipartOptions(services.settings.kbUploadMaxBytes));
+      await knowledgeDocumentRoutes(documentsScope, services);
     });
   });
   return app;

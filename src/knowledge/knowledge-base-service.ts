@@ -14,6 +14,7 @@ import {
   type KnowledgeBaseFacts,
 } from '../auth/permissions.js';
 import { AppError } from '../errors/app-error.js';
+import type { FileStorage } from '../files/file-storage.js';
 import { resolveChunkingOptions } from './chunking.js';
 import type { KnowledgeHit, KnowledgeSearch } from '../pipeline/ports.js';
 import { appendAuditEntry, auditEntryOf, type AuditEntry } from '../store/audit-log-repository.js';
@@ -60,7 +61,7 @@ export interface QueryAnswer {
   query: string;
 }
 
-function facts(record: KnowledgeBaseRecord): KnowledgeBaseFacts {
+export function knowledgeBaseFacts(record: KnowledgeBaseRecord): KnowledgeBaseFacts {
   return {
     ownerId: record.owner_id,
     organizationId: record.organization_id,
@@ -99,12 +100,14 @@ export class KnowledgeBaseService {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
+    /** The stored documents (`<DATA_DIR>/knowledge`), removed with their knowledge base. */
+    private readonly documentFiles?: FileStorage,
   ) {}
 
   private async load(identity: Identity, id: number, action: KnowledgeBaseAction): Promise<KnowledgeBaseRecord> {
     const record = await findKnowledgeBase(this.db, id);
     if (!record) throw new AppError('not_found', 'Knowledge base not found.');
-    requireKnowledgeBaseAction(identity, facts(record), action);
+    requireKnowledgeBaseAction(identity, knowledgeBaseFacts(record), action);
     return record;
   }
 
@@ -164,6 +167,7 @@ export class KnowledgeBaseService {
       await deleteKnowledgeBaseContents(transaction, record);
       await appendAuditEntry(transaction, this.audit(context, record, 'knowledge_base.delete'));
     });
+    await this.documentFiles?.removeOwner(record.id);
   }
 
   private async search(identity: Identity, id: number, queryText: string, topK: number, threshold: number): Promise<KnowledgeHit[]> {

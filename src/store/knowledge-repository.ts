@@ -139,8 +139,9 @@ export async function updateKnowledgeBase(
   await db.updateTable('knowledge_bases').set({ ...changes, ...search, updated_at: nowTimestamp() }).where('id', '=', current.id).execute();
 }
 
-/** Removes a knowledge base's documents and chunks (and so their index entries) and marks it deleted. */
+/** Removes a knowledge base's ingestion jobs, documents and chunks (and so their index entries) and marks it deleted. */
 export async function deleteKnowledgeBaseContents(db: Kysely<Database>, current: Pick<KnowledgeBaseRecord, 'id' | 'name' | 'description'>): Promise<void> {
+  await db.deleteFrom('ingestion_jobs').where('knowledge_base_id', '=', current.id).execute();
   await db.deleteFrom('kb_chunks').where('knowledge_base_id', '=', current.id).execute();
   await db.deleteFrom('kb_documents').where('knowledge_base_id', '=', current.id).execute();
   await updateKnowledgeBase(db, current, { deleted_at: nowTimestamp() });

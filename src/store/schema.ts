@@ -201,6 +201,28 @@ export interface KbChunksTable {
   metadata: string;
 }
 
+export type IngestionJobStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
+
+export interface IngestionJobsTable {
+  id: Generated<number>;
+  knowledge_base_id: number;
+  document_id: number;
+  status: IngestionJobStatus;
+  progress_current: number;
+  progress_total: number;
+  message: string | null;
+  /** The safe message of what failed, shown to the user. */
+  error: string | null;
+  /** How often a runner claimed the job. */
+  attempts: number;
+  /** The runner working on it; with lease_expires_at passed, another runner may take it over. */
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
 export interface RubricsTable {
   id: Generated<number>;
   /** The public string id (LAMB's `rubricId`), unique forever: a deleted rubric keeps its id. */
@@ -233,6 +255,7 @@ export interface Database {
   knowledge_bases: KnowledgeBasesTable;
   kb_documents: KbDocumentsTable;
   kb_chunks: KbChunksTable;
+  ingestion_jobs: IngestionJobsTable;
   usage_logs: UsageLogsTable;
   files: FilesTable;
   rubrics: RubricsTable;

@@ -1,6 +1,7 @@
 /**
  * Starts a real Merino server on 127.0.0.1 (random port) over a fresh SQLite or PostgreSQL
- * database, with a known administrator, and a tiny JSON client for tests that speak real HTTP.
+ * database, with a known administrator and its ingestion runner running, and a tiny JSON client
+ * for tests that speak real HTTP.
  */
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
@@ -29,10 +30,13 @@ export interface TestServer {
 
 export interface TestServerOptions {
   environment?: Record<string, string>;
+  /** Runs over this existing database (another server's) instead of a fresh one; close() then leaves it in place. */
+  database?: TestDatabase;
 }
 
 export async function startTestServer(dialect: Dialect, options: TestServerOptions = {}): Promise<TestServer> {
-  const database = await createTestDatabase(dialect);
+  const database = options.database ?? (await createTestDatabase(dialect));
+  const ownsDatabase = options.database === undefined;
   const settings: Settings = loadSettings({
     PORT: '0',
     DATA_DIR: database.dataDirectory,
@@ -56,6 +60,7 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
   const services = createServices(store, settings, registries);
   const app = await buildApp(services, { logger });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
+  services.ingestionRunner.start(logger);
   return {
     baseUrl: address,
     store,
@@ -65,8 +70,9 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
     logLines,
     async close() {
       await app.close();
+      await services.ingestionRunner.stop();
       await store.close();
-      await database.drop();
+      if (ownsDatabase) await database.drop();
     },
   };
 }

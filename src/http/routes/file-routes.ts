@@ -16,8 +16,8 @@ import { validatorCompiler } from '../validation.js';
 
 /** Room for the multipart envelope around the file: boundaries, part headers and a few small fields. */
 const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
-const FILE_FIELD = 'file';
-const SEND_AS_MULTIPART = `Send the file as multipart/form-data, in the field "${FILE_FIELD}" with a file name.`;
+export const FILE_FIELD = 'file';
+export const SEND_AS_MULTIPART = `Send the file as multipart/form-data, in the field "${FILE_FIELD}" with a file name.`;
 
 const fileSchema = {
   type: 'object',
@@ -42,7 +42,7 @@ const uploadBodySchema = {
  * The upload's body schema exists for the OpenAPI document only: a multipart body is read by the
  * handler as a stream, so there is no parsed body to validate. Other parts validate as usual.
  */
-const documentOnlyBodyValidator: FastifySchemaCompiler<object> = (route) =>
+export const documentOnlyBodyValidator: FastifySchemaCompiler<object> = (route) =>
   route.httpPart === 'body' ? () => true : validatorCompiler(route);
 
 /** The options @fastify/multipart is registered with: one file per request, a few small fields at most. */
@@ -74,7 +74,7 @@ function multipartFailure(error: unknown): AppError {
  * allow (413) before a byte of it is read. As Fastify does for its own body limit, the
  * connection is then closed rather than kept for a client that would send the body anyway.
  */
-function requireMultipartUpload(request: FastifyRequest, reply: FastifyReply, maxBytes: number): void {
+export function requireMultipartUpload(request: FastifyRequest, reply: FastifyReply, maxBytes: number): void {
   if (!request.isMultipart()) throw new AppError('unsupported_media_type', SEND_AS_MULTIPART);
   const declaredLength = Number(request.headers['content-length']);
   if (Number.isFinite(declaredLength) && declaredLength > maxBytes + MULTIPART_OVERHEAD_BYTES) {
@@ -84,7 +84,7 @@ function requireMultipartUpload(request: FastifyRequest, reply: FastifyReply, ma
 }
 
 /** The uploaded file part, or 400 when the request holds none in the field `file`. */
-async function filePart(request: FastifyRequest): Promise<MultipartFile> {
+export async function filePart(request: FastifyRequest): Promise<MultipartFile> {
   let part: MultipartFile | undefined;
   try {
     part = await request.file();
@@ -103,7 +103,7 @@ async function filePart(request: FastifyRequest): Promise<MultipartFile> {
  * The file's bytes, with stream errors turned into our errors. The stream is not destroyed when
  * the service stops reading early (a refused file), so the rest can be drained instead.
  */
-async function* uploadedBytes(file: Readable): AsyncGenerator<Uint8Array> {
+export async function* uploadedBytes(file: Readable): AsyncGenerator<Uint8Array> {
   try {
     for await (const chunk of file.iterator({ destroyOnReturn: false })) yield chunk as Uint8Array;
   } catch (error) {
@@ -116,7 +116,7 @@ async function* uploadedBytes(file: Readable): AsyncGenerator<Uint8Array> {
  * connection instead of a reset while it is still sending. Busboy drops bytes past the size
  * limit cheaply, and the declared length was checked before reading began.
  */
-function discardUnread(file: Readable): void {
+export function discardUnread(file: Readable): void {
   if (!file.readableEnded && !file.destroyed) file.resume();
 }
 

@@ -9,6 +9,7 @@ import { filesMigration } from './0002-files.js';
 import { tracesAndUsageMigration } from './0003-traces-and-usage.js';
 import { rubricsMigration } from './0004-rubrics.js';
 import { knowledgeBasesMigration } from './0005-knowledge-bases.js';
+import { ingestionJobsMigration } from './0006-ingestion-jobs.js';
 
 export function allMigrations(dialect: Dialect): Record<string, Migration> {
   return {
@@ -17,5 +18,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0003-traces-and-usage': tracesAndUsageMigration(dialect),
     '0004-rubrics': rubricsMigration(dialect),
     '0005-knowledge-bases': knowledgeBasesMigration(dialect),
+    '0006-ingestion-jobs': ingestionJobsMigration(dialect),
   };
 }

@@ -1,0 +1,109 @@
+/**
+ * Documents of a knowledge base and their ingestion jobs: upload (multipart, field `file`;
+ * answered 202 with the queued job), list with status, download the original, delete; list and
+ * read jobs, retry a failed or cancelled one, cancel a pending or running one. Multipart reading
+ * reuses the files API's pieces, so the same malformed or oversized uploads get the same 4xx.
+ */
+import type { FastifyInstance } from 'fastify';
+import { ACCEPTED_DOCUMENT_EXTENSIONS } from '../../knowledge/document-types.js';
+import type { Services } from '../../services.js';
+import { callContext } from '../authentication.js';
+import { commonErrorResponses, errorResponseSchema, idParametersSchema } from '../schemas.js';
+import { discardUnread, documentOnlyBodyValidator, FILE_FIELD, filePart, requireMultipartUpload, SEND_AS_MULTIPART, uploadedBytes } from './file-routes.js';
+
+const ID = { type: 'integer', minimum: 1, maximum: 2_147_483_647 } as const;
+const documentParametersSchema = { type: 'object', properties: { id: ID, documentId: ID }, required: ['id', 'documentId'] } as const;
+const jobParametersSchema = { type: 'object', properties: { id: ID, jobId: ID }, required: ['id', 'jobId'] } as const;
+const conflictResponses = { ...commonErrorResponses, 409: errorResponseSchema } as const;
+
+/** `attachment` with an ASCII fallback name and the real one in RFC 5987 form. */
+function attachmentHeader(fileName: string): string {
+  const fallback = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_') || 'document';
+  return `attachment; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+}
+
+export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const maxBytes = services.settings.kbUploadMaxBytes;
+  const documents = services.knowledgeDocuments;
+
+  app.post<{ Params: { id: number } }>(
+    '/api/knowledge-bases/:id/documents',
+    {
+      schema: {
+        tags: ['knowledge-bases'],
+        summary: 'Upload a document to index (answers with its ingestion job)',
+        description: `${SEND_AS_MULTIPART} Accepted are ${ACCEPTED_DOCUMENT_EXTENSIONS.map((extension) => `.${extension}`).join(', ')} files of at most ${maxBytes} bytes; the content must match the extension.`,
+        consumes: ['multipart/form-data'],
+        params: idParametersSchema,
+        body: { type: 'object', properties: { [FILE_FIELD]: { type: 'string', format: 'binary' } }, required: [FILE_FIELD] },
+        response: { ...commonErrorResponses, 413: errorResponseSchema, 415: errorResponseSchema },
+      },
+      validatorCompiler: documentOnlyBodyValidator,
+    },
+    async (request, reply) => {
+      const context = callContext(request);
+      requireMultipartUpload(request, reply, maxBytes);
+      const part = await filePart(request);
+      try {
+        const queued = await documents.upload(context, request.params.id, { fileName: part.filename, stream: uploadedBytes(part.file) });
+        return reply.status(202).send(queued);
+      } finally {
+        discardUnread(part.file);
+      }
+    },
+  );
+
+  app.get<{ Params: { id: number } }>(
+    '/api/knowledge-bases/:id/documents',
+    { schema: { tags: ['knowledge-bases'], summary: 'List the documents with their ingestion status', params: idParametersSchema, response: commonErrorResponses } },
+    async (request) => documents.list(callContext(request), request.params.id),
+  );
+
+  app.get<{ Params: { id: number; documentId: number } }>(
+    '/api/knowledge-bases/:id/documents/:documentId',
+    { schema: { tags: ['knowledge-bases'], summary: 'Get a document with its ingestion status', params: documentParametersSchema, response: commonErrorResponses } },
+    async (request) => documents.get(callContext(request), request.params.id, request.params.documentId),
+  );
+
+  app.get<{ Params: { id: number; documentId: number } }>(
+    '/api/knowledge-bases/:id/documents/:documentId/content',
+    { schema: { tags: ['knowledge-bases'], summary: 'Download the document as uploaded', params: documentParametersSchema, response: commonErrorResponses } },
+    async (request, reply) => {
+      const content = await documents.content(callContext(request), request.params.id, request.params.documentId);
+      return reply.header('content-type', content.contentType).header('content-disposition', attachmentHeader(content.fileName)).send(content.bytes);
+    },
+  );
+
+  app.delete<{ Params: { id: number; documentId: number } }>(
+    '/api/knowledge-bases/:id/documents/:documentId',
+    { schema: { tags: ['knowledge-bases'], summary: 'Delete a document with its chunks and stored file', params: documentParametersSchema, response: commonErrorResponses } },
+    async (request, reply) => {
+      await documents.delete(callContext(request), request.params.id, request.params.documentId);
+      return reply.status(204).send();
+    },
+  );
+
+  app.get<{ Params: { id: number } }>(
+    '/api/knowledge-bases/:id/jobs',
+    { schema: { tags: ['knowledge-bases'], summary: 'List the ingestion jobs', params: idParametersSchema, response: commonErrorResponses } },
+    async (request) => documents.listJobs(callContext(request), request.params.id),
+  );
+
+  app.get<{ Params: { id: number; jobId: number } }>(
+    '/api/knowledge-bases/:id/jobs/:jobId',
+    { schema: { tags: ['knowledge-bases'], summary: 'Get an ingestion job with its progress', params: jobParametersSchema, response: commonErrorResponses } },
+    async (request) => documents.getJob(callContext(request), request.params.id, request.params.jobId),
+  );
+
+  app.post<{ Params: { id: number; jobId: number } }>(
+    '/api/knowledge-bases/:id/jobs/:jobId/retry',
+    { schema: { tags: ['knowledge-bases'], summary: 'Queue a failed or cancelled job again', params: jobParametersSchema, response: conflictResponses } },
+    async (request) => documents.retryJob(callContext(request), request.params.id, request.params.jobId),
+  );
+
+  app.post<{ Params: { id: number; jobId: number } }>(
+    '/api/knowledge-bases/:id/jobs/:jobId/cancel',
+    { schema: { tags: ['knowledge-bases'], summary: 'Cancel a pending or running job', params: jobParametersSchema, response: conflictResponses } },
+    async (request) => documents.cancelJob(callContext(request), request.params.id, request.params.jobId),
+  );
+}

@@ -1,0 +1,171 @@
+/**
+ * The ingestion runner: polls for work and runs ONE job at a time under a lease it renews while
+ * working. A job: read the stored file → extract its text → chunk it with the knowledge base's
+ * settings → in one transaction replace the document's chunks and mark job and document
+ * completed. Between steps it records progress, which also tells it whether the job was
+ * cancelled (or taken over) meanwhile; then it stops without writing anything more. A process
+ * killed mid-job leaves the job `processing` under a lease that expires, and the next runner to
+ * poll starts it again from scratch: replacing the chunks in one transaction makes that safe.
+ */
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import type { Kysely } from 'kysely';
+import { AppError, isAppError } from '../errors/app-error.js';
+import type { FileStorage } from '../files/file-storage.js';
+import type { Dialect } from '../store/dialect.js';
+import {
+  claimIngestionJob,
+  finishIngestionJob,
+  markDocumentProcessing,
+  renewIngestionLease,
+  updateIngestionProgress,
+  type IngestionJobRow,
+} from '../store/ingestion-jobs-repository.js';
+import { deleteDocumentChunks, insertChunks } from '../store/knowledge-repository.js';
+import type { Database } from '../store/schema.js';
+import { chunkMetadata, chunkSections } from './chunking.js';
+import { extractDocument } from './extraction.js';
+
+/** How long a claimed job stays ours without a renewal; renewed every third of it while working. */
+export const INGESTION_LEASE_MILLISECONDS = 60_000;
+/** The steps progress counts: read, extract, chunk, index. */
+const STEPS = 4;
+const INTERNAL_FAILURE = 'The document could not be processed because of an internal error. Retry the job; if it fails again, contact an administrator.';
+
+export interface IngestionLogger {
+  info(details: object, message: string): void;
+  error(details: object, message: string): void;
+}
+
+export interface IngestionRunnerOptions {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  storage: FileStorage;
+  pollMilliseconds: number;
+  leaseMilliseconds?: number;
+}
+
+/** The job was cancelled, deleted or taken over by another runner: stop quietly. */
+class JobLost extends Error {}
+
+export class IngestionRunner {
+  /** Names this runner in `lease_owner`: host, process and a random part, unique across processes and runners. */
+  readonly owner = `${os.hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
+  private readonly leaseMilliseconds: number;
+  private timer: NodeJS.Timeout | undefined;
+  private current: Promise<void> | undefined;
+  private stopped = true;
+  private logger: IngestionLogger | undefined;
+
+  constructor(private readonly options: IngestionRunnerOptions) {
+    this.leaseMilliseconds = options.leaseMilliseconds ?? INGESTION_LEASE_MILLISECONDS;
+  }
+
+  /** Starts polling; `logger` (the server's) receives a line per job claimed, finished or failed. */
+  start(logger?: IngestionLogger): void {
+    if (logger !== undefined) this.logger = logger;
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Stops polling and waits for the job in hand, if any, to finish. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.current;
+  }
+
+  private schedule(delay: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.current = this.tick();
+    }, delay);
+  }
+
+  private async tick(): Promise<void> {
+    let worked = false;
+    try {
+      worked = await this.runOnce();
+    } catch (error) {
+      this.logger?.error({ err: error }, 'ingestion runner failed to claim or finish a job');
+    }
+    this.schedule(worked ? 0 : this.options.pollMilliseconds);
+  }
+
+  private leaseUntil(): string {
+    return new Date(Date.now() + this.leaseMilliseconds).toISOString();
+  }
+
+  /** Claims and runs one job; false when there was none. */
+  async runOnce(): Promise<boolean> {
+    const job = await claimIngestionJob(this.options.db, this.options.dialect, this.owner, this.leaseUntil());
+    if (job === undefined) return false;
+    this.logger?.info({ job_id: job.id, document_id: job.document_id, attempt: job.attempts }, 'ingestion job claimed');
+    const renewal = setInterval(() => {
+      renewIngestionLease(this.options.db, job.id, this.owner, this.leaseUntil()).catch(() => undefined);
+    }, Math.max(1, Math.floor(this.leaseMilliseconds / 3)));
+    try {
+      await this.work(job);
+      this.logger?.info({ job_id: job.id }, 'ingestion job completed');
+    } catch (error) {
+      if (error instanceof JobLost) {
+        this.logger?.info({ job_id: job.id }, 'ingestion job cancelled or taken over; stopped');
+        return true;
+      }
+      if (!isAppError(error)) this.logger?.error({ err: error, job_id: job.id }, 'ingestion job failed');
+      const message = isAppError(error) ? error.message : INTERNAL_FAILURE;
+      await this.options.db.transaction().execute((transaction) =>
+        finishIngestionJob(transaction, job, this.owner, { status: 'failed', message: 'Failed.', error: message, progressTotal: 0 }),
+      );
+    } finally {
+      clearInterval(renewal);
+    }
+    return true;
+  }
+
+  /** Records progress (renewing the lease), or stops the job when it is no longer ours. */
+  private async step(job: IngestionJobRow, current: number, message: string): Promise<void> {
+    const held = await updateIngestionProgress(this.options.db, job.id, this.owner, { current, total: STEPS, message, leaseExpiresAt: this.leaseUntil() });
+    if (!held) throw new JobLost();
+  }
+
+  private async work(job: IngestionJobRow): Promise<void> {
+    const { db, storage } = this.options;
+    const knowledgeBase = await db.selectFrom('knowledge_bases').selectAll().where('id', '=', job.knowledge_base_id).executeTakeFirst();
+    const document = await db.selectFrom('kb_documents').selectAll().where('id', '=', job.document_id).executeTakeFirst();
+    if (!knowledgeBase || knowledgeBase.deleted_at !== null || !document) throw new JobLost();
+    if (!(await markDocumentProcessing(db, job, this.owner))) throw new JobLost();
+
+    await this.step(job, 0, 'Reading the file.');
+    const bytes = await storage.readAll(knowledgeBase.id, String(document.id));
+    if (bytes === undefined) throw new AppError('not_found', 'The stored file of this document is missing; delete the document and upload it again.');
+
+    await this.step(job, 1, 'Extracting the text.');
+    const extracted = await extractDocument({ fileName: document.file_name, bytes });
+
+    await this.step(job, 2, 'Splitting the text into chunks.');
+    const chunks = chunkSections(extracted.sections, { chunkSize: knowledgeBase.chunk_size, chunkOverlap: knowledgeBase.chunk_overlap });
+    const documentMetadata = JSON.parse(document.metadata) as Record<string, unknown>;
+
+    await this.step(job, 3, `Indexing ${chunks.length} chunks.`);
+    await db.transaction().execute(async (transaction) => {
+      await deleteDocumentChunks(transaction, document.id);
+      await insertChunks(
+        transaction,
+        document.id,
+        chunks.map((chunk) => ({
+          knowledge_base_id: knowledgeBase.id,
+          chunk_index: chunk.chunkIndex,
+          text: chunk.text,
+          metadata: JSON.stringify({ ...documentMetadata, ...chunkMetadata(chunk, { documentId: document.id, fileName: document.file_name, sourceUrl: document.source_url }) }),
+        })),
+      );
+      const finished = await finishIngestionJob(transaction, job, this.owner, { status: 'completed', message: `Indexed ${chunks.length} chunks.`, error: null, progressTotal: STEPS });
+      // Cancelled or taken over meanwhile: the rollback leaves the chunks as they were.
+      if (!finished) throw new JobLost();
+    });
+  }
+}

@@ -1,0 +1,212 @@
+/**
+ * Documents of a knowledge base and their ingestion jobs: upload (stored under
+ * `<DATA_DIR>/knowledge/<knowledge base id>/<document id>`, its type checked by content, then
+ * queued for the ingestion runner), list, download, delete, and the jobs' status, retry and
+ * cancel. Permissions come from the knowledge base: changing needs `update`, reading `view`.
+ */
+import type { Kysely } from 'kysely';
+import type { CallContext } from '../auth/call-context.js';
+import { requireKnowledgeBaseAction, type KnowledgeBaseAction } from '../auth/permissions.js';
+import { AppError } from '../errors/app-error.js';
+import { displayFileName } from '../files/file-paths.js';
+import { FileStorage } from '../files/file-storage.js';
+import { appendAuditEntry, auditEntryOf } from '../store/audit-log-repository.js';
+import {
+  cancelIngestionJob,
+  deleteDocument,
+  findDocument,
+  findIngestionJob,
+  insertIngestionJob,
+  listDocuments,
+  listIngestionJobs,
+  retryIngestionJob,
+  type IngestionJobRow,
+  type KbDocumentRow,
+} from '../store/ingestion-jobs-repository.js';
+import { findKnowledgeBase, insertDocument, type KnowledgeBaseRecord } from '../store/knowledge-repository.js';
+import type { Database } from '../store/schema.js';
+import { detectDocumentType } from './document-types.js';
+import { knowledgeBaseFacts } from './knowledge-base-service.js';
+
+/** Stored documents are named by their id; an upload still streaming in has a random temporary name. */
+const DOCUMENT_STORED_NAME = /^(?:[0-9a-f]{32}\.upload|[1-9][0-9]{0,9})$/;
+const UPLOAD_EXTENSION = 'upload';
+
+/** The storage of knowledge-base documents: `<DATA_DIR>/knowledge/<knowledge base id>/<document id>`. */
+export function knowledgeDocumentStorage(dataDirectory: string): FileStorage {
+  return new FileStorage(dataDirectory, { folder: 'knowledge', storedNamePattern: DOCUMENT_STORED_NAME });
+}
+
+export interface DocumentUpload {
+  fileName: string;
+  stream: AsyncIterable<Uint8Array>;
+}
+
+function documentView(row: KbDocumentRow & { job_id?: number | null }) {
+  return {
+    id: row.id,
+    file_name: row.file_name,
+    content_type: row.content_type,
+    size_bytes: Number(row.size_bytes),
+    status: row.status,
+    error: row.error,
+    chunk_count: row.chunk_count,
+    job_id: row.job_id ?? null,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export type DocumentView = ReturnType<typeof documentView>;
+
+function jobView(row: IngestionJobRow) {
+  const total = row.progress_total;
+  const percentage = row.status === 'completed' ? 100 : total > 0 ? Math.min(100, Math.round((row.progress_current / total) * 100)) : 0;
+  return {
+    id: row.id,
+    document_id: row.document_id,
+    status: row.status,
+    progress: { current: row.progress_current, total, percentage, message: row.message },
+    error: row.error,
+    attempts: row.attempts,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export type JobView = ReturnType<typeof jobView>;
+
+export class KnowledgeDocumentService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly storage: FileStorage,
+    private readonly maxBytes: number,
+  ) {}
+
+  private async load(context: CallContext, id: number, action: KnowledgeBaseAction): Promise<KnowledgeBaseRecord> {
+    const record = await findKnowledgeBase(this.db, id);
+    if (!record) throw new AppError('not_found', 'Knowledge base not found.');
+    requireKnowledgeBaseAction(context.identity, knowledgeBaseFacts(record), action);
+    return record;
+  }
+
+  private async document(knowledgeBaseId: number, documentId: number): Promise<KbDocumentRow> {
+    const row = await findDocument(this.db, knowledgeBaseId, documentId);
+    if (!row) throw new AppError('not_found', 'Document not found.');
+    return row;
+  }
+
+  private async job(knowledgeBaseId: number, jobId: number): Promise<IngestionJobRow> {
+    const row = await findIngestionJob(this.db, jobId);
+    if (!row || row.knowledge_base_id !== knowledgeBaseId) throw new AppError('not_found', 'Ingestion job not found.');
+    return row;
+  }
+
+  /**
+   * Streams the upload to disk under the size limit, checks its type by content, then records the
+   * document, names the file by its id and queues its job. Whatever fails removes what was written.
+   */
+  async upload(context: CallContext, knowledgeBaseId: number, input: DocumentUpload): Promise<{ document_id: number; job_id: number }> {
+    const record = await this.load(context, knowledgeBaseId, 'update');
+    const fileName = displayFileName(input.fileName);
+    const stored = await this.storage.store(record.id, input.stream, { maxBytes: this.maxBytes, extension: UPLOAD_EXTENSION });
+    let documentId: number | undefined;
+    try {
+      const bytes = await this.storage.readAll(record.id, stored.storedName);
+      if (bytes === undefined) throw new Error('The uploaded file vanished before it could be checked.');
+      const detected = detectDocumentType({ fileName, bytes });
+      documentId = await insertDocument(this.db, {
+        knowledgeBaseId: record.id,
+        fileName,
+        contentType: detected.contentType,
+        sizeBytes: stored.sizeBytes,
+        sourceUrl: null,
+        status: 'pending',
+        metadata: {},
+      });
+      // Named by its id before the job exists, so a runner never claims a job whose file is not in place.
+      await this.storage.rename(record.id, stored.storedName, String(documentId));
+      const newDocumentId = documentId;
+      const job = await this.db.transaction().execute(async (transaction) => {
+        const inserted = await insertIngestionJob(transaction, { knowledgeBaseId: record.id, documentId: newDocumentId });
+        await appendAuditEntry(
+          transaction,
+          auditEntryOf(context, { type: 'knowledge_base', id: record.id, organizationId: record.organization_id }, 'knowledge_base.document_upload', {
+            document_id: newDocumentId,
+            content_type: detected.contentType,
+            size_bytes: stored.sizeBytes,
+          }),
+        );
+        return inserted;
+      });
+      return { document_id: newDocumentId, job_id: job.id };
+    } catch (error) {
+      await this.storage.remove(record.id, stored.storedName).catch(() => undefined);
+      if (documentId !== undefined) {
+        const failedId = documentId;
+        await this.db.transaction().execute((transaction) => deleteDocument(transaction, failedId)).catch(() => undefined);
+        await this.storage.remove(record.id, String(failedId)).catch(() => undefined);
+      }
+      throw error;
+    }
+  }
+
+  async list(context: CallContext, knowledgeBaseId: number): Promise<{ items: DocumentView[] }> {
+    const record = await this.load(context, knowledgeBaseId, 'view');
+    return { items: (await listDocuments(this.db, record.id)).map(documentView) };
+  }
+
+  async get(context: CallContext, knowledgeBaseId: number, documentId: number): Promise<DocumentView> {
+    const record = await this.load(context, knowledgeBaseId, 'view');
+    return documentView(await this.document(record.id, documentId));
+  }
+
+  /** The original bytes as uploaded, with the content type found for them. */
+  async content(context: CallContext, knowledgeBaseId: number, documentId: number): Promise<{ bytes: Buffer; contentType: string; fileName: string }> {
+    const record = await this.load(context, knowledgeBaseId, 'view');
+    const row = await this.document(record.id, documentId);
+    const bytes = await this.storage.readAll(record.id, String(row.id));
+    if (bytes === undefined) throw new AppError('not_found', 'The stored file of this document is missing.');
+    return { bytes, contentType: row.content_type, fileName: row.file_name };
+  }
+
+  /** Removes the document, its chunks and jobs, then its stored file. */
+  async delete(context: CallContext, knowledgeBaseId: number, documentId: number): Promise<void> {
+    const record = await this.load(context, knowledgeBaseId, 'update');
+    const row = await this.document(record.id, documentId);
+    await this.db.transaction().execute(async (transaction) => {
+      await deleteDocument(transaction, row.id);
+      await appendAuditEntry(
+        transaction,
+        auditEntryOf(context, { type: 'knowledge_base', id: record.id, organizationId: record.organization_id }, 'knowledge_base.document_delete', { document_id: row.id }),
+      );
+    });
+    await this.storage.remove(record.id, String(row.id));
+  }
+
+  async listJobs(context: CallContext, knowledgeBaseId: number): Promise<{ items: JobView[] }> {
+    const record = await this.load(context, knowledgeBaseId, 'view');
+    return { items: (await listIngestionJobs(this.db, record.id)).map(jobView) };
+  }
+
+  async getJob(context: CallContext, knowledgeBaseId: number, jobId: number): Promise<JobView> {
+    const record = await this.load(context, knowledgeBaseId, 'view');
+    return jobView(await this.job(record.id, jobId));
+  }
+
+  async retryJob(context: CallContext, knowledgeBaseId: number, jobId: number): Promise<JobView> {
+    const record = await this.load(context, knowledgeBaseId, 'update');
+    const job = await this.job(record.id, jobId);
+    const retried = await this.db.transaction().execute((transaction) => retryIngestionJob(transaction, job));
+    if (!retried) throw new AppError('job_state_conflict', `Only a failed or cancelled job can be retried; this one is ${job.status}.`);
+    return jobView(await this.job(record.id, jobId));
+  }
+
+  async cancelJob(context: CallContext, knowledgeBaseId: number, jobId: number): Promise<JobView> {
+    const record = await this.load(context, knowledgeBaseId, 'update');
+    const job = await this.job(record.id, jobId);
+    const cancelled = await this.db.transaction().execute((transaction) => cancelIngestionJob(transaction, job));
+    if (!cancelled) throw new AppError('job_state_conflict', `Only a pending or processing job can be cancelled; this one is ${job.status}.`);
+    return jobView(await this.job(record.id, jobId));
+  }
+}
