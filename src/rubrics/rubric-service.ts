@@ -32,17 +32,20 @@ export interface RubricListInput {
   q?: string;
 }
 
-/** A rubric as the API shows it: LAMB's rubric JSON at the top level, plus who owns it and who may see it. */
-export type RubricView = RubricDocument & {
+/** Who owns a rubric and who may see it, as every view of it shows. */
+interface RubricOwnership {
   visibility: RubricVisibility;
   owner: string;
   organization_id: number;
   is_mine: boolean;
   created_at: string;
   updated_at: string;
-};
+}
 
-export interface RubricSummaryView {
+/** A rubric as the API shows it: LAMB's rubric JSON at the top level, plus its ownership. */
+export type RubricView = RubricDocument & RubricOwnership;
+
+export interface RubricSummaryView extends RubricOwnership {
   rubricId: string;
   title: string;
   description: string;
@@ -51,12 +54,6 @@ export interface RubricSummaryView {
   scoringType: RubricDocument['scoringType'];
   maxScore: number;
   criteria_count: number;
-  visibility: RubricVisibility;
-  owner: string;
-  organization_id: number;
-  is_mine: boolean;
-  created_at: string;
-  updated_at: string;
 }
 
 export type RubricExport = { format: 'json'; fileName: string; document: RubricDocument } | { format: 'markdown'; fileName: string; markdown: string };

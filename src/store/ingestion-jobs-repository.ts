@@ -4,7 +4,7 @@
  * SQLite takes its write lock before that statement reads anything, and PostgreSQL locks the
  * chosen row with FOR UPDATE SKIP LOCKED, so two runners never claim the same job at once.
  */
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { Dialect } from './dialect.js';
 import { nowTimestamp, type Database, type DocumentStatus, type IngestionJobsTable, type KbDocumentsTable } from './schema.js';
 
@@ -24,10 +24,10 @@ export async function insertIngestionJob(db: Kysely<Database>, job: { knowledgeB
       message: 'Waiting to be processed.',
       error: null,
       attempts: 0,
-      lease_owner: null,
-      lease_expires_at: null,
+    lease_owner: null,
+    lease_expires_at: null,
       created_at: timestamp,
-      updated_at: timestamp,
+    updated_at: timestamp,
       finished_at: null,
     })
     .returningAll()
@@ -56,11 +56,11 @@ export async function claimIngestionJob(db: Kysely<Database>, dialect: Dialect, 
   return result.rows[0];
 }
 
-/** Extends the lease while `owner` still holds the job; false when it no longer does (cancelled, taken over). */
-export async function renewIngestionLease(db: Kysely<Database>, jobId: number, owner: string, leaseExpiresAt: string): Promise<boolean> {
+/** Applies `changes` while `owner` still holds the job; false when it no longer does (cancelled, taken over). */
+async function updateHeldJob(db: Kysely<Database>, jobId: number, owner: string, changes: Updateable<IngestionJobsTable>): Promise<boolean> {
   const result = await db
     .updateTable('ingestion_jobs')
-    .set({ lease_expires_at: leaseExpiresAt })
+    .set(changes)
     .where('id', '=', jobId)
     .where('lease_owner', '=', owner)
     .where('status', '=', 'processing')
@@ -68,21 +68,25 @@ export async function renewIngestionLease(db: Kysely<Database>, jobId: number, o
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Records progress while `owner` still holds the job; false when it no longer does. */
+/** Extends the lease while `owner` still holds the job. */
+export async function renewIngestionLease(db: Kysely<Database>, jobId: number, owner: string, leaseExpiresAt: string): Promise<boolean> {
+  return updateHeldJob(db, jobId, owner, { lease_expires_at: leaseExpiresAt });
+}
+
+/** Records progress (and extends the lease) while `owner` still holds the job. */
 export async function updateIngestionProgress(
   db: Kysely<Database>,
   jobId: number,
   owner: string,
   progress: { current: number; total: number; message: string; leaseExpiresAt: string },
 ): Promise<boolean> {
-  const result = await db
-    .updateTable('ingestion_jobs')
-    .set({ progress_current: progress.current, progress_total: progress.total, message: progress.message, lease_expires_at: progress.leaseExpiresAt, updated_at: nowTimestamp() })
-    .where('id', '=', jobId)
-    .where('lease_owner', '=', owner)
-    .where('status', '=', 'processing')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  return updateHeldJob(db, jobId, owner, {
+    progress_current: progress.current,
+    progress_total: progress.total,
+    message: progress.message,
+    lease_expires_at: progress.leaseExpiresAt,
+    updated_at: nowTimestamp(),
+  });
 }
 
 /** Ends a job `owner` holds as completed or failed, with its document; false when it no longer holds it. Call inside a transaction. */
@@ -93,24 +97,18 @@ export async function finishIngestionJob(
   outcome: { status: 'completed' | 'failed'; message: string; error: string | null; progressTotal: number },
 ): Promise<boolean> {
   const timestamp = nowTimestamp();
-  const result = await db
-    .updateTable('ingestion_jobs')
-    .set({
-      status: outcome.status,
-      message: outcome.message,
-      error: outcome.error,
-      progress_current: outcome.progressTotal,
-      progress_total: outcome.progressTotal,
+  const held = await updateHeldJob(db, job.id, owner, {
+    status: outcome.status,
+    message: outcome.message,
+    error: outcome.error,
+    progress_current: outcome.progressTotal,
+    progress_total: outcome.progressTotal,
       lease_owner: null,
       lease_expires_at: null,
       updated_at: timestamp,
-      finished_at: timestamp,
-    })
-    .where('id', '=', job.id)
-    .where('lease_owner', '=', owner)
-    .where('status', '=', 'processing')
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) return false;
+    finished_at: timestamp,
+  });
+  if (!held) return false;
   await setDocumentStatus(db, job.document_id, outcome.status, outcome.error);
   return true;
 }

@@ -32,11 +32,14 @@ const fileSchema = {
   required: ['id', 'file_path', 'name', 'content_type', 'size_bytes', 'created_at'],
 } as const;
 
-const uploadBodySchema = {
-  type: 'object',
-  properties: { [FILE_FIELD]: { type: 'string', format: 'binary', description: 'a UTF-8 .txt, .md, .json, .csv or .html file' } },
-  required: [FILE_FIELD],
-} as const;
+/** The OpenAPI shape of an upload: one file in the field `file`, described for Swagger UI's file picker. */
+export function uploadBodySchema(description: string) {
+  return {
+    type: 'object',
+    properties: { [FILE_FIELD]: { type: 'string', format: 'binary', description } },
+    required: [FILE_FIELD],
+  } as const;
+}
 
 /**
  * The upload's body schema exists for the OpenAPI document only: a multipart body is read by the
@@ -74,7 +77,7 @@ function multipartFailure(error: unknown): AppError {
  * allow (413) before a byte of it is read. As Fastify does for its own body limit, the
  * connection is then closed rather than kept for a client that would send the body anyway.
  */
-export function requireMultipartUpload(request: FastifyRequest, reply: FastifyReply, maxBytes: number): void {
+function requireMultipartUpload(request: FastifyRequest, reply: FastifyReply, maxBytes: number): void {
   if (!request.isMultipart()) throw new AppError('unsupported_media_type', SEND_AS_MULTIPART);
   const declaredLength = Number(request.headers['content-length']);
   if (Number.isFinite(declaredLength) && declaredLength > maxBytes + MULTIPART_OVERHEAD_BYTES) {
@@ -84,7 +87,7 @@ export function requireMultipartUpload(request: FastifyRequest, reply: FastifyRe
 }
 
 /** The uploaded file part, or 400 when the request holds none in the field `file`. */
-export async function filePart(request: FastifyRequest): Promise<MultipartFile> {
+async function filePart(request: FastifyRequest): Promise<MultipartFile> {
   let part: MultipartFile | undefined;
   try {
     part = await request.file();
@@ -103,7 +106,7 @@ export async function filePart(request: FastifyRequest): Promise<MultipartFile> 
  * The file's bytes, with stream errors turned into our errors. The stream is not destroyed when
  * the service stops reading early (a refused file), so the rest can be drained instead.
  */
-export async function* uploadedBytes(file: Readable): AsyncGenerator<Uint8Array> {
+async function* uploadedBytes(file: Readable): AsyncGenerator<Uint8Array> {
   try {
     for await (const chunk of file.iterator({ destroyOnReturn: false })) yield chunk as Uint8Array;
   } catch (error) {
@@ -116,8 +119,28 @@ export async function* uploadedBytes(file: Readable): AsyncGenerator<Uint8Array>
  * connection instead of a reset while it is still sending. Busboy drops bytes past the size
  * limit cheaply, and the declared length was checked before reading began.
  */
-export function discardUnread(file: Readable): void {
+function discardUnread(file: Readable): void {
   if (!file.readableEnded && !file.destroyed) file.resume();
+}
+
+export interface UploadedFile {
+  fileName: string;
+  contentType: string;
+  stream: AsyncGenerator<Uint8Array>;
+}
+
+/**
+ * Reads the one file of a multipart upload (at most `maxBytes`) and hands it to `use`; whatever
+ * `use` leaves unread (a refused file) is drained afterwards, so the client gets its answer.
+ */
+export async function withUploadedFile<Result>(request: FastifyRequest, reply: FastifyReply, maxBytes: number, use: (file: UploadedFile) => Promise<Result>): Promise<Result> {
+  requireMultipartUpload(request, reply, maxBytes);
+  const part = await filePart(request);
+  try {
+    return await use({ fileName: part.filename, contentType: part.mimetype, stream: uploadedBytes(part.file) });
+  } finally {
+    discardUnread(part.file);
+  }
 }
 
 export async function fileRoutes(app: FastifyInstance, services: Services): Promise<void> {
@@ -131,21 +154,15 @@ export async function fileRoutes(app: FastifyInstance, services: Services): Prom
         summary: 'Upload a text file for the single-file tool',
         description: `${SEND_AS_MULTIPART} Accepted are UTF-8 .txt, .md, .json, .csv and .html files of at most ${maxBytes} bytes; the content must match the extension.`,
         consumes: ['multipart/form-data'],
-        body: uploadBodySchema,
+        body: uploadBodySchema('a UTF-8 .txt, .md, .json, .csv or .html file'),
         response: { 201: fileSchema, ...commonErrorResponses, 413: errorResponseSchema, 415: errorResponseSchema },
       },
       validatorCompiler: documentOnlyBodyValidator,
     },
     async (request, reply) => {
       const context = callContext(request);
-      requireMultipartUpload(request, reply, maxBytes);
-      const part = await filePart(request);
-      try {
-        const file = await services.files.upload(context, { fileName: part.filename, contentType: part.mimetype, stream: uploadedBytes(part.file) });
-        return reply.status(201).send(file);
-      } finally {
-        discardUnread(part.file);
-      }
+      const file = await withUploadedFile(request, reply, maxBytes, (upload) => services.files.upload(context, upload));
+      return reply.status(201).send(file);
     },
   );
 

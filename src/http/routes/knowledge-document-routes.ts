@@ -9,7 +9,7 @@ import { ACCEPTED_DOCUMENT_EXTENSIONS } from '../../knowledge/document-types.js'
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
 import { commonErrorResponses, errorResponseSchema, idParametersSchema } from '../schemas.js';
-import { discardUnread, documentOnlyBodyValidator, FILE_FIELD, filePart, requireMultipartUpload, SEND_AS_MULTIPART, uploadedBytes } from './file-routes.js';
+import { documentOnlyBodyValidator, SEND_AS_MULTIPART, uploadBodySchema, withUploadedFile } from './file-routes.js';
 
 const ID = { type: 'integer', minimum: 1, maximum: 2_147_483_647 } as const;
 const documentParametersSchema = { type: 'object', properties: { id: ID, documentId: ID }, required: ['id', 'documentId'] } as const;
@@ -35,21 +35,15 @@ export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Se
         description: `${SEND_AS_MULTIPART} Accepted are ${ACCEPTED_DOCUMENT_EXTENSIONS.map((extension) => `.${extension}`).join(', ')} files of at most ${maxBytes} bytes; the content must match the extension.`,
         consumes: ['multipart/form-data'],
         params: idParametersSchema,
-        body: { type: 'object', properties: { [FILE_FIELD]: { type: 'string', format: 'binary' } }, required: [FILE_FIELD] },
+        body: uploadBodySchema('a .txt, .md, .html, .pdf or .docx document'),
         response: { ...commonErrorResponses, 413: errorResponseSchema, 415: errorResponseSchema },
       },
       validatorCompiler: documentOnlyBodyValidator,
     },
     async (request, reply) => {
       const context = callContext(request);
-      requireMultipartUpload(request, reply, maxBytes);
-      const part = await filePart(request);
-      try {
-        const queued = await documents.upload(context, request.params.id, { fileName: part.filename, stream: uploadedBytes(part.file) });
-        return reply.status(202).send(queued);
-      } finally {
-        discardUnread(part.file);
-      }
+      const queued = await withUploadedFile(request, reply, maxBytes, (upload) => documents.upload(context, request.params.id, upload));
+      return reply.status(202).send(queued);
     },
   );
 
