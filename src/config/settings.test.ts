@@ -78,6 +78,11 @@ const LIMITS: readonly LimitCase[] = [
   { variable: 'INGESTION_POLL_MS', field: 'ingestionPollMilliseconds', defaultValue: 500, minimum: 10, customValue: 50 },
   { variable: 'TOOL_TIMEOUT_MS', field: 'toolTimeoutMilliseconds', defaultValue: 10_000, minimum: 1, customValue: 250 },
   { variable: 'UPSTREAM_TIMEOUT_MS', field: 'upstreamTimeoutMilliseconds', defaultValue: 120_000, minimum: 1, customValue: 5_000 },
+  { variable: 'EMBEDDING_TIMEOUT_MS', field: 'embeddingTimeoutMilliseconds', defaultValue: 60_000, minimum: 1, customValue: 1_500 },
+  { variable: 'EMBEDDING_BATCH_SIZE', field: 'embeddingBatchSize', defaultValue: 64, minimum: 1, customValue: 8 },
+  { variable: 'KB_SERVER_TIMEOUT_MS', field: 'kbServerTimeoutMilliseconds', defaultValue: 10_000, minimum: 1, customValue: 750 },
+  { variable: 'QUERY_REWRITE_TIMEOUT_MS', field: 'queryRewriteTimeoutMilliseconds', defaultValue: 5_000, minimum: 1, customValue: 300 },
+  { variable: 'KB_JSON_DOCUMENTS_MAX', field: 'kbJsonDocumentsMaximum', defaultValue: 100, minimum: 1, customValue: 3 },
 ];
 
 describe.each(LIMITS)('the limit setting $variable', ({ variable, field, defaultValue, minimum, customValue }) => {

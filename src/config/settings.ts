@@ -41,6 +41,16 @@ export interface Settings {
   toolTimeoutMilliseconds: number;
   /** How long a model call may take before the client gets a 504. */
   upstreamTimeoutMilliseconds: number;
+  /** How long one embeddings request (a batch of chunks, or a query) may take. */
+  embeddingTimeoutMilliseconds: number;
+  /** How many chunks go into one embeddings request while ingesting. */
+  embeddingBatchSize: number;
+  /** How long a query to an organization's external LAMB knowledge-base server may take. */
+  kbServerTimeoutMilliseconds: number;
+  /** How long the small fast model may take to rewrite a `context_aware` query before the last message is used. */
+  queryRewriteTimeoutMilliseconds: number;
+  /** Most documents one JSON `POST /api/knowledge-bases/{id}/documents` may carry. */
+  kbJsonDocumentsMaximum: number;
 }
 
 export class SettingsError extends Error {
@@ -162,6 +172,11 @@ export function loadSettings(environment: Environment = process.env): Settings {
     openaiBaseUrl: readBaseUrl(environment, 'OPENAI_BASE_URL'),
     ollamaBaseUrl: readBaseUrl(environment, 'OLLAMA_BASE_URL') ?? 'http://127.0.0.1:11434',
     toolTimeoutMilliseconds: readInteger(environment, 'TOOL_TIMEOUT_MS', { defaultValue: 10_000, minimum: 1, maximum: 600_000 }),
+    embeddingTimeoutMilliseconds: readInteger(environment, 'EMBEDDING_TIMEOUT_MS', { defaultValue: 60_000, minimum: 1, maximum: 600_000 }),
+    embeddingBatchSize: readInteger(environment, 'EMBEDDING_BATCH_SIZE', { defaultValue: 64, minimum: 1, maximum: 2048 }),
+    kbServerTimeoutMilliseconds: readInteger(environment, 'KB_SERVER_TIMEOUT_MS', { defaultValue: 10_000, minimum: 1, maximum: 600_000 }),
+    queryRewriteTimeoutMilliseconds: readInteger(environment, 'QUERY_REWRITE_TIMEOUT_MS', { defaultValue: 5_000, minimum: 1, maximum: 600_000 }),
+    kbJsonDocumentsMaximum: readInteger(environment, 'KB_JSON_DOCUMENTS_MAX', { defaultValue: 100, minimum: 1, maximum: 10_000 }),
     upstreamTimeoutMilliseconds: readInteger(environment, 'UPSTREAM_TIMEOUT_MS', { defaultValue: 120_000, minimum: 1, maximum: 3_600_000 }),
   };
 }
