@@ -9,6 +9,7 @@ import { FileService } from './files/file-service.js';
 import { IngestionRunner } from './knowledge/ingestion-runner.js';
 import { KnowledgeBaseService } from './knowledge/knowledge-base-service.js';
 import { KnowledgeDocumentService, knowledgeDocumentStorage } from './knowledge/knowledge-document-service.js';
+import { organizationEmbedder } from './knowledge/organization-embedder.js';
 import { ProviderSettingsService } from './organizations/provider-settings-service.js';
 import type { Registries } from './pipeline/registries.js';
 import { RubricService } from './rubrics/rubric-service.js';
@@ -37,7 +38,16 @@ export function createServices(store: Store, settings: Settings, registries: Reg
   const secrets = settings.secretKey === undefined ? SecretBox.fromKeyFile(settings.dataDirectory) : SecretBox.fromPassphrase(settings.secretKey);
   const providerSettings = new ProviderSettingsService(store.db, secrets);
   const documentStorage = knowledgeDocumentStorage(settings.dataDirectory);
-  const knowledgeBases = new KnowledgeBaseService(store.db, store.dialect, documentStorage);
+  const embedder = organizationEmbedder((organizationId) => providerSettings.providersFor(organizationId), settings, settings.embeddingTimeoutMilliseconds);
+  const knowledgeBases = new KnowledgeBaseService({
+    db: store.db,
+    dialect: store.dialect,
+    vectorBackend: store.vectorBackend,
+    documentFiles: documentStorage,
+    embedder,
+    knowledgeServerFor: (organizationId) => providerSettings.knowledgeServerFor(organizationId),
+    knowledgeServerTimeoutMilliseconds: settings.kbServerTimeoutMilliseconds,
+  });
   const rubrics = new RubricService(store.db);
   const files = new FileService(store.db, { dataDirectory: settings.dataDirectory, maxBytes: settings.fileUploadMaxBytes });
   return {
@@ -52,8 +62,16 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     registries,
     providerSettings,
     knowledgeBases,
-    knowledgeDocuments: new KnowledgeDocumentService(store.db, documentStorage, settings.kbUploadMaxBytes),
-    ingestionRunner: new IngestionRunner({ db: store.db, dialect: store.dialect, storage: documentStorage, pollMilliseconds: settings.ingestionPollMilliseconds }),
+    knowledgeDocuments: new KnowledgeDocumentService(store.db, documentStorage, settings.kbUploadMaxBytes, settings.kbJsonDocumentsMaximum),
+    ingestionRunner: new IngestionRunner({
+      db: store.db,
+      dialect: store.dialect,
+      vectorBackend: store.vectorBackend,
+      storage: documentStorage,
+      pollMilliseconds: settings.ingestionPollMilliseconds,
+      embedder,
+      embeddingBatchSize: settings.embeddingBatchSize,
+    }),
     completions: new CompletionService({
       db: store.db,
       settings,
@@ -62,6 +80,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       rubricReaderFor: (owner) => rubrics.readerFor(owner),
       knowledgeSearchFor: (owner) => knowledgeBases.searcherFor(owner),
       providersFor: (organizationId) => providerSettings.providersFor(organizationId),
+      smallFastModelFor: (organizationId) => providerSettings.smallFastModelFor(organizationId),
     }),
   };
 }

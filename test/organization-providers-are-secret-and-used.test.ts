@@ -45,7 +45,11 @@ describe.each(TEST_DIALECTS)('organization provider settings on %s', (dialect) =
     await ask();
     expect(serverWideProvider.requests.at(-1)?.headers.authorization).toBe(`Bearer ${SERVER_KEY}`);
     const settings = await request(server, 'GET', `/api/organizations/${organizationId}/providers`, { token: adminToken });
-    expect(settings.body).toEqual({ providers: { openai: { base_url: null, api_key_set: false }, ollama: { base_url: null } } });
+    expect(settings.body).toEqual({
+      providers: { openai: { base_url: null, api_key_set: false }, ollama: { base_url: null } },
+      kb_server: { url: null, api_key_set: false },
+      small_fast_model: null,
+    });
   });
 
   it("calls the organization's base URL with its key once set, and never shows the key", async () => {

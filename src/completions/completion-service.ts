@@ -13,10 +13,12 @@ import { assistantFacts, splitCollections } from '../assistants/assistant-view.j
 import type { AssistantMetadata } from '../assistants/metadata-normalizer.js';
 import type { Settings } from '../config/settings.js';
 import { AppError } from '../errors/app-error.js';
+import { resolveProvider } from '../organizations/provider-resolution.js';
 import type { AssistantSnapshot } from '../pipeline/assistant-snapshot.js';
 import type { ProviderSettings } from '../pipeline/connector-definition.js';
 import { NO_USAGE, type PipelineEvent, type Usage } from '../pipeline/events.js';
-import type { FileReader, KnowledgeSearch, RubricReader } from '../pipeline/ports.js';
+import type { FileReader, KnowledgeSearch, QueryRewriter, RubricReader } from '../pipeline/ports.js';
+import { rewriteQuery } from '../pipeline/query-rewriting.js';
 import type { Registries } from '../pipeline/registries.js';
 import { runAssistant, type PipelineRequest, type PipelineTrace } from '../pipeline/run-assistant.js';
 import { findAssistant, findVisibleAssistantsByName, listAssistants, type AssistantRecord } from '../store/assistants-repository.js';
@@ -62,6 +64,8 @@ export interface CompletionDependencies {
   knowledgeSearchFor(owner: Identity): KnowledgeSearch;
   /** The owner organization's own provider settings, decrypted, by connector name. */
   providersFor(organizationId: number): Promise<Record<string, ProviderSettings>>;
+  /** The organization's small fast model, when it names one (rewrites `context_aware` queries). */
+  smallFastModelFor(organizationId: number): Promise<{ connector: string; model: string } | undefined>;
 }
 
 function assistantIdOf(modelId: string): number | undefined {
@@ -122,13 +126,18 @@ export class CompletionService {
     }));
   }
 
-  /** Each field from the organization's settings when it has one, else from the server's environment. */
-  private provider(connectorName: string, organizationProviders: Record<string, ProviderSettings>): ProviderSettings {
-    const { settings } = this.dependencies;
-    const own = organizationProviders[connectorName] ?? {};
-    if (connectorName === 'openai') return { apiKey: own.apiKey ?? settings.openaiApiKey, baseUrl: own.baseUrl ?? settings.openaiBaseUrl };
-    if (connectorName === 'ollama') return { baseUrl: own.baseUrl ?? settings.ollamaBaseUrl };
-    return own;
+  /** Looks the small fast model up only when a tool asks for a rewrite; no model, or an unknown connector, means no rewrite. */
+  private queryRewriterFor(organizationId: number, organizationProviders: Record<string, ProviderSettings>): QueryRewriter {
+    const { settings, registries, smallFastModelFor } = this.dependencies;
+    return {
+      rewrite: async (messages, signal) => {
+        const choice = await smallFastModelFor(organizationId);
+        const connector = choice === undefined ? undefined : registries.connectors.get(choice.connector);
+        if (choice === undefined || connector === undefined) return undefined;
+        const model = { connector, model: choice.model, provider: resolveProvider(choice.connector, organizationProviders, settings) };
+        return rewriteQuery(model, messages, signal, settings.queryRewriteTimeoutMilliseconds);
+      },
+    };
   }
 
   /** Starts a run; the events are produced as the caller iterates, and stop when `signal` aborts. */
@@ -146,7 +155,8 @@ export class CompletionService {
       files: fileReaderFor(ownerIdentity),
       rubrics: rubricReaderFor(ownerIdentity),
       knowledge: knowledgeSearchFor(ownerIdentity),
-      provider: (connectorName) => this.provider(connectorName, organizationProviders),
+      queryRewriter: this.queryRewriterFor(record.organization_id, organizationProviders),
+      provider: (connectorName) => resolveProvider(connectorName, organizationProviders, settings),
       signal,
       limits: { toolTimeoutMilliseconds: settings.toolTimeoutMilliseconds, upstreamTimeoutMilliseconds: settings.upstreamTimeoutMilliseconds },
       onTrace: (trace) => (run.trace = trace),

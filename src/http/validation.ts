@@ -84,3 +84,15 @@ export function rejectUnsafeInput(body: unknown, query: unknown, depthMaximum: n
     throw new AppError('invalid_query', describeTextProblem(inQuery, depthMaximum), { param: inQuery.path === '' ? undefined : inQuery.path });
   }
 }
+
+/**
+ * For a route that takes two body shapes (a multipart upload or JSON): the JSON one is checked
+ * in the handler with the same strict rules and the same 400 as any other body.
+ */
+export function bodyCheckerFor<Body>(schema: object): (body: unknown) => Body {
+  const validate = bodyAjv.compile(schema);
+  return (body) => {
+    if (!validate(body)) throw validationFailure(validate.errors ?? [], 'body');
+    return body as Body;
+  };
+}

@@ -1,15 +1,15 @@
 /**
  * The ingestion runner: polls for work and runs ONE job at a time under a lease it renews while
  * working. A job: read the stored file → extract its text → chunk it with the knowledge base's
- * settings → in one transaction replace the document's chunks and mark job and document
- * completed. Between steps it records progress, which also tells it whether the job was
+ * settings → embed the chunks in batches when the knowledge base has an embedding model → in one
+ * transaction replace the document's chunks (and vectors) and mark job and document completed. Between steps it records progress, which also tells it whether the job was
  * cancelled (or taken over) meanwhile; then it stops without writing anything more. A process
  * killed mid-job leaves the job `processing` under a lease that expires, and the next runner to
  * poll starts it again from scratch: replacing the chunks in one transaction makes that safe.
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { AppError, isAppError } from '../errors/app-error.js';
 import type { FileStorage } from '../files/file-storage.js';
 import type { Dialect } from '../store/dialect.js';
@@ -21,15 +21,18 @@ import {
   updateIngestionProgress,
   type IngestionJobRow,
 } from '../store/ingestion-jobs-repository.js';
+import { insertChunkEmbeddings, type VectorBackend } from '../store/chunk-vector-repository.js';
 import { deleteDocumentChunks, insertChunks } from '../store/knowledge-repository.js';
-import type { Database } from '../store/schema.js';
+import type { Database, KnowledgeBasesTable } from '../store/schema.js';
 import { chunkMetadata, chunkSections } from './chunking.js';
 import { extractDocument } from './extraction.js';
+import { embeddingChoiceOf, type Embedder } from './organization-embedder.js';
 
 /** How long a claimed job stays ours without a renewal; renewed every third of it while working. */
 export const INGESTION_LEASE_MILLISECONDS = 60_000;
-/** The steps progress counts: read, extract, chunk, index. */
+/** The steps progress counts besides one per embeddings batch: read, extract, chunk, index. */
 const STEPS = 4;
+const DEFAULT_EMBEDDING_BATCH_SIZE = 64;
 const INTERNAL_FAILURE = 'The document could not be processed because of an internal error. Retry the job; if it fails again, contact an administrator.';
 
 export interface IngestionLogger {
@@ -40,9 +43,13 @@ export interface IngestionLogger {
 export interface IngestionRunnerOptions {
   db: Kysely<Database>;
   dialect: Dialect;
+  vectorBackend: VectorBackend;
   storage: FileStorage;
   pollMilliseconds: number;
   leaseMilliseconds?: number;
+  /** Embeds the chunks of knowledge bases that have an embedding model. */
+  embedder?: Embedder;
+  embeddingBatchSize?: number;
 }
 
 /** The job was cancelled, deleted or taken over by another runner: stop quietly. */
@@ -127,9 +134,34 @@ export class IngestionRunner {
   }
 
   /** Records progress (renewing the lease), or stops the job when it is no longer ours. */
-  private async step(job: IngestionJobRow, current: number, message: string): Promise<void> {
-    const held = await updateIngestionProgress(this.options.db, job.id, this.owner, { current, total: STEPS, message, leaseExpiresAt: this.leaseUntil() });
+  private async step(job: IngestionJobRow, current: number, total: number, message: string): Promise<void> {
+    const held = await updateIngestionProgress(this.options.db, job.id, this.owner, { current, total, message, leaseExpiresAt: this.leaseUntil() });
     if (!held) throw new JobLost();
+  }
+
+  private batchSize(): number {
+    return this.options.embeddingBatchSize ?? DEFAULT_EMBEDDING_BATCH_SIZE;
+  }
+
+  /** One vector per chunk, a batch per request; progress advances with each batch. */
+  private async embed(job: IngestionJobRow, knowledgeBase: Selectable<KnowledgeBasesTable>, texts: readonly string[], total: number): Promise<Float32Array[]> {
+    const { embedder } = this.options;
+    const batchSize = this.batchSize();
+    const choice = embeddingChoiceOf(knowledgeBase);
+    if (choice === undefined || texts.length === 0) return [];
+    if (embedder === undefined) throw new AppError('upstream_error', 'This server cannot compute embeddings.');
+    const vectors: Float32Array[] = [];
+    for (let start = 0; start < texts.length; start += batchSize) {
+      const batch = texts.slice(start, start + batchSize);
+      await this.step(job, 3 + start / batchSize, total, `Computing embeddings: ${start} of ${texts.length} chunks.`);
+      try {
+        vectors.push(...(await embedder(knowledgeBase.organization_id, choice, batch)));
+      } catch (error) {
+        if (isAppError(error)) throw new AppError(error.code, `Computing the embeddings with ${choice.connector} model "${choice.model}" failed: ${error.message}`);
+        throw error;
+      }
+    }
+    return vectors;
   }
 
   private async work(job: IngestionJobRow): Promise<void> {
@@ -139,21 +171,24 @@ export class IngestionRunner {
     if (!knowledgeBase || knowledgeBase.deleted_at !== null || !document) throw new JobLost();
     if (!(await markDocumentProcessing(db, job, this.owner))) throw new JobLost();
 
-    await this.step(job, 0, 'Reading the file.');
+    await this.step(job, 0, STEPS, 'Reading the file.');
     const bytes = await storage.readAll(knowledgeBase.id, String(document.id));
     if (bytes === undefined) throw new AppError('not_found', 'The stored file of this document is missing; delete the document and upload it again.');
 
-    await this.step(job, 1, 'Extracting the text.');
+    await this.step(job, 1, STEPS, 'Extracting the text.');
     const extracted = await extractDocument({ fileName: document.file_name, bytes });
 
-    await this.step(job, 2, 'Splitting the text into chunks.');
+    await this.step(job, 2, STEPS, 'Splitting the text into chunks.');
     const chunks = chunkSections(extracted.sections, { chunkSize: knowledgeBase.chunk_size, chunkOverlap: knowledgeBase.chunk_overlap });
     const documentMetadata = JSON.parse(document.metadata) as Record<string, unknown>;
+    const batches = embeddingChoiceOf(knowledgeBase) === undefined ? 0 : Math.ceil(chunks.length / this.batchSize());
+    const total = STEPS + batches;
+    const vectors = await this.embed(job, knowledgeBase, chunks.map((chunk) => chunk.text), total);
 
-    await this.step(job, 3, `Indexing ${chunks.length} chunks.`);
+    await this.step(job, total - 1, total, `Indexing ${chunks.length} chunks.`);
     await db.transaction().execute(async (transaction) => {
       await deleteDocumentChunks(transaction, document.id);
-      await insertChunks(
+      const chunkIds = await insertChunks(
         transaction,
         document.id,
         chunks.map((chunk) => ({
@@ -163,7 +198,11 @@ export class IngestionRunner {
           metadata: JSON.stringify({ ...documentMetadata, ...chunkMetadata(chunk, { documentId: document.id, fileName: document.file_name, sourceUrl: document.source_url }) }),
         })),
       );
-      const finished = await finishIngestionJob(transaction, job, this.owner, { status: 'completed', message: `Indexed ${chunks.length} chunks.`, error: null, progressTotal: STEPS });
+      if (vectors.length > 0) {
+        const rows = chunkIds.map((chunkId, index) => ({ chunkId, knowledgeBaseId: knowledgeBase.id, embedding: vectors[index]! }));
+        await insertChunkEmbeddings(transaction, rows, this.options.vectorBackend);
+      }
+      const finished = await finishIngestionJob(transaction, job, this.owner, { status: 'completed', message: `Indexed ${chunks.length} chunks.`, error: null, progressTotal: total });
       // Cancelled or taken over meanwhile: the rollback leaves the chunks as they were.
       if (!finished) throw new JobLost();
     });

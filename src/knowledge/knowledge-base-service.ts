@@ -1,7 +1,9 @@
 /**
  * Knowledge bases: create, list, read, change (including sharing with the organization), delete
- * with everything in them, and query them with LAMB's contract. Also builds the search port the
- * pipeline's `simple_rag` uses, bound to an assistant owner so it reaches only what they may read.
+ * with everything in them, and query them with LAMB's contract: by full text always, and by
+ * embeddings (vector, or hybrid fused by reciprocal rank) when the knowledge base has a model.
+ * Also builds the search port the pipeline's `simple_rag` uses, bound to an assistant owner so it
+ * reaches only what they may read, or their organization's external LAMB knowledge-base server.
  */
 import type { Kysely } from 'kysely';
 import type { CallContext } from '../auth/call-context.js';
@@ -16,9 +18,13 @@ import {
 import { AppError } from '../errors/app-error.js';
 import type { FileStorage } from '../files/file-storage.js';
 import { resolveChunkingOptions } from './chunking.js';
+import { queryExternalKnowledgeServer, type ExternalKnowledgeServer } from './external-knowledge-server.js';
+import { embeddingChoiceOf, type EmbeddingChoice, type Embedder } from './organization-embedder.js';
+import { fuseByReciprocalRank } from './reciprocal-rank-fusion.js';
 import type { KnowledgeHit, KnowledgeSearch } from '../pipeline/ports.js';
 import { appendAuditEntry, auditEntryOf, type AuditEntry } from '../store/audit-log-repository.js';
-import { searchChunksFullText } from '../store/chunk-search-repository.js';
+import { searchChunksFullText, type ChunkHit } from '../store/chunk-search-repository.js';
+import { searchChunksByVector, type VectorBackend } from '../store/chunk-vector-repository.js';
 import type { Dialect } from '../store/dialect.js';
 import {
   deleteKnowledgeBaseContents,
@@ -31,12 +37,32 @@ import {
 import type { Database } from '../store/schema.js';
 
 const DEFAULT_TOP_K = 5;
+const DEFAULT_KNOWLEDGE_SERVER_TIMEOUT_MILLISECONDS = 10_000;
+/** How many candidates each ranking hands to the fusion, at least: more than top_k, so fusion can reorder. */
+export const HYBRID_CANDIDATES_MINIMUM = 50;
+
+export const RETRIEVAL_MODES = ['full_text', 'vector', 'hybrid'] as const;
+export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
+
+export interface KnowledgeBaseServiceOptions {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  vectorBackend: VectorBackend;
+  /** The stored documents (`<DATA_DIR>/knowledge`), removed with their knowledge base. */
+  documentFiles?: FileStorage;
+  /** Embeds query texts; without it, knowledge bases are searched by full text only. */
+  embedder?: Embedder;
+  /** The organization's external LAMB knowledge-base server, when it names one. */
+  knowledgeServerFor?(organizationId: number): Promise<ExternalKnowledgeServer | undefined>;
+  knowledgeServerTimeoutMilliseconds?: number;
+}
 
 export interface KnowledgeBaseInput {
   name: string;
   description?: string;
   chunk_size?: number;
   chunk_overlap?: number;
+  embeddings?: EmbeddingChoice;
 }
 
 export interface KnowledgeBasePatch {
@@ -50,7 +76,7 @@ export interface QueryInput {
   query_text: string;
   top_k?: number;
   threshold?: number;
-  plugin_params?: Record<string, unknown>;
+  plugin_params?: { mode?: RetrievalMode; [name: string]: unknown };
 }
 
 /** LAMB's knowledge-base query answer. */
@@ -59,6 +85,8 @@ export interface QueryAnswer {
   count: number;
   timing: { total_ms: number };
   query: string;
+  /** How the results were found. */
+  mode: RetrievalMode;
 }
 
 export function knowledgeBaseFacts(record: KnowledgeBaseRecord): KnowledgeBaseFacts {
@@ -80,6 +108,7 @@ function view(record: KnowledgeBaseRecord) {
     visibility: record.visibility,
     chunk_size: record.chunk_size,
     chunk_overlap: record.chunk_overlap,
+    embeddings: embeddingChoiceOf(record) === undefined ? null : { connector: record.embedding_connector, model: record.embedding_model, dimensions: record.embedding_dimensions },
     document_count: record.document_count,
     chunk_count: record.chunk_count,
     created_at: record.created_at,
@@ -97,12 +126,11 @@ function knowledgeBaseIdOf(collectionId: string): number | undefined {
 }
 
 export class KnowledgeBaseService {
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly dialect: Dialect,
-    /** The stored documents (`<DATA_DIR>/knowledge`), removed with their knowledge base. */
-    private readonly documentFiles?: FileStorage,
-  ) {}
+  private readonly db: Kysely<Database>;
+
+  constructor(private readonly options: KnowledgeBaseServiceOptions) {
+    this.db = options.db;
+  }
 
   private async load(identity: Identity, id: number, action: KnowledgeBaseAction): Promise<KnowledgeBaseRecord> {
     const record = await findKnowledgeBase(this.db, id);
@@ -130,6 +158,7 @@ export class KnowledgeBaseService {
         description: input.description ?? '',
         chunkSize,
         chunkOverlap,
+        ...(input.embeddings !== undefined && { embedding: input.embeddings }),
       });
       await appendAuditEntry(transaction, this.audit(context, { id: insertedId, organization_id: organizationId }, 'knowledge_base.create'));
       return insertedId;
@@ -167,39 +196,86 @@ export class KnowledgeBaseService {
       await deleteKnowledgeBaseContents(transaction, record);
       await appendAuditEntry(transaction, this.audit(context, record, 'knowledge_base.delete'));
     });
-    await this.documentFiles?.removeOwner(record.id);
+    await this.options.documentFiles?.removeOwner(record.id);
   }
 
-  private async search(identity: Identity, id: number, queryText: string, topK: number, threshold: number): Promise<KnowledgeHit[]> {
-    await this.load(identity, id, 'query');
-    const hits = await searchChunksFullText(this.db, this.dialect, [id], queryText, topK);
-    return hits
-      .filter((hit) => hit.similarity >= threshold)
+  /**
+   * Full text alone, vectors alone, or both fused. Hybrid is the default for a knowledge base
+   * with embeddings; if the query cannot be embedded (provider down), it falls back to full text
+   * rather than failing the learner's request. Asking for `vector` explicitly surfaces the error.
+   */
+  private async rank(record: KnowledgeBaseRecord, queryText: string, topK: number, requested: RetrievalMode | undefined, signal?: AbortSignal): Promise<{ hits: ChunkHit[]; mode: RetrievalMode }> {
+    const { db, dialect, vectorBackend, embedder } = this.options;
+    const choice = embeddingChoiceOf(record);
+    const mode = requested ?? (choice === undefined ? 'full_text' : 'hybrid');
+    if (mode === 'full_text') return { hits: await searchChunksFullText(db, dialect, [record.id], queryText, topK), mode };
+    if (choice === undefined || embedder === undefined) {
+      throw new AppError('invalid_body', `Knowledge base ${record.id} has no embedding model, so it can only be searched by full text.`, { param: 'plugin_params.mode' });
+    }
+    const candidates = Math.max(topK, HYBRID_CANDIDATES_MINIMUM);
+    let queryEmbedding: Float32Array;
+    try {
+      [queryEmbedding] = (await embedder(record.organization_id, choice, [queryText], signal)) as [Float32Array];
+    } catch (error) {
+      if (mode === 'vector' || signal?.aborted) throw error;
+      return { hits: await searchChunksFullText(db, dialect, [record.id], queryText, topK), mode: 'full_text' };
+    }
+    if (mode === 'vector') return { hits: await searchChunksByVector(db, dialect, vectorBackend, [record.id], queryEmbedding, topK), mode };
+    const [byText, byVector] = await Promise.all([
+      searchChunksFullText(db, dialect, [record.id], queryText, candidates),
+      searchChunksByVector(db, dialect, vectorBackend, [record.id], queryEmbedding, candidates),
+    ]);
+    return { hits: fuseByReciprocalRank([byText, byVector], topK), mode };
+  }
+
+  private async search(identity: Identity, id: number, query: { text: string; topK: number; threshold: number; mode?: RetrievalMode; signal?: AbortSignal }): Promise<{ hits: KnowledgeHit[]; mode: RetrievalMode }> {
+    const record = await this.load(identity, id, 'query');
+    const ranked = await this.rank(record, query.text, query.topK, query.mode, query.signal);
+    const hits = ranked.hits
+      .filter((hit) => hit.similarity >= query.threshold)
       .map((hit) => ({
         text: hit.text,
         similarity: hit.similarity,
         metadata: { ...hit.metadata, knowledge_base_id: hit.knowledgeBaseId, document_id: hit.documentId, chunk_index: hit.chunkIndex },
       }));
+    return { hits, mode: ranked.mode };
   }
 
   async query(context: CallContext, id: number, input: QueryInput): Promise<QueryAnswer> {
     const started = performance.now();
-    const hits = await this.search(context.identity, id, input.query_text, input.top_k ?? DEFAULT_TOP_K, input.threshold ?? 0);
+    const { hits, mode } = await this.search(context.identity, id, {
+      text: input.query_text,
+      topK: input.top_k ?? DEFAULT_TOP_K,
+      threshold: input.threshold ?? 0,
+      ...(input.plugin_params?.mode !== undefined && { mode: input.plugin_params.mode }),
+    });
     return {
       results: hits.map((hit) => ({ similarity: hit.similarity, data: hit.text, metadata: hit.metadata })),
       count: hits.length,
       timing: { total_ms: Math.round((performance.now() - started) * 10) / 10 },
       query: input.query_text,
+      mode,
     };
   }
 
-  /** The pipeline's search port for an assistant owner: each collection is checked against the owner on every query. */
+  /**
+   * The pipeline's search port for an assistant owner. When the owner's organization names an
+   * external LAMB knowledge-base server, collections are looked up there, where its API key is
+   * the permission; otherwise each collection is checked against the owner on every query.
+   */
   searcherFor(owner: Identity): KnowledgeSearch {
     return {
-      query: async (collectionId, queryText, topK, threshold) => {
+      query: async (collectionId, queryText, topK, threshold, signal) => {
+        const server = await this.options.knowledgeServerFor?.(owner.organizationId);
+        if (server !== undefined) {
+          return queryExternalKnowledgeServer(server, collectionId, { queryText, topK, threshold }, {
+            timeoutMilliseconds: this.options.knowledgeServerTimeoutMilliseconds ?? DEFAULT_KNOWLEDGE_SERVER_TIMEOUT_MILLISECONDS,
+            ...(signal !== undefined && { signal }),
+          });
+        }
         const id = knowledgeBaseIdOf(collectionId);
         if (id === undefined) throw new AppError('not_found', `Knowledge base ${collectionId} not found.`);
-        return this.search(owner, id, queryText, topK, threshold);
+        return (await this.search(owner, id, { text: queryText, topK, threshold, ...(signal !== undefined && { signal }) })).hits;
       },
     };
   }

@@ -4,6 +4,7 @@
  * queued for the ingestion runner), list, download, delete, and the jobs' status, retry and
  * cancel. Permissions come from the knowledge base: changing needs `update`, reading `view`.
  */
+import { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import type { CallContext } from '../auth/call-context.js';
 import { requireKnowledgeBaseAction, type KnowledgeBaseAction } from '../auth/permissions.js';
@@ -40,6 +41,31 @@ export function knowledgeDocumentStorage(dataDirectory: string): FileStorage {
 export interface DocumentUpload {
   fileName: string;
   stream: AsyncIterable<Uint8Array>;
+  /** Copied into every chunk's metadata. */
+  metadata?: Record<string, unknown>;
+  sourceUrl?: string | null;
+}
+
+/** One document of the JSON form: its text, and metadata every chunk of it will carry. */
+export interface TextDocumentInput {
+  text: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** A document's metadata is copied into each of its chunks, so it stays small. */
+export const TEXT_DOCUMENT_METADATA_MAXIMUM_BYTES = 8_192;
+const TEXT_EXTENSIONS = /\.(?:txt|text|md|markdown)$/i;
+
+/** `metadata.filename` or `metadata.title`, kept as a text name (`.txt` added unless it is .txt or .md). */
+function textDocumentName(metadata: Record<string, unknown>, index: number): string {
+  const given = [metadata.filename, metadata.title].find((value): value is string => typeof value === 'string' && value.trim() !== '');
+  const name = displayFileName(given ?? `document-${index + 1}`);
+  return TEXT_EXTENSIONS.test(name) ? name : `${name}.txt`;
+}
+
+function sourceUrlOf(metadata: Record<string, unknown>): string | null {
+  const candidate = [metadata.source_url, metadata.url].find((value): value is string => typeof value === 'string');
+  return candidate !== undefined && /^https?:\/\/\S+$/i.test(candidate) ? candidate : null;
 }
 
 function documentView(row: KbDocumentRow & { job_id?: number | null }) {
@@ -81,6 +107,7 @@ export class KnowledgeDocumentService {
     private readonly db: Kysely<Database>,
     private readonly storage: FileStorage,
     private readonly maxBytes: number,
+    private readonly maxTextDocuments: number,
   ) {}
 
   private async load(context: CallContext, id: number, action: KnowledgeBaseAction): Promise<KnowledgeBaseRecord> {
@@ -120,9 +147,9 @@ export class KnowledgeDocumentService {
         fileName,
         contentType: detected.contentType,
         sizeBytes: stored.sizeBytes,
-        sourceUrl: null,
+        sourceUrl: input.sourceUrl ?? null,
         status: 'pending',
-        metadata: {},
+        metadata: input.metadata ?? {},
       });
       // Named by its id before the job exists, so a runner never claims a job whose file is not in place.
       await this.storage.rename(record.id, stored.storedName, String(documentId));
@@ -149,6 +176,33 @@ export class KnowledgeDocumentService {
       }
       throw error;
     }
+  }
+
+  /**
+   * LAMB's JSON form: each text becomes a document of its own (stored as a text file, so its
+   * content can be downloaded like an upload's) with its own ingestion job. Everything is checked
+   * before the first document is written.
+   */
+  async addTexts(context: CallContext, knowledgeBaseId: number, documents: readonly TextDocumentInput[]): Promise<{ documents: Array<{ document_id: number; job_id: number }> }> {
+    await this.load(context, knowledgeBaseId, 'update');
+    if (documents.length > this.maxTextDocuments) {
+      throw new AppError('invalid_body', `At most ${this.maxTextDocuments} documents can be sent at once; split them over several requests.`, { param: 'documents' });
+    }
+    const prepared = documents.map((document, index) => {
+      const metadata = document.metadata ?? {};
+      const bytes = Buffer.from(document.text, 'utf8');
+      if (document.text.trim() === '') throw new AppError('invalid_body', `Document ${index + 1} has no text.`, { param: `documents[${index}].text` });
+      if (bytes.length > this.maxBytes) throw new AppError('file_too_large', `Document ${index + 1} is larger than ${this.maxBytes} bytes.`, { param: `documents[${index}].text` });
+      if (Buffer.byteLength(JSON.stringify(metadata)) > TEXT_DOCUMENT_METADATA_MAXIMUM_BYTES) {
+        throw new AppError('invalid_body', `The metadata of document ${index + 1} is larger than ${TEXT_DOCUMENT_METADATA_MAXIMUM_BYTES} bytes.`, { param: `documents[${index}].metadata` });
+      }
+      return { fileName: textDocumentName(metadata, index), bytes, metadata, sourceUrl: sourceUrlOf(metadata) };
+    });
+    const queued: Array<{ document_id: number; job_id: number }> = [];
+    for (const document of prepared) {
+      queued.push(await this.upload(context, knowledgeBaseId, { ...document, stream: Readable.from([document.bytes]) }));
+    }
+    return { documents: queued };
   }
 
   async list(context: CallContext, knowledgeBaseId: number): Promise<{ items: DocumentView[] }> {

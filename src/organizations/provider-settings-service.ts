@@ -1,7 +1,9 @@
 /**
- * An organization's model providers: the OpenAI-compatible API key and base URL, and the Ollama
- * base URL, that its assistants use instead of the server-wide defaults. Keys are encrypted at
- * rest and never leave the server: the API only says whether one is set.
+ * An organization's model providers and related settings: the OpenAI-compatible API key and base
+ * URL, the Ollama base URL, LAMB's external knowledge-base server (URL and API key) and the small
+ * fast model used for cheap helper calls such as rewriting retrieval queries. They are used instead
+ * of the server-wide defaults. Keys are encrypted at rest and never leave the server: the API only
+ * says whether one is set.
  */
 import type { Kysely } from 'kysely';
 import type { CallContext } from '../auth/call-context.js';
@@ -13,13 +15,30 @@ import { appendAuditEntry } from '../store/audit-log-repository.js';
 import { findOrganizationById, updateOrganizationConfig } from '../store/organizations-repository.js';
 import type { Database } from '../store/schema.js';
 
+/** Connectors a small fast model may run on. */
+export const SMALL_FAST_MODEL_CONNECTORS = ['openai', 'ollama'] as const;
+export type SmallFastModelConnector = (typeof SMALL_FAST_MODEL_CONNECTORS)[number];
+
 interface StoredProviders {
   openai?: { api_key?: string; base_url?: string };
   ollama?: { base_url?: string };
 }
 
+interface StoredKnowledgeServer {
+  url?: string;
+  /** Encrypted with the SecretBox, like the OpenAI key. */
+  api_key?: string;
+}
+
+interface StoredSmallFastModel {
+  connector: string;
+  model: string;
+}
+
 interface StoredConfig {
   providers?: StoredProviders;
+  kb_server?: StoredKnowledgeServer;
+  small_fast_model?: StoredSmallFastModel;
   [key: string]: unknown;
 }
 
@@ -28,22 +47,48 @@ export interface ProviderSettingsView {
     openai: { base_url: string | null; api_key_set: boolean };
     ollama: { base_url: string | null };
   };
+  kb_server: { url: string | null; api_key_set: boolean };
+  small_fast_model: { connector: string; model: string } | null;
 }
 
 /** `null` clears a value; an absent field leaves it as it is. */
 export interface ProviderSettingsPatch {
-  providers: {
+  providers?: {
     openai?: { api_key?: string | null; base_url?: string | null };
     ollama?: { base_url?: string | null };
   };
+  /** `null` clears both the URL and the key. */
+  kb_server?: { url?: string | null; api_key?: string | null } | null;
+  small_fast_model?: { connector: SmallFastModelConnector; model: string } | null;
+}
+
+/** The organization's knowledge-base server, with its key decrypted: for server-side callers only. */
+export interface KnowledgeServerSettings {
+  url: string;
+  apiKey: string | undefined;
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function storedSmallFastModel(config: StoredConfig): StoredSmallFastModel | undefined {
+  const stored: unknown = config.small_fast_model;
+  if (typeof stored !== 'object' || stored === null) return undefined;
+  const connector = text((stored as Record<string, unknown>).connector);
+  const model = text((stored as Record<string, unknown>).model);
+  return connector === undefined || model === undefined ? undefined : { connector, model };
 }
 
 function view(config: StoredConfig): ProviderSettingsView {
+  const smallFastModel = storedSmallFastModel(config);
   return {
     providers: {
       openai: { base_url: config.providers?.openai?.base_url ?? null, api_key_set: config.providers?.openai?.api_key !== undefined },
       ollama: { base_url: config.providers?.ollama?.base_url ?? null },
     },
+    kb_server: { url: text(config.kb_server?.url) ?? null, api_key_set: text(config.kb_server?.api_key) !== undefined },
+    small_fast_model: smallFastModel === undefined ? null : { connector: smallFastModel.connector, model: smallFastModel.model },
   };
 }
 
@@ -51,6 +96,12 @@ function view(config: StoredConfig): ProviderSettingsView {
 function apply<Value>(current: Value | undefined, change: Value | null | undefined): Value | undefined {
   if (change === undefined) return current;
   return change === null ? undefined : change;
+}
+
+/** Drops undefined members (and an object left empty), as JSON would. */
+function compact<Value extends object>(value: Value): Value | undefined {
+  const kept = JSON.parse(JSON.stringify(value)) as Value;
+  return Object.keys(kept).length === 0 ? undefined : kept;
 }
 
 export class ProviderSettingsService {
@@ -65,6 +116,10 @@ export class ProviderSettingsService {
     return JSON.parse(organization.config) as StoredConfig;
   }
 
+  private seal(key: string | null | undefined): string | null | undefined {
+    return key === undefined || key === null ? key : this.secrets.encrypt(key);
+  }
+
   async get(context: CallContext, organizationId: number): Promise<ProviderSettingsView> {
     requireOrganizationAdministration(context.identity, organizationId);
     return view(await this.load(organizationId));
@@ -73,12 +128,11 @@ export class ProviderSettingsService {
   async update(context: CallContext, organizationId: number, patch: ProviderSettingsPatch): Promise<ProviderSettingsView> {
     requireOrganizationAdministration(context.identity, organizationId);
     const config = await this.load(organizationId);
-    const openai = patch.providers.openai;
-    const ollama = patch.providers.ollama;
-    const apiKey = openai?.api_key;
+    const openai = patch.providers?.openai;
+    const ollama = patch.providers?.ollama;
     const providers: StoredProviders = {
       openai: {
-        api_key: apply(config.providers?.openai?.api_key, apiKey === undefined || apiKey === null ? apiKey : this.secrets.encrypt(apiKey)),
+        api_key: apply(config.providers?.openai?.api_key, this.seal(openai?.api_key)),
         base_url: apply(config.providers?.openai?.base_url, openai?.base_url),
       },
       ollama: { base_url: apply(config.providers?.ollama?.base_url, ollama?.base_url) },
@@ -87,7 +141,26 @@ export class ProviderSettingsService {
     const changed = [
       ...Object.keys(openai ?? {}).map((field) => `providers.openai.${field}`),
       ...Object.keys(ollama ?? {}).map((field) => `providers.ollama.${field}`),
-    ].sort();
+    ];
+
+    if (patch.kb_server !== undefined) {
+      // `kb_server: null` clears both of its fields.
+      const change = patch.kb_server ?? { url: null, api_key: null };
+      const knowledgeServer = compact<StoredKnowledgeServer>({
+        url: apply(text(config.kb_server?.url), change.url),
+        api_key: apply(text(config.kb_server?.api_key), this.seal(change.api_key)),
+      });
+      if (knowledgeServer === undefined) delete next.kb_server;
+      else next.kb_server = knowledgeServer;
+      changed.push(...Object.keys(change).map((field) => `kb_server.${field}`));
+    }
+
+    if (patch.small_fast_model !== undefined) {
+      if (patch.small_fast_model === null) delete next.small_fast_model;
+      else next.small_fast_model = { connector: patch.small_fast_model.connector, model: patch.small_fast_model.model };
+      changed.push('small_fast_model');
+    }
+
     await this.db.transaction().execute(async (transaction) => {
       await updateOrganizationConfig(transaction, organizationId, JSON.stringify(next));
       await appendAuditEntry(transaction, {
@@ -96,7 +169,7 @@ export class ProviderSettingsService {
         action: 'organization.providers_update',
         targetType: 'organization',
         targetId: organizationId,
-        details: { fields: changed },
+        details: { fields: changed.sort() },
         requestId: context.requestId,
       });
     });
@@ -111,5 +184,22 @@ export class ProviderSettingsService {
       openai: { apiKey: openaiKey === undefined ? undefined : this.secrets.decrypt(openaiKey), baseUrl: providers.openai?.base_url },
       ollama: { baseUrl: providers.ollama?.base_url },
     };
+  }
+
+  /**
+   * The organization's external (LAMB) knowledge-base server with its key decrypted, or undefined
+   * when it has no URL set. For server-side callers only: never return it to a client or log it.
+   */
+  async knowledgeServerFor(organizationId: number): Promise<KnowledgeServerSettings | undefined> {
+    const stored = (await this.load(organizationId)).kb_server;
+    const url = text(stored?.url);
+    if (url === undefined) return undefined;
+    const sealedKey = text(stored?.api_key);
+    return { url, apiKey: sealedKey === undefined ? undefined : this.secrets.decrypt(sealedKey) };
+  }
+
+  /** The organization's small fast model (e.g. `openai` / `gpt-4o-mini`), or undefined when none is set. */
+  async smallFastModelFor(organizationId: number): Promise<{ connector: string; model: string } | undefined> {
+    return storedSmallFastModel(await this.load(organizationId));
   }
 }

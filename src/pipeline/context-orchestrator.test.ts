@@ -40,7 +40,7 @@ const noRubrics: RubricReader = {
 };
 
 function toolContext(signal: AbortSignal = new AbortController().signal): ToolContext {
-  return { assistant, messages: [{ role: 'user', content: 'hello' }], signal, files: noFiles, rubrics: noRubrics, knowledge: noKnowledge };
+  return { assistant, messages: [{ role: 'user', content: 'hello' }], signal, files: noFiles, rubrics: noRubrics, knowledge: noKnowledge, queryRewriter: { rewrite: async () => undefined } };
 }
 
 interface Harness {

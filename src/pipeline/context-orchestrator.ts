@@ -25,6 +25,8 @@ export interface ToolStep {
   durationMilliseconds: number;
   outputCharacters: number;
   sourceCount: number;
+  /** What the tool reports about its own run (identifiers and flags, never contents). */
+  metadata?: Record<string, unknown>;
   error?: string;
 }
 
@@ -126,6 +128,7 @@ export async function runContextTools(runs: readonly ContextToolRun[], context: 
       durationMilliseconds: Math.round(outcome.durationMilliseconds),
       outputCharacters: content.length,
       sourceCount: toolSources.length,
+      ...('output' in outcome && outcome.output.metadata !== undefined && { metadata: outcome.output.metadata }),
       ...('error' in outcome && { error: outcome.error }),
     });
   }

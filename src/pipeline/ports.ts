@@ -4,6 +4,7 @@
  * identity, so a tool can only reach what that owner may reach.
  */
 import type { RubricDocument } from '../rubrics/rubric-document.js';
+import type { ChatMessage } from './messages.js';
 
 export interface FileText {
   text: string;
@@ -27,11 +28,17 @@ export interface KnowledgeHit {
 /** Searches the knowledge bases the assistant owner may read, by collection id. */
 export interface KnowledgeSearch {
   /** Rejects with an AppError (not_found) for a collection the owner may not read or that does not exist. */
-  query(collectionId: string, queryText: string, topK: number, threshold: number): Promise<KnowledgeHit[]>;
+  query(collectionId: string, queryText: string, topK: number, threshold: number, signal?: AbortSignal): Promise<KnowledgeHit[]>;
 }
 
 /** Reads the rubrics the assistant owner may read (their own, and their organization's shared ones), by rubricId. */
 export interface RubricReader {
   /** Rejects with an AppError (not_found) for a rubric that does not exist, was deleted or is not the owner's to read. */
   read(rubricId: string): Promise<RubricDocument>;
+}
+
+/** Turns the conversation into one standalone search query with the organization's small fast model. */
+export interface QueryRewriter {
+  /** Undefined when no small fast model is configured or it failed: the caller then uses the last message. */
+  rewrite(messages: readonly ChatMessage[], signal: AbortSignal): Promise<string | undefined>;
 }

@@ -60,6 +60,7 @@ function pipelineContext(snapshot: AssistantSnapshot, overrides: Partial<Pipelin
     files: oneFileReader(),
     rubrics: { read: async () => { throw new AppError('not_found', 'Rubric not found.'); } },
     knowledge: { query: async () => [] },
+    queryRewriter: { rewrite: async () => undefined },
     provider: () => ({}),
     signal: new AbortController().signal,
     limits: { toolTimeoutMilliseconds: 5_000, upstreamTimeoutMilliseconds: 5_000 },
@@ -218,6 +219,7 @@ describe('runAssistant traces', () => {
         durationMilliseconds: expect.any(Number),
         outputCharacters: FILE_TEXT.length,
         sourceCount: 1,
+        metadata: { truncated: false },
       },
     ]);
     const usage = events.find((event) => event.type === 'usage');

@@ -6,7 +6,7 @@
 import type { AssistantSnapshot } from './assistant-snapshot.js';
 import type { Source } from './events.js';
 import type { ChatMessage } from './messages.js';
-import type { FileReader, KnowledgeSearch, RubricReader } from './ports.js';
+import type { FileReader, KnowledgeSearch, QueryRewriter, RubricReader } from './ports.js';
 
 export type ToolConfig = Record<string, unknown>;
 
@@ -19,6 +19,7 @@ export interface ToolContext {
   files: FileReader;
   rubrics: RubricReader;
   knowledge: KnowledgeSearch;
+  queryRewriter: QueryRewriter;
 }
 
 export interface ToolOutput {

@@ -2,7 +2,7 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { KnowledgeBaseListScope } from '../auth/permissions.js';
 import { containsText, searchText } from './search-pattern.js';
-import { nowTimestamp, type Database, type DocumentStatus, type KbChunksTable, type KnowledgeBasesTable } from './schema.js';
+import { nowTimestamp, type Database, type DocumentStatus, type EmbeddingConnector, type KbChunksTable, type KnowledgeBasesTable } from './schema.js';
 
 export interface NewKnowledgeBase {
   ownerId: number;
@@ -11,6 +11,8 @@ export interface NewKnowledgeBase {
   description: string;
   chunkSize: number;
   chunkOverlap: number;
+  /** How its chunks are embedded; absent, it is searched by full text only. */
+  embedding?: { connector: EmbeddingConnector; model: string };
 }
 
 export async function insertKnowledgeBase(db: Kysely<Database>, knowledgeBase: NewKnowledgeBase): Promise<number> {
@@ -26,6 +28,8 @@ export async function insertKnowledgeBase(db: Kysely<Database>, knowledgeBase: N
       visibility: 'private',
       chunk_size: knowledgeBase.chunkSize,
       chunk_overlap: knowledgeBase.chunkOverlap,
+      embedding_connector: knowledgeBase.embedding?.connector ?? null,
+      embedding_model: knowledgeBase.embedding?.model ?? null,
       created_at: timestamp,
       updated_at: timestamp,
       deleted_at: null,
@@ -70,13 +74,21 @@ export async function insertDocument(db: Kysely<Database>, document: NewDocument
 /** Rows per INSERT: well under both dialects' bound-parameter limits. */
 const CHUNK_INSERT_BATCH = 200;
 
-/** Inserts a document's chunks and records their count; call it inside a transaction. */
-export async function insertChunks(db: Kysely<Database>, documentId: number, chunks: ReadonlyArray<Omit<Insertable<KbChunksTable>, 'document_id'>>): Promise<void> {
+/**
+ * Inserts a document's chunks, records their count and returns the new chunk ids in the order of
+ * `chunks`; call it inside a transaction. RETURNING lists rows in no promised order, but ids grow
+ * with every row one statement inserts (SQLite AUTOINCREMENT, a PostgreSQL sequence), so a batch's
+ * ids sorted ascending are its rows in order.
+ */
+export async function insertChunks(db: Kysely<Database>, documentId: number, chunks: ReadonlyArray<Omit<Insertable<KbChunksTable>, 'document_id'>>): Promise<number[]> {
+  const ids: number[] = [];
   for (let start = 0; start < chunks.length; start += CHUNK_INSERT_BATCH) {
     const batch = chunks.slice(start, start + CHUNK_INSERT_BATCH).map((chunk) => ({ ...chunk, document_id: documentId }));
-    await db.insertInto('kb_chunks').values(batch).execute();
+    const inserted = await db.insertInto('kb_chunks').values(batch).returning('id').execute();
+    ids.push(...inserted.map((row) => row.id).sort((left, right) => left - right));
   }
   await db.updateTable('kb_documents').set({ chunk_count: chunks.length, updated_at: nowTimestamp() }).where('id', '=', documentId).execute();
+  return ids;
 }
 
 export async function deleteDocumentChunks(db: Kysely<Database>, documentId: number): Promise<void> {
@@ -139,7 +151,7 @@ export async function updateKnowledgeBase(
   await db.updateTable('knowledge_bases').set({ ...changes, ...search, updated_at: nowTimestamp() }).where('id', '=', current.id).execute();
 }
 
-/** Removes a knowledge base's ingestion jobs, documents and chunks (and so their index entries) and marks it deleted. */
+/** Removes a knowledge base's ingestion jobs, documents and chunks (and so their index entries and embeddings) and marks it deleted. */
 export async function deleteKnowledgeBaseContents(db: Kysely<Database>, current: Pick<KnowledgeBaseRecord, 'id' | 'name' | 'description'>): Promise<void> {
   await db.deleteFrom('ingestion_jobs').where('knowledge_base_id', '=', current.id).execute();
   await db.deleteFrom('kb_chunks').where('knowledge_base_id', '=', current.id).execute();

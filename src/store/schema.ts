@@ -169,10 +169,17 @@ export interface KnowledgeBasesTable {
   visibility: 'private' | 'organization';
   chunk_size: number;
   chunk_overlap: number;
+  /** How the chunks are embedded: the connector and model; null until a model is chosen. */
+  embedding_connector: EmbeddingConnector | null;
+  embedding_model: string | null;
+  /** The length of its vectors, learned from the first ones stored; null before. */
+  embedding_dimensions: number | null;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
 }
+
+export type EmbeddingConnector = 'openai' | 'ollama';
 
 export type DocumentStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
 
@@ -199,6 +206,20 @@ export interface KbChunksTable {
   text: string;
   /** JSON: filename, document_id, chunk_index, chunk_count, page, source_url and the document's own metadata. */
   metadata: string;
+}
+
+export interface KbChunkEmbeddingsTable {
+  /** The chunk this vector embeds; deleting the chunk deletes its vector. */
+  chunk_id: number;
+  knowledge_base_id: number;
+  /** The vector's length; only vectors of the query's length are compared with it. */
+  dimensions: number;
+  /**
+   * Float32 little-endian bytes (SQLite blob, PostgreSQL bytea), or, in a PostgreSQL `vector`
+   * column (pgvector), the text form `[0.1,0.2,…]`, which is how pg reads and writes that type.
+   * See chunk-vector-repository.ts.
+   */
+  embedding: Uint8Array | string;
 }
 
 export type IngestionJobStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
@@ -255,6 +276,7 @@ export interface Database {
   knowledge_bases: KnowledgeBasesTable;
   kb_documents: KbDocumentsTable;
   kb_chunks: KbChunksTable;
+  kb_chunk_embeddings: KbChunkEmbeddingsTable;
   ingestion_jobs: IngestionJobsTable;
   usage_logs: UsageLogsTable;
   files: FilesTable;

@@ -1,13 +1,17 @@
 /**
  * Opens the store: the embedded SQLite file in the data folder by default, or PostgreSQL when a
  * DATABASE_URL is given. Migrations run here, at every start, and are idempotent; on PostgreSQL,
- * Kysely's migration lock keeps several starting processes from migrating at once.
+ * Kysely's migration lock keeps several starting processes from migrating at once. The store also
+ * reports how it can search embedding vectors: sqlite-vec loaded into SQLite, pgvector's `vector`
+ * column on PostgreSQL, or else a scan in the application (see chunk-vector-repository.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, sql, SqliteAdapter, SqliteDialect, type DialectAdapter } from 'kysely';
 import pg from 'pg';
+import * as sqliteVec from 'sqlite-vec';
+import type { VectorBackend } from './chunk-vector-repository.js';
 import type { Dialect } from './dialect.js';
 import { allMigrations } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -15,6 +19,8 @@ import type { Database } from './schema.js';
 export interface Store {
   db: Kysely<Database>;
   dialect: Dialect;
+  /** How embedding vectors are searched here, detected at open. */
+  vectorBackend: VectorBackend;
   close(): Promise<void>;
 }
 
@@ -51,7 +57,7 @@ class MerinoSqliteDialect extends SqliteDialect {
   }
 }
 
-function openSqlite(dataDirectory: string): Kysely<Database> {
+function openSqlite(dataDirectory: string): { db: Kysely<Database>; vectorBackend: VectorBackend } {
   fs.mkdirSync(dataDirectory, { recursive: true });
   const connection = new SqliteDatabase(path.join(dataDirectory, SQLITE_FILE_NAME));
   // WAL keeps readers unblocked by a writer and, with synchronous=NORMAL, a killed process
@@ -60,7 +66,14 @@ function openSqlite(dataDirectory: string): Kysely<Database> {
   connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
   connection.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MILLISECONDS}`);
-  return new Kysely<Database>({ dialect: new MerinoSqliteDialect({ database: connection }) });
+  let vectorBackend: VectorBackend = 'scan';
+  try {
+    sqliteVec.load(connection);
+    vectorBackend = 'sqlite-vec';
+  } catch {
+    // No sqlite-vec build for this platform, or extensions refused: vector search scans instead.
+  }
+  return { db: new Kysely<Database>({ dialect: new MerinoSqliteDialect({ database: connection }) }), vectorBackend };
 }
 
 function openPostgres(databaseUrl: string, poolSize: number): Kysely<Database> {
@@ -98,6 +111,15 @@ export async function migrateStore(db: Kysely<Database>, dialect: Dialect): Prom
   }
 }
 
+/** pgvector when migration 0007 could give the embedding column pgvector's type, else a scan. */
+async function detectPostgresVectorBackend(db: Kysely<Database>): Promise<VectorBackend> {
+  const result = await sql<{ type_name: string }>`
+    select t.typname as type_name
+    from pg_attribute a join pg_type t on t.oid = a.atttypid
+    where a.attrelid = to_regclass('kb_chunk_embeddings') and a.attname = 'embedding' and not a.attisdropped`.execute(db);
+  return result.rows[0]?.type_name === 'vector' ? 'pgvector' : 'scan';
+}
+
 function describeDatabase(databaseUrl: string): string {
   const url = new URL(databaseUrl);
   return `${url.hostname}:${url.port || '5432'}${url.pathname}`;
@@ -105,9 +127,10 @@ function describeDatabase(databaseUrl: string): string {
 
 export async function openStore(options: StoreOptions): Promise<Store> {
   const dialect: Dialect = options.databaseUrl === undefined ? 'sqlite' : 'postgres';
-  const db = options.databaseUrl === undefined
+  const opened = options.databaseUrl === undefined
     ? openSqlite(options.dataDirectory)
-    : openPostgres(options.databaseUrl, options.poolSize);
+    : { db: openPostgres(options.databaseUrl, options.poolSize), vectorBackend: undefined };
+  const db = opened.db;
   if (options.databaseUrl !== undefined) {
     try {
       await sql`select 1`.execute(db);
@@ -118,11 +141,13 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       throw new Error(`Cannot reach PostgreSQL at ${describeDatabase(options.databaseUrl)}: ${reason}`);
     }
   }
+  let vectorBackend: VectorBackend;
   try {
     await migrateStore(db, dialect);
+    vectorBackend = opened.vectorBackend ?? (await detectPostgresVectorBackend(db));
   } catch (error) {
     await db.destroy();
     throw error;
   }
-  return { db, dialect, close: () => db.destroy() };
+  return { db, dialect, vectorBackend, close: () => db.destroy() };
 }

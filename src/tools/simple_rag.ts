@@ -1,6 +1,7 @@
 /**
  * simple_rag — retrieves the passages of the assistant's knowledge bases that best match the
- * learner's last message and puts them into `{context}`, with their sources. Every collection is
+ * learner's last message (or, in `context_aware` mode, a query the organization's small fast model
+ * writes from the conversation) and puts them into `{context}`, with their sources. Every collection is
  * checked against the assistant owner's access when it is queried; they are queried at once.
  */
 import { lastUserText } from '../pipeline/messages.js';
@@ -54,14 +55,16 @@ export default defineTool<SimpleRagConfig>({
   status: (config) => `querying knowledge base ${config.collections.join(', ')}`,
   traceInput: (config) => ({ collections: config.collections, top_k: config.top_k, threshold: config.threshold, query_mode: config.query_mode }),
   async provide(context, config) {
-    // context_aware needs the organization's small fast model; until one is configured it uses the last message.
-    const query = lastUserText(context.messages);
-    if (query.trim() === '') return { content: '' };
-    const perCollection = await Promise.all(config.collections.map((collection) => context.knowledge.query(collection, query, config.top_k, config.threshold)));
+    const lastMessage = lastUserText(context.messages);
+    if (lastMessage.trim() === '') return { content: '' };
+    // context_aware falls back to the last message when the organization has no small fast model or it fails.
+    const rewritten = config.query_mode === 'context_aware' ? await context.queryRewriter.rewrite(context.messages, context.signal) : undefined;
+    const query = rewritten ?? lastMessage;
+    const perCollection = await Promise.all(config.collections.map((collection) => context.knowledge.query(collection, query, config.top_k, config.threshold, context.signal)));
     const hits = perCollection
       .flat()
       .sort((a, b) => b.similarity - a.similarity)
       .slice(0, config.top_k);
-    return { content: hits.map((hit) => hit.text).join('\n\n'), sources: hits.map(sourceOf) };
+    return { content: hits.map((hit) => hit.text).join('\n\n'), sources: hits.map(sourceOf), metadata: { query_rewritten: rewritten !== undefined } };
   },
 });

@@ -244,17 +244,23 @@ export function splitIntoPieces(text: string, count: number): string[] {
 export const EMBEDDING_DIMENSIONS = 64;
 
 /**
- * A unit-length vector derived only from the input text, so equal inputs give equal vectors and
- * different inputs (almost surely) differ. Values are rounded to float32 so the float and base64
- * encodings of the OpenAI endpoint decode to exactly the same numbers.
+ * A unit-length vector derived only from the input text: each word (lower-cased, a plural `s`
+ * dropped) adds to a dimension chosen by its hash, so texts that share words point the same way
+ * and cosine similarity behaves like a real embedding model's, topically. Equal inputs give equal
+ * vectors; a text without words gets a hash-derived vector. Values are rounded to float32 so the
+ * float and base64 encodings of the OpenAI endpoint decode to exactly the same numbers.
  */
 export function deterministicEmbedding(input: string): number[] {
-  const values: number[] = [];
-  for (let block = 0; values.length < EMBEDDING_DIMENSIONS; block += 1) {
-    const digest = createHash('sha256').update(`${block}\u0000${input}`).digest();
-    for (let offset = 0; offset + 4 <= digest.length && values.length < EMBEDDING_DIMENSIONS; offset += 4) {
-      values.push(digest.readUInt32BE(offset) / 0xffffffff - 0.5);
-    }
+  const values: number[] = Array.from({ length: EMBEDDING_DIMENSIONS }, () => 0);
+  const words = input.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  for (const word of words) {
+    const stem = word.length > 3 && word.endsWith('s') ? word.slice(0, -1) : word;
+    const digest = createHash('sha256').update(stem).digest();
+    values[digest.readUInt16BE(0) % EMBEDDING_DIMENSIONS]! += digest[2]! & 1 ? 1 : -1;
+  }
+  if (words.length === 0 || !values.some((value) => value !== 0)) {
+    const digest = createHash('sha256').update(input).digest();
+    for (let index = 0; index < EMBEDDING_DIMENSIONS; index += 1) values[index] = digest[index % digest.length]! / 255 - 0.5;
   }
   const length = Math.sqrt(values.reduce((sum, value) => sum + value * value, 0));
   return values.map((value) => Math.fround(value / length));

@@ -1,7 +1,8 @@
 /** The knowledge-bases API: create, list, read, change and share, delete, and LAMB's query contract. */
 import type { FastifyInstance } from 'fastify';
 import { MAXIMUM_CHUNK_SIZE, MINIMUM_CHUNK_SIZE } from '../../knowledge/chunking.js';
-import type { KnowledgeBaseInput, KnowledgeBasePatch, QueryInput } from '../../knowledge/knowledge-base-service.js';
+import { EMBEDDING_CONNECTORS } from '../../knowledge/embedding-client.js';
+import { RETRIEVAL_MODES, type KnowledgeBaseInput, type KnowledgeBasePatch, type QueryInput } from '../../knowledge/knowledge-base-service.js';
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
 import { commonErrorResponses, idParametersSchema, pageQuerySchema } from '../schemas.js';
@@ -26,6 +27,13 @@ export async function knowledgeBaseRoutes(app: FastifyInstance, services: Servic
             description: { type: 'string', maxLength: 10_000 },
             chunk_size: { type: 'integer', ...CHUNK_SIZE_RANGE },
             chunk_overlap: { type: 'integer', minimum: 0, maximum: CHUNK_SIZE_RANGE.maximum - 1 },
+            embeddings: {
+              type: 'object',
+              description: "Also embed the chunks with this model of the organization's provider, for vector and hybrid search. Fixed at creation.",
+              required: ['connector', 'model'],
+              additionalProperties: false,
+              properties: { connector: { type: 'string', enum: EMBEDDING_CONNECTORS }, model: { type: 'string', minLength: 1, maxLength: 200 } },
+            },
           },
         },
         response: commonErrorResponses,
@@ -93,7 +101,11 @@ export async function knowledgeBaseRoutes(app: FastifyInstance, services: Servic
             query_text: { type: 'string', minLength: 1, maxLength: 10_000 },
             top_k: { type: 'integer', minimum: 1, maximum: QUERY_TOP_K_MAXIMUM },
             threshold: { type: 'number', minimum: 0, maximum: 1 },
-            plugin_params: { type: 'object' },
+            plugin_params: {
+              type: 'object',
+              description: '`mode`: `full_text`, `vector` or `hybrid` (the default when the knowledge base has embeddings). Other fields are accepted and ignored, as LAMB clients send them.',
+              properties: { mode: { type: 'string', enum: RETRIEVAL_MODES } },
+            },
           },
         },
         response: commonErrorResponses,

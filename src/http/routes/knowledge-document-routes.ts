@@ -6,8 +6,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { ACCEPTED_DOCUMENT_EXTENSIONS } from '../../knowledge/document-types.js';
+import type { TextDocumentInput } from '../../knowledge/knowledge-document-service.js';
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
+import { bodyCheckerFor } from '../validation.js';
 import { commonErrorResponses, errorResponseSchema, idParametersSchema } from '../schemas.js';
 import { documentOnlyBodyValidator, SEND_AS_MULTIPART, uploadBodySchema, withUploadedFile } from './file-routes.js';
 
@@ -15,6 +17,25 @@ const ID = { type: 'integer', minimum: 1, maximum: 2_147_483_647 } as const;
 const documentParametersSchema = { type: 'object', properties: { id: ID, documentId: ID }, required: ['id', 'documentId'] } as const;
 const jobParametersSchema = { type: 'object', properties: { id: ID, jobId: ID }, required: ['id', 'jobId'] } as const;
 const conflictResponses = { ...commonErrorResponses, 409: errorResponseSchema } as const;
+
+const textDocumentsSchema = {
+  type: 'object',
+  required: ['documents'],
+  additionalProperties: false,
+  properties: {
+    documents: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        required: ['text'],
+        additionalProperties: false,
+        properties: { text: { type: 'string', minLength: 1 }, metadata: { type: 'object' } },
+      },
+    },
+  },
+} as const;
+const checkTextDocuments = bodyCheckerFor<{ documents: TextDocumentInput[] }>(textDocumentsSchema);
 
 /** `attachment` with an ASCII fallback name and the real one in RFC 5987 form. */
 function attachmentHeader(fileName: string): string {
@@ -31,17 +52,22 @@ export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Se
     {
       schema: {
         tags: ['knowledge-bases'],
-        summary: 'Upload a document to index (answers with its ingestion job)',
-        description: `${SEND_AS_MULTIPART} Accepted are ${ACCEPTED_DOCUMENT_EXTENSIONS.map((extension) => `.${extension}`).join(', ')} files of at most ${maxBytes} bytes; the content must match the extension.`,
-        consumes: ['multipart/form-data'],
+        summary: 'Upload a document, or send texts as JSON, to index (answers with the ingestion jobs)',
+        description: `${SEND_AS_MULTIPART} Or send JSON \`{"documents": [{"text", "metadata"}]}\` (at most ${services.settings.kbJsonDocumentsMaximum} documents): each text becomes a document, named by \`metadata.filename\` or \`metadata.title\`, whose chunks carry its metadata, and the answer lists \`{document_id, job_id}\` for each. Accepted are ${ACCEPTED_DOCUMENT_EXTENSIONS.map((extension) => `.${extension}`).join(', ')} files of at most ${maxBytes} bytes; the content must match the extension.`,
+        consumes: ['multipart/form-data', 'application/json'],
         params: idParametersSchema,
         body: uploadBodySchema('a .txt, .md, .html, .pdf or .docx document'),
         response: { ...commonErrorResponses, 413: errorResponseSchema, 415: errorResponseSchema },
       },
       validatorCompiler: documentOnlyBodyValidator,
+      // The JSON form carries whole texts, so it may be as large as an uploaded document.
+      bodyLimit: maxBytes,
     },
     async (request, reply) => {
       const context = callContext(request);
+      if (!request.isMultipart() && request.body !== undefined && request.body !== null) {
+        return reply.status(202).send(await documents.addTexts(context, request.params.id, checkTextDocuments(request.body).documents));
+      }
       const queued = await withUploadedFile(request, reply, maxBytes, (upload) => documents.upload(context, request.params.id, upload));
       return reply.status(202).send(queued);
     },

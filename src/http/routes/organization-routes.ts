@@ -1,16 +1,27 @@
-/** An organization's model-provider settings, for its admins; API keys go in and never come out. */
+/**
+ * An organization's model-provider settings, its external knowledge-base server and its small fast
+ * model, for its admins; API keys go in and never come out.
+ */
 import type { FastifyInstance } from 'fastify';
-import type { ProviderSettingsPatch } from '../../organizations/provider-settings-service.js';
+import { SMALL_FAST_MODEL_CONNECTORS, type ProviderSettingsPatch } from '../../organizations/provider-settings-service.js';
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
 import { commonErrorResponses, idParametersSchema } from '../schemas.js';
 
 const baseUrlSchema = { type: ['string', 'null'], maxLength: 2_000, pattern: '^https?://[^\\s]+$' } as const;
+const apiKeySchema = { type: ['string', 'null'], minLength: 1, maxLength: 1_000 } as const;
 
 export async function organizationRoutes(app: FastifyInstance, services: Services): Promise<void> {
   app.get<{ Params: { id: number } }>(
     '/api/organizations/:id/providers',
-    { schema: { tags: ['organizations'], summary: "The organization's model providers (keys are never shown)", params: idParametersSchema, response: commonErrorResponses } },
+    {
+      schema: {
+        tags: ['organizations'],
+        summary: "The organization's model providers, knowledge-base server and small fast model (keys are never shown)",
+        params: idParametersSchema,
+        response: commonErrorResponses,
+      },
+    },
     async (request) => services.providerSettings.get(callContext(request), request.params.id),
   );
 
@@ -19,11 +30,11 @@ export async function organizationRoutes(app: FastifyInstance, services: Service
     {
       schema: {
         tags: ['organizations'],
-        summary: "Set or clear (null) the organization's provider key and base URLs",
+        summary: "Set or clear (null) the organization's provider keys and base URLs, knowledge-base server and small fast model",
         params: idParametersSchema,
         body: {
           type: 'object',
-          required: ['providers'],
+          minProperties: 1,
           additionalProperties: false,
           properties: {
             providers: {
@@ -33,9 +44,25 @@ export async function organizationRoutes(app: FastifyInstance, services: Service
                 openai: {
                   type: 'object',
                   additionalProperties: false,
-                  properties: { api_key: { type: ['string', 'null'], minLength: 1, maxLength: 1_000 }, base_url: baseUrlSchema },
+                  properties: { api_key: apiKeySchema, base_url: baseUrlSchema },
                 },
                 ollama: { type: 'object', additionalProperties: false, properties: { base_url: baseUrlSchema } },
+              },
+            },
+            kb_server: {
+              type: ['object', 'null'],
+              description: "LAMB's external knowledge-base server; null clears its URL and key.",
+              additionalProperties: false,
+              properties: { url: baseUrlSchema, api_key: apiKeySchema },
+            },
+            small_fast_model: {
+              type: ['object', 'null'],
+              description: 'The model used for quick helper calls such as rewriting retrieval queries; null clears it.',
+              additionalProperties: false,
+              required: ['connector', 'model'],
+              properties: {
+                connector: { type: 'string', enum: [...SMALL_FAST_MODEL_CONNECTORS] },
+                model: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
               },
             },
           },

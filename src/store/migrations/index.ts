@@ -10,6 +10,7 @@ import { tracesAndUsageMigration } from './0003-traces-and-usage.js';
 import { rubricsMigration } from './0004-rubrics.js';
 import { knowledgeBasesMigration } from './0005-knowledge-bases.js';
 import { ingestionJobsMigration } from './0006-ingestion-jobs.js';
+import { chunkEmbeddingsMigration } from './0007-chunk-embeddings.js';
 
 export function allMigrations(dialect: Dialect): Record<string, Migration> {
   return {
@@ -19,5 +20,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0004-rubrics': rubricsMigration(dialect),
     '0005-knowledge-bases': knowledgeBasesMigration(dialect),
     '0006-ingestion-jobs': ingestionJobsMigration(dialect),
+    '0007-chunk-embeddings': chunkEmbeddingsMigration(dialect),
   };
 }

@@ -1,0 +1,99 @@
+/**
+ * Turns texts into embedding vectors through the organization's provider: an OpenAI-compatible
+ * `POST /v1/embeddings` (OpenAI, vLLM, LM Studio, Ollama's /v1) or Ollama's native `POST /api/embed`.
+ * Failures become AppErrors with our own messages (never the provider's, which can quote keys);
+ * every call is bounded by a timeout and follows the caller's abort signal.
+ */
+import { AppError } from '../errors/app-error.js';
+import type { EmbeddingConnector } from '../store/schema.js';
+import type { ProviderSettings } from '../pipeline/connector-definition.js';
+import { unreachableProviderError, upstreamStatusError } from '../pipeline/upstream-errors.js';
+
+export type { EmbeddingConnector };
+export const EMBEDDING_CONNECTORS: readonly EmbeddingConnector[] = ['openai', 'ollama'];
+
+const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+
+export interface EmbeddingModel {
+  connector: EmbeddingConnector;
+  model: string;
+  provider: ProviderSettings;
+}
+
+export interface EmbeddingCallOptions {
+  timeoutMilliseconds: number;
+  signal?: AbortSignal;
+}
+
+function invalidAnswer(problem: string): AppError {
+  return new AppError('upstream_error', `The embedding provider gave an unusable answer: ${problem}.`);
+}
+
+function vectorOf(value: unknown): Float32Array {
+  if (typeof value === 'string') {
+    const bytes = Buffer.from(value, 'base64');
+    if (bytes.length === 0 || bytes.length % 4 !== 0) throw invalidAnswer('a base64 embedding of the wrong length');
+    // Copied so the vector owns aligned memory whatever the Buffer's offset.
+    return new Float32Array(new Uint8Array(bytes).buffer);
+  }
+  if (!Array.isArray(value) || value.length === 0 || !value.every((item) => typeof item === 'number' && Number.isFinite(item))) {
+    throw invalidAnswer('an embedding that is not a list of numbers');
+  }
+  return Float32Array.from(value as number[]);
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+async function postJson(url: string, body: unknown, headers: Record<string, string>, options: EmbeddingCallOptions): Promise<unknown> {
+  const timeout = AbortSignal.timeout(options.timeoutMilliseconds);
+  const signal = options.signal === undefined ? timeout : AbortSignal.any([options.signal, timeout]);
+  let response: Response;
+  try {
+    response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal });
+  } catch (error) {
+    if (options.signal?.aborted) throw options.signal.reason instanceof Error ? options.signal.reason : error;
+    if (timeout.aborted) throw new AppError('upstream_timeout', `The embedding provider did not answer within ${options.timeoutMilliseconds} ms.`);
+    throw unreachableProviderError();
+  }
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw upstreamStatusError(response.status);
+  }
+  try {
+    return await response.json();
+  } catch {
+    throw invalidAnswer('a body that is not JSON');
+  }
+}
+
+async function embedWithOpenAi(model: EmbeddingModel, texts: readonly string[], options: EmbeddingCallOptions): Promise<Float32Array[]> {
+  const baseUrl = trimSlash(model.provider.baseUrl ?? OPENAI_DEFAULT_BASE_URL);
+  const headers: Record<string, string> = model.provider.apiKey === undefined ? {} : { authorization: `Bearer ${model.provider.apiKey}` };
+  const answer = (await postJson(`${baseUrl}/embeddings`, { model: model.model, input: texts, encoding_format: 'base64' }, headers, options)) as { data?: unknown };
+  if (!Array.isArray(answer.data) || answer.data.length !== texts.length) throw invalidAnswer('a different number of embeddings than texts');
+  const vectors = new Array<Float32Array>(texts.length);
+  for (const item of answer.data as Array<{ index?: unknown; embedding?: unknown }>) {
+    const index = item.index;
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= texts.length || vectors[index] !== undefined) throw invalidAnswer('embeddings with wrong indexes');
+    vectors[index] = vectorOf(item.embedding);
+  }
+  return vectors;
+}
+
+async function embedWithOllama(model: EmbeddingModel, texts: readonly string[], options: EmbeddingCallOptions): Promise<Float32Array[]> {
+  const baseUrl = trimSlash(model.provider.baseUrl ?? 'http://127.0.0.1:11434');
+  const answer = (await postJson(`${baseUrl}/api/embed`, { model: model.model, input: texts }, {}, options)) as { embeddings?: unknown };
+  if (!Array.isArray(answer.embeddings) || answer.embeddings.length !== texts.length) throw invalidAnswer('a different number of embeddings than texts');
+  return answer.embeddings.map(vectorOf);
+}
+
+/** One vector per text, in order, all of one dimension. */
+export async function embedTexts(model: EmbeddingModel, texts: readonly string[], options: EmbeddingCallOptions): Promise<Float32Array[]> {
+  if (texts.length === 0) return [];
+  const vectors = model.connector === 'ollama' ? await embedWithOllama(model, texts, options) : await embedWithOpenAi(model, texts, options);
+  const dimensions = vectors[0]!.length;
+  if (vectors.some((vector) => vector.length !== dimensions)) throw invalidAnswer('embeddings of different dimensions');
+  return vectors;
+}

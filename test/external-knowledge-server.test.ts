@@ -1,0 +1,304 @@
+/**
+ * Proves Merino's client of LAMB's knowledge-base server query contract against a fake that speaks
+ * the real wire format on loopback: hits come back mapped with their metadata, best first, within
+ * top_k and above the threshold; the bearer key and the query travel as LAMB expects; and every
+ * failure (unknown collection, refused key, server error, malformed answer, timeout, unreachable
+ * server) is a clear AppError naming the server's host, never the key, the query or the answer.
+ * The caller's abort signal cancels the request at once.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '../src/errors/app-error.js';
+import { queryExternalKnowledgeServer, type ExternalKnowledgeQuery } from '../src/knowledge/external-knowledge-server.js';
+import { startFakeLambKnowledgeServer, wordOverlap, type FakeLambKnowledgeServer } from './fakes/fake-lamb-knowledge-server.js';
+
+const KB_KEY = 'kb-secret-key-9f8e7d6c5b4a';
+const QUERY_TEXT = 'how does photosynthesis turn light into sugar';
+const TIMEOUT = { timeoutMilliseconds: 5_000 };
+
+const PASSAGES = [
+  { text: 'Mitochondria release energy from sugar.', metadata: { source: 'cells.pdf', page: 4 } },
+  { text: 'Photosynthesis uses light to turn water and carbon dioxide into sugar.', metadata: { source: 'plants.pdf', page: 12, chunk_index: 3 } },
+  { text: 'Light travels at about 300,000 km per second.', metadata: { source: 'physics.md' } },
+  { text: 'The French Revolution began in 1789.', metadata: { source: 'history.md' } },
+];
+
+function query(overrides: Partial<ExternalKnowledgeQuery> = {}): ExternalKnowledgeQuery {
+  return { queryText: QUERY_TEXT, topK: 5, threshold: 0, ...overrides };
+}
+
+/** Runs the call expecting an AppError, and checks its message leaks neither the key nor the query. */
+async function failure(promise: Promise<unknown>): Promise<AppError> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(AppError);
+  const appError = error as AppError;
+  const shown = `${appError.message} ${JSON.stringify(appError.details ?? {})} ${String(appError.cause ?? '')}`;
+  expect(shown).not.toContain(KB_KEY);
+  expect(shown).not.toContain(QUERY_TEXT);
+  expect(shown).not.toContain('photosynthesis');
+  return appError;
+}
+
+describe('the client of LAMB knowledge-base servers', () => {
+  let kb: FakeLambKnowledgeServer;
+  let host: string;
+  const server = () => ({ url: kb.url, apiKey: KB_KEY });
+
+  beforeAll(async () => {
+    kb = await startFakeLambKnowledgeServer({ apiKey: KB_KEY, collections: { '7': PASSAGES } });
+    host = new URL(kb.url).host;
+  });
+
+  afterEach(() => {
+    kb.reset();
+  });
+
+  afterAll(async () => {
+    await kb?.close();
+  });
+
+  it('maps the results to hits, best first, keeping their metadata', async () => {
+    const hits = await queryExternalKnowledgeServer(server(), '7', query(), TIMEOUT);
+    expect(hits[0]).toEqual({
+      text: 'Photosynthesis uses light to turn water and carbon dioxide into sugar.',
+      similarity: wordOverlap(QUERY_TEXT, PASSAGES[1]!.text),
+      metadata: { source: 'plants.pdf', page: 12, chunk_index: 3 },
+    });
+    expect(hits.map((hit) => hit.metadata.source)).toEqual(['plants.pdf', 'cells.pdf', 'physics.md', 'history.md']);
+    for (const hit of hits) expect(hit.similarity).toBeGreaterThanOrEqual(0);
+    const similarities = hits.map((hit) => hit.similarity);
+    expect([...similarities].sort((left, right) => right - left)).toEqual(similarities);
+  });
+
+  it("sends LAMB's wire format: the bearer key, the path and {query_text, top_k, threshold, plugin_params}", async () => {
+    await queryExternalKnowledgeServer(server(), '7', query({ topK: 3, threshold: 0.25, pluginParams: { return_parent_context: true } }), TIMEOUT);
+    const sent = kb.requests.at(-1)!;
+    expect(sent.method).toBe('POST');
+    expect(sent.path).toBe('/collections/7/query');
+    expect(sent.headers.authorization).toBe(`Bearer ${KB_KEY}`);
+    expect(sent.headers['content-type']).toBe('application/json');
+    expect(sent.body).toEqual({ query_text: QUERY_TEXT, top_k: 3, threshold: 0.25, plugin_params: { return_parent_context: true } });
+
+    await queryExternalKnowledgeServer(server(), '7', query(), TIMEOUT);
+    expect(kb.requests.at(-1)!.body.plugin_params).toEqual({});
+  });
+
+  it('passes top_k and the threshold, and the server honours them', async () => {
+    const topTwo = await queryExternalKnowledgeServer(server(), '7', query({ topK: 2 }), TIMEOUT);
+    expect(topTwo.map((hit) => hit.metadata.source)).toEqual(['plants.pdf', 'cells.pdf']);
+    const aboveHalf = await queryExternalKnowledgeServer(server(), '7', query({ threshold: 0.5 }), TIMEOUT);
+    expect(aboveHalf.map((hit) => hit.metadata.source)).toEqual(['plants.pdf']);
+    expect(kb.queries.map((recorded) => recorded.body.top_k)).toEqual([2, 5]);
+    expect(kb.queries.map((recorded) => recorded.body.threshold)).toEqual([0, 0.5]);
+  });
+
+  it('honours top_k and the threshold itself, and clamps similarities into [0, 1], whatever the server sends', async () => {
+    kb.enqueue({
+      body: {
+        results: [
+          { similarity: 0.2, data: 'weak', metadata: { n: 1 } },
+          { similarity: 1.7, data: 'over one', metadata: { n: 2 } },
+          { similarity: -0.4, data: 'negative', metadata: { n: 3 } },
+          { similarity: 0.9, data: 'strong', metadata: null },
+          { similarity: 0.6, data: 'fair' },
+        ],
+        count: 5,
+        timing: { total_ms: 3 },
+        query: QUERY_TEXT,
+      },
+    });
+    const hits = await queryExternalKnowledgeServer(server(), '7', query({ topK: 2, threshold: 0.5 }), TIMEOUT);
+    expect(hits).toEqual([
+      { text: 'over one', similarity: 1, metadata: { n: 2 } },
+      { text: 'strong', similarity: 0.9, metadata: {} },
+    ]);
+
+    kb.enqueue({ body: { results: [{ similarity: -0.4, data: 'negative', metadata: {} }], count: 1 } });
+    expect(await queryExternalKnowledgeServer(server(), '7', query(), TIMEOUT)).toEqual([{ text: 'negative', similarity: 0, metadata: {} }]);
+  });
+
+  it('encodes the collection id in the path', async () => {
+    const awkwardId = 'unit 3/week?2#a%b';
+    kb.setCollection(awkwardId, [{ text: 'Light and sugar.', metadata: { source: 'awkward.md' } }]);
+    const hits = await queryExternalKnowledgeServer(server(), awkwardId, query(), TIMEOUT);
+    expect(hits.map((hit) => hit.metadata.source)).toEqual(['awkward.md']);
+    expect(kb.requests.at(-1)!.path).toBe(`/collections/${encodeURIComponent(awkwardId)}/query`);
+    expect(kb.queries.at(-1)!.collectionId).toBe(awkwardId);
+    kb.deleteCollection(awkwardId);
+  });
+
+  it('keeps a base path of the server URL and ignores a trailing slash', async () => {
+    await queryExternalKnowledgeServer({ url: `${kb.url}/`, apiKey: KB_KEY }, '7', query(), TIMEOUT);
+    expect(kb.requests.at(-1)!.path).toBe('/collections/7/query');
+    await failure(queryExternalKnowledgeServer({ url: `${kb.url}/kb/`, apiKey: KB_KEY }, '7', query(), TIMEOUT));
+    expect(kb.requests.at(-1)!.path).toBe('/kb/collections/7/query');
+  });
+
+  it('says which knowledge base the server does not have (404)', async () => {
+    const error = await failure(queryExternalKnowledgeServer(server(), '99', query(), TIMEOUT));
+    expect(error.code).toBe('not_found');
+    expect(error.status).toBe(404);
+    expect(error.message).toContain("Knowledge base 99 not found on the organization's knowledge-base server");
+    expect(error.message).toContain(host);
+  });
+
+  it('says the server refused the key (401), and that a key is missing (403)', async () => {
+    const wrongKey = 'kb-wrong-key-0000000000';
+    const refused = await failure(queryExternalKnowledgeServer({ url: kb.url, apiKey: wrongKey }, '7', query(), TIMEOUT));
+    expect(refused.code).toBe('upstream_error');
+    expect(refused.message).toContain("refused the organization's API key");
+    expect(refused.message).toContain(host);
+    expect(refused.message).not.toContain(wrongKey);
+    expect(kb.queries.at(-1)!.bearer).toBe(wrongKey);
+
+    const keyless = await failure(queryExternalKnowledgeServer({ url: kb.url }, '7', query(), TIMEOUT));
+    expect(keyless.code).toBe('upstream_error');
+    expect(keyless.message).toMatch(/requires an API key/);
+    expect(kb.requests.at(-1)!.headers.authorization).toBeUndefined();
+  });
+
+  it("reports a server error (500) without repeating the server's error text", async () => {
+    kb.enqueue({ status: 500, errorDetail: `Failed to query collection: '${QUERY_TEXT}' with key ${KB_KEY}` });
+    const error = await failure(queryExternalKnowledgeServer(server(), '7', query(), TIMEOUT));
+    expect(error.code).toBe('upstream_error');
+    expect(error.status).toBe(502);
+    expect(error.message).toContain(host);
+    expect(error.message).toContain('HTTP 500');
+    expect(error.message).not.toContain('Failed to query');
+  });
+
+  it('reports a rejected query (422) and rate limiting (429) with their own codes', async () => {
+    kb.enqueue({ status: 422 }, { status: 429 });
+    expect((await failure(queryExternalKnowledgeServer(server(), '7', query(), TIMEOUT))).code).toBe('upstream_rejected');
+    expect((await failure(queryExternalKnowledgeServer(server(), '7', query(), TIMEOUT))).code).toBe('upstream_rate_limited');
+  });
+
+  it('refuses a malformed answer: broken JSON', async () => {
+    kb.enqueue({ malformedJson: true });
+    const error = await failure(queryExternalKnowledgeServer(server(), '7', query(), TIMEOUT));
+    expect(error.code).toBe('upstream_error');
+    expect(error.message).toContain(host);
+    expect(error.message).toMatch(/malformed answer: it is not JSON/);
+  });
+
+  it('refuses a malformed answer: missing or garbage fields, named without their values', async () => {
+    const garbage: Array<[unknown, string]> = [
+      [[{ similarity: 1, data: QUERY_TEXT }], 'not a JSON object'],
+      [{ count: 0, query: QUERY_TEXT }, '"results" is not a list'],
+      [{ results: 'none', query: QUERY_TEXT }, '"results" is not a list'],
+      [{ results: [], count: 'zero' }, '"count" is not a count'],
+      [{ results: [QUERY_TEXT] }, '"results[0]" is not an object'],
+      [{ results: [{ similarity: 0.9, metadata: {} }] }, '"results[0].data" is not text'],
+      [{ results: [{ similarity: 0.9, data: 'ok' }, { similarity: 'high', data: QUERY_TEXT }] }, '"results[1].similarity" is not a number'],
+      [{ results: [{ data: QUERY_TEXT, metadata: {} }] }, '"results[0].similarity" is not a number'],
+      [{ results: [{ similarity: 0.9, data: 'ok', metadata: QUERY_TEXT }] }, '"results[0].metadata" is not an object'],
+      [{ results: [{ similarity: 0.9, data: 'ok', metadata: [KB_KEY] }] }, '"results[0].metadata" is not an object'],
+    ];
+    for (const [body, problem] of garbage) {
+      kb.enqueue({ body });
+      const error = await failure(queryExternalKnowledgeServer(server(), '7', query(), TIMEOUT));
+      expect(error.code, JSON.stringify(body)).toBe('upstream_error');
+      expect(error.message, JSON.stringify(body)).toContain(problem);
+    }
+  });
+
+  it('gives up after the timeout with a clear error, abandoning the request', async () => {
+    kb.enqueue({ delayMs: 10_000 });
+    const started = Date.now();
+    const error = await failure(queryExternalKnowledgeServer(server(), '7', query(), { timeoutMilliseconds: 200 }));
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(error.code).toBe('upstream_timeout');
+    expect(error.status).toBe(504);
+    expect(error.message).toContain(host);
+    expect(error.message).toContain('200 ms');
+    await expect.poll(() => kb.disconnectedRequests()).toBe(1);
+  });
+
+  it("cancels the request when the caller's signal aborts, with the caller's reason", async () => {
+    kb.enqueue({ delayMs: 10_000 });
+    const controller = new AbortController();
+    const reason = new Error('the learner went away');
+    setTimeout(() => controller.abort(reason), 100);
+    const started = Date.now();
+    await expect(queryExternalKnowledgeServer(server(), '7', query(), { timeoutMilliseconds: 10_000, signal: controller.signal })).rejects.toBe(reason);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    await expect.poll(() => kb.disconnectedRequests()).toBe(1);
+
+    // An already-aborted signal sends nothing at all.
+    const before = kb.requests.length;
+    await expect(queryExternalKnowledgeServer(server(), '7', query(), { timeoutMilliseconds: 10_000, signal: AbortSignal.abort() })).rejects.toMatchObject({
+      name: 'AbortError',
+    });
+    expect(kb.requests.length).toBe(before);
+  });
+
+  it('says when the server cannot be reached', async () => {
+    const gone = await startFakeLambKnowledgeServer();
+    const goneUrl = gone.url;
+    await gone.close();
+    const error = await failure(queryExternalKnowledgeServer({ url: goneUrl, apiKey: KB_KEY }, '7', query(), TIMEOUT));
+    expect(error.code).toBe('upstream_error');
+    expect(error.message).toContain(`${new URL(goneUrl).host} could not be reached`);
+  });
+
+  it('names only the host of a URL, never credentials or a query string in it', async () => {
+    const url = new URL(kb.url);
+    url.username = 'lamb';
+    url.password = KB_KEY;
+    url.search = `?token=${KB_KEY}`;
+    const error = await failure(queryExternalKnowledgeServer({ url: url.toString() }, '404', query(), TIMEOUT));
+    expect(error.message).toContain(host);
+  });
+
+  it('refuses a URL that is not http(s)', async () => {
+    const error = await failure(queryExternalKnowledgeServer({ url: 'file:///etc/passwd', apiKey: KB_KEY }, '7', query(), TIMEOUT));
+    expect(error.code).toBe('upstream_error');
+    expect(error.message).toMatch(/not an http\(s\) URL/);
+  });
+});
+
+describe('the fake LAMB knowledge-base server', () => {
+  let kb: FakeLambKnowledgeServer;
+
+  beforeAll(async () => {
+    kb = await startFakeLambKnowledgeServer({ apiKey: KB_KEY, collections: { '1': PASSAGES } });
+  });
+
+  afterAll(async () => {
+    await kb?.close();
+  });
+
+  /** `key: null` sends no authorization header. */
+  const post = (path: string, body: unknown, key: string | null = KB_KEY) =>
+    fetch(`${kb.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(key !== null && { authorization: `Bearer ${key}` }) },
+      body: JSON.stringify(body),
+    });
+
+  it("answers in LAMB's shape, letting plugin_params override top_k and the threshold", async () => {
+    const response = await post('/collections/1/query', { query_text: 'light sugar', top_k: 1, threshold: 0, plugin_params: { top_k: 3, threshold: 0.5 } });
+    expect(response.status).toBe(200);
+    const answer = (await response.json()) as any;
+    expect(Object.keys(answer).sort()).toEqual(['count', 'embedding_info', 'query', 'results', 'timing']);
+    expect(answer.query).toBe('light sugar');
+    expect(answer.count).toBe(answer.results.length);
+    expect(answer.timing).toEqual({ total_seconds: expect.any(Number), total_ms: expect.any(Number) });
+    expect(answer.results.map((result: any) => result.data)).toEqual([PASSAGES[1]!.text, PASSAGES[0]!.text, PASSAGES[2]!.text]);
+    expect(answer.results[0]).toEqual({ similarity: 1, data: PASSAGES[1]!.text, metadata: PASSAGES[1]!.metadata });
+  });
+
+  it("speaks FastAPI's errors: 403 without a key, 401 with a wrong one, 404, 422", async () => {
+    expect((await post('/collections/1/query', { query_text: 'x' }, null)).status).toBe(403);
+    expect((await post('/collections/1/query', { query_text: 'x' }, 'wrong')).status).toBe(401);
+    const missing = await post('/collections/2/query', { query_text: 'x' });
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ detail: 'Collection with ID 2 not found' });
+    const invalid = await post('/collections/1/query', { top_k: 2 });
+    expect(invalid.status).toBe(422);
+    expect(((await invalid.json()) as any).detail[0].loc).toEqual(['body', 'query_text']);
+    expect((await post('/collections/1/query?plugin_name=parent_child_query', { query_text: 'x' })).status).toBe(404);
+  });
+});
