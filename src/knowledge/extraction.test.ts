@@ -1,9 +1,9 @@
 // Proves extraction from real files built here byte by byte: a hand-written PDF gives its text page by page with page numbers from 1, a PDF with only a drawing is refused as having no text layer (OCR needed), password-protected and damaged PDFs are named as such; a Word document built with JSZip keeps its headings as # lines; HTML and Markdown come out as sections under their headings; text keeps its unicode; mismatched types, empty documents and documents past the page and character limits are refused with the cause.
 import { createHash } from 'node:crypto';
-import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
 import { chunkMetadata, chunkSections } from './chunking.js';
+import { buildDocx, wordParagraph } from '../../test/support/docx-fixture.js';
 import { buildPdf, type PdfPage } from '../../test/support/pdf-fixture.js';
 import { extractDocument, MAXIMUM_DOCUMENT_CHARACTERS, MAXIMUM_DOCUMENT_PAGES, normalizeText, type DocumentInput, type ExtractionLimits } from './extraction.js';
 
@@ -48,37 +48,6 @@ function buildEncryptedPdf(pages: PdfPage[], userPassword: string, ownerPassword
     objects: [`<< /Filter /Standard /V 1 /R 2 /O ${hex(owner)} /U ${hex(user)} /P ${permissions} >>`],
     trailer: `/Encrypt ${encryptNumber} 0 R /ID [${hex(id)} ${hex(id)}] `,
   });
-}
-
-// ---- A minimal Word document, zipped with JSZip. ----
-
-const WORD_NAMESPACE = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
-
-function wordParagraph(text: string, style?: string): string {
-  const properties = style === undefined ? '' : `<w:pPr><w:pStyle w:val="${style}"/></w:pPr>`;
-  return `<w:p>${properties}<w:r><w:t xml:space="preserve">${text}</w:t></w:r></w:p>`;
-}
-
-async function buildDocx(bodyXml: string): Promise<Uint8Array> {
-  const zip = new JSZip();
-  zip.file(
-    '[Content_Types].xml',
-    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>' +
-      '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
-      '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
-      '<Default Extension="xml" ContentType="application/xml"/>' +
-      '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>' +
-      '</Types>',
-  );
-  zip.file(
-    '_rels/.rels',
-    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>' +
-      '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
-      '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/>' +
-      '</Relationships>',
-  );
-  zip.file('word/document.xml', `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="${WORD_NAMESPACE}"><w:body>${bodyXml}</w:body></w:document>`);
-  return zip.generateAsync({ type: 'uint8array', compression: 'DEFLATE' });
 }
 
 // ---- Helpers ----
