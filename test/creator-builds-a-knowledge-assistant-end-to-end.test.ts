@@ -103,7 +103,7 @@ describe.each(TEST_DIALECTS)('a creator builds a knowledge assistant end to end 
     expect((await request(server, 'POST', '/api/rubrics', { token: creator.token, body: RUBRIC })).status).toBe(201);
     const form = new FormData();
     form.append('file', new Blob([FILE_TEXT]), 'brief.txt');
-    const file = await (await fetch(`${server.baseUrl}/api/files`, { method: 'POST', headers: { authorization: `Bearer ${creator.token}` }, body: form })).json();
+    const file = (await (await fetch(`${server.baseUrl}/api/files`, { method: 'POST', headers: { authorization: `Bearer ${creator.token}` }, body: form })).json()) as { file_path: string };
     const assistant = await request(server, 'POST', '/api/assistants', {
       token: creator.token,
       body: {
