@@ -17,7 +17,7 @@ import { resolveProvider } from '../organizations/provider-resolution.js';
 import type { AssistantSnapshot } from '../pipeline/assistant-snapshot.js';
 import type { ProviderSettings } from '../pipeline/connector-definition.js';
 import { NO_USAGE, type PipelineEvent, type Usage } from '../pipeline/events.js';
-import type { FileReader, KnowledgeSearch, QueryRewriter, RubricReader } from '../pipeline/ports.js';
+import type { FileReader, Integrations, KnowledgeSearch, QueryRewriter, RubricReader } from '../pipeline/ports.js';
 import { rewriteQuery } from '../pipeline/query-rewriting.js';
 import type { Registries } from '../pipeline/registries.js';
 import { runAssistant, type PipelineRequest, type PipelineTrace } from '../pipeline/run-assistant.js';
@@ -66,6 +66,8 @@ export interface CompletionDependencies {
   providersFor(organizationId: number): Promise<Record<string, ProviderSettings>>;
   /** The organization's small fast model, when it names one (rewrites `context_aware` queries). */
   smallFastModelFor(organizationId: number): Promise<{ connector: string; model: string } | undefined>;
+  /** The organization's Moodle Web Services URL and token, when it sets them. */
+  moodleFor(organizationId: number): Promise<{ apiUrl: string; token: string } | undefined>;
 }
 
 function assistantIdOf(modelId: string): number | undefined {
@@ -126,6 +128,18 @@ export class CompletionService {
     }));
   }
 
+  /** Open-Meteo from the server's settings; Moodle from the organization's settings, else the server's, else none. */
+  private async integrationsFor(organizationId: number): Promise<Integrations> {
+    const { settings, moodleFor } = this.dependencies;
+    const timeoutMilliseconds = settings.integrationTimeoutMilliseconds;
+    const serverMoodle = settings.moodleApiUrl !== undefined && settings.moodleToken !== undefined ? { apiUrl: settings.moodleApiUrl, token: settings.moodleToken } : undefined;
+    const moodle = (await moodleFor(organizationId)) ?? serverMoodle;
+    return {
+      weather: { geocodingUrl: settings.openMeteoGeocodingUrl, forecastUrl: settings.openMeteoForecastUrl, timeoutMilliseconds },
+      ...(moodle !== undefined && { moodle: { ...moodle, timeoutMilliseconds } }),
+    };
+  }
+
   /** Looks the small fast model up only when a tool asks for a rewrite; no model, or an unknown connector, means no rewrite. */
   private queryRewriterFor(organizationId: number, organizationProviders: Record<string, ProviderSettings>): QueryRewriter {
     const { settings, registries, smallFastModelFor } = this.dependencies;
@@ -156,6 +170,8 @@ export class CompletionService {
       rubrics: rubricReaderFor(ownerIdentity),
       knowledge: knowledgeSearchFor(ownerIdentity),
       queryRewriter: this.queryRewriterFor(record.organization_id, organizationProviders),
+      requester: { userId: context.identity.userId, email: context.identity.email },
+      integrations: await this.integrationsFor(record.organization_id),
       provider: (connectorName) => resolveProvider(connectorName, organizationProviders, settings),
       signal,
       limits: { toolTimeoutMilliseconds: settings.toolTimeoutMilliseconds, upstreamTimeoutMilliseconds: settings.upstreamTimeoutMilliseconds },

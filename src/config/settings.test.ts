@@ -83,6 +83,15 @@ const LIMITS: readonly LimitCase[] = [
   { variable: 'KB_SERVER_TIMEOUT_MS', field: 'kbServerTimeoutMilliseconds', defaultValue: 10_000, minimum: 1, customValue: 750 },
   { variable: 'QUERY_REWRITE_TIMEOUT_MS', field: 'queryRewriteTimeoutMilliseconds', defaultValue: 5_000, minimum: 1, customValue: 300 },
   { variable: 'KB_JSON_DOCUMENTS_MAX', field: 'kbJsonDocumentsMaximum', defaultValue: 100, minimum: 1, customValue: 3 },
+  { variable: 'TOOL_LOOP_ITERATIONS', field: 'toolLoopIterations', defaultValue: 5, minimum: 1, customValue: 3 },
+  { variable: 'TOOL_LOOP_ITERATIONS_MAX', field: 'toolLoopIterationsMaximum', defaultValue: 10, minimum: 1, customValue: 20 },
+  { variable: 'TOOL_CALL_TIMEOUT_MS', field: 'toolCallTimeoutMilliseconds', defaultValue: 30_000, minimum: 1, customValue: 500 },
+  { variable: 'TOOL_CALL_TIMEOUT_MAX_MS', field: 'toolCallTimeoutMaximumMilliseconds', defaultValue: 120_000, minimum: 1, customValue: 60_000 },
+  { variable: 'TOOL_LOOP_TOTAL_MS', field: 'toolLoopTotalMilliseconds', defaultValue: 180_000, minimum: 1, customValue: 1_000 },
+  { variable: 'TOOL_LOOP_TOTAL_MAX_MS', field: 'toolLoopTotalMaximumMilliseconds', defaultValue: 600_000, minimum: 1, customValue: 300_000 },
+  { variable: 'TOOL_IDENTICAL_CALLS_MAX', field: 'toolIdenticalCallsMaximum', defaultValue: 2, minimum: 1, customValue: 1 },
+  { variable: 'TOOL_RESULT_CHARS_MAX', field: 'toolResultCharactersMaximum', defaultValue: 20_000, minimum: 100, customValue: 500 },
+  { variable: 'INTEGRATION_TIMEOUT_MS', field: 'integrationTimeoutMilliseconds', defaultValue: 10_000, minimum: 1, customValue: 250 },
 ];
 
 describe.each(LIMITS)('the limit setting $variable', ({ variable, field, defaultValue, minimum, customValue }) => {

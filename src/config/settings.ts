@@ -51,6 +51,27 @@ export interface Settings {
   queryRewriteTimeoutMilliseconds: number;
   /** Most documents one JSON `POST /api/knowledge-bases/{id}/documents` may carry. */
   kbJsonDocumentsMaximum: number;
+  /** The tool loop's defaults; an assistant may lower or raise each up to its maximum. */
+  toolLoopIterations: number;
+  toolLoopIterationsMaximum: number;
+  /** How long one function call the model asked for may run. */
+  toolCallTimeoutMilliseconds: number;
+  toolCallTimeoutMaximumMilliseconds: number;
+  /** How long the whole tool loop (every model round and call) may take. */
+  toolLoopTotalMilliseconds: number;
+  toolLoopTotalMaximumMilliseconds: number;
+  /** How many times one identical call (same name and arguments) is run in a request. */
+  toolIdenticalCallsMaximum: number;
+  /** A tool result longer than this many characters is cut, with a marker, before the model sees it. */
+  toolResultCharactersMaximum: number;
+  /** Open-Meteo, for the weather tool; configurable so tests and self-hosted instances can point elsewhere. */
+  openMeteoGeocodingUrl: string;
+  openMeteoForecastUrl: string;
+  /** Moodle Web Services, for organizations that set none of their own. */
+  moodleApiUrl: string | undefined;
+  moodleToken: string | undefined;
+  /** How long one call to Open-Meteo or Moodle may take. */
+  integrationTimeoutMilliseconds: number;
 }
 
 export class SettingsError extends Error {
@@ -178,5 +199,18 @@ export function loadSettings(environment: Environment = process.env): Settings {
     queryRewriteTimeoutMilliseconds: readInteger(environment, 'QUERY_REWRITE_TIMEOUT_MS', { defaultValue: 5_000, minimum: 1, maximum: 600_000 }),
     kbJsonDocumentsMaximum: readInteger(environment, 'KB_JSON_DOCUMENTS_MAX', { defaultValue: 100, minimum: 1, maximum: 10_000 }),
     upstreamTimeoutMilliseconds: readInteger(environment, 'UPSTREAM_TIMEOUT_MS', { defaultValue: 120_000, minimum: 1, maximum: 3_600_000 }),
+    toolLoopIterations: readInteger(environment, 'TOOL_LOOP_ITERATIONS', { defaultValue: 5, minimum: 1, maximum: 100 }),
+    toolLoopIterationsMaximum: readInteger(environment, 'TOOL_LOOP_ITERATIONS_MAX', { defaultValue: 10, minimum: 1, maximum: 100 }),
+    toolCallTimeoutMilliseconds: readInteger(environment, 'TOOL_CALL_TIMEOUT_MS', { defaultValue: 30_000, minimum: 1, maximum: 600_000 }),
+    toolCallTimeoutMaximumMilliseconds: readInteger(environment, 'TOOL_CALL_TIMEOUT_MAX_MS', { defaultValue: 120_000, minimum: 1, maximum: 600_000 }),
+    toolLoopTotalMilliseconds: readInteger(environment, 'TOOL_LOOP_TOTAL_MS', { defaultValue: 180_000, minimum: 1, maximum: 3_600_000 }),
+    toolLoopTotalMaximumMilliseconds: readInteger(environment, 'TOOL_LOOP_TOTAL_MAX_MS', { defaultValue: 600_000, minimum: 1, maximum: 3_600_000 }),
+    toolIdenticalCallsMaximum: readInteger(environment, 'TOOL_IDENTICAL_CALLS_MAX', { defaultValue: 2, minimum: 1, maximum: 100 }),
+    toolResultCharactersMaximum: readInteger(environment, 'TOOL_RESULT_CHARS_MAX', { defaultValue: 20_000, minimum: 100, maximum: 1_000_000 }),
+    openMeteoGeocodingUrl: readBaseUrl(environment, 'OPEN_METEO_GEOCODING_URL') ?? 'https://geocoding-api.open-meteo.com/v1/search',
+    openMeteoForecastUrl: readBaseUrl(environment, 'OPEN_METEO_FORECAST_URL') ?? 'https://api.open-meteo.com/v1/forecast',
+    moodleApiUrl: readBaseUrl(environment, 'MOODLE_API_URL'),
+    moodleToken: readText(environment, 'MOODLE_TOKEN'),
+    integrationTimeoutMilliseconds: readInteger(environment, 'INTEGRATION_TIMEOUT_MS', { defaultValue: 10_000, minimum: 1, maximum: 600_000 }),
   };
 }

@@ -4,8 +4,10 @@ import { AppError } from '../errors/app-error.js';
 import type { AssistantSnapshot } from './assistant-snapshot.js';
 import { MERGE_STATUS_MESSAGE, MERGE_STATUS_TOOL, runContextTools, type ContextToolRun, type OrchestratorOptions } from './context-orchestrator.js';
 import type { StatusEvent } from './events.js';
-import type { FileReader, KnowledgeSearch, RubricReader } from './ports.js';
+import type { FileReader, Integrations, KnowledgeSearch, RubricReader } from './ports.js';
 import { defineTool, type ToolConfig, type ToolContext, type ToolDefinition, type ToolOutput } from './tool-definition.js';
+
+const TEST_INTEGRATIONS: Integrations = { weather: { geocodingUrl: 'http://127.0.0.1:9/geocoding', forecastUrl: 'http://127.0.0.1:9/forecast', timeoutMilliseconds: 1_000 } };
 
 const CANARY_SECRET = 'sk-canary-123';
 
@@ -40,7 +42,7 @@ const noRubrics: RubricReader = {
 };
 
 function toolContext(signal: AbortSignal = new AbortController().signal): ToolContext {
-  return { assistant, messages: [{ role: 'user', content: 'hello' }], signal, files: noFiles, rubrics: noRubrics, knowledge: noKnowledge, queryRewriter: { rewrite: async () => undefined } };
+  return { assistant, messages: [{ role: 'user', content: 'hello' }], signal, files: noFiles, rubrics: noRubrics, knowledge: noKnowledge, queryRewriter: { rewrite: async () => undefined }, requester: { userId: 1, email: 'learner@merino.test' }, integrations: TEST_INTEGRATIONS };
 }
 
 interface Harness {

@@ -42,3 +42,21 @@ export interface QueryRewriter {
   /** Undefined when no small fast model is configured or it failed: the caller then uses the last message. */
   rewrite(messages: readonly ChatMessage[], signal: AbortSignal): Promise<string | undefined>;
 }
+
+/**
+ * Who is chatting, as the authenticated request says: never what the model says. Moodle tools
+ * and moodle_augment act as this person.
+ */
+export interface Requester {
+  userId: number;
+  email: string;
+  /** A Moodle user id the request carries from a trusted source (an LTI launch), when there is one. */
+  moodleUserId?: string;
+}
+
+/** External services the built-in function tools reach, resolved for the assistant owner's organization. */
+export interface Integrations {
+  weather: { geocodingUrl: string; forecastUrl: string; timeoutMilliseconds: number };
+  /** Absent when neither the organization nor the server configures Moodle: Moodle tools are then not offered. */
+  moodle?: { apiUrl: string; token: string; timeoutMilliseconds: number };
+}

@@ -6,6 +6,7 @@
 import type { AssistantSnapshot } from './assistant-snapshot.js';
 import type { Source } from './events.js';
 import type { ChatMessage } from './messages.js';
+import type { ToolContext } from './tool-definition.js';
 
 export interface PromptInput {
   assistant: AssistantSnapshot;
@@ -21,6 +22,10 @@ export interface PromptInput {
 export interface PromptProcessorDefinition {
   name: string;
   description: string;
+  /** Placeholders this processor fills itself (moodle_augment's `moodle_user`), known to every template. */
+  placeholders?: readonly string[];
+  /** Computes those placeholders' values before `process`; a failure leaves them empty. */
+  resolveValues?(context: ToolContext): Promise<Record<string, string>>;
   process(input: PromptInput): ChatMessage[];
 }
 

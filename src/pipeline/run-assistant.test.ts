@@ -5,9 +5,11 @@ import { AppError } from '../errors/app-error.js';
 import type { AssistantSnapshot } from './assistant-snapshot.js';
 import type { PipelineEvent, StatusEvent } from './events.js';
 import type { ChatMessage } from './messages.js';
-import type { FileReader } from './ports.js';
+import type { FileReader, Integrations } from './ports.js';
 import { loadRegistries, type Registries } from './registries.js';
 import { runAssistant, type PipelineContext, type PipelineTrace } from './run-assistant.js';
+
+const TEST_INTEGRATIONS: Integrations = { weather: { geocodingUrl: 'http://127.0.0.1:9/geocoding', forecastUrl: 'http://127.0.0.1:9/forecast', timeoutMilliseconds: 1_000 } };
 
 const FILE_PATH = 'files/1/notes.md';
 /** 17 characters × 80 = 1,360 characters. */
@@ -61,6 +63,8 @@ function pipelineContext(snapshot: AssistantSnapshot, overrides: Partial<Pipelin
     rubrics: { read: async () => { throw new AppError('not_found', 'Rubric not found.'); } },
     knowledge: { query: async () => [] },
     queryRewriter: { rewrite: async () => undefined },
+    requester: { userId: 1, email: 'learner@merino.test' },
+    integrations: TEST_INTEGRATIONS,
     provider: () => ({}),
     signal: new AbortController().signal,
     limits: { toolTimeoutMilliseconds: 5_000, upstreamTimeoutMilliseconds: 5_000 },

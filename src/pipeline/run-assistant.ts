@@ -11,7 +11,7 @@ import { runContextTools, type ContextResult, type ToolStep } from './context-or
 import { EventChannel } from './event-channel.js';
 import { addUsage, NO_USAGE, type FinishReason, type PipelineEvent, type StatusEvent, type Usage } from './events.js';
 import { messageText, type ChatMessage } from './messages.js';
-import type { FileReader, KnowledgeSearch, QueryRewriter, RubricReader } from './ports.js';
+import type { FileReader, Integrations, KnowledgeSearch, QueryRewriter, Requester, RubricReader } from './ports.js';
 import type { Registries } from './registries.js';
 import type { ToolContext } from './tool-definition.js';
 
@@ -46,6 +46,8 @@ export interface PipelineContext {
   rubrics: RubricReader;
   knowledge: KnowledgeSearch;
   queryRewriter: QueryRewriter;
+  requester: Requester;
+  integrations: Integrations;
   provider(connectorName: string): ProviderSettings;
   signal: AbortSignal;
   limits: PipelineLimits;
@@ -68,7 +70,7 @@ export async function* runAssistant(request: PipelineRequest, context: PipelineC
   const plan = planAssistant(context.assistant, context.registries);
   let statusCount = 0;
   const channel = new EventChannel<PipelineEvent>();
-  const toolContext: ToolContext = { assistant: context.assistant, messages: request.messages, signal: context.signal, files: context.files, rubrics: context.rubrics, knowledge: context.knowledge, queryRewriter: context.queryRewriter };
+  const toolContext: ToolContext = { assistant: context.assistant, messages: request.messages, signal: context.signal, files: context.files, rubrics: context.rubrics, knowledge: context.knowledge, queryRewriter: context.queryRewriter, requester: context.requester, integrations: context.integrations };
   const emitStatus = (status: StatusEvent) => channel.push({ type: 'status', status });
   const nextStatusId = () => `status-${++statusCount}`;
 

@@ -6,7 +6,7 @@
 import type { AssistantSnapshot } from './assistant-snapshot.js';
 import type { Source } from './events.js';
 import type { ChatMessage } from './messages.js';
-import type { FileReader, KnowledgeSearch, QueryRewriter, RubricReader } from './ports.js';
+import type { FileReader, Integrations, KnowledgeSearch, QueryRewriter, Requester, RubricReader } from './ports.js';
 
 export type ToolConfig = Record<string, unknown>;
 
@@ -20,6 +20,8 @@ export interface ToolContext {
   rubrics: RubricReader;
   knowledge: KnowledgeSearch;
   queryRewriter: QueryRewriter;
+  requester: Requester;
+  integrations: Integrations;
 }
 
 export interface ToolOutput {

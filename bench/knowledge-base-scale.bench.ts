@@ -1,0 +1,553 @@
+/**
+ * Knowledge bases at scale, on SQLite and PostgreSQL, with text from a real BEIR data set
+ * (DBpedia-Entity, 5,000 abstracts):
+ *
+ *  1. Ingestion throughput. The abstracts become Markdown documents of INGEST_ABSTRACTS_PER_DOCUMENT
+ *     abstracts each (a `#` title, one `##` heading per abstract), stored through the knowledge
+ *     document storage and queued with `insertDocument` + `insertIngestionJob`, as an upload does.
+ *     A real IngestionRunner then works through the queue (read file → extract → chunk → [embed in
+ *     batches] → replace the chunks, vectors and job state in one transaction); the clock runs from
+ *     `start()` to the runner's log line for the last job. Reported: MB of extracted text and chunks
+ *     per second, full text only, and with embeddings computed by an in-process embedder that returns
+ *     `deterministicEmbedding` vectors (64-dimension hashed bag of words, the test suite's fake): no
+ *     network, no model, so the figure is Merino's own cost plus hashing the words. The corpus is
+ *     ingested INGEST_PASSES times per run for steadier figures; a small untimed run goes first to
+ *     warm up.
+ *  2. Query latency at SCALE_CHUNKS_SMALL and SCALE_CHUNKS_LARGE chunks. One knowledge base is filled
+ *     straight through `insertChunks` + `insertChunkEmbeddings` (SCALE_BATCH chunks per document and
+ *     transaction, precomputed 64-dimension vectors): first up to the small size, measured, then
+ *     grown to the large one and measured again; the build time of each step is printed as insertion
+ *     throughput at scale. Chunk texts are the 5,000 abstracts, then varied copies of them (sentences
+ *     rotated, one sentence of another abstract added) so no two chunks are equal. Queries: the 50
+ *     BEIR queries plus the titles of 50 abstracts (SCALE_QUERIES in all), top_k 5: full text
+ *     (`searchChunksFullText`), vector only (`searchChunksByVector` with the store's backend) and
+ *     hybrid as the knowledge-base service does it (both rankings with max(top_k,
+ *     HYBRID_CANDIDATES_MINIMUM) candidates, then `fuseByReciprocalRank`); vector and hybrid
+ *     latencies include embedding the query in-process. On PostgreSQL without pgvector the vectors
+ *     are searched by the 'scan' backend, which reads every vector of the knowledge base into the
+ *     application; at the large size its queries are capped at SCALE_SCAN_QUERY_CAP, and the output
+ *     says so. After each build PostgreSQL gets an (untimed) ANALYZE, as autovacuum would soon give
+ *     it; a few untimed queries warm up each series.
+ *
+ *   npm run bench -- bench/knowledge-base-scale.bench.ts
+ *   (BEIR_DIRECTORY=… INGEST_ABSTRACTS_PER_DOCUMENT=50 INGEST_PASSES=2 SCALE_CHUNKS_SMALL=10000 SCALE_CHUNKS_LARGE=100000
+ *    SCALE_BATCH=1000 SCALE_QUERIES=100 SCALE_SCAN_QUERY_CAP=30 change the work)
+ *
+ * MB are 2^20 bytes of UTF-8 text. The throw-away PostgreSQL cluster runs with fsync and
+ * synchronous_commit off, and SQLite runs in WAL mode with synchronous=NORMAL on a temp folder, so
+ * write figures are those of a server that does not wait for the disk. Prints figures; it checks
+ * only that every job completed and that every vector and hybrid query found chunks.
+ */
+import { readFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { bootstrapAdmin } from '../src/auth/admin-bootstrap.js';
+import { extractDocument } from '../src/knowledge/extraction.js';
+import { IngestionRunner } from '../src/knowledge/ingestion-runner.js';
+import { HYBRID_CANDIDATES_MINIMUM } from '../src/knowledge/knowledge-base-service.js';
+import { knowledgeDocumentStorage } from '../src/knowledge/knowledge-document-service.js';
+import type { Embedder } from '../src/knowledge/organization-embedder.js';
+import { fuseByReciprocalRank } from '../src/knowledge/reciprocal-rank-fusion.js';
+import { searchChunksFullText, type ChunkHit } from '../src/store/chunk-search-repository.js';
+import { insertChunkEmbeddings, searchChunksByVector } from '../src/store/chunk-vector-repository.js';
+import { insertIngestionJob } from '../src/store/ingestion-jobs-repository.js';
+import { insertChunks, insertDocument, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
+import { openStore, type Store } from '../src/store/store.js';
+import { deterministicEmbedding, EMBEDDING_DIMENSIONS } from '../test/fakes/fake-http.js';
+import { createTestDatabase, TEST_DIALECTS, type Dialect } from '../test/support/test-databases.js';
+import { ascending, describeError, milliseconds, percentile, printTable } from './support/measure.js';
+
+function setting(variable: string, defaultValue: number): number {
+  const raw = process.env[variable];
+  if (raw === undefined || raw.trim() === '') return defaultValue;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${variable} must be a whole number above 0, got "${raw}"`);
+  return value;
+}
+
+const DATA_DIRECTORY = process.env.BEIR_DIRECTORY ?? fileURLToPath(new URL('../../shared/data/beir-dbpedia-5k/', import.meta.url));
+const ABSTRACTS_PER_DOCUMENT = setting('INGEST_ABSTRACTS_PER_DOCUMENT', 50);
+/** How many times the corpus is ingested in each measured run (as documents of other names), for steadier figures. */
+const INGEST_PASSES = setting('INGEST_PASSES', 2);
+/** Documents ingested, untimed, before the measured runs. */
+const WARM_UP_DOCUMENTS = 3;
+const SMALL_CHUNKS = setting('SCALE_CHUNKS_SMALL', 10_000);
+const LARGE_CHUNKS = setting('SCALE_CHUNKS_LARGE', 100_000);
+/** Chunks per document and transaction while building the large sets. */
+const BUILD_BATCH = setting('SCALE_BATCH', 1_000);
+const QUERY_COUNT = setting('SCALE_QUERIES', 100);
+/** At the large size, the 'scan' vector backend runs at most this many vector and hybrid queries. */
+const SCAN_QUERY_CAP = setting('SCALE_SCAN_QUERY_CAP', 30);
+const WARM_UP_QUERIES = 3;
+const TOP_K = 5;
+const CHUNK_SIZE = 1000;
+const CHUNK_OVERLAP = 200;
+/** The longest an ingestion run may take before the benchmark gives up on it. */
+const INGESTION_TIMEOUT_MILLISECONDS = 300_000;
+const MEGABYTE = 1_048_576;
+const EMBEDDINGS_LABEL = `in-process hashed bag-of-words embedder (deterministicEmbedding, ${EMBEDDING_DIMENSIONS} dims; no network, no model)`;
+const EMBEDDING_CHOICE = { connector: 'openai', model: `hashed-bag-of-words-${EMBEDDING_DIMENSIONS}` } as const;
+
+interface CorpusDocument {
+  _id: string;
+  title: string;
+  text: string;
+}
+
+function readJsonLines<Row>(fileName: string): Row[] {
+  return readFileSync(`${DATA_DIRECTORY}${fileName}`, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Row);
+}
+
+function embed(text: string): Float32Array {
+  return Float32Array.from(deterministicEmbedding(text));
+}
+
+/** What the runner calls to embed a batch of chunks: the fake servers' vectors, computed here. */
+const inProcessEmbedder: Embedder = async (_organizationId, _choice, texts) => texts.map(embed);
+
+function seconds(since: number): number {
+  return (performance.now() - since) / 1000;
+}
+
+function megabytesOf(texts: Iterable<string>): number {
+  let bytes = 0;
+  for (const text of texts) bytes += Buffer.byteLength(text);
+  return bytes / MEGABYTE;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ingestion through the runner
+// ---------------------------------------------------------------------------------------------
+
+interface MarkdownDocument {
+  fileName: string;
+  bytes: Buffer;
+  /** Bytes of the text extraction gives, the measure of "MB of text". */
+  extractedBytes: number;
+}
+
+/** The corpus as Markdown documents, INGEST_PASSES times over. */
+async function markdownDocuments(corpus: readonly CorpusDocument[]): Promise<MarkdownDocument[]> {
+  const documents: MarkdownDocument[] = [];
+  for (let start = 0; start < corpus.length; start += ABSTRACTS_PER_DOCUMENT) {
+    const part = start / ABSTRACTS_PER_DOCUMENT + 1;
+    const abstracts = corpus.slice(start, start + ABSTRACTS_PER_DOCUMENT).map((document) => `## ${document.title}\n\n${document.text}\n`);
+    const fileName = `dbpedia-part-${part}.md`;
+    const bytes = Buffer.from(`# DBpedia abstracts, part ${part}\n\n${abstracts.join('\n')}`, 'utf8');
+    const extracted = await extractDocument({ fileName, bytes });
+    documents.push({ fileName, bytes, extractedBytes: extracted.sections.reduce((sum, section) => sum + Buffer.byteLength(section.text), 0) });
+  }
+  return Array.from({ length: INGEST_PASSES }, (_, pass) => documents.map((document) => ({ ...document, fileName: document.fileName.replace(/\.md$/, `-${pass + 1}.md`) }))).flat();
+}
+
+interface Owner {
+  userId: number;
+  organizationId: number;
+}
+
+async function createOwner(store: Store): Promise<Owner> {
+  await bootstrapAdmin(store.db, 'bench@merino.test', 'bench-password');
+  const admin = await store.db.selectFrom('users').select(['id', 'organization_id']).executeTakeFirstOrThrow();
+  return { userId: admin.id, organizationId: admin.organization_id };
+}
+
+interface IngestionFigures {
+  label: string;
+  documents: number;
+  megabytes: number;
+  chunks: number;
+  seconds: number;
+}
+
+/**
+ * Queues `documents` in a new knowledge base the way an upload does, then runs a fresh
+ * IngestionRunner until every job has completed; the clock covers the runner only.
+ */
+async function ingestThroughRunner(store: Store, dataDirectory: string, owner: Owner, documents: readonly MarkdownDocument[], withEmbeddings: boolean, label: string): Promise<IngestionFigures> {
+  const storage = knowledgeDocumentStorage(dataDirectory);
+  const knowledgeBaseId = await insertKnowledgeBase(store.db, {
+    ownerId: owner.userId,
+    organizationId: owner.organizationId,
+    name: label,
+    description: '',
+    chunkSize: CHUNK_SIZE,
+    chunkOverlap: CHUNK_OVERLAP,
+    ...(withEmbeddings && { embedding: EMBEDDING_CHOICE }),
+  });
+  for (const document of documents) {
+    const stored = await storage.store(knowledgeBaseId, Readable.from([document.bytes]), { maxBytes: document.bytes.length, extension: 'upload' });
+    const documentId = await insertDocument(store.db, {
+      knowledgeBaseId,
+      fileName: document.fileName,
+      contentType: 'text/markdown',
+      sizeBytes: stored.sizeBytes,
+      sourceUrl: null,
+      status: 'pending',
+      metadata: {},
+    });
+    await storage.rename(knowledgeBaseId, stored.storedName, String(documentId));
+    await insertIngestionJob(store.db, { knowledgeBaseId, documentId });
+  }
+
+  const runner = new IngestionRunner({
+    db: store.db,
+    dialect: store.dialect,
+    vectorBackend: store.vectorBackend,
+    storage,
+    pollMilliseconds: 50,
+    ...(withEmbeddings && { embedder: inProcessEmbedder }),
+  });
+  let completed = 0;
+  let finish: (() => void) | undefined;
+  let fail: ((error: Error) => void) | undefined;
+  const allCompleted = new Promise<void>((resolve, reject) => {
+    finish = resolve;
+    fail = reject;
+  });
+  // A job that fails with an AppError logs nothing, so the jobs table is watched too.
+  const watcher = setInterval(() => {
+    store.db
+      .selectFrom('ingestion_jobs')
+      .select(['id', 'error'])
+      .where('knowledge_base_id', '=', knowledgeBaseId)
+      .where('status', '=', 'failed')
+      .executeTakeFirst()
+      .then((failed) => {
+        if (failed !== undefined) fail?.(new Error(`ingestion job ${failed.id} failed: ${failed.error ?? 'no message'}`));
+      })
+      .catch(() => undefined);
+  }, 250);
+  const timeout = setTimeout(() => fail?.(new Error(`ingestion did not finish within ${INGESTION_TIMEOUT_MILLISECONDS} ms (${completed} of ${documents.length} jobs completed)`)), INGESTION_TIMEOUT_MILLISECONDS);
+  const started = performance.now();
+  let elapsed: number;
+  try {
+    runner.start({
+      info(_details, message) {
+        if (message !== 'ingestion job completed') return;
+        completed += 1;
+        if (completed === documents.length) finish?.();
+      },
+      error(details, message) {
+        fail?.(new Error(`${message}: ${describeError((details as { err?: unknown }).err)}`));
+      },
+    });
+    await allCompleted;
+    elapsed = seconds(started);
+  } finally {
+    clearInterval(watcher);
+    clearTimeout(timeout);
+    await runner.stop();
+  }
+  const { chunks } = await store.db
+    .selectFrom('kb_chunks')
+    .select((eb) => eb.fn.countAll<number | string>().as('chunks'))
+    .where('knowledge_base_id', '=', knowledgeBaseId)
+    .executeTakeFirstOrThrow();
+  return { label, documents: documents.length, megabytes: documents.reduce((sum, document) => sum + document.extractedBytes, 0) / MEGABYTE, chunks: Number(chunks), seconds: elapsed };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Query latency at scale
+// ---------------------------------------------------------------------------------------------
+
+function sentencesOf(text: string): string[] {
+  const sentences = text.split(/(?<=[.!?])\s+/).filter((sentence) => sentence.trim() !== '');
+  return sentences.length > 0 ? sentences : [text];
+}
+
+/**
+ * `count` distinct chunk texts: the abstracts as they are, then copies of them with their sentences
+ * rotated and the first sentence of another abstract added.
+ */
+function scaleTexts(corpus: readonly CorpusDocument[], count: number): string[] {
+  const sentences = corpus.map((document) => sentencesOf(document.text));
+  const texts: string[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const base = index % corpus.length;
+    const copy = Math.floor(index / corpus.length);
+    const document = corpus[base]!;
+    if (copy === 0) {
+      texts.push(`${document.title}\n${document.text}`);
+      continue;
+    }
+    const own = sentences[base]!;
+    const shift = copy % own.length;
+    const rotated = [...own.slice(shift), ...own.slice(0, shift)];
+    const donor = sentences[(base * 7 + copy * 131) % corpus.length]![0]!;
+    texts.push(`${document.title}\n${rotated.join(' ')} ${donor}`);
+  }
+  return texts;
+}
+
+interface BuildFigures {
+  label: string;
+  rows: number;
+  megabytes: number;
+  seconds: number;
+}
+
+/** Adds chunks `from` … `to - 1` with their vectors, BUILD_BATCH per document and transaction. */
+async function buildChunks(store: Store, knowledgeBaseId: number, texts: readonly string[], vectors: readonly Float32Array[], from: number, to: number): Promise<BuildFigures> {
+  const started = performance.now();
+  for (let start = from; start < to; start += BUILD_BATCH) {
+    const end = Math.min(to, start + BUILD_BATCH);
+    await store.db.transaction().execute(async (transaction) => {
+      const documentId = await insertDocument(transaction, {
+        knowledgeBaseId,
+        fileName: `chunks-${start}.md`,
+        contentType: 'text/markdown',
+        sizeBytes: 0,
+        sourceUrl: null,
+        status: 'completed',
+        metadata: {},
+      });
+      const chunkIds = await insertChunks(
+        transaction,
+        documentId,
+        texts.slice(start, end).map((text, index) => ({
+          knowledge_base_id: knowledgeBaseId,
+          chunk_index: index,
+          text,
+          metadata: JSON.stringify({ filename: `chunks-${start}.md`, document_id: documentId, chunk_index: index, chunk_count: end - start, source_url: null }),
+        })),
+      );
+      await insertChunkEmbeddings(
+        transaction,
+        chunkIds.map((chunkId, index) => ({ chunkId, knowledgeBaseId, embedding: vectors[start + index]! })),
+        store.vectorBackend,
+      );
+    });
+  }
+  const elapsed = seconds(started);
+  if (store.dialect === 'postgres') await sql`analyze kb_chunks, kb_chunk_embeddings`.execute(store.db);
+  return { label: `${from.toLocaleString('en-US')} → ${to.toLocaleString('en-US')}`, rows: to - from, megabytes: megabytesOf(texts.slice(from, to)), seconds: elapsed };
+}
+
+type Ranking = 'full text' | 'vector' | 'hybrid';
+const RANKINGS: readonly Ranking[] = ['full text', 'vector', 'hybrid'];
+
+interface LatencyFigures {
+  chunks: number;
+  ranking: Ranking;
+  queries: number;
+  /** Ascending, milliseconds. */
+  latencies: number[];
+  /** Queries that found no chunk at all. */
+  empty: number;
+  capped: boolean;
+}
+
+async function rank(store: Store, knowledgeBaseId: number, ranking: Ranking, query: string): Promise<ChunkHit[]> {
+  const { db, dialect, vectorBackend } = store;
+  if (ranking === 'full text') return searchChunksFullText(db, dialect, [knowledgeBaseId], query, TOP_K);
+  const queryVector = embed(query);
+  if (ranking === 'vector') return searchChunksByVector(db, dialect, vectorBackend, [knowledgeBaseId], queryVector, TOP_K);
+  const candidates = Math.max(TOP_K, HYBRID_CANDIDATES_MINIMUM);
+  const [byText, byVector] = await Promise.all([
+    searchChunksFullText(db, dialect, [knowledgeBaseId], query, candidates),
+    searchChunksByVector(db, dialect, vectorBackend, [knowledgeBaseId], queryVector, candidates),
+  ]);
+  return fuseByReciprocalRank([byText, byVector], TOP_K);
+}
+
+async function measureQueries(store: Store, knowledgeBaseId: number, chunks: number, queries: readonly string[]): Promise<LatencyFigures[]> {
+  const figures: LatencyFigures[] = [];
+  for (const ranking of RANKINGS) {
+    const capped = ranking !== 'full text' && store.vectorBackend === 'scan' && chunks >= LARGE_CHUNKS && queries.length > SCAN_QUERY_CAP;
+    const series = capped ? queries.slice(0, SCAN_QUERY_CAP) : queries;
+    for (const query of queries.slice(-WARM_UP_QUERIES)) await rank(store, knowledgeBaseId, ranking, query);
+    const latencies: number[] = [];
+    let empty = 0;
+    for (const query of series) {
+      const begin = performance.now();
+      const hits = await rank(store, knowledgeBaseId, ranking, query);
+      latencies.push(performance.now() - begin);
+      if (hits.length === 0) empty += 1;
+    }
+    figures.push({ chunks, ranking, queries: series.length, latencies: ascending(latencies), empty, capped });
+  }
+  return figures;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The run
+// ---------------------------------------------------------------------------------------------
+
+interface DialectFigures {
+  dialect: Dialect;
+  vectorBackend: string;
+  ingestion: IngestionFigures[];
+  builds: BuildFigures[];
+  latencies: LatencyFigures[];
+}
+
+interface SharedInput {
+  documents: MarkdownDocument[];
+  texts: string[];
+  vectors: Float32Array[];
+  queries: string[];
+}
+
+async function runDialect(dialect: Dialect, input: SharedInput): Promise<DialectFigures> {
+  const ingestion: IngestionFigures[] = [];
+  const ingestDatabase = await createTestDatabase(dialect);
+  const ingestStore = await openStore({ databaseUrl: ingestDatabase.databaseUrl, dataDirectory: ingestDatabase.dataDirectory, poolSize: 4 });
+  let vectorBackend: string = ingestStore.vectorBackend;
+  try {
+    const owner = await createOwner(ingestStore);
+    await ingestThroughRunner(ingestStore, ingestDatabase.dataDirectory, owner, input.documents.slice(0, WARM_UP_DOCUMENTS), true, 'warm-up');
+    ingestion.push(await ingestThroughRunner(ingestStore, ingestDatabase.dataDirectory, owner, input.documents, false, 'full text only'));
+    ingestion.push(await ingestThroughRunner(ingestStore, ingestDatabase.dataDirectory, owner, input.documents, true, 'full text + vectors (in-process embedder)'));
+  } finally {
+    await ingestStore.close();
+    await ingestDatabase.drop();
+  }
+
+  const builds: BuildFigures[] = [];
+  const latencies: LatencyFigures[] = [];
+  const database = await createTestDatabase(dialect);
+  const store = await openStore({ databaseUrl: database.databaseUrl, dataDirectory: database.dataDirectory, poolSize: 4 });
+  vectorBackend = store.vectorBackend;
+  try {
+    const owner = await createOwner(store);
+    const knowledgeBaseId = await insertKnowledgeBase(store.db, {
+      ownerId: owner.userId,
+      organizationId: owner.organizationId,
+      name: 'scale',
+      description: '',
+      chunkSize: CHUNK_SIZE,
+      chunkOverlap: CHUNK_OVERLAP,
+      embedding: EMBEDDING_CHOICE,
+    });
+    let built = 0;
+    for (const size of [SMALL_CHUNKS, LARGE_CHUNKS]) {
+      if (size <= built) continue;
+      builds.push(await buildChunks(store, knowledgeBaseId, input.texts, input.vectors, built, size));
+      built = size;
+      latencies.push(...(await measureQueries(store, knowledgeBaseId, size, input.queries)));
+    }
+  } finally {
+    await store.close();
+    await database.drop();
+  }
+  return { dialect, vectorBackend, ingestion, builds, latencies };
+}
+
+describe('knowledge bases at scale (BEIR DBpedia-Entity text)', () => {
+  it('prints ingestion throughput, build throughput and query latency at 10k and 100k chunks', { timeout: 1_200_000 }, async () => {
+    const benchStarted = performance.now();
+    const corpus = readJsonLines<CorpusDocument>('corpus.jsonl');
+    const beirQueries = readJsonLines<{ _id: string; text: string }>('queries.jsonl').map((query) => query.text);
+    const titleCount = Math.max(0, QUERY_COUNT - beirQueries.length);
+    const titleStep = Math.max(1, Math.floor(corpus.length / Math.max(1, titleCount)));
+    const titles = Array.from({ length: titleCount }, (_, index) => corpus[(index * titleStep) % corpus.length]!.title);
+    const queries = [...beirQueries, ...titles].slice(0, QUERY_COUNT);
+    const beirQueriesUsed = Math.min(beirQueries.length, queries.length);
+
+    const documents = await markdownDocuments(corpus);
+    const texts = scaleTexts(corpus, Math.max(SMALL_CHUNKS, LARGE_CHUNKS));
+    const embeddingStarted = performance.now();
+    const vectors = texts.map(embed);
+    const embeddingSeconds = seconds(embeddingStarted);
+
+    const results: DialectFigures[] = [];
+    for (const dialect of TEST_DIALECTS) results.push(await runDialect(dialect, { documents, texts, vectors, queries }));
+
+    printTable(
+      `ingestion through a real IngestionRunner: ${documents.length} Markdown documents of ${ABSTRACTS_PER_DOCUMENT} BEIR abstracts each (the 5k corpus ${INGEST_PASSES}×), chunk size ${CHUNK_SIZE}/${CHUNK_OVERLAP}; vectors from the ${EMBEDDINGS_LABEL}`,
+      [
+        { label: 'store', width: 9 },
+        { label: 'pipeline', width: 42, align: 'left' },
+        { label: 'docs', width: 5 },
+        { label: 'text MB', width: 8 },
+        { label: 'chunks', width: 7 },
+        { label: 'seconds', width: 8 },
+        { label: 'MB/s', width: 6 },
+        { label: 'chunks/s', width: 9 },
+      ],
+      results.flatMap((result) =>
+        result.ingestion.map((figures) => [
+          result.dialect,
+          figures.label,
+          String(figures.documents),
+          figures.megabytes.toFixed(2),
+          String(figures.chunks),
+          figures.seconds.toFixed(2),
+          (figures.megabytes / figures.seconds).toFixed(2),
+          (figures.chunks / figures.seconds).toFixed(0),
+        ]),
+      ),
+    );
+
+    printTable(
+      `building the chunk sets: insertChunks + insertChunkEmbeddings (precomputed ${EMBEDDING_DIMENSIONS}-dim vectors), ${BUILD_BATCH} chunks per document and transaction`,
+      [
+        { label: 'store', width: 9 },
+        { label: 'backend', width: 11, align: 'left' },
+        { label: 'chunks', width: 18, align: 'left' },
+        { label: 'rows', width: 7 },
+        { label: 'seconds', width: 8 },
+        { label: 'rows/s', width: 7 },
+        { label: 'text MB/s', width: 10 },
+      ],
+      results.flatMap((result) =>
+        result.builds.map((build) => [
+          result.dialect,
+          result.vectorBackend,
+          build.label,
+          String(build.rows),
+          build.seconds.toFixed(2),
+          (build.rows / build.seconds).toFixed(0),
+          (build.megabytes / build.seconds).toFixed(2),
+        ]),
+      ),
+    );
+    process.stdout.write(`  (computing the ${texts.length.toLocaleString('en-US')} chunk vectors in-process beforehand took ${embeddingSeconds.toFixed(1)} s, not counted above)\n`);
+
+    printTable(
+      `query latency, top_k ${TOP_K}, ${queries.length} queries (${beirQueriesUsed} BEIR queries + ${queries.length - beirQueriesUsed} abstract titles); hybrid = full text + vector, ${Math.max(TOP_K, HYBRID_CANDIDATES_MINIMUM)} candidates each, reciprocal rank fusion; query vectors from the ${EMBEDDINGS_LABEL}`,
+      [
+        { label: 'store', width: 9 },
+        { label: 'backend', width: 11, align: 'left' },
+        { label: 'chunks', width: 8 },
+        { label: 'ranking', width: 9, align: 'left' },
+        { label: 'queries', width: 8 },
+        { label: 'p50 ms', width: 8 },
+        { label: 'p99 ms', width: 8 },
+        { label: 'max ms', width: 8 },
+        { label: 'empty', width: 6 },
+      ],
+      results.flatMap((result) =>
+        result.latencies.map((figures) => [
+          result.dialect,
+          result.vectorBackend,
+          String(figures.chunks),
+          figures.ranking,
+          `${figures.queries}${figures.capped ? '*' : ''}`,
+          milliseconds(percentile(figures.latencies, 0.5)),
+          milliseconds(percentile(figures.latencies, 0.99)),
+          milliseconds(figures.latencies[figures.latencies.length - 1] ?? 0),
+          String(figures.empty),
+        ]),
+      ),
+    );
+    if (results.some((result) => result.latencies.some((figures) => figures.capped))) {
+      process.stdout.write(
+        `  * capped at ${SCAN_QUERY_CAP} queries (SCALE_SCAN_QUERY_CAP): the 'scan' backend (PostgreSQL without pgvector) reads every vector of the knowledge base into the application for each query; with so few queries p99 is the slowest one.\n`,
+      );
+    }
+    process.stdout.write(`  empty: queries that found no chunk. Total time of this benchmark: ${seconds(benchStarted).toFixed(0)} s.\n`);
+
+    for (const result of results) {
+      for (const figures of result.ingestion) expect(figures.chunks, `${result.dialect} ${figures.label}`).toBeGreaterThan(0);
+      for (const figures of result.latencies) {
+        if (figures.ranking !== 'full text') expect(figures.empty, `${result.dialect} ${figures.chunks} ${figures.ranking}`).toBe(0);
+      }
+    }
+  });
+});
