@@ -81,8 +81,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       knowledgeSearchFor: (owner) => knowledgeBases.searcherFor(owner),
       providersFor: (organizationId) => providerSettings.providersFor(organizationId),
       smallFastModelFor: (organizationId) => providerSettings.smallFastModelFor(organizationId),
-      // Organization-level Moodle settings arrive with the Moodle tools; until then the server's apply.
-      moodleFor: async () => undefined,
+      moodleFor: (organizationId) => providerSettings.moodleFor(organizationId),
     }),
   };
 }

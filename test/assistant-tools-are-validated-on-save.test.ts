@@ -74,9 +74,9 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
 
   describe('POST /api/assistants', () => {
     it('refuses an unknown tool type with 400 naming it and listing the installed tools', async () => {
-      const error = await expectRefused('/api/assistants', { name: 'Weather', metadata: { assistant_type: 'multi_tool', tools: ['no_rag', 'weather'] } });
+      const error = await expectRefused('/api/assistants', { name: 'Stock prices', metadata: { assistant_type: 'multi_tool', tools: ['no_rag', 'stock_prices'] } });
       expect(error.param).toBe('metadata.tools[1].type');
-      expect(error.message).toContain('"weather"');
+      expect(error.message).toContain('"stock_prices"');
       expect(error.message).toContain('not installed');
       expect(error.message).toContain('no_rag');
       expect(error.message).toContain('single_file_rag');
@@ -115,9 +115,9 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
       expect(connector.param).toBe('metadata.connector');
       expect(connector.message).toContain('"anthropic"');
       expect(connector.message).toContain('bypass, ollama, openai');
-      const processor = await expectRefused('/api/assistants', { name: 'Moodle', metadata: { prompt_processor: 'moodle_augment' } });
+      const processor = await expectRefused('/api/assistants', { name: 'Quiz', metadata: { prompt_processor: 'quiz_augment' } });
       expect(processor.param).toBe('metadata.prompt_processor');
-      expect(processor.message).toContain('"moodle_augment"');
+      expect(processor.message).toContain('"quiz_augment"');
     });
 
     it('accepts aliases and stores the canonical tool names', async () => {
@@ -161,7 +161,7 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
       const storedBefore = await server.store.db.selectFrom('assistants').selectAll().where('id', '=', created.body.id).executeTakeFirstOrThrow();
 
       for (const metadata of [
-        { assistant_type: 'multi_tool', tools: ['weather'] },
+        { assistant_type: 'multi_tool', tools: ['stock_prices'] },
         { assistant_type: 'multi_tool', tools: [{ type: 'single_file_rag', config: { file_path: '3/a.md', max_chars: 0 } }] },
         { rag_processor: 'hierarchical_rag' },
         { assistant_type: 'multi_tool', connector: 'anthropic' },
@@ -219,7 +219,7 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
     });
 
     it('refuses an import naming an unknown tool, connector or bad tool config', async () => {
-      const tool = await expectRefused('/api/assistants/import', lambExport({ assistant_type: 'multi_tool', tools: ['weather'] }));
+      const tool = await expectRefused('/api/assistants/import', lambExport({ assistant_type: 'multi_tool', tools: ['stock_prices'] }));
       expect(tool.param).toBe('metadata.tools[0].type');
       const connector = await expectRefused('/api/assistants/import', lambExport({ connector: 'anthropic' }));
       expect(connector.param).toBe('metadata.connector');

@@ -49,6 +49,7 @@ describe.each(TEST_DIALECTS)('organization provider settings on %s', (dialect) =
       providers: { openai: { base_url: null, api_key_set: false }, ollama: { base_url: null } },
       kb_server: { url: null, api_key_set: false },
       small_fast_model: null,
+      moodle: { api_url: null, token_set: false },
     });
   });
 

@@ -36,6 +36,8 @@ export interface AssistantMetadata {
   capabilities?: AssistantCapabilities;
   verbose?: boolean;
   tools?: ToolEntry[];
+  tool_call_format?: string;
+  tool_loop?: { max_iterations?: number; call_timeout_ms?: number; total_timeout_ms?: number; max_identical_calls?: number };
   [key: string]: unknown;
 }
 

@@ -92,11 +92,11 @@ describe('metadata that fits the installed plugins', () => {
 
 describe('metadata naming something that is not installed', () => {
   it('refuses an unknown tool type, naming it and listing the installed tools with their aliases', () => {
-    const error = captureAppError(() => check({ assistant_type: 'multi_tool', tools: ['no_rag', 'weather'] }));
+    const error = captureAppError(() => check({ assistant_type: 'multi_tool', tools: ['no_rag', 'stock_prices'] }));
     expect(error.code).toBe('invalid_metadata');
     expect(error.status).toBe(400);
     expect(error.param).toBe('metadata.tools[1].type');
-    expect(error.message).toContain('"weather"');
+    expect(error.message).toContain('"stock_prices"');
     expect(error.message).toContain('no_rag (alias no_tool)');
     expect(error.message).toContain('single_file_rag (alias single_file)');
     expect(error.details).toEqual({ errors: [{ path: 'metadata.tools[1].type', message: error.message }] });
@@ -116,7 +116,7 @@ describe('metadata naming something that is not installed', () => {
   });
 
   it('checks disabled entries too', () => {
-    const error = captureAppError(() => check({ assistant_type: 'multi_tool', tools: [{ type: 'weather', enabled: false }] }));
+    const error = captureAppError(() => check({ assistant_type: 'multi_tool', tools: [{ type: 'stock_prices', enabled: false }] }));
     expect(error.param).toBe('metadata.tools[0].type');
   });
 
@@ -128,9 +128,9 @@ describe('metadata naming something that is not installed', () => {
   });
 
   it('refuses an unknown prompt processor, listing the installed ones', () => {
-    const error = captureAppError(() => check({ prompt_processor: 'moodle_augment' }));
+    const error = captureAppError(() => check({ prompt_processor: 'quiz_augment' }));
     expect(error.param).toBe('metadata.prompt_processor');
-    expect(error.message).toContain('"moodle_augment"');
+    expect(error.message).toContain('"quiz_augment"');
     expect(error.message).toContain('multi_augment, simple_augment');
   });
 
@@ -148,7 +148,7 @@ describe('metadata naming something that is not installed', () => {
 
   it('reports every problem of the metadata in details.errors, in order, with the first as param', () => {
     const error = captureAppError(() =>
-      check({ rag_processor: 'hierarchical_rag', prompt_processor: 'nope', connector: 'nope', tools: ['weather', { type: 'single_file_rag', config: {} }] }),
+      check({ rag_processor: 'hierarchical_rag', prompt_processor: 'nope', connector: 'nope', tools: ['stock_prices', { type: 'single_file_rag', config: {} }] }),
     );
     expect(error.param).toBe('metadata.tools[0].type');
     expect((error.details?.errors as Array<{ path: string }>).map((problem) => problem.path)).toEqual([

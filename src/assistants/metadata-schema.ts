@@ -6,6 +6,7 @@
  */
 
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { TEXT_TOOL_CALL_FORMATS } from '../pipeline/text-tool-calls/index.js';
 import { createAjv } from '../validation/create-ajv.js';
 
 
@@ -85,6 +86,19 @@ export const assistantMetadataSchema = {
       },
     },
     verbose: { type: 'boolean' },
+    // How calls written as text are read: every known format, natively structured calls only, or one format.
+    tool_call_format: { type: 'string', enum: ['auto', 'native', ...TEXT_TOOL_CALL_FORMATS] },
+    // The tool loop's bounds for this assistant; the server caps each at its own maximum.
+    tool_loop: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        max_iterations: { type: 'integer', minimum: 1 },
+        call_timeout_ms: { type: 'integer', minimum: 1 },
+        total_timeout_ms: { type: 'integer', minimum: 1 },
+        max_identical_calls: { type: 'integer', minimum: 1 },
+      },
+    },
     _format_version: { type: 'integer' },
     tools: { type: 'array', items: toolEntrySchema },
   },

@@ -174,7 +174,20 @@ export class CompletionService {
       integrations: await this.integrationsFor(record.organization_id),
       provider: (connectorName) => resolveProvider(connectorName, organizationProviders, settings),
       signal,
-      limits: { toolTimeoutMilliseconds: settings.toolTimeoutMilliseconds, upstreamTimeoutMilliseconds: settings.upstreamTimeoutMilliseconds },
+      limits: {
+        toolTimeoutMilliseconds: settings.toolTimeoutMilliseconds,
+        upstreamTimeoutMilliseconds: settings.upstreamTimeoutMilliseconds,
+        toolLoop: {
+          iterations: settings.toolLoopIterations,
+          iterationsMaximum: settings.toolLoopIterationsMaximum,
+          callTimeoutMilliseconds: settings.toolCallTimeoutMilliseconds,
+          callTimeoutMaximumMilliseconds: settings.toolCallTimeoutMaximumMilliseconds,
+          totalMilliseconds: settings.toolLoopTotalMilliseconds,
+          totalMaximumMilliseconds: settings.toolLoopTotalMaximumMilliseconds,
+          identicalCallsMaximum: settings.toolIdenticalCallsMaximum,
+          resultCharactersMaximum: settings.toolResultCharactersMaximum,
+        },
+      },
       onTrace: (trace) => (run.trace = trace),
     });
     return { assistantId: record.id, traceId: run.traceId, events: this.recorded(events, run) };

@@ -2,6 +2,7 @@
  * ollama — Ollama's native /api/chat, whose NDJSON stream is turned into the same events as the
  * OpenAI connector's. Images in OpenAI content parts become Ollama's `images` (base64).
  */
+import { randomUUID } from 'node:crypto';
 import { AppError } from '../errors/app-error.js';
 import { defineConnector, type ConnectorEvent, type ConnectorRequest } from '../pipeline/connector-definition.js';
 import type { FinishReason } from '../pipeline/events.js';
@@ -16,10 +17,37 @@ interface OllamaMessage {
   role: string;
   content: string;
   images?: string[];
+  tool_calls?: Array<{ function: { name: string; arguments: Record<string, unknown> } }>;
+}
+
+interface OpenAiToolCall {
+  function?: { name?: string; arguments?: string };
+}
+
+/**
+ * An earlier round's calls as Ollama takes them back: arguments as an object. A call whose JSON
+ * was broken was answered with an error result; its history entry gets no arguments, because
+ * Ollama refuses a request whose arguments are not an object.
+ */
+function ollamaToolCalls(calls: unknown[]): OllamaMessage['tool_calls'] {
+  return (calls as OpenAiToolCall[]).map((call) => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(call.function?.arguments ?? '{}');
+    } catch {
+      parsed = {};
+    }
+    const argumentsObject = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+    return { function: { name: call.function?.name ?? '', arguments: argumentsObject } };
+  });
+}
+
+interface OllamaToolCall {
+  function?: { name?: string; arguments?: unknown };
 }
 
 interface OllamaLine {
-  message?: { content?: string; thinking?: string };
+  message?: { content?: string; thinking?: string; tool_calls?: OllamaToolCall[] };
   done?: boolean;
   done_reason?: string;
   prompt_eval_count?: number;
@@ -35,6 +63,9 @@ function base64Of(url: unknown): string | undefined {
 }
 
 function toOllamaMessage(message: ChatMessage): OllamaMessage {
+  if (message.tool_calls !== undefined && message.tool_calls.length > 0) {
+    return { role: message.role, content: typeof message.content === 'string' ? message.content : '', tool_calls: ollamaToolCalls(message.tool_calls) };
+  }
   if (!Array.isArray(message.content)) return { role: message.role, content: message.content ?? '' };
   const text = message.content.filter(isTextPart).map((part) => part.text).join(' ');
   const images = message.content
@@ -55,6 +86,7 @@ function requestBody(request: ConnectorRequest): Record<string, unknown> {
   return {
     model: request.model || DEFAULT_MODEL,
     messages: request.messages.map(toOllamaMessage),
+    ...(request.tools !== undefined && request.tools.length > 0 && { tools: request.tools.map((tool) => ({ type: 'function', function: tool })) }),
     stream: true,
     ...(Object.keys(options).length > 0 && { options }),
     ...(wantsJson && { format: 'json' }),
@@ -65,6 +97,11 @@ function* eventsOf(line: OllamaLine): Generator<ConnectorEvent> {
   if (line.error !== undefined) throw new AppError('upstream_error', 'The model provider reported an error mid-answer.');
   if (line.message?.thinking) yield { type: 'reasoning-delta', text: line.message.thinking };
   if (line.message?.content) yield { type: 'text-delta', text: line.message.content };
+  // Ollama sends each call whole, its arguments already an object.
+  for (const call of line.message?.tool_calls ?? []) {
+    const argumentsJson = typeof call.function?.arguments === 'string' ? call.function.arguments : JSON.stringify(call.function?.arguments ?? {});
+    yield { type: 'tool-call', call: { id: `call_${randomUUID()}`, name: call.function?.name ?? '', argumentsJson } };
+  }
   if (line.done) {
     const prompt = line.prompt_eval_count ?? 0;
     const completion = line.eval_count ?? 0;

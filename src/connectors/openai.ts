@@ -1,13 +1,15 @@
 /**
  * openai — any OpenAI-compatible server (OpenAI, vLLM, llama.cpp, LM Studio, Ollama's /v1)
  * through the official SDK. One pooled client per key and base URL; chunks are passed on as
- * they arrive. Upstream failures become AppErrors with real statuses and messages of our own.
+ * they arrive, and streamed tool calls are put back together and emitted whole before `finish`.
+ * Upstream failures become AppErrors with real statuses and messages of our own.
  */
 import { createHash } from 'node:crypto';
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { defineConnector, type ConnectorEvent, type ConnectorRequest, type ProviderSettings } from '../pipeline/connector-definition.js';
 import type { FinishReason } from '../pipeline/events.js';
+import { ToolCallAssembler } from '../pipeline/tool-call-assembly.js';
 import { unreachableProviderError, upstreamAbortError, upstreamStatusError } from '../pipeline/upstream-errors.js';
 
 const DEFAULT_MODEL = 'gpt-4o-mini';
@@ -35,18 +37,21 @@ function requestBody(request: ConnectorRequest): ChatCompletionCreateParamsStrea
     ...request.parameters,
     model: request.model || DEFAULT_MODEL,
     messages: request.messages as ChatCompletionCreateParamsStreaming['messages'],
+    ...(request.tools !== undefined && request.tools.length > 0 && { tools: request.tools.map((tool) => ({ type: 'function', function: tool })) }),
     stream: true,
     stream_options: { include_usage: true },
   } as ChatCompletionCreateParamsStreaming;
 }
 
-function* eventsOf(chunk: ChatCompletionChunk): Generator<ConnectorEvent> {
+/** Text and usage as they arrive; tool-call pieces go to the assembler and the finish reason is kept for the end. */
+function* eventsOf(chunk: ChatCompletionChunk, calls: ToolCallAssembler, ending: { finishReason?: FinishReason }): Generator<ConnectorEvent> {
   const choice = chunk.choices[0];
   const delta = choice?.delta as (ChatCompletionChunk.Choice.Delta & { reasoning_content?: string; reasoning?: string }) | undefined;
   const reasoning = delta?.reasoning_content ?? delta?.reasoning;
   if (reasoning) yield { type: 'reasoning-delta', text: reasoning };
   if (delta?.content) yield { type: 'text-delta', text: delta.content };
-  if (choice?.finish_reason) yield { type: 'finish', finishReason: choice.finish_reason as FinishReason };
+  for (const call of delta?.tool_calls ?? []) calls.add(call);
+  if (choice?.finish_reason) ending.finishReason = choice.finish_reason as FinishReason;
   if (chunk.usage) {
     const { prompt_tokens, completion_tokens } = chunk.usage;
     yield { type: 'usage', usage: { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens } };
@@ -68,7 +73,11 @@ export default defineConnector({
     const signal = AbortSignal.any([request.signal, AbortSignal.timeout(request.timeoutMilliseconds)]);
     try {
       const stream = await clientFor(request.provider).chat.completions.create(requestBody(request), { signal });
-      for await (const chunk of stream) yield* eventsOf(chunk);
+      const calls = new ToolCallAssembler();
+      const ending: { finishReason?: FinishReason } = {};
+      for await (const chunk of stream) yield* eventsOf(chunk, calls, ending);
+      for (const call of calls.finish()) yield { type: 'tool-call', call };
+      if (ending.finishReason !== undefined) yield { type: 'finish', finishReason: ending.finishReason };
     } catch (error) {
       throw translateError(error, request, signal);
     }

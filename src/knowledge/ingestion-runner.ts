@@ -198,6 +198,7 @@ export class IngestionRunner {
           metadata: JSON.stringify({ ...documentMetadata, ...chunkMetadata(chunk, { documentId: document.id, fileName: document.file_name, sourceUrl: document.source_url }) }),
         })),
       );
+      await transaction.updateTable('kb_documents').set({ page_count: extracted.pageCount ?? null }).where('id', '=', document.id).execute();
       if (vectors.length > 0) {
         const rows = chunkIds.map((chunkId, index) => ({ chunkId, knowledgeBaseId: knowledgeBase.id, embedding: vectors[index]! }));
         await insertChunkEmbeddings(transaction, rows, this.options.vectorBackend);

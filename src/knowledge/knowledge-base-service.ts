@@ -26,6 +26,7 @@ import { appendAuditEntry, auditEntryOf, type AuditEntry } from '../store/audit-
 import { searchChunksFullText, type ChunkHit } from '../store/chunk-search-repository.js';
 import { searchChunksByVector, type VectorBackend } from '../store/chunk-vector-repository.js';
 import type { Dialect } from '../store/dialect.js';
+import { listDocuments } from '../store/ingestion-jobs-repository.js';
 import {
   deleteKnowledgeBaseContents,
   findKnowledgeBase,
@@ -264,7 +265,26 @@ export class KnowledgeBaseService {
    * the permission; otherwise each collection is checked against the owner on every query.
    */
   searcherFor(owner: Identity): KnowledgeSearch {
+    const localId = (collectionId: string): number => {
+      const id = knowledgeBaseIdOf(collectionId);
+      if (id === undefined) throw new AppError('not_found', `Knowledge base ${collectionId} not found.`);
+      return id;
+    };
     return {
+      listDocuments: async (collectionId) => {
+        if ((await this.options.knowledgeServerFor?.(owner.organizationId)) !== undefined) {
+          throw new AppError('invalid_parameter', "Listing documents is not available for the organization's external knowledge-base server.");
+        }
+        const record = await this.load(owner, localId(collectionId), 'query');
+        return (await listDocuments(this.db, record.id)).map((row) => ({
+          title: row.file_name,
+          type: row.content_type,
+          pages: row.page_count,
+          chunks: row.chunk_count,
+          status: row.status,
+          added_at: row.created_at,
+        }));
+      },
       query: async (collectionId, queryText, topK, threshold, signal) => {
         const server = await this.options.knowledgeServerFor?.(owner.organizationId);
         if (server !== undefined) {
@@ -273,9 +293,7 @@ export class KnowledgeBaseService {
             ...(signal !== undefined && { signal }),
           });
         }
-        const id = knowledgeBaseIdOf(collectionId);
-        if (id === undefined) throw new AppError('not_found', `Knowledge base ${collectionId} not found.`);
-        return (await this.search(owner, id, { text: queryText, topK, threshold, ...(signal !== undefined && { signal }) })).hits;
+        return (await this.search(owner, localId(collectionId), { text: queryText, topK, threshold, ...(signal !== undefined && { signal }) })).hits;
       },
     };
   }

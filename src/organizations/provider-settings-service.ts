@@ -1,9 +1,10 @@
 /**
  * An organization's model providers and related settings: the OpenAI-compatible API key and base
- * URL, the Ollama base URL, LAMB's external knowledge-base server (URL and API key) and the small
- * fast model used for cheap helper calls such as rewriting retrieval queries. They are used instead
- * of the server-wide defaults. Keys are encrypted at rest and never leave the server: the API only
- * says whether one is set.
+ * URL, the Ollama base URL, LAMB's external knowledge-base server (URL and API key), the small
+ * fast model used for cheap helper calls such as rewriting retrieval queries, and its Moodle Web
+ * Services (REST URL and token) for the Moodle tools. They are used instead of the server-wide
+ * defaults. Keys and tokens are encrypted at rest and never leave the server: the API only says
+ * whether one is set.
  */
 import type { Kysely } from 'kysely';
 import type { CallContext } from '../auth/call-context.js';
@@ -30,6 +31,12 @@ interface StoredKnowledgeServer {
   api_key?: string;
 }
 
+interface StoredMoodle {
+  api_url?: string;
+  /** Encrypted with the SecretBox, like the OpenAI key. */
+  token?: string;
+}
+
 interface StoredSmallFastModel {
   connector: string;
   model: string;
@@ -39,6 +46,7 @@ interface StoredConfig {
   providers?: StoredProviders;
   kb_server?: StoredKnowledgeServer;
   small_fast_model?: StoredSmallFastModel;
+  moodle?: StoredMoodle;
   [key: string]: unknown;
 }
 
@@ -49,6 +57,7 @@ export interface ProviderSettingsView {
   };
   kb_server: { url: string | null; api_key_set: boolean };
   small_fast_model: { connector: string; model: string } | null;
+  moodle: { api_url: string | null; token_set: boolean };
 }
 
 /** `null` clears a value; an absent field leaves it as it is. */
@@ -60,6 +69,14 @@ export interface ProviderSettingsPatch {
   /** `null` clears both the URL and the key. */
   kb_server?: { url?: string | null; api_key?: string | null } | null;
   small_fast_model?: { connector: SmallFastModelConnector; model: string } | null;
+  /** `null` clears both the URL and the token. */
+  moodle?: { api_url?: string | null; token?: string | null } | null;
+}
+
+/** The organization's Moodle Web Services, with the token decrypted: for server-side callers only. */
+export interface MoodleSettings {
+  apiUrl: string;
+  token: string;
 }
 
 /** The organization's knowledge-base server, with its key decrypted: for server-side callers only. */
@@ -89,6 +106,7 @@ function view(config: StoredConfig): ProviderSettingsView {
     },
     kb_server: { url: text(config.kb_server?.url) ?? null, api_key_set: text(config.kb_server?.api_key) !== undefined },
     small_fast_model: smallFastModel === undefined ? null : { connector: smallFastModel.connector, model: smallFastModel.model },
+    moodle: { api_url: text(config.moodle?.api_url) ?? null, token_set: text(config.moodle?.token) !== undefined },
   };
 }
 
@@ -155,6 +173,18 @@ export class ProviderSettingsService {
       changed.push(...Object.keys(change).map((field) => `kb_server.${field}`));
     }
 
+    if (patch.moodle !== undefined) {
+      // `moodle: null` clears both of its fields.
+      const change = patch.moodle ?? { api_url: null, token: null };
+      const moodle = compact<StoredMoodle>({
+        api_url: apply(text(config.moodle?.api_url), change.api_url),
+        token: apply(text(config.moodle?.token), this.seal(change.token)),
+      });
+      if (moodle === undefined) delete next.moodle;
+      else next.moodle = moodle;
+      changed.push(...Object.keys(change).map((field) => `moodle.${field}`));
+    }
+
     if (patch.small_fast_model !== undefined) {
       if (patch.small_fast_model === null) delete next.small_fast_model;
       else next.small_fast_model = { connector: patch.small_fast_model.connector, model: patch.small_fast_model.model };
@@ -196,6 +226,18 @@ export class ProviderSettingsService {
     if (url === undefined) return undefined;
     const sealedKey = text(stored?.api_key);
     return { url, apiKey: sealedKey === undefined ? undefined : this.secrets.decrypt(sealedKey) };
+  }
+
+  /**
+   * The organization's Moodle Web Services with the token decrypted, or undefined unless both the
+   * URL and the token are set. For server-side callers only: never return it to a client or log it.
+   */
+  async moodleFor(organizationId: number): Promise<MoodleSettings | undefined> {
+    const stored = (await this.load(organizationId)).moodle;
+    const apiUrl = text(stored?.api_url);
+    const sealedToken = text(stored?.token);
+    if (apiUrl === undefined || sealedToken === undefined) return undefined;
+    return { apiUrl, token: this.secrets.decrypt(sealedToken) };
   }
 
   /** The organization's small fast model (e.g. `openai` / `gpt-4o-mini`), or undefined when none is set. */

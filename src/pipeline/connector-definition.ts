@@ -23,10 +23,27 @@ export interface ProviderSettings {
   baseUrl?: string;
 }
 
+/** A function the model may call, as the OpenAI tools format describes one. */
+export interface FunctionSpecification {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments (an object schema). */
+  parameters: Record<string, unknown>;
+}
+
+/** A call the model made, with its arguments as the JSON text it wrote (possibly invalid). */
+export interface ModelToolCall {
+  id: string;
+  name: string;
+  argumentsJson: string;
+}
+
 export interface ConnectorRequest {
   model: string;
   messages: ChatMessage[];
   parameters: GenerationParameters;
+  /** Functions offered to the model; absent or empty, none are. */
+  tools?: readonly FunctionSpecification[];
   provider: ProviderSettings;
   signal: AbortSignal;
   /** Milliseconds the upstream may take before it is abandoned with a 504. */
@@ -37,6 +54,8 @@ export type ConnectorEvent =
   | { type: 'text-delta'; text: string }
   | { type: 'reasoning-delta'; text: string }
   | { type: 'usage'; usage: Usage }
+  /** A whole structured call, emitted once its streamed pieces are complete (before `finish`). */
+  | { type: 'tool-call'; call: ModelToolCall }
   | { type: 'finish'; finishReason: FinishReason };
 
 export interface ConnectorDefinition {

@@ -33,6 +33,9 @@ const noKnowledge: KnowledgeSearch = {
   query: async () => {
     throw new AppError('not_found', 'no knowledge bases in this test');
   },
+  listDocuments: async () => {
+    throw new AppError('not_found', 'no knowledge bases in this test');
+  },
 };
 
 const noRubrics: RubricReader = {

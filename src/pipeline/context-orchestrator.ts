@@ -5,6 +5,7 @@
  * traces as short reasons, never into the prompt.
  */
 import { AppError } from '../errors/app-error.js';
+import { callWithinTimeout, failureReason, requireValidOutput } from './bounded-call.js';
 import type { Source, StatusEvent } from './events.js';
 import type { ToolConfig, ToolContext, ToolDefinition, ToolOutput } from './tool-definition.js';
 
@@ -42,22 +43,6 @@ export interface OrchestratorOptions {
   nextStatusId(): string;
 }
 
-/** A short, safe reason for a tool's failure: our own error messages, or only the kind of anything else. */
-function failureReason(error: unknown, timedOut: boolean, timeoutMilliseconds: number): string {
-  if (timedOut) return `timed out after ${timeoutMilliseconds} ms`;
-  if (error instanceof AppError) return error.message;
-  return error instanceof Error ? `failed (${error.name})` : 'failed';
-}
-
-/** Plugins written in plain JavaScript get no type checks: a malformed output is a failure of that tool only. */
-function requireValidOutput(output: unknown): ToolOutput {
-  const candidate = output as ToolOutput | undefined;
-  if (typeof candidate?.content !== 'string' || (candidate.sources !== undefined && !Array.isArray(candidate.sources))) {
-    throw new AppError('internal_error', 'returned an invalid output');
-  }
-  return candidate;
-}
-
 function statusMessage(run: ContextToolRun): string {
   try {
     return run.definition?.status?.(run.config) ?? `running ${run.toolName}`;
@@ -83,21 +68,15 @@ async function runOne(run: ContextToolRun, context: ToolContext, options: Orches
   const message = statusMessage(run);
   const started = performance.now();
   options.emitStatus({ id, tool: run.toolName, state: 'running', message });
-  const timeout = AbortSignal.timeout(options.timeoutMilliseconds);
-  const signal = AbortSignal.any([context.signal, timeout]);
   try {
     if (!run.definition) throw new AppError('not_found', `tool "${run.toolName}" is not installed`);
     if (run.configError !== undefined) throw new AppError('invalid_body', run.configError);
     const definition = run.definition;
-    // A signal that is already aborted never fires 'abort': check first, or a tool that ignores
-    // its signal would hang the run.
-    if (signal.aborted) throw signal.reason;
-    const abandoned = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
-    const output = requireValidOutput(await Promise.race([definition.provide!({ ...context, signal }, run.config), abandoned]));
+    const output = requireValidOutput(await callWithinTimeout((signal) => definition.provide!({ ...context, signal }, run.config), context.signal, options.timeoutMilliseconds));
     options.emitStatus({ id, tool: run.toolName, state: 'done', message });
     return { run, output, durationMilliseconds: performance.now() - started };
   } catch (error) {
-    const reason = failureReason(error, timeout.aborted, options.timeoutMilliseconds);
+    const reason = failureReason(error);
     options.emitStatus({ id, tool: run.toolName, state: 'error', message: `${message}: ${reason}` });
     return { run, error: reason, durationMilliseconds: performance.now() - started };
   }

@@ -25,10 +25,22 @@ export interface KnowledgeHit {
   metadata: Record<string, unknown>;
 }
 
+/** One document of a knowledge base, as the model may see it: no contents, no storage details. */
+export interface DocumentSummary {
+  title: string;
+  type: string;
+  pages: number | null;
+  chunks: number;
+  status: string;
+  added_at: string;
+}
+
 /** Searches the knowledge bases the assistant owner may read, by collection id. */
 export interface KnowledgeSearch {
   /** Rejects with an AppError (not_found) for a collection the owner may not read or that does not exist. */
   query(collectionId: string, queryText: string, topK: number, threshold: number, signal?: AbortSignal): Promise<KnowledgeHit[]>;
+  /** The collection's documents, newest first; same permission as `query`. */
+  listDocuments(collectionId: string): Promise<DocumentSummary[]>;
 }
 
 /** Reads the rubrics the assistant owner may read (their own, and their organization's shared ones), by rubricId. */

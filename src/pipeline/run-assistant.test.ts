@@ -61,13 +61,26 @@ function pipelineContext(snapshot: AssistantSnapshot, overrides: Partial<Pipelin
     registries,
     files: oneFileReader(),
     rubrics: { read: async () => { throw new AppError('not_found', 'Rubric not found.'); } },
-    knowledge: { query: async () => [] },
+    knowledge: { query: async () => [], listDocuments: async () => [] },
     queryRewriter: { rewrite: async () => undefined },
     requester: { userId: 1, email: 'learner@merino.test' },
     integrations: TEST_INTEGRATIONS,
     provider: () => ({}),
     signal: new AbortController().signal,
-    limits: { toolTimeoutMilliseconds: 5_000, upstreamTimeoutMilliseconds: 5_000 },
+    limits: {
+      toolTimeoutMilliseconds: 5_000,
+      upstreamTimeoutMilliseconds: 5_000,
+      toolLoop: {
+        iterations: 5,
+        iterationsMaximum: 10,
+        callTimeoutMilliseconds: 5_000,
+        callTimeoutMaximumMilliseconds: 10_000,
+        totalMilliseconds: 20_000,
+        totalMaximumMilliseconds: 60_000,
+        identicalCallsMaximum: 2,
+        resultCharactersMaximum: 20_000,
+      },
+    },
     ...overrides,
   };
 }

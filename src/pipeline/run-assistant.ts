@@ -1,7 +1,8 @@
 /**
  * Runs one request through an assistant (DESIGN §3): context tools concurrently, then the prompt
- * processor, then the connector, yielding pipeline events as they happen. It knows nothing of
- * HTTP or SQL: everything it needs arrives in the PipelineContext.
+ * processor, then the connector, through the tool loop when the assistant offers functions,
+ * yielding pipeline events as they happen. It knows nothing of HTTP or SQL: everything it needs
+ * arrives in the PipelineContext.
  */
 import { AppError } from '../errors/app-error.js';
 import type { AssistantSnapshot } from './assistant-snapshot.js';
@@ -13,7 +14,12 @@ import { addUsage, NO_USAGE, type FinishReason, type PipelineEvent, type StatusE
 import { messageText, type ChatMessage } from './messages.js';
 import type { FileReader, Integrations, KnowledgeSearch, QueryRewriter, Requester, RubricReader } from './ports.js';
 import type { Registries } from './registries.js';
+import { functionToolsOf, type FunctionToolRun, type SkippedFunctionTool } from './function-tools.js';
+import type { PromptProcessorDefinition } from './prompt-processor-definition.js';
+import { TextToolCallParser, type ToolCallFormatSetting } from './text-tool-calls/index.js';
 import type { ToolContext } from './tool-definition.js';
+import { runToolLoop, type TextCallParser, type ToolCallStep, type ToolLoopOutcome } from './tool-loop.js';
+import { toolLoopLimitsFor, type ToolLoopSettings } from './tool-loop-limits.js';
 
 export interface PipelineRequest {
   messages: ChatMessage[];
@@ -23,6 +29,7 @@ export interface PipelineRequest {
 export interface PipelineLimits {
   toolTimeoutMilliseconds: number;
   upstreamTimeoutMilliseconds: number;
+  toolLoop: ToolLoopSettings;
 }
 
 /** A redacted record of a run, kept when the assistant is verbose: identifiers, sizes and timings only. */
@@ -36,6 +43,15 @@ export interface PipelineTrace {
   prompt: ChatMessage[];
   modelDurationMilliseconds: number;
   usage: Usage;
+  /** The functions offered to the model, by the name it saw. */
+  functions: string[];
+  /** Configured function tools not offered in this request, and why. */
+  skippedFunctions: SkippedFunctionTool[];
+  /** Every call the model made, with argument keys, sizes and timings (never argument values). */
+  toolCalls: ToolCallStep[];
+  /** Model calls made, and whether the loop reached its round limit. */
+  rounds: number;
+  stoppedBy?: 'iterations';
   error?: string;
 }
 
@@ -53,6 +69,28 @@ export interface PipelineContext {
   limits: PipelineLimits;
   /** Called once for every run that gets as far as the model call, whether the call succeeds or not. */
   onTrace?(trace: PipelineTrace): void;
+}
+
+function processorPlaceholders(registries: Registries): string[] {
+  return [...registries.promptProcessors.values()].flatMap((processor) => processor.placeholders ?? []);
+}
+
+/** Calls written as text are read unless the assistant asks for native calls only (`tool_call_format`). */
+function textParserFor(assistant: AssistantSnapshot, functions: readonly FunctionToolRun[]): { createTextParser?: () => TextCallParser } {
+  const format = assistant.metadata.tool_call_format ?? 'auto';
+  if (format === 'native' || functions.length === 0) return {};
+  const tools = functions.map((run) => ({ name: run.functionName, parameters: run.specification.parameters }));
+  return { createTextParser: () => new TextToolCallParser({ tools, format: format as Exclude<ToolCallFormatSetting, 'native'> }) };
+}
+
+/** A processor's own placeholders (moodle_augment's `moodle_user`); a failure leaves them empty rather than failing the request. */
+async function processorValuesOf(processor: PromptProcessorDefinition, context: ToolContext): Promise<Record<string, string>> {
+  if (processor.resolveValues === undefined) return {};
+  try {
+    return await processor.resolveValues(context);
+  } catch {
+    return {};
+  }
 }
 
 function marker(name: string, text: string): string {
@@ -83,44 +121,59 @@ export async function* runAssistant(request: PipelineRequest, context: PipelineC
   const result = await contextWork;
 
   // Entries may route output to a placeholder of their own (LAMB's multi-tool form); those are known too.
-  const known = new Set([...context.registries.tools.placeholders(), ...plan.contextTools.map((run) => run.placeholder)]);
-  const messages = plan.promptProcessor.process({ assistant: context.assistant, messages: request.messages, values: result.values, knownPlaceholders: known, sources: result.sources });
+  const processorValues = await processorValuesOf(plan.promptProcessor, toolContext);
+  const values = { ...result.values, ...processorValues };
+  const known = new Set([...context.registries.tools.placeholders(), ...processorPlaceholders(context.registries), ...plan.contextTools.map((run) => run.placeholder)]);
+  const messages = plan.promptProcessor.process({ assistant: context.assistant, messages: request.messages, values, knownPlaceholders: known, sources: result.sources });
+  const functions = functionToolsOf(context.assistant, context.registries, toolContext);
   const trace: PipelineTrace = {
     assistantId: context.assistant.id,
     connector: plan.connector.name,
     model: plan.model,
     promptProcessor: plan.promptProcessor.name,
     steps: result.steps,
-    prompt: redactedPrompt(plan, context, request, result, known),
+    prompt: redactedPrompt(plan, context, request, { ...result, values }, known),
     modelDurationMilliseconds: 0,
     usage: NO_USAGE,
+    functions: functions.offered.map((run) => run.functionName),
+    skippedFunctions: functions.skipped,
+    toolCalls: [],
+    rounds: 0,
   };
 
   const modelStarted = performance.now();
-  let usage = NO_USAGE;
-  let finishReason: FinishReason = 'stop';
+  const loop = runToolLoop({
+    connector: plan.connector,
+    model: plan.model,
+    messages,
+    parameters: request.parameters,
+    provider: context.provider(plan.connector.name),
+    signal: context.signal,
+    upstreamTimeoutMilliseconds: context.limits.upstreamTimeoutMilliseconds,
+    functions: functions.offered,
+    toolContext,
+    limits: toolLoopLimitsFor(context.assistant.metadata.tool_loop, context.limits.toolLoop),
+    ...textParserFor(context.assistant, functions.offered),
+    nextStatusId,
+  });
+  let outcome: ToolLoopOutcome | undefined;
   try {
-    for await (const event of plan.connector.complete({
-      model: plan.model,
-      messages,
-      parameters: request.parameters,
-      provider: context.provider(plan.connector.name),
-      signal: context.signal,
-      timeoutMilliseconds: context.limits.upstreamTimeoutMilliseconds,
-    })) {
-      if (event.type === 'usage') usage = addUsage(usage, event.usage);
-      else if (event.type === 'finish') finishReason = event.finishReason;
-      else yield event;
-    }
+    outcome = yield* loop;
   } catch (error) {
     trace.error = error instanceof AppError ? error.code : 'failed';
     throw error;
   } finally {
     trace.modelDurationMilliseconds = Math.round(performance.now() - modelStarted);
-    trace.usage = usage;
+    if (outcome !== undefined) {
+      trace.usage = outcome.usage;
+      trace.toolCalls = outcome.calls;
+      trace.rounds = outcome.rounds;
+      if (outcome.stoppedBy !== undefined) trace.stoppedBy = outcome.stoppedBy;
+    }
     context.onTrace?.(trace);
   }
-  yield { type: 'finish', finishReason };
-  if (result.sources.length > 0) yield { type: 'sources', sources: result.sources };
-  yield { type: 'usage', usage };
+  yield { type: 'finish', finishReason: outcome.finishReason };
+  const sources = [...result.sources, ...outcome.sources];
+  if (sources.length > 0) yield { type: 'sources', sources };
+  yield { type: 'usage', usage: outcome.usage };
 }

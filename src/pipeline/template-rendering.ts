@@ -7,10 +7,15 @@
 import type { AssistantSnapshot } from './assistant-snapshot.js';
 import type { Source } from './events.js';
 import { isTextPart, messageText, type ChatMessage, type ContentPart } from './messages.js';
+import type { PromptInput } from './prompt-processor-definition.js';
 
 const PLACEHOLDER_PATTERN = /\{([a-z][a-z0-9_]*)\}/g;
 export const USER_INPUT_PLACEHOLDER = 'user_input';
 export const CONTEXT_PLACEHOLDER = 'context';
+
+/** LAMB's default when a classic assistant retrieves context but has no template, so the context is not dropped. */
+export const CLASSIC_DEFAULT_TEMPLATE =
+  'Use the following context to answer the question. If the context does not contain the answer, say you do not know.\n\nContext:\n{context}\n\nQuestion: {user_input}';
 
 /** Replaces each known `{name}` with `values[name]` (empty when absent), in a single pass. */
 export function substitutePlaceholders(template: string, values: Readonly<Record<string, string>>, known: ReadonlySet<string>): string {
@@ -40,6 +45,12 @@ export interface TemplateInput {
   knownPlaceholders: ReadonlySet<string>;
   /** Used when the assistant has no template but tools produced something, so their output is not lost. */
   defaultTemplate: string;
+  /**
+   * Values substituted exactly as given, without the blank lines that frame tool output: short
+   * identifiers that sit inside a sentence, such as moodle_augment's `{moodle_user}`. Their names
+   * count as known placeholders; they never make a template-less assistant use the default template.
+   */
+  inlineValues?: Readonly<Record<string, string>>;
 }
 
 function hasVision(assistant: AssistantSnapshot): boolean {
@@ -58,7 +69,9 @@ function renderTemplate(input: TemplateInput, template: string, userText: string
   const context = input.values[CONTEXT_PLACEHOLDER] ?? '';
   if (context !== '') values[CONTEXT_PLACEHOLDER] = frame(context + formatSourceList(input.contextSources));
   values[USER_INPUT_PLACEHOLDER] = frame(userText);
-  const known = new Set([...input.knownPlaceholders, USER_INPUT_PLACEHOLDER, CONTEXT_PLACEHOLDER]);
+  const inline = input.inlineValues ?? {};
+  Object.assign(values, inline);
+  const known = new Set([...input.knownPlaceholders, ...Object.keys(inline), USER_INPUT_PLACEHOLDER, CONTEXT_PLACEHOLDER]);
   return substitutePlaceholders(template, values, known);
 }
 
@@ -75,4 +88,21 @@ export function renderMessages(input: TemplateInput): ChatMessage[] {
   const otherParts: ContentPart[] = vision && Array.isArray(last.content) ? last.content.filter((part) => !isTextPart(part)) : [];
   const content: ChatMessage['content'] = otherParts.length > 0 ? [{ type: 'text', text }, ...otherParts] : text;
   return [...system, ...history, { ...last, content }];
+}
+
+/**
+ * LAMB's classic rendering (simple_augment): only `{user_input}` and `{context}` (followed by the
+ * context's sources) are filled from the tools; other known placeholders are emptied. A processor
+ * that fills placeholders of its own passes them as inline values.
+ */
+export function renderClassicPrompt(input: PromptInput, inlineValues: Readonly<Record<string, string>> = {}): ChatMessage[] {
+  return renderMessages({
+    assistant: input.assistant,
+    messages: input.messages,
+    values: { [CONTEXT_PLACEHOLDER]: input.values[CONTEXT_PLACEHOLDER] ?? '' },
+    contextSources: input.sources.filter((source) => source.placeholder === CONTEXT_PLACEHOLDER),
+    knownPlaceholders: input.knownPlaceholders,
+    defaultTemplate: CLASSIC_DEFAULT_TEMPLATE,
+    inlineValues,
+  });
 }

@@ -193,6 +193,8 @@ export interface KbDocumentsTable {
   status: DocumentStatus;
   error: string | null;
   chunk_count: number;
+  /** Pages of a paged format (PDF), once ingested; null otherwise. */
+  page_count: number | null;
   metadata: string;
   created_at: string;
   updated_at: string;

@@ -1,6 +1,6 @@
 /**
- * An organization's model-provider settings, its external knowledge-base server and its small fast
- * model, for its admins; API keys go in and never come out.
+ * An organization's model-provider settings, its external knowledge-base server, its small fast
+ * model and its Moodle Web Services, for its admins; API keys and tokens go in and never come out.
  */
 import type { FastifyInstance } from 'fastify';
 import { SMALL_FAST_MODEL_CONNECTORS, type ProviderSettingsPatch } from '../../organizations/provider-settings-service.js';
@@ -17,7 +17,7 @@ export async function organizationRoutes(app: FastifyInstance, services: Service
     {
       schema: {
         tags: ['organizations'],
-        summary: "The organization's model providers, knowledge-base server and small fast model (keys are never shown)",
+        summary: "The organization's model providers, knowledge-base server, small fast model and Moodle (keys and tokens are never shown)",
         params: idParametersSchema,
         response: commonErrorResponses,
       },
@@ -30,7 +30,7 @@ export async function organizationRoutes(app: FastifyInstance, services: Service
     {
       schema: {
         tags: ['organizations'],
-        summary: "Set or clear (null) the organization's provider keys and base URLs, knowledge-base server and small fast model",
+        summary: "Set or clear (null) the organization's provider keys and base URLs, knowledge-base server, small fast model and Moodle",
         params: idParametersSchema,
         body: {
           type: 'object',
@@ -54,6 +54,12 @@ export async function organizationRoutes(app: FastifyInstance, services: Service
               description: "LAMB's external knowledge-base server; null clears its URL and key.",
               additionalProperties: false,
               properties: { url: baseUrlSchema, api_key: apiKeySchema },
+            },
+            moodle: {
+              type: ['object', 'null'],
+              description: "Moodle Web Services for the Moodle tools: the full REST URL (…/webservice/rest/server.php) and a web-service token; null clears both.",
+              additionalProperties: false,
+              properties: { api_url: baseUrlSchema, token: apiKeySchema },
             },
             small_fast_model: {
               type: ['object', 'null'],

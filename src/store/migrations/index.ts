@@ -11,6 +11,7 @@ import { rubricsMigration } from './0004-rubrics.js';
 import { knowledgeBasesMigration } from './0005-knowledge-bases.js';
 import { ingestionJobsMigration } from './0006-ingestion-jobs.js';
 import { chunkEmbeddingsMigration } from './0007-chunk-embeddings.js';
+import { documentPageCountMigration } from './0008-document-page-count.js';
 
 export function allMigrations(dialect: Dialect): Record<string, Migration> {
   return {
@@ -21,5 +22,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0005-knowledge-bases': knowledgeBasesMigration(dialect),
     '0006-ingestion-jobs': ingestionJobsMigration(dialect),
     '0007-chunk-embeddings': chunkEmbeddingsMigration(dialect),
+    '0008-document-page-count': documentPageCountMigration(),
   };
 }

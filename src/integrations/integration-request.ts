@@ -1,0 +1,113 @@
+/**
+ * One HTTP request from a built-in function tool to an external service (Open-Meteo, Moodle),
+ * answered by JSON. It runs under the integration's own timeout and the tool call's abort signal,
+ * reads at most a bounded answer, never follows a redirect (a token in the request must reach only
+ * the configured server), and fails with an AppError of our own that names the service and its
+ * host: never the URL's query (it can carry a token), the request body, or what the service said.
+ */
+import { AppError } from '../errors/app-error.js';
+
+/** A larger answer is refused, so a misbehaving service cannot exhaust memory. */
+export const MAXIMUM_INTEGRATION_RESPONSE_BYTES = 4 * 1024 * 1024;
+
+export interface IntegrationRequest {
+  /** The service's name as people know it, used in error messages: `Open-Meteo`, `Moodle`. */
+  service: string;
+  url: URL;
+  /** A form body is sent with POST; without one the request is a GET. */
+  form?: URLSearchParams;
+  /** The whole exchange (connecting, waiting, reading) is abandoned after this. */
+  timeoutMilliseconds: number;
+  /** The tool call's signal: its timeout or the learner leaving. */
+  signal: AbortSignal;
+}
+
+function statusError(service: string, host: string, status: number): AppError {
+  if (status >= 300 && status < 400) {
+    return new AppError('upstream_error', `${service} at ${host} answered with a redirect (HTTP ${status}); configure the URL it points to.`);
+  }
+  if (status === 429) return new AppError('upstream_rate_limited', `${service} at ${host} is rate limiting requests; try again later.`);
+  if (status >= 400 && status < 500) return new AppError('upstream_rejected', `${service} at ${host} rejected the request (HTTP ${status}).`);
+  return new AppError('upstream_error', `${service} at ${host} failed to answer (HTTP ${status}).`);
+}
+
+/**
+ * Why the request stopped early: the tool call's own reason when it is one of our errors, its
+ * deadline, the learner leaving, or else the integration's timeout.
+ */
+function abortError(request: IntegrationRequest, host: string, timeoutMilliseconds: number): AppError {
+  if (request.signal.aborted) {
+    const reason: unknown = request.signal.reason;
+    if (reason instanceof AppError) return reason;
+    if (reason instanceof DOMException && reason.name === 'TimeoutError') {
+      return new AppError('upstream_timeout', `The tool call ran out of time before ${request.service} at ${host} answered.`);
+    }
+    return new AppError('upstream_error', `The request was cancelled before ${request.service} at ${host} answered.`);
+  }
+  return new AppError('upstream_timeout', `${request.service} at ${host} did not answer within ${timeoutMilliseconds} ms.`);
+}
+
+/** Reads the body up to the limit; the request's signal bounds this too, so a stalled body cannot hang. */
+async function readBounded(response: Response, service: string, host: string): Promise<string> {
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const pieces: Uint8Array[] = [];
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    received += value.byteLength;
+    if (received > MAXIMUM_INTEGRATION_RESPONSE_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      throw new AppError('upstream_error', `${service} at ${host} sent an answer larger than ${MAXIMUM_INTEGRATION_RESPONSE_BYTES} bytes.`);
+    }
+    pieces.push(value);
+  }
+  return Buffer.concat(pieces).toString('utf8');
+}
+
+function parseJson(text: string, service: string, host: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new AppError('upstream_error', `${service} at ${host} sent an answer that is not JSON.`);
+  }
+}
+
+async function exchange(request: IntegrationRequest, signal: AbortSignal, host: string): Promise<string> {
+  const response = await fetch(request.url, {
+    method: request.form === undefined ? 'GET' : 'POST',
+    headers: {
+      accept: 'application/json',
+      ...(request.form !== undefined && { 'content-type': 'application/x-www-form-urlencoded' }),
+    },
+    ...(request.form !== undefined && { body: request.form.toString() }),
+    signal,
+    redirect: 'manual',
+  });
+  if (!response.ok) {
+    // Not read: it is shown nowhere, and a service's error text can quote the request.
+    await response.body?.cancel().catch(() => undefined);
+    throw statusError(request.service, host, response.status);
+  }
+  return readBounded(response, request.service, host);
+}
+
+/** Sends the request and returns the parsed JSON answer of a 2xx response. */
+export async function requestIntegrationJson(request: IntegrationRequest): Promise<unknown> {
+  // Only the host (and port) is ever named: the path and query of a configured URL can carry credentials.
+  const host = request.url.host;
+  const timeoutMilliseconds = Math.max(1, request.timeoutMilliseconds);
+  const signal = AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMilliseconds)]);
+  if (signal.aborted) throw abortError(request, host, timeoutMilliseconds);
+  let text: string;
+  try {
+    text = await exchange(request, signal, host);
+  } catch (error) {
+    if (signal.aborted) throw abortError(request, host, timeoutMilliseconds);
+    if (error instanceof AppError) throw error;
+    // fetch's own errors can quote the URL, and with it a token: none of their text is kept.
+    throw new AppError('upstream_error', `${request.service} at ${host} could not be reached.`);
+  }
+  return parseJson(text, request.service, host);
+}

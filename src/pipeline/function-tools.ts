@@ -1,0 +1,81 @@
+/**
+ * Which functions an assistant offers its model: every enabled tool entry whose plugin has a
+ * function side, with its config checked, offered only when the plugin says it can serve this
+ * request (`enabled`), under a name that is valid for every provider and unique in the request.
+ * Classic assistants list them LAMB's way (`tools: ["weather", "moodle"]`); both normalise to
+ * the same entries.
+ */
+import type { AssistantSnapshot } from './assistant-snapshot.js';
+import type { FunctionSpecification } from './connector-definition.js';
+import type { Registries } from './registries.js';
+import { checkToolConfig } from './tool-config-validation.js';
+import type { ToolConfig, ToolContext, ToolDefinition } from './tool-definition.js';
+
+/** OpenAI's rule for function names, which the other providers accept too. */
+const FUNCTION_NAME_MAXIMUM_LENGTH = 64;
+
+export interface FunctionToolRun {
+  /** The name the model sees and calls. */
+  functionName: string;
+  /** The plugin's name. */
+  toolName: string;
+  definition: ToolDefinition & { function: NonNullable<ToolDefinition['function']> };
+  config: ToolConfig;
+  specification: FunctionSpecification;
+}
+
+/** A configured function tool that is not offered in this request, and why (for the log and trace). */
+export interface SkippedFunctionTool {
+  toolName: string;
+  reason: string;
+}
+
+export function sanitizeFunctionName(name: string): string {
+  const cleaned = name.replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^_+|_+$/g, '');
+  return (cleaned === '' ? 'tool' : cleaned).slice(0, FUNCTION_NAME_MAXIMUM_LENGTH);
+}
+
+function uniqueName(wanted: string, taken: Set<string>): string {
+  let name = wanted;
+  for (let suffix = 2; taken.has(name); suffix += 1) name = `${wanted.slice(0, FUNCTION_NAME_MAXIMUM_LENGTH - String(suffix).length - 1)}_${suffix}`;
+  taken.add(name);
+  return name;
+}
+
+function isEnabledFor(definition: ToolDefinition, context: ToolContext): boolean {
+  try {
+    return definition.enabled?.(context) ?? true;
+  } catch {
+    return false;
+  }
+}
+
+export function functionToolsOf(assistant: AssistantSnapshot, registries: Registries, context: ToolContext): { offered: FunctionToolRun[]; skipped: SkippedFunctionTool[] } {
+  const offered: FunctionToolRun[] = [];
+  const skipped: SkippedFunctionTool[] = [];
+  const taken = new Set<string>();
+  for (const entry of assistant.metadata.tools ?? []) {
+    if (!entry.enabled) continue;
+    const definition = registries.tools.get(entry.type);
+    if (definition?.function === undefined) continue;
+    const check = checkToolConfig(definition, entry.config);
+    if (!check.valid) {
+      skipped.push({ toolName: definition.name, reason: `invalid config: ${check.errors.map((problem) => problem.message).join('; ')}` });
+      continue;
+    }
+    if (!isEnabledFor(definition, context)) {
+      skipped.push({ toolName: definition.name, reason: 'not available for this request' });
+      continue;
+    }
+    const description = definition.function.describe(check.config);
+    const functionName = uniqueName(sanitizeFunctionName(description.name), taken);
+    offered.push({
+      functionName,
+      toolName: definition.name,
+      definition: definition as FunctionToolRun['definition'],
+      config: check.config,
+      specification: { name: functionName, description: description.description, parameters: definition.function.parameters },
+    });
+  }
+  return { offered, skipped };
+}

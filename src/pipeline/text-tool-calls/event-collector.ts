@@ -1,0 +1,54 @@
+/**
+ * Gathers the events of one `push` or `end`, joining neighbouring text (and neighbouring reasoning)
+ * into one event, and keeps the parser's notion of a segment start: only blank text since the start,
+ * the last call or the last reasoning block.
+ */
+import type { TextParserEvent } from './text-tool-call-types.js';
+
+export class EventCollector {
+  private readonly events: TextParserEvent[] = [];
+  private pendingType: 'text' | 'reasoning' | undefined;
+  private pendingPieces: string[] = [];
+
+  constructor(private readonly segment: { atSegmentStart: boolean }) {}
+
+  text(text: string): void {
+    if (text.length === 0) return;
+    if (this.segment.atSegmentStart && text.trim() !== '') this.segment.atSegmentStart = false;
+    this.append('text', text);
+  }
+
+  add(events: readonly TextParserEvent[]): void {
+    for (const event of events) {
+      if (event.type === 'text') this.text(event.text);
+      else if (event.type === 'reasoning') {
+        this.segment.atSegmentStart = true;
+        this.append('reasoning', event.text);
+      } else {
+        this.segment.atSegmentStart = true;
+        this.flush();
+        this.events.push(event);
+      }
+    }
+  }
+
+  list(): TextParserEvent[] {
+    this.flush();
+    return this.events;
+  }
+
+  private append(type: 'text' | 'reasoning', text: string): void {
+    if (text.length === 0) return;
+    if (this.pendingType !== type) this.flush();
+    this.pendingType = type;
+    this.pendingPieces.push(text);
+  }
+
+  private flush(): void {
+    if (this.pendingType !== undefined && this.pendingPieces.length > 0) {
+      this.events.push({ type: this.pendingType, text: this.pendingPieces.join('') });
+    }
+    this.pendingType = undefined;
+    this.pendingPieces = [];
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * OpenAI Harmony (gpt-oss). Output is a series of messages, each a header then content:
+ *
+ *   <|channel|>analysis<|message|>Need the weather.<|end|>
+ *   <|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Paris"}<|call|>
+ *   <|start|>assistant<|channel|>final<|message|>It is sunny.<|return|>
+ *
+ * The recipient (`to=functions.name`) may sit in the role part or the channel part of the header,
+ * and the content type may follow `<|constrain|>` or stand alone. A message to an offered function
+ * is a call; the analysis channel is reasoning; final and commentary without recipient are the
+ * answer's text. A message to anything else (a built-in tool, an unknown function) stays text,
+ * exactly as written.
+ */
+import { DelimitedCallBlock } from './delimited-call-block.js';
+import { argumentsJsonFromText } from './json-calls.js';
+import type { OpeningReader } from './opening-reader.js';
+import { openingText, type OpeningSyntax } from './parser-block.js';
+import { StreamedBlock } from './streamed-block.js';
+import type { Terminator } from './terminator-search.js';
+import { toolCallEvent } from './text-tool-call-types.js';
+
+const START = '<|start|>';
+const CHANNEL = '<|channel|>';
+const MESSAGE = '<|message|>';
+const CONSTRAIN = '<|constrain|>';
+const RECIPIENT = 'to=';
+const FUNCTIONS = 'functions.';
+
+/** A message ends at its end token, or where the next message's header starts without one. */
+const MESSAGE_TERMINATORS: readonly Terminator[] = [
+  { token: '<|end|>', consumed: true },
+  { token: '<|return|>', consumed: true },
+  { token: '<|call|>', consumed: true },
+  { token: START, consumed: false },
+  { token: CHANNEL, consumed: false },
+];
+
+interface Header {
+  channel: string | undefined;
+  recipient: string | undefined;
+}
+
+/** Reads ` to=…`, ` <|constrain|>json` or ` json` attributes; answers the recipient if one was given. */
+function readAttributes(reader: OpeningReader, recipient: string | undefined): string | undefined {
+  let found = recipient;
+  for (;;) {
+    reader.skipWhitespace();
+    if (reader.accept(RECIPIENT)) found = reader.word();
+    else if (reader.accept(CONSTRAIN)) reader.word();
+    else if (reader.word() === '') return found;
+  }
+}
+
+/** `[<|start|>role[ to=…]]<|channel|>name[ to=…][ <|constrain|>type]<|message|>`; undefined when not one. */
+function readHeader(reader: OpeningReader): Header | undefined {
+  let recipient: string | undefined;
+  const started = reader.accept(START);
+  if (started) {
+    if (reader.word() === '') return undefined;
+    recipient = readAttributes(reader, undefined);
+  }
+  let channel: string | undefined;
+  if (reader.accept(CHANNEL)) {
+    channel = reader.word();
+    if (channel === '') return undefined;
+    recipient = readAttributes(reader, recipient);
+  } else if (!started) return undefined;
+  return reader.accept(MESSAGE) ? { channel, recipient } : undefined;
+}
+
+export const harmonySyntax: OpeningSyntax = {
+  triggers: '<',
+  formats: ['harmony'],
+  prefixes: [START, CHANNEL],
+  open(reader, context) {
+    const header = readHeader(reader);
+    if (header === undefined) return undefined;
+    const length = reader.position - reader.start;
+    if (header.recipient === undefined) {
+      const kind = header.channel === 'analysis' ? 'reasoning' : 'text';
+      return { length, block: new StreamedBlock(kind, MESSAGE_TERMINATORS, context.counter) };
+    }
+    const name = header.recipient.startsWith(FUNCTIONS) ? header.recipient.slice(FUNCTIONS.length) : undefined;
+    const offered = name !== undefined && context.tools.has(name);
+    const opening = openingText(reader);
+    // A message to anything else is still a whole message: held to its end and released as written,
+    // so its header is never read again as the header of a message to nobody.
+    const block = new DelimitedCallBlock(
+      {
+        opening,
+        bodyOffset: opening.length,
+        terminators: MESSAGE_TERMINATORS,
+        // `<|call|>` is a stop token servers often strip, so a call the text ends inside still counts.
+        parseBody: (body) => (offered ? [toolCallEvent(name, argumentsJsonFromText(body), 'harmony')] : undefined),
+      },
+      context.counter,
+    );
+    return { length, block };
+  },
+};

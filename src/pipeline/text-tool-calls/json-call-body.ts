@@ -1,0 +1,26 @@
+/**
+ * Reads the body of a tag-delimited JSON call (`<tool_call>…</tool_call>`, `<tool_calls>…</tool_calls>`,
+ * a ```json fence): the JSON value at its start becomes the calls, and text the model wrote after
+ * the value inside the tags is kept as text. A body closed by its tag whose JSON is broken is read
+ * loosely (the tags delimit it); one cut off by the end of the text is not a call.
+ */
+import { callEvents, textEvents } from './call-events.js';
+import type { BlockEnding } from './delimited-call-block.js';
+import { readJsonCalls } from './json-calls.js';
+import type { OfferedToolSet } from './offered-tool-set.js';
+import type { TextParserEvent, TextToolCallFormat } from './text-tool-call-types.js';
+import { JsonValueScanner, NOT_A_VALUE, STILL_OPEN } from './value-scanner.js';
+
+export function readJsonCallBody(body: string, ending: BlockEnding, tools: OfferedToolSet, format: TextToolCallFormat): TextParserEvent[] | undefined {
+  const end = new JsonValueScanner().scan(body, 0, body.length);
+  if (end === NOT_A_VALUE) return undefined;
+  if (end === STILL_OPEN) {
+    if (ending !== 'closed') return undefined;
+    const calls = readJsonCalls(body, tools);
+    return calls === undefined ? undefined : callEvents(calls.calls, format);
+  }
+  const calls = readJsonCalls(body.slice(0, end), tools);
+  if (calls === undefined) return undefined;
+  const content = calls.content === undefined ? [] : textEvents(calls.content);
+  return [...content, ...callEvents(calls.calls, format), ...textEvents(body.slice(end))];
+}

@@ -1,0 +1,44 @@
+/**
+ * Llama 3.1/3.3 JSON calls: `{"name": "get_weather", "parameters": {…}}` (or `"arguments"`), bare or
+ * after `<|python_tag|>`, several separated by `;`.
+ */
+import { BalancedCallBlock } from './balanced-call-block.js';
+import { readCallObjectHead } from './call-object-head.js';
+import { jsonValueCallEvents } from './json-value-calls.js';
+import { openingText, type OpeningContext, type OpeningSyntax } from './parser-block.js';
+import type { OpeningReader } from './opening-reader.js';
+import { JsonValueScanner } from './value-scanner.js';
+
+export const PYTHON_TAG = '<|python_tag|>';
+
+function openChain(reader: OpeningReader, context: OpeningContext, valueOffset: number): ReturnType<OpeningSyntax['open']> {
+  if (readCallObjectHead(reader, context.tools, false) === undefined) return undefined;
+  const block = new BalancedCallBlock(
+    {
+      opening: openingText(reader),
+      valueOffset,
+      createScanner: () => new JsonValueScanner(context.counter),
+      chained: true,
+      parseValues: (values) => jsonValueCallEvents(values, context.tools, 'llama3_json'),
+    },
+    context.counter,
+  );
+  return { length: reader.position - reader.start, block };
+}
+
+export const bareLlama3JsonSyntax: OpeningSyntax = {
+  triggers: '{',
+  formats: ['llama3_json'],
+  open: (reader, context) => openChain(reader, context, 0),
+};
+
+export const taggedLlama3JsonSyntax: OpeningSyntax = {
+  triggers: '<',
+  formats: ['llama3_json'],
+  prefixes: [PYTHON_TAG],
+  open(reader, context) {
+    if (!reader.accept(PYTHON_TAG)) return undefined;
+    reader.skipWhitespace();
+    return openChain(reader, context, reader.position - reader.start);
+  },
+};

@@ -1,0 +1,95 @@
+/**
+ * Which opening syntaxes a setting turns on, and the lookup the parser uses at every character that
+ * could start one. Order matters only where two syntaxes could both read the same text; the first
+ * that decides wins, and one still undecided blocks those after it, so a decision never depends on
+ * how the text was chunked.
+ */
+import { deepSeekSyntax } from './deepseek-format.js';
+import { functoolsSyntax } from './functools-format.js';
+import { jsonFenceSyntax, toolCodeFenceSyntax } from './gemma-tool-code-format.js';
+import { glmSyntax } from './glm-format.js';
+import { graniteSyntax } from './granite-format.js';
+import { harmonySyntax } from './harmony-format.js';
+import { hermesSyntax } from './hermes-format.js';
+import { jsonArraySyntax } from './json-array-format.js';
+import { kimiK2Syntax } from './kimi-k2-format.js';
+import { bareLlama3JsonSyntax, taggedLlama3JsonSyntax } from './llama3-json-format.js';
+import { mistralSyntax } from './mistral-format.js';
+import { openAiJsonSyntax } from './openai-json-format.js';
+import type { OpeningReader } from './opening-reader.js';
+import type { OpeningSyntax } from './parser-block.js';
+import { PrefixTrie, type PrefixGate } from './prefix-trie.js';
+import { barePythonicSyntax, pythonStartSyntax, taggedPythonicSyntax } from './pythonic-format.js';
+import { thinkBracketSyntax, thinkTagSyntax } from './reasoning-syntaxes.js';
+import { escapeRegExp } from './terminator-search.js';
+import type { TextToolCallFormat } from './text-tool-call-types.js';
+import { toolCallsTagSyntax } from './tool-calls-tag-format.js';
+import { bareXmlFunctionSyntax, wrappedXmlFunctionSyntax } from './xml-function-format.js';
+
+const ALL_SYNTAXES: readonly OpeningSyntax[] = [
+  thinkTagSyntax,
+  thinkBracketSyntax,
+  hermesSyntax,
+  wrappedXmlFunctionSyntax,
+  glmSyntax,
+  bareXmlFunctionSyntax,
+  toolCallsTagSyntax,
+  taggedLlama3JsonSyntax,
+  taggedPythonicSyntax,
+  pythonStartSyntax,
+  graniteSyntax,
+  kimiK2Syntax,
+  harmonySyntax,
+  deepSeekSyntax,
+  mistralSyntax,
+  jsonArraySyntax,
+  barePythonicSyntax,
+  bareLlama3JsonSyntax,
+  openAiJsonSyntax,
+  functoolsSyntax,
+  toolCodeFenceSyntax,
+  jsonFenceSyntax,
+];
+
+/** The syntaxes one character can start, with the trie of their literal tokens. */
+export interface TriggerEntry {
+  syntaxes: readonly OpeningSyntax[];
+  trie: PrefixTrie;
+}
+
+export class SyntaxTable {
+  /** Matches any character some active syntax can start with. */
+  private readonly triggerPattern: RegExp;
+  private readonly byTrigger = new Map<number, TriggerEntry>();
+
+  constructor(setting: TextToolCallFormat | 'auto') {
+    const active = ALL_SYNTAXES.filter((syntax) => syntax.formats === 'reasoning' || setting === 'auto' || syntax.formats.includes(setting));
+    for (const syntax of active) {
+      for (const trigger of syntax.triggers) {
+        const code = trigger.charCodeAt(0);
+        const entry = this.byTrigger.get(code) ?? { syntaxes: [], trie: new PrefixTrie() };
+        const index = entry.syntaxes.length;
+        (entry.syntaxes as OpeningSyntax[]).push(syntax);
+        for (const prefix of syntax.prefixes ?? []) entry.trie.add(prefix, index);
+        this.byTrigger.set(code, entry);
+      }
+    }
+    const characters = [...this.byTrigger.keys()].map((code) => escapeRegExp(String.fromCharCode(code))).join('');
+    this.triggerPattern = new RegExp(`[${characters}]`, 'g');
+  }
+
+  /** The index of the next character at or after `from` that could start an opening; -1 when none. */
+  nextTrigger(text: string, from: number): number {
+    this.triggerPattern.lastIndex = from;
+    return this.triggerPattern.exec(text)?.index ?? -1;
+  }
+
+  syntaxesFor(code: number): readonly OpeningSyntax[] {
+    return this.byTrigger.get(code)?.syntaxes ?? [];
+  }
+
+  /** Walks the literal tokens of the syntaxes this character starts. */
+  gate(code: number, reader: OpeningReader): PrefixGate | undefined {
+    return this.byTrigger.get(code)?.trie.walk(reader);
+  }
+}

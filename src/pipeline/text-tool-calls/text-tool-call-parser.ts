@@ -1,0 +1,201 @@
+/**
+ * The streaming parser that turns a local model's text into tool calls. It takes the model's text
+ * deltas as they arrive and emits text, reasoning and tool-call events:
+ *
+ *  - Text streams at once; only a possible opening (a suffix that could still become a recognised
+ *    call, at most MAX_OPENING_CHARACTERS long) is held back, and released as text once it proves
+ *    not to be one.
+ *  - A recognised call is held until it ends (at most MAX_CALL_CHARACTERS; beyond, it is released
+ *    as text), then emitted as calls, or as its exact text when it names a tool that was not offered.
+ *  - Reasoning (`<think>`, `[THINK]`, Harmony's analysis channel) streams as reasoning events.
+ *
+ * Every decision depends only on the characters, never on where the deltas split them, so parsing a
+ * text whole or in any chunking gives the same text, reasoning and calls. Each character is scanned
+ * once by the text scan and at most a bounded number of times by openings; blocks read forward only.
+ */
+import { EventCollector } from './event-collector.js';
+import { OfferedToolSet } from './offered-tool-set.js';
+import { NEED_MORE_TEXT, OpeningReader } from './opening-reader.js';
+import type { Opening, OpeningContext, ParserBlock } from './parser-block.js';
+import { MAX_CALL_CHARACTERS, MAX_OPENING_CHARACTERS } from './parser-limits.js';
+import { SyntaxTable } from './syntax-table.js';
+import type { TextParserEvent, TextToolCallFormat, TextToolCallParserOptions } from './text-tool-call-types.js';
+import { WorkCounter } from './work-counter.js';
+
+export interface TextParserStatistics {
+  /** Characters examined so far, every pass counted: the measure of the parser's work. */
+  charactersExamined: number;
+  /** Characters received but not yet emitted. */
+  heldCharacters: number;
+  /** Whether the held characters belong to a recognised call (then bounded by MAX_CALL_CHARACTERS). */
+  insideCall: boolean;
+}
+
+export class TextToolCallParser {
+  private readonly table: SyntaxTable;
+  private readonly counter = new WorkCounter();
+  private readonly reader = new OpeningReader();
+  private readonly context: OpeningContext;
+  private block: ParserBlock | undefined;
+  /** A possible opening held back at the end of the text so far. */
+  private pending = '';
+  /**
+   * The first syntax still undecided on the held fragment: those before it have already answered
+   * no, and more text never turns a no into a yes, so they are not asked again.
+   */
+  private pendingSyntax = 0;
+  private ended = false;
+
+  constructor(options: TextToolCallParserOptions) {
+    const setting: string = options.format;
+    if (setting === 'native') throw new Error('TextToolCallParser parses text; the native setting needs no parser');
+    this.table = new SyntaxTable(options.format);
+    const format = options.format;
+    this.context = {
+      tools: new OfferedToolSet(options.tools),
+      counter: this.counter,
+      atSegmentStart: true,
+      accepts: (candidate: TextToolCallFormat) => format === 'auto' || format === candidate,
+    };
+  }
+
+  push(delta: string): TextParserEvent[] {
+    if (this.ended) throw new Error('TextToolCallParser: push after end');
+    const events = new EventCollector(this.context);
+    this.process(delta, 0, false, events);
+    return events.list();
+  }
+
+  /** Flushes: a held fragment that never became a call is emitted as text, an open block is ended. */
+  end(): TextParserEvent[] {
+    if (this.ended) return [];
+    this.ended = true;
+    const events = new EventCollector(this.context);
+    this.process('', 0, true, events);
+    return events.list();
+  }
+
+  get statistics(): TextParserStatistics {
+    return {
+      charactersExamined: this.counter.characters,
+      heldCharacters: this.pending.length + (this.block?.heldCharacters ?? 0),
+      insideCall: this.block?.holdsText ?? false,
+    };
+  }
+
+  /** Processes `text` from `start`; `atEnd` when nothing follows it. `firstSyntax` applies to an opening at `start`. */
+  private process(text: string, start: number, atEnd: boolean, events: EventCollector, firstSyntax = 0): void {
+    let position = start;
+    let skipped = firstSyntax;
+    for (;;) {
+      const hasText = position < text.length;
+      if (this.pending !== '') {
+        if (!hasText && !atEnd) return;
+        position = this.reconsiderPending(text, position, atEnd, events);
+      } else if (this.block !== undefined) {
+        if (!hasText && !atEnd) return;
+        const next = this.feedBlock(this.block, text, position, atEnd, events);
+        if (next === undefined) return;
+        position = next;
+      } else {
+        if (!hasText) return;
+        position = this.scanText(text, position, atEnd, events, skipped);
+      }
+      skipped = 0;
+    }
+  }
+
+  /**
+   * Reads the held fragment again with the next characters. They are joined in a short string
+   * (at most one opening's length of new text), so a long input is never copied to be re-read.
+   */
+  private reconsiderPending(text: string, position: number, atEnd: boolean, events: EventCollector): number {
+    const headEnd = Math.min(text.length, position + MAX_OPENING_CHARACTERS);
+    const joined = this.pending + text.slice(position, headEnd);
+    this.pending = '';
+    this.process(joined, 0, atEnd && headEnd === text.length, events, this.pendingSyntax);
+    return headEnd;
+  }
+
+  /** Feeds the open block; answers where the text after it resumes, or undefined when it consumed everything. */
+  private feedBlock(block: ParserBlock, text: string, position: number, atEnd: boolean, events: EventCollector): number | undefined {
+    const capacity = block.holdsText ? MAX_CALL_CHARACTERS - block.heldCharacters : text.length;
+    const to = Math.min(text.length, position + capacity);
+    const step = block.consume(text, position, to, atEnd && to === text.length);
+    events.add(step.events);
+    if (step.end !== undefined) {
+      this.block = undefined;
+      if (step.end.heldRest !== '') this.process(step.end.heldRest, 0, false, events);
+      return step.end.resumeAt;
+    }
+    if (to === text.length) return undefined;
+    // Still open at the size limit: the call is given up and its text released as written.
+    events.text(block.release());
+    this.block = undefined;
+    return to;
+  }
+
+  /**
+   * Emits text up to the next character that could start an opening and tries the openings there.
+   * Answers where scanning stopped: the end of the text, or where an opened block's input begins.
+   */
+  private scanText(text: string, start: number, atEnd: boolean, events: EventCollector, firstSyntax: number): number {
+    let emitFrom = start;
+    let searchFrom = start;
+    for (;;) {
+      const trigger = this.table.nextTrigger(text, searchFrom);
+      this.counter.add((trigger === -1 ? text.length : trigger + 1) - searchFrom);
+      if (trigger === -1) {
+        events.text(text.slice(emitFrom));
+        return text.length;
+      }
+      events.text(text.slice(emitFrom, trigger));
+      emitFrom = trigger;
+      const opening = this.tryOpenings(text, trigger, atEnd, trigger === start ? firstSyntax : 0);
+      if (typeof opening === 'number') {
+        this.pending = text.slice(trigger);
+        this.pendingSyntax = opening;
+        return text.length;
+      }
+      if (opening === undefined) {
+        searchFrom = trigger + 1;
+        continue;
+      }
+      this.block = opening.block;
+      return trigger + opening.length;
+    }
+  }
+
+  /**
+   * The first opening that the syntaxes starting with this character recognise at `at`, from the
+   * syntax `firstSyntax` on; or, when one cannot decide yet, that syntax's index.
+   */
+  private tryOpenings(text: string, at: number, atEnd: boolean, firstSyntax: number): Opening | number | undefined {
+    const windowEnd = Math.min(text.length, at + MAX_OPENING_CHARACTERS);
+    // Past the window an opening cannot grow, so reading reaches a definite end there too.
+    const final = atEnd || windowEnd === at + MAX_OPENING_CHARACTERS;
+    const reader = this.reader.load(text, at, windowEnd, final);
+    const code = text.charCodeAt(at);
+    const syntaxes = this.table.syntaxesFor(code);
+    const gate = this.table.gate(code, reader);
+    this.counter.add(reader.furthest - at + 1);
+    for (let index = firstSyntax; index < syntaxes.length; index += 1) {
+      const syntax = syntaxes[index]!;
+      // A syntax whose token is not there is ruled out without being asked; one whose token may still come waits.
+      if (syntax.prefixes !== undefined && !gate?.complete.has(index)) {
+        if (gate?.waiting.has(index)) return index;
+        continue;
+      }
+      try {
+        const opening = syntax.open(reader.rewind(), this.context);
+        if (opening !== undefined) return opening;
+      } catch (signal) {
+        if (signal === NEED_MORE_TEXT) return index;
+        throw signal;
+      } finally {
+        this.counter.add(reader.furthest - at + 1);
+      }
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * The vocabulary of text tool calls: the formats local models write calls in, the tools a parser
+ * may turn text into calls of, and the events it emits. Shared by the parser, the tool loop and
+ * the connectors, so it depends on nothing.
+ */
+
+/** Every format the parser recognises, in the order the docs list them. */
+export const TEXT_TOOL_CALL_FORMATS = [
+  'xml_function',
+  'hermes',
+  'json_array',
+  'llama3_json',
+  'pythonic',
+  'mistral',
+  'deepseek_v3',
+  'deepseek_v31',
+  'granite',
+  'tool_calls_tag',
+  'functools',
+  'glm',
+  'kimi_k2',
+  'harmony',
+  'gemma_tool_code',
+  'openai_json',
+] as const;
+
+export type TextToolCallFormat = (typeof TEXT_TOOL_CALL_FORMATS)[number];
+
+/** `native`: the server returns structured calls and no text parsing happens; `auto`: try every format. */
+export type ToolCallFormatSetting = 'auto' | 'native' | TextToolCallFormat;
+
+/** A tool the model was offered; only these names ever become calls. */
+export interface OfferedTool {
+  name: string;
+  /** JSON Schema (type object) of the arguments; XML-style values are typed by it. */
+  parameters: Record<string, unknown>;
+}
+
+export type TextParserEvent =
+  | { type: 'text'; text: string }
+  | { type: 'reasoning'; text: string }
+  | {
+      type: 'tool-call';
+      name: string;
+      /** JSON text of an object; the model's own text when it wrote broken JSON, so the loop can report it. */
+      argumentsJson: string;
+      format: TextToolCallFormat;
+    };
+
+export type ToolCallEvent = Extract<TextParserEvent, { type: 'tool-call' }>;
+
+export interface TextToolCallParserOptions {
+  tools: readonly OfferedTool[];
+  format: Exclude<ToolCallFormatSetting, 'native'>;
+}
+
+export function isTextToolCallFormat(value: string): value is TextToolCallFormat {
+  return (TEXT_TOOL_CALL_FORMATS as readonly string[]).includes(value);
+}
+
+export function toolCallEvent(name: string, argumentsJson: string, format: TextToolCallFormat): ToolCallEvent {
+  return { type: 'tool-call', name, argumentsJson, format };
+}

@@ -1,0 +1,279 @@
+/**
+ * The tool loop (DESIGN §3 step 4): call the model with the assistant's functions offered; read
+ * the calls it makes, structured or written as text; run each round's calls at once; give the
+ * results back as `role: tool` messages; repeat until the model answers. Text of every round
+ * streams as it arrives, so no extra call is ever made just to stream an answer.
+ *
+ * Bounds: rounds with functions offered (after the last one the model is called once more
+ * without them, so it must answer), a timeout per call, a total time for the whole loop, and a
+ * limit on identical calls. Every failure of a call becomes a result the model can read
+ * (unknown tool, invalid arguments, timed out, refused repeat): never a crash, and never `{}`
+ * in place of arguments it could not read.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ValidateFunction } from 'ajv';
+import { AppError } from '../errors/app-error.js';
+import { createAjv } from '../validation/create-ajv.js';
+import { describeAjvError } from '../validation/json-schema-problems.js';
+import { callWithinTimeout, failureReason, requireValidOutput } from './bounded-call.js';
+import type { ConnectorDefinition, ConnectorRequest, ModelToolCall, ProviderSettings } from './connector-definition.js';
+import { EventChannel } from './event-channel.js';
+import { addUsage, NO_USAGE, type FinishReason, type PipelineEvent, type Source, type StatusEvent, type Usage } from './events.js';
+import type { FunctionToolRun } from './function-tools.js';
+import type { ChatMessage } from './messages.js';
+import type { ToolContext } from './tool-definition.js';
+
+export interface ToolLoopLimits {
+  /** Rounds in which functions are offered. */
+  iterations: number;
+  callTimeoutMilliseconds: number;
+  totalMilliseconds: number;
+  /** How many times one identical call (same function, same arguments) runs in a request. */
+  identicalCallsMaximum: number;
+  resultCharactersMaximum: number;
+}
+
+/** What the text parser emits (src/pipeline/text-tool-calls): answer text, reasoning, or a call. */
+export type TextParserEvent =
+  | { type: 'text'; text: string }
+  | { type: 'reasoning'; text: string }
+  | { type: 'tool-call'; name: string; argumentsJson: string };
+
+export interface TextCallParser {
+  push(delta: string): TextParserEvent[];
+  end(): TextParserEvent[];
+}
+
+export interface ToolLoopInput {
+  connector: ConnectorDefinition;
+  model: string;
+  messages: readonly ChatMessage[];
+  parameters: ConnectorRequest['parameters'];
+  provider: ProviderSettings;
+  signal: AbortSignal;
+  upstreamTimeoutMilliseconds: number;
+  functions: readonly FunctionToolRun[];
+  toolContext: ToolContext;
+  limits: ToolLoopLimits;
+  /** Reads calls written as text; absent when the assistant asks for native calls only. */
+  createTextParser?: () => TextCallParser;
+  nextStatusId(): string;
+}
+
+/** One call as the verbose trace keeps it: names, argument keys and sizes, never argument values. */
+export interface ToolCallStep {
+  round: number;
+  function: string;
+  tool?: string;
+  argumentKeys: string[];
+  durationMilliseconds: number;
+  resultCharacters: number;
+  sourceCount: number;
+  error?: string;
+}
+
+export interface ToolLoopOutcome {
+  usage: Usage;
+  finishReason: FinishReason;
+  sources: Source[];
+  calls: ToolCallStep[];
+  /** Model calls made. */
+  rounds: number;
+  /** Set when the model was still calling functions after the last round that offered them. */
+  stoppedBy?: 'iterations';
+}
+
+const argumentValidator = createAjv({ strict: false, useDefaults: true, coerceTypes: false });
+const validators = new WeakMap<object, ValidateFunction>();
+
+function validatorFor(schema: Record<string, unknown>): ValidateFunction {
+  let validate = validators.get(schema);
+  if (validate === undefined) {
+    validate = argumentValidator.compile(schema);
+    validators.set(schema, validate);
+  }
+  return validate;
+}
+
+/** Object keys sorted at every level, so `{a, b}` and `{b, a}` count as the same call. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+class CallRefused extends Error {}
+
+/** The arguments as an object matching the function's schema (defaults applied), or a reason the model can act on. */
+function readArguments(call: ModelToolCall, run: FunctionToolRun): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(call.argumentsJson);
+  } catch (error) {
+    throw new CallRefused(`invalid arguments: not valid JSON (${error instanceof Error ? error.message : 'unreadable'})`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new CallRefused('invalid arguments: expected a JSON object');
+  const validate = validatorFor(run.specification.parameters);
+  if (!validate(parsed)) {
+    const problems = (validate.errors ?? []).map((error) => describeAjvError(error, '(arguments)').message);
+    throw new CallRefused(`invalid arguments: ${problems.join('; ')}`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function truncated(content: string, maximum: number): string {
+  if (content.length <= maximum) return content;
+  return `${content.slice(0, maximum)}\n[truncated: the result had ${content.length} characters; only the first ${maximum} are shown]`;
+}
+
+interface CallResult {
+  message: ChatMessage;
+  sources: Source[];
+  step: ToolCallStep;
+}
+
+class CallRunner {
+  private readonly byName: Map<string, FunctionToolRun>;
+  private readonly counts = new Map<string, number>();
+
+  constructor(private readonly input: ToolLoopInput) {
+    this.byName = new Map(input.functions.map((run) => [run.functionName, run]));
+  }
+
+  /** Refuses an identical call once it has run the allowed number of times. */
+  private countCall(name: string, argumentsObject: Record<string, unknown>): void {
+    const key = `${name}\u0000${canonicalJson(argumentsObject)}`;
+    const count = (this.counts.get(key) ?? 0) + 1;
+    this.counts.set(key, count);
+    const maximum = this.input.limits.identicalCallsMaximum;
+    if (count > maximum) {
+      throw new CallRefused(`refused: this exact call (same function, same arguments) already ran ${maximum} time${maximum === 1 ? '' : 's'} in this request; use its earlier result`);
+    }
+  }
+
+  async run(call: ModelToolCall, round: number, emitStatus: (status: StatusEvent) => void): Promise<CallResult> {
+    const started = performance.now();
+    const statusId = this.input.nextStatusId();
+    const label = `calling ${call.name}`;
+    const run = this.byName.get(call.name);
+    emitStatus({ id: statusId, tool: run?.toolName ?? call.name, state: 'running', message: label });
+    const step: ToolCallStep = { round, function: call.name, ...(run && { tool: run.toolName }), argumentKeys: [], durationMilliseconds: 0, resultCharacters: 0, sourceCount: 0 };
+    let content: string;
+    let sources: Source[] = [];
+    try {
+      if (run === undefined) throw new CallRefused(`unknown tool "${call.name}"; the available tools are: ${[...this.byName.keys()].join(', ') || 'none'}`);
+      const argumentsObject = readArguments(call, run);
+      step.argumentKeys = Object.keys(argumentsObject).sort();
+      this.countCall(run.functionName, argumentsObject);
+      const output = requireValidOutput(
+        await callWithinTimeout((signal) => run.definition.function.call(argumentsObject, { ...this.input.toolContext, signal }, run.config), this.input.toolContext.signal, this.input.limits.callTimeoutMilliseconds),
+      );
+      content = truncated(output.content, this.input.limits.resultCharactersMaximum);
+      sources = (output.sources ?? []).map((source) => ({ ...source, tool: run.toolName, function: run.functionName }));
+      emitStatus({ id: statusId, tool: run.toolName, state: 'done', message: label });
+    } catch (error) {
+      if (this.input.signal.aborted) throw error;
+      const reason = error instanceof CallRefused ? error.message : failureReason(error);
+      step.error = reason;
+      content = `Error: ${reason}`;
+      emitStatus({ id: statusId, tool: run?.toolName ?? call.name, state: 'error', message: `${label}: ${reason}` });
+    }
+    step.durationMilliseconds = Math.round(performance.now() - started);
+    step.resultCharacters = content.length;
+    step.sourceCount = sources.length;
+    return { message: { role: 'tool', tool_call_id: call.id, content }, sources, step };
+  }
+}
+
+interface RoundResult {
+  text: string;
+  calls: ModelToolCall[];
+  finishReason: FinishReason;
+  usage: Usage;
+}
+
+/** One model call, streaming its text (through the text parser when there is one) and collecting its calls. */
+async function* modelRound(input: ToolLoopInput, messages: readonly ChatMessage[], offer: boolean, signal: AbortSignal): AsyncGenerator<PipelineEvent, RoundResult> {
+  const parser = offer ? input.createTextParser?.() : undefined;
+  const result: RoundResult = { text: '', calls: [], finishReason: 'stop', usage: NO_USAGE };
+  const fromParser = function* (events: TextParserEvent[]): Generator<PipelineEvent> {
+    for (const event of events) {
+      if (event.type === 'text') {
+        result.text += event.text;
+        yield { type: 'text-delta', text: event.text };
+      } else if (event.type === 'reasoning') yield { type: 'reasoning-delta', text: event.text };
+      else result.calls.push({ id: `call_${randomUUID()}`, name: event.name, argumentsJson: event.argumentsJson });
+    }
+  };
+  const request: ConnectorRequest = {
+    model: input.model,
+    messages: [...messages],
+    parameters: input.parameters,
+    ...(offer && { tools: input.functions.map((run) => run.specification) }),
+    provider: input.provider,
+    signal,
+    timeoutMilliseconds: input.upstreamTimeoutMilliseconds,
+  };
+  for await (const event of input.connector.complete(request)) {
+    if (event.type === 'text-delta') {
+      if (parser) yield* fromParser(parser.push(event.text));
+      else {
+        result.text += event.text;
+        yield event;
+      }
+    } else if (event.type === 'reasoning-delta') yield event;
+    else if (event.type === 'tool-call') {
+      if (offer) result.calls.push(event.call);
+    } else if (event.type === 'usage') result.usage = addUsage(result.usage, event.usage);
+    else if (event.type === 'finish') result.finishReason = event.finishReason;
+  }
+  if (parser) yield* fromParser(parser.end());
+  return result;
+}
+
+/** Runs a round's calls at once, streaming their status events as they happen; results keep the calls' order. */
+async function* runCalls(runner: CallRunner, calls: readonly ModelToolCall[], round: number): AsyncGenerator<PipelineEvent, CallResult[]> {
+  const channel = new EventChannel<PipelineEvent>();
+  const work = Promise.all(calls.map((call) => runner.run(call, round, (status) => channel.push({ type: 'status', status })))).finally(() => channel.close());
+  yield* channel;
+  return work;
+}
+
+export async function* runToolLoop(input: ToolLoopInput): AsyncGenerator<PipelineEvent, ToolLoopOutcome> {
+  const deadline = AbortSignal.timeout(input.limits.totalMilliseconds);
+  const signal = AbortSignal.any([input.signal, deadline]);
+  const runner = new CallRunner({ ...input, signal, toolContext: { ...input.toolContext, signal } });
+  const messages: ChatMessage[] = [...input.messages];
+  const outcome: ToolLoopOutcome = { usage: NO_USAGE, finishReason: 'stop', sources: [], calls: [], rounds: 0 };
+  try {
+    for (;;) {
+      const offer = input.functions.length > 0 && outcome.rounds < input.limits.iterations;
+      outcome.rounds += 1;
+      const round = yield* modelRound(input, messages, offer, signal);
+      outcome.usage = addUsage(outcome.usage, round.usage);
+      if (round.calls.length === 0) {
+        // A model that says tool_calls but makes none has answered.
+        outcome.finishReason = round.finishReason === 'tool_calls' ? 'stop' : round.finishReason;
+        if (!offer && input.functions.length > 0) outcome.stoppedBy = 'iterations';
+        return outcome;
+      }
+      messages.push({
+        role: 'assistant',
+        content: round.text === '' ? null : round.text,
+        tool_calls: round.calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.argumentsJson } })),
+      });
+      const results = yield* runCalls(runner, round.calls, outcome.rounds);
+      for (const result of results) {
+        messages.push(result.message);
+        outcome.sources.push(...result.sources);
+        outcome.calls.push(result.step);
+      }
+    }
+  } catch (error) {
+    if (deadline.aborted && !input.signal.aborted) throw new AppError('upstream_timeout', `The assistant's tool loop did not finish within ${input.limits.totalMilliseconds} ms.`);
+    throw error;
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * search_knowledge_base — a function the model calls to search the assistant's knowledge bases
+ * with a query of its own (seed 004's retrieve tool), where simple_rag searches once, before the
+ * model runs, with the learner's message. Limited to the configured collections, each checked
+ * against the assistant owner's access when it runs.
+ */
+import type { KnowledgeHit } from '../pipeline/ports.js';
+import type { Source } from '../pipeline/events.js';
+import { defineTool } from '../pipeline/tool-definition.js';
+
+const MAXIMUM_TOP_K = 20;
+const MAXIMUM_COLLECTIONS = 20;
+const MAXIMUM_QUERY_LENGTH = 1_000;
+
+interface SearchConfig {
+  [key: string]: unknown;
+  collections: string[];
+  top_k: number;
+}
+
+function sourceOf(hit: KnowledgeHit): Source {
+  const metadata = hit.metadata;
+  return {
+    title: typeof metadata.filename === 'string' ? metadata.filename : `knowledge base ${String(metadata.knowledge_base_id)}`,
+    ...(typeof metadata.source_url === 'string' && { url: metadata.source_url }),
+    similarity: hit.similarity,
+    ...(metadata.document_id !== undefined && { document_id: String(metadata.document_id) }),
+    ...(typeof metadata.chunk_index === 'number' && { chunk_index: metadata.chunk_index }),
+    ...(typeof metadata.page === 'number' && { page: metadata.page }),
+  };
+}
+
+/** Numbered passages the model can cite: `[1] (notes.pdf, page 3) text`. */
+function passage(hit: KnowledgeHit, index: number): string {
+  const source = sourceOf(hit);
+  const where = [source.title, source.page === undefined ? undefined : `page ${source.page}`].filter(Boolean).join(', ');
+  return `[${index + 1}] (${where}) ${hit.text}`;
+}
+
+export default defineTool<SearchConfig>({
+  name: 'search_knowledge_base',
+  displayName: 'Search knowledge base',
+  description: 'Lets the model search the configured knowledge bases with a query it writes, as often as it needs.',
+  category: 'rag',
+  version: '1.0',
+  configSchema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['collections'],
+    properties: {
+      collections: { type: 'array', minItems: 1, maxItems: MAXIMUM_COLLECTIONS, items: { type: 'string', minLength: 1, maxLength: 200 } },
+      top_k: { type: 'integer', minimum: 1, maximum: MAXIMUM_TOP_K, default: 5 },
+    },
+  },
+  traceInput: (config) => ({ collections: config.collections, top_k: config.top_k }),
+  function: {
+    describe: () => ({
+      name: 'search_knowledge_base',
+      description: "Searches the course's knowledge base and returns the most relevant passages, numbered, with their source file and page. Use it for questions about the course material.",
+    }),
+    parameters: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['query'],
+      properties: { query: { type: 'string', minLength: 1, maxLength: MAXIMUM_QUERY_LENGTH, description: 'What to search for, in a few words.' } },
+    },
+    async call(argumentsFromModel, context, config) {
+      const query = argumentsFromModel.query as string;
+      const perCollection = await Promise.all(config.collections.map((collection) => context.knowledge.query(collection, query, config.top_k, 0, context.signal)));
+      const hits = perCollection
+        .flat()
+        .sort((a, b) => b.similarity - a.similarity)
+        .slice(0, config.top_k);
+      if (hits.length === 0) return { content: 'No passages matched this query.' };
+      return { content: hits.map(passage).join('\n\n'), sources: hits.map(sourceOf) };
+    },
+  },
+});

@@ -1,0 +1,49 @@
+/**
+ * Builds the ToolContext a function tool or a prompt processor receives, for tests that call a
+ * plugin directly: a plain assistant, one user message, ports that refuse everything (the tools
+ * under test do not use them), and the requester, integrations and signal the test chooses.
+ */
+import { AppError } from '../../src/errors/app-error.js';
+import type { AssistantSnapshot } from '../../src/pipeline/assistant-snapshot.js';
+import type { Integrations, Requester } from '../../src/pipeline/ports.js';
+import type { ToolContext } from '../../src/pipeline/tool-definition.js';
+
+export const TEST_ASSISTANT: AssistantSnapshot = {
+  id: 11,
+  name: 'Integration tools test assistant',
+  ownerId: 1,
+  organizationId: 1,
+  systemPrompt: '',
+  promptTemplate: '',
+  metadata: { _format_version: 2 },
+  ragCollections: [],
+  ragTopK: 3,
+};
+
+/** Weather endpoints nobody listens on: a test that should not reach Open-Meteo fails loudly if it does. */
+export const UNREACHABLE_WEATHER: Integrations['weather'] = { geocodingUrl: 'http://127.0.0.1:9/v1/search', forecastUrl: 'http://127.0.0.1:9/v1/forecast', timeoutMilliseconds: 1_000 };
+
+export interface ToolContextOptions {
+  requester?: Requester;
+  integrations?: Partial<Integrations>;
+  signal?: AbortSignal;
+  assistant?: AssistantSnapshot;
+}
+
+function refuse(port: string): never {
+  throw new AppError('not_found', `no ${port} in this test`);
+}
+
+export function buildToolContext(options: ToolContextOptions = {}): ToolContext {
+  return {
+    assistant: options.assistant ?? TEST_ASSISTANT,
+    messages: [{ role: 'user', content: 'hello' }],
+    signal: options.signal ?? new AbortController().signal,
+    files: { readText: async () => refuse('files') },
+    rubrics: { read: async () => refuse('rubrics') },
+    knowledge: { query: async () => refuse('knowledge bases'), listDocuments: async () => refuse('knowledge bases') },
+    queryRewriter: { rewrite: async () => undefined },
+    requester: options.requester ?? { userId: 1, email: 'learner@merino.test' },
+    integrations: { weather: UNREACHABLE_WEATHER, ...options.integrations },
+  };
+}
