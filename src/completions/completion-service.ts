@@ -155,7 +155,8 @@ export class CompletionService {
   }
 
   /** Starts a run; the events are produced as the caller iterates, and stop when `signal` aborts. */
-  async start(context: CallContext, record: AssistantRecord, request: PipelineRequest, signal: AbortSignal): Promise<CompletionRun> {
+  /** `forwardedEmail`: the learner a trusted front end names (see trustedForwardedEmail in the HTTP layer). */
+  async start(context: CallContext, record: AssistantRecord, request: PipelineRequest, signal: AbortSignal, forwardedEmail?: string): Promise<CompletionRun> {
     const owner = await findUserById(this.dependencies.db, record.owner_id);
     if (!owner) throw new AppError('model_not_found');
     const { settings, registries, fileReaderFor, rubricReaderFor, knowledgeSearchFor, providersFor } = this.dependencies;
@@ -170,7 +171,7 @@ export class CompletionService {
       rubrics: rubricReaderFor(ownerIdentity),
       knowledge: knowledgeSearchFor(ownerIdentity),
       queryRewriter: this.queryRewriterFor(record.organization_id, organizationProviders),
-      requester: { userId: context.identity.userId, email: context.identity.email },
+      requester: { userId: context.identity.userId, email: forwardedEmail ?? context.identity.email },
       integrations: await this.integrationsFor(record.organization_id),
       provider: (connectorName) => resolveProvider(connectorName, organizationProviders, settings),
       signal,

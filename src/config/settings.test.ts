@@ -207,3 +207,13 @@ describe('the provider and secret settings', () => {
     expect(loadSettings({}).openaiApiKey).toBeUndefined();
   });
 });
+
+describe('TRUST_FORWARDED_USER_HEADERS', () => {
+  it('is off unless set, reads true/false/1/0, and refuses anything else naming the variable', () => {
+    expect(loadSettings({}).trustForwardedUserHeaders).toBe(false);
+    expect(loadSettings({ TRUST_FORWARDED_USER_HEADERS: 'true' }).trustForwardedUserHeaders).toBe(true);
+    expect(loadSettings({ TRUST_FORWARDED_USER_HEADERS: '1' }).trustForwardedUserHeaders).toBe(true);
+    expect(loadSettings({ TRUST_FORWARDED_USER_HEADERS: 'FALSE' }).trustForwardedUserHeaders).toBe(false);
+    expect(() => loadSettings({ TRUST_FORWARDED_USER_HEADERS: 'yes please' })).toThrow(/TRUST_FORWARDED_USER_HEADERS/);
+  });
+});

@@ -72,6 +72,12 @@ export interface Settings {
   moodleToken: string | undefined;
   /** How long one call to Open-Meteo or Moodle may take. */
   integrationTimeoutMilliseconds: number;
+  /**
+   * Whether a chat request made with an API key may name the person chatting in Open WebUI's
+   * `X-OpenWebUI-User-Email` header (Open WebUI's ENABLE_FORWARD_USER_INFO_HEADERS). Only for
+   * keys held by a trusted front end: whoever holds the key can claim any email.
+   */
+  trustForwardedUserHeaders: boolean;
 }
 
 export class SettingsError extends Error {
@@ -98,6 +104,14 @@ function readInteger(environment: Environment, variable: string, rule: IntegerRu
     throw new SettingsError(variable, `expected a number from ${rule.minimum} to ${rule.maximum}, got ${value}`);
   }
   return value;
+}
+
+function readBoolean(environment: Environment, variable: string, defaultValue: boolean): boolean {
+  const value = readText(environment, variable)?.toLowerCase();
+  if (value === undefined) return defaultValue;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw new SettingsError(variable, 'must be true or false');
 }
 
 function readText(environment: Environment, variable: string): string | undefined {
@@ -212,5 +226,6 @@ export function loadSettings(environment: Environment = process.env): Settings {
     moodleApiUrl: readBaseUrl(environment, 'MOODLE_API_URL'),
     moodleToken: readText(environment, 'MOODLE_TOKEN'),
     integrationTimeoutMilliseconds: readInteger(environment, 'INTEGRATION_TIMEOUT_MS', { defaultValue: 10_000, minimum: 1, maximum: 600_000 }),
+    trustForwardedUserHeaders: readBoolean(environment, 'TRUST_FORWARDED_USER_HEADERS', false),
   };
 }

@@ -27,6 +27,8 @@ export interface FunctionToolRun {
 /** A configured function tool that is not offered in this request, and why (for the log and trace). */
 export interface SkippedFunctionTool {
   toolName: string;
+  /** The name it would have had, so a model that calls it anyway hears why it cannot. */
+  functionName?: string;
   reason: string;
 }
 
@@ -63,11 +65,11 @@ export function functionToolsOf(assistant: AssistantSnapshot, registries: Regist
       skipped.push({ toolName: definition.name, reason: `invalid config: ${check.errors.map((problem) => problem.message).join('; ')}` });
       continue;
     }
+    const description = definition.function.describe(check.config);
     if (!isEnabledFor(definition, context)) {
-      skipped.push({ toolName: definition.name, reason: 'not available for this request' });
+      skipped.push({ toolName: definition.name, functionName: sanitizeFunctionName(description.name), reason: 'not available for this request (its service is not configured for this organization)' });
       continue;
     }
-    const description = definition.function.describe(check.config);
     const functionName = uniqueName(sanitizeFunctionName(description.name), taken);
     offered.push({
       functionName,

@@ -151,6 +151,7 @@ export async function* runAssistant(request: PipelineRequest, context: PipelineC
     signal: context.signal,
     upstreamTimeoutMilliseconds: context.limits.upstreamTimeoutMilliseconds,
     functions: functions.offered,
+    unavailable: functions.skipped,
     toolContext,
     limits: toolLoopLimitsFor(context.assistant.metadata.tool_loop, context.limits.toolLoop),
     ...textParserFor(context.assistant, functions.offered),

@@ -19,7 +19,7 @@ import { callWithinTimeout, failureReason, requireValidOutput } from './bounded-
 import type { ConnectorDefinition, ConnectorRequest, ModelToolCall, ProviderSettings } from './connector-definition.js';
 import { EventChannel } from './event-channel.js';
 import { addUsage, NO_USAGE, type FinishReason, type PipelineEvent, type Source, type StatusEvent, type Usage } from './events.js';
-import type { FunctionToolRun } from './function-tools.js';
+import type { FunctionToolRun, SkippedFunctionTool } from './function-tools.js';
 import type { ChatMessage } from './messages.js';
 import type { ToolContext } from './tool-definition.js';
 
@@ -53,6 +53,8 @@ export interface ToolLoopInput {
   signal: AbortSignal;
   upstreamTimeoutMilliseconds: number;
   functions: readonly FunctionToolRun[];
+  /** Configured but not offered: a call to one of these is told why, not just "unknown". */
+  unavailable?: readonly SkippedFunctionTool[];
   toolContext: ToolContext;
   limits: ToolLoopLimits;
   /** Reads calls written as text; absent when the assistant asks for native calls only. */
@@ -143,6 +145,12 @@ class CallRunner {
     this.byName = new Map(input.functions.map((run) => [run.functionName, run]));
   }
 
+  private unknownToolReason(name: string): string {
+    const skipped = this.input.unavailable?.find((entry) => entry.functionName === name);
+    if (skipped !== undefined) return `"${name}" is ${skipped.reason}`;
+    return `unknown tool "${name}"; the available tools are: ${[...this.byName.keys()].join(', ') || 'none'}`;
+  }
+
   /** Refuses an identical call once it has run the allowed number of times. */
   private countCall(name: string, argumentsObject: Record<string, unknown>): void {
     const key = `${name}\u0000${canonicalJson(argumentsObject)}`;
@@ -164,7 +172,7 @@ class CallRunner {
     let content: string;
     let sources: Source[] = [];
     try {
-      if (run === undefined) throw new CallRefused(`unknown tool "${call.name}"; the available tools are: ${[...this.byName.keys()].join(', ') || 'none'}`);
+      if (run === undefined) throw new CallRefused(this.unknownToolReason(call.name));
       const argumentsObject = readArguments(call, run);
       step.argumentKeys = Object.keys(argumentsObject).sort();
       this.countCall(run.functionName, argumentsObject);

@@ -117,12 +117,30 @@ async function streamAnswer(request: FastifyRequest, reply: FastifyReply, run: C
   }
 }
 
+const FORWARDED_EMAIL_HEADER = 'x-openwebui-user-email';
+const EMAIL_SHAPE = /^[^\s@]{1,200}@[^\s@]{1,200}$/;
+
+/**
+ * The learner Open WebUI names in its forwarded-user header, believed only when the server is
+ * told to trust it and the request comes with an API key (a front end's, not a browser session).
+ */
+function trustedForwardedEmail(request: FastifyRequest, context: CallContext, trusted: boolean): string | undefined {
+  if (!trusted || context.identity.credential !== 'api_key') return undefined;
+  const header = request.headers[FORWARDED_EMAIL_HEADER];
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined) return undefined;
+  const email = value.trim().toLowerCase();
+  if (!EMAIL_SHAPE.test(email)) throw new AppError('invalid_parameter', `The ${FORWARDED_EMAIL_HEADER} header is not an email address.`, { param: FORWARDED_EMAIL_HEADER });
+  return email;
+}
+
 async function answer(services: Services, request: FastifyRequest, reply: FastifyReply, context: CallContext, record: AssistantRecord, body: ChatCompletionBody, modelId: string) {
   const clientGone = new AbortController();
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) clientGone.abort();
   });
-  const run = await services.completions.start(context, record, { messages: body.messages, parameters: generationParameters(body) }, clientGone.signal);
+  const forwardedEmail = trustedForwardedEmail(request, context, services.settings.trustForwardedUserHeaders);
+  const run = await services.completions.start(context, record, { messages: body.messages, parameters: generationParameters(body) }, clientGone.signal, forwardedEmail);
   if (body.stream === true) return streamAnswer(request, reply, run, body, modelId, clientGone.signal);
   const gathered = await gatherAnswer(run.events);
   if (run.traceId !== undefined) reply.header('x-trace-id', run.traceId);
