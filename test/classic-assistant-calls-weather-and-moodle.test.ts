@@ -130,7 +130,7 @@ describe.each(TEST_DIALECTS)('a classic assistant with weather and Moodle tools 
       const client = new OpenAI({ apiKey: learner.token, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
       await client.chat.completions.create({ model: assistantModel, messages: [{ role: 'user', content: 'My courses?' }] });
       expect(chatRequests()[0]!.body.tools.map((tool: any) => tool.function.name)).toEqual(['get_weather']);
-      expect(toolResults(chatRequests()[1])[0]).toBe('Error: "get_moodle_courses" is not available for this request (its service is not configured for this organization)');
+      expect(toolResults(chatRequests()[1])[0]).toBe('Error: "get_moodle_courses" is not available: its service is not configured for this organization');
     } finally {
       await setMoodle({ api_url: moodle.apiUrl, token: MOODLE_TOKEN });
     }

@@ -104,12 +104,12 @@ async function appErrorOf(promise: Promise<unknown>): Promise<AppError> {
 }
 
 describe('the Moodle tool definitions', () => {
-  it('load as function tools, and LAMB classic metadata naming "weather" and "moodle" resolves to installed tools', () => {
+  it('load as function tools, and LAMB classic metadata naming "weather" and "moodle" resolves to installed tools', async () => {
     expect(registries.tools.get('moodle')?.name).toBe('moodle_courses');
     expect(registries.tools.aliasesOf('moodle_courses')).toContain('moodle');
     for (const name of ['moodle_courses', 'moodle_assignments']) expect(toolKind(registries.tools.get(name)!)).toBe('function');
-    expect(moodleCourses.function!.describe({}).name).toBe('get_moodle_courses');
-    expect(moodleAssignments.function!.describe({}).name).toBe('get_moodle_assignments');
+    expect((await moodleCourses.function!.describe({}, buildToolContext())).name).toBe('get_moodle_courses');
+    expect((await moodleAssignments.function!.describe({}, buildToolContext())).name).toBe('get_moodle_assignments');
     expect(findRegistryProblems(normalizeMetadata({ connector: 'openai', llm: 'gpt-4.1', tools: ['weather', 'moodle'] }), registries)).toEqual([]);
   });
 

@@ -63,7 +63,7 @@ describe('the weather tool definition', () => {
     const loaded = registries.tools.get('weather');
     expect(loaded?.name).toBe('weather');
     expect(toolKind(loaded!)).toBe('function');
-    expect(loaded!.function!.describe({})).toMatchObject({ name: 'get_weather' });
+    expect(await loaded!.function!.describe({}, buildToolContext())).toMatchObject({ name: 'get_weather' });
     expect(loaded!.function!.parameters).toMatchObject({ required: ['location'], properties: { unit: { enum: ['celsius', 'fahrenheit'] } } });
     expect(loaded!.configSchema).toEqual({ type: 'object', additionalProperties: false, properties: {} });
   });

@@ -2,11 +2,22 @@
  * Assistants: create, read, update, soft-delete, publish, share, export and import. Every
  * method asks the permission module first; every write normalises metadata through the one
  * normalizer, checks it against the installed plugins (metadata-registry-check.ts) and records
- * an audit entry in the same transaction.
+ * an audit entry in the same transaction. An orchestrator's assistant tools are checked too, as
+ * the assistant's owner would use them (DESIGN §1): a target that does not exist, is the assistant
+ * itself, is not the owner's to use or is an orchestrator is refused before anything is stored.
  */
 import type { Kysely } from 'kysely';
+import { identityOf } from '../auth/authenticator.js';
 import type { CallContext } from '../auth/call-context.js';
-import { assistantListScope, requireAssistantAction, requireAssistantCreation, type AssistantAction } from '../auth/permissions.js';
+import type { Identity } from '../auth/identity.js';
+import {
+  assistantListScope,
+  decideAssistantTool,
+  requireAssistantAction,
+  requireAssistantCreation,
+  type AssistantAction,
+  type AssistantToolRefusal,
+} from '../auth/permissions.js';
 import { AppError } from '../errors/app-error.js';
 import type { Registries } from '../pipeline/registries.js';
 import {
@@ -20,10 +31,11 @@ import {
 } from '../store/assistants-repository.js';
 import { appendAuditEntry, auditEntryOf, type AuditEntry } from '../store/audit-log-repository.js';
 import { nowTimestamp, toFlag, type AssistantUpdate, type Database } from '../store/schema.js';
-import { findUsersByEmails } from '../store/users-repository.js';
+import { findUserById, findUsersByEmails } from '../store/users-repository.js';
+import type { FieldProblem } from '../validation/json-schema-problems.js';
 import { assistantFacts, assistantView, splitCollections, type AssistantSummaryView, type AssistantView } from './assistant-view.js';
 import { asImportMetadataError, fromImportDocument, toExportDocument, type ImportedAssistant } from './lamb-export.js';
-import { assistantTypeOf, normalizeMetadata, type AssistantMetadata } from './metadata-normalizer.js';
+import { assistantToolTargets, assistantTypeOf, isOrchestrator, normalizeMetadata, type AssistantMetadata } from './metadata-normalizer.js';
 import { requireInstalledPlugins } from './metadata-registry-check.js';
 
 export interface AssistantInput {
@@ -43,6 +55,33 @@ export interface AssistantListInput {
   offset: number;
   q?: string;
   type?: 'classic' | 'multi_tool';
+}
+
+/** One assistant the owner of an orchestrator could pick as an assistant tool, and whether they may. */
+export interface ToolCandidateView {
+  id: number;
+  name: string;
+  description: string;
+  owner: string;
+  available: boolean;
+  reason?: Exclude<AssistantToolRefusal, 'not_found'>;
+}
+
+/** The most assistants `GET /api/assistants/{id}/tool-candidates` looks at; `truncated` says when there were more. */
+export const TOOL_CANDIDATES_MAXIMUM = 500;
+const TOOL_CANDIDATES_PAGE_SIZE = 100;
+
+/** Why a save-time check refuses a target. not_found and not_permitted read alike, so ids of assistants the owner cannot see are not revealed. */
+function targetRefusalMessage(path: string, targetId: number, refusal: AssistantToolRefusal, owner: Identity): string {
+  switch (refusal) {
+    case 'self':
+      return `${path} names assistant ${targetId}, which is this assistant itself; an assistant cannot use itself as a tool.`;
+    case 'orchestrator':
+      return `${path} names assistant ${targetId}, which uses other assistants itself (it is an orchestrator), so it cannot be used as a tool.`;
+    case 'not_found':
+    case 'not_permitted':
+      return `${path} names assistant ${targetId}, which does not exist or which this assistant's owner (${owner.email}) may not use: it is not theirs, not shared with them, and not published to their organization.`;
+  }
 }
 
 /** Fields a client may send back from a GET but never change. */
@@ -74,6 +113,38 @@ export class AssistantService {
   /** The one path metadata takes into the store: normalised, then checked against the installed plugins. */
   private storableMetadata(value: unknown): AssistantMetadata {
     return requireInstalledPlugins(normalizeMetadata(value), this.registries);
+  }
+
+  /** The identity an assistant's tools are checked as: its stored owner, as the completion service runs them. */
+  private async ownerIdentity(record: AssistantRecord): Promise<Identity> {
+    const owner = await findUserById(this.db, record.owner_id);
+    if (!owner) throw new AppError('internal_error', `The owner of assistant ${record.id} does not exist.`);
+    return identityOf(owner, 'assistant_owner', 0);
+  }
+
+  /**
+   * Throws 400 `invalid_metadata` (param: the first refused `metadata.tools[i].assistant_id`,
+   * details.errors: every one) unless the owner may use every enabled assistant tool's target.
+   * `assistantId` is undefined for an assistant not stored yet.
+   */
+  private async requireUsableTargets(metadata: AssistantMetadata, owner: Identity, assistantId: number | undefined): Promise<void> {
+    const problems: FieldProblem[] = [];
+    for (const { index, assistantId: targetId } of assistantToolTargets(metadata)) {
+      const refusal = await this.targetRefusal(owner, targetId, assistantId);
+      if (refusal === undefined) continue;
+      const path = `metadata.tools[${index}].assistant_id`;
+      problems.push({ path, message: targetRefusalMessage(path, targetId, refusal, owner) });
+    }
+    const first = problems[0];
+    if (first) throw new AppError('invalid_metadata', first.message, { param: first.path, details: { errors: problems } });
+  }
+
+  private async targetRefusal(owner: Identity, targetId: number, assistantId: number | undefined): Promise<AssistantToolRefusal | undefined> {
+    // An assistant not stored yet has no id, so no target can be itself.
+    const orchestratorId = assistantId ?? 0;
+    const record = await findAssistant(this.db, targetId, owner.userId);
+    const facts = record === undefined ? undefined : { ...assistantFacts(record), id: record.id, orchestrator: isOrchestrator(JSON.parse(record.metadata) as AssistantMetadata) };
+    return decideAssistantTool(owner, facts, orchestratorId);
   }
 
   private async load(context: CallContext, id: number, action: AssistantAction): Promise<AssistantRecord> {
@@ -122,6 +193,9 @@ export class AssistantService {
 
   async create(context: CallContext, input: AssistantInput): Promise<AssistantView> {
     requireAssistantCreation(context.identity);
+    const metadata = this.storableMetadata(input.metadata ?? {});
+    // The caller will own it, so its assistant tools are checked as the caller.
+    await this.requireUsableTargets(metadata, context.identity, undefined);
     return this.insert(
       context,
       {
@@ -129,7 +203,7 @@ export class AssistantService {
         description: input.description ?? '',
         systemPrompt: input.system_prompt ?? '',
         promptTemplate: input.prompt_template ?? '',
-        metadata: this.storableMetadata(input.metadata ?? {}),
+        metadata,
         ragCollections: parseCollections(input.rag_collections),
         ragTopK: input.rag_top_k ?? 3,
       },
@@ -143,6 +217,7 @@ export class AssistantService {
     let metadata: AssistantMetadata;
     try {
       metadata = requireInstalledPlugins(fields.metadata, this.registries);
+      await this.requireUsableTargets(metadata, context.identity, undefined);
     } catch (error) {
       throw asImportMetadataError(document, error);
     }
@@ -177,6 +252,8 @@ export class AssistantService {
     if (patch.rag_top_k !== undefined) changes.rag_top_k = patch.rag_top_k;
     if (patch.metadata !== undefined) {
       const metadata = this.storableMetadata(patch.metadata);
+      // Checked as the stored owner, who the tools run as, even when an administrator saves.
+      await this.requireUsableTargets(metadata, await this.ownerIdentity(record), record.id);
       changes.metadata = JSON.stringify(metadata);
       changes.assistant_type = assistantTypeOf(metadata);
     }
@@ -185,6 +262,38 @@ export class AssistantService {
       await appendAuditEntry(transaction, this.audit(context, record, 'assistant.update', { fields: Object.keys(changes).sort() }));
     });
     return this.reload(context, id);
+  }
+
+  /**
+   * Every assistant the owner of assistant `id` can see (the list scope of GET /api/assistants,
+   * up to TOOL_CANDIDATES_MAXIMUM), and whether it may be one of its assistant tools: available
+   * ones first, then the others with the reason. The caller must be allowed to update the assistant.
+   */
+  async toolCandidates(context: CallContext, id: number): Promise<{ items: ToolCandidateView[]; truncated: boolean }> {
+    const record = await this.load(context, id, 'update');
+    const owner = await this.ownerIdentity(record);
+    const scope = assistantListScope(owner);
+    const records: AssistantRecord[] = [];
+    let total = 0;
+    while (records.length < TOOL_CANDIDATES_MAXIMUM) {
+      const limit = Math.min(TOOL_CANDIDATES_PAGE_SIZE, TOOL_CANDIDATES_MAXIMUM - records.length);
+      const page = await listAssistants(this.db, scope, owner.userId, { limit, offset: records.length, search: undefined, type: undefined });
+      records.push(...page.items);
+      total = page.total;
+      if (page.items.length < limit) break;
+    }
+    const candidates = records.flatMap((candidate): ToolCandidateView[] => {
+      const facts = { ...assistantFacts(candidate), id: candidate.id, orchestrator: isOrchestrator(JSON.parse(candidate.metadata) as AssistantMetadata) };
+      const refusal = decideAssistantTool(owner, facts, record.id);
+      // A listed assistant is live; should one be deleted between the pages, it is simply left out.
+      if (refusal === 'not_found') return [];
+      const view = { id: candidate.id, name: candidate.name, description: candidate.description, owner: candidate.owner_email };
+      return [refusal === undefined ? { ...view, available: true } : { ...view, available: false, reason: refusal }];
+    });
+    return {
+      items: [...candidates.filter((candidate) => candidate.available), ...candidates.filter((candidate) => !candidate.available)],
+      truncated: total > records.length,
+    };
   }
 
   async delete(context: CallContext, id: number): Promise<void> {

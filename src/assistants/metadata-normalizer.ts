@@ -256,3 +256,15 @@ function invalidMetadata(message: string): AppError {
 function fieldError(path: string, message: string): AppError {
   return new AppError('invalid_metadata', message, { param: path, details: { errors: [{ path, message }] } });
 }
+
+/** DESIGN §1: an assistant with at least one enabled `assistant` tool is an orchestrator, and can never be a tool itself. */
+export function isOrchestrator(metadata: Pick<AssistantMetadata, 'tools'>): boolean {
+  return (metadata.tools ?? []).some((entry) => entry.enabled && entry.type === ASSISTANT_TOOL_TYPE);
+}
+
+/** The target ids of an orchestrator's enabled assistant tools, in configured order. */
+export function assistantToolTargets(metadata: Pick<AssistantMetadata, 'tools'>): Array<{ index: number; assistantId: number }> {
+  return (metadata.tools ?? []).flatMap((entry, index) =>
+    entry.enabled && entry.type === ASSISTANT_TOOL_TYPE && typeof entry.config.assistant_id === 'number' ? [{ index, assistantId: entry.config.assistant_id }] : [],
+  );
+}

@@ -106,13 +106,17 @@ describe('metadata naming something that is not installed', () => {
     const cases: Array<[unknown, string]> = [
       [{ type: 'hierarchical_rag', config: { collections: ['kb-1'] } }, '"hierarchical_rag"'],
       [{ plugin: 'hierarchical_rag', placeholder: 'notes', config: {} }, '"hierarchical_rag"'],
-      [{ type: 'assistant', assistant_id: 7 }, '"assistant"'],
+      ['calculator', '"calculator"'],
     ];
     for (const [entry, named] of cases) {
       const error = captureAppError(() => check({ assistant_type: 'multi_tool', tools: [entry] }));
       expect(error.param).toBe('metadata.tools[0].type');
       expect(error.message).toContain(named);
     }
+  });
+
+  it('accepts seed 002\'s assistant entry now that the assistant tool is installed', () => {
+    expect(problemsOf({ assistant_type: 'multi_tool', tools: [{ type: 'assistant', assistant_id: 7, name: 'math_expert', description: 'Solves equations.' }] })).toEqual([]);
   });
 
   it('checks disabled entries too', () => {

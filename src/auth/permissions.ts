@@ -60,6 +60,22 @@ export function decideAssistant(identity: Identity, facts: AssistantFacts, actio
   return { allowed: false, visible: relation !== 'none' };
 }
 
+/** Why an orchestrator's owner may not use an assistant as a tool, or undefined when they may. */
+export type AssistantToolRefusal = 'self' | 'not_found' | 'not_permitted' | 'orchestrator';
+
+/**
+ * Using an assistant as a tool (DESIGN §1): the orchestrator owner must be allowed to chat with
+ * the target (own it, have it shared, or see it published), and the target must not be an
+ * orchestrator itself, so calls are never more than one level deep.
+ */
+export function decideAssistantTool(owner: Identity, target: (AssistantFacts & { id: number; orchestrator: boolean }) | undefined, orchestratorId: number): AssistantToolRefusal | undefined {
+  if (target === undefined || target.deleted) return 'not_found';
+  if (target.id === orchestratorId) return 'self';
+  if (!decideAssistant(owner, target, 'chat').allowed) return 'not_permitted';
+  if (target.orchestrator) return 'orchestrator';
+  return undefined;
+}
+
 export function requireDecision(decision: Decision, subject: string): void {
   if (decision.allowed) return;
   if (!decision.visible) throw new AppError('not_found', `${subject} not found.`);

@@ -10,17 +10,18 @@ import type { CallContext } from '../auth/call-context.js';
 import type { Identity } from '../auth/identity.js';
 import { assistantListScope, requireAssistantAction, requireTraceAccess } from '../auth/permissions.js';
 import { assistantFacts, splitCollections } from '../assistants/assistant-view.js';
-import type { AssistantMetadata } from '../assistants/metadata-normalizer.js';
+import { isOrchestrator, type AssistantMetadata } from '../assistants/metadata-normalizer.js';
 import type { Settings } from '../config/settings.js';
 import { AppError } from '../errors/app-error.js';
 import { resolveProvider } from '../organizations/provider-resolution.js';
+import { AssistantToolRunner, NO_ASSISTANT_TOOLS } from './assistant-tool-runner.js';
 import type { AssistantSnapshot } from '../pipeline/assistant-snapshot.js';
 import type { ProviderSettings } from '../pipeline/connector-definition.js';
 import { NO_USAGE, type PipelineEvent, type Usage } from '../pipeline/events.js';
-import type { FileReader, Integrations, KnowledgeSearch, QueryRewriter, RubricReader } from '../pipeline/ports.js';
+import type { AssistantRunner, FileReader, Integrations, KnowledgeSearch, QueryRewriter, Requester, RubricReader } from '../pipeline/ports.js';
 import { rewriteQuery } from '../pipeline/query-rewriting.js';
 import type { Registries } from '../pipeline/registries.js';
-import { runAssistant, type PipelineRequest, type PipelineTrace } from '../pipeline/run-assistant.js';
+import { runAssistant, type PipelineContext, type PipelineRequest, type PipelineTrace } from '../pipeline/run-assistant.js';
 import { findAssistant, findVisibleAssistantsByName, listAssistants, type AssistantRecord } from '../store/assistants-repository.js';
 import { nowTimestamp, type Database } from '../store/schema.js';
 import { findTrace, insertTrace } from '../store/traces-repository.js';
@@ -154,25 +155,29 @@ export class CompletionService {
     };
   }
 
-  /** Starts a run; the events are produced as the caller iterates, and stop when `signal` aborts. */
-  /** `forwardedEmail`: the learner a trusted front end names (see trustedForwardedEmail in the HTTP layer). */
-  async start(context: CallContext, record: AssistantRecord, request: PipelineRequest, signal: AbortSignal, forwardedEmail?: string): Promise<CompletionRun> {
+  /**
+   * Everything a pipeline run needs for one assistant: ports bound to its owner, the person
+   * chatting, the organization's providers and integrations, and the limits.
+   */
+  private async pipelineContextFor(record: AssistantRecord, requester: Requester, signal: AbortSignal, assistants: AssistantRunner): Promise<PipelineContext> {
     const owner = await findUserById(this.dependencies.db, record.owner_id);
     if (!owner) throw new AppError('model_not_found');
     const { settings, registries, fileReaderFor, rubricReaderFor, knowledgeSearchFor, providersFor } = this.dependencies;
-    const snapshot = snapshotOf(record);
     const ownerIdentity = identityOf(owner, 'assistant_owner', 0);
     const organizationProviders = await providersFor(record.organization_id);
-    const run: RunRecord = { context, record, snapshot, traceId: snapshot.metadata.verbose === true ? randomUUID() : undefined, signal };
-    const events = runAssistant(request, {
-      assistant: snapshot,
+    const assistant = snapshotOf(record);
+    // A call to another assistant runs a whole pipeline, so an orchestrator's calls get the assistant-tool timeout.
+    const callTimeoutMilliseconds = isOrchestrator(assistant.metadata) ? settings.assistantToolTimeoutMilliseconds : settings.toolCallTimeoutMilliseconds;
+    return {
+      assistant,
       registries,
       files: fileReaderFor(ownerIdentity),
       rubrics: rubricReaderFor(ownerIdentity),
       knowledge: knowledgeSearchFor(ownerIdentity),
       queryRewriter: this.queryRewriterFor(record.organization_id, organizationProviders),
-      requester: { userId: context.identity.userId, email: forwardedEmail ?? context.identity.email },
+      requester,
       integrations: await this.integrationsFor(record.organization_id),
+      assistants,
       provider: (connectorName) => resolveProvider(connectorName, organizationProviders, settings),
       signal,
       limits: {
@@ -181,16 +186,47 @@ export class CompletionService {
         toolLoop: {
           iterations: settings.toolLoopIterations,
           iterationsMaximum: settings.toolLoopIterationsMaximum,
-          callTimeoutMilliseconds: settings.toolCallTimeoutMilliseconds,
-          callTimeoutMaximumMilliseconds: settings.toolCallTimeoutMaximumMilliseconds,
+          callTimeoutMilliseconds,
+          callTimeoutMaximumMilliseconds: Math.max(callTimeoutMilliseconds, settings.toolCallTimeoutMaximumMilliseconds),
           totalMilliseconds: settings.toolLoopTotalMilliseconds,
           totalMaximumMilliseconds: settings.toolLoopTotalMaximumMilliseconds,
           identicalCallsMaximum: settings.toolIdenticalCallsMaximum,
           resultCharactersMaximum: settings.toolResultCharactersMaximum,
         },
       },
-      onTrace: (trace) => (run.trace = trace),
+    };
+  }
+
+  /** An orchestrator's runner checks and runs its targets as its owner; anything else may not call assistants. */
+  private async assistantRunnerFor(context: CallContext, record: AssistantRecord, requester: Requester): Promise<AssistantRunner> {
+    if (!isOrchestrator(snapshotOf(record).metadata)) return NO_ASSISTANT_TOOLS;
+    const owner = await findUserById(this.dependencies.db, record.owner_id);
+    if (!owner) throw new AppError('model_not_found');
+    const { settings } = this.dependencies;
+    return new AssistantToolRunner({
+      db: this.dependencies.db,
+      orchestrator: record,
+      owner: identityOf(owner, 'assistant_owner', 0),
+      requestId: context.requestId,
+      limits: { callsMaximum: settings.assistantToolCallsMaximum, totalMilliseconds: settings.assistantToolTotalMilliseconds, resultCharactersMaximum: settings.assistantToolResultCharactersMaximum },
+      runTarget: (target, query, signal) => this.runTarget(target, query, requester, signal),
     });
+  }
+
+  /** A target's own pipeline, for one user message, unable to call assistants itself. */
+  private async *runTarget(target: AssistantRecord, query: string, requester: Requester, signal: AbortSignal): AsyncGenerator<PipelineEvent> {
+    const context = await this.pipelineContextFor(target, requester, signal, NO_ASSISTANT_TOOLS);
+    yield* runAssistant({ messages: [{ role: 'user', content: query }], parameters: {} }, context);
+  }
+
+  /** Starts a run; the events are produced as the caller iterates, and stop when `signal` aborts. */
+  /** `forwardedEmail`: the learner a trusted front end names (see trustedForwardedEmail in the HTTP layer). */
+  async start(context: CallContext, record: AssistantRecord, request: PipelineRequest, signal: AbortSignal, forwardedEmail?: string): Promise<CompletionRun> {
+    const requester: Requester = { userId: context.identity.userId, email: forwardedEmail ?? context.identity.email };
+    const assistants = await this.assistantRunnerFor(context, record, requester);
+    const pipelineContext = await this.pipelineContextFor(record, requester, signal, assistants);
+    const run: RunRecord = { context, record, snapshot: pipelineContext.assistant, traceId: pipelineContext.assistant.metadata.verbose === true ? randomUUID() : undefined, signal };
+    const events = runAssistant(request, { ...pipelineContext, onTrace: (trace) => (run.trace = trace) });
     return { assistantId: record.id, traceId: run.traceId, events: this.recorded(events, run) };
   }
 

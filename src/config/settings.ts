@@ -78,6 +78,14 @@ export interface Settings {
    * keys held by a trusted front end: whoever holds the key can claim any email.
    */
   trustForwardedUserHeaders: boolean;
+  /** How long one call of an assistant used as a tool may run. */
+  assistantToolTimeoutMilliseconds: number;
+  /** How many assistant-tool calls one request may make. */
+  assistantToolCallsMaximum: number;
+  /** How long all assistant-tool calls of one request may take together. */
+  assistantToolTotalMilliseconds: number;
+  /** A target assistant's answer longer than this is cut, with a marker, before the orchestrator's model sees it. */
+  assistantToolResultCharactersMaximum: number;
 }
 
 export class SettingsError extends Error {
@@ -227,5 +235,9 @@ export function loadSettings(environment: Environment = process.env): Settings {
     moodleToken: readText(environment, 'MOODLE_TOKEN'),
     integrationTimeoutMilliseconds: readInteger(environment, 'INTEGRATION_TIMEOUT_MS', { defaultValue: 10_000, minimum: 1, maximum: 600_000 }),
     trustForwardedUserHeaders: readBoolean(environment, 'TRUST_FORWARDED_USER_HEADERS', false),
+    assistantToolTimeoutMilliseconds: readInteger(environment, 'ASSISTANT_TOOL_TIMEOUT_MS', { defaultValue: 60_000, minimum: 1, maximum: 600_000 }),
+    assistantToolCallsMaximum: readInteger(environment, 'ASSISTANT_TOOL_CALLS_MAX', { defaultValue: 6, minimum: 1, maximum: 100 }),
+    assistantToolTotalMilliseconds: readInteger(environment, 'ASSISTANT_TOOL_TOTAL_MS', { defaultValue: 120_000, minimum: 1, maximum: 3_600_000 }),
+    assistantToolResultCharactersMaximum: readInteger(environment, 'ASSISTANT_TOOL_RESULT_CHARS_MAX', { defaultValue: 8_000, minimum: 100, maximum: 1_000_000 }),
   };
 }

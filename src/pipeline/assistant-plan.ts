@@ -4,7 +4,7 @@
  * `rag_processor` through the same tool plugins, configured from LAMB's legacy fields, and its
  * output fills `{context}` as in LAMB; multi-tool assistants run every enabled context tool.
  */
-import { assistantTypeOf } from '../assistants/metadata-normalizer.js';
+import { assistantTypeOf, isOrchestrator } from '../assistants/metadata-normalizer.js';
 import { AppError } from '../errors/app-error.js';
 import type { AssistantSnapshot } from './assistant-snapshot.js';
 import type { ConnectorDefinition } from './connector-definition.js';
@@ -77,7 +77,7 @@ function contextToolsOf(assistant: AssistantSnapshot, registries: Registries): C
 
 export function planAssistant(assistant: AssistantSnapshot, registries: Registries): AssistantPlan {
   const classic = assistantTypeOf(assistant.metadata) === 'classic';
-  const processorName = assistant.metadata.prompt_processor ?? (classic ? 'simple_augment' : 'multi_augment');
+  const processorName = assistant.metadata.prompt_processor ?? (classic ? 'simple_augment' : isOrchestrator(assistant.metadata) ? 'tool_augment' : 'multi_augment');
   const promptProcessor = registries.promptProcessors.get(processorName);
   if (!promptProcessor) throw new AppError('assistant_misconfigured', `The assistant uses prompt processor "${processorName}", which is not installed.`);
   const connectorName = assistant.metadata.connector ?? DEFAULT_CONNECTOR;

@@ -4,10 +4,9 @@ import { AppError } from '../errors/app-error.js';
 import type { AssistantSnapshot } from './assistant-snapshot.js';
 import { MERGE_STATUS_MESSAGE, MERGE_STATUS_TOOL, runContextTools, type ContextToolRun, type OrchestratorOptions } from './context-orchestrator.js';
 import type { StatusEvent } from './events.js';
-import type { FileReader, Integrations, KnowledgeSearch, RubricReader } from './ports.js';
+import { buildToolContext } from '../../test/support/tool-context.js';
 import { defineTool, type ToolConfig, type ToolContext, type ToolDefinition, type ToolOutput } from './tool-definition.js';
 
-const TEST_INTEGRATIONS: Integrations = { weather: { geocodingUrl: 'http://127.0.0.1:9/geocoding', forecastUrl: 'http://127.0.0.1:9/forecast', timeoutMilliseconds: 1_000 } };
 
 const CANARY_SECRET = 'sk-canary-123';
 
@@ -23,29 +22,8 @@ const assistant: AssistantSnapshot = {
   ragTopK: 3,
 };
 
-const noFiles: FileReader = {
-  readText: async () => {
-    throw new AppError('not_found', 'no files in this test');
-  },
-};
-
-const noKnowledge: KnowledgeSearch = {
-  query: async () => {
-    throw new AppError('not_found', 'no knowledge bases in this test');
-  },
-  listDocuments: async () => {
-    throw new AppError('not_found', 'no knowledge bases in this test');
-  },
-};
-
-const noRubrics: RubricReader = {
-  read: async () => {
-    throw new AppError('not_found', 'no rubrics in this test');
-  },
-};
-
 function toolContext(signal: AbortSignal = new AbortController().signal): ToolContext {
-  return { assistant, messages: [{ role: 'user', content: 'hello' }], signal, files: noFiles, rubrics: noRubrics, knowledge: noKnowledge, queryRewriter: { rewrite: async () => undefined }, requester: { userId: 1, email: 'learner@merino.test' }, integrations: TEST_INTEGRATIONS };
+  return buildToolContext({ assistant, signal });
 }
 
 interface Harness {

@@ -5,11 +5,12 @@
  * Classic assistants list them LAMB's way (`tools: ["weather", "moodle"]`); both normalise to
  * the same entries.
  */
+import { AppError } from '../errors/app-error.js';
 import type { AssistantSnapshot } from './assistant-snapshot.js';
 import type { FunctionSpecification } from './connector-definition.js';
 import type { Registries } from './registries.js';
 import { checkToolConfig } from './tool-config-validation.js';
-import type { ToolConfig, ToolContext, ToolDefinition } from './tool-definition.js';
+import type { FunctionDescription, ToolConfig, ToolContext, ToolDefinition } from './tool-definition.js';
 
 /** OpenAI's rule for function names, which the other providers accept too. */
 const FUNCTION_NAME_MAXIMUM_LENGTH = 64;
@@ -22,6 +23,8 @@ export interface FunctionToolRun {
   definition: ToolDefinition & { function: NonNullable<ToolDefinition['function']> };
   config: ToolConfig;
   specification: FunctionSpecification;
+  /** What the call's status says while it runs: `calling <function>` unless the tool words it. */
+  statusLabel: string;
 }
 
 /** A configured function tool that is not offered in this request, and why (for the log and trace). */
@@ -44,6 +47,14 @@ function uniqueName(wanted: string, taken: Set<string>): string {
   return name;
 }
 
+function statusLabel(definition: ToolDefinition, config: ToolConfig, functionName: string): string {
+  try {
+    return definition.status?.(config) ?? `calling ${functionName}`;
+  } catch {
+    return `calling ${functionName}`;
+  }
+}
+
 function isEnabledFor(definition: ToolDefinition, context: ToolContext): boolean {
   try {
     return definition.enabled?.(context) ?? true;
@@ -52,7 +63,12 @@ function isEnabledFor(definition: ToolDefinition, context: ToolContext): boolean
   }
 }
 
-export function functionToolsOf(assistant: AssistantSnapshot, registries: Registries, context: ToolContext): { offered: FunctionToolRun[]; skipped: SkippedFunctionTool[] } {
+/** A safe reason a tool is not offered: our own error message, or only the kind of anything else. */
+function refusalReason(error: unknown): string {
+  return error instanceof AppError ? error.message : `failed (${error instanceof Error ? error.name : 'error'})`;
+}
+
+export async function functionToolsOf(assistant: AssistantSnapshot, registries: Registries, context: ToolContext): Promise<{ offered: FunctionToolRun[]; skipped: SkippedFunctionTool[] }> {
   const offered: FunctionToolRun[] = [];
   const skipped: SkippedFunctionTool[] = [];
   const taken = new Set<string>();
@@ -65,9 +81,16 @@ export function functionToolsOf(assistant: AssistantSnapshot, registries: Regist
       skipped.push({ toolName: definition.name, reason: `invalid config: ${check.errors.map((problem) => problem.message).join('; ')}` });
       continue;
     }
-    const description = definition.function.describe(check.config);
+    let description: FunctionDescription;
+    try {
+      description = await definition.function.describe(check.config, context);
+    } catch (error) {
+      const functionName = definition.function.functionName?.(check.config);
+      skipped.push({ toolName: definition.name, ...(functionName !== undefined && { functionName: sanitizeFunctionName(functionName) }), reason: refusalReason(error) });
+      continue;
+    }
     if (!isEnabledFor(definition, context)) {
-      skipped.push({ toolName: definition.name, functionName: sanitizeFunctionName(description.name), reason: 'not available for this request (its service is not configured for this organization)' });
+      skipped.push({ toolName: definition.name, functionName: sanitizeFunctionName(description.name), reason: 'its service is not configured for this organization' });
       continue;
     }
     const functionName = uniqueName(sanitizeFunctionName(description.name), taken);
@@ -77,6 +100,7 @@ export function functionToolsOf(assistant: AssistantSnapshot, registries: Regist
       definition: definition as FunctionToolRun['definition'],
       config: check.config,
       specification: { name: functionName, description: description.description, parameters: definition.function.parameters },
+      statusLabel: statusLabel(definition, check.config, functionName),
     });
   }
   return { offered, skipped };

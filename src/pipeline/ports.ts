@@ -4,6 +4,7 @@
  * identity, so a tool can only reach what that owner may reach.
  */
 import type { RubricDocument } from '../rubrics/rubric-document.js';
+import type { Source, StatusEvent } from './events.js';
 import type { ChatMessage } from './messages.js';
 
 export interface FileText {
@@ -71,4 +72,29 @@ export interface Integrations {
   weather: { geocodingUrl: string; forecastUrl: string; timeoutMilliseconds: number };
   /** Absent when neither the organization nor the server configures Moodle: Moodle tools are then not offered. */
   moodle?: { apiUrl: string; token: string; timeoutMilliseconds: number };
+}
+
+/** An assistant another assistant may call as a tool, as its owner sees it. */
+export interface AssistantTarget {
+  id: number;
+  name: string;
+  description: string;
+}
+
+/** Status lines of a running call, so work nested under it shows as its children. */
+export interface CallStatus {
+  /** The id of the call's own status event: nested events carry it as `parent`. */
+  id: string;
+  emit(status: StatusEvent): void;
+}
+
+/**
+ * Assistants used as tools (orchestrators), checked as the orchestrator's owner every time:
+ * the target exists, is not deleted, the owner may use it, and it is not an orchestrator itself.
+ */
+export interface AssistantRunner {
+  /** The target, or an AppError saying why it may not be used (also written to the audit log). */
+  check(targetId: number): Promise<AssistantTarget>;
+  /** Runs the target's whole pipeline, not streamed, with `query` as the user message. */
+  run(targetId: number, query: string, options: { signal: AbortSignal; status?: CallStatus }): Promise<{ content: string; sources: Source[] }>;
 }

@@ -17,6 +17,8 @@ export interface PromptInput {
   knownPlaceholders: ReadonlySet<string>;
   /** Every source, tagged with the tool and placeholder it came from. */
   sources: readonly Source[];
+  /** The functions the model is offered in this request (for processors that explain them). */
+  functions?: ReadonlyArray<{ name: string; description: string }>;
 }
 
 export interface PromptProcessorDefinition {

@@ -5,6 +5,7 @@ import { AppError } from '../errors/app-error.js';
 import type { AssistantSnapshot } from './assistant-snapshot.js';
 import type { PipelineEvent, StatusEvent } from './events.js';
 import type { ChatMessage } from './messages.js';
+import { buildToolContext } from '../../test/support/tool-context.js';
 import type { FileReader, Integrations } from './ports.js';
 import { loadRegistries, type Registries } from './registries.js';
 import { runAssistant, type PipelineContext, type PipelineTrace } from './run-assistant.js';
@@ -65,6 +66,7 @@ function pipelineContext(snapshot: AssistantSnapshot, overrides: Partial<Pipelin
     queryRewriter: { rewrite: async () => undefined },
     requester: { userId: 1, email: 'learner@merino.test' },
     integrations: TEST_INTEGRATIONS,
+    assistants: buildToolContext().assistants,
     provider: () => ({}),
     signal: new AbortController().signal,
     limits: {

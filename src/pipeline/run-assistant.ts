@@ -12,7 +12,7 @@ import { runContextTools, type ContextResult, type ToolStep } from './context-or
 import { EventChannel } from './event-channel.js';
 import { addUsage, NO_USAGE, type FinishReason, type PipelineEvent, type StatusEvent, type Usage } from './events.js';
 import { messageText, type ChatMessage } from './messages.js';
-import type { FileReader, Integrations, KnowledgeSearch, QueryRewriter, Requester, RubricReader } from './ports.js';
+import type { AssistantRunner, FileReader, Integrations, KnowledgeSearch, QueryRewriter, Requester, RubricReader } from './ports.js';
 import type { Registries } from './registries.js';
 import { functionToolsOf, type FunctionToolRun, type SkippedFunctionTool } from './function-tools.js';
 import type { PromptProcessorDefinition } from './prompt-processor-definition.js';
@@ -64,6 +64,7 @@ export interface PipelineContext {
   queryRewriter: QueryRewriter;
   requester: Requester;
   integrations: Integrations;
+  assistants: AssistantRunner;
   provider(connectorName: string): ProviderSettings;
   signal: AbortSignal;
   limits: PipelineLimits;
@@ -108,7 +109,7 @@ export async function* runAssistant(request: PipelineRequest, context: PipelineC
   const plan = planAssistant(context.assistant, context.registries);
   let statusCount = 0;
   const channel = new EventChannel<PipelineEvent>();
-  const toolContext: ToolContext = { assistant: context.assistant, messages: request.messages, signal: context.signal, files: context.files, rubrics: context.rubrics, knowledge: context.knowledge, queryRewriter: context.queryRewriter, requester: context.requester, integrations: context.integrations };
+  const toolContext: ToolContext = { assistant: context.assistant, messages: request.messages, signal: context.signal, files: context.files, rubrics: context.rubrics, knowledge: context.knowledge, queryRewriter: context.queryRewriter, requester: context.requester, integrations: context.integrations, assistants: context.assistants };
   const emitStatus = (status: StatusEvent) => channel.push({ type: 'status', status });
   const nextStatusId = () => `status-${++statusCount}`;
 
@@ -124,8 +125,9 @@ export async function* runAssistant(request: PipelineRequest, context: PipelineC
   const processorValues = await processorValuesOf(plan.promptProcessor, toolContext);
   const values = { ...result.values, ...processorValues };
   const known = new Set([...context.registries.tools.placeholders(), ...processorPlaceholders(context.registries), ...plan.contextTools.map((run) => run.placeholder)]);
-  const messages = plan.promptProcessor.process({ assistant: context.assistant, messages: request.messages, values, knownPlaceholders: known, sources: result.sources });
-  const functions = functionToolsOf(context.assistant, context.registries, toolContext);
+  const functions = await functionToolsOf(context.assistant, context.registries, toolContext);
+  const offered = functions.offered.map((run) => ({ name: run.functionName, description: run.specification.description }));
+  const messages = plan.promptProcessor.process({ assistant: context.assistant, messages: request.messages, values, knownPlaceholders: known, sources: result.sources, functions: offered });
   const trace: PipelineTrace = {
     assistantId: context.assistant.id,
     connector: plan.connector.name,

@@ -6,7 +6,7 @@
 import type { AssistantSnapshot } from './assistant-snapshot.js';
 import type { Source } from './events.js';
 import type { ChatMessage } from './messages.js';
-import type { FileReader, Integrations, KnowledgeSearch, QueryRewriter, Requester, RubricReader } from './ports.js';
+import type { AssistantRunner, CallStatus, FileReader, Integrations, KnowledgeSearch, QueryRewriter, Requester, RubricReader } from './ports.js';
 
 export type ToolConfig = Record<string, unknown>;
 
@@ -22,6 +22,9 @@ export interface ToolContext {
   queryRewriter: QueryRewriter;
   requester: Requester;
   integrations: Integrations;
+  assistants: AssistantRunner;
+  /** Set while a function call runs: its status, for work nested under it. */
+  callStatus?: CallStatus;
 }
 
 export interface ToolOutput {
@@ -36,7 +39,13 @@ export interface FunctionDescription {
 }
 
 export interface FunctionToolDefinition<Config extends ToolConfig = ToolConfig> {
-  describe(config: Config): FunctionDescription;
+  /**
+   * The name and description the model sees. May look things up; throwing an AppError means the
+   * tool is not offered in this request, for the reason given (logged in the trace).
+   */
+  describe(config: Config, context: ToolContext): FunctionDescription | Promise<FunctionDescription>;
+  /** The name `describe` would give, known without looking anything up: a model that calls a tool which was not offered is told why. */
+  functionName?(config: Config): string;
   /** JSON Schema of the arguments the model supplies. */
   parameters: Record<string, unknown>;
   call(argumentsFromModel: Record<string, unknown>, context: ToolContext, config: Config): Promise<ToolOutput>;

@@ -4,7 +4,8 @@ import { AppError } from '../errors/app-error.js';
 import type { ConnectorDefinition, ConnectorEvent, ConnectorRequest, ModelToolCall } from './connector-definition.js';
 import type { PipelineEvent, StatusEvent } from './events.js';
 import type { FunctionToolRun } from './function-tools.js';
-import { defineTool, type ToolContext, type ToolDefinition } from './tool-definition.js';
+import { buildToolContext } from '../../test/support/tool-context.js';
+import { defineTool, type ToolDefinition } from './tool-definition.js';
 import { runToolLoop, type ToolLoopLimits, type ToolLoopOutcome } from './tool-loop.js';
 
 type Script = (request: ConnectorRequest, round: number) => ConnectorEvent[] | Promise<ConnectorEvent[]>;
@@ -33,14 +34,15 @@ function call(name: string, argumentsJson: string, id = `call_${name}_${Math.ran
 
 const answer = (text: string): ConnectorEvent[] => [{ type: 'text-delta', text }, { type: 'finish', finishReason: 'stop' }];
 
-function functionRun(definition: ToolDefinition): FunctionToolRun {
-  const description = definition.function!.describe({});
+async function functionRun(definition: ToolDefinition): Promise<FunctionToolRun> {
+  const description = await definition.function!.describe({}, buildToolContext());
   return {
     functionName: description.name,
     toolName: definition.name,
     definition: definition as FunctionToolRun['definition'],
     config: {},
     specification: { name: description.name, description: description.description, parameters: definition.function!.parameters },
+    statusLabel: `calling ${description.name}`,
   };
 }
 
@@ -96,23 +98,6 @@ const slow = defineTool({
 
 const LIMITS: ToolLoopLimits = { iterations: 3, callTimeoutMilliseconds: 2_000, totalMilliseconds: 10_000, identicalCallsMaximum: 2, resultCharactersMaximum: 100 };
 
-function toolContext(): ToolContext {
-  const never = async () => {
-    throw new Error('not used');
-  };
-  return {
-    assistant: { id: 1, name: 'test', description: '', systemPrompt: '', promptTemplate: '', metadata: { _format_version: 1 }, ragCollections: [], ragTopK: 3, ownerId: 1, organizationId: 1 } as unknown as ToolContext['assistant'],
-    messages: [],
-    signal: new AbortController().signal,
-    files: { readText: never },
-    rubrics: { read: never },
-    knowledge: { query: never, listDocuments: never },
-    queryRewriter: { rewrite: async () => undefined },
-    requester: { userId: 1, email: 'learner@merino.test' },
-    integrations: { weather: { geocodingUrl: 'http://127.0.0.1:9/g', forecastUrl: 'http://127.0.0.1:9/f', timeoutMilliseconds: 100 } },
-  };
-}
-
 async function run(script: Script, options: { limits?: Partial<ToolLoopLimits>; tools?: ToolDefinition[]; signal?: AbortSignal } = {}) {
   const { connector, requests } = scriptedConnector(script);
   let statusCount = 0;
@@ -125,8 +110,8 @@ async function run(script: Script, options: { limits?: Partial<ToolLoopLimits>; 
     provider: {},
     signal: options.signal ?? new AbortController().signal,
     upstreamTimeoutMilliseconds: 5_000,
-    functions: (options.tools ?? [lookup, slow]).map(functionRun),
-    toolContext: toolContext(),
+    functions: await Promise.all((options.tools ?? [lookup, slow]).map(functionRun)),
+    toolContext: buildToolContext(),
     limits: { ...LIMITS, ...options.limits },
     nextStatusId: () => `status-${++statusCount}`,
   });

@@ -147,7 +147,7 @@ class CallRunner {
 
   private unknownToolReason(name: string): string {
     const skipped = this.input.unavailable?.find((entry) => entry.functionName === name);
-    if (skipped !== undefined) return `"${name}" is ${skipped.reason}`;
+    if (skipped !== undefined) return `"${name}" is not available: ${skipped.reason}`;
     return `unknown tool "${name}"; the available tools are: ${[...this.byName.keys()].join(', ') || 'none'}`;
   }
 
@@ -165,8 +165,8 @@ class CallRunner {
   async run(call: ModelToolCall, round: number, emitStatus: (status: StatusEvent) => void): Promise<CallResult> {
     const started = performance.now();
     const statusId = this.input.nextStatusId();
-    const label = `calling ${call.name}`;
     const run = this.byName.get(call.name);
+    const label = run?.statusLabel ?? `calling ${call.name}`;
     emitStatus({ id: statusId, tool: run?.toolName ?? call.name, state: 'running', message: label });
     const step: ToolCallStep = { round, function: call.name, ...(run && { tool: run.toolName }), argumentKeys: [], durationMilliseconds: 0, resultCharacters: 0, sourceCount: 0 };
     let content: string;
@@ -177,7 +177,11 @@ class CallRunner {
       step.argumentKeys = Object.keys(argumentsObject).sort();
       this.countCall(run.functionName, argumentsObject);
       const output = requireValidOutput(
-        await callWithinTimeout((signal) => run.definition.function.call(argumentsObject, { ...this.input.toolContext, signal }, run.config), this.input.toolContext.signal, this.input.limits.callTimeoutMilliseconds),
+        await callWithinTimeout(
+          (signal) => run.definition.function.call(argumentsObject, { ...this.input.toolContext, signal, callStatus: { id: statusId, emit: emitStatus } }, run.config),
+          this.input.toolContext.signal,
+          this.input.limits.callTimeoutMilliseconds,
+        ),
       );
       content = truncated(output.content, this.input.limits.resultCharactersMaximum);
       sources = (output.sources ?? []).map((source) => ({ ...source, tool: run.toolName, function: run.functionName }));

@@ -45,5 +45,6 @@ export function buildToolContext(options: ToolContextOptions = {}): ToolContext 
     queryRewriter: { rewrite: async () => undefined },
     requester: options.requester ?? { userId: 1, email: 'learner@merino.test' },
     integrations: { weather: UNREACHABLE_WEATHER, ...options.integrations },
+    assistants: { check: async () => refuse('assistants'), run: async () => refuse('assistants') },
   };
 }

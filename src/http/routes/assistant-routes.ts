@@ -1,4 +1,4 @@
-/** The assistants API: CRUD, publish, shares, LAMB-compatible export and import. */
+/** The assistants API: CRUD, publish, shares, assistant-tool candidates, LAMB-compatible export and import. */
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import type { AssistantInput, AssistantListInput, AssistantPatch } from '../../assistants/assistant-service.js';
@@ -136,6 +136,19 @@ export async function assistantRoutes(app: FastifyInstance, services: Services):
       },
     },
     async (request) => services.assistants.putShares(callContext(request), request.params.id, request.body.user_emails),
+  );
+
+  app.get<{ Params: { id: number } }>(
+    '/api/assistants/:id/tool-candidates',
+    {
+      schema: {
+        tags: ['assistants'],
+        summary: "Which assistants this assistant's owner may use as its assistant tools (available ones first, the others with the reason)",
+        params: idParametersSchema,
+        response: commonErrorResponses,
+      },
+    },
+    async (request) => services.assistants.toolCandidates(callContext(request), request.params.id),
   );
 
   app.get<{ Params: { id: number } }>(

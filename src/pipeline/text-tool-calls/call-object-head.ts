@@ -1,15 +1,16 @@
 /**
- * Recognises the start of a JSON call object while it streams: `{` then, within a few short
- * members (`"type": "function"`, `"id": "call_1"`), a `"name"` (or `"function"`) whose value is an
- * offered tool's name. Deciding on the name keeps hold-back short: a JSON object in prose that names
- * no offered tool is released after a few characters, not held until it closes. An OpenAI-style
- * wrapper (`{"tool_calls": [{…`) is recognised when asked.
+ * Recognises the start of a JSON call object while it streams: `{` then, within a few members that
+ * fit in the opening window (`"type": "function"`, `"id": "call_1"`, even a small `"arguments"`), a
+ * `"name"` (or `"function"`) whose value is an offered tool's name. Deciding on the name keeps
+ * hold-back short: a JSON object in prose that names no offered tool is released after a few
+ * characters, not held until it closes. An OpenAI-style wrapper (`{"tool_calls": [{…`) is
+ * recognised when asked.
  */
 import type { OfferedToolSet } from './offered-tool-set.js';
 import type { OpeningReader } from './opening-reader.js';
 
 /** Members a call object may carry before the one naming the tool. */
-const PREAMBLE_KEYS = new Set(['type', 'id', 'call_id', 'index']);
+const PREAMBLE_KEYS = new Set(['type', 'id', 'call_id', 'index', 'arguments', 'parameters']);
 /** Members an OpenAI-style message may carry before its `tool_calls`. */
 const WRAPPER_PREAMBLE_KEYS = new Set(['role', 'content', 'type', 'id']);
 const MAX_KEY_LENGTH = 32;
@@ -50,7 +51,7 @@ export function readCallObjectHead(reader: OpeningReader, tools: OfferedToolSet,
       return inner === undefined ? undefined : { name: inner.name, wrapped: true };
     }
     const preamble = allowWrapper ? WRAPPER_PREAMBLE_KEYS : PREAMBLE_KEYS;
-    if (!preamble.has(key) || !reader.skipJsonPrimitive()) return undefined;
+    if (!preamble.has(key) || !reader.skipJsonValue()) return undefined;
     reader.skipWhitespace();
     if (!reader.accept(',')) return undefined;
   }

@@ -113,6 +113,12 @@ export const FORMAT_SAMPLES: readonly FormatSamples[] = [
         answer: '\n Back soon.',
       },
       {
+        description: 'arguments before the name',
+        text: '<tool_call>{"arguments": {"city": "Rome"}, "name": "get_weather"}</tool_call>',
+        calls: [{ name: 'get_weather', arguments: { city: 'Rome' } }],
+        answer: '',
+      },
+      {
         description: 'broken JSON arguments are handed on as written',
         text: '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris",}}\n</tool_call>',
         calls: [{ name: 'get_weather', rawArguments: '{"city": "Paris",}' }],

@@ -5,8 +5,8 @@
  *   get_weather(city="Paris")
  *   ```
  *
- * (also `print(default_api.get_weather(…))`), or as JSON in a ```json fence. A fence whose content
- * names no offered tool is ordinary markdown and stays text.
+ * (also `print(default_api.get_weather(…))`), or as JSON in a ```json fence, which must carry the
+ * call's arguments. A fence whose content names no offered tool is ordinary markdown and stays text.
  */
 import { readCallObjectHead, readCallObjectOrArrayHead } from './call-object-head.js';
 import { DelimitedCallBlock } from './delimited-call-block.js';
@@ -76,7 +76,7 @@ export const jsonFenceSyntax: OpeningSyntax = {
         opening: openingText(reader),
         bodyOffset: JSON_FENCE.length,
         terminators: FENCE_TERMINATORS,
-        parseBody: (body, ending) => (ending === 'closed' ? readJsonCallBody(body.trim(), ending, context.tools, 'gemma_tool_code') : undefined),
+        parseBody: (body, ending) => (ending === 'closed' ? readJsonCallBody(body.trim(), ending, context.tools, 'gemma_tool_code', { requireArguments: true }) : undefined),
       },
       context.counter,
     );

@@ -13,4 +13,4 @@ export {
   type ToolCallEvent,
   type ToolCallFormatSetting,
 } from './text-tool-call-types.js';
-export { MAX_CALL_CHARACTERS, MAX_OPENING_CHARACTERS } from './parser-limits.js';
+export { MAX_CALL_CHARACTERS, MAX_OPENING_CHARACTERS, MAX_OPENING_WHITESPACE } from './parser-limits.js';

@@ -1,4 +1,7 @@
-/** A bare JSON array of calls (seed 004 format 3): `[{"name": "get_weather", "arguments": {…}}, …]`. */
+/**
+ * A bare JSON array of calls (seed 004 format 3): `[{"name": "get_weather", "arguments": {…}}, …]`.
+ * With no tag around it, each object must carry its arguments to count as a call.
+ */
 import { BalancedCallBlock } from './balanced-call-block.js';
 import { readCallObjectHead } from './call-object-head.js';
 import { jsonValueCallEvents } from './json-value-calls.js';
@@ -18,7 +21,7 @@ export const jsonArraySyntax: OpeningSyntax = {
         valueOffset: 0,
         createScanner: () => new JsonValueScanner(context.counter),
         chained: false,
-        parseValues: (values) => jsonValueCallEvents(values, context.tools, 'json_array'),
+        parseValues: (values) => jsonValueCallEvents(values, context.tools, 'json_array', { requireArguments: true }),
       },
       context.counter,
     );

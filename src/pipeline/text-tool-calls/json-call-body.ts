@@ -6,20 +6,26 @@
  */
 import { callEvents, textEvents } from './call-events.js';
 import type { BlockEnding } from './delimited-call-block.js';
-import { readJsonCalls } from './json-calls.js';
+import { readJsonCalls, type JsonCallRules } from './json-calls.js';
 import type { OfferedToolSet } from './offered-tool-set.js';
 import type { TextParserEvent, TextToolCallFormat } from './text-tool-call-types.js';
 import { JsonValueScanner, NOT_A_VALUE, STILL_OPEN } from './value-scanner.js';
 
-export function readJsonCallBody(body: string, ending: BlockEnding, tools: OfferedToolSet, format: TextToolCallFormat): TextParserEvent[] | undefined {
+export function readJsonCallBody(
+  body: string,
+  ending: BlockEnding,
+  tools: OfferedToolSet,
+  format: TextToolCallFormat,
+  rules: JsonCallRules = { requireArguments: false },
+): TextParserEvent[] | undefined {
   const end = new JsonValueScanner().scan(body, 0, body.length);
   if (end === NOT_A_VALUE) return undefined;
   if (end === STILL_OPEN) {
     if (ending !== 'closed') return undefined;
-    const calls = readJsonCalls(body, tools);
+    const calls = readJsonCalls(body, tools, rules);
     return calls === undefined ? undefined : callEvents(calls.calls, format);
   }
-  const calls = readJsonCalls(body.slice(0, end), tools);
+  const calls = readJsonCalls(body.slice(0, end), tools, rules);
   if (calls === undefined) return undefined;
   const content = calls.content === undefined ? [] : textEvents(calls.content);
   return [...content, ...callEvents(calls.calls, format), ...textEvents(body.slice(end))];

@@ -77,20 +77,29 @@ function isDefinition(keys: readonly string[]): boolean {
   return keys.includes('description');
 }
 
-function callFromObject(object: Record<string, unknown>, tools: OfferedToolSet): ParsedCall | undefined {
+export interface JsonCallRules {
+  /**
+   * JSON with no tag around it (a bare object or list, a markdown fence) must carry `arguments` or
+   * `parameters` to be a call: `{"name": "get_weather"}` alone is as likely data as a call.
+   */
+  requireArguments: boolean;
+}
+
+function callFromObject(object: Record<string, unknown>, tools: OfferedToolSet, rules: JsonCallRules): ParsedCall | undefined {
   if (isDefinition(Object.keys(object))) return undefined;
   const named = object['name'] ?? object['function'];
-  if (isPlainObject(named)) return callFromObject(named, tools);
+  if (isPlainObject(named)) return callFromObject(named, tools, rules);
   if (typeof named !== 'string' || !tools.has(named)) return undefined;
   const argumentKey = ARGUMENT_KEYS.find((key) => Object.hasOwn(object, key));
+  if (argumentKey === undefined && rules.requireArguments) return undefined;
   return { name: named, argumentsJson: argumentsJsonFromValue(argumentKey === undefined ? undefined : object[argumentKey]) };
 }
 
-function callsFromValue(value: unknown, tools: OfferedToolSet): JsonCalls | undefined {
+function callsFromValue(value: unknown, tools: OfferedToolSet, rules: JsonCallRules): JsonCalls | undefined {
   const items = Array.isArray(value) ? value : isPlainObject(value) && Array.isArray(value['tool_calls']) ? value['tool_calls'] : [value];
   const calls: ParsedCall[] = [];
   for (const item of items) {
-    const call = isPlainObject(item) ? callFromObject(item, tools) : undefined;
+    const call = isPlainObject(item) ? callFromObject(item, tools, rules) : undefined;
     if (call === undefined) return undefined;
     calls.push(call);
   }
@@ -103,19 +112,20 @@ function member(members: readonly LooseMember[], key: string): string | undefine
   return members.find((candidate) => candidate.key === key)?.value;
 }
 
-function looseCallFromObject(text: string, tools: OfferedToolSet): ParsedCall | undefined {
+function looseCallFromObject(text: string, tools: OfferedToolSet, rules: JsonCallRules): ParsedCall | undefined {
   const members = looseObjectMembers(text);
   if (members === undefined || isDefinition(members.map((candidate) => candidate.key))) return undefined;
   const named = member(members, 'name') ?? member(members, 'function');
   if (named === undefined) return undefined;
-  if (named.startsWith('{')) return looseCallFromObject(named, tools);
+  if (named.startsWith('{')) return looseCallFromObject(named, tools, rules);
   const name = parseJson(named)?.value;
   if (typeof name !== 'string' || !tools.has(name)) return undefined;
   const argumentsText = ARGUMENT_KEYS.map((key) => member(members, key)).find((value) => value !== undefined);
+  if (argumentsText === undefined && rules.requireArguments) return undefined;
   return { name, argumentsJson: argumentsText === undefined ? '{}' : argumentsJsonFromText(argumentsText) };
 }
 
-function looseCalls(text: string, tools: OfferedToolSet): JsonCalls | undefined {
+function looseCalls(text: string, tools: OfferedToolSet, rules: JsonCallRules): JsonCalls | undefined {
   const trimmed = text.trim();
   let items: string[] | undefined;
   if (trimmed.startsWith('[')) items = looseArrayElements(trimmed);
@@ -126,7 +136,7 @@ function looseCalls(text: string, tools: OfferedToolSet): JsonCalls | undefined 
   if (items === undefined || items.length === 0) return undefined;
   const calls: ParsedCall[] = [];
   for (const item of items) {
-    const call = looseCallFromObject(item, tools);
+    const call = looseCallFromObject(item, tools, rules);
     if (call === undefined) return undefined;
     calls.push(call);
   }
@@ -137,7 +147,7 @@ function looseCalls(text: string, tools: OfferedToolSet): JsonCalls | undefined 
  * The calls `text` describes when every one of them names an offered tool; undefined otherwise, so
  * a block naming anything else stays text as a whole.
  */
-export function readJsonCalls(text: string, tools: OfferedToolSet): JsonCalls | undefined {
+export function readJsonCalls(text: string, tools: OfferedToolSet, rules: JsonCallRules = { requireArguments: false }): JsonCalls | undefined {
   const parsed = parseJson(text);
-  return parsed === undefined ? looseCalls(text, tools) : callsFromValue(parsed.value, tools);
+  return parsed === undefined ? looseCalls(text, tools, rules) : callsFromValue(parsed.value, tools, rules);
 }

@@ -1,6 +1,7 @@
 /**
  * Llama 3.1/3.3 JSON calls: `{"name": "get_weather", "parameters": {…}}` (or `"arguments"`), bare or
- * after `<|python_tag|>`, several separated by `;`.
+ * after `<|python_tag|>`, several separated by `;`. A bare object must carry its arguments to count
+ * as a call; after the tag, the tag is evidence enough.
  */
 import { BalancedCallBlock } from './balanced-call-block.js';
 import { readCallObjectHead } from './call-object-head.js';
@@ -11,7 +12,7 @@ import { JsonValueScanner } from './value-scanner.js';
 
 export const PYTHON_TAG = '<|python_tag|>';
 
-function openChain(reader: OpeningReader, context: OpeningContext, valueOffset: number): ReturnType<OpeningSyntax['open']> {
+function openChain(reader: OpeningReader, context: OpeningContext, valueOffset: number, requireArguments: boolean): ReturnType<OpeningSyntax['open']> {
   if (readCallObjectHead(reader, context.tools, false) === undefined) return undefined;
   const block = new BalancedCallBlock(
     {
@@ -19,7 +20,7 @@ function openChain(reader: OpeningReader, context: OpeningContext, valueOffset: 
       valueOffset,
       createScanner: () => new JsonValueScanner(context.counter),
       chained: true,
-      parseValues: (values) => jsonValueCallEvents(values, context.tools, 'llama3_json'),
+      parseValues: (values) => jsonValueCallEvents(values, context.tools, 'llama3_json', { requireArguments }),
     },
     context.counter,
   );
@@ -29,7 +30,7 @@ function openChain(reader: OpeningReader, context: OpeningContext, valueOffset: 
 export const bareLlama3JsonSyntax: OpeningSyntax = {
   triggers: '{',
   formats: ['llama3_json'],
-  open: (reader, context) => openChain(reader, context, 0),
+  open: (reader, context) => openChain(reader, context, 0, true),
 };
 
 export const taggedLlama3JsonSyntax: OpeningSyntax = {
@@ -39,6 +40,6 @@ export const taggedLlama3JsonSyntax: OpeningSyntax = {
   open(reader, context) {
     if (!reader.accept(PYTHON_TAG)) return undefined;
     reader.skipWhitespace();
-    return openChain(reader, context, reader.position - reader.start);
+    return openChain(reader, context, reader.position - reader.start, false);
   },
 };

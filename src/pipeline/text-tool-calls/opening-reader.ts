@@ -140,6 +140,33 @@ export class OpeningReader {
     return true;
   }
 
+  /**
+   * Reads any JSON value: a primitive, or a bracketed value to its matching bracket (minding
+   * strings). Within the window only, so an opening never waits on a large value.
+   */
+  skipJsonValue(): boolean {
+    const first = this.peek();
+    if (first !== 0x7b && first !== 0x5b) return this.skipJsonPrimitive();
+    let depth = 0;
+    let inString = false;
+    for (let offset = 0; ; offset += 1) {
+      const code = this.peek(offset);
+      if (code === END) return false;
+      if (inString) {
+        if (code === 0x5c) offset += 1;
+        else if (code === 0x22) inString = false;
+      } else if (code === 0x22) inString = true;
+      else if (code === 0x7b || code === 0x5b) depth += 1;
+      else if (code === 0x7d || code === 0x5d) {
+        depth -= 1;
+        if (depth === 0) {
+          this.position += offset + 1;
+          return true;
+        }
+      }
+    }
+  }
+
   /** Reads `[A-Za-z0-9_.:-]` characters (identifiers, recipients, channel names). */
   word(): string {
     const wordStart = this.position;

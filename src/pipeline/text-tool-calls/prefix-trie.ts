@@ -14,6 +14,7 @@ class TrieNode {
   readonly incomplete = new Set<number>();
 }
 
+/** Where a walk stopped; reused between walks, since the parser reads it at once. */
 export interface PrefixGate {
   complete: ReadonlySet<number>;
   /** Set when the text ran out before the walk could finish: these syntaxes need more text. */
@@ -24,6 +25,7 @@ const NOTHING: ReadonlySet<number> = new Set();
 
 export class PrefixTrie {
   private readonly root = new TrieNode();
+  private readonly gate: PrefixGate = { complete: NOTHING, waiting: NOTHING };
 
   add(token: string, syntax: number): void {
     let node = this.root;
@@ -46,9 +48,12 @@ export class PrefixTrie {
     let node = this.root;
     for (let offset = 0; ; offset += 1) {
       const code = reader.available(offset);
-      if (code === MORE_TEXT_NEEDED) return { complete: node.complete, waiting: node.incomplete };
-      const child = code === END ? undefined : node.children.get(code);
-      if (child === undefined) return { complete: node.complete, waiting: NOTHING };
+      const child = code === END || code === MORE_TEXT_NEEDED ? undefined : node.children.get(code);
+      if (child === undefined) {
+        this.gate.complete = node.complete;
+        this.gate.waiting = code === MORE_TEXT_NEEDED ? node.incomplete : NOTHING;
+        return this.gate;
+      }
       node = child;
     }
   }

@@ -21,7 +21,6 @@ import type { OpeningSyntax } from './parser-block.js';
 import { PrefixTrie, type PrefixGate } from './prefix-trie.js';
 import { barePythonicSyntax, pythonStartSyntax, taggedPythonicSyntax } from './pythonic-format.js';
 import { thinkBracketSyntax, thinkTagSyntax } from './reasoning-syntaxes.js';
-import { escapeRegExp } from './terminator-search.js';
 import type { TextToolCallFormat } from './text-tool-call-types.js';
 import { toolCallsTagSyntax } from './tool-calls-tag-format.js';
 import { bareXmlFunctionSyntax, wrappedXmlFunctionSyntax } from './xml-function-format.js';
@@ -58,8 +57,8 @@ export interface TriggerEntry {
 }
 
 export class SyntaxTable {
-  /** Matches any character some active syntax can start with. */
-  private readonly triggerPattern: RegExp;
+  /** 1 for every UTF-16 code unit some active syntax can start with. */
+  private readonly isTrigger = new Uint8Array(0x10000);
   private readonly byTrigger = new Map<number, TriggerEntry>();
 
   constructor(setting: TextToolCallFormat | 'auto') {
@@ -72,16 +71,15 @@ export class SyntaxTable {
         (entry.syntaxes as OpeningSyntax[]).push(syntax);
         for (const prefix of syntax.prefixes ?? []) entry.trie.add(prefix, index);
         this.byTrigger.set(code, entry);
+        this.isTrigger[code] = 1;
       }
     }
-    const characters = [...this.byTrigger.keys()].map((code) => escapeRegExp(String.fromCharCode(code))).join('');
-    this.triggerPattern = new RegExp(`[${characters}]`, 'g');
   }
 
   /** The index of the next character at or after `from` that could start an opening; -1 when none. */
   nextTrigger(text: string, from: number): number {
-    this.triggerPattern.lastIndex = from;
-    return this.triggerPattern.exec(text)?.index ?? -1;
+    for (let index = from; index < text.length; index += 1) if (this.isTrigger[text.charCodeAt(index)] === 1) return index;
+    return -1;
   }
 
   syntaxesFor(code: number): readonly OpeningSyntax[] {

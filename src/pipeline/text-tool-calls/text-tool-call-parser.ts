@@ -149,10 +149,14 @@ export class TextToolCallParser {
         events.text(text.slice(emitFrom));
         return text.length;
       }
-      events.text(text.slice(emitFrom, trigger));
-      emitFrom = trigger;
+      // Only a reasoning opening asks whether text came before it; while that can still matter, emit first.
+      if (this.context.atSegmentStart) {
+        events.text(text.slice(emitFrom, trigger));
+        emitFrom = trigger;
+      }
       const opening = this.tryOpenings(text, trigger, atEnd, trigger === start ? firstSyntax : 0);
       if (typeof opening === 'number') {
+        events.text(text.slice(emitFrom, trigger));
         this.pending = text.slice(trigger);
         this.pendingSyntax = opening;
         return text.length;
@@ -161,6 +165,7 @@ export class TextToolCallParser {
         searchFrom = trigger + 1;
         continue;
       }
+      events.text(text.slice(emitFrom, trigger));
       this.block = opening.block;
       return trigger + opening.length;
     }

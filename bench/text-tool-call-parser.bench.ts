@@ -1,0 +1,142 @@
+/**
+ * Benchmark of the streaming text tool-call parser (src/pipeline/text-tool-calls): throughput in
+ * MB/s of UTF-8 text (as it arrives from the model server), streamed in DELTA_CHARACTERS-character
+ * deltas.
+ *
+ *  1. Plain text: PROSE_MEGABYTES of this repository's own docs (markdown prose with code, JSON,
+ *     brackets and tags), auto mode, three offered tools. Nothing in it is a call.
+ *  2. Text with calls: for each format, prose with that format's sample calls between paragraphs,
+ *     in auto mode and in the format's own setting.
+ *
+ * Also printed: the characters the parser examined per input character (its work counter).
+ *
+ *   npm run bench -- bench/text-tool-call-parser.bench.ts
+ *   (PROSE_MEGABYTES=4 CALLS_MEGABYTES=1 DELTA_CHARACTERS=20 RUNS=3 change the load)
+ *
+ * Figures are printed, never asserted on; the only checks are that plain text yields no call and
+ * that every sample call is found.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { FORMAT_SAMPLES, SAMPLE_TOOLS } from '../src/pipeline/text-tool-calls/format-samples.js';
+import { TextToolCallParser, type TextParserEvent, type ToolCallFormatSetting } from '../src/pipeline/text-tool-calls/index.js';
+import { printTable } from './support/measure.js';
+
+function setting(variable: string, defaultValue: number): number {
+  const raw = process.env[variable];
+  if (raw === undefined || raw.trim() === '') return defaultValue;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${variable} must be a positive number, got "${raw}"`);
+  return value;
+}
+
+const PROSE_MEGABYTES = setting('PROSE_MEGABYTES', 4);
+const CALLS_MEGABYTES = setting('CALLS_MEGABYTES', 1);
+const DELTA_CHARACTERS = setting('DELTA_CHARACTERS', 20);
+/** Each figure is the best of this many runs, after one run that warms the JIT up. */
+const RUNS = setting('RUNS', 3);
+const MEGABYTE = 1024 * 1024;
+
+/** Docs that describe tool calls themselves would put calls into the "plain" text. */
+const DOCS_WITH_CALLS = new Set(['function-tools.md', 'text-tool-calls.md']);
+
+function prose(): string {
+  const directory = new URL('../docs/', import.meta.url);
+  const pages = readdirSync(directory)
+    .filter((name) => name.endsWith('.md') && !DOCS_WITH_CALLS.has(name))
+    .map((name) => readFileSync(new URL(name, directory), 'utf8'));
+  return pages.join('\n\n');
+}
+
+function repeatTo(text: string, characters: number): string {
+  return text.repeat(Math.ceil(characters / text.length)).slice(0, characters);
+}
+
+/** Paragraphs of prose with the format's samples between them, about `characters` long; answers the text and its call count. */
+function withCalls(paragraphs: readonly string[], samples: readonly { text: string; calls: readonly unknown[] }[], characters: number): { text: string; calls: number } {
+  const parts: string[] = [];
+  let length = 0;
+  let calls = 0;
+  for (let index = 0; length < characters; index += 1) {
+    const paragraph = paragraphs[index % paragraphs.length]!;
+    const sample = samples[index % samples.length]!;
+    parts.push(paragraph, '\n\n', sample.text, '\n\n');
+    length += paragraph.length + sample.text.length + 4;
+    calls += sample.calls.length;
+  }
+  return { text: parts.join(''), calls };
+}
+
+interface Run {
+  seconds: number;
+  calls: number;
+  examinedPerCharacter: number;
+}
+
+function parseStreamed(text: string, format: Exclude<ToolCallFormatSetting, 'native'>): Run {
+  const parser = new TextToolCallParser({ tools: SAMPLE_TOOLS, format });
+  let calls = 0;
+  const count = (events: TextParserEvent[]) => {
+    for (const event of events) if (event.type === 'tool-call') calls += 1;
+  };
+  const begin = performance.now();
+  for (let index = 0; index < text.length; index += DELTA_CHARACTERS) count(parser.push(text.slice(index, index + DELTA_CHARACTERS)));
+  count(parser.end());
+  const seconds = (performance.now() - begin) / 1000;
+  return { seconds, calls, examinedPerCharacter: parser.statistics.charactersExamined / text.length };
+}
+
+function best(text: string, format: Exclude<ToolCallFormatSetting, 'native'>): Run {
+  parseStreamed(text, format);
+  const runs = Array.from({ length: RUNS }, () => parseStreamed(text, format));
+  return runs.reduce((fastest, run) => (run.seconds < fastest.seconds ? run : fastest));
+}
+
+function megabytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8') / MEGABYTE;
+}
+
+function megabytesPerSecond(text: string, run: Run): string {
+  return (megabytes(text) / run.seconds).toFixed(1);
+}
+
+describe('text tool-call parser throughput', () => {
+  it(`parses ${PROSE_MEGABYTES} MB of prose and every format's calls, in ${DELTA_CHARACTERS}-character deltas`, { timeout: 600_000 }, () => {
+    const corpus = prose();
+    // The docs are nearly all ASCII, so characters and UTF-8 bytes are close enough to size the input.
+    const plain = repeatTo(corpus, Math.round(PROSE_MEGABYTES * MEGABYTE));
+    const plainRun = best(plain, 'auto');
+    expect(plainRun.calls).toBe(0);
+    printTable(
+      `Plain text: ${megabytes(plain).toFixed(2)} MB of docs, auto mode, ${SAMPLE_TOOLS.length} offered tools, ${DELTA_CHARACTERS}-character deltas`,
+      [
+        { label: 'input', width: 28 },
+        { label: 'MB/s', width: 8 },
+        { label: 'examined/char', width: 14 },
+      ],
+      [['plain prose', megabytesPerSecond(plain, plainRun), plainRun.examinedPerCharacter.toFixed(2)]],
+    );
+
+    const paragraphs = corpus.split(/\n\s*\n/).filter((paragraph) => paragraph.trim().length > 40);
+    const rows: string[][] = [];
+    for (const group of FORMAT_SAMPLES) {
+      const mixed = withCalls(paragraphs, group.samples, Math.round(CALLS_MEGABYTES * MEGABYTE));
+      const auto = best(mixed.text, 'auto');
+      const own = best(mixed.text, group.format);
+      expect(auto.calls).toBe(mixed.calls);
+      expect(own.calls).toBe(mixed.calls);
+      rows.push([group.format, String(mixed.calls), megabytesPerSecond(mixed.text, auto), megabytesPerSecond(mixed.text, own), auto.examinedPerCharacter.toFixed(2)]);
+    }
+    printTable(
+      `Text with calls: ~${CALLS_MEGABYTES} MB per format (prose paragraphs with the format's samples between them), ${DELTA_CHARACTERS}-character deltas`,
+      [
+        { label: 'format', width: 18 },
+        { label: 'calls', width: 7 },
+        { label: 'auto MB/s', width: 10 },
+        { label: 'own MB/s', width: 10 },
+        { label: 'examined/char', width: 14 },
+      ],
+      rows,
+    );
+  });
+});
