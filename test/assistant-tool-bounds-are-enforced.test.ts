@@ -1,7 +1,8 @@
 /**
  * The bounds of assistants used as tools, each a setting: ASSISTANT_TOOL_CALLS_MAX refuses calls
  * past the limit in one request, ASSISTANT_TOOL_RESULT_CHARS_MAX cuts a long answer with a
- * marker, and ASSISTANT_TOOL_TIMEOUT_MS gives a slow target a "timed out" result.
+ * marker, ASSISTANT_TOOL_TIMEOUT_MS gives a slow target a "timed out" result, and
+ * ASSISTANT_TOOL_TOTAL_MS stops the request's assistant calls once together they take too long.
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -16,7 +17,10 @@ function toolResults(recorded: RecordedRequest | undefined): string[] {
   return ((recorded?.body?.messages ?? []) as Array<{ role: string; content: string }>).filter((message) => message.role === 'tool').map((message) => message.content);
 }
 
-describe('assistant-tool bounds', () => {
+describe.each([
+  { bound: 'per call', environment: { ASSISTANT_TOOL_TIMEOUT_MS: String(TIMEOUT_MILLISECONDS) }, expected: `Error: timed out after ${TIMEOUT_MILLISECONDS} ms` },
+  { bound: 'in total', environment: { ASSISTANT_TOOL_TIMEOUT_MS: '30000', ASSISTANT_TOOL_TOTAL_MS: String(TIMEOUT_MILLISECONDS) }, expected: `Error: Calls to other assistants took longer than ${TIMEOUT_MILLISECONDS} ms in this request.` },
+])('assistant-tool bounds ($bound time limit)', ({ environment, expected }) => {
   let fake: FakeOpenAiServer;
   let server: TestServer;
   let token: string;
@@ -62,7 +66,7 @@ describe('assistant-tool bounds', () => {
         OPENAI_API_KEY: 'sk-test',
         ASSISTANT_TOOL_CALLS_MAX: String(CALLS_MAXIMUM),
         ASSISTANT_TOOL_RESULT_CHARS_MAX: String(RESULT_MAXIMUM),
-        ASSISTANT_TOOL_TIMEOUT_MS: String(TIMEOUT_MILLISECONDS),
+        ...environment,
       },
     });
     token = await loginAsAdmin(server);
@@ -92,8 +96,8 @@ describe('assistant-tool bounds', () => {
     expect(result).toMatch(new RegExp(`^x{${RESULT_MAXIMUM}}\\n\\[truncated: the answer had \\d+ characters; only the first ${RESULT_MAXIMUM} are shown\\]$`));
   });
 
-  it(`gives a target slower than ASSISTANT_TOOL_TIMEOUT_MS (${TIMEOUT_MILLISECONDS}) a timed-out result`, async () => {
+  it('stops a target slower than the time limit with a clear result', async () => {
     const [result] = await orchestrate([{ name: 'slow', query: 'take your time' }]);
-    expect(result).toBe(`Error: timed out after ${TIMEOUT_MILLISECONDS} ms`);
+    expect(result).toBe(expected);
   });
 });

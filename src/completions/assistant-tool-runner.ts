@@ -93,15 +93,21 @@ export class AssistantToolRunner implements AssistantRunner {
     const { limits } = this.options;
     this.calls += 1;
     if (this.calls > limits.callsMaximum) throw new AppError('forbidden', `This request already called ${limits.callsMaximum} assistants, the most it may; answer with what you have.`);
-    if (this.deadline.aborted) throw new AppError('upstream_timeout', `Calls to other assistants took longer than ${limits.totalMilliseconds} ms in this request.`);
+    const overTime = () => new AppError('upstream_timeout', `Calls to other assistants took longer than ${limits.totalMilliseconds} ms in this request.`);
+    if (this.deadline.aborted) throw overTime();
     const target = await this.load(targetId);
     const signal = AbortSignal.any([options.signal, this.deadline]);
     let content = '';
     const sources: Source[] = [];
-    for await (const event of this.options.runTarget(target, query, signal)) {
-      if (event.type === 'text-delta') content += event.text;
-      else if (event.type === 'sources') sources.push(...event.sources.map((source) => ({ ...source, assistant_id: target.id, assistant: target.name })));
-      else if (event.type === 'status' && options.status !== undefined) options.status.emit(nestedStatus(event, options.status));
+    try {
+      for await (const event of this.options.runTarget(target, query, signal)) {
+        if (event.type === 'text-delta') content += event.text;
+        else if (event.type === 'sources') sources.push(...event.sources.map((source) => ({ ...source, assistant_id: target.id, assistant: target.name })));
+        else if (event.type === 'status' && options.status !== undefined) options.status.emit(nestedStatus(event, options.status));
+      }
+    } catch (error) {
+      if (this.deadline.aborted && !options.signal.aborted) throw overTime();
+      throw error;
     }
     return { content: cut(content, limits.resultCharactersMaximum), sources };
   }
