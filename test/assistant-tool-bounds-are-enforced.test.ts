@@ -17,7 +17,7 @@ function toolResults(recorded: RecordedRequest | undefined): string[] {
   return ((recorded?.body?.messages ?? []) as Array<{ role: string; content: string }>).filter((message) => message.role === 'tool').map((message) => message.content);
 }
 
-describe.each([
+describe.each<{ bound: string; environment: Record<string, string>; expected: string }>([
   { bound: 'per call', environment: { ASSISTANT_TOOL_TIMEOUT_MS: String(TIMEOUT_MILLISECONDS) }, expected: `Error: timed out after ${TIMEOUT_MILLISECONDS} ms` },
   { bound: 'in total', environment: { ASSISTANT_TOOL_TIMEOUT_MS: '30000', ASSISTANT_TOOL_TOTAL_MS: String(TIMEOUT_MILLISECONDS) }, expected: `Error: Calls to other assistants took longer than ${TIMEOUT_MILLISECONDS} ms in this request.` },
 ])('assistant-tool bounds ($bound time limit)', ({ environment, expected }) => {

@@ -5,9 +5,9 @@
  * collection, so no query of its own ever reaches the store.
  */
 import { AppError } from '../errors/app-error.js';
+import { collectionsSchema } from '../pipeline/knowledge-sources.js';
 import { defineTool } from '../pipeline/tool-definition.js';
 
-const MAXIMUM_COLLECTIONS = 20;
 /** A long listing is cut: the model needs an overview, not a catalogue. */
 export const LISTED_DOCUMENTS_MAXIMUM = 200;
 
@@ -27,7 +27,7 @@ export default defineTool<ListConfig>({
     additionalProperties: false,
     required: ['collections'],
     properties: {
-      collections: { type: 'array', minItems: 1, maxItems: MAXIMUM_COLLECTIONS, items: { type: 'string', minLength: 1, maxLength: 200 } },
+      collections: collectionsSchema,
     },
   },
   traceInput: (config) => ({ collections: config.collections }),

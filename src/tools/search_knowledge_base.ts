@@ -4,12 +4,11 @@
  * model runs, with the learner's message. Limited to the configured collections, each checked
  * against the assistant owner's access when it runs.
  */
+import { collectionsSchema, sourceOfHit } from '../pipeline/knowledge-sources.js';
 import type { KnowledgeHit } from '../pipeline/ports.js';
-import type { Source } from '../pipeline/events.js';
 import { defineTool } from '../pipeline/tool-definition.js';
 
 const MAXIMUM_TOP_K = 20;
-const MAXIMUM_COLLECTIONS = 20;
 const MAXIMUM_QUERY_LENGTH = 1_000;
 
 interface SearchConfig {
@@ -18,21 +17,9 @@ interface SearchConfig {
   top_k: number;
 }
 
-function sourceOf(hit: KnowledgeHit): Source {
-  const metadata = hit.metadata;
-  return {
-    title: typeof metadata.filename === 'string' ? metadata.filename : `knowledge base ${String(metadata.knowledge_base_id)}`,
-    ...(typeof metadata.source_url === 'string' && { url: metadata.source_url }),
-    similarity: hit.similarity,
-    ...(metadata.document_id !== undefined && { document_id: String(metadata.document_id) }),
-    ...(typeof metadata.chunk_index === 'number' && { chunk_index: metadata.chunk_index }),
-    ...(typeof metadata.page === 'number' && { page: metadata.page }),
-  };
-}
-
 /** Numbered passages the model can cite: `[1] (notes.pdf, page 3) text`. */
 function passage(hit: KnowledgeHit, index: number): string {
-  const source = sourceOf(hit);
+  const source = sourceOfHit(hit);
   const where = [source.title, source.page === undefined ? undefined : `page ${source.page}`].filter(Boolean).join(', ');
   return `[${index + 1}] (${where}) ${hit.text}`;
 }
@@ -48,7 +35,7 @@ export default defineTool<SearchConfig>({
     additionalProperties: false,
     required: ['collections'],
     properties: {
-      collections: { type: 'array', minItems: 1, maxItems: MAXIMUM_COLLECTIONS, items: { type: 'string', minLength: 1, maxLength: 200 } },
+      collections: collectionsSchema,
       top_k: { type: 'integer', minimum: 1, maximum: MAXIMUM_TOP_K, default: 5 },
     },
   },
@@ -72,7 +59,7 @@ export default defineTool<SearchConfig>({
         .sort((a, b) => b.similarity - a.similarity)
         .slice(0, config.top_k);
       if (hits.length === 0) return { content: 'No passages matched this query.' };
-      return { content: hits.map(passage).join('\n\n'), sources: hits.map(sourceOf) };
+      return { content: hits.map(passage).join('\n\n'), sources: hits.map(sourceOfHit) };
     },
   },
 });

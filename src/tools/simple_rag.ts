@@ -4,13 +4,11 @@
  * writes from the conversation) and puts them into `{context}`, with their sources. Every collection is
  * checked against the assistant owner's access when it is queried; they are queried at once.
  */
+import { collectionsSchema, sourceOfHit } from '../pipeline/knowledge-sources.js';
 import { lastUserText } from '../pipeline/messages.js';
-import type { KnowledgeHit } from '../pipeline/ports.js';
 import { defineTool } from '../pipeline/tool-definition.js';
-import type { Source } from '../pipeline/events.js';
 
 const MAXIMUM_TOP_K = 20;
-const MAXIMUM_COLLECTIONS = 20;
 
 interface SimpleRagConfig {
   [key: string]: unknown;
@@ -18,20 +16,6 @@ interface SimpleRagConfig {
   top_k: number;
   threshold: number;
   query_mode: 'last_message' | 'context_aware';
-}
-
-function sourceOf(hit: KnowledgeHit): Source {
-  const metadata = hit.metadata;
-  const numberOrUndefined = (value: unknown) => (typeof value === 'number' ? value : undefined);
-  const title = typeof metadata.filename === 'string' ? metadata.filename : `knowledge base ${String(metadata.knowledge_base_id)}`;
-  return {
-    title,
-    ...(typeof metadata.source_url === 'string' && { url: metadata.source_url }),
-    similarity: hit.similarity,
-    ...(metadata.document_id !== undefined && { document_id: String(metadata.document_id) }),
-    ...(numberOrUndefined(metadata.chunk_index) !== undefined && { chunk_index: metadata.chunk_index as number }),
-    ...(numberOrUndefined(metadata.page) !== undefined && { page: metadata.page as number }),
-  };
 }
 
 export default defineTool<SimpleRagConfig>({
@@ -45,7 +29,7 @@ export default defineTool<SimpleRagConfig>({
     additionalProperties: false,
     required: ['collections'],
     properties: {
-      collections: { type: 'array', minItems: 1, maxItems: MAXIMUM_COLLECTIONS, items: { type: 'string', minLength: 1, maxLength: 200 } },
+      collections: collectionsSchema,
       top_k: { type: 'integer', minimum: 1, maximum: MAXIMUM_TOP_K, default: 3 },
       threshold: { type: 'number', minimum: 0, maximum: 1, default: 0 },
       query_mode: { type: 'string', enum: ['last_message', 'context_aware'], default: 'last_message' },
@@ -65,6 +49,6 @@ export default defineTool<SimpleRagConfig>({
       .flat()
       .sort((a, b) => b.similarity - a.similarity)
       .slice(0, config.top_k);
-    return { content: hits.map((hit) => hit.text).join('\n\n'), sources: hits.map(sourceOf), metadata: { query_rewritten: rewritten !== undefined } };
+    return { content: hits.map((hit) => hit.text).join('\n\n'), sources: hits.map(sourceOfHit), metadata: { query_rewritten: rewritten !== undefined } };
   },
 });
