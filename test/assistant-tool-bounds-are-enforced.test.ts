@@ -11,7 +11,8 @@ import { loginAsAdmin, request, startTestServer, type TestServer } from './suppo
 
 const CALLS_MAXIMUM = 2;
 const RESULT_MAXIMUM = 120;
-const TIMEOUT_MILLISECONDS = 300;
+// Long enough that a quick target never hits it on a loaded machine; the slow one waits four times as long.
+const TIMEOUT_MILLISECONDS = 1_000;
 
 function toolResults(recorded: RecordedRequest | undefined): string[] {
   return ((recorded?.body?.messages ?? []) as Array<{ role: string; content: string }>).filter((message) => message.role === 'tool').map((message) => message.content);
@@ -48,7 +49,7 @@ describe.each<{ bound: string; environment: Record<string, string>; expected: st
       },
     });
     fake.setResponder((recorded) => {
-      if (recorded.body.model === 'slow-model') return { text: 'late', delayMs: 2_000 };
+      if (recorded.body.model === 'slow-model') return { text: 'late', delayMs: 4 * TIMEOUT_MILLISECONDS };
       const isOrchestratorFirstRound = recorded.body.model === 'orchestrator-model' && !recorded.body.messages.some((message: { role: string }) => message.role === 'tool');
       if (isOrchestratorFirstRound) return { toolCalls: calls.map((call, index) => ({ id: `c${index}`, name: call.name, arguments: JSON.stringify({ query: call.query }) })) };
       return { text: 'done' };
