@@ -20,10 +20,9 @@
  *     grown to the large one and measured again; the build time of each step is printed as insertion
  *     throughput at scale. Chunk texts are the 5,000 abstracts, then varied copies of them (sentences
  *     rotated, one sentence of another abstract added) so no two chunks are equal. Queries: the 50
- *     BEIR queries plus the titles of 50 abstracts (SCALE_QUERIES in all), top_k 5: full text
- *     (`searchChunksFullText`), vector only (`searchChunksByVector` with the store's backend) and
- *     hybrid as the knowledge-base service does it (both rankings with max(top_k,
- *     HYBRID_CANDIDATES_MINIMUM) candidates, then `fuseByReciprocalRank`); vector and hybrid
+ *     BEIR queries plus the titles of 50 abstracts (SCALE_QUERIES in all), top_k 5, full text,
+ *     vector only (with the store's backend) and hybrid, each through `rankChunks`, which is what a
+ *     knowledge-base query runs; vector and hybrid
  *     latencies include embedding the query in-process. On PostgreSQL without pgvector the vectors
  *     are searched by the 'scan' backend, which reads every vector of the knowledge base into the
  *     application; at the large size its queries are capped at SCALE_SCAN_QUERY_CAP, and the output
@@ -39,26 +38,24 @@
  * write figures are those of a server that does not wait for the disk. Prints figures; it checks
  * only that every job completed and that every vector and hybrid query found chunks.
  */
-import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { bootstrapAdmin } from '../src/auth/admin-bootstrap.js';
 import { chunkSections } from '../src/knowledge/chunking.js';
 import { extractDocument } from '../src/knowledge/extraction.js';
 import { IngestionRunner } from '../src/knowledge/ingestion-runner.js';
-import { HYBRID_CANDIDATES_MINIMUM } from '../src/knowledge/knowledge-base-service.js';
+import { HYBRID_CANDIDATES_MINIMUM, rankChunks } from '../src/knowledge/chunk-ranking.js';
 import { knowledgeDocumentStorage } from '../src/knowledge/knowledge-document-service.js';
 import type { Embedder } from '../src/knowledge/organization-embedder.js';
-import { fuseByReciprocalRank } from '../src/knowledge/reciprocal-rank-fusion.js';
-import { searchChunksFullText, type ChunkHit } from '../src/store/chunk-search-repository.js';
-import { insertChunkEmbeddings, searchChunksByVector } from '../src/store/chunk-vector-repository.js';
+import type { ChunkHit } from '../src/store/chunk-search-repository.js';
+import { insertChunkEmbeddings } from '../src/store/chunk-vector-repository.js';
 import { insertIngestionJob } from '../src/store/ingestion-jobs-repository.js';
 import { insertChunks, insertDocument, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { deterministicEmbedding, EMBEDDING_DIMENSIONS } from '../test/fakes/fake-http.js';
 import { createTestDatabase, TEST_DIALECTS, type Dialect } from '../test/support/test-databases.js';
+import { readJsonLines, type BeirQuery, type CorpusDocument } from './support/beir-data.js';
 import { ascending, describeError, milliseconds, percentile, printTable } from './support/measure.js';
 
 function setting(variable: string, defaultValue: number): number {
@@ -69,7 +66,6 @@ function setting(variable: string, defaultValue: number): number {
   return value;
 }
 
-const DATA_DIRECTORY = process.env.BEIR_DIRECTORY ?? fileURLToPath(new URL('../../shared/data/beir-dbpedia-5k/', import.meta.url));
 const ABSTRACTS_PER_DOCUMENT = setting('INGEST_ABSTRACTS_PER_DOCUMENT', 50);
 /** How many times the corpus is ingested in each measured run (as documents of other names), for steadier figures. */
 const INGEST_PASSES = setting('INGEST_PASSES', 2);
@@ -91,19 +87,6 @@ const INGESTION_TIMEOUT_MILLISECONDS = 300_000;
 const MEGABYTE = 1_048_576;
 const EMBEDDINGS_LABEL = `in-process hashed bag-of-words embedder (deterministicEmbedding, ${EMBEDDING_DIMENSIONS} dims; no network, no model)`;
 const EMBEDDING_CHOICE = { connector: 'openai', model: `hashed-bag-of-words-${EMBEDDING_DIMENSIONS}` } as const;
-
-interface CorpusDocument {
-  _id: string;
-  title: string;
-  text: string;
-}
-
-function readJsonLines<Row>(fileName: string): Row[] {
-  return readFileSync(`${DATA_DIRECTORY}${fileName}`, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as Row);
-}
 
 function embed(text: string): Float32Array {
   return Float32Array.from(deterministicEmbedding(text));
@@ -376,17 +359,10 @@ interface LatencyFigures {
   capped: boolean;
 }
 
+/** What a knowledge-base query runs (rankChunks), with the query embedded in-process for vector and hybrid. */
 async function rank(store: Store, knowledgeBaseId: number, ranking: Ranking, query: string): Promise<ChunkHit[]> {
-  const { db, dialect, vectorBackend } = store;
-  if (ranking === 'full text') return searchChunksFullText(db, dialect, [knowledgeBaseId], query, TOP_K);
-  const queryVector = embed(query);
-  if (ranking === 'vector') return searchChunksByVector(db, dialect, vectorBackend, [knowledgeBaseId], queryVector, TOP_K);
-  const candidates = Math.max(TOP_K, HYBRID_CANDIDATES_MINIMUM);
-  const [byText, byVector] = await Promise.all([
-    searchChunksFullText(db, dialect, [knowledgeBaseId], query, candidates),
-    searchChunksByVector(db, dialect, vectorBackend, [knowledgeBaseId], queryVector, candidates),
-  ]);
-  return fuseByReciprocalRank([byText, byVector], TOP_K);
+  if (ranking === 'full text') return rankChunks(store, [knowledgeBaseId], { mode: 'full_text', text: query }, TOP_K);
+  return rankChunks(store, [knowledgeBaseId], { mode: ranking, text: query, embedding: embed(query) }, TOP_K);
 }
 
 async function measureQueries(store: Store, knowledgeBaseId: number, chunks: number, queries: readonly string[]): Promise<LatencyFigures[]> {
@@ -477,7 +453,7 @@ describe('knowledge bases at scale (BEIR DBpedia-Entity text)', () => {
   it('prints ingestion throughput, build throughput and query latency at 10k and 100k chunks', { timeout: 1_200_000 }, async () => {
     const benchStarted = performance.now();
     const corpus = readJsonLines<CorpusDocument>('corpus.jsonl');
-    const beirQueries = readJsonLines<{ _id: string; text: string }>('queries.jsonl').map((query) => query.text);
+    const beirQueries = readJsonLines<BeirQuery>('queries.jsonl').map((query) => query.text);
     const titleCount = Math.max(0, QUERY_COUNT - beirQueries.length);
     const titleStep = Math.max(1, Math.floor(corpus.length / Math.max(1, titleCount)));
     const titles = Array.from({ length: titleCount }, (_, index) => corpus[(index * titleStep) % corpus.length]!.title);

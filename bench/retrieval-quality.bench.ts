@@ -4,7 +4,7 @@
  * indexing throughput and query latency. Prints figures; it checks only that every query ran.
  *
  * It also ranks by vectors alone and by hybrid retrieval (full text and vectors fused by reciprocal
- * rank, as the knowledge-base service does: HYBRID_CANDIDATES_MINIMUM candidates from each). No real
+ * rank, through `rankChunks` as a knowledge-base query does). No real
  * embedding model is available offline, so the vectors are the test suite's hashed bag-of-words
  * embeddings (`deterministicEmbedding`, 64 dimensions): those figures show that the vector and
  * hybrid paths work end to end and what they cost, not the quality a real model would give.
@@ -12,20 +12,18 @@
  *   npm run bench -- bench/retrieval-quality.bench.ts      (BEIR_DIRECTORY=… for another set)
  */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { bootstrapAdmin } from '../src/auth/admin-bootstrap.js';
-import { HYBRID_CANDIDATES_MINIMUM } from '../src/knowledge/knowledge-base-service.js';
-import { fuseByReciprocalRank } from '../src/knowledge/reciprocal-rank-fusion.js';
+import { rankChunks } from '../src/knowledge/chunk-ranking.js';
 import { searchChunksFullText } from '../src/store/chunk-search-repository.js';
-import { insertChunkEmbeddings, searchChunksByVector } from '../src/store/chunk-vector-repository.js';
+import { insertChunkEmbeddings } from '../src/store/chunk-vector-repository.js';
 import { insertChunks, insertDocument, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
 import { openStore } from '../src/store/store.js';
 import { deterministicEmbedding, EMBEDDING_DIMENSIONS } from '../test/fakes/fake-http.js';
 import { createTestDatabase, TEST_DIALECTS, type Dialect } from '../test/support/test-databases.js';
+import { BEIR_DIRECTORY, readJsonLines, type BeirQuery, type CorpusDocument } from './support/beir-data.js';
 import { ascending, milliseconds, percentile, printTable } from './support/measure.js';
 
-const DATA_DIRECTORY = process.env.BEIR_DIRECTORY ?? fileURLToPath(new URL('../../shared/data/beir-dbpedia-5k/', import.meta.url));
 const CUTOFF = 10;
 /** Documents per ingestion transaction, like a large upload's chunks. */
 const INDEX_BATCH = 500;
@@ -38,23 +36,10 @@ function embed(text: string): Float32Array {
   return Float32Array.from(deterministicEmbedding(text));
 }
 
-interface CorpusDocument {
-  _id: string;
-  title: string;
-  text: string;
-}
-
-function readJsonLines<Row>(fileName: string): Row[] {
-  return readFileSync(`${DATA_DIRECTORY}${fileName}`, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as Row);
-}
-
 /** query id → (document id → graded relevance), from BEIR's `query-id corpus-id score` file. */
 function readJudgements(): Map<string, Map<string, number>> {
   const judgements = new Map<string, Map<string, number>>();
-  for (const line of readFileSync(`${DATA_DIRECTORY}qrels/test.tsv`, 'utf8').split('\n').slice(1)) {
+  for (const line of readFileSync(`${BEIR_DIRECTORY}qrels/test.tsv`, 'utf8').split('\n').slice(1)) {
     const [queryId, documentId, score] = line.split('\t');
     if (!queryId || !documentId || score === undefined) continue;
     if (!judgements.has(queryId)) judgements.set(queryId, new Map());
@@ -101,7 +86,7 @@ interface QualityFigures {
 
 async function evaluate(dialect: Dialect): Promise<QualityFigures> {
   const corpus = readJsonLines<CorpusDocument>('corpus.jsonl');
-  const queries = readJsonLines<{ _id: string; text: string }>('queries.jsonl');
+  const queries = readJsonLines<BeirQuery>('queries.jsonl');
   const judgements = readJudgements();
   const database = await createTestDatabase(dialect);
   const store = await openStore({ databaseUrl: database.databaseUrl, dataDirectory: database.dataDirectory, poolSize: 4 });
@@ -150,7 +135,6 @@ async function evaluate(dialect: Dialect): Promise<QualityFigures> {
       recallSum += recallAt(ranked, relevance, CUTOFF);
     }
 
-    const candidates = Math.max(CUTOFF, HYBRID_CANDIDATES_MINIMUM);
     const modes: ModeFigures[] = [];
     for (const mode of RANKING_MODES) {
       let modeNdcg = 0;
@@ -158,17 +142,7 @@ async function evaluate(dialect: Dialect): Promise<QualityFigures> {
       const modeLatencies: number[] = [];
       for (const query of queries) {
         const begin = performance.now();
-        const queryVector = embed(query.text);
-        const hits =
-          mode === 'vector'
-            ? await searchChunksByVector(store.db, dialect, store.vectorBackend, [knowledgeBaseId], queryVector, CUTOFF)
-            : fuseByReciprocalRank(
-                await Promise.all([
-                  searchChunksFullText(store.db, dialect, [knowledgeBaseId], query.text, candidates),
-                  searchChunksByVector(store.db, dialect, store.vectorBackend, [knowledgeBaseId], queryVector, candidates),
-                ]),
-                CUTOFF,
-              );
+        const hits = await rankChunks(store, [knowledgeBaseId], { mode, text: query.text, embedding: embed(query.text) }, CUTOFF);
         modeLatencies.push(performance.now() - begin);
         const ranked = hits.map((hit) => String(hit.metadata.beir_id));
         const relevance = judgements.get(query._id) ?? new Map<string, number>();

@@ -159,11 +159,8 @@ export class CompletionService {
    * Everything a pipeline run needs for one assistant: ports bound to its owner, the person
    * chatting, the organization's providers and integrations, and the limits.
    */
-  private async pipelineContextFor(record: AssistantRecord, requester: Requester, signal: AbortSignal, assistants: AssistantRunner): Promise<PipelineContext> {
-    const owner = await findUserById(this.dependencies.db, record.owner_id);
-    if (!owner) throw new AppError('model_not_found');
+  private async pipelineContextFor(record: AssistantRecord, ownerIdentity: Identity, requester: Requester, signal: AbortSignal, assistants: AssistantRunner): Promise<PipelineContext> {
     const { settings, registries, fileReaderFor, rubricReaderFor, knowledgeSearchFor, providersFor } = this.dependencies;
-    const ownerIdentity = identityOf(owner, 'assistant_owner', 0);
     const organizationProviders = await providersFor(record.organization_id);
     const assistant = snapshotOf(record);
     // A call to another assistant runs a whole pipeline, so an orchestrator's calls get the assistant-tool timeout.
@@ -197,16 +194,21 @@ export class CompletionService {
     };
   }
 
-  /** An orchestrator's runner checks and runs its targets as its owner; anything else may not call assistants. */
-  private async assistantRunnerFor(context: CallContext, record: AssistantRecord, requester: Requester): Promise<AssistantRunner> {
-    if (!isOrchestrator(snapshotOf(record).metadata)) return NO_ASSISTANT_TOOLS;
+  /** The identity an assistant's tools act under: its owner's. */
+  private async ownerOf(record: AssistantRecord): Promise<Identity> {
     const owner = await findUserById(this.dependencies.db, record.owner_id);
     if (!owner) throw new AppError('model_not_found');
+    return identityOf(owner, 'assistant_owner', 0);
+  }
+
+  /** An orchestrator's runner checks and runs its targets as its owner; anything else may not call assistants. */
+  private assistantRunnerFor(context: CallContext, record: AssistantRecord, owner: Identity, requester: Requester): AssistantRunner {
+    if (!isOrchestrator(snapshotOf(record).metadata)) return NO_ASSISTANT_TOOLS;
     const { settings } = this.dependencies;
     return new AssistantToolRunner({
       db: this.dependencies.db,
       orchestrator: record,
-      owner: identityOf(owner, 'assistant_owner', 0),
+      owner,
       requestId: context.requestId,
       limits: { callsMaximum: settings.assistantToolCallsMaximum, totalMilliseconds: settings.assistantToolTotalMilliseconds, resultCharactersMaximum: settings.assistantToolResultCharactersMaximum },
       runTarget: (target, query, signal) => this.runTarget(target, query, requester, signal),
@@ -215,16 +217,19 @@ export class CompletionService {
 
   /** A target's own pipeline, for one user message, unable to call assistants itself. */
   private async *runTarget(target: AssistantRecord, query: string, requester: Requester, signal: AbortSignal): AsyncGenerator<PipelineEvent> {
-    const context = await this.pipelineContextFor(target, requester, signal, NO_ASSISTANT_TOOLS);
+    const context = await this.pipelineContextFor(target, await this.ownerOf(target), requester, signal, NO_ASSISTANT_TOOLS);
     yield* runAssistant({ messages: [{ role: 'user', content: query }], parameters: {} }, context);
   }
 
-  /** Starts a run; the events are produced as the caller iterates, and stop when `signal` aborts. */
-  /** `forwardedEmail`: the learner a trusted front end names (see trustedForwardedEmail in the HTTP layer). */
+  /**
+   * Starts a run; the events are produced as the caller iterates, and stop when `signal` aborts.
+   * `forwardedEmail`: the learner a trusted front end names (see trustedForwardedEmail in the HTTP layer).
+   */
   async start(context: CallContext, record: AssistantRecord, request: PipelineRequest, signal: AbortSignal, forwardedEmail?: string): Promise<CompletionRun> {
     const requester: Requester = { userId: context.identity.userId, email: forwardedEmail ?? context.identity.email };
-    const assistants = await this.assistantRunnerFor(context, record, requester);
-    const pipelineContext = await this.pipelineContextFor(record, requester, signal, assistants);
+    const owner = await this.ownerOf(record);
+    const assistants = this.assistantRunnerFor(context, record, owner, requester);
+    const pipelineContext = await this.pipelineContextFor(record, owner, requester, signal, assistants);
     const run: RunRecord = { context, record, snapshot: pipelineContext.assistant, traceId: pipelineContext.assistant.metadata.verbose === true ? randomUUID() : undefined, signal };
     const events = runAssistant(request, { ...pipelineContext, onTrace: (trace) => (run.trace = trace) });
     return { assistantId: record.id, traceId: run.traceId, events: this.recorded(events, run) };

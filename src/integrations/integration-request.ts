@@ -47,8 +47,12 @@ function abortError(request: IntegrationRequest, host: string, timeoutMillisecon
   return new AppError('upstream_timeout', `${request.service} at ${host} did not answer within ${timeoutMilliseconds} ms.`);
 }
 
-/** Reads the body up to the limit; the request's signal bounds this too, so a stalled body cannot hang. */
-async function readBounded(response: Response, service: string, host: string): Promise<string> {
+/**
+ * Reads a body as text up to `maximumBytes`, failing with `tooLarge()` past it; the request's
+ * signal bounds this too, so a stalled body cannot hang. Shared by every client of a service
+ * outside Merino that must not let a misbehaving answer exhaust memory.
+ */
+export async function readBoundedText(response: Response, maximumBytes: number, tooLarge: () => AppError): Promise<string> {
   if (response.body === null) return '';
   const reader = response.body.getReader();
   const pieces: Uint8Array[] = [];
@@ -57,9 +61,9 @@ async function readBounded(response: Response, service: string, host: string): P
     const { done, value } = await reader.read();
     if (done) break;
     received += value.byteLength;
-    if (received > MAXIMUM_INTEGRATION_RESPONSE_BYTES) {
+    if (received > maximumBytes) {
       await reader.cancel().catch(() => undefined);
-      throw new AppError('upstream_error', `${service} at ${host} sent an answer larger than ${MAXIMUM_INTEGRATION_RESPONSE_BYTES} bytes.`);
+      throw tooLarge();
     }
     pieces.push(value);
   }
@@ -90,7 +94,7 @@ async function exchange(request: IntegrationRequest, signal: AbortSignal, host: 
     await response.body?.cancel().catch(() => undefined);
     throw statusError(request.service, host, response.status);
   }
-  return readBounded(response, request.service, host);
+  return readBoundedText(response, MAXIMUM_INTEGRATION_RESPONSE_BYTES, () => new AppError('upstream_error', `${request.service} at ${host} sent an answer larger than ${MAXIMUM_INTEGRATION_RESPONSE_BYTES} bytes.`));
 }
 
 /** Sends the request and returns the parsed JSON answer of a 2xx response. */

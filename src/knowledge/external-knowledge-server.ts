@@ -12,6 +12,7 @@
  * the server answered (a server's own error text can quote both).
  */
 import { AppError } from '../errors/app-error.js';
+import { readBoundedText } from '../integrations/integration-request.js';
 import type { KnowledgeHit } from '../pipeline/ports.js';
 
 /** A larger answer is refused, so a misbehaving server cannot exhaust memory. */
@@ -82,25 +83,6 @@ function statusError(status: number, host: string, collectionId: string, keySent
   if (status === 429) return new AppError('upstream_rate_limited', `The knowledge-base server at ${host} is rate limiting requests; try again later.`);
   if (status >= 400 && status < 500) return new AppError('upstream_rejected', `The knowledge-base server at ${host} rejected the query (HTTP ${status}).`);
   return new AppError('upstream_error', `The knowledge-base server at ${host} failed to answer (HTTP ${status}).`);
-}
-
-/** Reads the body up to the limit; the request's signal also bounds this, so a stalled body cannot hang. */
-async function readBounded(response: Response, host: string): Promise<string> {
-  if (response.body === null) return '';
-  const reader = response.body.getReader();
-  const pieces: Uint8Array[] = [];
-  let received = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    received += value.byteLength;
-    if (received > MAXIMUM_RESPONSE_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      throw new AppError('upstream_error', `The knowledge-base server at ${host} sent an answer larger than ${MAXIMUM_RESPONSE_BYTES} bytes.`);
-    }
-    pieces.push(value);
-  }
-  return Buffer.concat(pieces).toString('utf8');
 }
 
 function malformed(host: string, what: string): AppError {
@@ -181,7 +163,7 @@ export async function queryExternalKnowledgeServer(
       await response.body?.cancel().catch(() => undefined);
       throw statusError(response.status, host, collectionId, keySent);
     }
-    text = await readBounded(response, host);
+    text = await readBoundedText(response, MAXIMUM_RESPONSE_BYTES, () => new AppError('upstream_error', `The knowledge-base server at ${host} sent an answer larger than ${MAXIMUM_RESPONSE_BYTES} bytes.`));
   } catch (error) {
     if (signal.aborted) throw abortError(options.signal, host, timeoutMilliseconds);
     if (error instanceof AppError) throw error;

@@ -17,14 +17,14 @@ import {
 } from '../auth/permissions.js';
 import { AppError } from '../errors/app-error.js';
 import type { FileStorage } from '../files/file-storage.js';
+import { rankChunks, type RetrievalMode } from './chunk-ranking.js';
 import { resolveChunkingOptions } from './chunking.js';
 import { queryExternalKnowledgeServer, type ExternalKnowledgeServer } from './external-knowledge-server.js';
 import { embeddingChoiceOf, type EmbeddingChoice, type Embedder } from './organization-embedder.js';
-import { fuseByReciprocalRank } from './reciprocal-rank-fusion.js';
 import type { KnowledgeHit, KnowledgeSearch } from '../pipeline/ports.js';
 import { appendAuditEntry, auditEntryOf, type AuditEntry } from '../store/audit-log-repository.js';
-import { searchChunksFullText, type ChunkHit } from '../store/chunk-search-repository.js';
-import { searchChunksByVector, type VectorBackend } from '../store/chunk-vector-repository.js';
+import type { ChunkHit } from '../store/chunk-search-repository.js';
+import type { VectorBackend } from '../store/chunk-vector-repository.js';
 import type { Dialect } from '../store/dialect.js';
 import { listDocuments } from '../store/ingestion-jobs-repository.js';
 import {
@@ -39,11 +39,6 @@ import type { Database } from '../store/schema.js';
 
 const DEFAULT_TOP_K = 5;
 const DEFAULT_KNOWLEDGE_SERVER_TIMEOUT_MILLISECONDS = 10_000;
-/** How many candidates each ranking hands to the fusion, at least: more than top_k, so fusion can reorder. */
-export const HYBRID_CANDIDATES_MINIMUM = 50;
-
-export const RETRIEVAL_MODES = ['full_text', 'vector', 'hybrid'] as const;
-export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
 
 export interface KnowledgeBaseServiceOptions {
   db: Kysely<Database>;
@@ -206,28 +201,24 @@ export class KnowledgeBaseService {
    * rather than failing the learner's request. Asking for `vector` explicitly surfaces the error.
    */
   private async rank(record: KnowledgeBaseRecord, queryText: string, topK: number, requested: RetrievalMode | undefined, signal?: AbortSignal): Promise<{ hits: ChunkHit[]; mode: RetrievalMode }> {
-    const { db, dialect, vectorBackend, embedder } = this.options;
+    const { embedder } = this.options;
     const choice = embeddingChoiceOf(record);
     const mode = requested ?? (choice === undefined ? 'full_text' : 'hybrid');
-    if (mode === 'full_text') return { hits: await searchChunksFullText(db, dialect, [record.id], queryText, topK), mode };
+    const byFullText = async () => ({ hits: await rankChunks(this.options, [record.id], { mode: 'full_text', text: queryText }, topK), mode: 'full_text' as const });
+    if (mode === 'full_text') return byFullText();
     if (choice === undefined || embedder === undefined) {
       throw new AppError('invalid_body', `Knowledge base ${record.id} has no embedding model, so it can only be searched by full text.`, { param: 'plugin_params.mode' });
     }
-    const candidates = Math.max(topK, HYBRID_CANDIDATES_MINIMUM);
-    let queryEmbedding: Float32Array;
+    let embedding: Float32Array;
     try {
-      [queryEmbedding] = (await embedder(record.organization_id, choice, [queryText], signal)) as [Float32Array];
+      [embedding] = (await embedder(record.organization_id, choice, [queryText], signal)) as [Float32Array];
     } catch (error) {
       if (mode === 'vector' || signal?.aborted) throw error;
-      return { hits: await searchChunksFullText(db, dialect, [record.id], queryText, topK), mode: 'full_text' };
+      return byFullText();
     }
-    if (mode === 'vector') return { hits: await searchChunksByVector(db, dialect, vectorBackend, [record.id], queryEmbedding, topK), mode };
-    const [byText, byVector] = await Promise.all([
-      searchChunksFullText(db, dialect, [record.id], queryText, candidates),
-      searchChunksByVector(db, dialect, vectorBackend, [record.id], queryEmbedding, candidates),
-    ]);
-    return { hits: fuseByReciprocalRank([byText, byVector], topK), mode };
+    return { hits: await rankChunks(this.options, [record.id], { mode, text: queryText, embedding }, topK), mode };
   }
+
 
   private async search(identity: Identity, id: number, query: { text: string; topK: number; threshold: number; mode?: RetrievalMode; signal?: AbortSignal }): Promise<{ hits: KnowledgeHit[]; mode: RetrievalMode }> {
     const record = await this.load(identity, id, 'query');

@@ -1,12 +1,11 @@
 // Proves runContextTools: tools run concurrently (shown with a latch, not a clock), outputs join by placeholder in configured order, failures, timeouts, unknown tools and config errors stay contained with safe reasons, and statuses, steps and sources are well formed.
 import { describe, expect, it } from 'vitest';
+import { buildToolContext } from '../../test/support/tool-context.js';
 import { AppError } from '../errors/app-error.js';
 import type { AssistantSnapshot } from './assistant-snapshot.js';
 import { MERGE_STATUS_MESSAGE, MERGE_STATUS_TOOL, runContextTools, type ContextToolRun, type OrchestratorOptions } from './context-orchestrator.js';
 import type { StatusEvent } from './events.js';
-import { buildToolContext } from '../../test/support/tool-context.js';
 import { defineTool, type ToolConfig, type ToolContext, type ToolDefinition, type ToolOutput } from './tool-definition.js';
-
 
 const CANARY_SECRET = 'sk-canary-123';
 

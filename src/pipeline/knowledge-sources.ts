@@ -1,9 +1,11 @@
 /**
- * What the knowledge-base tools share: the config field naming their collections, and how a
- * retrieved passage becomes a source (title, URL, similarity, document, chunk, page).
+ * What the knowledge-base tools share: the config field naming their collections, searching them
+ * all at once, and how a retrieved passage becomes a source (title, URL, similarity, document,
+ * chunk, page).
  */
 import type { Source } from './events.js';
 import type { KnowledgeHit } from './ports.js';
+import type { ToolContext } from './tool-definition.js';
 
 /** Most knowledge bases one tool entry may search. */
 export const COLLECTIONS_MAXIMUM = 20;
@@ -15,6 +17,15 @@ export const collectionsSchema = {
   maxItems: COLLECTIONS_MAXIMUM,
   items: { type: 'string', minLength: 1, maxLength: 200 },
 } as const;
+
+/** Queries every collection at once (each checked by the search port) and keeps the best `topK` passages overall. */
+export async function searchCollections(context: ToolContext, collections: readonly string[], query: string, topK: number, threshold: number): Promise<KnowledgeHit[]> {
+  const perCollection = await Promise.all(collections.map((collection) => context.knowledge.query(collection, query, topK, threshold, context.signal)));
+  return perCollection
+    .flat()
+    .sort((a, b) => b.similarity - a.similarity)
+    .slice(0, topK);
+}
 
 export function sourceOfHit(hit: KnowledgeHit): Source {
   const metadata = hit.metadata;

@@ -8,14 +8,14 @@ import { AppError } from '../errors/app-error.js';
 import type { AssistantSnapshot } from './assistant-snapshot.js';
 import { planAssistant } from './assistant-plan.js';
 import type { GenerationParameters, ProviderSettings } from './connector-definition.js';
-import { runContextTools, type ContextResult, type ToolStep } from './context-orchestrator.js';
+import { runContextTools, type ToolStep } from './context-orchestrator.js';
 import { EventChannel } from './event-channel.js';
-import { addUsage, NO_USAGE, type FinishReason, type PipelineEvent, type StatusEvent, type Usage } from './events.js';
+import { NO_USAGE, type PipelineEvent, type StatusEvent, type Usage } from './events.js';
 import { messageText, type ChatMessage } from './messages.js';
 import type { AssistantRunner, FileReader, Integrations, KnowledgeSearch, QueryRewriter, Requester, RubricReader } from './ports.js';
 import type { Registries } from './registries.js';
 import { functionToolsOf, type FunctionToolRun, type SkippedFunctionTool } from './function-tools.js';
-import type { PromptProcessorDefinition } from './prompt-processor-definition.js';
+import type { PromptInput, PromptProcessorDefinition } from './prompt-processor-definition.js';
 import { TextToolCallParser, type ToolCallFormatSetting } from './text-tool-calls/index.js';
 import type { ToolContext } from './tool-definition.js';
 import { runToolLoop, type TextCallParser, type ToolCallStep, type ToolLoopOutcome } from './tool-loop.js';
@@ -99,10 +99,10 @@ function marker(name: string, text: string): string {
 }
 
 /** The prompt as the trace keeps it: the processor run again with markers in place of every value and message. */
-function redactedPrompt(plan: ReturnType<typeof planAssistant>, context: PipelineContext, request: PipelineRequest, result: ContextResult, known: ReadonlySet<string>): ChatMessage[] {
-  const values = Object.fromEntries(Object.entries(result.values).map(([name, value]) => [name, value === '' ? '' : marker(name, value)]));
-  const messages = request.messages.map((message) => ({ ...message, content: marker(message.role, messageText(message.content)) }));
-  return plan.promptProcessor.process({ assistant: context.assistant, messages, values, knownPlaceholders: known, sources: [] });
+function redactedPrompt(processor: PromptProcessorDefinition, input: PromptInput): ChatMessage[] {
+  const values = Object.fromEntries(Object.entries(input.values).map(([name, value]) => [name, value === '' ? '' : marker(name, value)]));
+  const messages = input.messages.map((message) => ({ ...message, content: marker(message.role, messageText(message.content)) }));
+  return processor.process({ ...input, messages, values, sources: [] });
 }
 
 export async function* runAssistant(request: PipelineRequest, context: PipelineContext): AsyncGenerator<PipelineEvent> {
@@ -127,14 +127,15 @@ export async function* runAssistant(request: PipelineRequest, context: PipelineC
   const known = new Set([...context.registries.tools.placeholders(), ...processorPlaceholders(context.registries), ...plan.contextTools.map((run) => run.placeholder)]);
   const functions = await functionToolsOf(context.assistant, context.registries, toolContext);
   const offered = functions.offered.map((run) => ({ name: run.functionName, description: run.specification.description }));
-  const messages = plan.promptProcessor.process({ assistant: context.assistant, messages: request.messages, values, knownPlaceholders: known, sources: result.sources, functions: offered });
+  const promptInput: PromptInput = { assistant: context.assistant, messages: request.messages, values, knownPlaceholders: known, sources: result.sources, functions: offered };
+  const messages = plan.promptProcessor.process(promptInput);
   const trace: PipelineTrace = {
     assistantId: context.assistant.id,
     connector: plan.connector.name,
     model: plan.model,
     promptProcessor: plan.promptProcessor.name,
     steps: result.steps,
-    prompt: redactedPrompt(plan, context, request, { ...result, values }, known),
+    prompt: redactedPrompt(plan.promptProcessor, promptInput),
     modelDurationMilliseconds: 0,
     usage: NO_USAGE,
     functions: functions.offered.map((run) => run.functionName),

@@ -4,7 +4,7 @@
  * model runs, with the learner's message. Limited to the configured collections, each checked
  * against the assistant owner's access when it runs.
  */
-import { collectionsSchema, sourceOfHit } from '../pipeline/knowledge-sources.js';
+import { collectionsSchema, searchCollections, sourceOfHit } from '../pipeline/knowledge-sources.js';
 import type { KnowledgeHit } from '../pipeline/ports.js';
 import { defineTool } from '../pipeline/tool-definition.js';
 
@@ -52,12 +52,7 @@ export default defineTool<SearchConfig>({
       properties: { query: { type: 'string', minLength: 1, maxLength: MAXIMUM_QUERY_LENGTH, description: 'What to search for, in a few words.' } },
     },
     async call(argumentsFromModel, context, config) {
-      const query = argumentsFromModel.query as string;
-      const perCollection = await Promise.all(config.collections.map((collection) => context.knowledge.query(collection, query, config.top_k, 0, context.signal)));
-      const hits = perCollection
-        .flat()
-        .sort((a, b) => b.similarity - a.similarity)
-        .slice(0, config.top_k);
+      const hits = await searchCollections(context, config.collections, argumentsFromModel.query as string, config.top_k, 0);
       if (hits.length === 0) return { content: 'No passages matched this query.' };
       return { content: hits.map(passage).join('\n\n'), sources: hits.map(sourceOfHit) };
     },

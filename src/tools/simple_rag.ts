@@ -4,7 +4,7 @@
  * writes from the conversation) and puts them into `{context}`, with their sources. Every collection is
  * checked against the assistant owner's access when it is queried; they are queried at once.
  */
-import { collectionsSchema, sourceOfHit } from '../pipeline/knowledge-sources.js';
+import { collectionsSchema, searchCollections, sourceOfHit } from '../pipeline/knowledge-sources.js';
 import { lastUserText } from '../pipeline/messages.js';
 import { defineTool } from '../pipeline/tool-definition.js';
 
@@ -44,11 +44,7 @@ export default defineTool<SimpleRagConfig>({
     // context_aware falls back to the last message when the organization has no small fast model or it fails.
     const rewritten = config.query_mode === 'context_aware' ? await context.queryRewriter.rewrite(context.messages, context.signal) : undefined;
     const query = rewritten ?? lastMessage;
-    const perCollection = await Promise.all(config.collections.map((collection) => context.knowledge.query(collection, query, config.top_k, config.threshold, context.signal)));
-    const hits = perCollection
-      .flat()
-      .sort((a, b) => b.similarity - a.similarity)
-      .slice(0, config.top_k);
+    const hits = await searchCollections(context, config.collections, query, config.top_k, config.threshold);
     return { content: hits.map((hit) => hit.text).join('\n\n'), sources: hits.map(sourceOfHit), metadata: { query_rewritten: rewritten !== undefined } };
   },
 });

@@ -2,7 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import { MAXIMUM_CHUNK_SIZE, MINIMUM_CHUNK_SIZE } from '../../knowledge/chunking.js';
 import { EMBEDDING_CONNECTORS } from '../../knowledge/embedding-client.js';
-import { RETRIEVAL_MODES, type KnowledgeBaseInput, type KnowledgeBasePatch, type QueryInput } from '../../knowledge/knowledge-base-service.js';
+import { RETRIEVAL_MODES } from '../../knowledge/chunk-ranking.js';
+import type { KnowledgeBaseInput, KnowledgeBasePatch, QueryInput } from '../../knowledge/knowledge-base-service.js';
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
 import { commonErrorResponses, idParametersSchema, pageQuerySchema } from '../schemas.js';

@@ -1,0 +1,37 @@
+/**
+ * Ranks the chunks of knowledge bases in one retrieval mode: full text, vector, or hybrid (both,
+ * fused by reciprocal rank). The knowledge-base service decides the mode and embeds the query;
+ * the benchmarks call this too, so they measure exactly what a query runs.
+ */
+import { searchChunksFullText, type ChunkHit } from '../store/chunk-search-repository.js';
+import { searchChunksByVector, type VectorBackend } from '../store/chunk-vector-repository.js';
+import type { Dialect } from '../store/dialect.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.js';
+import { fuseByReciprocalRank } from './reciprocal-rank-fusion.js';
+
+export const RETRIEVAL_MODES = ['full_text', 'vector', 'hybrid'] as const;
+export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
+
+/** How many candidates each ranking hands to the fusion, at least: more than top_k, so fusion can reorder. */
+export const HYBRID_CANDIDATES_MINIMUM = 50;
+
+export interface RankingStore {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  vectorBackend: VectorBackend;
+}
+
+export type RankedQuery = { mode: 'full_text'; text: string } | { mode: 'vector' | 'hybrid'; text: string; embedding: Float32Array };
+
+export async function rankChunks(store: RankingStore, knowledgeBaseIds: readonly number[], query: RankedQuery, topK: number): Promise<ChunkHit[]> {
+  const { db, dialect, vectorBackend } = store;
+  if (query.mode === 'full_text') return searchChunksFullText(db, dialect, knowledgeBaseIds, query.text, topK);
+  if (query.mode === 'vector') return searchChunksByVector(db, dialect, vectorBackend, knowledgeBaseIds, query.embedding, topK);
+  const candidates = Math.max(topK, HYBRID_CANDIDATES_MINIMUM);
+  const rankings = await Promise.all([
+    searchChunksFullText(db, dialect, knowledgeBaseIds, query.text, candidates),
+    searchChunksByVector(db, dialect, vectorBackend, knowledgeBaseIds, query.embedding, candidates),
+  ]);
+  return fuseByReciprocalRank(rankings, topK);
+}
