@@ -9,6 +9,7 @@ import { buildApp } from './http/app.js';
 import { createLogger } from './http/logger.js';
 import { loadRegistries } from './pipeline/registries.js';
 import { createServices } from './services.js';
+import { installProcessPolicy } from './process-policy.js';
 import { openStore } from './store/store.js';
 
 /** Printed straight to the console, once: the generated password must not pass through the logger. */
@@ -43,6 +44,7 @@ async function start(): Promise<void> {
     throw error;
   }
   const logger = createLogger(settings.logLevel);
+  installProcessPolicy(logger);
   const store = await openStore({ databaseUrl: settings.databaseUrl, dataDirectory: settings.dataDirectory, poolSize: settings.databasePoolSize });
   logger.info({ dialect: store.dialect }, 'store ready');
   const bootstrap = await bootstrapAdmin(store.db, settings.adminEmail, settings.adminPassword);
