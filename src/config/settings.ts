@@ -86,6 +86,10 @@ export interface Settings {
   assistantToolTotalMilliseconds: number;
   /** A target assistant's answer longer than this is cut, with a marker, before the orchestrator's model sees it. */
   assistantToolResultCharactersMaximum: number;
+  /** CSP `frame-ancestors`: who may show Merino in a frame (an LMS for LTI launches). */
+  frameAncestors: string[];
+  /** Browser origins allowed to call the API across origins; empty closes CORS. */
+  corsOrigins: string[];
 }
 
 export class SettingsError extends Error {
@@ -178,6 +182,41 @@ function readHost(environment: Environment): string {
   return host;
 }
 
+function readList(environment: Environment, variable: string): string[] | undefined {
+  const raw = readText(environment, variable);
+  return raw === undefined ? undefined : raw.split(',').map((item) => item.trim()).filter((item) => item !== '');
+}
+
+/** An origin as browsers send it: scheme, host and optional port, nothing else. */
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}
+
+function readCorsOrigins(environment: Environment): string[] {
+  const origins = readList(environment, 'CORS_ORIGINS') ?? [];
+  const wrong = origins.find((origin) => !isOrigin(origin));
+  if (wrong !== undefined) throw new SettingsError('CORS_ORIGINS', `"${wrong}" is not an origin such as https://app.example.org (no path, no trailing slash)`);
+  return origins;
+}
+
+/** CSP source expressions for frame-ancestors: 'self', 'none', or origins, optionally with a `*.` wildcard host. */
+function readFrameAncestors(environment: Environment): string[] {
+  const sources = readList(environment, 'FRAME_ANCESTORS') ?? ["'self'"];
+  for (const source of sources) {
+    const keyword = source === "'self'" || source === "'none'";
+    if (!keyword && !isOrigin(source.replace('://*.', '://wildcard.'))) {
+      throw new SettingsError('FRAME_ANCESTORS', `"${source}" is not 'self', 'none' or an origin such as https://lms.example.org`);
+    }
+  }
+  if (sources.includes("'none'") && sources.length > 1) throw new SettingsError('FRAME_ANCESTORS', "'none' cannot be combined with other sources");
+  return sources;
+}
+
 function readAdminEmail(environment: Environment): string | undefined {
   const email = readText(environment, 'MERINO_ADMIN_EMAIL');
   if (email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(email)) {
@@ -239,5 +278,7 @@ export function loadSettings(environment: Environment = process.env): Settings {
     assistantToolCallsMaximum: readInteger(environment, 'ASSISTANT_TOOL_CALLS_MAX', { defaultValue: 6, minimum: 1, maximum: 100 }),
     assistantToolTotalMilliseconds: readInteger(environment, 'ASSISTANT_TOOL_TOTAL_MS', { defaultValue: 120_000, minimum: 1, maximum: 3_600_000 }),
     assistantToolResultCharactersMaximum: readInteger(environment, 'ASSISTANT_TOOL_RESULT_CHARS_MAX', { defaultValue: 8_000, minimum: 100, maximum: 1_000_000 }),
+    frameAncestors: readFrameAncestors(environment),
+    corsOrigins: readCorsOrigins(environment),
   };
 }

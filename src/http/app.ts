@@ -25,6 +25,7 @@ import { rubricRoutes } from './routes/rubric-routes.js';
 import { accountRoutes, loginRoutes } from './routes/auth-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { userRoutes } from './routes/user-routes.js';
+import { registerSecurityHeaders } from './security-headers.js';
 import { rejectUnsafeInput, validatorCompiler } from './validation.js';
 
 /** A client's own request id is kept only when it is short and plain, so it is safe to log and echo. */
@@ -71,12 +72,12 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    reply.header('x-content-type-options', 'nosniff');
     // A request still running at shutdown would otherwise leave its keep-alive connection open,
     // and close() would wait for the client to hang up.
     if (closing) reply.header('connection', 'close');
   });
 
+  await registerSecurityHeaders(app, services.settings);
   await registerOpenApi(app);
   await app.register(async (scope) => {
     await healthRoutes(scope, services);

@@ -92,6 +92,8 @@ async function streamAnswer(request: FastifyRequest, reply: FastifyReply, run: C
   const first = await iterator.next();
   reply.hijack();
   reply.raw.writeHead(200, {
+    // A hijacked reply skips Fastify's header sending: carry over what hooks set (security headers, CORS).
+    ...reply.getHeaders(),
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     connection: 'keep-alive',
