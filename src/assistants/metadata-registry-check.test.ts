@@ -131,6 +131,15 @@ describe('metadata naming something that is not installed', () => {
     expect(error.message).toContain('single_file_rag');
   });
 
+  it('refuses a function-only tool as a classic rag_processor, naming metadata.rag_processor', () => {
+    for (const toolName of ['weather', 'moodle_courses', 'moodle_assignments']) {
+      const error = captureAppError(() => check({ rag_processor: toolName }));
+      expect(error.param).toBe('metadata.rag_processor');
+      expect(error.message).toContain(`"${toolName}"`);
+      expect(error.message).toContain('simple_rag');
+    }
+  });
+
   it('refuses an unknown prompt processor, listing the installed ones', () => {
     const error = captureAppError(() => check({ prompt_processor: 'quiz_augment' }));
     expect(error.param).toBe('metadata.prompt_processor');

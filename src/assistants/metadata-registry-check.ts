@@ -8,7 +8,8 @@
  * - every entry of `tools` (disabled ones too: a teacher may enable them later) names an installed
  *   tool by name or alias, and its config minus `placeholder` (LAMB's routing key, not tool
  *   config) passes the tool's config schema;
- * - a classic assistant's non-empty `rag_processor` is an installed tool;
+ * - a classic assistant's non-empty `rag_processor` is an installed tool that runs before the
+ *   model (a context tool): a function-only tool has nothing to run there;
  * - `prompt_processor` and `connector`, when present, are installed.
  */
 import { AppError } from '../errors/app-error.js';
@@ -25,8 +26,11 @@ export function findRegistryProblems(metadata: AssistantMetadata, registries: Re
   const problems: FieldProblem[] = [];
   (metadata.tools ?? []).forEach((entry, index) => problems.push(...toolEntryProblems(entry, index, registries)));
   if (assistantTypeOf(metadata) === 'classic' && typeof metadata.rag_processor === 'string' && metadata.rag_processor !== '') {
-    if (!registries.tools.get(metadata.rag_processor)) {
+    const definition = registries.tools.get(metadata.rag_processor);
+    if (!definition) {
       problems.push({ path: 'metadata.rag_processor', message: unknownToolMessage('metadata.rag_processor', metadata.rag_processor, registries) });
+    } else if (definition.provide === undefined) {
+      problems.push({ path: 'metadata.rag_processor', message: functionOnlyMessage(definition.name, registries) });
     }
   }
   if (typeof metadata.prompt_processor === 'string' && !registries.promptProcessors.has(metadata.prompt_processor)) {
@@ -95,6 +99,11 @@ function unknownToolMessage(path: string, name: string, registries: Registries):
     return aliases.length > 0 ? `${definition.name} (alias ${aliases.join(', ')})` : definition.name;
   });
   return `${path} names the tool ${JSON.stringify(name)}, which is not installed on this server. Installed tools: ${listOrNone(installed)}.`;
+}
+
+function functionOnlyMessage(toolName: string, registries: Registries): string {
+  const contextTools = registries.tools.list().filter((definition) => definition.provide !== undefined).map((definition) => definition.name);
+  return `metadata.rag_processor names the tool ${JSON.stringify(toolName)}, which the model calls as a function and cannot fill {context}; list it in metadata.tools instead. Tools that can be a rag_processor: ${listOrNone(contextTools)}.`;
 }
 
 function unknownPluginMessage(path: string, kind: string, name: string, installed: string[]): string {

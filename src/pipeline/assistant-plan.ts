@@ -54,19 +54,25 @@ function toolRun(registries: Registries, toolName: string, rawConfig: ToolConfig
   return { definition, toolName: name, config: check.config, placeholder };
 }
 
+/**
+ * Function-only tools are offered to the model, never run before it. A classic `rag_processor`
+ * naming one (saved before saves refused that) is skipped too: it has nothing to run. A tool
+ * that is not installed stays, so its run reports that.
+ */
+function runsBeforehand(registries: Registries, toolName: string): boolean {
+  const definition = registries.tools.get(toolName);
+  return definition === undefined || definition.provide !== undefined;
+}
+
 function contextToolsOf(assistant: AssistantSnapshot, registries: Registries): ContextToolRun[] {
   if (assistantTypeOf(assistant.metadata) === 'classic') {
     const toolName = assistant.metadata.rag_processor ?? NO_TOOL;
-    if (toolName === '' || toolName === NO_TOOL) return [];
+    if (toolName === '' || toolName === NO_TOOL || !runsBeforehand(registries, toolName)) return [];
     return [toolRun(registries, toolName, classicToolConfig(toolName, assistant), CONTEXT_PLACEHOLDER)];
   }
   return (assistant.metadata.tools ?? [])
     .filter((entry) => entry.enabled)
-    .filter((entry) => {
-      const definition = registries.tools.get(entry.type);
-      // Function-only tools are offered to the model, not run beforehand.
-      return definition === undefined || definition.provide !== undefined;
-    })
+    .filter((entry) => runsBeforehand(registries, entry.type))
     .filter((entry) => registries.tools.get(entry.type)?.name !== NO_TOOL)
     .map((entry) => {
       // LAMB's multi-tool form lets an entry choose its placeholder; it routes output and is not tool config.

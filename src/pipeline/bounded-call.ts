@@ -13,16 +13,37 @@ export class ToolTimeout extends Error {
   }
 }
 
+/**
+ * Nothing this leaves behind can outlive the call: the timer is cleared and the listener on the
+ * caller's signal removed however `work` ends, the promise that gives up on a stuck tool is only
+ * ever rejected while someone awaits it, and a `work` that throws before returning a promise is
+ * just a failed call. (A timeout promise built before `work` ran once ended the process: a tool
+ * that threw at once left it rejecting later with no one listening.)
+ */
 export async function callWithinTimeout<Result>(work: (signal: AbortSignal) => Promise<Result>, parentSignal: AbortSignal, timeoutMilliseconds: number): Promise<Result> {
-  const timeout = AbortSignal.timeout(timeoutMilliseconds);
-  const signal = AbortSignal.any([parentSignal, timeout]);
-  // A signal that is already aborted never fires 'abort': check first, or a tool that ignores
-  // its signal would hang the run.
-  if (signal.aborted) throw timeout.aborted ? new ToolTimeout(timeoutMilliseconds) : signal.reason;
-  const abandoned = new Promise<never>((_, reject) =>
-    signal.addEventListener('abort', () => reject(timeout.aborted && !parentSignal.aborted ? new ToolTimeout(timeoutMilliseconds) : signal.reason), { once: true }),
-  );
-  return Promise.race([work(signal), abandoned]);
+  // An already aborted signal never fires 'abort': without this check a tool that ignores its
+  // signal would hang the run.
+  if (parentSignal.aborted) throw parentSignal.reason;
+  const controller = new AbortController();
+  let giveUp: (reason: unknown) => void = () => undefined;
+  const abandoned = new Promise<never>((_, reject) => {
+    giveUp = reject;
+  });
+  const onParentAbort = (): void => controller.abort(parentSignal.reason);
+  const onAbort = (): void => giveUp(controller.signal.reason);
+  controller.signal.addEventListener('abort', onAbort, { once: true });
+  parentSignal.addEventListener('abort', onParentAbort, { once: true });
+  const timer = setTimeout(() => controller.abort(new ToolTimeout(timeoutMilliseconds)), timeoutMilliseconds);
+  // A pending tool must not keep a stopping server alive.
+  timer.unref();
+  try {
+    const working = new Promise<Result>((resolve) => resolve(work(controller.signal)));
+    return await Promise.race([working, abandoned]);
+  } finally {
+    clearTimeout(timer);
+    parentSignal.removeEventListener('abort', onParentAbort);
+    controller.signal.removeEventListener('abort', onAbort);
+  }
 }
 
 export function failureReason(error: unknown): string {
