@@ -9,6 +9,7 @@ import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai'
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { defineConnector, type ConnectorEvent, type ConnectorRequest, type ProviderSettings } from '../pipeline/connector-definition.js';
 import type { FinishReason } from '../pipeline/events.js';
+import type { ChatMessage } from '../pipeline/messages.js';
 import { ToolCallAssembler } from '../pipeline/tool-call-assembly.js';
 import { unreachableProviderError, upstreamAbortError, upstreamStatusError } from '../pipeline/upstream-errors.js';
 
@@ -32,11 +33,16 @@ function clientFor(provider: ProviderSettings): OpenAI {
   return client;
 }
 
+/** Only an assistant turn may have no content upstream; any other empty turn is sent as empty text. */
+function upstreamMessages(messages: readonly ChatMessage[]): ChatCompletionCreateParamsStreaming['messages'] {
+  return messages.map((message) => (message.content === null && message.role !== 'assistant' ? { ...message, content: '' } : message)) as ChatCompletionCreateParamsStreaming['messages'];
+}
+
 function requestBody(request: ConnectorRequest): ChatCompletionCreateParamsStreaming {
   return {
     ...request.parameters,
     model: request.model || DEFAULT_MODEL,
-    messages: request.messages as ChatCompletionCreateParamsStreaming['messages'],
+    messages: upstreamMessages(request.messages),
     ...(request.tools !== undefined && request.tools.length > 0 && { tools: request.tools.map((tool) => ({ type: 'function', function: tool })) }),
     stream: true,
     stream_options: { include_usage: true },

@@ -1,4 +1,7 @@
-/** Chat messages as the OpenAI chat format carries them, which every connector speaks or translates. */
+/**
+ * Chat messages as the OpenAI chat format carries them, which every connector speaks or
+ * translates, and the one place a client's messages are brought into that shape.
+ */
 
 export interface TextPart {
   type: 'text';
@@ -21,13 +24,21 @@ export interface ChatMessage {
   tool_calls?: unknown[];
 }
 
+/** A message as a client may send it: OpenAI's API lets `content` be left out (an assistant turn with only `tool_calls`). */
+export type IncomingChatMessage = Omit<ChatMessage, 'content'> & { content?: ChatMessage['content'] };
+
+/** A missing `content` means `null`, as in OpenAI's API; nothing after this has to ask. */
+export function normalizeMessages(messages: readonly IncomingChatMessage[]): ChatMessage[] {
+  return messages.map((message) => ({ ...message, content: message.content ?? null }));
+}
+
 export function isTextPart(part: ContentPart): part is TextPart {
   return part.type === 'text' && typeof (part as TextPart).text === 'string';
 }
 
 /** The text of a message, its text parts joined by spaces as LAMB does. */
-export function messageText(content: ChatMessage['content']): string {
-  if (content === null) return '';
+export function messageText(content: ChatMessage['content'] | undefined): string {
+  if (content === null || content === undefined) return '';
   if (typeof content === 'string') return content;
   return content.filter(isTextPart).map((part) => part.text).join(' ');
 }

@@ -4,10 +4,11 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CallContext } from '../../auth/call-context.js';
+import { mayNameForwardedUser } from '../../auth/permissions.js';
 import { MODEL_ID_PREFIX, type CompletionRun } from '../../completions/completion-service.js';
 import { AppError } from '../../errors/app-error.js';
 import type { GenerationParameters } from '../../pipeline/connector-definition.js';
-import type { ChatMessage } from '../../pipeline/messages.js';
+import { normalizeMessages, type IncomingChatMessage } from '../../pipeline/messages.js';
 import type { AssistantRecord } from '../../store/assistants-repository.js';
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
@@ -21,7 +22,7 @@ const CONTENT_PARTS_MAXIMUM = 100;
 
 interface ChatCompletionBody extends GenerationParameters {
   model?: string;
-  messages: ChatMessage[];
+  messages: IncomingChatMessage[];
   stream?: boolean;
   stream_options?: { include_usage?: boolean; status_as_content?: boolean };
   max_completion_tokens?: number;
@@ -124,10 +125,11 @@ const EMAIL_SHAPE = /^[^\s@]{1,200}@[^\s@]{1,200}$/;
 
 /**
  * The learner Open WebUI names in its forwarded-user header, believed only when the server is
- * told to trust it and the request comes with an API key (a front end's, not a browser session).
+ * told to trust it and the request comes with a key a system admin marked as a trusted front
+ * end's (permissions.ts); from anyone else the header is ignored and they act as themselves.
  */
 function trustedForwardedEmail(request: FastifyRequest, context: CallContext, trusted: boolean): string | undefined {
-  if (!trusted || context.identity.credential !== 'api_key') return undefined;
+  if (!mayNameForwardedUser(context.identity, trusted)) return undefined;
   const header = request.headers[FORWARDED_EMAIL_HEADER];
   const value = Array.isArray(header) ? header[0] : header;
   if (value === undefined) return undefined;
@@ -142,7 +144,7 @@ async function answer(services: Services, request: FastifyRequest, reply: Fastif
     if (!reply.raw.writableFinished) clientGone.abort();
   });
   const forwardedEmail = trustedForwardedEmail(request, context, services.settings.trustForwardedUserHeaders);
-  const run = await services.completions.start(context, record, { messages: body.messages, parameters: generationParameters(body) }, clientGone.signal, forwardedEmail);
+  const run = await services.completions.start(context, record, { messages: normalizeMessages(body.messages), parameters: generationParameters(body) }, clientGone.signal, forwardedEmail);
   if (body.stream === true) return streamAnswer(request, reply, run, body, modelId, clientGone.signal);
   const gathered = await gatherAnswer(run.events);
   if (run.traceId !== undefined) reply.header('x-trace-id', run.traceId);
