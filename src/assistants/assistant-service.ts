@@ -32,6 +32,7 @@ import {
 import { appendAuditEntry, auditEntryOf, type AuditEntry } from '../store/audit-log-repository.js';
 import { nowTimestamp, toFlag, type AssistantUpdate, type Database } from '../store/schema.js';
 import { findUserById, findUsersByEmails } from '../store/users-repository.js';
+import { trimCharacters } from '../text/trim-characters.js';
 import type { FieldProblem } from '../validation/json-schema-problems.js';
 import { assistantFacts, assistantView, splitCollections, type AssistantSummaryView, type AssistantView } from './assistant-view.js';
 import { asImportMetadataError, fromImportDocument, toExportDocument, type ImportedAssistant } from './lamb-export.js';
@@ -358,7 +359,7 @@ export class AssistantService {
       createdAt: record.created_at,
       updatedAt: record.updated_at,
     });
-    const safeName = record.name.normalize('NFKD').replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/^[_.-]+|[_.-]+$/g, '').slice(0, 100);
+    const safeName = trimCharacters(record.name.normalize('NFKD').replace(/[^A-Za-z0-9_.-]+/g, '_'), '_.-').slice(0, 100);
     return { document, fileName: `${safeName || 'assistant'}.json` };
   }
 }

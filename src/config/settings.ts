@@ -4,6 +4,7 @@
  * Every limit the server enforces is a named setting here, with its default.
  */
 import path from 'node:path';
+import { trimCharactersEnd } from '../text/trim-characters.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -166,7 +167,7 @@ function readBaseUrl(environment: Environment, variable: string): string | undef
   } catch {
     throw new SettingsError(variable, 'expected an http:// or https:// URL');
   }
-  return raw.replace(/\/+$/, '');
+  return trimCharactersEnd(raw, '/');
 }
 
 function readSecretKey(environment: Environment): string | undefined {

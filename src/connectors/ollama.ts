@@ -8,6 +8,7 @@ import { defineConnector, type ConnectorEvent, type ConnectorRequest } from '../
 import type { FinishReason } from '../pipeline/events.js';
 import { isTextPart, type ChatMessage } from '../pipeline/messages.js';
 import { unreachableProviderError, upstreamAbortError, upstreamStatusError } from '../pipeline/upstream-errors.js';
+import { trimCharactersEnd } from '../text/trim-characters.js';
 
 const DEFAULT_BASE_URL = 'http://127.0.0.1:11434';
 const DEFAULT_MODEL = 'llama3.1';
@@ -140,7 +141,7 @@ export default defineConnector({
   models: () => LISTED_MODELS,
   async *complete(request) {
     const signal = AbortSignal.any([request.signal, AbortSignal.timeout(request.timeoutMilliseconds)]);
-    const baseUrl = (request.provider.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+    const baseUrl = trimCharactersEnd(request.provider.baseUrl ?? DEFAULT_BASE_URL, '/');
     let finished = false;
     try {
       const response = await fetch(`${baseUrl}/api/chat`, {

@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { AppError } from '../errors/app-error.js';
+import { trimCharacters } from '../text/trim-characters.js';
 
 /** Longest name part of a `file_path` we create, in UTF-16 code units (room for the owner id and a suffix stays under the path limit). */
 export const FILE_NAME_MAXIMUM_LENGTH = 160;
@@ -65,13 +66,14 @@ function joinExtension(base: string, extension: string): string {
  * at most FILE_NAME_MAXIMUM_LENGTH long. Letters of every script are kept.
  */
 export function sanitizeFileName(originalName: string): string {
-  const cleaned = lastSegment(originalName.normalize('NFC'))
+  const spaced = lastSegment(originalName.normalize('NFC'))
     .replace(/\s+/gu, ' ')
     .replace(INVISIBLE_OR_CONTROL, '')
     .replace(RESERVED_IN_NAMES, '_')
-    .replace(/ {2,}/g, ' ')
-    // No hidden files, no "." or ".." names, and no trailing dots, which some file systems drop.
-    .replace(/^[ .]+|[ .]+$/g, '');
+    .replace(/ {2,}/g, ' ');
+  // No hidden files, no "." or ".." names, and no trailing dots, which some file systems drop.
+  // A loop, not /^[ .]+|[ .]+$/g, which rescans a long run of dots from each of its characters.
+  const cleaned = trimCharacters(spaced, ' .');
   const { base, extension } = splitExtension(cleaned);
   const room = FILE_NAME_MAXIMUM_LENGTH - (extension === '' ? 0 : extension.length + 1);
   const safeBase = truncateText(base, room).trimEnd();

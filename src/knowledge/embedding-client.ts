@@ -8,6 +8,7 @@ import { AppError } from '../errors/app-error.js';
 import type { EmbeddingConnector } from '../store/schema.js';
 import type { ProviderSettings } from '../pipeline/connector-definition.js';
 import { unreachableProviderError, upstreamStatusError } from '../pipeline/upstream-errors.js';
+import { trimCharactersEnd } from '../text/trim-characters.js';
 
 export type { EmbeddingConnector };
 export const EMBEDDING_CONNECTORS: readonly EmbeddingConnector[] = ['openai', 'ollama'];
@@ -43,7 +44,7 @@ function vectorOf(value: unknown): Float32Array {
 }
 
 function trimSlash(url: string): string {
-  return url.replace(/\/+$/, '');
+  return trimCharactersEnd(url, '/');
 }
 
 async function postJson(url: string, body: unknown, headers: Record<string, string>, options: EmbeddingCallOptions): Promise<unknown> {

@@ -14,6 +14,7 @@
 import { AppError } from '../errors/app-error.js';
 import { readBoundedText } from '../integrations/integration-request.js';
 import type { KnowledgeHit } from '../pipeline/ports.js';
+import { trimCharactersEnd } from '../text/trim-characters.js';
 
 /** A larger answer is refused, so a misbehaving server cannot exhaust memory. */
 export const MAXIMUM_RESPONSE_BYTES = 8 * 1024 * 1024;
@@ -59,7 +60,7 @@ function endpointOf(server: ExternalKnowledgeServer, collectionId: string): { ur
   if (base.protocol !== 'http:' && base.protocol !== 'https:') {
     throw new AppError('upstream_error', "The organization's knowledge-base server URL is not an http(s) URL.");
   }
-  const path = `${base.pathname.replace(/\/+$/, '')}/collections/${encodeURIComponent(collectionId)}/query`;
+  const path = `${trimCharactersEnd(base.pathname, '/')}/collections/${encodeURIComponent(collectionId)}/query`;
   return { url: `${base.origin}${path}`, host: base.host };
 }
 

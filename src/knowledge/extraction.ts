@@ -11,6 +11,7 @@ import { AppError } from '../errors/app-error.js';
 import { detectDocumentType, DOCX_MAIN_PART, type DocumentType } from './document-types.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { splitMarkdownSections, type TextSection } from './markdown-sections.js';
+import { trimCharactersAtLineEnds } from '../text/trim-characters.js';
 import type { ZipEntry } from './zip-directory.js';
 
 /** Most pages read from one PDF; a longer one is refused before its text is extracted. */
@@ -84,14 +85,15 @@ const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
  * characters or lone surrogates, NFC, no trailing spaces, at most one blank line in a row.
  */
 export function normalizeText(text: string): string {
-  return text
+  const cleaned = text
     .replace(/\r\n?/g, '\n')
     .replace(/\f/g, '\n\n')
     .replace(/\v/g, '\n')
     .replace(LONE_SURROGATE, '\ufffd')
     .replace(CONTROL_CHARACTERS, '')
-    .normalize('NFC')
-    .replace(/[ \t]+$/gm, '')
+    .normalize('NFC');
+  // Not /[ \t]+$/gm: that rescans a long run of spaces from each of its characters (issue 11).
+  return trimCharactersAtLineEnds(cleaned, ' \t')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }

@@ -212,7 +212,7 @@ function renderNode(node: HtmlNode, writer: LineWriter, context: RenderContext):
       writer.block(renderToLines(node, context).filter((line) => line !== '').map((line, index) => (index === 0 ? `- ${line}` : `  ${line}`)));
       return;
     case 'pre': {
-      const text = preformattedText(node).replace(/^\n/, '').replace(/\s+$/, '');
+      const text = preformattedText(node).replace(/^\n/, '').trimEnd();
       if (text.trim() === '') return;
       const longestFence = Math.max(2, ...Array.from(text.matchAll(/`{3,}/g), (match) => match[0].length));
       const fence = '`'.repeat(longestFence + 1);

@@ -4,7 +4,11 @@
  * read alone still says what it is about, and carries the path of headings above it
  * (`Course > Week 1 > Reading`). A heading directly followed by a deeper heading adds nothing
  * but its title, which is already in its children's path, so it makes no section of its own.
+ *
+ * Lines are read with plain index arithmetic, not regular expressions with nested or adjacent
+ * quantifiers, so a line of 100,000 spaces or `#`s costs time in proportion to its length.
  */
+import { trimCharacters, trimCharactersEnd } from '../text/trim-characters.js';
 
 export interface TextSection {
   text: string;
@@ -23,18 +27,48 @@ interface RawSection {
   body: string[];
 }
 
-const ATX_HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$/;
 const SETEXT_UNDERLINE = /^ {0,3}(=+|-+)[ \t]*$/;
 const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})/;
 /** Lines that cannot be the text of a setext heading: list items, quotes, indented code, tables, other headings. */
 const NOT_SETEXT_TEXT = /^(?: {4}|\t| {0,3}(?:[-+*>#|]|\d{1,9}[.)])(?:\s|$))/;
 
-/** The heading text of an ATX line, without the optional closing `#`s; undefined when the line is no heading. */
+/** Spaces and tabs, the only white space inside an ATX heading line. */
+const LINE_SPACE = ' \t';
+/** Characters that end a line for `.` and `$`; a heading line holding one is no heading. */
+const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
+
+/**
+ * The heading text of an ATX line, without the optional closing `#`s; undefined when the line is
+ * no heading. Read with index arithmetic rather than /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$/,
+ * whose lazy text and trailing spaces backtrack cubically over `# x` and a long run of spaces.
+ */
 function atxHeading(line: string): { level: number; text: string } | undefined {
-  const match = ATX_HEADING.exec(line);
-  if (match === null) return undefined;
-  const text = (match[2] ?? '').replace(/(?:^|[ \t]+)#+$/, '').trim();
-  return text === '' ? undefined : { level: match[1]!.length, text };
+  let position = 0;
+  while (position < 3 && line[position] === ' ') position += 1;
+  const hashesStart = position;
+  while (line[position] === '#') position += 1;
+  const level = position - hashesStart;
+  if (level < 1 || level > 6) return undefined;
+  if (position < line.length && !LINE_SPACE.includes(line[position]!)) return undefined;
+  if (LINE_TERMINATOR.test(line)) return undefined;
+  let text = trimCharacters(line.slice(position), LINE_SPACE);
+  // The optional closing sequence: the `#`s that end the text, when they are all of it or follow a space.
+  const beforeClosing = trimCharactersEnd(text, '#');
+  if (beforeClosing === '') text = '';
+  else if (beforeClosing.length < text.length && LINE_SPACE.includes(beforeClosing[beforeClosing.length - 1]!)) text = trimCharactersEnd(beforeClosing, LINE_SPACE);
+  text = text.trim();
+  return text === '' ? undefined : { level, text };
+}
+
+/** Whether `line` closes a fence opened with `fence.length` of `fence.character`: as many or more of them, then only spaces or tabs. */
+function closesFence(line: string, fence: { character: string; length: number }): boolean {
+  let position = 0;
+  while (position < 3 && line[position] === ' ') position += 1;
+  const runBegin = position;
+  while (line[position] === fence.character) position += 1;
+  if (position - runBegin < fence.length) return false;
+  while (position < line.length && LINE_SPACE.includes(line[position]!)) position += 1;
+  return position === line.length;
 }
 
 /** The number of front-matter lines (`---` … `---`) at the start, 0 when there is none. */
@@ -73,8 +107,7 @@ export function splitMarkdownSections(markdown: string): TextSection[] {
     const line = lines[index]!;
     if (fence !== undefined) {
       current.body.push(line);
-      const closing = new RegExp(`^ {0,3}${fence.character === '`' ? '`' : '~'}{${fence.length},}[ \\t]*$`);
-      if (closing.test(line)) fence = undefined;
+      if (closesFence(line, fence)) fence = undefined;
       continue;
     }
     const fenceOpen = FENCE_OPEN.exec(line);

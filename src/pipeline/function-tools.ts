@@ -6,6 +6,7 @@
  * the same entries.
  */
 import { AppError } from '../errors/app-error.js';
+import { trimCharacters } from '../text/trim-characters.js';
 import type { AssistantSnapshot } from './assistant-snapshot.js';
 import type { FunctionSpecification } from './connector-definition.js';
 import type { Registries } from './registries.js';
@@ -36,7 +37,7 @@ export interface SkippedFunctionTool {
 }
 
 export function sanitizeFunctionName(name: string): string {
-  const cleaned = name.replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^_+|_+$/g, '');
+  const cleaned = trimCharacters(name.replace(/[^A-Za-z0-9_-]+/g, '_'), '_');
   return (cleaned === '' ? 'tool' : cleaned).slice(0, FUNCTION_NAME_MAXIMUM_LENGTH);
 }
 

@@ -4,6 +4,7 @@
  * so "and what about its causes?" searches for the causes of what was being discussed. Any
  * failure, timeout or empty answer yields undefined and the caller falls back to the last message.
  */
+import { trimCharacters } from '../text/trim-characters.js';
 import type { ConnectorDefinition, ProviderSettings } from './connector-definition.js';
 import { messageText, type ChatMessage } from './messages.js';
 
@@ -35,10 +36,8 @@ function transcript(messages: readonly ChatMessage[]): string {
 }
 
 function cleanQuery(answer: string): string | undefined {
-  const query = answer
-    .trim()
-    .replace(/^(?:search query|query)\s*:\s*/i, '')
-    .replace(/^["'`]+|["'`]+$/g, '')
+  const prefixless = answer.trim().replace(/^(?:search query|query)\s*:\s*/i, '');
+  const query = trimCharacters(prefixless, '"\'`')
     .trim()
     .slice(0, REWRITTEN_QUERY_CHARACTERS_MAXIMUM);
   return query === '' ? undefined : query;

@@ -29,7 +29,9 @@ function cell(text: string): string {
 
 /** Text made safe for one line: newlines become spaces. */
 function line(text: string): string {
-  return text.replace(/\s*\r?\n\s*/g, ' ').trim();
+  // Each run of white space holding a line break becomes one space; /\s*\r?\n\s*/g did the
+  // same but rescanned long runs of spaces from each of their characters.
+  return text.replace(/\s+/g, (run) => (run.includes('\n') ? ' ' : run)).trim();
 }
 
 /** The level columns every criterion shares (same labels and scores, in the same order), if they do. */

@@ -14,6 +14,7 @@ import { appendAuditEntry, auditEntryOf, type AuditEntry } from '../store/audit-
 import { isUniqueViolation } from '../store/files-repository.js';
 import { findRubric, insertRubric, listRubrics, rubricIdExists, updateRubric, type RubricRecord } from '../store/rubrics-repository.js';
 import { nowTimestamp, type Database } from '../store/schema.js';
+import { trimCharacters } from '../text/trim-characters.js';
 import {
   completeRubric,
   readRubricDraft,
@@ -125,7 +126,7 @@ function importedDocument(body: Record<string, unknown>): { value: unknown; root
 }
 
 function fileNameOf(title: string, extension: string): string {
-  const safe = title.normalize('NFKD').replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[-_.]+|[-_.]+$/g, '').toLowerCase().slice(0, 100);
+  const safe = trimCharacters(title.normalize('NFKD').replace(/[^A-Za-z0-9_.-]+/g, '-'), '-_.').toLowerCase().slice(0, 100);
   return `${safe || 'rubric'}.${extension}`;
 }
 

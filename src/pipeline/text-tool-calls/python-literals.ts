@@ -35,7 +35,7 @@ const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
   '\n': '',
 };
 
-const NUMBER_PATTERN = /^[-+]?(?:0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][-+]?\d+)?)$/;
+const NUMBER_PATTERN = /^[-+]?(?:0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][-+]?\d+)?)$/;
 
 export class PythonLiteralReader {
   position = 0;

@@ -7,7 +7,7 @@
 import { parsePythonLiteral } from './python-literals.js';
 
 const INTEGER_PATTERN = /^[-+]?\d+$/;
-const NUMBER_PATTERN = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
+const NUMBER_PATTERN = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
 
 /** The JSON types a schema allows: its `type` (a name or a list) and those of its anyOf/oneOf branches. */
 export function schemaTypes(schema: unknown): Set<string> {
