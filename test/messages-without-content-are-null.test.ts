@@ -25,6 +25,7 @@ describe.each(TEST_DIALECTS)('messages without content on %s', (dialect) => {
   let fakeOllama: FakeOllamaServer;
   let server: TestServer;
   let client: OpenAI;
+  let key: string;
   const models = { openai: '', ollama: '' };
 
   beforeAll(async () => {
@@ -34,7 +35,7 @@ describe.each(TEST_DIALECTS)('messages without content on %s', (dialect) => {
       environment: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: fakeOpenAi.baseUrl, OLLAMA_BASE_URL: fakeOllama.baseUrl },
     });
     const token = await loginAsAdmin(server);
-    const key = (await request(server, 'POST', '/api/api-keys', { token, body: { name: 'sdk' } })).body.key as string;
+    key = (await request(server, 'POST', '/api/api-keys', { token, body: { name: 'sdk' } })).body.key as string;
     const create = async (metadata: Record<string, unknown>) => `lamb_assistant.${(await request(server, 'POST', '/api/assistants', { token, body: { name: `tutor ${metadata.connector}`, system_prompt: 'You are a tutor.', metadata } })).body.id}`;
     models.openai = await create({ connector: 'openai', llm: 'gpt-4o-mini' });
     models.ollama = await create({ connector: 'ollama', llm: 'llama3.1' });
@@ -74,7 +75,7 @@ describe.each(TEST_DIALECTS)('messages without content on %s', (dialect) => {
   it('streams the same history to the end with [DONE] and no error chunk', async () => {
     fakeOpenAi.enqueue({ chunks: ['It is ', 'cloudy.'] });
     const response = await request(server, 'POST', '/v1/chat/completions', {
-      token: client.apiKey,
+      token: key,
       body: { model: models.openai, stream: true, messages: CONTENTLESS_HISTORY },
     });
     expect(response.status).toBe(200);

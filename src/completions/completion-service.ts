@@ -250,8 +250,10 @@ export class CompletionService {
       outcome = run.signal.aborted ? 'cancelled' : `failed:${error instanceof AppError ? error.code : 'internal_error'}`;
       throw error;
     } finally {
+      // A run that did not complete never yields its usage event; its trace kept what the provider reported.
+      const usageUsed = outcome === 'completed' ? usage : (run.trace?.usage ?? usage);
       try {
-        await this.persist(run, usage, outcome, Math.round(performance.now() - started));
+        await this.persist(run, usageUsed, outcome, Math.round(performance.now() - started));
       } catch (persistError) {
         // A failed run keeps its own error; a completed one reports that its record could not be kept.
         if (outcome === 'completed') throw persistError;

@@ -7,7 +7,7 @@ import { AppError } from '../errors/app-error.js';
 import { defineConnector, type ConnectorEvent, type ConnectorRequest } from '../pipeline/connector-definition.js';
 import type { FinishReason } from '../pipeline/events.js';
 import { isTextPart, type ChatMessage } from '../pipeline/messages.js';
-import { unreachableProviderError, upstreamAbortError, upstreamStatusError } from '../pipeline/upstream-errors.js';
+import { unreachableProviderError, upstreamAbortError, upstreamEndedEarlyError, upstreamStatusError } from '../pipeline/upstream-errors.js';
 import { trimCharactersEnd } from '../text/trim-characters.js';
 
 const DEFAULT_BASE_URL = 'http://127.0.0.1:11434';
@@ -162,6 +162,6 @@ export default defineConnector({
       if (signal.aborted) throw upstreamAbortError(request.signal, request.timeoutMilliseconds);
       throw unreachableProviderError();
     }
-    if (!finished) throw new AppError('upstream_error', 'The model provider ended the answer early.');
+    if (!finished) throw upstreamEndedEarlyError();
   },
 });

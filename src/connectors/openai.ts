@@ -11,7 +11,7 @@ import { defineConnector, type ConnectorEvent, type ConnectorRequest, type Provi
 import type { FinishReason } from '../pipeline/events.js';
 import type { ChatMessage } from '../pipeline/messages.js';
 import { ToolCallAssembler } from '../pipeline/tool-call-assembly.js';
-import { unreachableProviderError, upstreamAbortError, upstreamStatusError } from '../pipeline/upstream-errors.js';
+import { unreachableProviderError, upstreamAbortError, upstreamEndedEarlyError, upstreamStatusError } from '../pipeline/upstream-errors.js';
 
 const DEFAULT_MODEL = 'gpt-4o-mini';
 /** Shown in /lamb/v1/completions/list; the server accepts any model name its provider knows. */
@@ -27,7 +27,9 @@ function clientFor(provider: ProviderSettings): OpenAI {
   const poolKey = `${provider.baseUrl ?? ''}|${createHash('sha256').update(apiKey).digest('hex')}`;
   let client = clients.get(poolKey);
   if (!client) {
-    client = new OpenAI({ apiKey, baseURL: provider.baseUrl, maxRetries: 0 });
+    // The SDK's own logger writes raw upstream data (a malformed chunk, whole) to the console,
+    // outside our logger and its redaction; our errors say what went wrong without quoting it.
+    client = new OpenAI({ apiKey, baseURL: provider.baseUrl, maxRetries: 0, logLevel: 'off' });
     clients.set(poolKey, client);
   }
   return client;
@@ -77,15 +79,20 @@ export default defineConnector({
   models: () => LISTED_MODELS,
   async *complete(request) {
     const signal = AbortSignal.any([request.signal, AbortSignal.timeout(request.timeoutMilliseconds)]);
+    const calls = new ToolCallAssembler();
+    const ending: { finishReason?: FinishReason } = {};
     try {
       const stream = await clientFor(request.provider).chat.completions.create(requestBody(request), { signal });
-      const calls = new ToolCallAssembler();
-      const ending: { finishReason?: FinishReason } = {};
       for await (const chunk of stream) yield* eventsOf(chunk, calls, ending);
-      for (const call of calls.finish()) yield { type: 'tool-call', call };
-      if (ending.finishReason !== undefined) yield { type: 'finish', finishReason: ending.finishReason };
     } catch (error) {
       throw translateError(error, request, signal);
     }
+    // The SDK ends its stream quietly when its request is aborted (our timeout, or the client
+    // leaving), and a stream that just stops looks like one that finished: only a finish reason
+    // says the answer is whole.
+    if (signal.aborted) throw upstreamAbortError(request.signal, request.timeoutMilliseconds);
+    if (ending.finishReason === undefined) throw upstreamEndedEarlyError();
+    for (const call of calls.finish()) yield { type: 'tool-call', call };
+    yield { type: 'finish', finishReason: ending.finishReason };
   },
 });

@@ -10,7 +10,7 @@ import { planAssistant } from './assistant-plan.js';
 import type { GenerationParameters, ProviderSettings } from './connector-definition.js';
 import { runContextTools, type ToolStep } from './context-orchestrator.js';
 import { EventChannel } from './event-channel.js';
-import { NO_USAGE, type PipelineEvent, type StatusEvent, type Usage } from './events.js';
+import { addUsage, NO_USAGE, type PipelineEvent, type StatusEvent, type Usage } from './events.js';
 import { messageText, type ChatMessage } from './messages.js';
 import type { AssistantRunner, FileReader, Integrations, KnowledgeSearch, QueryRewriter, Requester, RubricReader } from './ports.js';
 import type { Registries } from './registries.js';
@@ -42,6 +42,7 @@ export interface PipelineTrace {
   /** The messages the model received, each inserted value and user text replaced by a length marker. */
   prompt: ChatMessage[];
   modelDurationMilliseconds: number;
+  /** What the provider reported using, also when the run failed part way. */
   usage: Usage;
   /** The functions offered to the model, by the name it saw. */
   functions: string[];
@@ -145,6 +146,7 @@ export async function* runAssistant(request: PipelineRequest, context: PipelineC
   };
 
   const modelStarted = performance.now();
+  let usageReceived: Usage = NO_USAGE;
   const loop = runToolLoop({
     connector: plan.connector,
     model: plan.model,
@@ -159,6 +161,9 @@ export async function* runAssistant(request: PipelineRequest, context: PipelineC
     limits: toolLoopLimitsFor(context.assistant.metadata.tool_loop, context.limits.toolLoop),
     ...textParserFor(context.assistant, functions.offered),
     nextStatusId,
+    usageReceived: (usage) => {
+      usageReceived = addUsage(usageReceived, usage);
+    },
   });
   let outcome: ToolLoopOutcome | undefined;
   try {
@@ -168,6 +173,8 @@ export async function* runAssistant(request: PipelineRequest, context: PipelineC
     throw error;
   } finally {
     trace.modelDurationMilliseconds = Math.round(performance.now() - modelStarted);
+    // A failed or cancelled run keeps the usage its provider did report before it ended.
+    trace.usage = usageReceived;
     if (outcome !== undefined) {
       trace.usage = outcome.usage;
       trace.toolCalls = outcome.calls;

@@ -60,6 +60,8 @@ export interface ToolLoopInput {
   /** Reads calls written as text; absent when the assistant asks for native calls only. */
   createTextParser?: () => TextCallParser;
   nextStatusId(): string;
+  /** Told of every usage report as it arrives, so a run that fails still knows what it used. */
+  usageReceived?(usage: Usage): void;
 }
 
 /** One call as the verbose trace keeps it: names, argument keys and sizes, never argument values. */
@@ -239,7 +241,10 @@ async function* modelRound(input: ToolLoopInput, messages: readonly ChatMessage[
     } else if (event.type === 'reasoning-delta') yield event;
     else if (event.type === 'tool-call') {
       if (offer) result.calls.push(event.call);
-    } else if (event.type === 'usage') result.usage = addUsage(result.usage, event.usage);
+    } else if (event.type === 'usage') {
+      result.usage = addUsage(result.usage, event.usage);
+      input.usageReceived?.(event.usage);
+    }
     else if (event.type === 'finish') result.finishReason = event.finishReason;
   }
   if (parser) yield* fromParser(parser.end());

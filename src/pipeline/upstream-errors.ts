@@ -19,6 +19,15 @@ export function upstreamAbortError(clientSignal: AbortSignal, timeoutMillisecond
   return new AppError('upstream_timeout', `The model provider did not answer within ${timeoutMilliseconds} ms.`);
 }
 
+/**
+ * A stream that stops without saying it is complete (OpenAI's `finish_reason`, Ollama's
+ * `done: true`) is a cut answer, never a short one: passing it on as finished would tell the
+ * learner a truncated answer is the whole of it.
+ */
+export function upstreamEndedEarlyError(): AppError {
+  return new AppError('upstream_error', 'The model provider ended the answer early.');
+}
+
 export function unreachableProviderError(): AppError {
   return new AppError('upstream_error', 'The model provider could not be reached.');
 }

@@ -70,6 +70,10 @@ export interface ScriptedOllamaReply {
   dropAfterChunks?: number;
   /** Stream this many lines, then a `{not json` line, then end. Non-stream: a truncated JSON body. */
   malformedAfterChunks?: number;
+  /** Stream this many lines, then end the response cleanly without the `done: true` line. */
+  endAfterChunks?: number;
+  /** Stream this many lines, then send nothing more until the client gives up (or the fake closes). */
+  hangAfterChunks?: number;
 }
 
 export interface FakeOllamaServer {
@@ -238,6 +242,14 @@ export async function startFakeOllamaServer(): Promise<FakeOllamaServer> {
       }
       if (reply.malformedAfterChunks !== undefined && index >= reply.malformedAfterChunks) {
         response.end('{not json\n');
+        return;
+      }
+      if (reply.endAfterChunks !== undefined && index >= reply.endAfterChunks) {
+        response.end();
+        return;
+      }
+      if (reply.hangAfterChunks !== undefined && index >= reply.hangAfterChunks) {
+        await pause(Number.POSITIVE_INFINITY, exchange.signal);
         return;
       }
       if (index > 0 && !(await pause(reply.chunkDelayMs, exchange.signal))) return;

@@ -65,6 +65,10 @@ export interface ScriptedReply {
   dropAfterChunks?: number;
   /** Stream this many chunks, then a `data: {not json` event, then end. Non-stream: a truncated JSON body. */
   malformedAfterChunks?: number;
+  /** Stream this many chunks, then end the response cleanly: no finish reason, no usage, no `[DONE]`. */
+  endAfterChunks?: number;
+  /** Stream this many chunks, then send nothing more until the client gives up (or the fake closes). */
+  hangAfterChunks?: number;
 }
 
 export interface FakeOpenAiServer {
@@ -384,6 +388,14 @@ export async function startFakeOpenAiServer(options: FakeOpenAiServerOptions = {
       }
       if (reply.malformedAfterChunks !== undefined && index >= reply.malformedAfterChunks) {
         response.end('data: {not json\n\n');
+        return;
+      }
+      if (reply.endAfterChunks !== undefined && index >= reply.endAfterChunks) {
+        response.end();
+        return;
+      }
+      if (reply.hangAfterChunks !== undefined && index >= reply.hangAfterChunks) {
+        await pause(Number.POSITIVE_INFINITY, exchange.signal);
         return;
       }
       if (index > 0 && !(await pause(reply.chunkDelayMs, exchange.signal))) return;
