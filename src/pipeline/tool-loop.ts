@@ -15,7 +15,7 @@ import type { ValidateFunction } from 'ajv';
 import { AppError } from '../errors/app-error.js';
 import { createAjv } from '../validation/create-ajv.js';
 import { describeAjvError } from '../validation/json-schema-problems.js';
-import { callWithinTimeout, failureReason, requireValidOutput } from './bounded-call.js';
+import { callWithinTimeout, failureReason, requireValidOutput, ToolTimeout } from './bounded-call.js';
 import type { ConnectorDefinition, ConnectorRequest, ModelToolCall, ProviderSettings } from './connector-definition.js';
 import { EventChannel } from './event-channel.js';
 import { addUsage, NO_USAGE, type FinishReason, type PipelineEvent, type Source, type StatusEvent, type Usage } from './events.js';
@@ -64,12 +64,19 @@ export interface ToolLoopInput {
   usageReceived?(usage: Usage): void;
 }
 
-/** One call as the verbose trace keeps it: names, argument keys and sizes, never argument values. */
+/**
+ * One call as the verbose trace keeps it: only names the server knows, sizes and timings, never
+ * argument values. The model writes a call's name and keys, and a prompt injection can make it
+ * write the learner's words there, so a name it was not offered is kept as UNKNOWN_FUNCTION, keys
+ * only when the function's schema declares them (the others counted), and errors by kind.
+ */
 export interface ToolCallStep {
   round: number;
   function: string;
   tool?: string;
   argumentKeys: string[];
+  /** Keys the model sent that the function's schema does not declare, counted, never named. */
+  otherArgumentKeys?: number;
   durationMilliseconds: number;
   resultCharacters: number;
   sourceCount: number;
@@ -109,7 +116,40 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-class CallRefused extends Error {}
+/** What a trace records in place of a function name the model made up. */
+export const UNKNOWN_FUNCTION = '[unknown function]';
+/** Bounds on what a trace keeps of one call's keys, however large a schema a plugin declares. */
+const TRACE_KEY_CHARACTERS_MAXIMUM = 64;
+const TRACE_KEYS_MAXIMUM = 32;
+
+/** A refusal the model reads in full, and the kind of it, which is all a trace keeps. */
+class CallRefused extends Error {
+  constructor(
+    message: string,
+    readonly kind: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The argument keys the function's schema declares, bounded; the rest are only counted. */
+function traceKeys(argumentsObject: Record<string, unknown>, parameters: Record<string, unknown>): Pick<ToolCallStep, 'argumentKeys' | 'otherArgumentKeys'> {
+  const properties = parameters.properties;
+  const declared = properties !== null && typeof properties === 'object' ? new Set(Object.keys(properties)) : new Set<string>();
+  const keys = Object.keys(argumentsObject);
+  const known = keys.filter((key) => declared.has(key)).sort();
+  const kept = known.slice(0, TRACE_KEYS_MAXIMUM).map((key) => key.slice(0, TRACE_KEY_CHARACTERS_MAXIMUM));
+  const others = keys.length - kept.length;
+  return { argumentKeys: kept, ...(others > 0 && { otherArgumentKeys: others }) };
+}
+
+/** How a failed call is named in a trace: by kind, never in words a model or a tool chose from the conversation. */
+function traceReason(error: unknown): string {
+  if (error instanceof CallRefused) return error.kind;
+  if (error instanceof ToolTimeout) return error.message;
+  if (error instanceof AppError) return `failed (${error.code})`;
+  return 'failed';
+}
 
 /** The arguments as an object matching the function's schema (defaults applied), or a reason the model can act on. */
 function readArguments(call: ModelToolCall, run: FunctionToolRun): Record<string, unknown> {
@@ -117,13 +157,13 @@ function readArguments(call: ModelToolCall, run: FunctionToolRun): Record<string
   try {
     parsed = JSON.parse(call.argumentsJson);
   } catch (error) {
-    throw new CallRefused(`invalid arguments: not valid JSON (${error instanceof Error ? error.message : 'unreadable'})`);
+    throw new CallRefused(`invalid arguments: not valid JSON (${error instanceof Error ? error.message : 'unreadable'})`, 'invalid arguments: not valid JSON');
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new CallRefused('invalid arguments: expected a JSON object');
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new CallRefused('invalid arguments: expected a JSON object', 'invalid arguments: not a JSON object');
   const validate = validatorFor(run.specification.parameters);
   if (!validate(parsed)) {
     const problems = (validate.errors ?? []).map((error) => describeAjvError(error, '(arguments)').message);
-    throw new CallRefused(`invalid arguments: ${problems.join('; ')}`);
+    throw new CallRefused(`invalid arguments: ${problems.join('; ')}`, 'invalid arguments: they do not match the schema');
   }
   return parsed as Record<string, unknown>;
 }
@@ -147,6 +187,11 @@ class CallRunner {
     this.byName = new Map(input.functions.map((run) => [run.functionName, run]));
   }
 
+  /** The name of a configured function not offered in this request, which the server knows too. */
+  private skippedName(name: string): string | undefined {
+    return this.input.unavailable?.find((entry) => entry.functionName === name)?.functionName;
+  }
+
   private unknownToolReason(name: string): string {
     const skipped = this.input.unavailable?.find((entry) => entry.functionName === name);
     if (skipped !== undefined) return `"${name}" is not available: ${skipped.reason}`;
@@ -160,7 +205,10 @@ class CallRunner {
     this.counts.set(key, count);
     const maximum = this.input.limits.identicalCallsMaximum;
     if (count > maximum) {
-      throw new CallRefused(`refused: this exact call (same function, same arguments) already ran ${maximum} time${maximum === 1 ? '' : 's'} in this request; use its earlier result`);
+      throw new CallRefused(
+        `refused: this exact call (same function, same arguments) already ran ${maximum} time${maximum === 1 ? '' : 's'} in this request; use its earlier result`,
+        'refused: identical call limit',
+      );
     }
   }
 
@@ -168,15 +216,17 @@ class CallRunner {
     const started = performance.now();
     const statusId = this.input.nextStatusId();
     const run = this.byName.get(call.name);
-    const label = run?.statusLabel ?? `calling ${call.name}`;
-    emitStatus({ id: statusId, tool: run?.toolName ?? call.name, state: 'running', message: label });
-    const step: ToolCallStep = { round, function: call.name, ...(run && { tool: run.toolName }), argumentKeys: [], durationMilliseconds: 0, resultCharacters: 0, sourceCount: 0 };
+    // A name the model made up may be anything, of any length: statuses and traces name it by kind.
+    const label = run?.statusLabel ?? 'calling an unknown function';
+    const statusTool = run?.toolName ?? UNKNOWN_FUNCTION;
+    emitStatus({ id: statusId, tool: statusTool, state: 'running', message: label });
+    const step: ToolCallStep = { round, function: run?.functionName ?? this.skippedName(call.name) ?? UNKNOWN_FUNCTION, ...(run && { tool: run.toolName }), argumentKeys: [], durationMilliseconds: 0, resultCharacters: 0, sourceCount: 0 };
     let content: string;
     let sources: Source[] = [];
     try {
-      if (run === undefined) throw new CallRefused(this.unknownToolReason(call.name));
+      if (run === undefined) throw new CallRefused(this.unknownToolReason(call.name), this.skippedName(call.name) === undefined ? 'unknown function' : 'not available');
       const argumentsObject = readArguments(call, run);
-      step.argumentKeys = Object.keys(argumentsObject).sort();
+      Object.assign(step, traceKeys(argumentsObject, run.specification.parameters));
       this.countCall(run.functionName, argumentsObject);
       const output = requireValidOutput(
         await callWithinTimeout(
@@ -191,9 +241,9 @@ class CallRunner {
     } catch (error) {
       if (this.input.signal.aborted) throw error;
       const reason = error instanceof CallRefused ? error.message : failureReason(error);
-      step.error = reason;
+      step.error = traceReason(error);
       content = `Error: ${reason}`;
-      emitStatus({ id: statusId, tool: run?.toolName ?? call.name, state: 'error', message: `${label}: ${reason}` });
+      emitStatus({ id: statusId, tool: statusTool, state: 'error', message: `${label}: ${reason}` });
     }
     step.durationMilliseconds = Math.round(performance.now() - started);
     step.resultCharacters = content.length;
