@@ -11,6 +11,7 @@ import { KnowledgeBaseService } from './knowledge/knowledge-base-service.js';
 import { KnowledgeDocumentService, knowledgeDocumentStorage } from './knowledge/knowledge-document-service.js';
 import { organizationEmbedder } from './knowledge/organization-embedder.js';
 import { ProviderSettingsService } from './organizations/provider-settings-service.js';
+import { OrganizationSettingsService } from './organizations/organization-settings-service.js';
 import type { Registries } from './pipeline/registries.js';
 import { RubricService } from './rubrics/rubric-service.js';
 import { SecretBox } from './secrets/secret-box.js';
@@ -28,6 +29,7 @@ export interface Services {
   registries: Registries;
   completions: CompletionService;
   providerSettings: ProviderSettingsService;
+  organizationSettings: OrganizationSettingsService;
   knowledgeBases: KnowledgeBaseService;
   knowledgeDocuments: KnowledgeDocumentService;
   /** Not started here: main.ts (and the test server) start it and stop it on shutdown. */
@@ -61,6 +63,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     rubrics,
     registries,
     providerSettings,
+    organizationSettings: new OrganizationSettingsService(store.db),
     knowledgeBases,
     knowledgeDocuments: new KnowledgeDocumentService(store.db, documentStorage, settings.kbUploadMaxBytes, settings.kbJsonDocumentsMaximum),
     ingestionRunner: new IngestionRunner({

@@ -3,7 +3,7 @@
  * "moodle"]` is offered get_weather and get_moodle_courses; the fake model calls them; the weather
  * comes from the Open-Meteo fake and the courses from the Moodle fake for the person chatting —
  * the account's email, or the learner Open WebUI names when TRUST_FORWARDED_USER_HEADERS is on and
- * the request uses an API key, never a user the model names. Without Moodle configured the tool is
+ * the request uses a system admin's trusted front-end API key, never a user the model names. Without Moodle configured the tool is
  * not offered and a call to it is told why; moodle_augment fills {moodle_user}.
  */
 import OpenAI from 'openai';
@@ -108,8 +108,8 @@ describe.each(TEST_DIALECTS)('a classic assistant with weather and Moodle tools 
     expect(moodle.callsOf('core_user_get_users_by_field')[0]!.parameters).toMatchObject({ field: 'email', values: [`ada-${dialect}@school.test`] });
   });
 
-  it('believes Open WebUI’s forwarded learner only with an API key, since the server trusts the header', async () => {
-    const key = await request(server, 'POST', '/api/api-keys', { token: adminToken, body: { name: 'open-webui' } });
+  it('believes Open WebUI’s forwarded learner only with a trusted front-end key, since the server trusts the header', async () => {
+    const key = await request(server, 'POST', '/api/api-keys', { token: adminToken, body: { name: 'open-webui', trusted_front_end: true } });
     expect(key.status, key.text).toBe(201);
     const viaFrontEnd = new OpenAI({ apiKey: key.body.key, baseURL: `${server.baseUrl}/v1`, maxRetries: 0, defaultHeaders: { 'X-OpenWebUI-User-Email': 'grace@school.test' } });
     model.enqueue({ toolCalls: [{ id: 'm2', name: 'get_moodle_courses', arguments: '{}' }] }, { text: 'Compilers.' });

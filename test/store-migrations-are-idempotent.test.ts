@@ -4,7 +4,7 @@ import { bootstrapAdmin } from '../src/auth/admin-bootstrap.js';
 import { migrateStore, openStore } from '../src/store/store.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
 
-const EXPECTED_TABLES = ['api_keys', 'assistant_shares', 'assistants', 'audit_log', 'files', 'ingestion_jobs', 'kb_chunk_embeddings', 'kb_chunks', 'kb_documents', 'knowledge_bases', 'organization_roles', 'organizations', 'rubrics', 'sessions', 'traces', 'usage_logs', 'users'];
+const EXPECTED_TABLES = ['api_keys', 'assistant_shares', 'assistants', 'audit_log', 'files', 'ingestion_jobs', 'kb_chunk_embeddings', 'kb_chunks', 'kb_documents', 'knowledge_bases', 'organization_roles', 'organizations', 'rate_limit_counters', 'rubrics', 'sessions', 'traces', 'usage_logs', 'users'];
 
 describe.each(TEST_DIALECTS)('the store on %s', (dialect) => {
   let database: TestDatabase | undefined;

@@ -1,7 +1,7 @@
 /**
  * Turns credentials into an Identity: email and password into a session token at login, and a
  * bearer value (session token or API key) into the caller on every request. Disabled accounts,
- * expired or revoked sessions and deleted keys fail closed.
+ * expired or revoked sessions and deleted or expired keys fail closed.
  */
 import type { Kysely } from 'kysely';
 import { AppError } from '../errors/app-error.js';
@@ -23,7 +23,7 @@ export interface LoginResult {
   user: UserWithRole;
 }
 
-export function identityOf(user: UserWithRole, credential: Identity['credential'], credentialId: number): Identity {
+export function identityOf(user: UserWithRole, credential: Identity['credential'], credentialId: number, trustedFrontEnd = false): Identity {
   return {
     userId: user.id,
     email: user.email,
@@ -33,6 +33,7 @@ export function identityOf(user: UserWithRole, credential: Identity['credential'
     isSystemAdmin: user.is_system_admin === 1,
     credential,
     credentialId,
+    trustedFrontEnd,
   };
 }
 
@@ -117,8 +118,12 @@ export class Authenticator {
     const apiKey = await findApiKeyByHash(this.db, hashToken(key));
     const user = apiKey && (await findUserById(this.db, apiKey.user_id));
     if (!apiKey || !user || user.disabled === 1) throw new AppError('invalid_token');
+    const now = Date.now();
+    if (apiKey.expires_at !== null && Date.parse(apiKey.expires_at) <= now) throw new AppError('invalid_token');
     const lastUsed = apiKey.last_used_at === null ? 0 : Date.parse(apiKey.last_used_at);
-    if (Date.now() - lastUsed > API_KEY_USE_RECORD_INTERVAL_MILLISECONDS) await markApiKeyUsed(this.db, apiKey.id);
-    return identityOf(user, 'api_key', apiKey.id);
+    if (now - lastUsed > API_KEY_USE_RECORD_INTERVAL_MILLISECONDS) {
+      await markApiKeyUsed(this.db, apiKey.id, new Date(now - API_KEY_USE_RECORD_INTERVAL_MILLISECONDS).toISOString());
+    }
+    return identityOf(user, 'api_key', apiKey.id, apiKey.trusted_front_end === 1);
   }
 }

@@ -11,4 +11,6 @@ export interface Identity {
   /** How the identity was established; `assistant_owner` when a pipeline acts on an owner's behalf. */
   credential: 'session' | 'api_key' | 'assistant_owner';
   credentialId: number;
+  /** True only for an API key a system admin marked as a trusted front end's (see permissions.ts). */
+  trustedFrontEnd: boolean;
 }

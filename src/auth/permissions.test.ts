@@ -14,6 +14,7 @@ import {
   requireSystemAdminGrant,
   requireUserAction,
   requireUserAdministration,
+  userScopeIncludes,
   requireUserCreation,
   type AssistantAction,
   type AssistantFacts,
@@ -25,7 +26,7 @@ const ORGANIZATION_B = 2;
 const OWNER_ID = 10;
 
 function identity(fields: Pick<Identity, 'userId' | 'organizationId' | 'role' | 'isSystemAdmin'>): Identity {
-  return { ...fields, email: `user${fields.userId}@merino.test`, name: `User ${fields.userId}`, credential: 'session', credentialId: 1 };
+  return { ...fields, email: `user${fields.userId}@merino.test`, name: `User ${fields.userId}`, credential: 'session', credentialId: 1, trustedFrontEnd: false };
 }
 
 const IDENTITIES = {
@@ -293,8 +294,21 @@ describe('requireUserAdministration', () => {
     expect(requireUserAdministration(IDENTITIES['system admin'])).toEqual({ kind: 'all' });
   });
 
-  it('gives an organization admin the users of their own organization', () => {
-    expect(requireUserAdministration(IDENTITIES['org admin of another organization'])).toEqual({ kind: 'organization', organizationId: ORGANIZATION_B });
+  it('gives an organization admin the users of their own organization, without its system admins', () => {
+    expect(requireUserAdministration(IDENTITIES['org admin of another organization'])).toEqual({ kind: 'organization', organizationId: ORGANIZATION_B, systemAdmins: 'excluded' });
+  });
+
+  it('includes in a scope exactly the accounts decideUser lets its holder view', () => {
+    const scope = requireUserAdministration(IDENTITIES['org admin of another organization']);
+    const targets = [
+      { userId: 900, organizationId: ORGANIZATION_B, isSystemAdmin: false },
+      { userId: 901, organizationId: ORGANIZATION_B, isSystemAdmin: true },
+      { userId: 902, organizationId: ORGANIZATION_A, isSystemAdmin: false },
+    ];
+    for (const target of targets) {
+      expect(userScopeIncludes(scope, target)).toBe(decideUser(IDENTITIES['org admin of another organization'], target, 'view').allowed);
+    }
+    expect(targets.map((target) => userScopeIncludes(scope, target))).toEqual([true, false, false]);
   });
 
   it.each(['owner', 'learner of the organization'] as const)('refuses the %s with forbidden', (identityName) => {

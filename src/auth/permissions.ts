@@ -116,11 +116,30 @@ export interface UserFacts {
 
 export type UserAction = 'view' | 'update';
 
+export type UserListScope = { kind: 'all' } | { kind: 'organization'; organizationId: number; systemAdmins: 'excluded' };
+
+/**
+ * The accounts a caller administers: everyone for system admins; for an organization admin, the
+ * members of their organization except system admins (whom only system admins manage); nobody for
+ * anyone else. Lists are built from this scope and single reads are checked against it, so a list
+ * never shows an account that reading it by id would hide, nor the reverse.
+ */
+export function userAdministrationScope(identity: Identity): UserListScope | undefined {
+  if (identity.isSystemAdmin) return { kind: 'all' };
+  if (identity.role === 'admin') return { kind: 'organization', organizationId: identity.organizationId, systemAdmins: 'excluded' };
+  return undefined;
+}
+
+/** Whether `target` falls within `scope`: the predicate the store's WHERE clause for the scope must match. */
+export function userScopeIncludes(scope: UserListScope, target: UserFacts): boolean {
+  if (scope.kind === 'all') return true;
+  return target.organizationId === scope.organizationId && !target.isSystemAdmin;
+}
+
 /** Decides access to another user's account (one's own account is read through /api/me). */
 export function decideUser(identity: Identity, target: UserFacts, action: UserAction): Decision {
-  if (identity.isSystemAdmin) return { allowed: true };
-  const sameOrganizationAdmin = isOrganizationAdmin(identity, target.organizationId) && !target.isSystemAdmin;
-  if (sameOrganizationAdmin) return { allowed: true };
+  const scope = userAdministrationScope(identity);
+  if (scope !== undefined && userScopeIncludes(scope, target)) return { allowed: true };
   const visible = action !== 'view' && target.userId === identity.userId;
   return { allowed: false, visible };
 }
@@ -129,13 +148,11 @@ export function requireUserAction(identity: Identity, target: UserFacts, action:
   requireDecision(decideUser(identity, target, action), 'User');
 }
 
-export type UserListScope = { kind: 'all' } | { kind: 'organization'; organizationId: number };
-
 /** Who may list and create users: admins only, each within what they administer. */
 export function requireUserAdministration(identity: Identity): UserListScope {
-  if (identity.isSystemAdmin) return { kind: 'all' };
-  if (identity.role === 'admin') return { kind: 'organization', organizationId: identity.organizationId };
-  throw new AppError('forbidden', 'Only administrators can manage users.');
+  const scope = userAdministrationScope(identity);
+  if (scope === undefined) throw new AppError('forbidden', 'Only administrators can manage users.');
+  return scope;
 }
 
 export interface NewUserFacts {
@@ -159,6 +176,39 @@ export function requireSystemAdminGrant(identity: Identity): void {
 /** API keys belong to one user; nobody else may see or delete them, not even an admin. */
 export function requireApiKeyOwner(identity: Identity, keyOwnerId: number): void {
   if (keyOwnerId !== identity.userId) throw new AppError('not_found', 'API key not found.');
+}
+
+export interface NewApiKeyFacts {
+  /** The user the key will belong to. */
+  ownerId: number;
+  trustedFrontEnd: boolean;
+  /** The organization setting of the caller's organization: may its learners create keys? */
+  learnersCreateApiKeys: boolean;
+}
+
+/**
+ * Who may create which API key. A trusted front-end key lets its holder name any user in a
+ * forwarded-user header, so only system admins create one, and only they issue keys for another
+ * account (a front end's service account). Learners create their own keys unless their
+ * organization turned that off.
+ */
+export function requireApiKeyCreation(identity: Identity, key: NewApiKeyFacts): void {
+  if (identity.isSystemAdmin) return;
+  if (key.trustedFrontEnd) throw new AppError('forbidden', 'Only system administrators can create trusted front-end keys.', { param: 'trusted_front_end' });
+  if (key.ownerId !== identity.userId) throw new AppError('forbidden', 'Only system administrators can create keys for another user.', { param: 'user_id' });
+  if (identity.role === 'learner' && !key.learnersCreateApiKeys) {
+    throw new AppError('forbidden', 'Your organization does not let learners create API keys; ask an administrator.');
+  }
+}
+
+/**
+ * Whether a request may name the person using a front end in a forwarded-user header
+ * (`X-OpenWebUI-User-Email`): only when the server is configured to allow it AND the request
+ * carries an API key a system admin marked as a trusted front end's. A session or any other key
+ * (a learner's own, say) never speaks for someone else.
+ */
+export function mayNameForwardedUser(identity: Identity, serverTrustsForwardedHeaders: boolean): boolean {
+  return serverTrustsForwardedHeaders && identity.credential === 'api_key' && identity.trustedFrontEnd;
 }
 
 export type FileAction = 'read' | 'delete';
@@ -240,6 +290,25 @@ export function decideRubric(identity: Identity, facts: RubricFacts, action: Rub
 /** `subject` names the rubric in the 404, e.g. `Rubric "essay-2025-a1"`. */
 export function requireRubricAction(identity: Identity, facts: RubricFacts, action: RubricAction, subject = 'Rubric'): void {
   requireDecision(decideRubric(identity, facts, action), subject);
+}
+
+/**
+ * Where a rubricId is looked up. Ids are unique per organization, so the same id in two
+ * organizations names two rubrics and choosing one never tells anything about another
+ * organization's. Everyone looks in their own organization, or in the one they name (which only
+ * shows them something if decideRubric lets them see it there); a system admin who names none may
+ * also reach a rubric whose id only one organization holds.
+ */
+export interface RubricNamespace {
+  organizationId: number;
+  searchEveryOrganization: boolean;
+}
+
+export function rubricNamespace(identity: Identity, requestedOrganizationId: number | undefined): RubricNamespace {
+  return {
+    organizationId: requestedOrganizationId ?? identity.organizationId,
+    searchEveryOrganization: identity.isSystemAdmin && requestedOrganizationId === undefined,
+  };
 }
 
 /** Which rubrics a list may include; the store turns this into a WHERE clause. */

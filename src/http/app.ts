@@ -17,6 +17,7 @@ import { chatCompletionRoutes } from './routes/chat-completion-routes.js';
 import { toolCatalogueRoutes } from './routes/tool-catalogue-routes.js';
 import { traceRoutes } from './routes/trace-routes.js';
 import { organizationRoutes } from './routes/organization-routes.js';
+import { organizationSettingsRoutes } from './routes/organization-settings-routes.js';
 import { knowledgeBaseRoutes } from './routes/knowledge-base-routes.js';
 import { fileRoutes, multipartOptions } from './routes/file-routes.js';
 import { knowledgeDocumentRoutes } from './routes/knowledge-document-routes.js';
@@ -94,6 +95,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await toolCatalogueRoutes(scope, services);
     await traceRoutes(scope, services);
     await organizationRoutes(scope, services);
+    await organizationSettingsRoutes(scope, services);
     await knowledgeBaseRoutes(scope, services);
     // Multipart parsing lives in a scope of its own: only the files routes read multipart bodies,
     // every other route keeps refusing them with 415.

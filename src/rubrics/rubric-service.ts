@@ -7,12 +7,20 @@
 import type { Kysely } from 'kysely';
 import type { CallContext } from '../auth/call-context.js';
 import type { Identity } from '../auth/identity.js';
-import { requireRubricAction, requireRubricCreation, rubricListScope, type RubricAction, type RubricFacts } from '../auth/permissions.js';
+import { requireRubricAction, requireRubricCreation, rubricListScope, rubricNamespace, type RubricAction, type RubricFacts } from '../auth/permissions.js';
 import { AppError } from '../errors/app-error.js';
 import type { RubricReader } from '../pipeline/ports.js';
 import { appendAuditEntry, auditEntryOf, type AuditEntry } from '../store/audit-log-repository.js';
 import { isUniqueViolation } from '../store/files-repository.js';
-import { findRubric, insertRubric, listRubrics, rubricIdExists, updateRubric, type RubricRecord } from '../store/rubrics-repository.js';
+import {
+  findRubric,
+  findRubricsInAnyOrganization,
+  insertRubric,
+  listRubrics,
+  rubricIdExists,
+  updateRubric,
+  type RubricRecord,
+} from '../store/rubrics-repository.js';
 import { nowTimestamp, type Database } from '../store/schema.js';
 import { trimCharacters } from '../text/trim-characters.js';
 import {
@@ -133,8 +141,20 @@ function fileNameOf(title: string, extension: string): string {
 export class RubricService {
   constructor(private readonly db: Kysely<Database>) {}
 
-  private async load(identity: Identity, rubricId: string, action: RubricAction): Promise<RubricRecord> {
-    const record = await findRubric(this.db, rubricId);
+  /**
+   * The rubric a caller names, in their organization or the one they name (rubric ids are unique
+   * per organization; see rubricNamespace), checked for `action`.
+   */
+  private async load(identity: Identity, rubricId: string, action: RubricAction, organizationId?: number): Promise<RubricRecord> {
+    const namespace = rubricNamespace(identity, organizationId);
+    let record = await findRubric(this.db, namespace.organizationId, rubricId);
+    if (!record && namespace.searchEveryOrganization) {
+      const candidates = await findRubricsInAnyOrganization(this.db, rubricId);
+      if (candidates.length > 1) {
+        throw new AppError('ambiguous_rubric', undefined, { param: 'organization_id' });
+      }
+      record = candidates[0];
+    }
     if (!record) throw new AppError('not_found', 'Rubric not found.');
     requireRubricAction(identity, rubricFacts(record), action);
     return record;
@@ -146,7 +166,8 @@ export class RubricService {
 
   private async insert(context: CallContext, draft: RubricDraft, visibility: RubricVisibility, auditAction: string): Promise<RubricView> {
     const taken = () => new AppError('rubric_id_taken', `A rubric with the rubricId "${draft.rubricId}" already exists; choose another or leave rubricId out.`, { param: 'rubricId' });
-    if (draft.rubricId !== undefined && (await rubricIdExists(this.db, draft.rubricId))) throw taken();
+    // Only the caller's own organization is asked: another organization's ids neither collide nor show.
+    if (draft.rubricId !== undefined && (await rubricIdExists(this.db, context.identity.organizationId, draft.rubricId))) throw taken();
     const timestamp = nowTimestamp();
     const document = completeRubric(draft, { createdAt: timestamp, modifiedAt: timestamp });
     const row = {
@@ -171,7 +192,7 @@ export class RubricService {
       if (isUniqueViolation(error)) throw taken();
       throw error;
     }
-    return this.get(context, document.rubricId);
+    return this.get(context, document.rubricId, row.organization_id);
   }
 
   async create(context: CallContext, body: Record<string, unknown>): Promise<RubricView> {
@@ -197,8 +218,8 @@ export class RubricService {
     return { items: page.items.map((record) => summaryView(context.identity, record)), total: page.total };
   }
 
-  async get(context: CallContext, rubricId: string): Promise<RubricView> {
-    return rubricView(context.identity, await this.load(context.identity, rubricId, 'read'));
+  async get(context: CallContext, rubricId: string, organizationId?: number): Promise<RubricView> {
+    return rubricView(context.identity, await this.load(context.identity, rubricId, 'read', organizationId));
   }
 
   /**
@@ -206,8 +227,8 @@ export class RubricService {
    * maxScore, visibility) and checks the whole result by LAMB's rules again. rubricId and
    * metadata.createdAt never change; metadata.modifiedAt becomes now.
    */
-  async update(context: CallContext, rubricId: string, patch: Record<string, unknown>): Promise<RubricView> {
-    const record = await this.load(context.identity, rubricId, 'update');
+  async update(context: CallContext, rubricId: string, patch: Record<string, unknown>, organizationId?: number): Promise<RubricView> {
+    const record = await this.load(context.identity, rubricId, 'update', organizationId);
     for (const field of IMMUTABLE_FIELDS) {
       if (field in patch) throw new AppError('immutable_field', `The field "${field}" cannot be changed.`, { param: field });
     }
@@ -232,19 +253,19 @@ export class RubricService {
       if (!updated) throw new AppError('not_found', 'Rubric not found.');
       await appendAuditEntry(transaction, this.audit(context, record, 'rubric.update', { fields: changed }));
     });
-    return this.get(context, rubricId);
+    return this.get(context, rubricId, record.organization_id);
   }
 
-  async delete(context: CallContext, rubricId: string): Promise<void> {
-    const record = await this.load(context.identity, rubricId, 'delete');
+  async delete(context: CallContext, rubricId: string, organizationId?: number): Promise<void> {
+    const record = await this.load(context.identity, rubricId, 'delete', organizationId);
     await this.db.transaction().execute(async (transaction) => {
       if (!(await updateRubric(transaction, record, { deleted_at: nowTimestamp() }))) throw new AppError('not_found', 'Rubric not found.');
       await appendAuditEntry(transaction, this.audit(context, record, 'rubric.delete'));
     });
   }
 
-  async export(context: CallContext, rubricId: string, format: 'json' | 'markdown'): Promise<RubricExport> {
-    const record = await this.load(context.identity, rubricId, 'export');
+  async export(context: CallContext, rubricId: string, format: 'json' | 'markdown', organizationId?: number): Promise<RubricExport> {
+    const record = await this.load(context.identity, rubricId, 'export', organizationId);
     const document = documentOf(record);
     if (format === 'markdown') return { format, fileName: fileNameOf(document.title, 'md'), markdown: rubricToMarkdown(document) };
     return { format, fileName: fileNameOf(document.title, 'json'), document };
@@ -253,7 +274,8 @@ export class RubricService {
   /** A RubricReader that reads with `owner`'s permissions: the assistant owner's, for the rubric_rag tool. */
   readerFor(owner: Identity): RubricReader {
     return {
-      read: async (rubricId) => documentOf(await this.load(owner, rubricId, 'read')),
+      // Always the owner's own organization: an assistant never reaches into another one's ids.
+      read: async (rubricId) => documentOf(await this.load(owner, rubricId, 'read', owner.organizationId)),
     };
   }
 }

@@ -1,11 +1,29 @@
 /** API keys, stored as hashes with a short display prefix. */
 import type { Kysely } from 'kysely';
-import { nowTimestamp, type ApiKeyRow, type Database } from './schema.js';
+import { nowTimestamp, toFlag, type ApiKeyRow, type Database } from './schema.js';
 
-export async function insertApiKey(db: Kysely<Database>, userId: number, name: string, keyPrefix: string, keyHash: string): Promise<ApiKeyRow> {
+export interface NewApiKey {
+  userId: number;
+  name: string;
+  keyPrefix: string;
+  keyHash: string;
+  trustedFrontEnd: boolean;
+  expiresAt: string | null;
+}
+
+export async function insertApiKey(db: Kysely<Database>, key: NewApiKey): Promise<ApiKeyRow> {
   return db
     .insertInto('api_keys')
-    .values({ user_id: userId, name, key_prefix: keyPrefix, key_hash: keyHash, created_at: nowTimestamp(), last_used_at: null })
+    .values({
+      user_id: key.userId,
+      name: key.name,
+      key_prefix: key.keyPrefix,
+      key_hash: key.keyHash,
+      created_at: nowTimestamp(),
+      last_used_at: null,
+      trusted_front_end: toFlag(key.trustedFrontEnd),
+      expires_at: key.expiresAt,
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
@@ -26,6 +44,15 @@ export async function deleteApiKey(db: Kysely<Database>, id: number): Promise<vo
   await db.deleteFrom('api_keys').where('id', '=', id).execute();
 }
 
-export async function markApiKeyUsed(db: Kysely<Database>, id: number): Promise<void> {
-  await db.updateTable('api_keys').set({ last_used_at: nowTimestamp() }).where('id', '=', id).execute();
+/**
+ * Records a use unless one was recorded since `notAfter`: the condition sits in the UPDATE, so
+ * processes racing on one busy key write once per interval, not once each.
+ */
+export async function markApiKeyUsed(db: Kysely<Database>, id: number, notAfter: string): Promise<void> {
+  await db
+    .updateTable('api_keys')
+    .set({ last_used_at: nowTimestamp() })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', notAfter)]))
+    .execute();
 }

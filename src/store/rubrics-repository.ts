@@ -1,4 +1,4 @@
-/** Rubrics (soft-deleted rows stay, with `deleted_at` set, and keep their rubric_id). */
+/** Rubrics (soft-deleted rows stay, with `deleted_at` set, and keep their rubric_id, which is unique within its organization). */
 import type { Kysely } from 'kysely';
 import type { RubricListScope } from '../auth/permissions.js';
 import { containsText, searchText } from './search-pattern.js';
@@ -19,14 +19,22 @@ export async function insertRubric(db: Kysely<Database>, row: Omit<NewRubricRow,
   return id;
 }
 
-/** Finds a rubric by its public id, deleted or not; the permission module decides what a deleted one means. */
-export async function findRubric(db: Kysely<Database>, rubricId: string): Promise<RubricRecord | undefined> {
-  return selectRubrics(db).where('rubrics.rubric_id', '=', rubricId).executeTakeFirst();
+/**
+ * Finds a rubric by its public id within one organization (ids are unique per organization),
+ * deleted or not; the permission module decides what a deleted one means.
+ */
+export async function findRubric(db: Kysely<Database>, organizationId: number, rubricId: string): Promise<RubricRecord | undefined> {
+  return selectRubrics(db).where('rubrics.organization_id', '=', organizationId).where('rubrics.rubric_id', '=', rubricId).executeTakeFirst();
 }
 
-/** Whether any rubric, live or deleted, holds this public id. */
-export async function rubricIdExists(db: Kysely<Database>, rubricId: string): Promise<boolean> {
-  const row = await db.selectFrom('rubrics').select('id').where('rubric_id', '=', rubricId).executeTakeFirst();
+/** Up to two rubrics holding this public id in any organization: enough to tell "one" from "several". */
+export async function findRubricsInAnyOrganization(db: Kysely<Database>, rubricId: string): Promise<RubricRecord[]> {
+  return selectRubrics(db).where('rubrics.rubric_id', '=', rubricId).orderBy('rubrics.id').limit(2).execute();
+}
+
+/** Whether any rubric of the organization, live or deleted, holds this public id. */
+export async function rubricIdExists(db: Kysely<Database>, organizationId: number, rubricId: string): Promise<boolean> {
+  const row = await db.selectFrom('rubrics').select('id').where('organization_id', '=', organizationId).where('rubric_id', '=', rubricId).executeTakeFirst();
   return row !== undefined;
 }
 

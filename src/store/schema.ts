@@ -15,6 +15,8 @@ export interface OrganizationsTable {
   status: string;
   /** JSON object: providers, models, feature settings. Secrets in it are encrypted by later issues. */
   config: string;
+  /** Whether the organization's learners may create API keys (1 until an admin says otherwise). */
+  learners_create_api_keys: Generated<Flag>;
   created_at: string;
   updated_at: string;
 }
@@ -62,7 +64,12 @@ export interface ApiKeysTable {
   key_prefix: string;
   key_hash: string;
   created_at: string;
+  /** Written at most once a minute per key, so a busy key does not cost a write per request. */
   last_used_at: string | null;
+  /** Set only by a system admin: the key of a front end whose forwarded-user header may be believed. */
+  trusted_front_end: Flag;
+  /** When the key stops working; null for a key that lives until it is deleted. */
+  expires_at: string | null;
 }
 
 export interface AssistantsTable {
@@ -265,6 +272,15 @@ export interface RubricsTable {
   deleted_at: string | null;
 }
 
+/** One fixed-window rate-limit counter per limited subject (see rate-limit-repository.ts). */
+export interface RateLimitCountersTable {
+  /** What is limited, e.g. `login-address:<address>` or `chat-api-key:<id>`; never a secret or user text. */
+  subject: string;
+  /** Milliseconds since the epoch. */
+  window_started_at: number;
+  count: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -283,6 +299,7 @@ export interface Database {
   usage_logs: UsageLogsTable;
   files: FilesTable;
   rubrics: RubricsTable;
+  rate_limit_counters: RateLimitCountersTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;

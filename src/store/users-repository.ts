@@ -81,7 +81,8 @@ export async function listUsers(
   query: UserListQuery,
 ): Promise<{ items: UserWithRole[]; total: number }> {
   let filtered = selectUsersWithRole(db);
-  if (scope.kind === 'organization') filtered = filtered.where('users.organization_id', '=', scope.organizationId);
+  // The same predicate as userScopeIncludes in permissions.ts, so lists and reads by id agree.
+  if (scope.kind === 'organization') filtered = filtered.where('users.organization_id', '=', scope.organizationId).where('users.is_system_admin', '=', 0);
   if (query.search !== undefined) filtered = filtered.where(containsText('users.search_text', query.search));
   const rows = await filtered.orderBy('users.id').limit(query.limit).offset(query.offset).execute();
   const { total } = await filtered

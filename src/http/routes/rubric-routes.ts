@@ -20,6 +20,22 @@ const rubricIdParametersSchema = {
   required: ['rubricId'],
 } as const;
 
+/** Rubric ids are unique per organization: the caller's own by default, another one only for system admins. */
+const organizationQueryProperty = {
+  organization_id: {
+    type: 'integer',
+    minimum: 1,
+    maximum: 2_147_483_647,
+    description: "The organization whose rubricId this is; yours by default. Only system admins reach other organizations' rubrics.",
+  },
+} as const;
+
+const itemQuerySchema = { type: 'object', properties: organizationQueryProperty } as const;
+
+interface ItemQuery {
+  organization_id?: number;
+}
+
 const levelSchema = {
   type: 'object',
   properties: {
@@ -78,7 +94,7 @@ const listQuerySchema = (pageSizeMaximum: number) =>
 
 const exportQuerySchema = {
   type: 'object',
-  properties: { format: { type: 'string', enum: ['json', 'markdown'], default: 'json' } },
+  properties: { format: { type: 'string', enum: ['json', 'markdown'], default: 'json' }, ...organizationQueryProperty },
   additionalProperties: false,
 } as const;
 
@@ -124,37 +140,46 @@ export async function rubricRoutes(app: FastifyInstance, services: Services): Pr
     async (request, reply) => reply.status(201).send(await services.rubrics.import(callContext(request), request.body)),
   );
 
-  app.get<{ Params: { rubricId: string } }>(
+  app.get<{ Params: { rubricId: string }; Querystring: ItemQuery }>(
     '/api/rubrics/:rubricId',
-    { schema: { tags: ['rubrics'], summary: 'Get a rubric', params: rubricIdParametersSchema, response: commonErrorResponses } },
-    async (request) => services.rubrics.get(callContext(request), request.params.rubricId),
+    { schema: { tags: ['rubrics'], summary: 'Get a rubric', params: rubricIdParametersSchema, querystring: itemQuerySchema, response: commonErrorResponses } },
+    async (request) => services.rubrics.get(callContext(request), request.params.rubricId, request.query.organization_id),
   );
 
-  app.patch<{ Params: { rubricId: string }; Body: Record<string, unknown> }>(
+  app.patch<{ Params: { rubricId: string }; Body: Record<string, unknown>; Querystring: ItemQuery }>(
     '/api/rubrics/:rubricId',
     {
       schema: {
         tags: ['rubrics'],
         summary: 'Replace some fields of a rubric; the result is checked by LAMB rules as a whole',
         params: rubricIdParametersSchema,
+        querystring: itemQuerySchema,
         body: { type: 'object', properties: { ...rubricFields, ...visibilityField }, additionalProperties: false, minProperties: 1 },
         response: commonErrorResponses,
       },
       validatorCompiler: objectBodyValidator(1),
     },
-    async (request) => services.rubrics.update(callContext(request), request.params.rubricId, request.body),
+    async (request) => services.rubrics.update(callContext(request), request.params.rubricId, request.body, request.query.organization_id),
   );
 
-  app.delete<{ Params: { rubricId: string } }>(
+  app.delete<{ Params: { rubricId: string }; Querystring: ItemQuery }>(
     '/api/rubrics/:rubricId',
-    { schema: { tags: ['rubrics'], summary: 'Delete a rubric (soft delete; its rubricId is never reused)', params: rubricIdParametersSchema, response: commonErrorResponses } },
+    {
+      schema: {
+        tags: ['rubrics'],
+        summary: 'Delete a rubric (soft delete; its rubricId is never reused in its organization)',
+        params: rubricIdParametersSchema,
+        querystring: itemQuerySchema,
+        response: commonErrorResponses,
+      },
+    },
     async (request, reply) => {
-      await services.rubrics.delete(callContext(request), request.params.rubricId);
+      await services.rubrics.delete(callContext(request), request.params.rubricId, request.query.organization_id);
       return reply.status(204).send();
     },
   );
 
-  app.get<{ Params: { rubricId: string }; Querystring: { format: 'json' | 'markdown' } }>(
+  app.get<{ Params: { rubricId: string }; Querystring: { format: 'json' | 'markdown' } & ItemQuery }>(
     '/api/rubrics/:rubricId/export',
     {
       schema: {
@@ -166,7 +191,7 @@ export async function rubricRoutes(app: FastifyInstance, services: Services): Pr
       },
     },
     async (request, reply) => {
-      const exported = await services.rubrics.export(callContext(request), request.params.rubricId, request.query.format);
+      const exported = await services.rubrics.export(callContext(request), request.params.rubricId, request.query.format, request.query.organization_id);
       reply.header('content-disposition', `attachment; filename="${exported.fileName}"`);
       if (exported.format === 'markdown') return reply.type('text/markdown; charset=utf-8').send(exported.markdown);
       return reply.send(exported.document);

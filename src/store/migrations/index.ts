@@ -12,6 +12,9 @@ import { knowledgeBasesMigration } from './0005-knowledge-bases.js';
 import { ingestionJobsMigration } from './0006-ingestion-jobs.js';
 import { chunkEmbeddingsMigration } from './0007-chunk-embeddings.js';
 import { documentPageCountMigration } from './0008-document-page-count.js';
+import { apiKeyTrustAndExpiryMigration } from './0009-api-key-trust-and-expiry.js';
+import { rubricIdsPerOrganizationMigration } from './0010-rubric-ids-per-organization.js';
+import { rateLimitCountersMigration } from './0011-rate-limit-counters.js';
 
 export function allMigrations(dialect: Dialect): Record<string, Migration> {
   return {
@@ -23,5 +26,8 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0006-ingestion-jobs': ingestionJobsMigration(dialect),
     '0007-chunk-embeddings': chunkEmbeddingsMigration(dialect),
     '0008-document-page-count': documentPageCountMigration(),
+    '0009-api-key-trust-and-expiry': apiKeyTrustAndExpiryMigration(),
+    '0010-rubric-ids-per-organization': rubricIdsPerOrganizationMigration(dialect),
+    '0011-rate-limit-counters': rateLimitCountersMigration(),
   };
 }
