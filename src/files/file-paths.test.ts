@@ -154,6 +154,13 @@ describe('fileExtension and displayFileName', () => {
     expect(displayFileName('C:\\docs\\Ünïcode notes.txt')).toBe('Ünïcode notes.txt');
     expect(displayFileName('a/b/\u0000x\u202E.txt')).toBe('x.txt');
   });
+
+  it('cuts a name past 255 characters in its base and keeps its extension', () => {
+    expect(displayFileName(`x${'.'.repeat(78_000)}x.txt`)).toBe(`x${'.'.repeat(250)}.txt`);
+    expect(displayFileName(`${'a'.repeat(300)}.${'b'.repeat(40)}`)).toBe(`${'a'.repeat(238)}.${'b'.repeat(16)}`);
+    expect(displayFileName('a'.repeat(300))).toBe('a'.repeat(255));
+    expect(displayFileName(`${'a'.repeat(255)}`)).toBe('a'.repeat(255));
+  });
 });
 
 describe('isInsideFolder', () => {

@@ -89,10 +89,17 @@ export function withCollisionSuffix(name: string, attempt: number): string {
   return joinExtension(truncateText(base, room) + suffix, extension);
 }
 
-/** The client's name as it is shown back: no folder part, no control or invisible characters. */
+/**
+ * The client's name as it is shown back: no folder part, no control or invisible characters. A
+ * name past the length limit is cut in its base, keeping its extension, which says the type.
+ */
 export function displayFileName(originalName: string): string {
   const cleaned = lastSegment(originalName.normalize('NFC')).replace(INVISIBLE_OR_CONTROL, '').trim();
-  return truncateText(cleaned, ORIGINAL_NAME_MAXIMUM_LENGTH);
+  if (cleaned.length <= ORIGINAL_NAME_MAXIMUM_LENGTH) return cleaned;
+  const { base, extension } = splitExtension(cleaned);
+  const keptExtension = truncateText(extension, 16);
+  const room = ORIGINAL_NAME_MAXIMUM_LENGTH - (keptExtension === '' ? 0 : keptExtension.length + 1);
+  return joinExtension(truncateText(base, room), keptExtension);
 }
 
 function unsafePath(reason: string): AppError {
