@@ -75,6 +75,8 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       embedder,
       embeddingBatchSize: settings.embeddingBatchSize,
     }),
+      leaseMilliseconds: settings.ingestionLeaseMilliseconds,
+      attemptsMaximum: settings.ingestionAttemptsMaximum,
     completions: new CompletionService({
       db: store.db,
       settings,

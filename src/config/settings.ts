@@ -32,6 +32,14 @@ export interface Settings {
   kbUploadMaxBytes: number;
   /** How often the ingestion runner looks for a pending job while idle. */
   ingestionPollMilliseconds: number;
+  /** How long a claimed ingestion job stays a runner's without renewal; past it, another runner may take the job over. */
+  ingestionLeaseMilliseconds: number;
+  /** How many times a job may be started before a run cut short by a stopped server makes it fail instead of starting again. */
+  ingestionAttemptsMaximum: number;
+  /** How old an upload's leftovers (temporary files, staged files, stored files without a row) must be before start-up removes them. */
+  uploadLeftoverGraceMilliseconds: number;
+  /** Largest JSON body `POST /api/knowledge-bases/{id}/documents` reads; larger texts go as multipart uploads. */
+  kbJsonBodyMaxBytes: number;
   /** Encrypts secrets at rest; without it a key file in the data folder is used. */
   secretKey: string | undefined;
   /** Provider defaults for assistants whose organization configures none. */
@@ -263,6 +271,10 @@ export function loadSettings(environment: Environment = process.env): Settings {
     upstreamTimeoutMilliseconds: readInteger(environment, 'UPSTREAM_TIMEOUT_MS', { defaultValue: 120_000, minimum: 1, maximum: 3_600_000 }),
     toolLoopIterations: readInteger(environment, 'TOOL_LOOP_ITERATIONS', { defaultValue: 5, minimum: 1, maximum: 100 }),
     toolLoopIterationsMaximum: readInteger(environment, 'TOOL_LOOP_ITERATIONS_MAX', { defaultValue: 10, minimum: 1, maximum: 100 }),
+    ingestionLeaseMilliseconds: readInteger(environment, 'INGESTION_LEASE_MS', { defaultValue: 60_000, minimum: 1_000, maximum: 86_400_000 }),
+    ingestionAttemptsMaximum: readInteger(environment, 'INGESTION_ATTEMPTS_MAX', { defaultValue: 3, minimum: 1, maximum: 100 }),
+    uploadLeftoverGraceMilliseconds: readInteger(environment, 'UPLOAD_LEFTOVER_GRACE_MS', { defaultValue: 3_600_000, minimum: 0, maximum: 2_592_000_000 }),
+    kbJsonBodyMaxBytes: readInteger(environment, 'KB_JSON_BODY_MAX_BYTES', { defaultValue: 10_485_760, minimum: 1024, maximum: 104_857_600 }),
     toolCallTimeoutMilliseconds: readInteger(environment, 'TOOL_CALL_TIMEOUT_MS', { defaultValue: 30_000, minimum: 1, maximum: 600_000 }),
     toolCallTimeoutMaximumMilliseconds: readInteger(environment, 'TOOL_CALL_TIMEOUT_MAX_MS', { defaultValue: 120_000, minimum: 1, maximum: 600_000 }),
     toolLoopTotalMilliseconds: readInteger(environment, 'TOOL_LOOP_TOTAL_MS', { defaultValue: 180_000, minimum: 1, maximum: 3_600_000 }),

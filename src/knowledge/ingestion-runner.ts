@@ -6,16 +6,19 @@
  * cancelled (or taken over) meanwhile; then it stops without writing anything more. A process
  * killed mid-job leaves the job `processing` under a lease that expires, and the next runner to
  * poll starts it again from scratch: replacing the chunks in one transaction makes that safe.
+ * A runner starting on the machine where that process died need not wait for the lease: it
+ * releases the leases of dead local processes first (see runner-identity.ts). And a job cut short
+ * as often as INGESTION_ATTEMPTS_MAX allows is failed by the claim instead of started again.
  */
-import { randomBytes } from 'node:crypto';
-import os from 'node:os';
 import type { Kysely, Selectable } from 'kysely';
 import { AppError, isAppError } from '../errors/app-error.js';
 import type { FileStorage } from '../files/file-storage.js';
 import type { Dialect } from '../store/dialect.js';
 import {
   claimIngestionJob,
+  expireIngestionLeases,
   finishIngestionJob,
+  listIngestionLeaseOwners,
   markDocumentProcessing,
   renewIngestionLease,
   updateIngestionProgress,
@@ -27,9 +30,12 @@ import type { Database, KnowledgeBasesTable } from '../store/schema.js';
 import { chunkMetadata, chunkSections } from './chunking.js';
 import { extractDocument } from './extraction.js';
 import { embeddingChoiceOf, type Embedder } from './organization-embedder.js';
+import { isDeadLocalOwner, runnerOwnerName } from './runner-identity.js';
 
-/** How long a claimed job stays ours without a renewal; renewed every third of it while working. */
+/** How long a claimed job stays ours without a renewal (INGESTION_LEASE_MS); renewed every third of it while working. */
 export const INGESTION_LEASE_MILLISECONDS = 60_000;
+/** INGESTION_ATTEMPTS_MAX's default: how many starts a job gets before being cut short once more fails it. */
+export const INGESTION_ATTEMPTS_MAXIMUM = 3;
 /** The steps progress counts besides one per embeddings batch: read, extract, chunk, index. */
 const STEPS = 4;
 const DEFAULT_EMBEDDING_BATCH_SIZE = 64;
@@ -47,6 +53,8 @@ export interface IngestionRunnerOptions {
   storage: FileStorage;
   pollMilliseconds: number;
   leaseMilliseconds?: number;
+  /** A job cut short after this many starts since it was queued fails instead of starting again. */
+  attemptsMaximum?: number;
   /** Embeds the chunks of knowledge bases that have an embedding model. */
   embedder?: Embedder;
   embeddingBatchSize?: number;
@@ -56,9 +64,12 @@ export interface IngestionRunnerOptions {
 class JobLost extends Error {}
 
 export class IngestionRunner {
-  /** Names this runner in `lease_owner`: host, process and a random part, unique across processes and runners. */
-  readonly owner = `${os.hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
+  /** Names this runner in `lease_owner`: machine, process and a random part, unique across processes and runners. */
+  readonly owner = runnerOwnerName();
   private readonly leaseMilliseconds: number;
+  private readonly attemptsMaximum: number;
+  /** The first poll after start takes back the jobs of dead processes of this machine; later ones need not. */
+  private deadLeasesReleased = false;
   private timer: NodeJS.Timeout | undefined;
   private current: Promise<void> | undefined;
   private stopped = true;
@@ -66,6 +77,7 @@ export class IngestionRunner {
 
   constructor(private readonly options: IngestionRunnerOptions) {
     this.leaseMilliseconds = options.leaseMilliseconds ?? INGESTION_LEASE_MILLISECONDS;
+    this.attemptsMaximum = options.attemptsMaximum ?? INGESTION_ATTEMPTS_MAXIMUM;
   }
 
   /** Starts polling; `logger` (the server's) receives a line per job claimed, finished or failed. */
@@ -95,6 +107,10 @@ export class IngestionRunner {
   private async tick(): Promise<void> {
     let worked = false;
     try {
+      if (!this.deadLeasesReleased) {
+        await this.releaseDeadLocalLeases();
+        this.deadLeasesReleased = true;
+      }
       worked = await this.runOnce();
     } catch (error) {
       this.logger?.error({ err: error }, 'ingestion runner failed to claim or finish a job');
@@ -106,10 +122,24 @@ export class IngestionRunner {
     return new Date(Date.now() + this.leaseMilliseconds).toISOString();
   }
 
+  /**
+   * Ends the leases held by processes of this machine that have died (a server killed and
+   * restarted), so that their jobs resume now rather than when the leases would have run out.
+   */
+  private async releaseDeadLocalLeases(): Promise<void> {
+    const dead = (await listIngestionLeaseOwners(this.options.db)).filter(isDeadLocalOwner);
+    if (dead.length === 0) return;
+    const released = await expireIngestionLeases(this.options.db, dead);
+    this.logger?.info({ jobs: released, dead_runners: dead.length }, 'ingestion jobs of dead processes on this machine released');
+  }
+
   /** Claims and runs one job; false when there was none. */
   async runOnce(): Promise<boolean> {
-    const job = await claimIngestionJob(this.options.db, this.options.dialect, this.owner, this.leaseUntil());
-    if (job === undefined) return false;
+    const { job, failedJobs } = await claimIngestionJob(this.options.db, this.options.dialect, { owner: this.owner, leaseExpiresAt: this.leaseUntil(), attemptsMaximum: this.attemptsMaximum });
+    for (const failed of failedJobs) {
+      this.logger?.error({ job_id: failed.id, document_id: failed.documentId, attempts: failed.attempts }, 'ingestion job failed: the server stopped during every attempt');
+    }
+    if (job === undefined) return failedJobs.length > 0;
     this.logger?.info({ job_id: job.id, document_id: job.document_id, attempt: job.attempts }, 'ingestion job claimed');
     const renewal = setInterval(() => {
       renewIngestionLease(this.options.db, job.id, this.owner, this.leaseUntil()).catch(() => undefined);

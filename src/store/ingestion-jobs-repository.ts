@@ -3,6 +3,10 @@
  * whose subquery picks the oldest pending job or a processing one whose lease has expired:
  * SQLite takes its write lock before that statement reads anything, and PostgreSQL locks the
  * chosen row with FOR UPDATE SKIP LOCKED, so two runners never claim the same job at once.
+ * A job left processing under an expired lease was cut short (its process died or stalled); once
+ * that has happened as often as the attempts cap allows, the claim fails the job instead of
+ * starting it again, so one document that kills the server cannot keep killing it after every
+ * restart. The cap is decided here, in the store, because every process sharing it must agree.
  */
 import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { Dialect } from './dialect.js';
@@ -24,36 +28,115 @@ export async function insertIngestionJob(db: Kysely<Database>, job: { knowledgeB
       message: 'Waiting to be processed.',
       error: null,
       attempts: 0,
-    lease_owner: null,
-    lease_expires_at: null,
+      attempts_since_queued: 0,
+      lease_owner: null,
+      lease_expires_at: null,
       created_at: timestamp,
-    updated_at: timestamp,
+      updated_at: timestamp,
       finished_at: null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
 
+export interface IngestionClaim {
+  /** The runner claiming, as written in `lease_owner`. */
+  owner: string;
+  leaseExpiresAt: string;
+  /** INGESTION_ATTEMPTS_MAX: a job cut short after this many starts since it was queued fails instead of starting again. */
+  attemptsMaximum: number;
+}
+
+export interface IngestionClaimResult {
+  /** The job now held by the claiming runner, if there was one to take. */
+  job: IngestionJobRow | undefined;
+  /** Jobs this claim failed because they had been cut short as often as the cap allows. */
+  failedJobs: Array<{ id: number; documentId: number; attempts: number }>;
+}
+
+/** The reason a job fails once the server stopped mid-way through it as often as the cap allows: a sentence for the creator. */
+export function serverStoppedMessage(times: number): string {
+  const count = times === 1 ? 'once' : `${times} times`;
+  return `The server stopped ${count} while processing this document, so it is not started again automatically: the document may be too large or too complex for this server. Check the file (or split it into smaller ones), then retry the job or upload it again.`;
+}
+
+/** Fails, with their documents, the jobs cut short (processing under an expired lease) that have used up their attempts. */
+async function failExhaustedJobs(db: Kysely<Database>, attemptsMaximum: number, now: string): Promise<IngestionClaimResult['failedJobs']> {
+  const exhausted = await db
+    .selectFrom('ingestion_jobs')
+    .select(['id', 'document_id', 'attempts_since_queued'])
+    .where('status', '=', 'processing')
+    .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', now)]))
+    .where('attempts_since_queued', '>=', attemptsMaximum)
+    .orderBy('id')
+    .execute();
+  const failed: IngestionClaimResult['failedJobs'] = [];
+  for (const candidate of exhausted) {
+    const error = serverStoppedMessage(candidate.attempts_since_queued);
+    const ended = await db.transaction().execute(async (transaction) => {
+      // The same conditions again: of several processes failing the job at once, exactly one does.
+      const result = await transaction
+        .updateTable('ingestion_jobs')
+        .set({ status: 'failed', message: 'Failed.', error, lease_owner: null, lease_expires_at: null, updated_at: now, finished_at: now })
+        .where('id', '=', candidate.id)
+        .where('status', '=', 'processing')
+        .where('attempts_since_queued', '=', candidate.attempts_since_queued)
+        .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', now)]))
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return false;
+      await setDocumentStatus(transaction, candidate.document_id, 'failed', error);
+      return true;
+    });
+    if (ended) failed.push({ id: candidate.id, documentId: candidate.document_id, attempts: candidate.attempts_since_queued });
+  }
+  return failed;
+}
+
 /**
- * Claims the oldest job that is pending, or processing under a lease that expired (its runner
- * died), for `owner` until `leaseExpiresAt`. Undefined when there is none.
+ * Fails the jobs that were cut short too often, then claims the oldest job that is pending, or
+ * processing under a lease that expired (its runner died) with attempts left, for `claim.owner`
+ * until `claim.leaseExpiresAt`.
  */
-export async function claimIngestionJob(db: Kysely<Database>, dialect: Dialect, owner: string, leaseExpiresAt: string): Promise<IngestionJobRow | undefined> {
+export async function claimIngestionJob(db: Kysely<Database>, dialect: Dialect, claim: IngestionClaim): Promise<IngestionClaimResult> {
   const now = nowTimestamp();
+  const failedJobs = await failExhaustedJobs(db, claim.attemptsMaximum, now);
   const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
   const result = await sql<IngestionJobRow>`
     update ingestion_jobs
-    set status = 'processing', lease_owner = ${owner}, lease_expires_at = ${leaseExpiresAt}, attempts = attempts + 1,
+    set status = 'processing', lease_owner = ${claim.owner}, lease_expires_at = ${claim.leaseExpiresAt},
+        attempts = attempts + 1, attempts_since_queued = attempts_since_queued + 1,
         progress_current = 0, progress_total = 0, message = 'Started.', error = null, updated_at = ${now}
     where id = (
       select id from ingestion_jobs
-      where status = 'pending' or (status = 'processing' and (lease_expires_at is null or lease_expires_at < ${now}))
+      where status = 'pending'
+         or (status = 'processing' and (lease_expires_at is null or lease_expires_at < ${now}) and attempts_since_queued < ${claim.attemptsMaximum})
       order by id
       limit 1
       ${lock}
     )
     returning *`.execute(db);
-  return result.rows[0];
+  return { job: result.rows[0], failedJobs };
+}
+
+/** Who holds the jobs being processed now: a start-up check looks for holders whose process has died. */
+export async function listIngestionLeaseOwners(db: Kysely<Database>): Promise<string[]> {
+  const rows = await db.selectFrom('ingestion_jobs').select('lease_owner').distinct().where('status', '=', 'processing').where('lease_owner', 'is not', null).execute();
+  return rows.map((row) => row.lease_owner).filter((owner): owner is string => owner !== null);
+}
+
+/**
+ * Ends at once the leases `owners` hold on processing jobs, so that the next claim takes those
+ * jobs over (counting the attempt like any other); only for owners known to be dead.
+ */
+export async function expireIngestionLeases(db: Kysely<Database>, owners: readonly string[]): Promise<number> {
+  if (owners.length === 0) return 0;
+  const result = await db
+    .updateTable('ingestion_jobs')
+    .set({ lease_expires_at: null, updated_at: nowTimestamp() })
+    .where('status', '=', 'processing')
+    .where('lease_owner', 'in', owners)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 /** Applies `changes` while `owner` still holds the job; false when it no longer does (cancelled, taken over). */
@@ -103,9 +186,9 @@ export async function finishIngestionJob(
     error: outcome.error,
     progress_current: outcome.progressTotal,
     progress_total: outcome.progressTotal,
-      lease_owner: null,
-      lease_expires_at: null,
-      updated_at: timestamp,
+    lease_owner: null,
+    lease_expires_at: null,
+    updated_at: timestamp,
     finished_at: timestamp,
   });
   if (!held) return false;
@@ -140,7 +223,19 @@ export async function cancelIngestionJob(db: Kysely<Database>, job: Pick<Ingesti
 export async function retryIngestionJob(db: Kysely<Database>, job: Pick<IngestionJobRow, 'id' | 'document_id'>): Promise<boolean> {
   const result = await db
     .updateTable('ingestion_jobs')
-    .set({ status: 'pending', message: 'Waiting to be processed.', error: null, progress_current: 0, progress_total: 0, lease_owner: null, lease_expires_at: null, updated_at: nowTimestamp(), finished_at: null })
+    .set({
+      status: 'pending',
+      message: 'Waiting to be processed.',
+      error: null,
+      progress_current: 0,
+      progress_total: 0,
+      // Queued again on purpose: the attempts cap counts afresh.
+      attempts_since_queued: 0,
+      lease_owner: null,
+      lease_expires_at: null,
+      updated_at: nowTimestamp(),
+      finished_at: null,
+    })
     .where('id', '=', job.id)
     .where('status', 'in', ['failed', 'cancelled'])
     .executeTakeFirst();
@@ -188,4 +283,37 @@ export async function deleteDocument(db: Kysely<Database>, documentId: number): 
   await db.deleteFrom('ingestion_jobs').where('document_id', '=', documentId).execute();
   await db.deleteFrom('kb_chunks').where('document_id', '=', documentId).execute();
   await db.deleteFrom('kb_documents').where('id', '=', documentId).execute();
+}
+
+/**
+ * Documents created before `createdBefore` that have no job: their upload was cut short between
+ * writing the row and queuing its job, so nothing will ever process or show them as done.
+ */
+export async function listDocumentsWithoutJobs(db: Kysely<Database>, createdBefore: string): Promise<Array<Pick<KbDocumentRow, 'id' | 'knowledge_base_id'>>> {
+  return db
+    .selectFrom('kb_documents')
+    .select(['kb_documents.id', 'kb_documents.knowledge_base_id'])
+    .where('kb_documents.created_at', '<', createdBefore)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('ingestion_jobs').select('ingestion_jobs.id').whereRef('ingestion_jobs.document_id', '=', 'kb_documents.id'))))
+    .orderBy('kb_documents.id')
+    .execute();
+}
+
+/** Removes a document that still has no job (as listDocumentsWithoutJobs found it); false when one was queued meanwhile. Call inside a transaction. */
+export async function deleteDocumentWithoutJob(db: Kysely<Database>, documentId: number): Promise<boolean> {
+  const job = await db.selectFrom('ingestion_jobs').select('id').where('document_id', '=', documentId).executeTakeFirst();
+  if (job !== undefined) return false;
+  await deleteDocument(db, documentId);
+  return true;
+}
+
+/** Which of `documentIds` are documents of the knowledge base; files named by any other id belong to no document. */
+export async function existingDocumentIds(db: Kysely<Database>, knowledgeBaseId: number, documentIds: readonly number[]): Promise<Set<number>> {
+  const existing = new Set<number>();
+  for (let start = 0; start < documentIds.length; start += 500) {
+    const slice = documentIds.slice(start, start + 500);
+    const rows = await db.selectFrom('kb_documents').select('id').where('knowledge_base_id', '=', knowledgeBaseId).where('id', 'in', slice).execute();
+    for (const row of rows) existing.add(row.id);
+  }
+  return existing;
 }

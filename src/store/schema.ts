@@ -245,6 +245,8 @@ export interface IngestionJobsTable {
   error: string | null;
   /** How often a runner claimed the job. */
   attempts: number;
+  /** How often a runner claimed the job since its upload or last retry: what INGESTION_ATTEMPTS_MAX caps. */
+  attempts_since_queued: Generated<number>;
   /** The runner working on it; with lease_expires_at passed, another runner may take it over. */
   lease_owner: string | null;
   lease_expires_at: string | null;

@@ -15,6 +15,7 @@ import { documentPageCountMigration } from './0008-document-page-count.js';
 import { apiKeyTrustAndExpiryMigration } from './0009-api-key-trust-and-expiry.js';
 import { rubricIdsPerOrganizationMigration } from './0010-rubric-ids-per-organization.js';
 import { rateLimitCountersMigration } from './0011-rate-limit-counters.js';
+import { ingestionAttemptsSinceQueuedMigration } from './0012-ingestion-attempts-since-queued.js';
 
 export function allMigrations(dialect: Dialect): Record<string, Migration> {
   return {
@@ -29,5 +30,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0009-api-key-trust-and-expiry': apiKeyTrustAndExpiryMigration(),
     '0010-rubric-ids-per-organization': rubricIdsPerOrganizationMigration(dialect),
     '0011-rate-limit-counters': rateLimitCountersMigration(),
+    '0012-ingestion-attempts-since-queued': ingestionAttemptsSinceQueuedMigration(),
   };
 }

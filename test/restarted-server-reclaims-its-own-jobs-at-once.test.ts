@@ -1,0 +1,121 @@
+/**
+ * Proves a server restarted after `kill -9` takes its dead predecessor's ingestion job back at
+ * once, on both dialects, instead of waiting for the lease: the leases here run for an hour
+ * (INGESTION_LEASE_MS), so only the reclaim can explain the resume. The job moves from the killed
+ * process's runner to the new one (attempt 2) and completes. Jobs held by a live process on this
+ * machine, or by a process on another host, keep their leases: they may still be working.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startGatedEmbeddingServer, type GatedEmbeddingServer } from './fakes/gated-embedding-server.js';
+import { waitForJob, uploadDocument } from './support/knowledge-uploads.js';
+import { startServerProcess, type ServerProcess } from './support/server-process.js';
+import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+
+const PROVIDER_KEY = 'sk-reclaim-test-key-0123456789';
+const HOUR = 3_600_000;
+
+describe.each(TEST_DIALECTS)('a restarted server on %s', (dialect) => {
+  let database: TestDatabase | undefined;
+  let embeddings: GatedEmbeddingServer | undefined;
+  let killed: ServerProcess | undefined;
+  let restarted: TestServer | undefined;
+
+  afterEach(async () => {
+    embeddings?.open();
+    await killed?.kill();
+    await restarted?.close();
+    await embeddings?.close();
+    await database?.drop();
+    database = embeddings = killed = restarted = undefined;
+  });
+
+  it('reclaims the job its killed predecessor held at once, and leaves the jobs of live processes and other hosts alone', async () => {
+    database = await createTestDatabase(dialect);
+    embeddings = await startGatedEmbeddingServer();
+    const environment = { INGESTION_POLL_MS: '20', INGESTION_LEASE_MS: String(HOUR), OPENAI_API_KEY: PROVIDER_KEY, OPENAI_BASE_URL: embeddings.baseUrl };
+
+    killed = await startServerProcess(database, environment);
+    const login = await request(killed, 'POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });
+    const token = login.body.token as string;
+    const created = await request(killed, 'POST', '/api/knowledge-bases', { token, body: { name: 'Minerals', embeddings: { connector: 'openai', model: 'text-embedding-3-small' } } });
+    expect(created.status, created.text).toBe(201);
+    const kb = created.body.id as number;
+    const uploaded = await uploadDocument(killed, token, kb, 'quartz.md', '# Quartz\n\nQuartz is a hard mineral made of silicon and oxygen.');
+    expect(uploaded.status, uploaded.text).toBe(202);
+    const jobId = uploaded.body.job_id as number;
+    // The killed process's runner is now waiting for its embeddings: the job is in its hands.
+    await embeddings.waitForRequests(1);
+    const held = await request(killed, 'GET', `/api/knowledge-bases/${kb}/jobs/${jobId}`, { token });
+    expect(held.body).toMatchObject({ status: 'processing', attempts: 1 });
+    await killed.kill();
+    const deadPid = killed.child.pid;
+    killed = undefined;
+
+    restarted = await startTestServer(dialect, { database, environment });
+    const db = restarted.store.db;
+    const newOwner = restarted.services.ingestionRunner.owner;
+    // The new runner has the job, under its own name, while the killed one's lease had an hour to run.
+    const deadline = Date.now() + 30_000;
+    let row = await db.selectFrom('ingestion_jobs').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow();
+    while (row.lease_owner !== newOwner && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      row = await db.selectFrom('ingestion_jobs').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow();
+    }
+    expect(row).toMatchObject({ status: 'processing', lease_owner: newOwner, attempts: 2 });
+    expect(restarted.logLines.some((line) => line.includes('ingestion jobs of dead processes on this machine released'))).toBe(true);
+    await embeddings.waitForRequests(2);
+    embeddings.open();
+    const adminToken = await loginAsAdmin(restarted);
+    expect(await waitForJob(restarted, adminToken, kb, jobId)).toMatchObject({ status: 'completed', attempts: 2, error: null });
+    expect(deadPid).toBeDefined();
+  });
+
+  it('does not reclaim jobs whose holder is alive on this machine or lives on another host', async () => {
+    database = await createTestDatabase(dialect);
+    restarted = await startTestServer(dialect, { database, environment: { INGESTION_POLL_MS: '20', INGESTION_LEASE_MS: String(HOUR) } });
+    await restarted.services.ingestionRunner.stop();
+    const token = await loginAsAdmin(restarted);
+    const kb = (await request(restarted, 'POST', '/api/knowledge-bases', { token, body: { name: 'Held elsewhere' } })).body.id as number;
+    const db = restarted.store.db;
+    const runnerName = restarted.services.ingestionRunner.owner;
+    const machine = runnerName.slice(0, runnerName.lastIndexOf(':', runnerName.lastIndexOf(':') - 1));
+    const holders = {
+      // This very process (alive), under another runner's name: two test servers share a process.
+      liveHere: `${machine}:${process.pid}:feedfacecafe`,
+      // Another live process of this machine: the one that started this test run.
+      liveParent: `${machine}:${process.ppid}:feedfacecafe`,
+      otherHost: 'another-host.example:4242:abcdef012345',
+      // A pid that cannot exist, but named by another machine: its liveness cannot be checked from here.
+      otherMachineDeadPid: 'another-host.example:999999999:abcdef012345',
+    };
+    const leaseEnd = new Date(Date.now() + HOUR).toISOString();
+    const jobIds: Record<string, number> = {};
+    for (const [name, owner] of Object.entries(holders)) {
+      const now = new Date().toISOString();
+      const document = await db
+        .insertInto('kb_documents')
+        .values({ knowledge_base_id: kb, file_name: `${name}.txt`, content_type: 'text/plain', size_bytes: 4, source_url: null, status: 'processing', error: null, chunk_count: 0, page_count: null, metadata: '{}', created_at: now, updated_at: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const job = await db
+        .insertInto('ingestion_jobs')
+        .values({ knowledge_base_id: kb, document_id: document.id, status: 'processing', progress_current: 1, progress_total: 4, message: 'Extracting the text.', error: null, attempts: 1, lease_owner: owner, lease_expires_at: leaseEnd, created_at: now, updated_at: now, finished_at: null })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      jobIds[name] = job.id;
+    }
+    // A server starting now runs its start-up reclaim before its first claim; a document uploaded
+    // to it completing shows that both have happened.
+    const second = await startTestServer(dialect, { database, environment: { INGESTION_POLL_MS: '20', INGESTION_LEASE_MS: String(HOUR) } });
+    try {
+      const uploaded = await uploadDocument(second, token, kb, 'fresh.txt', 'Feldspar is the most common mineral group in the crust.');
+      expect((await waitForJob(second, token, kb, uploaded.body.job_id)).status).toBe('completed');
+      const rows = await db.selectFrom('ingestion_jobs').select(['id', 'status', 'lease_owner', 'lease_expires_at', 'attempts']).where('knowledge_base_id', '=', kb).where('id', '!=', uploaded.body.job_id).orderBy('id').execute();
+      expect(rows).toEqual(Object.entries(holders).map(([name, owner]) => ({ id: jobIds[name], status: 'processing', lease_owner: owner, lease_expires_at: leaseEnd, attempts: 1 })));
+      expect(second.logLines.some((line) => line.includes('ingestion jobs of dead processes on this machine released'))).toBe(false);
+    } finally {
+      await second.close();
+    }
+  });
+});
