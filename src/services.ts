@@ -74,6 +74,18 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       pollMilliseconds: settings.ingestionPollMilliseconds,
       embedder,
       embeddingBatchSize: settings.embeddingBatchSize,
+      documentProcessing: {
+        budget: {
+          heapMegabytes: settings.ingestionWorkerHeapMegabytes,
+          residentMegabytes: settings.ingestionWorkerResidentMegabytes,
+          timeoutMilliseconds: settings.ingestionWorkerTimeoutMilliseconds,
+        },
+        limits: {
+          maximumZipPartBytes: settings.ingestionZipPartMaxBytes,
+          maximumZipTotalBytes: settings.ingestionZipTotalMaxBytes,
+          maximumPdfInflatedBytes: settings.ingestionPdfInflatedMaxBytes,
+        },
+      },
     }),
       leaseMilliseconds: settings.ingestionLeaseMilliseconds,
       attemptsMaximum: settings.ingestionAttemptsMaximum,

@@ -36,6 +36,18 @@ export interface Settings {
   ingestionLeaseMilliseconds: number;
   /** How many times a job may be started before a run cut short by a stopped server makes it fail instead of starting again. */
   ingestionAttemptsMaximum: number;
+  /** Heap cap (V8 old generation, MB) of the worker thread that extracts and chunks one document. */
+  ingestionWorkerHeapMegabytes: number;
+  /** How much the process's resident memory may grow (MB) while a worker processes a document; covers buffers outside the worker's heap. */
+  ingestionWorkerResidentMegabytes: number;
+  /** How long extracting and chunking one document may take before its worker is stopped. */
+  ingestionWorkerTimeoutMilliseconds: number;
+  /** Most bytes one part of a Word document may inflate to, counted while inflating. */
+  ingestionZipPartMaxBytes: number;
+  /** Most bytes the parts of one Word document may inflate to together. */
+  ingestionZipTotalMaxBytes: number;
+  /** Most bytes a PDF's compressed streams (other than images) may inflate to together. */
+  ingestionPdfInflatedMaxBytes: number;
   /** How old an upload's leftovers (temporary files, staged files, stored files without a row) must be before start-up removes them. */
   uploadLeftoverGraceMilliseconds: number;
   /** Largest JSON body `POST /api/knowledge-bases/{id}/documents` reads; larger texts go as multipart uploads. */
@@ -273,6 +285,12 @@ export function loadSettings(environment: Environment = process.env): Settings {
     toolLoopIterationsMaximum: readInteger(environment, 'TOOL_LOOP_ITERATIONS_MAX', { defaultValue: 10, minimum: 1, maximum: 100 }),
     ingestionLeaseMilliseconds: readInteger(environment, 'INGESTION_LEASE_MS', { defaultValue: 60_000, minimum: 1_000, maximum: 86_400_000 }),
     ingestionAttemptsMaximum: readInteger(environment, 'INGESTION_ATTEMPTS_MAX', { defaultValue: 3, minimum: 1, maximum: 100 }),
+    ingestionWorkerHeapMegabytes: readInteger(environment, 'INGESTION_WORKER_HEAP_MB', { defaultValue: 512, minimum: 16, maximum: 16_384 }),
+    ingestionWorkerResidentMegabytes: readInteger(environment, 'INGESTION_WORKER_RSS_MB', { defaultValue: 1_024, minimum: 64, maximum: 65_536 }),
+    ingestionWorkerTimeoutMilliseconds: readInteger(environment, 'INGESTION_WORKER_TIMEOUT_MS', { defaultValue: 120_000, minimum: 100, maximum: 3_600_000 }),
+    ingestionZipPartMaxBytes: readInteger(environment, 'INGESTION_ZIP_PART_MAX_BYTES', { defaultValue: 67_108_864, minimum: 1024, maximum: 1_073_741_824 }),
+    ingestionZipTotalMaxBytes: readInteger(environment, 'INGESTION_ZIP_TOTAL_MAX_BYTES', { defaultValue: 134_217_728, minimum: 1024, maximum: 2_147_483_647 }),
+    ingestionPdfInflatedMaxBytes: readInteger(environment, 'INGESTION_PDF_INFLATED_MAX_BYTES', { defaultValue: 268_435_456, minimum: 1024, maximum: 4_294_967_296 }),
     uploadLeftoverGraceMilliseconds: readInteger(environment, 'UPLOAD_LEFTOVER_GRACE_MS', { defaultValue: 3_600_000, minimum: 0, maximum: 2_592_000_000 }),
     kbJsonBodyMaxBytes: readInteger(environment, 'KB_JSON_BODY_MAX_BYTES', { defaultValue: 10_485_760, minimum: 1024, maximum: 104_857_600 }),
     toolCallTimeoutMilliseconds: readInteger(environment, 'TOOL_CALL_TIMEOUT_MS', { defaultValue: 30_000, minimum: 1, maximum: 600_000 }),

@@ -58,6 +58,7 @@ const catalogue = {
   internal_error: { status: 500, type: 'server_error', message: 'Something went wrong on our side.' },
   unreadable_document: { status: 400, type: 'invalid_request_error', message: 'No text could be read from the document.' },
   document_too_large: { status: 413, type: 'invalid_request_error', message: 'The document is too long to index.' },
+  document_processing_failed: { status: 422, type: 'invalid_request_error', message: 'Processing the document went past the time or memory one document may use.' },
   invalid_chunking: { status: 400, type: 'invalid_request_error', message: 'The chunking settings are invalid.' },
 } as const satisfies Record<string, CatalogueEntry>;
 

@@ -200,10 +200,11 @@ describe('Word document extraction', () => {
     expect(error.details).toEqual({ reason: 'damaged' });
   });
 
-  it('refuses a Word document whose text part unpacks past the limit, before unpacking it', async () => {
-    const error = await refusal(input('big.docx', await buildDocx(wordParagraph('x'.repeat(5000)))), { maximumDocxXmlBytes: 4096 });
+  it('refuses a Word document whose text part unpacks past the limit, counted while unpacking it', async () => {
+    const error = await refusal(input('big.docx', await buildDocx(wordParagraph('x'.repeat(5000)))), { maximumZipPartBytes: 4096 });
     expect(error.code).toBe('document_too_large');
-    expect(error.details).toMatchObject({ reason: 'too_much_markup', limit: 4096 });
+    expect(error.details).toMatchObject({ reason: 'part_too_large', limit: 4096 });
+    expect(error.message).toContain('"word/document.xml"');
   });
 });
 

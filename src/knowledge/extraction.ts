@@ -8,29 +8,40 @@
  * (`unreadable_document`), or one past the limits on pages and characters (`document_too_large`).
  */
 import { AppError } from '../errors/app-error.js';
-import { detectDocumentType, DOCX_MAIN_PART, type DocumentType } from './document-types.js';
+import { readZipParts, writeStoredZip, type ZipPart } from './bounded-zip.js';
+import { detectDocumentType, type DocumentType } from './document-types.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { splitMarkdownSections, type TextSection } from './markdown-sections.js';
 import { trimCharactersAtLineEnds } from '../text/trim-characters.js';
-import type { ZipEntry } from './zip-directory.js';
+import { requirePdfStreamsWithinBudget } from './pdf-stream-budget.js';
 
 /** Most pages read from one PDF; a longer one is refused before its text is extracted. */
 export const MAXIMUM_DOCUMENT_PAGES = 2_000;
 /** Most characters of text indexed from one document (about 2,500 pages of prose). */
 export const MAXIMUM_DOCUMENT_CHARACTERS = 5_000_000;
-/** Most bytes `word/document.xml` may inflate to, checked before the archive is opened. */
-export const MAXIMUM_DOCX_XML_BYTES = 100 * 1024 * 1024;
+/** Most bytes one part of a Word document may inflate to, measured while inflating (INGESTION_ZIP_PART_MAX_BYTES). */
+export const MAXIMUM_ZIP_PART_BYTES = 64 * 1024 * 1024;
+/** Most bytes the parts of one Word document may inflate to together (INGESTION_ZIP_TOTAL_MAX_BYTES). */
+export const MAXIMUM_ZIP_TOTAL_BYTES = 128 * 1024 * 1024;
+/** Most bytes a PDF's compressed streams other than images may inflate to together (INGESTION_PDF_INFLATED_MAX_BYTES). */
+export const MAXIMUM_PDF_INFLATED_BYTES = 256 * 1024 * 1024;
+/** A Word document has a few dozen parts; far more is an archive built to make reading it slow. */
+const MAXIMUM_ZIP_ENTRIES = 10_000;
 
 export interface ExtractionLimits {
   maximumPages: number;
   maximumCharacters: number;
-  maximumDocxXmlBytes: number;
+  maximumZipPartBytes: number;
+  maximumZipTotalBytes: number;
+  maximumPdfInflatedBytes: number;
 }
 
 export const DEFAULT_EXTRACTION_LIMITS: Readonly<ExtractionLimits> = {
   maximumPages: MAXIMUM_DOCUMENT_PAGES,
   maximumCharacters: MAXIMUM_DOCUMENT_CHARACTERS,
-  maximumDocxXmlBytes: MAXIMUM_DOCX_XML_BYTES,
+  maximumZipPartBytes: MAXIMUM_ZIP_PART_BYTES,
+  maximumZipTotalBytes: MAXIMUM_ZIP_TOTAL_BYTES,
+  maximumPdfInflatedBytes: MAXIMUM_PDF_INFLATED_BYTES,
 };
 
 export interface ExtractedDocument {
@@ -51,7 +62,7 @@ export interface DocumentInput {
 /** Word styles mapped to headings beyond mammoth's defaults (which cover Heading 1–6). */
 const DOCX_STYLE_MAP = ["p[style-name='Title'] => h1:fresh", 'p.Title => h1:fresh'];
 
-export type UnreadableReason = 'no_text_layer' | 'no_text' | 'encrypted' | 'damaged';
+export type UnreadableReason = 'no_text_layer' | 'no_text' | 'encrypted' | 'damaged' | 'document_type_declaration';
 
 function unreadable(reason: UnreadableReason, message: string, cause?: unknown): AppError {
   return new AppError('unreadable_document', message, { param: 'file', details: { reason }, cause });
@@ -112,8 +123,21 @@ function pdfOpenError(error: unknown): AppError {
   return unreadable('damaged', 'The file starts like a PDF, but its structure is damaged, so it cannot be read. Open it and save or export it again as PDF, then upload the new file.', error);
 }
 
+/** A page's text as unpdf's extractText joins it: the items in order, a line break where an item ends a line. */
+async function pageText(pdf: PdfDocument, pageNumber: number): Promise<string> {
+  const page = await pdf.getPage(pageNumber);
+  try {
+    const content = await page.getTextContent();
+    return content.items.map((item) => ('str' in item ? item.str + (item.hasEOL ? '\n' : '') : '')).join('');
+  } finally {
+    page.cleanup();
+  }
+}
+
 async function extractPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<Pick<ExtractedDocument, 'sections' | 'pageCount' | 'pagesWithoutText'>> {
-  const { extractText, getDocumentProxy } = await import('unpdf');
+  // Before pdf.js sees the file: it would inflate every stream whole, outside any heap limit.
+  await requirePdfStreamsWithinBudget(bytes, limits.maximumPdfInflatedBytes);
+  const { getDocumentProxy } = await import('unpdf');
   let pdf: PdfDocument;
   try {
     // pdf.js may take over (detach) the buffer it is given, so it gets a copy.
@@ -130,25 +154,26 @@ async function extractPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<
       });
     }
     if (pageCount === 0) throw unreadable('no_text', 'The PDF has no pages.');
-    let pageTexts: string[];
-    try {
-      pageTexts = (await extractText(pdf, { mergePages: false })).text;
-    } catch (error) {
-      throw unreadable('damaged', 'The text of the PDF could not be read: the content of its pages is damaged. Open it and save or export it again as PDF, then upload the new file.', error);
-    }
     const sections: TextSection[] = [];
     const pagesWithoutText: number[] = [];
     let characters = 0;
-    pageTexts.forEach((pageText, index) => {
-      const text = normalizeText(pageText);
+    // Page by page, so a document past the character limit stops at the page that passes it.
+    for (let pageNumber = 1; pageNumber <= pageCount; pageNumber += 1) {
+      let raw: string;
+      try {
+        raw = await pageText(pdf, pageNumber);
+      } catch (error) {
+        throw unreadable('damaged', 'The text of the PDF could not be read: the content of its pages is damaged. Open it and save or export it again as PDF, then upload the new file.', error);
+      }
+      const text = normalizeText(raw);
       if (text === '') {
-        pagesWithoutText.push(index + 1);
-        return;
+        pagesWithoutText.push(pageNumber);
+        continue;
       }
       characters += text.length;
       requireWithinCharacters(characters, limits);
-      sections.push({ text, page: index + 1 });
-    });
+      sections.push({ text, page: pageNumber });
+    }
     if (sections.length === 0) {
       const pages = pageCount === 1 ? 'its only page holds' : `none of its ${formatCount(pageCount)} pages holds`;
       throw unreadable(
@@ -162,11 +187,44 @@ async function extractPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<
   }
 }
 
-async function docxToHtml(bytes: Uint8Array): Promise<string> {
+/** The parts mammoth reads: XML parts and relationships. Images, embedded files and nested archives are never inflated. */
+function isMarkupPart(name: string): boolean {
+  return /\.(?:xml|rels)$/i.test(name);
+}
+
+/** `<!DOCTYPE` or `<!ENTITY`, the start of a DTD, which no Office part holds; UTF-16 parts are read as such. */
+const DOCUMENT_TYPE_DECLARATION = /<!(?:DOCTYPE|ENTITY)/i;
+
+function declaresDocumentType(bytes: Buffer): boolean {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return DOCUMENT_TYPE_DECLARATION.test(bytes.toString('utf16le'));
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return DOCUMENT_TYPE_DECLARATION.test(Buffer.from(bytes).swap16().toString('utf16le'));
+  // Latin-1 keeps every byte as one character, so the ASCII markup of a UTF-8 part is found as-is.
+  return DOCUMENT_TYPE_DECLARATION.test(bytes.toString('latin1'));
+}
+
+/**
+ * The Word document's XML parts, each measured while it inflates, rebuilt into an archive of
+ * those parts only. A part with a DTD is refused: Word never writes one, and a DTD is how an
+ * XML file expands entities exponentially ("billion laughs") or names external files (XXE).
+ */
+async function boundedDocxParts(bytes: Uint8Array, limits: ExtractionLimits): Promise<Buffer> {
+  const parts: ZipPart[] = await readZipParts(bytes, isMarkupPart, {
+    maximumPartBytes: limits.maximumZipPartBytes,
+    maximumTotalBytes: limits.maximumZipTotalBytes,
+    maximumEntries: MAXIMUM_ZIP_ENTRIES,
+  });
+  if (parts.some((part) => declaresDocumentType(part.bytes))) {
+    throw unreadable('document_type_declaration', 'The Word document holds XML with a document type declaration (DTD), which Word never writes and which can make reading it expand without bound; it is not read. Open it in Word or LibreOffice, save it again as .docx and upload the new file.');
+  }
+  return writeStoredZip(parts);
+}
+
+async function docxToHtml(bytes: Uint8Array, limits: ExtractionLimits): Promise<string> {
+  const archive = await boundedDocxParts(bytes, limits);
   const { default: mammoth } = await import('mammoth');
   try {
     const result = await mammoth.convertToHtml(
-      { buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) },
+      { buffer: archive },
       {
         styleMap: DOCX_STYLE_MAP,
         // Images are not indexed: they become empty <img> tags, never read or inlined as data URIs.
@@ -179,16 +237,6 @@ async function docxToHtml(bytes: Uint8Array): Promise<string> {
     return result.value;
   } catch (error) {
     throw unreadable('damaged', 'The Word document could not be read: its content is damaged or not in the .docx format. Open it in Word or LibreOffice, save it again as .docx and upload the new file.', error);
-  }
-}
-
-function checkDocxSize(zipEntries: readonly ZipEntry[], limits: ExtractionLimits): void {
-  const main = zipEntries.find((entry) => entry.name.toLowerCase() === DOCX_MAIN_PART);
-  if (main !== undefined && main.uncompressedSize > limits.maximumDocxXmlBytes) {
-    throw new AppError('document_too_large', `The Word document's text part unpacks to ${formatCount(main.uncompressedSize)} bytes; at most ${formatCount(limits.maximumDocxXmlBytes)} are read. Split it into smaller documents.`, {
-      param: 'file',
-      details: { reason: 'too_much_markup', bytes: main.uncompressedSize, limit: limits.maximumDocxXmlBytes },
-    });
   }
 }
 
@@ -219,8 +267,7 @@ export async function extractDocument(input: DocumentInput, limits: Partial<Extr
     case 'pdf':
       return { type, contentType, ...(await extractPdf(input.bytes, bounds)) };
     case 'docx':
-      checkDocxSize(detected.zipEntries ?? [], bounds);
-      result = { sections: markdownSections(htmlToMarkdown(await docxToHtml(input.bytes)), bounds) };
+      result = { sections: markdownSections(htmlToMarkdown(await docxToHtml(input.bytes, bounds)), bounds) };
       break;
     case 'html':
       result = { sections: markdownSections(htmlToMarkdown(decodeUtf8(input.bytes)), bounds) };

@@ -27,8 +27,9 @@ import {
 import { insertChunkEmbeddings, type VectorBackend } from '../store/chunk-vector-repository.js';
 import { deleteDocumentChunks, insertChunks } from '../store/knowledge-repository.js';
 import type { Database, KnowledgeBasesTable } from '../store/schema.js';
-import { chunkMetadata, chunkSections } from './chunking.js';
-import { extractDocument } from './extraction.js';
+import { chunkMetadata } from './chunking.js';
+import { processDocumentInWorker, type DocumentWorkerBudget } from './document-worker.js';
+import type { ExtractionLimits } from './extraction.js';
 import { embeddingChoiceOf, type Embedder } from './organization-embedder.js';
 import { isDeadLocalOwner, runnerOwnerName } from './runner-identity.js';
 
@@ -58,6 +59,8 @@ export interface IngestionRunnerOptions {
   /** Embeds the chunks of knowledge bases that have an embedding model. */
   embedder?: Embedder;
   embeddingBatchSize?: number;
+  /** The budgets of the worker thread that extracts and chunks each document, and the extraction limits it applies. */
+  documentProcessing?: { budget?: DocumentWorkerBudget; limits?: Partial<ExtractionLimits> };
 }
 
 /** The job was cancelled, deleted or taken over by another runner: stop quietly. */
@@ -206,10 +209,21 @@ export class IngestionRunner {
     if (bytes === undefined) throw new AppError('not_found', 'The stored file of this document is missing; delete the document and upload it again.');
 
     await this.step(job, 1, STEPS, 'Extracting the text.');
-    const extracted = await extractDocument({ fileName: document.file_name, bytes });
-
-    await this.step(job, 2, STEPS, 'Splitting the text into chunks.');
-    const chunks = chunkSections(extracted.sections, { chunkSize: knowledgeBase.chunk_size, chunkOverlap: knowledgeBase.chunk_overlap });
+    // Off the event loop, under heap, memory and time budgets: a hostile document fails its own job only.
+    let chunkingStep: Promise<void> | undefined;
+    const extracted = await processDocumentInWorker(
+      { fileName: document.file_name, bytes, limits: this.options.documentProcessing?.limits ?? {}, chunking: { chunkSize: knowledgeBase.chunk_size, chunkOverlap: knowledgeBase.chunk_overlap } },
+      this.options.documentProcessing?.budget,
+      {
+        onExtracted: () => {
+          chunkingStep = this.step(job, 2, STEPS, 'Splitting the text into chunks.');
+          // Awaited below; this only keeps a cancellation seen meanwhile from going unhandled.
+          chunkingStep.catch(() => undefined);
+        },
+      },
+    );
+    await (chunkingStep ?? this.step(job, 2, STEPS, 'Splitting the text into chunks.'));
+    const { chunks } = extracted;
     const documentMetadata = JSON.parse(document.metadata) as Record<string, unknown>;
     const batches = embeddingChoiceOf(knowledgeBase) === undefined ? 0 : Math.ceil(chunks.length / this.batchSize());
     const total = STEPS + batches;

@@ -1,0 +1,34 @@
+/**
+ * The inside of a document worker (see document-worker.ts): runs in its own thread with its own
+ * heap, so parsing a hostile PDF or Word document can exhaust that heap or spin for a minute
+ * without the server's event loop noticing. It takes one task, extracts the document's text and
+ * splits it into chunks, posts the result (or the AppError that refused the document) and is then
+ * stopped by its parent. Nothing here logs: errors travel back as data, and only an AppError's
+ * safe fields cross, never a library's message, which may quote the document.
+ */
+import { parentPort } from 'node:worker_threads';
+import { isAppError } from '../errors/app-error.js';
+import { chunkSections } from './chunking.js';
+import { extractDocument } from './extraction.js';
+import type { DocumentTask, WorkerReply } from './document-worker.js';
+
+const port = parentPort;
+if (port === null) throw new Error('document-worker-thread.ts runs only as a worker thread');
+
+port.once('message', (task: DocumentTask) => {
+  void run(task).then((reply) => port.postMessage(reply));
+});
+
+async function run(task: DocumentTask): Promise<WorkerReply> {
+  try {
+    const extracted = await extractDocument({ fileName: task.fileName, bytes: task.bytes }, task.limits);
+    port!.postMessage({ kind: 'extracted' } satisfies WorkerReply);
+    const chunks = chunkSections(extracted.sections, task.chunking);
+    return { kind: 'done', chunks, ...(extracted.pageCount !== undefined ? { pageCount: extracted.pageCount } : {}) };
+  } catch (error) {
+    if (isAppError(error)) {
+      return { kind: 'refused', error: { code: error.code, message: error.message, param: error.param, details: error.details } };
+    }
+    return { kind: 'failed', errorName: error instanceof Error ? error.name : typeof error };
+  }
+}
