@@ -37,6 +37,8 @@ export interface AssistantMetadata {
   verbose?: boolean;
   tools?: ToolEntry[];
   tool_call_format?: string;
+  /** A client's system and developer messages: dropped (the default) or put after the teacher's system prompt. */
+  client_system_messages?: 'drop' | 'append';
   tool_loop?: { max_iterations?: number; call_timeout_ms?: number; total_timeout_ms?: number; max_identical_calls?: number };
   [key: string]: unknown;
 }

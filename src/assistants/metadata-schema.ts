@@ -6,6 +6,7 @@
  */
 
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { CLIENT_SYSTEM_MESSAGE_HANDLINGS } from '../pipeline/client-system-messages.js';
 import { TEXT_TOOL_CALL_FORMATS } from '../pipeline/text-tool-calls/index.js';
 import { createAjv } from '../validation/create-ajv.js';
 
@@ -88,6 +89,8 @@ export const assistantMetadataSchema = {
     verbose: { type: 'boolean' },
     // How calls written as text are read: every known format, natively structured calls only, or one format.
     tool_call_format: { type: 'string', enum: ['auto', 'native', ...TEXT_TOOL_CALL_FORMATS] },
+    // What happens to a client's system and developer messages: dropped, or put after the teacher's system prompt.
+    client_system_messages: { type: 'string', enum: [...CLIENT_SYSTEM_MESSAGE_HANDLINGS] },
     // The tool loop's bounds for this assistant; the server caps each at its own maximum.
     tool_loop: {
       type: 'object',

@@ -8,6 +8,7 @@ import { AppError } from '../errors/app-error.js';
 import type { AssistantSnapshot } from './assistant-snapshot.js';
 import { planAssistant } from './assistant-plan.js';
 import type { GenerationParameters, ProviderSettings } from './connector-definition.js';
+import { clientSystemMessageHandlingOf, clientSystemMessagesNote, separateClientSystemMessages, withClientSystemMessages, type ClientSystemMessagesNote } from './client-system-messages.js';
 import { runContextTools, type ToolStep } from './context-orchestrator.js';
 import { EventChannel } from './event-channel.js';
 import { addUsage, NO_USAGE, type PipelineEvent, type StatusEvent, type Usage } from './events.js';
@@ -44,6 +45,8 @@ export interface PipelineTrace {
   modelDurationMilliseconds: number;
   /** What the provider reported using, also when the run failed part way. */
   usage: Usage;
+  /** The client's system and developer messages: how many, and whether they were dropped or appended. */
+  clientSystemMessages?: ClientSystemMessagesNote;
   /** The functions offered to the model, by the name it saw. */
   functions: string[];
   /** Configured function tools not offered in this request, and why. */
@@ -102,15 +105,21 @@ function marker(name: string, text: string): string {
 /** The prompt as the trace keeps it: the processor run again with markers in place of every value and message. */
 function redactedPrompt(processor: PromptProcessorDefinition, input: PromptInput): ChatMessage[] {
   const values = Object.fromEntries(Object.entries(input.values).map(([name, value]) => [name, value === '' ? '' : marker(name, value)]));
-  const messages = input.messages.map((message) => ({ ...message, content: marker(message.role, messageText(message.content)) }));
-  return processor.process({ ...input, messages, values, sources: [] });
+  return processor.process({ ...input, messages: redactedMessages(input.messages), values, sources: [] });
+}
+
+function redactedMessages(messages: readonly ChatMessage[]): ChatMessage[] {
+  return messages.map((message) => ({ ...message, content: marker(message.role, messageText(message.content)) }));
 }
 
 export async function* runAssistant(request: PipelineRequest, context: PipelineContext): AsyncGenerator<PipelineEvent> {
   const plan = planAssistant(context.assistant, context.registries);
+  // Taken out before any tool or processor sees the conversation, so none can treat them as the teacher's.
+  const { conversation, clientSystem } = separateClientSystemMessages(request.messages);
+  const clientSystemHandling = clientSystemMessageHandlingOf(context.assistant.metadata.client_system_messages);
   let statusCount = 0;
   const channel = new EventChannel<PipelineEvent>();
-  const toolContext: ToolContext = { assistant: context.assistant, messages: request.messages, signal: context.signal, files: context.files, rubrics: context.rubrics, knowledge: context.knowledge, queryRewriter: context.queryRewriter, requester: context.requester, integrations: context.integrations, assistants: context.assistants };
+  const toolContext: ToolContext = { assistant: context.assistant, messages: conversation, signal: context.signal, files: context.files, rubrics: context.rubrics, knowledge: context.knowledge, queryRewriter: context.queryRewriter, requester: context.requester, integrations: context.integrations, assistants: context.assistants };
   const emitStatus = (status: StatusEvent) => channel.push({ type: 'status', status });
   const nextStatusId = () => `status-${++statusCount}`;
 
@@ -128,15 +137,17 @@ export async function* runAssistant(request: PipelineRequest, context: PipelineC
   const known = new Set([...context.registries.tools.placeholders(), ...processorPlaceholders(context.registries), ...plan.contextTools.map((run) => run.placeholder)]);
   const functions = await functionToolsOf(context.assistant, context.registries, toolContext);
   const offered = functions.offered.map((run) => ({ name: run.functionName, description: run.specification.description }));
-  const promptInput: PromptInput = { assistant: context.assistant, messages: request.messages, values, knownPlaceholders: known, sources: result.sources, functions: offered };
-  const messages = plan.promptProcessor.process(promptInput);
+  const promptInput: PromptInput = { assistant: context.assistant, messages: conversation, values, knownPlaceholders: known, sources: result.sources, functions: offered };
+  const messages = withClientSystemMessages(plan.promptProcessor.process(promptInput), clientSystem, clientSystemHandling);
+  const clientSystemNote = clientSystemMessagesNote(clientSystem, clientSystemHandling);
   const trace: PipelineTrace = {
     assistantId: context.assistant.id,
     connector: plan.connector.name,
     model: plan.model,
     promptProcessor: plan.promptProcessor.name,
     steps: result.steps,
-    prompt: redactedPrompt(plan.promptProcessor, promptInput),
+    prompt: withClientSystemMessages(redactedPrompt(plan.promptProcessor, promptInput), redactedMessages(clientSystem), clientSystemHandling),
+    ...(clientSystemNote !== undefined && { clientSystemMessages: clientSystemNote }),
     modelDurationMilliseconds: 0,
     usage: NO_USAGE,
     functions: functions.offered.map((run) => run.functionName),
