@@ -1,0 +1,117 @@
+/**
+ * Proves the attempts cap on both dialects: a job whose runner keeps being cut short (here each
+ * server holding it loses it, its lease ended in the store as a dead process's would) is started
+ * by three servers in turn, and the fourth fails it with a sentence the creator can act on instead
+ * of starting it again, marking the document failed; a retry asked for by the creator counts
+ * afresh and completes. Two processes meeting an exhausted job at once fail it exactly once.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { claimIngestionJob } from '../src/store/ingestion-jobs-repository.js';
+import { openStore } from '../src/store/store.js';
+import { startGatedEmbeddingServer, type GatedEmbeddingServer } from './fakes/gated-embedding-server.js';
+import { uploadDocument, waitForJob } from './support/knowledge-uploads.js';
+import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
+import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+
+const PROVIDER_KEY = 'sk-attempts-cap-key-0123456789';
+const HOUR = 3_600_000;
+const STOPPED_THREE_TIMES =
+  'The server stopped 3 times while processing this document, so it is not started again automatically: the document may be too large or too complex for this server. Check the file (or split it into smaller ones), then retry the job or upload it again.';
+
+describe.each(TEST_DIALECTS)('the ingestion attempts cap on %s', (dialect) => {
+  let database: TestDatabase | undefined;
+  let embeddings: GatedEmbeddingServer | undefined;
+  const servers: TestServer[] = [];
+
+  afterEach(async () => {
+    embeddings?.open();
+    for (const server of servers.splice(0)) await server.close();
+    await embeddings?.close();
+    await database?.drop();
+    database = embeddings = undefined;
+  });
+
+  it('fails a job cut short three times with a clear sentence, never starting it a fourth time; a retry counts afresh', async () => {
+    database = await createTestDatabase(dialect);
+    embeddings = await startGatedEmbeddingServer();
+    // Hour-long leases: only the cut-short runs below end a lease, never the clock.
+    const environment = { INGESTION_POLL_MS: '20', INGESTION_LEASE_MS: String(HOUR), OPENAI_API_KEY: PROVIDER_KEY, OPENAI_BASE_URL: embeddings.baseUrl };
+    const start = async () => {
+      const server = await startTestServer(dialect, { database, environment });
+      servers.push(server);
+      return server;
+    };
+    const first = await start();
+    const token = await loginAsAdmin(first);
+    const kb = (await request(first, 'POST', '/api/knowledge-bases', { token, body: { name: 'Crashes', embeddings: { connector: 'openai', model: 'text-embedding-3-small' } } })).body.id as number;
+    const uploaded = await uploadDocument(first, token, kb, 'poison.md', '# Poison\n\nThis document stands for one whose processing kills the server.');
+    expect(uploaded.status, uploaded.text).toBe(202);
+    const jobId = uploaded.body.job_id as number;
+    const db = first.store.db;
+    const jobRow = () => db.selectFrom('ingestion_jobs').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow();
+
+    // Three runs, each held by a different server and cut short: its lease ends as a dead process's would.
+    let holder = first;
+    for (let attempt = 1; attempt <= 3; attempt += 1) {
+      if (attempt > 1) holder = await start();
+      await embeddings.waitForRequests(attempt);
+      expect(await jobRow()).toMatchObject({ status: 'processing', attempts: attempt, attempts_since_queued: attempt, lease_owner: holder.services.ingestionRunner.owner });
+      await db.updateTable('ingestion_jobs').set({ lease_expires_at: new Date(Date.now() - 1_000).toISOString() }).where('id', '=', jobId).execute();
+    }
+
+    const fourth = await start();
+    const failed = await waitForJob(fourth, token, kb, jobId);
+    expect(failed).toMatchObject({ status: 'failed', attempts: 3, error: STOPPED_THREE_TIMES });
+    expect(embeddings.requests).toHaveLength(3);
+    const document = await request(fourth, 'GET', `/api/knowledge-bases/${kb}/documents/${uploaded.body.document_id}`, { token });
+    expect(document.body).toMatchObject({ status: 'failed', error: STOPPED_THREE_TIMES });
+    expect(fourth.logLines.some((line) => line.includes('the server stopped during every attempt'))).toBe(true);
+
+    // The creator retries on purpose: the count starts afresh, and this time the run goes through.
+    embeddings.open();
+    expect((await request(fourth, 'POST', `/api/knowledge-bases/${kb}/jobs/${jobId}/retry`, { token })).status).toBe(200);
+    expect(await waitForJob(fourth, token, kb, jobId)).toMatchObject({ status: 'completed', attempts: 4, error: null });
+    expect((await jobRow()).attempts_since_queued).toBe(1);
+  });
+
+  it('fails an exhausted job exactly once when two processes claim at the same moment, and claims it for neither', async () => {
+    database = await createTestDatabase(dialect);
+    const server = await startTestServer(dialect, { database, environment: { INGESTION_POLL_MS: '20' } });
+    servers.push(server);
+    await server.services.ingestionRunner.stop();
+    const token = await loginAsAdmin(server);
+    const kb = (await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Race' } })).body.id as number;
+    const db = server.store.db;
+    const now = new Date().toISOString();
+    const stale = new Date(Date.now() - HOUR).toISOString();
+    const document = await db
+      .insertInto('kb_documents')
+      .values({ knowledge_base_id: kb, file_name: 'crash.txt', content_type: 'text/plain', size_bytes: 4, source_url: null, status: 'processing', error: null, chunk_count: 0, page_count: null, metadata: '{}', created_at: now, updated_at: now })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const job = await db
+      .insertInto('ingestion_jobs')
+      .values({ knowledge_base_id: kb, document_id: document.id, status: 'processing', progress_current: 1, progress_total: 4, message: 'Extracting the text.', error: null, attempts: 3, attempts_since_queued: 3, lease_owner: 'gone-host:4242:abcdef012345', lease_expires_at: stale, created_at: now, updated_at: now, finished_at: null })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+
+    // Two processes' stores (two connections, two pools) claiming. On PostgreSQL they claim truly at
+    // once. better-sqlite3 waits for a lock by blocking its thread, so two SQLite connections in ONE
+    // process would wait on each other until the busy timeout; there the claims go one after the
+    // other, as SQLite's single write lock orders them between real processes anyway.
+    const stores = await Promise.all([0, 1].map(() => openStore({ databaseUrl: database!.databaseUrl, dataDirectory: database!.dataDirectory, poolSize: 2 })));
+    try {
+      const claim = (index: number) =>
+        claimIngestionJob(stores[index]!.db, stores[index]!.dialect, { owner: `racer-${index}:1:000000000000`, leaseExpiresAt: new Date(Date.now() + HOUR).toISOString(), attemptsMaximum: 3 });
+      const claims = dialect === 'postgres' ? await Promise.all([claim(0), claim(1)]) : [await claim(0), await claim(1)];
+      expect(claims.map((claim) => claim.job)).toEqual([undefined, undefined]);
+      expect(claims.flatMap((claim) => claim.failedJobs)).toEqual([{ id: job.id, documentId: document.id, attempts: 3 }]);
+    } finally {
+      for (const store of stores) await store.close();
+    }
+    const row = await db.selectFrom('ingestion_jobs').selectAll().where('id', '=', job.id).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ status: 'failed', attempts: 3, lease_owner: null, error: STOPPED_THREE_TIMES });
+    const failedDocument = await db.selectFrom('kb_documents').selectAll().where('id', '=', document.id).executeTakeFirstOrThrow();
+    expect(failedDocument).toMatchObject({ status: 'failed', error: STOPPED_THREE_TIMES });
+  });
+});
