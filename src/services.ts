@@ -11,6 +11,7 @@ import { KnowledgeBaseService } from './knowledge/knowledge-base-service.js';
 import { KnowledgeDocumentService, knowledgeDocumentStorage } from './knowledge/knowledge-document-service.js';
 import { organizationEmbedder } from './knowledge/organization-embedder.js';
 import { ProviderSettingsService } from './organizations/provider-settings-service.js';
+import { OutboundGuard } from './outbound/outbound-guard.js';
 import { OrganizationSettingsService } from './organizations/organization-settings-service.js';
 import type { Registries } from './pipeline/registries.js';
 import { RubricService } from './rubrics/rubric-service.js';
@@ -38,9 +39,11 @@ export interface Services {
 
 export function createServices(store: Store, settings: Settings, registries: Registries): Services {
   const secrets = settings.secretKey === undefined ? SecretBox.fromKeyFile(settings.dataDirectory) : SecretBox.fromPassphrase(settings.secretKey);
-  const providerSettings = new ProviderSettingsService(store.db, secrets);
+  // Every URL an organization sets is saved and reached through this guard (DESIGN §9).
+  const outbound = new OutboundGuard({ allowedHosts: settings.outboundAllowedHosts });
+  const providerSettings = new ProviderSettingsService(store.db, secrets, { serverProviders: settings, outbound });
   const documentStorage = knowledgeDocumentStorage(settings.dataDirectory);
-  const embedder = organizationEmbedder((organizationId) => providerSettings.providersFor(organizationId), settings, settings.embeddingTimeoutMilliseconds);
+  const embedder = organizationEmbedder((organizationId) => providerSettings.providersFor(organizationId), settings.embeddingTimeoutMilliseconds);
   const knowledgeBases = new KnowledgeBaseService({
     db: store.db,
     dialect: store.dialect,

@@ -9,11 +9,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../src/errors/app-error.js';
 import { queryExternalKnowledgeServer, type ExternalKnowledgeQuery } from '../src/knowledge/external-knowledge-server.js';
+import { OutboundGuard } from '../src/outbound/outbound-guard.js';
 import { startFakeLambKnowledgeServer, wordOverlap, type FakeLambKnowledgeServer } from './fakes/fake-lamb-knowledge-server.js';
 
 const KB_KEY = 'kb-secret-key-9f8e7d6c5b4a';
 const QUERY_TEXT = 'how does photosynthesis turn light into sugar';
 const TIMEOUT = { timeoutMilliseconds: 5_000 };
+/** Reached as Merino reaches an organization's server: through the outbound guard, which allows the fakes' loopback address. */
+const KB_FETCH = new OutboundGuard({ allowedHosts: ['127.0.0.1'] }).fetchFor('kb_server.url');
 
 const PASSAGES = [
   { text: 'Mitochondria release energy from sugar.', metadata: { source: 'cells.pdf', page: 4 } },
@@ -44,7 +47,7 @@ async function failure(promise: Promise<unknown>): Promise<AppError> {
 describe('the client of LAMB knowledge-base servers', () => {
   let kb: FakeLambKnowledgeServer;
   let host: string;
-  const server = () => ({ url: kb.url, apiKey: KB_KEY });
+  const server = () => ({ url: kb.url, apiKey: KB_KEY, fetch: KB_FETCH });
 
   beforeAll(async () => {
     kb = await startFakeLambKnowledgeServer({ apiKey: KB_KEY, collections: { '7': PASSAGES } });
@@ -130,9 +133,9 @@ describe('the client of LAMB knowledge-base servers', () => {
   });
 
   it('keeps a base path of the server URL and ignores a trailing slash', async () => {
-    await queryExternalKnowledgeServer({ url: `${kb.url}/`, apiKey: KB_KEY }, '7', query(), TIMEOUT);
+    await queryExternalKnowledgeServer({ fetch: KB_FETCH, url: `${kb.url}/`, apiKey: KB_KEY }, '7', query(), TIMEOUT);
     expect(kb.requests.at(-1)!.path).toBe('/collections/7/query');
-    await failure(queryExternalKnowledgeServer({ url: `${kb.url}/kb/`, apiKey: KB_KEY }, '7', query(), TIMEOUT));
+    await failure(queryExternalKnowledgeServer({ fetch: KB_FETCH, url: `${kb.url}/kb/`, apiKey: KB_KEY }, '7', query(), TIMEOUT));
     expect(kb.requests.at(-1)!.path).toBe('/kb/collections/7/query');
   });
 
@@ -146,14 +149,14 @@ describe('the client of LAMB knowledge-base servers', () => {
 
   it('says the server refused the key (401), and that a key is missing (403)', async () => {
     const wrongKey = 'kb-wrong-key-0000000000';
-    const refused = await failure(queryExternalKnowledgeServer({ url: kb.url, apiKey: wrongKey }, '7', query(), TIMEOUT));
+    const refused = await failure(queryExternalKnowledgeServer({ fetch: KB_FETCH, url: kb.url, apiKey: wrongKey }, '7', query(), TIMEOUT));
     expect(refused.code).toBe('upstream_error');
     expect(refused.message).toContain("refused the organization's API key");
     expect(refused.message).toContain(host);
     expect(refused.message).not.toContain(wrongKey);
     expect(kb.queries.at(-1)!.bearer).toBe(wrongKey);
 
-    const keyless = await failure(queryExternalKnowledgeServer({ url: kb.url }, '7', query(), TIMEOUT));
+    const keyless = await failure(queryExternalKnowledgeServer({ fetch: KB_FETCH, url: kb.url }, '7', query(), TIMEOUT));
     expect(keyless.code).toBe('upstream_error');
     expect(keyless.message).toMatch(/requires an API key/);
     expect(kb.requests.at(-1)!.headers.authorization).toBeUndefined();
@@ -238,7 +241,7 @@ describe('the client of LAMB knowledge-base servers', () => {
     const gone = await startFakeLambKnowledgeServer();
     const goneUrl = gone.url;
     await gone.close();
-    const error = await failure(queryExternalKnowledgeServer({ url: goneUrl, apiKey: KB_KEY }, '7', query(), TIMEOUT));
+    const error = await failure(queryExternalKnowledgeServer({ fetch: KB_FETCH, url: goneUrl, apiKey: KB_KEY }, '7', query(), TIMEOUT));
     expect(error.code).toBe('upstream_error');
     expect(error.message).toContain(`${new URL(goneUrl).host} could not be reached`);
   });
@@ -248,12 +251,12 @@ describe('the client of LAMB knowledge-base servers', () => {
     url.username = 'lamb';
     url.password = KB_KEY;
     url.search = `?token=${KB_KEY}`;
-    const error = await failure(queryExternalKnowledgeServer({ url: url.toString() }, '404', query(), TIMEOUT));
+    const error = await failure(queryExternalKnowledgeServer({ fetch: KB_FETCH, url: url.toString() }, '404', query(), TIMEOUT));
     expect(error.message).toContain(host);
   });
 
   it('refuses a URL that is not http(s)', async () => {
-    const error = await failure(queryExternalKnowledgeServer({ url: 'file:///etc/passwd', apiKey: KB_KEY }, '7', query(), TIMEOUT));
+    const error = await failure(queryExternalKnowledgeServer({ fetch: KB_FETCH, url: 'file:///etc/passwd', apiKey: KB_KEY }, '7', query(), TIMEOUT));
     expect(error.code).toBe('upstream_error');
     expect(error.message).toMatch(/not an http\(s\) URL/);
   });

@@ -6,6 +6,7 @@
  * tool output) and a learner's own "{moodle_user}" left as written.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { serverFetch } from '../src/outbound/outbound-guard.js';
 import type { ChatMessage } from '../src/pipeline/messages.js';
 import type { Integrations, Requester } from '../src/pipeline/ports.js';
 import type { PromptInput } from '../src/pipeline/prompt-processor-definition.js';
@@ -35,7 +36,7 @@ beforeEach(() => {
 });
 
 function moodleIntegration(overrides: Partial<NonNullable<Integrations['moodle']>> = {}): NonNullable<Integrations['moodle']> {
-  return { apiUrl: moodle.apiUrl, token: TOKEN, timeoutMilliseconds: 2_000, ...overrides };
+  return { apiUrl: moodle.apiUrl, token: TOKEN, timeoutMilliseconds: 2_000, fetch: serverFetch, ...overrides };
 }
 
 function resolve(requester: Requester, moodleSettings?: NonNullable<Integrations['moodle']>) {

@@ -8,6 +8,7 @@
  * and a call that arrives anyway is a clear error. LAMB's `moodle` tool name resolves to the courses tool.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { serverFetch } from '../src/outbound/outbound-guard.js';
 import { normalizeMetadata } from '../src/assistants/metadata-normalizer.js';
 import { findRegistryProblems } from '../src/assistants/metadata-registry-check.js';
 import { AppError } from '../src/errors/app-error.js';
@@ -78,7 +79,7 @@ beforeEach(() => {
 });
 
 function moodleIntegration(overrides: Partial<NonNullable<Integrations['moodle']>> = {}): NonNullable<Integrations['moodle']> {
-  return { apiUrl: moodle.apiUrl, token: TOKEN, timeoutMilliseconds: 2_000, ...overrides };
+  return { apiUrl: moodle.apiUrl, token: TOKEN, timeoutMilliseconds: 2_000, fetch: serverFetch, ...overrides };
 }
 
 function contextFor(requester: Requester, overrides: Partial<NonNullable<Integrations['moodle']>> = {}): ToolContext {

@@ -63,7 +63,7 @@ describe.each(TEST_DIALECTS)('organization Moodle settings on %s', (dialect) => 
     const read = await request(server, 'GET', path, { token: adminToken });
     expect(read.body.moodle).toEqual({ api_url: MOODLE_URL, token_set: true });
     expect(read.text).not.toContain(MOODLE_TOKEN);
-    expect(await moodleFor()).toEqual({ apiUrl: MOODLE_URL, token: MOODLE_TOKEN });
+    expect(await moodleFor()).toEqual({ apiUrl: MOODLE_URL, token: MOODLE_TOKEN, fetch: expect.any(Function) });
   });
 
   it('stores the token encrypted, and audits field names only, never values', async () => {
@@ -86,7 +86,7 @@ describe.each(TEST_DIALECTS)('organization Moodle settings on %s', (dialect) => 
     const urlOnly = await patch({ moodle: { api_url: 'http://moodle.internal/webservice/rest/server.php' } });
     expect(urlOnly.body.moodle).toEqual({ api_url: 'http://moodle.internal/webservice/rest/server.php', token_set: true });
     expect((await lastAudit()).fields).toEqual(['moodle.api_url']);
-    expect(await moodleFor()).toEqual({ apiUrl: 'http://moodle.internal/webservice/rest/server.php', token: MOODLE_TOKEN });
+    expect(await moodleFor()).toEqual({ apiUrl: 'http://moodle.internal/webservice/rest/server.php', token: MOODLE_TOKEN, fetch: expect.any(Function) });
 
     const tokenOnly = await patch({ moodle: { token: ROTATED_TOKEN } });
     expect(tokenOnly.text).not.toContain(ROTATED_TOKEN);
@@ -141,6 +141,6 @@ describe.each(TEST_DIALECTS)('organization Moodle settings on %s', (dialect) => 
     const asCreator = await request(server, 'PATCH', path, { token: creator.token, body: { moodle: { api_url: 'https://evil.example/webservice/rest/server.php' } } });
     expect(asCreator.status).toBe(403);
     expect((await request(server, 'GET', path, { token: creator.token })).status).toBe(403);
-    expect(await moodleFor()).toEqual({ apiUrl: MOODLE_URL, token: MOODLE_TOKEN });
+    expect(await moodleFor()).toEqual({ apiUrl: MOODLE_URL, token: MOODLE_TOKEN, fetch: expect.any(Function) });
   });
 });

@@ -9,6 +9,7 @@
  * threshold was only tried at 0 and 0.999.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serverFetch } from '../src/outbound/outbound-guard.js';
 import { queryExternalKnowledgeServer } from '../src/knowledge/external-knowledge-server.js';
 import { startFakeLambKnowledgeServer, type FakeLambKnowledgeServer } from './fakes/fake-lamb-knowledge-server.js';
 import { waitForJob } from './support/knowledge-uploads.js';
@@ -105,7 +106,7 @@ describe("the external LAMB knowledge-base server's threshold", () => {
       { similarity: 0.49999999999999994, data: 'just below', metadata: {} },
     ];
     knowledgeServer.enqueue({ body: { results, count: results.length } });
-    const hits = await queryExternalKnowledgeServer({ url: knowledgeServer.url }, '7', { queryText: 'anything', topK: 10, threshold: 0.5 }, { timeoutMilliseconds: 5_000 });
+    const hits = await queryExternalKnowledgeServer({ url: knowledgeServer.url, fetch: serverFetch }, '7', { queryText: 'anything', topK: 10, threshold: 0.5 }, { timeoutMilliseconds: 5_000 });
     expect(hits.map((hit) => hit.text)).toEqual(['just above', 'exactly at the threshold']);
   });
 });

@@ -13,7 +13,7 @@ import { assistantFacts, splitCollections } from '../assistants/assistant-view.j
 import { isOrchestrator, type AssistantMetadata } from '../assistants/metadata-normalizer.js';
 import type { Settings } from '../config/settings.js';
 import { AppError } from '../errors/app-error.js';
-import { resolveProvider } from '../organizations/provider-resolution.js';
+import { serverFetch, type OutboundFetch } from '../outbound/outbound-guard.js';
 import { AssistantToolRunner, NO_ASSISTANT_TOOLS } from './assistant-tool-runner.js';
 import type { AssistantSnapshot } from '../pipeline/assistant-snapshot.js';
 import type { ProviderSettings } from '../pipeline/connector-definition.js';
@@ -63,12 +63,12 @@ export interface CompletionDependencies {
   /** The owner's RubricReader: an assistant reads only the rubrics its owner may read. */
   rubricReaderFor(owner: Identity): RubricReader;
   knowledgeSearchFor(owner: Identity): KnowledgeSearch;
-  /** The owner organization's own provider settings, decrypted, by connector name. */
-  providersFor(organizationId: number): Promise<Record<string, ProviderSettings>>;
+  /** The owner organization's providers, resolved against the server's (URL, key and fetch together), by connector name. */
+  providersFor(organizationId: number): Promise<(connectorName: string) => ProviderSettings>;
   /** The organization's small fast model, when it names one (rewrites `context_aware` queries). */
   smallFastModelFor(organizationId: number): Promise<{ connector: string; model: string } | undefined>;
   /** The organization's Moodle Web Services URL and token, when it sets them. */
-  moodleFor(organizationId: number): Promise<{ apiUrl: string; token: string } | undefined>;
+  moodleFor(organizationId: number): Promise<{ apiUrl: string; token: string; fetch: OutboundFetch } | undefined>;
 }
 
 function assistantIdOf(modelId: string): number | undefined {
@@ -133,7 +133,8 @@ export class CompletionService {
   private async integrationsFor(organizationId: number): Promise<Integrations> {
     const { settings, moodleFor } = this.dependencies;
     const timeoutMilliseconds = settings.integrationTimeoutMilliseconds;
-    const serverMoodle = settings.moodleApiUrl !== undefined && settings.moodleToken !== undefined ? { apiUrl: settings.moodleApiUrl, token: settings.moodleToken } : undefined;
+    // The server's Moodle is the operator's choice and may be anywhere; the organization's is reached through the outbound guard.
+    const serverMoodle = settings.moodleApiUrl !== undefined && settings.moodleToken !== undefined ? { apiUrl: settings.moodleApiUrl, token: settings.moodleToken, fetch: serverFetch } : undefined;
     const moodle = (await moodleFor(organizationId)) ?? serverMoodle;
     return {
       weather: { geocodingUrl: settings.openMeteoGeocodingUrl, forecastUrl: settings.openMeteoForecastUrl, timeoutMilliseconds },
@@ -142,14 +143,14 @@ export class CompletionService {
   }
 
   /** Looks the small fast model up only when a tool asks for a rewrite; no model, or an unknown connector, means no rewrite. */
-  private queryRewriterFor(organizationId: number, organizationProviders: Record<string, ProviderSettings>): QueryRewriter {
+  private queryRewriterFor(organizationId: number, providerFor: (connectorName: string) => ProviderSettings): QueryRewriter {
     const { settings, registries, smallFastModelFor } = this.dependencies;
     return {
       rewrite: async (messages, signal) => {
         const choice = await smallFastModelFor(organizationId);
         const connector = choice === undefined ? undefined : registries.connectors.get(choice.connector);
         if (choice === undefined || connector === undefined) return undefined;
-        const model = { connector, model: choice.model, provider: resolveProvider(choice.connector, organizationProviders, settings) };
+        const model = { connector, model: choice.model, provider: providerFor(choice.connector) };
         return rewriteQuery(model, messages, signal, settings.queryRewriteTimeoutMilliseconds);
       },
     };
@@ -161,7 +162,7 @@ export class CompletionService {
    */
   private async pipelineContextFor(record: AssistantRecord, ownerIdentity: Identity, requester: Requester, signal: AbortSignal, assistants: AssistantRunner): Promise<PipelineContext> {
     const { settings, registries, fileReaderFor, rubricReaderFor, knowledgeSearchFor, providersFor } = this.dependencies;
-    const organizationProviders = await providersFor(record.organization_id);
+    const providerFor = await providersFor(record.organization_id);
     const assistant = snapshotOf(record);
     // A call to another assistant runs a whole pipeline, so an orchestrator's calls get the assistant-tool timeout.
     const callTimeoutMilliseconds = isOrchestrator(assistant.metadata) ? settings.assistantToolTimeoutMilliseconds : settings.toolCallTimeoutMilliseconds;
@@ -171,11 +172,11 @@ export class CompletionService {
       files: fileReaderFor(ownerIdentity),
       rubrics: rubricReaderFor(ownerIdentity),
       knowledge: knowledgeSearchFor(ownerIdentity),
-      queryRewriter: this.queryRewriterFor(record.organization_id, organizationProviders),
+      queryRewriter: this.queryRewriterFor(record.organization_id, providerFor),
       requester,
       integrations: await this.integrationsFor(record.organization_id),
       assistants,
-      provider: (connectorName) => resolveProvider(connectorName, organizationProviders, settings),
+      provider: providerFor,
       signal,
       limits: {
         toolTimeoutMilliseconds: settings.toolTimeoutMilliseconds,

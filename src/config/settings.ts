@@ -94,6 +94,11 @@ export interface Settings {
   /** How long one call to Open-Meteo or Moodle may take. */
   integrationTimeoutMilliseconds: number;
   /**
+   * Host names or addresses an organization's URLs (providers, knowledge-base server, Moodle) may
+   * reach although they are not public; every other private or internal destination is refused.
+   */
+  outboundAllowedHosts: string[];
+  /**
    * Whether a chat request made with an API key may name the person chatting in Open WebUI's
    * `X-OpenWebUI-User-Email` header (Open WebUI's ENABLE_FORWARD_USER_INFO_HEADERS). Only for
    * keys held by a trusted front end: whoever holds the key can claim any email.
@@ -203,6 +208,14 @@ function readHost(environment: Environment): string {
   return host;
 }
 
+/** OUTBOUND_ALLOWED_HOSTS: bare host names or addresses (`kb.internal`, `10.0.0.5`, `::1`), no scheme, port or path. */
+function readOutboundAllowedHosts(environment: Environment): string[] {
+  const hosts = readList(environment, 'OUTBOUND_ALLOWED_HOSTS') ?? [];
+  const wrong = hosts.find((host) => !/^[A-Za-z0-9.:-]+$/.test(host) || (host.split(':').length === 2));
+  if (wrong !== undefined) throw new SettingsError('OUTBOUND_ALLOWED_HOSTS', `"${wrong}" is not a host name or address (give no scheme, port or path)`);
+  return hosts.map((host) => host.toLowerCase());
+}
+
 function readList(environment: Environment, variable: string): string[] | undefined {
   const raw = readText(environment, variable);
   return raw === undefined ? undefined : raw.split(',').map((item) => item.trim()).filter((item) => item !== '');
@@ -304,6 +317,7 @@ export function loadSettings(environment: Environment = process.env): Settings {
     moodleApiUrl: readBaseUrl(environment, 'MOODLE_API_URL'),
     moodleToken: readText(environment, 'MOODLE_TOKEN'),
     integrationTimeoutMilliseconds: readInteger(environment, 'INTEGRATION_TIMEOUT_MS', { defaultValue: 10_000, minimum: 1, maximum: 600_000 }),
+    outboundAllowedHosts: readOutboundAllowedHosts(environment),
     trustForwardedUserHeaders: readBoolean(environment, 'TRUST_FORWARDED_USER_HEADERS', false),
     assistantToolTimeoutMilliseconds: readInteger(environment, 'ASSISTANT_TOOL_TIMEOUT_MS', { defaultValue: 60_000, minimum: 1, maximum: 600_000 }),
     assistantToolCallsMaximum: readInteger(environment, 'ASSISTANT_TOOL_CALLS_MAX', { defaultValue: 6, minimum: 1, maximum: 100 }),

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '../errors/app-error.js';
 import { defineConnector, type ConnectorEvent, type ConnectorRequest } from '../pipeline/connector-definition.js';
 import type { FinishReason } from '../pipeline/events.js';
+import { outboundRefusalIn } from '../outbound/outbound-guard.js';
 import { isTextPart, type ChatMessage } from '../pipeline/messages.js';
 import { unreachableProviderError, upstreamAbortError, upstreamEndedEarlyError, upstreamStatusError } from '../pipeline/upstream-errors.js';
 import { trimCharactersEnd } from '../text/trim-characters.js';
@@ -144,13 +145,14 @@ export default defineConnector({
     const baseUrl = trimCharactersEnd(request.provider.baseUrl ?? DEFAULT_BASE_URL, '/');
     let finished = false;
     try {
-      const response = await fetch(`${baseUrl}/api/chat`, {
+      // The provider's fetch: the outbound guard when an organization set the URL.
+      const response = await request.provider.fetch(`${baseUrl}/api/chat`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(request.provider.apiKey && { authorization: `Bearer ${request.provider.apiKey}` }) },
         body: JSON.stringify(requestBody(request)),
         signal,
       });
-      if (!response.ok || !response.body) throw upstreamStatusError(response.status);
+      if (!response.ok || !response.body) throw upstreamStatusError(response.status, { keySent: request.provider.apiKey !== undefined });
       for await (const line of linesOf(response.body)) {
         for (const event of eventsOf(parseLine(line))) {
           if (event.type === 'finish') finished = true;
@@ -160,7 +162,7 @@ export default defineConnector({
     } catch (error) {
       if (error instanceof AppError) throw error;
       if (signal.aborted) throw upstreamAbortError(request.signal, request.timeoutMilliseconds);
-      throw unreachableProviderError();
+      throw outboundRefusalIn(error) ?? unreachableProviderError();
     }
     if (!finished) throw upstreamEndedEarlyError();
   },

@@ -10,6 +10,7 @@ import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'o
 import { defineConnector, type ConnectorEvent, type ConnectorRequest, type ProviderSettings } from '../pipeline/connector-definition.js';
 import type { FinishReason } from '../pipeline/events.js';
 import type { ChatMessage } from '../pipeline/messages.js';
+import { outboundRefusalIn } from '../outbound/outbound-guard.js';
 import { ToolCallAssembler } from '../pipeline/tool-call-assembly.js';
 import { unreachableProviderError, upstreamAbortError, upstreamEndedEarlyError, upstreamStatusError } from '../pipeline/upstream-errors.js';
 
@@ -20,16 +21,30 @@ const LISTED_MODELS = ['gpt-4o-mini', 'gpt-4o', 'gpt-4.1-mini', 'gpt-4.1'];
 const PLACEHOLDER_API_KEY = 'not-needed';
 
 const clients = new Map<string, OpenAI>();
+/** A number per fetch function, so clients that reach their URL differently (guarded or not) are never shared. */
+const fetchNumbers = new WeakMap<ProviderSettings['fetch'], number>();
+
+function fetchNumberOf(fetch: ProviderSettings['fetch']): number {
+  let number = fetchNumbers.get(fetch);
+  if (number === undefined) {
+    number = nextFetchNumber;
+    nextFetchNumber += 1;
+    fetchNumbers.set(fetch, number);
+  }
+  return number;
+}
+let nextFetchNumber = 1;
 
 function clientFor(provider: ProviderSettings): OpenAI {
   const apiKey = provider.apiKey ?? PLACEHOLDER_API_KEY;
   // The pool is keyed by a hash so the key itself is not kept twice in memory.
-  const poolKey = `${provider.baseUrl ?? ''}|${createHash('sha256').update(apiKey).digest('hex')}`;
+  const poolKey = `${provider.baseUrl ?? ''}|${createHash('sha256').update(apiKey).digest('hex')}|${fetchNumberOf(provider.fetch)}`;
   let client = clients.get(poolKey);
   if (!client) {
     // The SDK's own logger writes raw upstream data (a malformed chunk, whole) to the console,
     // outside our logger and its redaction; our errors say what went wrong without quoting it.
-    client = new OpenAI({ apiKey, baseURL: provider.baseUrl, maxRetries: 0, logLevel: 'off' });
+    // Every request, redirects included, goes through the provider's fetch: the outbound guard for an organization's URL.
+    client = new OpenAI({ apiKey, baseURL: provider.baseUrl, maxRetries: 0, logLevel: 'off', fetch: provider.fetch });
     clients.set(poolKey, client);
   }
   return client;
@@ -68,8 +83,10 @@ function* eventsOf(chunk: ChatCompletionChunk, calls: ToolCallAssembler, ending:
 
 function translateError(error: unknown, request: ConnectorRequest, signal: AbortSignal): Error {
   if (error instanceof APIUserAbortError || signal.aborted) return upstreamAbortError(request.signal, request.timeoutMilliseconds);
+  const refusal = outboundRefusalIn(error);
+  if (refusal !== undefined) return refusal;
   if (error instanceof APIConnectionError) return unreachableProviderError();
-  if (error instanceof APIError && typeof error.status === 'number') return upstreamStatusError(error.status);
+  if (error instanceof APIError && typeof error.status === 'number') return upstreamStatusError(error.status, { keySent: request.provider.apiKey !== undefined });
   return unreachableProviderError();
 }
 

@@ -54,6 +54,8 @@ const catalogue = {
   upstream_rate_limited: { status: 429, type: 'rate_limit_error', message: 'The model provider is rate limiting requests; try again later.' },
   upstream_error: { status: 502, type: 'server_error', message: 'The model provider failed to answer.' },
   upstream_timeout: { status: 504, type: 'server_error', message: 'The model provider did not answer in time.' },
+  url_refused: { status: 400, type: 'invalid_request_error', message: 'The URL points to a private or internal address, which organizations may not use.' },
+  upstream_refused: { status: 502, type: 'server_error', message: 'The configured URL points to a private or internal address, which Merino does not call for an organization.' },
   store_unavailable: { status: 503, type: 'server_error', message: 'The database is unavailable.' },
   internal_error: { status: 500, type: 'server_error', message: 'Something went wrong on our side.' },
   unreadable_document: { status: 400, type: 'invalid_request_error', message: 'No text could be read from the document.' },

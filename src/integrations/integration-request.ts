@@ -6,6 +6,7 @@
  * host: never the URL's query (it can carry a token), the request body, or what the service said.
  */
 import { AppError } from '../errors/app-error.js';
+import { outboundRefusalIn, type OutboundFetch } from '../outbound/outbound-guard.js';
 
 /** A larger answer is refused, so a misbehaving service cannot exhaust memory. */
 export const MAXIMUM_INTEGRATION_RESPONSE_BYTES = 4 * 1024 * 1024;
@@ -20,6 +21,8 @@ export interface IntegrationRequest {
   timeoutMilliseconds: number;
   /** The tool call's signal: its timeout or the learner leaving. */
   signal: AbortSignal;
+  /** How the URL is reached: the outbound guard's fetch when an organization set it, `serverFetch` when the server did. */
+  fetch: OutboundFetch;
 }
 
 function statusError(service: string, host: string, status: number): AppError {
@@ -79,7 +82,7 @@ function parseJson(text: string, service: string, host: string): unknown {
 }
 
 async function exchange(request: IntegrationRequest, signal: AbortSignal, host: string): Promise<string> {
-  const response = await fetch(request.url, {
+  const response = await request.fetch(request.url, {
     method: request.form === undefined ? 'GET' : 'POST',
     headers: {
       accept: 'application/json',
@@ -110,6 +113,8 @@ export async function requestIntegrationJson(request: IntegrationRequest): Promi
   } catch (error) {
     if (signal.aborted) throw abortError(request, host, timeoutMilliseconds);
     if (error instanceof AppError) throw error;
+    const refusal = outboundRefusalIn(error);
+    if (refusal !== undefined) throw refusal;
     // fetch's own errors can quote the URL, and with it a token: none of their text is kept.
     throw new AppError('upstream_error', `${request.service} at ${host} could not be reached.`);
   }

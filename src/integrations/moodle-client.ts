@@ -13,6 +13,7 @@
  * names: a trusted Moodle user id from an LTI launch, else the account with the requester's email.
  */
 import { AppError } from '../errors/app-error.js';
+import type { OutboundFetch } from '../outbound/outbound-guard.js';
 import type { Requester } from '../pipeline/ports.js';
 import { requestIntegrationJson } from './integration-request.js';
 
@@ -26,6 +27,8 @@ export interface MoodleConnection {
   apiUrl: string;
   token: string;
   timeoutMilliseconds: number;
+  /** The guarded fetch when the organization set the URL; the server's own MOODLE_API_URL may go anywhere. */
+  fetch: OutboundFetch;
 }
 
 export type MoodleValue = string | number | boolean | readonly MoodleValue[] | { readonly [name: string]: MoodleValue };
@@ -211,7 +214,14 @@ export class MoodleClient {
     form.set('wstoken', this.connection.token);
     form.set('wsfunction', wsfunction);
     form.set('moodlewsrestformat', 'json');
-    const answer = await requestIntegrationJson({ service: SERVICE, url: this.endpoint, form, timeoutMilliseconds: this.connection.timeoutMilliseconds, signal: this.signal });
+    const answer = await requestIntegrationJson({
+      service: SERVICE,
+      url: this.endpoint,
+      form,
+      timeoutMilliseconds: this.connection.timeoutMilliseconds,
+      signal: this.signal,
+      fetch: this.connection.fetch,
+    });
     const exception = exceptionOf(wsfunction, answer);
     if (exception !== undefined) throw exception;
     return answer;

@@ -8,8 +8,10 @@
  *
  * Answers are checked field by field before anything uses them; a problem is described by field
  * name only. Query parameters already in a configured URL (a customer `apikey`) are kept.
+ * Its URLs come from the server's environment only, so they are reached with `serverFetch`.
  */
 import { AppError } from '../errors/app-error.js';
+import { serverFetch } from '../outbound/outbound-guard.js';
 import { requestIntegrationJson } from './integration-request.js';
 
 const SERVICE = 'Open-Meteo';
@@ -101,7 +103,7 @@ function placeOf(answer: unknown): Place | undefined {
 /** The best match for a place name, or undefined when Open-Meteo knows no such place. */
 export async function findPlace(endpoints: OpenMeteoEndpoints, name: string, signal: AbortSignal): Promise<Place | undefined> {
   const url = endpointUrl(endpoints.geocodingUrl, { name, count: '1', language: 'en', format: 'json' });
-  return placeOf(await requestIntegrationJson({ service: SERVICE, url, timeoutMilliseconds: endpoints.timeoutMilliseconds, signal }));
+  return placeOf(await requestIntegrationJson({ service: SERVICE, url, timeoutMilliseconds: endpoints.timeoutMilliseconds, signal, fetch: serverFetch }));
 }
 
 function currentWeatherOf(answer: unknown, sourceUrl: string): CurrentWeather {
@@ -130,6 +132,6 @@ export async function fetchCurrentWeather(endpoints: OpenMeteoEndpoints, place: 
     wind_speed_unit: unit === 'fahrenheit' ? 'mph' : 'kmh',
     timezone: 'auto',
   });
-  const answer = await requestIntegrationJson({ service: SERVICE, url, timeoutMilliseconds: endpoints.timeoutMilliseconds, signal });
+  const answer = await requestIntegrationJson({ service: SERVICE, url, timeoutMilliseconds: endpoints.timeoutMilliseconds, signal, fetch: serverFetch });
   return currentWeatherOf(answer, shareableUrl(url));
 }

@@ -6,6 +6,7 @@
  */
 import { AppError } from '../errors/app-error.js';
 import type { EmbeddingConnector } from '../store/schema.js';
+import { outboundRefusalIn } from '../outbound/outbound-guard.js';
 import type { ProviderSettings } from '../pipeline/connector-definition.js';
 import { unreachableProviderError, upstreamStatusError } from '../pipeline/upstream-errors.js';
 import { trimCharactersEnd } from '../text/trim-characters.js';
@@ -47,20 +48,20 @@ function trimSlash(url: string): string {
   return trimCharactersEnd(url, '/');
 }
 
-async function postJson(url: string, body: unknown, headers: Record<string, string>, options: EmbeddingCallOptions): Promise<unknown> {
+async function postJson(provider: ProviderSettings, url: string, body: unknown, headers: Record<string, string>, options: EmbeddingCallOptions): Promise<unknown> {
   const timeout = AbortSignal.timeout(options.timeoutMilliseconds);
   const signal = options.signal === undefined ? timeout : AbortSignal.any([options.signal, timeout]);
   let response: Response;
   try {
-    response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal });
+    response = await provider.fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal });
   } catch (error) {
     if (options.signal?.aborted) throw options.signal.reason instanceof Error ? options.signal.reason : error;
     if (timeout.aborted) throw new AppError('upstream_timeout', `The embedding provider did not answer within ${options.timeoutMilliseconds} ms.`);
-    throw unreachableProviderError();
+    throw outboundRefusalIn(error) ?? unreachableProviderError();
   }
   if (!response.ok) {
     await response.body?.cancel();
-    throw upstreamStatusError(response.status);
+    throw upstreamStatusError(response.status, { keySent: headers.authorization !== undefined });
   }
   try {
     return await response.json();
@@ -72,7 +73,7 @@ async function postJson(url: string, body: unknown, headers: Record<string, stri
 async function embedWithOpenAi(model: EmbeddingModel, texts: readonly string[], options: EmbeddingCallOptions): Promise<Float32Array[]> {
   const baseUrl = trimSlash(model.provider.baseUrl ?? OPENAI_DEFAULT_BASE_URL);
   const headers: Record<string, string> = model.provider.apiKey === undefined ? {} : { authorization: `Bearer ${model.provider.apiKey}` };
-  const answer = (await postJson(`${baseUrl}/embeddings`, { model: model.model, input: texts, encoding_format: 'base64' }, headers, options)) as { data?: unknown };
+  const answer = (await postJson(model.provider, `${baseUrl}/embeddings`, { model: model.model, input: texts, encoding_format: 'base64' }, headers, options)) as { data?: unknown };
   if (!Array.isArray(answer.data) || answer.data.length !== texts.length) throw invalidAnswer('a different number of embeddings than texts');
   const vectors = new Array<Float32Array>(texts.length);
   for (const item of answer.data as Array<{ index?: unknown; embedding?: unknown }>) {
@@ -85,7 +86,7 @@ async function embedWithOpenAi(model: EmbeddingModel, texts: readonly string[], 
 
 async function embedWithOllama(model: EmbeddingModel, texts: readonly string[], options: EmbeddingCallOptions): Promise<Float32Array[]> {
   const baseUrl = trimSlash(model.provider.baseUrl ?? 'http://127.0.0.1:11434');
-  const answer = (await postJson(`${baseUrl}/api/embed`, { model: model.model, input: texts }, {}, options)) as { embeddings?: unknown };
+  const answer = (await postJson(model.provider, `${baseUrl}/api/embed`, { model: model.model, input: texts }, {}, options)) as { embeddings?: unknown };
   if (!Array.isArray(answer.embeddings) || answer.embeddings.length !== texts.length) throw invalidAnswer('a different number of embeddings than texts');
   return answer.embeddings.map(vectorOf);
 }

@@ -13,6 +13,7 @@
  */
 import { AppError } from '../errors/app-error.js';
 import { readBoundedText } from '../integrations/integration-request.js';
+import { outboundRefusalIn, type OutboundFetch } from '../outbound/outbound-guard.js';
 import type { KnowledgeHit } from '../pipeline/ports.js';
 import { trimCharactersEnd } from '../text/trim-characters.js';
 
@@ -26,6 +27,8 @@ export interface ExternalKnowledgeServer {
   url: string;
   /** Sent as `Authorization: Bearer <apiKey>` when set. */
   apiKey?: string;
+  /** How the URL is reached: the outbound guard's fetch, since an organization sets it. */
+  fetch: OutboundFetch;
 }
 
 export interface ExternalKnowledgeQuery {
@@ -147,7 +150,7 @@ export async function queryExternalKnowledgeServer(
 
   let text: string;
   try {
-    const response = await fetch(url, {
+    const response = await server.fetch(url, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -168,6 +171,8 @@ export async function queryExternalKnowledgeServer(
   } catch (error) {
     if (signal.aborted) throw abortError(options.signal, host, timeoutMilliseconds);
     if (error instanceof AppError) throw error;
+    const refusal = outboundRefusalIn(error);
+    if (refusal !== undefined) throw refusal;
     // fetch's own errors can quote the URL; none of their text is kept.
     throw new AppError('upstream_error', `The knowledge-base server at ${host} could not be reached.`);
   }

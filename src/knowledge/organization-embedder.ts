@@ -1,9 +1,9 @@
 /**
  * Embeds texts for a knowledge base with the model it was created with, reaching the provider
- * through its organization's settings (or the server's defaults), under the embeddings timeout.
+ * through its organization's settings (or the server's defaults), resolved as chat's are (one
+ * rule for keys and URLs, provider-resolution.ts), under the embeddings timeout.
  */
 import type { ProviderSettings } from '../pipeline/connector-definition.js';
-import { resolveProvider, type ProviderDefaults } from '../organizations/provider-resolution.js';
 import { embedTexts, type EmbeddingConnector } from './embedding-client.js';
 
 export interface EmbeddingChoice {
@@ -19,13 +19,9 @@ export function embeddingChoiceOf(knowledgeBase: { embedding_connector: Embeddin
 
 export type Embedder = (organizationId: number, choice: EmbeddingChoice, texts: readonly string[], signal?: AbortSignal) => Promise<Float32Array[]>;
 
-export function organizationEmbedder(
-  providersFor: (organizationId: number) => Promise<Record<string, ProviderSettings>>,
-  defaults: ProviderDefaults,
-  timeoutMilliseconds: number,
-): Embedder {
+export function organizationEmbedder(providersFor: (organizationId: number) => Promise<(connectorName: string) => ProviderSettings>, timeoutMilliseconds: number): Embedder {
   return async (organizationId, choice, texts, signal) => {
-    const provider = resolveProvider(choice.connector, await providersFor(organizationId), defaults);
+    const provider = (await providersFor(organizationId))(choice.connector);
     return embedTexts({ connector: choice.connector, model: choice.model, provider }, texts, { timeoutMilliseconds, ...(signal !== undefined && { signal }) });
   };
 }

@@ -5,16 +5,23 @@
  * Services (REST URL and token) for the Moodle tools. They are used instead of the server-wide
  * defaults. Keys and tokens are encrypted at rest and never leave the server: the API only says
  * whether one is set.
+ *
+ * Every URL an organization sets is checked when saved (no literal internal address, no
+ * `localhost`) and reached only through the outbound guard; the decrypted settings leave this
+ * service only as resolved connections (provider-resolution.ts), never as loose fields a caller
+ * could pair with the server's own key.
  */
 import type { Kysely } from 'kysely';
 import type { CallContext } from '../auth/call-context.js';
 import { requireOrganizationAdministration } from '../auth/permissions.js';
 import { AppError } from '../errors/app-error.js';
+import { serverFetch, type OutboundFetch, type OutboundGuard } from '../outbound/outbound-guard.js';
 import type { ProviderSettings } from '../pipeline/connector-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { appendAuditEntry } from '../store/audit-log-repository.js';
 import { findOrganizationById, updateOrganizationConfig } from '../store/organizations-repository.js';
 import type { Database } from '../store/schema.js';
+import { resolveProvider, type OrganizationProviders, type OutboundRoutes, type ServerProviderDefaults } from './provider-resolution.js';
 
 /** Connectors a small fast model may run on. */
 export const SMALL_FAST_MODEL_CONNECTORS = ['openai', 'ollama'] as const;
@@ -77,12 +84,26 @@ export interface ProviderSettingsPatch {
 export interface MoodleSettings {
   apiUrl: string;
   token: string;
+  /** The outbound guard's fetch for `moodle.api_url`. */
+  fetch: OutboundFetch;
 }
 
 /** The organization's knowledge-base server, with its key decrypted: for server-side callers only. */
 export interface KnowledgeServerSettings {
   url: string;
   apiKey: string | undefined;
+  /** The outbound guard's fetch for `kb_server.url`. */
+  fetch: OutboundFetch;
+}
+
+/** A connector's provider for one organization, resolved: URL, key and fetch together. */
+export type ProviderLookup = (connectorName: string) => ProviderSettings;
+
+export interface ProviderSettingsOptions {
+  /** OPENAI_API_KEY, OPENAI_BASE_URL and OLLAMA_BASE_URL: used only where the organization sets no URL of its own. */
+  serverProviders: ServerProviderDefaults;
+  /** Checks URLs when saved and reaches them when used. */
+  outbound: OutboundGuard;
 }
 
 function text(value: unknown): string | undefined {
@@ -123,10 +144,26 @@ function compact<Value extends object>(value: Value): Value | undefined {
 }
 
 export class ProviderSettingsService {
+  private readonly routes: OutboundRoutes;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly secrets: SecretBox,
-  ) {}
+    private readonly options: ProviderSettingsOptions,
+  ) {
+    this.routes = { server: serverFetch, organization: (field) => options.outbound.fetchFor(field) };
+  }
+
+  /** Refuses, naming the field, any URL in the patch whose host is plainly internal. */
+  private checkUrls(patch: ProviderSettingsPatch): void {
+    const urls: Array<[string, string | null | undefined]> = [
+      ['providers.openai.base_url', patch.providers?.openai?.base_url],
+      ['providers.ollama.base_url', patch.providers?.ollama?.base_url],
+      ['kb_server.url', patch.kb_server?.url],
+      ['moodle.api_url', patch.moodle?.api_url],
+    ];
+    for (const [field, url] of urls) if (typeof url === 'string') this.options.outbound.checkConfiguredUrl(url, field);
+  }
 
   private async load(organizationId: number): Promise<StoredConfig> {
     const organization = await findOrganizationById(this.db, organizationId);
@@ -145,6 +182,7 @@ export class ProviderSettingsService {
 
   async update(context: CallContext, organizationId: number, patch: ProviderSettingsPatch): Promise<ProviderSettingsView> {
     requireOrganizationAdministration(context.identity, organizationId);
+    this.checkUrls(patch);
     const config = await this.load(organizationId);
     const openai = patch.providers?.openai;
     const ollama = patch.providers?.ollama;
@@ -206,14 +244,18 @@ export class ProviderSettingsService {
     return view(next);
   }
 
-  /** The decrypted provider settings of an organization, by connector name, for the pipeline only. */
-  async providersFor(organizationId: number): Promise<Record<string, ProviderSettings>> {
+  /**
+   * The organization's providers resolved against the server's (provider-resolution.ts), by
+   * connector name, keys decrypted: for the pipeline and the embedder only.
+   */
+  async providersFor(organizationId: number): Promise<ProviderLookup> {
     const providers = (await this.load(organizationId)).providers ?? {};
-    const openaiKey = providers.openai?.api_key;
-    return {
-      openai: { apiKey: openaiKey === undefined ? undefined : this.secrets.decrypt(openaiKey), baseUrl: providers.openai?.base_url },
-      ollama: { baseUrl: providers.ollama?.base_url },
+    const openaiKey = text(providers.openai?.api_key);
+    const organization: OrganizationProviders = {
+      openai: { apiKey: openaiKey === undefined ? undefined : this.secrets.decrypt(openaiKey), baseUrl: text(providers.openai?.base_url) },
+      ollama: { baseUrl: text(providers.ollama?.base_url) },
     };
+    return (connectorName) => resolveProvider(connectorName, organization, this.options.serverProviders, this.routes);
   }
 
   /**
@@ -225,7 +267,7 @@ export class ProviderSettingsService {
     const url = text(stored?.url);
     if (url === undefined) return undefined;
     const sealedKey = text(stored?.api_key);
-    return { url, apiKey: sealedKey === undefined ? undefined : this.secrets.decrypt(sealedKey) };
+    return { url, apiKey: sealedKey === undefined ? undefined : this.secrets.decrypt(sealedKey), fetch: this.routes.organization('kb_server.url') };
   }
 
   /**
@@ -237,7 +279,7 @@ export class ProviderSettingsService {
     const apiUrl = text(stored?.api_url);
     const sealedToken = text(stored?.token);
     if (apiUrl === undefined || sealedToken === undefined) return undefined;
-    return { apiUrl, token: this.secrets.decrypt(sealedToken) };
+    return { apiUrl, token: this.secrets.decrypt(sealedToken), fetch: this.routes.organization('moodle.api_url') };
   }
 
   /** The organization's small fast model (e.g. `openai` / `gpt-4o-mini`), or undefined when none is set. */

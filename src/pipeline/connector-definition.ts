@@ -3,6 +3,7 @@
  * in src/connectors/ default-exports one `defineConnector({...})`. Connectors always stream; the
  * edge gathers the events for clients that asked for one JSON answer.
  */
+import type { OutboundFetch } from '../outbound/outbound-guard.js';
 import type { FinishReason, Usage } from './events.js';
 import type { ChatMessage } from './messages.js';
 
@@ -17,10 +18,17 @@ export interface GenerationParameters {
   user?: string;
 }
 
-/** Where and how to reach the provider, resolved from the owner's organization or the environment. */
+/**
+ * Where and how to reach the provider, resolved from the owner's organization or the environment
+ * by src/organizations/provider-resolution.ts only: the URL, the key and the fetch that reaches
+ * the URL come as one, so a server key never travels to an organization's URL and an
+ * organization's URL is never reached without the outbound guard.
+ */
 export interface ProviderSettings {
   apiKey?: string;
   baseUrl?: string;
+  /** Every request to `baseUrl` goes through this: the guarded fetch for an organization's URL. */
+  fetch: OutboundFetch;
 }
 
 /** A function the model may call, as the OpenAI tools format describes one. */

@@ -3,6 +3,7 @@
  * SQL: services build these ports for each request, already bound to the assistant owner's
  * identity, so a tool can only reach what that owner may reach.
  */
+import type { OutboundFetch } from '../outbound/outbound-guard.js';
 import type { RubricDocument } from '../rubrics/rubric-document.js';
 import type { Source, StatusEvent } from './events.js';
 import type { ChatMessage } from './messages.js';
@@ -71,7 +72,7 @@ export interface Requester {
 export interface Integrations {
   weather: { geocodingUrl: string; forecastUrl: string; timeoutMilliseconds: number };
   /** Absent when neither the organization nor the server configures Moodle: Moodle tools are then not offered. */
-  moodle?: { apiUrl: string; token: string; timeoutMilliseconds: number };
+  moodle?: { apiUrl: string; token: string; timeoutMilliseconds: number; fetch: OutboundFetch };
 }
 
 /** An assistant another assistant may call as a tool, as its owner sees it. */

@@ -2,6 +2,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AssistantMetadata } from '../assistants/metadata-normalizer.js';
 import { AppError } from '../errors/app-error.js';
+import { serverFetch } from '../outbound/outbound-guard.js';
 import type { AssistantSnapshot } from './assistant-snapshot.js';
 import type { PipelineEvent, StatusEvent } from './events.js';
 import type { ChatMessage } from './messages.js';
@@ -67,7 +68,7 @@ function pipelineContext(snapshot: AssistantSnapshot, overrides: Partial<Pipelin
     requester: { userId: 1, email: 'learner@merino.test' },
     integrations: TEST_INTEGRATIONS,
     assistants: buildToolContext().assistants,
-    provider: () => ({}),
+    provider: () => ({ fetch: serverFetch }),
     signal: new AbortController().signal,
     limits: {
       toolTimeoutMilliseconds: 5_000,

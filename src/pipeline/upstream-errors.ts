@@ -5,8 +5,16 @@
  */
 import { AppError } from '../errors/app-error.js';
 
-export function upstreamStatusError(status: number): AppError {
+export interface UpstreamCall {
+  /** False when no API key went with the request (an organization URL set without a key of its own). */
+  keySent: boolean;
+}
+
+export function upstreamStatusError(status: number, call: UpstreamCall = { keySent: true }): AppError {
   if (status === 429) return new AppError('upstream_rate_limited');
+  if ((status === 401 || status === 403) && !call.keySent) {
+    return new AppError('upstream_error', `The model provider requires an API key, and none is set for its URL (HTTP ${status}); an organization that sets its own base URL must set its own API key.`);
+  }
   if (status === 401 || status === 403) return new AppError('upstream_error', `The model provider refused Merino's credentials (HTTP ${status}).`);
   if (status === 404) return new AppError('upstream_rejected', 'The model provider does not know this model (HTTP 404).');
   if (status >= 400 && status < 500) return new AppError('upstream_rejected', `The model provider rejected the request (HTTP ${status}).`);

@@ -44,6 +44,9 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
     MERINO_ADMIN_EMAIL: ADMIN_EMAIL,
     MERINO_ADMIN_PASSWORD: ADMIN_PASSWORD,
     LOG_LEVEL: 'info',
+    // The fakes that stand in for organizations' providers, knowledge-base servers and Moodle
+    // listen on loopback; suites about the outbound guard set this to '' to see it refuse them.
+    OUTBOUND_ALLOWED_HOSTS: '127.0.0.1',
     ...options.environment,
   });
   const store = await openStore({ databaseUrl: settings.databaseUrl, dataDirectory: settings.dataDirectory, poolSize: settings.databasePoolSize });

@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../errors/app-error.js';
+import { serverFetch } from '../../outbound/outbound-guard.js';
 import { checkToolConfig } from '../../pipeline/tool-config-validation.js';
 import { toolKind, type ToolDefinition } from '../../pipeline/tool-definition.js';
 import type { ToolRegistry } from '../../pipeline/registries.js';
@@ -72,7 +73,7 @@ export async function toolCatalogueRoutes(app: FastifyInstance, services: Servic
       connectors: Object.fromEntries(
         [...services.registries.connectors.values()]
           .sort((a, b) => a.name.localeCompare(b.name))
-          .map((connector) => [connector.name, { description: connector.description, models: connector.models({}) }]),
+          .map((connector) => [connector.name, { description: connector.description, models: connector.models({ fetch: serverFetch }) }]),
       ),
       rag_processors: tools.filter((definition) => definition.provide !== undefined).map((definition) => definition.name),
       tools: tools.map((definition) => toolEntry(registry, definition)),
