@@ -49,6 +49,11 @@ describe('splitting Markdown at its headings', () => {
     expect(splitMarkdownSections(`# x${spaces}\nbody`)).toEqual([{ text: '# x\n\nbody', heading: 'x' }]);
   });
 
+  it('takes `# x` + spaces + a line terminator other than \\n for text, not a heading', () => {
+    expect(splitMarkdownSections(`# x${spaces}\u2028`)).toEqual([{ text: '# x' }]);
+    expect(splitMarkdownSections(`#\t${spaces}\r`)).toEqual([{ text: '#' }]);
+  });
+
   it('keeps spaces inside a heading and drops a closing sequence after them', () => {
     expect(splitMarkdownSections(`## x${spaces}y${tabs}###${spaces}`)).toEqual([{ text: `## x${spaces}y`, heading: `x${spaces}y` }]);
     const hashes = ' #'.repeat(RUN / 2);
