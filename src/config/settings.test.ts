@@ -231,3 +231,14 @@ describe('TRUST_FORWARDED_USER_HEADERS', () => {
     expect(() => loadSettings({ TRUST_FORWARDED_USER_HEADERS: 'yes please' })).toThrow(/TRUST_FORWARDED_USER_HEADERS/);
   });
 });
+
+describe('OUTBOUND_ALLOWED_HOSTS', () => {
+  it('is empty unless set, and reads a comma-separated list of host names and addresses in lower case', () => {
+    expect(loadSettings({}).outboundAllowedHosts).toEqual([]);
+    expect(loadSettings({ OUTBOUND_ALLOWED_HOSTS: ' LAMB-KB , 10.0.0.5,::1,kb.campus.internal ' }).outboundAllowedHosts).toEqual(['lamb-kb', '10.0.0.5', '::1', 'kb.campus.internal']);
+  });
+
+  it.each(['http://kb.internal', 'kb.internal:9090', '10.0.0.5/8', 'kb internal'])('refuses %s naming the variable', (value) => {
+    expect(settingsErrorFor({ OUTBOUND_ALLOWED_HOSTS: value }).variable).toBe('OUTBOUND_ALLOWED_HOSTS');
+  });
+});
