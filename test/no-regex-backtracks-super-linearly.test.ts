@@ -1,8 +1,10 @@
 // Proves no regular expression in src/ can backtrack super-linearly (issue 11, defects 5 and 6):
 // every regex literal, every `new RegExp(…)`/`RegExp(…)`, every JSON Schema `pattern` (Ajv
-// compiles those with the `u` flag and runs them on request bodies) and every string given to
+// compiles those with the `u` flag and runs them on request bodies), the ajv-formats expression of
+// every schema `format` named in src/ (`uuid`, and any added later), and every string given to
 // `.match`/`.matchAll`/`.search` is found with the TypeScript parser, not by a regex over source
-// text, and analysed by recheck. A `vulnerable` answer fails the suite naming file, line and
+// text, and analysed by recheck. Formats that ajv-formats checks with code (`date-time`, `uri`)
+// are not expressions and are left out. A `vulnerable` answer fails the suite naming file, line and
 // pattern. An `unknown` answer (the analyser gave up or timed out) fails too, unless the pattern
 // is in UNKNOWN_ACCEPTED with the reason it is safe; the list is empty today. A RegExp built from
 // a non-literal source cannot be analysed as written, so each must be in DYNAMIC_SOURCES, keyed
@@ -12,6 +14,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { check, type Diagnostics } from 'recheck';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -23,7 +26,7 @@ const SOURCE_ROOT = fileURLToPath(new URL('../src/', import.meta.url));
 interface FoundPattern {
   file: string;
   line: number;
-  kind: 'literal' | 'RegExp' | 'schema pattern' | 'string method';
+  kind: 'literal' | 'RegExp' | 'schema pattern' | 'schema format' | 'string method';
   source: string;
   flags: string;
 }
@@ -60,6 +63,15 @@ const UNKNOWN_ACCEPTED: ReadonlyArray<{ source: string; why: string }> = [];
 /** Methods of String that compile a string argument into a RegExp. */
 const COMPILING_STRING_METHODS = new Set(['match', 'matchAll', 'search']);
 
+/** The expression ajv-formats checks a named format with; undefined for formats it checks with code, and for other uses of `format`. */
+function formatExpression(name: string): RegExp | undefined {
+  if (!Object.hasOwn(fullFormats, name)) return undefined;
+  const definition: unknown = fullFormats[name as keyof typeof fullFormats];
+  if (definition instanceof RegExp) return definition;
+  const validate = (definition as { validate?: unknown } | undefined)?.validate;
+  return validate instanceof RegExp ? validate : undefined;
+}
+
 function sourceFiles(folder: string): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(folder, entry.name);
@@ -94,6 +106,9 @@ function patternsIn(file: string, text: string, dynamic: (expression: string, li
       else found.push({ file, line: lineOf(node), kind: 'RegExp', source, flags: literalText(flagsArgument) ?? '' });
     } else if (ts.isPropertyAssignment(node) && ts.isIdentifier(node.name) && node.name.text === 'pattern' && literalText(node.initializer) !== undefined) {
       found.push({ file, line: lineOf(node), kind: 'schema pattern', source: literalText(node.initializer)!, flags: 'u' });
+    } else if (ts.isPropertyAssignment(node) && ts.isIdentifier(node.name) && node.name.text === 'format' && literalText(node.initializer) !== undefined) {
+      const expression = formatExpression(literalText(node.initializer)!);
+      if (expression !== undefined) found.push({ file, line: lineOf(node), kind: 'schema format', source: expression.source, flags: expression.flags });
     } else if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && COMPILING_STRING_METHODS.has(node.expression.name.text)) {
       const source = literalText(node.arguments[0]);
       if (source !== undefined) found.push({ file, line: lineOf(node), kind: 'string method', source, flags: '' });
@@ -175,7 +190,7 @@ describe('no regular expression in src/ backtracks super-linearly', () => {
 });
 
 describe('the check itself can fail', () => {
-  it('collects literals, RegExp calls, schema patterns and string-method patterns, and reports computed sources', () => {
+  it('collects literals, RegExp calls, schema patterns and formats and string-method patterns, and reports computed sources', () => {
     const dynamic: string[] = [];
     const text = [
       "const a = /[ \\t]+$/gm;",
@@ -183,6 +198,8 @@ describe('the check itself can fail', () => {
       "const c = RegExp(`^z*$`);",
       "const d = { type: 'string', pattern: '^\\\\S+$' };",
       "const e = name.match('q+');",
+      "const h = { type: 'string', format: 'uuid' };",
+      "const i = { format: 'date-time', other: { format: 'hermes' } };",
       'const f = new RegExp(prefix + "x");',
       "const g = 'not a pattern';",
     ].join('\n');
@@ -193,6 +210,7 @@ describe('the check itself can fail', () => {
       { kind: 'RegExp', source: '^z*$', flags: '', line: 3 },
       { kind: 'schema pattern', source: '^\\S+$', flags: 'u', line: 4 },
       { kind: 'string method', source: 'q+', flags: '', line: 5 },
+      { kind: 'schema format', source: formatExpression('uuid')!.source, flags: 'i', line: 6 },
     ]);
     expect(dynamic).toEqual(['prefix + "x"']);
   });
