@@ -1,10 +1,12 @@
 /**
- * Start-up: settings → store (migrated) → first admin → HTTP server → ingestion runner; and a
+ * Start-up: settings → store (migrated) → first admin → leftovers of killed uploads swept → HTTP
+ * server → ingestion runner (which first takes back the jobs of this machine's dead processes); and a
  * graceful shutdown on SIGINT/SIGTERM that stops accepting requests, lets running ones and the
  * ingestion job in hand finish, then closes the store.
  */
 import { bootstrapAdmin, type BootstrapResult } from './auth/admin-bootstrap.js';
 import { loadSettings, SettingsError, type Settings } from './config/settings.js';
+import { sweepCrashLeftovers } from './crash-leftovers.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './http/logger.js';
 import { loadRegistries } from './pipeline/registries.js';
@@ -50,6 +52,7 @@ async function start(): Promise<void> {
   const bootstrap = await bootstrapAdmin(store.db, settings.adminEmail, settings.adminPassword);
   const registries = await loadRegistries({ info: (message) => logger.info(message), error: (message) => logger.error(message) });
   const services = createServices(store, settings, registries);
+  await sweepCrashLeftovers(services, logger);
   const app = await buildApp(services, { logger });
   await app.listen({ host: settings.host, port: settings.port });
   services.ingestionRunner.start(logger);

@@ -19,6 +19,7 @@ import {
   isUniqueViolation,
   listLiveFilePaths,
   listLiveFiles,
+  liveStoredNames,
   markFileDeleted,
 } from '../store/files-repository.js';
 import { nowTimestamp, type Database, type FileRow } from '../store/schema.js';
@@ -164,6 +165,30 @@ export class FileService {
     });
     if (!deleted) throw new AppError('not_found', 'File not found.');
     await this.storage.remove(row.owner_id, row.stored_name);
+  }
+
+  /**
+   * Removes what uploads and deletions cut short by a killed process left on disk: temporary
+   * upload files, and stored bytes no live row names (the process died between writing the bytes
+   * and their row, or between marking a file deleted and removing its bytes). Only files last
+   * written more than `graceMilliseconds` ago are touched, so an upload that another process
+   * sharing the data folder is running now keeps its files. Returns how many files it removed.
+   */
+  async sweepLeftovers(graceMilliseconds: number): Promise<number> {
+    const cutoff = Date.now() - graceMilliseconds;
+    let removed = 0;
+    for (const ownerId of await this.storage.listOwners()) {
+      const old = (await this.storage.listLeftoverCandidates(ownerId)).filter((entry) => entry.modifiedAt < cutoff);
+      const stored = old.filter((entry) => entry.kind === 'stored').map((entry) => entry.name);
+      const live = await liveStoredNames(this.db, ownerId, stored);
+      for (const entry of old) {
+        if (entry.kind === 'temporary') await this.storage.removeTemporary(ownerId, entry.name);
+        else if (live.has(entry.name)) continue;
+        else await this.storage.remove(ownerId, entry.name);
+        removed += 1;
+      }
+    }
+    return removed;
   }
 
   /** A FileReader that reads with `owner`'s permissions: the assistant owner's, for the single-file tool. */

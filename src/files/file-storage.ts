@@ -6,6 +6,8 @@
  * same folder and are renamed into place once complete and synced, so a crash never leaves a
  * half-written file under a real name. Reads refuse anything that is not a plain file exactly
  * where it should be: symlinks planted in the data folder, FIFOs and devices are not followed.
+ * A process killed mid-upload leaves its temporary file behind; `listLeftoverCandidates` shows a
+ * folder's plain files with their age, so that start-up can remove what no upload can still want.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
@@ -17,6 +19,10 @@ import type { FileText } from '../pipeline/ports.js';
 /** Stored names look like this and nothing else; a row holding anything other than this was not written by us. */
 const STORED_NAME_PATTERN = /^[0-9a-f]{32}\.[a-z0-9]{1,16}$/;
 const TEMPORARY_PREFIX = '.upload-';
+/** What `store` names a file while it streams in; only such names are ever removed as temporary. */
+const TEMPORARY_NAME_PATTERN = /^\.upload-[0-9a-f]{32}\.part$/;
+/** Folders under the root are named by their owner's id. */
+const OWNER_FOLDER_PATTERN = /^[1-9][0-9]{0,9}$/;
 const READ_CHUNK_BYTES = 64 * 1024;
 /** Errors that mean "this file cannot be read by us", as opposed to a failing disk. */
 const NOT_READABLE_CODES = new Set(['ENOENT', 'ENOTDIR', 'ELOOP', 'EACCES', 'EPERM', 'ENXIO']);
@@ -38,6 +44,15 @@ export interface FileStorageOptions {
   folder?: string;
   /** The names a stored file may have; anything else is never read or removed. */
   storedNamePattern?: RegExp;
+}
+
+/** A plain file in an owner's folder, as start-up sees it when looking for what a crash left. */
+export interface FolderEntry {
+  name: string;
+  /** `temporary`: an upload still streaming in, or one whose process died; `stored`: a name this storage gives files. */
+  kind: 'temporary' | 'stored';
+  /** Last written, in milliseconds since the epoch; a live upload keeps moving it forward. */
+  modifiedAt: number;
 }
 
 export interface UploadLimits {
@@ -163,6 +178,48 @@ export class FileStorage {
     } finally {
       await handle.close();
     }
+  }
+
+  /** The ids of the owners that have a folder here. */
+  async listOwners(): Promise<number[]> {
+    let names: string[];
+    try {
+      names = await fs.readdir(this.root);
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return [];
+      throw error;
+    }
+    return names.filter((name) => OWNER_FOLDER_PATTERN.test(name)).map(Number);
+  }
+
+  /**
+   * The owner's plain files that are temporary or carry a stored name, with when each was last
+   * written. Symlinks, folders and anything named otherwise are left out: they were not written
+   * here, and nothing removes them.
+   */
+  async listLeftoverCandidates(ownerId: number): Promise<FolderEntry[]> {
+    const folder = path.join(this.root, String(ownerId));
+    let names: string[];
+    try {
+      names = await fs.readdir(folder);
+    } catch (error) {
+      if (NOT_READABLE_CODES.has(String(errorCode(error)))) return [];
+      throw error;
+    }
+    const entries: FolderEntry[] = [];
+    for (const name of names) {
+      const kind = TEMPORARY_NAME_PATTERN.test(name) ? 'temporary' : this.storedNamePattern.test(name) ? 'stored' : undefined;
+      if (kind === undefined) continue;
+      const status = await fs.lstat(path.join(folder, name)).catch(() => undefined);
+      if (status?.isFile()) entries.push({ name, kind, modifiedAt: status.mtimeMs });
+    }
+    return entries;
+  }
+
+  /** Removes a temporary upload file; one already gone is fine. */
+  async removeTemporary(ownerId: number, name: string): Promise<void> {
+    if (!TEMPORARY_NAME_PATTERN.test(name)) return;
+    await removeQuietly(path.join(this.root, String(ownerId), name));
   }
 
   /** Removes an owner's whole folder; one already gone is fine. */

@@ -15,10 +15,13 @@ import { appendAuditEntry, auditEntryOf } from '../store/audit-log-repository.js
 import {
   cancelIngestionJob,
   deleteDocument,
+  deleteDocumentWithoutJob,
+  existingDocumentIds,
   findDocument,
   findIngestionJob,
   insertIngestionJob,
   listDocuments,
+  listDocumentsWithoutJobs,
   listIngestionJobs,
   retryIngestionJob,
   type IngestionJobRow,
@@ -32,6 +35,8 @@ import { knowledgeBaseFacts } from './knowledge-base-service.js';
 /** Stored documents are named by their id; an upload still streaming in has a random temporary name. */
 const DOCUMENT_STORED_NAME = /^(?:[0-9a-f]{32}\.upload|[1-9][0-9]{0,9})$/;
 const UPLOAD_EXTENSION = 'upload';
+/** A stored document's name: its id. Anything else under a stored name is an upload still being staged. */
+const DOCUMENT_ID_NAME = /^[1-9][0-9]{0,9}$/;
 
 /** The storage of knowledge-base documents: `<DATA_DIR>/knowledge/<knowledge base id>/<document id>`. */
 export function knowledgeDocumentStorage(dataDirectory: string): FileStorage {
@@ -207,6 +212,37 @@ export class KnowledgeDocumentService {
 
   async list(context: CallContext, knowledgeBaseId: number): Promise<{ items: DocumentView[] }> {
     const record = await this.load(context, knowledgeBaseId, 'view');
+  /**
+   * Removes what uploads cut short by a killed process left behind: documents that never got
+   * their job (with their files), temporary and staged upload files, and files named by the id of
+   * a document that no longer exists (a deletion cut short). Only what was written more than
+   * `graceMilliseconds` ago is touched, so an upload another process is running now survives.
+   * Returns how many documents and files it removed.
+   */
+  async sweepLeftovers(graceMilliseconds: number): Promise<{ documents: number; files: number }> {
+    const cutoff = Date.now() - graceMilliseconds;
+    let documents = 0;
+    for (const orphan of await listDocumentsWithoutJobs(this.db, new Date(cutoff).toISOString())) {
+      if (!(await this.db.transaction().execute((transaction) => deleteDocumentWithoutJob(transaction, orphan.id)))) continue;
+      await this.storage.remove(orphan.knowledge_base_id, String(orphan.id));
+      documents += 1;
+    }
+    let files = 0;
+    for (const knowledgeBaseId of await this.storage.listOwners()) {
+      const old = (await this.storage.listLeftoverCandidates(knowledgeBaseId)).filter((entry) => entry.modifiedAt < cutoff);
+      const named = old.filter((entry) => entry.kind === 'stored' && DOCUMENT_ID_NAME.test(entry.name)).map((entry) => Number(entry.name));
+      const existing = await existingDocumentIds(this.db, knowledgeBaseId, named);
+      for (const entry of old) {
+        if (entry.kind === 'temporary') await this.storage.removeTemporary(knowledgeBaseId, entry.name);
+        else if (DOCUMENT_ID_NAME.test(entry.name) && existing.has(Number(entry.name))) continue;
+        // A staged upload (random name) is renamed to its document's id within its request; an old one never will be.
+        else await this.storage.remove(knowledgeBaseId, entry.name);
+        files += 1;
+      }
+    }
+    return { documents, files };
+  }
+
     return { items: (await listDocuments(this.db, record.id)).map(documentView) };
   }
 

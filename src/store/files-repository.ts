@@ -29,6 +29,18 @@ export async function listLiveFiles(db: Kysely<Database>, scope: FileListScope):
   return query.orderBy('id', 'desc').execute();
 }
 
+/** Which of `storedNames` (files in the owner's folder) a live row of that owner names; the others are bytes nothing can read. */
+export async function liveStoredNames(db: Kysely<Database>, ownerId: number, storedNames: readonly string[]): Promise<Set<string>> {
+  const live = new Set<string>();
+  // In slices, so a crowded folder never makes one statement with more parameters than the store takes.
+  for (let start = 0; start < storedNames.length; start += 500) {
+    const slice = storedNames.slice(start, start + 500);
+    const rows = await db.selectFrom('files').select('stored_name').where('owner_id', '=', ownerId).where('stored_name', 'in', slice).where('deleted_at', 'is', null).execute();
+    for (const row of rows) live.add(row.stored_name);
+  }
+  return live;
+}
+
 /** Marks a live file deleted; false when it was not live (already deleted, or gone). */
 export async function markFileDeleted(db: Kysely<Database>, id: number, deletedAt: string): Promise<boolean> {
   const result = await db.updateTable('files').set({ deleted_at: deletedAt }).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();

@@ -7,6 +7,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { bootstrapAdmin } from '../../src/auth/admin-bootstrap.js';
 import { loadSettings, type Settings } from '../../src/config/settings.js';
+import { sweepCrashLeftovers } from '../../src/crash-leftovers.js';
 import { buildApp } from '../../src/http/app.js';
 import { createLogger } from '../../src/http/logger.js';
 import { loadRegistries } from '../../src/pipeline/registries.js';
@@ -61,6 +62,8 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
   const logger = createLogger(settings.logLevel, logSink);
   const registries = await loadRegistries({ info: (message) => logger.info(message), error: (message) => logger.error(message) });
   const services = createServices(store, settings, registries);
+  // What main.ts does at start-up, so a test server that follows a killed one sees the same sweep.
+  await sweepCrashLeftovers(services, logger);
   const app = await buildApp(services, { logger });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   services.ingestionRunner.start(logger);
