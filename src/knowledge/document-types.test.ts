@@ -2,8 +2,8 @@
 import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
-import { detectDocumentType } from './document-types.js';
-import { readZipDirectory } from './zip-directory.js';
+import { detectDocumentType, detectUploadedDocumentType } from './document-types.js';
+import { MAXIMUM_ZIP_DIRECTORY_ENTRIES, readZipDirectory } from './zip-directory.js';
 
 const encoder = new TextEncoder();
 const PDF_BYTES = encoder.encode('%PDF-1.7\n%\u00e2\u00e3\n1 0 obj\n<< >>\nendobj\n');
@@ -147,6 +147,47 @@ describe('detectDocumentType refuses content that is not what the name says', ()
   });
 });
 
+describe('detectUploadedDocumentType checks large text a slice at a time, with the same verdicts', () => {
+  const MEGABYTE = 1024 * 1024;
+
+  async function uploadRefusal(fileName: string, bytes: Uint8Array): Promise<AppError> {
+    const error = await detectUploadedDocumentType({ fileName, bytes }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(AppError);
+    return error as AppError;
+  }
+
+  it('lets other callbacks run while a 5 MB text is checked, and accepts it', async () => {
+    let turns = 0;
+    let counting = true;
+    const count = (): void => {
+      turns += 1;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    const detected = await detectUploadedDocumentType({ fileName: 'long.txt', bytes: encoder.encode('Rivers run to the sea. '.repeat(230_000)) });
+    counting = false;
+    expect(detected).toEqual({ type: 'txt', contentType: 'text/plain' });
+    expect(turns).toBeGreaterThan(2);
+  });
+
+  it('accepts a character cut by a slice boundary, and finds HTML markup after the first slice', async () => {
+    const text = 'a'.repeat(MEGABYTE - 1) + 'é and more';
+    expect(await detectUploadedDocumentType({ fileName: 'accent.txt', bytes: encoder.encode(text) })).toEqual({ type: 'txt', contentType: 'text/plain' });
+    const html = ' '.repeat(2 * MEGABYTE) + '<p>late markup</p>';
+    expect((await detectUploadedDocumentType({ fileName: 'late.html', bytes: encoder.encode(html) })).type).toBe('html');
+  });
+
+  it('refuses a NUL byte past the first slice as binary, and a PNG as a PNG, as detectDocumentType does', async () => {
+    const bytes = encoder.encode('a'.repeat(3 * MEGABYTE));
+    bytes[2 * MEGABYTE + 5] = 0;
+    const error = await uploadRefusal('late.txt', bytes);
+    expect(error.details).toEqual(refusal('late.txt', bytes).details);
+    expect(error.details).toMatchObject({ reason: 'binary_content' });
+    expect((await uploadRefusal('scan.pdf', PNG_BYTES)).message).toBe(refusal('scan.pdf', PNG_BYTES).message);
+    expect((await uploadRefusal('latin1.md', Uint8Array.from([0x63, 0x61, 0x66, 0xe9]))).details).toMatchObject({ reason: 'not_utf8' });
+  });
+});
+
 describe('readZipDirectory', () => {
   it('lists the entries of an archive without inflating them, and gives up on garbage', async () => {
     const bytes = await zipOf({ 'a.txt': 'aaaa'.repeat(100), 'dir/b.xml': '<b/>' });
@@ -157,6 +198,17 @@ describe('readZipDirectory', () => {
     ]);
     expect(readZipDirectory(encoder.encode('PK\u0003\u0004 not really a zip'))).toBeUndefined();
     expect(readZipDirectory(new Uint8Array(0))).toBeUndefined();
+  });
+
+  it('refuses a directory of more than MAXIMUM_ZIP_DIRECTORY_ENTRIES entries, which would be read on the event loop', async () => {
+    const many = (count: number) => Object.fromEntries([...Array.from({ length: count - 1 }, (_, index) => [`word/p${index}.xml`, '']), ['word/document.xml', '<w/>']]);
+    const atLimit = await zipOf(many(MAXIMUM_ZIP_DIRECTORY_ENTRIES - 1));
+    // JSZip adds the folder entry "word/", so this archive lists exactly the limit.
+    expect(readZipDirectory(atLimit)).toHaveLength(MAXIMUM_ZIP_DIRECTORY_ENTRIES);
+    expect(detectDocumentType({ fileName: 'parts.docx', bytes: atLimit }).type).toBe('docx');
+    const overLimit = await zipOf(many(MAXIMUM_ZIP_DIRECTORY_ENTRIES));
+    expect(readZipDirectory(overLimit)).toBeUndefined();
+    expect(refusal('parts.docx', overLimit).message).toContain('more than 10,000 entries');
   });
 
   it('reads an archive with a comment after its directory', async () => {

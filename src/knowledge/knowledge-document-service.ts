@@ -29,7 +29,7 @@ import {
 } from '../store/ingestion-jobs-repository.js';
 import { findKnowledgeBase, insertDocument, type KnowledgeBaseRecord } from '../store/knowledge-repository.js';
 import type { Database } from '../store/schema.js';
-import { detectDocumentType } from './document-types.js';
+import { detectUploadedDocumentType } from './document-types.js';
 import { knowledgeBaseFacts } from './knowledge-base-service.js';
 
 /** Stored documents are named by their id; an upload still streaming in has a random temporary name. */
@@ -146,7 +146,8 @@ export class KnowledgeDocumentService {
     try {
       const bytes = await this.storage.readAll(record.id, stored.storedName);
       if (bytes === undefined) throw new Error('The uploaded file vanished before it could be checked.');
-      const detected = detectDocumentType({ fileName, bytes });
+      // On the event loop: a text file is checked a slice at a time; archives and PDFs are only looked at here, read in the document worker.
+      const detected = await detectUploadedDocumentType({ fileName, bytes });
       documentId = await insertDocument(this.db, {
         knowledgeBaseId: record.id,
         fileName,
