@@ -64,6 +64,7 @@ export type ConnectorEvent =
   | { type: 'usage'; usage: Usage }
   /** A whole structured call, emitted once its streamed pieces are complete (before `finish`). */
   | { type: 'tool-call'; call: ModelToolCall }
+  /** The last event of every whole answer: a stream that ends without it was cut, and the run fails (502). */
   | { type: 'finish'; finishReason: FinishReason };
 
 export interface ConnectorDefinition {

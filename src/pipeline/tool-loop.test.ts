@@ -11,7 +11,14 @@ import { runToolLoop, type ToolLoopLimits, type ToolLoopOutcome } from './tool-l
 
 type Script = (request: ConnectorRequest, round: number) => ConnectorEvent[] | Promise<ConnectorEvent[]>;
 
-/** A connector that answers each round from a script and remembers every request it got. */
+/** Put in a script's events to end that round's stream without `finish`, as a cut provider stream would. */
+const CUT: ConnectorEvent = { type: 'text-delta', text: '' };
+
+/**
+ * A connector that answers each round from a script and remembers every request it got. Like a
+ * real connector it ends a round with `finish` (for calls, `tool_calls`) unless the script ends
+ * it itself or asks for a cut stream with CUT.
+ */
 function scriptedConnector(script: Script): { connector: ConnectorDefinition; requests: ConnectorRequest[] } {
   const requests: ConnectorRequest[] = [];
   const connector: ConnectorDefinition = {
@@ -20,9 +27,14 @@ function scriptedConnector(script: Script): { connector: ConnectorDefinition; re
     models: () => [],
     async *complete(request) {
       requests.push(structuredClone({ ...request, signal: undefined, provider: undefined }) as unknown as ConnectorRequest);
-      for (const event of await script(request, requests.length)) {
+      const events = await script(request, requests.length);
+      const cut = events.includes(CUT);
+      for (const event of events.filter((event) => event !== CUT)) {
         if (request.signal.aborted) throw request.signal.reason;
         yield event;
+      }
+      if (!cut && !events.some((event) => event.type === 'finish')) {
+        yield { type: 'finish', finishReason: events.some((event) => event.type === 'tool-call') ? 'tool_calls' : 'stop' };
       }
     },
   };
@@ -238,6 +250,11 @@ describe('the tool loop', () => {
     expect(JSON.stringify(result.outcome.calls)).not.toContain('diary');
     // The model still hears exactly what was wrong.
     expect(result.toolMessages[1]).toMatch(/^Error: invalid arguments: not valid JSON \(/);
+  });
+
+  it('fails a round whose stream ends without finish as ended early, never as a short answer', async () => {
+    const attempt = run((_, round) => (round === 1 ? [call('lookup', '{"word":"atom"}')] : [{ type: 'text-delta', text: 'Atoms are' }, CUT]));
+    await expect(attempt).rejects.toMatchObject({ code: 'upstream_error', message: 'The model provider ended the answer early.' });
   });
 
   it('offers nothing and makes one call when the assistant has no functions', async () => {

@@ -22,6 +22,7 @@ import { addUsage, NO_USAGE, type FinishReason, type PipelineEvent, type Source,
 import type { FunctionToolRun, SkippedFunctionTool } from './function-tools.js';
 import type { ChatMessage } from './messages.js';
 import type { ToolContext } from './tool-definition.js';
+import { upstreamEndedEarlyError } from './upstream-errors.js';
 
 export interface ToolLoopLimits {
   /** Rounds in which functions are offered. */
@@ -281,6 +282,7 @@ async function* modelRound(input: ToolLoopInput, messages: readonly ChatMessage[
     signal,
     timeoutMilliseconds: input.upstreamTimeoutMilliseconds,
   };
+  let finished = false;
   for await (const event of input.connector.complete(request)) {
     if (event.type === 'text-delta') {
       if (parser) yield* fromParser(parser.push(event.text));
@@ -295,8 +297,14 @@ async function* modelRound(input: ToolLoopInput, messages: readonly ChatMessage[
       result.usage = addUsage(result.usage, event.usage);
       input.usageReceived?.(event.usage);
     }
-    else if (event.type === 'finish') result.finishReason = event.finishReason;
+    else if (event.type === 'finish') {
+      finished = true;
+      result.finishReason = event.finishReason;
+    }
   }
+  // The connector contract: a whole answer ends with `finish`. A stream that just stops was cut
+  // (or comes from a plugin that forgot to say), and is never passed on as a short answer.
+  if (!finished) throw signal.aborted ? signal.reason : upstreamEndedEarlyError();
   if (parser) yield* fromParser(parser.end());
   return result;
 }
