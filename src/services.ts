@@ -1,6 +1,7 @@
 /** Builds the services every route uses from the store and settings: the seam between HTTP and the domain. */
 import { ApiKeyService } from './auth/api-key-service.js';
 import { Authenticator } from './auth/authenticator.js';
+import { RateLimiter } from './auth/rate-limiter.js';
 import { UserService } from './auth/user-service.js';
 import { AssistantService } from './assistants/assistant-service.js';
 import { CompletionService } from './completions/completion-service.js';
@@ -22,6 +23,8 @@ export interface Services {
   settings: Settings;
   store: Store;
   authenticator: Authenticator;
+  /** Login and chat limits, counted in the store so they hold across processes. */
+  rateLimiter: RateLimiter;
   users: UserService;
   apiKeys: ApiKeyService;
   assistants: AssistantService;
@@ -53,12 +56,14 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     knowledgeServerFor: (organizationId) => providerSettings.knowledgeServerFor(organizationId),
     knowledgeServerTimeoutMilliseconds: settings.kbServerTimeoutMilliseconds,
   });
+  const rateLimiter = new RateLimiter(store.db, settings);
   const rubrics = new RubricService(store.db);
   const files = new FileService(store.db, { dataDirectory: settings.dataDirectory, maxBytes: settings.fileUploadMaxBytes });
   return {
     settings,
     store,
-    authenticator: new Authenticator(store.db, settings.sessionTtlHours),
+    authenticator: new Authenticator(store.db, settings.sessionTtlHours, rateLimiter),
+    rateLimiter,
     users: new UserService(store.db, settings.passwordMinimumLength),
     apiKeys: new ApiKeyService(store.db),
     assistants: new AssistantService(store.db, registries),

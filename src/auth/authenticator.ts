@@ -12,6 +12,7 @@ import { findLiveSession, insertSession, revokeSession } from '../store/sessions
 import { findUserByEmail, findUserById, type UserWithRole } from '../store/users-repository.js';
 import type { Identity } from './identity.js';
 import { verifyAgainstDecoy, verifyPassword } from './passwords.js';
+import { rateLimited, type LoginLimitScope, type LoginSubjects, type RateLimiter } from './rate-limiter.js';
 import { API_KEY_PREFIX, generateSessionToken, hashToken, SESSION_TOKEN_PREFIX } from './tokens.js';
 
 /** An API key's last-use time is written at most this often, so busy keys do not cost a write per request. */
@@ -37,24 +38,48 @@ export function identityOf(user: UserWithRole, credential: Identity['credential'
   };
 }
 
+export interface LoginAttempt {
+  email: string;
+  password: string;
+  /** The client's address as the HTTP layer sees it (behind a proxy, per TRUST_PROXY). */
+  clientAddress: string;
+  requestId: string | null;
+}
+
 export class Authenticator {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly sessionTtlHours: number,
+    private readonly rateLimiter: RateLimiter,
   ) {}
 
-  async login(email: string, password: string, requestId: string | null): Promise<LoginResult> {
-    const user = await findUserByEmail(this.db, email.trim());
+  /**
+   * Checks the password unless the account or the client address has used up its failed logins
+   * (429 with the seconds to wait; nothing is hashed then, so a locked-out guesser costs no CPU).
+   */
+  async login(attempt: LoginAttempt): Promise<LoginResult> {
+    const { password, requestId } = attempt;
+    const email = attempt.email.trim();
+    const subjects = this.rateLimiter.loginSubjects(email, attempt.clientAddress);
+    const user = await findUserByEmail(this.db, email);
+    const lockout = await this.rateLimiter.loginLockout(subjects);
+    if (lockout !== undefined) {
+      await this.recordLoginLockout('auth.login_refused', user?.id ?? null, lockout, attempt);
+      throw rateLimited(`Too many failed logins from ${lockout.scope === 'account' ? 'this account' : 'this address'}; try again in ${lockout.retryAfterSeconds} seconds.`, lockout.retryAfterSeconds);
+    }
     if (user?.password_hash == null) {
       await verifyAgainstDecoy(password);
       await this.recordFailedLogin(user?.id ?? null, 'unknown_user', requestId);
+      await this.countFailure(subjects, user?.id ?? null, attempt);
       throw new AppError('invalid_credentials');
     }
     if (!(await verifyPassword(password, user.password_hash))) {
       await this.recordFailedLogin(user.id, 'wrong_password', requestId);
+      await this.countFailure(subjects, user.id, attempt);
       throw new AppError('invalid_credentials');
     }
     if (user.disabled === 1) throw new AppError('account_disabled');
+    await this.rateLimiter.recordLoginSuccess(subjects);
     const token = generateSessionToken();
     const expiresAt = new Date(Date.now() + this.sessionTtlHours * 3_600_000).toISOString();
     await this.db.transaction().execute(async (transaction) => {
@@ -69,6 +94,28 @@ export class Authenticator {
       });
     });
     return { token, expiresAt, user };
+  }
+
+  private async countFailure(subjects: LoginSubjects, userId: number | null, attempt: LoginAttempt): Promise<void> {
+    for (const lockout of await this.rateLimiter.recordLoginFailure(subjects)) await this.recordLoginLockout('auth.login_locked', userId, lockout, attempt);
+  }
+
+  /** `auth.login_locked` when a failure uses up a limit, `auth.login_refused` for each attempt refused while it lasts; never the password or the email typed. */
+  private async recordLoginLockout(
+    action: 'auth.login_locked' | 'auth.login_refused',
+    userId: number | null,
+    lockout: { scope: LoginLimitScope; retryAfterSeconds: number },
+    attempt: LoginAttempt,
+  ): Promise<void> {
+    await appendAuditEntry(this.db, {
+      actorUserId: null,
+      organizationId: null,
+      action,
+      targetType: 'user',
+      targetId: userId,
+      details: { scope: lockout.scope, client_address: attempt.clientAddress, retry_after_seconds: lockout.retryAfterSeconds },
+      requestId: attempt.requestId,
+    });
   }
 
   private async recordFailedLogin(userId: number | null, reason: string, requestId: string | null): Promise<void> {

@@ -106,6 +106,12 @@ const LIMITS: readonly LimitCase[] = [
   { variable: 'ASSISTANT_TOOL_CALLS_MAX', field: 'assistantToolCallsMaximum', defaultValue: 6, minimum: 1, customValue: 2 },
   { variable: 'ASSISTANT_TOOL_TOTAL_MS', field: 'assistantToolTotalMilliseconds', defaultValue: 120_000, minimum: 1, customValue: 3_000 },
   { variable: 'ASSISTANT_TOOL_RESULT_CHARS_MAX', field: 'assistantToolResultCharactersMaximum', defaultValue: 8_000, minimum: 100, customValue: 300 },
+  { variable: 'LOGIN_FAILURES_PER_ACCOUNT_MAX', field: 'loginFailuresPerAccountMaximum', defaultValue: 10, minimum: 1, customValue: 5 },
+  { variable: 'LOGIN_FAILURES_PER_ADDRESS_MAX', field: 'loginFailuresPerAddressMaximum', defaultValue: 100, minimum: 1, customValue: 20 },
+  { variable: 'LOGIN_FAILURE_WINDOW_SECONDS', field: 'loginFailureWindowSeconds', defaultValue: 900, minimum: 1, customValue: 60 },
+  { variable: 'CHAT_REQUESTS_PER_USER_MAX', field: 'chatRequestsPerUserMaximum', defaultValue: 600, minimum: 1, customValue: 30 },
+  { variable: 'CHAT_REQUESTS_PER_API_KEY_MAX', field: 'chatRequestsPerApiKeyMaximum', defaultValue: 600, minimum: 1, customValue: 3_000 },
+  { variable: 'CHAT_RATE_WINDOW_SECONDS', field: 'chatRateWindowSeconds', defaultValue: 60, minimum: 1, customValue: 3_600 },
 ];
 
 describe.each(LIMITS)('the limit setting $variable', ({ variable, field, defaultValue, minimum, customValue }) => {
@@ -219,6 +225,20 @@ describe('the provider and secret settings', () => {
     const settings = loadSettings({ OPENAI_API_KEY: 'sk-x', OPENAI_BASE_URL: 'http://127.0.0.1:8000/v1/' });
     expect(settings).toMatchObject({ openaiApiKey: 'sk-x', openaiBaseUrl: 'http://127.0.0.1:8000/v1', ollamaBaseUrl: 'http://127.0.0.1:11434' });
     expect(loadSettings({}).openaiApiKey).toBeUndefined();
+  });
+});
+
+describe('TRUST_PROXY', () => {
+  it('is off unless set, and reads true/false, a hop count or a list of proxy addresses and ranges', () => {
+    expect(loadSettings({}).trustProxy).toBe(false);
+    expect(loadSettings({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadSettings({ TRUST_PROXY: 'False' }).trustProxy).toBe(false);
+    expect(loadSettings({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadSettings({ TRUST_PROXY: '10.0.0.1, 10.1.0.0/16,::1' }).trustProxy).toEqual(['10.0.0.1', '10.1.0.0/16', '::1']);
+  });
+
+  it.each(['yes', 'proxy.example.org', '10.0.0.1/16/2', ',', '10.0.0.1;rm'])('refuses %s naming the variable', (value) => {
+    expect(settingsErrorFor({ TRUST_PROXY: value }).variable).toBe('TRUST_PROXY');
   });
 });
 

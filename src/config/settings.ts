@@ -101,9 +101,28 @@ export interface Settings {
   /**
    * Whether a chat request made with an API key may name the person chatting in Open WebUI's
    * `X-OpenWebUI-User-Email` header (Open WebUI's ENABLE_FORWARD_USER_INFO_HEADERS). Only for
-   * keys held by a trusted front end: whoever holds the key can claim any email.
+   * keys held by a trusted front end: whoever holds the key can claim any email. Only keys a
+   * system admin marked `trusted_front_end` are believed, even when this is on.
    */
   trustForwardedUserHeaders: boolean;
+  /**
+   * Fastify's `trustProxy`: whether (true), through how many hops (a number) or from which proxy
+   * addresses (a list) X-Forwarded-For names the client. Off by default: a client would otherwise
+   * pick its own address, and with it its own rate-limit counter.
+   */
+  trustProxy: boolean | number | string[];
+  /** Failed logins of one account within the window before further attempts get 429. */
+  loginFailuresPerAccountMaximum: number;
+  /** Failed logins from one client address within the window before further attempts get 429. */
+  loginFailuresPerAddressMaximum: number;
+  /** How long failed logins are counted, and how long a lock-out lasts at most. */
+  loginFailureWindowSeconds: number;
+  /** Chat requests (`/v1/chat/completions`, `/lamb/v1/completions`) one user may make per window. */
+  chatRequestsPerUserMaximum: number;
+  /** Chat requests one API key may make per window. */
+  chatRequestsPerApiKeyMaximum: number;
+  /** The window of the chat limits. */
+  chatRateWindowSeconds: number;
   /** How long one call of an assistant used as a tool may run. */
   assistantToolTimeoutMilliseconds: number;
   /** How many assistant-tool calls one request may make. */
@@ -200,6 +219,24 @@ function readSecretKey(environment: Environment): string | undefined {
   // The value is never echoed: it is the key itself.
   if (key !== undefined && key.length < 16) throw new SettingsError('MERINO_SECRET_KEY', 'must be at least 16 characters');
   return key;
+}
+
+/** An IPv4 or IPv6 address, optionally with a /prefix: only these characters, checked again by Fastify's proxy-addr. */
+const PROXY_ADDRESS_SHAPE = /^[0-9A-Fa-f:.]{2,45}(?:\/\d{1,3})?$/;
+
+/** TRUST_PROXY: true or false, a hop count, or a comma-separated list of proxy addresses and CIDR ranges. */
+function readTrustProxy(environment: Environment): boolean | number | string[] {
+  const raw = readText(environment, 'TRUST_PROXY');
+  if (raw === undefined) return false;
+  const lower = raw.toLowerCase();
+  if (lower === 'true' || lower === 'false') return lower === 'true';
+  if (/^\d{1,2}$/.test(raw)) return Number(raw);
+  const addresses = raw.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  const wrong = addresses.find((address) => !PROXY_ADDRESS_SHAPE.test(address));
+  if (wrong !== undefined || addresses.length === 0) {
+    throw new SettingsError('TRUST_PROXY', `expected true, false, a hop count or proxy addresses such as 10.0.0.1,10.1.0.0/16${wrong === undefined ? '' : `, got "${wrong}"`}`);
+  }
+  return addresses;
 }
 
 function readHost(environment: Environment): string {
@@ -319,6 +356,13 @@ export function loadSettings(environment: Environment = process.env): Settings {
     integrationTimeoutMilliseconds: readInteger(environment, 'INTEGRATION_TIMEOUT_MS', { defaultValue: 10_000, minimum: 1, maximum: 600_000 }),
     outboundAllowedHosts: readOutboundAllowedHosts(environment),
     trustForwardedUserHeaders: readBoolean(environment, 'TRUST_FORWARDED_USER_HEADERS', false),
+    trustProxy: readTrustProxy(environment),
+    loginFailuresPerAccountMaximum: readInteger(environment, 'LOGIN_FAILURES_PER_ACCOUNT_MAX', { defaultValue: 10, minimum: 1, maximum: 10_000 }),
+    loginFailuresPerAddressMaximum: readInteger(environment, 'LOGIN_FAILURES_PER_ADDRESS_MAX', { defaultValue: 100, minimum: 1, maximum: 1_000_000 }),
+    loginFailureWindowSeconds: readInteger(environment, 'LOGIN_FAILURE_WINDOW_SECONDS', { defaultValue: 900, minimum: 1, maximum: 86_400 }),
+    chatRequestsPerUserMaximum: readInteger(environment, 'CHAT_REQUESTS_PER_USER_MAX', { defaultValue: 600, minimum: 1, maximum: 1_000_000 }),
+    chatRequestsPerApiKeyMaximum: readInteger(environment, 'CHAT_REQUESTS_PER_API_KEY_MAX', { defaultValue: 600, minimum: 1, maximum: 1_000_000 }),
+    chatRateWindowSeconds: readInteger(environment, 'CHAT_RATE_WINDOW_SECONDS', { defaultValue: 60, minimum: 1, maximum: 86_400 }),
     assistantToolTimeoutMilliseconds: readInteger(environment, 'ASSISTANT_TOOL_TIMEOUT_MS', { defaultValue: 60_000, minimum: 1, maximum: 600_000 }),
     assistantToolCallsMaximum: readInteger(environment, 'ASSISTANT_TOOL_CALLS_MAX', { defaultValue: 6, minimum: 1, maximum: 100 }),
     assistantToolTotalMilliseconds: readInteger(environment, 'ASSISTANT_TOOL_TOTAL_MS', { defaultValue: 120_000, minimum: 1, maximum: 3_600_000 }),

@@ -11,6 +11,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { AppError } from '../errors/app-error.js';
 import type { Services } from '../services.js';
 import { requireAuthentication } from './authentication.js';
+import { limitChatRequests } from './chat-rate-limit.js';
 import { errorBody, handleError } from './error-rendering.js';
 import { apiKeyRoutes } from './routes/api-key-routes.js';
 import { chatCompletionRoutes } from './routes/chat-completion-routes.js';
@@ -36,6 +37,11 @@ export interface AppOptions {
   logger: FastifyBaseLogger;
 }
 
+/** A hop count becomes the function Fastify itself would build from it (its types omit the number form). */
+function fastifyTrustProxy(trustProxy: boolean | number | string[]): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof trustProxy === 'number' ? (_address, hop) => hop < trustProxy : trustProxy;
+}
+
 function requestIdFrom(header: string | string[] | undefined): string {
   return typeof header === 'string' && CLIENT_REQUEST_ID_PATTERN.test(header) ? header : randomUUID();
 }
@@ -59,6 +65,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     genReqId: (request) => requestIdFrom(request.headers['x-request-id']),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Which X-Forwarded-For entries name the client (TRUST_PROXY); off, a client cannot choose its own address.
+    trustProxy: fastifyTrustProxy(services.settings.trustProxy),
   });
   app.decorateRequest('identity', null);
   app.setValidatorCompiler(validatorCompiler);
@@ -86,6 +94,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   });
   await app.register(async (scope) => {
     requireAuthentication(scope, services.authenticator);
+    limitChatRequests(scope, services.rateLimiter);
     await accountRoutes(scope, services);
     await userRoutes(scope, services);
     await apiKeyRoutes(scope, services);

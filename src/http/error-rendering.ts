@@ -83,6 +83,9 @@ function stackFrames(error: unknown): string | undefined {
 
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const known = toAppError(error);
+  // A rate limit says when to come back, in the header clients and proxies read (RFC 9110 §10.2.3).
+  const retryAfter = known?.code === 'rate_limited' ? known.details?.retry_after_seconds : undefined;
+  if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
   if (known && known.status < 500) return reply.status(known.status).send(errorBody(known));
   request.log.error({ errorName: (error as Error)?.name, errorCode: (error as { code?: unknown })?.code, frames: stackFrames(error) }, 'request failed');
   const failure = known ?? new AppError('internal_error');

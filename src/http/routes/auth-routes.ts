@@ -1,4 +1,4 @@
-/** Login (public), logout and the caller's own account. */
+/** Login (public, rate-limited per account and client address), logout and the caller's own account. */
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { userView } from '../../auth/user-view.js';
@@ -17,6 +17,7 @@ export async function loginRoutes(app: FastifyInstance, services: Services): Pro
       schema: {
         tags: ['auth'],
         summary: 'Log in with email and password; answers with a session token',
+        description: 'Too many failed logins of one account, or from one client address, answer 429 with Retry-After until the window ends (LOGIN_FAILURES_PER_ACCOUNT_MAX, LOGIN_FAILURES_PER_ADDRESS_MAX, LOGIN_FAILURE_WINDOW_SECONDS).',
         body: {
           type: 'object',
           properties: { email: emailSchema, password: passwordSchema },
@@ -26,7 +27,7 @@ export async function loginRoutes(app: FastifyInstance, services: Services): Pro
       },
     },
     async (request) => {
-      const result = await services.authenticator.login(request.body.email, request.body.password, request.id);
+      const result = await services.authenticator.login({ email: request.body.email, password: request.body.password, clientAddress: request.ip, requestId: request.id });
       return { token: result.token, token_type: 'Bearer', expires_at: result.expiresAt, user: userView(result.user) };
     },
   );
