@@ -4,6 +4,8 @@
  * reads at most a bounded answer, never follows a redirect (a token in the request must reach only
  * the configured server), and fails with an AppError of our own that names the service and its
  * host: never the URL's query (it can carry a token), the request body, or what the service said.
+ * The caller passes the fetch that reaches the URL: the outbound guard's for an organization's
+ * Moodle, so it can never be pointed at an internal address (src/outbound/outbound-guard.ts).
  */
 import { AppError } from '../errors/app-error.js';
 import { outboundRefusalIn, type OutboundFetch } from '../outbound/outbound-guard.js';

@@ -2,7 +2,8 @@
  * Turns texts into embedding vectors through the organization's provider: an OpenAI-compatible
  * `POST /v1/embeddings` (OpenAI, vLLM, LM Studio, Ollama's /v1) or Ollama's native `POST /api/embed`.
  * Failures become AppErrors with our own messages (never the provider's, which can quote keys);
- * every call is bounded by a timeout and follows the caller's abort signal.
+ * every call is bounded by a timeout and follows the caller's abort signal, and goes through the
+ * provider's own fetch (the outbound guard's when an organization set the URL).
  */
 import { AppError } from '../errors/app-error.js';
 import type { EmbeddingConnector } from '../store/schema.js';

@@ -9,7 +9,8 @@
  * The answer is checked before anything uses it: similarities are clamped into [0, 1], results
  * below the threshold are dropped and at most `top_k` are kept, best first. Every failure is an
  * AppError whose message names the server's host and never the API key, the query text or what
- * the server answered (a server's own error text can quote both).
+ * the server answered (a server's own error text can quote both). The URL is an organization's,
+ * so it is reached only through the outbound guard's fetch, which refuses internal addresses.
  */
 import { AppError } from '../errors/app-error.js';
 import { readBoundedText } from '../integrations/integration-request.js';
