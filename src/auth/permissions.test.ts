@@ -7,6 +7,8 @@ import {
   canCreateAssistants,
   decideAssistant,
   decideUser,
+  mayNameForwardedUser,
+  requireApiKeyCreation,
   requireApiKeyOwner,
   requireAssistantAction,
   requireAssistantCreation,
@@ -14,8 +16,10 @@ import {
   requireSystemAdminGrant,
   requireUserAction,
   requireUserAdministration,
-  userScopeIncludes,
   requireUserCreation,
+  rubricNamespace,
+  userAdministrationScope,
+  userScopeIncludes,
   type AssistantAction,
   type AssistantFacts,
   type Decision,
@@ -361,4 +365,78 @@ describe('requireApiKeyOwner', () => {
       expect(error.message).toBe('API key not found.');
     },
   );
+});
+
+describe('requireApiKeyCreation', () => {
+  const ownKey = (who: Identity) => ({ ownerId: who.userId, trustedFrontEnd: false, learnersCreateApiKeys: true });
+
+  it.each(Object.keys(IDENTITIES) as IdentityName[])('lets the %s create an ordinary key of their own', (identityName) => {
+    expect(() => requireApiKeyCreation(IDENTITIES[identityName], ownKey(IDENTITIES[identityName]))).not.toThrow();
+  });
+
+  it.each((Object.keys(IDENTITIES) as IdentityName[]).filter((name) => name !== 'system admin'))(
+    'refuses a trusted front-end key, or a key for another user, to the %s (forbidden, naming the field)',
+    (identityName) => {
+      const caller = IDENTITIES[identityName];
+      const trusted = expectAppError(() => requireApiKeyCreation(caller, { ...ownKey(caller), trustedFrontEnd: true }), 'forbidden');
+      expect(trusted.param).toBe('trusted_front_end');
+      const forAnother = expectAppError(() => requireApiKeyCreation(caller, { ...ownKey(caller), ownerId: 999 }), 'forbidden');
+      expect(forAnother.param).toBe('user_id');
+    },
+  );
+
+  it('lets a system admin create a trusted front-end key for another user, even where learners may not create keys', () => {
+    expect(() => requireApiKeyCreation(IDENTITIES['system admin'], { ownerId: 999, trustedFrontEnd: true, learnersCreateApiKeys: false })).not.toThrow();
+  });
+
+  it('stops learners, and only learners, when their organization turned key creation off', () => {
+    const closed = (who: Identity) => ({ ...ownKey(who), learnersCreateApiKeys: false });
+    expectAppError(() => requireApiKeyCreation(IDENTITIES['learner of the organization'], closed(IDENTITIES['learner of the organization'])), 'forbidden');
+    for (const name of ['owner', 'org admin of the assistant organization', 'system admin'] as const) {
+      expect(() => requireApiKeyCreation(IDENTITIES[name], closed(IDENTITIES[name]))).not.toThrow();
+    }
+  });
+});
+
+describe('mayNameForwardedUser', () => {
+  const withCredential = (credential: Identity['credential'], trustedFrontEnd: boolean): Identity => ({ ...IDENTITIES['learner of the organization'], credential, trustedFrontEnd });
+
+  it('believes the forwarded user only for a trusted front-end API key while the server trusts the header', () => {
+    expect(mayNameForwardedUser(withCredential('api_key', true), true)).toBe(true);
+    expect(mayNameForwardedUser(withCredential('api_key', true), false)).toBe(false);
+    expect(mayNameForwardedUser(withCredential('api_key', false), true)).toBe(false);
+    expect(mayNameForwardedUser(withCredential('session', true), true)).toBe(false);
+    expect(mayNameForwardedUser(withCredential('assistant_owner', true), true)).toBe(false);
+    expect(mayNameForwardedUser({ ...IDENTITIES['system admin'], credential: 'api_key' }, true)).toBe(false);
+  });
+});
+
+describe('rubricNamespace', () => {
+  it("looks in the caller's organization, or the one they name", () => {
+    expect(rubricNamespace(IDENTITIES.owner, undefined)).toEqual({ organizationId: ORGANIZATION_A, searchEveryOrganization: false });
+    expect(rubricNamespace(IDENTITIES.owner, ORGANIZATION_B)).toEqual({ organizationId: ORGANIZATION_B, searchEveryOrganization: false });
+  });
+
+  it('lets only a system admin who names no organization fall back to every organization', () => {
+    expect(rubricNamespace(IDENTITIES['system admin'], undefined)).toEqual({ organizationId: ORGANIZATION_A, searchEveryOrganization: true });
+    expect(rubricNamespace(IDENTITIES['system admin'], ORGANIZATION_B)).toEqual({ organizationId: ORGANIZATION_B, searchEveryOrganization: false });
+    expect(rubricNamespace(IDENTITIES['org admin of another organization'], undefined).searchEveryOrganization).toBe(false);
+  });
+});
+
+describe('userAdministrationScope', () => {
+  it('gives system admins everyone, organization admins their organization without system admins, and others nothing', () => {
+    expect(userAdministrationScope(IDENTITIES['system admin'])).toEqual({ kind: 'all' });
+    expect(userAdministrationScope(IDENTITIES['org admin of the assistant organization'])).toEqual({ kind: 'organization', organizationId: ORGANIZATION_A, systemAdmins: 'excluded' });
+    expect(userAdministrationScope(IDENTITIES.owner)).toBeUndefined();
+    expect(userAdministrationScope(IDENTITIES['learner of the organization'])).toBeUndefined();
+  });
+
+  it('includes a member of the organization but neither a system admin in it nor a member of another', () => {
+    const scope = userAdministrationScope(IDENTITIES['org admin of the assistant organization'])!;
+    expect(userScopeIncludes(scope, { userId: 50, organizationId: ORGANIZATION_A, isSystemAdmin: false })).toBe(true);
+    expect(userScopeIncludes(scope, { userId: 51, organizationId: ORGANIZATION_A, isSystemAdmin: true })).toBe(false);
+    expect(userScopeIncludes(scope, { userId: 52, organizationId: ORGANIZATION_B, isSystemAdmin: false })).toBe(false);
+    expect(userScopeIncludes({ kind: 'all' }, { userId: 51, organizationId: ORGANIZATION_A, isSystemAdmin: true })).toBe(true);
+  });
 });
