@@ -92,9 +92,9 @@ async function streamAnswer(request: FastifyRequest, reply: FastifyReply, run: C
   // Waiting for the first event lets a failure before it become a real HTTP status.
   const first = await iterator.next();
   reply.hijack();
+  // A hijacked reply skips Fastify's header sending: carry over what hooks set (security headers, CORS).
+  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
   reply.raw.writeHead(200, {
-    // A hijacked reply skips Fastify's header sending: carry over what hooks set (security headers, CORS).
-    ...reply.getHeaders(),
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     connection: 'keep-alive',
