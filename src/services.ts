@@ -80,6 +80,8 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       vectorBackend: store.vectorBackend,
       storage: documentStorage,
       pollMilliseconds: settings.ingestionPollMilliseconds,
+      leaseMilliseconds: settings.ingestionLeaseMilliseconds,
+      attemptsMaximum: settings.ingestionAttemptsMaximum,
       embedder,
       embeddingBatchSize: settings.embeddingBatchSize,
       documentProcessing: {
@@ -95,8 +97,6 @@ export function createServices(store: Store, settings: Settings, registries: Reg
         },
       },
     }),
-      leaseMilliseconds: settings.ingestionLeaseMilliseconds,
-      attemptsMaximum: settings.ingestionAttemptsMaximum,
     completions: new CompletionService({
       db: store.db,
       settings,

@@ -196,23 +196,22 @@ export class KnowledgeDocumentService {
     }
     const prepared = documents.map((document, index) => {
       const metadata = document.metadata ?? {};
-      const bytes = Buffer.from(document.text, 'utf8');
+      // Measured, not encoded: the bytes of each text are made only when it is stored, one at a time.
+      const byteLength = Buffer.byteLength(document.text, 'utf8');
       if (document.text.trim() === '') throw new AppError('invalid_body', `Document ${index + 1} has no text.`, { param: `documents[${index}].text` });
-      if (bytes.length > this.maxBytes) throw new AppError('file_too_large', `Document ${index + 1} is larger than ${this.maxBytes} bytes.`, { param: `documents[${index}].text` });
+      if (byteLength > this.maxBytes) throw new AppError('file_too_large', `Document ${index + 1} is larger than ${this.maxBytes} bytes.`, { param: `documents[${index}].text` });
       if (Buffer.byteLength(JSON.stringify(metadata)) > TEXT_DOCUMENT_METADATA_MAXIMUM_BYTES) {
         throw new AppError('invalid_body', `The metadata of document ${index + 1} is larger than ${TEXT_DOCUMENT_METADATA_MAXIMUM_BYTES} bytes.`, { param: `documents[${index}].metadata` });
       }
-      return { fileName: textDocumentName(metadata, index), bytes, metadata, sourceUrl: sourceUrlOf(metadata) };
+      return { fileName: textDocumentName(metadata, index), text: document.text, metadata, sourceUrl: sourceUrlOf(metadata) };
     });
     const queued: Array<{ document_id: number; job_id: number }> = [];
-    for (const document of prepared) {
-      queued.push(await this.upload(context, knowledgeBaseId, { ...document, stream: Readable.from([document.bytes]) }));
+    for (const { text, ...document } of prepared) {
+      queued.push(await this.upload(context, knowledgeBaseId, { ...document, stream: Readable.from([Buffer.from(text, 'utf8')]) }));
     }
     return { documents: queued };
   }
 
-  async list(context: CallContext, knowledgeBaseId: number): Promise<{ items: DocumentView[] }> {
-    const record = await this.load(context, knowledgeBaseId, 'view');
   /**
    * Removes what uploads cut short by a killed process left behind: documents that never got
    * their job (with their files), temporary and staged upload files, and files named by the id of
@@ -244,6 +243,8 @@ export class KnowledgeDocumentService {
     return { documents, files };
   }
 
+  async list(context: CallContext, knowledgeBaseId: number): Promise<{ items: DocumentView[] }> {
+    const record = await this.load(context, knowledgeBaseId, 'view');
     return { items: (await listDocuments(this.db, record.id)).map(documentView) };
   }
 

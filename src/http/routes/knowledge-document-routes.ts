@@ -4,11 +4,13 @@
  * read jobs, retry a failed or cancelled one, cancel a pending or running one. Multipart reading
  * reuses the files API's pieces, so the same malformed or oversized uploads get the same 4xx.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../errors/app-error.js';
 import { ACCEPTED_DOCUMENT_EXTENSIONS } from '../../knowledge/document-types.js';
 import type { TextDocumentInput } from '../../knowledge/knowledge-document-service.js';
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
+import { handleError } from '../error-rendering.js';
 import { bodyCheckerFor } from '../validation.js';
 import { commonErrorResponses, errorResponseSchema, idParametersSchema } from '../schemas.js';
 import { documentOnlyBodyValidator, SEND_AS_MULTIPART, uploadBodySchema, withUploadedFile } from './file-routes.js';
@@ -43,8 +45,26 @@ function attachmentHeader(fileName: string): string {
   return `attachment; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
 }
 
+/**
+ * The 413 for a JSON body over KB_JSON_BODY_MAX_BYTES names the limit and the way around it; every
+ * other error goes to the app's handler unchanged. (Multipart uploads are not read by the body
+ * parser, so this limit never applies to them: they stream to disk under KB_UPLOAD_MAX_BYTES.)
+ */
+function jsonBodyLimitErrors(maxJsonBytes: number) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    if (error.code !== 'FST_ERR_CTP_BODY_TOO_LARGE') return handleError(error, request, reply);
+    const tooLarge = new AppError(
+      'body_too_large',
+      `The JSON body is larger than the limit of ${maxJsonBytes} bytes (KB_JSON_BODY_MAX_BYTES). Send fewer texts per request, or upload large documents as files (multipart/form-data).`,
+      { details: { max_bytes: maxJsonBytes } },
+    );
+    return handleError(tooLarge, request, reply);
+  };
+}
+
 export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const maxBytes = services.settings.kbUploadMaxBytes;
+  const maxJsonBytes = services.settings.kbJsonBodyMaxBytes;
   const documents = services.knowledgeDocuments;
 
   app.post<{ Params: { id: number } }>(
@@ -53,15 +73,17 @@ export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Se
       schema: {
         tags: ['knowledge-bases'],
         summary: 'Upload a document, or send texts as JSON, to index (answers with the ingestion jobs)',
-        description: `${SEND_AS_MULTIPART} Or send JSON \`{"documents": [{"text", "metadata"}]}\` (at most ${services.settings.kbJsonDocumentsMaximum} documents): each text becomes a document, named by \`metadata.filename\` or \`metadata.title\`, whose chunks carry its metadata, and the answer lists \`{document_id, job_id}\` for each. Accepted are ${ACCEPTED_DOCUMENT_EXTENSIONS.map((extension) => `.${extension}`).join(', ')} files of at most ${maxBytes} bytes; the content must match the extension.`,
+        description: `${SEND_AS_MULTIPART} Or send JSON \`{"documents": [{"text", "metadata"}]}\` (at most ${services.settings.kbJsonDocumentsMaximum} documents): each text becomes a document, named by \`metadata.filename\` or \`metadata.title\`, whose chunks carry its metadata, and the answer lists \`{document_id, job_id}\` for each. A JSON body may be at most ${maxJsonBytes} bytes. Accepted are ${ACCEPTED_DOCUMENT_EXTENSIONS.map((extension) => `.${extension}`).join(', ')} files of at most ${maxBytes} bytes; the content must match the extension.`,
         consumes: ['multipart/form-data', 'application/json'],
         params: idParametersSchema,
         body: uploadBodySchema('a .txt, .md, .html, .pdf or .docx document'),
         response: { ...commonErrorResponses, 413: errorResponseSchema, 415: errorResponseSchema },
       },
       validatorCompiler: documentOnlyBodyValidator,
-      // The JSON form carries whole texts, so it may be as large as an uploaded document.
-      bodyLimit: maxBytes,
+      // Only the JSON form is read whole into memory (the parser holds the raw bytes, their text and
+      // the parsed object at once), so its limit is its own and well below the streamed upload's.
+      bodyLimit: maxJsonBytes,
+      errorHandler: jsonBodyLimitErrors(maxJsonBytes),
     },
     async (request, reply) => {
       const context = callContext(request);
