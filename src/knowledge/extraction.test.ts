@@ -107,8 +107,9 @@ describe('PDF extraction', () => {
     expect(error.message).toContain('OCR');
   });
 
-  it('says "its only page" for a one-page scan', async () => {
-    expect((await refusal(input('scan.pdf', buildPdf([{}])))).message).toContain('its only page holds text');
+  it('says "its only page holds no text" for a one-page scan, keeping the negation', async () => {
+    const message = (await refusal(input('scan.pdf', buildPdf([{}])))).message;
+    expect(message).toMatch(/^The PDF has no text layer: its only page holds no text that can be extracted, so it is most likely a scan/);
   });
 
   it('refuses a password-protected PDF, saying so', async () => {

@@ -175,10 +175,11 @@ async function extractPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<
       sections.push({ text, page: pageNumber });
     }
     if (sections.length === 0) {
-      const pages = pageCount === 1 ? 'its only page holds' : `none of its ${formatCount(pageCount)} pages holds`;
+      // The negation lives in each whole clause, so neither wording can lose it.
+      const noText = pageCount === 1 ? 'its only page holds no text' : `none of its ${formatCount(pageCount)} pages holds text`;
       throw unreadable(
         'no_text_layer',
-        `The PDF has no text layer: ${pages} text that can be extracted, so it is most likely a scan or made of images. Run it through OCR (text recognition, for example OCRmyPDF or "Recognize Text" in Adobe Acrobat) and upload the result.`,
+        `The PDF has no text layer: ${noText} that can be extracted, so it is most likely a scan or made of images. Run it through OCR (text recognition, for example OCRmyPDF or "Recognize Text" in Adobe Acrobat) and upload the result.`,
       );
     }
     return { sections, pageCount, pagesWithoutText };
