@@ -3,15 +3,18 @@
  * server holding it loses it, its lease ended in the store as a dead process's would) is started
  * by three servers in turn, and the fourth fails it with a sentence the creator can act on instead
  * of starting it again, marking the document failed; a retry asked for by the creator counts
- * afresh and completes. Two processes meeting an exhausted job at once fail it exactly once.
+ * afresh and completes. The same with real processes: three server processes killed with SIGKILL
+ * mid-job in turn (each restart takes the job back at once), and the next server fails it. Two
+ * processes meeting an exhausted job at once fail it exactly once.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { claimIngestionJob } from '../src/store/ingestion-jobs-repository.js';
 import { openStore } from '../src/store/store.js';
 import { startGatedEmbeddingServer, type GatedEmbeddingServer } from './fakes/gated-embedding-server.js';
 import { uploadDocument, waitForJob } from './support/knowledge-uploads.js';
+import { startServerProcess, type ServerProcess } from './support/server-process.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
-import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
 
 const PROVIDER_KEY = 'sk-attempts-cap-key-0123456789';
 const HOUR = 3_600_000;
@@ -22,9 +25,12 @@ describe.each(TEST_DIALECTS)('the ingestion attempts cap on %s', (dialect) => {
   let database: TestDatabase | undefined;
   let embeddings: GatedEmbeddingServer | undefined;
   const servers: TestServer[] = [];
+  let running: ServerProcess | undefined;
 
   afterEach(async () => {
     embeddings?.open();
+    await running?.kill();
+    running = undefined;
     for (const server of servers.splice(0)) await server.close();
     await embeddings?.close();
     await database?.drop();
@@ -72,6 +78,34 @@ describe.each(TEST_DIALECTS)('the ingestion attempts cap on %s', (dialect) => {
     expect((await request(fourth, 'POST', `/api/knowledge-bases/${kb}/jobs/${jobId}/retry`, { token })).status).toBe(200);
     expect(await waitForJob(fourth, token, kb, jobId)).toMatchObject({ status: 'completed', attempts: 4, error: null });
     expect((await jobRow()).attempts_since_queued).toBe(1);
+  });
+
+  it('ends a real crash loop: after three server processes are killed mid-job, the next server fails the job', async () => {
+    database = await createTestDatabase(dialect);
+    embeddings = await startGatedEmbeddingServer();
+    const environment = { INGESTION_POLL_MS: '20', INGESTION_LEASE_MS: String(HOUR), OPENAI_API_KEY: PROVIDER_KEY, OPENAI_BASE_URL: embeddings.baseUrl };
+    let kb = 0;
+    let jobId = 0;
+    for (let attempt = 1; attempt <= 3; attempt += 1) {
+      running = await startServerProcess(database, environment);
+      const token = (await request(running, 'POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } })).body.token as string;
+      if (attempt === 1) {
+        kb = (await request(running, 'POST', '/api/knowledge-bases', { token, body: { name: 'Crash loop', embeddings: { connector: 'openai', model: 'text-embedding-3-small' } } })).body.id;
+        const uploaded = await uploadDocument(running, token, kb, 'poison.md', '# Poison\n\nEvery server that processes this document dies.');
+        expect(uploaded.status, uploaded.text).toBe(202);
+        jobId = uploaded.body.job_id;
+      }
+      // This process holds the job (waiting for its embeddings) when it dies.
+      await embeddings.waitForRequests(attempt);
+      expect((await request(running, 'GET', `/api/knowledge-bases/${kb}/jobs/${jobId}`, { token })).body).toMatchObject({ status: 'processing', attempts: attempt });
+      await running.kill();
+      running = undefined;
+    }
+    const next = await startTestServer(dialect, { database, environment });
+    servers.push(next);
+    const token = await loginAsAdmin(next);
+    expect(await waitForJob(next, token, kb, jobId)).toMatchObject({ status: 'failed', attempts: 3, error: STOPPED_THREE_TIMES });
+    expect(embeddings.requests).toHaveLength(3);
   });
 
   it('fails an exhausted job exactly once when two processes claim at the same moment, and claims it for neither', async () => {
