@@ -4,13 +4,12 @@
  * read jobs, retry a failed or cancelled one, cancel a pending or running one. Multipart reading
  * reuses the files API's pieces, so the same malformed or oversized uploads get the same 4xx.
  */
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError } from '../../errors/app-error.js';
 import { ACCEPTED_DOCUMENT_EXTENSIONS } from '../../knowledge/document-types.js';
 import type { TextDocumentInput } from '../../knowledge/knowledge-document-service.js';
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
-import { handleError } from '../error-rendering.js';
 import { bodyCheckerFor } from '../validation.js';
 import { commonErrorResponses, errorResponseSchema, idParametersSchema } from '../schemas.js';
 import { documentOnlyBodyValidator, SEND_AS_MULTIPART, uploadBodySchema, withUploadedFile } from './file-routes.js';
@@ -46,19 +45,19 @@ function attachmentHeader(fileName: string): string {
 }
 
 /**
- * The 413 for a JSON body over KB_JSON_BODY_MAX_BYTES names the limit and the way around it; every
- * other error goes to the app's handler unchanged. (Multipart uploads are not read by the body
- * parser, so this limit never applies to them: they stream to disk under KB_UPLOAD_MAX_BYTES.)
+ * The 413 for a JSON body over KB_JSON_BODY_MAX_BYTES names the limit and the way around it. What
+ * a route's error handler throws goes on to the app's handler, which renders every error alike;
+ * other errors pass through unchanged. (Multipart uploads are not read by the body parser, so this
+ * limit never applies to them: they stream to disk under KB_UPLOAD_MAX_BYTES.)
  */
 function jsonBodyLimitErrors(maxJsonBytes: number) {
-  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
-    if (error.code !== 'FST_ERR_CTP_BODY_TOO_LARGE') return handleError(error, request, reply);
-    const tooLarge = new AppError(
+  return (error: FastifyError): never => {
+    if (error.code !== 'FST_ERR_CTP_BODY_TOO_LARGE') throw error;
+    throw new AppError(
       'body_too_large',
       `The JSON body is larger than the limit of ${maxJsonBytes} bytes (KB_JSON_BODY_MAX_BYTES). Send fewer texts per request, or upload large documents as files (multipart/form-data).`,
       { details: { max_bytes: maxJsonBytes } },
     );
-    return handleError(tooLarge, request, reply);
   };
 }
 
