@@ -153,5 +153,10 @@ describe.each(TEST_DIALECTS)('the worker budgets stop what no scan can see, on %
     expect(plainJob).toMatchObject({ status: 'completed', error: null });
     expect(figures.failures, figures.firstFailure).toBe(0);
     expect((await request(server, 'GET', '/healthz')).status).toBe(200);
+    // Operators see which budget stopped which job, in names and numbers, never the document's words.
+    const stoppedLines = server.logLines.filter((line) => line.includes('document worker stopped'));
+    expect(stoppedLines.some((line) => line.includes('heap cap of 48 MB'))).toBe(true);
+    expect(stoppedLines).toHaveLength(2);
+    expect(server.logLines.filter((line) => /Bomb|Oxbow|<w:t>/.test(line))).toEqual([]);
   });
 });

@@ -47,7 +47,9 @@ describe('processDocumentInWorker', () => {
   });
 
   it('stops a worker past its wall-clock budget, naming the budget', async () => {
-    const error = await refusal(processDocumentInWorker(task('slow.txt', 'Any text at all.'), { ...ROOMY, timeoutMilliseconds: 1 }));
+    const stopped: string[] = [];
+    const error = await refusal(processDocumentInWorker(task('slow.txt', 'Any text at all.'), { ...ROOMY, timeoutMilliseconds: 1 }, { onStopped: (description) => stopped.push(description) }));
+    expect(stopped).toEqual(['wall-clock budget of 1 ms exceeded']);
     expect(error.code).toBe('document_processing_failed');
     expect(error.details).toMatchObject({ reason: 'timeout', limit_ms: 1 });
     expect(error.message).toContain('took longer than');

@@ -100,6 +100,11 @@ function workerEntry(): { entry: string | URL; options: WorkerOptions } {
 export interface DocumentWorkerHooks {
   /** Called once the text is extracted, before chunking starts. */
   onExtracted?: () => void;
+  /**
+   * Called when the worker stopped for a reason the document's refusal does not explain (a budget
+   * ran out, a crash), with a description for operators: error names and codes only, never text.
+   */
+  onStopped?: (description: string) => void;
 }
 
 /**
@@ -127,9 +132,15 @@ export function processDocumentInWorker(task: DocumentTask, budget: DocumentWork
       void worker.terminate();
       outcome();
     };
-    const timer = setTimeout(() => settle(() => reject(tooSlow(budget))), budget.timeoutMilliseconds);
+    const stopped = (description: string, error: AppError): void =>
+      settle(() => {
+        hooks.onStopped?.(description);
+        reject(error);
+      });
+    const timer = setTimeout(() => stopped(`wall-clock budget of ${budget.timeoutMilliseconds} ms exceeded`, tooSlow(budget)), budget.timeoutMilliseconds);
     const sampler = setInterval(() => {
-      if (process.memoryUsage.rss() - baseline > budget.residentMegabytes * MEGABYTE) settle(() => reject(tooHungry(budget.residentMegabytes)));
+      const grown = process.memoryUsage.rss() - baseline;
+      if (grown > budget.residentMegabytes * MEGABYTE) stopped(`resident memory grew by ${Math.round(grown / MEGABYTE)} MB, past ${budget.residentMegabytes} MB`, tooHungry(budget.residentMegabytes));
     }, MEMORY_SAMPLE_MILLISECONDS);
     worker.stdout.resume();
     worker.stderr.resume();
@@ -147,14 +158,15 @@ export function processDocumentInWorker(task: DocumentTask, budget: DocumentWork
           return;
         }
         case 'failed':
-          settle(() => reject(crashed()));
+          stopped(`extraction threw ${reply.errorName}`, crashed());
           return;
       }
     });
     worker.on('error', (error: Error & { code?: string }) => {
-      settle(() => reject(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? tooHungry(budget.heapMegabytes) : crashed()));
+      const outOfMemory = error.code === 'ERR_WORKER_OUT_OF_MEMORY';
+      stopped(outOfMemory ? `heap cap of ${budget.heapMegabytes} MB reached` : `worker failed: ${error.name}${error.code === undefined ? '' : ` ${error.code}`}`, outOfMemory ? tooHungry(budget.heapMegabytes) : crashed());
     });
-    worker.on('exit', () => settle(() => reject(crashed())));
+    worker.on('exit', (code) => stopped(`worker exited with code ${code} before answering`, crashed()));
     // A copy the worker owns: the caller's buffer may be a slice of a shared pool that must not be detached.
     const bytes = new Uint8Array(task.bytes);
     worker.postMessage({ ...task, bytes } satisfies DocumentTask, [bytes.buffer]);

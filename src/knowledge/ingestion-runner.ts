@@ -220,6 +220,7 @@ export class IngestionRunner {
           // Awaited below; this only keeps a cancellation seen meanwhile from going unhandled.
           chunkingStep.catch(() => undefined);
         },
+        onStopped: (description) => this.logger?.error({ job_id: job.id, document_id: document.id, reason: description }, 'document worker stopped'),
       },
     );
     await (chunkingStep ?? this.step(job, 2, STEPS, 'Splitting the text into chunks.'));
