@@ -13,6 +13,7 @@ import type { Services } from '../services.js';
 import { requireAuthentication } from './authentication.js';
 import { limitChatRequests } from './chat-rate-limit.js';
 import { errorBody, handleError } from './error-rendering.js';
+import { answerClientError, answerFrameworkError } from './framework-errors.js';
 import { apiKeyRoutes } from './routes/api-key-routes.js';
 import { chatCompletionRoutes } from './routes/chat-completion-routes.js';
 import { toolCatalogueRoutes } from './routes/tool-catalogue-routes.js';
@@ -67,6 +68,9 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     forceCloseConnections: 'idle',
     // Which X-Forwarded-For entries name the client (TRUST_PROXY); off, a client cannot choose its own address.
     trustProxy: fastifyTrustProxy(services.settings.trustProxy),
+    // Requests refused before any route runs still get error JSON with a code, not Fastify's own shape.
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
   });
   app.decorateRequest('identity', null);
   app.setValidatorCompiler(validatorCompiler);

@@ -22,6 +22,13 @@ export interface ErrorBody {
 const STORE_UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'SQLITE_BUSY', '3D000']);
 /** PostgreSQL SQLSTATE classes meaning the server cannot serve: connection (08), resources (53), operator intervention (57P). */
 const STORE_UNAVAILABLE_SQLSTATE_CLASSES = ['08', '53', '57P'];
+/**
+ * A row the request refers to was deleted by another request while this one ran (a document
+ * uploaded into a knowledge base being deleted): SQLite's and PostgreSQL's foreign-key violation.
+ */
+const MISSING_REFERENCE_CODES = new Set(['SQLITE_CONSTRAINT_FOREIGNKEY', '23503']);
+/** Another request wrote the same unique row at the same moment, after this one checked it was free. */
+const CONCURRENT_DUPLICATE_CODES = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY', '23505']);
 
 function isStoreUnavailable(code: string): boolean {
   return STORE_UNAVAILABLE_CODES.has(code) || (/^[0-9A-Z]{5}$/.test(code) && STORE_UNAVAILABLE_SQLSTATE_CLASSES.some((prefix) => code.startsWith(prefix)));
@@ -54,6 +61,8 @@ export function toAppError(error: unknown): AppError | undefined {
   if (fastifyError?.validation) return validationFailure(fastifyError.validation as never, fastifyError.validationContext);
   const code = (error as { code?: unknown })?.code;
   if (typeof code === 'string' && isStoreUnavailable(code)) return new AppError('store_unavailable');
+  if (typeof code === 'string' && MISSING_REFERENCE_CODES.has(code)) return new AppError('not_found', 'Something this request refers to does not exist any more.');
+  if (typeof code === 'string' && CONCURRENT_DUPLICATE_CODES.has(code)) return new AppError('concurrent_change');
   if (error instanceof Error && /timeout exceeded when trying to connect|Connection terminated/i.test(error.message)) {
     return new AppError('store_unavailable');
   }

@@ -141,7 +141,9 @@ export class KnowledgeDocumentService {
   async upload(context: CallContext, knowledgeBaseId: number, input: DocumentUpload): Promise<{ document_id: number; job_id: number }> {
     const record = await this.load(context, knowledgeBaseId, 'update');
     const fileName = displayFileName(input.fileName);
-    const stored = await this.storage.store(record.id, input.stream, { maxBytes: this.maxBytes, extension: UPLOAD_EXTENSION });
+    const stored = await this.storage
+      .store(record.id, input.stream, { maxBytes: this.maxBytes, extension: UPLOAD_EXTENSION })
+      .catch((error: unknown) => this.uploadFailure(record.id, error));
     let documentId: number | undefined;
     try {
       const bytes = await this.storage.readAll(record.id, stored.storedName);
@@ -180,8 +182,19 @@ export class KnowledgeDocumentService {
         await this.db.transaction().execute((transaction) => deleteDocument(transaction, failedId)).catch(() => undefined);
         await this.storage.remove(record.id, String(failedId)).catch(() => undefined);
       }
-      throw error;
+      return this.uploadFailure(record.id, error);
     }
+  }
+
+  /**
+   * The error an upload fails with: when its knowledge base was deleted while the bytes streamed
+   * in, whichever step broke first (its folder gone, its row gone), the answer is that it is not
+   * found, never a 500.
+   */
+  private async uploadFailure(knowledgeBaseId: number, error: unknown): Promise<never> {
+    const current = await findKnowledgeBase(this.db, knowledgeBaseId);
+    if (current === undefined || current.deleted_at !== null) throw new AppError('not_found', 'The knowledge base was deleted while the document was being uploaded.');
+    throw error;
   }
 
   /**

@@ -9,7 +9,9 @@ import { callContext } from '../authentication.js';
 import { commonErrorResponses, idParametersSchema } from '../schemas.js';
 
 const baseUrlSchema = { type: ['string', 'null'], maxLength: 2_000, pattern: '^https?://[^\\s]+$' } as const;
-const apiKeySchema = { type: ['string', 'null'], minLength: 1, maxLength: 1_000 } as const;
+// Keys and tokens travel in HTTP headers and URLs: only visible ASCII can, so anything else is
+// refused here rather than stored and then failing every chat as an unreachable provider.
+const apiKeySchema = { type: ['string', 'null'], minLength: 1, maxLength: 1_000, pattern: '^[\\x21-\\x7E]+$' } as const;
 
 export async function organizationRoutes(app: FastifyInstance, services: Services): Promise<void> {
   app.get<{ Params: { id: number } }>(

@@ -1,0 +1,162 @@
+/**
+ * Proves, on both stores, that thousands of requests generated from the server's own /openapi.json
+ * (every operation; real, foreign and hostile ids; valid, boundary and broken bodies; malformed
+ * transport and multipart; anonymous, learner, creator, organization admin and system admin) never
+ * get a 5xx, never drop a connection, always get error JSON with a code on a 4xx, and leave the
+ * server answering. The seed is fixed, so a failure names a request that can be sent again.
+ * Model providers and Open-Meteo are fakes on loopback; no request leaves 127.0.0.1.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOllamaServer, type FakeOllamaServer } from './fakes/fake-ollama-server.js';
+import { startFakeOpenAiServer, type FakeOpenAiServer } from './fakes/fake-openai-server.js';
+import { startFakeOpenMeteoServer, type FakeOpenMeteoServer } from './fakes/fake-open-meteo-server.js';
+import { casesFor, operationsOf, sendingOrder, type FuzzCase } from './support/fuzz-cases.js';
+import { sendAll, type FuzzOutcome } from './support/fuzz-transport.js';
+import { buildFuzzWorld, type FuzzWorld } from './support/fuzz-world.js';
+import { seededRandom } from './support/seeded-random.js';
+import { TEST_DIALECTS, type Dialect } from './support/test-databases.js';
+import { request, startTestServer, type TestServer } from './support/test-server.js';
+
+const SEED = 0x6d65_7269;
+const CONCURRENCY = 8;
+/** SQLite is the default store and carries the full run; PostgreSQL a smaller one, to keep CI short. */
+const REQUESTS_PER_DIALECT: Record<Dialect, number> = { sqlite: 5_600, postgres: 3_000 };
+const RUN_TIMEOUT_MS = 240_000;
+
+/** Why an outcome is not an acceptable answer, or undefined when it is. */
+function problemWith(outcome: FuzzOutcome): string | undefined {
+  if (outcome.transportError !== undefined) return `no response: ${outcome.transportError}`;
+  if (outcome.closedWithoutAnswer === true) return undefined;
+  const status = outcome.status!;
+  if (status >= 500) return `status ${status}`;
+  if (status < 400) return undefined;
+  if (!(outcome.contentType ?? '').includes('application/json')) return `a ${status} with content-type ${outcome.contentType}`;
+  let body: any;
+  try {
+    body = JSON.parse(outcome.text ?? '');
+  } catch {
+    return `a ${status} whose body is not JSON`;
+  }
+  if (typeof body?.error?.code !== 'string' || body.error.code === '') return `a ${status} without error.code`;
+  if (typeof body.error.message !== 'string') return `a ${status} without error.message`;
+  if (/node_modules|\.ts:\d|\.js:\d+:\d+/.test(outcome.text ?? '')) return `a ${status} holding a stack trace`;
+  return undefined;
+}
+
+function describeCase(fuzzCase: FuzzCase): string {
+  const body = fuzzCase.body === undefined ? '' : typeof fuzzCase.body === 'string' ? fuzzCase.body : Buffer.from(fuzzCase.body).toString('latin1');
+  const contentType = fuzzCase.headers['content-type'] ?? '(none)';
+  return `${fuzzCase.method} ${fuzzCase.url.slice(0, 160)} as ${fuzzCase.role} [${fuzzCase.variant}] content-type ${contentType} body ${JSON.stringify(body.slice(0, 300))}`;
+}
+
+/** The server's log line for a failed request (error name, code and stack frames), found by its request id. */
+function serverSideOf(server: TestServer, outcome: FuzzOutcome): string {
+  const requestId = /"request_id":"([^"]+)"/.exec(outcome.text ?? '')?.[1];
+  if (requestId === undefined) return '';
+  const line = server.logLines.find((entry) => entry.includes(requestId) && entry.includes('request failed'));
+  if (line === undefined) return '';
+  const logged = JSON.parse(line);
+  return `\n    server: ${logged.errorName} ${logged.errorCode ?? ''}\n${String(logged.frames ?? '').split('\n').slice(0, 6).join('\n')}`;
+}
+
+function tally(outcomes: readonly FuzzOutcome[], key: (outcome: FuzzOutcome) => string): string {
+  const counts = new Map<string, number>();
+  for (const outcome of outcomes) counts.set(key(outcome), (counts.get(key(outcome)) ?? 0) + 1);
+  return [...counts.entries()]
+    .sort(([left], [right]) => left.localeCompare(right))
+    .map(([name, count]) => `${name}: ${count}`)
+    .join(', ');
+}
+
+describe.each(TEST_DIALECTS)('generated requests to every operation in /openapi.json on %s', (dialect) => {
+  let server: TestServer;
+  let openAi: FakeOpenAiServer;
+  let ollama: FakeOllamaServer;
+  let openMeteo: FakeOpenMeteoServer;
+  let world: FuzzWorld;
+  let outcomes: FuzzOutcome[] = [];
+  let operationLabels: string[] = [];
+
+  beforeAll(async () => {
+    [openAi, ollama, openMeteo] = await Promise.all([startFakeOpenAiServer(), startFakeOllamaServer(), startFakeOpenMeteoServer()]);
+    server = await startTestServer(dialect, {
+      environment: {
+        OPENAI_API_KEY: 'sk-fuzz-server-key',
+        OPENAI_BASE_URL: openAi.baseUrl,
+        OLLAMA_BASE_URL: ollama.baseUrl,
+        OPEN_METEO_GEOCODING_URL: openMeteo.geocodingUrl,
+        OPEN_METEO_FORECAST_URL: openMeteo.forecastUrl,
+        INGESTION_POLL_MS: '50',
+        // Anything a generated setting points at fails fast instead of holding a request open.
+        UPSTREAM_TIMEOUT_MS: '5000',
+        TOOL_TIMEOUT_MS: '3000',
+        INTEGRATION_TIMEOUT_MS: '3000',
+        KB_SERVER_TIMEOUT_MS: '3000',
+        EMBEDDING_TIMEOUT_MS: '3000',
+      },
+    });
+    world = await buildFuzzWorld(server);
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await Promise.all([openAi?.close(), ollama?.close(), openMeteo?.close()]);
+  });
+
+  it(
+    'get no 5xx, drop no connection, and answer every 4xx with error JSON carrying a code',
+    async () => {
+      const document = (await request(server, 'GET', '/openapi.json')).body;
+      const operations = operationsOf(document);
+      operationLabels = operations.map((operation) => operation.label);
+      expect(operations.length).toBeGreaterThan(40);
+      const random = seededRandom(SEED);
+      const perOperation = Math.ceil(REQUESTS_PER_DIALECT[dialect] / operations.length);
+      const cases = sendingOrder(operations.flatMap((operation) => casesFor(operation, world, random, perOperation)), random);
+
+      const started = performance.now();
+      outcomes = await sendAll(server.baseUrl, cases, CONCURRENCY);
+      const seconds = (performance.now() - started) / 1000;
+
+      console.log(
+        [
+          `API fuzz on ${dialect}: ${outcomes.length} requests over ${operations.length} operations (seed ${SEED}, ${CONCURRENCY} at a time) in ${seconds.toFixed(1)} s`,
+          `  statuses: ${tally(outcomes, (outcome) => (outcome.status === undefined ? (outcome.closedWithoutAnswer ? 'closed' : 'dropped') : String(outcome.status)))}`,
+          `  roles: ${tally(outcomes, (outcome) => outcome.fuzzCase.role)}`,
+          `  slowest: ${[...outcomes]
+            .sort((left, right) => (right.milliseconds ?? 0) - (left.milliseconds ?? 0))
+            .slice(0, 3)
+            .map((outcome) => `${outcome.milliseconds} ms ${outcome.fuzzCase.label} [${outcome.fuzzCase.variant}]`)
+            .join('; ')}`,
+        ].join('\n'),
+      );
+
+      const failures = outcomes
+        .map((outcome) => ({ outcome, problem: problemWith(outcome) }))
+        .filter((entry): entry is { outcome: FuzzOutcome; problem: string } => entry.problem !== undefined)
+        .map(({ outcome, problem }) => `${problem}: ${describeCase(outcome.fuzzCase)}\n    answer: ${(outcome.text ?? '').slice(0, 300)}${serverSideOf(server, outcome)}`);
+      expect(outcomes.length).toBeGreaterThanOrEqual(REQUESTS_PER_DIALECT[dialect]);
+      expect(failures.slice(0, 25), `${failures.length} unacceptable answers; the first ones:`).toEqual([]);
+    },
+    RUN_TIMEOUT_MS,
+  );
+
+  it('reached every operation, most of them past authentication', () => {
+    const reachedPastAuthentication = new Set(outcomes.filter((outcome) => outcome.status !== undefined && outcome.status !== 401).map((outcome) => outcome.fuzzCase.label));
+    const missed = operationLabels.filter((label) => !reachedPastAuthentication.has(label));
+    expect(operationLabels.length).toBeGreaterThan(0);
+    expect(missed).toEqual([]);
+    const succeeded = new Set(outcomes.filter((outcome) => outcome.status !== undefined && outcome.status < 300).map((outcome) => outcome.fuzzCase.label));
+    // A fuzz run that never gets past validation proves little; most operations must also have succeeded.
+    expect(succeeded.size).toBeGreaterThan(operationLabels.length * 0.8);
+  });
+
+  it('leaves the server answering /healthz and an authenticated request', async () => {
+    const health = await request(server, 'GET', '/healthz');
+    expect(health.status, health.text).toBe(200);
+    const me = await request(server, 'GET', '/api/me', { token: world.tokens['system-admin'] });
+    expect(me.status, me.text).toBe(200);
+    const models = await request(server, 'GET', '/v1/models', { token: world.tokens.creator });
+    expect(models.status, models.text).toBe(200);
+  });
+});

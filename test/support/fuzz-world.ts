@@ -1,0 +1,152 @@
+/**
+ * The small world the API fuzz suite runs in: two organizations, a person in each role, and real
+ * objects of every kind (assistants, a knowledge base with an ingested document, rubrics, a file,
+ * API keys, a trace), all made through the HTTP API, so generated requests can aim at ids that
+ * exist, belong to someone else, or never existed. Actors (whose tokens send requests) and
+ * targets (whose ids requests aim at) are different people, so a generated request that disables
+ * or demotes a user never silences the fuzzing itself.
+ */
+import { expect } from 'vitest';
+import { insertOrganization } from '../../src/store/organizations-repository.js';
+import { uploadDocument, waitForJob } from './knowledge-uploads.js';
+import { createUser, login, loginAsAdmin, request, type TestServer } from './test-server.js';
+
+export type RoleName = 'anonymous' | 'bad-credential' | 'learner' | 'creator' | 'organization-admin' | 'system-admin';
+
+export const ROLE_NAMES: readonly RoleName[] = ['anonymous', 'bad-credential', 'learner', 'creator', 'organization-admin', 'system-admin'];
+
+export interface FuzzWorld {
+  /** The bearer token each role sends; undefined for anonymous. */
+  tokens: Record<RoleName, string | undefined>;
+  /** Real ids per kind of path parameter, including other people's and another organization's. */
+  ids: {
+    users: number[];
+    apiKeys: number[];
+    assistants: number[];
+    /** Assistants that generated changes (PATCH, PUT, DELETE) aim at, so the others stay as built. */
+    spareAssistants: number[];
+    rubrics: string[];
+    organizations: number[];
+    knowledgeBases: number[];
+    documents: number[];
+    jobs: number[];
+    files: number[];
+    traces: string[];
+    toolNames: string[];
+  };
+  /** Sessions made only to be ended by generated logouts, so logging out never silences an actor. */
+  disposableTokens: string[];
+  /** An account whose password generated logins may get right. */
+  login: { email: string; password: string };
+  /** Model ids a chat may name. */
+  models: string[];
+}
+
+function rubricBody(title: string, visibility: 'private' | 'organization'): Record<string, unknown> {
+  const levels = (subject: string) => [
+    { score: 2, label: 'Clear', description: `${subject} is clear` },
+    { score: 1, label: 'Unclear', description: `${subject} is unclear` },
+  ];
+  return {
+    title,
+    criteria: [{ name: 'Thesis', description: 'The main argument', weight: 1, levels: levels('The thesis') }],
+    scoringType: 'points',
+    maxScore: 10,
+    visibility,
+  };
+}
+
+async function created(server: TestServer, token: string, path: string, body: unknown): Promise<any> {
+  const response = await request(server, 'POST', path, { token, body });
+  expect(response.status, `${path}: ${response.text}`).toBe(201);
+  return response.body;
+}
+
+async function uploadFile(server: TestServer, token: string, fileName: string, content: string): Promise<number> {
+  const form = new FormData();
+  form.append('file', new Blob([content]), fileName);
+  const response = await fetch(`${server.baseUrl}/api/files`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  const text = await response.text();
+  expect(response.status, text).toBe(201);
+  return JSON.parse(text).id;
+}
+
+export async function buildFuzzWorld(server: TestServer): Promise<FuzzWorld> {
+  const systemToken = await loginAsAdmin(server);
+  const schoolId = await insertOrganization(server.store.db, 'fuzz-school', 'Fuzz school');
+  const otherId = await insertOrganization(server.store.db, 'other-school', 'Other school');
+  const person = (email: string, role: 'admin' | 'creator' | 'learner', organizationId: number) =>
+    createUser(server, systemToken, { email, role, organization_id: organizationId });
+  const [organizationAdmin, creator, learner, victim, otherCreator] = await Promise.all([
+    person('org-admin@fuzz.test', 'admin', schoolId),
+    person('creator@fuzz.test', 'creator', schoolId),
+    person('learner@fuzz.test', 'learner', schoolId),
+    person('victim@fuzz.test', 'learner', schoolId),
+    person('creator@other.test', 'creator', otherId),
+  ]);
+
+  const echoMetadata = { connector: 'bypass', llm: 'simple-bypass', verbose: true };
+  const published = await created(server, creator.token, '/api/assistants', {
+    name: 'Published echo',
+    system_prompt: 'You are a tutor.',
+    prompt_template: 'Question: {user_input}',
+    metadata: echoMetadata,
+  });
+  await request(server, 'PUT', `/api/assistants/${published.id}/publish`, { token: creator.token, body: { published: true } });
+  const multiTool = await created(server, creator.token, '/api/assistants', {
+    name: 'Private multi-tool',
+    metadata: { assistant_type: 'multi_tool', connector: 'bypass', llm: 'debug-bypass', tools: [] },
+  });
+  const foreign = await created(server, otherCreator.token, '/api/assistants', { name: 'Other school echo', metadata: { connector: 'bypass', llm: 'simple-bypass' } });
+  const spare = await created(server, creator.token, '/api/assistants', { name: 'Spare echo', metadata: echoMetadata });
+
+  const knowledgeBase = await created(server, creator.token, '/api/knowledge-bases', { name: 'Cells' });
+  const foreignKnowledgeBase = await created(server, otherCreator.token, '/api/knowledge-bases', { name: 'Rivers' });
+  const uploaded = await uploadDocument(server, creator.token, knowledgeBase.id, 'cells.md', '# Cells\n\nThe mitochondrion releases energy.\n');
+  expect(uploaded.status, uploaded.text).toBe(202);
+  await waitForJob(server, creator.token, knowledgeBase.id, uploaded.body.job_id);
+
+  const rubric = await created(server, creator.token, '/api/rubrics', rubricBody('Essays', 'organization'));
+  const foreignRubric = await created(server, otherCreator.token, '/api/rubrics', rubricBody('Private essays', 'private'));
+  const fileId = await uploadFile(server, creator.token, 'notes.md', '# Notes\n\nPhotosynthesis makes sugar.\n');
+  const targetKey = await created(server, creator.token, '/api/api-keys', { name: 'target key' });
+  const learnerKey = await created(server, learner.token, '/api/api-keys', { name: 'learner key' });
+
+  const chat = await request(server, 'POST', '/v1/chat/completions', {
+    token: learner.token,
+    body: { model: `lamb_assistant.${published.id}`, messages: [{ role: 'user', content: 'hello' }] },
+  });
+  expect(chat.status, chat.text).toBe(200);
+  expect(chat.body.trace_id).toBeTypeOf('string');
+  const disposableTokens = [await login(server, victim.email, victim.password), await login(server, otherCreator.email, otherCreator.password)];
+  const tools = await request(server, 'GET', '/lamb/v1/completions/tools', { token: creator.token });
+  const toolNames: string[] = (Array.isArray(tools.body) ? tools.body : (tools.body?.tools ?? tools.body?.data ?? [])).map((tool: any) => tool.name).filter((name: unknown) => typeof name === 'string');
+
+  return {
+    tokens: {
+      anonymous: undefined,
+      'bad-credential': 'mrs_not-a-real-session-token',
+      learner: learnerKey.key ?? learner.token,
+      creator: creator.token,
+      'organization-admin': organizationAdmin.token,
+      'system-admin': systemToken,
+    },
+    ids: {
+      users: [victim.id, otherCreator.id],
+      apiKeys: [targetKey.id],
+      assistants: [published.id, multiTool.id, foreign.id],
+      spareAssistants: [spare.id, foreign.id],
+      rubrics: [rubric.rubricId, foreignRubric.rubricId],
+      organizations: [schoolId, otherId],
+      knowledgeBases: [knowledgeBase.id, foreignKnowledgeBase.id],
+      documents: [uploaded.body.document_id],
+      jobs: [uploaded.body.job_id],
+      files: [fileId],
+      traces: [chat.body.trace_id],
+      toolNames: toolNames.length > 0 ? toolNames : ['simple_rag'],
+    },
+    disposableTokens,
+    login: { email: victim.email, password: victim.password },
+    models: [`lamb_assistant.${published.id}`, `lamb_assistant.${multiTool.id}`, `lamb_assistant.${foreign.id}`, String(published.id), 'Published echo'],
+  };
+}
