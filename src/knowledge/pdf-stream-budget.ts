@@ -15,7 +15,6 @@ import zlib from 'node:zlib';
 import { AppError } from '../errors/app-error.js';
 
 const STREAM_KEYWORD = Buffer.from('stream', 'latin1');
-const END_KEYWORD = Buffer.from('endstream', 'latin1');
 /** How far back from `stream` the stream's dictionary is looked for. */
 const DICTIONARY_WINDOW = 4096;
 const FLATE_FILTER = /\/FlateDecode\b/g;
@@ -34,20 +33,38 @@ function tooMuchData(limit: number): AppError {
   });
 }
 
-/** The dictionary text in front of a `stream` keyword: from the object's `obj` to the keyword. */
-function dictionaryBefore(bytes: Buffer, keyword: number): string {
-  const start = Math.max(0, keyword - DICTIONARY_WINDOW);
+/**
+ * The dictionary text in front of a `stream` keyword: from the object's `obj` to the keyword,
+ * never further back than where the previous stream ended, so that each byte of the file is read
+ * once however many `stream` keywords it holds.
+ */
+function dictionaryBefore(bytes: Buffer, keyword: number, previousEnd: number): string {
+  const start = Math.max(previousEnd, keyword - DICTIONARY_WINDOW);
   const text = bytes.toString('latin1', start, keyword);
   const objectStart = text.lastIndexOf(' obj');
   return objectStart === -1 ? text : text.slice(objectStart);
 }
 
 /**
- * Inflates `data` and returns how many bytes it gives, stopping once `budget` is passed. With
- * `keep` the output itself is returned too (for the next layer of a chain). A stream that is
- * damaged counts what it gave before the damage, as pdf.js would have used that much.
+ * Whether `data` starts with a zlib header pdf.js accepts (deflate, a valid check, no preset
+ * dictionary): pdf.js refuses to inflate anything else, so neither does the scan, which keeps a
+ * file full of fake `stream` keywords cheap to read.
  */
-function inflateCounting(data: Buffer, budget: number, keep: boolean): Promise<{ length: number; output?: Buffer }> {
+function startsLikeZlib(data: Buffer): boolean {
+  if (data.length < 2) return false;
+  const method = data[0]! & 0x0f;
+  const flags = data[1]!;
+  return method === 8 && ((data[0]! << 8) | flags) % 31 === 0 && (flags & 0x20) === 0;
+}
+
+/**
+ * Inflates `data` and returns how many bytes it gives, stopping once `budget` is passed, and how
+ * many bytes of `data` the compressed stream took (zlib stops at the stream's own end, so `data`
+ * may run on past it). With `keep` the output itself is returned too (for the next layer of a
+ * chain). A stream that is damaged counts what it gave before the damage, as pdf.js would have
+ * used that much.
+ */
+function inflateCounting(data: Buffer, budget: number, keep: boolean): Promise<{ length: number; consumed: number; output?: Buffer }> {
   return new Promise((resolve) => {
     const inflater = zlib.createInflate({ finishFlush: zlib.constants.Z_SYNC_FLUSH });
     const pieces: Buffer[] = [];
@@ -56,8 +73,9 @@ function inflateCounting(data: Buffer, budget: number, keep: boolean): Promise<{
     const finish = (): void => {
       if (settled) return;
       settled = true;
+      const consumed = inflater.bytesWritten;
       inflater.destroy();
-      resolve(keep ? { length, output: Buffer.concat(pieces) } : { length });
+      resolve(keep ? { length, consumed, output: Buffer.concat(pieces) } : { length, consumed });
     };
     inflater.on('data', (piece: Buffer) => {
       length += piece.length;
@@ -78,6 +96,7 @@ export async function requirePdfStreamsWithinBudget(bytes: Uint8Array, maximumBy
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let remaining = maximumBytes;
   let from = 0;
+  let previousEnd = 0;
   for (;;) {
     const keyword = buffer.indexOf(STREAM_KEYWORD, from);
     if (keyword === -1) return;
@@ -87,20 +106,28 @@ export async function requirePdfStreamsWithinBudget(bytes: Uint8Array, maximumBy
     let dataStart = from;
     if (buffer[dataStart] === 0x0d) dataStart += 1;
     if (buffer[dataStart] === 0x0a) dataStart += 1;
-    const dictionary = dictionaryBefore(buffer, keyword);
+    const dictionary = dictionaryBefore(buffer, keyword, previousEnd);
+    previousEnd = from;
     const layers = dictionary.match(FLATE_FILTER)?.length ?? 0;
     if (layers === 0 || IMAGE_SUBTYPE.test(dictionary)) continue;
-    const end = buffer.indexOf(END_KEYWORD, dataStart);
-    let data = buffer.subarray(dataStart, end === -1 ? buffer.length : end);
     if (layers > MAXIMUM_FLATE_LAYERS) throw tooMuchData(maximumBytes);
+    // Not cut at `endstream`: compressed bytes may hold that word (a stored block can), and pdf.js
+    // reads /Length bytes, not up to the word. zlib itself stops where the compressed stream ends.
+    let data = buffer.subarray(dataStart);
+    let consumed = 0;
     for (let layer = 1; layer <= layers; layer += 1) {
+      if (!startsLikeZlib(data)) break;
       const last = layer === layers;
       const inflated = await inflateCounting(data, remaining, !last);
       if (inflated.length > remaining) throw tooMuchData(maximumBytes);
       // Every layer of a chain is held by pdf.js at some point, so each one counts.
       remaining -= inflated.length;
+      if (layer === 1) consumed = inflated.consumed;
       if (!last) data = inflated.output ?? Buffer.alloc(0);
     }
-    if (end !== -1) from = end + END_KEYWORD.length;
+    // On after the compressed bytes. However many streams a file claims, every byte inflated counts
+    // against the one budget, which bounds the work of the whole scan.
+    from = Math.max(from, dataStart + consumed);
+    previousEnd = from;
   }
 }
