@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
 import { chunkMetadata, chunkSections } from './chunking.js';
 import { buildDocx, wordParagraph } from '../../test/support/docx-fixture.js';
+import { docx, wordBody, wordParts } from '../../test/support/hostile-documents.js';
 import { buildPdf, type PdfPage } from '../../test/support/pdf-fixture.js';
 import { extractDocument, MAXIMUM_DOCUMENT_CHARACTERS, MAXIMUM_DOCUMENT_PAGES, normalizeText, type DocumentInput, type ExtractionLimits } from './extraction.js';
 
@@ -199,6 +200,23 @@ describe('Word document extraction', () => {
     const error = await refusal(input('broken.docx', await buildDocx('<w:p><w:r><w:t>unclosed')));
     expect(error.code).toBe('unreadable_document');
     expect(error.details).toEqual({ reason: 'damaged' });
+  });
+
+  it('reads the text around a picture without inflating the picture, which is left out of the archive mammoth reads', async () => {
+    const parts = wordParts('');
+    const picture =
+      '<w:p><w:r><w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"><wp:docPr id="1" name="Picture 1"/>' +
+      '<a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture">' +
+      '<pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:blipFill><a:blip xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" r:embed="rId9"/></pic:blipFill></pic:pic>' +
+      '</a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>';
+    const bytes = await docx('', {
+      'word/document.xml': wordBody('Before the picture.').replace('</w:body>', `${picture}${wordParagraph('After the picture.')}</w:body>`),
+      'word/_rels/document.xml.rels': parts['word/_rels/document.xml.rels']!.replace('</Relationships>', '<Relationship Id="rId9" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/image1.png"/></Relationships>'),
+      // Far past the part limit below: it would be refused if it were inflated.
+      'word/media/image1.png': { pattern: '\u0000', bytes: 64 * 1024 },
+    });
+    const document = await extractDocument(input('picture.docx', bytes), { maximumZipPartBytes: 8 * 1024 });
+    expect(document.sections.map((section) => section.text)).toEqual(['Before the picture.\n\nAfter the picture.']);
   });
 
   it('refuses a Word document whose text part unpacks past the limit, counted while unpacking it', async () => {
