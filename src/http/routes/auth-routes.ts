@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { userView } from '../../auth/user-view.js';
 import { callContext } from '../authentication.js';
-import { commonErrorResponses, emailSchema, passwordSchema } from '../schemas.js';
+import { commonErrorResponses, emailSchema, errorResponseSchema, passwordSchema } from '../schemas.js';
 
 interface LoginBody {
   email: string;
@@ -24,6 +24,7 @@ export async function loginRoutes(app: FastifyInstance, services: Services): Pro
           required: ['email', 'password'],
           additionalProperties: false,
         },
+        response: { 400: errorResponseSchema, 401: errorResponseSchema, 403: errorResponseSchema, 429: errorResponseSchema },
       },
     },
     async (request) => {
