@@ -53,10 +53,11 @@ function describeCase(fuzzCase: FuzzCase): string {
 function serverSideOf(server: TestServer, outcome: FuzzOutcome): string {
   const requestId = /"request_id":"([^"]+)"/.exec(outcome.text ?? '')?.[1];
   if (requestId === undefined) return '';
-  const line = server.logLines.find((entry) => entry.includes(requestId) && entry.includes('request failed'));
-  if (line === undefined) return '';
-  const logged = JSON.parse(line);
-  return `\n    server: ${logged.errorName} ${logged.errorCode ?? ''}\n${String(logged.frames ?? '').split('\n').slice(0, 6).join('\n')}`;
+  const lines = server.logLines.filter((entry) => entry.includes(requestId)).map((entry) => JSON.parse(entry));
+  const failed = lines.find((logged) => logged.msg === 'request failed');
+  const others = lines.filter((logged) => logged !== failed && logged.level >= 40).map((logged) => JSON.stringify(logged).slice(0, 400));
+  if (failed === undefined && others.length === 0) return '';
+  return `\n    server: ${failed?.errorName ?? ''} ${failed?.errorCode ?? ''}\n${String(failed?.frames ?? '').split('\n').slice(0, 6).join('\n')}${others.map((line) => `\n    also logged: ${line}`).join('')}`;
 }
 
 function tally(outcomes: readonly FuzzOutcome[], key: (outcome: FuzzOutcome) => string): string {
@@ -86,6 +87,8 @@ describe.each(TEST_DIALECTS)('generated requests to every operation in /openapi.
         OLLAMA_BASE_URL: ollama.baseUrl,
         OPEN_METEO_GEOCODING_URL: openMeteo.geocodingUrl,
         OPEN_METEO_FORECAST_URL: openMeteo.forecastUrl,
+        // The fakes listen on loopback; any other internal address an organization names is refused.
+        OUTBOUND_ALLOWED_HOSTS: '127.0.0.1',
         INGESTION_POLL_MS: '50',
         // Anything a generated setting points at fails fast instead of holding a request open.
         UPSTREAM_TIMEOUT_MS: '5000',
@@ -95,7 +98,7 @@ describe.each(TEST_DIALECTS)('generated requests to every operation in /openapi.
         EMBEDDING_TIMEOUT_MS: '3000',
       },
     });
-    world = await buildFuzzWorld(server);
+    world = await buildFuzzWorld(server, { openai: openAi.baseUrl, ollama: ollama.baseUrl });
   });
 
   afterAll(async () => {
@@ -123,6 +126,7 @@ describe.each(TEST_DIALECTS)('generated requests to every operation in /openapi.
           `API fuzz on ${dialect}: ${outcomes.length} requests over ${operations.length} operations (seed ${SEED}, ${CONCURRENCY} at a time) in ${seconds.toFixed(1)} s`,
           `  statuses: ${tally(outcomes, (outcome) => (outcome.status === undefined ? (outcome.closedWithoutAnswer ? 'closed' : 'dropped') : String(outcome.status)))}`,
           `  roles: ${tally(outcomes, (outcome) => outcome.fuzzCase.role)}`,
+          `  operations that never succeeded: ${operationLabels.filter((label) => !outcomes.some((outcome) => outcome.fuzzCase.label === label && (outcome.status ?? 500) < 300)).join(', ') || 'none'}`,
           `  slowest: ${[...outcomes]
             .sort((left, right) => (right.milliseconds ?? 0) - (left.milliseconds ?? 0))
             .slice(0, 3)

@@ -19,6 +19,11 @@ export interface FuzzOperation {
   label: string;
   parameters: Array<{ in: string; name: string; required?: boolean; schema?: JsonSchema }>;
   jsonSchema: JsonSchema | undefined;
+  /**
+   * The schema friendly bodies are built from: the operation's own, or, for an import whose
+   * document is any object, the schema of the create operation it imports into.
+   */
+  templateSchema: JsonSchema | undefined;
   takesMultipart: boolean;
 }
 
@@ -49,9 +54,15 @@ export function operationsOf(document: { paths: Record<string, Record<string, an
         label: `${method.toUpperCase()} ${path}`,
         parameters: operation.parameters ?? [],
         jsonSchema: content['application/json']?.schema,
+        templateSchema: content['application/json']?.schema,
         takesMultipart: content['multipart/form-data'] !== undefined,
       });
     }
+  }
+  for (const operation of operations) {
+    const openDocument = operation.jsonSchema !== undefined && Object.keys(operation.jsonSchema.properties ?? {}).length === 0;
+    const create = operations.find((candidate) => candidate.method === 'POST' && `${candidate.path}/import` === operation.path);
+    if (openDocument && create?.jsonSchema !== undefined) operation.templateSchema = create.jsonSchema;
   }
   return operations;
 }
@@ -195,16 +206,27 @@ function queryFor(operation: FuzzOperation, world: FuzzWorld, random: SeededRand
 
 /** A valid body for the operation, with the model of a chat aimed at a real assistant most of the time. */
 function friendlyBody(operation: FuzzOperation, world: FuzzWorld, random: SeededRandom, atBound?: 'low' | 'high'): Record<string, unknown> {
-  const body = validObject(operation.jsonSchema ?? {}, random, atBound);
+  const body = validObject(operation.templateSchema ?? {}, random, atBound);
   if ('model' in body || operation.path.endsWith('/chat/completions')) {
     if (random.chance(0.85)) body.model = random.pick(world.models);
   }
+  if (operation.label === 'PATCH /api/organizations/{id}/providers') aimAtFakeProviders(body, world);
   if (operation.label === 'POST /api/auth/login' && random.chance(0.3)) return { email: world.login.email, password: world.login.password };
   if (operation.label === 'POST /api/knowledge-bases/{id}/documents') {
     // The document's JSON form (LAMB's) is {documents: [{text, metadata}]}, which /openapi.json does not describe.
     return { documents: [{ text: random.pick(['The heart pumps blood.', '# Rivers\n\nMeanders form.', 'ok']), metadata: { title: random.pick(['Heart', 'Rivers', '🦙']) } }] };
   }
   return body;
+}
+
+/**
+ * Points generated provider URLs at the fake providers: an organization pointed at a server that
+ * does not answer gets a truthful 502 on its chats, which says nothing about Merino's own faults.
+ */
+function aimAtFakeProviders(body: Record<string, any>, world: FuzzWorld): void {
+  const providers = body.providers;
+  if (typeof providers?.openai?.base_url === 'string') providers.openai.base_url = world.providerUrls.openai;
+  if (typeof providers?.ollama?.base_url === 'string') providers.ollama.base_url = world.providerUrls.ollama;
 }
 
 /** Every (path to a node, node) in a JSON value, to pick one node to break. */
@@ -232,7 +254,7 @@ interface GeneratedBody {
 }
 
 function jsonBody(operation: FuzzOperation, world: FuzzWorld, random: SeededRandom): GeneratedBody {
-  const schema = operation.jsonSchema ?? {};
+  const schema = operation.templateSchema ?? {};
   const friendly = friendlyBody(operation, world, random);
   const properties = propertyNames(schema);
   const text = JSON.stringify(friendly);

@@ -38,6 +38,8 @@ export interface FuzzWorld {
   disposableTokens: string[];
   /** An account whose password generated logins may get right. */
   login: { email: string; password: string };
+  /** Where the fake model providers listen, for generated organization settings. */
+  providerUrls: { openai: string; ollama: string };
   /** Model ids a chat may name. */
   models: string[];
 }
@@ -62,16 +64,16 @@ async function created(server: TestServer, token: string, path: string, body: un
   return response.body;
 }
 
-async function uploadFile(server: TestServer, token: string, fileName: string, content: string): Promise<number> {
+async function uploadFile(server: TestServer, token: string, fileName: string, content: string): Promise<{ id: number; file_path: string }> {
   const form = new FormData();
   form.append('file', new Blob([content]), fileName);
   const response = await fetch(`${server.baseUrl}/api/files`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
   const text = await response.text();
   expect(response.status, text).toBe(201);
-  return JSON.parse(text).id;
+  return JSON.parse(text);
 }
 
-export async function buildFuzzWorld(server: TestServer): Promise<FuzzWorld> {
+export async function buildFuzzWorld(server: TestServer, providerUrls: FuzzWorld['providerUrls']): Promise<FuzzWorld> {
   const systemToken = await loginAsAdmin(server);
   const schoolId = await insertOrganization(server.store.db, 'fuzz-school', 'Fuzz school');
   const otherId = await insertOrganization(server.store.db, 'other-school', 'Other school');
@@ -108,7 +110,26 @@ export async function buildFuzzWorld(server: TestServer): Promise<FuzzWorld> {
 
   const rubric = await created(server, creator.token, '/api/rubrics', rubricBody('Essays', 'organization'));
   const foreignRubric = await created(server, otherCreator.token, '/api/rubrics', rubricBody('Private essays', 'private'));
-  const fileId = await uploadFile(server, creator.token, 'notes.md', '# Notes\n\nPhotosynthesis makes sugar.\n');
+  const file = await uploadFile(server, creator.token, 'notes.md', '# Notes\n\nPhotosynthesis makes sugar.\n');
+  // Chats with these run the context tools and the real connectors (against the fake providers).
+  const knowledgeTutor = await created(server, creator.token, '/api/assistants', {
+    name: 'Knowledge tutor',
+    prompt_template: 'Context:{context}\nRubric:{rubric}\nBrief:{file}\nQuestion:{user_input}',
+    metadata: {
+      assistant_type: 'multi_tool',
+      connector: 'bypass',
+      llm: 'debug-bypass',
+      verbose: true,
+      tools: [
+        { type: 'simple_rag', config: { collections: [String(knowledgeBase.id)], top_k: 2 } },
+        { type: 'rubric_rag', config: { rubric_id: rubric.rubricId, format: 'markdown' } },
+        { type: 'single_file_rag', config: { file_path: file.file_path } },
+      ],
+    },
+  });
+  const openAiTutor = await created(server, creator.token, '/api/assistants', { name: 'OpenAI tutor', metadata: { connector: 'openai', llm: 'gpt-4o-mini', rag_processor: 'simple_rag' }, rag_collections: String(knowledgeBase.id) });
+  const ollamaTutor = await created(server, creator.token, '/api/assistants', { name: 'Ollama tutor', metadata: { connector: 'ollama', llm: 'llama3.1' } });
+  for (const id of [knowledgeTutor.id, openAiTutor.id, ollamaTutor.id]) await request(server, 'PUT', `/api/assistants/${id}/publish`, { token: creator.token, body: { published: true } });
   const targetKey = await created(server, creator.token, '/api/api-keys', { name: 'target key' });
   const learnerKey = await created(server, learner.token, '/api/api-keys', { name: 'learner key' });
 
@@ -134,19 +155,29 @@ export async function buildFuzzWorld(server: TestServer): Promise<FuzzWorld> {
     ids: {
       users: [victim.id, otherCreator.id],
       apiKeys: [targetKey.id],
-      assistants: [published.id, multiTool.id, foreign.id],
+      assistants: [published.id, multiTool.id, foreign.id, knowledgeTutor.id, openAiTutor.id, ollamaTutor.id],
       spareAssistants: [spare.id, foreign.id],
       rubrics: [rubric.rubricId, foreignRubric.rubricId],
       organizations: [schoolId, otherId],
       knowledgeBases: [knowledgeBase.id, foreignKnowledgeBase.id],
       documents: [uploaded.body.document_id],
       jobs: [uploaded.body.job_id],
-      files: [fileId],
+      files: [file.id],
       traces: [chat.body.trace_id],
       toolNames: toolNames.length > 0 ? toolNames : ['simple_rag'],
     },
     disposableTokens,
+    providerUrls,
     login: { email: victim.email, password: victim.password },
-    models: [`lamb_assistant.${published.id}`, `lamb_assistant.${multiTool.id}`, `lamb_assistant.${foreign.id}`, String(published.id), 'Published echo'],
+    models: [
+      `lamb_assistant.${published.id}`,
+      `lamb_assistant.${multiTool.id}`,
+      `lamb_assistant.${foreign.id}`,
+      `lamb_assistant.${knowledgeTutor.id}`,
+      `lamb_assistant.${openAiTutor.id}`,
+      `lamb_assistant.${ollamaTutor.id}`,
+      String(published.id),
+      'Published echo',
+    ],
   };
 }
