@@ -22,6 +22,8 @@ const CONCURRENCY = 8;
 /** SQLite is the default store and carries the full run; PostgreSQL a smaller one, to keep CI short. */
 const REQUESTS_PER_DIALECT: Record<Dialect, number> = { sqlite: 5_600, postgres: 3_000 };
 const RUN_TIMEOUT_MS = 240_000;
+/** pino's level number for `error`. */
+const LOG_LEVEL_ERROR = 50;
 
 /** Why an outcome is not an acceptable answer, or undefined when it is. */
 function problemWith(outcome: FuzzOutcome): string | undefined {
@@ -117,6 +119,7 @@ describe.each(TEST_DIALECTS)('generated requests to every operation in /openapi.
       const perOperation = Math.ceil(REQUESTS_PER_DIALECT[dialect] / operations.length);
       const cases = sendingOrder(operations.flatMap((operation) => casesFor(operation, world, random, perOperation)), random);
 
+      const logLinesBefore = server.logLines.length;
       const started = performance.now();
       outcomes = await sendAll(server.baseUrl, cases, CONCURRENCY);
       const seconds = (performance.now() - started) / 1000;
@@ -139,8 +142,11 @@ describe.each(TEST_DIALECTS)('generated requests to every operation in /openapi.
         .map((outcome) => ({ outcome, problem: problemWith(outcome) }))
         .filter((entry): entry is { outcome: FuzzOutcome; problem: string } => entry.problem !== undefined)
         .map(({ outcome, problem }) => `${problem}: ${describeCase(outcome.fuzzCase)}\n    answer: ${(outcome.text ?? '').slice(0, 300)}${serverSideOf(server, outcome)}`);
+      // A 5xx sent to a client that already left is still a failure; the server's own log shows it.
+      const failuresLogged = server.logLines.slice(logLinesBefore).filter((line) => JSON.parse(line).level >= LOG_LEVEL_ERROR);
       expect(outcomes.length).toBeGreaterThanOrEqual(REQUESTS_PER_DIALECT[dialect]);
       expect(failures.slice(0, 25), `${failures.length} unacceptable answers; the first ones:`).toEqual([]);
+      expect(failuresLogged.slice(0, 10).map((line) => line.slice(0, 600)), `${failuresLogged.length} failures in the server's log`).toEqual([]);
     },
     RUN_TIMEOUT_MS,
   );

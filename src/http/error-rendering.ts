@@ -29,6 +29,8 @@ const STORE_UNAVAILABLE_SQLSTATE_CLASSES = ['08', '53', '57P'];
 const MISSING_REFERENCE_CODES = new Set(['SQLITE_CONSTRAINT_FOREIGNKEY', '23503']);
 /** Another request wrote the same unique row at the same moment, after this one checked it was free. */
 const CONCURRENT_DUPLICATE_CODES = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY', '23505']);
+/** How reading a request body fails when its client hangs up (Node's `aborted`, a stream closed early). */
+const CLIENT_HANG_UP_CODES = new Set(['ECONNRESET', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE']);
 
 function isStoreUnavailable(code: string): boolean {
   return STORE_UNAVAILABLE_CODES.has(code) || (/^[0-9A-Z]{5}$/.test(code) && STORE_UNAVAILABLE_SQLSTATE_CLASSES.some((prefix) => code.startsWith(prefix)));
@@ -91,6 +93,12 @@ function stackFrames(error: unknown): string | undefined {
 }
 
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  // The client hung up before its body arrived: the socket's reset is neither a store outage nor
+  // a failure of ours, and whatever is answered goes nowhere.
+  if (request.raw.readableAborted && CLIENT_HANG_UP_CODES.has(String((error as { code?: unknown })?.code))) {
+    request.log.info('the client closed the connection before its request body arrived');
+    return reply.status(400).send(errorBody(new AppError('invalid_body', 'The connection closed before the request body arrived.')));
+  }
   const known = toAppError(error);
   // A rate limit says when to come back, in the header clients and proxies read (RFC 9110 §10.2.3).
   const retryAfter = known?.code === 'rate_limited' ? known.details?.retry_after_seconds : undefined;
