@@ -9,7 +9,20 @@ import { inject } from 'vitest';
 
 export type Dialect = 'sqlite' | 'postgres';
 
-export const TEST_DIALECTS: readonly Dialect[] = ['sqlite', 'postgres'];
+/**
+ * Every suite runs on both stores. MERINO_TEST_DIALECTS=sqlite narrows that for runs that repeat
+ * the suites many times over (mutation testing, docs/mutation-testing.md), where PostgreSQL would
+ * multiply the time without checking anything the mutated code decides.
+ */
+export const TEST_DIALECTS: readonly Dialect[] = dialectsToTest(process.env.MERINO_TEST_DIALECTS);
+
+function dialectsToTest(setting: string | undefined): readonly Dialect[] {
+  if (setting === undefined || setting.trim() === '') return ['sqlite', 'postgres'];
+  const named = setting.split(',').map((name) => name.trim());
+  const unknown = named.filter((name) => name !== 'sqlite' && name !== 'postgres');
+  if (unknown.length > 0) throw new Error(`MERINO_TEST_DIALECTS names unknown dialects: ${unknown.join(', ')}; use sqlite, postgres or both.`);
+  return [...new Set(named)] as Dialect[];
+}
 
 export interface TestDatabase {
   dialect: Dialect;
