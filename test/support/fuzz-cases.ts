@@ -210,6 +210,11 @@ function friendlyBody(operation: FuzzOperation, world: FuzzWorld, random: Seeded
   if ('model' in body || operation.path.endsWith('/chat/completions')) {
     if (random.chance(0.85)) body.model = random.pick(world.models);
   }
+  if (Array.isArray(body.messages) && random.chance(0.7)) {
+    // Most real conversations end with the learner's turn; ending there reaches the model and the tools.
+    body.messages = [...body.messages.slice(0, 3), { role: 'user', content: random.pick(['How do cells make energy?', 'Resume el texto 🦙', 'x', '{user_input}']) }];
+    body.stream = random.chance(0.5);
+  }
   if (operation.label === 'PATCH /api/organizations/{id}/providers') aimAtFakeProviders(body, world);
   if (operation.label === 'POST /api/auth/login' && random.chance(0.3)) return { email: world.login.email, password: world.login.password };
   if (operation.label === 'POST /api/knowledge-bases/{id}/documents') {
