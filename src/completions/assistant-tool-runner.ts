@@ -12,6 +12,7 @@ import { decideAssistantTool, type AssistantToolRefusal } from '../auth/permissi
 import { assistantFacts } from '../assistants/assistant-view.js';
 import { isOrchestrator, type AssistantMetadata } from '../assistants/metadata-normalizer.js';
 import { AppError } from '../errors/app-error.js';
+import { startDeadline, type Deadline } from '../pipeline/deadline.js';
 import type { PipelineEvent, Source } from '../pipeline/events.js';
 import type { AssistantRunner, AssistantTarget, CallStatus } from '../pipeline/ports.js';
 import { appendAuditEntry } from '../store/audit-log-repository.js';
@@ -54,10 +55,10 @@ function nestedStatus(event: PipelineEvent & { type: 'status' }, call: CallStatu
 
 export class AssistantToolRunner implements AssistantRunner {
   private calls = 0;
-  private readonly deadline: AbortSignal;
+  private readonly deadline: Deadline;
 
   constructor(private readonly options: AssistantToolRunnerOptions) {
-    this.deadline = AbortSignal.timeout(options.limits.totalMilliseconds);
+    this.deadline = startDeadline(options.limits.totalMilliseconds);
   }
 
   private async refuse(targetId: number, refusal: AssistantToolRefusal): Promise<never> {
@@ -94,9 +95,9 @@ export class AssistantToolRunner implements AssistantRunner {
     this.calls += 1;
     if (this.calls > limits.callsMaximum) throw new AppError('forbidden', `This request already called ${limits.callsMaximum} assistants, the most it may; answer with what you have.`);
     const overTime = () => new AppError('upstream_timeout', `Calls to other assistants took longer than ${limits.totalMilliseconds} ms in this request.`);
-    if (this.deadline.aborted) throw overTime();
+    if (this.deadline.expired) throw overTime();
     const target = await this.load(targetId);
-    const signal = AbortSignal.any([options.signal, this.deadline]);
+    const signal = AbortSignal.any([options.signal, this.deadline.signal]);
     let content = '';
     const sources: Source[] = [];
     try {
@@ -106,7 +107,7 @@ export class AssistantToolRunner implements AssistantRunner {
         else if (event.type === 'status' && options.status !== undefined) options.status.emit(nestedStatus(event, options.status));
       }
     } catch (error) {
-      if (this.deadline.aborted && !options.signal.aborted) throw overTime();
+      if (this.deadline.expired && !options.signal.aborted) throw overTime();
       throw error;
     }
     return { content: cut(content, limits.resultCharactersMaximum), sources };

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../errors/app-error.js';
 import { defineConnector, type ConnectorEvent, type ConnectorRequest } from '../pipeline/connector-definition.js';
+import { streamWithinDeadline } from '../pipeline/deadline.js';
 import type { FinishReason } from '../pipeline/events.js';
 import { outboundRefusalIn } from '../outbound/outbound-guard.js';
 import { isTextPart, type ChatMessage } from '../pipeline/messages.js';
@@ -136,34 +137,35 @@ async function* linesOf(body: ReadableStream<Uint8Array>): AsyncGenerator<string
   if (buffered.trim() !== '') yield buffered.trim();
 }
 
+async function* chat(request: ConnectorRequest, signal: AbortSignal): AsyncGenerator<ConnectorEvent> {
+  const baseUrl = trimCharactersEnd(request.provider.baseUrl ?? DEFAULT_BASE_URL, '/');
+  let finished = false;
+  try {
+    // The provider's fetch: the outbound guard when an organization set the URL.
+    const response = await request.provider.fetch(`${baseUrl}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(request.provider.apiKey && { authorization: `Bearer ${request.provider.apiKey}` }) },
+      body: JSON.stringify(requestBody(request)),
+      signal,
+    });
+    if (!response.ok || !response.body) throw upstreamStatusError(response.status, { keySent: request.provider.apiKey !== undefined });
+    for await (const line of linesOf(response.body)) {
+      for (const event of eventsOf(parseLine(line))) {
+        if (event.type === 'finish') finished = true;
+        yield event;
+      }
+    }
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    if (signal.aborted) throw upstreamAbortError(request.signal, request.timeoutMilliseconds);
+    throw outboundRefusalIn(error) ?? unreachableProviderError();
+  }
+  if (!finished) throw upstreamEndedEarlyError();
+}
+
 export default defineConnector({
   name: 'ollama',
   description: "Ollama's native chat API (OLLAMA_BASE_URL), streamed as NDJSON.",
   models: () => LISTED_MODELS,
-  async *complete(request) {
-    const signal = AbortSignal.any([request.signal, AbortSignal.timeout(request.timeoutMilliseconds)]);
-    const baseUrl = trimCharactersEnd(request.provider.baseUrl ?? DEFAULT_BASE_URL, '/');
-    let finished = false;
-    try {
-      // The provider's fetch: the outbound guard when an organization set the URL.
-      const response = await request.provider.fetch(`${baseUrl}/api/chat`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(request.provider.apiKey && { authorization: `Bearer ${request.provider.apiKey}` }) },
-        body: JSON.stringify(requestBody(request)),
-        signal,
-      });
-      if (!response.ok || !response.body) throw upstreamStatusError(response.status, { keySent: request.provider.apiKey !== undefined });
-      for await (const line of linesOf(response.body)) {
-        for (const event of eventsOf(parseLine(line))) {
-          if (event.type === 'finish') finished = true;
-          yield event;
-        }
-      }
-    } catch (error) {
-      if (error instanceof AppError) throw error;
-      if (signal.aborted) throw upstreamAbortError(request.signal, request.timeoutMilliseconds);
-      throw outboundRefusalIn(error) ?? unreachableProviderError();
-    }
-    if (!finished) throw upstreamEndedEarlyError();
-  },
+  complete: (request) => streamWithinDeadline(request.timeoutMilliseconds, request.signal, (signal) => chat(request, signal)),
 });

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { defineConnector, type ConnectorEvent, type ConnectorRequest, type ProviderSettings } from '../pipeline/connector-definition.js';
+import { streamWithinDeadline } from '../pipeline/deadline.js';
 import type { FinishReason } from '../pipeline/events.js';
 import type { ChatMessage } from '../pipeline/messages.js';
 import { outboundRefusalIn } from '../outbound/outbound-guard.js';
@@ -90,26 +91,27 @@ function translateError(error: unknown, request: ConnectorRequest, signal: Abort
   return unreachableProviderError();
 }
 
+async function* chat(request: ConnectorRequest, signal: AbortSignal): AsyncGenerator<ConnectorEvent> {
+  const calls = new ToolCallAssembler();
+  const ending: { finishReason?: FinishReason } = {};
+  try {
+    const stream = await clientFor(request.provider).chat.completions.create(requestBody(request), { signal });
+    for await (const chunk of stream) yield* eventsOf(chunk, calls, ending);
+  } catch (error) {
+    throw translateError(error, request, signal);
+  }
+  // The SDK ends its stream quietly when its request is aborted (our timeout, or the client
+  // leaving), and a stream that just stops looks like one that finished: only a finish reason
+  // says the answer is whole.
+  if (signal.aborted) throw upstreamAbortError(request.signal, request.timeoutMilliseconds);
+  if (ending.finishReason === undefined) throw upstreamEndedEarlyError();
+  for (const call of calls.finish()) yield { type: 'tool-call', call };
+  yield { type: 'finish', finishReason: ending.finishReason };
+}
+
 export default defineConnector({
   name: 'openai',
   description: 'OpenAI and every OpenAI-compatible server (vLLM, llama.cpp, LM Studio, Ollama /v1) through the official SDK.',
   models: () => LISTED_MODELS,
-  async *complete(request) {
-    const signal = AbortSignal.any([request.signal, AbortSignal.timeout(request.timeoutMilliseconds)]);
-    const calls = new ToolCallAssembler();
-    const ending: { finishReason?: FinishReason } = {};
-    try {
-      const stream = await clientFor(request.provider).chat.completions.create(requestBody(request), { signal });
-      for await (const chunk of stream) yield* eventsOf(chunk, calls, ending);
-    } catch (error) {
-      throw translateError(error, request, signal);
-    }
-    // The SDK ends its stream quietly when its request is aborted (our timeout, or the client
-    // leaving), and a stream that just stops looks like one that finished: only a finish reason
-    // says the answer is whole.
-    if (signal.aborted) throw upstreamAbortError(request.signal, request.timeoutMilliseconds);
-    if (ending.finishReason === undefined) throw upstreamEndedEarlyError();
-    for (const call of calls.finish()) yield { type: 'tool-call', call };
-    yield { type: 'finish', finishReason: ending.finishReason };
-  },
+  complete: (request) => streamWithinDeadline(request.timeoutMilliseconds, request.signal, (signal) => chat(request, signal)),
 });

@@ -8,6 +8,7 @@
  * Moodle, so it can never be pointed at an internal address (src/outbound/outbound-guard.ts).
  */
 import { AppError } from '../errors/app-error.js';
+import { startDeadline } from '../pipeline/deadline.js';
 import { outboundRefusalIn, type OutboundFetch } from '../outbound/outbound-guard.js';
 
 /** A larger answer is refused, so a misbehaving service cannot exhaust memory. */
@@ -107,7 +108,8 @@ export async function requestIntegrationJson(request: IntegrationRequest): Promi
   // Only the host (and port) is ever named: the path and query of a configured URL can carry credentials.
   const host = request.url.host;
   const timeoutMilliseconds = Math.max(1, request.timeoutMilliseconds);
-  const signal = AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMilliseconds)]);
+  const deadline = startDeadline(timeoutMilliseconds, request.signal);
+  const signal = deadline.signal;
   if (signal.aborted) throw abortError(request, host, timeoutMilliseconds);
   let text: string;
   try {
@@ -119,6 +121,8 @@ export async function requestIntegrationJson(request: IntegrationRequest): Promi
     if (refusal !== undefined) throw refusal;
     // fetch's own errors can quote the URL, and with it a token: none of their text is kept.
     throw new AppError('upstream_error', `${request.service} at ${host} could not be reached.`);
+  } finally {
+    deadline.clear();
   }
   return parseJson(text, request.service, host);
 }

@@ -6,6 +6,7 @@
  * provider's own fetch (the outbound guard's when an organization set the URL).
  */
 import { AppError } from '../errors/app-error.js';
+import { startDeadline } from '../pipeline/deadline.js';
 import type { EmbeddingConnector } from '../store/schema.js';
 import { outboundRefusalIn } from '../outbound/outbound-guard.js';
 import type { ProviderSettings } from '../pipeline/connector-definition.js';
@@ -50,14 +51,33 @@ function trimSlash(url: string): string {
 }
 
 async function postJson(provider: ProviderSettings, url: string, body: unknown, headers: Record<string, string>, options: EmbeddingCallOptions): Promise<unknown> {
-  const timeout = AbortSignal.timeout(options.timeoutMilliseconds);
-  const signal = options.signal === undefined ? timeout : AbortSignal.any([options.signal, timeout]);
+  const deadline = startDeadline(options.timeoutMilliseconds, options.signal);
+  try {
+    return await exchangeJson(provider, { url, body, headers, signal: deadline.signal });
+  } catch (error) {
+    if (options.signal?.aborted) throw options.signal.reason instanceof Error ? options.signal.reason : error;
+    if (deadline.expired) throw new AppError('upstream_timeout', `The embedding provider did not answer within ${options.timeoutMilliseconds} ms.`);
+    throw error;
+  } finally {
+    deadline.clear();
+  }
+}
+
+interface JsonExchange {
+  url: string;
+  body: unknown;
+  headers: Record<string, string>;
+  signal: AbortSignal;
+}
+
+async function exchangeJson(provider: ProviderSettings, exchange: JsonExchange): Promise<unknown> {
+  const { url, body, headers, signal } = exchange;
   let response: Response;
   try {
     response = await provider.fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal });
   } catch (error) {
-    if (options.signal?.aborted) throw options.signal.reason instanceof Error ? options.signal.reason : error;
-    if (timeout.aborted) throw new AppError('upstream_timeout', `The embedding provider did not answer within ${options.timeoutMilliseconds} ms.`);
+    // The caller tells the deadline from the learner leaving.
+    if (signal.aborted) throw error;
     throw outboundRefusalIn(error) ?? unreachableProviderError();
   }
   if (!response.ok) {

@@ -13,6 +13,7 @@
  * so it is reached only through the outbound guard's fetch, which refuses internal addresses.
  */
 import { AppError } from '../errors/app-error.js';
+import { startDeadline } from '../pipeline/deadline.js';
 import { readBoundedText } from '../integrations/integration-request.js';
 import { outboundRefusalIn, type OutboundFetch } from '../outbound/outbound-guard.js';
 import type { KnowledgeHit } from '../pipeline/ports.js';
@@ -145,8 +146,8 @@ export async function queryExternalKnowledgeServer(
   const topK = Math.max(1, Math.floor(Number.isFinite(input.topK) ? input.topK : 1));
   const threshold = Math.min(1, Math.max(0, Number.isFinite(input.threshold) ? input.threshold : 0));
   const timeoutMilliseconds = Math.max(1, options.timeoutMilliseconds);
-  const timeout = AbortSignal.timeout(timeoutMilliseconds);
-  const signal = options.signal === undefined ? timeout : AbortSignal.any([options.signal, timeout]);
+  const deadline = startDeadline(timeoutMilliseconds, options.signal);
+  const signal = deadline.signal;
   const keySent = server.apiKey !== undefined && server.apiKey !== '';
 
   let text: string;
@@ -176,6 +177,8 @@ export async function queryExternalKnowledgeServer(
     if (refusal !== undefined) throw refusal;
     // fetch's own errors can quote the URL; none of their text is kept.
     throw new AppError('upstream_error', `The knowledge-base server at ${host} could not be reached.`);
+  } finally {
+    deadline.clear();
   }
 
   return hitsOf(text, host)

@@ -4,6 +4,7 @@
  * messages, the timeout, or only the kind of anything else (a plugin's error could quote secrets).
  */
 import { AppError } from '../errors/app-error.js';
+import { startDeadline } from './deadline.js';
 import type { ToolOutput } from './tool-definition.js';
 
 export class ToolTimeout extends Error {
@@ -24,25 +25,19 @@ export async function callWithinTimeout<Result>(work: (signal: AbortSignal) => P
   // An already aborted signal never fires 'abort': without this check a tool that ignores its
   // signal would hang the run.
   if (parentSignal.aborted) throw parentSignal.reason;
-  const controller = new AbortController();
+  const deadline = startDeadline(timeoutMilliseconds, parentSignal, () => new ToolTimeout(timeoutMilliseconds));
   let giveUp: (reason: unknown) => void = () => undefined;
   const abandoned = new Promise<never>((_, reject) => {
     giveUp = reject;
   });
-  const onParentAbort = (): void => controller.abort(parentSignal.reason);
-  const onAbort = (): void => giveUp(controller.signal.reason);
-  controller.signal.addEventListener('abort', onAbort, { once: true });
-  parentSignal.addEventListener('abort', onParentAbort, { once: true });
-  const timer = setTimeout(() => controller.abort(new ToolTimeout(timeoutMilliseconds)), timeoutMilliseconds);
-  // A pending tool must not keep a stopping server alive.
-  timer.unref();
+  const onAbort = (): void => giveUp(deadline.signal.reason);
+  deadline.signal.addEventListener('abort', onAbort, { once: true });
   try {
-    const working = new Promise<Result>((resolve) => resolve(work(controller.signal)));
+    const working = new Promise<Result>((resolve) => resolve(work(deadline.signal)));
     return await Promise.race([working, abandoned]);
   } finally {
-    clearTimeout(timer);
-    parentSignal.removeEventListener('abort', onParentAbort);
-    controller.signal.removeEventListener('abort', onAbort);
+    deadline.clear();
+    deadline.signal.removeEventListener('abort', onAbort);
   }
 }
 

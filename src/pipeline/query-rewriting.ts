@@ -56,7 +56,8 @@ export async function rewriteQuery(model: SmallFastModel, messages: readonly Cha
       ],
       parameters: { temperature: 0, max_tokens: REWRITE_MAX_TOKENS },
       provider: model.provider,
-      signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMilliseconds)]),
+      // The connector bounds the call by timeoutMilliseconds itself.
+      signal,
       timeoutMilliseconds,
     });
     for await (const event of events) if (event.type === 'text-delta') answer += event.text;

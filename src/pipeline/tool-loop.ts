@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ValidateFunction } from 'ajv';
 import { AppError } from '../errors/app-error.js';
+import { startDeadline } from './deadline.js';
 import { createAjv } from '../validation/create-ajv.js';
 import { describeAjvError } from '../validation/json-schema-problems.js';
 import { callWithinTimeout, failureReason, requireValidOutput, ToolTimeout } from './bounded-call.js';
@@ -318,8 +319,8 @@ async function* runCalls(runner: CallRunner, calls: readonly ModelToolCall[], ro
 }
 
 export async function* runToolLoop(input: ToolLoopInput): AsyncGenerator<PipelineEvent, ToolLoopOutcome> {
-  const deadline = AbortSignal.timeout(input.limits.totalMilliseconds);
-  const signal = AbortSignal.any([input.signal, deadline]);
+  const deadline = startDeadline(input.limits.totalMilliseconds, input.signal);
+  const signal = deadline.signal;
   const runner = new CallRunner({ ...input, signal, toolContext: { ...input.toolContext, signal } });
   const messages: ChatMessage[] = [...input.messages];
   const outcome: ToolLoopOutcome = { usage: NO_USAGE, finishReason: 'stop', sources: [], calls: [], rounds: 0 };
@@ -348,7 +349,9 @@ export async function* runToolLoop(input: ToolLoopInput): AsyncGenerator<Pipelin
       }
     }
   } catch (error) {
-    if (deadline.aborted && !input.signal.aborted) throw new AppError('upstream_timeout', `The assistant's tool loop did not finish within ${input.limits.totalMilliseconds} ms.`);
+    if (deadline.expired) throw new AppError('upstream_timeout', `The assistant's tool loop did not finish within ${input.limits.totalMilliseconds} ms.`);
     throw error;
+  } finally {
+    deadline.clear();
   }
 }
