@@ -222,9 +222,9 @@ export class FileStorage {
     await removeQuietly(path.join(this.root, String(ownerId), name));
   }
 
-  /** Removes an owner's whole folder; one already gone is fine. */
+  /** Removes an owner's whole folder; one already gone is fine, one written into meanwhile is tried again. */
   async removeOwner(ownerId: number): Promise<void> {
-    await fs.rm(path.join(this.root, String(ownerId)), { recursive: true, force: true });
+    await fs.rm(path.join(this.root, String(ownerId)), { recursive: true, force: true, maxRetries: 3 });
   }
 
   /**
