@@ -27,8 +27,12 @@ const STORE_UNAVAILABLE_SQLSTATE_CLASSES = ['08', '53', '57P'];
  * uploaded into a knowledge base being deleted): SQLite's and PostgreSQL's foreign-key violation.
  */
 const MISSING_REFERENCE_CODES = new Set(['SQLITE_CONSTRAINT_FOREIGNKEY', '23503']);
-/** Another request wrote the same unique row at the same moment, after this one checked it was free. */
-const CONCURRENT_DUPLICATE_CODES = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY', '23505']);
+/**
+ * Another request changed the same rows at the same moment: it wrote the unique row this one had
+ * checked was free, or PostgreSQL rolled this transaction back to break a deadlock (40P01) or
+ * keep transactions serializable (40001). Trying again succeeds or gives the real answer.
+ */
+const CONCURRENT_CHANGE_CODES = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY', '23505', '40P01', '40001']);
 /** How reading a request body fails when its client hangs up (Node's `aborted`, a stream closed early). */
 const CLIENT_HANG_UP_CODES = new Set(['ECONNRESET', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE']);
 
@@ -64,7 +68,7 @@ export function toAppError(error: unknown): AppError | undefined {
   const code = (error as { code?: unknown })?.code;
   if (typeof code === 'string' && isStoreUnavailable(code)) return new AppError('store_unavailable');
   if (typeof code === 'string' && MISSING_REFERENCE_CODES.has(code)) return new AppError('not_found', 'Something this request refers to does not exist any more.');
-  if (typeof code === 'string' && CONCURRENT_DUPLICATE_CODES.has(code)) return new AppError('concurrent_change');
+  if (typeof code === 'string' && CONCURRENT_CHANGE_CODES.has(code)) return new AppError('concurrent_change');
   if (error instanceof Error && /timeout exceeded when trying to connect|Connection terminated/i.test(error.message)) {
     return new AppError('store_unavailable');
   }
