@@ -180,6 +180,11 @@ describe('arguments the loop cannot use', () => {
     expect(result.toolMessages[2]).toBe('Error: invalid arguments: "word" must be string');
   });
 
+  it('lists every schema problem of one call, separated by semicolons', async () => {
+    const result = await run((_, round) => (round === 1 ? calling(call('echo', '{"word":1,"p1":"x"}')) : answer('done')));
+    expect(result.toolMessages).toEqual(['Error: invalid arguments: "word" must be string; "p1" must be number']);
+  });
+
   it('accepts a schema that carries a keyword Ajv does not know (plugins annotate their schemas)', async () => {
     const result = await run((_, round) => (round === 1 ? calling(call('echo', '{"word":"fine"}')) : answer('done')));
     expect(result.toolMessages).toEqual(['ok']);
