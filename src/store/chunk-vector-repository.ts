@@ -13,6 +13,7 @@
  * vectors of the query's dimension are compared: a knowledge base re-embedded with another model
  * never mixes the two models' vectors.
  */
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { sql, type Kysely } from 'kysely';
 import { AppError } from '../errors/app-error.js';
 import type { ChunkHit } from './chunk-search-repository.js';
@@ -107,6 +108,8 @@ export async function insertChunkEmbeddings(db: Kysely<Database>, rows: Readonly
     checkVector(row.embedding);
   }
   for (let start = 0; start < rows.length; start += EMBEDDING_INSERT_BATCH) {
+    // Synchronous statements on SQLite: let the event loop turn between batches (see insertChunks).
+    if (start > 0) await yieldToEventLoop();
     const batch = rows.slice(start, start + EMBEDDING_INSERT_BATCH).map((row) => ({
       chunk_id: row.chunkId,
       knowledge_base_id: row.knowledgeBaseId,

@@ -1,4 +1,5 @@
 /** Knowledge bases, their documents and chunks: the rows ingestion writes and retrieval reads. */
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { KnowledgeBaseListScope } from '../auth/permissions.js';
 import { containsText, searchText } from './search-pattern.js';
@@ -83,6 +84,9 @@ const CHUNK_INSERT_BATCH = 200;
 export async function insertChunks(db: Kysely<Database>, documentId: number, chunks: ReadonlyArray<Omit<Insertable<KbChunksTable>, 'document_id'>>): Promise<number[]> {
   const ids: number[] = [];
   for (let start = 0; start < chunks.length; start += CHUNK_INSERT_BATCH) {
+    // better-sqlite3 runs each statement synchronously, so awaiting them alone never lets the event
+    // loop turn: without this, a document of tens of thousands of chunks would freeze every request.
+    if (start > 0) await yieldToEventLoop();
     const batch = chunks.slice(start, start + CHUNK_INSERT_BATCH).map((chunk) => ({ ...chunk, document_id: documentId }));
     const inserted = await db.insertInto('kb_chunks').values(batch).returning('id').execute();
     ids.push(...inserted.map((row) => row.id).sort((left, right) => left - right));
