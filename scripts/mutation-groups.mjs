@@ -29,7 +29,7 @@ export const MUTATION_GROUPS = {
   },
   'template-rendering': {
     mutate: ['src/pipeline/template-rendering.ts'],
-    tests: ['src/pipeline/template-rendering.test.ts'],
+    tests: ['src/pipeline/template-rendering.test.ts', 'src/pipeline/classic-prompt-rendering.test.ts'],
   },
   'knowledge-search': {
     mutate: [
@@ -48,7 +48,12 @@ export const MUTATION_GROUPS = {
   },
   'logger-redaction': {
     mutate: ['src/http/logger.ts'],
-    tests: ['src/http/logger.test.ts', 'test/logs-hide-long-and-token-like-query-parameter-names.test.ts', 'test/logs-never-contain-secrets.test.ts'],
+    tests: [
+      'src/http/logger.test.ts',
+      'test/logs-hide-long-and-token-like-query-parameter-names.test.ts',
+      'test/logs-never-contain-secrets.test.ts',
+      'test/trace-level-logs-never-contain-credentials.test.ts',
+    ],
   },
   'text-tool-calls': {
     mutate: ['src/pipeline/text-tool-calls/**/*.ts', '!src/pipeline/text-tool-calls/**/*.test.ts'],

@@ -1,6 +1,7 @@
 // Proves the logger's two guards one rule at a time: maskQueryValues keeps a query parameter's name only when it looks like a name (length, characters, no token prefix) and never a value; redactSecrets censors every credential-named key in any spelling, at every depth it inspects, replaces what lies deeper, and leaves errors and class instances to pino.
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { maskQueryValues, redactSecrets } from './logger.js';
+import { createLogger, maskQueryValues, redactSecrets } from './logger.js';
 
 describe('maskQueryValues', () => {
   it('leaves a URL without a query as it is', () => {
@@ -106,5 +107,25 @@ describe('redactSecrets', () => {
     expect(unwrap(redactSecrets(nest(8, { token: 'x' })), 8)).toBe('[too deep]');
     expect(unwrap(redactSecrets(nest(8, 'plain')), 8)).toBe('plain');
     expect(unwrap(redactSecrets(nest(7, [['x']])), 7)).toEqual(['[too deep]']);
+  });
+});
+
+describe('createLogger', () => {
+  it('writes every logged object through the redaction, and request lines with masked query values', () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString('utf8'));
+        done();
+      },
+    });
+    const logger = createLogger('info', sink);
+    logger.info({ options: { headers: { authorization: 'Bearer mrs_secretvalue' } }, kept: 'visible' }, 'library options');
+    logger.info({ req: { id: 'r1', method: 'GET', url: '/api/me?token=mrs_secretvalue', ip: '127.0.0.1' } }, 'incoming request');
+    const [options, requestLine] = lines.map((line) => JSON.parse(line) as Record<string, any>);
+    expect(options!.options.headers.authorization).toBe('[redacted]');
+    expect(options!.kept).toBe('visible');
+    expect(requestLine!.req).toEqual({ id: 'r1', method: 'GET', url: '/api/me?token=…', remoteAddress: '127.0.0.1' });
+    expect(lines.join('')).not.toContain('mrs_secretvalue');
   });
 });
