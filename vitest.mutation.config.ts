@@ -13,7 +13,8 @@ export default defineConfig({
   test: {
     include: selectedMutationGroup().tests,
     env: { MERINO_TEST_DIALECTS: 'sqlite' },
-    testTimeout: 30_000,
+    // Instrumented code runs several times slower; the parser's adversarial-input tests need the room.
+    testTimeout: 120_000,
     hookTimeout: 60_000,
   },
 });
