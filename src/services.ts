@@ -91,6 +91,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
           timeoutMilliseconds: settings.ingestionWorkerTimeoutMilliseconds,
         },
         limits: {
+          maximumChunks: settings.ingestionChunksMax,
           maximumZipPartBytes: settings.ingestionZipPartMaxBytes,
           maximumZipTotalBytes: settings.ingestionZipTotalMaxBytes,
           maximumPdfInflatedBytes: settings.ingestionPdfInflatedMaxBytes,

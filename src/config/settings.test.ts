@@ -81,6 +81,7 @@ const LIMITS: readonly LimitCase[] = [
   { variable: 'INGESTION_WORKER_HEAP_MB', field: 'ingestionWorkerHeapMegabytes', defaultValue: 512, minimum: 16, customValue: 256 },
   { variable: 'INGESTION_WORKER_RSS_MB', field: 'ingestionWorkerResidentMegabytes', defaultValue: 1_024, minimum: 64, customValue: 2_048 },
   { variable: 'INGESTION_WORKER_TIMEOUT_MS', field: 'ingestionWorkerTimeoutMilliseconds', defaultValue: 120_000, minimum: 100, customValue: 30_000 },
+  { variable: 'INGESTION_CHUNKS_MAX', field: 'ingestionChunksMax', defaultValue: 10_000, minimum: 1, customValue: 500 },
   { variable: 'INGESTION_ZIP_PART_MAX_BYTES', field: 'ingestionZipPartMaxBytes', defaultValue: 67_108_864, minimum: 1024, customValue: 1_048_576 },
   { variable: 'INGESTION_ZIP_TOTAL_MAX_BYTES', field: 'ingestionZipTotalMaxBytes', defaultValue: 134_217_728, minimum: 1024, customValue: 4_194_304 },
   { variable: 'INGESTION_PDF_INFLATED_MAX_BYTES', field: 'ingestionPdfInflatedMaxBytes', defaultValue: 268_435_456, minimum: 1024, customValue: 8_388_608 },

@@ -44,6 +44,8 @@ export interface Settings {
   ingestionWorkerTimeoutMilliseconds: number;
   /** Most bytes one part of a Word document may inflate to, counted while inflating. */
   ingestionZipPartMaxBytes: number;
+  /** Most chunks indexed from one document; a document that splits into more fails its job. */
+  ingestionChunksMax: number;
   /** Most bytes the parts of one Word document may inflate to together. */
   ingestionZipTotalMaxBytes: number;
   /** Most bytes a PDF's compressed streams (other than images) may inflate to together. */
@@ -325,6 +327,7 @@ export function loadSettings(environment: Environment = process.env): Settings {
     ingestionWorkerHeapMegabytes: readInteger(environment, 'INGESTION_WORKER_HEAP_MB', { defaultValue: 512, minimum: 16, maximum: 16_384 }),
     ingestionWorkerResidentMegabytes: readInteger(environment, 'INGESTION_WORKER_RSS_MB', { defaultValue: 1_024, minimum: 64, maximum: 65_536 }),
     ingestionWorkerTimeoutMilliseconds: readInteger(environment, 'INGESTION_WORKER_TIMEOUT_MS', { defaultValue: 120_000, minimum: 100, maximum: 3_600_000 }),
+    ingestionChunksMax: readInteger(environment, 'INGESTION_CHUNKS_MAX', { defaultValue: 10_000, minimum: 1, maximum: 1_000_000 }),
     ingestionZipPartMaxBytes: readInteger(environment, 'INGESTION_ZIP_PART_MAX_BYTES', { defaultValue: 67_108_864, minimum: 1024, maximum: 1_073_741_824 }),
     ingestionZipTotalMaxBytes: readInteger(environment, 'INGESTION_ZIP_TOTAL_MAX_BYTES', { defaultValue: 134_217_728, minimum: 1024, maximum: 2_147_483_647 }),
     ingestionPdfInflatedMaxBytes: readInteger(environment, 'INGESTION_PDF_INFLATED_MAX_BYTES', { defaultValue: 268_435_456, minimum: 1024, maximum: 4_294_967_296 }),

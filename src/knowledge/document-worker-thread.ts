@@ -9,7 +9,7 @@
 import { parentPort } from 'node:worker_threads';
 import { isAppError } from '../errors/app-error.js';
 import { chunkSections } from './chunking.js';
-import { extractDocument } from './extraction.js';
+import { extractDocument, requireWithinChunks } from './extraction.js';
 import type { DocumentTask, WorkerReply } from './document-worker.js';
 
 const port = parentPort;
@@ -24,6 +24,7 @@ async function run(task: DocumentTask): Promise<WorkerReply> {
     const extracted = await extractDocument({ fileName: task.fileName, bytes: task.bytes }, task.limits);
     port!.postMessage({ kind: 'extracted' } satisfies WorkerReply);
     const chunks = chunkSections(extracted.sections, task.chunking);
+    requireWithinChunks(chunks.length, task.limits);
     return { kind: 'done', chunks, ...(extracted.pageCount !== undefined ? { pageCount: extracted.pageCount } : {}) };
   } catch (error) {
     if (isAppError(error)) {

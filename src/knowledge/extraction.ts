@@ -25,6 +25,11 @@ export const MAXIMUM_ZIP_PART_BYTES = 64 * 1024 * 1024;
 export const MAXIMUM_ZIP_TOTAL_BYTES = 128 * 1024 * 1024;
 /** Most bytes a PDF's compressed streams other than images may inflate to together (INGESTION_PDF_INFLATED_MAX_BYTES). */
 export const MAXIMUM_PDF_INFLATED_BYTES = 256 * 1024 * 1024;
+/**
+ * Most chunks indexed from one document (INGESTION_CHUNKS_MAX). Replacing a document's chunks is one
+ * transaction, and on SQLite every other query waits for it: this keeps that wait short.
+ */
+export const MAXIMUM_DOCUMENT_CHUNKS = 10_000;
 /** A Word document has a few dozen parts; far more is an archive built to make reading it slow. */
 const MAXIMUM_ZIP_ENTRIES = 10_000;
 
@@ -34,6 +39,7 @@ export interface ExtractionLimits {
   maximumZipPartBytes: number;
   maximumZipTotalBytes: number;
   maximumPdfInflatedBytes: number;
+  maximumChunks: number;
 }
 
 export const DEFAULT_EXTRACTION_LIMITS: Readonly<ExtractionLimits> = {
@@ -42,6 +48,7 @@ export const DEFAULT_EXTRACTION_LIMITS: Readonly<ExtractionLimits> = {
   maximumZipPartBytes: MAXIMUM_ZIP_PART_BYTES,
   maximumZipTotalBytes: MAXIMUM_ZIP_TOTAL_BYTES,
   maximumPdfInflatedBytes: MAXIMUM_PDF_INFLATED_BYTES,
+  maximumChunks: MAXIMUM_DOCUMENT_CHUNKS,
 };
 
 export interface ExtractedDocument {
@@ -81,6 +88,17 @@ function tooManyCharacters(limit: number): AppError {
     param: 'file',
     details: { reason: 'too_many_characters', limit },
   });
+}
+
+/** Refuses a document that splits into more chunks than one document may have. */
+export function requireWithinChunks(count: number, limits: Partial<ExtractionLimits>): void {
+  const limit = limits.maximumChunks ?? MAXIMUM_DOCUMENT_CHUNKS;
+  if (count <= limit) return;
+  throw new AppError(
+    'document_too_large',
+    `The document splits into ${formatCount(count)} chunks, more than the ${formatCount(limit)} indexed from one document; raise the knowledge base's chunk size or split the document.`,
+    { param: 'file', details: { reason: 'too_many_chunks', limit } },
+  );
 }
 
 function requireWithinCharacters(length: number, limits: ExtractionLimits): void {
