@@ -10,9 +10,9 @@
  */
 import OpenAI, { AuthenticationError, NotFoundError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertOrganization } from '../src/store/organizations-repository.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
-import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { peopleInTwoOrganizations } from './support/two-organizations.js';
 
 const CALLERS = [
   'the system admin',
@@ -56,18 +56,16 @@ describe.each(TEST_DIALECTS)('who may chat with an assistant, over HTTP on %s', 
     server = await startTestServer(dialect);
     const admin = await loginAsAdmin(server);
     sessions['the system admin'] = admin;
-    const organizationAId = (await request(server, 'GET', '/api/me', { token: admin })).body.organization_id as number;
-    const organizationBId = await insertOrganization(server.store.db, 'organization-b', 'Organization B');
-    const users = await Promise.all([
-      createUser(server, admin, { email: 'admin.a@merino.test', role: 'admin', organization_id: organizationAId }),
-      createUser(server, admin, { email: 'owner.a@merino.test', role: 'creator', organization_id: organizationAId }),
-      createUser(server, admin, { email: 'creator.a@merino.test', role: 'creator', organization_id: organizationAId }),
-      createUser(server, admin, { email: 'shared.learner.a@merino.test', role: 'learner', organization_id: organizationAId }),
-      createUser(server, admin, { email: 'learner.a@merino.test', role: 'learner', organization_id: organizationAId }),
-      createUser(server, admin, { email: 'admin.b@merino.test', role: 'admin', organization_id: organizationBId }),
-      createUser(server, admin, { email: 'learner.b@merino.test', role: 'learner', organization_id: organizationBId }),
+    const people = await peopleInTwoOrganizations(server, admin, [
+      { email: 'admin.a@merino.test', role: 'admin', organization: 'A' },
+      { email: 'owner.a@merino.test', role: 'creator', organization: 'A' },
+      { email: 'creator.a@merino.test', role: 'creator', organization: 'A' },
+      { email: 'shared.learner.a@merino.test', role: 'learner', organization: 'A' },
+      { email: 'learner.a@merino.test', role: 'learner', organization: 'A' },
+      { email: 'admin.b@merino.test', role: 'admin', organization: 'B' },
+      { email: 'learner.b@merino.test', role: 'learner', organization: 'B' },
     ]);
-    CALLERS.slice(1).forEach((caller, index) => (sessions[caller] = users[index]!.token));
+    CALLERS.slice(1).forEach((caller, index) => (sessions[caller] = people[index]!));
     for (const caller of CALLERS) {
       const created = await request(server, 'POST', '/api/api-keys', { token: sessions[caller], body: { name: `chat key of ${caller}` } });
       expect(created.status, created.text).toBe(201);

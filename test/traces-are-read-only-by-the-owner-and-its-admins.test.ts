@@ -7,9 +7,9 @@
  * Why this file exists: letting an admin of any organization read traces failed no test before.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertOrganization } from '../src/store/organizations-repository.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
-import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { peopleInTwoOrganizations } from './support/two-organizations.js';
 
 const CALLERS = [
   'the system admin',
@@ -52,18 +52,16 @@ describe.each(TEST_DIALECTS)('who may read a trace, over HTTP on %s', (dialect) 
     server = await startTestServer(dialect);
     const admin = await loginAsAdmin(server);
     tokens['the system admin'] = admin;
-    const organizationAId = (await request(server, 'GET', '/api/me', { token: admin })).body.organization_id as number;
-    const organizationBId = await insertOrganization(server.store.db, 'organization-b', 'Organization B');
-    const users = await Promise.all([
-      createUser(server, admin, { email: 'admin.a@merino.test', role: 'admin', organization_id: organizationAId }),
-      createUser(server, admin, { email: 'owner.a@merino.test', role: 'creator', organization_id: organizationAId }),
-      createUser(server, admin, { email: 'creator.a@merino.test', role: 'creator', organization_id: organizationAId }),
-      createUser(server, admin, { email: 'learner.a@merino.test', role: 'learner', organization_id: organizationAId }),
-      createUser(server, admin, { email: 'admin.b@merino.test', role: 'admin', organization_id: organizationBId }),
-      createUser(server, admin, { email: 'owner.b@merino.test', role: 'creator', organization_id: organizationBId }),
-      createUser(server, admin, { email: 'learner.b@merino.test', role: 'learner', organization_id: organizationBId }),
+    const people = await peopleInTwoOrganizations(server, admin, [
+      { email: 'admin.a@merino.test', role: 'admin', organization: 'A' },
+      { email: 'owner.a@merino.test', role: 'creator', organization: 'A' },
+      { email: 'creator.a@merino.test', role: 'creator', organization: 'A' },
+      { email: 'learner.a@merino.test', role: 'learner', organization: 'A' },
+      { email: 'admin.b@merino.test', role: 'admin', organization: 'B' },
+      { email: 'owner.b@merino.test', role: 'creator', organization: 'B' },
+      { email: 'learner.b@merino.test', role: 'learner', organization: 'B' },
     ]);
-    CALLERS.slice(1).forEach((caller, index) => (tokens[caller] = users[index]!.token));
+    CALLERS.slice(1).forEach((caller, index) => (tokens[caller] = people[index]!));
     traceIds.A = await traceOfAChat(tokens['the owner in organization A'], tokens['the learner of organization A who chatted']);
     traceIds.B = await traceOfAChat(tokens['the owner in organization B'], tokens['a learner of organization B']);
   });
