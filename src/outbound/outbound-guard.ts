@@ -21,10 +21,10 @@ import { isIP, type LookupFunction } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
 import { AppError } from '../errors/app-error.js';
+import type { OutboundFetch } from '../pipeline/connector-definition.js';
 import { canonicalAddress, classifyAddress, type AddressKind } from './address-classification.js';
 
-/** The fetch every outbound client takes, so the caller decides how its destination is reached. */
-export type OutboundFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+export type { OutboundFetch };
 
 /** For URLs from the server's own environment, which may point anywhere (Ollama on localhost is normal). */
 export const serverFetch: OutboundFetch = (input, init) => globalThis.fetch(input, init);

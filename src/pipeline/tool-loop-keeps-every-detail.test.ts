@@ -8,6 +8,7 @@ import type { PipelineEvent, StatusEvent, Usage } from './events.js';
 import type { FunctionToolRun, SkippedFunctionTool } from './function-tools.js';
 import { defineTool, type ToolDefinition } from './tool-definition.js';
 import { runToolLoop, UNKNOWN_FUNCTION, type TextCallParser, type TextParserEvent, type ToolLoopLimits, type ToolLoopOutcome } from './tool-loop.js';
+import { drainGenerator } from '../../test/support/drain-generator.js';
 
 type Script = (request: ConnectorRequest, round: number) => ConnectorEvent[];
 
@@ -112,15 +113,7 @@ async function run(script: Script, options: RunOptions = {}) {
     ...(options.usageReceived !== undefined && { usageReceived: options.usageReceived }),
     nextStatusId: () => `status-${++statusCount}`,
   });
-  let outcome: ToolLoopOutcome | undefined;
-  for (;;) {
-    const next = await loop.next();
-    if (next.done) {
-      outcome = next.value;
-      break;
-    }
-    events.push(next.value);
-  }
+  const outcome: ToolLoopOutcome = await drainGenerator(loop, events);
   const elapsedMilliseconds = performance.now() - started;
   const statuses = events.filter((event): event is { type: 'status'; status: StatusEvent } => event.type === 'status').map((event) => event.status);
   const toolMessages = requests.at(-1)!.messages.filter((message) => message.role === 'tool').map((message) => message.content as string);

@@ -8,6 +8,7 @@ import type { FunctionToolRun } from './function-tools.js';
 import { buildToolContext } from '../../test/support/tool-context.js';
 import { defineTool, type ToolDefinition } from './tool-definition.js';
 import { runToolLoop, type ToolLoopLimits, type ToolLoopOutcome } from './tool-loop.js';
+import { drainGenerator } from '../../test/support/drain-generator.js';
 
 type Script = (request: ConnectorRequest, round: number) => ConnectorEvent[] | Promise<ConnectorEvent[]>;
 
@@ -128,15 +129,7 @@ async function run(script: Script, options: { limits?: Partial<ToolLoopLimits>; 
     limits: { ...LIMITS, ...options.limits },
     nextStatusId: () => `status-${++statusCount}`,
   });
-  let outcome: ToolLoopOutcome | undefined;
-  for (;;) {
-    const next = await loop.next();
-    if (next.done) {
-      outcome = next.value;
-      break;
-    }
-    events.push(next.value);
-  }
+  const outcome: ToolLoopOutcome = await drainGenerator(loop, events);
   const statuses = events.filter((event): event is { type: 'status'; status: StatusEvent } => event.type === 'status').map((event) => event.status);
   const text = events.flatMap((event) => (event.type === 'text-delta' ? [event.text] : [])).join('');
   const toolMessages = requests.at(-1)!.messages.filter((message) => message.role === 'tool').map((message) => message.content as string);
