@@ -115,7 +115,14 @@ interface Setup {
 
 async function setUp(dialect: Dialect, fake: FakeOpenAiServer): Promise<Setup> {
   const server = await startTestServer(dialect, {
-    environment: { LOG_LEVEL: 'warn', OPENAI_BASE_URL: fake.baseUrl, OPENAI_API_KEY: PROVIDER_KEY },
+    // The benchmark measures the pipeline, not the per-user chat rate limit, which would refuse most of its load.
+    environment: {
+      LOG_LEVEL: 'warn',
+      OPENAI_BASE_URL: fake.baseUrl,
+      OPENAI_API_KEY: PROVIDER_KEY,
+      CHAT_REQUESTS_PER_USER_MAX: '1000000',
+      CHAT_REQUESTS_PER_API_KEY_MAX: '1000000',
+    },
   });
   try {
     const adminToken = await loginAsAdmin(server);
