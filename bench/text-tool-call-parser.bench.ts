@@ -1,5 +1,5 @@
 /**
- * Benchmark of the streaming text tool-call parser (src/pipeline/text-tool-calls): throughput in
+ * Benchmark of the streaming text tool-call parser (src/text-tool-calls): throughput in
  * MB/s of UTF-8 text (as it arrives from the model server), streamed in DELTA_CHARACTERS-character
  * deltas.
  *
@@ -18,8 +18,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { FORMAT_SAMPLES, SAMPLE_TOOLS } from '../src/pipeline/text-tool-calls/format-samples.js';
-import { TextToolCallParser, type TextParserEvent, type ToolCallFormatSetting } from '../src/pipeline/text-tool-calls/index.js';
+import { FORMAT_SAMPLES, SAMPLE_TOOLS } from '../src/text-tool-calls/format-samples.js';
+import { TextToolCallParser, type TextParserEvent, type ToolCallFormatSetting } from '../src/text-tool-calls/index.js';
 import { printTable } from './support/measure.js';
 
 function setting(variable: string, defaultValue: number): number {

@@ -58,8 +58,8 @@ export const MUTATION_GROUPS = {
     ],
   },
   'text-tool-calls': {
-    mutate: ['src/pipeline/text-tool-calls/**/*.ts', '!src/pipeline/text-tool-calls/**/*.test.ts'],
-    tests: ['src/pipeline/text-tool-calls/**/*.test.ts'],
+    mutate: ['src/text-tool-calls/**/*.ts', '!src/text-tool-calls/**/*.test.ts'],
+    tests: ['src/text-tool-calls/**/*.test.ts'],
   },
 };
 

@@ -18,7 +18,7 @@ import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { check, type Diagnostics } from 'recheck';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
-import { escapeRegExp } from '../src/pipeline/text-tool-calls/terminator-search.js';
+import { escapeRegExp } from '../src/text-tool-calls/terminator-search.js';
 
 const SOURCE_ROOT = fileURLToPath(new URL('../src/', import.meta.url));
 
@@ -49,7 +49,7 @@ const DYNAMIC_SOURCES: readonly DynamicSource[] = [
     why: 'name is one of the fixed raw-text element names (letters only); the pattern is a literal and a one-character look-ahead, no quantifier.',
     samples: RAW_TEXT_ELEMENT_SAMPLES.map((name) => ({ source: `</${name}(?=[\\s/>])`, flags: 'ig' })),
   },
-  ...['pipeline/text-tool-calls/terminator-search.ts', 'pipeline/text-tool-calls/streamed-block.ts'].map((file) => ({
+  ...['text-tool-calls/terminator-search.ts', 'text-tool-calls/streamed-block.ts'].map((file) => ({
     file,
     expression: "terminators.map((terminator) => escapeRegExp(terminator.token)).join('|')",
     why: 'an alternation of fixed end tokens, each escaped by escapeRegExp; without quantifiers a match costs at most the longest token per position.',

@@ -17,7 +17,7 @@ import type { AssistantRunner, FileReader, Integrations, KnowledgeSearch, QueryR
 import type { Registries } from './registries.js';
 import { functionToolsOf, type FunctionToolRun, type SkippedFunctionTool } from './function-tools.js';
 import type { PromptInput, PromptProcessorDefinition } from './prompt-processor-definition.js';
-import { TextToolCallParser, type ToolCallFormatSetting } from './text-tool-calls/index.js';
+import { TextToolCallParser, type ToolCallFormatSetting } from '../text-tool-calls/index.js';
 import type { ToolContext } from './tool-definition.js';
 import { runToolLoop, type TextCallParser, type ToolCallStep, type ToolLoopOutcome } from './tool-loop.js';
 import { toolLoopLimitsFor, type ToolLoopSettings } from './tool-loop-limits.js';

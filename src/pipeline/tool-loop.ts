@@ -35,7 +35,7 @@ export interface ToolLoopLimits {
   resultCharactersMaximum: number;
 }
 
-/** What the text parser emits (src/pipeline/text-tool-calls): answer text, reasoning, or a call. */
+/** What the text parser emits (src/text-tool-calls): answer text, reasoning, or a call. */
 export type TextParserEvent =
   | { type: 'text'; text: string }
   | { type: 'reasoning'; text: string }

@@ -1,9 +1,9 @@
 /** IBM Granite 3.x: `<|tool_call|>[{"name": "get_weather", "arguments": {…}}]`. */
-import { BalancedCallBlock } from './balanced-call-block.js';
-import { readCallObjectOrArrayHead } from './call-object-head.js';
-import { jsonValueCallEvents } from './json-value-calls.js';
-import { openingText, type OpeningSyntax } from './parser-block.js';
-import { JsonValueScanner } from './value-scanner.js';
+import { BalancedCallBlock } from '../balanced-call-block.js';
+import { readCallObjectOrArrayHead } from '../call-object-head.js';
+import { jsonValueCallEvents } from '../json-value-calls.js';
+import { openingText, type OpeningSyntax } from '../parser-block.js';
+import { JsonValueScanner } from '../value-scanner.js';
 
 const TOOL_CALL_TOKEN = '<|tool_call|>';
 

@@ -2,11 +2,11 @@
  * A bare JSON array of calls (seed 004 format 3): `[{"name": "get_weather", "arguments": {…}}, …]`.
  * With no tag around it, each object must carry its arguments to count as a call.
  */
-import { BalancedCallBlock } from './balanced-call-block.js';
-import { readCallObjectHead } from './call-object-head.js';
-import { jsonValueCallEvents } from './json-value-calls.js';
-import { openingText, type OpeningSyntax } from './parser-block.js';
-import { JsonValueScanner } from './value-scanner.js';
+import { BalancedCallBlock } from '../balanced-call-block.js';
+import { readCallObjectHead } from '../call-object-head.js';
+import { jsonValueCallEvents } from '../json-value-calls.js';
+import { openingText, type OpeningSyntax } from '../parser-block.js';
+import { JsonValueScanner } from '../value-scanner.js';
 
 export const jsonArraySyntax: OpeningSyntax = {
   triggers: '[',

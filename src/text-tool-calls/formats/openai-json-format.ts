@@ -4,11 +4,11 @@
  * `{"type": "function", "function": {"name": …, "arguments": "<JSON text>"}}`. A `content` string
  * beside the calls is kept as text.
  */
-import { BalancedCallBlock } from './balanced-call-block.js';
-import { readCallObjectHead } from './call-object-head.js';
-import { jsonValueCallEvents } from './json-value-calls.js';
-import { openingText, type OpeningSyntax } from './parser-block.js';
-import { JsonValueScanner } from './value-scanner.js';
+import { BalancedCallBlock } from '../balanced-call-block.js';
+import { readCallObjectHead } from '../call-object-head.js';
+import { jsonValueCallEvents } from '../json-value-calls.js';
+import { openingText, type OpeningSyntax } from '../parser-block.js';
+import { JsonValueScanner } from '../value-scanner.js';
 
 export const openAiJsonSyntax: OpeningSyntax = {
   triggers: '{',

@@ -1,8 +1,8 @@
 /** Jamba and others: `<tool_calls>[{"name": "get_weather", "arguments": {…}}, …]</tool_calls>`. */
-import { readCallObjectOrArrayHead } from './call-object-head.js';
-import { DelimitedCallBlock } from './delimited-call-block.js';
-import { readJsonCallBody } from './json-call-body.js';
-import { openingText, type OpeningSyntax } from './parser-block.js';
+import { readCallObjectOrArrayHead } from '../call-object-head.js';
+import { DelimitedCallBlock } from '../delimited-call-block.js';
+import { readJsonCallBody } from '../json-call-body.js';
+import { openingText, type OpeningSyntax } from '../parser-block.js';
 
 const OPEN = '<tool_calls>';
 const CLOSE = '</tool_calls>';

@@ -2,11 +2,11 @@
  * Phi-4-mini and Firefunction: `functools[{"name": "get_weather", "arguments": {…}}, …]`, with no
  * closing marker but the list's own `]`.
  */
-import { BalancedCallBlock } from './balanced-call-block.js';
-import { readCallObjectHead } from './call-object-head.js';
-import { jsonValueCallEvents } from './json-value-calls.js';
-import { openingText, type OpeningSyntax } from './parser-block.js';
-import { JsonValueScanner } from './value-scanner.js';
+import { BalancedCallBlock } from '../balanced-call-block.js';
+import { readCallObjectHead } from '../call-object-head.js';
+import { jsonValueCallEvents } from '../json-value-calls.js';
+import { openingText, type OpeningSyntax } from '../parser-block.js';
+import { JsonValueScanner } from '../value-scanner.js';
 
 const MARKER = 'functools';
 

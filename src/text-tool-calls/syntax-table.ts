@@ -4,26 +4,26 @@
  * that decides wins, and one still undecided blocks those after it, so a decision never depends on
  * how the text was chunked.
  */
-import { deepSeekSyntax } from './deepseek-format.js';
-import { functoolsSyntax } from './functools-format.js';
-import { jsonFenceSyntax, toolCodeFenceSyntax } from './gemma-tool-code-format.js';
-import { glmSyntax } from './glm-format.js';
-import { graniteSyntax } from './granite-format.js';
-import { harmonySyntax } from './harmony-format.js';
-import { hermesSyntax } from './hermes-format.js';
-import { jsonArraySyntax } from './json-array-format.js';
-import { kimiK2Syntax } from './kimi-k2-format.js';
-import { bareLlama3JsonSyntax, taggedLlama3JsonSyntax } from './llama3-json-format.js';
-import { mistralSyntax } from './mistral-format.js';
-import { openAiJsonSyntax } from './openai-json-format.js';
+import { deepSeekSyntax } from './formats/deepseek-format.js';
+import { functoolsSyntax } from './formats/functools-format.js';
+import { jsonFenceSyntax, toolCodeFenceSyntax } from './formats/gemma-tool-code-format.js';
+import { glmSyntax } from './formats/glm-format.js';
+import { graniteSyntax } from './formats/granite-format.js';
+import { harmonySyntax } from './formats/harmony-format.js';
+import { hermesSyntax } from './formats/hermes-format.js';
+import { jsonArraySyntax } from './formats/json-array-format.js';
+import { kimiK2Syntax } from './formats/kimi-k2-format.js';
+import { bareLlama3JsonSyntax, taggedLlama3JsonSyntax } from './formats/llama3-json-format.js';
+import { mistralSyntax } from './formats/mistral-format.js';
+import { openAiJsonSyntax } from './formats/openai-json-format.js';
 import type { OpeningReader } from './opening-reader.js';
 import type { OpeningSyntax } from './parser-block.js';
 import { PrefixTrie, type PrefixGate } from './prefix-trie.js';
-import { barePythonicSyntax, pythonStartSyntax, taggedPythonicSyntax } from './pythonic-format.js';
+import { barePythonicSyntax, pythonStartSyntax, taggedPythonicSyntax } from './formats/pythonic-format.js';
 import { thinkBracketSyntax, thinkTagSyntax } from './reasoning-syntaxes.js';
 import type { TextToolCallFormat } from './text-tool-call-types.js';
-import { toolCallsTagSyntax } from './tool-calls-tag-format.js';
-import { bareXmlFunctionSyntax, wrappedXmlFunctionSyntax } from './xml-function-format.js';
+import { toolCallsTagSyntax } from './formats/tool-calls-tag-format.js';
+import { bareXmlFunctionSyntax, wrappedXmlFunctionSyntax } from './formats/xml-function-format.js';
 
 const ALL_SYNTAXES: readonly OpeningSyntax[] = [
   thinkTagSyntax,

@@ -2,11 +2,11 @@
  * Hermes (NousResearch, Qwen 2.5/3): `<tool_call>{"name": "get_weather", "arguments": {…}}</tool_call>`,
  * one call per tag pair.
  */
-import { readCallObjectOrArrayHead } from './call-object-head.js';
-import { DelimitedCallBlock } from './delimited-call-block.js';
-import { readJsonCallBody } from './json-call-body.js';
-import { openingText, type OpeningSyntax } from './parser-block.js';
-import { TOOL_CALL_OPEN, TOOL_CALL_TERMINATORS } from './tool-call-tags.js';
+import { readCallObjectOrArrayHead } from '../call-object-head.js';
+import { DelimitedCallBlock } from '../delimited-call-block.js';
+import { readJsonCallBody } from '../json-call-body.js';
+import { openingText, type OpeningSyntax } from '../parser-block.js';
+import { TOOL_CALL_OPEN, TOOL_CALL_TERMINATORS } from '../tool-call-tags.js';
 
 export const hermesSyntax: OpeningSyntax = {
   triggers: '<',

@@ -3,12 +3,12 @@
  * after `<|python_tag|>`, several separated by `;`. A bare object must carry its arguments to count
  * as a call; after the tag, the tag is evidence enough.
  */
-import { BalancedCallBlock } from './balanced-call-block.js';
-import { readCallObjectHead } from './call-object-head.js';
-import { jsonValueCallEvents } from './json-value-calls.js';
-import { openingText, type OpeningContext, type OpeningSyntax } from './parser-block.js';
-import type { OpeningReader } from './opening-reader.js';
-import { JsonValueScanner } from './value-scanner.js';
+import { BalancedCallBlock } from '../balanced-call-block.js';
+import { readCallObjectHead } from '../call-object-head.js';
+import { jsonValueCallEvents } from '../json-value-calls.js';
+import { openingText, type OpeningContext, type OpeningSyntax } from '../parser-block.js';
+import type { OpeningReader } from '../opening-reader.js';
+import { JsonValueScanner } from '../value-scanner.js';
 
 export const PYTHON_TAG = '<|python_tag|>';
 

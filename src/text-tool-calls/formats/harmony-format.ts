@@ -11,13 +11,13 @@
  * answer's text. A message to anything else (a built-in tool, an unknown function) stays text,
  * exactly as written.
  */
-import { DelimitedCallBlock } from './delimited-call-block.js';
-import { argumentsJsonFromText } from './json-calls.js';
-import type { OpeningReader } from './opening-reader.js';
-import { openingText, type OpeningSyntax } from './parser-block.js';
-import { StreamedBlock } from './streamed-block.js';
-import type { Terminator } from './terminator-search.js';
-import { toolCallEvent } from './text-tool-call-types.js';
+import { DelimitedCallBlock } from '../delimited-call-block.js';
+import { argumentsJsonFromText } from '../json-calls.js';
+import type { OpeningReader } from '../opening-reader.js';
+import { openingText, type OpeningSyntax } from '../parser-block.js';
+import { StreamedBlock } from '../streamed-block.js';
+import type { Terminator } from '../terminator-search.js';
+import { toolCallEvent } from '../text-tool-call-types.js';
 
 const START = '<|start|>';
 const CHANNEL = '<|channel|>';
