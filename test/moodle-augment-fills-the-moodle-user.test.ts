@@ -6,7 +6,7 @@
  * tool output) and a learner's own "{moodle_user}" left as written.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { serverFetch } from '../src/outbound/outbound-guard.js';
+import { serverFetch } from '../src/pipeline/outbound-fetch.js';
 import type { ChatMessage } from '../src/pipeline/messages.js';
 import type { Integrations, Requester } from '../src/pipeline/ports.js';
 import type { PromptInput } from '../src/pipeline/prompt-processor-definition.js';

@@ -8,8 +8,8 @@
  * and a call that arrives anyway is a clear error. LAMB's `moodle` tool name resolves to the courses tool.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { serverFetch } from '../src/outbound/outbound-guard.js';
-import { normalizeMetadata } from '../src/assistants/metadata-normalizer.js';
+import { serverFetch } from '../src/pipeline/outbound-fetch.js';
+import { normalizeMetadata } from '../src/pipeline/metadata-normalizer.js';
 import { findRegistryProblems } from '../src/assistants/metadata-registry-check.js';
 import { AppError } from '../src/errors/app-error.js';
 import { loadRegistries, type Registries } from '../src/pipeline/registries.js';

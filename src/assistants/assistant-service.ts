@@ -29,14 +29,15 @@ import {
   updateAssistant,
   type AssistantRecord,
 } from '../store/assistants-repository.js';
-import { appendAuditEntry, auditEntryOf, type AuditEntry } from '../store/audit-log-repository.js';
+import { appendAuditEntry, type AuditEntry } from '../store/audit-log-repository.js';
+import { auditEntryOf } from '../auth/call-context.js';
 import { nowTimestamp, toFlag, type AssistantUpdate, type Database } from '../store/schema.js';
 import { findUserById, findUsersByEmails } from '../store/users-repository.js';
-import { trimCharacters } from '../text/trim-characters.js';
+import { trimCharacters } from '../validation/trim-characters.js';
 import type { FieldProblem } from '../validation/json-schema-problems.js';
 import { assistantFacts, assistantView, splitCollections, type AssistantSummaryView, type AssistantView } from './assistant-view.js';
 import { asImportMetadataError, fromImportDocument, toExportDocument, type ImportedAssistant } from './lamb-export.js';
-import { assistantToolTargets, assistantTypeOf, isOrchestrator, normalizeMetadata, type AssistantMetadata } from './metadata-normalizer.js';
+import { assistantToolTargets, assistantTypeOf, isOrchestrator, normalizeMetadata, type AssistantMetadata } from '../pipeline/metadata-normalizer.js';
 import { requireInstalledPlugins } from './metadata-registry-check.js';
 
 export interface AssistantInput {

@@ -5,7 +5,7 @@
 import { decideAssistant, type AssistantAction, type AssistantFacts } from '../auth/permissions.js';
 import type { Identity } from '../auth/identity.js';
 import type { AssistantRecord } from '../store/assistants-repository.js';
-import type { AssistantMetadata } from './metadata-normalizer.js';
+import type { AssistantMetadata } from '../pipeline/metadata-normalizer.js';
 
 const ALL_ACTIONS: readonly AssistantAction[] = ['view', 'view_configuration', 'chat', 'update', 'delete', 'publish', 'share', 'export'];
 

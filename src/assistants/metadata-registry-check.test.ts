@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
 import { loadRegistries, ToolRegistry, type Registries } from '../pipeline/registries.js';
 import type { ToolDefinition } from '../pipeline/tool-definition.js';
-import { normalizeMetadata, type AssistantMetadata } from './metadata-normalizer.js';
+import { normalizeMetadata, type AssistantMetadata } from '../pipeline/metadata-normalizer.js';
 import { findRegistryProblems, requireInstalledPlugins } from './metadata-registry-check.js';
 
 let registries: Registries;

@@ -10,6 +10,7 @@
  */
 import { AppError } from '../errors/app-error.js';
 import type { Identity } from './identity.js';
+import type { AssistantListScope, FileListScope, KnowledgeBaseListScope, RubricListScope, UserListScope } from '../store/list-scopes.js';
 
 export type AssistantAction =
   | 'view'
@@ -86,11 +87,6 @@ export function requireAssistantAction(identity: Identity, facts: AssistantFacts
   requireDecision(decideAssistant(identity, facts, action), 'Assistant');
 }
 
-/** Which assistants a list may include; the store turns this into a WHERE clause. */
-export type AssistantListScope =
-  | { kind: 'all' }
-  | { kind: 'organization'; organizationId: number }
-  | { kind: 'member'; organizationId: number; userId: number };
 
 export function assistantListScope(identity: Identity): AssistantListScope {
   if (identity.isSystemAdmin) return { kind: 'all' };
@@ -116,7 +112,6 @@ export interface UserFacts {
 
 export type UserAction = 'view' | 'update';
 
-export type UserListScope = { kind: 'all' } | { kind: 'organization'; organizationId: number; systemAdmins: 'excluded' };
 
 /**
  * The accounts a caller administers: everyone for system admins; for an organization admin, the
@@ -242,11 +237,6 @@ export function requireFileAction(identity: Identity, facts: FileFacts, action: 
   requireDecision(decideFile(identity, facts, action), subject);
 }
 
-/** Which files a list may include; the store turns this into a WHERE clause. */
-export type FileListScope =
-  | { kind: 'all' }
-  | { kind: 'organization'; organizationId: number }
-  | { kind: 'owner'; userId: number };
 
 export function fileListScope(identity: Identity): FileListScope {
   if (identity.isSystemAdmin) return { kind: 'all' };
@@ -311,11 +301,6 @@ export function rubricNamespace(identity: Identity, requestedOrganizationId: num
   };
 }
 
-/** Which rubrics a list may include; the store turns this into a WHERE clause. */
-export type RubricListScope =
-  | { kind: 'owner'; userId: number }
-  | { kind: 'organization'; organizationId: number }
-  | { kind: 'organization_member'; organizationId: number; userId: number };
 
 /**
  * `mine`: the caller's own rubrics. `organization`: the rubrics of the caller's organization the
@@ -378,7 +363,6 @@ export function requireKnowledgeBaseAction(identity: Identity, facts: KnowledgeB
   requireDecision(decideKnowledgeBase(identity, facts, action), 'Knowledge base');
 }
 
-export type KnowledgeBaseListScope = AssistantListScope;
 
 /** The same shape of scope as assistants: everything, one organization, or what a member may see. */
 export function knowledgeBaseListScope(identity: Identity): KnowledgeBaseListScope {

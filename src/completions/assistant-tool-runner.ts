@@ -10,7 +10,7 @@ import type { Kysely } from 'kysely';
 import type { Identity } from '../auth/identity.js';
 import { decideAssistantTool, type AssistantToolRefusal } from '../auth/permissions.js';
 import { assistantFacts } from '../assistants/assistant-view.js';
-import { isOrchestrator, type AssistantMetadata } from '../assistants/metadata-normalizer.js';
+import { isOrchestrator, type AssistantMetadata } from '../pipeline/metadata-normalizer.js';
 import { AppError } from '../errors/app-error.js';
 import { startDeadline, type Deadline } from '../pipeline/deadline.js';
 import type { PipelineEvent, Source } from '../pipeline/events.js';

@@ -4,7 +4,7 @@
  * Every limit the server enforces is a named setting here, with its default.
  */
 import path from 'node:path';
-import { trimCharactersEnd } from '../text/trim-characters.js';
+import { trimCharactersEnd } from '../validation/trim-characters.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 

@@ -7,10 +7,10 @@ import { AppError } from '../errors/app-error.js';
 import { defineConnector, type ConnectorEvent, type ConnectorRequest } from '../pipeline/connector-definition.js';
 import { streamWithinDeadline } from '../pipeline/deadline.js';
 import type { FinishReason } from '../pipeline/events.js';
-import { outboundRefusalIn } from '../outbound/outbound-guard.js';
+import { outboundRefusalIn } from '../pipeline/outbound-fetch.js';
 import { isTextPart, type ChatMessage } from '../pipeline/messages.js';
 import { unreachableProviderError, upstreamAbortError, upstreamEndedEarlyError, upstreamStatusError } from '../pipeline/upstream-errors.js';
-import { trimCharactersEnd } from '../text/trim-characters.js';
+import { trimCharactersEnd } from '../validation/trim-characters.js';
 
 const DEFAULT_BASE_URL = 'http://127.0.0.1:11434';
 const DEFAULT_MODEL = 'llama3.1';

@@ -11,7 +11,7 @@ import { defineConnector, type ConnectorEvent, type ConnectorRequest, type Provi
 import { streamWithinDeadline } from '../pipeline/deadline.js';
 import type { FinishReason } from '../pipeline/events.js';
 import type { ChatMessage } from '../pipeline/messages.js';
-import { outboundRefusalIn } from '../outbound/outbound-guard.js';
+import { outboundRefusalIn } from '../pipeline/outbound-fetch.js';
 import { ToolCallAssembler } from '../pipeline/tool-call-assembly.js';
 import { unreachableProviderError, upstreamAbortError, upstreamEndedEarlyError, upstreamStatusError } from '../pipeline/upstream-errors.js';
 

@@ -9,7 +9,7 @@
  */
 import { AppError } from '../errors/app-error.js';
 import { startDeadline } from '../pipeline/deadline.js';
-import { outboundRefusalIn, type OutboundFetch } from '../outbound/outbound-guard.js';
+import { outboundRefusalIn, type OutboundFetch } from '../pipeline/outbound-fetch.js';
 
 /** A larger answer is refused, so a misbehaving service cannot exhaust memory. */
 export const MAXIMUM_INTEGRATION_RESPONSE_BYTES = 4 * 1024 * 1024;

@@ -8,10 +8,10 @@
 import { AppError } from '../errors/app-error.js';
 import { startDeadline } from '../pipeline/deadline.js';
 import type { EmbeddingConnector } from '../store/schema.js';
-import { outboundRefusalIn } from '../outbound/outbound-guard.js';
+import { outboundRefusalIn } from '../pipeline/outbound-fetch.js';
 import type { ProviderSettings } from '../pipeline/connector-definition.js';
 import { unreachableProviderError, upstreamStatusError } from '../pipeline/upstream-errors.js';
-import { trimCharactersEnd } from '../text/trim-characters.js';
+import { trimCharactersEnd } from '../validation/trim-characters.js';
 
 export type { EmbeddingConnector };
 export const EMBEDDING_CONNECTORS: readonly EmbeddingConnector[] = ['openai', 'ollama'];

@@ -15,9 +15,9 @@
 import { AppError } from '../errors/app-error.js';
 import { startDeadline } from '../pipeline/deadline.js';
 import { readBoundedText } from '../integrations/integration-request.js';
-import { outboundRefusalIn, type OutboundFetch } from '../outbound/outbound-guard.js';
+import { outboundRefusalIn, type OutboundFetch } from '../pipeline/outbound-fetch.js';
 import type { KnowledgeHit } from '../pipeline/ports.js';
-import { trimCharactersEnd } from '../text/trim-characters.js';
+import { trimCharactersEnd } from '../validation/trim-characters.js';
 
 /** A larger answer is refused, so a misbehaving server cannot exhaust memory. */
 export const MAXIMUM_RESPONSE_BYTES = 8 * 1024 * 1024;

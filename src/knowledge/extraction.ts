@@ -12,7 +12,7 @@ import { readZipParts, writeStoredZip, type ZipPart } from './bounded-zip.js';
 import { detectDocumentType, type DocumentType } from './document-types.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { splitMarkdownSections, type TextSection } from './markdown-sections.js';
-import { trimCharactersAtLineEnds } from '../text/trim-characters.js';
+import { trimCharactersAtLineEnds } from '../validation/trim-characters.js';
 import { requirePdfStreamsWithinBudget } from './pdf-stream-budget.js';
 
 /** Most pages read from one PDF; a longer one is refused before its text is extracted. */

@@ -11,7 +11,8 @@ import { requireKnowledgeBaseAction, type KnowledgeBaseAction } from '../auth/pe
 import { AppError } from '../errors/app-error.js';
 import { displayFileName } from '../files/file-paths.js';
 import { FileStorage } from '../files/file-storage.js';
-import { appendAuditEntry, auditEntryOf } from '../store/audit-log-repository.js';
+import { appendAuditEntry } from '../store/audit-log-repository.js';
+import { auditEntryOf } from '../auth/call-context.js';
 import {
   cancelIngestionJob,
   deleteDocument,

@@ -12,7 +12,7 @@
  * - An organization's URL is reached through the outbound guard; the server's may go anywhere.
  */
 import type { Settings } from '../config/settings.js';
-import type { OutboundFetch } from '../outbound/outbound-guard.js';
+import { type OutboundFetch } from '../pipeline/outbound-fetch.js';
 import type { ProviderSettings } from '../pipeline/connector-definition.js';
 
 export type ServerProviderDefaults = Pick<Settings, 'openaiApiKey' | 'openaiBaseUrl' | 'ollamaBaseUrl'>;

@@ -10,7 +10,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
-import { OutboundGuard, outboundRefusalIn, type HostResolver, type ResolvedAddress } from './outbound-guard.js';
+import { OutboundGuard, type HostResolver, type ResolvedAddress } from './outbound-guard.js';
+import { outboundRefusalIn } from '../pipeline/outbound-fetch.js';
 
 const FIELD = 'kb_server.url';
 /** A public address no test connects to: answers with it are only ever looked at, never dialled. */

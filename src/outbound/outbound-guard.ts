@@ -21,13 +21,9 @@ import { isIP, type LookupFunction } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
 import { AppError } from '../errors/app-error.js';
-import type { OutboundFetch } from '../pipeline/connector-definition.js';
+import type { OutboundFetch } from '../pipeline/outbound-fetch.js';
 import { canonicalAddress, classifyAddress, type AddressKind } from './address-classification.js';
 
-export type { OutboundFetch };
-
-/** For URLs from the server's own environment, which may point anywhere (Ollama on localhost is normal). */
-export const serverFetch: OutboundFetch = (input, init) => globalThis.fetch(input, init);
 
 export interface ResolvedAddress {
   address: string;
@@ -92,15 +88,6 @@ function refusalIn(error: unknown): DestinationRefused | AppError | undefined {
     current = current.cause;
   }
   return undefined;
-}
-
-/**
- * The `upstream_refused` AppError inside an error a client caught, if a guarded fetch refused the
- * destination: clients rethrow it as it is instead of a vaguer "could not be reached".
- */
-export function outboundRefusalIn(error: unknown): AppError | undefined {
-  const refusal = refusalIn(error);
-  return refusal instanceof AppError ? refusal : undefined;
 }
 
 export class OutboundGuard {

@@ -4,7 +4,7 @@
  * `rag_processor` through the same tool plugins, configured from LAMB's legacy fields, and its
  * output fills `{context}` as in LAMB; multi-tool assistants run every enabled context tool.
  */
-import { assistantTypeOf, isOrchestrator } from '../assistants/metadata-normalizer.js';
+import { assistantTypeOf, isOrchestrator } from './metadata-normalizer.js';
 import { AppError } from '../errors/app-error.js';
 import type { AssistantSnapshot } from './assistant-snapshot.js';
 import type { ConnectorDefinition } from './connector-definition.js';

@@ -1,5 +1,5 @@
 /** The assistant as the pipeline sees it: what was stored, with metadata already normalised. */
-import type { AssistantMetadata } from '../assistants/metadata-normalizer.js';
+import type { AssistantMetadata } from './metadata-normalizer.js';
 
 export interface AssistantSnapshot {
   id: number;

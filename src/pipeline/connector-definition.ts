@@ -3,6 +3,7 @@
  * in src/connectors/ default-exports one `defineConnector({...})`. Connectors always stream; the
  * edge gathers the events for clients that asked for one JSON answer.
  */
+import type { OutboundFetch } from './outbound-fetch.js';
 import type { FinishReason, Usage } from './events.js';
 import type { ChatMessage } from './messages.js';
 
@@ -16,13 +17,6 @@ export interface GenerationParameters {
   response_format?: Record<string, unknown>;
   user?: string;
 }
-
-/**
- * The fetch every outbound client takes, so the caller decides how its destination is reached
- * (src/outbound/outbound-guard.ts makes the guarded one). Declared here, in the plugin contract,
- * so the pipeline core needs nothing from the services that build it.
- */
-export type OutboundFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /**
  * Where and how to reach the provider, resolved from the owner's organization or the environment

@@ -3,7 +3,7 @@
  * SQL: services build these ports for each request, already bound to the assistant owner's
  * identity, so a tool can only reach what that owner may reach.
  */
-import type { OutboundFetch } from './connector-definition.js';
+import { type OutboundFetch } from './outbound-fetch.js';
 import type { RubricDocument } from '../rubrics/rubric-document.js';
 import type { Source, StatusEvent } from './events.js';
 import type { ChatMessage } from './messages.js';

@@ -3,9 +3,9 @@
  * from src/tools/, src/prompt-processors/ and src/connectors/ (or their compiled twins in dist/).
  */
 import { fileURLToPath } from 'node:url';
-import { canonicalToolType, TOOL_TYPE_ALIASES } from '../assistants/metadata-normalizer.js';
+import { canonicalToolType, TOOL_TYPE_ALIASES } from './metadata-normalizer.js';
 import type { ConnectorDefinition } from './connector-definition.js';
-import { discoverPlugins, requireFunction, requireObject, requireText, type RegistryLog } from './plugin-registry.js';
+import { discoverPlugins, requireFunction, requireObject, requireText, type RegistryLog } from './plugin-discovery.js';
 import type { PromptProcessorDefinition } from './prompt-processor-definition.js';
 import { compileConfigSchema } from './tool-config-validation.js';
 import type { ToolDefinition } from './tool-definition.js';

@@ -1,8 +1,8 @@
 // Proves runAssistant end to end with the real registries, the bypass connector and an inline FileReader port: where single_file_rag's text lands, event order, the redacted trace, misconfiguration errors and the bypass models.
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { AssistantMetadata } from '../assistants/metadata-normalizer.js';
+import type { AssistantMetadata } from './metadata-normalizer.js';
 import { AppError } from '../errors/app-error.js';
-import { serverFetch } from '../outbound/outbound-guard.js';
+import { serverFetch } from './outbound-fetch.js';
 import type { AssistantSnapshot } from './assistant-snapshot.js';
 import type { PipelineEvent, StatusEvent } from './events.js';
 import type { ChatMessage } from './messages.js';

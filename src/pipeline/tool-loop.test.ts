@@ -1,7 +1,7 @@
 // Proves the tool loop against a scripted connector and tools defined here: calls run and their results go back as tool messages; a round's calls run at once; unknown tools, broken JSON, schema-invalid arguments, refused repeats, timeouts and throwing tools all become results the model reads; the round limit ends with one call without functions; the total time limit ends the request with a clear error; results are truncated with a marker; text of every round streams; the trace keeps argument keys, never values.
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
-import { serverFetch } from '../outbound/outbound-guard.js';
+import { serverFetch } from './outbound-fetch.js';
 import type { ConnectorDefinition, ConnectorEvent, ConnectorRequest, ModelToolCall } from './connector-definition.js';
 import type { PipelineEvent, StatusEvent } from './events.js';
 import type { FunctionToolRun } from './function-tools.js';

@@ -10,7 +10,8 @@ import type { Identity } from '../auth/identity.js';
 import { requireRubricAction, requireRubricCreation, rubricListScope, rubricNamespace, type RubricAction, type RubricFacts } from '../auth/permissions.js';
 import { AppError } from '../errors/app-error.js';
 import type { RubricReader } from '../pipeline/ports.js';
-import { appendAuditEntry, auditEntryOf, type AuditEntry } from '../store/audit-log-repository.js';
+import { appendAuditEntry, type AuditEntry } from '../store/audit-log-repository.js';
+import { auditEntryOf } from '../auth/call-context.js';
 import { isUniqueViolation } from '../store/files-repository.js';
 import {
   findRubric,
@@ -22,7 +23,7 @@ import {
   type RubricRecord,
 } from '../store/rubrics-repository.js';
 import { nowTimestamp, type Database } from '../store/schema.js';
-import { trimCharacters } from '../text/trim-characters.js';
+import { trimCharacters } from '../validation/trim-characters.js';
 import {
   completeRubric,
   readRubricDraft,

@@ -1,6 +1,6 @@
 /** Assistants (soft-deleted rows stay, with `deleted_at` set) and their shares. */
 import type { Kysely } from 'kysely';
-import type { AssistantListScope } from '../auth/permissions.js';
+import type { AssistantListScope } from './list-scopes.js';
 import { containsText, searchText } from './search-pattern.js';
 import { nowTimestamp, type AssistantRow, type AssistantUpdate, type Database, type NewAssistantRow } from './schema.js';
 

@@ -3,7 +3,6 @@
  * user text, and are written in the same transaction as the change they record.
  */
 import type { Kysely } from 'kysely';
-import type { CallContext } from '../auth/call-context.js';
 import { nowTimestamp, type AuditLogRow, type Database } from './schema.js';
 
 export interface AuditEntry {
@@ -43,17 +42,4 @@ export interface AuditTarget {
   type: string;
   id: string | number;
   organizationId: number | null;
-}
-
-/** The audit entry of something a caller did to a target: actor and request id come from the call. */
-export function auditEntryOf(context: CallContext, target: AuditTarget, action: string, details?: AuditEntry['details']): AuditEntry {
-  return {
-    actorUserId: context.identity.userId,
-    organizationId: target.organizationId,
-    action,
-    targetType: target.type,
-    targetId: target.id,
-    details,
-    requestId: context.requestId,
-  };
 }

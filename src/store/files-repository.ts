@@ -1,6 +1,6 @@
 /** Uploaded files (soft-deleted rows stay, with `deleted_at` set). The bytes are on disk, see src/files/. */
 import type { Kysely } from 'kysely';
-import type { FileListScope } from '../auth/permissions.js';
+import type { FileListScope } from './list-scopes.js';
 import type { Database, FileRow, NewFileRow } from './schema.js';
 
 export async function insertFile(db: Kysely<Database>, row: NewFileRow): Promise<FileRow> {

@@ -1,7 +1,7 @@
 /** Knowledge bases, their documents and chunks: the rows ingestion writes and retrieval reads. */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
-import type { KnowledgeBaseListScope } from '../auth/permissions.js';
+import type { KnowledgeBaseListScope } from './list-scopes.js';
 import { containsText, searchText } from './search-pattern.js';
 import { nowTimestamp, type Database, type DocumentStatus, type EmbeddingConnector, type KbChunksTable, type KnowledgeBasesTable } from './schema.js';
 

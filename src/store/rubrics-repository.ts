@@ -1,6 +1,6 @@
 /** Rubrics (soft-deleted rows stay, with `deleted_at` set, and keep their rubric_id, which is unique within its organization). */
 import type { Kysely } from 'kysely';
-import type { RubricListScope } from '../auth/permissions.js';
+import type { RubricListScope } from './list-scopes.js';
 import { containsText, searchText } from './search-pattern.js';
 import { nowTimestamp, type Database, type NewRubricRow, type RubricRow, type RubricUpdate } from './schema.js';
 

@@ -1,6 +1,6 @@
 /** Users and their role in their organization. */
 import type { Kysely } from 'kysely';
-import type { UserListScope } from '../auth/permissions.js';
+import type { UserListScope } from './list-scopes.js';
 import { containsText, searchText } from './search-pattern.js';
 import { nowTimestamp, toFlag, type Database, type OrganizationRole, type UserRow } from './schema.js';
 

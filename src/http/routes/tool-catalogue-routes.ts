@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../errors/app-error.js';
-import { serverFetch } from '../../outbound/outbound-guard.js';
+import { serverFetch } from '../../pipeline/outbound-fetch.js';
 import { checkToolConfig } from '../../pipeline/tool-config-validation.js';
 import { toolKind, type ToolDefinition } from '../../pipeline/tool-definition.js';
 import type { ToolRegistry } from '../../pipeline/registries.js';

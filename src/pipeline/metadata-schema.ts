@@ -6,7 +6,7 @@
  */
 
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { CLIENT_SYSTEM_MESSAGE_HANDLINGS } from '../pipeline/client-system-messages.js';
+import { CLIENT_SYSTEM_MESSAGE_HANDLINGS } from './client-system-messages.js';
 import { TEXT_TOOL_CALL_FORMATS } from '../text-tool-calls/index.js';
 import { createAjv } from '../validation/create-ajv.js';
 

@@ -1,0 +1,123 @@
+/**
+ * The layer rule of DESIGN.md §2 and §6, checked by `npm test` (npm run layers):
+ *
+ *   http  →  services  →  plugins  →  pipeline core  →  errors/, validation/
+ *              ↓                            ↓
+ *            store                  text-tool-calls (a library)
+ *
+ * An arrow is "may import". Nothing imports upwards, no folder takes part in a cycle, plugins see
+ * the core only through its plugin API, and the text tool-call parser imports nothing of Merino.
+ * Test files may reach into anything they test, so they are left out of the check.
+ */
+const FOUNDATION = '^src/(errors|validation)/';
+const CORE = '^src/pipeline/';
+const LIBRARY = '^src/text-tool-calls/';
+const PLUGINS = '^src/(tools|prompt-processors|connectors|integrations)/';
+const STORE = '^src/store/';
+const HTTP = '^src/http/';
+const COMPOSITION = '^src/[^/]+\\.ts$';
+const SERVICE_CONTAINER = '^src/services\\.ts$';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-folder-cycle',
+      comment: 'Folders form layers; a cycle between two folders means neither is below the other.',
+      severity: 'error',
+      scope: 'folder',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'foundation-imports-only-itself',
+      comment: 'errors/ and validation/ sit under everything and import nothing else of Merino.',
+      severity: 'error',
+      from: { path: FOUNDATION },
+      to: { path: '^src/', pathNot: FOUNDATION },
+    },
+    {
+      name: 'library-imports-nothing-of-merino',
+      comment: 'The text tool-call parser is a self-contained library.',
+      severity: 'error',
+      from: { path: LIBRARY },
+      to: { path: '^src/', pathNot: LIBRARY },
+    },
+    {
+      name: 'library-has-one-entry-file',
+      comment: 'Merino uses the text tool-call parser through src/text-tool-calls/index.ts only.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: LIBRARY },
+      to: { path: LIBRARY, pathNot: '^src/text-tool-calls/index\\.ts$' },
+    },
+    {
+      name: 'core-imports-only-core-and-foundation',
+      comment: 'The pipeline core knows nothing of HTTP, SQL, services or plugins (DESIGN §2).',
+      severity: 'error',
+      from: { path: CORE },
+      to: { path: '^src/', pathNot: [CORE, FOUNDATION, '^src/text-tool-calls/index\\.ts$'] },
+    },
+    {
+      name: 'plugins-see-the-core-through-its-plugin-api',
+      comment: 'A plugin imports src/pipeline/plugin-api.ts and nothing else from the core.',
+      severity: 'error',
+      from: { path: PLUGINS },
+      to: { path: CORE, pathNot: '^src/pipeline/plugin-api\\.ts$' },
+    },
+    {
+      name: 'plugins-import-no-service',
+      comment: 'Plugins sit below the services: they reach them only through the ports the core hands them.',
+      severity: 'error',
+      from: { path: PLUGINS },
+      to: { path: '^src/', pathNot: [PLUGINS, CORE, FOUNDATION] },
+    },
+    {
+      name: 'store-sits-below-the-services',
+      comment: 'Repositories import nothing from services, plugins, the core or HTTP.',
+      severity: 'error',
+      from: { path: STORE },
+      to: { path: '^src/', pathNot: [STORE, FOUNDATION] },
+    },
+    {
+      name: 'only-http-and-start-up-import-http',
+      comment: 'Services know nothing of HTTP.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: [HTTP, COMPOSITION] },
+      to: { path: HTTP },
+    },
+    {
+      name: 'routes-reach-the-store-through-services',
+      comment: 'Routes are thin: they call services, which own every query.',
+      severity: 'error',
+      from: { path: HTTP },
+      to: { path: STORE },
+    },
+    {
+      name: 'nothing-imports-start-up',
+      comment: 'The files at the top of src/ start and compose Merino; nothing below may depend on them.',
+      severity: 'error',
+      from: { path: '^src/.+/' },
+      to: { path: COMPOSITION, pathNot: SERVICE_CONTAINER },
+    },
+    {
+      name: 'only-http-sees-the-service-container',
+      comment: 'Routes receive the composed services; services receive what they need one by one.',
+      severity: 'error',
+      from: { path: '^src/.+/', pathNot: HTTP },
+      to: { path: SERVICE_CONTAINER },
+    },
+    {
+      name: 'no-unresolvable-import',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(\\.test\\.ts$|^src/.*/__fixtures__/)' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js'] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};

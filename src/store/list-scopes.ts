@@ -1,0 +1,27 @@
+/**
+ * Which rows a list may include, as src/auth/permissions.ts decides it for a caller; each
+ * repository turns its scope into a WHERE clause. Declared here, below the services, because the
+ * store reads them and imports nothing from above it.
+ */
+
+/** Which assistants a list may include; the store turns this into a WHERE clause. */
+export type AssistantListScope =
+  | { kind: 'all' }
+  | { kind: 'organization'; organizationId: number }
+  | { kind: 'member'; organizationId: number; userId: number };
+
+export type KnowledgeBaseListScope = AssistantListScope;
+
+export type UserListScope = { kind: 'all' } | { kind: 'organization'; organizationId: number; systemAdmins: 'excluded' };
+
+/** Which files a list may include; the store turns this into a WHERE clause. */
+export type FileListScope =
+  | { kind: 'all' }
+  | { kind: 'organization'; organizationId: number }
+  | { kind: 'owner'; userId: number };
+
+/** Which rubrics a list may include; the store turns this into a WHERE clause. */
+export type RubricListScope =
+  | { kind: 'owner'; userId: number }
+  | { kind: 'organization'; organizationId: number }
+  | { kind: 'organization_member'; organizationId: number; userId: number };
