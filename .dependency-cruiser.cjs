@@ -117,7 +117,11 @@ module.exports = {
     exclude: { path: '(\\.test\\.ts$|^src/.*/__fixtures__/)' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+      extensions: ['.ts', '.js'],
+    },
     reporterOptions: { text: { highlightFocused: true } },
   },
 };

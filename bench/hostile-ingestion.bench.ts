@@ -55,7 +55,12 @@ describe('hostile ingestion at the default limits', () => {
       pdfBombBytes: BOMB_BYTES,
       whitespaceCharacters: 120_000,
     });
-    corpus.push({ label: 'PDF Flate bomb disguised as an image', fileName: 'disguised.pdf', bytes: await pdfFlateBomb(BOMB_BYTES, { disguisedAsImage: true }), expected: { status: 'completed' } });
+    corpus.push({
+      label: 'PDF Flate bomb disguised as an image',
+      fileName: 'disguised.pdf',
+      bytes: await pdfFlateBomb(BOMB_BYTES, { disguisedAsImage: true }),
+      expected: { status: 'completed' },
+    });
 
     const server = await startTestServer(DIALECT, { environment: { INGESTION_POLL_MS: '20' } });
     let peakResident = process.memoryUsage.rss();
@@ -83,16 +88,32 @@ describe('hostile ingestion at the default limits', () => {
       loopDelay.reset();
 
       // Nearly the most characters (5,000,000) cut into the smallest chunks (100): refused by INGESTION_CHUNKS_MAX once chunked.
-      const smallChunks = await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Smallest chunks', chunk_size: 100, chunk_overlap: 0 } });
-      const tooManyChunks: BenchDocument = { label: 'too many chunks: 5,000,000 characters in chunks of 100', fileName: 'long.txt', bytes: new TextEncoder().encode('Sediment settles in layers at the bottom. '.repeat(119_000)) };
+      const smallChunks = await request(server, 'POST', '/api/knowledge-bases', {
+        token,
+        body: { name: 'Smallest chunks', chunk_size: 100, chunk_overlap: 0 },
+      });
+      const tooManyChunks: BenchDocument = {
+        label: 'too many chunks: 5,000,000 characters in chunks of 100',
+        fileName: 'long.txt',
+        bytes: new TextEncoder().encode('Sediment settles in layers at the bottom. '.repeat(119_000)),
+      };
       // The most chunks a document may have (about 9,100 of the 10,000 allowed): the longest indexing transaction.
-      const mediumChunks = await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Chunks of 500', chunk_size: 500, chunk_overlap: 0 } });
-      const mostChunks: BenchDocument = { label: 'most chunks allowed: 4,200,000 characters in chunks of 500', fileName: 'long.txt', bytes: new TextEncoder().encode('Sediment settles in layers at the bottom. '.repeat(100_000)) };
+      const mediumChunks = await request(server, 'POST', '/api/knowledge-bases', {
+        token,
+        body: { name: 'Chunks of 500', chunk_size: 500, chunk_overlap: 0 },
+      });
+      const mostChunks: BenchDocument = {
+        label: 'most chunks allowed: 4,200,000 characters in chunks of 500',
+        fileName: 'long.txt',
+        bytes: new TextEncoder().encode('Sediment settles in layers at the bottom. '.repeat(100_000)),
+      };
       const targets = new Map<BenchDocument, number>([
         [tooManyChunks, smallChunks.body.id as number],
         [mostChunks, mediumChunks.body.id as number],
       ]);
-      for (const document of [...corpus, tooManyChunks, mostChunks].filter((candidate) => ONLY === undefined || candidate.label.includes(ONLY))) {
+      for (const document of [...corpus, tooManyChunks, mostChunks].filter(
+        (candidate) => ONLY === undefined || candidate.label.includes(ONLY),
+      )) {
         const health = watchHealth(server, HEALTH_INTERVAL_MS);
         const documentLoopDelay = monitorEventLoopDelay({ resolution: 10 });
         documentLoopDelay.enable();
@@ -107,7 +128,15 @@ describe('hostile ingestion at the default limits', () => {
         worstStall = Math.max(worstStall, figures.worstMilliseconds);
         healthFailures += figures.failures;
         const outcome = job.status === 'completed' ? 'completed' : `failed: ${String(job.error).slice(0, 55)}`;
-        rows.push([document.label, `${(document.bytes.length / 1024).toFixed(0)} KB`, outcome, milliseconds(elapsed), String(figures.checks), milliseconds(figures.worstMilliseconds), milliseconds(documentLoopDelay.max / 1e6)]);
+        rows.push([
+          document.label,
+          `${(document.bytes.length / 1024).toFixed(0)} KB`,
+          outcome,
+          milliseconds(elapsed),
+          String(figures.checks),
+          milliseconds(figures.worstMilliseconds),
+          milliseconds(documentLoopDelay.max / 1e6),
+        ]);
         expect(['completed', 'failed']).toContain(job.status);
       }
     } finally {
@@ -130,9 +159,18 @@ describe('hostile ingestion at the default limits', () => {
       rows,
     );
     process.stdout.write(`\nworst /healthz answer during hostile ingestion: ${milliseconds(worstStall)} ms (target: at most 100 ms)\n`);
-    process.stdout.write(`worst /healthz answer while idle for ${IDLE_BASELINE_MS / 1000} s before it (this machine's own noise): ${milliseconds(idleFigures?.worstMilliseconds ?? 0)} ms over ${idleFigures?.checks ?? 0} checks\n`);
-    process.stdout.write(`load average (1, 5, 15 min) at the end: ${os.loadavg().map((load) => load.toFixed(2)).join(', ')} on ${os.availableParallelism()} CPUs\n`);
-    process.stdout.write(`event loop delay (monitorEventLoopDelay, 10 ms resolution): p99 ${milliseconds(loopDelay.percentile(99) / 1e6)} ms, max ${milliseconds(loopDelay.max / 1e6)} ms\n`);
+    process.stdout.write(
+      `worst /healthz answer while idle for ${IDLE_BASELINE_MS / 1000} s before it (this machine's own noise): ${milliseconds(idleFigures?.worstMilliseconds ?? 0)} ms over ${idleFigures?.checks ?? 0} checks\n`,
+    );
+    process.stdout.write(
+      `load average (1, 5, 15 min) at the end: ${os
+        .loadavg()
+        .map((load) => load.toFixed(2))
+        .join(', ')} on ${os.availableParallelism()} CPUs\n`,
+    );
+    process.stdout.write(
+      `event loop delay (monitorEventLoopDelay, 10 ms resolution): p99 ${milliseconds(loopDelay.percentile(99) / 1e6)} ms, max ${milliseconds(loopDelay.max / 1e6)} ms\n`,
+    );
     process.stdout.write(`peak resident memory of the process: ${(peakResident / MEGABYTE).toFixed(0)} MB\n`);
     expect(healthFailures).toBe(0);
   });

@@ -29,24 +29,63 @@ async function benchmark(dialect: Dialect): Promise<Figures[]> {
     for (let index = 0; index < SEEDED_ASSISTANTS; index += 1) {
       const created = await request(server, 'POST', '/api/assistants', {
         token: creator.token,
-        body: { name: `Assistant ${index}`, description: `Subject ${index % 17}`, metadata: { assistant_type: index % 2 ? 'multi_tool' : 'classic', tools: ['no_rag'] } },
+        body: {
+          name: `Assistant ${index}`,
+          description: `Subject ${index % 17}`,
+          metadata: { assistant_type: index % 2 ? 'multi_tool' : 'classic', tools: ['no_rag'] },
+        },
       });
       ids.push(created.body.id);
-      if (index % 5 === 0) await request(server, 'PUT', `/api/assistants/${created.body.id}/publish`, { token: creator.token, body: { published: true } });
+      if (index % 5 === 0)
+        await request(server, 'PUT', `/api/assistants/${created.body.id}/publish`, { token: creator.token, body: { published: true } });
     }
     return [
-      await measure('GET /api/assistants/{id} (API key)', REQUESTS, CONCURRENCY, async (index) =>
-        (await request(server, 'GET', `/api/assistants/${ids[index % ids.length]}`, { token: key })).status),
-      await measure('GET /api/assistants?limit=50 (owner)', REQUESTS, CONCURRENCY, async () =>
-        (await request(server, 'GET', '/api/assistants?limit=50', { token: creator.token })).status),
-      await measure('GET /api/assistants?q=subject 3 (learner)', REQUESTS, CONCURRENCY, async () =>
-        (await request(server, 'GET', '/api/assistants?q=subject%203', { token: learner.token })).status),
-      await measure('POST /api/assistants', REQUESTS / 2, CONCURRENCY, async (index) =>
-        (await request(server, 'POST', '/api/assistants', { token: key, body: { name: `Bench ${index}`, metadata: { tools: ['no_rag'] } } })).status),
-      await measure('PATCH /api/assistants/{id}', REQUESTS / 2, CONCURRENCY, async (index) =>
-        (await request(server, 'PATCH', `/api/assistants/${ids[index % ids.length]}`, { token: key, body: { description: `v${index}` } })).status),
-      await measure('POST /api/auth/login (scrypt)', LOGINS, 2, async () =>
-        (await request(server, 'POST', '/api/auth/login', { body: { email: 'bench-learner@merino.test', password: learner.password } })).status),
+      await measure(
+        'GET /api/assistants/{id} (API key)',
+        REQUESTS,
+        CONCURRENCY,
+        async (index) => (await request(server, 'GET', `/api/assistants/${ids[index % ids.length]}`, { token: key })).status,
+      ),
+      await measure(
+        'GET /api/assistants?limit=50 (owner)',
+        REQUESTS,
+        CONCURRENCY,
+        async () => (await request(server, 'GET', '/api/assistants?limit=50', { token: creator.token })).status,
+      ),
+      await measure(
+        'GET /api/assistants?q=subject 3 (learner)',
+        REQUESTS,
+        CONCURRENCY,
+        async () => (await request(server, 'GET', '/api/assistants?q=subject%203', { token: learner.token })).status,
+      ),
+      await measure(
+        'POST /api/assistants',
+        REQUESTS / 2,
+        CONCURRENCY,
+        async (index) =>
+          (
+            await request(server, 'POST', '/api/assistants', {
+              token: key,
+              body: { name: `Bench ${index}`, metadata: { tools: ['no_rag'] } },
+            })
+          ).status,
+      ),
+      await measure(
+        'PATCH /api/assistants/{id}',
+        REQUESTS / 2,
+        CONCURRENCY,
+        async (index) =>
+          (await request(server, 'PATCH', `/api/assistants/${ids[index % ids.length]}`, { token: key, body: { description: `v${index}` } }))
+            .status,
+      ),
+      await measure(
+        'POST /api/auth/login (scrypt)',
+        LOGINS,
+        2,
+        async () =>
+          (await request(server, 'POST', '/api/auth/login', { body: { email: 'bench-learner@merino.test', password: learner.password } }))
+            .status,
+      ),
     ];
   } finally {
     await server.close();

@@ -48,9 +48,12 @@ describe('memory of large JSON knowledge-base bodies', () => {
     const server = await startServerProcess(database, environment);
     const pid = server.child.pid!;
     try {
-      const token = (await request(server, 'POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } })).body.token as string;
+      const token = (await request(server, 'POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } })).body
+        .token as string;
       const kb = (await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Memory' } })).body.id;
-      const text = 'Basalt forms when lava cools quickly. '.repeat(Math.ceil((BODY_MEGABYTES * 1_048_576) / 38)).slice(0, BODY_MEGABYTES * 1_048_576);
+      const text = 'Basalt forms when lava cools quickly. '
+        .repeat(Math.ceil((BODY_MEGABYTES * 1_048_576) / 38))
+        .slice(0, BODY_MEGABYTES * 1_048_576);
       const body = Buffer.from(JSON.stringify({ documents: [{ text }] }));
       const baseline = residentBytes(pid);
       let peak = baseline;

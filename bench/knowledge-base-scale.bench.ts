@@ -145,9 +145,15 @@ async function markdownDocuments(corpus: readonly CorpusDocument[]): Promise<Mar
     for (const chunk of chunkSections(extracted.sections, { chunkSize: CHUNK_SIZE, chunkOverlap: CHUNK_OVERLAP })) {
       if (!precomputedVectors.has(chunk.text)) precomputedVectors.set(chunk.text, embed(chunk.text));
     }
-    documents.push({ fileName, bytes, extractedBytes: extracted.sections.reduce((sum, section) => sum + Buffer.byteLength(section.text), 0) });
+    documents.push({
+      fileName,
+      bytes,
+      extractedBytes: extracted.sections.reduce((sum, section) => sum + Buffer.byteLength(section.text), 0),
+    });
   }
-  return Array.from({ length: INGEST_PASSES }, (_, pass) => documents.map((document) => ({ ...document, fileName: document.fileName.replace(/\.md$/, `-${pass + 1}.md`) }))).flat();
+  return Array.from({ length: INGEST_PASSES }, (_, pass) =>
+    documents.map((document) => ({ ...document, fileName: document.fileName.replace(/\.md$/, `-${pass + 1}.md`) })),
+  ).flat();
 }
 
 interface Owner {
@@ -175,7 +181,14 @@ interface IngestionFigures {
  * Queues `documents` in a new knowledge base the way an upload does, then runs a fresh
  * IngestionRunner until every job has completed; the clock covers the runner only.
  */
-async function ingestThroughRunner(store: Store, dataDirectory: string, owner: Owner, documents: readonly MarkdownDocument[], embedder: EmbedderKind, label: string): Promise<IngestionFigures> {
+async function ingestThroughRunner(
+  store: Store,
+  dataDirectory: string,
+  owner: Owner,
+  documents: readonly MarkdownDocument[],
+  embedder: EmbedderKind,
+  label: string,
+): Promise<IngestionFigures> {
   const withEmbeddings = embedder !== 'none';
   const storage = knowledgeDocumentStorage(dataDirectory);
   const knowledgeBaseId = await insertKnowledgeBase(store.db, {
@@ -188,7 +201,10 @@ async function ingestThroughRunner(store: Store, dataDirectory: string, owner: O
     ...(withEmbeddings && { embedding: EMBEDDING_CHOICE }),
   });
   for (const document of documents) {
-    const stored = await storage.store(knowledgeBaseId, Readable.from([document.bytes]), { maxBytes: document.bytes.length, extension: 'upload' });
+    const stored = await storage.store(knowledgeBaseId, Readable.from([document.bytes]), {
+      maxBytes: document.bytes.length,
+      extension: 'upload',
+    });
     const documentId = await insertDocument(store.db, {
       knowledgeBaseId,
       fileName: document.fileName,
@@ -239,7 +255,15 @@ async function ingestThroughRunner(store: Store, dataDirectory: string, owner: O
       })
       .catch(() => undefined);
   }, 250);
-  const timeout = setTimeout(() => fail?.(new Error(`ingestion did not finish within ${INGESTION_TIMEOUT_MILLISECONDS} ms (${completed} of ${documents.length} jobs completed)`)), INGESTION_TIMEOUT_MILLISECONDS);
+  const timeout = setTimeout(
+    () =>
+      fail?.(
+        new Error(
+          `ingestion did not finish within ${INGESTION_TIMEOUT_MILLISECONDS} ms (${completed} of ${documents.length} jobs completed)`,
+        ),
+      ),
+    INGESTION_TIMEOUT_MILLISECONDS,
+  );
   const started = performance.now();
   let elapsed: number;
   try {
@@ -265,7 +289,14 @@ async function ingestThroughRunner(store: Store, dataDirectory: string, owner: O
     .select((eb) => eb.fn.countAll<number | string>().as('chunks'))
     .where('knowledge_base_id', '=', knowledgeBaseId)
     .executeTakeFirstOrThrow();
-  return { label, documents: documents.length, megabytes: documents.reduce((sum, document) => sum + document.extractedBytes, 0) / MEGABYTE, chunks: Number(chunks), seconds: elapsed, embedderSeconds: embedderMilliseconds / 1000 };
+  return {
+    label,
+    documents: documents.length,
+    megabytes: documents.reduce((sum, document) => sum + document.extractedBytes, 0) / MEGABYTE,
+    chunks: Number(chunks),
+    seconds: elapsed,
+    embedderSeconds: embedderMilliseconds / 1000,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -309,7 +340,14 @@ interface BuildFigures {
 }
 
 /** Adds chunks `from` … `to - 1` with their vectors, BUILD_BATCH per document and transaction. */
-async function buildChunks(store: Store, knowledgeBaseId: number, texts: readonly string[], vectors: readonly Float32Array[], from: number, to: number): Promise<BuildFigures> {
+async function buildChunks(
+  store: Store,
+  knowledgeBaseId: number,
+  texts: readonly string[],
+  vectors: readonly Float32Array[],
+  from: number,
+  to: number,
+): Promise<BuildFigures> {
   const started = performance.now();
   for (let start = from; start < to; start += BUILD_BATCH) {
     const end = Math.min(to, start + BUILD_BATCH);
@@ -330,7 +368,13 @@ async function buildChunks(store: Store, knowledgeBaseId: number, texts: readonl
           knowledge_base_id: knowledgeBaseId,
           chunk_index: index,
           text,
-          metadata: JSON.stringify({ filename: `chunks-${start}.md`, document_id: documentId, chunk_index: index, chunk_count: end - start, source_url: null }),
+          metadata: JSON.stringify({
+            filename: `chunks-${start}.md`,
+            document_id: documentId,
+            chunk_index: index,
+            chunk_count: end - start,
+            source_url: null,
+          }),
         })),
       );
       await insertChunkEmbeddings(
@@ -342,7 +386,12 @@ async function buildChunks(store: Store, knowledgeBaseId: number, texts: readonl
   }
   const elapsed = seconds(started);
   if (store.dialect === 'postgres') await sql`analyze kb_chunks, kb_chunk_embeddings`.execute(store.db);
-  return { label: `${from.toLocaleString('en-US')} → ${to.toLocaleString('en-US')}`, rows: to - from, megabytes: megabytesOf(texts.slice(from, to)), seconds: elapsed };
+  return {
+    label: `${from.toLocaleString('en-US')} → ${to.toLocaleString('en-US')}`,
+    rows: to - from,
+    megabytes: megabytesOf(texts.slice(from, to)),
+    seconds: elapsed,
+  };
 }
 
 type Ranking = 'full text' | 'vector' | 'hybrid';
@@ -365,7 +414,12 @@ async function rank(store: Store, knowledgeBaseId: number, ranking: Ranking, que
   return rankChunks(store, [knowledgeBaseId], { mode: ranking, text: query, embedding: embed(query) }, TOP_K);
 }
 
-async function measureQueries(store: Store, knowledgeBaseId: number, chunks: number, queries: readonly string[]): Promise<LatencyFigures[]> {
+async function measureQueries(
+  store: Store,
+  knowledgeBaseId: number,
+  chunks: number,
+  queries: readonly string[],
+): Promise<LatencyFigures[]> {
   const figures: LatencyFigures[] = [];
   for (const ranking of RANKINGS) {
     const capped = ranking !== 'full text' && store.vectorBackend === 'scan' && chunks >= LARGE_CHUNKS && queries.length > SCAN_QUERY_CAP;
@@ -406,14 +460,43 @@ interface SharedInput {
 async function runDialect(dialect: Dialect, input: SharedInput): Promise<DialectFigures> {
   const ingestion: IngestionFigures[] = [];
   const ingestDatabase = await createTestDatabase(dialect);
-  const ingestStore = await openStore({ databaseUrl: ingestDatabase.databaseUrl, dataDirectory: ingestDatabase.dataDirectory, poolSize: 4 });
+  const ingestStore = await openStore({
+    databaseUrl: ingestDatabase.databaseUrl,
+    dataDirectory: ingestDatabase.dataDirectory,
+    poolSize: 4,
+  });
   let vectorBackend: string = ingestStore.vectorBackend;
   try {
     const owner = await createOwner(ingestStore);
-    await ingestThroughRunner(ingestStore, ingestDatabase.dataDirectory, owner, input.documents.slice(0, WARM_UP_DOCUMENTS), 'on call', 'warm-up');
+    await ingestThroughRunner(
+      ingestStore,
+      ingestDatabase.dataDirectory,
+      owner,
+      input.documents.slice(0, WARM_UP_DOCUMENTS),
+      'on call',
+      'warm-up',
+    );
     ingestion.push(await ingestThroughRunner(ingestStore, ingestDatabase.dataDirectory, owner, input.documents, 'none', 'full text only'));
-    ingestion.push(await ingestThroughRunner(ingestStore, ingestDatabase.dataDirectory, owner, input.documents, 'precomputed', 'full text + vectors, precomputed (Merino only)'));
-    ingestion.push(await ingestThroughRunner(ingestStore, ingestDatabase.dataDirectory, owner, input.documents, 'on call', 'full text + vectors, hashed when called'));
+    ingestion.push(
+      await ingestThroughRunner(
+        ingestStore,
+        ingestDatabase.dataDirectory,
+        owner,
+        input.documents,
+        'precomputed',
+        'full text + vectors, precomputed (Merino only)',
+      ),
+    );
+    ingestion.push(
+      await ingestThroughRunner(
+        ingestStore,
+        ingestDatabase.dataDirectory,
+        owner,
+        input.documents,
+        'on call',
+        'full text + vectors, hashed when called',
+      ),
+    );
   } finally {
     await ingestStore.close();
     await ingestDatabase.drop();
@@ -499,9 +582,10 @@ describe('knowledge bases at scale (BEIR DBpedia-Entity text)', () => {
     process.stdout.write(
       '  "precomputed": the embedder hands back deterministicEmbedding vectors hashed before the run, so the row is Merino\'s own cost of embedding batches and storing vectors.\n' +
         '  "hashed when called": the embedder computes them (SHA-256 per word) inside the run; "in embedder s" is the time spent inside those calls (the garbage it leaves is collected later, outside them).\n' +
-        '  A real deployment spends the embedder\'s time waiting for its model instead.\n',
+        "  A real deployment spends the embedder's time waiting for its model instead.\n",
     );
-    if (precomputedMisses > 0) process.stdout.write(`  (${precomputedMisses} chunks had no precomputed vector and were hashed when called)\n`);
+    if (precomputedMisses > 0)
+      process.stdout.write(`  (${precomputedMisses} chunks had no precomputed vector and were hashed when called)\n`);
 
     printTable(
       `building the chunk sets: insertChunks + insertChunkEmbeddings (precomputed ${EMBEDDING_DIMENSIONS}-dim vectors), ${BUILD_BATCH} chunks per document and transaction`,
@@ -526,7 +610,9 @@ describe('knowledge bases at scale (BEIR DBpedia-Entity text)', () => {
         ]),
       ),
     );
-    process.stdout.write(`  (computing the ${texts.length.toLocaleString('en-US')} chunk vectors in-process beforehand took ${embeddingSeconds.toFixed(1)} s, not counted above)\n`);
+    process.stdout.write(
+      `  (computing the ${texts.length.toLocaleString('en-US')} chunk vectors in-process beforehand took ${embeddingSeconds.toFixed(1)} s, not counted above)\n`,
+    );
 
     printTable(
       `query latency, top_k ${TOP_K}, ${queries.length} queries (${beirQueriesUsed} BEIR queries + ${queries.length - beirQueriesUsed} abstract titles); hybrid = full text + vector, ${Math.max(TOP_K, HYBRID_CANDIDATES_MINIMUM)} candidates each, reciprocal rank fusion; query vectors from the ${EMBEDDINGS_LABEL}`,

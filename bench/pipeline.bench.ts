@@ -25,7 +25,17 @@ import { describe, expect, it } from 'vitest';
 import { lastUserMessageText, startFakeOpenAiServer, type FakeOpenAiServer, type ScriptedReply } from '../test/fakes/fake-openai-server.js';
 import { TEST_DIALECTS, type Dialect } from '../test/support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from '../test/support/test-server.js';
-import { ascending, describeError, measure, milliseconds, percentile, printFigures, printTable, runPool, type Figures } from './support/measure.js';
+import {
+  ascending,
+  describeError,
+  measure,
+  milliseconds,
+  percentile,
+  printFigures,
+  printTable,
+  runPool,
+  type Figures,
+} from './support/measure.js';
 
 function setting(variable: string, defaultValue: number): number {
   const raw = process.env[variable];
@@ -91,13 +101,19 @@ function promptHoldsBothFiles(body: unknown): boolean {
 
 /** Answers `reply` to every prompt that holds both files, and a 500 to any other, so a silently failed tool counts as a failure. */
 function answerWith(fake: FakeOpenAiServer, reply: ScriptedReply): void {
-  fake.setResponder((recorded) => (promptHoldsBothFiles(recorded.body) ? reply : { status: 500, errorMessage: 'the prompt lacks a course file' }));
+  fake.setResponder((recorded) =>
+    promptHoldsBothFiles(recorded.body) ? reply : { status: 500, errorMessage: 'the prompt lacks a course file' },
+  );
 }
 
 async function upload(server: TestServer, token: string, name: string, content: string): Promise<string> {
   const form = new FormData();
   form.append('file', new Blob([content], { type: 'text/markdown' }), name);
-  const response = await fetch(`${server.baseUrl}/api/files`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  const response = await fetch(`${server.baseUrl}/api/files`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: form,
+  });
   const text = await response.text();
   if (response.status !== 201) throw new Error(`uploading ${name} failed with ${response.status}: ${text}`);
   return (JSON.parse(text) as { file_path: string }).file_path;
@@ -127,7 +143,8 @@ async function setUp(dialect: Dialect, fake: FakeOpenAiServer): Promise<Setup> {
   try {
     const adminToken = await loginAsAdmin(server);
     const creator = await createUser(server, adminToken, { email: 'pipeline-creator@merino.test', role: 'creator' });
-    const key = (await request(server, 'POST', '/api/api-keys', { token: creator.token, body: { name: 'pipeline bench' } })).body.key as string;
+    const key = (await request(server, 'POST', '/api/api-keys', { token: creator.token, body: { name: 'pipeline bench' } })).body
+      .key as string;
     const paths = [];
     for (const file of COURSE_FILES) paths.push(await upload(server, creator.token, file.name, courseNotes(file)));
     const created = await request(server, 'POST', '/api/assistants', {
@@ -153,7 +170,10 @@ async function setUp(dialect: Dialect, fake: FakeOpenAiServer): Promise<Setup> {
     await merino.chat.completions.create({ model, messages: [{ role: 'user', content: QUESTION }] });
     const upstream = fake.requests.at(-1)?.body as { messages?: ChatCompletionMessageParam[] } | undefined;
     if (!upstream?.messages || !promptHoldsBothFiles(upstream)) throw new Error('the assistant did not put both files into the prompt');
-    const promptCharacters = upstream.messages.reduce((sum, message) => sum + (typeof message.content === 'string' ? message.content.length : 0), 0);
+    const promptCharacters = upstream.messages.reduce(
+      (sum, message) => sum + (typeof message.content === 'string' ? message.content.length : 0),
+      0,
+    );
     return { server, merino, direct, model, upstreamMessages: upstream.messages, promptCharacters };
   } catch (error) {
     await server.close();
@@ -208,7 +228,12 @@ interface StreamFigures {
 }
 
 /** Streams `count` answers, `concurrency` at once, timing the first content token and the whole stream. */
-async function measureStreams(name: string, count: number, concurrency: number, open: () => Promise<AsyncIterable<OpenAI.ChatCompletionChunk>>): Promise<StreamFigures> {
+async function measureStreams(
+  name: string,
+  count: number,
+  concurrency: number,
+  open: () => Promise<AsyncIterable<OpenAI.ChatCompletionChunk>>,
+): Promise<StreamFigures> {
   const firstTokens: number[] = [];
   const totals: number[] = [];
   let contentChunks = 0;
@@ -266,7 +291,8 @@ async function measureStreams(name: string, count: number, concurrency: number, 
 async function measureStreaming(setup: Setup, fake: FakeOpenAiServer): Promise<StreamFigures[]> {
   answerWith(fake, { chunks: STREAM_PIECES, chunkDelayMs: STREAM_CHUNK_DELAY_MS, usage: USAGE });
   const direct = () => setup.direct.chat.completions.create({ model: UPSTREAM_MODEL, stream: true, messages: setup.upstreamMessages });
-  const merino = () => setup.merino.chat.completions.create({ model: setup.model, stream: true, messages: [{ role: 'user', content: QUESTION }] });
+  const merino = () =>
+    setup.merino.chat.completions.create({ model: setup.model, stream: true, messages: [{ role: 'user', content: QUESTION }] });
   return [
     await measureStreams('(a) fake direct, SDK stream', STREAMS, STREAM_CONCURRENCY, direct),
     await measureStreams('(b) Merino /v1/chat/completions stream', STREAMS, STREAM_CONCURRENCY, merino),

@@ -18,28 +18,51 @@ const LOGINS = 20;
 async function benchmark(dialect: Dialect): Promise<Figures[]> {
   // Limits far above the load, so every request is counted and none is refused.
   const server = await startTestServer(dialect, {
-    environment: { LOG_LEVEL: 'warn', CHAT_REQUESTS_PER_USER_MAX: '1000000', CHAT_REQUESTS_PER_API_KEY_MAX: '1000000', LOGIN_FAILURES_PER_ACCOUNT_MAX: String(LOGINS) },
+    environment: {
+      LOG_LEVEL: 'warn',
+      CHAT_REQUESTS_PER_USER_MAX: '1000000',
+      CHAT_REQUESTS_PER_API_KEY_MAX: '1000000',
+      LOGIN_FAILURES_PER_ACCOUNT_MAX: String(LOGINS),
+    },
   });
   try {
     const adminToken = await loginAsAdmin(server);
     const learner = await createUser(server, adminToken, { email: 'bench-learner@merino.test', role: 'learner' });
     const key = (await request(server, 'POST', '/api/api-keys', { token: learner.token, body: { name: 'bench' } })).body.key as string;
-    const created = await request(server, 'POST', '/api/assistants', { token: adminToken, body: { name: 'Echo', metadata: { connector: 'bypass', llm: 'debug-bypass' } } });
+    const created = await request(server, 'POST', '/api/assistants', {
+      token: adminToken,
+      body: { name: 'Echo', metadata: { connector: 'bypass', llm: 'debug-bypass' } },
+    });
     await request(server, 'PUT', `/api/assistants/${created.body.id}/publish`, { token: adminToken, body: { published: true } });
     const body = { model: `lamb_assistant.${created.body.id}`, messages: [{ role: 'user', content: 'hello' }] };
     const rows = [
-      await measure('GET /v1/models (not limited, session)', REQUESTS, CONCURRENCY, async () => (await request(server, 'GET', '/v1/models', { token: learner.token })).status),
-      await measure('POST /v1/chat/completions (session: 1 counter)', REQUESTS, CONCURRENCY, async () =>
-        (await request(server, 'POST', '/v1/chat/completions', { token: learner.token, body })).status),
-      await measure('POST /v1/chat/completions (API key: 2 counters)', REQUESTS, CONCURRENCY, async () =>
-        (await request(server, 'POST', '/v1/chat/completions', { token: key, body })).status),
+      await measure(
+        'GET /v1/models (not limited, session)',
+        REQUESTS,
+        CONCURRENCY,
+        async () => (await request(server, 'GET', '/v1/models', { token: learner.token })).status,
+      ),
+      await measure(
+        'POST /v1/chat/completions (session: 1 counter)',
+        REQUESTS,
+        CONCURRENCY,
+        async () => (await request(server, 'POST', '/v1/chat/completions', { token: learner.token, body })).status,
+      ),
+      await measure(
+        'POST /v1/chat/completions (API key: 2 counters)',
+        REQUESTS,
+        CONCURRENCY,
+        async () => (await request(server, 'POST', '/v1/chat/completions', { token: key, body })).status,
+      ),
     ];
     const wrong = await measure('POST /api/auth/login, wrong password (scrypt)', LOGINS, 2, async () => {
-      const status = (await request(server, 'POST', '/api/auth/login', { body: { email: learner.email, password: 'not-the-password' } })).status;
+      const status = (await request(server, 'POST', '/api/auth/login', { body: { email: learner.email, password: 'not-the-password' } }))
+        .status;
       return status === 401 ? 200 : status;
     });
     const locked = await measure('POST /api/auth/login, account locked (429, no scrypt)', LOGINS, 2, async () => {
-      const status = (await request(server, 'POST', '/api/auth/login', { body: { email: learner.email, password: learner.password } })).status;
+      const status = (await request(server, 'POST', '/api/auth/login', { body: { email: learner.email, password: learner.password } }))
+        .status;
       return status === 429 ? 200 : status;
     });
     return [...rows, wrong, locked];

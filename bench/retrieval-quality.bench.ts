@@ -50,7 +50,8 @@ function readJudgements(): Map<string, Map<string, number>> {
 
 /** nDCG@k with linear gains, as trec_eval and BEIR compute it. */
 function ndcgAt(ranked: readonly string[], relevance: ReadonlyMap<string, number>, cutoff: number): number {
-  const discounted = (gains: readonly number[]) => gains.slice(0, cutoff).reduce((sum, gain, index) => sum + gain / Math.log2(index + 2), 0);
+  const discounted = (gains: readonly number[]) =>
+    gains.slice(0, cutoff).reduce((sum, gain, index) => sum + gain / Math.log2(index + 2), 0);
   const ideal = discounted([...relevance.values()].sort((a, b) => b - a));
   return ideal === 0 ? 0 : discounted(ranked.map((id) => relevance.get(id) ?? 0)) / ideal;
 }
@@ -93,17 +94,37 @@ async function evaluate(dialect: Dialect): Promise<QualityFigures> {
   try {
     await bootstrapAdmin(store.db, 'bench@merino.test', 'bench-password');
     const admin = await store.db.selectFrom('users').select(['id', 'organization_id']).executeTakeFirstOrThrow();
-    const knowledgeBaseId = await insertKnowledgeBase(store.db, { ownerId: admin.id, organizationId: admin.organization_id, name: 'DBpedia', description: '', chunkSize: 1000, chunkOverlap: 200 });
+    const knowledgeBaseId = await insertKnowledgeBase(store.db, {
+      ownerId: admin.id,
+      organizationId: admin.organization_id,
+      name: 'DBpedia',
+      description: '',
+      chunkSize: 1000,
+      chunkOverlap: 200,
+    });
     const texts = corpus.map((document) => `${document.title}\n${document.text}`);
     const started = performance.now();
     for (let start = 0; start < corpus.length; start += INDEX_BATCH) {
       const batch = corpus.slice(start, start + INDEX_BATCH);
       await store.db.transaction().execute(async (transaction) => {
-        const documentId = await insertDocument(transaction, { knowledgeBaseId, fileName: `batch-${start}.jsonl`, contentType: 'application/json', sizeBytes: 0, sourceUrl: null, status: 'completed', metadata: {} });
+        const documentId = await insertDocument(transaction, {
+          knowledgeBaseId,
+          fileName: `batch-${start}.jsonl`,
+          contentType: 'application/json',
+          sizeBytes: 0,
+          sourceUrl: null,
+          status: 'completed',
+          metadata: {},
+        });
         await insertChunks(
           transaction,
           documentId,
-          batch.map((document, index) => ({ knowledge_base_id: knowledgeBaseId, chunk_index: index, text: texts[start + index]!, metadata: JSON.stringify({ beir_id: document._id }) })),
+          batch.map((document, index) => ({
+            knowledge_base_id: knowledgeBaseId,
+            chunk_index: index,
+            text: texts[start + index]!,
+            metadata: JSON.stringify({ beir_id: document._id }),
+          })),
         );
       });
     }
@@ -111,13 +132,22 @@ async function evaluate(dialect: Dialect): Promise<QualityFigures> {
     const megabytes = texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0) / 1_048_576;
 
     // The vectors go in after the full-text timing, so the index MB/s above stays full text only.
-    const chunkRows = await store.db.selectFrom('kb_chunks').select(['id', 'text']).where('knowledge_base_id', '=', knowledgeBaseId).orderBy('id').execute();
+    const chunkRows = await store.db
+      .selectFrom('kb_chunks')
+      .select(['id', 'text'])
+      .where('knowledge_base_id', '=', knowledgeBaseId)
+      .orderBy('id')
+      .execute();
     const vectors = chunkRows.map((row) => embed(row.text));
     const vectorsStarted = performance.now();
     for (let start = 0; start < chunkRows.length; start += INDEX_BATCH) {
       const batch = chunkRows.slice(start, start + INDEX_BATCH);
       await store.db.transaction().execute((transaction) =>
-        insertChunkEmbeddings(transaction, batch.map((row, index) => ({ chunkId: row.id, knowledgeBaseId, embedding: vectors[start + index]! })), store.vectorBackend),
+        insertChunkEmbeddings(
+          transaction,
+          batch.map((row, index) => ({ chunkId: row.id, knowledgeBaseId, embedding: vectors[start + index]! })),
+          store.vectorBackend,
+        ),
       );
     }
     const vectorRowsPerSecond = chunkRows.length / ((performance.now() - vectorsStarted) / 1000);
@@ -149,7 +179,13 @@ async function evaluate(dialect: Dialect): Promise<QualityFigures> {
         modeNdcg += ndcgAt(ranked, relevance, CUTOFF);
         modeRecall += recallAt(ranked, relevance, CUTOFF);
       }
-      modes.push({ mode, ndcg: modeNdcg / queries.length, recall: modeRecall / queries.length, queryLatencies: ascending(modeLatencies), queriesRun: modeLatencies.length });
+      modes.push({
+        mode,
+        ndcg: modeNdcg / queries.length,
+        recall: modeRecall / queries.length,
+        queryLatencies: ascending(modeLatencies),
+        queriesRun: modeLatencies.length,
+      });
     }
     return {
       dialect,
@@ -204,7 +240,16 @@ describe('retrieval quality on BEIR DBpedia-Entity (5k)', () => {
         { label: 'query p99 ms', width: 13 },
       ],
       results.flatMap((result) => [
-        [result.dialect, result.vectorBackend, 'full text', result.ndcg.toFixed(3), result.recall.toFixed(3), '', milliseconds(percentile(result.queryLatencies, 0.5)), milliseconds(percentile(result.queryLatencies, 0.99))],
+        [
+          result.dialect,
+          result.vectorBackend,
+          'full text',
+          result.ndcg.toFixed(3),
+          result.recall.toFixed(3),
+          '',
+          milliseconds(percentile(result.queryLatencies, 0.5)),
+          milliseconds(percentile(result.queryLatencies, 0.99)),
+        ],
         ...result.modes.map((mode) => [
           result.dialect,
           result.vectorBackend,
@@ -217,8 +262,12 @@ describe('retrieval quality on BEIR DBpedia-Entity (5k)', () => {
         ]),
       ]),
     );
-    process.stdout.write(`  vectors/s: storing precomputed vectors (insertChunkEmbeddings, ${INDEX_BATCH} per transaction); vector and hybrid latencies include embedding the query in-process.\n`);
+    process.stdout.write(
+      `  vectors/s: storing precomputed vectors (insertChunkEmbeddings, ${INDEX_BATCH} per transaction); vector and hybrid latencies include embedding the query in-process.\n`,
+    );
     expect(results.map((result) => result.queriesRun)).toEqual(TEST_DIALECTS.map(() => 50));
-    expect(results.flatMap((result) => result.modes.map((mode) => mode.queriesRun))).toEqual(results.flatMap(() => RANKING_MODES.map(() => 50)));
+    expect(results.flatMap((result) => result.modes.map((mode) => mode.queriesRun))).toEqual(
+      results.flatMap(() => RANKING_MODES.map(() => 50)),
+    );
   });
 });

@@ -53,7 +53,11 @@ function repeatTo(text: string, characters: number): string {
 }
 
 /** Paragraphs of prose with the format's samples between them, about `characters` long; answers the text and its call count. */
-function withCalls(paragraphs: readonly string[], samples: readonly { text: string; calls: readonly unknown[] }[], characters: number): { text: string; calls: number } {
+function withCalls(
+  paragraphs: readonly string[],
+  samples: readonly { text: string; calls: readonly unknown[] }[],
+  characters: number,
+): { text: string; calls: number } {
   const parts: string[] = [];
   let length = 0;
   let calls = 0;
@@ -101,42 +105,52 @@ function megabytesPerSecond(text: string, run: Run): string {
 }
 
 describe('text tool-call parser throughput', () => {
-  it(`parses ${PROSE_MEGABYTES} MB of prose and every format's calls, in ${DELTA_CHARACTERS}-character deltas`, { timeout: 600_000 }, () => {
-    const corpus = prose();
-    // The docs are nearly all ASCII, so characters and UTF-8 bytes are close enough to size the input.
-    const plain = repeatTo(corpus, Math.round(PROSE_MEGABYTES * MEGABYTE));
-    const plainRun = best(plain, 'auto');
-    expect(plainRun.calls).toBe(0);
-    printTable(
-      `Plain text: ${megabytes(plain).toFixed(2)} MB of docs, auto mode, ${SAMPLE_TOOLS.length} offered tools, ${DELTA_CHARACTERS}-character deltas`,
-      [
-        { label: 'input', width: 28 },
-        { label: 'MB/s', width: 8 },
-        { label: 'examined/char', width: 14 },
-      ],
-      [['plain prose', megabytesPerSecond(plain, plainRun), plainRun.examinedPerCharacter.toFixed(2)]],
-    );
+  it(
+    `parses ${PROSE_MEGABYTES} MB of prose and every format's calls, in ${DELTA_CHARACTERS}-character deltas`,
+    { timeout: 600_000 },
+    () => {
+      const corpus = prose();
+      // The docs are nearly all ASCII, so characters and UTF-8 bytes are close enough to size the input.
+      const plain = repeatTo(corpus, Math.round(PROSE_MEGABYTES * MEGABYTE));
+      const plainRun = best(plain, 'auto');
+      expect(plainRun.calls).toBe(0);
+      printTable(
+        `Plain text: ${megabytes(plain).toFixed(2)} MB of docs, auto mode, ${SAMPLE_TOOLS.length} offered tools, ${DELTA_CHARACTERS}-character deltas`,
+        [
+          { label: 'input', width: 28 },
+          { label: 'MB/s', width: 8 },
+          { label: 'examined/char', width: 14 },
+        ],
+        [['plain prose', megabytesPerSecond(plain, plainRun), plainRun.examinedPerCharacter.toFixed(2)]],
+      );
 
-    const paragraphs = corpus.split(/\n\s*\n/).filter((paragraph) => paragraph.trim().length > 40);
-    const rows: string[][] = [];
-    for (const group of FORMAT_SAMPLES) {
-      const mixed = withCalls(paragraphs, group.samples, Math.round(CALLS_MEGABYTES * MEGABYTE));
-      const auto = best(mixed.text, 'auto');
-      const own = best(mixed.text, group.format);
-      expect(auto.calls).toBe(mixed.calls);
-      expect(own.calls).toBe(mixed.calls);
-      rows.push([group.format, String(mixed.calls), megabytesPerSecond(mixed.text, auto), megabytesPerSecond(mixed.text, own), auto.examinedPerCharacter.toFixed(2)]);
-    }
-    printTable(
-      `Text with calls: ~${CALLS_MEGABYTES} MB per format (prose paragraphs with the format's samples between them), ${DELTA_CHARACTERS}-character deltas`,
-      [
-        { label: 'format', width: 18 },
-        { label: 'calls', width: 7 },
-        { label: 'auto MB/s', width: 10 },
-        { label: 'own MB/s', width: 10 },
-        { label: 'examined/char', width: 14 },
-      ],
-      rows,
-    );
-  });
+      const paragraphs = corpus.split(/\n\s*\n/).filter((paragraph) => paragraph.trim().length > 40);
+      const rows: string[][] = [];
+      for (const group of FORMAT_SAMPLES) {
+        const mixed = withCalls(paragraphs, group.samples, Math.round(CALLS_MEGABYTES * MEGABYTE));
+        const auto = best(mixed.text, 'auto');
+        const own = best(mixed.text, group.format);
+        expect(auto.calls).toBe(mixed.calls);
+        expect(own.calls).toBe(mixed.calls);
+        rows.push([
+          group.format,
+          String(mixed.calls),
+          megabytesPerSecond(mixed.text, auto),
+          megabytesPerSecond(mixed.text, own),
+          auto.examinedPerCharacter.toFixed(2),
+        ]);
+      }
+      printTable(
+        `Text with calls: ~${CALLS_MEGABYTES} MB per format (prose paragraphs with the format's samples between them), ${DELTA_CHARACTERS}-character deltas`,
+        [
+          { label: 'format', width: 18 },
+          { label: 'calls', width: 7 },
+          { label: 'auto MB/s', width: 10 },
+          { label: 'own MB/s', width: 10 },
+          { label: 'examined/char', width: 14 },
+        ],
+        rows,
+      );
+    },
+  );
 });

@@ -42,7 +42,10 @@ function scoreLines(reportPath) {
 let failed = false;
 for (const group of groups) {
   console.log(`\n=== mutation group ${group} ===`);
-  const run = spawnSync('npx', ['stryker', 'run', ...strykerOptions], { stdio: 'inherit', env: { ...process.env, MERINO_MUTATION_GROUP: group } });
+  const run = spawnSync('npx', ['stryker', 'run', ...strykerOptions], {
+    stdio: 'inherit',
+    env: { ...process.env, MERINO_MUTATION_GROUP: group },
+  });
   if (run.status !== 0) {
     console.error(`Stryker ended with status ${run.status ?? run.signal} for group ${group}.`);
     failed = true;

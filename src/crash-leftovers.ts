@@ -20,7 +20,10 @@ export interface LeftoverSweepResult {
 }
 
 /** Sweeps both upload areas; a failure is logged and start-up goes on, since serving matters more than tidying. */
-export async function sweepCrashLeftovers(services: Pick<Services, 'files' | 'knowledgeDocuments' | 'settings'>, logger: LeftoverSweepLogger): Promise<LeftoverSweepResult> {
+export async function sweepCrashLeftovers(
+  services: Pick<Services, 'files' | 'knowledgeDocuments' | 'settings'>,
+  logger: LeftoverSweepLogger,
+): Promise<LeftoverSweepResult> {
   const grace = services.settings.uploadLeftoverGraceMilliseconds;
   const result: LeftoverSweepResult = { files: 0, documents: 0 };
   try {

@@ -47,7 +47,11 @@ async function start(): Promise<void> {
   }
   const logger = createLogger(settings.logLevel);
   installProcessPolicy(logger);
-  const store = await openStore({ databaseUrl: settings.databaseUrl, dataDirectory: settings.dataDirectory, poolSize: settings.databasePoolSize });
+  const store = await openStore({
+    databaseUrl: settings.databaseUrl,
+    dataDirectory: settings.dataDirectory,
+    poolSize: settings.databasePoolSize,
+  });
   logger.info({ dialect: store.dialect }, 'store ready');
   const bootstrap = await bootstrapAdmin(store.db, settings.adminEmail, settings.adminPassword);
   const registries = await loadRegistries({ info: (message) => logger.info(message), error: (message) => logger.error(message) });

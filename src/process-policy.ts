@@ -36,8 +36,10 @@ export function describeErrorSafely(error: unknown): SafeErrorDescription {
 
 /** Installs the policy once for the process; returns a function that removes it again. */
 export function installProcessPolicy(logger: ProcessPolicyLogger): () => void {
-  const onRejection = (reason: unknown): void => logger.error({ error: describeErrorSafely(reason) }, 'unhandled promise rejection; the process keeps running');
-  const onException = (error: Error): void => logger.error({ error: describeErrorSafely(error) }, 'uncaught exception; the process keeps running');
+  const onRejection = (reason: unknown): void =>
+    logger.error({ error: describeErrorSafely(reason) }, 'unhandled promise rejection; the process keeps running');
+  const onException = (error: Error): void =>
+    logger.error({ error: describeErrorSafely(error) }, 'uncaught exception; the process keeps running');
   process.on('unhandledRejection', onRejection);
   process.on('uncaughtException', onException);
   return () => {

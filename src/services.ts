@@ -41,12 +41,16 @@ export interface Services {
 }
 
 export function createServices(store: Store, settings: Settings, registries: Registries): Services {
-  const secrets = settings.secretKey === undefined ? SecretBox.fromKeyFile(settings.dataDirectory) : SecretBox.fromPassphrase(settings.secretKey);
+  const secrets =
+    settings.secretKey === undefined ? SecretBox.fromKeyFile(settings.dataDirectory) : SecretBox.fromPassphrase(settings.secretKey);
   // Every URL an organization sets is saved and reached through this guard (DESIGN §9).
   const outbound = new OutboundGuard({ allowedHosts: settings.outboundAllowedHosts });
   const providerSettings = new ProviderSettingsService(store.db, secrets, { serverProviders: settings, outbound });
   const documentStorage = knowledgeDocumentStorage(settings.dataDirectory);
-  const embedder = organizationEmbedder((organizationId) => providerSettings.providersFor(organizationId), settings.embeddingTimeoutMilliseconds);
+  const embedder = organizationEmbedder(
+    (organizationId) => providerSettings.providersFor(organizationId),
+    settings.embeddingTimeoutMilliseconds,
+  );
   const knowledgeBases = new KnowledgeBaseService({
     db: store.db,
     dialect: store.dialect,

@@ -34,7 +34,11 @@ function problemWith(outcome: FuzzOutcome): string | undefined {
   const status = outcome.status!;
   if (status >= 500) return `status ${status}`;
   // A stream that started well can still fail inside: its error chunk must never be our own fault.
-  if (status < 400 && (outcome.contentType ?? '').includes('text/event-stream') && /"code":"(?:internal_error|store_unavailable)"/.test(outcome.text ?? '')) {
+  if (
+    status < 400 &&
+    (outcome.contentType ?? '').includes('text/event-stream') &&
+    /"code":"(?:internal_error|store_unavailable)"/.test(outcome.text ?? '')
+  ) {
     return 'a stream holding a server-fault error chunk';
   }
   if (status < 400) return undefined;
@@ -52,7 +56,8 @@ function problemWith(outcome: FuzzOutcome): string | undefined {
 }
 
 function describeCase(fuzzCase: FuzzCase): string {
-  const body = fuzzCase.body === undefined ? '' : typeof fuzzCase.body === 'string' ? fuzzCase.body : Buffer.from(fuzzCase.body).toString('latin1');
+  const body =
+    fuzzCase.body === undefined ? '' : typeof fuzzCase.body === 'string' ? fuzzCase.body : Buffer.from(fuzzCase.body).toString('latin1');
   const contentType = fuzzCase.headers['content-type'] ?? '(none)';
   return `${fuzzCase.method} ${fuzzCase.url.slice(0, 160)} as ${fuzzCase.role} [${fuzzCase.variant}] content-type ${contentType} body ${JSON.stringify(body.slice(0, 300))}`;
 }
@@ -65,7 +70,10 @@ function serverSideOf(server: TestServer, outcome: FuzzOutcome): string {
   const failed = lines.find((logged) => logged.msg === 'request failed');
   const others = lines.filter((logged) => logged !== failed && logged.level >= 40).map((logged) => JSON.stringify(logged).slice(0, 400));
   if (failed === undefined && others.length === 0) return '';
-  return `\n    server: ${failed?.errorName ?? ''} ${failed?.errorCode ?? ''}\n${String(failed?.frames ?? '').split('\n').slice(0, 6).join('\n')}${others.map((line) => `\n    also logged: ${line}`).join('')}`;
+  return `\n    server: ${failed?.errorName ?? ''} ${failed?.errorCode ?? ''}\n${String(failed?.frames ?? '')
+    .split('\n')
+    .slice(0, 6)
+    .join('\n')}${others.map((line) => `\n    also logged: ${line}`).join('')}`;
 }
 
 function tally(outcomes: readonly FuzzOutcome[], key: (outcome: FuzzOutcome) => string): string {
@@ -123,8 +131,13 @@ describe.each(TEST_DIALECTS)('generated requests to every operation in /openapi.
       expect(operations.length).toBeGreaterThan(40);
       const random = seededRandom(SEED);
       const weightOf = (label: string) => OPERATION_WEIGHTS[label] ?? 1;
-      const perWeight = Math.ceil(REQUESTS_PER_DIALECT[dialect] / operations.reduce((sum, operation) => sum + weightOf(operation.label), 0));
-      const cases = sendingOrder(operations.flatMap((operation) => casesFor(operation, world, random, Math.ceil(perWeight * weightOf(operation.label)))), random);
+      const perWeight = Math.ceil(
+        REQUESTS_PER_DIALECT[dialect] / operations.reduce((sum, operation) => sum + weightOf(operation.label), 0),
+      );
+      const cases = sendingOrder(
+        operations.flatMap((operation) => casesFor(operation, world, random, Math.ceil(perWeight * weightOf(operation.label)))),
+        random,
+      );
 
       const logLinesBefore = server.logLines.length;
       const started = performance.now();
@@ -149,22 +162,32 @@ describe.each(TEST_DIALECTS)('generated requests to every operation in /openapi.
       const failures = outcomes
         .map((outcome) => ({ outcome, problem: problemWith(outcome) }))
         .filter((entry): entry is { outcome: FuzzOutcome; problem: string } => entry.problem !== undefined)
-        .map(({ outcome, problem }) => `${problem}: ${describeCase(outcome.fuzzCase)}\n    answer: ${(outcome.text ?? '').slice(0, 300)}${serverSideOf(server, outcome)}`);
+        .map(
+          ({ outcome, problem }) =>
+            `${problem}: ${describeCase(outcome.fuzzCase)}\n    answer: ${(outcome.text ?? '').slice(0, 300)}${serverSideOf(server, outcome)}`,
+        );
       // A 5xx sent to a client that already left is still a failure; the server's own log shows it.
       const failuresLogged = server.logLines.slice(logLinesBefore).filter((line) => JSON.parse(line).level >= LOG_LEVEL_ERROR);
       expect(outcomes.length).toBeGreaterThanOrEqual(REQUESTS_PER_DIALECT[dialect]);
       expect(failures.slice(0, 25), `${failures.length} unacceptable answers; the first ones:`).toEqual([]);
-      expect(failuresLogged.slice(0, 10).map((line) => line.slice(0, 600)), `${failuresLogged.length} failures in the server's log`).toEqual([]);
+      expect(
+        failuresLogged.slice(0, 10).map((line) => line.slice(0, 600)),
+        `${failuresLogged.length} failures in the server's log`,
+      ).toEqual([]);
     },
     RUN_TIMEOUT_MS,
   );
 
   it('reached every operation, most of them past authentication', () => {
-    const reachedPastAuthentication = new Set(outcomes.filter((outcome) => outcome.status !== undefined && outcome.status !== 401).map((outcome) => outcome.fuzzCase.label));
+    const reachedPastAuthentication = new Set(
+      outcomes.filter((outcome) => outcome.status !== undefined && outcome.status !== 401).map((outcome) => outcome.fuzzCase.label),
+    );
     const missed = operationLabels.filter((label) => !reachedPastAuthentication.has(label));
     expect(operationLabels.length).toBeGreaterThan(0);
     expect(missed).toEqual([]);
-    const succeeded = new Set(outcomes.filter((outcome) => outcome.status !== undefined && outcome.status < 300).map((outcome) => outcome.fuzzCase.label));
+    const succeeded = new Set(
+      outcomes.filter((outcome) => outcome.status !== undefined && outcome.status < 300).map((outcome) => outcome.fuzzCase.label),
+    );
     // A fuzz run that never gets past validation proves little; most operations must also have succeeded.
     expect(succeeded.size).toBeGreaterThan(operationLabels.length * 0.8);
   });

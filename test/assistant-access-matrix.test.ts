@@ -31,7 +31,14 @@ interface Endpoint {
 
 const ENDPOINTS = {
   get: { label: 'GET /api/assistants/{id}', method: 'GET', suffix: '', destructive: false, successStatus: 200 },
-  patch: { label: 'PATCH /api/assistants/{id}', method: 'PATCH', suffix: '', destructive: false, successStatus: 200, body: () => ({ description: 'x' }) },
+  patch: {
+    label: 'PATCH /api/assistants/{id}',
+    method: 'PATCH',
+    suffix: '',
+    destructive: false,
+    successStatus: 200,
+    body: () => ({ description: 'x' }),
+  },
   delete: { label: 'DELETE /api/assistants/{id}', method: 'DELETE', suffix: '', destructive: true, successStatus: 204 },
   publish: {
     label: 'PUT /api/assistants/{id}/publish',
@@ -42,7 +49,14 @@ const ENDPOINTS = {
     body: (state: State) => ({ published: state !== 'published' }),
   },
   getShares: { label: 'GET /api/assistants/{id}/shares', method: 'GET', suffix: '/shares', destructive: false, successStatus: 200 },
-  putShares: { label: 'PUT /api/assistants/{id}/shares', method: 'PUT', suffix: '/shares', destructive: true, successStatus: 200, body: () => ({ user_emails: [] }) },
+  putShares: {
+    label: 'PUT /api/assistants/{id}/shares',
+    method: 'PUT',
+    suffix: '/shares',
+    destructive: true,
+    successStatus: 200,
+    body: () => ({ user_emails: [] }),
+  },
   export: { label: 'GET /api/assistants/{id}/export', method: 'GET', suffix: '/export', destructive: false, successStatus: 200 },
 } as const satisfies Record<string, Endpoint>;
 type EndpointName = keyof typeof ENDPOINTS;
@@ -150,8 +164,10 @@ describe.each(TEST_DIALECTS)('assistant access over HTTP on %s', (dialect) => {
     });
     await expectStatus(created, 201);
     const id = created.body.id as number;
-    if (state === 'shared') await expectStatus(await call('the owner', 'PUT', `/api/assistants/${id}/shares`, { user_emails: [sharedLearnerEmail] }), 200);
-    if (state === 'published') await expectStatus(await call('the owner', 'PUT', `/api/assistants/${id}/publish`, { published: true }), 200);
+    if (state === 'shared')
+      await expectStatus(await call('the owner', 'PUT', `/api/assistants/${id}/shares`, { user_emails: [sharedLearnerEmail] }), 200);
+    if (state === 'published')
+      await expectStatus(await call('the owner', 'PUT', `/api/assistants/${id}/publish`, { published: true }), 200);
     if (state === 'deleted') await expectStatus(await call('the owner', 'DELETE', `/api/assistants/${id}`), 204);
     return id;
   }
@@ -174,15 +190,16 @@ describe.each(TEST_DIALECTS)('assistant access over HTTP on %s', (dialect) => {
     organizationAId = me.body.organization_id as number;
     organizationBId = await insertOrganization(server.store.db, 'organization-b', 'Organization B');
     const admin = tokens['the system admin'];
-    const [organizationAAdmin, owner, otherCreator, sharedLearner, memberLearner, organizationBAdmin, organizationBLearner] = await Promise.all([
-      createUser(server, admin, { email: 'admin.a@merino.test', role: 'admin', organization_id: organizationAId }),
-      createUser(server, admin, { email: 'owner.a@merino.test', role: 'creator', organization_id: organizationAId }),
-      createUser(server, admin, { email: 'creator.a@merino.test', role: 'creator', organization_id: organizationAId }),
-      createUser(server, admin, { email: 'shared.learner.a@merino.test', role: 'learner', organization_id: organizationAId }),
-      createUser(server, admin, { email: 'learner.a@merino.test', role: 'learner', organization_id: organizationAId }),
-      createUser(server, admin, { email: 'admin.b@merino.test', role: 'admin', organization_id: organizationBId }),
-      createUser(server, admin, { email: 'learner.b@merino.test', role: 'learner', organization_id: organizationBId }),
-    ]);
+    const [organizationAAdmin, owner, otherCreator, sharedLearner, memberLearner, organizationBAdmin, organizationBLearner] =
+      await Promise.all([
+        createUser(server, admin, { email: 'admin.a@merino.test', role: 'admin', organization_id: organizationAId }),
+        createUser(server, admin, { email: 'owner.a@merino.test', role: 'creator', organization_id: organizationAId }),
+        createUser(server, admin, { email: 'creator.a@merino.test', role: 'creator', organization_id: organizationAId }),
+        createUser(server, admin, { email: 'shared.learner.a@merino.test', role: 'learner', organization_id: organizationAId }),
+        createUser(server, admin, { email: 'learner.a@merino.test', role: 'learner', organization_id: organizationAId }),
+        createUser(server, admin, { email: 'admin.b@merino.test', role: 'admin', organization_id: organizationBId }),
+        createUser(server, admin, { email: 'learner.b@merino.test', role: 'learner', organization_id: organizationBId }),
+      ]);
     tokens['the organization A admin'] = organizationAAdmin.token;
     tokens['the owner'] = owner.token;
     tokens['another creator of organization A'] = otherCreator.token;
@@ -192,7 +209,9 @@ describe.each(TEST_DIALECTS)('assistant access over HTTP on %s', (dialect) => {
     tokens['a learner of organization B'] = organizationBLearner.token;
     sharedLearnerEmail = sharedLearner.email;
     for (const state of STATES) fixtures[state] = await createAssistantInState(state);
-    const organizationBAssistant = await call('the organization B admin', 'POST', '/api/assistants', { name: 'Organization B private assistant' });
+    const organizationBAssistant = await call('the organization B admin', 'POST', '/api/assistants', {
+      name: 'Organization B private assistant',
+    });
     await expectStatus(organizationBAssistant, 201);
     organizationBAssistantId = organizationBAssistant.body.id as number;
   });
@@ -231,7 +250,13 @@ describe.each(TEST_DIALECTS)('assistant access over HTTP on %s', (dialect) => {
   describe('refused requests change nothing', () => {
     it('leaves a published assistant published, undeleted and unshared after every learner and foreign admin tried to change it', async () => {
       const id = await createAssistantInState('published');
-      const intruders: Caller[] = ['another creator of organization A', 'the learner it is shared with', 'a learner of organization A', 'the organization B admin', 'a learner of organization B'];
+      const intruders: Caller[] = [
+        'another creator of organization A',
+        'the learner it is shared with',
+        'a learner of organization A',
+        'the organization B admin',
+        'a learner of organization B',
+      ];
       for (const intruder of intruders) {
         await call(intruder, 'PATCH', `/api/assistants/${id}`, { description: 'defaced' });
         await call(intruder, 'PUT', `/api/assistants/${id}/publish`, { published: false });
@@ -270,7 +295,16 @@ describe.each(TEST_DIALECTS)('assistant access over HTTP on %s', (dialect) => {
     it('shows the owner and the organization A admin every action on their assistant', async () => {
       for (const caller of ['the owner', 'the organization A admin', 'the system admin'] as const) {
         const response = await call(caller, 'GET', `/api/assistants/${fixtures.private}`);
-        expect(response.body.allowed_actions).toEqual(['view', 'view_configuration', 'chat', 'update', 'delete', 'publish', 'share', 'export']);
+        expect(response.body.allowed_actions).toEqual([
+          'view',
+          'view_configuration',
+          'chat',
+          'update',
+          'delete',
+          'publish',
+          'share',
+          'export',
+        ]);
         for (const key of CONFIGURATION_KEYS) expect(response.body).toHaveProperty(key);
       }
     });
@@ -304,26 +338,29 @@ describe.each(TEST_DIALECTS)('assistant access over HTTP on %s', (dialect) => {
       expect(listedStates).toEqual(EXPECTED_LISTED_STATES[caller]);
     });
 
-    it.each(CALLERS)('lists for %s exactly the assistants whose GET /api/assistants/{id} answers 200, each item equal to that answer', async (caller) => {
-      const allIds = (await server.store.db.selectFrom('assistants').select('id').orderBy('id').execute()).map((row) => row.id);
-      expect(allIds.length).toBeGreaterThanOrEqual(STATES.length + 1);
-      const listed = await listedIds(caller);
-      expect(new Set(listed).size).toBe(listed.length);
+    it.each(CALLERS)(
+      'lists for %s exactly the assistants whose GET /api/assistants/{id} answers 200, each item equal to that answer',
+      async (caller) => {
+        const allIds = (await server.store.db.selectFrom('assistants').select('id').orderBy('id').execute()).map((row) => row.id);
+        expect(allIds.length).toBeGreaterThanOrEqual(STATES.length + 1);
+        const listed = await listedIds(caller);
+        expect(new Set(listed).size).toBe(listed.length);
 
-      const viewable: number[] = [];
-      const views = new Map<number, unknown>();
-      for (const id of allIds) {
-        const response = await call(caller, 'GET', `/api/assistants/${id}`);
-        expect([200, 404]).toContain(response.status);
-        if (response.status === 200) {
-          viewable.push(id);
-          views.set(id, response.body);
+        const viewable: number[] = [];
+        const views = new Map<number, unknown>();
+        for (const id of allIds) {
+          const response = await call(caller, 'GET', `/api/assistants/${id}`);
+          expect([200, 404]).toContain(response.status);
+          if (response.status === 200) {
+            viewable.push(id);
+            views.set(id, response.body);
+          }
         }
-      }
-      expect([...listed].sort((left, right) => left - right)).toEqual(viewable);
+        expect([...listed].sort((left, right) => left - right)).toEqual(viewable);
 
-      const fullList = await call(caller, 'GET', '/api/assistants?limit=200');
-      for (const item of fullList.body.items as Array<{ id: number }>) expect(item).toEqual(views.get(item.id));
-    });
+        const fullList = await call(caller, 'GET', '/api/assistants?limit=200');
+        for (const item of fullList.body.items as Array<{ id: number }>) expect(item).toEqual(views.get(item.id));
+      },
+    );
   });
 });

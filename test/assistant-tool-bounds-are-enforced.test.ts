@@ -15,12 +15,22 @@ const RESULT_MAXIMUM = 120;
 const TIMEOUT_MILLISECONDS = 1_000;
 
 function toolResults(recorded: RecordedRequest | undefined): string[] {
-  return ((recorded?.body?.messages ?? []) as Array<{ role: string; content: string }>).filter((message) => message.role === 'tool').map((message) => message.content);
+  return ((recorded?.body?.messages ?? []) as Array<{ role: string; content: string }>)
+    .filter((message) => message.role === 'tool')
+    .map((message) => message.content);
 }
 
 describe.each<{ bound: string; environment: Record<string, string>; expected: string }>([
-  { bound: 'per call', environment: { ASSISTANT_TOOL_TIMEOUT_MS: String(TIMEOUT_MILLISECONDS) }, expected: `Error: timed out after ${TIMEOUT_MILLISECONDS} ms` },
-  { bound: 'in total', environment: { ASSISTANT_TOOL_TIMEOUT_MS: '30000', ASSISTANT_TOOL_TOTAL_MS: String(TIMEOUT_MILLISECONDS) }, expected: `Error: Calls to other assistants took longer than ${TIMEOUT_MILLISECONDS} ms in this request.` },
+  {
+    bound: 'per call',
+    environment: { ASSISTANT_TOOL_TIMEOUT_MS: String(TIMEOUT_MILLISECONDS) },
+    expected: `Error: timed out after ${TIMEOUT_MILLISECONDS} ms`,
+  },
+  {
+    bound: 'in total',
+    environment: { ASSISTANT_TOOL_TIMEOUT_MS: '30000', ASSISTANT_TOOL_TOTAL_MS: String(TIMEOUT_MILLISECONDS) },
+    expected: `Error: Calls to other assistants took longer than ${TIMEOUT_MILLISECONDS} ms in this request.`,
+  },
 ])('assistant-tool bounds ($bound time limit)', ({ environment, expected }) => {
   let fake: FakeOpenAiServer;
   let server: TestServer;
@@ -50,13 +60,22 @@ describe.each<{ bound: string; environment: Record<string, string>; expected: st
     });
     fake.setResponder((recorded) => {
       if (recorded.body.model === 'slow-model') return { text: 'late', delayMs: 4 * TIMEOUT_MILLISECONDS };
-      const isOrchestratorFirstRound = recorded.body.model === 'orchestrator-model' && !recorded.body.messages.some((message: { role: string }) => message.role === 'tool');
-      if (isOrchestratorFirstRound) return { toolCalls: calls.map((call, index) => ({ id: `c${index}`, name: call.name, arguments: JSON.stringify({ query: call.query }) })) };
+      const isOrchestratorFirstRound =
+        recorded.body.model === 'orchestrator-model' &&
+        !recorded.body.messages.some((message: { role: string }) => message.role === 'tool');
+      if (isOrchestratorFirstRound)
+        return {
+          toolCalls: calls.map((call, index) => ({ id: `c${index}`, name: call.name, arguments: JSON.stringify({ query: call.query }) })),
+        };
       return { text: 'done' };
     });
     const client = new OpenAI({ apiKey: token, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
     await client.chat.completions.create({ model: `lamb_assistant.${orchestrator}`, messages: [{ role: 'user', content: 'go' }] });
-    return toolResults(chatRequests().filter((recorded) => recorded.body.model === 'orchestrator-model').at(-1));
+    return toolResults(
+      chatRequests()
+        .filter((recorded) => recorded.body.model === 'orchestrator-model')
+        .at(-1),
+    );
   }
 
   beforeAll(async () => {
@@ -94,7 +113,9 @@ describe.each<{ bound: string; environment: Record<string, string>; expected: st
 
   it(`cuts an answer longer than ASSISTANT_TOOL_RESULT_CHARS_MAX (${RESULT_MAXIMUM}) with a marker`, async () => {
     const [result] = await orchestrate([{ name: 'echo', query: 'x'.repeat(500) }]);
-    expect(result).toMatch(new RegExp(`^x{${RESULT_MAXIMUM}}\\n\\[truncated: the answer had \\d+ characters; only the first ${RESULT_MAXIMUM} are shown\\]$`));
+    expect(result).toMatch(
+      new RegExp(`^x{${RESULT_MAXIMUM}}\\n\\[truncated: the answer had \\d+ characters; only the first ${RESULT_MAXIMUM} are shown\\]$`),
+    );
   });
 
   it('stops a target slower than the time limit with a clear result', async () => {

@@ -1,7 +1,15 @@
 // Proves that saving an assistant (create, PATCH with metadata, import) checks its tools, tool configs, classic rag_processor, prompt processor and connector against the installed plugins on SQLite and PostgreSQL: a refusal is a 400 invalid_metadata naming the field and stores nothing, and aliases are accepted and stored canonically.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DIALECTS } from './support/test-databases.js';
-import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type JsonResponse, type TestServer } from './support/test-server.js';
+import {
+  createUser,
+  loginAsAdmin,
+  request,
+  startTestServer,
+  type CreatedUser,
+  type JsonResponse,
+  type TestServer,
+} from './support/test-server.js';
 
 /** A LAMB export row as LAMB writes it, with the given metadata in both of LAMB's fields. */
 function lambExport(metadata: Record<string, unknown>): Record<string, unknown> {
@@ -49,7 +57,10 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
   }
 
   /** POSTs, expects 400 invalid_metadata and that nothing was stored; returns the error. */
-  async function expectRefused(path: string, body: unknown): Promise<{ message: string; param: string; details: { errors: Array<{ path: string; message: string }> } }> {
+  async function expectRefused(
+    path: string,
+    body: unknown,
+  ): Promise<{ message: string; param: string; details: { errors: Array<{ path: string; message: string }> } }> {
     const before = await assistantCount();
     const response = await call(creator.token, 'POST', path, body);
     expect(response.status, response.text).toBe(400);
@@ -74,7 +85,10 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
 
   describe('POST /api/assistants', () => {
     it('refuses an unknown tool type with 400 naming it and listing the installed tools', async () => {
-      const error = await expectRefused('/api/assistants', { name: 'Stock prices', metadata: { assistant_type: 'multi_tool', tools: ['no_rag', 'stock_prices'] } });
+      const error = await expectRefused('/api/assistants', {
+        name: 'Stock prices',
+        metadata: { assistant_type: 'multi_tool', tools: ['no_rag', 'stock_prices'] },
+      });
       expect(error.param).toBe('metadata.tools[1].type');
       expect(error.message).toContain('"stock_prices"');
       expect(error.message).toContain('not installed');
@@ -95,17 +109,28 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
     it('refuses an invalid single_file_rag config with 400 listing every problem with its full path', async () => {
       const error = await expectRefused('/api/assistants', {
         name: 'Bad file config',
-        metadata: { assistant_type: 'multi_tool', tools: ['no_rag', { type: 'single_file_rag', enabled: false, config: { max_chars: 0, colour: 'red' } }] },
+        metadata: {
+          assistant_type: 'multi_tool',
+          tools: ['no_rag', { type: 'single_file_rag', enabled: false, config: { max_chars: 0, colour: 'red' } }],
+        },
       });
       const paths = error.details.errors.map((problem) => problem.path);
-      expect([...paths].sort()).toEqual(['metadata.tools[1].config.colour', 'metadata.tools[1].config.file_path', 'metadata.tools[1].config.max_chars']);
+      expect([...paths].sort()).toEqual([
+        'metadata.tools[1].config.colour',
+        'metadata.tools[1].config.file_path',
+        'metadata.tools[1].config.max_chars',
+      ]);
       expect(error.param).toBe(paths[0]);
       expect(error.message).toBe(error.details.errors[0]?.message);
       for (const problem of error.details.errors) expect(problem.message.startsWith(problem.path), problem.message).toBe(true);
     });
 
     it('refuses an unknown classic rag_processor with 400 naming it', async () => {
-      const error = await expectRefused('/api/assistants', { name: 'Classic KB', metadata: { rag_processor: 'hierarchical_rag' }, rag_collections: ['kb-1'] });
+      const error = await expectRefused('/api/assistants', {
+        name: 'Classic KB',
+        metadata: { rag_processor: 'hierarchical_rag' },
+        rag_collections: ['kb-1'],
+      });
       expect(error.param).toBe('metadata.rag_processor');
       expect(error.message).toContain('"hierarchical_rag"');
     });
@@ -138,7 +163,10 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
       expect(response.body.metadata.tools).toEqual(expectedTools);
       expect(await storedMetadata(response.body.id)).toMatchObject({ tools: expectedTools });
 
-      const classic = await call(creator.token, 'POST', '/api/assistants', { name: 'Aliased classic', metadata: { rag_processor: 'single_file', file_path: '3/b.md' } });
+      const classic = await call(creator.token, 'POST', '/api/assistants', {
+        name: 'Aliased classic',
+        metadata: { rag_processor: 'single_file', file_path: '3/b.md' },
+      });
       expect(classic.status, classic.text).toBe(201);
       expect(await storedMetadata(classic.body.id)).toMatchObject({ rag_processor: 'single_file_rag' });
     });
@@ -158,7 +186,11 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
         metadata: { assistant_type: 'multi_tool', tools: [{ type: 'single_file_rag', config: { file_path: '3/a.md' } }] },
       });
       expect(created.status, created.text).toBe(201);
-      const storedBefore = await server.store.db.selectFrom('assistants').selectAll().where('id', '=', created.body.id).executeTakeFirstOrThrow();
+      const storedBefore = await server.store.db
+        .selectFrom('assistants')
+        .selectAll()
+        .where('id', '=', created.body.id)
+        .executeTakeFirstOrThrow();
 
       for (const metadata of [
         { assistant_type: 'multi_tool', tools: ['stock_prices'] },
@@ -171,7 +203,11 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
         expect(response.body.error.code).toBe('invalid_metadata');
       }
 
-      const storedAfter = await server.store.db.selectFrom('assistants').selectAll().where('id', '=', created.body.id).executeTakeFirstOrThrow();
+      const storedAfter = await server.store.db
+        .selectFrom('assistants')
+        .selectAll()
+        .where('id', '=', created.body.id)
+        .executeTakeFirstOrThrow();
       expect(storedAfter).toEqual(storedBefore);
       expect((await call(creator.token, 'GET', `/api/assistants/${created.body.id}`)).body).toEqual(created.body);
       const updates = await server.store.db
@@ -204,7 +240,13 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
     it('refuses a LAMB export whose rag_processor Merino does not have, with 400 naming it', async () => {
       const error = await expectRefused(
         '/api/assistants/import',
-        lambExport({ prompt_processor: 'simple_augment', connector: 'openai', llm: 'gpt-4o-mini', rag_processor: 'hierarchical_rag', file_path: '' }),
+        lambExport({
+          prompt_processor: 'simple_augment',
+          connector: 'openai',
+          llm: 'gpt-4o-mini',
+          rag_processor: 'hierarchical_rag',
+          file_path: '',
+        }),
       );
       expect(error.param).toBe('metadata.rag_processor');
       expect(error.message).toContain('"hierarchical_rag"');
@@ -223,7 +265,10 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
       expect(tool.param).toBe('metadata.tools[0].type');
       const connector = await expectRefused('/api/assistants/import', lambExport({ connector: 'anthropic' }));
       expect(connector.param).toBe('metadata.connector');
-      const config = await expectRefused('/api/assistants/import', lambExport({ assistant_type: 'multi_tool', tools: [{ type: 'single_file_rag', config: {} }] }));
+      const config = await expectRefused(
+        '/api/assistants/import',
+        lambExport({ assistant_type: 'multi_tool', tools: [{ type: 'single_file_rag', config: {} }] }),
+      );
       expect(config.param).toBe('metadata.tools[0].config.file_path');
     });
 
@@ -232,10 +277,18 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
         creator.token,
         'POST',
         '/api/assistants/import',
-        lambExport({ connector: 'ollama', llm: 'llama3.1', rag_processor: 'no_tool', tools: [{ plugin: 'single_file', config: { file_path: '3/d.md' } }] }),
+        lambExport({
+          connector: 'ollama',
+          llm: 'llama3.1',
+          rag_processor: 'no_tool',
+          tools: [{ plugin: 'single_file', config: { file_path: '3/d.md' } }],
+        }),
       );
       expect(response.status, response.text).toBe(201);
-      expect(response.body.metadata).toMatchObject({ rag_processor: 'no_rag', tools: [{ type: 'single_file_rag', enabled: true, config: { file_path: '3/d.md' } }] });
+      expect(response.body.metadata).toMatchObject({
+        rag_processor: 'no_rag',
+        tools: [{ type: 'single_file_rag', enabled: true, config: { file_path: '3/d.md' } }],
+      });
       expect(await storedMetadata(response.body.id)).toEqual(response.body.metadata);
     });
   });

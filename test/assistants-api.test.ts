@@ -2,11 +2,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertOrganization } from '../src/store/organizations-repository.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
-import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type JsonResponse, type TestServer } from './support/test-server.js';
+import {
+  createUser,
+  loginAsAdmin,
+  request,
+  startTestServer,
+  type CreatedUser,
+  type JsonResponse,
+  type TestServer,
+} from './support/test-server.js';
 import { LAMB_ROW_KEYS } from './support/lamb-export-keys.js';
 
 /** Fields of an export that legitimately differ between an assistant and its imported copy. */
-const FIELDS_NOT_CARRIED_BY_IMPORT = ['id', 'created_at', 'updated_at', 'published', 'published_at', 'group_id', 'group_name', 'oauth_consumer_name'];
+const FIELDS_NOT_CARRIED_BY_IMPORT = [
+  'id',
+  'created_at',
+  'updated_at',
+  'published',
+  'published_at',
+  'group_id',
+  'group_name',
+  'oauth_consumer_name',
+];
 
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -92,7 +109,11 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
       });
       expect(created.metadata).toEqual({ _format_version: 2, llm: 'gpt-4o-mini', rag_processor: 'no_rag', lamb_only_key: 'kept' });
       expect(created.created_at).toMatch(ISO_TIMESTAMP);
-      const stored = await server.store.db.selectFrom('assistants').select('metadata').where('id', '=', created.id).executeTakeFirstOrThrow();
+      const stored = await server.store.db
+        .selectFrom('assistants')
+        .select('metadata')
+        .where('id', '=', created.id)
+        .executeTakeFirstOrThrow();
       expect(JSON.parse(stored.metadata)._format_version).toBe(2);
     });
 
@@ -101,7 +122,13 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
       const fromObject = await createAssistant({ name: 'From object', metadata });
       const fromString = await createAssistant({ name: 'From string', metadata: JSON.stringify(metadata) });
       expect(fromString.metadata).toEqual(fromObject.metadata);
-      expect(fromString.metadata).toEqual({ _format_version: 2, llm: 'gpt-4o', rag_processor: 'single_file_rag', rubric_id: '17', capabilities: { vision: true } });
+      expect(fromString.metadata).toEqual({
+        _format_version: 2,
+        llm: 'gpt-4o',
+        rag_processor: 'single_file_rag',
+        rubric_id: '17',
+        capabilities: { vision: true },
+      });
     });
 
     it('derives assistant_type from metadata: multi_tool only when metadata says so, classic otherwise', async () => {
@@ -116,7 +143,9 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
 
     it('changes assistant_type when a PATCH changes metadata.assistant_type', async () => {
       const created = await createAssistant({ name: 'Becomes multi-tool' });
-      const patched = await call(creator.token, 'PATCH', `/api/assistants/${created.id}`, { metadata: { assistant_type: 'multi_tool', tools: [] } });
+      const patched = await call(creator.token, 'PATCH', `/api/assistants/${created.id}`, {
+        metadata: { assistant_type: 'multi_tool', tools: [] },
+      });
       expect(patched.status, patched.text).toBe(200);
       expect(patched.body.assistant_type).toBe('multi_tool');
     });
@@ -138,7 +167,10 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
     });
 
     it('refuses invalid metadata with 400 invalid_metadata naming the field', async () => {
-      const response = await call(creator.token, 'POST', '/api/assistants', { name: 'Bad metadata', metadata: { tools: [{ enabled: true }] } });
+      const response = await call(creator.token, 'POST', '/api/assistants', {
+        name: 'Bad metadata',
+        metadata: { tools: [{ enabled: true }] },
+      });
       expect(response.status).toBe(400);
       expect(response.body.error.code).toBe('invalid_metadata');
       expect(response.body.error.param).toBe('metadata.tools[0].type');
@@ -159,7 +191,9 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
     beforeAll(async () => {
       quokka.classicByName = (await createAssistant({ name: 'Quokka Classic One', description: 'first' })).id;
       quokka.classicByDescription = (await createAssistant({ name: 'Classic Two', description: 'Mentions a QUOKKA here' })).id;
-      quokka.multiToolByName = (await createAssistant({ name: 'quokka multi', metadata: { assistant_type: 'multi_tool', tools: ['no_rag'] } })).id;
+      quokka.multiToolByName = (
+        await createAssistant({ name: 'quokka multi', metadata: { assistant_type: 'multi_tool', tools: ['no_rag'] } })
+      ).id;
       quokka.multiToolUnrelated = (await createAssistant({ name: 'Unrelated multi', metadata: { assistant_type: 'multi_tool' } })).id;
     });
 
@@ -195,7 +229,9 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
 
     it('combines q and type', async () => {
       expect(await listIds(creator.token, '&q=quokka&type=multi_tool')).toEqual([quokka.multiToolByName]);
-      expect(new Set(await listIds(creator.token, '&q=quokka&type=classic'))).toEqual(new Set([quokka.classicByName, quokka.classicByDescription]));
+      expect(new Set(await listIds(creator.token, '&q=quokka&type=classic'))).toEqual(
+        new Set([quokka.classicByName, quokka.classicByDescription]),
+      );
     });
 
     it('pages with limit and offset, reporting the full total on every page and never repeating an item', async () => {
@@ -267,9 +303,17 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
     it.each(['owner', 'owner_id', 'organization_id', 'id'] as const)(
       'refuses a PATCH carrying %s with 400 immutable_field naming it, and applies none of the patch',
       async (field) => {
-        const attemptedValues: Record<typeof field, unknown> = { owner: learner.email, owner_id: learner.id, organization_id: 999, id: 424242 };
+        const attemptedValues: Record<typeof field, unknown> = {
+          owner: learner.email,
+          owner_id: learner.id,
+          organization_id: 999,
+          id: 424242,
+        };
         const created = await createAssistant({ name: `Immutable ${field}`, description: 'original' });
-        const response = await call(creator.token, 'PATCH', `/api/assistants/${created.id}`, { description: 'sneaky', [field]: attemptedValues[field] });
+        const response = await call(creator.token, 'PATCH', `/api/assistants/${created.id}`, {
+          description: 'sneaky',
+          [field]: attemptedValues[field],
+        });
         expect(response.status).toBe(400);
         expect(response.body.error.code).toBe('immutable_field');
         expect(response.body.error.param).toBe(field);
@@ -278,7 +322,11 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
         expect(after.body.owner).toBe(creator.email);
         expect(after.body.organization_id).toBe(organizationAId);
         expect(after.body.description).toBe('original');
-        const stored = await server.store.db.selectFrom('assistants').select(['owner_id', 'organization_id']).where('id', '=', created.id).executeTakeFirstOrThrow();
+        const stored = await server.store.db
+          .selectFrom('assistants')
+          .select(['owner_id', 'organization_id'])
+          .where('id', '=', created.id)
+          .executeTakeFirstOrThrow();
         expect(stored).toEqual({ owner_id: creator.id, organization_id: organizationAId });
         expect(await auditRows('assistant.update', created.id)).toHaveLength(0);
       },
@@ -296,7 +344,11 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
       expect(fetched.body.error.code).toBe('not_found');
       expect(await listIds(creator.token)).not.toContain(created.id);
       expect(await listIds(adminToken)).not.toContain(created.id);
-      const row = await server.store.db.selectFrom('assistants').select(['id', 'name', 'deleted_at']).where('id', '=', created.id).executeTakeFirst();
+      const row = await server.store.db
+        .selectFrom('assistants')
+        .select(['id', 'name', 'deleted_at'])
+        .where('id', '=', created.id)
+        .executeTakeFirst();
       expect(row).toMatchObject({ id: created.id, name: 'To be deleted' });
       expect(row?.deleted_at).toMatch(ISO_TIMESTAMP);
     });
@@ -317,13 +369,19 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
       expect(published.body.published).toBe(true);
       expect(published.body.published_at).toMatch(ISO_TIMESTAMP);
       expect(Date.parse(published.body.published_at)).toBeGreaterThanOrEqual(startedAt - 1000);
-      expect((await call(creator.token, 'GET', `/api/assistants/${created.id}`)).body).toMatchObject({ published: true, published_at: published.body.published_at });
+      expect((await call(creator.token, 'GET', `/api/assistants/${created.id}`)).body).toMatchObject({
+        published: true,
+        published_at: published.body.published_at,
+      });
       expect(await listIds(learner.token)).toContain(created.id);
 
       const unpublished = await call(creator.token, 'PUT', `/api/assistants/${created.id}/publish`, { published: false });
       expect(unpublished.status).toBe(200);
       expect(unpublished.body).toMatchObject({ published: false, published_at: null });
-      expect((await call(creator.token, 'GET', `/api/assistants/${created.id}`)).body).toMatchObject({ published: false, published_at: null });
+      expect((await call(creator.token, 'GET', `/api/assistants/${created.id}`)).body).toMatchObject({
+        published: false,
+        published_at: null,
+      });
       expect(await listIds(learner.token)).not.toContain(created.id);
     });
 
@@ -337,10 +395,14 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
   describe('shares', () => {
     it('replaces the whole share set on PUT, and GET returns it sorted by email', async () => {
       const created = await createAssistant({ name: 'Shared set' });
-      const first = await call(creator.token, 'PUT', `/api/assistants/${created.id}/shares`, { user_emails: [learner.email, colleague.email] });
+      const first = await call(creator.token, 'PUT', `/api/assistants/${created.id}/shares`, {
+        user_emails: [learner.email, colleague.email],
+      });
       expect(first.status, first.text).toBe(200);
       expect(first.body).toEqual({ user_emails: [colleague.email, learner.email] });
-      expect((await call(creator.token, 'GET', `/api/assistants/${created.id}/shares`)).body).toEqual({ user_emails: [colleague.email, learner.email] });
+      expect((await call(creator.token, 'GET', `/api/assistants/${created.id}/shares`)).body).toEqual({
+        user_emails: [colleague.email, learner.email],
+      });
 
       const replaced = await call(creator.token, 'PUT', `/api/assistants/${created.id}/shares`, { user_emails: [learner.email] });
       expect(replaced.body).toEqual({ user_emails: [learner.email] });
@@ -352,7 +414,9 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
 
     it('matches share emails case-insensitively and ignores duplicates', async () => {
       const created = await createAssistant({ name: 'Shared by upper-case email' });
-      const response = await call(creator.token, 'PUT', `/api/assistants/${created.id}/shares`, { user_emails: [learner.email.toUpperCase(), learner.email] });
+      const response = await call(creator.token, 'PUT', `/api/assistants/${created.id}/shares`, {
+        user_emails: [learner.email.toUpperCase(), learner.email],
+      });
       expect(response.status, response.text).toBe(200);
       expect(response.body).toEqual({ user_emails: [learner.email] });
     });
@@ -360,7 +424,9 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
     it('refuses an unknown email with 400 unknown_users listing it, and keeps the previous share set', async () => {
       const created = await createAssistant({ name: 'Unknown share' });
       await call(creator.token, 'PUT', `/api/assistants/${created.id}/shares`, { user_emails: [colleague.email] });
-      const response = await call(creator.token, 'PUT', `/api/assistants/${created.id}/shares`, { user_emails: ['nobody@merino.test', learner.email] });
+      const response = await call(creator.token, 'PUT', `/api/assistants/${created.id}/shares`, {
+        user_emails: ['nobody@merino.test', learner.email],
+      });
       expect(response.status).toBe(400);
       expect(response.body.error.code).toBe('unknown_users');
       expect(response.body.error.details.unknown_emails).toEqual(['nobody@merino.test']);
@@ -381,7 +447,9 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
 
     it('ignores the owner in the share list instead of failing', async () => {
       const created = await createAssistant({ name: 'Owner in shares' });
-      const response = await call(creator.token, 'PUT', `/api/assistants/${created.id}/shares`, { user_emails: [creator.email, learner.email] });
+      const response = await call(creator.token, 'PUT', `/api/assistants/${created.id}/shares`, {
+        user_emails: [creator.email, learner.email],
+      });
       expect(response.status, response.text).toBe(200);
       expect(response.body).toEqual({ user_emails: [learner.email] });
     });
@@ -501,19 +569,40 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
       const imported = await call(creator.token, 'POST', '/api/assistants/import', firstExport);
       expect(imported.status, imported.text).toBe(201);
       expect(imported.body.id).not.toBe(rich.id);
-      expect(imported.body).toMatchObject({ name: rich.name, published: false, published_at: null, owner: creator.email, assistant_type: 'multi_tool' });
+      expect(imported.body).toMatchObject({
+        name: rich.name,
+        published: false,
+        published_at: null,
+        owner: creator.email,
+        assistant_type: 'multi_tool',
+      });
       const secondExport = (await exportAssistant(imported.body.id)).body as Record<string, unknown>;
 
       expect(without(secondExport, FIELDS_NOT_CARRIED_BY_IMPORT)).toEqual(without(firstExport, FIELDS_NOT_CARRIED_BY_IMPORT));
       expect(secondExport.name).toBe('12_Tutor de Química_v2 🧪 «ñandú»');
       const importedView = await call(creator.token, 'GET', `/api/assistants/${imported.body.id}`);
-      for (const field of ['name', 'description', 'system_prompt', 'prompt_template', 'metadata', 'rag_collections', 'rag_top_k', 'assistant_type']) {
+      for (const field of [
+        'name',
+        'description',
+        'system_prompt',
+        'prompt_template',
+        'metadata',
+        'rag_collections',
+        'rag_top_k',
+        'assistant_type',
+      ]) {
         expect(importedView.body[field], field).toEqual(rich[field]);
       }
     });
 
     it('imports a realistic LAMB export, undoing LAMB’s name mangling and keeping its metadata and collections', async () => {
-      const lambMetadata = JSON.stringify({ prompt_processor: 'simple_augment', connector: 'openai', llm: 'gpt-4o-mini', rag_processor: 'no_rag', file_path: '' });
+      const lambMetadata = JSON.stringify({
+        prompt_processor: 'simple_augment',
+        connector: 'openai',
+        llm: 'gpt-4o-mini',
+        rag_processor: 'no_rag',
+        file_path: '',
+      });
       const lambRow = {
         id: 7,
         name: '7_Chemistry_Helper',
@@ -555,7 +644,9 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
     });
 
     it('imports a LAMB export wrapped as {assistant: {...}}', async () => {
-      const response = await call(creator.token, 'POST', '/api/assistants/import', { assistant: { name: '3_Wrapped_Physics', metadata: '' } });
+      const response = await call(creator.token, 'POST', '/api/assistants/import', {
+        assistant: { name: '3_Wrapped_Physics', metadata: '' },
+      });
       expect(response.status, response.text).toBe(201);
       expect(response.body.name).toBe('Wrapped Physics');
     });
@@ -602,7 +693,12 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
       for (const [action, id] of expectations) {
         const rows = await auditRows(action, id);
         expect(rows, action).toHaveLength(1);
-        expect(rows[0], action).toMatchObject({ actor_user_id: creator.id, organization_id: organizationAId, target_type: 'assistant', target_id: String(id) });
+        expect(rows[0], action).toMatchObject({
+          actor_user_id: creator.id,
+          organization_id: organizationAId,
+          target_type: 'assistant',
+          target_id: String(id),
+        });
         expect(rows[0]?.request_id, action).toEqual(expect.any(String));
       }
       expect(JSON.parse((await auditRows('assistant.update', created.id))[0]!.details)).toEqual({ fields: ['description', 'rag_top_k'] });
@@ -615,7 +711,8 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
       await call(learner.token, 'PATCH', `/api/assistants/${created.id}`, { description: 'no' });
       await call(learner.token, 'DELETE', `/api/assistants/${created.id}`);
       await call(creator.token, 'PUT', `/api/assistants/${created.id}/shares`, { user_emails: ['nobody@merino.test'] });
-      for (const action of ['assistant.update', 'assistant.delete', 'assistant.share']) expect(await auditRows(action, created.id), action).toHaveLength(0);
+      for (const action of ['assistant.update', 'assistant.delete', 'assistant.share'])
+        expect(await auditRows(action, created.id), action).toHaveLength(0);
     });
   });
 });

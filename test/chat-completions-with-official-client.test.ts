@@ -45,7 +45,8 @@ describe.each(TEST_DIALECTS)('chat completions on %s', (dialect) => {
     });
     const adminToken = await loginAsAdmin(server);
     merinoKey = (await request(server, 'POST', '/api/api-keys', { token: adminToken, body: { name: 'sdk' } })).body.key;
-    const create = async (body: Record<string, unknown>) => `lamb_assistant.${(await request(server, 'POST', '/api/assistants', { token: adminToken, body })).body.id}`;
+    const create = async (body: Record<string, unknown>) =>
+      `lamb_assistant.${(await request(server, 'POST', '/api/assistants', { token: adminToken, body })).body.id}`;
     models.classic = await create({
       name: 'Classic tutor',
       system_prompt: 'You are a classic tutor.',
@@ -56,7 +57,12 @@ describe.each(TEST_DIALECTS)('chat completions on %s', (dialect) => {
       name: 'Multi tutor',
       system_prompt: 'You are a multi-tool tutor.',
       prompt_template: 'Ask: {user_input}',
-      metadata: { assistant_type: 'multi_tool', connector: 'openai', llm: 'gpt-4.1-mini', tools: [{ type: 'no_rag', enabled: true, config: {} }] },
+      metadata: {
+        assistant_type: 'multi_tool',
+        connector: 'openai',
+        llm: 'gpt-4.1-mini',
+        tools: [{ type: 'no_rag', enabled: true, config: {} }],
+      },
     });
     models.ollama = await create({ name: 'Local tutor', metadata: { connector: 'ollama', llm: 'llama3.1' } });
     client = new OpenAI({ apiKey: merinoKey, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
@@ -81,7 +87,10 @@ describe.each(TEST_DIALECTS)('chat completions on %s', (dialect) => {
 
   it('answers a classic assistant without streaming, with the prompt built from its template', async () => {
     fakeOpenAi.enqueue({ text: 'Photosynthesis turns light into sugar.', usage: { prompt_tokens: 21, completion_tokens: 7 } });
-    const completion = await client.chat.completions.create({ model: models.classic, messages: [{ role: 'user', content: 'What is photosynthesis?' }] });
+    const completion = await client.chat.completions.create({
+      model: models.classic,
+      messages: [{ role: 'user', content: 'What is photosynthesis?' }],
+    });
     expect(completion.model).toBe(models.classic);
     expect(completion.choices[0]?.message.content).toBe('Photosynthesis turns light into sugar.');
     expect(completion.usage).toMatchObject({ prompt_tokens: 21, completion_tokens: 7, total_tokens: 28 });
@@ -96,7 +105,11 @@ describe.each(TEST_DIALECTS)('chat completions on %s', (dialect) => {
 
   it('streams a multi-tool assistant, ending with the usage chunk', async () => {
     fakeOpenAi.enqueue({ chunks: ['Cells ', 'divide ', 'by mitosis.'], usage: { prompt_tokens: 30, completion_tokens: 5 } });
-    const stream = await client.chat.completions.create({ model: models.multiTool, stream: true, messages: [{ role: 'user', content: 'How do cells divide?' }] });
+    const stream = await client.chat.completions.create({
+      model: models.multiTool,
+      stream: true,
+      messages: [{ role: 'user', content: 'How do cells divide?' }],
+    });
     let text = '';
     let usage: OpenAI.CompletionUsage | undefined;
     for await (const chunk of stream) {
@@ -121,7 +134,15 @@ describe.each(TEST_DIALECTS)('chat completions on %s', (dialect) => {
       response_format: { type: 'json_object' },
       user: 'learner-7',
     });
-    expect(fakeOpenAi.requests.at(-1)!.body).toMatchObject({ temperature: 0.3, top_p: 0.9, max_tokens: 55, stop: ['END'], seed: 42, response_format: { type: 'json_object' }, user: 'learner-7' });
+    expect(fakeOpenAi.requests.at(-1)!.body).toMatchObject({
+      temperature: 0.3,
+      top_p: 0.9,
+      max_tokens: 55,
+      stop: ['END'],
+      seed: 42,
+      response_format: { type: 'json_object' },
+      user: 'learner-7',
+    });
   });
 
   it('answers through the native Ollama connector, streamed and not', async () => {
@@ -131,7 +152,11 @@ describe.each(TEST_DIALECTS)('chat completions on %s', (dialect) => {
     expect(completion.usage).toMatchObject({ prompt_tokens: 11, completion_tokens: 4, total_tokens: 15 });
     fakeOllama.enqueue({ chunks: ['Streamed ', 'locally.'] });
     let text = '';
-    for await (const chunk of await client.chat.completions.create({ model: models.ollama, stream: true, messages: [{ role: 'user', content: 'again' }] })) {
+    for await (const chunk of await client.chat.completions.create({
+      model: models.ollama,
+      stream: true,
+      messages: [{ role: 'user', content: 'again' }],
+    })) {
       text += chunk.choices[0]?.delta.content ?? '';
     }
     expect(text).toBe('Streamed locally.');
@@ -139,17 +164,23 @@ describe.each(TEST_DIALECTS)('chat completions on %s', (dialect) => {
   });
 
   it('answers 404 model_not_found for an unknown model', async () => {
-    const failure = await client.chat.completions.create({ model: 'lamb_assistant.999999', messages: [{ role: 'user', content: 'x' }] }).catch((error: unknown) => error);
+    const failure = await client.chat.completions
+      .create({ model: 'lamb_assistant.999999', messages: [{ role: 'user', content: 'x' }] })
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(NotFoundError);
     expect((failure as NotFoundError).code).toBe('model_not_found');
   });
 
   it('reports a provider rate limit as 429 and a provider failure as 502', async () => {
     fakeOpenAi.enqueue({ status: 429 });
-    const limited = await client.chat.completions.create({ model: models.classic, messages: [{ role: 'user', content: 'x' }] }).catch((error: unknown) => error);
+    const limited = await client.chat.completions
+      .create({ model: models.classic, messages: [{ role: 'user', content: 'x' }] })
+      .catch((error: unknown) => error);
     expect(limited).toBeInstanceOf(RateLimitError);
     fakeOpenAi.enqueue({ status: 500 });
-    const failed = await client.chat.completions.create({ model: models.classic, messages: [{ role: 'user', content: 'x' }] }).catch((error: unknown) => error);
+    const failed = await client.chat.completions
+      .create({ model: models.classic, messages: [{ role: 'user', content: 'x' }] })
+      .catch((error: unknown) => error);
     expect(failed).toBeInstanceOf(InternalServerError);
     expect((failed as InternalServerError).status).toBe(502);
     expect((failed as InternalServerError).code).toBe('upstream_error');
@@ -157,20 +188,34 @@ describe.each(TEST_DIALECTS)('chat completions on %s', (dialect) => {
 
   it('answers 504 when the provider takes longer than UPSTREAM_TIMEOUT_MS', async () => {
     fakeOpenAi.enqueue({ delayMs: UPSTREAM_TIMEOUT_MILLISECONDS * 3 });
-    const response = await request(server, 'POST', '/v1/chat/completions', { token: merinoKey, body: { model: models.classic, messages: [{ role: 'user', content: 'x' }] } });
+    const response = await request(server, 'POST', '/v1/chat/completions', {
+      token: merinoKey,
+      body: { model: models.classic, messages: [{ role: 'user', content: 'x' }] },
+    });
     expect(response.status).toBe(504);
     expect(response.body.error.code).toBe('upstream_timeout');
   });
 
   it('ends a stream that the provider drops midway with an error chunk and no [DONE]', async () => {
     fakeOpenAi.enqueue({ chunks: ['one ', 'two ', 'three ', 'four'], dropAfterChunks: 3 });
-    const response = await request(server, 'POST', '/v1/chat/completions', { token: merinoKey, body: { model: models.classic, stream: true, messages: [{ role: 'user', content: 'x' }] } });
+    const response = await request(server, 'POST', '/v1/chat/completions', {
+      token: merinoKey,
+      body: { model: models.classic, stream: true, messages: [{ role: 'user', content: 'x' }] },
+    });
     expect(response.status).toBe(200);
-    const events = response.text.split('\n\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice(6));
+    const events = response.text
+      .split('\n\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => line.slice(6));
     expect(events).not.toContain('[DONE]');
     const last = JSON.parse(events.at(-1)!);
     expect(last.error).toMatchObject({ type: 'server_error' });
-    expect(events.slice(0, -1).map((event) => JSON.parse(event).choices[0]?.delta?.content ?? '').join('')).toBe('one two ');
+    expect(
+      events
+        .slice(0, -1)
+        .map((event) => JSON.parse(event).choices[0]?.delta?.content ?? '')
+        .join(''),
+    ).toBe('one two ');
   });
 
   it('aborts the provider request as soon as the client disconnects', async () => {
@@ -191,14 +236,27 @@ describe.each(TEST_DIALECTS)('chat completions on %s', (dialect) => {
   it("runs the same pipeline through LAMB's /lamb/v1/completions?assistant=<id>", async () => {
     const assistantId = models.classic.slice('lamb_assistant.'.length);
     fakeOpenAi.enqueue({ text: 'LAMB-style answer.' });
-    const answer = await request(server, 'POST', `/lamb/v1/completions?assistant=${assistantId}`, { token: merinoKey, body: { messages: [{ role: 'user', content: 'hello LAMB' }] } });
+    const answer = await request(server, 'POST', `/lamb/v1/completions?assistant=${assistantId}`, {
+      token: merinoKey,
+      body: { messages: [{ role: 'user', content: 'hello LAMB' }] },
+    });
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ object: 'chat.completion', model: models.classic, choices: [{ message: { content: 'LAMB-style answer.' } }] });
+    expect(answer.body).toMatchObject({
+      object: 'chat.completion',
+      model: models.classic,
+      choices: [{ message: { content: 'LAMB-style answer.' } }],
+    });
     expect(fakeOpenAi.requests.at(-1)!.body.messages.at(-1)).toEqual({ role: 'user', content: 'Question: \n\nhello LAMB\n\n' });
-    const missing = await request(server, 'POST', '/lamb/v1/completions', { token: merinoKey, body: { messages: [{ role: 'user', content: 'x' }] } });
+    const missing = await request(server, 'POST', '/lamb/v1/completions', {
+      token: merinoKey,
+      body: { messages: [{ role: 'user', content: 'x' }] },
+    });
     expect(missing.status).toBe(400);
     expect(missing.body.error.param).toBe('assistant');
-    const unknown = await request(server, 'POST', '/lamb/v1/completions?assistant=999999', { token: merinoKey, body: { messages: [{ role: 'user', content: 'x' }] } });
+    const unknown = await request(server, 'POST', '/lamb/v1/completions?assistant=999999', {
+      token: merinoKey,
+      body: { messages: [{ role: 'user', content: 'x' }] },
+    });
     expect(unknown.status).toBe(404);
   });
 

@@ -33,7 +33,14 @@ type State = (typeof STATES)[number];
 const ALLOWED: Record<State, readonly Caller[]> = {
   private: ['the system admin', 'the organization A admin', 'the owner'],
   shared: ['the system admin', 'the organization A admin', 'the owner', 'the learner it is shared with'],
-  published: ['the system admin', 'the organization A admin', 'the owner', 'another creator of organization A', 'the learner it is shared with', 'a learner of organization A'],
+  published: [
+    'the system admin',
+    'the organization A admin',
+    'the owner',
+    'another creator of organization A',
+    'the learner it is shared with',
+    'a learner of organization A',
+  ],
   deleted: [],
 };
 
@@ -75,13 +82,28 @@ describe.each(TEST_DIALECTS)('who may chat with an assistant, over HTTP on %s', 
     for (const state of STATES) {
       const created = await request(server, 'POST', '/api/assistants', {
         token: owner,
-        body: { name: `${state} tutor`, system_prompt: 'You are a tutor.', metadata: { assistant_type: 'multi_tool', connector: 'bypass', llm: 'simple-bypass', tools: [] } },
+        body: {
+          name: `${state} tutor`,
+          system_prompt: 'You are a tutor.',
+          metadata: { assistant_type: 'multi_tool', connector: 'bypass', llm: 'simple-bypass', tools: [] },
+        },
       });
       expect(created.status, created.text).toBe(201);
       const id = created.body.id as number;
       assistants[state] = id;
-      if (state === 'shared') expect((await request(server, 'PUT', `/api/assistants/${id}/shares`, { token: owner, body: { user_emails: ['shared.learner.a@merino.test'] } })).status).toBe(200);
-      if (state === 'published') expect((await request(server, 'PUT', `/api/assistants/${id}/publish`, { token: owner, body: { published: true } })).status).toBe(200);
+      if (state === 'shared')
+        expect(
+          (
+            await request(server, 'PUT', `/api/assistants/${id}/shares`, {
+              token: owner,
+              body: { user_emails: ['shared.learner.a@merino.test'] },
+            })
+          ).status,
+        ).toBe(200);
+      if (state === 'published')
+        expect((await request(server, 'PUT', `/api/assistants/${id}/publish`, { token: owner, body: { published: true } })).status).toBe(
+          200,
+        );
       if (state === 'deleted') expect((await request(server, 'DELETE', `/api/assistants/${id}`, { token: owner })).status).toBe(204);
     }
   });
@@ -111,22 +133,25 @@ describe.each(TEST_DIALECTS)('who may chat with an assistant, over HTTP on %s', 
     });
   });
 
-  it.each(CASES)("LAMB's /lamb/v1/completions: $caller on the $state assistant, streamed: allowed $allowed", async ({ caller, state, allowed }) => {
-    const response = await fetch(`${server.baseUrl}/lamb/v1/completions?assistant=${assistants[state]}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${sessions[caller]}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ stream: true, messages: [{ role: 'user', content: QUESTION }] }),
-    });
-    const text = await response.text();
-    if (allowed) {
-      expect(response.status, text).toBe(200);
-      expect(text).toContain('[DONE]');
-      return;
-    }
-    expect(response.status, text).toBe(404);
-    expect(JSON.parse(text).error.code).toBe('model_not_found');
-    expect(text).not.toContain(QUESTION);
-  });
+  it.each(CASES)(
+    "LAMB's /lamb/v1/completions: $caller on the $state assistant, streamed: allowed $allowed",
+    async ({ caller, state, allowed }) => {
+      const response = await fetch(`${server.baseUrl}/lamb/v1/completions?assistant=${assistants[state]}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sessions[caller]}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ stream: true, messages: [{ role: 'user', content: QUESTION }] }),
+      });
+      const text = await response.text();
+      if (allowed) {
+        expect(response.status, text).toBe(200);
+        expect(text).toContain('[DONE]');
+        return;
+      }
+      expect(response.status, text).toBe(404);
+      expect(JSON.parse(text).error.code).toBe('model_not_found');
+      expect(text).not.toContain(QUESTION);
+    },
+  );
 
   it('refuses the same way for an assistant id that does not exist, so refusals reveal nothing', async () => {
     const error = await client(sessions['a learner of organization B'])
@@ -141,13 +166,17 @@ describe.each(TEST_DIALECTS)('who may chat with an assistant, over HTTP on %s', 
 
   it.each(STATES)('answers an anonymous caller 401 for the %s assistant, and a made-up bearer token too', async (state) => {
     const model = `lamb_assistant.${assistants[state]}`;
-    const anonymous = await request(server, 'POST', '/v1/chat/completions', { body: { model, messages: [{ role: 'user', content: QUESTION }] } });
+    const anonymous = await request(server, 'POST', '/v1/chat/completions', {
+      body: { model, messages: [{ role: 'user', content: QUESTION }] },
+    });
     expect(anonymous.status).toBe(401);
     expect(anonymous.text).not.toContain(QUESTION);
-    const forged = await client('mrk_forgedkey0123456789abcdefabcdef').chat.completions.create({ model, messages: [{ role: 'user', content: QUESTION }] }).then(
-      () => undefined,
-      (failure: unknown) => failure,
-    );
+    const forged = await client('mrk_forgedkey0123456789abcdefabcdef')
+      .chat.completions.create({ model, messages: [{ role: 'user', content: QUESTION }] })
+      .then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
     expect(forged).toBeInstanceOf(AuthenticationError);
   });
 

@@ -20,8 +20,12 @@ describe.each(TEST_DIALECTS)('chat rate limits on %s', (dialect) => {
   const chat = (server: TestServer, token: string) =>
     request(server, 'POST', '/v1/chat/completions', { token, body: { model: modelId, messages: [{ role: 'user', content: 'hello' }] } });
   const lambChat = (server: TestServer, token: string) =>
-    request(server, 'POST', `/lamb/v1/completions?assistant=${assistantId}`, { token, body: { messages: [{ role: 'user', content: 'hello' }] } });
-  const newKey = async (user: CreatedUser, name: string) => (await request(first, 'POST', '/api/api-keys', { token: user.token, body: { name } })).body.key as string;
+    request(server, 'POST', `/lamb/v1/completions?assistant=${assistantId}`, {
+      token,
+      body: { messages: [{ role: 'user', content: 'hello' }] },
+    });
+  const newKey = async (user: CreatedUser, name: string) =>
+    (await request(first, 'POST', '/api/api-keys', { token: user.token, body: { name } })).body.key as string;
 
   function expectRateLimited(response: Awaited<ReturnType<typeof chat>>, what: string): void {
     expect(response.status, response.text).toBe(429);
@@ -41,7 +45,9 @@ describe.each(TEST_DIALECTS)('chat rate limits on %s', (dialect) => {
       body: { name: 'Echo', system_prompt: 'Echo.', metadata: { connector: 'bypass', llm: 'debug-bypass' } },
     });
     expect(created.status, created.text).toBe(201);
-    expect((await request(first, 'PUT', `/api/assistants/${created.body.id}/publish`, { token: adminToken, body: { published: true } })).status).toBe(200);
+    expect(
+      (await request(first, 'PUT', `/api/assistants/${created.body.id}/publish`, { token: adminToken, body: { published: true } })).status,
+    ).toBe(200);
     assistantId = created.body.id;
     modelId = `lamb_assistant.${assistantId}`;
   });

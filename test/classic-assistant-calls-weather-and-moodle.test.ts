@@ -17,7 +17,9 @@ import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, t
 const MOODLE_TOKEN = 'moodle-ws-token-for-merino';
 
 function toolResults(recorded: RecordedRequest | undefined): string[] {
-  return ((recorded?.body?.messages ?? []) as Array<{ role: string; content: string }>).filter((message) => message.role === 'tool').map((message) => message.content);
+  return ((recorded?.body?.messages ?? []) as Array<{ role: string; content: string }>)
+    .filter((message) => message.role === 'tool')
+    .map((message) => message.content);
 }
 
 describe.each(TEST_DIALECTS)('a classic assistant with weather and Moodle tools on %s', (dialect) => {
@@ -31,7 +33,8 @@ describe.each(TEST_DIALECTS)('a classic assistant with weather and Moodle tools 
   let organizationId: number;
 
   const chatRequests = () => model.requests.filter((recorded) => recorded.path.endsWith('/chat/completions'));
-  const setMoodle = (value: unknown) => request(server, 'PATCH', `/api/organizations/${organizationId}/providers`, { token: adminToken, body: { moodle: value } });
+  const setMoodle = (value: unknown) =>
+    request(server, 'PATCH', `/api/organizations/${organizationId}/providers`, { token: adminToken, body: { moodle: value } });
 
   beforeAll(async () => {
     model = await startFakeOpenAiServer();
@@ -66,10 +69,16 @@ describe.each(TEST_DIALECTS)('a classic assistant with weather and Moodle tools 
     learner = await createUser(server, adminToken, { email: `ada-${dialect}@school.test`, role: 'learner' });
     const created = await request(server, 'POST', '/api/assistants', {
       token: adminToken,
-      body: { name: 'Campus helper', system_prompt: 'Help students.', metadata: { connector: 'openai', llm: 'gpt-4o-mini', tools: ['weather', 'moodle'], verbose: true } },
+      body: {
+        name: 'Campus helper',
+        system_prompt: 'Help students.',
+        metadata: { connector: 'openai', llm: 'gpt-4o-mini', tools: ['weather', 'moodle'], verbose: true },
+      },
     });
     expect(created.status, created.text).toBe(201);
-    expect((await request(server, 'PUT', `/api/assistants/${created.body.id}/publish`, { token: adminToken, body: { published: true } })).status).toBe(200);
+    expect(
+      (await request(server, 'PUT', `/api/assistants/${created.body.id}/publish`, { token: adminToken, body: { published: true } })).status,
+    ).toBe(200);
     assistantModel = `lamb_assistant.${created.body.id}`;
   });
 
@@ -87,9 +96,15 @@ describe.each(TEST_DIALECTS)('a classic assistant with weather and Moodle tools 
   });
 
   it('offers get_weather and get_moodle_courses, and answers with the weather the model asked for', async () => {
-    model.enqueue({ toolCalls: [{ id: 'w1', name: 'get_weather', arguments: '{"location":"Barcelona"}' }] }, { text: 'Sunny in Barcelona.' });
+    model.enqueue(
+      { toolCalls: [{ id: 'w1', name: 'get_weather', arguments: '{"location":"Barcelona"}' }] },
+      { text: 'Sunny in Barcelona.' },
+    );
     const client = new OpenAI({ apiKey: learner.token, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
-    const answer = await client.chat.completions.create({ model: assistantModel, messages: [{ role: 'user', content: 'Weather in Barcelona?' }] });
+    const answer = await client.chat.completions.create({
+      model: assistantModel,
+      messages: [{ role: 'user', content: 'Weather in Barcelona?' }],
+    });
     expect(answer.choices[0]!.message.content).toBe('Sunny in Barcelona.');
     expect(chatRequests()[0]!.body.tools.map((tool: any) => tool.function.name)).toEqual(['get_weather', 'get_moodle_courses']);
     const result = toolResults(chatRequests()[1])[0]!;
@@ -98,26 +113,42 @@ describe.each(TEST_DIALECTS)('a classic assistant with weather and Moodle tools 
     expect(weather.queries('geocoding')[0]!.get('name')).toBe('Barcelona');
   });
 
-  it("lists the courses of the person chatting, whatever user the model names", async () => {
+  it('lists the courses of the person chatting, whatever user the model names', async () => {
     model.enqueue({ toolCalls: [{ id: 'm1', name: 'get_moodle_courses', arguments: '{"user_id":"42"}' }] }, { text: 'You take biology.' });
     const client = new OpenAI({ apiKey: learner.token, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
     await client.chat.completions.create({ model: assistantModel, messages: [{ role: 'user', content: 'My courses?' }] });
     const result = toolResults(chatRequests()[1])[0]!;
     expect(result).toContain('Introduction to Biology');
     expect(result).not.toContain('Compilers');
-    expect(moodle.callsOf('core_user_get_users_by_field')[0]!.parameters).toMatchObject({ field: 'email', values: [`ada-${dialect}@school.test`] });
+    expect(moodle.callsOf('core_user_get_users_by_field')[0]!.parameters).toMatchObject({
+      field: 'email',
+      values: [`ada-${dialect}@school.test`],
+    });
   });
 
   it('believes Open WebUI’s forwarded learner only with a trusted front-end key, since the server trusts the header', async () => {
-    const key = await request(server, 'POST', '/api/api-keys', { token: adminToken, body: { name: 'open-webui', trusted_front_end: true } });
+    const key = await request(server, 'POST', '/api/api-keys', {
+      token: adminToken,
+      body: { name: 'open-webui', trusted_front_end: true },
+    });
     expect(key.status, key.text).toBe(201);
-    const viaFrontEnd = new OpenAI({ apiKey: key.body.key, baseURL: `${server.baseUrl}/v1`, maxRetries: 0, defaultHeaders: { 'X-OpenWebUI-User-Email': 'grace@school.test' } });
+    const viaFrontEnd = new OpenAI({
+      apiKey: key.body.key,
+      baseURL: `${server.baseUrl}/v1`,
+      maxRetries: 0,
+      defaultHeaders: { 'X-OpenWebUI-User-Email': 'grace@school.test' },
+    });
     model.enqueue({ toolCalls: [{ id: 'm2', name: 'get_moodle_courses', arguments: '{}' }] }, { text: 'Compilers.' });
     await viaFrontEnd.chat.completions.create({ model: assistantModel, messages: [{ role: 'user', content: 'My courses?' }] });
     expect(toolResults(chatRequests()[1])[0]).toContain('Compilers');
 
     model.reset();
-    const viaSession = new OpenAI({ apiKey: learner.token, baseURL: `${server.baseUrl}/v1`, maxRetries: 0, defaultHeaders: { 'X-OpenWebUI-User-Email': 'grace@school.test' } });
+    const viaSession = new OpenAI({
+      apiKey: learner.token,
+      baseURL: `${server.baseUrl}/v1`,
+      maxRetries: 0,
+      defaultHeaders: { 'X-OpenWebUI-User-Email': 'grace@school.test' },
+    });
     model.enqueue({ toolCalls: [{ id: 'm3', name: 'get_moodle_courses', arguments: '{}' }] }, { text: 'Biology.' });
     await viaSession.chat.completions.create({ model: assistantModel, messages: [{ role: 'user', content: 'My courses?' }] });
     expect(toolResults(chatRequests()[1])[0]).toContain('Introduction to Biology');
@@ -130,7 +161,9 @@ describe.each(TEST_DIALECTS)('a classic assistant with weather and Moodle tools 
       const client = new OpenAI({ apiKey: learner.token, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
       await client.chat.completions.create({ model: assistantModel, messages: [{ role: 'user', content: 'My courses?' }] });
       expect(chatRequests()[0]!.body.tools.map((tool: any) => tool.function.name)).toEqual(['get_weather']);
-      expect(toolResults(chatRequests()[1])[0]).toBe('Error: "get_moodle_courses" is not available: its service is not configured for this organization');
+      expect(toolResults(chatRequests()[1])[0]).toBe(
+        'Error: "get_moodle_courses" is not available: its service is not configured for this organization',
+      );
     } finally {
       await setMoodle({ api_url: moodle.apiUrl, token: MOODLE_TOKEN });
     }
@@ -139,10 +172,17 @@ describe.each(TEST_DIALECTS)('a classic assistant with weather and Moodle tools 
   it('fills {moodle_user} with the Moodle id of the person chatting through moodle_augment', async () => {
     const created = await request(server, 'POST', '/api/assistants', {
       token: adminToken,
-      body: { name: 'Moodle-aware', prompt_template: 'Student: {moodle_user}\n{user_input}', metadata: { connector: 'bypass', llm: 'debug-bypass', prompt_processor: 'moodle_augment' } },
+      body: {
+        name: 'Moodle-aware',
+        prompt_template: 'Student: {moodle_user}\n{user_input}',
+        metadata: { connector: 'bypass', llm: 'debug-bypass', prompt_processor: 'moodle_augment' },
+      },
     });
     await request(server, 'PUT', `/api/assistants/${created.body.id}/publish`, { token: adminToken, body: { published: true } });
-    const answer = await request(server, 'POST', '/v1/chat/completions', { token: learner.token, body: { model: `lamb_assistant.${created.body.id}`, messages: [{ role: 'user', content: 'hello' }] } });
+    const answer = await request(server, 'POST', '/v1/chat/completions', {
+      token: learner.token,
+      body: { model: `lamb_assistant.${created.body.id}`, messages: [{ role: 'user', content: 'hello' }] },
+    });
     const prompt = JSON.parse(answer.body.choices[0].message.content).messages.at(-1).content;
     expect(prompt).toContain('Student: 41');
   });

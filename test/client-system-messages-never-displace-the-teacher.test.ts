@@ -23,7 +23,10 @@ describe.each(TEST_DIALECTS)("a client's system messages never displace the teac
   let client: OpenAI;
 
   async function createAssistant(name: string, metadata: Record<string, unknown>) {
-    return request(server, 'POST', '/api/assistants', { token, body: { name, system_prompt: TEACHER_PROMPT, metadata: { connector: 'openai', llm: 'gpt-4o-mini', ...metadata } } });
+    return request(server, 'POST', '/api/assistants', {
+      token,
+      body: { name, system_prompt: TEACHER_PROMPT, metadata: { connector: 'openai', llm: 'gpt-4o-mini', ...metadata } },
+    });
   }
 
   beforeAll(async () => {
@@ -69,7 +72,12 @@ describe.each(TEST_DIALECTS)("a client's system messages never displace the teac
   it('drops them from a streamed request too', async () => {
     const created = await createAssistant('streamed tutor', {});
     let text = '';
-    for await (const chunk of await client.chat.completions.create({ model: `lamb_assistant.${created.body.id}`, stream: true, messages: conversation })) text += chunk.choices[0]?.delta.content ?? '';
+    for await (const chunk of await client.chat.completions.create({
+      model: `lamb_assistant.${created.body.id}`,
+      stream: true,
+      messages: conversation,
+    }))
+      text += chunk.choices[0]?.delta.content ?? '';
     expect(text).toBe('echo: And Avogadro?');
     const sent = fake.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>;
     expect(sent[0]).toEqual({ role: 'system', content: TEACHER_PROMPT });

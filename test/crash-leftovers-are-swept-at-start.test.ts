@@ -48,7 +48,9 @@ function startSlowUpload(baseUrl: string, urlPath: string, token: string, fileNa
   });
   // A killed server resets the connection: that failure is expected, not a test error.
   answer.catch(() => undefined);
-  outgoing.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\nContent-Type: text/plain\r\n\r\n${firstPart}`);
+  outgoing.write(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\nContent-Type: text/plain\r\n\r\n${firstPart}`,
+  );
   return {
     finish(rest) {
       outgoing.end(`${rest}\r\n--${boundary}--\r\n`);
@@ -93,16 +95,25 @@ describe.each(TEST_DIALECTS)('start-up after a kill during uploads on %s', (dial
     database = await createTestDatabase(dialect);
     const environment = { INGESTION_POLL_MS: '20' };
     killed = await startServerProcess(database, environment);
-    const token = (await request(killed, 'POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } })).body.token as string;
+    const token = (await request(killed, 'POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } })).body
+      .token as string;
     const adminId = (await request(killed, 'GET', '/api/me', { token })).body.id as number;
     const kb = (await request(killed, 'POST', '/api/knowledge-bases', { token, body: { name: 'Crash site' } })).body.id as number;
     const filesFolder = path.join(database.dataDirectory, 'files', String(adminId));
     const knowledgeFolder = path.join(database.dataDirectory, 'knowledge', String(kb));
 
     // What must survive: a live file, a deleted file's row (its bytes must go), and an ingested document.
-    const keptFile = await fetch(`${killed.baseUrl}/api/files`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: formWith('kept.txt', 'Kept notes.') });
+    const keptFile = await fetch(`${killed.baseUrl}/api/files`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: formWith('kept.txt', 'Kept notes.'),
+    });
     expect(keptFile.status).toBe(201);
-    const deletedFile = await fetch(`${killed.baseUrl}/api/files`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: formWith('deleted.txt', 'Deleted notes.') });
+    const deletedFile = await fetch(`${killed.baseUrl}/api/files`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: formWith('deleted.txt', 'Deleted notes.'),
+    });
     const deletedFileId = ((await deletedFile.json()) as { id: number }).id;
     const keptDocument = await uploadDocument(killed, token, kb, 'kept.md', '# Kept\n\nBasalt is a volcanic rock.');
     expect((await waitForJob(killed, token, kb, keptDocument.body.job_id)).status).toBe('completed');
@@ -130,7 +141,20 @@ describe.each(TEST_DIALECTS)('start-up after a kill during uploads on %s', (dial
     const longAgo = new Date(Date.now() - TWO_HOURS).toISOString();
     const jobless = await db
       .insertInto('kb_documents')
-      .values({ knowledge_base_id: kb, file_name: 'jobless.txt', content_type: 'text/plain', size_bytes: 7, source_url: null, status: 'pending', error: null, chunk_count: 0, page_count: null, metadata: '{}', created_at: longAgo, updated_at: longAgo })
+      .values({
+        knowledge_base_id: kb,
+        file_name: 'jobless.txt',
+        content_type: 'text/plain',
+        size_bytes: 7,
+        source_url: null,
+        status: 'pending',
+        error: null,
+        chunk_count: 0,
+        page_count: null,
+        metadata: '{}',
+        created_at: longAgo,
+        updated_at: longAgo,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     await writeFile(path.join(knowledgeFolder, String(jobless.id)), 'Jobless');
@@ -138,7 +162,20 @@ describe.each(TEST_DIALECTS)('start-up after a kill during uploads on %s', (dial
     const now = new Date().toISOString();
     const freshJobless = await db
       .insertInto('kb_documents')
-      .values({ knowledge_base_id: kb, file_name: 'fresh.txt', content_type: 'text/plain', size_bytes: 5, source_url: null, status: 'pending', error: null, chunk_count: 0, page_count: null, metadata: '{}', created_at: now, updated_at: now })
+      .values({
+        knowledge_base_id: kb,
+        file_name: 'fresh.txt',
+        content_type: 'text/plain',
+        size_bytes: 5,
+        source_url: null,
+        status: 'pending',
+        error: null,
+        chunk_count: 0,
+        page_count: null,
+        metadata: '{}',
+        created_at: now,
+        updated_at: now,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     await writeFile(path.join(knowledgeFolder, String(freshJobless.id)), 'Fresh');
@@ -147,7 +184,12 @@ describe.each(TEST_DIALECTS)('start-up after a kill during uploads on %s', (dial
     for (const folder of [filesFolder, knowledgeFolder]) {
       for (const name of await readdir(folder)) if (name !== String(freshJobless.id)) await age(path.join(folder, name));
     }
-    const keptFileRow = await db.selectFrom('files').select('stored_name').where('deleted_at', 'is', null).where('owner_id', '=', adminId).executeTakeFirstOrThrow();
+    const keptFileRow = await db
+      .selectFrom('files')
+      .select('stored_name')
+      .where('deleted_at', 'is', null)
+      .where('owner_id', '=', adminId)
+      .executeTakeFirstOrThrow();
 
     // A live upload into another process sharing the store and the data folder.
     const live = startSlowUpload(observer.baseUrl, '/api/files', token, 'live.txt', 'A live upload, first half ');
@@ -180,7 +222,9 @@ describe.each(TEST_DIALECTS)('start-up after a kill during uploads on %s', (dial
     const restartedToken = await loginAsAdmin(restarted);
     const listed = await request(restarted, 'GET', '/api/files', { token: restartedToken });
     expect(JSON.stringify(listed.body)).toContain('live.txt');
-    const kept = await request(restarted, 'GET', `/api/knowledge-bases/${kb}/documents/${keptDocument.body.document_id}/content`, { token: restartedToken });
+    const kept = await request(restarted, 'GET', `/api/knowledge-bases/${kb}/documents/${keptDocument.body.document_id}/content`, {
+      token: restartedToken,
+    });
     expect(kept.text).toBe('# Kept\n\nBasalt is a volcanic rock.');
   });
 });
@@ -190,4 +234,3 @@ function formWith(fileName: string, text: string): FormData {
   form.append('file', new Blob([new TextEncoder().encode(text)]), fileName);
   return form;
 }
-

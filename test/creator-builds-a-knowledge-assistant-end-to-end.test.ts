@@ -24,8 +24,24 @@ const RUBRIC = {
   description: 'Biology lab reports',
   metadata: { subject: 'Biology' },
   criteria: [
-    { name: 'Method', description: 'How the experiment was run', weight: 2, levels: [{ score: 4, label: 'Clear', description: 'Every step can be repeated' }, { score: 0, label: 'Missing', description: 'No method' }] },
-    { name: 'Analysis', description: 'What the data shows', weight: 1, levels: [{ score: 4, label: 'Insightful', description: 'Links data to theory' }, { score: 0, label: 'Missing', description: 'No analysis' }] },
+    {
+      name: 'Method',
+      description: 'How the experiment was run',
+      weight: 2,
+      levels: [
+        { score: 4, label: 'Clear', description: 'Every step can be repeated' },
+        { score: 0, label: 'Missing', description: 'No method' },
+      ],
+    },
+    {
+      name: 'Analysis',
+      description: 'What the data shows',
+      weight: 1,
+      levels: [
+        { score: 4, label: 'Insightful', description: 'Links data to theory' },
+        { score: 0, label: 'Missing', description: 'No analysis' },
+      ],
+    },
   ],
   scoringType: 'points',
   maxScore: 12,
@@ -58,7 +74,12 @@ describe.each(TEST_DIALECTS)('a creator builds a knowledge assistant end to end 
     server = await startTestServer(dialect, { environment: { INGESTION_POLL_MS: '20' } });
     const adminToken = await loginAsAdmin(server);
     creator = await createUser(server, adminToken, { email: `builder-${dialect}@merino.test`, role: 'creator' });
-    kb = (await request(server, 'POST', '/api/knowledge-bases', { token: creator.token, body: { name: 'Plant biology', chunk_size: 300, chunk_overlap: 30 } })).body.id;
+    kb = (
+      await request(server, 'POST', '/api/knowledge-bases', {
+        token: creator.token,
+        body: { name: 'Plant biology', chunk_size: 300, chunk_overlap: 30 },
+      })
+    ).body.id;
   });
 
   afterAll(async () => {
@@ -93,9 +114,18 @@ describe.each(TEST_DIALECTS)('a creator builds a knowledge assistant end to end 
   });
 
   it('queries the knowledge base: the PDF passage comes back with its page, the DOCX one with its file name', async () => {
-    const photosynthesis = await request(server, 'POST', `/api/knowledge-bases/${kb}/query`, { token: creator.token, body: { query_text: 'photosynthesis glucose chloroplast', top_k: 1 } });
-    expect(photosynthesis.body.results[0]).toMatchObject({ data: expect.stringContaining(PDF_PAGE_TWO), metadata: { filename: 'cells.pdf', page: 2, document_id: documentIds['cells.pdf'] } });
-    const osmosis = await request(server, 'POST', `/api/knowledge-bases/${kb}/query`, { token: creator.token, body: { query_text: 'osmosis membrane water', top_k: 1 } });
+    const photosynthesis = await request(server, 'POST', `/api/knowledge-bases/${kb}/query`, {
+      token: creator.token,
+      body: { query_text: 'photosynthesis glucose chloroplast', top_k: 1 },
+    });
+    expect(photosynthesis.body.results[0]).toMatchObject({
+      data: expect.stringContaining(PDF_PAGE_TWO),
+      metadata: { filename: 'cells.pdf', page: 2, document_id: documentIds['cells.pdf'] },
+    });
+    const osmosis = await request(server, 'POST', `/api/knowledge-bases/${kb}/query`, {
+      token: creator.token,
+      body: { query_text: 'osmosis membrane water', top_k: 1 },
+    });
     expect(osmosis.body.results[0]).toMatchObject({ data: expect.stringContaining(DOCX_TEXT), metadata: { filename: 'membranes.docx' } });
   });
 
@@ -103,7 +133,9 @@ describe.each(TEST_DIALECTS)('a creator builds a knowledge assistant end to end 
     expect((await request(server, 'POST', '/api/rubrics', { token: creator.token, body: RUBRIC })).status).toBe(201);
     const form = new FormData();
     form.append('file', new Blob([FILE_TEXT]), 'brief.txt');
-    const file = (await (await fetch(`${server.baseUrl}/api/files`, { method: 'POST', headers: { authorization: `Bearer ${creator.token}` }, body: form })).json()) as { file_path: string };
+    const file = (await (
+      await fetch(`${server.baseUrl}/api/files`, { method: 'POST', headers: { authorization: `Bearer ${creator.token}` }, body: form })
+    ).json()) as { file_path: string };
     const assistant = await request(server, 'POST', '/api/assistants', {
       token: creator.token,
       body: {
@@ -125,7 +157,10 @@ describe.each(TEST_DIALECTS)('a creator builds a knowledge assistant end to end 
     const model = `lamb_assistant.${assistant.body.id}`;
     const client = new OpenAI({ apiKey: creator.token, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
 
-    const answer = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'How does photosynthesis store energy?' }] });
+    const answer = await client.chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: 'How does photosynthesis store energy?' }],
+    });
     const prompt: string = JSON.parse(answer.choices[0]!.message.content!).messages.at(-1).content;
     expect(prompt).toContain(PDF_PAGE_TWO);
     expect(prompt).toContain('Lab report');
@@ -133,7 +168,11 @@ describe.each(TEST_DIALECTS)('a creator builds a knowledge assistant end to end 
     expect(prompt).toContain(FILE_TEXT);
     const sources = (answer as unknown as { sources: Array<Record<string, unknown>> }).sources;
     expect(sources.map((source) => source.tool)).toEqual(expect.arrayContaining(['simple_rag', 'rubric_rag', 'single_file_rag']));
-    expect(sources.find((source) => source.tool === 'simple_rag')).toMatchObject({ title: 'cells.pdf', page: 2, document_id: String(documentIds['cells.pdf']) });
+    expect(sources.find((source) => source.tool === 'simple_rag')).toMatchObject({
+      title: 'cells.pdf',
+      page: 2,
+      document_id: String(documentIds['cells.pdf']),
+    });
 
     const stream = await fetch(`${server.baseUrl}/v1/chat/completions`, {
       method: 'POST',

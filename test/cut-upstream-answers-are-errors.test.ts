@@ -54,7 +54,8 @@ describe.each(TEST_DIALECTS)('cut upstream answers are errors on %s', (dialect) 
       },
     });
     token = await loginAsAdmin(server);
-    const create = async (name: string, metadata: Record<string, unknown>) => `lamb_assistant.${(await request(server, 'POST', '/api/assistants', { token, body: { name, metadata } })).body.id}`;
+    const create = async (name: string, metadata: Record<string, unknown>) =>
+      `lamb_assistant.${(await request(server, 'POST', '/api/assistants', { token, body: { name, metadata } })).body.id}`;
     models.openai = await create('openai tutor', { connector: 'openai', llm: 'gpt-4o-mini' });
     models.ollama = await create('ollama tutor', { connector: 'ollama', llm: 'llama3.1' });
     models.withTools = await create('weather tutor', { connector: 'openai', llm: 'gpt-4o-mini', tools: ['weather'] });
@@ -74,7 +75,10 @@ describe.each(TEST_DIALECTS)('cut upstream answers are errors on %s', (dialect) 
   });
 
   function chat(model: string, stream: boolean) {
-    return request(server, 'POST', '/v1/chat/completions', { token, body: { model, stream, messages: [{ role: 'user', content: 'Explain osmosis.' }] } });
+    return request(server, 'POST', '/v1/chat/completions', {
+      token,
+      body: { model, stream, messages: [{ role: 'user', content: 'Explain osmosis.' }] },
+    });
   }
 
   async function latestUsageLog() {
@@ -123,12 +127,20 @@ describe.each(TEST_DIALECTS)('cut upstream answers are errors on %s', (dialect) 
 
     it('records the usage reported before the cut: a finished tool round, then a cut answer', async () => {
       fakeOpenAi.enqueue(
-        { toolCalls: [{ id: 'w1', name: 'get_weather', arguments: '{"location":"Barcelona"}' }], usage: { prompt_tokens: 40, completion_tokens: 9 } },
+        {
+          toolCalls: [{ id: 'w1', name: 'get_weather', arguments: '{"location":"Barcelona"}' }],
+          usage: { prompt_tokens: 40, completion_tokens: 9 },
+        },
         { chunks: ['It is ', 'sunny'], endAfterChunks: 2 },
       );
       const response = await chat(models.withTools, false);
       expect(response.status).toBe(502);
-      expect(await latestUsageLog()).toMatchObject({ outcome: 'failed:upstream_error', prompt_tokens: 40, completion_tokens: 9, total_tokens: 49 });
+      expect(await latestUsageLog()).toMatchObject({
+        outcome: 'failed:upstream_error',
+        prompt_tokens: 40,
+        completion_tokens: 9,
+        total_tokens: 49,
+      });
     });
 
     it('still answers a whole stream with finish_reason, usage and [DONE]', async () => {
@@ -156,7 +168,10 @@ describe.each(TEST_DIALECTS)('cut upstream answers are errors on %s', (dialect) 
     });
 
     it('a stream that hangs mid-answer ends with an upstream_timeout error chunk, or a 504 without streaming', async () => {
-      fakeOllama.enqueue({ chunks: ['one ', 'two ', 'three'], hangAfterChunks: 1 }, { chunks: ['one ', 'two ', 'three'], hangAfterChunks: 1 });
+      fakeOllama.enqueue(
+        { chunks: ['one ', 'two ', 'three'], hangAfterChunks: 1 },
+        { chunks: ['one ', 'two ', 'three'], hangAfterChunks: 1 },
+      );
       expectCutStream(await chat(models.ollama, true), 'one ', 'upstream_timeout');
       expect(await latestUsageLog()).toMatchObject({ outcome: 'failed:upstream_timeout' });
       const whole = await chat(models.ollama, false);

@@ -11,7 +11,10 @@ import { loginAsAdmin, request, startTestServer, type TestServer } from './suppo
 const CHUNK_LIMIT = 12;
 /** Paragraphs of about 90 characters: with chunks of 100 and no overlap, each becomes one chunk. */
 function paragraphs(count: number): string {
-  return Array.from({ length: count }, (_, index) => `Paragraph ${index + 1} describes how sediment settles into layers at the bottom of a lake.`).join('\n\n');
+  return Array.from(
+    { length: count },
+    (_, index) => `Paragraph ${index + 1} describes how sediment settles into layers at the bottom of a lake.`,
+  ).join('\n\n');
 }
 
 describe.each(TEST_DIALECTS)('the chunk limit on %s', (dialect) => {
@@ -22,7 +25,10 @@ describe.each(TEST_DIALECTS)('the chunk limit on %s', (dialect) => {
   beforeAll(async () => {
     server = await startTestServer(dialect, { environment: { INGESTION_CHUNKS_MAX: String(CHUNK_LIMIT) } });
     token = await loginAsAdmin(server);
-    const created = await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Lakes', chunk_size: 100, chunk_overlap: 0 } });
+    const created = await request(server, 'POST', '/api/knowledge-bases', {
+      token,
+      body: { name: 'Lakes', chunk_size: 100, chunk_overlap: 0 },
+    });
     expect(created.status, created.text).toBe(201);
     knowledgeBaseId = created.body.id;
   });
@@ -36,8 +42,12 @@ describe.each(TEST_DIALECTS)('the chunk limit on %s', (dialect) => {
     expect(uploaded.status, uploaded.text).toBe(202);
     const job = await waitForJob(server, token, knowledgeBaseId, uploaded.body.job_id);
     expect(job.status).toBe('failed');
-    expect(job.error).toMatch(/splits into \d+ chunks, more than the 12 indexed from one document; raise the knowledge base's chunk size or split the document\./);
-    const document = await request(server, 'GET', `/api/knowledge-bases/${knowledgeBaseId}/documents/${uploaded.body.document_id}`, { token });
+    expect(job.error).toMatch(
+      /splits into \d+ chunks, more than the 12 indexed from one document; raise the knowledge base's chunk size or split the document\./,
+    );
+    const document = await request(server, 'GET', `/api/knowledge-bases/${knowledgeBaseId}/documents/${uploaded.body.document_id}`, {
+      token,
+    });
     expect(document.body.chunk_count).toBe(0);
   });
 
@@ -45,9 +55,14 @@ describe.each(TEST_DIALECTS)('the chunk limit on %s', (dialect) => {
     const uploaded = await uploadDocument(server, token, knowledgeBaseId, 'fits.txt', paragraphs(CHUNK_LIMIT));
     const job = await waitForJob(server, token, knowledgeBaseId, uploaded.body.job_id);
     expect(job.status, job.error).toBe('completed');
-    const document = await request(server, 'GET', `/api/knowledge-bases/${knowledgeBaseId}/documents/${uploaded.body.document_id}`, { token });
+    const document = await request(server, 'GET', `/api/knowledge-bases/${knowledgeBaseId}/documents/${uploaded.body.document_id}`, {
+      token,
+    });
     expect(document.body.chunk_count).toBe(CHUNK_LIMIT);
-    const hits = await request(server, 'POST', `/api/knowledge-bases/${knowledgeBaseId}/query`, { token, body: { query_text: 'Paragraph 12 sediment', top_k: 3 } });
+    const hits = await request(server, 'POST', `/api/knowledge-bases/${knowledgeBaseId}/query`, {
+      token,
+      body: { query_text: 'Paragraph 12 sediment', top_k: 3 },
+    });
     expect(hits.status).toBe(200);
     expect(hits.body.results.length).toBeGreaterThan(0);
   });

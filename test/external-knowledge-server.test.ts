@@ -20,7 +20,10 @@ const KB_FETCH = new OutboundGuard({ allowedHosts: ['127.0.0.1'] }).fetchFor('kb
 
 const PASSAGES = [
   { text: 'Mitochondria release energy from sugar.', metadata: { source: 'cells.pdf', page: 4 } },
-  { text: 'Photosynthesis uses light to turn water and carbon dioxide into sugar.', metadata: { source: 'plants.pdf', page: 12, chunk_index: 3 } },
+  {
+    text: 'Photosynthesis uses light to turn water and carbon dioxide into sugar.',
+    metadata: { source: 'plants.pdf', page: 12, chunk_index: 3 },
+  },
   { text: 'Light travels at about 300,000 km per second.', metadata: { source: 'physics.md' } },
   { text: 'The French Revolution began in 1789.', metadata: { source: 'history.md' } },
 ];
@@ -76,7 +79,12 @@ describe('the client of LAMB knowledge-base servers', () => {
   });
 
   it("sends LAMB's wire format: the bearer key, the path and {query_text, top_k, threshold, plugin_params}", async () => {
-    await queryExternalKnowledgeServer(server(), '7', query({ topK: 3, threshold: 0.25, pluginParams: { return_parent_context: true } }), TIMEOUT);
+    await queryExternalKnowledgeServer(
+      server(),
+      '7',
+      query({ topK: 3, threshold: 0.25, pluginParams: { return_parent_context: true } }),
+      TIMEOUT,
+    );
     const sent = kb.requests.at(-1)!;
     expect(sent.method).toBe('POST');
     expect(sent.path).toBe('/collections/7/query');
@@ -119,7 +127,9 @@ describe('the client of LAMB knowledge-base servers', () => {
     ]);
 
     kb.enqueue({ body: { results: [{ similarity: -0.4, data: 'negative', metadata: {} }], count: 1 } });
-    expect(await queryExternalKnowledgeServer(server(), '7', query(), TIMEOUT)).toEqual([{ text: 'negative', similarity: 0, metadata: {} }]);
+    expect(await queryExternalKnowledgeServer(server(), '7', query(), TIMEOUT)).toEqual([
+      { text: 'negative', similarity: 0, metadata: {} },
+    ]);
   });
 
   it('encodes the collection id in the path', async () => {
@@ -194,7 +204,15 @@ describe('the client of LAMB knowledge-base servers', () => {
       [{ results: [], count: 'zero' }, '"count" is not a count'],
       [{ results: [QUERY_TEXT] }, '"results[0]" is not an object'],
       [{ results: [{ similarity: 0.9, metadata: {} }] }, '"results[0].data" is not text'],
-      [{ results: [{ similarity: 0.9, data: 'ok' }, { similarity: 'high', data: QUERY_TEXT }] }, '"results[1].similarity" is not a number'],
+      [
+        {
+          results: [
+            { similarity: 0.9, data: 'ok' },
+            { similarity: 'high', data: QUERY_TEXT },
+          ],
+        },
+        '"results[1].similarity" is not a number',
+      ],
       [{ results: [{ data: QUERY_TEXT, metadata: {} }] }, '"results[0].similarity" is not a number'],
       [{ results: [{ similarity: 0.9, data: 'ok', metadata: QUERY_TEXT }] }, '"results[0].metadata" is not an object'],
       [{ results: [{ similarity: 0.9, data: 'ok', metadata: [KB_KEY] }] }, '"results[0].metadata" is not an object'],
@@ -225,13 +243,17 @@ describe('the client of LAMB knowledge-base servers', () => {
     const reason = new Error('the learner went away');
     setTimeout(() => controller.abort(reason), 100);
     const started = Date.now();
-    await expect(queryExternalKnowledgeServer(server(), '7', query(), { timeoutMilliseconds: 10_000, signal: controller.signal })).rejects.toBe(reason);
+    await expect(
+      queryExternalKnowledgeServer(server(), '7', query(), { timeoutMilliseconds: 10_000, signal: controller.signal }),
+    ).rejects.toBe(reason);
     expect(Date.now() - started).toBeLessThan(3_000);
     await expect.poll(() => kb.disconnectedRequests()).toBe(1);
 
     // An already-aborted signal sends nothing at all.
     const before = kb.requests.length;
-    await expect(queryExternalKnowledgeServer(server(), '7', query(), { timeoutMilliseconds: 10_000, signal: AbortSignal.abort() })).rejects.toMatchObject({
+    await expect(
+      queryExternalKnowledgeServer(server(), '7', query(), { timeoutMilliseconds: 10_000, signal: AbortSignal.abort() }),
+    ).rejects.toMatchObject({
       name: 'AbortError',
     });
     expect(kb.requests.length).toBe(before);
@@ -256,7 +278,9 @@ describe('the client of LAMB knowledge-base servers', () => {
   });
 
   it('refuses a URL that is not http(s)', async () => {
-    const error = await failure(queryExternalKnowledgeServer({ fetch: KB_FETCH, url: 'file:///etc/passwd', apiKey: KB_KEY }, '7', query(), TIMEOUT));
+    const error = await failure(
+      queryExternalKnowledgeServer({ fetch: KB_FETCH, url: 'file:///etc/passwd', apiKey: KB_KEY }, '7', query(), TIMEOUT),
+    );
     expect(error.code).toBe('upstream_error');
     expect(error.message).toMatch(/not an http\(s\) URL/);
   });
@@ -282,7 +306,12 @@ describe('the fake LAMB knowledge-base server', () => {
     });
 
   it("answers in LAMB's shape, letting plugin_params override top_k and the threshold", async () => {
-    const response = await post('/collections/1/query', { query_text: 'light sugar', top_k: 1, threshold: 0, plugin_params: { top_k: 3, threshold: 0.5 } });
+    const response = await post('/collections/1/query', {
+      query_text: 'light sugar',
+      top_k: 1,
+      threshold: 0,
+      plugin_params: { top_k: 3, threshold: 0.5 },
+    });
     expect(response.status).toBe(200);
     const answer = (await response.json()) as any;
     expect(Object.keys(answer).sort()).toEqual(['count', 'embedding_info', 'query', 'results', 'timing']);

@@ -21,7 +21,11 @@ const SECRET_TEXT = 'TOP SECRET: outside the data folder';
 async function upload(server: TestServer, token: string, fileName: string, content: string): Promise<{ id: number; file_path: string }> {
   const form = new FormData();
   form.append('file', new Blob([content]), fileName);
-  const response = await fetch(`${server.baseUrl}/api/files`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  const response = await fetch(`${server.baseUrl}/api/files`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: form,
+  });
   const text = await response.text();
   if (response.status !== 201) throw new Error(`uploading ${fileName} failed with ${response.status}: ${text}`);
   return JSON.parse(text);
@@ -41,7 +45,9 @@ async function refusal(reader: FileReader, filePath: string, maxCharacters = 10_
   } catch (error) {
     outcome = error;
   }
-  expect(outcome, `reading ${JSON.stringify(filePath)} must fail with an AppError, got ${JSON.stringify(outcome)}`).toBeInstanceOf(AppError);
+  expect(outcome, `reading ${JSON.stringify(filePath)} must fail with an AppError, got ${JSON.stringify(outcome)}`).toBeInstanceOf(
+    AppError,
+  );
   const error = outcome as AppError;
   expect(error.message).not.toContain('TOP SECRET');
   expect(error.message).not.toMatch(/root:/);
@@ -57,7 +63,12 @@ function storedName(extension = 'txt'): string {
 }
 
 /** Inserts a files row directly, as someone with write access to the database could. */
-async function plantRow(server: TestServer, owner: { id: number; organizationId: number }, filePath: string, stored: string): Promise<void> {
+async function plantRow(
+  server: TestServer,
+  owner: { id: number; organizationId: number },
+  filePath: string,
+  stored: string,
+): Promise<void> {
   await insertFile(server.store.db, {
     owner_id: owner.id,
     organization_id: owner.organizationId,
@@ -104,12 +115,19 @@ describe.each(TEST_DIALECTS)('the file reader on %s', (dialect) => {
 
   describe('reading what the owner may read', () => {
     it('reads the owner’s own file by its file_path', async () => {
-      expect(await aliceReader.readText(notes.file_path, 1_000)).toEqual({ text: 'Alice’s notes: photosynthesis needs light.', truncated: false });
+      expect(await aliceReader.readText(notes.file_path, 1_000)).toEqual({
+        text: 'Alice’s notes: photosynthesis needs light.',
+        truncated: false,
+      });
     });
 
     it('reads a file for the admin of its organization and for a system admin', async () => {
       const adminToken = await loginAsAdmin(server);
-      const organizationAdmin = await createUser(server, adminToken, { email: 'admin@reader.test', role: 'admin', organization_id: organizationA });
+      const organizationAdmin = await createUser(server, adminToken, {
+        email: 'admin@reader.test',
+        role: 'admin',
+        organization_id: organizationA,
+      });
       const organizationAdminReader = server.services.files.readerFor(await identityFor(server, organizationAdmin.id));
       const systemAdminReader = server.services.files.readerFor(await identityFor(server, 1));
       expect((await organizationAdminReader.readText(notes.file_path, 1_000)).text).toContain('photosynthesis');
@@ -233,7 +251,11 @@ describe.each(TEST_DIALECTS)('the file reader on %s', (dialect) => {
     });
 
     it('an owner folder that is itself a symlink to a folder outside', async () => {
-      const carol = await createUser(server, await loginAsAdmin(server), { email: 'carol@reader.test', role: 'creator', organization_id: organizationA });
+      const carol = await createUser(server, await loginAsAdmin(server), {
+        email: 'carol@reader.test',
+        role: 'creator',
+        organization_id: organizationA,
+      });
       const stored = storedName();
       const elsewhere = path.join(outside, 'carol');
       await mkdir(elsewhere);

@@ -5,18 +5,27 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAuditEntries } from '../src/store/audit-log-repository.js';
 import { insertOrganization } from '../src/store/organizations-repository.js';
-import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type JsonResponse, type TestServer } from './support/test-server.js';
+import {
+  createUser,
+  loginAsAdmin,
+  request,
+  startTestServer,
+  type CreatedUser,
+  type JsonResponse,
+  type TestServer,
+} from './support/test-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import type { FileView } from '../src/files/file-service.js';
 
 const FILE_VIEW_KEYS = ['content_type', 'created_at', 'file_path', 'id', 'name', 'size_bytes'];
-const PNG_BYTES = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00, 0x01]);
+const PNG_BYTES = Uint8Array.from([
+  0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00, 0x01,
+]);
 
 interface UploadOptions {
   field?: string;
   type?: string;
 }
-
 
 async function parsed(response: Response): Promise<JsonResponse> {
   const text = await response.text();
@@ -30,7 +39,13 @@ async function parsed(response: Response): Promise<JsonResponse> {
 }
 
 /** Uploads `content` as multipart/form-data the way a browser does, through fetch's FormData. */
-async function upload(server: TestServer, token: string, fileName: string, content: string | Uint8Array, options: UploadOptions = {}): Promise<JsonResponse> {
+async function upload(
+  server: TestServer,
+  token: string,
+  fileName: string,
+  content: string | Uint8Array,
+  options: UploadOptions = {},
+): Promise<JsonResponse> {
   const form = new FormData();
   form.append(options.field ?? 'file', new Blob([content], { type: options.type ?? 'application/octet-stream' }), fileName);
   return parsed(await fetch(`${server.baseUrl}/api/files`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form }));
@@ -38,10 +53,20 @@ async function upload(server: TestServer, token: string, fileName: string, conte
 
 /** Sends a hand-made body to POST /api/files, for multipart a client library would never produce. */
 async function postRaw(server: TestServer, token: string, contentType: string, body: string): Promise<JsonResponse> {
-  return parsed(await fetch(`${server.baseUrl}/api/files`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': contentType }, body }));
+  return parsed(
+    await fetch(`${server.baseUrl}/api/files`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': contentType },
+      body,
+    }),
+  );
 }
 
-function expectError(response: JsonResponse, status: number, code: string): { message: string; param: string | null; details?: Record<string, unknown> } {
+function expectError(
+  response: JsonResponse,
+  status: number,
+  code: string,
+): { message: string; param: string | null; details?: Record<string, unknown> } {
   expect(response.status, response.text).toBe(status);
   expect(response.headers.get('content-type') ?? '').toContain('application/json');
   expect(Object.keys(response.body)).toEqual(['error']);
@@ -104,8 +129,16 @@ describe.each(TEST_DIALECTS)('the files API on %s', (dialect) => {
     const organizationB = await insertOrganization(server.store.db, 'files-b', 'Files B');
     alice = await createUser(server, adminToken, { email: 'alice@files.test', role: 'creator', organization_id: organizationA });
     bob = await createUser(server, adminToken, { email: 'bob@files.test', role: 'creator', organization_id: organizationA });
-    organizationAdmin = await createUser(server, adminToken, { email: 'admin-a@files.test', role: 'admin', organization_id: organizationA });
-    otherOrganizationAdmin = await createUser(server, adminToken, { email: 'admin-b@files.test', role: 'admin', organization_id: organizationB });
+    organizationAdmin = await createUser(server, adminToken, {
+      email: 'admin-a@files.test',
+      role: 'admin',
+      organization_id: organizationA,
+    });
+    otherOrganizationAdmin = await createUser(server, adminToken, {
+      email: 'admin-b@files.test',
+      role: 'admin',
+      organization_id: organizationB,
+    });
     learner = await createUser(server, adminToken, { email: 'learner@files.test', role: 'learner', organization_id: organizationA });
   });
 
@@ -122,25 +155,33 @@ describe.each(TEST_DIALECTS)('the files API on %s', (dialect) => {
       { name: 'page.html', content: '<!doctype html><html><body><p>Hello</p></body></html>', contentType: 'text/html' },
     ];
 
-    it.each(accepted)('accepts $name: 201 with the file view, the row, the bytes on disk and an audit entry', async ({ name, content, contentType }) => {
-      const response = await upload(server, alice.token, name, content, { type: 'application/octet-stream' });
-      expect(response.status, response.text).toBe(201);
-      expect(Object.keys(response.body).sort()).toEqual(FILE_VIEW_KEYS);
-      const bytes = new TextEncoder().encode(content);
-      expect(response.body).toMatchObject({ file_path: `${alice.id}/${name}`, name, content_type: contentType, size_bytes: bytes.length });
-      expect(Number.isNaN(Date.parse(response.body.created_at))).toBe(false);
+    it.each(accepted)(
+      'accepts $name: 201 with the file view, the row, the bytes on disk and an audit entry',
+      async ({ name, content, contentType }) => {
+        const response = await upload(server, alice.token, name, content, { type: 'application/octet-stream' });
+        expect(response.status, response.text).toBe(201);
+        expect(Object.keys(response.body).sort()).toEqual(FILE_VIEW_KEYS);
+        const bytes = new TextEncoder().encode(content);
+        expect(response.body).toMatchObject({
+          file_path: `${alice.id}/${name}`,
+          name,
+          content_type: contentType,
+          size_bytes: bytes.length,
+        });
+        expect(Number.isNaN(Date.parse(response.body.created_at))).toBe(false);
 
-      const row = await server.store.db.selectFrom('files').selectAll().where('id', '=', response.body.id).executeTakeFirstOrThrow();
-      expect(row).toMatchObject({ owner_id: alice.id, file_path: `${alice.id}/${name}`, sha256: sha256(bytes), deleted_at: null });
-      expect(row.stored_name).not.toContain(name.split('.')[0]!);
-      const onDisk = await readFile(path.join(ownerFolder(server, alice.id), row.stored_name));
-      expect(onDisk.equals(Buffer.from(bytes))).toBe(true);
+        const row = await server.store.db.selectFrom('files').selectAll().where('id', '=', response.body.id).executeTakeFirstOrThrow();
+        expect(row).toMatchObject({ owner_id: alice.id, file_path: `${alice.id}/${name}`, sha256: sha256(bytes), deleted_at: null });
+        expect(row.stored_name).not.toContain(name.split('.')[0]!);
+        const onDisk = await readFile(path.join(ownerFolder(server, alice.id), row.stored_name));
+        expect(onDisk.equals(Buffer.from(bytes))).toBe(true);
 
-      const audit = await listAuditEntries(server.store.db, { action: 'file.upload', targetId: String(response.body.id) });
-      expect(audit).toHaveLength(1);
-      expect(audit[0]!.actor_user_id).toBe(alice.id);
-      expect(audit[0]!.details).not.toContain(name);
-    });
+        const audit = await listAuditEntries(server.store.db, { action: 'file.upload', targetId: String(response.body.id) });
+        expect(audit).toHaveLength(1);
+        expect(audit[0]!.actor_user_id).toBe(alice.id);
+        expect(audit[0]!.details).not.toContain(name);
+      },
+    );
 
     it('stores the type decided by extension and content, whatever content type the client declared', async () => {
       const response = await upload(server, alice.token, 'declared.csv', 'a,b\n1,2\n', { type: 'application/vnd.ms-excel' });
@@ -158,7 +199,11 @@ describe.each(TEST_DIALECTS)('the files API on %s', (dialect) => {
       const third = await upload(server, alice.token, 'same.txt', 'three');
       const bobs = await upload(server, bob.token, 'same.txt', 'bob');
       expect([first.status, second.status, third.status, bobs.status]).toEqual([201, 201, 201, 201]);
-      expect([first.body.file_path, second.body.file_path, third.body.file_path]).toEqual([`${alice.id}/same.txt`, `${alice.id}/same-2.txt`, `${alice.id}/same-3.txt`]);
+      expect([first.body.file_path, second.body.file_path, third.body.file_path]).toEqual([
+        `${alice.id}/same.txt`,
+        `${alice.id}/same-2.txt`,
+        `${alice.id}/same-3.txt`,
+      ]);
       expect([first.body.name, second.body.name, third.body.name]).toEqual(['same.txt', 'same.txt', 'same.txt']);
       expect(bobs.body.file_path).toBe(`${bob.id}/same.txt`);
     });
@@ -228,13 +273,19 @@ describe.each(TEST_DIALECTS)('the files API on %s', (dialect) => {
 
   describe('malformed upload requests get 4xx error JSON, never a 5xx', () => {
     it('a JSON body: 415 unsupported_media_type', async () => {
-      expectError(await request(server, 'POST', '/api/files', { token: alice.token, body: { file: 'text' } }), 415, 'unsupported_media_type');
+      expectError(
+        await request(server, 'POST', '/api/files', { token: alice.token, body: { file: 'text' } }),
+        415,
+        'unsupported_media_type',
+      );
     });
 
     it('a multipart body without a file: 400 naming the field', async () => {
       const form = new FormData();
       form.append('comment', 'no file here');
-      const response = await parsed(await fetch(`${server.baseUrl}/api/files`, { method: 'POST', headers: { authorization: `Bearer ${alice.token}` }, body: form }));
+      const response = await parsed(
+        await fetch(`${server.baseUrl}/api/files`, { method: 'POST', headers: { authorization: `Bearer ${alice.token}` }, body: form }),
+      );
       expect(expectError(response, 400, 'invalid_body').param).toBe('file');
     });
 
@@ -246,7 +297,9 @@ describe.each(TEST_DIALECTS)('the files API on %s', (dialect) => {
     it('the field "file" sent as a plain text value, not a file: 400', async () => {
       const form = new FormData();
       form.append('file', 'just a value');
-      const response = await parsed(await fetch(`${server.baseUrl}/api/files`, { method: 'POST', headers: { authorization: `Bearer ${alice.token}` }, body: form }));
+      const response = await parsed(
+        await fetch(`${server.baseUrl}/api/files`, { method: 'POST', headers: { authorization: `Bearer ${alice.token}` }, body: form }),
+      );
       expectError(response, 400, 'invalid_body');
     });
 
@@ -289,7 +342,9 @@ describe.each(TEST_DIALECTS)('the files API on %s', (dialect) => {
     it('leave JSON-only routes refusing multipart with 415', async () => {
       const form = new FormData();
       form.append('name', 'key');
-      const response = await parsed(await fetch(`${server.baseUrl}/api/api-keys`, { method: 'POST', headers: { authorization: `Bearer ${alice.token}` }, body: form }));
+      const response = await parsed(
+        await fetch(`${server.baseUrl}/api/api-keys`, { method: 'POST', headers: { authorization: `Bearer ${alice.token}` }, body: form }),
+      );
       expectError(response, 415, 'unsupported_media_type');
     });
   });
@@ -354,7 +409,11 @@ describe.each(TEST_DIALECTS)('the files API on %s', (dialect) => {
 
     it('an admin of another organization does not see it and gets 404 deleting it', async () => {
       expect(await listPaths(server, otherOrganizationAdmin.token)).not.toContain(privateFile.file_path);
-      expectError(await request(server, 'DELETE', `/api/files/${privateFile.id}`, { token: otherOrganizationAdmin.token }), 404, 'not_found');
+      expectError(
+        await request(server, 'DELETE', `/api/files/${privateFile.id}`, { token: otherOrganizationAdmin.token }),
+        404,
+        'not_found',
+      );
     });
 
     it('the admin of its organization sees it, with the files of every member of the organization', async () => {

@@ -58,7 +58,9 @@ describe.each(TEST_DIALECTS)('the final tool-loop round on %s', (dialect) => {
 
   beforeAll(async () => {
     fake = await startFakeOpenAiServer();
-    server = await startTestServer(dialect, { environment: { OPENAI_BASE_URL: fake.baseUrl, OPENAI_API_KEY: 'sk-test', TOOL_LOOP_ITERATIONS: String(ITERATIONS) } });
+    server = await startTestServer(dialect, {
+      environment: { OPENAI_BASE_URL: fake.baseUrl, OPENAI_API_KEY: 'sk-test', TOOL_LOOP_ITERATIONS: String(ITERATIONS) },
+    });
     token = await loginAsAdmin(server);
     client = new OpenAI({ apiKey: token, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
     const kb = (await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Biology' } })).body.id as number;
@@ -66,7 +68,13 @@ describe.each(TEST_DIALECTS)('the final tool-loop round on %s', (dialect) => {
       token,
       body: {
         name: 'Looping tutor',
-        metadata: { assistant_type: 'multi_tool', connector: 'openai', llm: 'gpt-4o-mini', verbose: true, tools: [{ type: 'list_documents', config: { collections: [String(kb)] } }] },
+        metadata: {
+          assistant_type: 'multi_tool',
+          connector: 'openai',
+          llm: 'gpt-4o-mini',
+          verbose: true,
+          tools: [{ type: 'list_documents', config: { collections: [String(kb)] } }],
+        },
       },
     });
     expect(created.status, created.text).toBe(201);
@@ -103,7 +111,10 @@ describe.each(TEST_DIALECTS)('the final tool-loop round on %s', (dialect) => {
       body: JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: 'What documents are there?' }] }),
     });
     expect(response.status).toBe(200);
-    const chunks = (await response.text()).split('\n').filter((line) => line.startsWith('data: {')).map((line) => JSON.parse(line.slice(6)));
+    const chunks = (await response.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: {'))
+      .map((line) => JSON.parse(line.slice(6)));
     const running = chunks.filter((chunk) => chunk.status?.state === 'running');
     expect(running).toHaveLength(ITERATIONS);
     expect(chunks.flatMap((chunk) => chunk.choices?.[0]?.delta?.content ?? []).join('')).toBe(FINAL_TEXT);

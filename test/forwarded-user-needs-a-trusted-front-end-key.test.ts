@@ -27,12 +27,19 @@ describe.each(TEST_DIALECTS)('forwarded users and API keys on %s', (dialect) => 
   let assistantModel: string;
 
   const learnerEmail = `learner-${dialect}@school.test`;
-  const createKey = (token: string | undefined, body: Record<string, unknown>) => request(server, 'POST', '/api/api-keys', { ...(token !== undefined && { token }), body });
-  const moodleEmails = () => moodle.callsOf('core_user_get_users_by_field').map((call) => (call.parameters as { values: string[] }).values[0]);
+  const createKey = (token: string | undefined, body: Record<string, unknown>) =>
+    request(server, 'POST', '/api/api-keys', { ...(token !== undefined && { token }), body });
+  const moodleEmails = () =>
+    moodle.callsOf('core_user_get_users_by_field').map((call) => (call.parameters as { values: string[] }).values[0]);
 
   async function askForCourses(apiKey: string, forwardedEmail: string): Promise<void> {
     model.enqueue({ toolCalls: [{ id: 'm1', name: 'get_moodle_courses', arguments: '{}' }] }, { text: 'Your courses.' });
-    const client = new OpenAI({ apiKey, baseURL: `${server.baseUrl}/v1`, maxRetries: 0, defaultHeaders: { 'X-OpenWebUI-User-Email': forwardedEmail } });
+    const client = new OpenAI({
+      apiKey,
+      baseURL: `${server.baseUrl}/v1`,
+      maxRetries: 0,
+      defaultHeaders: { 'X-OpenWebUI-User-Email': forwardedEmail },
+    });
     await client.chat.completions.create({ model: assistantModel, messages: [{ role: 'user', content: 'My courses?' }] });
   }
 
@@ -53,26 +60,59 @@ describe.each(TEST_DIALECTS)('forwarded users and API keys on %s', (dialect) => 
         { userid: 52, courseid: 8 },
       ],
     });
-    server = await startTestServer(dialect, { environment: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: model.baseUrl, TRUST_FORWARDED_USER_HEADERS: 'true', OUTBOUND_ALLOWED_HOSTS: '127.0.0.1' } });
+    server = await startTestServer(dialect, {
+      environment: {
+        OPENAI_API_KEY: 'sk-test',
+        OPENAI_BASE_URL: model.baseUrl,
+        TRUST_FORWARDED_USER_HEADERS: 'true',
+        OUTBOUND_ALLOWED_HOSTS: '127.0.0.1',
+      },
+    });
     systemAdmin = await loginAsAdmin(server);
     organizationId = await insertOrganization(server.store.db, `school-${dialect}`, 'School');
     otherOrganizationId = await insertOrganization(server.store.db, `college-${dialect}`, 'College');
-    const moodleSetting = await request(server, 'PATCH', `/api/organizations/${organizationId}/providers`, { token: systemAdmin, body: { moodle: { api_url: moodle.apiUrl, token: MOODLE_TOKEN } } });
+    const moodleSetting = await request(server, 'PATCH', `/api/organizations/${organizationId}/providers`, {
+      token: systemAdmin,
+      body: { moodle: { api_url: moodle.apiUrl, token: MOODLE_TOKEN } },
+    });
     expect(moodleSetting.status, moodleSetting.text).toBe(200);
     users = {
-      admin: await createUser(server, systemAdmin, { email: `admin-${dialect}@school.test`, role: 'admin', organization_id: organizationId }),
-      creator: await createUser(server, systemAdmin, { email: `creator-${dialect}@school.test`, role: 'creator', organization_id: organizationId }),
+      admin: await createUser(server, systemAdmin, {
+        email: `admin-${dialect}@school.test`,
+        role: 'admin',
+        organization_id: organizationId,
+      }),
+      creator: await createUser(server, systemAdmin, {
+        email: `creator-${dialect}@school.test`,
+        role: 'creator',
+        organization_id: organizationId,
+      }),
       learner: await createUser(server, systemAdmin, { email: learnerEmail, role: 'learner', organization_id: organizationId }),
-      otherLearner: await createUser(server, systemAdmin, { email: `learner-${dialect}@college.test`, role: 'learner', organization_id: otherOrganizationId }),
-      otherAdmin: await createUser(server, systemAdmin, { email: `admin-${dialect}@college.test`, role: 'admin', organization_id: otherOrganizationId }),
-      service: await createUser(server, systemAdmin, { email: `open-webui-${dialect}@school.test`, role: 'learner', organization_id: organizationId }),
+      otherLearner: await createUser(server, systemAdmin, {
+        email: `learner-${dialect}@college.test`,
+        role: 'learner',
+        organization_id: otherOrganizationId,
+      }),
+      otherAdmin: await createUser(server, systemAdmin, {
+        email: `admin-${dialect}@college.test`,
+        role: 'admin',
+        organization_id: otherOrganizationId,
+      }),
+      service: await createUser(server, systemAdmin, {
+        email: `open-webui-${dialect}@school.test`,
+        role: 'learner',
+        organization_id: organizationId,
+      }),
     };
     const created = await request(server, 'POST', '/api/assistants', {
       token: users.admin.token,
       body: { name: 'Course helper', system_prompt: 'Help.', metadata: { connector: 'openai', llm: 'gpt-4o-mini', tools: ['moodle'] } },
     });
     expect(created.status, created.text).toBe(201);
-    expect((await request(server, 'PUT', `/api/assistants/${created.body.id}/publish`, { token: users.admin.token, body: { published: true } })).status).toBe(200);
+    expect(
+      (await request(server, 'PUT', `/api/assistants/${created.body.id}/publish`, { token: users.admin.token, body: { published: true } }))
+        .status,
+    ).toBe(200);
     assistantModel = `lamb_assistant.${created.body.id}`;
   });
 
@@ -154,14 +194,22 @@ describe.each(TEST_DIALECTS)('forwarded users and API keys on %s', (dialect) => 
     expect(key.status, key.text).toBe(201);
     expect(key.body).toMatchObject({ expires_at: '2099-06-30T10:00:00.000Z', last_used_at: null });
     expect((await request(server, 'GET', '/api/me', { token: key.body.key })).status).toBe(200);
-    const afterUse = (await request(server, 'GET', '/api/api-keys', { token: users.creator.token })).body.items.find((item: { id: number }) => item.id === key.body.id);
+    const afterUse = (await request(server, 'GET', '/api/api-keys', { token: users.creator.token })).body.items.find(
+      (item: { id: number }) => item.id === key.body.id,
+    );
     expect(afterUse.last_used_at).not.toBeNull();
     expect((await request(server, 'GET', '/api/me', { token: key.body.key })).status).toBe(200);
-    const afterSecondUse = (await request(server, 'GET', '/api/api-keys', { token: users.creator.token })).body.items.find((item: { id: number }) => item.id === key.body.id);
+    const afterSecondUse = (await request(server, 'GET', '/api/api-keys', { token: users.creator.token })).body.items.find(
+      (item: { id: number }) => item.id === key.body.id,
+    );
     expect(afterSecondUse.last_used_at).toBe(afterUse.last_used_at);
 
     // The clock cannot be moved over HTTP, so the expiry is moved instead: to one second ago.
-    await server.store.db.updateTable('api_keys').set({ expires_at: new Date(Date.now() - 1_000).toISOString() }).where('id', '=', key.body.id).execute();
+    await server.store.db
+      .updateTable('api_keys')
+      .set({ expires_at: new Date(Date.now() - 1_000).toISOString() })
+      .where('id', '=', key.body.id)
+      .execute();
     const expired = await request(server, 'GET', '/api/me', { token: key.body.key });
     expect(expired.status).toBe(401);
     expect(expired.body.error.code).toBe('invalid_token');
@@ -183,8 +231,17 @@ describe.each(TEST_DIALECTS)('forwarded users and API keys on %s', (dialect) => 
       expect((await setting(users.creator.token, organizationId)).status).toBe(403);
       expect((await setting(users.otherAdmin.token, organizationId, false)).status).toBe(404);
       expect((await request(server, 'GET', `/api/organizations/${organizationId}/settings`)).status).toBe(401);
-      expect((await request(server, 'PATCH', `/api/organizations/${organizationId}/settings`, { token: users.admin.token, body: { learners_create_api_keys: 'no' } })).status).toBe(400);
-      expect((await request(server, 'PATCH', `/api/organizations/${organizationId}/settings`, { token: users.admin.token, body: {} })).status).toBe(400);
+      expect(
+        (
+          await request(server, 'PATCH', `/api/organizations/${organizationId}/settings`, {
+            token: users.admin.token,
+            body: { learners_create_api_keys: 'no' },
+          })
+        ).status,
+      ).toBe(400);
+      expect(
+        (await request(server, 'PATCH', `/api/organizations/${organizationId}/settings`, { token: users.admin.token, body: {} })).status,
+      ).toBe(400);
       expect((await setting(users.admin.token, 999_999)).status).toBe(404);
       expect((await setting(systemAdmin, 999_999)).status).toBe(404);
     });
@@ -204,7 +261,12 @@ describe.each(TEST_DIALECTS)('forwarded users and API keys on %s', (dialect) => 
     });
 
     it('records each change in the audit log', async () => {
-      const entries = await server.store.db.selectFrom('audit_log').selectAll().where('action', '=', 'organization.settings_update').where('organization_id', '=', organizationId).execute();
+      const entries = await server.store.db
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('action', '=', 'organization.settings_update')
+        .where('organization_id', '=', organizationId)
+        .execute();
       expect(entries.length).toBeGreaterThanOrEqual(2);
       expect(JSON.parse(entries[0]!.details)).toEqual({ learners_create_api_keys: false });
     });

@@ -54,19 +54,34 @@ describe.each(TEST_DIALECTS)('the foundation walk-through on %s', (dialect) => {
       token: apiKey,
       body: {
         name: 'Essay coach',
-        metadata: { assistant_type: 'multi_tool', prompt_processor: 'multi_augment', tools: ['no_rag', { plugin: 'single_file', config: { file_path: 'notes/essay-guide.md' } }] },
+        metadata: {
+          assistant_type: 'multi_tool',
+          prompt_processor: 'multi_augment',
+          tools: ['no_rag', { plugin: 'single_file', config: { file_path: 'notes/essay-guide.md' } }],
+        },
       },
     });
     expect([classic.status, multiTool.status]).toEqual([201, 201]);
-    expect(classic.body).toMatchObject({ assistant_type: 'classic', owner: 'teacher@school.test', rag_collections: ['kb-cells', 'kb-genetics'] });
+    expect(classic.body).toMatchObject({
+      assistant_type: 'classic',
+      owner: 'teacher@school.test',
+      rag_collections: ['kb-cells', 'kb-genetics'],
+    });
     expect(multiTool.body.assistant_type).toBe('multi_tool');
-    expect(multiTool.body.metadata.tools[1]).toEqual({ type: 'single_file_rag', enabled: true, config: { file_path: 'notes/essay-guide.md' } });
+    expect(multiTool.body.metadata.tools[1]).toEqual({
+      type: 'single_file_rag',
+      enabled: true,
+      config: { file_path: 'notes/essay-guide.md' },
+    });
     ids.classic = classic.body.id;
     ids.multiTool = multiTool.body.id;
   });
 
   it('shares the classic assistant with a colleague, who then sees its configuration', async () => {
-    const shared = await request(server, 'PUT', `/api/assistants/${ids.classic}/shares`, { token: apiKey, body: { user_emails: ['colleague@school.test'] } });
+    const shared = await request(server, 'PUT', `/api/assistants/${ids.classic}/shares`, {
+      token: apiKey,
+      body: { user_emails: ['colleague@school.test'] },
+    });
     expect(shared.body).toEqual({ user_emails: ['colleague@school.test'] });
     const seen = await request(server, 'GET', `/api/assistants/${ids.classic}`, { token: colleague.token });
     expect(seen.status).toBe(200);
@@ -74,7 +89,10 @@ describe.each(TEST_DIALECTS)('the foundation walk-through on %s', (dialect) => {
   });
 
   it('publishes the multi-tool assistant to the organization', async () => {
-    const published = await request(server, 'PUT', `/api/assistants/${ids.multiTool}/publish`, { token: apiKey, body: { published: true } });
+    const published = await request(server, 'PUT', `/api/assistants/${ids.multiTool}/publish`, {
+      token: apiKey,
+      body: { published: true },
+    });
     expect(published.body.published).toBe(true);
     const list = await request(server, 'GET', '/api/assistants', { token: colleague.token });
     expect(list.body.items.map((item: { id: number }) => item.id).sort()).toEqual([ids.classic, ids.multiTool].sort());
@@ -86,7 +104,16 @@ describe.each(TEST_DIALECTS)('the foundation walk-through on %s', (dialect) => {
       const imported = await request(server, 'POST', '/api/assistants/import', { token: apiKey, body: exported.body });
       expect(imported.status).toBe(201);
       const original = await request(server, 'GET', `/api/assistants/${id}`, { token: apiKey });
-      for (const field of ['name', 'description', 'system_prompt', 'prompt_template', 'metadata', 'rag_collections', 'rag_top_k', 'assistant_type']) {
+      for (const field of [
+        'name',
+        'description',
+        'system_prompt',
+        'prompt_template',
+        'metadata',
+        'rag_collections',
+        'rag_top_k',
+        'assistant_type',
+      ]) {
         expect(imported.body[field], field).toEqual(original.body[field]);
       }
       expect(imported.body.published).toBe(false);

@@ -31,12 +31,37 @@ describe.each(TEST_DIALECTS)('full-text chunk search on %s', (dialect) => {
     store = await openStore({ databaseUrl: database.databaseUrl, dataDirectory: database.dataDirectory, poolSize: 2 });
     await bootstrapAdmin(store.db, 'kb-admin@merino.test', 'kb-admin-password');
     const admin = await store.db.selectFrom('users').select(['id', 'organization_id']).executeTakeFirstOrThrow();
-    const newBase = (name: string) => insertKnowledgeBase(store.db, { ownerId: admin.id, organizationId: admin.organization_id, name, description: '', chunkSize: 1000, chunkOverlap: 200 });
+    const newBase = (name: string) =>
+      insertKnowledgeBase(store.db, {
+        ownerId: admin.id,
+        organizationId: admin.organization_id,
+        name,
+        description: '',
+        chunkSize: 1000,
+        chunkOverlap: 200,
+      });
     biology = await newBase('Biology');
     history = await newBase('History');
     const addDocument = async (knowledgeBaseId: number, passages: string[]) => {
-      const id = await insertDocument(store.db, { knowledgeBaseId, fileName: 'notes.md', contentType: 'text/markdown', sizeBytes: 100, sourceUrl: null, status: 'completed', metadata: {} });
-      await insertChunks(store.db, id, passages.map((text, index) => ({ knowledge_base_id: knowledgeBaseId, chunk_index: index, text, metadata: JSON.stringify({ filename: 'notes.md', chunk_index: index }) })));
+      const id = await insertDocument(store.db, {
+        knowledgeBaseId,
+        fileName: 'notes.md',
+        contentType: 'text/markdown',
+        sizeBytes: 100,
+        sourceUrl: null,
+        status: 'completed',
+        metadata: {},
+      });
+      await insertChunks(
+        store.db,
+        id,
+        passages.map((text, index) => ({
+          knowledge_base_id: knowledgeBaseId,
+          chunk_index: index,
+          text,
+          metadata: JSON.stringify({ filename: 'notes.md', chunk_index: index }),
+        })),
+      );
       return id;
     };
     documentId = await addDocument(biology, [PASSAGES[0]!, PASSAGES[1]!, PASSAGES[3]!]);
@@ -69,7 +94,16 @@ describe.each(TEST_DIALECTS)('full-text chunk search on %s', (dialect) => {
   });
 
   it('treats full-text syntax in a query as plain words, never as an error', async () => {
-    for (const hostile of ['"unbalanced', 'cells OR', 'NEAR(cells energy)', 'cell*', 'text:cells', "'); drop table kb_chunks; --", 'a & b | !c <-> d', '***']) {
+    for (const hostile of [
+      '"unbalanced',
+      'cells OR',
+      'NEAR(cells energy)',
+      'cell*',
+      'text:cells',
+      "'); drop table kb_chunks; --",
+      'a & b | !c <-> d',
+      '***',
+    ]) {
       await expect(searchChunksFullText(store.db, dialect, [biology], hostile, 5)).resolves.toBeInstanceOf(Array);
     }
     expect(await searchChunksFullText(store.db, dialect, [biology], '', 5)).toEqual([]);

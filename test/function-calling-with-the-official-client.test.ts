@@ -18,7 +18,9 @@ const KREBS = 'The Krebs cycle takes place in the matrix of the mitochondria.';
 const ITERATIONS = 3;
 
 function toolMessages(recorded: RecordedRequest | undefined): string[] {
-  return ((recorded?.body?.messages ?? []) as Array<{ role: string; content: string }>).filter((message) => message.role === 'tool').map((message) => message.content);
+  return ((recorded?.body?.messages ?? []) as Array<{ role: string; content: string }>)
+    .filter((message) => message.role === 'tool')
+    .map((message) => message.content);
 }
 
 describe.each(TEST_DIALECTS)('function calling through the official client on %s', (dialect) => {
@@ -58,12 +60,21 @@ describe.each(TEST_DIALECTS)('function calling through the official client on %s
     openaiFake = await startFakeOpenAiServer();
     ollamaFake = await startFakeOllamaServer();
     server = await startTestServer(dialect, {
-      environment: { INGESTION_POLL_MS: '20', OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: openaiFake.baseUrl, OLLAMA_BASE_URL: ollamaFake.baseUrl, TOOL_LOOP_ITERATIONS: String(ITERATIONS) },
+      environment: {
+        INGESTION_POLL_MS: '20',
+        OPENAI_API_KEY: 'sk-test',
+        OPENAI_BASE_URL: openaiFake.baseUrl,
+        OLLAMA_BASE_URL: ollamaFake.baseUrl,
+        TOOL_LOOP_ITERATIONS: String(ITERATIONS),
+      },
     });
     token = await loginAsAdmin(server);
     client = new OpenAI({ apiKey: token, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
     kb = (await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Biology' } })).body.id;
-    const queued = await request(server, 'POST', `/api/knowledge-bases/${kb}/documents`, { token, body: { documents: [{ text: KREBS, metadata: { filename: 'respiration.md' } }] } });
+    const queued = await request(server, 'POST', `/api/knowledge-bases/${kb}/documents`, {
+      token,
+      body: { documents: [{ text: KREBS, metadata: { filename: 'respiration.md' } }] },
+    });
     for (const { job_id } of queued.body.documents) expect((await waitForJob(server, token, kb, job_id)).status).toBe('completed');
   });
 
@@ -79,21 +90,34 @@ describe.each(TEST_DIALECTS)('function calling through the official client on %s
   });
 
   it('searches the knowledge base when the model asks, then answers (not streamed), with the passage as source', async () => {
-    openaiFake.enqueue({ toolCalls: [{ id: 'call_1', name: 'search_knowledge_base', arguments: '{"query":"Krebs cycle location"}' }] }, { text: 'In the mitochondrial matrix.' });
+    openaiFake.enqueue(
+      { toolCalls: [{ id: 'call_1', name: 'search_knowledge_base', arguments: '{"query":"Krebs cycle location"}' }] },
+      { text: 'In the mitochondrial matrix.' },
+    );
     const model = await createAssistant({});
-    const answer = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Where does the Krebs cycle happen?' }] });
+    const answer = await client.chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: 'Where does the Krebs cycle happen?' }],
+    });
     expect(answer.choices[0]!.message.content).toBe('In the mitochondrial matrix.');
     const [first, second] = chatRequests();
     expect(first!.body.tools.map((tool: any) => tool.function.name)).toEqual(['search_knowledge_base', 'list_documents']);
     expect(toolMessages(second)[0]).toContain(KREBS);
     expect(toolMessages(second)[0]).toContain('[1] (respiration.md)');
     const sources = (answer as unknown as { sources: any[] }).sources;
-    expect(sources).toEqual([expect.objectContaining({ title: 'respiration.md', tool: 'search_knowledge_base', function: 'search_knowledge_base' })]);
+    expect(sources).toEqual([
+      expect.objectContaining({ title: 'respiration.md', tool: 'search_knowledge_base', function: 'search_knowledge_base' }),
+    ]);
   });
 
   it('streams a status chunk per call and the final answer as it arrives', async () => {
     openaiFake.enqueue(
-      { toolCalls: [{ id: 'call_a', name: 'list_documents', arguments: '{}' }, { id: 'call_b', name: 'search_knowledge_base', arguments: '{"query":"mitochondria"}' }] },
+      {
+        toolCalls: [
+          { id: 'call_a', name: 'list_documents', arguments: '{}' },
+          { id: 'call_b', name: 'search_knowledge_base', arguments: '{"query":"mitochondria"}' },
+        ],
+      },
       { chunks: ['The ', 'matrix.'] },
     );
     const model = await createAssistant({});
@@ -102,13 +126,28 @@ describe.each(TEST_DIALECTS)('function calling through the official client on %s
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: 'What do you have on respiration?' }] }),
     });
-    const lines = (await response.text()).split('\n').filter((line) => line.startsWith('data: {')).map((line) => JSON.parse(line.slice(6)));
+    const lines = (await response.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: {'))
+      .map((line) => JSON.parse(line.slice(6)));
     const statuses = lines.filter((line) => line.status).map((line) => `${line.status.state} ${line.status.message}`);
-    expect(statuses).toEqual(expect.arrayContaining(['running calling list_documents', 'done calling list_documents', 'running calling search_knowledge_base', 'done calling search_knowledge_base']));
+    expect(statuses).toEqual(
+      expect.arrayContaining([
+        'running calling list_documents',
+        'done calling list_documents',
+        'running calling search_knowledge_base',
+        'done calling search_knowledge_base',
+      ]),
+    );
     const text = lines.flatMap((line) => line.choices?.[0]?.delta?.content ?? []).join('');
     expect(text).toBe('The matrix.');
     const listed = JSON.parse(toolMessages(chatRequests()[1])[0]!);
-    expect(listed.knowledge_bases[0].documents[0]).toMatchObject({ title: 'respiration.md', type: 'text/markdown', chunks: 1, status: 'completed' });
+    expect(listed.knowledge_bases[0].documents[0]).toMatchObject({
+      title: 'respiration.md',
+      type: 'text/markdown',
+      chunks: 1,
+      status: 'completed',
+    });
 
     openaiFake.enqueue({ text: 'Plain answer.' });
     const streamedByClient = await client.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: 'again' }] });
@@ -119,7 +158,12 @@ describe.each(TEST_DIALECTS)('function calling through the official client on %s
 
   it('answers an unknown tool and broken JSON with clear tool errors and still finishes', async () => {
     openaiFake.enqueue(
-      { toolCalls: [{ id: 'call_x', name: 'drop_database', arguments: '{}' }, { id: 'call_y', name: 'search_knowledge_base', arguments: '{"query": "krebs"' }] },
+      {
+        toolCalls: [
+          { id: 'call_x', name: 'drop_database', arguments: '{}' },
+          { id: 'call_y', name: 'search_knowledge_base', arguments: '{"query": "krebs"' },
+        ],
+      },
       { text: 'Sorry, I could not use my tools.' },
     );
     const model = await createAssistant({});
@@ -132,7 +176,9 @@ describe.each(TEST_DIALECTS)('function calling through the official client on %s
 
   it('ends a model that repeats one call forever within TOOL_LOOP_ITERATIONS rounds and records it in the trace', async () => {
     openaiFake.setResponder((recorded) =>
-      Array.isArray(recorded.body.tools) ? { toolCalls: [{ id: `call_${Math.random()}`, name: 'search_knowledge_base', arguments: '{"query":"secret learner question"}' }] } : { text: 'Here is what I found.' },
+      Array.isArray(recorded.body.tools)
+        ? { toolCalls: [{ id: `call_${Math.random()}`, name: 'search_knowledge_base', arguments: '{"query":"secret learner question"}' }] }
+        : { text: 'Here is what I found.' },
     );
     const model = await createAssistant({});
     const answer = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'loop' }] });
@@ -150,7 +196,11 @@ describe.each(TEST_DIALECTS)('function calling through the official client on %s
   });
 
   it('lets an assistant lower its own round limit with metadata.tool_loop', async () => {
-    openaiFake.setResponder((recorded) => (Array.isArray(recorded.body.tools) ? { toolCalls: [{ id: `c${Math.random()}`, name: 'list_documents', arguments: `{"collection":"${kb}"}` }] } : { text: 'done' }));
+    openaiFake.setResponder((recorded) =>
+      Array.isArray(recorded.body.tools)
+        ? { toolCalls: [{ id: `c${Math.random()}`, name: 'list_documents', arguments: `{"collection":"${kb}"}` }] }
+        : { text: 'done' },
+    );
     const model = await createAssistant({ tool_loop: { max_iterations: 1 } });
     await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'loop' }] });
     expect(chatRequests()).toHaveLength(2);
@@ -164,7 +214,10 @@ describe.each(TEST_DIALECTS)('function calling through the official client on %s
     const chats = ollamaFake.requests.filter((recorded) => recorded.path === '/api/chat');
     expect(chats[0]!.body.tools.map((tool: any) => tool.function.name)).toEqual(['search_knowledge_base', 'list_documents']);
     const sentBack = chats[1]!.body.messages as Array<{ role: string; content: string; tool_calls?: unknown }>;
-    expect(sentBack.find((message) => message.tool_calls)).toMatchObject({ role: 'assistant', tool_calls: [{ function: { name: 'search_knowledge_base', arguments: { query: 'Krebs' } } }] });
+    expect(sentBack.find((message) => message.tool_calls)).toMatchObject({
+      role: 'assistant',
+      tool_calls: [{ function: { name: 'search_knowledge_base', arguments: { query: 'Krebs' } } }],
+    });
     expect(sentBack.find((message) => message.role === 'tool')?.content).toContain(KREBS);
   });
 });

@@ -42,7 +42,13 @@ const PLAIN_TEXT = 'Oxbow lakes form when a meander of a river is cut off.';
 
 let corpus: HostileDocument[] | undefined;
 async function theCorpus(): Promise<HostileDocument[]> {
-  corpus ??= await hostileCorpus({ zipBombBytes: 16 * MEGABYTE, zipPartBytes: 3 * MEGABYTE, zipParts: 4, pdfBombBytes: 32 * MEGABYTE, whitespaceCharacters: 120_000 });
+  corpus ??= await hostileCorpus({
+    zipBombBytes: 16 * MEGABYTE,
+    zipPartBytes: 3 * MEGABYTE,
+    zipParts: 4,
+    pdfBombBytes: 32 * MEGABYTE,
+    whitespaceCharacters: 120_000,
+  });
   return corpus;
 }
 
@@ -58,7 +64,12 @@ async function knowledgeBase(server: TestServer, token: string, name: string): P
 }
 
 /** Uploads each document (all must be accepted: the type is right, only the content is hostile) and waits for every job. */
-async function ingestAll(server: TestServer, token: string, kb: number, documents: ReadonlyArray<{ fileName: string; bytes: Uint8Array }>): Promise<any[]> {
+async function ingestAll(
+  server: TestServer,
+  token: string,
+  kb: number,
+  documents: ReadonlyArray<{ fileName: string; bytes: Uint8Array }>,
+): Promise<any[]> {
   const jobIds: number[] = [];
   for (const document of documents) {
     const uploaded = await uploadDocument(server, token, kb, document.fileName, document.bytes);
@@ -123,7 +134,12 @@ describe.each(TEST_DIALECTS)('the worker budgets stop what no scan can see, on %
 
   beforeAll(async () => {
     server = await startTestServer(dialect, {
-      environment: { INGESTION_POLL_MS: '20', INGESTION_WORKER_HEAP_MB: '48', INGESTION_WORKER_RSS_MB: '256', INGESTION_WORKER_TIMEOUT_MS: '60000' },
+      environment: {
+        INGESTION_POLL_MS: '20',
+        INGESTION_WORKER_HEAP_MB: '48',
+        INGESTION_WORKER_RSS_MB: '256',
+        INGESTION_WORKER_TIMEOUT_MS: '60000',
+      },
     });
     token = await loginAsAdmin(server);
   });

@@ -41,7 +41,12 @@ describe.each(TEST_DIALECTS)('the ingestion attempts cap on %s', (dialect) => {
     database = await createTestDatabase(dialect);
     embeddings = await startGatedEmbeddingServer();
     // Hour-long leases: only the cut-short runs below end a lease, never the clock.
-    const environment = { INGESTION_POLL_MS: '20', INGESTION_LEASE_MS: String(HOUR), OPENAI_API_KEY: PROVIDER_KEY, OPENAI_BASE_URL: embeddings.baseUrl };
+    const environment = {
+      INGESTION_POLL_MS: '20',
+      INGESTION_LEASE_MS: String(HOUR),
+      OPENAI_API_KEY: PROVIDER_KEY,
+      OPENAI_BASE_URL: embeddings.baseUrl,
+    };
     const start = async () => {
       const server = await startTestServer(dialect, { database, environment });
       servers.push(server);
@@ -49,8 +54,19 @@ describe.each(TEST_DIALECTS)('the ingestion attempts cap on %s', (dialect) => {
     };
     const first = await start();
     const token = await loginAsAdmin(first);
-    const kb = (await request(first, 'POST', '/api/knowledge-bases', { token, body: { name: 'Crashes', embeddings: { connector: 'openai', model: 'text-embedding-3-small' } } })).body.id as number;
-    const uploaded = await uploadDocument(first, token, kb, 'poison.md', '# Poison\n\nThis document stands for one whose processing kills the server.');
+    const kb = (
+      await request(first, 'POST', '/api/knowledge-bases', {
+        token,
+        body: { name: 'Crashes', embeddings: { connector: 'openai', model: 'text-embedding-3-small' } },
+      })
+    ).body.id as number;
+    const uploaded = await uploadDocument(
+      first,
+      token,
+      kb,
+      'poison.md',
+      '# Poison\n\nThis document stands for one whose processing kills the server.',
+    );
     expect(uploaded.status, uploaded.text).toBe(202);
     const jobId = uploaded.body.job_id as number;
     const db = first.store.db;
@@ -61,8 +77,17 @@ describe.each(TEST_DIALECTS)('the ingestion attempts cap on %s', (dialect) => {
     for (let attempt = 1; attempt <= 3; attempt += 1) {
       if (attempt > 1) holder = await start();
       await embeddings.waitForRequests(attempt);
-      expect(await jobRow()).toMatchObject({ status: 'processing', attempts: attempt, attempts_since_queued: attempt, lease_owner: holder.services.ingestionRunner.owner });
-      await db.updateTable('ingestion_jobs').set({ lease_expires_at: new Date(Date.now() - 1_000).toISOString() }).where('id', '=', jobId).execute();
+      expect(await jobRow()).toMatchObject({
+        status: 'processing',
+        attempts: attempt,
+        attempts_since_queued: attempt,
+        lease_owner: holder.services.ingestionRunner.owner,
+      });
+      await db
+        .updateTable('ingestion_jobs')
+        .set({ lease_expires_at: new Date(Date.now() - 1_000).toISOString() })
+        .where('id', '=', jobId)
+        .execute();
     }
 
     const fourth = await start();
@@ -83,21 +108,41 @@ describe.each(TEST_DIALECTS)('the ingestion attempts cap on %s', (dialect) => {
   it('ends a real crash loop: after three server processes are killed mid-job, the next server fails the job', async () => {
     database = await createTestDatabase(dialect);
     embeddings = await startGatedEmbeddingServer();
-    const environment = { INGESTION_POLL_MS: '20', INGESTION_LEASE_MS: String(HOUR), OPENAI_API_KEY: PROVIDER_KEY, OPENAI_BASE_URL: embeddings.baseUrl };
+    const environment = {
+      INGESTION_POLL_MS: '20',
+      INGESTION_LEASE_MS: String(HOUR),
+      OPENAI_API_KEY: PROVIDER_KEY,
+      OPENAI_BASE_URL: embeddings.baseUrl,
+    };
     let kb = 0;
     let jobId = 0;
     for (let attempt = 1; attempt <= 3; attempt += 1) {
       running = await startServerProcess(database, environment);
-      const token = (await request(running, 'POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } })).body.token as string;
+      const token = (await request(running, 'POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } })).body
+        .token as string;
       if (attempt === 1) {
-        kb = (await request(running, 'POST', '/api/knowledge-bases', { token, body: { name: 'Crash loop', embeddings: { connector: 'openai', model: 'text-embedding-3-small' } } })).body.id;
-        const uploaded = await uploadDocument(running, token, kb, 'poison.md', '# Poison\n\nEvery server that processes this document dies.');
+        kb = (
+          await request(running, 'POST', '/api/knowledge-bases', {
+            token,
+            body: { name: 'Crash loop', embeddings: { connector: 'openai', model: 'text-embedding-3-small' } },
+          })
+        ).body.id;
+        const uploaded = await uploadDocument(
+          running,
+          token,
+          kb,
+          'poison.md',
+          '# Poison\n\nEvery server that processes this document dies.',
+        );
         expect(uploaded.status, uploaded.text).toBe(202);
         jobId = uploaded.body.job_id;
       }
       // This process holds the job (waiting for its embeddings) when it dies.
       await embeddings.waitForRequests(attempt);
-      expect((await request(running, 'GET', `/api/knowledge-bases/${kb}/jobs/${jobId}`, { token })).body).toMatchObject({ status: 'processing', attempts: attempt });
+      expect((await request(running, 'GET', `/api/knowledge-bases/${kb}/jobs/${jobId}`, { token })).body).toMatchObject({
+        status: 'processing',
+        attempts: attempt,
+      });
       await running.kill();
       running = undefined;
     }
@@ -120,12 +165,40 @@ describe.each(TEST_DIALECTS)('the ingestion attempts cap on %s', (dialect) => {
     const stale = new Date(Date.now() - HOUR).toISOString();
     const document = await db
       .insertInto('kb_documents')
-      .values({ knowledge_base_id: kb, file_name: 'crash.txt', content_type: 'text/plain', size_bytes: 4, source_url: null, status: 'processing', error: null, chunk_count: 0, page_count: null, metadata: '{}', created_at: now, updated_at: now })
+      .values({
+        knowledge_base_id: kb,
+        file_name: 'crash.txt',
+        content_type: 'text/plain',
+        size_bytes: 4,
+        source_url: null,
+        status: 'processing',
+        error: null,
+        chunk_count: 0,
+        page_count: null,
+        metadata: '{}',
+        created_at: now,
+        updated_at: now,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     const job = await db
       .insertInto('ingestion_jobs')
-      .values({ knowledge_base_id: kb, document_id: document.id, status: 'processing', progress_current: 1, progress_total: 4, message: 'Extracting the text.', error: null, attempts: 3, attempts_since_queued: 3, lease_owner: 'gone-host:4242:abcdef012345', lease_expires_at: stale, created_at: now, updated_at: now, finished_at: null })
+      .values({
+        knowledge_base_id: kb,
+        document_id: document.id,
+        status: 'processing',
+        progress_current: 1,
+        progress_total: 4,
+        message: 'Extracting the text.',
+        error: null,
+        attempts: 3,
+        attempts_since_queued: 3,
+        lease_owner: 'gone-host:4242:abcdef012345',
+        lease_expires_at: stale,
+        created_at: now,
+        updated_at: now,
+        finished_at: null,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
 
@@ -133,10 +206,16 @@ describe.each(TEST_DIALECTS)('the ingestion attempts cap on %s', (dialect) => {
     // once. better-sqlite3 waits for a lock by blocking its thread, so two SQLite connections in ONE
     // process would wait on each other until the busy timeout; there the claims go one after the
     // other, as SQLite's single write lock orders them between real processes anyway.
-    const stores = await Promise.all([0, 1].map(() => openStore({ databaseUrl: database!.databaseUrl, dataDirectory: database!.dataDirectory, poolSize: 2 })));
+    const stores = await Promise.all(
+      [0, 1].map(() => openStore({ databaseUrl: database!.databaseUrl, dataDirectory: database!.dataDirectory, poolSize: 2 })),
+    );
     try {
       const claim = (index: number) =>
-        claimIngestionJob(stores[index]!.db, stores[index]!.dialect, { owner: `racer-${index}:1:000000000000`, leaseExpiresAt: new Date(Date.now() + HOUR).toISOString(), attemptsMaximum: 3 });
+        claimIngestionJob(stores[index]!.db, stores[index]!.dialect, {
+          owner: `racer-${index}:1:000000000000`,
+          leaseExpiresAt: new Date(Date.now() + HOUR).toISOString(),
+          attemptsMaximum: 3,
+        });
       const claims = dialect === 'postgres' ? await Promise.all([claim(0), claim(1)]) : [await claim(0), await claim(1)];
       expect(claims.map((claim) => claim.job)).toEqual([undefined, undefined]);
       expect(claims.flatMap((claim) => claim.failedJobs)).toEqual([{ id: job.id, documentId: document.id, attempts: 3 }]);

@@ -44,7 +44,15 @@ describe.each(TEST_DIALECTS)('ingestion across restarts and runners on %s', (dia
     const stale = new Date(Date.now() - 5 * 60_000).toISOString();
     const documentIds: number[] = [];
     for (const fileName of ['basalt.pdf', 'granite.txt']) {
-      const documentId = await insertDocument(db, { knowledgeBaseId: kb, fileName, contentType: 'text/plain', sizeBytes: 10, sourceUrl: null, status: 'processing', metadata: {} });
+      const documentId = await insertDocument(db, {
+        knowledgeBaseId: kb,
+        fileName,
+        contentType: 'text/plain',
+        sizeBytes: 10,
+        sourceUrl: null,
+        status: 'processing',
+        metadata: {},
+      });
       documentIds.push(documentId);
       const folder = path.join(database!.dataDirectory, 'knowledge', String(kb));
       await mkdir(folder, { recursive: true });
@@ -67,9 +75,17 @@ describe.each(TEST_DIALECTS)('ingestion across restarts and runners on %s', (dia
       updated_at: stale,
       finished_at: null,
     });
-    const expired = await db.insertInto('ingestion_jobs').values({ ...job(stale), document_id: basalt }).returning('id').executeTakeFirstOrThrow();
+    const expired = await db
+      .insertInto('ingestion_jobs')
+      .values({ ...job(stale), document_id: basalt })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     // A job whose runner is alive (its lease runs for another hour) must be left alone.
-    const live = await db.insertInto('ingestion_jobs').values({ ...job(new Date(Date.now() + 3_600_000).toISOString()), document_id: granite }).returning('id').executeTakeFirstOrThrow();
+    const live = await db
+      .insertInto('ingestion_jobs')
+      .values({ ...job(new Date(Date.now() + 3_600_000).toISOString()), document_id: granite })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     await first.close();
     servers.splice(0);
 
@@ -77,7 +93,10 @@ describe.each(TEST_DIALECTS)('ingestion across restarts and runners on %s', (dia
     const adminToken = await loginAsAdmin(restarted);
     const finished = await waitForJob(restarted, adminToken, kb, expired.id);
     expect(finished).toMatchObject({ status: 'completed', attempts: 2, error: null });
-    const hits = await request(restarted, 'POST', `/api/knowledge-bases/${kb}/query`, { token: adminToken, body: { query_text: 'basalt lava obsidian' } });
+    const hits = await request(restarted, 'POST', `/api/knowledge-bases/${kb}/query`, {
+      token: adminToken,
+      body: { query_text: 'basalt lava obsidian' },
+    });
     expect(hits.body.results.map((result: any) => result.data)).toEqual(['Basalt forms when lava cools quickly.']);
     const document = await request(restarted, 'GET', `/api/knowledge-bases/${kb}/documents/${basalt}`, { token: adminToken });
     expect(document.body).toMatchObject({ status: 'completed', chunk_count: 1 });
@@ -90,12 +109,17 @@ describe.each(TEST_DIALECTS)('ingestion across restarts and runners on %s', (dia
     const one = await startServer();
     const two = await startServer();
     const token = await loginAsAdmin(one);
-    const kb = (await request(one, 'POST', '/api/knowledge-bases', { token, body: { name: 'Shared queue', chunk_size: 100, chunk_overlap: 10 } })).body.id as number;
+    const kb = (
+      await request(one, 'POST', '/api/knowledge-bases', { token, body: { name: 'Shared queue', chunk_size: 100, chunk_overlap: 10 } })
+    ).body.id as number;
     const count = 12;
     // Uploaded all at once, half through each server, so both runners find work waiting together.
     const uploads = await Promise.all(
       Array.from({ length: count }, (_, index) => {
-        const text = Array.from({ length: 8 }, (_, line) => `Document ${index} line ${line} describes mineral number ${index * 100 + line} in detail.`).join('\n\n');
+        const text = Array.from(
+          { length: 8 },
+          (_, line) => `Document ${index} line ${line} describes mineral number ${index * 100 + line} in detail.`,
+        ).join('\n\n');
         return uploadDocument(index % 2 === 0 ? one : two, token, kb, `doc-${index}.md`, text);
       }),
     );
@@ -107,7 +131,11 @@ describe.each(TEST_DIALECTS)('ingestion across restarts and runners on %s', (dia
     const rows = await db.selectFrom('ingestion_jobs').select(['id', 'attempts', 'status']).where('knowledge_base_id', '=', kb).execute();
     expect(rows).toHaveLength(count);
     expect(rows.every((row) => row.attempts === 1 && row.status === 'completed')).toBe(true);
-    const documents = await db.selectFrom('kb_documents').select(['id', 'chunk_count', 'status']).where('knowledge_base_id', '=', kb).execute();
+    const documents = await db
+      .selectFrom('kb_documents')
+      .select(['id', 'chunk_count', 'status'])
+      .where('knowledge_base_id', '=', kb)
+      .execute();
     for (const document of documents) {
       expect(document.status).toBe('completed');
       const chunks = await db.selectFrom('kb_chunks').select('chunk_index').where('document_id', '=', document.id).execute();

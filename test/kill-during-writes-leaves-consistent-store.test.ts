@@ -81,13 +81,21 @@ describe.each(TEST_DIALECTS)('a SIGKILL during writes on %s', (dialect) => {
   });
 
   it('reopens the store afterwards, with many writes committed', async () => {
-    const { total } = await store.db.selectFrom('assistants').select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow();
+    const { total } = await store.db
+      .selectFrom('assistants')
+      .select((eb) => eb.fn.countAll().as('total'))
+      .executeTakeFirstOrThrow();
     expect(Number(total)).toBeGreaterThan(1);
   });
 
   it('keeps every created assistant together with its audit entry', async () => {
     const assistants = await store.db.selectFrom('assistants').select('id').orderBy('id').execute();
-    const audits = await store.db.selectFrom('audit_log').select('target_id').where('action', '=', 'assistant.create').orderBy('id').execute();
+    const audits = await store.db
+      .selectFrom('audit_log')
+      .select('target_id')
+      .where('action', '=', 'assistant.create')
+      .orderBy('id')
+      .execute();
     expect(audits.map((entry) => Number(entry.target_id))).toEqual(assistants.map((assistant) => assistant.id));
   });
 
@@ -100,7 +108,11 @@ describe.each(TEST_DIALECTS)('a SIGKILL during writes on %s', (dialect) => {
       .execute();
     const allowedSizes = new Set([0, SHARE_SET_A.length, SHARE_SET_B.length]);
     for (const row of counts) expect(allowedSizes.has(Number(row.shares)), `assistant ${row.id} has ${row.shares} shares`).toBe(true);
-    const shareAudits = await store.db.selectFrom('audit_log').select(['target_id', 'details']).where('action', '=', 'assistant.share').execute();
+    const shareAudits = await store.db
+      .selectFrom('audit_log')
+      .select(['target_id', 'details'])
+      .where('action', '=', 'assistant.share')
+      .execute();
     for (const audit of shareAudits) {
       const recorded = (JSON.parse(audit.details) as { user_ids: number[] }).user_ids.length;
       const actual = Number(counts.find((row) => row.id === Number(audit.target_id))?.shares);

@@ -34,7 +34,10 @@ describe.each(TEST_DIALECTS)('knowledge-base embeddings and hybrid search on %s'
   let kb: number;
 
   async function createKnowledgeBase(body: Record<string, unknown>): Promise<number> {
-    const created = await request(server, 'POST', '/api/knowledge-bases', { token: teacher.token, body: { chunk_size: 100, chunk_overlap: 0, ...body } });
+    const created = await request(server, 'POST', '/api/knowledge-bases', {
+      token: teacher.token,
+      body: { chunk_size: 100, chunk_overlap: 0, ...body },
+    });
     expect(created.status, created.text).toBe(201);
     return created.body.id;
   }
@@ -45,16 +48,26 @@ describe.each(TEST_DIALECTS)('knowledge-base embeddings and hybrid search on %s'
     return waitForJob(server, teacher.token, knowledgeBaseId, uploaded.body.job_id);
   }
 
-  const query = (knowledgeBaseId: number, body: Record<string, unknown>) => request(server, 'POST', `/api/knowledge-bases/${knowledgeBaseId}/query`, { token: teacher.token, body });
+  const query = (knowledgeBaseId: number, body: Record<string, unknown>) =>
+    request(server, 'POST', `/api/knowledge-bases/${knowledgeBaseId}/query`, { token: teacher.token, body });
   const embeddingRequests = () => openai.requests.filter((recorded) => recorded.path.endsWith('/embeddings'));
   const setOpenAiBaseUrl = (baseUrl: string | null) =>
-    request(server, 'PATCH', `/api/organizations/${organizationId}/providers`, { token: adminToken, body: { providers: { openai: { base_url: baseUrl } } } });
+    request(server, 'PATCH', `/api/organizations/${organizationId}/providers`, {
+      token: adminToken,
+      body: { providers: { openai: { base_url: baseUrl } } },
+    });
 
   beforeAll(async () => {
     openai = await startFakeOpenAiServer({ apiKey: PROVIDER_KEY });
     ollama = await startFakeOllamaServer();
     server = await startTestServer(dialect, {
-      environment: { INGESTION_POLL_MS: '20', OPENAI_API_KEY: PROVIDER_KEY, OPENAI_BASE_URL: openai.baseUrl, OLLAMA_BASE_URL: ollama.baseUrl, EMBEDDING_BATCH_SIZE: String(BATCH_SIZE) },
+      environment: {
+        INGESTION_POLL_MS: '20',
+        OPENAI_API_KEY: PROVIDER_KEY,
+        OPENAI_BASE_URL: openai.baseUrl,
+        OLLAMA_BASE_URL: ollama.baseUrl,
+        EMBEDDING_BATCH_SIZE: String(BATCH_SIZE),
+      },
     });
     adminToken = await loginAsAdmin(server);
     organizationId = (await request(server, 'GET', '/api/me', { token: adminToken })).body.organization_id;
@@ -80,7 +93,11 @@ describe.each(TEST_DIALECTS)('knowledge-base embeddings and hybrid search on %s'
     expect(Math.max(...sent)).toBeLessThanOrEqual(BATCH_SIZE);
     expect(embeddingRequests().every((recorded) => recorded.headers.authorization === `Bearer ${PROVIDER_KEY}`)).toBe(true);
 
-    const vectors = await server.store.db.selectFrom('kb_chunk_embeddings').select(['chunk_id', 'dimensions']).where('knowledge_base_id', '=', kb).execute();
+    const vectors = await server.store.db
+      .selectFrom('kb_chunk_embeddings')
+      .select(['chunk_id', 'dimensions'])
+      .where('knowledge_base_id', '=', kb)
+      .execute();
     expect(vectors).toHaveLength(chunkCount);
     const view = await request(server, 'GET', `/api/knowledge-bases/${kb}`, { token: teacher.token });
     expect(view.body.embeddings).toEqual({ connector: 'openai', model: 'text-embedding-3-small', dimensions: 64 });
@@ -106,7 +123,11 @@ describe.each(TEST_DIALECTS)('knowledge-base embeddings and hybrid search on %s'
   it('embeds with Ollama /api/embed when the knowledge base names the ollama connector', async () => {
     const local = await createKnowledgeBase({ name: 'Local model', embeddings: { connector: 'ollama', model: 'nomic-embed-text' } });
     expect((await ingest(local, 'earth.md', NOTES)).status).toBe('completed');
-    expect(ollama.requests.some((recorded) => recorded.path === '/api/embed' && (recorded.body as { model: string }).model === 'nomic-embed-text')).toBe(true);
+    expect(
+      ollama.requests.some(
+        (recorded) => recorded.path === '/api/embed' && (recorded.body as { model: string }).model === 'nomic-embed-text',
+      ),
+    ).toBe(true);
     const response = await query(local, { query_text: 'tectonic plates earthquakes', top_k: 1, plugin_params: { mode: 'vector' } });
     expect(response.body.results[0].data).toContain('Earthquakes');
   });
@@ -145,7 +166,15 @@ describe.each(TEST_DIALECTS)('knowledge-base embeddings and hybrid search on %s'
     const doomed = await createKnowledgeBase({ name: 'Doomed', embeddings: { connector: 'openai', model: 'text-embedding-3-small' } });
     expect((await ingest(doomed, 'earth.md', NOTES)).status).toBe('completed');
     const countVectors = async () =>
-      Number((await server.store.db.selectFrom('kb_chunk_embeddings').select((eb) => eb.fn.countAll().as('count')).where('knowledge_base_id', '=', doomed).executeTakeFirstOrThrow()).count);
+      Number(
+        (
+          await server.store.db
+            .selectFrom('kb_chunk_embeddings')
+            .select((eb) => eb.fn.countAll().as('count'))
+            .where('knowledge_base_id', '=', doomed)
+            .executeTakeFirstOrThrow()
+        ).count,
+      );
     expect(await countVectors()).toBeGreaterThan(0);
     expect((await request(server, 'DELETE', `/api/knowledge-bases/${doomed}`, { token: teacher.token })).status).toBe(204);
     expect(await countVectors()).toBe(0);

@@ -15,11 +15,18 @@ import { uploadDocument, waitForJob } from './support/knowledge-uploads.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
 
-const MARKDOWN = '# Photosynthesis\n\nChloroplasts turn sunlight into sugar during photosynthesis.\n\n## Respiration\n\nCells burn glucose for energy.\n';
-const HTML = '<!doctype html><html><head><title>Volcanoes</title></head><body><h1>Volcanoes</h1><p>Magma erupts through the crater of a volcano.</p></body></html>';
+const MARKDOWN =
+  '# Photosynthesis\n\nChloroplasts turn sunlight into sugar during photosynthesis.\n\n## Respiration\n\nCells burn glucose for energy.\n';
+const HTML =
+  '<!doctype html><html><head><title>Volcanoes</title></head><body><h1>Volcanoes</h1><p>Magma erupts through the crater of a volcano.</p></body></html>';
 const TEXT = 'Glaciers carve deep valleys into the mountains over thousands of years.';
-const PDF = buildPdf([{ lines: ['Tectonic plates drift slowly across the mantle.'] }, { lines: ['Earthquakes happen where plates meet.'] }]);
-const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0]);
+const PDF = buildPdf([
+  { lines: ['Tectonic plates drift slowly across the mantle.'] },
+  { lines: ['Earthquakes happen where plates meet.'] },
+]);
+const PNG = Uint8Array.from([
+  0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0,
+]);
 
 describe.each(TEST_DIALECTS)('knowledge-base document ingestion on %s', (dialect) => {
   let server: TestServer;
@@ -28,7 +35,10 @@ describe.each(TEST_DIALECTS)('knowledge-base document ingestion on %s', (dialect
   let kb: number;
 
   async function query(text: string): Promise<any[]> {
-    const response = await request(server, 'POST', `/api/knowledge-bases/${kb}/query`, { token: teacher.token, body: { query_text: text, top_k: 5 } });
+    const response = await request(server, 'POST', `/api/knowledge-bases/${kb}/query`, {
+      token: teacher.token,
+      body: { query_text: text, top_k: 5 },
+    });
     expect(response.status).toBe(200);
     return response.body.results;
   }
@@ -49,7 +59,10 @@ describe.each(TEST_DIALECTS)('knowledge-base document ingestion on %s', (dialect
     const adminToken = await loginAsAdmin(server);
     teacher = await createUser(server, adminToken, { email: `teacher-${dialect}@merino.test`, role: 'creator' });
     colleague = await createUser(server, adminToken, { email: `colleague-${dialect}@merino.test`, role: 'creator' });
-    const created = await request(server, 'POST', '/api/knowledge-bases', { token: teacher.token, body: { name: 'Earth science', chunk_size: 200, chunk_overlap: 20 } });
+    const created = await request(server, 'POST', '/api/knowledge-bases', {
+      token: teacher.token,
+      body: { name: 'Earth science', chunk_size: 200, chunk_overlap: 20 },
+    });
     expect(created.status).toBe(201);
     kb = created.body.id;
   });
@@ -117,7 +130,9 @@ describe.each(TEST_DIALECTS)('knowledge-base document ingestion on %s', (dialect
 
   it('downloads the original bytes with their content type as an attachment', async () => {
     const { documentId } = await ingest('download.pdf', PDF);
-    const response = await fetch(`${server.baseUrl}/api/knowledge-bases/${kb}/documents/${documentId}/content`, { headers: { authorization: `Bearer ${teacher.token}` } });
+    const response = await fetch(`${server.baseUrl}/api/knowledge-bases/${kb}/documents/${documentId}/content`, {
+      headers: { authorization: `Bearer ${teacher.token}` },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('application/pdf');
     expect(response.headers.get('content-disposition')).toMatch(/^attachment; filename="download\.pdf"/);
@@ -132,7 +147,9 @@ describe.each(TEST_DIALECTS)('knowledge-base document ingestion on %s', (dialect
     expect(await query('thermohaline')).toEqual([]);
     expect(existsSync(storedPath(documentId))).toBe(false);
     expect((await request(server, 'GET', `/api/knowledge-bases/${kb}/documents/${documentId}`, { token: teacher.token })).status).toBe(404);
-    expect((await request(server, 'GET', `/api/knowledge-bases/${kb}/documents/${documentId}/content`, { token: teacher.token })).status).toBe(404);
+    expect(
+      (await request(server, 'GET', `/api/knowledge-bases/${kb}/documents/${documentId}/content`, { token: teacher.token })).status,
+    ).toBe(404);
   });
 
   it('cancels a pending job and retries it to completion; refuses to cancel or retry an ended job', async () => {

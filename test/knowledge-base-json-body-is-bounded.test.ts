@@ -51,7 +51,10 @@ describe.each(TEST_DIALECTS)('the JSON body limit of knowledge-base documents on
   });
 
   it('refuses a JSON body one byte over the limit with a 413 naming it', async () => {
-    expectLimitNamed(await request(server, 'POST', `/api/knowledge-bases/${kb}/documents`, { token, rawBody: jsonBodyOf(JSON_LIMIT + 1) }), JSON_LIMIT);
+    expectLimitNamed(
+      await request(server, 'POST', `/api/knowledge-bases/${kb}/documents`, { token, rawBody: jsonBodyOf(JSON_LIMIT + 1) }),
+      JSON_LIMIT,
+    );
   });
 
   it('refuses a chunked JSON body (no declared length) past the limit the same way', async () => {
@@ -84,7 +87,10 @@ describe('the default JSON body limit', () => {
     try {
       const token = await loginAsAdmin(server);
       const kb = (await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Default bound' } })).body.id;
-      expectLimitNamed(await request(server, 'POST', `/api/knowledge-bases/${kb}/documents`, { token, rawBody: jsonBodyOf(10_485_761) }), 10_485_760);
+      expectLimitNamed(
+        await request(server, 'POST', `/api/knowledge-bases/${kb}/documents`, { token, rawBody: jsonBodyOf(10_485_761) }),
+        10_485_760,
+      );
     } finally {
       await server.close();
     }

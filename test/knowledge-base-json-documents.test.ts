@@ -19,7 +19,9 @@ describe.each(TEST_DIALECTS)('JSON documents added to a knowledge base on %s', (
   const documentsPath = () => `/api/knowledge-bases/${kb}/documents`;
 
   beforeAll(async () => {
-    server = await startTestServer(dialect, { environment: { INGESTION_POLL_MS: '20', KB_JSON_DOCUMENTS_MAX: String(JSON_DOCUMENTS_MAXIMUM) } });
+    server = await startTestServer(dialect, {
+      environment: { INGESTION_POLL_MS: '20', KB_JSON_DOCUMENTS_MAX: String(JSON_DOCUMENTS_MAXIMUM) },
+    });
     const adminToken = await loginAsAdmin(server);
     teacher = await createUser(server, adminToken, { email: `json-teacher-${dialect}@merino.test`, role: 'creator' });
     const created = await request(server, 'POST', '/api/knowledge-bases', { token: teacher.token, body: { name: 'Course notes' } });
@@ -35,7 +37,10 @@ describe.each(TEST_DIALECTS)('JSON documents added to a knowledge base on %s', (
       token: teacher.token,
       body: {
         documents: [
-          { text: 'The mitochondrion is where cellular respiration releases energy.', metadata: { title: 'Cell biology', source_url: 'https://example.org/cells', week: 3 } },
+          {
+            text: 'The mitochondrion is where cellular respiration releases energy.',
+            metadata: { title: 'Cell biology', source_url: 'https://example.org/cells', week: 3 },
+          },
           { text: '# Rivers\n\nMeanders form where a river erodes its outer bank.', metadata: { filename: 'rivers.md' } },
         ],
       },
@@ -45,15 +50,26 @@ describe.each(TEST_DIALECTS)('JSON documents added to a knowledge base on %s', (
       { document_id: expect.any(Number), job_id: expect.any(Number) },
       { document_id: expect.any(Number), job_id: expect.any(Number) },
     ]);
-    for (const queued of response.body.documents) expect((await waitForJob(server, teacher.token, kb, queued.job_id)).status).toBe('completed');
+    for (const queued of response.body.documents)
+      expect((await waitForJob(server, teacher.token, kb, queued.job_id)).status).toBe('completed');
 
     const listed = await request(server, 'GET', documentsPath(), { token: teacher.token });
     expect(listed.body.items.map((item: any) => item.file_name).sort()).toEqual(['Cell biology.txt', 'rivers.md']);
 
-    const query = await request(server, 'POST', `/api/knowledge-bases/${kb}/query`, { token: teacher.token, body: { query_text: 'cellular respiration energy', top_k: 1 } });
-    expect(query.body.results[0].metadata).toMatchObject({ title: 'Cell biology', week: 3, source_url: 'https://example.org/cells', filename: 'Cell biology.txt' });
+    const query = await request(server, 'POST', `/api/knowledge-bases/${kb}/query`, {
+      token: teacher.token,
+      body: { query_text: 'cellular respiration energy', top_k: 1 },
+    });
+    expect(query.body.results[0].metadata).toMatchObject({
+      title: 'Cell biology',
+      week: 3,
+      source_url: 'https://example.org/cells',
+      filename: 'Cell biology.txt',
+    });
 
-    const content = await fetch(`${server.baseUrl}${documentsPath()}/${response.body.documents[1].document_id}/content`, { headers: { authorization: `Bearer ${teacher.token}` } });
+    const content = await fetch(`${server.baseUrl}${documentsPath()}/${response.body.documents[1].document_id}/content`, {
+      headers: { authorization: `Bearer ${teacher.token}` },
+    });
     expect(await content.text()).toBe('# Rivers\n\nMeanders form where a river erodes its outer bank.');
   });
 
@@ -61,9 +77,17 @@ describe.each(TEST_DIALECTS)('JSON documents added to a knowledge base on %s', (
     { problem: 'no documents', body: { documents: [] }, param: 'documents' },
     { problem: 'a document without text', body: { documents: [{ metadata: {} }] }, param: 'documents[0].text' },
     { problem: 'an unknown field', body: { documents: [{ text: 'ok', extra: 1 }] }, param: 'documents[0].extra' },
-    { problem: 'metadata that is not an object', body: { documents: [{ text: 'ok', metadata: 'not an object' }] }, param: 'documents[0].metadata' },
+    {
+      problem: 'metadata that is not an object',
+      body: { documents: [{ text: 'ok', metadata: 'not an object' }] },
+      param: 'documents[0].metadata',
+    },
     { problem: 'blank text', body: { documents: [{ text: '   ' }] }, param: 'documents[0].text' },
-    { problem: 'metadata over 8 KiB', body: { documents: [{ text: 'ok', metadata: { note: 'x'.repeat(9_000) } }] }, param: 'documents[0].metadata' },
+    {
+      problem: 'metadata over 8 KiB',
+      body: { documents: [{ text: 'ok', metadata: { note: 'x'.repeat(9_000) } }] },
+      param: 'documents[0].metadata',
+    },
   ])('refuses $problem with a 400 naming $param, storing nothing', async ({ body, param }) => {
     const before = (await request(server, 'GET', documentsPath(), { token: teacher.token })).body.items.length;
     const response = await request(server, 'POST', documentsPath(), { token: teacher.token, body });

@@ -47,7 +47,15 @@ function rubricTitled(title: string): RubricDocument {
     title,
     description: '',
     metadata: { createdAt: '2026-01-01T00:00:00Z', modifiedAt: '2026-01-01T00:00:00Z' },
-    criteria: [{ id: 'c1', name: 'Clarity', description: 'Clear.', weight: 1, levels: [{ id: 'l1', score: 1, label: 'Good', description: 'Good.' }] }],
+    criteria: [
+      {
+        id: 'c1',
+        name: 'Clarity',
+        description: 'Clear.',
+        weight: 1,
+        levels: [{ id: 'l1', score: 1, label: 'Good', description: 'Good.' }],
+      },
+    ],
     scoringType: 'points',
     maxScore: 10,
   };
@@ -56,20 +64,30 @@ function rubricTitled(title: string): RubricDocument {
 describe('the linear rewrites answer what the old expressions answered', () => {
   it('normalizeText', () => {
     const alphabet = [' ', '\t', '\n', '\r', '\f', '\v', '\u2028', '\u2029', '\u00a0', 'a', 'e\u0301', '\u0000', '\ud800'];
-    fc.assert(fc.property(textOf(alphabet), (text) => normalizeText(text) === oldNormalizeText(text)), RUNS);
+    fc.assert(
+      fc.property(textOf(alphabet), (text) => normalizeText(text) === oldNormalizeText(text)),
+      RUNS,
+    );
   });
 
   it('ATX headings: one line is a heading with the same level and text, or none', () => {
     // Lines shaped like headings: a few spaces, a run of `#`s, then anything from the characters that matter.
     const lines = fc
-      .tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 8 }), textOf([' ', ' ', '\t', '#', '#', 'a', 'b', '\r', '\u2028', '\u00a0'], 14))
+      .tuple(
+        fc.integer({ min: 0, max: 4 }),
+        fc.integer({ min: 0, max: 8 }),
+        textOf([' ', ' ', '\t', '#', '#', 'a', 'b', '\r', '\u2028', '\u00a0'], 14),
+      )
       .map(([spaces, hashes, rest]) => `${' '.repeat(spaces)}${'#'.repeat(hashes)}${rest}`);
     fc.assert(
       fc.property(lines, (line) => {
         const heading = oldAtxHeading(line);
-        const expected = heading === undefined
-          ? (line.trim() === '' ? [] : [{ text: line.trim() }])
-          : [{ text: `${'#'.repeat(heading.level)} ${heading.text}`, heading: heading.text }];
+        const expected =
+          heading === undefined
+            ? line.trim() === ''
+              ? []
+              : [{ text: line.trim() }]
+            : [{ text: `${'#'.repeat(heading.level)} ${heading.text}`, heading: heading.text }];
         expect(splitMarkdownSections(line)).toEqual(expected);
       }),
       RUNS,
@@ -120,8 +138,14 @@ describe('the linear rewrites answer what the old expressions answered', () => {
       const base = (extension === '' ? cleaned : cleaned.slice(0, cleaned.length - extension.length - 1)).trimEnd();
       return extension === '' ? base || 'file' : `${base || 'file'}.${extension}`;
     };
-    fc.assert(fc.property(textOf(['.', '.', ' ', 'a', 'B'], 20), (stem) => sanitizeFileName(`${stem}.TXT`) === oldSanitizeFileName(`${stem}.TXT`)), RUNS);
-    fc.assert(fc.property(textOf(['.', ' ', 'a'], 20), (name) => sanitizeFileName(name) === oldSanitizeFileName(name)), RUNS);
+    fc.assert(
+      fc.property(textOf(['.', '.', ' ', 'a', 'B'], 20), (stem) => sanitizeFileName(`${stem}.TXT`) === oldSanitizeFileName(`${stem}.TXT`)),
+      RUNS,
+    );
+    fc.assert(
+      fc.property(textOf(['.', ' ', 'a'], 20), (name) => sanitizeFileName(name) === oldSanitizeFileName(name)),
+      RUNS,
+    );
   });
 
   it('numbers typed by a JSON Schema', () => {

@@ -52,31 +52,46 @@ describe.each(TEST_DIALECTS)('lists and reads by id on %s', (dialect) => {
     tokens.creatorB = await make('creator.b', 'creator', organizationB);
 
     const assistant = async (token: string, name: string) => {
-      const created = await request(server, 'POST', '/api/assistants', { token, body: { name, system_prompt: 'x', metadata: { connector: 'bypass', llm: 'debug-bypass' } } });
+      const created = await request(server, 'POST', '/api/assistants', {
+        token,
+        body: { name, system_prompt: 'x', metadata: { connector: 'bypass', llm: 'debug-bypass' } },
+      });
       expect(created.status, created.text).toBe(201);
       return created.body.id as number;
     };
     await assistant(tokens.owner, 'private');
     const published = await assistant(tokens.owner, 'published');
-    expect((await request(server, 'PUT', `/api/assistants/${published}/publish`, { token: tokens.owner, body: { published: true } })).status).toBe(200);
+    expect(
+      (await request(server, 'PUT', `/api/assistants/${published}/publish`, { token: tokens.owner, body: { published: true } })).status,
+    ).toBe(200);
     const shared = await assistant(tokens.owner, 'shared');
-    const sharing = await request(server, 'PUT', `/api/assistants/${shared}/shares`, { token: tokens.owner, body: { user_emails: ['shared.a@lists.test'] } });
+    const sharing = await request(server, 'PUT', `/api/assistants/${shared}/shares`, {
+      token: tokens.owner,
+      body: { user_emails: ['shared.a@lists.test'] },
+    });
     expect(sharing.status, sharing.text).toBe(200);
     const deleted = await assistant(tokens.owner, 'deleted');
-    expect((await request(server, 'PUT', `/api/assistants/${deleted}/publish`, { token: tokens.owner, body: { published: true } })).status).toBe(200);
+    expect(
+      (await request(server, 'PUT', `/api/assistants/${deleted}/publish`, { token: tokens.owner, body: { published: true } })).status,
+    ).toBe(200);
     expect((await request(server, 'DELETE', `/api/assistants/${deleted}`, { token: tokens.owner })).status).toBe(204);
     await assistant(tokens.creatorB, 'other organization');
 
     const knowledgeBase = async (token: string, name: string, visibility?: 'organization') => {
       const created = await request(server, 'POST', '/api/knowledge-bases', { token, body: { name } });
       expect(created.status, created.text).toBe(201);
-      if (visibility) expect((await request(server, 'PATCH', `/api/knowledge-bases/${created.body.id}`, { token, body: { visibility } })).status).toBe(200);
+      if (visibility)
+        expect((await request(server, 'PATCH', `/api/knowledge-bases/${created.body.id}`, { token, body: { visibility } })).status).toBe(
+          200,
+        );
       return created.body.id as number;
     };
     await knowledgeBase(tokens.owner, 'private');
     await knowledgeBase(tokens.owner, 'organization', 'organization');
     const deletedBase = await knowledgeBase(tokens.owner, 'deleted', 'organization');
-    expect([200, 202, 204]).toContain((await request(server, 'DELETE', `/api/knowledge-bases/${deletedBase}`, { token: tokens.owner })).status);
+    expect([200, 202, 204]).toContain(
+      (await request(server, 'DELETE', `/api/knowledge-bases/${deletedBase}`, { token: tokens.owner })).status,
+    );
     await knowledgeBase(tokens.creatorB, 'other organization', 'organization');
   });
 
@@ -87,7 +102,10 @@ describe.each(TEST_DIALECTS)('lists and reads by id on %s', (dialect) => {
   const CALLERS = ['system', 'adminA', 'owner', 'creatorA', 'sharedLearner', 'learnerA', 'adminB', 'creatorB'];
 
   it('gives the callers different views, so the comparisons below are not between empty lists', async () => {
-    const counts = async (path: string) => Promise.all(['system', 'owner', 'sharedLearner', 'learnerA', 'adminB'].map(async (caller) => (await listedIds(path, tokens[caller]!)).length));
+    const counts = async (path: string) =>
+      Promise.all(
+        ['system', 'owner', 'sharedLearner', 'learnerA', 'adminB'].map(async (caller) => (await listedIds(path, tokens[caller]!)).length),
+      );
     // Assistants: system sees A's three live ones and B's; the owner A's three; the shared learner published + shared; a learner published; B's admin B's.
     expect(await counts('/api/assistants')).toEqual([4, 3, 2, 1, 1]);
     expect(await counts('/api/knowledge-bases')).toEqual([3, 2, 1, 1, 1]);
@@ -100,6 +118,8 @@ describe.each(TEST_DIALECTS)('lists and reads by id on %s', (dialect) => {
 
   it.each(CALLERS)('lists exactly the knowledge bases %s may read by id', async (caller) => {
     const all = (await server.store.db.selectFrom('knowledge_bases').select('id').orderBy('id').execute()).map((row) => row.id);
-    expect(await listedIds('/api/knowledge-bases', tokens[caller]!)).toEqual(await readableIds('/api/knowledge-bases', tokens[caller]!, all));
+    expect(await listedIds('/api/knowledge-bases', tokens[caller]!)).toEqual(
+      await readableIds('/api/knowledge-bases', tokens[caller]!, all),
+    );
   });
 });

@@ -93,8 +93,20 @@ describe.each(TEST_DIALECTS)('login back-off on %s', (dialect) => {
     for (let index = 0; index < 3; index += 1) await attempt(first, frank.email, WRONG_PASSWORD, '192.0.2.50');
     await attempt(first, frank.email, frank.password, '192.0.2.51');
     const frankId = (await first.store.db.selectFrom('users').select('id').where('email', '=', frank.email).executeTakeFirstOrThrow()).id;
-    const entries = await first.store.db.selectFrom('audit_log').selectAll().where('target_id', '=', String(frankId)).where('action', 'like', 'auth.login_%').orderBy('id').execute();
-    expect(entries.map((entry) => entry.action)).toEqual(['auth.login_failed', 'auth.login_failed', 'auth.login_failed', 'auth.login_locked', 'auth.login_refused']);
+    const entries = await first.store.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('target_id', '=', String(frankId))
+      .where('action', 'like', 'auth.login_%')
+      .orderBy('id')
+      .execute();
+    expect(entries.map((entry) => entry.action)).toEqual([
+      'auth.login_failed',
+      'auth.login_failed',
+      'auth.login_failed',
+      'auth.login_locked',
+      'auth.login_refused',
+    ]);
     expect(JSON.parse(entries.at(-2)!.details)).toMatchObject({ scope: 'account', client_address: '192.0.2.50' });
     expect(JSON.parse(entries.at(-1)!.details)).toMatchObject({ scope: 'account', client_address: '192.0.2.51' });
     const everything = JSON.stringify(await first.store.db.selectFrom('audit_log').selectAll().execute());

@@ -33,7 +33,9 @@ describe('query parameter names in the request log', () => {
     const requestId = `query-name-${counter}`;
     const response = await request(server, 'GET', `/healthz?${query}`, { headers: { 'x-request-id': requestId } });
     expect(response.status).toBe(200);
-    const line = server.logLines.map((text) => JSON.parse(text) as RequestLine).find((record) => record.reqId === requestId && record.msg === 'incoming request');
+    const line = server.logLines
+      .map((text) => JSON.parse(text) as RequestLine)
+      .find((record) => record.reqId === requestId && record.msg === 'incoming request');
     expect(line, `the incoming request line of ${requestId}`).toBeDefined();
     return line!.req!.url!;
   }

@@ -1,6 +1,15 @@
 // Proves, on both stores, that no server log line ever holds a password, session token, API key or query-string secret, that every request line carries a request id, and that x-request-id echoes only safe client ids.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, login, request, startTestServer, type JsonResponse, type RequestOptions, type TestServer } from './support/test-server.js';
+import {
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  login,
+  request,
+  startTestServer,
+  type JsonResponse,
+  type RequestOptions,
+  type TestServer,
+} from './support/test-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -73,7 +82,10 @@ describe.each(TEST_DIALECTS)('server logs on %s', (dialect) => {
     it('creates a user with a password, logs them in and changes their password', async () => {
       const createdPassword = 'created-user-password-7f3a';
       secrets.set('a created user password', createdPassword);
-      const created = await step('POST', '/api/users', { token: adminToken, body: { email: 'logged@merino.test', password: createdPassword, role: 'creator' } });
+      const created = await step('POST', '/api/users', {
+        token: adminToken,
+        body: { email: 'logged@merino.test', password: createdPassword, role: 'creator' },
+      });
       expect(created.status, created.text).toBe(201);
       userId = created.body.id;
 
@@ -109,7 +121,9 @@ describe.each(TEST_DIALECTS)('server logs on %s', (dialect) => {
       expect((await step('GET', `/api/me?token=${queryToken}`, { token: adminToken })).status).toBe(200);
       expect((await step('GET', `/api/me?token=${queryToken}`)).status).toBe(401);
       expect((await step('GET', `/api/users?token=${queryToken}`, { token: adminToken })).status).toBe(400);
-      expect((await step('GET', `/api/assistants?limit=5&api_key=${queryKey}&access_token=${queryToken}`, { token: adminToken })).status).toBe(400);
+      expect(
+        (await step('GET', `/api/assistants?limit=5&api_key=${queryKey}&access_token=${queryToken}`, { token: adminToken })).status,
+      ).toBe(400);
       expect((await step('GET', `/healthz?token=${queryToken}`)).status).toBe(200);
       expect((await step('GET', `/no/such/route?token=${queryToken}&password=${encodeURIComponent(encodedSecret)}`)).status).toBe(404);
       expect((await step('POST', `/api/auth/login?key=${queryKey}`, { body: { email: ADMIN_EMAIL, password: 'x' } })).status).toBe(401);
@@ -124,14 +138,49 @@ describe.each(TEST_DIALECTS)('server logs on %s', (dialect) => {
       secrets.set('a password in a refused user creation', conflictPassword);
       secrets.set('a too-short password', 'short88');
 
-      expect((await step('POST', '/api/auth/login', { rawBody: `{"email":"${ADMIN_EMAIL}","password":"${malformedPassword}"` })).status).toBe(400);
-      expect((await step('POST', '/api/auth/login', { rawBody: `{"email":"${ADMIN_EMAIL}","password":"${malformedPassword}","extra":1}` })).status).toBe(400);
-      expect((await step('POST', '/api/auth/login', { rawBody: `email=a&password=${malformedPassword}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(415);
-      expect((await step('POST', '/api/users', { token: adminToken, body: { email: 'refused@merino.test', password: schemaPassword, role: 'owner' } })).status).toBe(400);
-      expect((await step('POST', '/api/users', { token: adminToken, body: { email: 'logged@merino.test', password: conflictPassword, role: 'learner' } })).status).toBe(409);
-      expect((await step('POST', '/api/users', { token: adminToken, body: { email: 'short@merino.test', password: 'short88', role: 'learner' } })).status).toBe(400);
+      expect(
+        (await step('POST', '/api/auth/login', { rawBody: `{"email":"${ADMIN_EMAIL}","password":"${malformedPassword}"` })).status,
+      ).toBe(400);
+      expect(
+        (await step('POST', '/api/auth/login', { rawBody: `{"email":"${ADMIN_EMAIL}","password":"${malformedPassword}","extra":1}` }))
+          .status,
+      ).toBe(400);
+      expect(
+        (
+          await step('POST', '/api/auth/login', {
+            rawBody: `email=a&password=${malformedPassword}`,
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          })
+        ).status,
+      ).toBe(415);
+      expect(
+        (
+          await step('POST', '/api/users', {
+            token: adminToken,
+            body: { email: 'refused@merino.test', password: schemaPassword, role: 'owner' },
+          })
+        ).status,
+      ).toBe(400);
+      expect(
+        (
+          await step('POST', '/api/users', {
+            token: adminToken,
+            body: { email: 'logged@merino.test', password: conflictPassword, role: 'learner' },
+          })
+        ).status,
+      ).toBe(409);
+      expect(
+        (
+          await step('POST', '/api/users', {
+            token: adminToken,
+            body: { email: 'short@merino.test', password: 'short88', role: 'learner' },
+          })
+        ).status,
+      ).toBe(400);
       expect((await step('PATCH', `/api/users/${userId}`, { token: userToken, body: { password: schemaPassword } })).status).toBe(403);
-      const oversized = await step('POST', '/api/auth/login', { rawBody: JSON.stringify({ email: ADMIN_EMAIL, password: malformedPassword, padding: 'p'.repeat(1_100_000) }) });
+      const oversized = await step('POST', '/api/auth/login', {
+        rawBody: JSON.stringify({ email: ADMIN_EMAIL, password: malformedPassword, padding: 'p'.repeat(1_100_000) }),
+      });
       expect(oversized.status).toBe(413);
     });
 
@@ -140,7 +189,13 @@ describe.each(TEST_DIALECTS)('server logs on %s', (dialect) => {
       expect((await step('GET', '/api/users', { token: userToken })).status).toBe(403);
       expect((await step('GET', '/api/assistants/987654', { token: adminToken })).status).toBe(404);
       expect((await step('GET', '/api/me', { headers: { authorization: `Bearer ${apiKey}x` } })).status).toBe(401);
-      expect((await step('GET', '/api/me', { headers: { authorization: `Basic ${Buffer.from(`${ADMIN_EMAIL}:${ADMIN_PASSWORD}`).toString('base64')}` } })).status).toBe(401);
+      expect(
+        (
+          await step('GET', '/api/me', {
+            headers: { authorization: `Basic ${Buffer.from(`${ADMIN_EMAIL}:${ADMIN_PASSWORD}`).toString('base64')}` },
+          })
+        ).status,
+      ).toBe(401);
       secrets.set('Basic credentials', Buffer.from(`${ADMIN_EMAIL}:${ADMIN_PASSWORD}`).toString('base64'));
       expect((await step('POST', '/api/auth/logout', { token: userToken })).status).toBe(204);
       expect((await step('GET', '/api/me', { token: userToken })).status).toBe(401);
@@ -182,7 +237,12 @@ describe.each(TEST_DIALECTS)('server logs on %s', (dialect) => {
     });
 
     it('give every request line a request id that matches the request it belongs to', () => {
-      const requestLines = server.logLines.map(parseLine).filter((record) => record.req !== undefined || record.res !== undefined || record.msg === 'incoming request' || record.msg === 'request completed');
+      const requestLines = server.logLines
+        .map(parseLine)
+        .filter(
+          (record) =>
+            record.req !== undefined || record.res !== undefined || record.msg === 'incoming request' || record.msg === 'request completed',
+        );
       expect(requestLines.length).toBeGreaterThanOrEqual(stepIds.length * 2);
       const withoutId = requestLines.filter((record) => typeof record.reqId !== 'string' || record.reqId === '');
       expect(withoutId).toEqual([]);

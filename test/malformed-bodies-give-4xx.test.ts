@@ -4,7 +4,6 @@ import { createUser, loginAsAdmin, request, startTestServer, type JsonResponse, 
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { FOUNDATION_BODY_ENDPOINTS, FOUNDATION_ENDPOINTS } from './support/foundation-endpoints.js';
 
-
 /** List endpoints known today to take paging query parameters. */
 const KNOWN_QUERY_ENDPOINTS = ['GET /api/users', 'GET /api/assistants'] as const;
 
@@ -161,28 +160,51 @@ function malformedBodies(schema: JsonSchema): MalformedBody[] {
     { description: 'a body of only whitespace', rawBody: '   \n ' },
     { description: 'an empty JSON object', rawBody: '{}' },
     { description: 'a valid body sent as text/plain', rawBody: JSON.stringify(valid), contentType: 'text/plain' },
-    { description: 'a form-encoded body', rawBody: 'name=x&email=a%40b.c&password=secret-password', contentType: 'application/x-www-form-urlencoded' },
+    {
+      description: 'a form-encoded body',
+      rawBody: 'name=x&email=a%40b.c&password=secret-password',
+      contentType: 'application/x-www-form-urlencoded',
+    },
     { description: 'a valid body with content-type application/xml', rawBody: JSON.stringify(valid), contentType: 'application/xml' },
     json('every declared field of the wrong type', wrongTypesBody(schema)),
     // Only a closed schema refuses unknown fields; an import document is open by design (LAMB rows carry many).
-    ...(schema.additionalProperties === false ? [json('a valid body plus an unknown extra field', { ...valid, unexpected_extra_field: 'surprise' })] : []),
-    { description: 'a valid body plus a __proto__ key', rawBody: `{"__proto__": {"polluted": true}${JSON.stringify(valid).slice(1, -1) === '' ? '' : ','}${JSON.stringify(valid).slice(1, -1)}}` },
-    { description: 'a valid body plus a constructor.prototype key', rawBody: `{"constructor": {"prototype": {"polluted": true}}${JSON.stringify(valid).slice(1, -1) === '' ? '' : ','}${JSON.stringify(valid).slice(1, -1)}}` },
+    ...(schema.additionalProperties === false
+      ? [json('a valid body plus an unknown extra field', { ...valid, unexpected_extra_field: 'surprise' })]
+      : []),
+    {
+      description: 'a valid body plus a __proto__ key',
+      rawBody: `{"__proto__": {"polluted": true}${JSON.stringify(valid).slice(1, -1) === '' ? '' : ','}${JSON.stringify(valid).slice(1, -1)}}`,
+    },
+    {
+      description: 'a valid body plus a constructor.prototype key',
+      rawBody: `{"constructor": {"prototype": {"polluted": true}}${JSON.stringify(valid).slice(1, -1) === '' ? '' : ','}${JSON.stringify(valid).slice(1, -1)}}`,
+    },
     { description: `arrays nested ${DEPTH} deep`, rawBody: '['.repeat(DEPTH) + ']'.repeat(DEPTH) },
     { description: `objects nested ${DEPTH} deep`, rawBody: '{"a":'.repeat(DEPTH) + '1' + '}'.repeat(DEPTH) },
     { description: `objects nested ${DEPTH} deep under "name"`, rawBody: '{"name":' + '{"a":'.repeat(DEPTH) + '1' + '}'.repeat(DEPTH + 1) },
     { description: 'a 2 MB body (over the 1 MiB limit)', rawBody: JSON.stringify({ ...valid, name: 'x'.repeat(TWO_MEBIBYTES) }) },
     // JSON forbids unescaped control characters in strings; only bodies with a string field can carry one.
-    ...(withRawNul.includes('\\u0000') ? [{ description: 'a raw NUL byte inside a JSON string', rawBody: withRawNul.replace(/\\u0000/g, '\u0000') }] : []),
+    ...(withRawNul.includes('\\u0000')
+      ? [{ description: 'a raw NUL byte inside a JSON string', rawBody: withRawNul.replace(/\\u0000/g, '\u0000') }]
+      : []),
   ];
 }
 
 /** Bodies that are well-formed JSON of the right shape but whose text holds characters no stored text may hold. */
 function badTextBodies(schema: JsonSchema): MalformedBody[] {
   const bodies = [
-    json('strings holding an escaped NUL byte (\\u0000)', validBody(schema, (base) => `${base}\u0000nul`, true)),
-    json('strings holding a lone high surrogate (\\ud800)', validBody(schema, (base) => `${base}\ud800`, true)),
-    json('strings holding a lone low surrogate (\\udc00)', validBody(schema, (base) => `\udc00${base}`, true)),
+    json(
+      'strings holding an escaped NUL byte (\\u0000)',
+      validBody(schema, (base) => `${base}\u0000nul`, true),
+    ),
+    json(
+      'strings holding a lone high surrogate (\\ud800)',
+      validBody(schema, (base) => `${base}\ud800`, true),
+    ),
+    json(
+      'strings holding a lone low surrogate (\\udc00)',
+      validBody(schema, (base) => `\udc00${base}`, true),
+    ),
   ];
   // An endpoint without any string field (publish) cannot carry bad text at all.
   return bodies.filter((body) => /\\u0000|\\ud800|\\udc00/.test(body.rawBody));
@@ -214,7 +236,8 @@ function problemWith(response: JsonResponse, allowUnauthorized: boolean): string
   if (!(error.param === null || typeof error.param === 'string')) return 'error.param is neither a string nor null';
   const trace = STACK_TRACE_PATTERNS.find((pattern) => pattern.test(response.text));
   if (trace !== undefined) return `the text matches ${trace}`;
-  if (!(response.headers.get('content-type') ?? '').includes('application/json')) return `content-type ${response.headers.get('content-type')}`;
+  if (!(response.headers.get('content-type') ?? '').includes('application/json'))
+    return `content-type ${response.headers.get('content-type')}`;
   return undefined;
 }
 
@@ -260,7 +283,9 @@ describe.each(TEST_DIALECTS)('malformed requests get 4xx on %s', (dialect) => {
   }
 
   /** Sends every body to every concrete path of every body endpoint; returns the failures. */
-  async function sendToEveryBodyEndpoint(bodiesFor: (schema: JsonSchema) => MalformedBody[]): Promise<{ failures: string[]; sent: number }> {
+  async function sendToEveryBodyEndpoint(
+    bodiesFor: (schema: JsonSchema) => MalformedBody[],
+  ): Promise<{ failures: string[]; sent: number }> {
     const failures: string[] = [];
     let sent = 0;
     for (const endpoint of bodyEndpoints()) {
@@ -320,7 +345,12 @@ describe.each(TEST_DIALECTS)('malformed requests get 4xx on %s', (dialect) => {
     });
 
     it('a valid body derived from each schema is accepted on the endpoints that only create, so the derived bodies are right', async () => {
-      for (const label of ['POST /api/assistants', 'POST /api/api-keys', 'PUT /api/assistants/{id}/shares', 'PUT /api/assistants/{id}/publish']) {
+      for (const label of [
+        'POST /api/assistants',
+        'POST /api/api-keys',
+        'PUT /api/assistants/{id}/shares',
+        'PUT /api/assistants/{id}/publish',
+      ]) {
         const endpoint = endpoints.find((candidate) => candidate.label === label)!;
         const path = endpoint.path.replace('{id}', String(realIds.assistant));
         const response = await request(server, endpoint.method, path, { token: adminToken, body: validBody(endpoint.bodySchema!) });
@@ -354,7 +384,10 @@ describe.each(TEST_DIALECTS)('malformed requests get 4xx on %s', (dialect) => {
     });
 
     it('over the body limit get 413 body_too_large', async () => {
-      const response = await send('POST', '/api/assistants', { description: '2 MB', rawBody: JSON.stringify({ name: 'x'.repeat(TWO_MEBIBYTES) }) });
+      const response = await send('POST', '/api/assistants', {
+        description: '2 MB',
+        rawBody: JSON.stringify({ name: 'x'.repeat(TWO_MEBIBYTES) }),
+      });
       expect(response.status, response.text).toBe(413);
       expect(response.body.error.code).toBe('body_too_large');
     });
@@ -400,12 +433,15 @@ describe.each(TEST_DIALECTS)('malformed requests get 4xx on %s', (dialect) => {
 
     it('get a 4xx OpenAI-style error on every list endpoint', async () => {
       // A list is a collection path; a GET under an {id} with a query (an export's ?format=) is not one.
-      const listEndpoints = endpoints.filter((endpoint) => endpoint.method === 'GET' && endpoint.queryParameters.length > 0 && !endpoint.path.includes('{'));
+      const listEndpoints = endpoints.filter(
+        (endpoint) => endpoint.method === 'GET' && endpoint.queryParameters.length > 0 && !endpoint.path.includes('{'),
+      );
       expect(listEndpoints.length).toBeGreaterThanOrEqual(KNOWN_QUERY_ENDPOINTS.length);
       const failures: string[] = [];
       for (const endpoint of listEndpoints) {
         const valid = await request(server, 'GET', `${endpoint.path}?limit=1&offset=0`, { token: adminToken });
-        if (valid.status !== 200) failures.push(`GET ${endpoint.path}?limit=1&offset=0 → ${valid.status}, expected 200: ${valid.text.slice(0, 200)}`);
+        if (valid.status !== 200)
+          failures.push(`GET ${endpoint.path}?limit=1&offset=0 → ${valid.status}, expected 200: ${valid.text.slice(0, 200)}`);
         for (const query of badQueries) {
           // type=other is a bad value where `type` is declared and an unknown parameter elsewhere: 4xx either way.
           const response = await request(server, 'GET', `${endpoint.path}?${query}`, { token: adminToken });
@@ -437,7 +473,9 @@ describe.each(TEST_DIALECTS)('malformed requests get 4xx on %s', (dialect) => {
 
   describe('bad path ids', () => {
     it('get 400 or 404 (never 5xx) on every GET and DELETE endpoint with an id', async () => {
-      const idEndpoints = endpoints.filter((endpoint) => endpoint.path.includes('{') && (endpoint.method === 'GET' || endpoint.method === 'DELETE'));
+      const idEndpoints = endpoints.filter(
+        (endpoint) => endpoint.path.includes('{') && (endpoint.method === 'GET' || endpoint.method === 'DELETE'),
+      );
       expect(idEndpoints.length).toBeGreaterThanOrEqual(6);
       const failures: string[] = [];
       for (const endpoint of idEndpoints) {
@@ -456,6 +494,5 @@ describe.each(TEST_DIALECTS)('malformed requests get 4xx on %s', (dialect) => {
       expect(response.status, response.text).toBe(400);
       expect(response.body.error).toMatchObject({ code: 'invalid_parameter', param: 'id' });
     });
-
   });
 });

@@ -15,7 +15,10 @@ import { loginAsAdmin, request, startTestServer, type TestServer } from './suppo
 /** What the SDK's types forbid but its API accepts: messages with no `content` key at all. */
 const CONTENTLESS_HISTORY = [
   { role: 'user', content: 'What is the weather in Oslo?' },
-  { role: 'assistant', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Oslo"}' } }] },
+  {
+    role: 'assistant',
+    tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Oslo"}' } }],
+  },
   { role: 'tool', tool_call_id: 'call_1', content: 'Cloudy, 4 °C.' },
   { role: 'user' },
 ] as unknown as OpenAI.ChatCompletionMessageParam[];
@@ -36,7 +39,8 @@ describe.each(TEST_DIALECTS)('messages without content on %s', (dialect) => {
     });
     const token = await loginAsAdmin(server);
     key = (await request(server, 'POST', '/api/api-keys', { token, body: { name: 'sdk' } })).body.key as string;
-    const create = async (metadata: Record<string, unknown>) => `lamb_assistant.${(await request(server, 'POST', '/api/assistants', { token, body: { name: `tutor ${metadata.connector}`, system_prompt: 'You are a tutor.', metadata } })).body.id}`;
+    const create = async (metadata: Record<string, unknown>) =>
+      `lamb_assistant.${(await request(server, 'POST', '/api/assistants', { token, body: { name: `tutor ${metadata.connector}`, system_prompt: 'You are a tutor.', metadata } })).body.id}`;
     models.openai = await create({ connector: 'openai', llm: 'gpt-4o-mini' });
     models.ollama = await create({ connector: 'ollama', llm: 'llama3.1' });
     client = new OpenAI({ apiKey: key, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
@@ -55,7 +59,10 @@ describe.each(TEST_DIALECTS)('messages without content on %s', (dialect) => {
 
   it('answers a lone {"role":"user"} with 200, sending the provider an empty user turn', async () => {
     fakeOpenAi.enqueue({ text: 'Ask me anything.' });
-    const completion = await client.chat.completions.create({ model: models.openai, messages: [{ role: 'user' } as unknown as OpenAI.ChatCompletionMessageParam] });
+    const completion = await client.chat.completions.create({
+      model: models.openai,
+      messages: [{ role: 'user' } as unknown as OpenAI.ChatCompletionMessageParam],
+    });
     expect(completion.choices[0]?.message.content).toBe('Ask me anything.');
     expect(fakeOpenAi.requests.at(-1)!.body.messages).toEqual([
       { role: 'system', content: 'You are a tutor.' },
@@ -68,7 +75,11 @@ describe.each(TEST_DIALECTS)('messages without content on %s', (dialect) => {
     const completion = await client.chat.completions.create({ model: models.openai, messages: CONTENTLESS_HISTORY });
     expect(completion.choices[0]?.message.content).toBe('It is cloudy.');
     const sent = fakeOpenAi.requests.at(-1)!.body.messages;
-    expect(sent[2]).toEqual({ role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Oslo"}' } }] });
+    expect(sent[2]).toEqual({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Oslo"}' } }],
+    });
     expect(sent.at(-1)).toEqual({ role: 'user', content: '' });
   });
 
@@ -79,11 +90,15 @@ describe.each(TEST_DIALECTS)('messages without content on %s', (dialect) => {
       body: { model: models.openai, stream: true, messages: CONTENTLESS_HISTORY },
     });
     expect(response.status).toBe(200);
-    const events = response.text.split('\n\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice('data: '.length));
+    const events = response.text
+      .split('\n\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => line.slice('data: '.length));
     expect(events.at(-1)).toBe('[DONE]');
     expect(events.filter((event) => event.includes('"error"'))).toEqual([]);
     let text = '';
-    for await (const chunk of await client.chat.completions.create({ model: models.openai, stream: true, messages: CONTENTLESS_HISTORY })) text += chunk.choices[0]?.delta.content ?? '';
+    for await (const chunk of await client.chat.completions.create({ model: models.openai, stream: true, messages: CONTENTLESS_HISTORY }))
+      text += chunk.choices[0]?.delta.content ?? '';
     expect(text).toBe(`echo: `);
   });
 
@@ -92,7 +107,11 @@ describe.each(TEST_DIALECTS)('messages without content on %s', (dialect) => {
     const completion = await client.chat.completions.create({ model: models.ollama, messages: CONTENTLESS_HISTORY });
     expect(completion.choices[0]?.message.content).toBe('Cloudy in Oslo.');
     const sent = fakeOllama.requests.at(-1)!.body.messages;
-    expect(sent[2]).toEqual({ role: 'assistant', content: '', tool_calls: [{ function: { name: 'get_weather', arguments: { location: 'Oslo' } } }] });
+    expect(sent[2]).toEqual({
+      role: 'assistant',
+      content: '',
+      tool_calls: [{ function: { name: 'get_weather', arguments: { location: 'Oslo' } } }],
+    });
     expect(sent.at(-1)).toEqual({ role: 'user', content: '' });
   });
 });

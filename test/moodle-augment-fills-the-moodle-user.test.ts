@@ -43,7 +43,11 @@ function resolve(requester: Requester, moodleSettings?: NonNullable<Integrations
   return moodleAugment.resolveValues!(buildToolContext({ requester, integrations: { moodle: moodleSettings } }));
 }
 
-function input(promptTemplate: string, values: Record<string, string>, messages: ChatMessage[] = [{ role: 'user', content: 'When is my essay due?' }]): PromptInput {
+function input(
+  promptTemplate: string,
+  values: Record<string, string>,
+  messages: ChatMessage[] = [{ role: 'user', content: 'When is my essay due?' }],
+): PromptInput {
   return {
     assistant: { ...TEST_ASSISTANT, promptTemplate, systemPrompt: 'You are an academic advisor.' },
     messages,
@@ -61,7 +65,9 @@ describe('moodle_augment resolves {moodle_user}', () => {
 
   it("looks up the requester's Moodle id by their email", async () => {
     expect(await resolve(ADA, moodleIntegration())).toEqual({ moodle_user: '31' });
-    expect(moodle.calls.map((call) => [call.wsfunction, call.parameters])).toEqual([['core_user_get_users_by_field', { field: 'email', values: ['ada@school.test'] }]]);
+    expect(moodle.calls.map((call) => [call.wsfunction, call.parameters])).toEqual([
+      ['core_user_get_users_by_field', { field: 'email', values: ['ada@school.test'] }],
+    ]);
   });
 
   it('uses a trusted Moodle id from the request as is, with or without Moodle configured', async () => {
@@ -80,7 +86,9 @@ describe('moodle_augment resolves {moodle_user}', () => {
     expect(await resolve(ADA, moodleIntegration())).toEqual({ moodle_user: 'ada@school.test' });
     moodle.enqueue({ delayMs: 5_000 });
     expect(await resolve(ADA, moodleIntegration({ timeoutMilliseconds: 100 }))).toEqual({ moodle_user: 'ada@school.test' });
-    expect(await resolve({ userId: 6, email: 'stranger@school.test' }, moodleIntegration())).toEqual({ moodle_user: 'stranger@school.test' });
+    expect(await resolve({ userId: 6, email: 'stranger@school.test' }, moodleIntegration())).toEqual({
+      moodle_user: 'stranger@school.test',
+    });
   });
 
   it('ignores a Moodle id that is not a positive number and looks the requester up instead', async () => {
@@ -90,19 +98,24 @@ describe('moodle_augment resolves {moodle_user}', () => {
 
 describe('moodle_augment renders like simple_augment', () => {
   it('puts the identifier inline and the context framed with its sources', () => {
-    const messages = moodleAugment.process(input("Student {moodle_user} asks:{user_input}Context:{context}", { moodle_user: '31', context: 'Essays are due on Fridays.' }));
+    const messages = moodleAugment.process(
+      input('Student {moodle_user} asks:{user_input}Context:{context}', { moodle_user: '31', context: 'Essays are due on Fridays.' }),
+    );
     expect(messages).toEqual([
       { role: 'system', content: 'You are an academic advisor.' },
       {
         role: 'user',
-        content: 'Student 31 asks:\n\nWhen is my essay due?\n\nContext:\n\nEssays are due on Fridays.\n\n## Available Sources\n\n1. [Handbook](https://example.edu/handbook) (similarity: 0.900)\n\n\n',
+        content:
+          'Student 31 asks:\n\nWhen is my essay due?\n\nContext:\n\nEssays are due on Fridays.\n\n## Available Sources\n\n1. [Handbook](https://example.edu/handbook) (similarity: 0.900)\n\n\n',
       },
     ]);
   });
 
   it("leaves a learner's own {moodle_user} as written, and empties other tools' placeholders", () => {
     const messages = moodleAugment.process(
-      input('{moodle_user}|{user_input}|{file}|{unknown}', { moodle_user: 'ada@school.test', file: 'FILE' }, [{ role: 'user', content: 'my id is {moodle_user}' }]),
+      input('{moodle_user}|{user_input}|{file}|{unknown}', { moodle_user: 'ada@school.test', file: 'FILE' }, [
+        { role: 'user', content: 'my id is {moodle_user}' },
+      ]),
     );
     expect(messages.at(-1)!.content).toBe('ada@school.test|\n\nmy id is {moodle_user}\n\n||{unknown}');
   });

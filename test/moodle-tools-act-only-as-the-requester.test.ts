@@ -111,7 +111,9 @@ describe('the Moodle tool definitions', () => {
     for (const name of ['moodle_courses', 'moodle_assignments']) expect(toolKind(registries.tools.get(name)!)).toBe('function');
     expect((await moodleCourses.function!.describe({}, buildToolContext())).name).toBe('get_moodle_courses');
     expect((await moodleAssignments.function!.describe({}, buildToolContext())).name).toBe('get_moodle_assignments');
-    expect(findRegistryProblems(normalizeMetadata({ connector: 'openai', llm: 'gpt-4.1', tools: ['weather', 'moodle'] }), registries)).toEqual([]);
+    expect(
+      findRegistryProblems(normalizeMetadata({ connector: 'openai', llm: 'gpt-4.1', tools: ['weather', 'moodle'] }), registries),
+    ).toEqual([]);
   });
 
   it('are not offered without Moodle, and a call that arrives anyway says Moodle is not configured', async () => {
@@ -153,7 +155,8 @@ describe('get_moodle_courses', () => {
   it('sends the token only in a POST body, asking for JSON', async () => {
     await listCourses(contextFor(ADA));
     expect(moodle.calls.length).toBeGreaterThan(0);
-    for (const call of moodle.calls) expect(call).toMatchObject({ httpMethod: 'POST', token: TOKEN, tokenInQuery: false, restFormat: 'json' });
+    for (const call of moodle.calls)
+      expect(call).toMatchObject({ httpMethod: 'POST', token: TOKEN, tokenInQuery: false, restFormat: 'json' });
     for (const request of moodle.requests) expect(request.path).toBe('/webservice/rest/server.php');
   });
 
@@ -197,7 +200,15 @@ describe('get_moodle_courses', () => {
   });
 
   it('names only the errorcode of any other Moodle exception, never its message or debug info', async () => {
-    moodle.enqueue({ wsfunction: 'core_enrol_get_users_courses', exception: { errorcode: 'nopermissions', exception: 'required_capability_exception', message: MOODLE_SECRET, debuginfo: `${MOODLE_SECRET} ${TOKEN}` } });
+    moodle.enqueue({
+      wsfunction: 'core_enrol_get_users_courses',
+      exception: {
+        errorcode: 'nopermissions',
+        exception: 'required_capability_exception',
+        message: MOODLE_SECRET,
+        debuginfo: `${MOODLE_SECRET} ${TOKEN}`,
+      },
+    });
     const error = await appErrorOf(listCourses(contextFor(ADA)));
     expect(error.message).toBe('Moodle refused core_enrol_get_users_courses (nopermissions).');
     expect(error.message).not.toContain(MOODLE_SECRET);
@@ -216,7 +227,9 @@ describe('get_moodle_courses', () => {
     expect((await appErrorOf(listCourses(contextFor(ADA)))).message).toContain('not JSON');
 
     moodle.enqueue({ wsfunction: 'core_enrol_get_users_courses', body: { courses: [] } });
-    expect((await appErrorOf(listCourses(contextFor(ADA)))).message).toBe('Moodle sent a malformed answer to core_enrol_get_users_courses: it is not a list.');
+    expect((await appErrorOf(listCourses(contextFor(ADA)))).message).toBe(
+      'Moodle sent a malformed answer to core_enrol_get_users_courses: it is not a list.',
+    );
 
     moodle.enqueue({ delayMs: 5_000 });
     const slow = await appErrorOf(listCourses(contextFor(ADA, { timeoutMilliseconds: 200 })));
@@ -242,8 +255,24 @@ describe('get_moodle_assignments', () => {
         submission_status: 'submitted',
         grading_status: 'graded',
       },
-      { id: 102, name: 'Essay on cells', course_id: 7, course: 'Biology 101', due: expect.any(String), submission_status: 'draft', grading_status: 'notgraded' },
-      { id: 103, name: 'Problem set', course_id: 8, course: 'Chemistry 101', due: null, submission_status: 'new', grading_status: 'notgraded' },
+      {
+        id: 102,
+        name: 'Essay on cells',
+        course_id: 7,
+        course: 'Biology 101',
+        due: expect.any(String),
+        submission_status: 'draft',
+        grading_status: 'notgraded',
+      },
+      {
+        id: 103,
+        name: 'Problem set',
+        course_id: 8,
+        course: 'Chemistry 101',
+        due: null,
+        submission_status: 'new',
+        grading_status: 'notgraded',
+      },
     ]);
     expect(output.sources).toEqual([
       { title: 'Moodle: Lab report 1', url: `${moodle.siteUrl}/mod/assign/view.php?id=501` },
@@ -254,10 +283,16 @@ describe('get_moodle_assignments', () => {
     expect(assignmentsCall!.parameters).toEqual({ courseids: ['7', '8', '9'], includenotenrolledcourses: '1' });
     const statusCalls = moodle.callsOf('mod_assign_get_submission_status').map((call) => call.parameters);
     expect(statusCalls).toHaveLength(3);
-    expect(statusCalls).toEqual(expect.arrayContaining([{ assignid: '101', userid: '31' }, { assignid: '102', userid: '31' }, { assignid: '103', userid: '31' }]));
+    expect(statusCalls).toEqual(
+      expect.arrayContaining([
+        { assignid: '101', userid: '31' },
+        { assignid: '102', userid: '31' },
+        { assignid: '103', userid: '31' },
+      ]),
+    );
   });
 
-  it('narrows to one of the requester\'s courses, given as a number or a numeric string', async () => {
+  it("narrows to one of the requester's courses, given as a number or a numeric string", async () => {
     for (const courseId of [8, '8']) {
       moodle.reset();
       const content = JSON.parse((await listAssignments(contextFor(ADA), { course_id: courseId })).content);
@@ -287,16 +322,26 @@ describe('get_moodle_assignments', () => {
   it('reports one assignment Moodle will not describe as unknown, and still answers for the rest', async () => {
     moodle.enqueue({ wsfunction: 'mod_assign_get_submission_status', exception: { errorcode: 'nopermissions', message: MOODLE_SECRET } });
     const output = await listAssignments(contextFor(ADA));
-    const statuses = JSON.parse(output.content).assignments.map((assignment: { submission_status: string }) => assignment.submission_status);
+    const statuses = JSON.parse(output.content).assignments.map(
+      (assignment: { submission_status: string }) => assignment.submission_status,
+    );
     expect(statuses.filter((status: string) => status === 'unknown')).toHaveLength(1);
     expect(statuses.filter((status: string) => status !== 'unknown')).toHaveLength(2);
     expect(output.content).not.toContain(MOODLE_SECRET);
   });
 
   it('checks a bounded number of submission statuses, a few at a time, and counts the rest', async () => {
-    const many = Array.from({ length: MAXIMUM_ASSIGNMENTS_CHECKED + 7 }, (_, index) => ({ id: 1_000 + index, cmid: 2_000 + index, course: 8, name: `Exercise ${index + 1}`, duedate: now + (index + 1) * DAY }));
+    const many = Array.from({ length: MAXIMUM_ASSIGNMENTS_CHECKED + 7 }, (_, index) => ({
+      id: 1_000 + index,
+      cmid: 2_000 + index,
+      course: 8,
+      name: `Exercise ${index + 1}`,
+      duedate: now + (index + 1) * DAY,
+    }));
     moodle.add({ assignments: many });
-    moodle.enqueue(...Array.from({ length: MAXIMUM_ASSIGNMENTS_CHECKED }, () => ({ wsfunction: 'mod_assign_get_submission_status', delayMs: 40 })));
+    moodle.enqueue(
+      ...Array.from({ length: MAXIMUM_ASSIGNMENTS_CHECKED }, () => ({ wsfunction: 'mod_assign_get_submission_status', delayMs: 40 })),
+    );
     const content = JSON.parse((await listAssignments(contextFor(ADA), { course_id: 8 })).content);
     expect(content.assignment_count).toBe(MAXIMUM_ASSIGNMENTS_CHECKED + 8);
     expect(content.assignments).toHaveLength(MAXIMUM_ASSIGNMENTS_CHECKED);

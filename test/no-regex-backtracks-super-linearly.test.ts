@@ -40,7 +40,13 @@ interface DynamicSource {
 }
 
 const RAW_TEXT_ELEMENT_SAMPLES = ['script', 'style', 'textarea', 'title', 'xmp', 'iframe', 'noembed', 'noframes', 'noscript'];
-const TERMINATOR_SAMPLES = [['</tool_call>', '<tool_call>'], ['<|end|>', '<|return|>', '<|call|>', '<|start|>', '<|channel|>'], ['```'], ['[/THINK]'], ['</think>']];
+const TERMINATOR_SAMPLES = [
+  ['</tool_call>', '<tool_call>'],
+  ['<|end|>', '<|return|>', '<|call|>', '<|start|>', '<|channel|>'],
+  ['```'],
+  ['[/THINK]'],
+  ['</think>'],
+];
 
 const DYNAMIC_SOURCES: readonly DynamicSource[] = [
   {
@@ -104,12 +110,27 @@ function patternsIn(file: string, text: string, dynamic: (expression: string, li
       const source = literalText(sourceArgument);
       if (source === undefined) dynamic(sourceArgument?.getText(sourceFile) ?? '', lineOf(node));
       else found.push({ file, line: lineOf(node), kind: 'RegExp', source, flags: literalText(flagsArgument) ?? '' });
-    } else if (ts.isPropertyAssignment(node) && ts.isIdentifier(node.name) && node.name.text === 'pattern' && literalText(node.initializer) !== undefined) {
+    } else if (
+      ts.isPropertyAssignment(node) &&
+      ts.isIdentifier(node.name) &&
+      node.name.text === 'pattern' &&
+      literalText(node.initializer) !== undefined
+    ) {
       found.push({ file, line: lineOf(node), kind: 'schema pattern', source: literalText(node.initializer)!, flags: 'u' });
-    } else if (ts.isPropertyAssignment(node) && ts.isIdentifier(node.name) && node.name.text === 'format' && literalText(node.initializer) !== undefined) {
+    } else if (
+      ts.isPropertyAssignment(node) &&
+      ts.isIdentifier(node.name) &&
+      node.name.text === 'format' &&
+      literalText(node.initializer) !== undefined
+    ) {
       const expression = formatExpression(literalText(node.initializer)!);
-      if (expression !== undefined) found.push({ file, line: lineOf(node), kind: 'schema format', source: expression.source, flags: expression.flags });
-    } else if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && COMPILING_STRING_METHODS.has(node.expression.name.text)) {
+      if (expression !== undefined)
+        found.push({ file, line: lineOf(node), kind: 'schema format', source: expression.source, flags: expression.flags });
+    } else if (
+      ts.isCallExpression(node) &&
+      ts.isPropertyAccessExpression(node.expression) &&
+      COMPILING_STRING_METHODS.has(node.expression.name.text)
+    ) {
       const source = literalText(node.arguments[0]);
       if (source !== undefined) found.push({ file, line: lineOf(node), kind: 'string method', source, flags: '' });
     }
@@ -134,7 +155,8 @@ function collectPatterns(): { patterns: FoundPattern[]; unlisted: string[]; used
     );
   }
   for (const entry of usedDynamic) {
-    for (const sample of entry.samples) patterns.push({ file: entry.file, line: 0, kind: 'RegExp', source: sample.source, flags: sample.flags });
+    for (const sample of entry.samples)
+      patterns.push({ file: entry.file, line: 0, kind: 'RegExp', source: sample.source, flags: sample.flags });
   }
   return { patterns, unlisted, usedDynamic };
 }
@@ -185,7 +207,10 @@ describe('no regular expression in src/ backtracks super-linearly', () => {
     }
     results.push(...vulnerable, ...unknown);
     expect(vulnerable, 'rewrite these as linear code (see src/validation/trim-characters.ts) or an unambiguous pattern').toEqual([]);
-    expect(unknown, 'the analyser could not decide these; make them simpler or list them in UNKNOWN_ACCEPTED with why they are safe').toEqual([]);
+    expect(
+      unknown,
+      'the analyser could not decide these; make them simpler or list them in UNKNOWN_ACCEPTED with why they are safe',
+    ).toEqual([]);
   });
 });
 
@@ -193,9 +218,9 @@ describe('the check itself can fail', () => {
   it('collects literals, RegExp calls, schema patterns and formats and string-method patterns, and reports computed sources', () => {
     const dynamic: string[] = [];
     const text = [
-      "const a = /[ \\t]+$/gm;",
+      'const a = /[ \\t]+$/gm;',
       "const b = new RegExp('x+y', 'i');",
-      "const c = RegExp(`^z*$`);",
+      'const c = RegExp(`^z*$`);',
       "const d = { type: 'string', pattern: '^\\\\S+$' };",
       "const e = name.match('q+');",
       "const h = { type: 'string', format: 'uuid' };",

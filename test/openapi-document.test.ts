@@ -8,7 +8,6 @@ import { FOUNDATION_BODY_ENDPOINTS, FOUNDATION_ENDPOINTS } from './support/found
 // ajv is CommonJS; under NodeNext its default export sits one level down.
 const Ajv = AjvModule.default;
 
-
 const OPERATION_KEYS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
 type JsonObject = Record<string, any>;
@@ -101,7 +100,8 @@ describe.each(TEST_DIALECTS)('the public surface on %s', (dialect) => {
         if (!path.startsWith('/')) problems.push(`${label}: path does not start with /`);
         if (path.includes(':')) problems.push(`${label}: Fastify-style :parameter instead of {parameter}`);
         if (typeof operation.summary !== 'string' || operation.summary === '') problems.push(`${label}: no summary`);
-        if (typeof operation.responses !== 'object' || Object.keys(operation.responses).length === 0) problems.push(`${label}: no responses`);
+        if (typeof operation.responses !== 'object' || Object.keys(operation.responses).length === 0)
+          problems.push(`${label}: no responses`);
         for (const [status, response] of Object.entries<JsonObject>(operation.responses ?? {})) {
           if (!/^(?:[1-5]\d\d|[1-5]XX|default)$/.test(status)) problems.push(`${label}: response key ${status}`);
           if (typeof response.description !== 'string') problems.push(`${label}: response ${status} has no description`);
@@ -144,7 +144,9 @@ describe.each(TEST_DIALECTS)('the public surface on %s', (dialect) => {
 
     it('documents a JSON request body for every endpoint that reads one', () => {
       const operations = new Map(operationsOf(document).map((entry) => [entry.label, entry.operation]));
-      const missing = FOUNDATION_BODY_ENDPOINTS.filter((label) => operations.get(label)?.requestBody?.content?.['application/json']?.schema === undefined);
+      const missing = FOUNDATION_BODY_ENDPOINTS.filter(
+        (label) => operations.get(label)?.requestBody?.content?.['application/json']?.schema === undefined,
+      );
       expect(missing).toEqual([]);
     });
 

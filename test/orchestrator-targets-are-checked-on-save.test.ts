@@ -2,7 +2,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertOrganization } from '../src/store/organizations-repository.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
-import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type JsonResponse, type TestServer } from './support/test-server.js';
+import {
+  createUser,
+  loginAsAdmin,
+  request,
+  startTestServer,
+  type CreatedUser,
+  type JsonResponse,
+  type TestServer,
+} from './support/test-server.js';
 
 interface ErrorBody {
   code: string;
@@ -118,7 +126,9 @@ describe.each(TEST_DIALECTS)('orchestrator targets checked on save on %s', (dial
   describe('POST /api/assistants', () => {
     it('accepts an orchestrator using its owner’s own assistant with 201 and stores the tool', async () => {
       const id = await createAssistant(creator.token, { name: 'Tutor', metadata: orchestratorMetadata(ownId) });
-      expect((await storedMetadata(id)).tools).toEqual([{ type: 'assistant', enabled: true, config: { assistant_id: ownId, name: 'helper_0' } }]);
+      expect((await storedMetadata(id)).tools).toEqual([
+        { type: 'assistant', enabled: true, config: { assistant_id: ownId, name: 'helper_0' } },
+      ]);
     });
 
     it('refuses a colleague’s private assistant with 400 naming metadata.tools[i].assistant_id and the target', async () => {
@@ -138,7 +148,10 @@ describe.each(TEST_DIALECTS)('orchestrator targets checked on save on %s', (dial
 
     it('accepts a colleague’s assistant shared with the owner, and one published to the organization', async () => {
       const shared = await createAssistant(creator.token, { name: 'Uses shared', metadata: orchestratorMetadata(colleagueSharedId) });
-      const published = await createAssistant(creator.token, { name: 'Uses published', metadata: orchestratorMetadata(colleaguePublishedId) });
+      const published = await createAssistant(creator.token, {
+        name: 'Uses published',
+        metadata: orchestratorMetadata(colleaguePublishedId),
+      });
       expect((await storedMetadata(shared)).tools[0].config.assistant_id).toBe(colleagueSharedId);
       expect((await storedMetadata(published)).tools[0].config.assistant_id).toBe(colleaguePublishedId);
     });
@@ -155,12 +168,18 @@ describe.each(TEST_DIALECTS)('orchestrator targets checked on save on %s', (dial
       expect(error.param).toBe('metadata.tools[0].assistant_id');
       expect(error.message).toContain(`assistant ${deletedId}`);
       expect(error.message).toContain('does not exist');
-      expect(error.details.errors.map((problem) => problem.path)).toEqual(['metadata.tools[0].assistant_id', 'metadata.tools[2].assistant_id']);
+      expect(error.details.errors.map((problem) => problem.path)).toEqual([
+        'metadata.tools[0].assistant_id',
+        'metadata.tools[2].assistant_id',
+      ]);
       expect(error.details.errors[1]?.message).toContain('assistant 987654');
     });
 
     it('does not check a disabled assistant tool (it is not an orchestrator yet)', async () => {
-      const id = await createAssistant(creator.token, { name: 'Disabled helper', metadata: orchestratorMetadata({ id: colleaguePrivateId, enabled: false }) });
+      const id = await createAssistant(creator.token, {
+        name: 'Disabled helper',
+        metadata: orchestratorMetadata({ id: colleaguePrivateId, enabled: false }),
+      });
       expect((await storedMetadata(id)).tools[0]).toMatchObject({ enabled: false, config: { assistant_id: colleaguePrivateId } });
     });
   });
@@ -197,7 +216,11 @@ describe.each(TEST_DIALECTS)('orchestrator targets checked on save on %s', (dial
 
   describe('POST /api/assistants/import', () => {
     it('refuses an imported orchestrator whose target the importer may not use, and accepts a usable one', async () => {
-      const document = (metadata: Record<string, unknown>) => ({ name: 'Imported orchestrator', metadata: JSON.stringify(metadata), api_callback: JSON.stringify(metadata) });
+      const document = (metadata: Record<string, unknown>) => ({
+        name: 'Imported orchestrator',
+        metadata: JSON.stringify(metadata),
+        api_callback: JSON.stringify(metadata),
+      });
       const before = await assistantCount();
       const refused = await call(creator.token, 'POST', '/api/assistants/import', document(orchestratorMetadata(colleaguePrivateId)));
       expect(refused.status, refused.text).toBe(400);
@@ -215,13 +238,20 @@ describe.each(TEST_DIALECTS)('orchestrator targets checked on save on %s', (dial
       const { items, truncated } = response.body;
       expect(truncated).toBe(false);
       const byId = new Map(items.map((item) => [item.id, item]));
-      expect(byId.get(ownId)).toEqual({ id: ownId, name: 'Math expert', description: 'Solves equations', owner: creator.email, available: true });
+      expect(byId.get(ownId)).toEqual({
+        id: ownId,
+        name: 'Math expert',
+        description: 'Solves equations',
+        owner: creator.email,
+        available: true,
+      });
       expect(byId.get(colleagueSharedId)).toMatchObject({ available: true, owner: colleague.email });
       expect(byId.get(colleaguePublishedId)).toMatchObject({ available: true });
       expect(byId.get(ownOrchestratorId)).toMatchObject({ available: false, reason: 'self' });
       const otherOrchestrator = items.find((item) => item.name === 'Tutor');
       expect(otherOrchestrator).toMatchObject({ available: false, reason: 'orchestrator' });
-      for (const hidden of [colleaguePrivateId, outsiderPublishedId, deletedId, adminPrivateId]) expect(byId.has(hidden), String(hidden)).toBe(false);
+      for (const hidden of [colleaguePrivateId, outsiderPublishedId, deletedId, adminPrivateId])
+        expect(byId.has(hidden), String(hidden)).toBe(false);
       const firstUnavailable = items.findIndex((item) => !item.available);
       expect(firstUnavailable).toBeGreaterThan(0);
       expect(items.slice(firstUnavailable).every((item) => !item.available && item.reason !== undefined)).toBe(true);

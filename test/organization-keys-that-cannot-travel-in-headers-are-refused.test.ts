@@ -18,13 +18,18 @@ describe.each(TEST_DIALECTS)('organization keys that cannot travel in a header o
   let admin: CreatedUser;
   let organizationId: number;
 
-  const patchProviders = (body: unknown) => request(server, 'PATCH', `/api/organizations/${organizationId}/providers`, { token: admin.token, body });
+  const patchProviders = (body: unknown) =>
+    request(server, 'PATCH', `/api/organizations/${organizationId}/providers`, { token: admin.token, body });
 
   beforeAll(async () => {
     openAi = await startFakeOpenAiServer();
     server = await startTestServer(dialect, { environment: { OPENAI_BASE_URL: openAi.baseUrl, OPENAI_API_KEY: 'sk-server' } });
     organizationId = await insertOrganization(server.store.db, 'keys-school', 'Keys school');
-    admin = await createUser(server, await loginAsAdmin(server), { email: `keys-admin-${dialect}@merino.test`, role: 'admin', organization_id: organizationId });
+    admin = await createUser(server, await loginAsAdmin(server), {
+      email: `keys-admin-${dialect}@merino.test`,
+      role: 'admin',
+      organization_id: organizationId,
+    });
   });
 
   afterAll(async () => {
@@ -44,13 +49,20 @@ describe.each(TEST_DIALECTS)('organization keys that cannot travel in a header o
       expect(response.text).not.toContain(key);
     }
     const settings = await request(server, 'GET', `/api/organizations/${organizationId}/providers`, { token: admin.token });
-    expect(settings.body).toMatchObject({ providers: { openai: { api_key_set: false } }, kb_server: { api_key_set: false }, moodle: { token_set: false } });
+    expect(settings.body).toMatchObject({
+      providers: { openai: { api_key_set: false } },
+      kb_server: { api_key_set: false },
+      moodle: { token_set: false },
+    });
   });
 
   it('accepts ordinary keys, and chats in the organization keep reaching the provider', async () => {
     const saved = await patchProviders({ providers: { openai: { api_key: 'sk-proj_AbC.123~x-Y' } }, moodle: { token: '0123abcdef' } });
     expect(saved.status, saved.text).toBe(200);
-    const assistant = await request(server, 'POST', '/api/assistants', { token: admin.token, body: { name: 'Keyed tutor', metadata: { connector: 'openai', llm: 'gpt-4o-mini' } } });
+    const assistant = await request(server, 'POST', '/api/assistants', {
+      token: admin.token,
+      body: { name: 'Keyed tutor', metadata: { connector: 'openai', llm: 'gpt-4o-mini' } },
+    });
     expect(assistant.status, assistant.text).toBe(201);
     const chat = await request(server, 'POST', '/v1/chat/completions', {
       token: admin.token,

@@ -32,7 +32,11 @@ describe.each(TEST_DIALECTS)('organization knowledge-base server and small fast 
 
   const patch = (body: unknown) => request(server, 'PATCH', path, { token: adminToken, body });
   const storedConfig = async (): Promise<{ text: string; json: any }> => {
-    const row = await server.store.db.selectFrom('organizations').select('config').where('id', '=', organizationId).executeTakeFirstOrThrow();
+    const row = await server.store.db
+      .selectFrom('organizations')
+      .select('config')
+      .where('id', '=', organizationId)
+      .executeTakeFirstOrThrow();
     return { text: row.config, json: JSON.parse(row.config) };
   };
   const lastAudit = async (): Promise<{ text: string; fields: string[] }> => {
@@ -57,7 +61,10 @@ describe.each(TEST_DIALECTS)('organization knowledge-base server and small fast 
   });
 
   it('sets both without the providers field, never showing the key', async () => {
-    const updated = await patch({ kb_server: { url: KB_URL, api_key: KB_KEY }, small_fast_model: { connector: 'openai', model: 'gpt-4o-mini' } });
+    const updated = await patch({
+      kb_server: { url: KB_URL, api_key: KB_KEY },
+      small_fast_model: { connector: 'openai', model: 'gpt-4o-mini' },
+    });
     expect(updated.status).toBe(200);
     expect(updated.body.kb_server).toEqual({ url: KB_URL, api_key_set: true });
     expect(updated.body.small_fast_model).toEqual({ connector: 'openai', model: 'gpt-4o-mini' });
@@ -66,7 +73,11 @@ describe.each(TEST_DIALECTS)('organization knowledge-base server and small fast 
     expect(read.body.kb_server).toEqual({ url: KB_URL, api_key_set: true });
     expect(read.body.small_fast_model).toEqual({ connector: 'openai', model: 'gpt-4o-mini' });
     expect(read.text).not.toContain(KB_KEY);
-    expect(await server.services.providerSettings.knowledgeServerFor(organizationId)).toEqual({ url: KB_URL, apiKey: KB_KEY, fetch: expect.any(Function) });
+    expect(await server.services.providerSettings.knowledgeServerFor(organizationId)).toEqual({
+      url: KB_URL,
+      apiKey: KB_KEY,
+      fetch: expect.any(Function),
+    });
     expect(await server.services.providerSettings.smallFastModelFor(organizationId)).toEqual({ connector: 'openai', model: 'gpt-4o-mini' });
   });
 
@@ -92,7 +103,11 @@ describe.each(TEST_DIALECTS)('organization knowledge-base server and small fast 
     const urlOnly = await patch({ kb_server: { url: 'http://kb.internal:9090' } });
     expect(urlOnly.body.kb_server).toEqual({ url: 'http://kb.internal:9090', api_key_set: true });
     expect((await lastAudit()).fields).toEqual(['kb_server.url']);
-    expect(await server.services.providerSettings.knowledgeServerFor(organizationId)).toEqual({ url: 'http://kb.internal:9090', apiKey: KB_KEY, fetch: expect.any(Function) });
+    expect(await server.services.providerSettings.knowledgeServerFor(organizationId)).toEqual({
+      url: 'http://kb.internal:9090',
+      apiKey: KB_KEY,
+      fetch: expect.any(Function),
+    });
 
     const keyOnly = await patch({ kb_server: { api_key: OTHER_KB_KEY } });
     expect(keyOnly.body.kb_server).toEqual({ url: 'http://kb.internal:9090', api_key_set: true });
@@ -108,7 +123,11 @@ describe.each(TEST_DIALECTS)('organization knowledge-base server and small fast 
   it('clears with null: one field, the model, or the whole server', async () => {
     const keyCleared = await patch({ kb_server: { api_key: null } });
     expect(keyCleared.body.kb_server).toEqual({ url: 'http://kb.internal:9090', api_key_set: false });
-    expect(await server.services.providerSettings.knowledgeServerFor(organizationId)).toEqual({ url: 'http://kb.internal:9090', apiKey: undefined, fetch: expect.any(Function) });
+    expect(await server.services.providerSettings.knowledgeServerFor(organizationId)).toEqual({
+      url: 'http://kb.internal:9090',
+      apiKey: undefined,
+      fetch: expect.any(Function),
+    });
 
     const modelCleared = await patch({ small_fast_model: null });
     expect(modelCleared.body.small_fast_model).toBeNull();
@@ -156,11 +175,19 @@ describe.each(TEST_DIALECTS)('organization knowledge-base server and small fast 
     expect(asCreator.status).toBe(403);
     expect((await request(server, 'GET', path, { token: creator.token })).status).toBe(403);
     const otherOrganization = await insertOrganization(server.store.db, `kb-other-${dialect}`, 'Other');
-    const outsider = await createUser(server, adminToken, { email: `kb-outsider-${dialect}@merino.test`, role: 'admin', organization_id: otherOrganization });
+    const outsider = await createUser(server, adminToken, {
+      email: `kb-outsider-${dialect}@merino.test`,
+      role: 'admin',
+      organization_id: otherOrganization,
+    });
     const asOutsider = await request(server, 'PATCH', path, { token: outsider.token, body: { small_fast_model: null } });
     expect(asOutsider.status).toBe(404);
     expect((await request(server, 'GET', path, { token: outsider.token })).status).toBe(404);
-    expect(await server.services.providerSettings.knowledgeServerFor(organizationId)).toEqual({ url: KB_URL, apiKey: KB_KEY, fetch: expect.any(Function) });
+    expect(await server.services.providerSettings.knowledgeServerFor(organizationId)).toEqual({
+      url: KB_URL,
+      apiKey: KB_KEY,
+      fetch: expect.any(Function),
+    });
     expect(await server.services.providerSettings.smallFastModelFor(organizationId)).toEqual({ connector: 'openai', model: 'gpt-4o-mini' });
     // The outsider's own organization is theirs to manage, and starts empty.
     const own = await request(server, 'GET', `/api/organizations/${otherOrganization}/providers`, { token: outsider.token });

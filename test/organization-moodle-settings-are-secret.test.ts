@@ -33,7 +33,11 @@ describe.each(TEST_DIALECTS)('organization Moodle settings on %s', (dialect) => 
   const patch = (body: unknown) => request(server, 'PATCH', path, { token: adminToken, body });
   const moodleFor = () => server.services.providerSettings.moodleFor(organizationId);
   const storedConfig = async (): Promise<{ text: string; json: any }> => {
-    const row = await server.store.db.selectFrom('organizations').select('config').where('id', '=', organizationId).executeTakeFirstOrThrow();
+    const row = await server.store.db
+      .selectFrom('organizations')
+      .select('config')
+      .where('id', '=', organizationId)
+      .executeTakeFirstOrThrow();
     return { text: row.config, json: JSON.parse(row.config) };
   };
   const lastAudit = async (): Promise<{ text: string; fields: string[] }> => {
@@ -86,7 +90,11 @@ describe.each(TEST_DIALECTS)('organization Moodle settings on %s', (dialect) => 
     const urlOnly = await patch({ moodle: { api_url: 'http://moodle.internal/webservice/rest/server.php' } });
     expect(urlOnly.body.moodle).toEqual({ api_url: 'http://moodle.internal/webservice/rest/server.php', token_set: true });
     expect((await lastAudit()).fields).toEqual(['moodle.api_url']);
-    expect(await moodleFor()).toEqual({ apiUrl: 'http://moodle.internal/webservice/rest/server.php', token: MOODLE_TOKEN, fetch: expect.any(Function) });
+    expect(await moodleFor()).toEqual({
+      apiUrl: 'http://moodle.internal/webservice/rest/server.php',
+      token: MOODLE_TOKEN,
+      fetch: expect.any(Function),
+    });
 
     const tokenOnly = await patch({ moodle: { token: ROTATED_TOKEN } });
     expect(tokenOnly.text).not.toContain(ROTATED_TOKEN);
@@ -138,7 +146,10 @@ describe.each(TEST_DIALECTS)('organization Moodle settings on %s', (dialect) => 
 
   it("lets only the organization's admins manage them", async () => {
     const creator = await createUser(server, adminToken, { email: `moodle-member-${dialect}@merino.test`, role: 'creator' });
-    const asCreator = await request(server, 'PATCH', path, { token: creator.token, body: { moodle: { api_url: 'https://evil.example/webservice/rest/server.php' } } });
+    const asCreator = await request(server, 'PATCH', path, {
+      token: creator.token,
+      body: { moodle: { api_url: 'https://evil.example/webservice/rest/server.php' } },
+    });
     expect(asCreator.status).toBe(403);
     expect((await request(server, 'GET', path, { token: creator.token })).status).toBe(403);
     expect(await moodleFor()).toEqual({ apiUrl: MOODLE_URL, token: MOODLE_TOKEN, fetch: expect.any(Function) });

@@ -28,7 +28,10 @@ describe.each(TEST_DIALECTS)('organization provider settings on %s', (dialect) =
     server = await startTestServer(dialect, { environment: { OPENAI_API_KEY: SERVER_KEY, OPENAI_BASE_URL: serverWideProvider.baseUrl } });
     adminToken = await loginAsAdmin(server);
     organizationId = (await request(server, 'GET', '/api/me', { token: adminToken })).body.organization_id;
-    const created = await request(server, 'POST', '/api/assistants', { token: adminToken, body: { name: 'Provider probe', metadata: { connector: 'openai', llm: 'gpt-4o-mini' } } });
+    const created = await request(server, 'POST', '/api/assistants', {
+      token: adminToken,
+      body: { name: 'Provider probe', metadata: { connector: 'openai', llm: 'gpt-4o-mini' } },
+    });
     model = `lamb_assistant.${created.body.id}`;
     client = new OpenAI({ apiKey: adminToken, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
   });
@@ -63,20 +66,36 @@ describe.each(TEST_DIALECTS)('organization provider settings on %s', (dialect) =
     expect(updated.text).not.toContain(ORGANIZATION_KEY);
     await ask();
     expect(organizationProvider.requests.at(-1)?.headers.authorization).toBe(`Bearer ${ORGANIZATION_KEY}`);
-    expect((await request(server, 'GET', `/api/organizations/${organizationId}/providers`, { token: adminToken })).text).not.toContain(ORGANIZATION_KEY);
+    expect((await request(server, 'GET', `/api/organizations/${organizationId}/providers`, { token: adminToken })).text).not.toContain(
+      ORGANIZATION_KEY,
+    );
   });
 
   it('stores the key encrypted, and never logs it', async () => {
-    const row = await server.store.db.selectFrom('organizations').select('config').where('id', '=', organizationId).executeTakeFirstOrThrow();
+    const row = await server.store.db
+      .selectFrom('organizations')
+      .select('config')
+      .where('id', '=', organizationId)
+      .executeTakeFirstOrThrow();
     expect(row.config).not.toContain(ORGANIZATION_KEY);
     expect(JSON.parse(row.config).providers.openai.api_key).toMatch(/^v1:/);
-    const audit = await server.store.db.selectFrom('audit_log').select('details').where('action', '=', 'organization.providers_update').execute();
-    expect(audit.map((entry) => JSON.parse(entry.details).fields)).toContainEqual(['providers.openai.api_key', 'providers.openai.base_url']);
+    const audit = await server.store.db
+      .selectFrom('audit_log')
+      .select('details')
+      .where('action', '=', 'organization.providers_update')
+      .execute();
+    expect(audit.map((entry) => JSON.parse(entry.details).fields)).toContainEqual([
+      'providers.openai.api_key',
+      'providers.openai.base_url',
+    ]);
     expect(server.logLines.filter((line) => line.includes(ORGANIZATION_KEY) || line.includes(SERVER_KEY))).toEqual([]);
   });
 
   it('falls back to the server-wide key when the organization clears its own', async () => {
-    await request(server, 'PATCH', `/api/organizations/${organizationId}/providers`, { token: adminToken, body: { providers: { openai: { api_key: null, base_url: null } } } });
+    await request(server, 'PATCH', `/api/organizations/${organizationId}/providers`, {
+      token: adminToken,
+      body: { providers: { openai: { api_key: null, base_url: null } } },
+    });
     await ask();
     expect(serverWideProvider.requests.at(-1)?.headers.authorization).toBe(`Bearer ${SERVER_KEY}`);
   });
@@ -85,13 +104,23 @@ describe.each(TEST_DIALECTS)('organization provider settings on %s', (dialect) =
     const creator = await createUser(server, adminToken, { email: `member-${dialect}@merino.test`, role: 'creator' });
     expect((await request(server, 'GET', `/api/organizations/${organizationId}/providers`, { token: creator.token })).status).toBe(403);
     const otherOrganization = await insertOrganization(server.store.db, `other-${dialect}`, 'Other');
-    const outsider = await createUser(server, adminToken, { email: `outsider-${dialect}@merino.test`, role: 'admin', organization_id: otherOrganization });
-    expect((await request(server, 'PATCH', `/api/organizations/${organizationId}/providers`, { token: outsider.token, body: { providers: {} } })).status).toBe(404);
+    const outsider = await createUser(server, adminToken, {
+      email: `outsider-${dialect}@merino.test`,
+      role: 'admin',
+      organization_id: otherOrganization,
+    });
+    expect(
+      (await request(server, 'PATCH', `/api/organizations/${organizationId}/providers`, { token: outsider.token, body: { providers: {} } }))
+        .status,
+    ).toBe(404);
     expect((await request(server, 'GET', `/api/organizations/${otherOrganization}/providers`, { token: outsider.token })).status).toBe(200);
   });
 
   it('refuses a base URL that is not http(s), naming it', async () => {
-    const response = await request(server, 'PATCH', `/api/organizations/${organizationId}/providers`, { token: adminToken, body: { providers: { ollama: { base_url: 'file:///etc/passwd' } } } });
+    const response = await request(server, 'PATCH', `/api/organizations/${organizationId}/providers`, {
+      token: adminToken,
+      body: { providers: { ollama: { base_url: 'file:///etc/passwd' } } },
+    });
     expect(response.status).toBe(400);
     expect(response.body.error.param).toBe('providers.ollama.base_url');
   });

@@ -69,18 +69,32 @@ describe.each(TEST_DIALECTS)('organization URLs and internal addresses on %s', (
   const providersPath = () => `/api/organizations/${organizationId}/providers`;
   const patch = (body: Record<string, unknown>) => request(server, 'PATCH', providersPath(), { token: adminToken, body });
   const chat = (assistantModel: string, stream = false) =>
-    request(server, 'POST', '/v1/chat/completions', { token: adminToken, body: { model: assistantModel, stream, messages: [{ role: 'user', content: 'hello' }] } });
+    request(server, 'POST', '/v1/chat/completions', {
+      token: adminToken,
+      body: { model: assistantModel, stream, messages: [{ role: 'user', content: 'hello' }] },
+    });
 
   /** Writes URLs into the stored settings directly, as a URL saved before this check existed would be. */
   async function storeUrls(change: (config: any) => void): Promise<void> {
-    const row = await server.store.db.selectFrom('organizations').select('config').where('id', '=', organizationId).executeTakeFirstOrThrow();
+    const row = await server.store.db
+      .selectFrom('organizations')
+      .select('config')
+      .where('id', '=', organizationId)
+      .executeTakeFirstOrThrow();
     const config = JSON.parse(row.config);
     change(config);
-    await server.store.db.updateTable('organizations').set({ config: JSON.stringify(config) }).where('id', '=', organizationId).execute();
+    await server.store.db
+      .updateTable('organizations')
+      .set({ config: JSON.stringify(config) })
+      .where('id', '=', organizationId)
+      .execute();
   }
 
   async function createAssistant(body: Record<string, unknown>): Promise<string> {
-    const created = await request(server, 'POST', '/api/assistants', { token: adminToken, body: { name: `Guard probe ${Math.random()}`, ...body } });
+    const created = await request(server, 'POST', '/api/assistants', {
+      token: adminToken,
+      body: { name: `Guard probe ${Math.random()}`, ...body },
+    });
     expect(created.status, created.text).toBe(201);
     return `lamb_assistant.${created.body.id}`;
   }
@@ -96,10 +110,18 @@ describe.each(TEST_DIALECTS)('organization URLs and internal addresses on %s', (
     model = await startFakeOpenAiServer();
     internalOpenAi = await startFakeOpenAiServer();
     internalOllama = await startFakeOllamaServer();
-    internalKnowledgeServer = await startFakeLambKnowledgeServer({ apiKey: KB_KEY, collections: { physics: [{ text: 'Internal passage.', metadata: {} }] } });
-    internalMoodle = await startFakeMoodleServer({ token: MOODLE_TOKEN, users: [{ id: 41, username: 'ada', firstname: 'Ada', lastname: 'Lovelace', email: 'admin@merino.test' }] });
+    internalKnowledgeServer = await startFakeLambKnowledgeServer({
+      apiKey: KB_KEY,
+      collections: { physics: [{ text: 'Internal passage.', metadata: {} }] },
+    });
+    internalMoodle = await startFakeMoodleServer({
+      token: MOODLE_TOKEN,
+      users: [{ id: 41, username: 'ada', firstname: 'Ada', lastname: 'Lovelace', email: 'admin@merino.test' }],
+    });
     // No exceptions: the fakes on loopback stand for services inside Merino's network.
-    server = await startTestServer(dialect, { environment: { OUTBOUND_ALLOWED_HOSTS: '', OPENAI_API_KEY: 'sk-server', OPENAI_BASE_URL: model.baseUrl, INGESTION_POLL_MS: '20' } });
+    server = await startTestServer(dialect, {
+      environment: { OUTBOUND_ALLOWED_HOSTS: '', OPENAI_API_KEY: 'sk-server', OPENAI_BASE_URL: model.baseUrl, INGESTION_POLL_MS: '20' },
+    });
     adminToken = await loginAsAdmin(server);
     organizationId = (await request(server, 'GET', '/api/me', { token: adminToken })).body.organization_id;
   });
@@ -114,7 +136,13 @@ describe.each(TEST_DIALECTS)('organization URLs and internal addresses on %s', (
 
   afterAll(async () => {
     await server?.close();
-    await Promise.all([model?.close(), internalOpenAi?.close(), internalOllama?.close(), internalKnowledgeServer?.close(), internalMoodle?.close()]);
+    await Promise.all([
+      model?.close(),
+      internalOpenAi?.close(),
+      internalOllama?.close(),
+      internalKnowledgeServer?.close(),
+      internalMoodle?.close(),
+    ]);
   });
 
   describe('when saved', () => {
@@ -134,11 +162,18 @@ describe.each(TEST_DIALECTS)('organization URLs and internal addresses on %s', (
       }
       expect(accepted).toEqual([]);
       const stored = await request(server, 'GET', providersPath(), { token: adminToken });
-      expect(stored.body).toMatchObject({ providers: { openai: { base_url: null }, ollama: { base_url: null } }, kb_server: { url: null }, moodle: { api_url: null } });
+      expect(stored.body).toMatchObject({
+        providers: { openai: { base_url: null }, ollama: { base_url: null } },
+        kb_server: { url: null },
+        moodle: { api_url: null },
+      });
     });
 
     it('accepts public host names', async () => {
-      const response = await patch({ providers: { openai: { base_url: 'https://llm.example.org/v1' } }, kb_server: { url: 'https://kb.example.org' } });
+      const response = await patch({
+        providers: { openai: { base_url: 'https://llm.example.org/v1' } },
+        kb_server: { url: 'https://kb.example.org' },
+      });
       expect(response.status, response.text).toBe(200);
       expect((await patch({ providers: { openai: { base_url: null } }, kb_server: null })).status).toBe(200);
     });
@@ -156,26 +191,31 @@ describe.each(TEST_DIALECTS)('organization URLs and internal addresses on %s', (
     it.each([
       ['a loopback name', (port: number) => `http://localhost:${port}/v1`, 'localhost'],
       ['a literal loopback address', (port: number) => `http://127.0.0.1:${port}/v1`, '127.0.0.1'],
-    ])('refuses chat through an OpenAI URL with %s: 502 upstream_refused naming the field, and nothing reaches it', async (_label, urlFor, host) => {
-      await storeUrls((config) => {
-        config.providers = { openai: { base_url: urlFor(Number(new URL(internalOpenAi.baseUrl).port)) } };
-      });
-      const assistantModel = await createAssistant({ metadata: { connector: 'openai', llm: 'gpt-4o-mini' } });
-      const answer = await chat(assistantModel);
-      expect(answer.status, answer.text).toBe(502);
-      expect(answer.body.error.code).toBe('upstream_refused');
-      expect(answer.body.error.message).toContain('providers.openai.base_url');
-      expect(answer.body.error.message).toContain(host);
-      const streamed = await chat(assistantModel, true);
-      expect(streamed.status).toBe(502);
-      expect(streamed.text).toContain('upstream_refused');
-      nothingReachedInside();
-    });
+    ])(
+      'refuses chat through an OpenAI URL with %s: 502 upstream_refused naming the field, and nothing reaches it',
+      async (_label, urlFor, host) => {
+        await storeUrls((config) => {
+          config.providers = { openai: { base_url: urlFor(Number(new URL(internalOpenAi.baseUrl).port)) } };
+        });
+        const assistantModel = await createAssistant({ metadata: { connector: 'openai', llm: 'gpt-4o-mini' } });
+        const answer = await chat(assistantModel);
+        expect(answer.status, answer.text).toBe(502);
+        expect(answer.body.error.code).toBe('upstream_refused');
+        expect(answer.body.error.message).toContain('providers.openai.base_url');
+        expect(answer.body.error.message).toContain(host);
+        const streamed = await chat(assistantModel, true);
+        expect(streamed.status).toBe(502);
+        expect(streamed.text).toContain('upstream_refused');
+        nothingReachedInside();
+      },
+    );
 
     it('refuses an official client the same way, as a clear error and never a hang', async () => {
       const assistantModel = await createAssistant({ metadata: { connector: 'openai', llm: 'gpt-4o-mini' } });
       const client = new OpenAI({ apiKey: adminToken, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
-      await expect(client.chat.completions.create({ model: assistantModel, messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status: 502 });
+      await expect(
+        client.chat.completions.create({ model: assistantModel, messages: [{ role: 'user', content: 'hi' }] }),
+      ).rejects.toMatchObject({ status: 502 });
       nothingReachedInside();
     });
 
@@ -195,18 +235,30 @@ describe.each(TEST_DIALECTS)('organization URLs and internal addresses on %s', (
       await storeUrls((config) => {
         delete config.providers;
       });
-      const created = await request(server, 'POST', '/api/knowledge-bases', { token: adminToken, body: { name: 'Guarded', embeddings: { connector: 'openai', model: 'text-embedding-3-small' } } });
+      const created = await request(server, 'POST', '/api/knowledge-bases', {
+        token: adminToken,
+        body: { name: 'Guarded', embeddings: { connector: 'openai', model: 'text-embedding-3-small' } },
+      });
       expect(created.status, created.text).toBe(201);
-      const queued = await request(server, 'POST', `/api/knowledge-bases/${created.body.id}/documents`, { token: adminToken, body: { documents: [{ text: 'Glaciers carve valleys.' }] } });
+      const queued = await request(server, 'POST', `/api/knowledge-bases/${created.body.id}/documents`, {
+        token: adminToken,
+        body: { documents: [{ text: 'Glaciers carve valleys.' }] },
+      });
       expect((await waitForJob(server, adminToken, created.body.id, queued.body.documents[0].job_id)).status).toBe('completed');
       await storeUrls((config) => {
         config.providers = { openai: { base_url: `http://localhost:${new URL(internalOpenAi.baseUrl).port}/v1` } };
       });
-      const vector = await request(server, 'POST', `/api/knowledge-bases/${created.body.id}/query`, { token: adminToken, body: { query_text: 'glaciers', plugin_params: { mode: 'vector' } } });
+      const vector = await request(server, 'POST', `/api/knowledge-bases/${created.body.id}/query`, {
+        token: adminToken,
+        body: { query_text: 'glaciers', plugin_params: { mode: 'vector' } },
+      });
       expect(vector.status, vector.text).toBe(502);
       expect(vector.body.error.code).toBe('upstream_refused');
       expect(vector.body.error.message).toContain('providers.openai.base_url');
-      const hybrid = await request(server, 'POST', `/api/knowledge-bases/${created.body.id}/query`, { token: adminToken, body: { query_text: 'glaciers' } });
+      const hybrid = await request(server, 'POST', `/api/knowledge-bases/${created.body.id}/query`, {
+        token: adminToken,
+        body: { query_text: 'glaciers' },
+      });
       expect(hybrid.status).toBe(200);
       expect(hybrid.body.mode).toBe('full_text');
       nothingReachedInside();
@@ -219,7 +271,12 @@ describe.each(TEST_DIALECTS)('organization URLs and internal addresses on %s', (
       });
       const assistantModel = await createAssistant({
         prompt_template: 'Context:{context}Question:{user_input}',
-        metadata: { assistant_type: 'multi_tool', connector: 'bypass', llm: 'debug-bypass', tools: [{ type: 'simple_rag', config: { collections: ['physics'] } }] },
+        metadata: {
+          assistant_type: 'multi_tool',
+          connector: 'bypass',
+          llm: 'debug-bypass',
+          tools: [{ type: 'simple_rag', config: { collections: ['physics'] } }],
+        },
       });
       const streamed = await chat(assistantModel, true);
       expect(streamed.status).toBe(200);
@@ -230,16 +287,23 @@ describe.each(TEST_DIALECTS)('organization URLs and internal addresses on %s', (
     });
 
     it("refuses the organization's Moodle at an internal address: the model is told why, and Moodle sees nothing", async () => {
-      expect((await patch({ kb_server: null, moodle: { api_url: `https://moodle.example.org${REST_PATH}`, token: MOODLE_TOKEN } })).status).toBe(200);
+      expect(
+        (await patch({ kb_server: null, moodle: { api_url: `https://moodle.example.org${REST_PATH}`, token: MOODLE_TOKEN } })).status,
+      ).toBe(200);
       await storeUrls((config) => {
         delete config.providers;
         config.moodle.api_url = `http://127.0.0.1:${new URL(internalMoodle.apiUrl).port}${REST_PATH}`;
       });
-      const assistantModel = await createAssistant({ system_prompt: 'Help.', metadata: { connector: 'openai', llm: 'gpt-4o-mini', tools: ['moodle'] } });
+      const assistantModel = await createAssistant({
+        system_prompt: 'Help.',
+        metadata: { connector: 'openai', llm: 'gpt-4o-mini', tools: ['moodle'] },
+      });
       model.enqueue({ toolCalls: [{ id: 'm1', name: 'get_moodle_courses', arguments: '{}' }] }, { text: 'Moodle is out of reach.' });
       const answer = await chat(assistantModel);
       expect(answer.status, answer.text).toBe(200);
-      const toolResult = (model.requests[1]?.body.messages as Array<{ role: string; content: string }>).find((message) => message.role === 'tool')?.content;
+      const toolResult = (model.requests[1]?.body.messages as Array<{ role: string; content: string }>).find(
+        (message) => message.role === 'tool',
+      )?.content;
       expect(toolResult).toContain('moodle.api_url');
       expect(toolResult).toContain('not a public address');
       expect(toolResult).not.toContain(MOODLE_TOKEN);
@@ -266,12 +330,24 @@ describe.each(TEST_DIALECTS)('OUTBOUND_ALLOWED_HOSTS on %s', (dialect) => {
     const adminToken = await loginAsAdmin(server);
     const organizationId = (await request(server, 'GET', '/api/me', { token: adminToken })).body.organization_id;
     const port = new URL(internalOpenAi.baseUrl).port;
-    const literal = await request(server, 'PATCH', `/api/organizations/${organizationId}/providers`, { token: adminToken, body: { providers: { openai: { base_url: `http://127.0.0.1:${port}/v1` } } } });
+    const literal = await request(server, 'PATCH', `/api/organizations/${organizationId}/providers`, {
+      token: adminToken,
+      body: { providers: { openai: { base_url: `http://127.0.0.1:${port}/v1` } } },
+    });
     expect(literal.status).toBe(400);
-    const named = await request(server, 'PATCH', `/api/organizations/${organizationId}/providers`, { token: adminToken, body: { providers: { openai: { base_url: `http://localhost:${port}/v1` } } } });
+    const named = await request(server, 'PATCH', `/api/organizations/${organizationId}/providers`, {
+      token: adminToken,
+      body: { providers: { openai: { base_url: `http://localhost:${port}/v1` } } },
+    });
     expect(named.status, named.text).toBe(200);
-    const created = await request(server, 'POST', '/api/assistants', { token: adminToken, body: { name: 'Allowed', metadata: { connector: 'openai', llm: 'gpt-4o-mini' } } });
-    const answer = await request(server, 'POST', '/v1/chat/completions', { token: adminToken, body: { model: `lamb_assistant.${created.body.id}`, messages: [{ role: 'user', content: 'hi' }] } });
+    const created = await request(server, 'POST', '/api/assistants', {
+      token: adminToken,
+      body: { name: 'Allowed', metadata: { connector: 'openai', llm: 'gpt-4o-mini' } },
+    });
+    const answer = await request(server, 'POST', '/v1/chat/completions', {
+      token: adminToken,
+      body: { model: `lamb_assistant.${created.body.id}`, messages: [{ role: 'user', content: 'hi' }] },
+    });
     expect(answer.status, answer.text).toBe(200);
     expect(internalOpenAi.requests.filter((recorded) => recorded.path.endsWith('/chat/completions'))).toHaveLength(1);
   });

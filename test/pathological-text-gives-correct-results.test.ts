@@ -57,7 +57,9 @@ describe('splitting Markdown at its headings', () => {
   it('keeps spaces inside a heading and drops a closing sequence after them', () => {
     expect(splitMarkdownSections(`## x${spaces}y${tabs}###${spaces}`)).toEqual([{ text: `## x${spaces}y`, heading: `x${spaces}y` }]);
     const hashes = ' #'.repeat(RUN / 2);
-    expect(splitMarkdownSections(`# a${hashes}`)).toEqual([{ text: `# a${' #'.repeat(RUN / 2 - 1)}`, heading: `a${' #'.repeat(RUN / 2 - 1)}` }]);
+    expect(splitMarkdownSections(`# a${hashes}`)).toEqual([
+      { text: `# a${' #'.repeat(RUN / 2 - 1)}`, heading: `a${' #'.repeat(RUN / 2 - 1)}` },
+    ]);
   });
 
   it('takes a long run of `#` for text, not a heading', () => {
@@ -68,7 +70,10 @@ describe('splitting Markdown at its headings', () => {
   });
 
   it('closes a fence with a long run of backticks and not with a run of spaces', () => {
-    expect(splitMarkdownSections(`\`\`\`\n# inside\n${'`'.repeat(RUN)}${spaces}\n# After`).map((section) => section.heading)).toEqual([undefined, 'After']);
+    expect(splitMarkdownSections(`\`\`\`\n# inside\n${'`'.repeat(RUN)}${spaces}\n# After`).map((section) => section.heading)).toEqual([
+      undefined,
+      'After',
+    ]);
     expect(splitMarkdownSections(`\`\`\`\n${spaces}\n# inside`).map((section) => section.heading)).toEqual([undefined]);
   });
 
@@ -167,7 +172,9 @@ describe('rendering templates', () => {
   it('fills a placeholder wrapped in long runs of braces', () => {
     const known = new Set(['user_input']);
     const braces = '{'.repeat(RUN);
-    expect(substitutePlaceholders(`${braces}{user_input}${'}'.repeat(RUN)}`, { user_input: 'hi' }, known)).toBe(`${braces}hi${'}'.repeat(RUN)}`);
+    expect(substitutePlaceholders(`${braces}{user_input}${'}'.repeat(RUN)}`, { user_input: 'hi' }, known)).toBe(
+      `${braces}hi${'}'.repeat(RUN)}`,
+    );
     expect(substitutePlaceholders(`${'{a'.repeat(RUN / 2)}{user_input}`, { user_input: 'hi' }, known)).toBe(`${'{a'.repeat(RUN / 2)}hi`);
   });
 });
@@ -177,7 +184,8 @@ describe('the text tool-call parser', () => {
     const parser = new TextToolCallParser({ tools: SAMPLE_TOOLS, format: 'auto' });
     return [...parser.push(text), ...parser.end()];
   }
-  const textOf = (events: readonly TextParserEvent[]): string => events.flatMap((event) => (event.type === 'text' ? [event.text] : [])).join('');
+  const textOf = (events: readonly TextParserEvent[]): string =>
+    events.flatMap((event) => (event.type === 'text' ? [event.text] : [])).join('');
 
   it.each([
     ['spaces', spaces],
@@ -224,7 +232,10 @@ describe('loose JSON and Python literals', () => {
   });
 
   it('reads keyword arguments holding long runs of spaces, quotes and backslashes', () => {
-    expect(parsePythonKeywordArguments(`city="${spaces}", note='${'\\\\'.repeat(RUN / 2)}'`)).toEqual({ city: spaces, note: '\\'.repeat(RUN / 2) });
+    expect(parsePythonKeywordArguments(`city="${spaces}", note='${'\\\\'.repeat(RUN / 2)}'`)).toEqual({
+      city: spaces,
+      note: '\\'.repeat(RUN / 2),
+    });
   });
 
   it('types a long run of digits that is no number as the text it is', () => {

@@ -11,8 +11,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapAdmin } from '../src/auth/admin-bootstrap.js';
-import { insertChunkEmbeddings, searchChunksByVector, VECTOR_SCAN_PAGE_SIZE, type VectorBackend } from '../src/store/chunk-vector-repository.js';
-import { deleteDocumentChunks, findKnowledgeBase, insertChunks, insertDocument, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
+import {
+  insertChunkEmbeddings,
+  searchChunksByVector,
+  VECTOR_SCAN_PAGE_SIZE,
+  type VectorBackend,
+} from '../src/store/chunk-vector-repository.js';
+import {
+  deleteDocumentChunks,
+  findKnowledgeBase,
+  insertChunks,
+  insertDocument,
+  insertKnowledgeBase,
+} from '../src/store/knowledge-repository.js';
 import { migrateStore, openStore, type Store } from '../src/store/store.js';
 import { startPgliteServer, type PgliteServer } from './support/pglite-server.js';
 
@@ -51,16 +62,39 @@ describe('vector chunk search on PostgreSQL with pgvector (PGlite)', () => {
     store = await openStore({ databaseUrl: server.databaseUrl, dataDirectory, poolSize: 1 });
     await bootstrapAdmin(store.db, 'pgvector-admin@merino.test', 'pgvector-admin-password');
     const admin = await store.db.selectFrom('users').select(['id', 'organization_id']).executeTakeFirstOrThrow();
-    knowledgeBaseId = await insertKnowledgeBase(store.db, { ownerId: admin.id, organizationId: admin.organization_id, name: 'Random', description: '', chunkSize: 1000, chunkOverlap: 200 });
-    documentId = await insertDocument(store.db, { knowledgeBaseId, fileName: 'random.md', contentType: 'text/markdown', sizeBytes: 100, sourceUrl: null, status: 'completed', metadata: {} });
+    knowledgeBaseId = await insertKnowledgeBase(store.db, {
+      ownerId: admin.id,
+      organizationId: admin.organization_id,
+      name: 'Random',
+      description: '',
+      chunkSize: 1000,
+      chunkOverlap: 200,
+    });
+    documentId = await insertDocument(store.db, {
+      knowledgeBaseId,
+      fileName: 'random.md',
+      contentType: 'text/markdown',
+      sizeBytes: 100,
+      sourceUrl: null,
+      status: 'completed',
+      metadata: {},
+    });
 
     const random = seededRandom(7_654_321);
     const vectors = Array.from({ length: VECTOR_COUNT }, () => Float32Array.from({ length: DIMENSIONS }, () => random() * 2 - 1));
     vectors[10] = new Float32Array(DIMENSIONS);
     vectors[11] = vectors[12]!.map((value) => -value);
     await store.db.transaction().execute(async (transaction) => {
-      chunkIds = await insertChunks(transaction, documentId, vectors.map((_, index) => ({ knowledge_base_id: knowledgeBaseId, chunk_index: index, text: `random ${index}`, metadata: '{}' })));
-      await insertChunkEmbeddings(transaction, chunkIds.map((chunkId, index) => ({ chunkId, knowledgeBaseId, embedding: vectors[index]! })), store.vectorBackend);
+      chunkIds = await insertChunks(
+        transaction,
+        documentId,
+        vectors.map((_, index) => ({ knowledge_base_id: knowledgeBaseId, chunk_index: index, text: `random ${index}`, metadata: '{}' })),
+      );
+      await insertChunkEmbeddings(
+        transaction,
+        chunkIds.map((chunkId, index) => ({ chunkId, knowledgeBaseId, embedding: vectors[index]! })),
+        store.vectorBackend,
+      );
     });
   });
 
@@ -75,7 +109,9 @@ describe('vector chunk search on PostgreSQL with pgvector (PGlite)', () => {
     const extension = await sql<{ extname: string }>`select extname from pg_extension where extname = 'vector'`.execute(store.db);
     expect(extension.rows).toHaveLength(1);
     const column = await sql<{ udt_name: string }>`
-      select udt_name from information_schema.columns where table_name = 'kb_chunk_embeddings' and column_name = 'embedding'`.execute(store.db);
+      select udt_name from information_schema.columns where table_name = 'kb_chunk_embeddings' and column_name = 'embedding'`.execute(
+      store.db,
+    );
     expect(column.rows).toEqual([{ udt_name: 'vector' }]);
     expect(await migrateStore(store.db, store.dialect)).toEqual([]);
     expect((await findKnowledgeBase(store.db, knowledgeBaseId))?.embedding_dimensions).toBe(DIMENSIONS);
@@ -118,7 +154,11 @@ describe('vector chunk search on PostgreSQL with pgvector (PGlite)', () => {
   });
 
   async function embeddingOf(chunkId: number): Promise<Float32Array> {
-    const row = await store.db.selectFrom('kb_chunk_embeddings').select('embedding').where('chunk_id', '=', chunkId).executeTakeFirstOrThrow();
+    const row = await store.db
+      .selectFrom('kb_chunk_embeddings')
+      .select('embedding')
+      .where('chunk_id', '=', chunkId)
+      .executeTakeFirstOrThrow();
     // pg reads pgvector's type as its text form, `[0.1,-0.2,…]`.
     return Float32Array.from(String(row.embedding).slice(1, -1).split(','), Number);
   }

@@ -20,15 +20,28 @@ interface StreamEvent {
   json?: any;
 }
 
-async function uploadFile(server: TestServer, token: string, fileName: string, content: string): Promise<{ id: number; file_path: string }> {
+async function uploadFile(
+  server: TestServer,
+  token: string,
+  fileName: string,
+  content: string,
+): Promise<{ id: number; file_path: string }> {
   const form = new FormData();
   form.append('file', new Blob([content], { type: 'text/markdown' }), fileName);
-  const response = await fetch(`${server.baseUrl}/api/files`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  const response = await fetch(`${server.baseUrl}/api/files`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: form,
+  });
   expect(response.status).toBe(201);
   return (await response.json()) as { id: number; file_path: string };
 }
 
-async function streamEvents(server: TestServer, token: string, body: Record<string, unknown>): Promise<{ events: StreamEvent[]; headers: Headers }> {
+async function streamEvents(
+  server: TestServer,
+  token: string,
+  body: Record<string, unknown>,
+): Promise<{ events: StreamEvent[]; headers: Headers }> {
   const response = await fetch(`${server.baseUrl}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -96,7 +109,10 @@ describe.each(TEST_DIALECTS)('the completion wire format on %s', (dialect) => {
   });
 
   it('streams statuses, then the answer, then finish, sources, usage and [DONE]', async () => {
-    const { events } = await streamEvents(server, token, { model, messages: [{ role: 'user', content: `What divides? ${LEARNER_CANARY}` }] });
+    const { events } = await streamEvents(server, token, {
+      model,
+      messages: [{ role: 'user', content: `What divides? ${LEARNER_CANARY}` }],
+    });
     expect(collapse(events.map(kindOf))).toEqual(['status', 'text', 'finish', 'sources', 'usage', 'done']);
     const statuses = events.filter((event) => kindOf(event) === 'status').map((event) => event.json.status);
     expect(statuses.filter((status) => status.state === 'running').map((status) => status.message)).toEqual([
@@ -114,7 +130,10 @@ describe.each(TEST_DIALECTS)('the completion wire format on %s', (dialect) => {
   });
 
   it('shows through debug-bypass the prompt with every placeholder filled in configured order', async () => {
-    const response = await request(server, 'POST', '/v1/chat/completions', { token, body: { model, messages: [{ role: 'user', content: 'What is {file}?' }] } });
+    const response = await request(server, 'POST', '/v1/chat/completions', {
+      token,
+      body: { model, messages: [{ role: 'user', content: 'What is {file}?' }] },
+    });
     const shown = JSON.parse(response.body.choices[0].message.content);
     expect(shown.messages).toEqual([
       { role: 'system', content: 'Answer from the notes.' },
@@ -124,14 +143,26 @@ describe.each(TEST_DIALECTS)('the completion wire format on %s', (dialect) => {
   });
 
   it('writes status lines into the content when stream_options.status_as_content is set', async () => {
-    const { events } = await streamEvents(server, token, { model, stream_options: { status_as_content: true }, messages: [{ role: 'user', content: 'hi' }] });
+    const { events } = await streamEvents(server, token, {
+      model,
+      stream_options: { status_as_content: true },
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(events.some((event) => kindOf(event) === 'status')).toBe(false);
-    const content = events.filter((event) => kindOf(event) === 'text').map((event) => event.json.choices[0].delta.content ?? '').join('');
-    expect(content.startsWith(`_reading file ${files[0]!.file_path}…_\n\n_reading file ${files[1]!.file_path}…_\n\n_merging tool outputs…_\n\n`)).toBe(true);
+    const content = events
+      .filter((event) => kindOf(event) === 'text')
+      .map((event) => event.json.choices[0].delta.content ?? '')
+      .join('');
+    expect(
+      content.startsWith(`_reading file ${files[0]!.file_path}…_\n\n_reading file ${files[1]!.file_path}…_\n\n_merging tool outputs…_\n\n`),
+    ).toBe(true);
   });
 
   it('stores a trace with markers in place of contents and learner text, readable by the owner only', async () => {
-    const response = await request(server, 'POST', '/v1/chat/completions', { token, body: { model, messages: [{ role: 'user', content: `Explain ${LEARNER_CANARY}` }] } });
+    const response = await request(server, 'POST', '/v1/chat/completions', {
+      token,
+      body: { model, messages: [{ role: 'user', content: `Explain ${LEARNER_CANARY}` }] },
+    });
     const traceId = response.body.trace_id;
     expect(response.headers.get('x-trace-id')).toBe(traceId);
     const trace = await request(server, 'GET', `/api/traces/${traceId}`, { token });
@@ -148,16 +179,25 @@ describe.each(TEST_DIALECTS)('the completion wire format on %s', (dialect) => {
     expect(trace.body.prompt.at(-1).content).toContain(`[user: ${`Explain ${LEARNER_CANARY}`.length} chars]`);
     const stranger = await createUser(server, token, { email: `stranger-${dialect}@merino.test`, role: 'creator' });
     expect((await request(server, 'GET', `/api/traces/${traceId}`, { token: stranger.token })).status).toBe(404);
-    for (const line of server.logLines) for (const canary of [FILE_CANARY, LEARNER_CANARY, PROVIDER_KEY]) expect(line).not.toContain(canary);
+    for (const line of server.logLines)
+      for (const canary of [FILE_CANARY, LEARNER_CANARY, PROVIDER_KEY]) expect(line).not.toContain(canary);
   });
 
   it('records one usage row per request, with the tokens it reported', async () => {
     const before = await server.store.db.selectFrom('usage_logs').selectAll().execute();
-    const response = await request(server, 'POST', '/v1/chat/completions', { token, body: { model, messages: [{ role: 'user', content: 'count me' }] } });
+    const response = await request(server, 'POST', '/v1/chat/completions', {
+      token,
+      body: { model, messages: [{ role: 'user', content: 'count me' }] },
+    });
     await streamEvents(server, token, { model, messages: [{ role: 'user', content: 'and me' }] });
     const after = await server.store.db.selectFrom('usage_logs').selectAll().orderBy('id').execute();
     expect(after).toHaveLength(before.length + 2);
-    expect(after.at(-2)).toMatchObject({ connector: 'bypass', model: 'debug-bypass', outcome: 'completed', total_tokens: response.body.usage.total_tokens });
+    expect(after.at(-2)).toMatchObject({
+      connector: 'bypass',
+      model: 'debug-bypass',
+      outcome: 'completed',
+      total_tokens: response.body.usage.total_tokens,
+    });
     expect(response.body.usage.total_tokens).toBeGreaterThan(0);
   });
 
@@ -168,14 +208,28 @@ describe.each(TEST_DIALECTS)('the completion wire format on %s', (dialect) => {
       body: {
         name: 'Fragile',
         prompt_template: '[{file}] {user_input}',
-        metadata: { assistant_type: 'multi_tool', connector: 'bypass', llm: 'simple-bypass', tools: [{ type: 'single_file_rag', config: { file_path: doomed.file_path } }] },
+        metadata: {
+          assistant_type: 'multi_tool',
+          connector: 'bypass',
+          llm: 'simple-bypass',
+          tools: [{ type: 'single_file_rag', config: { file_path: doomed.file_path } }],
+        },
       },
     });
     expect((await request(server, 'DELETE', `/api/files/${doomed.id}`, { token })).status).toBe(204);
-    const { events } = await streamEvents(server, token, { model: `lamb_assistant.${created.body.id}`, messages: [{ role: 'user', content: 'still there?' }] });
-    const failed = events.filter((event) => kindOf(event) === 'status').map((event) => event.json.status).find((status) => status.state === 'error');
+    const { events } = await streamEvents(server, token, {
+      model: `lamb_assistant.${created.body.id}`,
+      messages: [{ role: 'user', content: 'still there?' }],
+    });
+    const failed = events
+      .filter((event) => kindOf(event) === 'status')
+      .map((event) => event.json.status)
+      .find((status) => status.state === 'error');
     expect(failed.message).toContain(`reading file ${doomed.file_path}`);
-    const answer = events.filter((event) => kindOf(event) === 'text').map((event) => event.json.choices[0].delta.content).join('');
+    const answer = events
+      .filter((event) => kindOf(event) === 'text')
+      .map((event) => event.json.choices[0].delta.content)
+      .join('');
     expect(answer).toBe('[] \n\nstill there?\n\n');
   });
 
@@ -185,7 +239,12 @@ describe.each(TEST_DIALECTS)('the completion wire format on %s', (dialect) => {
       name: '5_Physics_Helper',
       description: 'Helps with physics',
       owner: 'teacher@lamb.example',
-      api_callback: JSON.stringify({ prompt_processor: 'simple_augment', connector: 'bypass', llm: 'debug-bypass', rag_processor: 'no_rag' }),
+      api_callback: JSON.stringify({
+        prompt_processor: 'simple_augment',
+        connector: 'bypass',
+        llm: 'debug-bypass',
+        rag_processor: 'no_rag',
+      }),
       metadata: JSON.stringify({ prompt_processor: 'simple_augment', connector: 'bypass', llm: 'debug-bypass', rag_processor: 'no_rag' }),
       system_prompt: 'You explain physics simply.',
       prompt_template: 'Context: {context}\nStudent asks: {user_input}',

@@ -38,13 +38,22 @@ describe.each(TEST_DIALECTS)('the provider SDK never writes to the console on %s
   it('answers a malformed provider chunk with an error chunk and leaves the console silent', async () => {
     const spies = CONSOLE_METHODS.map((method) => vi.spyOn(console, method));
     try {
-      fake.enqueue({ chunks: ['one ', 'two'], malformedAfterChunks: 2 }, { text: 'fine', usage: { prompt_tokens: 1, completion_tokens: 1 } });
-      const cut = await request(server, 'POST', '/v1/chat/completions', { token, body: { model, stream: true, messages: [{ role: 'user', content: 'x' }] } });
+      fake.enqueue(
+        { chunks: ['one ', 'two'], malformedAfterChunks: 2 },
+        { text: 'fine', usage: { prompt_tokens: 1, completion_tokens: 1 } },
+      );
+      const cut = await request(server, 'POST', '/v1/chat/completions', {
+        token,
+        body: { model, stream: true, messages: [{ role: 'user', content: 'x' }] },
+      });
       expect(cut.status).toBe(200);
       expect(cut.text).not.toContain('[DONE]');
       expect(cut.text).not.toContain('not json');
       expect(cut.text).toContain('"code":"upstream_error"');
-      const whole = await request(server, 'POST', '/v1/chat/completions', { token, body: { model, messages: [{ role: 'user', content: 'x' }] } });
+      const whole = await request(server, 'POST', '/v1/chat/completions', {
+        token,
+        body: { model, messages: [{ role: 'user', content: 'x' }] },
+      });
       expect(whole.status).toBe(200);
       for (const spy of spies) expect(spy.mock.calls).toEqual([]);
     } finally {

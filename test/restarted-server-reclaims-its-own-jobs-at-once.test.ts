@@ -33,15 +33,29 @@ describe.each(TEST_DIALECTS)('a restarted server on %s', (dialect) => {
   it('reclaims the job its killed predecessor held at once, and leaves the jobs of live processes and other hosts alone', async () => {
     database = await createTestDatabase(dialect);
     embeddings = await startGatedEmbeddingServer();
-    const environment = { INGESTION_POLL_MS: '20', INGESTION_LEASE_MS: String(HOUR), OPENAI_API_KEY: PROVIDER_KEY, OPENAI_BASE_URL: embeddings.baseUrl };
+    const environment = {
+      INGESTION_POLL_MS: '20',
+      INGESTION_LEASE_MS: String(HOUR),
+      OPENAI_API_KEY: PROVIDER_KEY,
+      OPENAI_BASE_URL: embeddings.baseUrl,
+    };
 
     killed = await startServerProcess(database, environment);
     const login = await request(killed, 'POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });
     const token = login.body.token as string;
-    const created = await request(killed, 'POST', '/api/knowledge-bases', { token, body: { name: 'Minerals', embeddings: { connector: 'openai', model: 'text-embedding-3-small' } } });
+    const created = await request(killed, 'POST', '/api/knowledge-bases', {
+      token,
+      body: { name: 'Minerals', embeddings: { connector: 'openai', model: 'text-embedding-3-small' } },
+    });
     expect(created.status, created.text).toBe(201);
     const kb = created.body.id as number;
-    const uploaded = await uploadDocument(killed, token, kb, 'quartz.md', '# Quartz\n\nQuartz is a hard mineral made of silicon and oxygen.');
+    const uploaded = await uploadDocument(
+      killed,
+      token,
+      kb,
+      'quartz.md',
+      '# Quartz\n\nQuartz is a hard mineral made of silicon and oxygen.',
+    );
     expect(uploaded.status, uploaded.text).toBe(202);
     const jobId = uploaded.body.job_id as number;
     // The killed process's runner is now waiting for its embeddings: the job is in its hands.
@@ -95,12 +109,39 @@ describe.each(TEST_DIALECTS)('a restarted server on %s', (dialect) => {
       const now = new Date().toISOString();
       const document = await db
         .insertInto('kb_documents')
-        .values({ knowledge_base_id: kb, file_name: `${name}.txt`, content_type: 'text/plain', size_bytes: 4, source_url: null, status: 'processing', error: null, chunk_count: 0, page_count: null, metadata: '{}', created_at: now, updated_at: now })
+        .values({
+          knowledge_base_id: kb,
+          file_name: `${name}.txt`,
+          content_type: 'text/plain',
+          size_bytes: 4,
+          source_url: null,
+          status: 'processing',
+          error: null,
+          chunk_count: 0,
+          page_count: null,
+          metadata: '{}',
+          created_at: now,
+          updated_at: now,
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
       const job = await db
         .insertInto('ingestion_jobs')
-        .values({ knowledge_base_id: kb, document_id: document.id, status: 'processing', progress_current: 1, progress_total: 4, message: 'Extracting the text.', error: null, attempts: 1, lease_owner: owner, lease_expires_at: leaseEnd, created_at: now, updated_at: now, finished_at: null })
+        .values({
+          knowledge_base_id: kb,
+          document_id: document.id,
+          status: 'processing',
+          progress_current: 1,
+          progress_total: 4,
+          message: 'Extracting the text.',
+          error: null,
+          attempts: 1,
+          lease_owner: owner,
+          lease_expires_at: leaseEnd,
+          created_at: now,
+          updated_at: now,
+          finished_at: null,
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
       jobIds[name] = job.id;
@@ -111,8 +152,22 @@ describe.each(TEST_DIALECTS)('a restarted server on %s', (dialect) => {
     try {
       const uploaded = await uploadDocument(second, token, kb, 'fresh.txt', 'Feldspar is the most common mineral group in the crust.');
       expect((await waitForJob(second, token, kb, uploaded.body.job_id)).status).toBe('completed');
-      const rows = await db.selectFrom('ingestion_jobs').select(['id', 'status', 'lease_owner', 'lease_expires_at', 'attempts']).where('knowledge_base_id', '=', kb).where('id', '!=', uploaded.body.job_id).orderBy('id').execute();
-      expect(rows).toEqual(Object.entries(holders).map(([name, owner]) => ({ id: jobIds[name], status: 'processing', lease_owner: owner, lease_expires_at: leaseEnd, attempts: 1 })));
+      const rows = await db
+        .selectFrom('ingestion_jobs')
+        .select(['id', 'status', 'lease_owner', 'lease_expires_at', 'attempts'])
+        .where('knowledge_base_id', '=', kb)
+        .where('id', '!=', uploaded.body.job_id)
+        .orderBy('id')
+        .execute();
+      expect(rows).toEqual(
+        Object.entries(holders).map(([name, owner]) => ({
+          id: jobIds[name],
+          status: 'processing',
+          lease_owner: owner,
+          lease_expires_at: leaseEnd,
+          attempts: 1,
+        })),
+      );
       expect(second.logLines.some((line) => line.includes('ingestion jobs of dead processes on this machine released'))).toBe(false);
     } finally {
       await second.close();

@@ -46,8 +46,22 @@ describe.each(TEST_DIALECTS)('migration 0010 on %s', (dialect) => {
 
     const organizationA = await insertOrganization(db, 'a', 'A');
     const organizationB = await insertOrganization(db, 'b', 'B');
-    const ownerA = await insertUser(db, { organizationId: organizationA, email: 'a@merino.test', name: 'A', passwordHash: null, role: 'creator', isSystemAdmin: false });
-    const ownerB = await insertUser(db, { organizationId: organizationB, email: 'b@merino.test', name: 'B', passwordHash: null, role: 'creator', isSystemAdmin: false });
+    const ownerA = await insertUser(db, {
+      organizationId: organizationA,
+      email: 'a@merino.test',
+      name: 'A',
+      passwordHash: null,
+      role: 'creator',
+      isSystemAdmin: false,
+    });
+    const ownerB = await insertUser(db, {
+      organizationId: organizationB,
+      email: 'b@merino.test',
+      name: 'B',
+      passwordHash: null,
+      role: 'creator',
+      isSystemAdmin: false,
+    });
     const row = (rubricId: string, ownerId: number, organizationId: number, deletedAt: string | null) => ({
       rubric_id: rubricId,
       owner_id: ownerId,
@@ -61,7 +75,14 @@ describe.each(TEST_DIALECTS)('migration 0010 on %s', (dialect) => {
       updated_at: '2025-01-02T00:00:00.000Z',
       deleted_at: deletedAt,
     });
-    await db.insertInto('rubrics').values([row('essay-rubric-a', ownerA, organizationA, null), row('deleted-rubric-a', ownerA, organizationA, '2025-02-01T00:00:00.000Z'), row('essay-rubric-b', ownerB, organizationB, null)]).execute();
+    await db
+      .insertInto('rubrics')
+      .values([
+        row('essay-rubric-a', ownerA, organizationA, null),
+        row('deleted-rubric-a', ownerA, organizationA, '2025-02-01T00:00:00.000Z'),
+        row('essay-rubric-b', ownerB, organizationB, null),
+      ])
+      .execute();
     const before = await db.selectFrom('rubrics').selectAll().orderBy('id').execute();
 
     expect((await migrator.migrateToLatest()).error).toBeUndefined();
@@ -69,11 +90,29 @@ describe.each(TEST_DIALECTS)('migration 0010 on %s', (dialect) => {
     expect(after).toEqual(before);
 
     // Another organization may now hold the same id; the same organization still may not, deleted or not.
-    await db.insertInto('rubrics').values(row('essay-rubric-a', ownerB, organizationB, null)).execute();
-    await expect(db.insertInto('rubrics').values(row('essay-rubric-a', ownerA, organizationA, null)).execute()).rejects.toThrow();
-    await expect(db.insertInto('rubrics').values(row('deleted-rubric-a', ownerA, organizationA, null)).execute()).rejects.toThrow();
+    await db
+      .insertInto('rubrics')
+      .values(row('essay-rubric-a', ownerB, organizationB, null))
+      .execute();
+    await expect(
+      db
+        .insertInto('rubrics')
+        .values(row('essay-rubric-a', ownerA, organizationA, null))
+        .execute(),
+    ).rejects.toThrow();
+    await expect(
+      db
+        .insertInto('rubrics')
+        .values(row('deleted-rubric-a', ownerA, organizationA, null))
+        .execute(),
+    ).rejects.toThrow();
     // New rows continue the row ids instead of reusing one.
-    const newest = await db.selectFrom('rubrics').select('id').where('owner_id', '=', ownerB).where('rubric_id', '=', 'essay-rubric-a').executeTakeFirstOrThrow();
+    const newest = await db
+      .selectFrom('rubrics')
+      .select('id')
+      .where('owner_id', '=', ownerB)
+      .where('rubric_id', '=', 'essay-rubric-a')
+      .executeTakeFirstOrThrow();
     expect(newest.id).toBeGreaterThan(Math.max(...before.map((rubric) => rubric.id)));
   });
 });

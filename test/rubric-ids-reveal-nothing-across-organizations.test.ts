@@ -46,11 +46,22 @@ describe.each(TEST_DIALECTS)('rubric ids across organizations on %s', (dialect) 
     system = await loginAsAdmin(server);
     organizationA = await insertOrganization(server.store.db, `rubrics-a-${dialect}`, 'A');
     organizationB = await insertOrganization(server.store.db, `rubrics-b-${dialect}`, 'B');
-    tokens.creatorA = (await createUser(server, system, { email: 'creator.a@merino.test', role: 'creator', organization_id: organizationA })).token;
-    tokens.adminA = (await createUser(server, system, { email: 'admin.a@merino.test', role: 'admin', organization_id: organizationA })).token;
-    tokens.creatorB = (await createUser(server, system, { email: 'creator.b@merino.test', role: 'creator', organization_id: organizationB })).token;
-    tokens.learnerB = (await createUser(server, system, { email: 'learner.b@merino.test', role: 'learner', organization_id: organizationB })).token;
-    const privateInA = await request(server, 'POST', '/api/rubrics', { token: tokens.creatorA, body: rubricBody('Private in A', { rubricId: CHOSEN_ID }) });
+    tokens.creatorA = (
+      await createUser(server, system, { email: 'creator.a@merino.test', role: 'creator', organization_id: organizationA })
+    ).token;
+    tokens.adminA = (
+      await createUser(server, system, { email: 'admin.a@merino.test', role: 'admin', organization_id: organizationA })
+    ).token;
+    tokens.creatorB = (
+      await createUser(server, system, { email: 'creator.b@merino.test', role: 'creator', organization_id: organizationB })
+    ).token;
+    tokens.learnerB = (
+      await createUser(server, system, { email: 'learner.b@merino.test', role: 'learner', organization_id: organizationB })
+    ).token;
+    const privateInA = await request(server, 'POST', '/api/rubrics', {
+      token: tokens.creatorA,
+      body: rubricBody('Private in A', { rubricId: CHOSEN_ID }),
+    });
     expect(privateInA.status, privateInA.text).toBe(201);
   });
 
@@ -59,15 +70,24 @@ describe.each(TEST_DIALECTS)('rubric ids across organizations on %s', (dialect) 
   });
 
   it("lets another organization choose the same rubricId: no 409, nothing about A's rubric in the answer", async () => {
-    const created = await request(server, 'POST', '/api/rubrics', { token: tokens.creatorB, body: rubricBody('Own in B', { rubricId: CHOSEN_ID }) });
+    const created = await request(server, 'POST', '/api/rubrics', {
+      token: tokens.creatorB,
+      body: rubricBody('Own in B', { rubricId: CHOSEN_ID }),
+    });
     expect(created.status, created.text).toBe(201);
     expect(created.body).toMatchObject({ rubricId: CHOSEN_ID, title: 'Own in B', organization_id: organizationB, is_mine: true });
     expect(created.text).not.toContain('Private in A');
   });
 
   it('answers the same for an id taken in another organization as for a fresh one', async () => {
-    const taken = await request(server, 'POST', '/api/rubrics', { token: tokens.creatorB, body: rubricBody('Probe', { rubricId: 'probe-that-a-never-used', visibility: 'private' }) });
-    const probeOfA = await request(server, 'POST', '/api/rubrics', { token: tokens.adminA, body: rubricBody('A fresh one', { rubricId: 'probe-that-a-never-used' }) });
+    const taken = await request(server, 'POST', '/api/rubrics', {
+      token: tokens.creatorB,
+      body: rubricBody('Probe', { rubricId: 'probe-that-a-never-used', visibility: 'private' }),
+    });
+    const probeOfA = await request(server, 'POST', '/api/rubrics', {
+      token: tokens.adminA,
+      body: rubricBody('A fresh one', { rubricId: 'probe-that-a-never-used' }),
+    });
     expect([taken.status, probeOfA.status]).toEqual([201, 201]);
   });
 
@@ -75,23 +95,61 @@ describe.each(TEST_DIALECTS)('rubric ids across organizations on %s', (dialect) 
     const readByA = await request(server, 'GET', `/api/rubrics/${CHOSEN_ID}`, { token: tokens.adminA });
     const readByB = await request(server, 'GET', `/api/rubrics/${CHOSEN_ID}`, { token: tokens.creatorB });
     expect([readByA.body.title, readByB.body.title]).toEqual(['Private in A', 'Own in B']);
-    const bReachingIntoA = await request(server, 'GET', `/api/rubrics/${CHOSEN_ID}?organization_id=${organizationA}`, { token: tokens.creatorB });
+    const bReachingIntoA = await request(server, 'GET', `/api/rubrics/${CHOSEN_ID}?organization_id=${organizationA}`, {
+      token: tokens.creatorB,
+    });
     expect(bReachingIntoA.status).toBe(404);
     expect(bReachingIntoA.text).not.toContain('Private in A');
-    expect((await request(server, 'PATCH', `/api/rubrics/${CHOSEN_ID}?organization_id=${organizationA}`, { token: tokens.creatorB, body: { title: 'Taken over' } })).status).toBe(404);
-    expect((await request(server, 'DELETE', `/api/rubrics/${CHOSEN_ID}?organization_id=${organizationA}`, { token: tokens.creatorB })).status).toBe(404);
-    expect((await request(server, 'GET', `/api/rubrics/${CHOSEN_ID}/export?organization_id=${organizationA}`, { token: tokens.creatorB })).status).toBe(404);
+    expect(
+      (
+        await request(server, 'PATCH', `/api/rubrics/${CHOSEN_ID}?organization_id=${organizationA}`, {
+          token: tokens.creatorB,
+          body: { title: 'Taken over' },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (await request(server, 'DELETE', `/api/rubrics/${CHOSEN_ID}?organization_id=${organizationA}`, { token: tokens.creatorB })).status,
+    ).toBe(404);
+    expect(
+      (await request(server, 'GET', `/api/rubrics/${CHOSEN_ID}/export?organization_id=${organizationA}`, { token: tokens.creatorB }))
+        .status,
+    ).toBe(404);
     expect((await request(server, 'GET', `/api/rubrics/${CHOSEN_ID}`, { token: tokens.adminA })).body.title).toBe('Private in A');
   });
 
   it('still refuses an id taken in the same organization, deleted rubrics included (409)', async () => {
-    const again = await request(server, 'POST', '/api/rubrics', { token: tokens.adminA, body: rubricBody('Duplicate', { rubricId: CHOSEN_ID }) });
+    const again = await request(server, 'POST', '/api/rubrics', {
+      token: tokens.adminA,
+      body: rubricBody('Duplicate', { rubricId: CHOSEN_ID }),
+    });
     expect(again.status).toBe(409);
     expect(again.body.error).toMatchObject({ code: 'rubric_id_taken', param: 'rubricId' });
-    expect((await request(server, 'POST', '/api/rubrics', { token: tokens.creatorB, body: rubricBody('Doomed', { rubricId: 'doomed-rubric-in-b' }) })).status).toBe(201);
+    expect(
+      (
+        await request(server, 'POST', '/api/rubrics', {
+          token: tokens.creatorB,
+          body: rubricBody('Doomed', { rubricId: 'doomed-rubric-in-b' }),
+        })
+      ).status,
+    ).toBe(201);
     expect((await request(server, 'DELETE', '/api/rubrics/doomed-rubric-in-b', { token: tokens.creatorB })).status).toBe(204);
-    expect((await request(server, 'POST', '/api/rubrics', { token: tokens.creatorB, body: rubricBody('Reborn', { rubricId: 'doomed-rubric-in-b' }) })).status).toBe(409);
-    expect((await request(server, 'POST', '/api/rubrics', { token: tokens.creatorA, body: rubricBody('Elsewhere', { rubricId: 'doomed-rubric-in-b' }) })).status).toBe(201);
+    expect(
+      (
+        await request(server, 'POST', '/api/rubrics', {
+          token: tokens.creatorB,
+          body: rubricBody('Reborn', { rubricId: 'doomed-rubric-in-b' }),
+        })
+      ).status,
+    ).toBe(409);
+    expect(
+      (
+        await request(server, 'POST', '/api/rubrics', {
+          token: tokens.creatorA,
+          body: rubricBody('Elsewhere', { rubricId: 'doomed-rubric-in-b' }),
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it('lets a system admin name the organization when several hold the id, and reach a unique one without naming it', async () => {
@@ -101,7 +159,10 @@ describe.each(TEST_DIALECTS)('rubric ids across organizations on %s', (dialect) 
     const named = await request(server, 'GET', `/api/rubrics/${CHOSEN_ID}?organization_id=${organizationB}`, { token: system });
     expect(named.status, named.text).toBe(200);
     expect(named.body.title).toBe('Own in B');
-    const onlyInA = await request(server, 'POST', '/api/rubrics', { token: tokens.creatorA, body: rubricBody('Only in A', { rubricId: 'only-in-organization-a' }) });
+    const onlyInA = await request(server, 'POST', '/api/rubrics', {
+      token: tokens.creatorA,
+      body: rubricBody('Only in A', { rubricId: 'only-in-organization-a' }),
+    });
     expect(onlyInA.status).toBe(201);
     expect((await request(server, 'GET', '/api/rubrics/only-in-organization-a', { token: system })).body.title).toBe('Only in A');
   });
@@ -109,7 +170,11 @@ describe.each(TEST_DIALECTS)('rubric ids across organizations on %s', (dialect) 
   it("fills an assistant's rubric from its owner's organization only", async () => {
     const assistant = await request(server, 'POST', '/api/assistants', {
       token: tokens.creatorB,
-      body: { name: 'Grader B', prompt_template: 'Rubric:\n{context}\n{user_input}', metadata: { connector: 'bypass', llm: 'debug-bypass', rag_processor: 'rubric_rag', rubric_id: CHOSEN_ID } },
+      body: {
+        name: 'Grader B',
+        prompt_template: 'Rubric:\n{context}\n{user_input}',
+        metadata: { connector: 'bypass', llm: 'debug-bypass', rag_processor: 'rubric_rag', rubric_id: CHOSEN_ID },
+      },
     });
     expect(assistant.status, assistant.text).toBe(201);
     const answer = await request(server, 'POST', '/v1/chat/completions', {

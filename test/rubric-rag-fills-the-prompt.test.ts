@@ -53,20 +53,37 @@ describe.each(TEST_DIALECTS)('rubric_rag on %s', (dialect) => {
   async function createAssistant(name: string, promptTemplate: string, metadata: Record<string, unknown>): Promise<string> {
     const response = await request(server, 'POST', '/api/assistants', {
       token: ownerToken,
-      body: { name, system_prompt: 'You grade essays.', prompt_template: promptTemplate, metadata: { connector: 'bypass', llm: 'debug-bypass', ...metadata } },
+      body: {
+        name,
+        system_prompt: 'You grade essays.',
+        prompt_template: promptTemplate,
+        metadata: { connector: 'bypass', llm: 'debug-bypass', ...metadata },
+      },
     });
     expect(response.status, response.text).toBe(201);
     return `lamb_assistant.${response.body.id}`;
   }
 
-  const multiTool = (name: string, tools: unknown[]) => createAssistant(name, 'Rubric:{rubric}Work:{user_input}', { assistant_type: 'multi_tool', tools });
-  const classic = (name: string, metadata: Record<string, unknown>) => createAssistant(name, 'Context: {context}\nStudent work: {user_input}', { rag_processor: 'rubric_rag', ...metadata });
+  const multiTool = (name: string, tools: unknown[]) =>
+    createAssistant(name, 'Rubric:{rubric}Work:{user_input}', { assistant_type: 'multi_tool', tools });
+  const classic = (name: string, metadata: Record<string, unknown>) =>
+    createAssistant(name, 'Context: {context}\nStudent work: {user_input}', { rag_processor: 'rubric_rag', ...metadata });
 
   /** What debug-bypass answers: the messages the model would have received, and the run's sources. */
-  async function shownPrompt(model: string, token = ownerToken): Promise<{ messages: Array<{ role: string; content: string }>; sources: Array<Record<string, unknown>>; traceId?: string }> {
-    const response = await request(server, 'POST', '/v1/chat/completions', { token, body: { model, messages: [{ role: 'user', content: LEARNER_WORK }] } });
+  async function shownPrompt(
+    model: string,
+    token = ownerToken,
+  ): Promise<{ messages: Array<{ role: string; content: string }>; sources: Array<Record<string, unknown>>; traceId?: string }> {
+    const response = await request(server, 'POST', '/v1/chat/completions', {
+      token,
+      body: { model, messages: [{ role: 'user', content: LEARNER_WORK }] },
+    });
     expect(response.status, response.text).toBe(200);
-    return { messages: JSON.parse(response.body.choices[0].message.content).messages, sources: response.body.sources ?? [], traceId: response.body.trace_id };
+    return {
+      messages: JSON.parse(response.body.choices[0].message.content).messages,
+      sources: response.body.sources ?? [],
+      traceId: response.body.trace_id,
+    };
   }
 
   async function statuses(model: string): Promise<Status[]> {
@@ -76,7 +93,10 @@ describe.each(TEST_DIALECTS)('rubric_rag on %s', (dialect) => {
       body: JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: LEARNER_WORK }] }),
     });
     expect(response.status).toBe(200);
-    const chunks = (await response.text()).split('\n\n').filter((block) => block.startsWith('data: {')).map((block) => JSON.parse(block.slice(6)));
+    const chunks = (await response.text())
+      .split('\n\n')
+      .filter((block) => block.startsWith('data: {'))
+      .map((block) => JSON.parse(block.slice(6)));
     return chunks.filter((chunk) => chunk.status).map((chunk) => chunk.status as Status);
   }
 
@@ -95,9 +115,15 @@ describe.each(TEST_DIALECTS)('rubric_rag on %s', (dialect) => {
     learnerToken = learner.token;
     documents.own = await createRubric(ownerToken, rubricBody('essay-rubric-2025', 'Essay writing'));
     documents.numeric = await createRubric(ownerToken, rubricBody('12345678901', 'Numbered rubric'));
-    documents.colleagueShared = await createRubric(colleague.token, rubricBody('colleague-shared-01', 'Shared by a colleague', 'organization'));
+    documents.colleagueShared = await createRubric(
+      colleague.token,
+      rubricBody('colleague-shared-01', 'Shared by a colleague', 'organization'),
+    );
     documents.colleaguePrivate = await createRubric(colleague.token, rubricBody('colleague-private-01', 'Private to a colleague'));
-    documents.elsewhere = await createRubric(outsider.token, rubricBody('elsewhere-shared-01', 'Shared in another organization', 'organization'));
+    documents.elsewhere = await createRubric(
+      outsider.token,
+      rubricBody('elsewhere-shared-01', 'Shared in another organization', 'organization'),
+    );
     documents.deleted = await createRubric(ownerToken, rubricBody('deleted-rubric-01', 'Deleted rubric'));
     expect((await request(server, 'DELETE', '/api/rubrics/deleted-rubric-01', { token: ownerToken })).status).toBe(204);
   });
@@ -114,10 +140,27 @@ describe.each(TEST_DIALECTS)('rubric_rag on %s', (dialect) => {
       { role: 'user', content: `Rubric:\n\n${evaluationMarkdown(documents.own!)}\n\nWork:\n\n${LEARNER_WORK}\n\n` },
     ]);
     const document = shown.messages[1]!.content;
-    for (const part of ['# Essay writing', '## Scoring instructions', '÷ 4 × 20', '## Criteria overview', '| 1 | Thesis | 3 | 75% | 0–4 |', '## Performance levels', '## Expected output format']) {
+    for (const part of [
+      '# Essay writing',
+      '## Scoring instructions',
+      '÷ 4 × 20',
+      '## Criteria overview',
+      '| 1 | Thesis | 3 | 75% | 0–4 |',
+      '## Performance levels',
+      '## Expected output format',
+    ]) {
       expect(document).toContain(part);
     }
-    expect(shown.sources).toEqual([{ title: 'Essay writing', url: 'rubric:essay-rubric-2025', rubric_id: 'essay-rubric-2025', format: 'markdown', tool: 'rubric_rag', placeholder: 'rubric' }]);
+    expect(shown.sources).toEqual([
+      {
+        title: 'Essay writing',
+        url: 'rubric:essay-rubric-2025',
+        rubric_id: 'essay-rubric-2025',
+        format: 'markdown',
+        tool: 'rubric_rag',
+        placeholder: 'rubric',
+      },
+    ]);
   });
 
   it('fills {rubric} with the JSON evaluation document when the config asks for json (by the alias rubric)', async () => {
@@ -132,7 +175,9 @@ describe.each(TEST_DIALECTS)('rubric_rag on %s', (dialect) => {
   it('fills {context} of a classic assistant from metadata.rubric_id and rubric_format, followed by its source', async () => {
     const model = await classic('Classic markdown', { rubric_id: 'essay-rubric-2025', rubric_format: 'markdown' });
     const sourceList = '\n\n## Available Sources\n\n1. [Essay writing](rubric:essay-rubric-2025)\n';
-    expect((await shownPrompt(model)).messages[1]!.content).toBe(`Context: \n\n${evaluationMarkdown(documents.own!)}${sourceList}\n\n\nStudent work: \n\n${LEARNER_WORK}\n\n`);
+    expect((await shownPrompt(model)).messages[1]!.content).toBe(
+      `Context: \n\n${evaluationMarkdown(documents.own!)}${sourceList}\n\n\nStudent work: \n\n${LEARNER_WORK}\n\n`,
+    );
     const json = await classic('Classic json', { rubric_id: 'essay-rubric-2025', rubric_format: 'json' });
     expect((await shownPrompt(json)).messages[1]!.content).toContain(evaluationJson(documents.own!));
   });
@@ -155,7 +200,9 @@ describe.each(TEST_DIALECTS)('rubric_rag on %s', (dialect) => {
   it("reads with the owner's permissions: a learner chatting gets the owner's private rubric, and a colleague's shared rubric is usable", async () => {
     const model = await multiTool('Published grader', [{ type: 'rubric_rag', config: { rubric_id: 'essay-rubric-2025' } }]);
     const id = model.slice('lamb_assistant.'.length);
-    expect((await request(server, 'PUT', `/api/assistants/${id}/publish`, { token: ownerToken, body: { published: true } })).status).toBe(200);
+    expect((await request(server, 'PUT', `/api/assistants/${id}/publish`, { token: ownerToken, body: { published: true } })).status).toBe(
+      200,
+    );
     expect((await request(server, 'GET', '/api/rubrics/essay-rubric-2025', { token: learnerToken })).status).toBe(404);
     expect((await shownPrompt(model, learnerToken)).messages[1]!.content).toContain(evaluationMarkdown(documents.own!));
     const shared = await multiTool('Colleague rubric', [{ type: 'rubric_rag', config: { rubric_id: 'colleague-shared-01' } }]);
@@ -190,13 +237,26 @@ describe.each(TEST_DIALECTS)('rubric_rag on %s', (dialect) => {
       body: {
         name: 'Verbose grader',
         prompt_template: '{rubric}{user_input}',
-        metadata: { assistant_type: 'multi_tool', connector: 'bypass', llm: 'debug-bypass', verbose: true, tools: [{ type: 'rubric_rag', config: { rubric_id: 'essay-rubric-2025' } }] },
+        metadata: {
+          assistant_type: 'multi_tool',
+          connector: 'bypass',
+          llm: 'debug-bypass',
+          verbose: true,
+          tools: [{ type: 'rubric_rag', config: { rubric_id: 'essay-rubric-2025' } }],
+        },
       },
     });
     const { traceId } = await shownPrompt(`lamb_assistant.${created.body.id}`);
     const trace = await request(server, 'GET', `/api/traces/${traceId}`, { token: ownerToken });
     expect(trace.status).toBe(200);
-    expect(trace.body.steps).toEqual([expect.objectContaining({ tool: 'rubric_rag', placeholder: 'rubric', input: { rubric_id: 'essay-rubric-2025', format: 'markdown' }, outputCharacters: evaluationMarkdown(documents.own!).length })]);
+    expect(trace.body.steps).toEqual([
+      expect.objectContaining({
+        tool: 'rubric_rag',
+        placeholder: 'rubric',
+        input: { rubric_id: 'essay-rubric-2025', format: 'markdown' },
+        outputCharacters: evaluationMarkdown(documents.own!).length,
+      }),
+    ]);
     expect(JSON.stringify(trace.body)).not.toContain(RUBRIC_CANARY);
   });
 });

@@ -38,7 +38,10 @@ function documentOf(view: Record<string, unknown>): Record<string, unknown> {
 }
 
 function withoutDates(markdown: string): string {
-  return markdown.split('\n').filter((line) => !line.startsWith('*Created') && !line.startsWith('*Last modified')).join('\n');
+  return markdown
+    .split('\n')
+    .filter((line) => !line.startsWith('*Created') && !line.startsWith('*Last modified'))
+    .join('\n');
 }
 
 function expectError(response: JsonResponse, status: number, code: string, param?: string | null): void {
@@ -52,7 +55,8 @@ describe.each(TEST_DIALECTS)('the rubrics API on %s', (dialect) => {
   const tokens = { system: '', adminA: '', owner: '', creatorA: '', learnerA: '', adminB: '' };
   let organizationAId: number;
 
-  const call = (token: string, method: string, path: string, body?: unknown) => request(server, method, path, { token, ...(body !== undefined && { body }) });
+  const call = (token: string, method: string, path: string, body?: unknown) =>
+    request(server, method, path, { token, ...(body !== undefined && { body }) });
 
   async function createRubric(token: string, body: Record<string, unknown> = rubricBody()): Promise<Record<string, any>> {
     const response = await call(token, 'POST', '/api/rubrics', body);
@@ -72,7 +76,13 @@ describe.each(TEST_DIALECTS)('the rubrics API on %s', (dialect) => {
       createUser(server, tokens.system, { email: 'learner.a@merino.test', role: 'learner', organization_id: organizationAId }),
       createUser(server, tokens.system, { email: 'admin.b@merino.test', role: 'admin', organization_id: organizationBId }),
     ]);
-    Object.assign(tokens, { adminA: adminA.token, owner: owner.token, creatorA: creatorA.token, learnerA: learnerA.token, adminB: adminB.token });
+    Object.assign(tokens, {
+      adminA: adminA.token,
+      owner: owner.token,
+      creatorA: creatorA.token,
+      learnerA: learnerA.token,
+      adminB: adminB.token,
+    });
   });
 
   afterAll(async () => {
@@ -84,9 +94,27 @@ describe.each(TEST_DIALECTS)('the rubrics API on %s', (dialect) => {
       const created = await createRubric(tokens.owner);
       expect(created.rubricId).toMatch(UUID_PATTERN);
       expect(created.criteria.map((criterion: { id: string }) => criterion.id)).toEqual(['criterion-1', 'criterion-2']);
-      expect(created.criteria[1].levels.map((level: { id: string }) => level.id)).toEqual(['criterion-2-level-1', 'criterion-2-level-2', 'criterion-2-level-3', 'criterion-2-level-4']);
-      expect(created).toMatchObject({ title: 'Essay writing', scoringType: 'points', maxScore: 10, visibility: 'private', owner: 'owner.a@merino.test', organization_id: organizationAId, is_mine: true });
-      expect(created.metadata).toEqual({ subject: 'English', gradeLevel: '10', createdAt: created.created_at, modifiedAt: created.created_at });
+      expect(created.criteria[1].levels.map((level: { id: string }) => level.id)).toEqual([
+        'criterion-2-level-1',
+        'criterion-2-level-2',
+        'criterion-2-level-3',
+        'criterion-2-level-4',
+      ]);
+      expect(created).toMatchObject({
+        title: 'Essay writing',
+        scoringType: 'points',
+        maxScore: 10,
+        visibility: 'private',
+        owner: 'owner.a@merino.test',
+        organization_id: organizationAId,
+        is_mine: true,
+      });
+      expect(created.metadata).toEqual({
+        subject: 'English',
+        gradeLevel: '10',
+        createdAt: created.created_at,
+        modifiedAt: created.created_at,
+      });
       const fetched = await call(tokens.owner, 'GET', `/api/rubrics/${created.rubricId}`);
       expect(fetched.body).toEqual(created);
       const audit = await listAuditEntries(server.store.db, { action: 'rubric.create', targetId: created.rubricId });
@@ -94,9 +122,17 @@ describe.each(TEST_DIALECTS)('the rubrics API on %s', (dialect) => {
     });
 
     it('keeps a rubricId the client chose, and refuses one already taken with 409', async () => {
-      const created = await createRubric(tokens.owner, rubricBody('Lab report', { rubricId: 'lab-report-2025', visibility: 'organization' }));
+      const created = await createRubric(
+        tokens.owner,
+        rubricBody('Lab report', { rubricId: 'lab-report-2025', visibility: 'organization' }),
+      );
       expect(created).toMatchObject({ rubricId: 'lab-report-2025', visibility: 'organization' });
-      expectError(await call(tokens.creatorA, 'POST', '/api/rubrics', rubricBody('Copy', { rubricId: 'lab-report-2025' })), 409, 'rubric_id_taken', 'rubricId');
+      expectError(
+        await call(tokens.creatorA, 'POST', '/api/rubrics', rubricBody('Copy', { rubricId: 'lab-report-2025' })),
+        409,
+        'rubric_id_taken',
+        'rubricId',
+      );
     });
 
     it('refuses a rubric that breaks LAMB rules with 400 naming each path', async () => {
@@ -107,12 +143,21 @@ describe.each(TEST_DIALECTS)('the rubrics API on %s', (dialect) => {
       const response = await call(tokens.owner, 'POST', '/api/rubrics', { ...body, maxScore: 0 });
       expectError(response, 400, 'invalid_body', 'criteria[0].levels');
       expect(response.body.error.message).toBe('"criteria[0].levels" must hold at least 2 performance levels (it holds 1).');
-      expect(response.body.error.details.errors.map((problem: { path: string }) => problem.path)).toEqual(['criteria[0].levels', 'criteria[1].levels[2].description', 'maxScore']);
+      expect(response.body.error.details.errors.map((problem: { path: string }) => problem.path)).toEqual([
+        'criteria[0].levels',
+        'criteria[1].levels[2].description',
+        'maxScore',
+      ]);
     });
 
     it('refuses unknown fields, a wrong visibility and bodies that are not objects', async () => {
       expectError(await call(tokens.owner, 'POST', '/api/rubrics', rubricBody('x', { colour: 'blue' })), 400, 'invalid_body', 'colour');
-      expectError(await call(tokens.owner, 'POST', '/api/rubrics', rubricBody('x', { visibility: 'public' })), 400, 'invalid_body', 'visibility');
+      expectError(
+        await call(tokens.owner, 'POST', '/api/rubrics', rubricBody('x', { visibility: 'public' })),
+        400,
+        'invalid_body',
+        'visibility',
+      );
       expectError(await call(tokens.owner, 'POST', '/api/rubrics', [rubricBody()]), 400, 'invalid_body');
       expectError(await call(tokens.owner, 'POST', '/api/rubrics', {}), 400, 'invalid_body', 'title');
     });
@@ -159,10 +204,15 @@ describe.each(TEST_DIALECTS)('the rubrics API on %s', (dialect) => {
       expect((await call(tokens.adminA, 'PATCH', `/api/rubrics/${privateId}`, { description: 'Checked by the admin' })).status).toBe(200);
       const changed = await call(tokens.system, 'PATCH', `/api/rubrics/${privateId}`, { maxScore: 20 });
       expect(changed.status, changed.text).toBe(200);
-      expect(changed.body).toMatchObject({ description: 'Checked by the admin', maxScore: 20, owner: 'owner.a@merino.test', is_mine: false });
+      expect(changed.body).toMatchObject({
+        description: 'Checked by the admin',
+        maxScore: 20,
+        owner: 'owner.a@merino.test',
+        is_mine: false,
+      });
     });
 
-    it("answers 404 for an unknown rubricId and 400 for one that cannot be an id", async () => {
+    it('answers 404 for an unknown rubricId and 400 for one that cannot be an id', async () => {
       expectError(await call(tokens.owner, 'GET', '/api/rubrics/no-such-rubric-id'), 404, 'not_found');
       expectError(await call(tokens.owner, 'GET', '/api/rubrics/bad%20id'), 400, 'invalid_parameter', 'rubricId');
     });
@@ -184,7 +234,11 @@ describe.each(TEST_DIALECTS)('the rubrics API on %s', (dialect) => {
     async function listed(token: string, query: string): Promise<{ ids: string[]; total: number; items: Array<Record<string, unknown>> }> {
       const response = await call(token, 'GET', `/api/rubrics?${query}`);
       expect(response.status, response.text).toBe(200);
-      return { ids: response.body.items.map((item: { rubricId: string }) => item.rubricId), total: response.body.total, items: response.body.items };
+      return {
+        ids: response.body.items.map((item: { rubricId: string }) => item.rubricId),
+        total: response.body.total,
+        items: response.body.items,
+      };
     }
 
     it('lists only my rubrics by default, newest first, as summaries', async () => {
@@ -237,12 +291,32 @@ describe.each(TEST_DIALECTS)('the rubrics API on %s', (dialect) => {
   describe('changing and deleting', () => {
     it('replaces the fields sent, generates ids for new criteria, keeps rubricId and createdAt, and records the fields', async () => {
       const created = await createRubric(tokens.owner, rubricBody('Before'));
-      const criteria = [...created.criteria, { name: 'Style', description: 'Clarity of writing', weight: 0, levels: levels('The style').slice(0, 2) }];
-      const response = await call(tokens.owner, 'PATCH', `/api/rubrics/${created.rubricId}`, { rubricId: created.rubricId, title: 'After', criteria, visibility: 'organization' });
+      const criteria = [
+        ...created.criteria,
+        { name: 'Style', description: 'Clarity of writing', weight: 0, levels: levels('The style').slice(0, 2) },
+      ];
+      const response = await call(tokens.owner, 'PATCH', `/api/rubrics/${created.rubricId}`, {
+        rubricId: created.rubricId,
+        title: 'After',
+        criteria,
+        visibility: 'organization',
+      });
       expect(response.status, response.text).toBe(200);
-      expect(response.body).toMatchObject({ rubricId: created.rubricId, title: 'After', description: 'Argumentative essays', visibility: 'organization' });
-      expect(response.body.criteria.map((criterion: { id: string }) => criterion.id)).toEqual(['criterion-1', 'criterion-2', 'criterion-3']);
-      expect(response.body.criteria[2].levels.map((level: { id: string }) => level.id)).toEqual(['criterion-3-level-1', 'criterion-3-level-2']);
+      expect(response.body).toMatchObject({
+        rubricId: created.rubricId,
+        title: 'After',
+        description: 'Argumentative essays',
+        visibility: 'organization',
+      });
+      expect(response.body.criteria.map((criterion: { id: string }) => criterion.id)).toEqual([
+        'criterion-1',
+        'criterion-2',
+        'criterion-3',
+      ]);
+      expect(response.body.criteria[2].levels.map((level: { id: string }) => level.id)).toEqual([
+        'criterion-3-level-1',
+        'criterion-3-level-2',
+      ]);
       expect(response.body.metadata.createdAt).toBe(created.metadata.createdAt);
       expect(response.body.metadata.modifiedAt >= created.metadata.modifiedAt).toBe(true);
       const audit = await listAuditEntries(server.store.db, { action: 'rubric.update', targetId: created.rubricId });
@@ -253,10 +327,30 @@ describe.each(TEST_DIALECTS)('the rubrics API on %s', (dialect) => {
       const created = await createRubric(tokens.owner, rubricBody('Checked'));
       const criteria = structuredClone(created.criteria);
       criteria[1].levels[0].score = 'four';
-      expectError(await call(tokens.owner, 'PATCH', `/api/rubrics/${created.rubricId}`, { criteria }), 400, 'invalid_body', 'criteria[1].levels[0].score');
-      expectError(await call(tokens.owner, 'PATCH', `/api/rubrics/${created.rubricId}`, { scoringType: 'stars' }), 400, 'invalid_body', 'scoringType');
-      expectError(await call(tokens.owner, 'PATCH', `/api/rubrics/${created.rubricId}`, { rubricId: 'another-rubric-id' }), 400, 'immutable_field', 'rubricId');
-      expectError(await call(tokens.owner, 'PATCH', `/api/rubrics/${created.rubricId}`, { owner: 'creator.a@merino.test' }), 400, 'immutable_field', 'owner');
+      expectError(
+        await call(tokens.owner, 'PATCH', `/api/rubrics/${created.rubricId}`, { criteria }),
+        400,
+        'invalid_body',
+        'criteria[1].levels[0].score',
+      );
+      expectError(
+        await call(tokens.owner, 'PATCH', `/api/rubrics/${created.rubricId}`, { scoringType: 'stars' }),
+        400,
+        'invalid_body',
+        'scoringType',
+      );
+      expectError(
+        await call(tokens.owner, 'PATCH', `/api/rubrics/${created.rubricId}`, { rubricId: 'another-rubric-id' }),
+        400,
+        'immutable_field',
+        'rubricId',
+      );
+      expectError(
+        await call(tokens.owner, 'PATCH', `/api/rubrics/${created.rubricId}`, { owner: 'creator.a@merino.test' }),
+        400,
+        'immutable_field',
+        'owner',
+      );
       expectError(await call(tokens.owner, 'PATCH', `/api/rubrics/${created.rubricId}`, {}), 400, 'invalid_body');
       expect((await call(tokens.owner, 'GET', `/api/rubrics/${created.rubricId}`)).body).toEqual(created);
     });
@@ -269,14 +363,24 @@ describe.each(TEST_DIALECTS)('the rubrics API on %s', (dialect) => {
       expectError(await call(tokens.owner, 'PATCH', '/api/rubrics/doomed-rubric-001', { title: 'Back' }), 404, 'not_found');
       const mine = await call(tokens.owner, 'GET', '/api/rubrics?limit=200');
       expect(mine.body.items.map((item: { rubricId: string }) => item.rubricId)).not.toContain(created.rubricId);
-      expectError(await call(tokens.owner, 'POST', '/api/rubrics', rubricBody('Again', { rubricId: 'doomed-rubric-001' })), 409, 'rubric_id_taken');
+      expectError(
+        await call(tokens.owner, 'POST', '/api/rubrics', rubricBody('Again', { rubricId: 'doomed-rubric-001' })),
+        409,
+        'rubric_id_taken',
+      );
       expect(await listAuditEntries(server.store.db, { action: 'rubric.delete', targetId: 'doomed-rubric-001' })).toHaveLength(1);
     });
   });
 
   describe('export and import', () => {
     it('exports LAMB rubric JSON that imports as a new private rubric with the same content and a new rubricId', async () => {
-      const original = await createRubric(tokens.owner, rubricBody('Round trip', { visibility: 'organization', metadata: { subject: 'History', tags: ['essay', 'source'], course: 'H-1' } }));
+      const original = await createRubric(
+        tokens.owner,
+        rubricBody('Round trip', {
+          visibility: 'organization',
+          metadata: { subject: 'History', tags: ['essay', 'source'], course: 'H-1' },
+        }),
+      );
       const exported = await call(tokens.owner, 'GET', `/api/rubrics/${original.rubricId}/export`);
       expect(exported.status).toBe(200);
       expect(exported.headers.get('content-disposition')).toBe('attachment; filename="round-trip.json"');
@@ -300,17 +404,29 @@ describe.each(TEST_DIALECTS)('the rubrics API on %s', (dialect) => {
       const originalMarkdown = await markdown(original.rubricId, tokens.owner);
       expect(withoutDates(await markdown(imported.body.rubricId, tokens.creatorA))).toBe(withoutDates(originalMarkdown));
       expect(originalMarkdown).toContain('# Round trip');
-      expect(originalMarkdown).toContain('| **Thesis** (weight 60) | The thesis is clear and compelling | The thesis is clear | The thesis is partly clear | The thesis is missing |');
+      expect(originalMarkdown).toContain(
+        '| **Thesis** (weight 60) | The thesis is clear and compelling | The thesis is clear | The thesis is partly clear | The thesis is missing |',
+      );
     });
 
     it('imports the same export twice, and a LAMB rubric row with rubric_data as a JSON string', async () => {
-      const document = { ...rubricBody('LAMB row'), rubricId: 'lamb-row-1700000000', metadata: { subject: 'Maths', createdAt: '2025-01-01T00:00:00', modifiedAt: '2025-01-02T00:00:00' } };
+      const document = {
+        ...rubricBody('LAMB row'),
+        rubricId: 'lamb-row-1700000000',
+        metadata: { subject: 'Maths', createdAt: '2025-01-01T00:00:00', modifiedAt: '2025-01-02T00:00:00' },
+      };
       const first = await call(tokens.owner, 'POST', '/api/rubrics/import', document);
       const second = await call(tokens.owner, 'POST', '/api/rubrics/import', document);
       expect([first.status, second.status]).toEqual([201, 201]);
       expect(first.body.rubricId).not.toBe(second.body.rubricId);
       expect(first.body.metadata.createdAt).not.toBe('2025-01-01T00:00:00');
-      const row = { id: 5, rubric_id: 'lamb-row-1700000000', owner_email: 'teacher@lamb.example', is_public: true, rubric_data: JSON.stringify(document) };
+      const row = {
+        id: 5,
+        rubric_id: 'lamb-row-1700000000',
+        owner_email: 'teacher@lamb.example',
+        is_public: true,
+        rubric_data: JSON.stringify(document),
+      };
       const fromRow = await call(tokens.owner, 'POST', '/api/rubrics/import', row);
       expect(fromRow.status, fromRow.text).toBe(201);
       expect(fromRow.body).toMatchObject({ title: 'LAMB row', visibility: 'private', metadata: { subject: 'Maths' } });
@@ -320,8 +436,18 @@ describe.each(TEST_DIALECTS)('the rubrics API on %s', (dialect) => {
     it('refuses an import that breaks LAMB rules, naming the path inside rubric_data when it came in a row', async () => {
       const broken = { ...rubricBody('Broken'), scoringType: 'grades' };
       expectError(await call(tokens.owner, 'POST', '/api/rubrics/import', broken), 400, 'invalid_body', 'scoringType');
-      expectError(await call(tokens.owner, 'POST', '/api/rubrics/import', { rubric_data: broken }), 400, 'invalid_body', 'rubric_data.scoringType');
-      expectError(await call(tokens.owner, 'POST', '/api/rubrics/import', { rubric_data: '{not json' }), 400, 'invalid_body', 'rubric_data');
+      expectError(
+        await call(tokens.owner, 'POST', '/api/rubrics/import', { rubric_data: broken }),
+        400,
+        'invalid_body',
+        'rubric_data.scoringType',
+      );
+      expectError(
+        await call(tokens.owner, 'POST', '/api/rubrics/import', { rubric_data: '{not json' }),
+        400,
+        'invalid_body',
+        'rubric_data',
+      );
     });
 
     it('refuses an unknown export format with 400', async () => {

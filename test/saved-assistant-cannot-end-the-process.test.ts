@@ -57,11 +57,22 @@ describe.each(TEST_DIALECTS)('a saved assistant cannot end the process on %s', (
   });
 
   it.each(FUNCTION_ONLY_TOOLS)('answers a row saved earlier with rag_processor "%s" and outlives the tool timeout', async (toolName) => {
-    const created = await request(server, 'POST', '/api/assistants', { token, body: { name: `legacy ${toolName}`, metadata: { connector: 'openai', llm: 'm', rag_processor: 'no_rag' } } });
+    const created = await request(server, 'POST', '/api/assistants', {
+      token,
+      body: { name: `legacy ${toolName}`, metadata: { connector: 'openai', llm: 'm', rag_processor: 'no_rag' } },
+    });
     expect(created.status, created.text).toBe(201);
-    const row = await server.store.db.selectFrom('assistants').select('metadata').where('id', '=', created.body.id).executeTakeFirstOrThrow();
+    const row = await server.store.db
+      .selectFrom('assistants')
+      .select('metadata')
+      .where('id', '=', created.body.id)
+      .executeTakeFirstOrThrow();
     const legacy = { ...JSON.parse(row.metadata), rag_processor: toolName };
-    await server.store.db.updateTable('assistants').set({ metadata: JSON.stringify(legacy) }).where('id', '=', created.body.id).execute();
+    await server.store.db
+      .updateTable('assistants')
+      .set({ metadata: JSON.stringify(legacy) })
+      .where('id', '=', created.body.id)
+      .execute();
 
     fake.enqueue({ text: 'Still here.' });
     const chat = await request(server, 'POST', '/v1/chat/completions', {

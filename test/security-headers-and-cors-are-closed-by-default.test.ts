@@ -48,11 +48,16 @@ describe('with the default settings', () => {
   it('sends the security headers on a streamed chat answer too', async () => {
     const created = await request(server, 'POST', '/api/assistants', {
       token,
-      body: { name: 'headers', metadata: { connector: 'bypass', llm: 'simple-bypass', prompt_processor: 'simple_augment', rag_processor: 'no_rag' } },
+      body: {
+        name: 'headers',
+        metadata: { connector: 'bypass', llm: 'simple-bypass', prompt_processor: 'simple_augment', rag_processor: 'no_rag' },
+      },
     });
     expect(created.status, created.text).toBe(201);
     const client = new OpenAI({ apiKey: token, baseURL: `${server.baseUrl}/v1` });
-    const { response } = await client.chat.completions.create({ model: `lamb_assistant.${created.body.id}`, stream: true, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    const { response } = await client.chat.completions
+      .create({ model: `lamb_assistant.${created.body.id}`, stream: true, messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
     expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'self'");
     expect(response.headers.get('content-type')).toContain('text/event-stream');
   });
@@ -102,8 +107,14 @@ describe('the settings', () => {
   });
 
   it('accept wildcard hosts and several origins', () => {
-    expect(loadSettings({ FRAME_ANCESTORS: "https://*.moodle.example.org, 'self'" }).frameAncestors).toEqual(['https://*.moodle.example.org', "'self'"]);
-    expect(loadSettings({ CORS_ORIGINS: 'https://a.example.org,http://localhost:5173' }).corsOrigins).toEqual(['https://a.example.org', 'http://localhost:5173']);
+    expect(loadSettings({ FRAME_ANCESTORS: "https://*.moodle.example.org, 'self'" }).frameAncestors).toEqual([
+      'https://*.moodle.example.org',
+      "'self'",
+    ]);
+    expect(loadSettings({ CORS_ORIGINS: 'https://a.example.org,http://localhost:5173' }).corsOrigins).toEqual([
+      'https://a.example.org',
+      'http://localhost:5173',
+    ]);
   });
 
   it.each([

@@ -37,10 +37,24 @@ describe.each(TEST_DIALECTS)("the server's provider key on %s", (dialect) => {
 
   const setProviders = (openai: Record<string, string | null>) =>
     request(server, 'PATCH', `/api/organizations/${organizationId}/providers`, { token: adminToken, body: { providers: { openai } } });
-  const chat = () => request(server, 'POST', '/v1/chat/completions', { token: adminToken, body: { model: assistantModel, messages: [{ role: 'user', content: 'Tell me about glaciers.' }, { role: 'assistant', content: 'They are ice.' }, { role: 'user', content: 'And valleys?' }] } });
+  const chat = () =>
+    request(server, 'POST', '/v1/chat/completions', {
+      token: adminToken,
+      body: {
+        model: assistantModel,
+        messages: [
+          { role: 'user', content: 'Tell me about glaciers.' },
+          { role: 'assistant', content: 'They are ice.' },
+          { role: 'user', content: 'And valleys?' },
+        ],
+      },
+    });
 
   async function ingest(text: string): Promise<string> {
-    const queued = await request(server, 'POST', `/api/knowledge-bases/${knowledgeBaseId}/documents`, { token: adminToken, body: { documents: [{ text }] } });
+    const queued = await request(server, 'POST', `/api/knowledge-bases/${knowledgeBaseId}/documents`, {
+      token: adminToken,
+      body: { documents: [{ text }] },
+    });
     expect(queued.status, queued.text).toBe(202);
     return (await waitForJob(server, adminToken, knowledgeBaseId, queued.body.documents[0].job_id)).status;
   }
@@ -50,20 +64,37 @@ describe.each(TEST_DIALECTS)("the server's provider key on %s", (dialect) => {
     serverProvider = await startFakeOpenAiServer();
     organizationProvider = await startFakeOpenAiServer();
     keyedProvider = await startFakeOpenAiServer({ apiKey: KEYED_PROVIDER_KEY });
-    server = await startTestServer(dialect, { environment: { OPENAI_API_KEY: SERVER_KEY, OPENAI_BASE_URL: serverProvider.baseUrl, INGESTION_POLL_MS: '20' } });
+    server = await startTestServer(dialect, {
+      environment: { OPENAI_API_KEY: SERVER_KEY, OPENAI_BASE_URL: serverProvider.baseUrl, INGESTION_POLL_MS: '20' },
+    });
     adminToken = await loginAsAdmin(server);
     organizationId = (await request(server, 'GET', '/api/me', { token: adminToken })).body.organization_id;
-    const created = await request(server, 'POST', '/api/knowledge-bases', { token: adminToken, body: { name: 'Glaciers', embeddings: { connector: 'openai', model: 'text-embedding-3-small' } } });
+    const created = await request(server, 'POST', '/api/knowledge-bases', {
+      token: adminToken,
+      body: { name: 'Glaciers', embeddings: { connector: 'openai', model: 'text-embedding-3-small' } },
+    });
     expect(created.status, created.text).toBe(201);
     knowledgeBaseId = created.body.id;
     expect(await ingest('Glaciers carve valleys as the ice flows downhill.')).toBe('completed');
-    expect((await request(server, 'PATCH', `/api/organizations/${organizationId}/providers`, { token: adminToken, body: { small_fast_model: { connector: 'openai', model: 'gpt-4o-mini' } } })).status).toBe(200);
+    expect(
+      (
+        await request(server, 'PATCH', `/api/organizations/${organizationId}/providers`, {
+          token: adminToken,
+          body: { small_fast_model: { connector: 'openai', model: 'gpt-4o-mini' } },
+        })
+      ).status,
+    ).toBe(200);
     const assistant = await request(server, 'POST', '/api/assistants', {
       token: adminToken,
       body: {
         name: 'Glacier tutor',
         prompt_template: 'Context:{context}Question:{user_input}',
-        metadata: { assistant_type: 'multi_tool', connector: 'openai', llm: 'gpt-4o-mini', tools: [{ type: 'simple_rag', config: { collections: [String(knowledgeBaseId)], top_k: 1, query_mode: 'context_aware' } }] },
+        metadata: {
+          assistant_type: 'multi_tool',
+          connector: 'openai',
+          llm: 'gpt-4o-mini',
+          tools: [{ type: 'simple_rag', config: { collections: [String(knowledgeBaseId)], top_k: 1, query_mode: 'context_aware' } }],
+        },
       },
     });
     expect(assistant.status, assistant.text).toBe(201);

@@ -24,7 +24,11 @@ function randomTokenText(prefix: string): string {
 }
 
 /** Asserts the OpenAI-style error envelope and hands back its `error` object. */
-function expectErrorBody(response: JsonResponse, status: number, code?: string): { code: string; message: string; type: string; param: string | null } {
+function expectErrorBody(
+  response: JsonResponse,
+  status: number,
+  code?: string,
+): { code: string; message: string; type: string; param: string | null } {
   expect(response.status, response.text).toBe(status);
   expect(response.headers.get('content-type') ?? '').toContain('application/json');
   const error = response.body?.error;
@@ -88,8 +92,12 @@ describe.each(TEST_DIALECTS)('sessions and API keys on %s', (dialect) => {
     });
 
     it('gives the same 401 invalid_credentials body for a wrong password and for an unknown email', async () => {
-      const wrongPassword = await request(server, 'POST', '/api/auth/login', { body: { email: alice.email, password: 'not-the-right-password' } });
-      const unknownEmail = await request(server, 'POST', '/api/auth/login', { body: { email: 'nobody-here@merino.test', password: 'not-the-right-password' } });
+      const wrongPassword = await request(server, 'POST', '/api/auth/login', {
+        body: { email: alice.email, password: 'not-the-right-password' },
+      });
+      const unknownEmail = await request(server, 'POST', '/api/auth/login', {
+        body: { email: 'nobody-here@merino.test', password: 'not-the-right-password' },
+      });
       expectErrorBody(wrongPassword, 401, 'invalid_credentials');
       expectErrorBody(unknownEmail, 401, 'invalid_credentials');
       expect(wrongPassword.text).toBe(unknownEmail.text);
@@ -168,14 +176,22 @@ describe.each(TEST_DIALECTS)('sessions and API keys on %s', (dialect) => {
       expect(disable.status, disable.text).toBe(200);
       expect(disable.body.disabled).toBe(true);
 
-      expectErrorBody(await request(server, 'POST', '/api/auth/login', { body: { email: dora.email, password: dora.password } }), 403, 'account_disabled');
+      expectErrorBody(
+        await request(server, 'POST', '/api/auth/login', { body: { email: dora.email, password: dora.password } }),
+        403,
+        'account_disabled',
+      );
       expectErrorBody(await request(server, 'GET', '/api/me', { token: sessionToken }), 401, 'invalid_token');
       expectErrorBody(await request(server, 'GET', '/api/me', { token: apiKey }), 401, 'invalid_token');
       expectErrorBody(await request(server, 'GET', '/api/api-keys', { token: apiKey }), 401, 'invalid_token');
     });
 
     it('gets 401 invalid_credentials, not account_disabled, for a wrong password (so the state is not revealed)', async () => {
-      expectErrorBody(await request(server, 'POST', '/api/auth/login', { body: { email: dora.email, password: 'wrong-password-here' } }), 401, 'invalid_credentials');
+      expectErrorBody(
+        await request(server, 'POST', '/api/auth/login', { body: { email: dora.email, password: 'wrong-password-here' } }),
+        401,
+        'invalid_credentials',
+      );
     });
   });
 
@@ -313,7 +329,11 @@ describe.each(TEST_DIALECTS)('sessions and API keys on %s', (dialect) => {
       expect(documentResponse.status).toBe(200);
       const endpoints = Object.entries(documentResponse.body.paths)
         .filter(([path]) => path.startsWith('/api/'))
-        .flatMap(([path, operations]) => Object.keys(operations).filter((method) => ['get', 'post', 'put', 'patch', 'delete'].includes(method)).map((method) => ({ method: method.toUpperCase(), path })))
+        .flatMap(([path, operations]) =>
+          Object.keys(operations)
+            .filter((method) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
+            .map((method) => ({ method: method.toUpperCase(), path })),
+        )
         .filter((endpoint) => !(endpoint.method === 'POST' && endpoint.path === '/api/auth/login'));
       // The foundation has 19 authenticated /api endpoints; fewer means the document lost some.
       expect(endpoints.length).toBeGreaterThanOrEqual(19);
@@ -323,7 +343,11 @@ describe.each(TEST_DIALECTS)('sessions and API keys on %s', (dialect) => {
         const concretePath = path.replace(/\{[^}]+\}/g, '1');
         const withBody = ['POST', 'PUT', 'PATCH'].includes(method);
         const response = await request(server, method, concretePath, withBody ? { body: { name: 'anything' } } : {});
-        if (response.status !== 401 || response.body?.error?.code !== 'unauthenticated' || response.body?.error?.type !== 'authentication_error') {
+        if (
+          response.status !== 401 ||
+          response.body?.error?.code !== 'unauthenticated' ||
+          response.body?.error?.type !== 'authentication_error'
+        ) {
           failures.push(`${method} ${concretePath} → ${response.status} ${response.text}`);
         }
       }

@@ -43,7 +43,10 @@ describe.each(TEST_DIALECTS)('the knowledge-base query threshold on %s', (dialec
   let knowledgeBaseId: number;
 
   async function search(threshold: number): Promise<QueryResult[]> {
-    const response = await request(server, 'POST', `/api/knowledge-bases/${knowledgeBaseId}/query`, { token, body: { query_text: QUERY, top_k: 10, threshold } });
+    const response = await request(server, 'POST', `/api/knowledge-bases/${knowledgeBaseId}/query`, {
+      token,
+      body: { query_text: QUERY, top_k: 10, threshold },
+    });
     expect(response.status, response.text).toBe(200);
     return response.body.results as QueryResult[];
   }
@@ -57,7 +60,8 @@ describe.each(TEST_DIALECTS)('the knowledge-base query threshold on %s', (dialec
       body: { documents: PASSAGES.map((text, index) => ({ text, metadata: { filename: `passage-${index}.md` } })) },
     });
     expect(queued.status, queued.text).toBe(202);
-    for (const { job_id } of queued.body.documents) expect((await waitForJob(server, token, knowledgeBaseId, job_id)).status).toBe('completed');
+    for (const { job_id } of queued.body.documents)
+      expect((await waitForJob(server, token, knowledgeBaseId, job_id)).status).toBe('completed');
   });
 
   afterAll(async () => {
@@ -78,7 +82,10 @@ describe.each(TEST_DIALECTS)('the knowledge-base query threshold on %s', (dialec
     const all = await search(0);
     for (const boundary of all) {
       const atThreshold = await search(boundary.similarity);
-      expect(atThreshold.map((result) => result.data), `threshold ${boundary.similarity}`).toContain(boundary.data);
+      expect(
+        atThreshold.map((result) => result.data),
+        `threshold ${boundary.similarity}`,
+      ).toContain(boundary.data);
       const expected = all.filter((result) => result.similarity >= boundary.similarity).map((result) => result.data);
       expect(atThreshold.map((result) => result.data)).toEqual(expected);
       const justAbove = await search(nextAbove(boundary.similarity));
@@ -106,7 +113,12 @@ describe("the external LAMB knowledge-base server's threshold", () => {
       { similarity: 0.49999999999999994, data: 'just below', metadata: {} },
     ];
     knowledgeServer.enqueue({ body: { results, count: results.length } });
-    const hits = await queryExternalKnowledgeServer({ url: knowledgeServer.url, fetch: serverFetch }, '7', { queryText: 'anything', topK: 10, threshold: 0.5 }, { timeoutMilliseconds: 5_000 });
+    const hits = await queryExternalKnowledgeServer(
+      { url: knowledgeServer.url, fetch: serverFetch },
+      '7',
+      { queryText: 'anything', topK: 10, threshold: 0.5 },
+      { timeoutMilliseconds: 5_000 },
+    );
     expect(hits.map((hit) => hit.text)).toEqual(['just above', 'exactly at the threshold']);
   });
 });

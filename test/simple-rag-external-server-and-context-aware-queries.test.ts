@@ -31,31 +31,48 @@ describe.each(TEST_DIALECTS)('simple_rag with organization settings on %s', (dia
   let organizationId: number;
   let localKnowledgeBase: number;
 
-  const patchSettings = (body: Record<string, unknown>) => request(server, 'PATCH', `/api/organizations/${organizationId}/providers`, { token: adminToken, body });
+  const patchSettings = (body: Record<string, unknown>) =>
+    request(server, 'PATCH', `/api/organizations/${organizationId}/providers`, { token: adminToken, body });
 
   async function createAssistant(config: Record<string, unknown>): Promise<string> {
     const created = await request(server, 'POST', '/api/assistants', {
       token: adminToken,
-      body: { name: `Tutor ${Math.random()}`, prompt_template: 'Context:{context}Question:{user_input}', metadata: { assistant_type: 'multi_tool', connector: 'bypass', llm: 'debug-bypass', tools: [{ type: 'simple_rag', config }] } },
+      body: {
+        name: `Tutor ${Math.random()}`,
+        prompt_template: 'Context:{context}Question:{user_input}',
+        metadata: { assistant_type: 'multi_tool', connector: 'bypass', llm: 'debug-bypass', tools: [{ type: 'simple_rag', config }] },
+      },
     });
     expect(created.status, created.text).toBe(201);
     return `lamb_assistant.${created.body.id}`;
   }
 
-  const chat = (model: string, messages: Array<{ role: string; content: string }>) => request(server, 'POST', '/v1/chat/completions', { token: adminToken, body: { model, messages } });
+  const chat = (model: string, messages: Array<{ role: string; content: string }>) =>
+    request(server, 'POST', '/v1/chat/completions', { token: adminToken, body: { model, messages } });
 
   beforeAll(async () => {
     knowledgeServer = await startFakeLambKnowledgeServer({
       apiKey: KNOWLEDGE_SERVER_KEY,
-      collections: { 'physics-101': [{ text: 'Newton’s second law: force equals mass times acceleration.', metadata: { filename: 'mechanics.pdf', page: 12, source_url: 'https://lamb.example/files/mechanics.pdf' } }] },
+      collections: {
+        'physics-101': [
+          {
+            text: 'Newton’s second law: force equals mass times acceleration.',
+            metadata: { filename: 'mechanics.pdf', page: 12, source_url: 'https://lamb.example/files/mechanics.pdf' },
+          },
+        ],
+      },
     });
     provider = await startFakeOpenAiServer({ apiKey: PROVIDER_KEY });
     server = await startTestServer(dialect, { environment: { INGESTION_POLL_MS: '20' } });
     adminToken = await loginAsAdmin(server);
     organizationId = (await request(server, 'GET', '/api/me', { token: adminToken })).body.organization_id;
     localKnowledgeBase = (await request(server, 'POST', '/api/knowledge-bases', { token: adminToken, body: { name: 'Biology' } })).body.id;
-    const queued = await request(server, 'POST', `/api/knowledge-bases/${localKnowledgeBase}/documents`, { token: adminToken, body: { documents: [{ text: KREBS }, { text: MITOSIS }] } });
-    for (const { job_id } of queued.body.documents) expect((await waitForJob(server, adminToken, localKnowledgeBase, job_id)).status).toBe('completed');
+    const queued = await request(server, 'POST', `/api/knowledge-bases/${localKnowledgeBase}/documents`, {
+      token: adminToken,
+      body: { documents: [{ text: KREBS }, { text: MITOSIS }] },
+    });
+    for (const { job_id } of queued.body.documents)
+      expect((await waitForJob(server, adminToken, localKnowledgeBase, job_id)).status).toBe('completed');
   });
 
   afterAll(async () => {
@@ -80,8 +97,17 @@ describe.each(TEST_DIALECTS)('simple_rag with organization settings on %s', (dia
       expect(answer.status, answer.text).toBe(200);
       expect(promptOf(answer)).toContain('force equals mass times acceleration');
       expect(knowledgeServer.queries).toHaveLength(1);
-      expect(knowledgeServer.queries[0]).toMatchObject({ collectionId: 'physics-101', bearer: KNOWLEDGE_SERVER_KEY, body: { query_text: 'What does force equal?', top_k: 2, threshold: 0.1 } });
-      expect(answer.body.sources[0]).toMatchObject({ title: 'mechanics.pdf', url: 'https://lamb.example/files/mechanics.pdf', page: 12, tool: 'simple_rag' });
+      expect(knowledgeServer.queries[0]).toMatchObject({
+        collectionId: 'physics-101',
+        bearer: KNOWLEDGE_SERVER_KEY,
+        body: { query_text: 'What does force equal?', top_k: 2, threshold: 0.1 },
+      });
+      expect(answer.body.sources[0]).toMatchObject({
+        title: 'mechanics.pdf',
+        url: 'https://lamb.example/files/mechanics.pdf',
+        page: 12,
+        tool: 'simple_rag',
+      });
     });
 
     it('leaves {context} empty for a collection the server does not know, with a status that never shows the key', async () => {

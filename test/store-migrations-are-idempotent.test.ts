@@ -4,7 +4,26 @@ import { bootstrapAdmin } from '../src/auth/admin-bootstrap.js';
 import { migrateStore, openStore } from '../src/store/store.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
 
-const EXPECTED_TABLES = ['api_keys', 'assistant_shares', 'assistants', 'audit_log', 'files', 'ingestion_jobs', 'kb_chunk_embeddings', 'kb_chunks', 'kb_documents', 'knowledge_bases', 'organization_roles', 'organizations', 'rate_limit_counters', 'rubrics', 'sessions', 'traces', 'usage_logs', 'users'];
+const EXPECTED_TABLES = [
+  'api_keys',
+  'assistant_shares',
+  'assistants',
+  'audit_log',
+  'files',
+  'ingestion_jobs',
+  'kb_chunk_embeddings',
+  'kb_chunks',
+  'kb_documents',
+  'knowledge_bases',
+  'organization_roles',
+  'organizations',
+  'rate_limit_counters',
+  'rubrics',
+  'sessions',
+  'traces',
+  'usage_logs',
+  'users',
+];
 
 describe.each(TEST_DIALECTS)('the store on %s', (dialect) => {
   let database: TestDatabase | undefined;
@@ -57,7 +76,11 @@ describe.each(TEST_DIALECTS)('the store on %s', (dialect) => {
 
 describe('an unreachable PostgreSQL', () => {
   it('fails start-up with a clear message that never contains the password', async () => {
-    const failure = openStore({ databaseUrl: 'postgres://merino:very-secret-password@127.0.0.1:1/merino', dataDirectory: '/tmp', poolSize: 1 });
+    const failure = openStore({
+      databaseUrl: 'postgres://merino:very-secret-password@127.0.0.1:1/merino',
+      dataDirectory: '/tmp',
+      poolSize: 1,
+    });
     await expect(failure).rejects.toThrow(/Cannot reach PostgreSQL at 127\.0\.0\.1:1\/merino/);
     await expect(failure).rejects.not.toThrow(/very-secret-password/);
   });

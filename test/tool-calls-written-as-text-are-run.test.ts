@@ -12,7 +12,13 @@ import { loginAsAdmin, request, startTestServer, type TestServer } from './suppo
 
 const KREBS = 'The Krebs cycle takes place in the matrix of the mitochondria.';
 const JSON_CALL = '{"name":"search_knowledge_base","arguments":{"query":"Krebs"}}';
-const DEEPSEEK = { begin: '<｜tool▁calls▁begin｜>', callBegin: '<｜tool▁call▁begin｜>', separator: '<｜tool▁sep｜>', callEnd: '<｜tool▁call▁end｜>', end: '<｜tool▁calls▁end｜>' };
+const DEEPSEEK = {
+  begin: '<｜tool▁calls▁begin｜>',
+  callBegin: '<｜tool▁call▁begin｜>',
+  separator: '<｜tool▁sep｜>',
+  callEnd: '<｜tool▁call▁end｜>',
+  end: '<｜tool▁calls▁end｜>',
+};
 
 /** One call to search_knowledge_base({query: "Krebs"}) in each format, as the model family writes it. */
 const CALLS_AS_TEXT: Record<string, string> = {
@@ -29,8 +35,10 @@ const CALLS_AS_TEXT: Record<string, string> = {
   tool_calls_tag: `<tool_calls>[${JSON_CALL}]</tool_calls>`,
   functools: `functools[${JSON_CALL}]`,
   glm: '<tool_call>search_knowledge_base\n<arg_key>query</arg_key>\n<arg_value>Krebs</arg_value>\n</tool_call>',
-  kimi_k2: '<|tool_calls_section_begin|><|tool_call_begin|>functions.search_knowledge_base:0<|tool_call_argument_begin|>{"query": "Krebs"}<|tool_call_end|><|tool_calls_section_end|>',
-  harmony: '<|channel|>analysis<|message|>I should search the notes.<|end|><|start|>assistant<|channel|>commentary to=functions.search_knowledge_base <|constrain|>json<|message|>{"query": "Krebs"}<|call|>',
+  kimi_k2:
+    '<|tool_calls_section_begin|><|tool_call_begin|>functions.search_knowledge_base:0<|tool_call_argument_begin|>{"query": "Krebs"}<|tool_call_end|><|tool_calls_section_end|>',
+  harmony:
+    '<|channel|>analysis<|message|>I should search the notes.<|end|><|start|>assistant<|channel|>commentary to=functions.search_knowledge_base <|constrain|>json<|message|>{"query": "Krebs"}<|call|>',
   gemma_tool_code: '```tool_code\nsearch_knowledge_base(query="Krebs")\n```',
   gemma_json: `\`\`\`json\n${JSON_CALL}\n\`\`\``,
   openai_json: `{"tool_calls": [${JSON_CALL}]}`,
@@ -46,7 +54,9 @@ function pieces(text: string, size = 5): string[] {
 }
 
 function toolResults(recorded: RecordedRequest | undefined): string[] {
-  return ((recorded?.body?.messages ?? []) as Array<{ role: string; content: string }>).filter((message) => message.role === 'tool').map((message) => message.content);
+  return ((recorded?.body?.messages ?? []) as Array<{ role: string; content: string }>)
+    .filter((message) => message.role === 'tool')
+    .map((message) => message.content);
 }
 
 describe('tool calls written as text', () => {
@@ -61,7 +71,13 @@ describe('tool calls written as text', () => {
       token,
       body: {
         name: `Local model tutor ${Math.random()}`,
-        metadata: { assistant_type: 'multi_tool', connector: 'openai', llm: 'qwen3-8b', tools: [{ type: 'search_knowledge_base', config: { collections: [String(kb)] } }], ...extra },
+        metadata: {
+          assistant_type: 'multi_tool',
+          connector: 'openai',
+          llm: 'qwen3-8b',
+          tools: [{ type: 'search_knowledge_base', config: { collections: [String(kb)] } }],
+          ...extra,
+        },
       },
     });
     expect(created.status, created.text).toBe(201);
@@ -72,7 +88,9 @@ describe('tool calls written as text', () => {
 
   beforeAll(async () => {
     fake = await startFakeOpenAiServer();
-    server = await startTestServer('sqlite', { environment: { INGESTION_POLL_MS: '20', OPENAI_BASE_URL: fake.baseUrl, OPENAI_API_KEY: 'local' } });
+    server = await startTestServer('sqlite', {
+      environment: { INGESTION_POLL_MS: '20', OPENAI_BASE_URL: fake.baseUrl, OPENAI_API_KEY: 'local' },
+    });
     token = await loginAsAdmin(server);
     client = new OpenAI({ apiKey: token, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
     kb = (await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Biology' } })).body.id;
@@ -87,16 +105,23 @@ describe('tool calls written as text', () => {
     await fake?.close();
   });
 
-  it.each(Object.entries(CALLS_AS_TEXT))('runs a %s call streamed in pieces and streams the answer, without the call syntax', async (_format, callText) => {
-    fake.enqueue({ chunks: pieces(PREAMBLE + callText) }, { chunks: ['In the ', 'mitochondrial matrix.'] });
-    const model = await createAssistant();
-    const stream = await client.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: 'Where is the Krebs cycle?' }] });
-    let text = '';
-    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
-    expect(text).toBe(`${PREAMBLE}In the mitochondrial matrix.`);
-    expect(chatRequests()).toHaveLength(2);
-    expect(toolResults(chatRequests()[1])).toEqual([expect.stringContaining(KREBS)]);
-  });
+  it.each(Object.entries(CALLS_AS_TEXT))(
+    'runs a %s call streamed in pieces and streams the answer, without the call syntax',
+    async (_format, callText) => {
+      fake.enqueue({ chunks: pieces(PREAMBLE + callText) }, { chunks: ['In the ', 'mitochondrial matrix.'] });
+      const model = await createAssistant();
+      const stream = await client.chat.completions.create({
+        model,
+        stream: true,
+        messages: [{ role: 'user', content: 'Where is the Krebs cycle?' }],
+      });
+      let text = '';
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+      expect(text).toBe(`${PREAMBLE}In the mitochondrial matrix.`);
+      expect(chatRequests()).toHaveLength(2);
+      expect(toolResults(chatRequests()[1])).toEqual([expect.stringContaining(KREBS)]);
+    },
+  );
 
   it('runs a text call in a non-streamed request too', async () => {
     fake.enqueue({ chunks: pieces(CALLS_AS_TEXT.hermes!) }, { text: 'Mitochondria.' });
@@ -107,7 +132,8 @@ describe('tool calls written as text', () => {
   });
 
   it('leaves prose that mentions a tag, and calls of tools the assistant does not offer, as text', async () => {
-    const prose = 'Models wrap calls in <tool_call> tags, e.g. <tool_call>{"name":"delete_everything","arguments":{}}</tool_call> — not today.';
+    const prose =
+      'Models wrap calls in <tool_call> tags, e.g. <tool_call>{"name":"delete_everything","arguments":{}}</tool_call> — not today.';
     fake.enqueue({ chunks: pieces(prose) });
     const model = await createAssistant();
     const answer = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Explain tool calls.' }] });
@@ -131,7 +157,10 @@ describe('tool calls written as text', () => {
   });
 
   it('refuses an unknown tool_call_format at save time, naming the field', async () => {
-    const refused = await request(server, 'POST', '/api/assistants', { token, body: { name: 'Bad format', metadata: { tool_call_format: 'smoke_signals' } } });
+    const refused = await request(server, 'POST', '/api/assistants', {
+      token,
+      body: { name: 'Bad format', metadata: { tool_call_format: 'smoke_signals' } },
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.error.param).toBe('metadata.tool_call_format');
   });

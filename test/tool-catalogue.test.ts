@@ -40,9 +40,15 @@ describe('the tool catalogue', () => {
   });
 
   it('validates a config and lists every error with its path', async () => {
-    const valid = await request(server, 'POST', '/lamb/v1/completions/tools/single_file_rag/validate', { token, body: { config: { file_path: '3/notes.md', max_chars: 500 } } });
+    const valid = await request(server, 'POST', '/lamb/v1/completions/tools/single_file_rag/validate', {
+      token,
+      body: { config: { file_path: '3/notes.md', max_chars: 500 } },
+    });
     expect(valid.body).toEqual({ valid: true, errors: [] });
-    const invalid = await request(server, 'POST', '/lamb/v1/completions/tools/single_file_rag/validate', { token, body: { config: { max_chars: 0, colour: 'red' } } });
+    const invalid = await request(server, 'POST', '/lamb/v1/completions/tools/single_file_rag/validate', {
+      token,
+      body: { config: { max_chars: 0, colour: 'red' } },
+    });
     expect(invalid.body.valid).toBe(false);
     expect(invalid.body.errors.map((error: { path: string }) => error.path).sort()).toEqual(['colour', 'file_path', 'max_chars']);
   });

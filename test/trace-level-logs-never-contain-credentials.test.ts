@@ -25,7 +25,11 @@ describe.each(TEST_DIALECTS)('trace-level logs on %s', (dialect) => {
     const form = new FormData();
     form.append('file', new Blob(['notes for the trace test']), 'notes.txt');
     const cookie = 'merino_session=cookie-secret-for-trace-test';
-    const response = await fetch(`${server.baseUrl}/api/files`, { method: 'POST', headers: { authorization: `Bearer ${token}`, cookie }, body: form });
+    const response = await fetch(`${server.baseUrl}/api/files`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, cookie },
+      body: form,
+    });
     expect(response.status).toBe(201);
     // The library did log its options: the check below is about a line that exists.
     expect(server.logLines.some((line) => line.includes('busboyOptions'))).toBe(true);

@@ -38,11 +38,20 @@ describe.each(TEST_DIALECTS)('who may read a trace, over HTTP on %s', (dialect) 
   async function traceOfAChat(owner: string, chatter: string): Promise<string> {
     const created = await request(server, 'POST', '/api/assistants', {
       token: owner,
-      body: { name: `Verbose ${Math.random()}`, system_prompt: 'You are a tutor.', metadata: { assistant_type: 'multi_tool', connector: 'bypass', llm: 'simple-bypass', verbose: true, tools: [] } },
+      body: {
+        name: `Verbose ${Math.random()}`,
+        system_prompt: 'You are a tutor.',
+        metadata: { assistant_type: 'multi_tool', connector: 'bypass', llm: 'simple-bypass', verbose: true, tools: [] },
+      },
     });
     expect(created.status, created.text).toBe(201);
-    expect((await request(server, 'PUT', `/api/assistants/${created.body.id}/publish`, { token: owner, body: { published: true } })).status).toBe(200);
-    const chat = await request(server, 'POST', '/v1/chat/completions', { token: chatter, body: { model: `lamb_assistant.${created.body.id}`, messages: [{ role: 'user', content: 'hello' }] } });
+    expect(
+      (await request(server, 'PUT', `/api/assistants/${created.body.id}/publish`, { token: owner, body: { published: true } })).status,
+    ).toBe(200);
+    const chat = await request(server, 'POST', '/v1/chat/completions', {
+      token: chatter,
+      body: { model: `lamb_assistant.${created.body.id}`, messages: [{ role: 'user', content: 'hello' }] },
+    });
     expect(chat.status, chat.text).toBe(200);
     expect(chat.body.trace_id).toEqual(expect.any(String));
     return chat.body.trace_id as string;
@@ -70,7 +79,9 @@ describe.each(TEST_DIALECTS)('who may read a trace, over HTTP on %s', (dialect) 
     await server?.close();
   });
 
-  const cases = (['A', 'B'] as const).flatMap((organization) => CALLERS.map((caller) => ({ organization, caller, allowed: READERS[organization].includes(caller) })));
+  const cases = (['A', 'B'] as const).flatMap((organization) =>
+    CALLERS.map((caller) => ({ organization, caller, allowed: READERS[organization].includes(caller) })),
+  );
 
   it.each(cases)('the trace of organization $organization to $caller: allowed $allowed', async ({ organization, caller, allowed }) => {
     const response = await request(server, 'GET', `/api/traces/${traceIds[organization]}`, { token: tokens[caller] });
@@ -84,7 +95,9 @@ describe.each(TEST_DIALECTS)('who may read a trace, over HTTP on %s', (dialect) 
   });
 
   it('answers a trace id that does not exist with the same 404, so a refusal reveals nothing', async () => {
-    const response = await request(server, 'GET', '/api/traces/00000000-0000-4000-8000-000000000000', { token: tokens['the organization B admin'] });
+    const response = await request(server, 'GET', '/api/traces/00000000-0000-4000-8000-000000000000', {
+      token: tokens['the organization B admin'],
+    });
     expect(response.status).toBe(404);
     expect(response.body.error).toMatchObject({ code: 'not_found', message: 'Trace not found.' });
   });

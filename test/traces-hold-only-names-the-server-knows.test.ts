@@ -16,7 +16,9 @@ import { loginAsAdmin, request, startTestServer, type TestServer } from './suppo
 const LEARNER_SECRET = 'my_exam_answers_are_in_the_blue_folder';
 
 function toolResults(recorded: RecordedRequest | undefined): string[] {
-  return ((recorded?.body?.messages ?? []) as Array<{ role: string; content: string }>).filter((message) => message.role === 'tool').map((message) => message.content);
+  return ((recorded?.body?.messages ?? []) as Array<{ role: string; content: string }>)
+    .filter((message) => message.role === 'tool')
+    .map((message) => message.content);
 }
 
 describe.each(TEST_DIALECTS)('traces hold only names the server knows on %s', (dialect) => {
@@ -30,10 +32,18 @@ describe.each(TEST_DIALECTS)('traces hold only names the server knows on %s', (d
     fake = await startFakeOpenAiServer();
     weather = await startFakeOpenMeteoServer();
     server = await startTestServer(dialect, {
-      environment: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: fake.baseUrl, OPEN_METEO_GEOCODING_URL: weather.geocodingUrl, OPEN_METEO_FORECAST_URL: weather.forecastUrl },
+      environment: {
+        OPENAI_API_KEY: 'sk-test',
+        OPENAI_BASE_URL: fake.baseUrl,
+        OPEN_METEO_GEOCODING_URL: weather.geocodingUrl,
+        OPEN_METEO_FORECAST_URL: weather.forecastUrl,
+      },
     });
     token = await loginAsAdmin(server);
-    const created = await request(server, 'POST', '/api/assistants', { token, body: { name: 'weather tutor', metadata: { connector: 'openai', llm: 'gpt-4o-mini', tools: ['weather'], verbose: true } } });
+    const created = await request(server, 'POST', '/api/assistants', {
+      token,
+      body: { name: 'weather tutor', metadata: { connector: 'openai', llm: 'gpt-4o-mini', tools: ['weather'], verbose: true } },
+    });
     expect(created.status, created.text).toBe(201);
     model = `lamb_assistant.${created.body.id}`;
   });
@@ -61,7 +71,10 @@ describe.each(TEST_DIALECTS)('traces hold only names the server knows on %s', (d
       },
       { text: 'I could not find that.' },
     );
-    const response = await request(server, 'POST', '/v1/chat/completions', { token, body: { model, messages: [{ role: 'user', content: LEARNER_SECRET }] } });
+    const response = await request(server, 'POST', '/v1/chat/completions', {
+      token,
+      body: { model, messages: [{ role: 'user', content: LEARNER_SECRET }] },
+    });
     expect(response.status, response.text).toBe(200);
 
     // The model hears each problem in full, as before.
@@ -77,7 +90,12 @@ describe.each(TEST_DIALECTS)('traces hold only names the server knows on %s', (d
     expect(trace.body.functions).toEqual(['get_weather']);
     expect(trace.body.toolCalls).toEqual([
       expect.objectContaining({ function: '[unknown function]', argumentKeys: [], error: 'unknown function' }),
-      expect.objectContaining({ function: 'get_weather', tool: 'weather', argumentKeys: [], error: 'invalid arguments: they do not match the schema' }),
+      expect.objectContaining({
+        function: 'get_weather',
+        tool: 'weather',
+        argumentKeys: [],
+        error: 'invalid arguments: they do not match the schema',
+      }),
       expect.objectContaining({ function: 'get_weather', tool: 'weather', argumentKeys: [], error: 'invalid arguments: not valid JSON' }),
       expect.objectContaining({ function: 'get_weather', tool: 'weather', argumentKeys: ['location'], error: 'failed (not_found)' }),
     ]);
@@ -86,9 +104,16 @@ describe.each(TEST_DIALECTS)('traces hold only names the server knows on %s', (d
   it('keeps a long made-up name out of the trace and the stored row entirely', async () => {
     const longName = `${LEARNER_SECRET}_`.repeat(2_000);
     fake.enqueue({ toolCalls: [{ id: 'c1', name: longName, arguments: '{}' }] }, { text: 'ok' });
-    const response = await request(server, 'POST', '/v1/chat/completions', { token, body: { model, messages: [{ role: 'user', content: 'hi' }] } });
+    const response = await request(server, 'POST', '/v1/chat/completions', {
+      token,
+      body: { model, messages: [{ role: 'user', content: 'hi' }] },
+    });
     expect(response.status).toBe(200);
-    const row = await server.store.db.selectFrom('traces').select('trace').where('id', '=', response.body.trace_id).executeTakeFirstOrThrow();
+    const row = await server.store.db
+      .selectFrom('traces')
+      .select('trace')
+      .where('id', '=', response.body.trace_id)
+      .executeTakeFirstOrThrow();
     expect(row.trace).not.toContain(LEARNER_SECRET);
     expect(row.trace.length).toBeLessThan(10_000);
   });

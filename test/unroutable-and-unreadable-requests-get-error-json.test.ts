@@ -31,7 +31,11 @@ function sendRaw(server: TestServer, bytes: string): Promise<RawAnswer> {
       const separator = text.indexOf('\r\n\r\n');
       const status = /^HTTP\/1\.1 (\d{3})/.exec(text);
       if (status === null || separator === -1) return reject(new Error(`no HTTP answer: ${JSON.stringify(text.slice(0, 200))}`));
-      resolve({ status: Number(status[1]), contentType: /\r\ncontent-type: ([^\r\n]*)/i.exec(text)?.[1] ?? '', body: JSON.parse(text.slice(separator + 4)) });
+      resolve({
+        status: Number(status[1]),
+        contentType: /\r\ncontent-type: ([^\r\n]*)/i.exec(text)?.[1] ?? '',
+        body: JSON.parse(text.slice(separator + 4)),
+      });
     });
   });
 }
@@ -57,19 +61,27 @@ describe.each(TEST_DIALECTS)('requests refused before any route runs on %s', (di
     const response = await request(server, 'GET', path, { token: adminToken });
     expect(response.status, response.text).toBe(400);
     expect(response.headers.get('content-type') ?? '').toContain('application/json');
-    expect(response.body).toEqual({ error: { code: 'invalid_parameter', message: expect.any(String), type: 'invalid_request_error', param: null } });
+    expect(response.body).toEqual({
+      error: { code: 'invalid_parameter', message: expect.any(String), type: 'invalid_request_error', param: null },
+    });
     expect(response.text).not.toContain('secret-marker');
   });
 
   it('a body shorter than its Content-Length gets 400 invalid_body as error JSON', async () => {
-    const answer = await sendRaw(server, 'POST /api/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"email":');
+    const answer = await sendRaw(
+      server,
+      'POST /api/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"email":',
+    );
     expect(answer.status).toBe(400);
     expect(answer.contentType).toContain('application/json');
     expect(answer.body.error).toMatchObject({ code: 'invalid_body', type: 'invalid_request_error' });
   });
 
   it('a header block over the limit gets 431 headers_too_large as error JSON', async () => {
-    const answer = await sendRaw(server, `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ${'p'.repeat(OVERSIZED_HEADER_BYTES)}\r\n\r\n`);
+    const answer = await sendRaw(
+      server,
+      `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ${'p'.repeat(OVERSIZED_HEADER_BYTES)}\r\n\r\n`,
+    );
     expect(answer.status).toBe(431);
     expect(answer.contentType).toContain('application/json');
     expect(answer.body.error).toMatchObject({ code: 'headers_too_large', type: 'invalid_request_error' });

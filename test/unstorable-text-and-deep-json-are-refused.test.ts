@@ -55,9 +55,15 @@ describe.each(TEST_DIALECTS)('request text on %s', (dialect) => {
 
   it(`accepts metadata nested up to JSON_DEPTH_MAX (${DEPTH_LIMIT}) and refuses one level more`, async () => {
     // The body is level 1 and metadata level 2, so `nested(n)` fills levels 3 to n + 2.
-    const accepted = await request(server, 'POST', '/api/assistants', { token, body: { name: 'deep', metadata: { extra: nested(DEPTH_LIMIT - 2) } } });
+    const accepted = await request(server, 'POST', '/api/assistants', {
+      token,
+      body: { name: 'deep', metadata: { extra: nested(DEPTH_LIMIT - 2) } },
+    });
     expect(accepted.status).toBe(201);
-    const refused = await request(server, 'POST', '/api/assistants', { token, body: { name: 'deeper', metadata: { extra: nested(DEPTH_LIMIT - 1) } } });
+    const refused = await request(server, 'POST', '/api/assistants', {
+      token,
+      body: { name: 'deeper', metadata: { extra: nested(DEPTH_LIMIT - 1) } },
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.error.message).toContain(`nested more than ${DEPTH_LIMIT} levels deep`);
   });

@@ -45,7 +45,11 @@ describe.each(TEST_DIALECTS)('an upload into a knowledge base deleted meanwhile 
     const encoder = new TextEncoder();
     const body = new ReadableStream<Uint8Array>({
       async start(controller) {
-        controller.enqueue(encoder.encode(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="notes.md"\r\nContent-Type: text/markdown\r\n\r\n# Notes\n\n`));
+        controller.enqueue(
+          encoder.encode(
+            `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="notes.md"\r\nContent-Type: text/markdown\r\n\r\n# Notes\n\n`,
+          ),
+        );
         await bodyFinished;
         controller.enqueue(encoder.encode(`The heart pumps blood.\n\r\n--${BOUNDARY}--\r\n`));
         controller.close();
@@ -74,7 +78,11 @@ describe.each(TEST_DIALECTS)('an upload into a knowledge base deleted meanwhile 
     expect(response.status, `${text}\n${server.logLines.filter((line) => line.includes('request failed')).join('\n')}`).toBe(404);
     expect(response.headers.get('content-type') ?? '').toContain('application/json');
     expect(JSON.parse(text).error.code).toBe('not_found');
-    const documents = await server.store.db.selectFrom('kb_documents').select('id').where('knowledge_base_id', '=', knowledgeBaseId).execute();
+    const documents = await server.store.db
+      .selectFrom('kb_documents')
+      .select('id')
+      .where('knowledge_base_id', '=', knowledgeBaseId)
+      .execute();
     expect(documents).toEqual([]);
   });
 });

@@ -68,7 +68,11 @@ describe.each(TEST_DIALECTS)('the outcome in usage_logs on %s', (dialect) => {
     token = await loginAsAdmin(server);
     const created = await request(server, 'POST', '/api/assistants', {
       token,
-      body: { name: 'Cell tutor', system_prompt: 'You teach biology.', metadata: { assistant_type: 'multi_tool', connector: 'openai', llm: 'gpt-4o-mini', tools: [] } },
+      body: {
+        name: 'Cell tutor',
+        system_prompt: 'You teach biology.',
+        metadata: { assistant_type: 'multi_tool', connector: 'openai', llm: 'gpt-4o-mini', tools: [] },
+      },
     });
     expect(created.status, created.text).toBe(201);
     model = `lamb_assistant.${created.body.id}`;
@@ -90,7 +94,14 @@ describe.each(TEST_DIALECTS)('the outcome in usage_logs on %s', (dialect) => {
     expect(response.status).toBe(200);
     const body = await response.text();
     if (stream) expect(body).toContain('[DONE]');
-    expect(await usageRow(requestId)).toMatchObject({ outcome: 'completed', prompt_tokens: 11, completion_tokens: 7, total_tokens: 18, connector: 'openai', model: 'gpt-4o-mini' });
+    expect(await usageRow(requestId)).toMatchObject({
+      outcome: 'completed',
+      prompt_tokens: 11,
+      completion_tokens: 7,
+      total_tokens: 18,
+      connector: 'openai',
+      model: 'gpt-4o-mini',
+    });
   });
 
   it.each([

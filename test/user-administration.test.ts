@@ -16,7 +16,6 @@ import {
 import { TEST_DIALECTS } from './support/test-databases.js';
 import type { UserView } from '../src/auth/user-view.js';
 
-
 function expectError(response: JsonResponse, status: number, code?: string, param?: string | null): void {
   expect(response.status, response.text).toBe(status);
   const error = response.body?.error;
@@ -61,9 +60,15 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
     adminId = me.body.id;
     organizationA = me.body.organization_id;
     organizationB = await insertOrganization(server.store.db, 'org-b', 'Organization B');
-    orgAdminB = remember(await createUser(server, adminToken, { email: 'admin-b@merino.test', role: 'admin', organization_id: organizationB }));
-    creatorB = remember(await createUser(server, adminToken, { email: 'creator-b@merino.test', role: 'creator', organization_id: organizationB }));
-    learnerB = remember(await createUser(server, adminToken, { email: 'learner-b@merino.test', role: 'learner', organization_id: organizationB }));
+    orgAdminB = remember(
+      await createUser(server, adminToken, { email: 'admin-b@merino.test', role: 'admin', organization_id: organizationB }),
+    );
+    creatorB = remember(
+      await createUser(server, adminToken, { email: 'creator-b@merino.test', role: 'creator', organization_id: organizationB }),
+    );
+    learnerB = remember(
+      await createUser(server, adminToken, { email: 'learner-b@merino.test', role: 'learner', organization_id: organizationB }),
+    );
     creatorA = remember(await createUser(server, adminToken, { email: 'creator-a@merino.test', role: 'creator' }));
     learnerA = remember(await createUser(server, adminToken, { email: 'learner-a@merino.test', role: 'learner' }));
   });
@@ -110,17 +115,27 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
 
     it('refuses a duplicate email, in any letter case, with 409 email_taken', async () => {
       for (const email of ['creator-a@merino.test', 'CREATOR-A@Merino.Test']) {
-        const response = await request(server, 'POST', '/api/users', { token: adminToken, body: { email, password: 'another-password', role: 'learner' } });
+        const response = await request(server, 'POST', '/api/users', {
+          token: adminToken,
+          body: { email, password: 'another-password', role: 'learner' },
+        });
         expectError(response, 409, 'email_taken', 'email');
       }
-      expect((await server.store.db.selectFrom('users').select('id').where('email', '=', 'creator-a@merino.test').execute()).length).toBe(1);
+      expect((await server.store.db.selectFrom('users').select('id').where('email', '=', 'creator-a@merino.test').execute()).length).toBe(
+        1,
+      );
     });
 
     it('refuses a password shorter than PASSWORD_MIN_LENGTH with 400 weak_password naming password', async () => {
-      const response = await request(server, 'POST', '/api/users', { token: adminToken, body: { email: 'weak@merino.test', password: 'short77', role: 'learner' } });
+      const response = await request(server, 'POST', '/api/users', {
+        token: adminToken,
+        body: { email: 'weak@merino.test', password: 'short77', role: 'learner' },
+      });
       expectError(response, 400, 'weak_password', 'password');
       expect(response.text).not.toContain('short77');
-      expect(await server.store.db.selectFrom('users').select('id').where('email', '=', 'weak@merino.test').executeTakeFirst()).toBeUndefined();
+      expect(
+        await server.store.db.selectFrom('users').select('id').where('email', '=', 'weak@merino.test').executeTakeFirst(),
+      ).toBeUndefined();
     });
 
     it('refuses an organization_id that does not exist with 400', async () => {
@@ -129,11 +144,16 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
         body: { email: 'orphan@merino.test', password: 'orphan-password', role: 'learner', organization_id: 987_654 },
       });
       expectError(response, 400, 'unknown_organization', 'organization_id');
-      expect(await server.store.db.selectFrom('users').select('id').where('email', '=', 'orphan@merino.test').executeTakeFirst()).toBeUndefined();
+      expect(
+        await server.store.db.selectFrom('users').select('id').where('email', '=', 'orphan@merino.test').executeTakeFirst(),
+      ).toBeUndefined();
     });
 
     it('refuses an unknown role with 400', async () => {
-      const response = await request(server, 'POST', '/api/users', { token: adminToken, body: { email: 'owner@merino.test', password: 'owner-password', role: 'owner' } });
+      const response = await request(server, 'POST', '/api/users', {
+        token: adminToken,
+        body: { email: 'owner@merino.test', password: 'owner-password', role: 'owner' },
+      });
       expectError(response, 400, 'invalid_body', 'role');
     });
   });
@@ -158,7 +178,11 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
       expect(response.body.total).toBe(1);
 
       const broad = await request(server, 'GET', '/api/users?q=-b%40merino', { token: adminToken });
-      expect((broad.body.items as UserView[]).map((user) => user.email).sort()).toEqual(['admin-b@merino.test', 'creator-b@merino.test', 'learner-b@merino.test']);
+      expect((broad.body.items as UserView[]).map((user) => user.email).sort()).toEqual([
+        'admin-b@merino.test',
+        'creator-b@merino.test',
+        'learner-b@merino.test',
+      ]);
       expect(broad.body.total).toBe(3);
 
       const none = await request(server, 'GET', '/api/users?q=no-such-user-anywhere', { token: adminToken });
@@ -215,7 +239,9 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
         body: { email: 'sneaky@merino.test', password: 'sneaky-password', role: 'learner', organization_id: organizationA },
       });
       expectError(response, 403, 'forbidden');
-      expect(await server.store.db.selectFrom('users').select('id').where('email', '=', 'sneaky@merino.test').executeTakeFirst()).toBeUndefined();
+      expect(
+        await server.store.db.selectFrom('users').select('id').where('email', '=', 'sneaky@merino.test').executeTakeFirst(),
+      ).toBeUndefined();
     });
 
     it('cannot create system admins (403), even in their own organization', async () => {
@@ -225,7 +251,9 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
       ]) {
         expectError(await request(server, 'POST', '/api/users', { token: orgAdminB.token, body }), 403, 'forbidden');
       }
-      expect(await server.store.db.selectFrom('users').select('id').where('email', '=', 'root-b@merino.test').executeTakeFirst()).toBeUndefined();
+      expect(
+        await server.store.db.selectFrom('users').select('id').where('email', '=', 'root-b@merino.test').executeTakeFirst(),
+      ).toBeUndefined();
     });
 
     it('changes the role of a user in their organization', async () => {
@@ -239,15 +267,27 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
     });
 
     it('cannot grant system administration (403)', async () => {
-      expectError(await request(server, 'PATCH', `/api/users/${creatorB.id}`, { token: orgAdminB.token, body: { is_system_admin: true } }), 403, 'forbidden');
-      const row = await server.store.db.selectFrom('users').select('is_system_admin').where('id', '=', creatorB.id).executeTakeFirstOrThrow();
+      expectError(
+        await request(server, 'PATCH', `/api/users/${creatorB.id}`, { token: orgAdminB.token, body: { is_system_admin: true } }),
+        403,
+        'forbidden',
+      );
+      const row = await server.store.db
+        .selectFrom('users')
+        .select('is_system_admin')
+        .where('id', '=', creatorB.id)
+        .executeTakeFirstOrThrow();
       expect(row.is_system_admin).toBe(0);
     });
 
     it('gets 404 reading or changing a user of another organization or a system admin', async () => {
       for (const id of [creatorA.id, learnerA.id, adminId]) {
         expectError(await request(server, 'GET', `/api/users/${id}`, { token: orgAdminB.token }), 404, 'not_found');
-        expectError(await request(server, 'PATCH', `/api/users/${id}`, { token: orgAdminB.token, body: { role: 'learner' } }), 404, 'not_found');
+        expectError(
+          await request(server, 'PATCH', `/api/users/${id}`, { token: orgAdminB.token, body: { role: 'learner' } }),
+          404,
+          'not_found',
+        );
       }
       expect((await request(server, 'GET', `/api/users/${creatorA.id}`, { token: adminToken })).body.role).toBe('creator');
     });
@@ -274,12 +314,23 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
         });
         expectError(response, 403, 'forbidden');
       }
-      expect(await server.store.db.selectFrom('users').select('id').where('email', 'like', 'made-by-%@merino.test').where('email', '!=', 'made-by-b@merino.test').execute()).toEqual([]);
+      expect(
+        await server.store.db
+          .selectFrom('users')
+          .select('id')
+          .where('email', 'like', 'made-by-%@merino.test')
+          .where('email', '!=', 'made-by-b@merino.test')
+          .execute(),
+      ).toEqual([]);
     });
 
     it('get 404 reading another user and cannot change their own role', async () => {
       expectError(await request(server, 'GET', `/api/users/${creatorA.id}`, { token: learnerA.token }), 404, 'not_found');
-      expectError(await request(server, 'PATCH', `/api/users/${learnerA.id}`, { token: learnerA.token, body: { role: 'admin' } }), 403, 'forbidden');
+      expectError(
+        await request(server, 'PATCH', `/api/users/${learnerA.id}`, { token: learnerA.token, body: { role: 'admin' } }),
+        403,
+        'forbidden',
+      );
       expect((await request(server, 'GET', '/api/me', { token: learnerA.token })).body.role).toBe('learner');
     });
   });
@@ -290,14 +341,20 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
       expect(response.status, response.text).toBe(200);
       expect(response.body.role).toBe('creator');
       expect((await request(server, 'GET', '/api/me', { token: learnerA.token })).body.role).toBe('creator');
-      expect((await request(server, 'PATCH', `/api/users/${learnerA.id}`, { token: adminToken, body: { role: 'learner' } })).body.role).toBe('learner');
+      expect(
+        (await request(server, 'PATCH', `/api/users/${learnerA.id}`, { token: adminToken, body: { role: 'learner' } })).body.role,
+      ).toBe('learner');
     });
 
     it('disables and re-enables a user', async () => {
       const disabled = await request(server, 'PATCH', `/api/users/${creatorB.id}`, { token: adminToken, body: { disabled: true } });
       expect(disabled.status, disabled.text).toBe(200);
       expect(disabled.body.disabled).toBe(true);
-      expectError(await request(server, 'POST', '/api/auth/login', { body: { email: creatorB.email, password: creatorB.password } }), 403, 'account_disabled');
+      expectError(
+        await request(server, 'POST', '/api/auth/login', { body: { email: creatorB.email, password: creatorB.password } }),
+        403,
+        'account_disabled',
+      );
 
       const enabled = await request(server, 'PATCH', `/api/users/${creatorB.id}`, { token: adminToken, body: { disabled: false } });
       expect(enabled.body.disabled).toBe(false);
@@ -317,14 +374,26 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
 
   describe('lock-out guards', () => {
     it('a user cannot disable themselves (403), neither an organization admin nor a system admin', async () => {
-      expectError(await request(server, 'PATCH', `/api/users/${orgAdminB.id}`, { token: orgAdminB.token, body: { disabled: true } }), 403, 'forbidden');
-      expectError(await request(server, 'PATCH', `/api/users/${adminId}`, { token: adminToken, body: { disabled: true } }), 403, 'forbidden');
+      expectError(
+        await request(server, 'PATCH', `/api/users/${orgAdminB.id}`, { token: orgAdminB.token, body: { disabled: true } }),
+        403,
+        'forbidden',
+      );
+      expectError(
+        await request(server, 'PATCH', `/api/users/${adminId}`, { token: adminToken, body: { disabled: true } }),
+        403,
+        'forbidden',
+      );
       expect((await request(server, 'GET', '/api/me', { token: orgAdminB.token })).status).toBe(200);
       expect((await request(server, 'GET', '/api/me', { token: adminToken })).status).toBe(200);
     });
 
     it('an organization admin cannot remove their own admin role (403)', async () => {
-      expectError(await request(server, 'PATCH', `/api/users/${orgAdminB.id}`, { token: orgAdminB.token, body: { role: 'learner' } }), 403, 'forbidden');
+      expectError(
+        await request(server, 'PATCH', `/api/users/${orgAdminB.id}`, { token: orgAdminB.token, body: { role: 'learner' } }),
+        403,
+        'forbidden',
+      );
       expect((await request(server, 'GET', '/api/me', { token: orgAdminB.token })).body.role).toBe('admin');
     });
 
@@ -341,8 +410,17 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
       const disableSecond = await request(server, 'PATCH', `/api/users/${second.body.id}`, { token: adminToken, body: { disabled: true } });
       expect(disableSecond.status, disableSecond.text).toBe(200);
 
-      expectError(await request(server, 'PATCH', `/api/users/${adminId}`, { token: adminToken, body: { disabled: true } }), 403, 'forbidden');
-      const active = await server.store.db.selectFrom('users').select('id').where('is_system_admin', '=', 1).where('disabled', '=', 0).execute();
+      expectError(
+        await request(server, 'PATCH', `/api/users/${adminId}`, { token: adminToken, body: { disabled: true } }),
+        403,
+        'forbidden',
+      );
+      const active = await server.store.db
+        .selectFrom('users')
+        .select('id')
+        .where('is_system_admin', '=', 1)
+        .where('disabled', '=', 0)
+        .execute();
       expect(active.map((row) => row.id)).toEqual([adminId]);
 
       const enableSecond = await request(server, 'PATCH', `/api/users/${second.body.id}`, { token: adminToken, body: { disabled: false } });
@@ -365,21 +443,32 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
 
       expectError(await request(server, 'GET', '/api/me', { token: user.token }), 401, 'invalid_token');
       expectError(await request(server, 'GET', '/api/me', { token: secondSession }), 401, 'invalid_token');
-      expectError(await request(server, 'POST', '/api/auth/login', { body: { email: user.email, password: user.password } }), 401, 'invalid_credentials');
+      expectError(
+        await request(server, 'POST', '/api/auth/login', { body: { email: user.email, password: user.password } }),
+        401,
+        'invalid_credentials',
+      );
       const fresh = await login(server, user.email, newPassword);
       secrets.push(fresh);
       expect((await request(server, 'GET', '/api/me', { token: fresh })).status).toBe(200);
     });
 
     it('refuses a new password shorter than PASSWORD_MIN_LENGTH with 400 weak_password and keeps sessions', async () => {
-      expectError(await request(server, 'PATCH', `/api/users/${learnerB.id}`, { token: adminToken, body: { password: 'tiny' } }), 400, 'weak_password', 'password');
+      expectError(
+        await request(server, 'PATCH', `/api/users/${learnerB.id}`, { token: adminToken, body: { password: 'tiny' } }),
+        400,
+        'weak_password',
+        'password',
+      );
       expect((await request(server, 'GET', '/api/me', { token: learnerB.token })).status).toBe(200);
     });
   });
 
   describe('the audit log', () => {
     it('records user.create, user.update, auth.login, auth.login_failed, api_key.create and api_key.delete without any password or token in details', async () => {
-      const failed = await request(server, 'POST', '/api/auth/login', { body: { email: creatorA.email, password: 'definitely-wrong-password' } });
+      const failed = await request(server, 'POST', '/api/auth/login', {
+        body: { email: creatorA.email, password: 'definitely-wrong-password' },
+      });
       expect(failed.status).toBe(401);
       secrets.push('definitely-wrong-password');
       const key = await request(server, 'POST', '/api/api-keys', { token: creatorA.token, body: { name: 'audited key' } });

@@ -34,13 +34,31 @@ describe.each(TEST_DIALECTS)('user lists and reads by id on %s', (dialect) => {
     const systemOrganizationId = (await request(server, 'GET', '/api/me', { token: tokens.system })).body.organization_id as number;
     const organizationB = await insertOrganization(server.store.db, `organization-b-${dialect}`, 'Organization B');
     // An organization admin in the system admin's own organization: the case the defect was found in.
-    tokens.systemOrganizationAdmin = (await createUser(server, tokens.system, { email: 'admin.system-org@merino.test', role: 'admin', organization_id: systemOrganizationId })).token;
-    tokens.organizationBAdmin = (await createUser(server, tokens.system, { email: 'admin.b@merino.test', role: 'admin', organization_id: organizationB })).token;
-    tokens.creator = (await createUser(server, tokens.system, { email: 'creator@merino.test', role: 'creator', organization_id: systemOrganizationId })).token;
-    tokens.learnerB = (await createUser(server, tokens.system, { email: 'learner.b@merino.test', role: 'learner', organization_id: organizationB })).token;
+    tokens.systemOrganizationAdmin = (
+      await createUser(server, tokens.system, {
+        email: 'admin.system-org@merino.test',
+        role: 'admin',
+        organization_id: systemOrganizationId,
+      })
+    ).token;
+    tokens.organizationBAdmin = (
+      await createUser(server, tokens.system, { email: 'admin.b@merino.test', role: 'admin', organization_id: organizationB })
+    ).token;
+    tokens.creator = (
+      await createUser(server, tokens.system, { email: 'creator@merino.test', role: 'creator', organization_id: systemOrganizationId })
+    ).token;
+    tokens.learnerB = (
+      await createUser(server, tokens.system, { email: 'learner.b@merino.test', role: 'learner', organization_id: organizationB })
+    ).token;
     const secondSystemAdmin = await request(server, 'POST', '/api/users', {
       token: tokens.system,
-      body: { email: 'second.system@merino.test', password: 'second-system-password', role: 'creator', organization_id: organizationB, is_system_admin: true },
+      body: {
+        email: 'second.system@merino.test',
+        password: 'second-system-password',
+        role: 'creator',
+        organization_id: organizationB,
+        is_system_admin: true,
+      },
     });
     expect(secondSystemAdmin.status, secondSystemAdmin.text).toBe(201);
     everyUserId = (await server.store.db.selectFrom('users').select('id').orderBy('id').execute()).map((row) => row.id);
@@ -62,7 +80,9 @@ describe.each(TEST_DIALECTS)('user lists and reads by id on %s', (dialect) => {
   });
 
   it('shows a system admin to no organization admin, in their own organization or any other, in lists, reads or changes', async () => {
-    const systemAdmins = (await server.store.db.selectFrom('users').select('id').where('is_system_admin', '=', 1).execute()).map((row) => row.id);
+    const systemAdmins = (await server.store.db.selectFrom('users').select('id').where('is_system_admin', '=', 1).execute()).map(
+      (row) => row.id,
+    );
     expect(systemAdmins).toHaveLength(2);
     for (const caller of ['systemOrganizationAdmin', 'organizationBAdmin']) {
       expect(await listedIds(tokens[caller]!)).not.toEqual(expect.arrayContaining([systemAdmins[0]]));

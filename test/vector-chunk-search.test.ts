@@ -10,9 +10,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapAdmin } from '../src/auth/admin-bootstrap.js';
 import { AppError } from '../src/errors/app-error.js';
 import type { ChunkHit } from '../src/store/chunk-search-repository.js';
-import { bytesToFloat32, float32ToBytes, insertChunkEmbeddings, searchChunksByVector, VECTOR_SCAN_PAGE_SIZE, type VectorBackend } from '../src/store/chunk-vector-repository.js';
+import {
+  bytesToFloat32,
+  float32ToBytes,
+  insertChunkEmbeddings,
+  searchChunksByVector,
+  VECTOR_SCAN_PAGE_SIZE,
+  type VectorBackend,
+} from '../src/store/chunk-vector-repository.js';
 import { deleteDocument } from '../src/store/ingestion-jobs-repository.js';
-import { deleteDocumentChunks, deleteKnowledgeBaseContents, findKnowledgeBase, insertChunks, insertDocument, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
+import {
+  deleteDocumentChunks,
+  deleteKnowledgeBaseContents,
+  findKnowledgeBase,
+  insertChunks,
+  insertDocument,
+  insertKnowledgeBase,
+} from '../src/store/knowledge-repository.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
 
@@ -63,14 +77,28 @@ describe.each(TEST_DIALECTS)('vector chunk search on %s', (dialect) => {
   let otherEastId: number;
   let fourDimensionalId: number;
 
-  const newBase = (name: string) => insertKnowledgeBase(store.db, { ownerId: adminId, organizationId, name, description: '', chunkSize: 1000, chunkOverlap: 200 });
+  const newBase = (name: string) =>
+    insertKnowledgeBase(store.db, { ownerId: adminId, organizationId, name, description: '', chunkSize: 1000, chunkOverlap: 200 });
   /** Adds a document with one chunk per text and stores their vectors; returns the document and chunk ids. */
   const addDocument = async (knowledgeBaseId: number, chunks: ReadonlyArray<{ text: string; vector: readonly number[] }>) => {
-    const documentId = await insertDocument(store.db, { knowledgeBaseId, fileName: 'notes.md', contentType: 'text/markdown', sizeBytes: 100, sourceUrl: null, status: 'completed', metadata: {} });
+    const documentId = await insertDocument(store.db, {
+      knowledgeBaseId,
+      fileName: 'notes.md',
+      contentType: 'text/markdown',
+      sizeBytes: 100,
+      sourceUrl: null,
+      status: 'completed',
+      metadata: {},
+    });
     const chunkIds = await insertChunks(
       store.db,
       documentId,
-      chunks.map((chunk, index) => ({ knowledge_base_id: knowledgeBaseId, chunk_index: index, text: chunk.text, metadata: JSON.stringify({ chunk_index: index }) })),
+      chunks.map((chunk, index) => ({
+        knowledge_base_id: knowledgeBaseId,
+        chunk_index: index,
+        text: chunk.text,
+        metadata: JSON.stringify({ chunk_index: index }),
+      })),
     );
     await insertChunkEmbeddings(
       store.db,
@@ -81,7 +109,15 @@ describe.each(TEST_DIALECTS)('vector chunk search on %s', (dialect) => {
   };
   const search = (knowledgeBaseIds: number[], query: readonly number[], limit = 10, backend: VectorBackend = store.vectorBackend) =>
     searchChunksByVector(store.db, store.dialect, backend, knowledgeBaseIds, Float32Array.from(query), limit);
-  const embeddingCount = async () => Number((await store.db.selectFrom('kb_chunk_embeddings').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow()).count);
+  const embeddingCount = async () =>
+    Number(
+      (
+        await store.db
+          .selectFrom('kb_chunk_embeddings')
+          .select((eb) => eb.fn.countAll().as('count'))
+          .executeTakeFirstOrThrow()
+      ).count,
+    );
 
   beforeAll(async () => {
     database = await createTestDatabase(dialect);
@@ -106,16 +142,26 @@ describe.each(TEST_DIALECTS)('vector chunk search on %s', (dialect) => {
     expect(store.vectorBackend).toBe(dialect === 'sqlite' ? 'sqlite-vec' : 'scan');
     if (dialect === 'postgres') {
       const { rows } = await sql<{ data_type: string }>`
-        select data_type from information_schema.columns where table_name = 'kb_chunk_embeddings' and column_name = 'embedding'`.execute(store.db);
+        select data_type from information_schema.columns where table_name = 'kb_chunk_embeddings' and column_name = 'embedding'`.execute(
+        store.db,
+      );
       expect(rows).toEqual([{ data_type: 'bytea' }]);
     }
-    const stored = await store.db.selectFrom('kb_chunk_embeddings').select(['embedding', 'dimensions']).where('chunk_id', '=', compassIds[1]!).executeTakeFirstOrThrow();
+    const stored = await store.db
+      .selectFrom('kb_chunk_embeddings')
+      .select(['embedding', 'dimensions'])
+      .where('chunk_id', '=', compassIds[1]!)
+      .executeTakeFirstOrThrow();
     expect(stored.dimensions).toBe(3);
     expect(Array.from(bytesToFloat32(stored.embedding as Uint8Array))).toEqual([1, 1, 0]);
   });
 
   it('returns chunk ids in input order from insertChunks and learns the dimension from the first vectors', async () => {
-    const chunks = await store.db.selectFrom('kb_chunks').select(['id', 'chunk_index', 'text']).where('document_id', '=', geometryDocument).execute();
+    const chunks = await store.db
+      .selectFrom('kb_chunks')
+      .select(['id', 'chunk_index', 'text'])
+      .where('document_id', '=', geometryDocument)
+      .execute();
     const byId = new Map(chunks.map((chunk) => [chunk.id, chunk]));
     expect(compassIds.map((id) => byId.get(id)?.text)).toEqual(COMPASS.map((entry) => entry.text));
     // The later four-dimensional vector did not overwrite what the first vectors taught.
@@ -133,7 +179,13 @@ describe.each(TEST_DIALECTS)('vector chunk search on %s', (dialect) => {
     });
     expect(hits[3]!.similarity).toBe(0);
     expect(hits[4]!.similarity).toBe(0);
-    expect(hits[0]).toMatchObject({ id: compassIds[0], knowledgeBaseId: geometry, documentId: geometryDocument, chunkIndex: 0, metadata: { chunk_index: 0 } });
+    expect(hits[0]).toMatchObject({
+      id: compassIds[0],
+      knowledgeBaseId: geometry,
+      documentId: geometryDocument,
+      chunkIndex: 0,
+      metadata: { chunk_index: 0 },
+    });
     expect((await search([geometry], [5, 0, 0], 1))[0]).toMatchObject({ text: 'east', similarity: 1 });
     expect(await search([geometry], query, 2)).toEqual(hits.slice(0, 2));
   });
@@ -160,7 +212,13 @@ describe.each(TEST_DIALECTS)('vector chunk search on %s', (dialect) => {
     );
     await expect(mixed).rejects.toBeInstanceOf(AppError);
     await expect(mixed).rejects.toThrow(/one dimension.*has 4.*has 3/);
-    await expect(insertChunkEmbeddings(store.db, [{ chunkId: compassIds[0]!, knowledgeBaseId: geometry, embedding: Float32Array.from([Number.NaN, 0, 0]) }], store.vectorBackend)).rejects.toThrow(/finite/);
+    await expect(
+      insertChunkEmbeddings(
+        store.db,
+        [{ chunkId: compassIds[0]!, knowledgeBaseId: geometry, embedding: Float32Array.from([Number.NaN, 0, 0]) }],
+        store.vectorBackend,
+      ),
+    ).rejects.toThrow(/finite/);
     expect(await embeddingCount()).toBe(before);
     expect((await search([geometry], [1, 0, 0], 1))[0]?.text).toBe('east');
   });
@@ -173,9 +231,17 @@ describe.each(TEST_DIALECTS)('vector chunk search on %s', (dialect) => {
 
   it('replaces a chunk vector stored again', async () => {
     const north = compassIds[2]!;
-    await insertChunkEmbeddings(store.db, [{ chunkId: north, knowledgeBaseId: geometry, embedding: Float32Array.from([0, 0, 1]) }], store.vectorBackend);
+    await insertChunkEmbeddings(
+      store.db,
+      [{ chunkId: north, knowledgeBaseId: geometry, embedding: Float32Array.from([0, 0, 1]) }],
+      store.vectorBackend,
+    );
     expect((await search([geometry], [0, 0, 1], 1))[0]).toMatchObject({ id: north, similarity: 1 });
-    await insertChunkEmbeddings(store.db, [{ chunkId: north, knowledgeBaseId: geometry, embedding: Float32Array.from([0, 1, 0]) }], store.vectorBackend);
+    await insertChunkEmbeddings(
+      store.db,
+      [{ chunkId: north, knowledgeBaseId: geometry, embedding: Float32Array.from([0, 1, 0]) }],
+      store.vectorBackend,
+    );
     expect((await search([geometry], [0, 1, 0], 1))[0]).toMatchObject({ id: north, similarity: 1 });
   });
 
@@ -184,7 +250,10 @@ describe.each(TEST_DIALECTS)('vector chunk search on %s', (dialect) => {
     const randomVector = () => Array.from({ length: RANDOM_VECTOR_DIMENSIONS }, () => random() * 2 - 1);
     const knowledgeBaseId = await newBase('Random');
     const vectors = Array.from({ length: RANDOM_VECTOR_COUNT }, randomVector).map((vector) => Array.from(Float32Array.from(vector)));
-    const { chunkIds } = await addDocument(knowledgeBaseId, vectors.map((vector, index) => ({ text: `random ${index}`, vector })));
+    const { chunkIds } = await addDocument(
+      knowledgeBaseId,
+      vectors.map((vector, index) => ({ text: `random ${index}`, vector })),
+    );
     expect(RANDOM_VECTOR_COUNT).toBeGreaterThan(2 * VECTOR_SCAN_PAGE_SIZE);
     for (let round = 0; round < RANDOM_QUERY_COUNT; round += 1) {
       const query = Array.from(Float32Array.from(randomVector()));
@@ -196,7 +265,9 @@ describe.each(TEST_DIALECTS)('vector chunk search on %s', (dialect) => {
         .slice(0, RANDOM_RESULT_LIMIT);
       for (const hits of [scanned, detected]) {
         expect(hits.map((hit) => hit.id)).toEqual(expected.map((hit) => hit.id));
-        idsAndSimilarities(hits).forEach((hit, index) => expect(Math.abs(hit.similarity - expected[index]!.similarity)).toBeLessThan(SIMILARITY_TOLERANCE));
+        idsAndSimilarities(hits).forEach((hit, index) =>
+          expect(Math.abs(hit.similarity - expected[index]!.similarity)).toBeLessThan(SIMILARITY_TOLERANCE),
+        );
       }
       expect(scanned.map((hit) => hit.text)).toEqual(detected.map((hit) => hit.text));
     }
@@ -208,7 +279,9 @@ describe.each(TEST_DIALECTS)('vector chunk search on %s', (dialect) => {
       expect(rows).toEqual([{ foreign_keys: 1 }]);
     }
     const vectorsOf = async (knowledgeBaseId: number) =>
-      (await store.db.selectFrom('kb_chunk_embeddings').select('chunk_id').where('knowledge_base_id', '=', knowledgeBaseId).execute()).map((row) => row.chunk_id);
+      (await store.db.selectFrom('kb_chunk_embeddings').select('chunk_id').where('knowledge_base_id', '=', knowledgeBaseId).execute()).map(
+        (row) => row.chunk_id,
+      );
 
     const extra = await addDocument(geometry, [{ text: 'up', vector: [0, 0, 1] }]);
     await deleteDocumentChunks(store.db, extra.documentId);

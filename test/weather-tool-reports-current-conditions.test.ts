@@ -64,7 +64,10 @@ describe('the weather tool definition', () => {
     expect(loaded?.name).toBe('weather');
     expect(toolKind(loaded!)).toBe('function');
     expect(await loaded!.function!.describe({}, buildToolContext())).toMatchObject({ name: 'get_weather' });
-    expect(loaded!.function!.parameters).toMatchObject({ required: ['location'], properties: { unit: { enum: ['celsius', 'fahrenheit'] } } });
+    expect(loaded!.function!.parameters).toMatchObject({
+      required: ['location'],
+      properties: { unit: { enum: ['celsius', 'fahrenheit'] } },
+    });
     expect(loaded!.configSchema).toEqual({ type: 'object', additionalProperties: false, properties: {} });
   });
 });
@@ -103,7 +106,14 @@ describe('get_weather reports the current weather', () => {
 
   it('reports Fahrenheit (and wind in mph) when asked, in any letter case', async () => {
     const output = JSON.parse((await getWeather({ location: 'Barcelona', unit: 'Fahrenheit' })).content);
-    expect(output).toMatchObject({ location: 'Barcelona', country: 'Spain', temperature: '61.2 °F', feels_like: '59.2 °F', wind_speed: '6 mp/h', conditions: 'Mainly clear' });
+    expect(output).toMatchObject({
+      location: 'Barcelona',
+      country: 'Spain',
+      temperature: '61.2 °F',
+      feels_like: '59.2 °F',
+      wind_speed: '6 mp/h',
+      conditions: 'Mainly clear',
+    });
     expect(openMeteo.queries('forecast')[0]!.get('temperature_unit')).toBe('fahrenheit');
   });
 
@@ -114,7 +124,10 @@ describe('get_weather reports the current weather', () => {
   });
 
   it('keeps query parameters of the configured URL but leaves credentials out of the source link', async () => {
-    const output = await getWeather({ location: 'Berlin' }, contextWith({ forecastUrl: `${openMeteo.forecastUrl}?apikey=customer-key-123` }));
+    const output = await getWeather(
+      { location: 'Berlin' },
+      contextWith({ forecastUrl: `${openMeteo.forecastUrl}?apikey=customer-key-123` }),
+    );
     expect(openMeteo.queries('forecast')[0]!.get('apikey')).toBe('customer-key-123');
     expect(output.sources![0]!.url).not.toContain('customer-key-123');
     expect(output.sources![0]!.url).toContain('latitude=52.52437');
@@ -137,7 +150,13 @@ describe('get_weather never guesses a place', () => {
   });
 
   it('refuses arguments without a usable location or with an unknown unit before calling Open-Meteo', async () => {
-    for (const argumentsFromModel of [{}, { location: '   ' }, { location: 42 }, { location: 'x'.repeat(201) }, { location: 'Berlin', unit: 'kelvin' }]) {
+    for (const argumentsFromModel of [
+      {},
+      { location: '   ' },
+      { location: 42 },
+      { location: 'x'.repeat(201) },
+      { location: 'Berlin', unit: 'kelvin' },
+    ]) {
       const error = await appErrorOf(getWeather(argumentsFromModel));
       expect(error.code, JSON.stringify(argumentsFromModel)).toBe('invalid_body');
       expect(error.message).toMatch(/^get_weather: "(location|unit)"/);
@@ -212,7 +231,9 @@ describe('get_weather fails clearly when Open-Meteo does', () => {
   });
 
   it('names an unreachable Open-Meteo by host only', async () => {
-    const error = await appErrorOf(getWeather({ location: 'Berlin' }, contextWith({ geocodingUrl: 'http://127.0.0.1:9/v1/search?apikey=hidden-key' })));
+    const error = await appErrorOf(
+      getWeather({ location: 'Berlin' }, contextWith({ geocodingUrl: 'http://127.0.0.1:9/v1/search?apikey=hidden-key' })),
+    );
     expect(error.code).toBe('upstream_error');
     expect(error.message).toBe('Open-Meteo at 127.0.0.1:9 could not be reached.');
   });

@@ -26,7 +26,10 @@ describe.each(TEST_DIALECTS)('runs of spaces and dots through the HTTP API on %s
   }
 
   async function query(text: string): Promise<any[]> {
-    const response = await request(server, 'POST', `/api/knowledge-bases/${kb}/query`, { token: teacher.token, body: { query_text: text, top_k: 3 } });
+    const response = await request(server, 'POST', `/api/knowledge-bases/${kb}/query`, {
+      token: teacher.token,
+      body: { query_text: text, top_k: 3 },
+    });
     expect(response.status).toBe(200);
     return response.body.results;
   }
@@ -35,7 +38,10 @@ describe.each(TEST_DIALECTS)('runs of spaces and dots through the HTTP API on %s
     server = await startTestServer(dialect, { environment: { INGESTION_POLL_MS: '20' } });
     const adminToken = await loginAsAdmin(server);
     teacher = await createUser(server, adminToken, { email: `runs-${dialect}@merino.test`, role: 'creator' });
-    const created = await request(server, 'POST', '/api/knowledge-bases', { token: teacher.token, body: { name: 'Runs', chunk_size: 1000, chunk_overlap: 0 } });
+    const created = await request(server, 'POST', '/api/knowledge-bases', {
+      token: teacher.token,
+      body: { name: 'Runs', chunk_size: 1000, chunk_overlap: 0 },
+    });
     expect(created.status).toBe(201);
     kb = created.body.id;
   });
@@ -56,7 +62,10 @@ describe.each(TEST_DIALECTS)('runs of spaces and dots through the HTTP API on %s
   });
 
   it('ingests a .md whose heading ends in a long run of spaces, under that heading', async () => {
-    const { job } = await ingest('heading.md', `# Volcanoes${SPACES}\n\nMagma erupts through the crater.\n\n## x${SPACES}#\n\nAsh falls.\n`);
+    const { job } = await ingest(
+      'heading.md',
+      `# Volcanoes${SPACES}\n\nMagma erupts through the crater.\n\n## x${SPACES}#\n\nAsh falls.\n`,
+    );
     expect(job).toMatchObject({ status: 'completed', error: null });
     const hits = await query('magma crater');
     expect(hits[0].data).toBe('# Volcanoes\n\nMagma erupts through the crater.');
@@ -65,7 +74,10 @@ describe.each(TEST_DIALECTS)('runs of spaces and dots through the HTTP API on %s
   });
 
   it('ingests an .html with a <pre> of spaces and one ending in spaces', async () => {
-    const { job } = await ingest('pre.html', `<html><body><pre>${SPACES}</pre><pre>tectonic${SPACES}</pre><p>Plates${SPACES}drift.</p></body></html>`);
+    const { job } = await ingest(
+      'pre.html',
+      `<html><body><pre>${SPACES}</pre><pre>tectonic${SPACES}</pre><p>Plates${SPACES}drift.</p></body></html>`,
+    );
     expect(job).toMatchObject({ status: 'completed', error: null });
     expect((await query('tectonic'))[0].data).toBe('```\ntectonic\n```\n\nPlates drift.');
   });
@@ -73,13 +85,21 @@ describe.each(TEST_DIALECTS)('runs of spaces and dots through the HTTP API on %s
   it('stores a file named x + 78,000 dots + x.txt under its sanitised name', async () => {
     const form = new FormData();
     form.append('file', new Blob(['Dots are fine.']), `x${DOTS}x.txt`);
-    const response = await fetch(`${server.baseUrl}/api/files`, { method: 'POST', headers: { authorization: `Bearer ${teacher.token}` }, body: form });
+    const response = await fetch(`${server.baseUrl}/api/files`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${teacher.token}` },
+      body: form,
+    });
     const body = (await response.json()) as any;
     expect(response.status, JSON.stringify(body).slice(0, 500)).toBe(201);
     expect(body.file_path).toBe(`${teacher.id}/x${'.'.repeat(155)}.txt`);
     const again = new FormData();
     again.append('file', new Blob(['Only dots and spaces.']), `${DOTS}${' '.repeat(1_000)}${DOTS}`);
-    const second = await fetch(`${server.baseUrl}/api/files`, { method: 'POST', headers: { authorization: `Bearer ${teacher.token}` }, body: again });
+    const second = await fetch(`${server.baseUrl}/api/files`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${teacher.token}` },
+      body: again,
+    });
     const secondBody = (await second.json()) as any;
     // Nothing is left of such a name, so it has no extension to say its type: a clear refusal.
     expect(second.status).toBe(400);

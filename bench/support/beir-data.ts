@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export const BEIR_DIRECTORY = process.env.BEIR_DIRECTORY ?? fileURLToPath(new URL('../../../shared/data/beir-dbpedia-5k/', import.meta.url));
+export const BEIR_DIRECTORY =
+  process.env.BEIR_DIRECTORY ?? fileURLToPath(new URL('../../../shared/data/beir-dbpedia-5k/', import.meta.url));
 
 export interface CorpusDocument {
   _id: string;

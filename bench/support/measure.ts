@@ -46,7 +46,12 @@ export function describeError(error: unknown): string {
  * a status of 400 or more or throws; failures are counted, not rethrown, so one bad call does not
  * hide the figures of the others.
  */
-export async function measure(name: string, count: number, concurrency: number, call: (index: number) => Promise<number>): Promise<Figures> {
+export async function measure(
+  name: string,
+  count: number,
+  concurrency: number,
+  call: (index: number) => Promise<number>,
+): Promise<Figures> {
   const latencies: number[] = [];
   let errors = 0;
   let firstError: string | undefined;
@@ -115,7 +120,14 @@ export function printFigures(title: string, rows: readonly Figures[], nameWidth 
       { label: 'p99 ms', width: 8 },
       { label: 'errors', width: 7 },
     ],
-    rows.map((row) => [row.name, row.requestsPerSecond.toFixed(0), milliseconds(row.p50), milliseconds(row.p95), milliseconds(row.p99), String(row.errors)]),
+    rows.map((row) => [
+      row.name,
+      row.requestsPerSecond.toFixed(0),
+      milliseconds(row.p50),
+      milliseconds(row.p95),
+      milliseconds(row.p99),
+      String(row.errors),
+    ]),
   );
   for (const row of rows) {
     if (row.firstError !== undefined) process.stdout.write(`  ${row.name}: first failure: ${row.firstError}\n`);

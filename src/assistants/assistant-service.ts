@@ -37,7 +37,13 @@ import { trimCharacters } from '../validation/trim-characters.js';
 import type { FieldProblem } from '../validation/json-schema-problems.js';
 import { assistantFacts, assistantView, splitCollections, type AssistantSummaryView, type AssistantView } from './assistant-view.js';
 import { asImportMetadataError, fromImportDocument, toExportDocument, type ImportedAssistant } from './lamb-export.js';
-import { assistantToolTargets, assistantTypeOf, isOrchestrator, normalizeMetadata, type AssistantMetadata } from '../pipeline/metadata-normalizer.js';
+import {
+  assistantToolTargets,
+  assistantTypeOf,
+  isOrchestrator,
+  normalizeMetadata,
+  type AssistantMetadata,
+} from '../pipeline/metadata-normalizer.js';
 import { requireInstalledPlugins } from './metadata-registry-check.js';
 
 export interface AssistantInput {
@@ -100,7 +106,9 @@ function parseCollections(value: string | string[] | undefined): string[] {
   const collections = typeof value === 'string' ? splitCollections(value) : value.map((collection) => collection.trim());
   collections.forEach((collection, index) => {
     if (collection === '' || collection.includes(',')) {
-      throw new AppError('invalid_body', 'A collection id must be non-empty and must not contain a comma.', { param: `rag_collections[${index}]` });
+      throw new AppError('invalid_body', 'A collection id must be non-empty and must not contain a comma.', {
+        param: `rag_collections[${index}]`,
+      });
     }
   });
   return [...new Set(collections)];
@@ -141,11 +149,18 @@ export class AssistantService {
     if (first) throw new AppError('invalid_metadata', first.message, { param: first.path, details: { errors: problems } });
   }
 
-  private async targetRefusal(owner: Identity, targetId: number, assistantId: number | undefined): Promise<AssistantToolRefusal | undefined> {
+  private async targetRefusal(
+    owner: Identity,
+    targetId: number,
+    assistantId: number | undefined,
+  ): Promise<AssistantToolRefusal | undefined> {
     // An assistant not stored yet has no id, so no target can be itself.
     const orchestratorId = assistantId ?? 0;
     const record = await findAssistant(this.db, targetId, owner.userId);
-    const facts = record === undefined ? undefined : { ...assistantFacts(record), id: record.id, orchestrator: isOrchestrator(JSON.parse(record.metadata) as AssistantMetadata) };
+    const facts =
+      record === undefined
+        ? undefined
+        : { ...assistantFacts(record), id: record.id, orchestrator: isOrchestrator(JSON.parse(record.metadata) as AssistantMetadata) };
     return decideAssistantTool(owner, facts, orchestratorId);
   }
 
@@ -161,7 +176,12 @@ export class AssistantService {
     return assistantView(context.identity, record!);
   }
 
-  private audit(context: CallContext, record: { id: number; organization_id: number }, action: string, details?: AuditEntry['details']): AuditEntry {
+  private audit(
+    context: CallContext,
+    record: { id: number; organization_id: number },
+    action: string,
+    details?: AuditEntry['details'],
+  ): AuditEntry {
     return auditEntryOf(context, { type: 'assistant', id: record.id, organizationId: record.organization_id }, action, details);
   }
 
@@ -226,7 +246,10 @@ export class AssistantService {
     return this.insert(context, { ...fields, metadata }, 'assistant.import');
   }
 
-  async list(context: CallContext, query: AssistantListInput): Promise<{ items: Array<AssistantSummaryView | AssistantView>; total: number }> {
+  async list(
+    context: CallContext,
+    query: AssistantListInput,
+  ): Promise<{ items: Array<AssistantSummaryView | AssistantView>; total: number }> {
     const page = await listAssistants(this.db, assistantListScope(context.identity), context.identity.userId, {
       limit: query.limit,
       offset: query.offset,
@@ -279,13 +302,22 @@ export class AssistantService {
     let total = 0;
     while (records.length < TOOL_CANDIDATES_MAXIMUM) {
       const limit = Math.min(TOOL_CANDIDATES_PAGE_SIZE, TOOL_CANDIDATES_MAXIMUM - records.length);
-      const page = await listAssistants(this.db, scope, owner.userId, { limit, offset: records.length, search: undefined, type: undefined });
+      const page = await listAssistants(this.db, scope, owner.userId, {
+        limit,
+        offset: records.length,
+        search: undefined,
+        type: undefined,
+      });
       records.push(...page.items);
       total = page.total;
       if (page.items.length < limit) break;
     }
     const candidates = records.flatMap((candidate): ToolCandidateView[] => {
-      const facts = { ...assistantFacts(candidate), id: candidate.id, orchestrator: isOrchestrator(JSON.parse(candidate.metadata) as AssistantMetadata) };
+      const facts = {
+        ...assistantFacts(candidate),
+        id: candidate.id,
+        orchestrator: isOrchestrator(JSON.parse(candidate.metadata) as AssistantMetadata),
+      };
       const refusal = decideAssistantTool(owner, facts, record.id);
       // A listed assistant is live; should one be deleted between the pages, it is simply left out.
       if (refusal === 'not_found') return [];
@@ -326,13 +358,20 @@ export class AssistantService {
     const users = await findUsersByEmails(this.db, emails);
     const unknown = emails.filter((email) => !users.some((user) => user.email === email));
     if (unknown.length > 0) {
-      throw new AppError('unknown_users', `No user has the email ${unknown.join(', ')}.`, { param: 'user_emails', details: { unknown_emails: unknown } });
+      throw new AppError('unknown_users', `No user has the email ${unknown.join(', ')}.`, {
+        param: 'user_emails',
+        details: { unknown_emails: unknown },
+      });
     }
     const outsiders = users.filter((user) => user.organization_id !== record.organization_id).map((user) => user.email);
     if (outsiders.length > 0) {
-      throw new AppError('invalid_body', `Assistants can only be shared within their organization: ${outsiders.join(', ')} is not a member.`, {
-        param: 'user_emails',
-      });
+      throw new AppError(
+        'invalid_body',
+        `Assistants can only be shared within their organization: ${outsiders.join(', ')} is not a member.`,
+        {
+          param: 'user_emails',
+        },
+      );
     }
     // Sharing with the owner is a no-op, not an error: a client may send back the whole member list.
     const userIds = users.filter((user) => user.id !== record.owner_id).map((user) => user.id);

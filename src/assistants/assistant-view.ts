@@ -20,7 +20,10 @@ export function assistantFacts(record: AssistantRecord): AssistantFacts {
 }
 
 export function splitCollections(stored: string): string[] {
-  return stored.split(',').map((collection) => collection.trim()).filter((collection) => collection !== '');
+  return stored
+    .split(',')
+    .map((collection) => collection.trim())
+    .filter((collection) => collection !== '');
 }
 
 export interface AssistantSummaryView {

@@ -10,7 +10,6 @@ import { asImportMetadataError, fromImportDocument, toExportDocument, type Expor
 import { normalizeMetadata } from '../pipeline/metadata-normalizer.js';
 import { LAMB_ROW_KEYS } from '../../test/support/lamb-export-keys.js';
 
-
 function makeAssistant(overrides: Partial<ExportableAssistant> = {}): ExportableAssistant {
   return {
     id: 17,
@@ -258,17 +257,24 @@ describe('import rejections', () => {
   });
 
   it('names api_callback when the bad metadata came from there', () => {
-    const error = captureAppError(() => fromImportDocument({ name: 'X', api_callback: '{"tools": [{"type": "weather", "enabled": "yes"}]}' }));
+    const error = captureAppError(() =>
+      fromImportDocument({ name: 'X', api_callback: '{"tools": [{"type": "weather", "enabled": "yes"}]}' }),
+    );
     expect(error.code).toBe('invalid_metadata');
     expect(error.param).toBe('api_callback.tools[0].enabled');
   });
 
-  it('names a later metadata check\'s error after the field the document held the metadata in', () => {
+  it("names a later metadata check's error after the field the document held the metadata in", () => {
     const later = new AppError('invalid_metadata', 'not installed', { param: 'metadata.rag_processor', details: { errors: [] } });
-    const fromApiCallback = asImportMetadataError({ name: 'X', metadata: '', api_callback: '{"rag_processor": "simple_rag"}' }, later) as AppError;
+    const fromApiCallback = asImportMetadataError(
+      { name: 'X', metadata: '', api_callback: '{"rag_processor": "simple_rag"}' },
+      later,
+    ) as AppError;
     expect(fromApiCallback.param).toBe('api_callback.rag_processor');
     expect(fromApiCallback).toMatchObject({ code: 'invalid_metadata', message: 'not installed', details: { errors: [] } });
-    expect(asImportMetadataError({ assistant: { name: 'X', api_callback: { connector: 'nope' } } }, later)).toMatchObject({ param: 'api_callback.rag_processor' });
+    expect(asImportMetadataError({ assistant: { name: 'X', api_callback: { connector: 'nope' } } }, later)).toMatchObject({
+      param: 'api_callback.rag_processor',
+    });
     expect(asImportMetadataError(lambBiologyTutor, later)).toBe(later);
   });
 

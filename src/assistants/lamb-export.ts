@@ -119,9 +119,13 @@ function unwrapRow(document: unknown): Record<string, unknown> {
 function isMerinoExport(row: Record<string, unknown>): boolean {
   if (!('merino_export_version' in row)) return false;
   if (row.merino_export_version !== MERINO_EXPORT_VERSION) {
-    throw new AppError('invalid_import', `merino_export_version ${JSON.stringify(row.merino_export_version)} is not supported; this Merino reads version ${MERINO_EXPORT_VERSION}.`, {
-      param: 'merino_export_version',
-    });
+    throw new AppError(
+      'invalid_import',
+      `merino_export_version ${JSON.stringify(row.merino_export_version)} is not supported; this Merino reads version ${MERINO_EXPORT_VERSION}.`,
+      {
+        param: 'merino_export_version',
+      },
+    );
   }
   return true;
 }
@@ -197,7 +201,9 @@ function readCollections(value: unknown): string[] {
   if (Array.isArray(value)) {
     value.forEach((item: unknown, index: number) => {
       if (typeof item !== 'string') {
-        throw new AppError('invalid_import', `RAG_collections[${index}] must be a collection id string.`, { param: `RAG_collections[${index}]` });
+        throw new AppError('invalid_import', `RAG_collections[${index}] must be a collection id string.`, {
+          param: `RAG_collections[${index}]`,
+        });
       }
     });
     return cleanCollectionIds(value as string[]);

@@ -115,8 +115,13 @@ describe('metadata naming something that is not installed', () => {
     }
   });
 
-  it('accepts seed 002\'s assistant entry now that the assistant tool is installed', () => {
-    expect(problemsOf({ assistant_type: 'multi_tool', tools: [{ type: 'assistant', assistant_id: 7, name: 'math_expert', description: 'Solves equations.' }] })).toEqual([]);
+  it("accepts seed 002's assistant entry now that the assistant tool is installed", () => {
+    expect(
+      problemsOf({
+        assistant_type: 'multi_tool',
+        tools: [{ type: 'assistant', assistant_id: 7, name: 'math_expert', description: 'Solves equations.' }],
+      }),
+    ).toEqual([]);
   });
 
   it('checks disabled entries too', () => {
@@ -161,7 +166,12 @@ describe('metadata naming something that is not installed', () => {
 
   it('reports every problem of the metadata in details.errors, in order, with the first as param', () => {
     const error = captureAppError(() =>
-      check({ rag_processor: 'hierarchical_rag', prompt_processor: 'nope', connector: 'nope', tools: ['stock_prices', { type: 'single_file_rag', config: {} }] }),
+      check({
+        rag_processor: 'hierarchical_rag',
+        prompt_processor: 'nope',
+        connector: 'nope',
+        tools: ['stock_prices', { type: 'single_file_rag', config: {} }],
+      }),
     );
     expect(error.param).toBe('metadata.tools[0].type');
     expect((error.details?.errors as Array<{ path: string }>).map((problem) => problem.path)).toEqual([
@@ -198,7 +208,9 @@ describe('tool configs the tool would refuse', () => {
   });
 
   it('refuses config for a tool that takes none, and a wrongly typed value', () => {
-    expect(problemsOf({ tools: [{ type: 'no_rag', config: { top_k: 3 } }] }).map((problem) => problem.path)).toEqual(['metadata.tools[0].config.top_k']);
+    expect(problemsOf({ tools: [{ type: 'no_rag', config: { top_k: 3 } }] }).map((problem) => problem.path)).toEqual([
+      'metadata.tools[0].config.top_k',
+    ]);
     expect(problemsOf({ tools: [{ type: 'single_file', config: { file_path: 7 } }] }).map((problem) => problem.path)).toEqual([
       'metadata.tools[0].config.file_path',
     ]);

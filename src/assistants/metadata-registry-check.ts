@@ -28,7 +28,10 @@ export function findRegistryProblems(metadata: AssistantMetadata, registries: Re
   if (assistantTypeOf(metadata) === 'classic' && typeof metadata.rag_processor === 'string' && metadata.rag_processor !== '') {
     const definition = registries.tools.get(metadata.rag_processor);
     if (!definition) {
-      problems.push({ path: 'metadata.rag_processor', message: unknownToolMessage('metadata.rag_processor', metadata.rag_processor, registries) });
+      problems.push({
+        path: 'metadata.rag_processor',
+        message: unknownToolMessage('metadata.rag_processor', metadata.rag_processor, registries),
+      });
     } else if (definition.provide === undefined) {
       problems.push({ path: 'metadata.rag_processor', message: functionOnlyMessage(definition.name, registries) });
     }
@@ -36,7 +39,9 @@ export function findRegistryProblems(metadata: AssistantMetadata, registries: Re
   if (typeof metadata.prompt_processor === 'string' && !registries.promptProcessors.has(metadata.prompt_processor)) {
     problems.push({
       path: 'metadata.prompt_processor',
-      message: unknownPluginMessage('metadata.prompt_processor', 'prompt processor', metadata.prompt_processor, [...registries.promptProcessors.keys()]),
+      message: unknownPluginMessage('metadata.prompt_processor', 'prompt processor', metadata.prompt_processor, [
+        ...registries.promptProcessors.keys(),
+      ]),
     });
   }
   if (typeof metadata.connector === 'string' && !registries.connectors.has(metadata.connector)) {
@@ -75,7 +80,10 @@ function toolEntryProblems(entry: ToolEntry, index: number, registries: Registri
   const { [PLACEHOLDER_KEY]: placeholder, ...config } = entry.config;
   const problems: FieldProblem[] = [];
   if (placeholder !== undefined && (typeof placeholder !== 'string' || placeholder === '')) {
-    problems.push({ path: `${configPath}.${PLACEHOLDER_KEY}`, message: `${configPath}.${PLACEHOLDER_KEY} must be a non-empty string (the placeholder the tool fills).` });
+    problems.push({
+      path: `${configPath}.${PLACEHOLDER_KEY}`,
+      message: `${configPath}.${PLACEHOLDER_KEY} must be a non-empty string (the placeholder the tool fills).`,
+    });
   }
   const check = checkToolConfig(definition, config);
   if (!check.valid) {
@@ -102,7 +110,10 @@ function unknownToolMessage(path: string, name: string, registries: Registries):
 }
 
 function functionOnlyMessage(toolName: string, registries: Registries): string {
-  const contextTools = registries.tools.list().filter((definition) => definition.provide !== undefined).map((definition) => definition.name);
+  const contextTools = registries.tools
+    .list()
+    .filter((definition) => definition.provide !== undefined)
+    .map((definition) => definition.name);
   return `metadata.rag_processor names the tool ${JSON.stringify(toolName)}, which the model calls as a function and cannot fill {context}; list it in metadata.tools instead. Tools that can be a rag_processor: ${listOrNone(contextTools)}.`;
 }
 

@@ -12,9 +12,7 @@ import { generatePassword, hashPassword } from './passwords.js';
 
 export const DEFAULT_ADMIN_EMAIL = 'admin@merino.local';
 
-export type BootstrapResult =
-  | { created: false }
-  | { created: true; email: string; generatedPassword: string | undefined };
+export type BootstrapResult = { created: false } | { created: true; email: string; generatedPassword: string | undefined };
 
 export async function bootstrapAdmin(
   db: Kysely<Database>,

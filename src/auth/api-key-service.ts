@@ -61,7 +61,9 @@ function readExpiry(value: string | undefined, now: number): string | null {
   if (value === undefined) return null;
   const milliseconds = DATE_TIME_SHAPE.test(value) && isCalendarDay(value) ? Date.parse(value) : Number.NaN;
   if (Number.isNaN(milliseconds)) {
-    throw new AppError('invalid_body', '"expires_at" must be a date and time with a zone, such as 2027-01-31T23:59:59Z.', { param: 'expires_at' });
+    throw new AppError('invalid_body', '"expires_at" must be a date and time with a zone, such as 2027-01-31T23:59:59Z.', {
+      param: 'expires_at',
+    });
   }
   if (milliseconds <= now) throw new AppError('invalid_body', '"expires_at" must be in the future.', { param: 'expires_at' });
   return new Date(milliseconds).toISOString();
@@ -78,7 +80,8 @@ export class ApiKeyService {
     requireApiKeyCreation(identity, { ownerId, trustedFrontEnd, learnersCreateApiKeys: policies?.learnersCreateApiKeys ?? true });
     const expiresAt = readExpiry(input.expires_at, Date.now());
     const owner = ownerId === identity.userId ? undefined : await findUserById(this.db, ownerId);
-    if (ownerId !== identity.userId && owner === undefined) throw new AppError('unknown_users', `User ${ownerId} does not exist.`, { param: 'user_id' });
+    if (ownerId !== identity.userId && owner === undefined)
+      throw new AppError('unknown_users', `User ${ownerId} does not exist.`, { param: 'user_id' });
     const key = generateApiKey();
     const row = await this.db.transaction().execute(async (transaction) => {
       const inserted = await insertApiKey(transaction, {

@@ -24,7 +24,12 @@ export interface LoginResult {
   user: UserWithRole;
 }
 
-export function identityOf(user: UserWithRole, credential: Identity['credential'], credentialId: number, trustedFrontEnd = false): Identity {
+export function identityOf(
+  user: UserWithRole,
+  credential: Identity['credential'],
+  credentialId: number,
+  trustedFrontEnd = false,
+): Identity {
   return {
     userId: user.id,
     email: user.email,
@@ -65,7 +70,10 @@ export class Authenticator {
     const lockout = await this.rateLimiter.loginLockout(subjects);
     if (lockout !== undefined) {
       await this.recordLoginLockout('auth.login_refused', user?.id ?? null, lockout, attempt);
-      throw rateLimited(`Too many failed logins from ${lockout.scope === 'account' ? 'this account' : 'this address'}; try again in ${lockout.retryAfterSeconds} seconds.`, lockout.retryAfterSeconds);
+      throw rateLimited(
+        `Too many failed logins from ${lockout.scope === 'account' ? 'this account' : 'this address'}; try again in ${lockout.retryAfterSeconds} seconds.`,
+        lockout.retryAfterSeconds,
+      );
     }
     if (user?.password_hash == null) {
       await verifyAgainstDecoy(password);
@@ -97,7 +105,8 @@ export class Authenticator {
   }
 
   private async countFailure(subjects: LoginSubjects, userId: number | null, attempt: LoginAttempt): Promise<void> {
-    for (const lockout of await this.rateLimiter.recordLoginFailure(subjects)) await this.recordLoginLockout('auth.login_locked', userId, lockout, attempt);
+    for (const lockout of await this.rateLimiter.recordLoginFailure(subjects))
+      await this.recordLoginLockout('auth.login_locked', userId, lockout, attempt);
   }
 
   /** `auth.login_locked` when a failure uses up a limit, `auth.login_refused` for each attempt refused while it lasts; never the password or the email typed. */

@@ -30,7 +30,14 @@ const ORGANIZATION_B = 2;
 const OWNER_ID = 10;
 
 function identity(fields: Pick<Identity, 'userId' | 'organizationId' | 'role' | 'isSystemAdmin'>): Identity {
-  return { ...fields, email: `user${fields.userId}@merino.test`, name: `User ${fields.userId}`, credential: 'session', credentialId: 1, trustedFrontEnd: false };
+  return {
+    ...fields,
+    email: `user${fields.userId}@merino.test`,
+    name: `User ${fields.userId}`,
+    credential: 'session',
+    credentialId: 1,
+    trustedFrontEnd: false,
+  };
 }
 
 const IDENTITIES = {
@@ -46,7 +53,13 @@ const IDENTITIES = {
 
 type IdentityName = keyof typeof IDENTITIES;
 
-const BASE_FACTS: AssistantFacts = { ownerId: OWNER_ID, organizationId: ORGANIZATION_A, published: false, deleted: false, sharedWithCaller: false };
+const BASE_FACTS: AssistantFacts = {
+  ownerId: OWNER_ID,
+  organizationId: ORGANIZATION_A,
+  published: false,
+  deleted: false,
+  sharedWithCaller: false,
+};
 
 /** The assistant as the caller sees it; "shared" means shared with the caller, whoever the caller is. */
 const STATES = {
@@ -148,16 +161,19 @@ describe('decideAssistant and requireAssistantAction over every identity, assist
     for (const [, , outcomes] of EXPECTATIONS) expect(outcomes).toHaveLength(ACTIONS.length);
   });
 
-  it.each(MATRIX_CASES)('$verdict $action of the $stateName assistant to the $identityName', ({ identityName, stateName, action, outcome }) => {
-    const caller = IDENTITIES[identityName];
-    const facts = STATES[stateName];
-    expect(decideAssistant(caller, facts, action)).toEqual(EXPECTED_DECISION[outcome]);
+  it.each(MATRIX_CASES)(
+    '$verdict $action of the $stateName assistant to the $identityName',
+    ({ identityName, stateName, action, outcome }) => {
+      const caller = IDENTITIES[identityName];
+      const facts = STATES[stateName];
+      expect(decideAssistant(caller, facts, action)).toEqual(EXPECTED_DECISION[outcome]);
 
-    const require = () => requireAssistantAction(caller, facts, action);
-    if (outcome === 'Y') expect(require).not.toThrow();
-    if (outcome === 'F') expectAppError(require, 'forbidden');
-    if (outcome === 'H') expect(expectAppError(require, 'not_found').message).toBe('Assistant not found.');
-  });
+      const require = () => requireAssistantAction(caller, facts, action);
+      if (outcome === 'Y') expect(require).not.toThrow();
+      if (outcome === 'F') expectAppError(require, 'forbidden');
+      if (outcome === 'H') expect(expectAppError(require, 'not_found').message).toBe('Assistant not found.');
+    },
+  );
 
   it('lets a user an assistant is shared with configure-view it even when it is also published', () => {
     const facts: AssistantFacts = { ...BASE_FACTS, published: true, sharedWithCaller: true };
@@ -299,7 +315,11 @@ describe('requireUserAdministration', () => {
   });
 
   it('gives an organization admin the users of their own organization, without its system admins', () => {
-    expect(requireUserAdministration(IDENTITIES['org admin of another organization'])).toEqual({ kind: 'organization', organizationId: ORGANIZATION_B, systemAdmins: 'excluded' });
+    expect(requireUserAdministration(IDENTITIES['org admin of another organization'])).toEqual({
+      kind: 'organization',
+      organizationId: ORGANIZATION_B,
+      systemAdmins: 'excluded',
+    });
   });
 
   it('includes in a scope exactly the accounts decideUser lets its holder view', () => {
@@ -332,17 +352,26 @@ describe('requireUserCreation', () => {
   });
 
   it('refuses an organization admin creating a user in another organization with forbidden', () => {
-    const error = expectAppError(() => requireUserCreation(organizationAAdmin, { organizationId: ORGANIZATION_B, isSystemAdmin: false }), 'forbidden');
+    const error = expectAppError(
+      () => requireUserCreation(organizationAAdmin, { organizationId: ORGANIZATION_B, isSystemAdmin: false }),
+      'forbidden',
+    );
     expect(error.message).toMatch(/own organization/);
   });
 
   it('refuses an organization admin creating a system admin with forbidden', () => {
-    const error = expectAppError(() => requireUserCreation(organizationAAdmin, { organizationId: ORGANIZATION_A, isSystemAdmin: true }), 'forbidden');
+    const error = expectAppError(
+      () => requireUserCreation(organizationAAdmin, { organizationId: ORGANIZATION_A, isSystemAdmin: true }),
+      'forbidden',
+    );
     expect(error.message).toMatch(/system administrators/);
   });
 
   it.each(['owner', 'learner of the organization'] as const)('refuses the %s creating any user with forbidden', (identityName) => {
-    expectAppError(() => requireUserCreation(IDENTITIES[identityName], { organizationId: ORGANIZATION_A, isSystemAdmin: false }), 'forbidden');
+    expectAppError(
+      () => requireUserCreation(IDENTITIES[identityName], { organizationId: ORGANIZATION_A, isSystemAdmin: false }),
+      'forbidden',
+    );
   });
 });
 
@@ -386,12 +415,17 @@ describe('requireApiKeyCreation', () => {
   );
 
   it('lets a system admin create a trusted front-end key for another user, even where learners may not create keys', () => {
-    expect(() => requireApiKeyCreation(IDENTITIES['system admin'], { ownerId: 999, trustedFrontEnd: true, learnersCreateApiKeys: false })).not.toThrow();
+    expect(() =>
+      requireApiKeyCreation(IDENTITIES['system admin'], { ownerId: 999, trustedFrontEnd: true, learnersCreateApiKeys: false }),
+    ).not.toThrow();
   });
 
   it('stops learners, and only learners, when their organization turned key creation off', () => {
     const closed = (who: Identity) => ({ ...ownKey(who), learnersCreateApiKeys: false });
-    expectAppError(() => requireApiKeyCreation(IDENTITIES['learner of the organization'], closed(IDENTITIES['learner of the organization'])), 'forbidden');
+    expectAppError(
+      () => requireApiKeyCreation(IDENTITIES['learner of the organization'], closed(IDENTITIES['learner of the organization'])),
+      'forbidden',
+    );
     for (const name of ['owner', 'org admin of the assistant organization', 'system admin'] as const) {
       expect(() => requireApiKeyCreation(IDENTITIES[name], closed(IDENTITIES[name]))).not.toThrow();
     }
@@ -399,7 +433,11 @@ describe('requireApiKeyCreation', () => {
 });
 
 describe('mayNameForwardedUser', () => {
-  const withCredential = (credential: Identity['credential'], trustedFrontEnd: boolean): Identity => ({ ...IDENTITIES['learner of the organization'], credential, trustedFrontEnd });
+  const withCredential = (credential: Identity['credential'], trustedFrontEnd: boolean): Identity => ({
+    ...IDENTITIES['learner of the organization'],
+    credential,
+    trustedFrontEnd,
+  });
 
   it('believes the forwarded user only for a trusted front-end API key while the server trusts the header', () => {
     expect(mayNameForwardedUser(withCredential('api_key', true), true)).toBe(true);
@@ -418,8 +456,14 @@ describe('rubricNamespace', () => {
   });
 
   it('lets only a system admin who names no organization fall back to every organization', () => {
-    expect(rubricNamespace(IDENTITIES['system admin'], undefined)).toEqual({ organizationId: ORGANIZATION_A, searchEveryOrganization: true });
-    expect(rubricNamespace(IDENTITIES['system admin'], ORGANIZATION_B)).toEqual({ organizationId: ORGANIZATION_B, searchEveryOrganization: false });
+    expect(rubricNamespace(IDENTITIES['system admin'], undefined)).toEqual({
+      organizationId: ORGANIZATION_A,
+      searchEveryOrganization: true,
+    });
+    expect(rubricNamespace(IDENTITIES['system admin'], ORGANIZATION_B)).toEqual({
+      organizationId: ORGANIZATION_B,
+      searchEveryOrganization: false,
+    });
     expect(rubricNamespace(IDENTITIES['org admin of another organization'], undefined).searchEveryOrganization).toBe(false);
   });
 });
@@ -427,7 +471,11 @@ describe('rubricNamespace', () => {
 describe('userAdministrationScope', () => {
   it('gives system admins everyone, organization admins their organization without system admins, and others nothing', () => {
     expect(userAdministrationScope(IDENTITIES['system admin'])).toEqual({ kind: 'all' });
-    expect(userAdministrationScope(IDENTITIES['org admin of the assistant organization'])).toEqual({ kind: 'organization', organizationId: ORGANIZATION_A, systemAdmins: 'excluded' });
+    expect(userAdministrationScope(IDENTITIES['org admin of the assistant organization'])).toEqual({
+      kind: 'organization',
+      organizationId: ORGANIZATION_A,
+      systemAdmins: 'excluded',
+    });
     expect(userAdministrationScope(IDENTITIES.owner)).toBeUndefined();
     expect(userAdministrationScope(IDENTITIES['learner of the organization'])).toBeUndefined();
   });

@@ -12,15 +12,7 @@ import { AppError } from '../errors/app-error.js';
 import type { Identity } from './identity.js';
 import type { AssistantListScope, FileListScope, KnowledgeBaseListScope, RubricListScope, UserListScope } from '../store/list-scopes.js';
 
-export type AssistantAction =
-  | 'view'
-  | 'view_configuration'
-  | 'chat'
-  | 'update'
-  | 'delete'
-  | 'publish'
-  | 'share'
-  | 'export';
+export type AssistantAction = 'view' | 'view_configuration' | 'chat' | 'update' | 'delete' | 'publish' | 'share' | 'export';
 
 export interface AssistantFacts {
   ownerId: number;
@@ -69,7 +61,11 @@ export type AssistantToolRefusal = 'self' | 'not_found' | 'not_permitted' | 'orc
  * the target (own it, have it shared, or see it published), and the target must not be an
  * orchestrator itself, so calls are never more than one level deep.
  */
-export function decideAssistantTool(owner: Identity, target: (AssistantFacts & { id: number; orchestrator: boolean }) | undefined, orchestratorId: number): AssistantToolRefusal | undefined {
+export function decideAssistantTool(
+  owner: Identity,
+  target: (AssistantFacts & { id: number; orchestrator: boolean }) | undefined,
+  orchestratorId: number,
+): AssistantToolRefusal | undefined {
   if (target === undefined || target.deleted) return 'not_found';
   if (target.id === orchestratorId) return 'self';
   if (!decideAssistant(owner, target, 'chat').allowed) return 'not_permitted';
@@ -86,7 +82,6 @@ export function requireDecision(decision: Decision, subject: string): void {
 export function requireAssistantAction(identity: Identity, facts: AssistantFacts, action: AssistantAction): void {
   requireDecision(decideAssistant(identity, facts, action), 'Assistant');
 }
-
 
 export function assistantListScope(identity: Identity): AssistantListScope {
   if (identity.isSystemAdmin) return { kind: 'all' };
@@ -111,7 +106,6 @@ export interface UserFacts {
 }
 
 export type UserAction = 'view' | 'update';
-
 
 /**
  * The accounts a caller administers: everyone for system admins; for an organization admin, the
@@ -189,8 +183,10 @@ export interface NewApiKeyFacts {
  */
 export function requireApiKeyCreation(identity: Identity, key: NewApiKeyFacts): void {
   if (identity.isSystemAdmin) return;
-  if (key.trustedFrontEnd) throw new AppError('forbidden', 'Only system administrators can create trusted front-end keys.', { param: 'trusted_front_end' });
-  if (key.ownerId !== identity.userId) throw new AppError('forbidden', 'Only system administrators can create keys for another user.', { param: 'user_id' });
+  if (key.trustedFrontEnd)
+    throw new AppError('forbidden', 'Only system administrators can create trusted front-end keys.', { param: 'trusted_front_end' });
+  if (key.ownerId !== identity.userId)
+    throw new AppError('forbidden', 'Only system administrators can create keys for another user.', { param: 'user_id' });
   if (identity.role === 'learner' && !key.learnersCreateApiKeys) {
     throw new AppError('forbidden', 'Your organization does not let learners create API keys; ask an administrator.');
   }
@@ -237,7 +233,6 @@ export function requireFileAction(identity: Identity, facts: FileFacts, action: 
   requireDecision(decideFile(identity, facts, action), subject);
 }
 
-
 export function fileListScope(identity: Identity): FileListScope {
   if (identity.isSystemAdmin) return { kind: 'all' };
   if (identity.role === 'admin') return { kind: 'organization', organizationId: identity.organizationId };
@@ -271,7 +266,8 @@ const RUBRIC_MEMBER_ACTIONS: ReadonlySet<RubricAction> = new Set<RubricAction>([
  */
 export function decideRubric(identity: Identity, facts: RubricFacts, action: RubricAction): Decision {
   if (facts.deleted) return { allowed: false, visible: false };
-  if (identity.isSystemAdmin || facts.ownerId === identity.userId || isOrganizationAdmin(identity, facts.organizationId)) return { allowed: true };
+  if (identity.isSystemAdmin || facts.ownerId === identity.userId || isOrganizationAdmin(identity, facts.organizationId))
+    return { allowed: true };
   const member = facts.visibility === 'organization' && facts.organizationId === identity.organizationId;
   if (member && RUBRIC_MEMBER_ACTIONS.has(action)) return { allowed: true };
   return { allowed: false, visible: member };
@@ -301,7 +297,6 @@ export function rubricNamespace(identity: Identity, requestedOrganizationId: num
   };
 }
 
-
 /**
  * `mine`: the caller's own rubrics. `organization`: the rubrics of the caller's organization the
  * caller may read: all of them for its admins and system admins, else the ones shared with the
@@ -327,14 +322,16 @@ export interface TraceFacts {
 
 /** A trace shows how an assistant runs: only its owner and the admins over it may read it. */
 export function requireTraceAccess(identity: Identity, trace: TraceFacts): void {
-  const allowed = identity.isSystemAdmin || trace.assistantOwnerId === identity.userId || isOrganizationAdmin(identity, trace.organizationId);
+  const allowed =
+    identity.isSystemAdmin || trace.assistantOwnerId === identity.userId || isOrganizationAdmin(identity, trace.organizationId);
   if (!allowed) throw new AppError('not_found', 'Trace not found.');
 }
 
 /** Organization settings are for that organization's admins and system admins; others learn nothing. */
 export function requireOrganizationAdministration(identity: Identity, organizationId: number): void {
   if (identity.isSystemAdmin || isOrganizationAdmin(identity, organizationId)) return;
-  if (identity.organizationId === organizationId) throw new AppError('forbidden', "Only the organization's admins can manage its settings.");
+  if (identity.organizationId === organizationId)
+    throw new AppError('forbidden', "Only the organization's admins can manage its settings.");
   throw new AppError('not_found', 'Organization not found.');
 }
 
@@ -362,7 +359,6 @@ export function decideKnowledgeBase(identity: Identity, facts: KnowledgeBaseFact
 export function requireKnowledgeBaseAction(identity: Identity, facts: KnowledgeBaseFacts, action: KnowledgeBaseAction): void {
   requireDecision(decideKnowledgeBase(identity, facts, action), 'Knowledge base');
 }
-
 
 /** The same shape of scope as assistants: everything, one organization, or what a member may see. */
 export function knowledgeBaseListScope(identity: Identity): KnowledgeBaseListScope {

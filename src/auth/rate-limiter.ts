@@ -84,7 +84,8 @@ export class RateLimiter {
     for (const scope of ['account', 'address'] as const) {
       const limit = this.loginLimit(scope);
       const state = await readRateLimitCounter(this.db, subjects[scope], now, limit.windowMilliseconds);
-      if (state !== undefined && state.count >= limit.maximum) return { scope, retryAfterSeconds: secondsUntilWindowEnds(state, limit, now) };
+      if (state !== undefined && state.count >= limit.maximum)
+        return { scope, retryAfterSeconds: secondsUntilWindowEnds(state, limit, now) };
     }
     return undefined;
   }
@@ -111,13 +112,19 @@ export class RateLimiter {
   async admitChatRequest(identity: Identity): Promise<void> {
     const now = Date.now();
     this.pruneNow(now);
-    const counted: Array<{ subject: string; limit: Limit; what: string }> = [{ subject: `chat-user:${identity.userId}`, limit: this.chatUserLimit, what: 'this user' }];
-    if (identity.credential === 'api_key') counted.push({ subject: `chat-api-key:${identity.credentialId}`, limit: this.chatApiKeyLimit, what: 'this API key' });
+    const counted: Array<{ subject: string; limit: Limit; what: string }> = [
+      { subject: `chat-user:${identity.userId}`, limit: this.chatUserLimit, what: 'this user' },
+    ];
+    if (identity.credential === 'api_key')
+      counted.push({ subject: `chat-api-key:${identity.credentialId}`, limit: this.chatApiKeyLimit, what: 'this API key' });
     for (const { subject, limit, what } of counted) {
       const state = await countRateLimitEvent(this.db, subject, now, limit.windowMilliseconds);
       if (state.count > limit.maximum) {
         const retryAfterSeconds = secondsUntilWindowEnds(state, limit, now);
-        throw rateLimited(`Too many chat requests for ${what}: at most ${limit.maximum} every ${limit.windowMilliseconds / 1000} seconds; try again in ${retryAfterSeconds} seconds.`, retryAfterSeconds);
+        throw rateLimited(
+          `Too many chat requests for ${what}: at most ${limit.maximum} every ${limit.windowMilliseconds / 1000} seconds; try again in ${retryAfterSeconds} seconds.`,
+          retryAfterSeconds,
+        );
       }
     }
   }

@@ -5,22 +5,10 @@ import { appendAuditEntry } from '../store/audit-log-repository.js';
 import { findOrganizationById } from '../store/organizations-repository.js';
 import type { Database, OrganizationRole } from '../store/schema.js';
 import { revokeUserSessions } from '../store/sessions-repository.js';
-import {
-  findUserByEmail,
-  findUserById,
-  insertUser,
-  listUsers,
-  updateUser,
-  type UserChanges,
-} from '../store/users-repository.js';
+import { findUserByEmail, findUserById, insertUser, listUsers, updateUser, type UserChanges } from '../store/users-repository.js';
 import type { CallContext } from './call-context.js';
 import { hashPassword } from './passwords.js';
-import {
-  requireSystemAdminGrant,
-  requireUserAction,
-  requireUserAdministration,
-  requireUserCreation,
-} from './permissions.js';
+import { requireSystemAdminGrant, requireUserAction, requireUserAdministration, requireUserCreation } from './permissions.js';
 import { userView, type UserView } from './user-view.js';
 
 export interface NewUserInput {
@@ -100,7 +88,11 @@ export class UserService {
   async get(context: CallContext, userId: number): Promise<UserView> {
     const user = await findUserById(this.db, userId);
     if (!user) throw new AppError('not_found', 'User not found.');
-    requireUserAction(context.identity, { userId: user.id, organizationId: user.organization_id, isSystemAdmin: user.is_system_admin === 1 }, 'view');
+    requireUserAction(
+      context.identity,
+      { userId: user.id, organizationId: user.organization_id, isSystemAdmin: user.is_system_admin === 1 },
+      'view',
+    );
     return userView(user);
   }
 
@@ -113,7 +105,11 @@ export class UserService {
   async update(context: CallContext, userId: number, patch: UserPatchInput): Promise<UserView> {
     const user = await findUserById(this.db, userId);
     if (!user) throw new AppError('not_found', 'User not found.');
-    requireUserAction(context.identity, { userId: user.id, organizationId: user.organization_id, isSystemAdmin: user.is_system_admin === 1 }, 'update');
+    requireUserAction(
+      context.identity,
+      { userId: user.id, organizationId: user.organization_id, isSystemAdmin: user.is_system_admin === 1 },
+      'update',
+    );
     if (patch.is_system_admin !== undefined) requireSystemAdminGrant(context.identity);
     this.refuseSelfLockout(context, user.id, patch);
     if (patch.password !== undefined) this.checkPassword(patch.password);
@@ -149,7 +145,13 @@ export class UserService {
     const self = userId === context.identity.userId;
     if (self && patch.disabled === true) throw new AppError('forbidden', 'You cannot disable your own account.');
     if (self && patch.is_system_admin === false) throw new AppError('forbidden', 'You cannot remove your own system administration.');
-    if (self && patch.role !== undefined && patch.role !== 'admin' && context.identity.role === 'admin' && !context.identity.isSystemAdmin) {
+    if (
+      self &&
+      patch.role !== undefined &&
+      patch.role !== 'admin' &&
+      context.identity.role === 'admin' &&
+      !context.identity.isSystemAdmin
+    ) {
       throw new AppError('forbidden', 'You cannot remove your own admin role.');
     }
   }

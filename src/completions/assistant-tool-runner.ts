@@ -39,12 +39,18 @@ export interface AssistantToolRunnerOptions {
 const REFUSALS: Record<AssistantToolRefusal, { code: 'not_found' | 'forbidden'; message: (id: number) => string }> = {
   not_found: { code: 'not_found', message: (id) => `Assistant ${id} does not exist or was deleted.` },
   self: { code: 'forbidden', message: () => 'An assistant cannot call itself.' },
-  not_permitted: { code: 'forbidden', message: (id) => `This assistant's owner may not use assistant ${id} (it is not theirs, not shared with them, and not published to them).` },
+  not_permitted: {
+    code: 'forbidden',
+    message: (id) =>
+      `This assistant's owner may not use assistant ${id} (it is not theirs, not shared with them, and not published to them).`,
+  },
   orchestrator: { code: 'forbidden', message: (id) => `Assistant ${id} uses other assistants itself, so it cannot be used as a tool.` },
 };
 
 function cut(text: string, maximum: number): string {
-  return text.length <= maximum ? text : `${text.slice(0, maximum)}\n[truncated: the answer had ${text.length} characters; only the first ${maximum} are shown]`;
+  return text.length <= maximum
+    ? text
+    : `${text.slice(0, maximum)}\n[truncated: the answer had ${text.length} characters; only the first ${maximum} are shown]`;
 }
 
 /** Nested ids stay unique in the stream: the target's `status-2` under call `status-5` is `status-5/status-2`. */
@@ -79,7 +85,10 @@ export class AssistantToolRunner implements AssistantRunner {
   private async load(targetId: number): Promise<AssistantRecord> {
     const { db, orchestrator, owner } = this.options;
     const record = await findAssistant(db, targetId, owner.userId);
-    const facts = record === undefined ? undefined : { ...assistantFacts(record), id: record.id, orchestrator: isOrchestrator(JSON.parse(record.metadata) as AssistantMetadata) };
+    const facts =
+      record === undefined
+        ? undefined
+        : { ...assistantFacts(record), id: record.id, orchestrator: isOrchestrator(JSON.parse(record.metadata) as AssistantMetadata) };
     const refusal = decideAssistantTool(owner, facts, orchestrator.id);
     if (refusal !== undefined) return this.refuse(targetId, refusal);
     return record!;
@@ -90,11 +99,20 @@ export class AssistantToolRunner implements AssistantRunner {
     return { id: record.id, name: record.name, description: record.description };
   }
 
-  async run(targetId: number, query: string, options: { signal: AbortSignal; status?: CallStatus }): Promise<{ content: string; sources: Source[] }> {
+  async run(
+    targetId: number,
+    query: string,
+    options: { signal: AbortSignal; status?: CallStatus },
+  ): Promise<{ content: string; sources: Source[] }> {
     const { limits } = this.options;
     this.calls += 1;
-    if (this.calls > limits.callsMaximum) throw new AppError('forbidden', `This request already called ${limits.callsMaximum} assistants, the most it may; answer with what you have.`);
-    const overTime = () => new AppError('upstream_timeout', `Calls to other assistants took longer than ${limits.totalMilliseconds} ms in this request.`);
+    if (this.calls > limits.callsMaximum)
+      throw new AppError(
+        'forbidden',
+        `This request already called ${limits.callsMaximum} assistants, the most it may; answer with what you have.`,
+      );
+    const overTime = () =>
+      new AppError('upstream_timeout', `Calls to other assistants took longer than ${limits.totalMilliseconds} ms in this request.`);
     if (this.deadline.expired) throw overTime();
     const target = await this.load(targetId);
     const signal = AbortSignal.any([options.signal, this.deadline.signal]);
@@ -103,7 +121,8 @@ export class AssistantToolRunner implements AssistantRunner {
     try {
       for await (const event of this.options.runTarget(target, query, signal)) {
         if (event.type === 'text-delta') content += event.text;
-        else if (event.type === 'sources') sources.push(...event.sources.map((source) => ({ ...source, assistant_id: target.id, assistant: target.name })));
+        else if (event.type === 'sources')
+          sources.push(...event.sources.map((source) => ({ ...source, assistant_id: target.id, assistant: target.name })));
         else if (event.type === 'status' && options.status !== undefined) options.status.emit(nestedStatus(event, options.status));
       }
     } catch (error) {

@@ -18,7 +18,15 @@ import { AssistantToolRunner, NO_ASSISTANT_TOOLS } from './assistant-tool-runner
 import type { AssistantSnapshot } from '../pipeline/assistant-snapshot.js';
 import type { ProviderSettings } from '../pipeline/connector-definition.js';
 import { NO_USAGE, type PipelineEvent, type Usage } from '../pipeline/events.js';
-import type { AssistantRunner, FileReader, Integrations, KnowledgeSearch, QueryRewriter, Requester, RubricReader } from '../pipeline/ports.js';
+import type {
+  AssistantRunner,
+  FileReader,
+  Integrations,
+  KnowledgeSearch,
+  QueryRewriter,
+  Requester,
+  RubricReader,
+} from '../pipeline/ports.js';
 import { rewriteQuery } from '../pipeline/query-rewriting.js';
 import type { Registries } from '../pipeline/registries.js';
 import { runAssistant, type PipelineContext, type PipelineRequest, type PipelineTrace } from '../pipeline/run-assistant.js';
@@ -99,12 +107,16 @@ export class CompletionService {
   async resolveModel(context: CallContext, modelId: string): Promise<AssistantRecord> {
     const { db } = this.dependencies;
     const id = assistantIdOf(modelId);
-    const candidates = id !== undefined
-      ? [await findAssistant(db, id, context.identity.userId)].filter((record): record is AssistantRecord => record !== undefined)
-      : await findVisibleAssistantsByName(db, assistantListScope(context.identity), context.identity.userId, modelId);
-    if (candidates.length > 1) throw new AppError('ambiguous_model', `Several assistants are named "${modelId}"; use ${MODEL_ID_PREFIX}<id>.`, { param: 'model' });
+    const candidates =
+      id !== undefined
+        ? [await findAssistant(db, id, context.identity.userId)].filter((record): record is AssistantRecord => record !== undefined)
+        : await findVisibleAssistantsByName(db, assistantListScope(context.identity), context.identity.userId, modelId);
+    if (candidates.length > 1)
+      throw new AppError('ambiguous_model', `Several assistants are named "${modelId}"; use ${MODEL_ID_PREFIX}<id>.`, { param: 'model' });
     const record = candidates[0];
-    const notFound = new AppError('model_not_found', `The model "${modelId}" does not exist or you do not have access to it.`, { param: 'model' });
+    const notFound = new AppError('model_not_found', `The model "${modelId}" does not exist or you do not have access to it.`, {
+      param: 'model',
+    });
     if (!record) throw notFound;
     try {
       requireAssistantAction(context.identity, assistantFacts(record), 'chat');
@@ -134,7 +146,10 @@ export class CompletionService {
     const { settings, moodleFor } = this.dependencies;
     const timeoutMilliseconds = settings.integrationTimeoutMilliseconds;
     // The server's Moodle is the operator's choice and may be anywhere; the organization's is reached through the outbound guard.
-    const serverMoodle = settings.moodleApiUrl !== undefined && settings.moodleToken !== undefined ? { apiUrl: settings.moodleApiUrl, token: settings.moodleToken, fetch: serverFetch } : undefined;
+    const serverMoodle =
+      settings.moodleApiUrl !== undefined && settings.moodleToken !== undefined
+        ? { apiUrl: settings.moodleApiUrl, token: settings.moodleToken, fetch: serverFetch }
+        : undefined;
     const moodle = (await moodleFor(organizationId)) ?? serverMoodle;
     return {
       weather: { geocodingUrl: settings.openMeteoGeocodingUrl, forecastUrl: settings.openMeteoForecastUrl, timeoutMilliseconds },
@@ -160,12 +175,20 @@ export class CompletionService {
    * Everything a pipeline run needs for one assistant: ports bound to its owner, the person
    * chatting, the organization's providers and integrations, and the limits.
    */
-  private async pipelineContextFor(record: AssistantRecord, ownerIdentity: Identity, requester: Requester, signal: AbortSignal, assistants: AssistantRunner): Promise<PipelineContext> {
+  private async pipelineContextFor(
+    record: AssistantRecord,
+    ownerIdentity: Identity,
+    requester: Requester,
+    signal: AbortSignal,
+    assistants: AssistantRunner,
+  ): Promise<PipelineContext> {
     const { settings, registries, fileReaderFor, rubricReaderFor, knowledgeSearchFor, providersFor } = this.dependencies;
     const providerFor = await providersFor(record.organization_id);
     const assistant = snapshotOf(record);
     // A call to another assistant runs a whole pipeline, so an orchestrator's calls get the assistant-tool timeout.
-    const callTimeoutMilliseconds = isOrchestrator(assistant.metadata) ? settings.assistantToolTimeoutMilliseconds : settings.toolCallTimeoutMilliseconds;
+    const callTimeoutMilliseconds = isOrchestrator(assistant.metadata)
+      ? settings.assistantToolTimeoutMilliseconds
+      : settings.toolCallTimeoutMilliseconds;
     return {
       assistant,
       registries,
@@ -211,13 +234,22 @@ export class CompletionService {
       orchestrator: record,
       owner,
       requestId: context.requestId,
-      limits: { callsMaximum: settings.assistantToolCallsMaximum, totalMilliseconds: settings.assistantToolTotalMilliseconds, resultCharactersMaximum: settings.assistantToolResultCharactersMaximum },
+      limits: {
+        callsMaximum: settings.assistantToolCallsMaximum,
+        totalMilliseconds: settings.assistantToolTotalMilliseconds,
+        resultCharactersMaximum: settings.assistantToolResultCharactersMaximum,
+      },
       runTarget: (target, query, signal) => this.runTarget(target, query, requester, signal),
     });
   }
 
   /** A target's own pipeline, for one user message, unable to call assistants itself. */
-  private async *runTarget(target: AssistantRecord, query: string, requester: Requester, signal: AbortSignal): AsyncGenerator<PipelineEvent> {
+  private async *runTarget(
+    target: AssistantRecord,
+    query: string,
+    requester: Requester,
+    signal: AbortSignal,
+  ): AsyncGenerator<PipelineEvent> {
     const context = await this.pipelineContextFor(target, await this.ownerOf(target), requester, signal, NO_ASSISTANT_TOOLS);
     yield* runAssistant({ messages: [{ role: 'user', content: query }], parameters: {} }, context);
   }
@@ -226,12 +258,24 @@ export class CompletionService {
    * Starts a run; the events are produced as the caller iterates, and stop when `signal` aborts.
    * `forwardedEmail`: the learner a trusted front end names (see trustedForwardedEmail in the HTTP layer).
    */
-  async start(context: CallContext, record: AssistantRecord, request: PipelineRequest, signal: AbortSignal, forwardedEmail?: string): Promise<CompletionRun> {
+  async start(
+    context: CallContext,
+    record: AssistantRecord,
+    request: PipelineRequest,
+    signal: AbortSignal,
+    forwardedEmail?: string,
+  ): Promise<CompletionRun> {
     const requester: Requester = { userId: context.identity.userId, email: forwardedEmail ?? context.identity.email };
     const owner = await this.ownerOf(record);
     const assistants = this.assistantRunnerFor(context, record, owner, requester);
     const pipelineContext = await this.pipelineContextFor(record, owner, requester, signal, assistants);
-    const run: RunRecord = { context, record, snapshot: pipelineContext.assistant, traceId: pipelineContext.assistant.metadata.verbose === true ? randomUUID() : undefined, signal };
+    const run: RunRecord = {
+      context,
+      record,
+      snapshot: pipelineContext.assistant,
+      traceId: pipelineContext.assistant.metadata.verbose === true ? randomUUID() : undefined,
+      signal,
+    };
     const events = runAssistant(request, { ...pipelineContext, onTrace: (trace) => (run.trace = trace) });
     return { assistantId: record.id, traceId: run.traceId, events: this.recorded(events, run) };
   }

@@ -80,12 +80,42 @@ const LIMITS: readonly LimitCase[] = [
   { variable: 'INGESTION_ATTEMPTS_MAX', field: 'ingestionAttemptsMaximum', defaultValue: 3, minimum: 1, customValue: 5 },
   { variable: 'INGESTION_WORKER_HEAP_MB', field: 'ingestionWorkerHeapMegabytes', defaultValue: 512, minimum: 16, customValue: 256 },
   { variable: 'INGESTION_WORKER_RSS_MB', field: 'ingestionWorkerResidentMegabytes', defaultValue: 1_024, minimum: 64, customValue: 2_048 },
-  { variable: 'INGESTION_WORKER_TIMEOUT_MS', field: 'ingestionWorkerTimeoutMilliseconds', defaultValue: 120_000, minimum: 100, customValue: 30_000 },
+  {
+    variable: 'INGESTION_WORKER_TIMEOUT_MS',
+    field: 'ingestionWorkerTimeoutMilliseconds',
+    defaultValue: 120_000,
+    minimum: 100,
+    customValue: 30_000,
+  },
   { variable: 'INGESTION_CHUNKS_MAX', field: 'ingestionChunksMax', defaultValue: 10_000, minimum: 1, customValue: 500 },
-  { variable: 'INGESTION_ZIP_PART_MAX_BYTES', field: 'ingestionZipPartMaxBytes', defaultValue: 67_108_864, minimum: 1024, customValue: 1_048_576 },
-  { variable: 'INGESTION_ZIP_TOTAL_MAX_BYTES', field: 'ingestionZipTotalMaxBytes', defaultValue: 134_217_728, minimum: 1024, customValue: 4_194_304 },
-  { variable: 'INGESTION_PDF_INFLATED_MAX_BYTES', field: 'ingestionPdfInflatedMaxBytes', defaultValue: 268_435_456, minimum: 1024, customValue: 8_388_608 },
-  { variable: 'UPLOAD_LEFTOVER_GRACE_MS', field: 'uploadLeftoverGraceMilliseconds', defaultValue: 3_600_000, minimum: 0, customValue: 600_000 },
+  {
+    variable: 'INGESTION_ZIP_PART_MAX_BYTES',
+    field: 'ingestionZipPartMaxBytes',
+    defaultValue: 67_108_864,
+    minimum: 1024,
+    customValue: 1_048_576,
+  },
+  {
+    variable: 'INGESTION_ZIP_TOTAL_MAX_BYTES',
+    field: 'ingestionZipTotalMaxBytes',
+    defaultValue: 134_217_728,
+    minimum: 1024,
+    customValue: 4_194_304,
+  },
+  {
+    variable: 'INGESTION_PDF_INFLATED_MAX_BYTES',
+    field: 'ingestionPdfInflatedMaxBytes',
+    defaultValue: 268_435_456,
+    minimum: 1024,
+    customValue: 8_388_608,
+  },
+  {
+    variable: 'UPLOAD_LEFTOVER_GRACE_MS',
+    field: 'uploadLeftoverGraceMilliseconds',
+    defaultValue: 3_600_000,
+    minimum: 0,
+    customValue: 600_000,
+  },
   { variable: 'KB_JSON_BODY_MAX_BYTES', field: 'kbJsonBodyMaxBytes', defaultValue: 10_485_760, minimum: 1024, customValue: 65_536 },
   { variable: 'TOOL_TIMEOUT_MS', field: 'toolTimeoutMilliseconds', defaultValue: 10_000, minimum: 1, customValue: 250 },
   { variable: 'UPSTREAM_TIMEOUT_MS', field: 'upstreamTimeoutMilliseconds', defaultValue: 120_000, minimum: 1, customValue: 5_000 },
@@ -97,16 +127,34 @@ const LIMITS: readonly LimitCase[] = [
   { variable: 'TOOL_LOOP_ITERATIONS', field: 'toolLoopIterations', defaultValue: 5, minimum: 1, customValue: 3 },
   { variable: 'TOOL_LOOP_ITERATIONS_MAX', field: 'toolLoopIterationsMaximum', defaultValue: 10, minimum: 1, customValue: 20 },
   { variable: 'TOOL_CALL_TIMEOUT_MS', field: 'toolCallTimeoutMilliseconds', defaultValue: 30_000, minimum: 1, customValue: 500 },
-  { variable: 'TOOL_CALL_TIMEOUT_MAX_MS', field: 'toolCallTimeoutMaximumMilliseconds', defaultValue: 120_000, minimum: 1, customValue: 60_000 },
+  {
+    variable: 'TOOL_CALL_TIMEOUT_MAX_MS',
+    field: 'toolCallTimeoutMaximumMilliseconds',
+    defaultValue: 120_000,
+    minimum: 1,
+    customValue: 60_000,
+  },
   { variable: 'TOOL_LOOP_TOTAL_MS', field: 'toolLoopTotalMilliseconds', defaultValue: 180_000, minimum: 1, customValue: 1_000 },
-  { variable: 'TOOL_LOOP_TOTAL_MAX_MS', field: 'toolLoopTotalMaximumMilliseconds', defaultValue: 600_000, minimum: 1, customValue: 300_000 },
+  {
+    variable: 'TOOL_LOOP_TOTAL_MAX_MS',
+    field: 'toolLoopTotalMaximumMilliseconds',
+    defaultValue: 600_000,
+    minimum: 1,
+    customValue: 300_000,
+  },
   { variable: 'TOOL_IDENTICAL_CALLS_MAX', field: 'toolIdenticalCallsMaximum', defaultValue: 2, minimum: 1, customValue: 1 },
   { variable: 'TOOL_RESULT_CHARS_MAX', field: 'toolResultCharactersMaximum', defaultValue: 20_000, minimum: 100, customValue: 500 },
   { variable: 'INTEGRATION_TIMEOUT_MS', field: 'integrationTimeoutMilliseconds', defaultValue: 10_000, minimum: 1, customValue: 250 },
   { variable: 'ASSISTANT_TOOL_TIMEOUT_MS', field: 'assistantToolTimeoutMilliseconds', defaultValue: 60_000, minimum: 1, customValue: 900 },
   { variable: 'ASSISTANT_TOOL_CALLS_MAX', field: 'assistantToolCallsMaximum', defaultValue: 6, minimum: 1, customValue: 2 },
   { variable: 'ASSISTANT_TOOL_TOTAL_MS', field: 'assistantToolTotalMilliseconds', defaultValue: 120_000, minimum: 1, customValue: 3_000 },
-  { variable: 'ASSISTANT_TOOL_RESULT_CHARS_MAX', field: 'assistantToolResultCharactersMaximum', defaultValue: 8_000, minimum: 100, customValue: 300 },
+  {
+    variable: 'ASSISTANT_TOOL_RESULT_CHARS_MAX',
+    field: 'assistantToolResultCharactersMaximum',
+    defaultValue: 8_000,
+    minimum: 100,
+    customValue: 300,
+  },
   { variable: 'LOGIN_FAILURES_PER_ACCOUNT_MAX', field: 'loginFailuresPerAccountMaximum', defaultValue: 10, minimum: 1, customValue: 5 },
   { variable: 'LOGIN_FAILURES_PER_ADDRESS_MAX', field: 'loginFailuresPerAddressMaximum', defaultValue: 100, minimum: 1, customValue: 20 },
   { variable: 'LOGIN_FAILURE_WINDOW_SECONDS', field: 'loginFailureWindowSeconds', defaultValue: 900, minimum: 1, customValue: 60 },
@@ -224,7 +272,11 @@ describe('the provider and secret settings', () => {
 
   it('reads provider defaults, trimming a trailing slash, with Ollama on localhost by default', () => {
     const settings = loadSettings({ OPENAI_API_KEY: 'sk-x', OPENAI_BASE_URL: 'http://127.0.0.1:8000/v1/' });
-    expect(settings).toMatchObject({ openaiApiKey: 'sk-x', openaiBaseUrl: 'http://127.0.0.1:8000/v1', ollamaBaseUrl: 'http://127.0.0.1:11434' });
+    expect(settings).toMatchObject({
+      openaiApiKey: 'sk-x',
+      openaiBaseUrl: 'http://127.0.0.1:8000/v1',
+      ollamaBaseUrl: 'http://127.0.0.1:11434',
+    });
     expect(loadSettings({}).openaiApiKey).toBeUndefined();
   });
 });
@@ -256,7 +308,12 @@ describe('TRUST_FORWARDED_USER_HEADERS', () => {
 describe('OUTBOUND_ALLOWED_HOSTS', () => {
   it('is empty unless set, and reads a comma-separated list of host names and addresses in lower case', () => {
     expect(loadSettings({}).outboundAllowedHosts).toEqual([]);
-    expect(loadSettings({ OUTBOUND_ALLOWED_HOSTS: ' LAMB-KB , 10.0.0.5,::1,kb.campus.internal ' }).outboundAllowedHosts).toEqual(['lamb-kb', '10.0.0.5', '::1', 'kb.campus.internal']);
+    expect(loadSettings({ OUTBOUND_ALLOWED_HOSTS: ' LAMB-KB , 10.0.0.5,::1,kb.campus.internal ' }).outboundAllowedHosts).toEqual([
+      'lamb-kb',
+      '10.0.0.5',
+      '::1',
+      'kb.campus.internal',
+    ]);
   });
 
   it.each(['http://kb.internal', 'kb.internal:9090', '10.0.0.5/8', 'kb internal'])('refuses %s naming the variable', (value) => {

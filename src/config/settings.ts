@@ -140,7 +140,10 @@ export interface Settings {
 }
 
 export class SettingsError extends Error {
-  constructor(readonly variable: string, problem: string) {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
     super(`Invalid setting ${variable}: ${problem}`);
     this.name = 'SettingsError';
   }
@@ -233,10 +236,16 @@ function readTrustProxy(environment: Environment): boolean | number | string[] {
   const lower = raw.toLowerCase();
   if (lower === 'true' || lower === 'false') return lower === 'true';
   if (/^\d{1,2}$/.test(raw)) return Number(raw);
-  const addresses = raw.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  const addresses = raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
   const wrong = addresses.find((address) => !PROXY_ADDRESS_SHAPE.test(address));
   if (wrong !== undefined || addresses.length === 0) {
-    throw new SettingsError('TRUST_PROXY', `expected true, false, a hop count or proxy addresses such as 10.0.0.1,10.1.0.0/16${wrong === undefined ? '' : `, got "${wrong}"`}`);
+    throw new SettingsError(
+      'TRUST_PROXY',
+      `expected true, false, a hop count or proxy addresses such as 10.0.0.1,10.1.0.0/16${wrong === undefined ? '' : `, got "${wrong}"`}`,
+    );
   }
   return addresses;
 }
@@ -250,14 +259,20 @@ function readHost(environment: Environment): string {
 /** OUTBOUND_ALLOWED_HOSTS: bare host names or addresses (`kb.internal`, `10.0.0.5`, `::1`), no scheme, port or path. */
 function readOutboundAllowedHosts(environment: Environment): string[] {
   const hosts = readList(environment, 'OUTBOUND_ALLOWED_HOSTS') ?? [];
-  const wrong = hosts.find((host) => !/^[A-Za-z0-9.:-]+$/.test(host) || (host.split(':').length === 2));
-  if (wrong !== undefined) throw new SettingsError('OUTBOUND_ALLOWED_HOSTS', `"${wrong}" is not a host name or address (give no scheme, port or path)`);
+  const wrong = hosts.find((host) => !/^[A-Za-z0-9.:-]+$/.test(host) || host.split(':').length === 2);
+  if (wrong !== undefined)
+    throw new SettingsError('OUTBOUND_ALLOWED_HOSTS', `"${wrong}" is not a host name or address (give no scheme, port or path)`);
   return hosts.map((host) => host.toLowerCase());
 }
 
 function readList(environment: Environment, variable: string): string[] | undefined {
   const raw = readText(environment, variable);
-  return raw === undefined ? undefined : raw.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  return raw === undefined
+    ? undefined
+    : raw
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== '');
 }
 
 /** An origin as browsers send it: scheme, host and optional port, nothing else. */
@@ -273,7 +288,8 @@ function isOrigin(value: string): boolean {
 function readCorsOrigins(environment: Environment): string[] {
   const origins = readList(environment, 'CORS_ORIGINS') ?? [];
   const wrong = origins.find((origin) => !isOrigin(origin));
-  if (wrong !== undefined) throw new SettingsError('CORS_ORIGINS', `"${wrong}" is not an origin such as https://app.example.org (no path, no trailing slash)`);
+  if (wrong !== undefined)
+    throw new SettingsError('CORS_ORIGINS', `"${wrong}" is not an origin such as https://app.example.org (no path, no trailing slash)`);
   return origins;
 }
 
@@ -286,7 +302,8 @@ function readFrameAncestors(environment: Environment): string[] {
       throw new SettingsError('FRAME_ANCESTORS', `"${source}" is not 'self', 'none' or an origin such as https://lms.example.org`);
     }
   }
-  if (sources.includes("'none'") && sources.length > 1) throw new SettingsError('FRAME_ANCESTORS', "'none' cannot be combined with other sources");
+  if (sources.includes("'none'") && sources.length > 1)
+    throw new SettingsError('FRAME_ANCESTORS', "'none' cannot be combined with other sources");
   return sources;
 }
 
@@ -319,20 +336,56 @@ export function loadSettings(environment: Environment = process.env): Settings {
     pageSizeMaximum: readInteger(environment, 'PAGE_SIZE_MAX', { defaultValue: 200, minimum: 1, maximum: 10_000 }),
     shutdownTimeoutMilliseconds: readInteger(environment, 'SHUTDOWN_TIMEOUT_MS', { defaultValue: 10_000, minimum: 0, maximum: 600_000 }),
     databasePoolSize: readInteger(environment, 'DATABASE_POOL_SIZE', { defaultValue: 10, minimum: 1, maximum: 500 }),
-    fileUploadMaxBytes: readInteger(environment, 'FILE_UPLOAD_MAX_BYTES', { defaultValue: 10_485_760, minimum: 1024, maximum: 104_857_600 }),
+    fileUploadMaxBytes: readInteger(environment, 'FILE_UPLOAD_MAX_BYTES', {
+      defaultValue: 10_485_760,
+      minimum: 1024,
+      maximum: 104_857_600,
+    }),
     kbUploadMaxBytes: readInteger(environment, 'KB_UPLOAD_MAX_BYTES', { defaultValue: 52_428_800, minimum: 1024, maximum: 1_073_741_824 }),
     ingestionPollMilliseconds: readInteger(environment, 'INGESTION_POLL_MS', { defaultValue: 500, minimum: 10, maximum: 600_000 }),
-    ingestionLeaseMilliseconds: readInteger(environment, 'INGESTION_LEASE_MS', { defaultValue: 60_000, minimum: 1_000, maximum: 86_400_000 }),
+    ingestionLeaseMilliseconds: readInteger(environment, 'INGESTION_LEASE_MS', {
+      defaultValue: 60_000,
+      minimum: 1_000,
+      maximum: 86_400_000,
+    }),
     ingestionAttemptsMaximum: readInteger(environment, 'INGESTION_ATTEMPTS_MAX', { defaultValue: 3, minimum: 1, maximum: 100 }),
     ingestionWorkerHeapMegabytes: readInteger(environment, 'INGESTION_WORKER_HEAP_MB', { defaultValue: 512, minimum: 16, maximum: 16_384 }),
-    ingestionWorkerResidentMegabytes: readInteger(environment, 'INGESTION_WORKER_RSS_MB', { defaultValue: 1_024, minimum: 64, maximum: 65_536 }),
-    ingestionWorkerTimeoutMilliseconds: readInteger(environment, 'INGESTION_WORKER_TIMEOUT_MS', { defaultValue: 120_000, minimum: 100, maximum: 3_600_000 }),
+    ingestionWorkerResidentMegabytes: readInteger(environment, 'INGESTION_WORKER_RSS_MB', {
+      defaultValue: 1_024,
+      minimum: 64,
+      maximum: 65_536,
+    }),
+    ingestionWorkerTimeoutMilliseconds: readInteger(environment, 'INGESTION_WORKER_TIMEOUT_MS', {
+      defaultValue: 120_000,
+      minimum: 100,
+      maximum: 3_600_000,
+    }),
     ingestionChunksMax: readInteger(environment, 'INGESTION_CHUNKS_MAX', { defaultValue: 10_000, minimum: 1, maximum: 1_000_000 }),
-    ingestionZipPartMaxBytes: readInteger(environment, 'INGESTION_ZIP_PART_MAX_BYTES', { defaultValue: 67_108_864, minimum: 1024, maximum: 1_073_741_824 }),
-    ingestionZipTotalMaxBytes: readInteger(environment, 'INGESTION_ZIP_TOTAL_MAX_BYTES', { defaultValue: 134_217_728, minimum: 1024, maximum: 2_147_483_647 }),
-    ingestionPdfInflatedMaxBytes: readInteger(environment, 'INGESTION_PDF_INFLATED_MAX_BYTES', { defaultValue: 268_435_456, minimum: 1024, maximum: 4_294_967_296 }),
-    uploadLeftoverGraceMilliseconds: readInteger(environment, 'UPLOAD_LEFTOVER_GRACE_MS', { defaultValue: 3_600_000, minimum: 0, maximum: 2_592_000_000 }),
-    kbJsonBodyMaxBytes: readInteger(environment, 'KB_JSON_BODY_MAX_BYTES', { defaultValue: 10_485_760, minimum: 1024, maximum: 104_857_600 }),
+    ingestionZipPartMaxBytes: readInteger(environment, 'INGESTION_ZIP_PART_MAX_BYTES', {
+      defaultValue: 67_108_864,
+      minimum: 1024,
+      maximum: 1_073_741_824,
+    }),
+    ingestionZipTotalMaxBytes: readInteger(environment, 'INGESTION_ZIP_TOTAL_MAX_BYTES', {
+      defaultValue: 134_217_728,
+      minimum: 1024,
+      maximum: 2_147_483_647,
+    }),
+    ingestionPdfInflatedMaxBytes: readInteger(environment, 'INGESTION_PDF_INFLATED_MAX_BYTES', {
+      defaultValue: 268_435_456,
+      minimum: 1024,
+      maximum: 4_294_967_296,
+    }),
+    uploadLeftoverGraceMilliseconds: readInteger(environment, 'UPLOAD_LEFTOVER_GRACE_MS', {
+      defaultValue: 3_600_000,
+      minimum: 0,
+      maximum: 2_592_000_000,
+    }),
+    kbJsonBodyMaxBytes: readInteger(environment, 'KB_JSON_BODY_MAX_BYTES', {
+      defaultValue: 10_485_760,
+      minimum: 1024,
+      maximum: 104_857_600,
+    }),
     secretKey: readSecretKey(environment),
     openaiApiKey: readText(environment, 'OPENAI_API_KEY'),
     openaiBaseUrl: readBaseUrl(environment, 'OPENAI_BASE_URL'),
@@ -341,35 +394,83 @@ export function loadSettings(environment: Environment = process.env): Settings {
     embeddingTimeoutMilliseconds: readInteger(environment, 'EMBEDDING_TIMEOUT_MS', { defaultValue: 60_000, minimum: 1, maximum: 600_000 }),
     embeddingBatchSize: readInteger(environment, 'EMBEDDING_BATCH_SIZE', { defaultValue: 64, minimum: 1, maximum: 2048 }),
     kbServerTimeoutMilliseconds: readInteger(environment, 'KB_SERVER_TIMEOUT_MS', { defaultValue: 10_000, minimum: 1, maximum: 600_000 }),
-    queryRewriteTimeoutMilliseconds: readInteger(environment, 'QUERY_REWRITE_TIMEOUT_MS', { defaultValue: 5_000, minimum: 1, maximum: 600_000 }),
+    queryRewriteTimeoutMilliseconds: readInteger(environment, 'QUERY_REWRITE_TIMEOUT_MS', {
+      defaultValue: 5_000,
+      minimum: 1,
+      maximum: 600_000,
+    }),
     kbJsonDocumentsMaximum: readInteger(environment, 'KB_JSON_DOCUMENTS_MAX', { defaultValue: 100, minimum: 1, maximum: 10_000 }),
     upstreamTimeoutMilliseconds: readInteger(environment, 'UPSTREAM_TIMEOUT_MS', { defaultValue: 120_000, minimum: 1, maximum: 3_600_000 }),
     toolLoopIterations: readInteger(environment, 'TOOL_LOOP_ITERATIONS', { defaultValue: 5, minimum: 1, maximum: 100 }),
     toolLoopIterationsMaximum: readInteger(environment, 'TOOL_LOOP_ITERATIONS_MAX', { defaultValue: 10, minimum: 1, maximum: 100 }),
     toolCallTimeoutMilliseconds: readInteger(environment, 'TOOL_CALL_TIMEOUT_MS', { defaultValue: 30_000, minimum: 1, maximum: 600_000 }),
-    toolCallTimeoutMaximumMilliseconds: readInteger(environment, 'TOOL_CALL_TIMEOUT_MAX_MS', { defaultValue: 120_000, minimum: 1, maximum: 600_000 }),
+    toolCallTimeoutMaximumMilliseconds: readInteger(environment, 'TOOL_CALL_TIMEOUT_MAX_MS', {
+      defaultValue: 120_000,
+      minimum: 1,
+      maximum: 600_000,
+    }),
     toolLoopTotalMilliseconds: readInteger(environment, 'TOOL_LOOP_TOTAL_MS', { defaultValue: 180_000, minimum: 1, maximum: 3_600_000 }),
-    toolLoopTotalMaximumMilliseconds: readInteger(environment, 'TOOL_LOOP_TOTAL_MAX_MS', { defaultValue: 600_000, minimum: 1, maximum: 3_600_000 }),
+    toolLoopTotalMaximumMilliseconds: readInteger(environment, 'TOOL_LOOP_TOTAL_MAX_MS', {
+      defaultValue: 600_000,
+      minimum: 1,
+      maximum: 3_600_000,
+    }),
     toolIdenticalCallsMaximum: readInteger(environment, 'TOOL_IDENTICAL_CALLS_MAX', { defaultValue: 2, minimum: 1, maximum: 100 }),
-    toolResultCharactersMaximum: readInteger(environment, 'TOOL_RESULT_CHARS_MAX', { defaultValue: 20_000, minimum: 100, maximum: 1_000_000 }),
+    toolResultCharactersMaximum: readInteger(environment, 'TOOL_RESULT_CHARS_MAX', {
+      defaultValue: 20_000,
+      minimum: 100,
+      maximum: 1_000_000,
+    }),
     openMeteoGeocodingUrl: readBaseUrl(environment, 'OPEN_METEO_GEOCODING_URL') ?? 'https://geocoding-api.open-meteo.com/v1/search',
     openMeteoForecastUrl: readBaseUrl(environment, 'OPEN_METEO_FORECAST_URL') ?? 'https://api.open-meteo.com/v1/forecast',
     moodleApiUrl: readBaseUrl(environment, 'MOODLE_API_URL'),
     moodleToken: readText(environment, 'MOODLE_TOKEN'),
-    integrationTimeoutMilliseconds: readInteger(environment, 'INTEGRATION_TIMEOUT_MS', { defaultValue: 10_000, minimum: 1, maximum: 600_000 }),
+    integrationTimeoutMilliseconds: readInteger(environment, 'INTEGRATION_TIMEOUT_MS', {
+      defaultValue: 10_000,
+      minimum: 1,
+      maximum: 600_000,
+    }),
     outboundAllowedHosts: readOutboundAllowedHosts(environment),
     trustForwardedUserHeaders: readBoolean(environment, 'TRUST_FORWARDED_USER_HEADERS', false),
     trustProxy: readTrustProxy(environment),
-    loginFailuresPerAccountMaximum: readInteger(environment, 'LOGIN_FAILURES_PER_ACCOUNT_MAX', { defaultValue: 10, minimum: 1, maximum: 10_000 }),
-    loginFailuresPerAddressMaximum: readInteger(environment, 'LOGIN_FAILURES_PER_ADDRESS_MAX', { defaultValue: 100, minimum: 1, maximum: 1_000_000 }),
+    loginFailuresPerAccountMaximum: readInteger(environment, 'LOGIN_FAILURES_PER_ACCOUNT_MAX', {
+      defaultValue: 10,
+      minimum: 1,
+      maximum: 10_000,
+    }),
+    loginFailuresPerAddressMaximum: readInteger(environment, 'LOGIN_FAILURES_PER_ADDRESS_MAX', {
+      defaultValue: 100,
+      minimum: 1,
+      maximum: 1_000_000,
+    }),
     loginFailureWindowSeconds: readInteger(environment, 'LOGIN_FAILURE_WINDOW_SECONDS', { defaultValue: 900, minimum: 1, maximum: 86_400 }),
-    chatRequestsPerUserMaximum: readInteger(environment, 'CHAT_REQUESTS_PER_USER_MAX', { defaultValue: 600, minimum: 1, maximum: 1_000_000 }),
-    chatRequestsPerApiKeyMaximum: readInteger(environment, 'CHAT_REQUESTS_PER_API_KEY_MAX', { defaultValue: 600, minimum: 1, maximum: 1_000_000 }),
+    chatRequestsPerUserMaximum: readInteger(environment, 'CHAT_REQUESTS_PER_USER_MAX', {
+      defaultValue: 600,
+      minimum: 1,
+      maximum: 1_000_000,
+    }),
+    chatRequestsPerApiKeyMaximum: readInteger(environment, 'CHAT_REQUESTS_PER_API_KEY_MAX', {
+      defaultValue: 600,
+      minimum: 1,
+      maximum: 1_000_000,
+    }),
     chatRateWindowSeconds: readInteger(environment, 'CHAT_RATE_WINDOW_SECONDS', { defaultValue: 60, minimum: 1, maximum: 86_400 }),
-    assistantToolTimeoutMilliseconds: readInteger(environment, 'ASSISTANT_TOOL_TIMEOUT_MS', { defaultValue: 60_000, minimum: 1, maximum: 600_000 }),
+    assistantToolTimeoutMilliseconds: readInteger(environment, 'ASSISTANT_TOOL_TIMEOUT_MS', {
+      defaultValue: 60_000,
+      minimum: 1,
+      maximum: 600_000,
+    }),
     assistantToolCallsMaximum: readInteger(environment, 'ASSISTANT_TOOL_CALLS_MAX', { defaultValue: 6, minimum: 1, maximum: 100 }),
-    assistantToolTotalMilliseconds: readInteger(environment, 'ASSISTANT_TOOL_TOTAL_MS', { defaultValue: 120_000, minimum: 1, maximum: 3_600_000 }),
-    assistantToolResultCharactersMaximum: readInteger(environment, 'ASSISTANT_TOOL_RESULT_CHARS_MAX', { defaultValue: 8_000, minimum: 100, maximum: 1_000_000 }),
+    assistantToolTotalMilliseconds: readInteger(environment, 'ASSISTANT_TOOL_TOTAL_MS', {
+      defaultValue: 120_000,
+      minimum: 1,
+      maximum: 3_600_000,
+    }),
+    assistantToolResultCharactersMaximum: readInteger(environment, 'ASSISTANT_TOOL_RESULT_CHARS_MAX', {
+      defaultValue: 8_000,
+      minimum: 100,
+      maximum: 1_000_000,
+    }),
     frameAncestors: readFrameAncestors(environment),
     corsOrigins: readCorsOrigins(environment),
   };

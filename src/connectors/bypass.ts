@@ -21,7 +21,10 @@ function answerFor(request: ConnectorRequest): string {
     case 'full-conversation-bypass':
       return request.messages.map((message) => `${message.role}: ${messageText(message.content)}`).join('\n\n');
     default:
-      throw new AppError('assistant_misconfigured', `The bypass connector has no model "${request.model}"; use one of ${MODELS.join(', ')}.`);
+      throw new AppError(
+        'assistant_misconfigured',
+        `The bypass connector has no model "${request.model}"; use one of ${MODELS.join(', ')}.`,
+      );
   }
 }
 

@@ -40,7 +40,8 @@ function ollamaToolCalls(calls: unknown[]): OllamaMessage['tool_calls'] {
     } catch {
       parsed = {};
     }
-    const argumentsObject = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+    const argumentsObject =
+      parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
     return { function: { name: call.function?.name ?? '', arguments: argumentsObject } };
   });
 }
@@ -67,10 +68,17 @@ function base64Of(url: unknown): string | undefined {
 
 function toOllamaMessage(message: ChatMessage): OllamaMessage {
   if (message.tool_calls !== undefined && message.tool_calls.length > 0) {
-    return { role: message.role, content: typeof message.content === 'string' ? message.content : '', tool_calls: ollamaToolCalls(message.tool_calls) };
+    return {
+      role: message.role,
+      content: typeof message.content === 'string' ? message.content : '',
+      tool_calls: ollamaToolCalls(message.tool_calls),
+    };
   }
   if (!Array.isArray(message.content)) return { role: message.role, content: message.content ?? '' };
-  const text = message.content.filter(isTextPart).map((part) => part.text).join(' ');
+  const text = message.content
+    .filter(isTextPart)
+    .map((part) => part.text)
+    .join(' ');
   const images = message.content
     .filter((part) => part.type === 'image_url')
     .map((part) => base64Of((part as { image_url?: { url?: unknown } }).image_url?.url))
@@ -81,15 +89,20 @@ function toOllamaMessage(message: ChatMessage): OllamaMessage {
 function requestBody(request: ConnectorRequest): Record<string, unknown> {
   const parameters = request.parameters;
   const options = Object.fromEntries(
-    Object.entries({ temperature: parameters.temperature, top_p: parameters.top_p, num_predict: parameters.max_tokens, stop: parameters.stop, seed: parameters.seed }).filter(
-      ([, value]) => value !== undefined,
-    ),
+    Object.entries({
+      temperature: parameters.temperature,
+      top_p: parameters.top_p,
+      num_predict: parameters.max_tokens,
+      stop: parameters.stop,
+      seed: parameters.seed,
+    }).filter(([, value]) => value !== undefined),
   );
   const wantsJson = parameters.response_format?.type === 'json_object' || parameters.response_format?.type === 'json_schema';
   return {
     model: request.model || DEFAULT_MODEL,
     messages: request.messages.map(toOllamaMessage),
-    ...(request.tools !== undefined && request.tools.length > 0 && { tools: request.tools.map((tool) => ({ type: 'function', function: tool })) }),
+    ...(request.tools !== undefined &&
+      request.tools.length > 0 && { tools: request.tools.map((tool) => ({ type: 'function', function: tool })) }),
     stream: true,
     ...(Object.keys(options).length > 0 && { options }),
     ...(wantsJson && { format: 'json' }),
@@ -102,7 +115,8 @@ function* eventsOf(line: OllamaLine): Generator<ConnectorEvent> {
   if (line.message?.content) yield { type: 'text-delta', text: line.message.content };
   // Ollama sends each call whole, its arguments already an object.
   for (const call of line.message?.tool_calls ?? []) {
-    const argumentsJson = typeof call.function?.arguments === 'string' ? call.function.arguments : JSON.stringify(call.function?.arguments ?? {});
+    const argumentsJson =
+      typeof call.function?.arguments === 'string' ? call.function.arguments : JSON.stringify(call.function?.arguments ?? {});
     yield { type: 'tool-call', call: { id: `call_${randomUUID()}`, name: call.function?.name ?? '', argumentsJson } };
   }
   if (line.done) {
@@ -144,7 +158,10 @@ async function* chat(request: ConnectorRequest, signal: AbortSignal): AsyncGener
     // The provider's fetch: the outbound guard when an organization set the URL.
     const response = await request.provider.fetch(`${baseUrl}/api/chat`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(request.provider.apiKey && { authorization: `Bearer ${request.provider.apiKey}` }) },
+      headers: {
+        'content-type': 'application/json',
+        ...(request.provider.apiKey && { authorization: `Bearer ${request.provider.apiKey}` }),
+      },
       body: JSON.stringify(requestBody(request)),
       signal,
     });

@@ -53,7 +53,9 @@ function clientFor(provider: ProviderSettings): OpenAI {
 
 /** Only an assistant turn may have no content upstream; any other empty turn is sent as empty text. */
 function upstreamMessages(messages: readonly ChatMessage[]): ChatCompletionCreateParamsStreaming['messages'] {
-  return messages.map((message) => (message.content === null && message.role !== 'assistant' ? { ...message, content: '' } : message)) as ChatCompletionCreateParamsStreaming['messages'];
+  return messages.map((message) =>
+    message.content === null && message.role !== 'assistant' ? { ...message, content: '' } : message,
+  ) as ChatCompletionCreateParamsStreaming['messages'];
 }
 
 function requestBody(request: ConnectorRequest): ChatCompletionCreateParamsStreaming {
@@ -61,14 +63,19 @@ function requestBody(request: ConnectorRequest): ChatCompletionCreateParamsStrea
     ...request.parameters,
     model: request.model || DEFAULT_MODEL,
     messages: upstreamMessages(request.messages),
-    ...(request.tools !== undefined && request.tools.length > 0 && { tools: request.tools.map((tool) => ({ type: 'function', function: tool })) }),
+    ...(request.tools !== undefined &&
+      request.tools.length > 0 && { tools: request.tools.map((tool) => ({ type: 'function', function: tool })) }),
     stream: true,
     stream_options: { include_usage: true },
   } as ChatCompletionCreateParamsStreaming;
 }
 
 /** Text and usage as they arrive; tool-call pieces go to the assembler and the finish reason is kept for the end. */
-function* eventsOf(chunk: ChatCompletionChunk, calls: ToolCallAssembler, ending: { finishReason?: FinishReason }): Generator<ConnectorEvent> {
+function* eventsOf(
+  chunk: ChatCompletionChunk,
+  calls: ToolCallAssembler,
+  ending: { finishReason?: FinishReason },
+): Generator<ConnectorEvent> {
   const choice = chunk.choices[0];
   const delta = choice?.delta as (ChatCompletionChunk.Choice.Delta & { reasoning_content?: string; reasoning?: string }) | undefined;
   const reasoning = delta?.reasoning_content ?? delta?.reasoning;
@@ -87,7 +94,8 @@ function translateError(error: unknown, request: ConnectorRequest, signal: Abort
   const refusal = outboundRefusalIn(error);
   if (refusal !== undefined) return refusal;
   if (error instanceof APIConnectionError) return unreachableProviderError();
-  if (error instanceof APIError && typeof error.status === 'number') return upstreamStatusError(error.status, { keySent: request.provider.apiKey !== undefined });
+  if (error instanceof APIError && typeof error.status === 'number')
+    return upstreamStatusError(error.status, { keySent: request.provider.apiKey !== undefined });
   return unreachableProviderError();
 }
 

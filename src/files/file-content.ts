@@ -33,7 +33,8 @@ const HTML_MARKUP = /<(?:!doctype\b|!--|\/?[a-z][a-z0-9-]*[\s/>])/i;
 /** Characters kept from the end of one chunk, so markup split across two chunks is still seen. */
 const MARKUP_CARRY_LENGTH = 64;
 
-export type InvalidFileReason = 'unsupported_type' | 'empty' | 'binary_content' | 'not_utf8' | 'control_characters' | 'invalid_json' | 'not_html';
+export type InvalidFileReason =
+  'unsupported_type' | 'empty' | 'binary_content' | 'not_utf8' | 'control_characters' | 'invalid_json' | 'not_html';
 
 export function invalidFile(reason: InvalidFileReason, message: string): AppError {
   return new AppError('invalid_file', message, { param: 'file', details: { reason } });
@@ -80,7 +81,10 @@ export class FileContentInspector {
   inspect(chunk: Uint8Array): void {
     const nulIndex = chunk.indexOf(0);
     if (nulIndex !== -1) {
-      throw invalidFile('binary_content', `The file is binary, not text: it holds a NUL byte at byte ${this.bytesSeen + nulIndex}. Accepted are UTF-8 text files (${ACCEPTED_LIST}).`);
+      throw invalidFile(
+        'binary_content',
+        `The file is binary, not text: it holds a NUL byte at byte ${this.bytesSeen + nulIndex}. Accepted are UTF-8 text files (${ACCEPTED_LIST}).`,
+      );
     }
     this.bytesSeen += chunk.length;
     this.inspectText(this.decode(chunk, true));
@@ -92,7 +96,10 @@ export class FileContentInspector {
     if (this.bytesSeen === 0) throw invalidFile('empty', 'The file is empty.');
     if (this.type.kind === 'json') this.requireJson();
     if (this.type.kind === 'html' && !this.markupSeen) {
-      throw invalidFile('not_html', 'The file is named .html but holds no HTML markup (no tag, comment or doctype); upload plain text as .txt.');
+      throw invalidFile(
+        'not_html',
+        'The file is named .html but holds no HTML markup (no tag, comment or doctype); upload plain text as .txt.',
+      );
     }
   }
 
@@ -100,14 +107,20 @@ export class FileContentInspector {
     try {
       return this.decoder.decode(chunk, { stream: more });
     } catch {
-      throw invalidFile('not_utf8', `The file is not UTF-8 text (an invalid byte sequence ends before byte ${this.bytesSeen + 1}). Save it as UTF-8 and upload it again.`);
+      throw invalidFile(
+        'not_utf8',
+        `The file is not UTF-8 text (an invalid byte sequence ends before byte ${this.bytesSeen + 1}). Save it as UTF-8 and upload it again.`,
+      );
     }
   }
 
   private inspectText(text: string): void {
     const control = BINARY_CONTROL_CHARACTER.exec(text);
     if (control) {
-      throw invalidFile('control_characters', `The file holds the control character ${codePointLabel(control[0])}, which text files do not contain; binary files are not accepted.`);
+      throw invalidFile(
+        'control_characters',
+        `The file holds the control character ${codePointLabel(control[0])}, which text files do not contain; binary files are not accepted.`,
+      );
     }
     if (this.type.kind === 'json') this.jsonPieces.push(text);
     if (this.type.kind === 'html' && !this.markupSeen) {

@@ -90,9 +90,18 @@ export class FileService {
     const name = sanitizeFileName(input.fileName);
     const type = acceptedFileType(name);
     const ownerId = context.identity.userId;
-    const stored = await this.storage.store(ownerId, input.stream, { maxBytes: this.maxBytes, extension: type.extension }, new FileContentInspector(type));
+    const stored = await this.storage.store(
+      ownerId,
+      input.stream,
+      { maxBytes: this.maxBytes, extension: type.extension },
+      new FileContentInspector(type),
+    );
     try {
-      const row = await this.insertRow(context, name, { originalName: displayFileName(input.fileName) || name, contentType: type.contentType, stored });
+      const row = await this.insertRow(context, name, {
+        originalName: displayFileName(input.fileName) || name,
+        contentType: type.contentType,
+        stored,
+      });
       return fileView(row);
     } catch (error) {
       await this.storage.remove(ownerId, stored.storedName).catch(() => undefined);
@@ -101,7 +110,11 @@ export class FileService {
   }
 
   /** Inserts the row under the first free `file_path`, trying again when a concurrent upload took that name first. */
-  private async insertRow(context: CallContext, name: string, file: { originalName: string; contentType: string; stored: StoredBytes }): Promise<FileRow> {
+  private async insertRow(
+    context: CallContext,
+    name: string,
+    file: { originalName: string; contentType: string; stored: StoredBytes },
+  ): Promise<FileRow> {
     for (let attempt = 0; ; attempt += 1) {
       const filePath = await this.freeFilePath(context.identity.userId, name);
       try {

@@ -80,7 +80,10 @@ async function syncFolder(folder: string): Promise<void> {
 
 /** The 413 an upload over the limit gets, whether its declared length or its counted bytes gave it away. */
 export function fileTooLarge(maxBytes: number): AppError {
-  return new AppError('file_too_large', `The file is larger than the limit of ${maxBytes} bytes.`, { param: 'file', details: { max_bytes: maxBytes } });
+  return new AppError('file_too_large', `The file is larger than the limit of ${maxBytes} bytes.`, {
+    param: 'file',
+    details: { max_bytes: maxBytes },
+  });
 }
 
 /** Cuts decoded text to `maxCharacters` UTF-16 code units, one fewer when the cut would split a surrogate pair. */
@@ -108,7 +111,8 @@ export class FileStorage {
     const folder = path.join(this.root, String(ownerId));
     await fs.mkdir(folder, { recursive: true, mode: 0o700 });
     const expected = path.join(await fs.realpath(this.root), String(ownerId));
-    if ((await fs.realpath(folder)) !== expected) throw new Error(`The files folder of user ${ownerId} is not a plain folder inside the data folder.`);
+    if ((await fs.realpath(folder)) !== expected)
+      throw new Error(`The files folder of user ${ownerId} is not a plain folder inside the data folder.`);
     return expected;
   }
 
@@ -121,7 +125,11 @@ export class FileStorage {
     const folder = await this.ownerFolder(ownerId);
     const temporaryPath = path.join(folder, `${TEMPORARY_PREFIX}${randomBytes(16).toString('hex')}.part`);
     // O_EXCL and O_NOFOLLOW: never write through something already there, least of all a symlink.
-    const handle = await fs.open(temporaryPath, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW, 0o600);
+    const handle = await fs.open(
+      temporaryPath,
+      fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW,
+      0o600,
+    );
     try {
       const written = await this.writeAll(handle, bytes, limits.maxBytes, inspector);
       await handle.sync();
@@ -137,7 +145,12 @@ export class FileStorage {
     }
   }
 
-  private async writeAll(handle: FileHandle, bytes: AsyncIterable<Uint8Array>, maxBytes: number, inspector: UploadInspector | undefined): Promise<Omit<StoredBytes, 'storedName'>> {
+  private async writeAll(
+    handle: FileHandle,
+    bytes: AsyncIterable<Uint8Array>,
+    maxBytes: number,
+    inspector: UploadInspector | undefined,
+  ): Promise<Omit<StoredBytes, 'storedName'>> {
     const hash = createHash('sha256');
     let sizeBytes = 0;
     for await (const chunk of bytes) {

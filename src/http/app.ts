@@ -51,7 +51,9 @@ async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(fastifySwagger, {
     openapi: {
       info: { title: 'Merino API', version: '0.1.0', description: 'Assistants, accounts and the OpenAI-compatible endpoints of Merino.' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A session token (mrs_…) or an API key (mrk_…)' } } },
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A session token (mrs_…) or an API key (mrk_…)' } },
+      },
       security: [{ bearer: [] }],
     },
   });

@@ -37,7 +37,10 @@ const CONCURRENT_CHANGE_CODES = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CON
 const CLIENT_HANG_UP_CODES = new Set(['ECONNRESET', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE']);
 
 function isStoreUnavailable(code: string): boolean {
-  return STORE_UNAVAILABLE_CODES.has(code) || (/^[0-9A-Z]{5}$/.test(code) && STORE_UNAVAILABLE_SQLSTATE_CLASSES.some((prefix) => code.startsWith(prefix)));
+  return (
+    STORE_UNAVAILABLE_CODES.has(code) ||
+    (/^[0-9A-Z]{5}$/.test(code) && STORE_UNAVAILABLE_SQLSTATE_CLASSES.some((prefix) => code.startsWith(prefix)))
+  );
 }
 
 function fastifyClientError(error: FastifyError): AppError | undefined {
@@ -67,7 +70,8 @@ export function toAppError(error: unknown): AppError | undefined {
   if (fastifyError?.validation) return validationFailure(fastifyError.validation as never, fastifyError.validationContext);
   const code = (error as { code?: unknown })?.code;
   if (typeof code === 'string' && isStoreUnavailable(code)) return new AppError('store_unavailable');
-  if (typeof code === 'string' && MISSING_REFERENCE_CODES.has(code)) return new AppError('not_found', 'Something this request refers to does not exist any more.');
+  if (typeof code === 'string' && MISSING_REFERENCE_CODES.has(code))
+    return new AppError('not_found', 'Something this request refers to does not exist any more.');
   if (typeof code === 'string' && CONCURRENT_CHANGE_CODES.has(code)) return new AppError('concurrent_change');
   if (error instanceof Error && /timeout exceeded when trying to connect|Connection terminated/i.test(error.message)) {
     return new AppError('store_unavailable');
@@ -108,7 +112,10 @@ export function handleError(error: unknown, request: FastifyRequest, reply: Fast
   const retryAfter = known?.code === 'rate_limited' ? known.details?.retry_after_seconds : undefined;
   if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
   if (known && known.status < 500) return reply.status(known.status).send(errorBody(known));
-  request.log.error({ errorName: (error as Error)?.name, errorCode: (error as { code?: unknown })?.code, frames: stackFrames(error) }, 'request failed');
+  request.log.error(
+    { errorName: (error as Error)?.name, errorCode: (error as { code?: unknown })?.code, frames: stackFrames(error) },
+    'request failed',
+  );
   const failure = known ?? new AppError('internal_error');
   return reply.status(failure.status).send(errorBody(failure, request.id));
 }

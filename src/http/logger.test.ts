@@ -70,9 +70,12 @@ describe('redactSecrets', () => {
     expect(redactSecrets({ [key]: 'the-secret', kept: 'visible' })).toEqual({ [key]: '[redacted]', kept: 'visible' });
   });
 
-  it.each(['keyboard', 'monkey', 'tokens', 'author', 'cookies_enabled', 'passwordHint'])('keeps a value under "%s", which only resembles a credential name', (key) => {
-    expect(redactSecrets({ [key]: 'shown' })).toEqual({ [key]: 'shown' });
-  });
+  it.each(['keyboard', 'monkey', 'tokens', 'author', 'cookies_enabled', 'passwordHint'])(
+    'keeps a value under "%s", which only resembles a credential name',
+    (key) => {
+      expect(redactSecrets({ [key]: 'shown' })).toEqual({ [key]: 'shown' });
+    },
+  );
 
   it('returns primitives and null as they are', () => {
     expect(redactSecrets('text')).toBe('text');
@@ -83,7 +86,10 @@ describe('redactSecrets', () => {
 
   it('censors inside arrays and objects, without changing the original', () => {
     const original = { list: [{ token: 'a' }, { name: 'b' }], nested: { deeper: { password: 'c' } } };
-    expect(redactSecrets(original)).toEqual({ list: [{ token: '[redacted]' }, { name: 'b' }], nested: { deeper: { password: '[redacted]' } } });
+    expect(redactSecrets(original)).toEqual({
+      list: [{ token: '[redacted]' }, { name: 'b' }],
+      nested: { deeper: { password: '[redacted]' } },
+    });
     expect(original.list[0]!.token).toBe('a');
   });
 
@@ -102,7 +108,8 @@ describe('redactSecrets', () => {
 
   it('inspects eight levels and replaces whatever lies deeper with "[too deep]"', () => {
     const nest = (levels: number, leaf: unknown): unknown => (levels === 0 ? leaf : { inner: nest(levels - 1, leaf) });
-    const unwrap = (value: unknown, levels: number): unknown => (levels === 0 ? value : unwrap((value as { inner: unknown }).inner, levels - 1));
+    const unwrap = (value: unknown, levels: number): unknown =>
+      levels === 0 ? value : unwrap((value as { inner: unknown }).inner, levels - 1);
     expect(unwrap(redactSecrets(nest(7, { token: 'x', kept: 1 })), 7)).toEqual({ token: '[redacted]', kept: 1 });
     expect(unwrap(redactSecrets(nest(8, { token: 'x' })), 8)).toBe('[too deep]');
     expect(unwrap(redactSecrets(nest(8, 'plain')), 8)).toBe('plain');

@@ -79,7 +79,12 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
       level,
       formatters: { log: (object) => redactSecrets(object) as Record<string, unknown> },
       serializers: {
-        req: (request: LoggedRequest) => ({ id: request.id, method: request.method, url: maskQueryValues(request.url), remoteAddress: request.ip }),
+        req: (request: LoggedRequest) => ({
+          id: request.id,
+          method: request.method,
+          url: maskQueryValues(request.url),
+          remoteAddress: request.ip,
+        }),
       },
     },
     destination,

@@ -26,7 +26,11 @@ function chunk(identity: CompletionIdentity, fields: Record<string, unknown>): R
   return { id: identity.id, object: 'chat.completion.chunk', created: identity.created, model: identity.model, ...fields };
 }
 
-function contentChunk(identity: CompletionIdentity, delta: Record<string, unknown>, finishReason: FinishReason | null = null): Record<string, unknown> {
+function contentChunk(
+  identity: CompletionIdentity,
+  delta: Record<string, unknown>,
+  finishReason: FinishReason | null = null,
+): Record<string, unknown> {
   return chunk(identity, { choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] });
 }
 

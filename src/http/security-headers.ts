@@ -9,7 +9,10 @@ import fastifyHelmet from '@fastify/helmet';
 import type { FastifyInstance } from 'fastify';
 import type { Settings } from '../config/settings.js';
 
-export async function registerSecurityHeaders(app: FastifyInstance, settings: Pick<Settings, 'frameAncestors' | 'corsOrigins'>): Promise<void> {
+export async function registerSecurityHeaders(
+  app: FastifyInstance,
+  settings: Pick<Settings, 'frameAncestors' | 'corsOrigins'>,
+): Promise<void> {
   await app.register(fastifyHelmet, {
     contentSecurityPolicy: {
       useDefaults: false,

@@ -56,7 +56,9 @@ export function findTextProblem(root: unknown, depthMaximum: number): TextProble
     }
     if (value === null || typeof value !== 'object') continue;
     if (depth >= depthMaximum) return { kind: 'too_deep', path };
-    const entries: Array<[string, unknown]> = Array.isArray(value) ? value.map((item, index) => [`[${index}]`, item]) : Object.entries(value);
+    const entries: Array<[string, unknown]> = Array.isArray(value)
+      ? value.map((item, index) => [`[${index}]`, item])
+      : Object.entries(value);
     for (const [key, item] of entries.reverse()) {
       const childPath = key.startsWith('[') ? `${path}${key}` : path === '' ? key : `${path}.${key}`;
       if (!key.startsWith('[') && UNSAFE_TEXT.test(key)) return { kind: 'unsafe_text', path: childPath };
@@ -81,7 +83,9 @@ export function rejectUnsafeInput(body: unknown, query: unknown, depthMaximum: n
   }
   const inQuery = findTextProblem(query, depthMaximum);
   if (inQuery !== undefined) {
-    throw new AppError('invalid_query', describeTextProblem(inQuery, depthMaximum), { param: inQuery.path === '' ? undefined : inQuery.path });
+    throw new AppError('invalid_query', describeTextProblem(inQuery, depthMaximum), {
+      param: inQuery.path === '' ? undefined : inQuery.path,
+    });
   }
 }
 

@@ -30,10 +30,14 @@ export interface IntegrationRequest {
 
 function statusError(service: string, host: string, status: number): AppError {
   if (status >= 300 && status < 400) {
-    return new AppError('upstream_error', `${service} at ${host} answered with a redirect (HTTP ${status}); configure the URL it points to.`);
+    return new AppError(
+      'upstream_error',
+      `${service} at ${host} answered with a redirect (HTTP ${status}); configure the URL it points to.`,
+    );
   }
   if (status === 429) return new AppError('upstream_rate_limited', `${service} at ${host} is rate limiting requests; try again later.`);
-  if (status >= 400 && status < 500) return new AppError('upstream_rejected', `${service} at ${host} rejected the request (HTTP ${status}).`);
+  if (status >= 400 && status < 500)
+    return new AppError('upstream_rejected', `${service} at ${host} rejected the request (HTTP ${status}).`);
   return new AppError('upstream_error', `${service} at ${host} failed to answer (HTTP ${status}).`);
 }
 
@@ -100,7 +104,15 @@ async function exchange(request: IntegrationRequest, signal: AbortSignal, host: 
     await response.body?.cancel().catch(() => undefined);
     throw statusError(request.service, host, response.status);
   }
-  return readBoundedText(response, MAXIMUM_INTEGRATION_RESPONSE_BYTES, () => new AppError('upstream_error', `${request.service} at ${host} sent an answer larger than ${MAXIMUM_INTEGRATION_RESPONSE_BYTES} bytes.`));
+  return readBoundedText(
+    response,
+    MAXIMUM_INTEGRATION_RESPONSE_BYTES,
+    () =>
+      new AppError(
+        'upstream_error',
+        `${request.service} at ${host} sent an answer larger than ${MAXIMUM_INTEGRATION_RESPONSE_BYTES} bytes.`,
+      ),
+  );
 }
 
 /** Sends the request and returns the parsed JSON answer of a 2xx response. */

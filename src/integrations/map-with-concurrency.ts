@@ -3,7 +3,11 @@
  * order in the results, so a fan-out to an external service (one Moodle call per assignment)
  * never opens more connections at once than the service should have to bear.
  */
-export async function mapWithConcurrency<Item, Result>(items: readonly Item[], limit: number, work: (item: Item) => Promise<Result>): Promise<Result[]> {
+export async function mapWithConcurrency<Item, Result>(
+  items: readonly Item[],
+  limit: number,
+  work: (item: Item) => Promise<Result>,
+): Promise<Result[]> {
   const results: Result[] = new Array<Result>(items.length);
   let next = 0;
   // Each worker takes the next unclaimed index until none is left; the first failure rejects all.

@@ -93,7 +93,8 @@ export function encodeMoodleParameters(parameters: MoodleParameters): URLSearchP
   const form = new URLSearchParams();
   const add = (name: string, value: MoodleValue): void => {
     if (Array.isArray(value)) value.forEach((item: MoodleValue, index) => add(`${name}[${index}]`, item));
-    else if (typeof value === 'object') for (const [key, item] of Object.entries(value as Record<string, MoodleValue>)) add(`${name}[${key}]`, item);
+    else if (typeof value === 'object')
+      for (const [key, item] of Object.entries(value as Record<string, MoodleValue>)) add(`${name}[${key}]`, item);
     else form.append(name, typeof value === 'boolean' ? (value ? '1' : '0') : String(value));
   };
   for (const [name, value] of Object.entries(parameters)) add(name, value);
@@ -241,7 +242,10 @@ export class MoodleClient {
     const ids = new Set(answer.map((user: unknown) => accountIdMatching(user, wanted)).filter((id): id is number => id !== undefined));
     if (ids.size === 0) throw new AppError('not_found', 'No Moodle account has the email address of your account.');
     if (ids.size > 1) {
-      throw new AppError('forbidden', 'Several Moodle accounts share the email address of your account, so it is not clear which one is yours; open the assistant from Moodle instead.');
+      throw new AppError(
+        'forbidden',
+        'Several Moodle accounts share the email address of your account, so it is not clear which one is yours; open the assistant from Moodle instead.',
+      );
     }
     return [...ids][0] as number;
   }

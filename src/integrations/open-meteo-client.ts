@@ -16,7 +16,13 @@ import { requestIntegrationJson } from './integration-request.js';
 
 const SERVICE = 'Open-Meteo';
 /** The variables of `current` the weather tool reports. */
-export const CURRENT_VARIABLES = ['temperature_2m', 'relative_humidity_2m', 'apparent_temperature', 'weather_code', 'wind_speed_10m'] as const;
+export const CURRENT_VARIABLES = [
+  'temperature_2m',
+  'relative_humidity_2m',
+  'apparent_temperature',
+  'weather_code',
+  'wind_speed_10m',
+] as const;
 /** Query parameter names whose values must never be shown, e.g. in a source link. */
 const SECRET_PARAMETER = /key|token|secret|password/i;
 
@@ -103,7 +109,9 @@ function placeOf(answer: unknown): Place | undefined {
 /** The best match for a place name, or undefined when Open-Meteo knows no such place. */
 export async function findPlace(endpoints: OpenMeteoEndpoints, name: string, signal: AbortSignal): Promise<Place | undefined> {
   const url = endpointUrl(endpoints.geocodingUrl, { name, count: '1', language: 'en', format: 'json' });
-  return placeOf(await requestIntegrationJson({ service: SERVICE, url, timeoutMilliseconds: endpoints.timeoutMilliseconds, signal, fetch: serverFetch }));
+  return placeOf(
+    await requestIntegrationJson({ service: SERVICE, url, timeoutMilliseconds: endpoints.timeoutMilliseconds, signal, fetch: serverFetch }),
+  );
 }
 
 function currentWeatherOf(answer: unknown, sourceUrl: string): CurrentWeather {
@@ -123,7 +131,12 @@ function currentWeatherOf(answer: unknown, sourceUrl: string): CurrentWeather {
 }
 
 /** The weather now at a place, in the unit asked for (wind in mph with Fahrenheit, else km/h). */
-export async function fetchCurrentWeather(endpoints: OpenMeteoEndpoints, place: Place, unit: TemperatureUnit, signal: AbortSignal): Promise<CurrentWeather> {
+export async function fetchCurrentWeather(
+  endpoints: OpenMeteoEndpoints,
+  place: Place,
+  unit: TemperatureUnit,
+  signal: AbortSignal,
+): Promise<CurrentWeather> {
   const url = endpointUrl(endpoints.forecastUrl, {
     latitude: String(place.latitude),
     longitude: String(place.longitude),
@@ -132,6 +145,12 @@ export async function fetchCurrentWeather(endpoints: OpenMeteoEndpoints, place: 
     wind_speed_unit: unit === 'fahrenheit' ? 'mph' : 'kmh',
     timezone: 'auto',
   });
-  const answer = await requestIntegrationJson({ service: SERVICE, url, timeoutMilliseconds: endpoints.timeoutMilliseconds, signal, fetch: serverFetch });
+  const answer = await requestIntegrationJson({
+    service: SERVICE,
+    url,
+    timeoutMilliseconds: endpoints.timeoutMilliseconds,
+    signal,
+    fetch: serverFetch,
+  });
   return currentWeatherOf(answer, shareableUrl(url));
 }

@@ -47,17 +47,25 @@ function damaged(cause: unknown): AppError {
 }
 
 function partTooLarge(name: string, limit: number): AppError {
-  return new AppError('document_too_large', `${partLabel(name)} unpacks to more than ${formatCount(limit)} bytes, the most read from one part. Split the document or remove what makes that part so large.`, {
-    param: 'file',
-    details: { reason: 'part_too_large', limit },
-  });
+  return new AppError(
+    'document_too_large',
+    `${partLabel(name)} unpacks to more than ${formatCount(limit)} bytes, the most read from one part. Split the document or remove what makes that part so large.`,
+    {
+      param: 'file',
+      details: { reason: 'part_too_large', limit },
+    },
+  );
 }
 
 function archiveTooLarge(limit: number): AppError {
-  return new AppError('document_too_large', `The parts of the Word document unpack to more than ${formatCount(limit)} bytes together, the most read from one document. Split it into smaller documents.`, {
-    param: 'file',
-    details: { reason: 'archive_too_large', limit },
-  });
+  return new AppError(
+    'document_too_large',
+    `The parts of the Word document unpack to more than ${formatCount(limit)} bytes together, the most read from one document. Split it into smaller documents.`,
+    {
+      param: 'file',
+      details: { reason: 'archive_too_large', limit },
+    },
+  );
 }
 
 /** Inflates one entry, counting bytes as they come and stopping at whichever limit comes first. */
@@ -87,16 +95,24 @@ async function readBounded(zipFile: yauzl.ZipFile, entry: yauzl.Entry, budget: {
 export async function readZipParts(bytes: Uint8Array, wanted: (name: string) => boolean, limits: ZipPartLimits): Promise<ZipPart[]> {
   let zipFile: yauzl.ZipFile;
   try {
-    zipFile = await yauzl.fromBufferPromise(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), { lazyEntries: true, validateEntrySizes: true, strictFileNames: false });
+    zipFile = await yauzl.fromBufferPromise(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
+      lazyEntries: true,
+      validateEntrySizes: true,
+      strictFileNames: false,
+    });
   } catch (error) {
     throw damaged(error);
   }
   try {
     if (zipFile.entryCount > limits.maximumEntries) {
-      throw new AppError('document_too_large', `The Word document is an archive of ${formatCount(zipFile.entryCount)} parts; at most ${formatCount(limits.maximumEntries)} are read.`, {
-        param: 'file',
-        details: { reason: 'too_many_parts', limit: limits.maximumEntries },
-      });
+      throw new AppError(
+        'document_too_large',
+        `The Word document is an archive of ${formatCount(zipFile.entryCount)} parts; at most ${formatCount(limits.maximumEntries)} are read.`,
+        {
+          param: 'file',
+          details: { reason: 'too_many_parts', limit: limits.maximumEntries },
+        },
+      );
     }
     const parts: ZipPart[] = [];
     const budget = { total: 0 };

@@ -24,7 +24,12 @@ export interface RankingStore {
 
 export type RankedQuery = { mode: 'full_text'; text: string } | { mode: 'vector' | 'hybrid'; text: string; embedding: Float32Array };
 
-export async function rankChunks(store: RankingStore, knowledgeBaseIds: readonly number[], query: RankedQuery, topK: number): Promise<ChunkHit[]> {
+export async function rankChunks(
+  store: RankingStore,
+  knowledgeBaseIds: readonly number[],
+  query: RankedQuery,
+  topK: number,
+): Promise<ChunkHit[]> {
   const { db, dialect, vectorBackend } = store;
   if (query.mode === 'full_text') return searchChunksFullText(db, dialect, knowledgeBaseIds, query.text, topK);
   if (query.mode === 'vector') return searchChunksByVector(db, dialect, vectorBackend, knowledgeBaseIds, query.embedding, topK);

@@ -82,7 +82,9 @@ describe('chunking options', () => {
   });
 
   it('say what the bounds are when the overlap is too large', () => {
-    expect(refusal({ chunkSize: 500, chunkOverlap: 500 }).message).toBe('The chunk overlap (500) must be smaller than the chunk size: at most half of it, 250 for a chunk size of 500.');
+    expect(refusal({ chunkSize: 500, chunkOverlap: 500 }).message).toBe(
+      'The chunk overlap (500) must be smaller than the chunk size: at most half of it, 250 for a chunk size of 500.',
+    );
   });
 
   it('are checked by chunkSections and splitText too', () => {
@@ -205,7 +207,8 @@ describe('splitText', () => {
     // Each chunk advances by about chunkSize − chunkOverlap characters.
     expect(chunks.length).toBeGreaterThanOrEqual(Math.ceil((text.length - 1000) / 801));
     expect(chunks.length).toBeLessThanOrEqual(Math.ceil(text.length / 798));
-    for (let index = 1; index < chunks.length; index += 100) expect(overlapLength(chunks[index - 1]!, chunks[index]!)).toBeGreaterThanOrEqual(198);
+    for (let index = 1; index < chunks.length; index += 100)
+      expect(overlapLength(chunks[index - 1]!, chunks[index]!)).toBeGreaterThanOrEqual(198);
     expect(chunks.at(-1)!.endsWith('xé')).toBe(true);
   });
 
@@ -254,7 +257,9 @@ describe('chunkSections', () => {
     const pageOne = chunks.filter((chunk) => chunk.page === 1);
     expect(pageOne.length).toBeGreaterThan(1);
     expect(pageOne.every((chunk) => sections[0]!.text.includes(chunk.text))).toBe(true);
-    expect(chunks.filter((chunk) => chunk.page === 2)).toEqual([{ text: 'A short second page.', page: 2, chunkIndex: pageOne.length, chunkCount: chunks.length }]);
+    expect(chunks.filter((chunk) => chunk.page === 2)).toEqual([
+      { text: 'A short second page.', page: 2, chunkIndex: pageOne.length, chunkCount: chunks.length },
+    ]);
     const methods = chunks.filter((chunk) => chunk.heading === 'Report > Methods');
     expect(methods[0]!.text.startsWith('# Methods')).toBe(true);
     expect(methods.every((chunk) => chunk.page === undefined && !('page' in chunk))).toBe(true);
@@ -269,7 +274,9 @@ describe('chunkSections', () => {
 
   it('skips blank sections and returns nothing for nothing', () => {
     expect(chunkSections([])).toEqual([]);
-    expect(chunkSections([{ text: '  ' }, { text: 'Only this.', page: 4 }])).toEqual([{ text: 'Only this.', page: 4, chunkIndex: 0, chunkCount: 1 }]);
+    expect(chunkSections([{ text: '  ' }, { text: 'Only this.', page: 4 }])).toEqual([
+      { text: 'Only this.', page: 4, chunkIndex: 0, chunkCount: 1 },
+    ]);
   });
 });
 
@@ -286,7 +293,10 @@ describe('chunkMetadata', () => {
   });
 
   it('adds the page, and points the source URL at that page of a PDF', () => {
-    const chunks = chunkSections([{ text: 'Page one.', page: 1 }, { text: 'Page three.', page: 3, heading: 'Results' }]);
+    const chunks = chunkSections([
+      { text: 'Page one.', page: 1 },
+      { text: 'Page three.', page: 3, heading: 'Results' },
+    ]);
     expect(chunkMetadata(chunks[1]!, { documentId: 7, fileName: 'paper.pdf', sourceUrl: 'https://example.org/paper.pdf' })).toEqual({
       filename: 'paper.pdf',
       document_id: 7,
@@ -300,7 +310,9 @@ describe('chunkMetadata', () => {
 
   it('leaves a URL that already has a fragment alone, and a missing URL null', () => {
     const [chunk] = chunkSections([{ text: 'Page two.', page: 2 }]);
-    expect(chunkMetadata(chunk!, { documentId: 1, fileName: 'a.pdf', sourceUrl: 'https://example.org/a.pdf#view=fit' }).source_url).toBe('https://example.org/a.pdf#view=fit');
+    expect(chunkMetadata(chunk!, { documentId: 1, fileName: 'a.pdf', sourceUrl: 'https://example.org/a.pdf#view=fit' }).source_url).toBe(
+      'https://example.org/a.pdf#view=fit',
+    );
     expect(chunkMetadata(chunk!, { documentId: 1, fileName: 'a.pdf' }).source_url).toBeNull();
     expect(chunkMetadata(chunk!, { documentId: 1, fileName: 'a.pdf', sourceUrl: null }).source_url).toBeNull();
   });

@@ -57,7 +57,14 @@ export interface ChunkMetadata {
 }
 
 function invalidChunking(param: 'chunk_size' | 'chunk_overlap', message: string): AppError {
-  return new AppError('invalid_chunking', message, { param, details: { minimum_chunk_size: MINIMUM_CHUNK_SIZE, maximum_chunk_size: MAXIMUM_CHUNK_SIZE, maximum_overlap_ratio: MAXIMUM_OVERLAP_RATIO } });
+  return new AppError('invalid_chunking', message, {
+    param,
+    details: {
+      minimum_chunk_size: MINIMUM_CHUNK_SIZE,
+      maximum_chunk_size: MAXIMUM_CHUNK_SIZE,
+      maximum_overlap_ratio: MAXIMUM_OVERLAP_RATIO,
+    },
+  });
 }
 
 /** The options with defaults filled in, or `invalid_chunking` naming the setting that is wrong. */
@@ -65,14 +72,23 @@ export function resolveChunkingOptions(options: ChunkingOptions = {}): ResolvedC
   const chunkSize = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
   const chunkOverlap = options.chunkOverlap ?? DEFAULT_CHUNK_OVERLAP;
   if (!Number.isInteger(chunkSize) || chunkSize < MINIMUM_CHUNK_SIZE || chunkSize > MAXIMUM_CHUNK_SIZE) {
-    throw invalidChunking('chunk_size', `The chunk size must be a whole number of characters from ${MINIMUM_CHUNK_SIZE} to ${MAXIMUM_CHUNK_SIZE}; it is ${String(chunkSize)}.`);
+    throw invalidChunking(
+      'chunk_size',
+      `The chunk size must be a whole number of characters from ${MINIMUM_CHUNK_SIZE} to ${MAXIMUM_CHUNK_SIZE}; it is ${String(chunkSize)}.`,
+    );
   }
   if (!Number.isInteger(chunkOverlap) || chunkOverlap < 0) {
-    throw invalidChunking('chunk_overlap', `The chunk overlap must be a whole number of characters, 0 or more; it is ${String(chunkOverlap)}.`);
+    throw invalidChunking(
+      'chunk_overlap',
+      `The chunk overlap must be a whole number of characters, 0 or more; it is ${String(chunkOverlap)}.`,
+    );
   }
   const maximumOverlap = Math.floor(chunkSize * MAXIMUM_OVERLAP_RATIO);
   if (chunkOverlap > maximumOverlap) {
-    throw invalidChunking('chunk_overlap', `The chunk overlap (${chunkOverlap}) must be smaller than the chunk size: at most half of it, ${maximumOverlap} for a chunk size of ${chunkSize}.`);
+    throw invalidChunking(
+      'chunk_overlap',
+      `The chunk overlap (${chunkOverlap}) must be smaller than the chunk size: at most half of it, ${maximumOverlap} for a chunk size of ${chunkSize}.`,
+    );
   }
   return { chunkSize, chunkOverlap };
 }
@@ -211,7 +227,8 @@ export function chunkSections(sections: readonly TextSection[], options: Chunkin
  */
 export function chunkMetadata(chunk: Chunk, document: { documentId: number; fileName: string; sourceUrl?: string | null }): ChunkMetadata {
   const sourceUrl = document.sourceUrl ?? null;
-  const pageUrl = sourceUrl !== null && chunk.page !== undefined && !sourceUrl.includes('#') ? `${sourceUrl}#page=${chunk.page}` : sourceUrl;
+  const pageUrl =
+    sourceUrl !== null && chunk.page !== undefined && !sourceUrl.includes('#') ? `${sourceUrl}#page=${chunk.page}` : sourceUrl;
   return {
     filename: document.fileName,
     document_id: document.documentId,

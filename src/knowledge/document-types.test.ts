@@ -92,12 +92,16 @@ describe('detectDocumentType refuses content that is not what the name says', ()
 
   it('a PDF named .docx, pointing at .pdf', () => {
     const error = refusal('paper.docx', PDF_BYTES);
-    expect(error.message).toContain('its content is a PDF document, not a Word document (.docx) (Word documents are ZIP archives holding word/document.xml)');
+    expect(error.message).toContain(
+      'its content is a PDF document, not a Word document (.docx) (Word documents are ZIP archives holding word/document.xml)',
+    );
     expect(error.message).toContain('Upload it with the .pdf extension instead.');
   });
 
   it('a spreadsheet, a presentation or a plain ZIP named .docx, saying which', async () => {
-    expect(refusal('sheet.docx', await zipOf({ '[Content_Types].xml': '<Types/>', 'xl/workbook.xml': '<workbook/>' })).message).toContain('a ZIP archive holding an Excel workbook (.xlsx)');
+    expect(refusal('sheet.docx', await zipOf({ '[Content_Types].xml': '<Types/>', 'xl/workbook.xml': '<workbook/>' })).message).toContain(
+      'a ZIP archive holding an Excel workbook (.xlsx)',
+    );
     expect(refusal('slides.docx', await zipOf({ 'ppt/presentation.xml': '<p/>' })).message).toContain('PowerPoint presentation');
     const plain = refusal('archive.docx', await zipOf({ 'readme.txt': 'hello', 'word/other.xml': '<x/>' }));
     expect(plain.details).toEqual({ reason: 'type_mismatch', found: 'a ZIP archive without word/document.xml, so not a Word document' });
@@ -114,7 +118,9 @@ describe('detectDocumentType refuses content that is not what the name says', ()
   it('a PDF named .txt or .md, pointing at .pdf', () => {
     const error = refusal('paper.txt', PDF_BYTES);
     expect(error.details).toEqual({ reason: 'type_mismatch', found: 'a PDF document' });
-    expect(error.message).toBe('The file is named .txt but its content is a PDF document, not plain text. Upload it with the .pdf extension instead.');
+    expect(error.message).toBe(
+      'The file is named .txt but its content is a PDF document, not plain text. Upload it with the .pdf extension instead.',
+    );
     expect(refusal('paper.md', PDF_BYTES).message).toContain('not Markdown text');
   });
 
@@ -140,11 +146,14 @@ describe('detectDocumentType refuses content that is not what the name says', ()
     expect(refusal('empty.txt', '').details).toEqual({ reason: 'empty' });
   });
 
-  it.each(['photo.png', 'old.doc', 'sheet.xlsx', 'data.json', 'README', 'x.'])('an unsupported name, %s, listing what is accepted', (fileName) => {
-    const error = refusal(fileName, 'text');
-    expect(error.details).toEqual({ reason: 'unsupported_type' });
-    expect(error.message).toContain('a knowledge base accepts .txt, .md, .markdown, .html, .htm, .pdf, .docx files');
-  });
+  it.each(['photo.png', 'old.doc', 'sheet.xlsx', 'data.json', 'README', 'x.'])(
+    'an unsupported name, %s, listing what is accepted',
+    (fileName) => {
+      const error = refusal(fileName, 'text');
+      expect(error.details).toEqual({ reason: 'unsupported_type' });
+      expect(error.message).toContain('a knowledge base accepts .txt, .md, .markdown, .html, .htm, .pdf, .docx files');
+    },
+  );
 });
 
 describe('detectUploadedDocumentType checks large text a slice at a time, with the same verdicts', () => {
@@ -164,7 +173,10 @@ describe('detectUploadedDocumentType checks large text a slice at a time, with t
       if (counting) setImmediate(count);
     };
     setImmediate(count);
-    const detected = await detectUploadedDocumentType({ fileName: 'long.txt', bytes: encoder.encode('Rivers run to the sea. '.repeat(230_000)) });
+    const detected = await detectUploadedDocumentType({
+      fileName: 'long.txt',
+      bytes: encoder.encode('Rivers run to the sea. '.repeat(230_000)),
+    });
     counting = false;
     expect(detected).toEqual({ type: 'txt', contentType: 'text/plain' });
     expect(turns).toBeGreaterThan(2);
@@ -172,7 +184,10 @@ describe('detectUploadedDocumentType checks large text a slice at a time, with t
 
   it('accepts a character cut by a slice boundary, and finds HTML markup after the first slice', async () => {
     const text = 'a'.repeat(MEGABYTE - 1) + 'é and more';
-    expect(await detectUploadedDocumentType({ fileName: 'accent.txt', bytes: encoder.encode(text) })).toEqual({ type: 'txt', contentType: 'text/plain' });
+    expect(await detectUploadedDocumentType({ fileName: 'accent.txt', bytes: encoder.encode(text) })).toEqual({
+      type: 'txt',
+      contentType: 'text/plain',
+    });
     const html = ' '.repeat(2 * MEGABYTE) + '<p>late markup</p>';
     expect((await detectUploadedDocumentType({ fileName: 'late.html', bytes: encoder.encode(html) })).type).toBe('html');
   });
@@ -201,7 +216,8 @@ describe('readZipDirectory', () => {
   });
 
   it('refuses a directory of more than MAXIMUM_ZIP_DIRECTORY_ENTRIES entries, which would be read on the event loop', async () => {
-    const many = (count: number) => Object.fromEntries([...Array.from({ length: count - 1 }, (_, index) => [`word/p${index}.xml`, '']), ['word/document.xml', '<w/>']]);
+    const many = (count: number) =>
+      Object.fromEntries([...Array.from({ length: count - 1 }, (_, index) => [`word/p${index}.xml`, '']), ['word/document.xml', '<w/>']]);
     const atLimit = await zipOf(many(MAXIMUM_ZIP_DIRECTORY_ENTRIES - 1));
     // JSZip adds the folder entry "word/", so this archive lists exactly the limit.
     expect(readZipDirectory(atLimit)).toHaveLength(MAXIMUM_ZIP_DIRECTORY_ENTRIES);

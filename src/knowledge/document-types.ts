@@ -26,7 +26,12 @@ export const DOCUMENT_TYPES: readonly DocumentTypeInfo[] = [
   { type: 'md', extensions: ['md', 'markdown'], contentType: 'text/markdown', description: 'Markdown text' },
   { type: 'html', extensions: ['html', 'htm'], contentType: 'text/html', description: 'an HTML page' },
   { type: 'pdf', extensions: ['pdf'], contentType: 'application/pdf', description: 'a PDF document' },
-  { type: 'docx', extensions: ['docx'], contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', description: 'a Word document (.docx)' },
+  {
+    type: 'docx',
+    extensions: ['docx'],
+    contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    description: 'a Word document (.docx)',
+  },
 ];
 
 export const ACCEPTED_DOCUMENT_EXTENSIONS: readonly string[] = DOCUMENT_TYPES.flatMap((info) => info.extensions);
@@ -39,13 +44,7 @@ const PDF_HEADER_WINDOW = 1024;
 const PDF_HEADER = [0x25, 0x50, 0x44, 0x46, 0x2d]; // %PDF-
 
 export type DocumentRefusalReason =
-  | 'unsupported_type'
-  | 'empty'
-  | 'type_mismatch'
-  | 'binary_content'
-  | 'not_utf8'
-  | 'control_characters'
-  | 'not_html';
+  'unsupported_type' | 'empty' | 'type_mismatch' | 'binary_content' | 'not_utf8' | 'control_characters' | 'not_html';
 
 export interface DetectedDocumentType {
   type: DocumentType;
@@ -105,7 +104,10 @@ const BINARY_SIGNATURES: ReadonlyArray<{ signature: readonly number[]; at?: numb
   { signature: ascii('WEBP'), at: 8, description: 'a WebP image' },
   { signature: [0x49, 0x49, 0x2a, 0x00], description: 'a TIFF image' },
   { signature: [0x4d, 0x4d, 0x00, 0x2a], description: 'a TIFF image' },
-  { signature: [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1], description: 'an older Microsoft Office file (such as a Word 97–2003 .doc)' },
+  {
+    signature: [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1],
+    description: 'an older Microsoft Office file (such as a Word 97–2003 .doc)',
+  },
   { signature: ascii('{\\rtf'), description: 'an RTF document' },
   { signature: [0x1f, 0x8b], description: 'a gzip archive' },
   { signature: [0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c], description: 'a 7-Zip archive' },
@@ -115,13 +117,17 @@ const BINARY_SIGNATURES: ReadonlyArray<{ signature: readonly number[]; at?: numb
 
 function describeZip(bytes: Uint8Array): RecognizedContent {
   const zipEntries = readZipDirectory(bytes);
-  if (zipEntries === undefined) return { description: `a damaged or incomplete ZIP archive, or one of more than ${MAXIMUM_ZIP_DIRECTORY_ENTRIES.toLocaleString('en-US')} entries` };
+  if (zipEntries === undefined)
+    return {
+      description: `a damaged or incomplete ZIP archive, or one of more than ${MAXIMUM_ZIP_DIRECTORY_ENTRIES.toLocaleString('en-US')} entries`,
+    };
   const names = new Set(zipEntries.map((entry) => entry.name.toLowerCase()));
   if (names.has(DOCX_MAIN_PART)) return { type: 'docx', description: 'a Word document (.docx)', zipEntries };
   if (names.has('xl/workbook.xml')) return { description: 'a ZIP archive holding an Excel workbook (.xlsx)' };
   if (names.has('ppt/presentation.xml')) return { description: 'a ZIP archive holding a PowerPoint presentation (.pptx)' };
   if (names.has('meta-inf/container.xml')) return { description: 'a ZIP archive holding an EPUB e-book' };
-  if (names.has('content.xml') && names.has('mimetype')) return { description: 'a ZIP archive holding an OpenDocument file (such as .odt)' };
+  if (names.has('content.xml') && names.has('mimetype'))
+    return { description: 'a ZIP archive holding an OpenDocument file (such as .odt)' };
   return { description: `a ZIP archive without ${DOCX_MAIN_PART}, so not a Word document` };
 }
 
@@ -190,7 +196,12 @@ function requireText(info: DocumentTypeInfo, extension: string, bytes: Uint8Arra
 /** The inspector's wording for NUL bytes lists the files API's types; say it in knowledge-base terms. */
 function inKnowledgeBaseTerms(error: unknown, extension: string): unknown {
   if (isAppError(error) && error.details?.reason === 'binary_content') {
-    return refuse('binary_content', `The file is named .${extension} but holds binary data (NUL bytes), not text.`, { found: 'binary data' }, error);
+    return refuse(
+      'binary_content',
+      `The file is named .${extension} but holds binary data (NUL bytes), not text.`,
+      { found: 'binary data' },
+      error,
+    );
   }
   return error;
 }
@@ -230,16 +241,25 @@ function detectAllButText(input: { fileName: string; bytes: Uint8Array }): Detec
 
   if (info.type === 'pdf' || info.type === 'docx') {
     const found = recognizeContent(bytes, PDF_HEADER_WINDOW);
-    if (found?.type === info.type) return { type: info.type, contentType: info.contentType, ...(found.zipEntries ? { zipEntries: found.zipEntries } : {}) };
+    if (found?.type === info.type)
+      return { type: info.type, contentType: info.contentType, ...(found.zipEntries ? { zipEntries: found.zipEntries } : {}) };
     const expected = info.type === 'pdf' ? 'PDF files start with %PDF-' : `Word documents are ZIP archives holding ${DOCX_MAIN_PART}`;
     const what = found?.description ?? (looksLikeText(bytes) ? 'text' : 'data of an unknown kind');
-    throw refuse('type_mismatch', `The file is named .${extension} but its content is ${what}, not ${info.description} (${expected}).${hintFor(found)}`, { found: what });
+    throw refuse(
+      'type_mismatch',
+      `The file is named .${extension} but its content is ${what}, not ${info.description} (${expected}).${hintFor(found)}`,
+      { found: what },
+    );
   }
 
   // Text named as text: a PDF header only counts at the very start, so prose that mentions "%PDF-" is still text.
   const found = recognizeContent(bytes, PDF_HEADER.length);
   if (found !== undefined) {
-    throw refuse('type_mismatch', `The file is named .${extension} but its content is ${found.description}, not ${info.description}.${hintFor(found)}`, { found: found.description });
+    throw refuse(
+      'type_mismatch',
+      `The file is named .${extension} but its content is ${found.description}, not ${info.description}.${hintFor(found)}`,
+      { found: found.description },
+    );
   }
   return { textToCheck: info };
 }

@@ -7,7 +7,12 @@ const encoder = new TextEncoder();
 const ROOMY = { heapMegabytes: 256, residentMegabytes: 4096, timeoutMilliseconds: 60_000 };
 
 function task(fileName: string, text: string | Uint8Array): DocumentTask {
-  return { fileName, bytes: typeof text === 'string' ? encoder.encode(text) : text, limits: {}, chunking: { chunkSize: 100, chunkOverlap: 0 } };
+  return {
+    fileName,
+    bytes: typeof text === 'string' ? encoder.encode(text) : text,
+    limits: {},
+    chunking: { chunkSize: 100, chunkOverlap: 0 },
+  };
 }
 
 async function refusal(promise: Promise<unknown>): Promise<AppError> {
@@ -24,7 +29,9 @@ describe('processDocumentInWorker', () => {
   it('extracts and chunks a document in a worker thread, calling onExtracted before the chunks arrive', async () => {
     const events: string[] = [];
     const sentence = 'Rivers carry sediment to the sea. ';
-    const result = await processDocumentInWorker(task('rivers.txt', sentence.repeat(10)), ROOMY, { onExtracted: () => events.push('extracted') });
+    const result = await processDocumentInWorker(task('rivers.txt', sentence.repeat(10)), ROOMY, {
+      onExtracted: () => events.push('extracted'),
+    });
     events.push('done');
     expect(events).toEqual(['extracted', 'done']);
     expect(result.chunks.length).toBeGreaterThan(1);
@@ -48,7 +55,13 @@ describe('processDocumentInWorker', () => {
 
   it('stops a worker past its wall-clock budget, naming the budget', async () => {
     const stopped: string[] = [];
-    const error = await refusal(processDocumentInWorker(task('slow.txt', 'Any text at all.'), { ...ROOMY, timeoutMilliseconds: 1 }, { onStopped: (description) => stopped.push(description) }));
+    const error = await refusal(
+      processDocumentInWorker(
+        task('slow.txt', 'Any text at all.'),
+        { ...ROOMY, timeoutMilliseconds: 1 },
+        { onStopped: (description) => stopped.push(description) },
+      ),
+    );
     expect(stopped).toEqual(['wall-clock budget of 1 ms exceeded']);
     expect(error.code).toBe('document_processing_failed');
     expect(error.details).toMatchObject({ reason: 'timeout', limit_ms: 1 });
@@ -63,6 +76,8 @@ describe('processDocumentInWorker', () => {
     expect(error.details).toMatchObject({ reason: 'out_of_memory', limit_mb: 16 });
     expect(error.message).toContain('16 MB');
     // The cap itself leaves room for a small document: it is the document that ran out.
-    await expect(processDocumentInWorker(task('small.md', 'Granite is an igneous rock.'), { ...ROOMY, heapMegabytes: 16 })).resolves.toMatchObject({ chunks: [{ text: 'Granite is an igneous rock.' }] });
+    await expect(
+      processDocumentInWorker(task('small.md', 'Granite is an igneous rock.'), { ...ROOMY, heapMegabytes: 16 }),
+    ).resolves.toMatchObject({ chunks: [{ text: 'Granite is an igneous rock.' }] });
   });
 });

@@ -70,19 +70,30 @@ function failed(reason: 'timeout' | 'out_of_memory' | 'worker_crashed', message:
 
 function tooSlow(budget: DocumentWorkerBudget): AppError {
   const seconds = Math.round(budget.timeoutMilliseconds / 100) / 10;
-  return failed('timeout', `Reading the document took longer than ${seconds.toLocaleString('en-US')} seconds, the most one document may take, so it was stopped. Split it into smaller documents or save it again in a simpler form, then upload it again.`, {
-    limit_ms: budget.timeoutMilliseconds,
-  });
+  return failed(
+    'timeout',
+    `Reading the document took longer than ${seconds.toLocaleString('en-US')} seconds, the most one document may take, so it was stopped. Split it into smaller documents or save it again in a simpler form, then upload it again.`,
+    {
+      limit_ms: budget.timeoutMilliseconds,
+    },
+  );
 }
 
 function tooHungry(megabytes: number): AppError {
-  return failed('out_of_memory', `Reading the document needed more than ${megabytes.toLocaleString('en-US')} MB of memory, the most one document may use, so it was stopped. Split it into smaller documents or save it again in a simpler form, then upload it again.`, {
-    limit_mb: megabytes,
-  });
+  return failed(
+    'out_of_memory',
+    `Reading the document needed more than ${megabytes.toLocaleString('en-US')} MB of memory, the most one document may use, so it was stopped. Split it into smaller documents or save it again in a simpler form, then upload it again.`,
+    {
+      limit_mb: megabytes,
+    },
+  );
 }
 
 function crashed(): AppError {
-  return failed('worker_crashed', 'Reading the document stopped unexpectedly, so it was not indexed. Save it again (for example as PDF or .docx from its editor) and upload it again; if it fails again, contact an administrator.');
+  return failed(
+    'worker_crashed',
+    'Reading the document stopped unexpectedly, so it was not indexed. Save it again (for example as PDF or .docx from its editor) and upload it again; if it fails again, contact an administrator.',
+  );
 }
 
 /** Where the worker's entry file is, and how to start it, for compiled and TypeScript runs alike. */
@@ -112,7 +123,11 @@ export interface DocumentWorkerHooks {
  * rejects with the extraction's own AppError, or `document_processing_failed` when a budget ran
  * out or the worker died.
  */
-export function processDocumentInWorker(task: DocumentTask, budget: DocumentWorkerBudget = DEFAULT_DOCUMENT_WORKER_BUDGET, hooks: DocumentWorkerHooks = {}): Promise<ProcessedDocument> {
+export function processDocumentInWorker(
+  task: DocumentTask,
+  budget: DocumentWorkerBudget = DEFAULT_DOCUMENT_WORKER_BUDGET,
+  hooks: DocumentWorkerHooks = {},
+): Promise<ProcessedDocument> {
   const { entry, options } = workerEntry();
   const worker = new Worker(entry, {
     ...options,
@@ -137,10 +152,17 @@ export function processDocumentInWorker(task: DocumentTask, budget: DocumentWork
         hooks.onStopped?.(description);
         reject(error);
       });
-    const timer = setTimeout(() => stopped(`wall-clock budget of ${budget.timeoutMilliseconds} ms exceeded`, tooSlow(budget)), budget.timeoutMilliseconds);
+    const timer = setTimeout(
+      () => stopped(`wall-clock budget of ${budget.timeoutMilliseconds} ms exceeded`, tooSlow(budget)),
+      budget.timeoutMilliseconds,
+    );
     const sampler = setInterval(() => {
       const grown = process.memoryUsage.rss() - baseline;
-      if (grown > budget.residentMegabytes * MEGABYTE) stopped(`resident memory grew by ${Math.round(grown / MEGABYTE)} MB, past ${budget.residentMegabytes} MB`, tooHungry(budget.residentMegabytes));
+      if (grown > budget.residentMegabytes * MEGABYTE)
+        stopped(
+          `resident memory grew by ${Math.round(grown / MEGABYTE)} MB, past ${budget.residentMegabytes} MB`,
+          tooHungry(budget.residentMegabytes),
+        );
     }, MEMORY_SAMPLE_MILLISECONDS);
     worker.stdout.resume();
     worker.stderr.resume();
@@ -154,7 +176,9 @@ export function processDocumentInWorker(task: DocumentTask, budget: DocumentWork
           return;
         case 'refused': {
           const { code, message, param, details } = reply.error;
-          settle(() => reject(new AppError(code, message, { ...(param !== null ? { param } : {}), ...(details !== undefined ? { details } : {}) })));
+          settle(() =>
+            reject(new AppError(code, message, { ...(param !== null ? { param } : {}), ...(details !== undefined ? { details } : {}) })),
+          );
           return;
         }
         case 'failed':
@@ -164,7 +188,12 @@ export function processDocumentInWorker(task: DocumentTask, budget: DocumentWork
     });
     worker.on('error', (error: Error & { code?: string }) => {
       const outOfMemory = error.code === 'ERR_WORKER_OUT_OF_MEMORY';
-      stopped(outOfMemory ? `heap cap of ${budget.heapMegabytes} MB reached` : `worker failed: ${error.name}${error.code === undefined ? '' : ` ${error.code}`}`, outOfMemory ? tooHungry(budget.heapMegabytes) : crashed());
+      stopped(
+        outOfMemory
+          ? `heap cap of ${budget.heapMegabytes} MB reached`
+          : `worker failed: ${error.name}${error.code === undefined ? '' : ` ${error.code}`}`,
+        outOfMemory ? tooHungry(budget.heapMegabytes) : crashed(),
+      );
     });
     worker.on('exit', (code) => stopped(`worker exited with code ${code} before answering`, crashed()));
     // A copy the worker owns: the caller's buffer may be a slice of a shared pool that must not be detached.

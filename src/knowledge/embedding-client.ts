@@ -50,13 +50,20 @@ function trimSlash(url: string): string {
   return trimCharactersEnd(url, '/');
 }
 
-async function postJson(provider: ProviderSettings, url: string, body: unknown, headers: Record<string, string>, options: EmbeddingCallOptions): Promise<unknown> {
+async function postJson(
+  provider: ProviderSettings,
+  url: string,
+  body: unknown,
+  headers: Record<string, string>,
+  options: EmbeddingCallOptions,
+): Promise<unknown> {
   const deadline = startDeadline(options.timeoutMilliseconds, options.signal);
   try {
     return await exchangeJson(provider, { url, body, headers, signal: deadline.signal });
   } catch (error) {
     if (options.signal?.aborted) throw options.signal.reason instanceof Error ? options.signal.reason : error;
-    if (deadline.expired) throw new AppError('upstream_timeout', `The embedding provider did not answer within ${options.timeoutMilliseconds} ms.`);
+    if (deadline.expired)
+      throw new AppError('upstream_timeout', `The embedding provider did not answer within ${options.timeoutMilliseconds} ms.`);
     throw error;
   } finally {
     deadline.clear();
@@ -74,7 +81,12 @@ async function exchangeJson(provider: ProviderSettings, exchange: JsonExchange):
   const { url, body, headers, signal } = exchange;
   let response: Response;
   try {
-    response = await provider.fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal });
+    response = await provider.fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+      signal,
+    });
   } catch (error) {
     // The caller tells the deadline from the learner leaving.
     if (signal.aborted) throw error;
@@ -94,12 +106,20 @@ async function exchangeJson(provider: ProviderSettings, exchange: JsonExchange):
 async function embedWithOpenAi(model: EmbeddingModel, texts: readonly string[], options: EmbeddingCallOptions): Promise<Float32Array[]> {
   const baseUrl = trimSlash(model.provider.baseUrl ?? OPENAI_DEFAULT_BASE_URL);
   const headers: Record<string, string> = model.provider.apiKey === undefined ? {} : { authorization: `Bearer ${model.provider.apiKey}` };
-  const answer = (await postJson(model.provider, `${baseUrl}/embeddings`, { model: model.model, input: texts, encoding_format: 'base64' }, headers, options)) as { data?: unknown };
-  if (!Array.isArray(answer.data) || answer.data.length !== texts.length) throw invalidAnswer('a different number of embeddings than texts');
+  const answer = (await postJson(
+    model.provider,
+    `${baseUrl}/embeddings`,
+    { model: model.model, input: texts, encoding_format: 'base64' },
+    headers,
+    options,
+  )) as { data?: unknown };
+  if (!Array.isArray(answer.data) || answer.data.length !== texts.length)
+    throw invalidAnswer('a different number of embeddings than texts');
   const vectors = new Array<Float32Array>(texts.length);
   for (const item of answer.data as Array<{ index?: unknown; embedding?: unknown }>) {
     const index = item.index;
-    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= texts.length || vectors[index] !== undefined) throw invalidAnswer('embeddings with wrong indexes');
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= texts.length || vectors[index] !== undefined)
+      throw invalidAnswer('embeddings with wrong indexes');
     vectors[index] = vectorOf(item.embedding);
   }
   return vectors;
@@ -107,15 +127,19 @@ async function embedWithOpenAi(model: EmbeddingModel, texts: readonly string[], 
 
 async function embedWithOllama(model: EmbeddingModel, texts: readonly string[], options: EmbeddingCallOptions): Promise<Float32Array[]> {
   const baseUrl = trimSlash(model.provider.baseUrl ?? 'http://127.0.0.1:11434');
-  const answer = (await postJson(model.provider, `${baseUrl}/api/embed`, { model: model.model, input: texts }, {}, options)) as { embeddings?: unknown };
-  if (!Array.isArray(answer.embeddings) || answer.embeddings.length !== texts.length) throw invalidAnswer('a different number of embeddings than texts');
+  const answer = (await postJson(model.provider, `${baseUrl}/api/embed`, { model: model.model, input: texts }, {}, options)) as {
+    embeddings?: unknown;
+  };
+  if (!Array.isArray(answer.embeddings) || answer.embeddings.length !== texts.length)
+    throw invalidAnswer('a different number of embeddings than texts');
   return answer.embeddings.map(vectorOf);
 }
 
 /** One vector per text, in order, all of one dimension. */
 export async function embedTexts(model: EmbeddingModel, texts: readonly string[], options: EmbeddingCallOptions): Promise<Float32Array[]> {
   if (texts.length === 0) return [];
-  const vectors = model.connector === 'ollama' ? await embedWithOllama(model, texts, options) : await embedWithOpenAi(model, texts, options);
+  const vectors =
+    model.connector === 'ollama' ? await embedWithOllama(model, texts, options) : await embedWithOpenAi(model, texts, options);
   const dimensions = vectors[0]!.length;
   if (vectors.some((vector) => vector.length !== dimensions)) throw invalidAnswer('embeddings of different dimensions');
   return vectors;

@@ -75,10 +75,16 @@ function shownId(collectionId: string): string {
 
 function statusError(status: number, host: string, collectionId: string, keySent: boolean): AppError {
   if (status >= 300 && status < 400) {
-    return new AppError('upstream_error', `The knowledge-base server at ${host} answered with a redirect (HTTP ${status}); set the organization's knowledge-base URL to where it points.`);
+    return new AppError(
+      'upstream_error',
+      `The knowledge-base server at ${host} answered with a redirect (HTTP ${status}); set the organization's knowledge-base URL to where it points.`,
+    );
   }
   if (status === 404) {
-    return new AppError('not_found', `Knowledge base ${shownId(collectionId)} not found on the organization's knowledge-base server (${host}).`);
+    return new AppError(
+      'not_found',
+      `Knowledge base ${shownId(collectionId)} not found on the organization's knowledge-base server (${host}).`,
+    );
   }
   if (status === 401 || status === 403) {
     const message = keySent
@@ -86,8 +92,10 @@ function statusError(status: number, host: string, collectionId: string, keySent
       : `The knowledge-base server at ${host} requires an API key, and the organization has none set (HTTP ${status}).`;
     return new AppError('upstream_error', message);
   }
-  if (status === 429) return new AppError('upstream_rate_limited', `The knowledge-base server at ${host} is rate limiting requests; try again later.`);
-  if (status >= 400 && status < 500) return new AppError('upstream_rejected', `The knowledge-base server at ${host} rejected the query (HTTP ${status}).`);
+  if (status === 429)
+    return new AppError('upstream_rate_limited', `The knowledge-base server at ${host} is rate limiting requests; try again later.`);
+  if (status >= 400 && status < 500)
+    return new AppError('upstream_rejected', `The knowledge-base server at ${host} rejected the query (HTTP ${status}).`);
   return new AppError('upstream_error', `The knowledge-base server at ${host} failed to answer (HTTP ${status}).`);
 }
 
@@ -112,9 +120,11 @@ function hitsOf(text: string, host: string): KnowledgeHit[] {
     const where = `results[${index}]`;
     if (!isRecord(result)) throw malformed(host, `"${where}" is not an object`);
     if (typeof result.data !== 'string') throw malformed(host, `"${where}.data" is not text`);
-    if (typeof result.similarity !== 'number' || !Number.isFinite(result.similarity)) throw malformed(host, `"${where}.similarity" is not a number`);
+    if (typeof result.similarity !== 'number' || !Number.isFinite(result.similarity))
+      throw malformed(host, `"${where}.similarity" is not a number`);
     // ChromaDB gives chunks without metadata a null; anything else that is not an object is garbage.
-    if (result.metadata !== undefined && result.metadata !== null && !isRecord(result.metadata)) throw malformed(host, `"${where}.metadata" is not an object`);
+    if (result.metadata !== undefined && result.metadata !== null && !isRecord(result.metadata))
+      throw malformed(host, `"${where}.metadata" is not an object`);
     return {
       text: result.data,
       similarity: Math.min(1, Math.max(0, result.similarity)),
@@ -169,7 +179,12 @@ export async function queryExternalKnowledgeServer(
       await response.body?.cancel().catch(() => undefined);
       throw statusError(response.status, host, collectionId, keySent);
     }
-    text = await readBoundedText(response, MAXIMUM_RESPONSE_BYTES, () => new AppError('upstream_error', `The knowledge-base server at ${host} sent an answer larger than ${MAXIMUM_RESPONSE_BYTES} bytes.`));
+    text = await readBoundedText(
+      response,
+      MAXIMUM_RESPONSE_BYTES,
+      () =>
+        new AppError('upstream_error', `The knowledge-base server at ${host} sent an answer larger than ${MAXIMUM_RESPONSE_BYTES} bytes.`),
+    );
   } catch (error) {
     if (signal.aborted) throw abortError(options.signal, host, timeoutMilliseconds);
     if (error instanceof AppError) throw error;

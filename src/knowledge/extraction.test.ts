@@ -6,7 +6,14 @@ import { chunkMetadata, chunkSections } from './chunking.js';
 import { buildDocx, wordParagraph } from '../../test/support/docx-fixture.js';
 import { docx, wordBody, wordParts } from '../../test/support/hostile-documents.js';
 import { buildPdf, type PdfPage } from '../../test/support/pdf-fixture.js';
-import { extractDocument, MAXIMUM_DOCUMENT_CHARACTERS, MAXIMUM_DOCUMENT_PAGES, normalizeText, type DocumentInput, type ExtractionLimits } from './extraction.js';
+import {
+  extractDocument,
+  MAXIMUM_DOCUMENT_CHARACTERS,
+  MAXIMUM_DOCUMENT_PAGES,
+  normalizeText,
+  type DocumentInput,
+  type ExtractionLimits,
+} from './extraction.js';
 
 const encoder = new TextEncoder();
 
@@ -104,7 +111,9 @@ describe('PDF extraction', () => {
     expect(error.code).toBe('unreadable_document');
     expect(error.status).toBe(400);
     expect(error.details).toEqual({ reason: 'no_text_layer' });
-    expect(error.message).toMatch(/^The PDF has no text layer: none of its 2 pages holds text that can be extracted, so it is most likely a scan/);
+    expect(error.message).toMatch(
+      /^The PDF has no text layer: none of its 2 pages holds text that can be extracted, so it is most likely a scan/,
+    );
     expect(error.message).toContain('OCR');
   });
 
@@ -180,12 +189,17 @@ describe('Word document extraction', () => {
     expect(document.type).toBe('docx');
     expect(document.sections).toEqual([
       { text: '# Photosynthesis\n\nPlants turn light into sugar.', heading: 'Photosynthesis' },
-      { text: '## Chlorophyll\n\nIt is green & absorbs red light. Café 🌱.\n\nA second paragraph.', heading: 'Photosynthesis > Chlorophyll' },
+      {
+        text: '## Chlorophyll\n\nIt is green & absorbs red light. Café 🌱.\n\nA second paragraph.',
+        heading: 'Photosynthesis > Chlorophyll',
+      },
     ]);
   });
 
   it('reads the Title style as a top heading', async () => {
-    const document = await extractDocument(input('t.docx', await buildDocx(wordParagraph('Course Guide', 'Title') + wordParagraph('Welcome.'))));
+    const document = await extractDocument(
+      input('t.docx', await buildDocx(wordParagraph('Course Guide', 'Title') + wordParagraph('Welcome.'))),
+    );
     expect(document.sections).toEqual([{ text: '# Course Guide\n\nWelcome.', heading: 'Course Guide' }]);
   });
 
@@ -210,8 +224,14 @@ describe('Word document extraction', () => {
       '<pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:blipFill><a:blip xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" r:embed="rId9"/></pic:blipFill></pic:pic>' +
       '</a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>';
     const bytes = await docx('', {
-      'word/document.xml': wordBody('Before the picture.').replace('</w:body>', `${picture}${wordParagraph('After the picture.')}</w:body>`),
-      'word/_rels/document.xml.rels': parts['word/_rels/document.xml.rels']!.replace('</Relationships>', '<Relationship Id="rId9" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/image1.png"/></Relationships>'),
+      'word/document.xml': wordBody('Before the picture.').replace(
+        '</w:body>',
+        `${picture}${wordParagraph('After the picture.')}</w:body>`,
+      ),
+      'word/_rels/document.xml.rels': parts['word/_rels/document.xml.rels']!.replace(
+        '</Relationships>',
+        '<Relationship Id="rId9" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/image1.png"/></Relationships>',
+      ),
       // Far past the part limit below: it would be refused if it were inflated.
       'word/media/image1.png': { pattern: '\u0000', bytes: 64 * 1024 },
     });
@@ -252,14 +272,23 @@ describe('HTML, Markdown and text extraction', () => {
   it('splits Markdown at nested headings, keeping the heading path', async () => {
     const markdown = '# Unit 1\nIntro.\n\n## Lesson A\nFirst.\n\n### Exercise\nDo it.\n\n## Lesson B\nSecond.\n';
     const document = await extractDocument(input('unit.md', markdown));
-    expect(document.sections.map((section) => section.heading)).toEqual(['Unit 1', 'Unit 1 > Lesson A', 'Unit 1 > Lesson A > Exercise', 'Unit 1 > Lesson B']);
+    expect(document.sections.map((section) => section.heading)).toEqual([
+      'Unit 1',
+      'Unit 1 > Lesson A',
+      'Unit 1 > Lesson A > Exercise',
+      'Unit 1 > Lesson B',
+    ]);
     expect(document.sections[2]!.text).toBe('### Exercise\n\nDo it.');
   });
 
   it('keeps plain text as one section, with its unicode and emoji, NFC-normalised and with line feeds only', async () => {
     const text = '\ufeffCafe\u0301 🎓 日本語 👩‍👩‍👧\r\nNext line\r\n\r\n\r\n\r\nAfter\fpage break';
     const document = await extractDocument(input('notes.txt', text));
-    expect(document).toEqual({ type: 'txt', contentType: 'text/plain', sections: [{ text: 'Café 🎓 日本語 👩‍👩‍👧\nNext line\n\nAfter\n\npage break' }] });
+    expect(document).toEqual({
+      type: 'txt',
+      contentType: 'text/plain',
+      sections: [{ text: 'Café 🎓 日本語 👩‍👩‍👧\nNext line\n\nAfter\n\npage break' }],
+    });
   });
 
   it('refuses text with only blank space', async () => {
@@ -271,7 +300,9 @@ describe('HTML, Markdown and text extraction', () => {
   it('refuses text past the character limit, by default at five million characters', async () => {
     const error = await refusal(input('long.txt', 'a'.repeat(101)), { maximumCharacters: 100 });
     expect(error.code).toBe('document_too_large');
-    expect(error.message).toBe('The document holds more than 100 characters of text, the most indexed from one document; split it into smaller documents.');
+    expect(error.message).toBe(
+      'The document holds more than 100 characters of text, the most indexed from one document; split it into smaller documents.',
+    );
     expect(MAXIMUM_DOCUMENT_CHARACTERS).toBe(5_000_000);
     await expect(extractDocument(input('fits.txt', 'a'.repeat(100)), { maximumCharacters: 100 })).resolves.toMatchObject({ type: 'txt' });
   });
@@ -285,7 +316,10 @@ describe('mismatched types', () => {
     expect(asPdf.message).toContain('a PNG image');
     expect((await refusal(input('paper.txt', threePagePdf))).message).toContain('its content is a PDF document');
     expect((await refusal(input('paper.docx', threePagePdf))).details).toMatchObject({ reason: 'type_mismatch' });
-    expect((await refusal(input('essay.pdf', await buildDocx(wordParagraph('Hi'))))).details).toMatchObject({ reason: 'type_mismatch', found: 'a Word document (.docx)' });
+    expect((await refusal(input('essay.pdf', await buildDocx(wordParagraph('Hi'))))).details).toMatchObject({
+      reason: 'type_mismatch',
+      found: 'a Word document (.docx)',
+    });
   });
 });
 

@@ -84,10 +84,14 @@ function plural(count: number, noun: string): string {
 }
 
 function tooManyCharacters(limit: number): AppError {
-  return new AppError('document_too_large', `The document holds more than ${formatCount(limit)} characters of text, the most indexed from one document; split it into smaller documents.`, {
-    param: 'file',
-    details: { reason: 'too_many_characters', limit },
-  });
+  return new AppError(
+    'document_too_large',
+    `The document holds more than ${formatCount(limit)} characters of text, the most indexed from one document; split it into smaller documents.`,
+    {
+      param: 'file',
+      details: { reason: 'too_many_characters', limit },
+    },
+  );
 }
 
 /** Refuses a document that splits into more chunks than one document may have. */
@@ -136,9 +140,17 @@ type PdfDocument = Awaited<ReturnType<(typeof import('unpdf'))['getDocumentProxy
 
 function pdfOpenError(error: unknown): AppError {
   if (error instanceof Error && error.name === 'PasswordException') {
-    return unreadable('encrypted', 'The PDF is protected by a password, so its text cannot be read. Save a copy without the password and upload that.', error);
+    return unreadable(
+      'encrypted',
+      'The PDF is protected by a password, so its text cannot be read. Save a copy without the password and upload that.',
+      error,
+    );
   }
-  return unreadable('damaged', 'The file starts like a PDF, but its structure is damaged, so it cannot be read. Open it and save or export it again as PDF, then upload the new file.', error);
+  return unreadable(
+    'damaged',
+    'The file starts like a PDF, but its structure is damaged, so it cannot be read. Open it and save or export it again as PDF, then upload the new file.',
+    error,
+  );
 }
 
 /** A page's text as unpdf's extractText joins it: the items in order, a line break where an item ends a line. */
@@ -152,7 +164,10 @@ async function pageText(pdf: PdfDocument, pageNumber: number): Promise<string> {
   }
 }
 
-async function extractPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<Pick<ExtractedDocument, 'sections' | 'pageCount' | 'pagesWithoutText'>> {
+async function extractPdf(
+  bytes: Uint8Array,
+  limits: ExtractionLimits,
+): Promise<Pick<ExtractedDocument, 'sections' | 'pageCount' | 'pagesWithoutText'>> {
   // Before pdf.js sees the file: it would inflate every stream whole, outside any heap limit.
   await requirePdfStreamsWithinBudget(bytes, limits.maximumPdfInflatedBytes);
   const { getDocumentProxy } = await import('unpdf');
@@ -166,10 +181,14 @@ async function extractPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<
   try {
     const pageCount = pdf.numPages;
     if (pageCount > limits.maximumPages) {
-      throw new AppError('document_too_large', `The PDF has ${plural(pageCount, 'page')}; at most ${formatCount(limits.maximumPages)} are read from one document. Split it into smaller documents.`, {
-        param: 'file',
-        details: { reason: 'too_many_pages', pages: pageCount, limit: limits.maximumPages },
-      });
+      throw new AppError(
+        'document_too_large',
+        `The PDF has ${plural(pageCount, 'page')}; at most ${formatCount(limits.maximumPages)} are read from one document. Split it into smaller documents.`,
+        {
+          param: 'file',
+          details: { reason: 'too_many_pages', pages: pageCount, limit: limits.maximumPages },
+        },
+      );
     }
     if (pageCount === 0) throw unreadable('no_text', 'The PDF has no pages.');
     const sections: TextSection[] = [];
@@ -181,7 +200,11 @@ async function extractPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<
       try {
         raw = await pageText(pdf, pageNumber);
       } catch (error) {
-        throw unreadable('damaged', 'The text of the PDF could not be read: the content of its pages is damaged. Open it and save or export it again as PDF, then upload the new file.', error);
+        throw unreadable(
+          'damaged',
+          'The text of the PDF could not be read: the content of its pages is damaged. Open it and save or export it again as PDF, then upload the new file.',
+          error,
+        );
       }
       const text = normalizeText(raw);
       if (text === '') {
@@ -233,7 +256,10 @@ async function boundedDocxParts(bytes: Uint8Array, limits: ExtractionLimits): Pr
     maximumEntries: MAXIMUM_ZIP_ENTRIES,
   });
   if (parts.some((part) => declaresDocumentType(part.bytes))) {
-    throw unreadable('document_type_declaration', 'The Word document holds XML with a document type declaration (DTD), which Word never writes and which can make reading it expand without bound; it is not read. Open it in Word or LibreOffice, save it again as .docx and upload the new file.');
+    throw unreadable(
+      'document_type_declaration',
+      'The Word document holds XML with a document type declaration (DTD), which Word never writes and which can make reading it expand without bound; it is not read. Open it in Word or LibreOffice, save it again as .docx and upload the new file.',
+    );
   }
   return writeStoredZip(parts);
 }
@@ -255,7 +281,11 @@ async function docxToHtml(bytes: Uint8Array, limits: ExtractionLimits): Promise<
     );
     return result.value;
   } catch (error) {
-    throw unreadable('damaged', 'The Word document could not be read: its content is damaged or not in the .docx format. Open it in Word or LibreOffice, save it again as .docx and upload the new file.', error);
+    throw unreadable(
+      'damaged',
+      'The Word document could not be read: its content is damaged or not in the .docx format. Open it in Word or LibreOffice, save it again as .docx and upload the new file.',
+      error,
+    );
   }
 }
 

@@ -11,8 +11,10 @@ const LATIN_1_NAMES =
   'Agrave Aacute Acirc Atilde Auml Aring AElig Ccedil Egrave Eacute Ecirc Euml Igrave Iacute Icirc Iuml ETH Ntilde Ograve Oacute Ocirc Otilde Ouml times Oslash Ugrave Uacute Ucirc Uuml Yacute THORN szlig ' +
   'agrave aacute acirc atilde auml aring aelig ccedil egrave eacute ecirc euml igrave iacute icirc iuml eth ntilde ograve oacute ocirc otilde ouml divide oslash ugrave uacute ucirc uuml yacute thorn yuml';
 
-const GREEK_CAPITALS = 'Alpha Beta Gamma Delta Epsilon Zeta Eta Theta Iota Kappa Lambda Mu Nu Xi Omicron Pi Rho _ Sigma Tau Upsilon Phi Chi Psi Omega';
-const GREEK_SMALL = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigmaf sigma tau upsilon phi chi psi omega';
+const GREEK_CAPITALS =
+  'Alpha Beta Gamma Delta Epsilon Zeta Eta Theta Iota Kappa Lambda Mu Nu Xi Omicron Pi Rho _ Sigma Tau Upsilon Phi Chi Psi Omega';
+const GREEK_SMALL =
+  'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigmaf sigma tau upsilon phi chi psi omega';
 
 /** The rest of HTML 4's names, and a few HTML5 ones, as name:code point. */
 const OTHER_NAMES =
@@ -45,10 +47,33 @@ const LEGACY_WITHOUT_SEMICOLON = new Set(['amp', 'lt', 'gt', 'quot', 'nbsp', 'co
 
 /** What browsers show for numeric references to U+0080–U+009F: the Windows-1252 characters. */
 const WINDOWS_1252: Readonly<Record<number, number>> = {
-  0x80: 0x20ac, 0x82: 0x201a, 0x83: 0x0192, 0x84: 0x201e, 0x85: 0x2026, 0x86: 0x2020, 0x87: 0x2021, 0x88: 0x02c6,
-  0x89: 0x2030, 0x8a: 0x0160, 0x8b: 0x2039, 0x8c: 0x0152, 0x8e: 0x017d, 0x91: 0x2018, 0x92: 0x2019, 0x93: 0x201c,
-  0x94: 0x201d, 0x95: 0x2022, 0x96: 0x2013, 0x97: 0x2014, 0x98: 0x02dc, 0x99: 0x2122, 0x9a: 0x0161, 0x9b: 0x203a,
-  0x9c: 0x0153, 0x9e: 0x017e, 0x9f: 0x0178,
+  0x80: 0x20ac,
+  0x82: 0x201a,
+  0x83: 0x0192,
+  0x84: 0x201e,
+  0x85: 0x2026,
+  0x86: 0x2020,
+  0x87: 0x2021,
+  0x88: 0x02c6,
+  0x89: 0x2030,
+  0x8a: 0x0160,
+  0x8b: 0x2039,
+  0x8c: 0x0152,
+  0x8e: 0x017d,
+  0x91: 0x2018,
+  0x92: 0x2019,
+  0x93: 0x201c,
+  0x94: 0x201d,
+  0x95: 0x2022,
+  0x96: 0x2013,
+  0x97: 0x2014,
+  0x98: 0x02dc,
+  0x99: 0x2122,
+  0x9a: 0x0161,
+  0x9b: 0x203a,
+  0x9c: 0x0153,
+  0x9e: 0x017e,
+  0x9f: 0x0178,
 };
 
 const REPLACEMENT_CHARACTER = '\ufffd';
@@ -62,12 +87,15 @@ function numericReference(codePoint: number): string {
 /** `text` with its character references decoded. */
 export function decodeHtmlEntities(text: string): string {
   if (!text.includes('&')) return text;
-  return text.replace(REFERENCE, (match, decimal: string | undefined, hex: string | undefined, name: string | undefined, semicolon: string) => {
-    if (decimal !== undefined) return numericReference(Number.parseInt(decimal, 10));
-    if (hex !== undefined) return numericReference(Number.parseInt(hex, 16));
-    const decoded = NAMED_REFERENCES.get(name!);
-    if (decoded === undefined) return match;
-    if (semicolon === '' && !LEGACY_WITHOUT_SEMICOLON.has(name!)) return match;
-    return decoded;
-  });
+  return text.replace(
+    REFERENCE,
+    (match, decimal: string | undefined, hex: string | undefined, name: string | undefined, semicolon: string) => {
+      if (decimal !== undefined) return numericReference(Number.parseInt(decimal, 10));
+      if (hex !== undefined) return numericReference(Number.parseInt(hex, 16));
+      const decoded = NAMED_REFERENCES.get(name!);
+      if (decoded === undefined) return match;
+      if (semicolon === '' && !LEGACY_WITHOUT_SEMICOLON.has(name!)) return match;
+      return decoded;
+    },
+  );
 }

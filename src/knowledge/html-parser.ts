@@ -23,14 +23,64 @@ export interface TextNode {
 
 export type HtmlNode = ElementNode | TextNode;
 
-const VOID_ELEMENTS = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'keygen', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
+const VOID_ELEMENTS = new Set([
+  'area',
+  'base',
+  'br',
+  'col',
+  'embed',
+  'hr',
+  'img',
+  'input',
+  'keygen',
+  'link',
+  'meta',
+  'param',
+  'source',
+  'track',
+  'wbr',
+]);
 /** Elements whose content is raw text up to their end tag. */
 const RAW_TEXT_ELEMENTS = new Set(['script', 'style', 'textarea', 'title', 'xmp', 'iframe', 'noembed', 'noframes', 'noscript']);
 /** Opening one of these closes an open `<p>`, as in browsers. */
 const CLOSES_PARAGRAPH = new Set([
-  'address', 'article', 'aside', 'blockquote', 'center', 'details', 'dialog', 'dir', 'div', 'dl', 'fieldset', 'figcaption', 'figure',
-  'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hgroup', 'hr', 'main', 'menu', 'nav', 'ol', 'p', 'pre',
-  'section', 'summary', 'table', 'ul', 'li', 'dd', 'dt',
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'center',
+  'details',
+  'dialog',
+  'dir',
+  'div',
+  'dl',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hgroup',
+  'hr',
+  'main',
+  'menu',
+  'nav',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'summary',
+  'table',
+  'ul',
+  'li',
+  'dd',
+  'dt',
 ]);
 /** `<p>` is not closed across these (HTML's "button scope"). */
 const PARAGRAPH_SCOPE_LIMITS = new Set(['table', 'td', 'th', 'caption', 'template', 'button', 'object']);
@@ -168,7 +218,9 @@ export function parseHtml(html: string): ElementNode {
         const found = closing.exec(html);
         const contentEnd = found === null ? html.length : found.index;
         builder.open(name, attributes, false);
-        builder.text(name === 'textarea' || name === 'title' ? decodeHtmlEntities(html.slice(position, contentEnd)) : html.slice(position, contentEnd));
+        builder.text(
+          name === 'textarea' || name === 'title' ? decodeHtmlEntities(html.slice(position, contentEnd)) : html.slice(position, contentEnd),
+        );
         builder.close(name);
         const after = found === null ? -1 : html.indexOf('>', contentEnd);
         position = after === -1 ? html.length : after + 1;

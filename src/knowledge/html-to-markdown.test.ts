@@ -5,12 +5,16 @@ import { htmlToMarkdown } from './html-to-markdown.js';
 
 describe('htmlToMarkdown keeps the structure of the text', () => {
   it('turns headings into # lines and separates paragraphs by blank lines', () => {
-    const html = '<h1>Cells</h1><p>All living things\n   are made of <b>cells</b>.</p><h2>Parts</h2><p>A cell has a <a href="https://x.example/m">membrane</a>.</p><h6>Tiny</h6>';
-    expect(htmlToMarkdown(html)).toBe('# Cells\n\nAll living things are made of cells.\n\n## Parts\n\nA cell has a membrane.\n\n###### Tiny');
+    const html =
+      '<h1>Cells</h1><p>All living things\n   are made of <b>cells</b>.</p><h2>Parts</h2><p>A cell has a <a href="https://x.example/m">membrane</a>.</p><h6>Tiny</h6>';
+    expect(htmlToMarkdown(html)).toBe(
+      '# Cells\n\nAll living things are made of cells.\n\n## Parts\n\nA cell has a membrane.\n\n###### Tiny',
+    );
   });
 
   it('writes lists as items, nested lists indented, ordered lists numbered from their start', () => {
-    const html = '<ul><li>Fruit<ul><li>Apple</li><li>Pear</li></ul></li><li>Bread</li></ul><ol start="3"><li>Third</li><li>Fourth</li></ol>';
+    const html =
+      '<ul><li>Fruit<ul><li>Apple</li><li>Pear</li></ul></li><li>Bread</li></ul><ol start="3"><li>Third</li><li>Fourth</li></ol>';
     expect(htmlToMarkdown(html)).toBe('- Fruit\n  - Apple\n  - Pear\n- Bread\n\n3. Third\n4. Fourth');
   });
 
@@ -19,17 +23,23 @@ describe('htmlToMarkdown keeps the structure of the text', () => {
   });
 
   it('writes line breaks, block quotes and preformatted text with its spacing', () => {
-    const html = '<p>Roses are red,<br>violets are blue.</p><blockquote><p>Quoted</p><p>twice</p></blockquote><pre>\nfunction f() {\n  return 1;\n}\n</pre>';
-    expect(htmlToMarkdown(html)).toBe('Roses are red,\nviolets are blue.\n\n> Quoted\n>\n> twice\n\n```\nfunction f() {\n  return 1;\n}\n```');
+    const html =
+      '<p>Roses are red,<br>violets are blue.</p><blockquote><p>Quoted</p><p>twice</p></blockquote><pre>\nfunction f() {\n  return 1;\n}\n</pre>';
+    expect(htmlToMarkdown(html)).toBe(
+      'Roses are red,\nviolets are blue.\n\n> Quoted\n>\n> twice\n\n```\nfunction f() {\n  return 1;\n}\n```',
+    );
   });
 
   it('writes tables as pipe rows with a separator after the first', () => {
-    const html = '<table><caption>Scores</caption><thead><tr><th>Name<th>Score</thead><tbody><tr><td>Ana</td><td><p>3</p></td></tr><tr><td>B|C</td><td>4</td></tr></tbody></table>';
+    const html =
+      '<table><caption>Scores</caption><thead><tr><th>Name<th>Score</thead><tbody><tr><td>Ana</td><td><p>3</p></td></tr><tr><td>B|C</td><td>4</td></tr></tbody></table>';
     expect(htmlToMarkdown(html)).toBe('Scores\n\n| Name | Score |\n| --- | --- |\n| Ana | 3 |\n| B\\|C | 4 |');
   });
 
   it('keeps inline elements inside their paragraph and text of unknown elements', () => {
-    expect(htmlToMarkdown('<div>Water <span>boils</span> at <my-unit>100 °C</my-unit>.</div><div>Next</div>')).toBe('Water boils at 100 °C.\n\nNext');
+    expect(htmlToMarkdown('<div>Water <span>boils</span> at <my-unit>100 °C</my-unit>.</div><div>Next</div>')).toBe(
+      'Water boils at 100 °C.\n\nNext',
+    );
   });
 
   it('escapes paragraph text that would read as a Markdown heading', () => {
@@ -52,17 +62,21 @@ describe('htmlToMarkdown drops what is not content', () => {
   });
 
   it('drops navigation and hidden elements', () => {
-    const html = '<nav><a href="/">Home</a></nav><div role="navigation">Menu</div><p hidden>Secret</p><p aria-hidden="true">Icon</p><p>Body</p>';
+    const html =
+      '<nav><a href="/">Home</a></nav><div role="navigation">Menu</div><p hidden>Secret</p><p aria-hidden="true">Icon</p><p>Body</p>';
     expect(htmlToMarkdown(html)).toBe('Body');
   });
 
   it('drops header, footer and asides when the page marks its content with <main>', () => {
-    const html = '<header>Site name</header><main><header><h1>Article title</h1></header><p>Content</p><aside>Related</aside></main><aside>Ads</aside><footer>© 2024</footer>';
+    const html =
+      '<header>Site name</header><main><header><h1>Article title</h1></header><p>Content</p><aside>Related</aside></main><aside>Ads</aside><footer>© 2024</footer>';
     expect(htmlToMarkdown(html)).toBe('# Article title\n\nContent\n\nRelated');
   });
 
   it('keeps header and footer of a page without <main> or <article>, since they may be its only text', () => {
-    expect(htmlToMarkdown('<header><h1>Week 1</h1></header><p>Read chapter 2.</p><footer>Questions: ask in class.</footer>')).toBe('# Week 1\n\nRead chapter 2.\n\nQuestions: ask in class.');
+    expect(htmlToMarkdown('<header><h1>Week 1</h1></header><p>Read chapter 2.</p><footer>Questions: ask in class.</footer>')).toBe(
+      '# Week 1\n\nRead chapter 2.\n\nQuestions: ask in class.',
+    );
   });
 
   it('drops images, keeping the text around them', () => {
@@ -97,7 +111,9 @@ describe('htmlToMarkdown survives broken markup', () => {
 
 describe('entities', () => {
   it('are decoded in text and attribute-free output', () => {
-    expect(htmlToMarkdown('<p>Fish &amp; chips &lt;3 &eacute;t&eacute; caf&#233; &#x1F393; a&nbsp;b &#150; &mdash; &hellip;</p>')).toBe('Fish & chips <3 été café 🎓 a b – — …');
+    expect(htmlToMarkdown('<p>Fish &amp; chips &lt;3 &eacute;t&eacute; caf&#233; &#x1F393; a&nbsp;b &#150; &mdash; &hellip;</p>')).toBe(
+      'Fish & chips <3 été café 🎓 a b – — …',
+    );
   });
 
   it('follow the HTML rules for odd references', () => {

@@ -12,9 +12,36 @@ import { parseHtml, type ElementNode, type HtmlNode } from './html-parser.js';
 
 /** Never content. */
 const DROPPED_ELEMENTS = new Set([
-  'script', 'style', 'noscript', 'template', 'head', 'title', 'meta', 'link', 'nav', 'svg', 'math', 'canvas', 'iframe',
-  'object', 'embed', 'video', 'audio', 'map', 'button', 'select', 'option', 'datalist', 'textarea', 'input', 'img', 'picture',
-  'noembed', 'noframes', 'xmp', 'dialog',
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'head',
+  'title',
+  'meta',
+  'link',
+  'nav',
+  'svg',
+  'math',
+  'canvas',
+  'iframe',
+  'object',
+  'embed',
+  'video',
+  'audio',
+  'map',
+  'button',
+  'select',
+  'option',
+  'datalist',
+  'textarea',
+  'input',
+  'img',
+  'picture',
+  'noembed',
+  'noframes',
+  'xmp',
+  'dialog',
 ]);
 /** Page furniture, dropped when the page marks its content with `<main>` or `<article>`. */
 const FURNITURE_ELEMENTS = new Set(['header', 'footer', 'aside']);
@@ -22,9 +49,52 @@ const CONTENT_ROOTS = new Set(['main', 'article']);
 const DROPPED_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'search', 'complementary']);
 const HEADINGS: Readonly<Record<string, number>> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
 const BLOCK_ELEMENTS = new Set([
-  'address', 'article', 'aside', 'blockquote', 'body', 'center', 'dd', 'details', 'dialog', 'dir', 'div', 'dl', 'dt', 'fieldset',
-  'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hgroup', 'hr', 'html', 'legend', 'li',
-  'main', 'menu', 'ol', 'p', 'pre', 'section', 'summary', 'table', 'caption', 'ul', 'tr', 'td', 'th', 'thead', 'tbody', 'tfoot',
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'body',
+  'center',
+  'dd',
+  'details',
+  'dialog',
+  'dir',
+  'div',
+  'dl',
+  'dt',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hgroup',
+  'hr',
+  'html',
+  'legend',
+  'li',
+  'main',
+  'menu',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'summary',
+  'table',
+  'caption',
+  'ul',
+  'tr',
+  'td',
+  'th',
+  'thead',
+  'tbody',
+  'tfoot',
 ]);
 /** Lines of Markdown being built, with the paragraph in progress. */
 class LineWriter {
@@ -171,7 +241,10 @@ function renderTable(table: ElementNode, writer: LineWriter, context: RenderCont
   if (caption !== undefined) writer.block([renderToLine(caption, context)].filter((line) => line !== ''));
   for (const row of rows) {
     const cells = row.children
-      .filter((child): child is ElementNode => child.kind === 'element' && (child.name === 'td' || child.name === 'th') && !isDropped(child, context))
+      .filter(
+        (child): child is ElementNode =>
+          child.kind === 'element' && (child.name === 'td' || child.name === 'th') && !isDropped(child, context),
+      )
       .map((cell) => escapeCell(renderToLine(cell, context)));
     if (cells.every((cell) => cell === '')) continue;
     lines.push(`| ${cells.join(' | ')} |`);
@@ -209,7 +282,11 @@ function renderNode(node: HtmlNode, writer: LineWriter, context: RenderContext):
       return;
     case 'li':
       // A list item outside a list: still an item.
-      writer.block(renderToLines(node, context).filter((line) => line !== '').map((line, index) => (index === 0 ? `- ${line}` : `  ${line}`)));
+      writer.block(
+        renderToLines(node, context)
+          .filter((line) => line !== '')
+          .map((line, index) => (index === 0 ? `- ${line}` : `  ${line}`)),
+      );
       return;
     case 'pre': {
       const text = preformattedText(node).replace(/^\n/, '').trimEnd();
@@ -231,7 +308,10 @@ function renderNode(node: HtmlNode, writer: LineWriter, context: RenderContext):
     case 'th':
     case 'tr':
       // Outside the structures that handle them: one line each.
-      writer.block([renderToLine(node, context)].filter((line) => line !== ''), name === 'dt');
+      writer.block(
+        [renderToLine(node, context)].filter((line) => line !== ''),
+        name === 'dt',
+      );
       return;
     default:
       // A block only ends the paragraph before it and its own; its content flows into the same writer.
@@ -242,7 +322,10 @@ function renderNode(node: HtmlNode, writer: LineWriter, context: RenderContext):
 }
 
 function containsContentRoot(element: ElementNode): boolean {
-  return element.children.some((child) => child.kind === 'element' && (CONTENT_ROOTS.has(child.name) || child.attributes.get('role') === 'main' || containsContentRoot(child)));
+  return element.children.some(
+    (child) =>
+      child.kind === 'element' && (CONTENT_ROOTS.has(child.name) || child.attributes.get('role') === 'main' || containsContentRoot(child)),
+  );
 }
 
 /** Readable Markdown from an HTML document or fragment. */

@@ -40,7 +40,8 @@ export const INGESTION_ATTEMPTS_MAXIMUM = 3;
 /** The steps progress counts besides one per embeddings batch: read, extract, chunk, index. */
 const STEPS = 4;
 const DEFAULT_EMBEDDING_BATCH_SIZE = 64;
-const INTERNAL_FAILURE = 'The document could not be processed because of an internal error. Retry the job; if it fails again, contact an administrator.';
+const INTERNAL_FAILURE =
+  'The document could not be processed because of an internal error. Retry the job; if it fails again, contact an administrator.';
 
 export interface IngestionLogger {
   info(details: object, message: string): void;
@@ -138,15 +139,25 @@ export class IngestionRunner {
 
   /** Claims and runs one job; false when there was none. */
   async runOnce(): Promise<boolean> {
-    const { job, failedJobs } = await claimIngestionJob(this.options.db, this.options.dialect, { owner: this.owner, leaseExpiresAt: this.leaseUntil(), attemptsMaximum: this.attemptsMaximum });
+    const { job, failedJobs } = await claimIngestionJob(this.options.db, this.options.dialect, {
+      owner: this.owner,
+      leaseExpiresAt: this.leaseUntil(),
+      attemptsMaximum: this.attemptsMaximum,
+    });
     for (const failed of failedJobs) {
-      this.logger?.error({ job_id: failed.id, document_id: failed.documentId, attempts: failed.attempts }, 'ingestion job failed: the server stopped during every attempt');
+      this.logger?.error(
+        { job_id: failed.id, document_id: failed.documentId, attempts: failed.attempts },
+        'ingestion job failed: the server stopped during every attempt',
+      );
     }
     if (job === undefined) return failedJobs.length > 0;
     this.logger?.info({ job_id: job.id, document_id: job.document_id, attempt: job.attempts }, 'ingestion job claimed');
-    const renewal = setInterval(() => {
-      renewIngestionLease(this.options.db, job.id, this.owner, this.leaseUntil()).catch(() => undefined);
-    }, Math.max(1, Math.floor(this.leaseMilliseconds / 3)));
+    const renewal = setInterval(
+      () => {
+        renewIngestionLease(this.options.db, job.id, this.owner, this.leaseUntil()).catch(() => undefined);
+      },
+      Math.max(1, Math.floor(this.leaseMilliseconds / 3)),
+    );
     try {
       await this.work(job);
       this.logger?.info({ job_id: job.id }, 'ingestion job completed');
@@ -157,9 +168,11 @@ export class IngestionRunner {
       }
       if (!isAppError(error)) this.logger?.error({ err: error, job_id: job.id }, 'ingestion job failed');
       const message = isAppError(error) ? error.message : INTERNAL_FAILURE;
-      await this.options.db.transaction().execute((transaction) =>
-        finishIngestionJob(transaction, job, this.owner, { status: 'failed', message: 'Failed.', error: message, progressTotal: 0 }),
-      );
+      await this.options.db
+        .transaction()
+        .execute((transaction) =>
+          finishIngestionJob(transaction, job, this.owner, { status: 'failed', message: 'Failed.', error: message, progressTotal: 0 }),
+        );
     } finally {
       clearInterval(renewal);
     }
@@ -168,7 +181,12 @@ export class IngestionRunner {
 
   /** Records progress (renewing the lease), or stops the job when it is no longer ours. */
   private async step(job: IngestionJobRow, current: number, total: number, message: string): Promise<void> {
-    const held = await updateIngestionProgress(this.options.db, job.id, this.owner, { current, total, message, leaseExpiresAt: this.leaseUntil() });
+    const held = await updateIngestionProgress(this.options.db, job.id, this.owner, {
+      current,
+      total,
+      message,
+      leaseExpiresAt: this.leaseUntil(),
+    });
     if (!held) throw new JobLost();
   }
 
@@ -177,7 +195,12 @@ export class IngestionRunner {
   }
 
   /** One vector per chunk, a batch per request; progress advances with each batch. */
-  private async embed(job: IngestionJobRow, knowledgeBase: Selectable<KnowledgeBasesTable>, texts: readonly string[], total: number): Promise<Float32Array[]> {
+  private async embed(
+    job: IngestionJobRow,
+    knowledgeBase: Selectable<KnowledgeBasesTable>,
+    texts: readonly string[],
+    total: number,
+  ): Promise<Float32Array[]> {
     const { embedder } = this.options;
     const batchSize = this.batchSize();
     const choice = embeddingChoiceOf(knowledgeBase);
@@ -190,7 +213,11 @@ export class IngestionRunner {
       try {
         vectors.push(...(await embedder(knowledgeBase.organization_id, choice, batch)));
       } catch (error) {
-        if (isAppError(error)) throw new AppError(error.code, `Computing the embeddings with ${choice.connector} model "${choice.model}" failed: ${error.message}`);
+        if (isAppError(error))
+          throw new AppError(
+            error.code,
+            `Computing the embeddings with ${choice.connector} model "${choice.model}" failed: ${error.message}`,
+          );
         throw error;
       }
     }
@@ -206,13 +233,19 @@ export class IngestionRunner {
 
     await this.step(job, 0, STEPS, 'Reading the file.');
     const bytes = await storage.readAll(knowledgeBase.id, String(document.id));
-    if (bytes === undefined) throw new AppError('not_found', 'The stored file of this document is missing; delete the document and upload it again.');
+    if (bytes === undefined)
+      throw new AppError('not_found', 'The stored file of this document is missing; delete the document and upload it again.');
 
     await this.step(job, 1, STEPS, 'Extracting the text.');
     // Off the event loop, under heap, memory and time budgets: a hostile document fails its own job only.
     let chunkingStep: Promise<void> | undefined;
     const extracted = await processDocumentInWorker(
-      { fileName: document.file_name, bytes, limits: this.options.documentProcessing?.limits ?? {}, chunking: { chunkSize: knowledgeBase.chunk_size, chunkOverlap: knowledgeBase.chunk_overlap } },
+      {
+        fileName: document.file_name,
+        bytes,
+        limits: this.options.documentProcessing?.limits ?? {},
+        chunking: { chunkSize: knowledgeBase.chunk_size, chunkOverlap: knowledgeBase.chunk_overlap },
+      },
       this.options.documentProcessing?.budget,
       {
         onExtracted: () => {
@@ -220,7 +253,8 @@ export class IngestionRunner {
           // Awaited below; this only keeps a cancellation seen meanwhile from going unhandled.
           chunkingStep.catch(() => undefined);
         },
-        onStopped: (description) => this.logger?.error({ job_id: job.id, document_id: document.id, reason: description }, 'document worker stopped'),
+        onStopped: (description) =>
+          this.logger?.error({ job_id: job.id, document_id: document.id, reason: description }, 'document worker stopped'),
       },
     );
     await (chunkingStep ?? this.step(job, 2, STEPS, 'Splitting the text into chunks.'));
@@ -228,7 +262,12 @@ export class IngestionRunner {
     const documentMetadata = JSON.parse(document.metadata) as Record<string, unknown>;
     const batches = embeddingChoiceOf(knowledgeBase) === undefined ? 0 : Math.ceil(chunks.length / this.batchSize());
     const total = STEPS + batches;
-    const vectors = await this.embed(job, knowledgeBase, chunks.map((chunk) => chunk.text), total);
+    const vectors = await this.embed(
+      job,
+      knowledgeBase,
+      chunks.map((chunk) => chunk.text),
+      total,
+    );
 
     await this.step(job, total - 1, total, `Indexing ${chunks.length} chunks.`);
     await db.transaction().execute(async (transaction) => {
@@ -240,15 +279,27 @@ export class IngestionRunner {
           knowledge_base_id: knowledgeBase.id,
           chunk_index: chunk.chunkIndex,
           text: chunk.text,
-          metadata: JSON.stringify({ ...documentMetadata, ...chunkMetadata(chunk, { documentId: document.id, fileName: document.file_name, sourceUrl: document.source_url }) }),
+          metadata: JSON.stringify({
+            ...documentMetadata,
+            ...chunkMetadata(chunk, { documentId: document.id, fileName: document.file_name, sourceUrl: document.source_url }),
+          }),
         })),
       );
-      await transaction.updateTable('kb_documents').set({ page_count: extracted.pageCount ?? null }).where('id', '=', document.id).execute();
+      await transaction
+        .updateTable('kb_documents')
+        .set({ page_count: extracted.pageCount ?? null })
+        .where('id', '=', document.id)
+        .execute();
       if (vectors.length > 0) {
         const rows = chunkIds.map((chunkId, index) => ({ chunkId, knowledgeBaseId: knowledgeBase.id, embedding: vectors[index]! }));
         await insertChunkEmbeddings(transaction, rows, this.options.vectorBackend);
       }
-      const finished = await finishIngestionJob(transaction, job, this.owner, { status: 'completed', message: `Indexed ${chunks.length} chunks.`, error: null, progressTotal: total });
+      const finished = await finishIngestionJob(transaction, job, this.owner, {
+        status: 'completed',
+        message: `Indexed ${chunks.length} chunks.`,
+        error: null,
+        progressTotal: total,
+      });
       // Cancelled or taken over meanwhile: the rollback leaves the chunks as they were.
       if (!finished) throw new JobLost();
     });

@@ -105,7 +105,10 @@ function view(record: KnowledgeBaseRecord) {
     visibility: record.visibility,
     chunk_size: record.chunk_size,
     chunk_overlap: record.chunk_overlap,
-    embeddings: embeddingChoiceOf(record) === undefined ? null : { connector: record.embedding_connector, model: record.embedding_model, dimensions: record.embedding_dimensions },
+    embeddings:
+      embeddingChoiceOf(record) === undefined
+        ? null
+        : { connector: record.embedding_connector, model: record.embedding_model, dimensions: record.embedding_dimensions },
     document_count: record.document_count,
     chunk_count: record.chunk_count,
     created_at: record.created_at,
@@ -136,7 +139,12 @@ export class KnowledgeBaseService {
     return record;
   }
 
-  private audit(context: CallContext, record: { id: number; organization_id: number }, action: string, details?: AuditEntry['details']): AuditEntry {
+  private audit(
+    context: CallContext,
+    record: { id: number; organization_id: number },
+    action: string,
+    details?: AuditEntry['details'],
+  ): AuditEntry {
     return auditEntryOf(context, { type: 'knowledge_base', id: record.id, organizationId: record.organization_id }, action, details);
   }
 
@@ -157,14 +165,24 @@ export class KnowledgeBaseService {
         chunkOverlap,
         ...(input.embeddings !== undefined && { embedding: input.embeddings }),
       });
-      await appendAuditEntry(transaction, this.audit(context, { id: insertedId, organization_id: organizationId }, 'knowledge_base.create'));
+      await appendAuditEntry(
+        transaction,
+        this.audit(context, { id: insertedId, organization_id: organizationId }, 'knowledge_base.create'),
+      );
       return insertedId;
     });
     return view((await findKnowledgeBase(this.db, id))!);
   }
 
-  async list(context: CallContext, query: { limit: number; offset: number; q?: string }): Promise<{ items: KnowledgeBaseView[]; total: number }> {
-    const page = await listKnowledgeBases(this.db, knowledgeBaseListScope(context.identity), { limit: query.limit, offset: query.offset, search: query.q });
+  async list(
+    context: CallContext,
+    query: { limit: number; offset: number; q?: string },
+  ): Promise<{ items: KnowledgeBaseView[]; total: number }> {
+    const page = await listKnowledgeBases(this.db, knowledgeBaseListScope(context.identity), {
+      limit: query.limit,
+      offset: query.offset,
+      search: query.q,
+    });
     return { items: page.items.map(view), total: page.total };
   }
 
@@ -203,14 +221,25 @@ export class KnowledgeBaseService {
    * with embeddings; if the query cannot be embedded (provider down), it falls back to full text
    * rather than failing the learner's request. Asking for `vector` explicitly surfaces the error.
    */
-  private async rank(record: KnowledgeBaseRecord, queryText: string, topK: number, requested: RetrievalMode | undefined, signal?: AbortSignal): Promise<{ hits: ChunkHit[]; mode: RetrievalMode }> {
+  private async rank(
+    record: KnowledgeBaseRecord,
+    queryText: string,
+    topK: number,
+    requested: RetrievalMode | undefined,
+    signal?: AbortSignal,
+  ): Promise<{ hits: ChunkHit[]; mode: RetrievalMode }> {
     const { embedder } = this.options;
     const choice = embeddingChoiceOf(record);
     const mode = requested ?? (choice === undefined ? 'full_text' : 'hybrid');
-    const byFullText = async () => ({ hits: await rankChunks(this.options, [record.id], { mode: 'full_text', text: queryText }, topK), mode: 'full_text' as const });
+    const byFullText = async () => ({
+      hits: await rankChunks(this.options, [record.id], { mode: 'full_text', text: queryText }, topK),
+      mode: 'full_text' as const,
+    });
     if (mode === 'full_text') return byFullText();
     if (choice === undefined || embedder === undefined) {
-      throw new AppError('invalid_body', `Knowledge base ${record.id} has no embedding model, so it can only be searched by full text.`, { param: 'plugin_params.mode' });
+      throw new AppError('invalid_body', `Knowledge base ${record.id} has no embedding model, so it can only be searched by full text.`, {
+        param: 'plugin_params.mode',
+      });
     }
     let embedding: Float32Array;
     try {
@@ -222,8 +251,11 @@ export class KnowledgeBaseService {
     return { hits: await rankChunks(this.options, [record.id], { mode, text: queryText, embedding }, topK), mode };
   }
 
-
-  private async search(identity: Identity, id: number, query: { text: string; topK: number; threshold: number; mode?: RetrievalMode; signal?: AbortSignal }): Promise<{ hits: KnowledgeHit[]; mode: RetrievalMode }> {
+  private async search(
+    identity: Identity,
+    id: number,
+    query: { text: string; topK: number; threshold: number; mode?: RetrievalMode; signal?: AbortSignal },
+  ): Promise<{ hits: KnowledgeHit[]; mode: RetrievalMode }> {
     const record = await this.load(identity, id, 'query');
     const ranked = await this.rank(record, query.text, query.topK, query.mode, query.signal);
     const hits = ranked.hits
@@ -267,7 +299,10 @@ export class KnowledgeBaseService {
     return {
       listDocuments: async (collectionId) => {
         if ((await this.options.knowledgeServerFor?.(owner.organizationId)) !== undefined) {
-          throw new AppError('invalid_parameter', "Listing documents is not available for the organization's external knowledge-base server.");
+          throw new AppError(
+            'invalid_parameter',
+            "Listing documents is not available for the organization's external knowledge-base server.",
+          );
         }
         const record = await this.load(owner, localId(collectionId), 'query');
         return (await listDocuments(this.db, record.id)).map((row) => ({
@@ -282,12 +317,19 @@ export class KnowledgeBaseService {
       query: async (collectionId, queryText, topK, threshold, signal) => {
         const server = await this.options.knowledgeServerFor?.(owner.organizationId);
         if (server !== undefined) {
-          return queryExternalKnowledgeServer(server, collectionId, { queryText, topK, threshold }, {
-            timeoutMilliseconds: this.options.knowledgeServerTimeoutMilliseconds ?? DEFAULT_KNOWLEDGE_SERVER_TIMEOUT_MILLISECONDS,
-            ...(signal !== undefined && { signal }),
-          });
+          return queryExternalKnowledgeServer(
+            server,
+            collectionId,
+            { queryText, topK, threshold },
+            {
+              timeoutMilliseconds: this.options.knowledgeServerTimeoutMilliseconds ?? DEFAULT_KNOWLEDGE_SERVER_TIMEOUT_MILLISECONDS,
+              ...(signal !== undefined && { signal }),
+            },
+          );
         }
-        return (await this.search(owner, localId(collectionId), { text: queryText, topK, threshold, ...(signal !== undefined && { signal }) })).hits;
+        return (
+          await this.search(owner, localId(collectionId), { text: queryText, topK, threshold, ...(signal !== undefined && { signal }) })
+        ).hits;
       },
     };
   }

@@ -167,11 +167,16 @@ export class KnowledgeDocumentService {
         const inserted = await insertIngestionJob(transaction, { knowledgeBaseId: record.id, documentId: newDocumentId });
         await appendAuditEntry(
           transaction,
-          auditEntryOf(context, { type: 'knowledge_base', id: record.id, organizationId: record.organization_id }, 'knowledge_base.document_upload', {
-            document_id: newDocumentId,
-            content_type: detected.contentType,
-            size_bytes: stored.sizeBytes,
-          }),
+          auditEntryOf(
+            context,
+            { type: 'knowledge_base', id: record.id, organizationId: record.organization_id },
+            'knowledge_base.document_upload',
+            {
+              document_id: newDocumentId,
+              content_type: detected.contentType,
+              size_bytes: stored.sizeBytes,
+            },
+          ),
         );
         return inserted;
       });
@@ -180,7 +185,10 @@ export class KnowledgeDocumentService {
       await this.storage.remove(record.id, stored.storedName).catch(() => undefined);
       if (documentId !== undefined) {
         const failedId = documentId;
-        await this.db.transaction().execute((transaction) => deleteDocument(transaction, failedId)).catch(() => undefined);
+        await this.db
+          .transaction()
+          .execute((transaction) => deleteDocument(transaction, failedId))
+          .catch(() => undefined);
         await this.storage.remove(record.id, String(failedId)).catch(() => undefined);
       }
       return this.uploadFailure(record.id, error);
@@ -194,7 +202,8 @@ export class KnowledgeDocumentService {
    */
   private async uploadFailure(knowledgeBaseId: number, error: unknown): Promise<never> {
     const current = await findKnowledgeBase(this.db, knowledgeBaseId);
-    if (current === undefined || current.deleted_at !== null) throw new AppError('not_found', 'The knowledge base was deleted while the document was being uploaded.');
+    if (current === undefined || current.deleted_at !== null)
+      throw new AppError('not_found', 'The knowledge base was deleted while the document was being uploaded.');
     throw error;
   }
 
@@ -203,19 +212,35 @@ export class KnowledgeDocumentService {
    * content can be downloaded like an upload's) with its own ingestion job. Everything is checked
    * before the first document is written.
    */
-  async addTexts(context: CallContext, knowledgeBaseId: number, documents: readonly TextDocumentInput[]): Promise<{ documents: Array<{ document_id: number; job_id: number }> }> {
+  async addTexts(
+    context: CallContext,
+    knowledgeBaseId: number,
+    documents: readonly TextDocumentInput[],
+  ): Promise<{ documents: Array<{ document_id: number; job_id: number }> }> {
     await this.load(context, knowledgeBaseId, 'update');
     if (documents.length > this.maxTextDocuments) {
-      throw new AppError('invalid_body', `At most ${this.maxTextDocuments} documents can be sent at once; split them over several requests.`, { param: 'documents' });
+      throw new AppError(
+        'invalid_body',
+        `At most ${this.maxTextDocuments} documents can be sent at once; split them over several requests.`,
+        { param: 'documents' },
+      );
     }
     const prepared = documents.map((document, index) => {
       const metadata = document.metadata ?? {};
       // Measured, not encoded: the bytes of each text are made only when it is stored, one at a time.
       const byteLength = Buffer.byteLength(document.text, 'utf8');
-      if (document.text.trim() === '') throw new AppError('invalid_body', `Document ${index + 1} has no text.`, { param: `documents[${index}].text` });
-      if (byteLength > this.maxBytes) throw new AppError('file_too_large', `Document ${index + 1} is larger than ${this.maxBytes} bytes.`, { param: `documents[${index}].text` });
+      if (document.text.trim() === '')
+        throw new AppError('invalid_body', `Document ${index + 1} has no text.`, { param: `documents[${index}].text` });
+      if (byteLength > this.maxBytes)
+        throw new AppError('file_too_large', `Document ${index + 1} is larger than ${this.maxBytes} bytes.`, {
+          param: `documents[${index}].text`,
+        });
       if (Buffer.byteLength(JSON.stringify(metadata)) > TEXT_DOCUMENT_METADATA_MAXIMUM_BYTES) {
-        throw new AppError('invalid_body', `The metadata of document ${index + 1} is larger than ${TEXT_DOCUMENT_METADATA_MAXIMUM_BYTES} bytes.`, { param: `documents[${index}].metadata` });
+        throw new AppError(
+          'invalid_body',
+          `The metadata of document ${index + 1} is larger than ${TEXT_DOCUMENT_METADATA_MAXIMUM_BYTES} bytes.`,
+          { param: `documents[${index}].metadata` },
+        );
       }
       return { fileName: textDocumentName(metadata, index), text: document.text, metadata, sourceUrl: sourceUrlOf(metadata) };
     });
@@ -268,7 +293,11 @@ export class KnowledgeDocumentService {
   }
 
   /** The original bytes as uploaded, with the content type found for them. */
-  async content(context: CallContext, knowledgeBaseId: number, documentId: number): Promise<{ bytes: Buffer; contentType: string; fileName: string }> {
+  async content(
+    context: CallContext,
+    knowledgeBaseId: number,
+    documentId: number,
+  ): Promise<{ bytes: Buffer; contentType: string; fileName: string }> {
     const record = await this.load(context, knowledgeBaseId, 'view');
     const row = await this.document(record.id, documentId);
     const bytes = await this.storage.readAll(record.id, String(row.id));
@@ -284,7 +313,12 @@ export class KnowledgeDocumentService {
       await deleteDocument(transaction, row.id);
       await appendAuditEntry(
         transaction,
-        auditEntryOf(context, { type: 'knowledge_base', id: record.id, organizationId: record.organization_id }, 'knowledge_base.document_delete', { document_id: row.id }),
+        auditEntryOf(
+          context,
+          { type: 'knowledge_base', id: record.id, organizationId: record.organization_id },
+          'knowledge_base.document_delete',
+          { document_id: row.id },
+        ),
       );
     });
     await this.storage.remove(record.id, String(row.id));
@@ -312,7 +346,8 @@ export class KnowledgeDocumentService {
     const record = await this.load(context, knowledgeBaseId, 'update');
     const job = await this.job(record.id, jobId);
     const cancelled = await this.db.transaction().execute((transaction) => cancelIngestionJob(transaction, job));
-    if (!cancelled) throw new AppError('job_state_conflict', `Only a pending or processing job can be cancelled; this one is ${job.status}.`);
+    if (!cancelled)
+      throw new AppError('job_state_conflict', `Only a pending or processing job can be cancelled; this one is ${job.status}.`);
     return jobView(await this.job(record.id, jobId));
   }
 }

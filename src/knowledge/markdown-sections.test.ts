@@ -56,10 +56,7 @@ describe('splitMarkdownSections', () => {
 
   it('keeps front matter as text, not as a heading', () => {
     const markdown = '---\ntitle: Notes\n---\n# Start\nBody';
-    expect(splitMarkdownSections(markdown)).toEqual([
-      { text: '---\ntitle: Notes\n---' },
-      { text: '# Start\n\nBody', heading: 'Start' },
-    ]);
+    expect(splitMarkdownSections(markdown)).toEqual([{ text: '---\ntitle: Notes\n---' }, { text: '# Start\n\nBody', heading: 'Start' }]);
   });
 
   it('gives one section without heading for text without headings, and none for blank text', () => {
@@ -68,6 +65,8 @@ describe('splitMarkdownSections', () => {
   });
 
   it('keeps unicode and emoji in headings and paths', () => {
-    expect(splitMarkdownSections('# Fotosíntesis 🌱\n## Clorofila\nVerde.')).toEqual([{ text: '## Clorofila\n\nVerde.', heading: 'Fotosíntesis 🌱 > Clorofila' }]);
+    expect(splitMarkdownSections('# Fotosíntesis 🌱\n## Clorofila\nVerde.')).toEqual([
+      { text: '## Clorofila\n\nVerde.', heading: 'Fotosíntesis 🌱 > Clorofila' },
+    ]);
   });
 });

@@ -55,7 +55,8 @@ function atxHeading(line: string): { level: number; text: string } | undefined {
   // The optional closing sequence: the `#`s that end the text, when they are all of it or follow a space.
   const beforeClosing = trimCharactersEnd(text, '#');
   if (beforeClosing === '') text = '';
-  else if (beforeClosing.length < text.length && LINE_SPACE.includes(beforeClosing[beforeClosing.length - 1]!)) text = trimCharactersEnd(beforeClosing, LINE_SPACE);
+  else if (beforeClosing.length < text.length && LINE_SPACE.includes(beforeClosing[beforeClosing.length - 1]!))
+    text = trimCharactersEnd(beforeClosing, LINE_SPACE);
   text = text.trim();
   return text === '' ? undefined : { level, text };
 }
@@ -147,7 +148,10 @@ export function splitMarkdownSections(markdown: string): TextSection[] {
     }
     const next = raw[index + 1];
     if (body === '' && next !== undefined && next.level > section.level) return;
-    sections.push({ text: body === '' ? section.headingLine : `${section.headingLine}\n\n${body}`, heading: section.path.join(HEADING_PATH_SEPARATOR) });
+    sections.push({
+      text: body === '' ? section.headingLine : `${section.headingLine}\n\n${body}`,
+      heading: section.path.join(HEADING_PATH_SEPARATOR),
+    });
   });
   return sections;
 }

@@ -12,16 +12,30 @@ export interface EmbeddingChoice {
 }
 
 /** The embedding model a knowledge base was created with, if any. */
-export function embeddingChoiceOf(knowledgeBase: { embedding_connector: EmbeddingConnector | null; embedding_model: string | null }): EmbeddingChoice | undefined {
+export function embeddingChoiceOf(knowledgeBase: {
+  embedding_connector: EmbeddingConnector | null;
+  embedding_model: string | null;
+}): EmbeddingChoice | undefined {
   const { embedding_connector: connector, embedding_model: model } = knowledgeBase;
   return connector !== null && model !== null ? { connector, model } : undefined;
 }
 
-export type Embedder = (organizationId: number, choice: EmbeddingChoice, texts: readonly string[], signal?: AbortSignal) => Promise<Float32Array[]>;
+export type Embedder = (
+  organizationId: number,
+  choice: EmbeddingChoice,
+  texts: readonly string[],
+  signal?: AbortSignal,
+) => Promise<Float32Array[]>;
 
-export function organizationEmbedder(providersFor: (organizationId: number) => Promise<(connectorName: string) => ProviderSettings>, timeoutMilliseconds: number): Embedder {
+export function organizationEmbedder(
+  providersFor: (organizationId: number) => Promise<(connectorName: string) => ProviderSettings>,
+  timeoutMilliseconds: number,
+): Embedder {
   return async (organizationId, choice, texts, signal) => {
     const provider = (await providersFor(organizationId))(choice.connector);
-    return embedTexts({ connector: choice.connector, model: choice.model, provider }, texts, { timeoutMilliseconds, ...(signal !== undefined && { signal }) });
+    return embedTexts({ connector: choice.connector, model: choice.model, provider }, texts, {
+      timeoutMilliseconds,
+      ...(signal !== undefined && { signal }),
+    });
   };
 }

@@ -10,7 +10,9 @@ const MEGABYTE = 1024 * 1024;
 const latin1 = (text: string): Buffer => Buffer.from(text, 'latin1');
 
 /** A file body of objects whose streams hold `payloads`, each Flate-compressed `layers` times. */
-function pdfWithStreams(payloads: ReadonlyArray<{ data: Buffer; layers?: number; image?: boolean; trailingEndstreamInside?: boolean }>): Buffer {
+function pdfWithStreams(
+  payloads: ReadonlyArray<{ data: Buffer; layers?: number; image?: boolean; trailingEndstreamInside?: boolean }>,
+): Buffer {
   const parts: Buffer[] = [latin1('%PDF-1.4\n')];
   payloads.forEach((payload, index) => {
     let data = payload.data;
@@ -18,7 +20,11 @@ function pdfWithStreams(payloads: ReadonlyArray<{ data: Buffer; layers?: number;
     for (let layer = 0; layer < layers; layer += 1) data = zlib.deflateSync(data);
     const filters = layers === 1 ? '/FlateDecode' : `[${Array.from({ length: layers }, () => '/FlateDecode').join(' ')}]`;
     const image = payload.image ? '/Subtype /Image /Width 1 /Height 1 ' : '';
-    parts.push(latin1(`${index + 1} 0 obj\n<< ${image}/Length ${data.length} /Filter ${filters} >>\nstream\n`), data, latin1('\nendstream\nendobj\n'));
+    parts.push(
+      latin1(`${index + 1} 0 obj\n<< ${image}/Length ${data.length} /Filter ${filters} >>\nstream\n`),
+      data,
+      latin1('\nendstream\nendobj\n'),
+    );
   });
   return Buffer.concat(parts);
 }
@@ -50,7 +56,9 @@ describe('requirePdfStreamsWithinBudget', () => {
   });
 
   it('counts both layers of a two-layer chain, and refuses longer chains', async () => {
-    expect((await refusal(pdfWithStreams([{ data: Buffer.alloc(2 * MEGABYTE, 0x20), layers: 2 }]), MEGABYTE)).code).toBe('document_too_large');
+    expect((await refusal(pdfWithStreams([{ data: Buffer.alloc(2 * MEGABYTE, 0x20), layers: 2 }]), MEGABYTE)).code).toBe(
+      'document_too_large',
+    );
     expect((await refusal(pdfWithStreams([{ data: latin1('tiny'), layers: 3 }]), MEGABYTE)).code).toBe('document_too_large');
   });
 
@@ -59,7 +67,11 @@ describe('requirePdfStreamsWithinBudget', () => {
     const decoy = Buffer.concat([latin1('\nendstream\nendobj\n'), Buffer.alloc(3 * MEGABYTE, 0x20)]);
     const compressed = zlib.deflateSync(decoy, { level: 0 });
     expect(compressed.includes(latin1('endstream'))).toBe(true);
-    const file = Buffer.concat([latin1(`%PDF-1.4\n1 0 obj\n<< /Length ${compressed.length} /Filter /FlateDecode >>\nstream\n`), compressed, latin1('\nendstream\nendobj\n')]);
+    const file = Buffer.concat([
+      latin1(`%PDF-1.4\n1 0 obj\n<< /Length ${compressed.length} /Filter /FlateDecode >>\nstream\n`),
+      compressed,
+      latin1('\nendstream\nendobj\n'),
+    ]);
     expect((await refusal(file, MEGABYTE)).code).toBe('document_too_large');
   });
 
@@ -70,7 +82,9 @@ describe('requirePdfStreamsWithinBudget', () => {
   });
 
   it('leaves images to the worker budgets: their streams are not inflated here', async () => {
-    await expect(requirePdfStreamsWithinBudget(pdfWithStreams([{ data: Buffer.alloc(2 * MEGABYTE, 0), image: true }]), MEGABYTE)).resolves.toBeUndefined();
+    await expect(
+      requirePdfStreamsWithinBudget(pdfWithStreams([{ data: Buffer.alloc(2 * MEGABYTE, 0), image: true }]), MEGABYTE),
+    ).resolves.toBeUndefined();
   });
 
   it('passes a file of 200,000 fake `stream` keywords, whose bytes are not zlib streams', async () => {

@@ -27,10 +27,14 @@ function formatCount(count: number): string {
 }
 
 function tooMuchData(limit: number): AppError {
-  return new AppError('document_too_large', `The PDF's compressed content unpacks to more than ${formatCount(limit)} bytes, the most read from one document. Split it into smaller documents or export it again without the oversized content.`, {
-    param: 'file',
-    details: { reason: 'too_much_compressed_content', limit },
-  });
+  return new AppError(
+    'document_too_large',
+    `The PDF's compressed content unpacks to more than ${formatCount(limit)} bytes, the most read from one document. Split it into smaller documents or export it again without the oversized content.`,
+    {
+      param: 'file',
+      details: { reason: 'too_much_compressed_content', limit },
+    },
+  );
 }
 
 /**

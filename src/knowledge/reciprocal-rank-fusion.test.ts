@@ -15,7 +15,13 @@ describe('reciprocal rank fusion', () => {
 
   it('scores by rank alone: 1/(k + rank) summed over the rankings', () => {
     // 7 is second in both lists: 2/(k+2) beats 1/(k+1) only for k > 0, as the formula says.
-    const fused = fuseByReciprocalRank([[hit(6, 0.99), hit(7, 0.1)], [hit(8, 0.99), hit(7, 0.1)]], 3);
+    const fused = fuseByReciprocalRank(
+      [
+        [hit(6, 0.99), hit(7, 0.1)],
+        [hit(8, 0.99), hit(7, 0.1)],
+      ],
+      3,
+    );
     expect(fused[0]!.id).toBe(7);
     expect(2 / (RECIPROCAL_RANK_CONSTANT + 2)).toBeGreaterThan(1 / (RECIPROCAL_RANK_CONSTANT + 1));
   });

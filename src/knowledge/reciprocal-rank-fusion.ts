@@ -9,7 +9,11 @@ import type { ChunkHit } from '../store/chunk-search-repository.js';
 /** The usual constant: large enough that the first few ranks of each list weigh about the same. */
 export const RECIPROCAL_RANK_CONSTANT = 60;
 
-export function fuseByReciprocalRank(rankings: ReadonlyArray<readonly ChunkHit[]>, limit: number, constant = RECIPROCAL_RANK_CONSTANT): ChunkHit[] {
+export function fuseByReciprocalRank(
+  rankings: ReadonlyArray<readonly ChunkHit[]>,
+  limit: number,
+  constant = RECIPROCAL_RANK_CONSTANT,
+): ChunkHit[] {
   const fused = new Map<number, { hit: ChunkHit; score: number }>();
   for (const ranking of rankings) {
     ranking.forEach((hit, index) => {

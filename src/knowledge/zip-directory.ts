@@ -29,7 +29,12 @@ export const MAXIMUM_ZIP_DIRECTORY_ENTRIES = 10_000;
 
 /** True when the bytes start with a ZIP local file header or an empty archive's end record. */
 export function looksLikeZip(bytes: Uint8Array): boolean {
-  return bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && ((bytes[2] === 0x03 && bytes[3] === 0x04) || (bytes[2] === 0x05 && bytes[3] === 0x06));
+  return (
+    bytes.length >= 4 &&
+    bytes[0] === 0x50 &&
+    bytes[1] === 0x4b &&
+    ((bytes[2] === 0x03 && bytes[3] === 0x04) || (bytes[2] === 0x05 && bytes[3] === 0x06))
+  );
 }
 
 /**
@@ -98,11 +103,15 @@ function findEndRecord(view: DataView): number | undefined {
   return undefined;
 }
 
-function readZip64End(view: DataView, endOffset: number): { entryCount: number; directorySize: number; directoryOffset: number; recordOffset: number } | undefined {
+function readZip64End(
+  view: DataView,
+  endOffset: number,
+): { entryCount: number; directorySize: number; directoryOffset: number; recordOffset: number } | undefined {
   const locator = endOffset - 20;
   if (!signatureAt(view, locator, ZIP64_END_LOCATOR)) return undefined;
   const recordOffset = safeNumber(view.getBigUint64(locator + 8, true));
-  if (recordOffset === undefined || !signatureAt(view, recordOffset, ZIP64_END_OF_CENTRAL_DIRECTORY) || recordOffset + 56 > view.byteLength) return undefined;
+  if (recordOffset === undefined || !signatureAt(view, recordOffset, ZIP64_END_OF_CENTRAL_DIRECTORY) || recordOffset + 56 > view.byteLength)
+    return undefined;
   const entryCount = safeNumber(view.getBigUint64(recordOffset + 32, true));
   const directorySize = safeNumber(view.getBigUint64(recordOffset + 40, true));
   const directoryOffset = safeNumber(view.getBigUint64(recordOffset + 48, true));

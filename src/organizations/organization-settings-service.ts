@@ -8,7 +8,11 @@ import type { CallContext } from '../auth/call-context.js';
 import { requireOrganizationAdministration } from '../auth/permissions.js';
 import { AppError } from '../errors/app-error.js';
 import { appendAuditEntry } from '../store/audit-log-repository.js';
-import { findOrganizationPolicies, updateOrganizationPolicies, type OrganizationPolicies } from '../store/organization-settings-repository.js';
+import {
+  findOrganizationPolicies,
+  updateOrganizationPolicies,
+  type OrganizationPolicies,
+} from '../store/organization-settings-repository.js';
 import type { Database } from '../store/schema.js';
 
 export interface OrganizationSettingsView {

@@ -29,14 +29,27 @@ export interface OutboundRoutes {
   organization(field: string): OutboundFetch;
 }
 
-export function resolveProvider(connectorName: string, organization: OrganizationProviders, server: ServerProviderDefaults, routes: OutboundRoutes): ProviderSettings {
+export function resolveProvider(
+  connectorName: string,
+  organization: OrganizationProviders,
+  server: ServerProviderDefaults,
+  routes: OutboundRoutes,
+): ProviderSettings {
   if (connectorName === 'openai') {
     const own = organization.openai ?? {};
     if (own.baseUrl !== undefined) {
-      return { baseUrl: own.baseUrl, ...(own.apiKey !== undefined && { apiKey: own.apiKey }), fetch: routes.organization('providers.openai.base_url') };
+      return {
+        baseUrl: own.baseUrl,
+        ...(own.apiKey !== undefined && { apiKey: own.apiKey }),
+        fetch: routes.organization('providers.openai.base_url'),
+      };
     }
     const apiKey = own.apiKey ?? server.openaiApiKey;
-    return { ...(server.openaiBaseUrl !== undefined && { baseUrl: server.openaiBaseUrl }), ...(apiKey !== undefined && { apiKey }), fetch: routes.server };
+    return {
+      ...(server.openaiBaseUrl !== undefined && { baseUrl: server.openaiBaseUrl }),
+      ...(apiKey !== undefined && { apiKey }),
+      fetch: routes.server,
+    };
   }
   if (connectorName === 'ollama') {
     const own = organization.ollama ?? {};

@@ -268,7 +268,11 @@ export class ProviderSettingsService {
     const url = text(stored?.url);
     if (url === undefined) return undefined;
     const sealedKey = text(stored?.api_key);
-    return { url, apiKey: sealedKey === undefined ? undefined : this.secrets.decrypt(sealedKey), fetch: this.routes.organization('kb_server.url') };
+    return {
+      url,
+      apiKey: sealedKey === undefined ? undefined : this.secrets.decrypt(sealedKey),
+      fetch: this.routes.organization('kb_server.url'),
+    };
   }
 
   /**

@@ -88,24 +88,20 @@ describe('the guarded fetch', () => {
     await redirector?.close();
   });
 
-  const guarded = (options: ConstructorParameters<typeof OutboundGuard>[0] = { allowedHosts: [] }) => new OutboundGuard(options).fetchFor(FIELD);
+  const guarded = (options: ConstructorParameters<typeof OutboundGuard>[0] = { allowedHosts: [] }) =>
+    new OutboundGuard(options).fetchFor(FIELD);
 
-  it.each([
-    ['127.0.0.1'],
-    ['2130706433'],
-    ['0x7f.1'],
-    ['017700000001'],
-    ['127.1'],
-    ['[::ffff:127.0.0.1]'],
-    ['localhost'],
-  ])('refuses to connect to http://%s (loopback), and the server sees nothing', async (host) => {
-    const error = await refusal(guarded()(`http://${host}:${target.port}/secret`));
-    expect(error.code).toBe('upstream_refused');
-    expect(error.status).toBe(502);
-    expect(error.message).toContain(FIELD);
-    expect(error.details).toMatchObject({ field: FIELD });
-    expect(target.hits).toEqual([]);
-  });
+  it.each([['127.0.0.1'], ['2130706433'], ['0x7f.1'], ['017700000001'], ['127.1'], ['[::ffff:127.0.0.1]'], ['localhost']])(
+    'refuses to connect to http://%s (loopback), and the server sees nothing',
+    async (host) => {
+      const error = await refusal(guarded()(`http://${host}:${target.port}/secret`));
+      expect(error.code).toBe('upstream_refused');
+      expect(error.status).toBe(502);
+      expect(error.message).toContain(FIELD);
+      expect(error.details).toMatchObject({ field: FIELD });
+      expect(target.hits).toEqual([]);
+    },
+  );
 
   it('refuses a name that resolves to loopback, naming the name and never the address', async () => {
     const fetch = guarded({ allowedHosts: [], resolve: resolverFrom({ 'kb.attacker.test': ['127.0.0.1'] }) });
@@ -182,7 +178,11 @@ describe('the connect-time lookup', () => {
   });
 
   it("refuses this server's own addresses even when they are public", async () => {
-    const guard = new OutboundGuard({ allowedHosts: [], ownAddresses: [PUBLIC_ADDRESS], resolve: resolverFrom({ 'merino.example.org': [PUBLIC_ADDRESS] }) });
+    const guard = new OutboundGuard({
+      allowedHosts: [],
+      ownAddresses: [PUBLIC_ADDRESS],
+      resolve: resolverFrom({ 'merino.example.org': [PUBLIC_ADDRESS] }),
+    });
     await expect(lookupOnce(guard, 'merino.example.org')).rejects.toThrow(/this server/);
   });
 
@@ -234,9 +234,12 @@ describe('the save-time check', () => {
     expect(error.message).toContain('providers.openai.base_url');
   });
 
-  it.each(['https://api.openai.com/v1', 'http://kb.example.org:9090', 'http://kb.campus.internal:9090', 'http://10.0.0.5/'])('accepts %s', (url) => {
-    expect(() => guard.checkConfiguredUrl(url, 'kb_server.url')).not.toThrow();
-  });
+  it.each(['https://api.openai.com/v1', 'http://kb.example.org:9090', 'http://kb.campus.internal:9090', 'http://10.0.0.5/'])(
+    'accepts %s',
+    (url) => {
+      expect(() => guard.checkConfiguredUrl(url, 'kb_server.url')).not.toThrow();
+    },
+  );
 
   it('refuses what is not http(s)', () => {
     expect(refusedAtSave('file:///etc/passwd').code).toBe('url_refused');

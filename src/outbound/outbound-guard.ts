@@ -24,7 +24,6 @@ import { AppError } from '../errors/app-error.js';
 import type { OutboundFetch } from '../pipeline/outbound-fetch.js';
 import { canonicalAddress, classifyAddress, type AddressKind } from './address-classification.js';
 
-
 export interface ResolvedAddress {
   address: string;
   family: number;
@@ -58,7 +57,9 @@ class DestinationRefused extends Error {
 
 const systemResolver: HostResolver = (hostname) =>
   new Promise((resolve, reject) => {
-    systemLookup(hostname, { all: true, order: 'verbatim' }, (error, addresses: LookupAddress[]) => (error ? reject(error) : resolve(addresses)));
+    systemLookup(hostname, { all: true, order: 'verbatim' }, (error, addresses: LookupAddress[]) =>
+      error ? reject(error) : resolve(addresses),
+    );
   });
 
 function interfaceAddresses(): string[] {
@@ -107,7 +108,11 @@ export class OutboundGuard {
       if (address === undefined) this.allowedNames.add(host);
       else this.allowedAddresses.add(address);
     }
-    this.ownAddresses = new Set((options.ownAddresses ?? interfaceAddresses()).map((address) => canonicalAddress(address)).filter((address): address is string => address !== undefined));
+    this.ownAddresses = new Set(
+      (options.ownAddresses ?? interfaceAddresses())
+        .map((address) => canonicalAddress(address))
+        .filter((address): address is string => address !== undefined),
+    );
     this.resolve = options.resolve ?? systemResolver;
     const connect = buildConnector({ lookup: this.lookup as LookupFunction });
     this.agent = new Agent({
@@ -153,7 +158,11 @@ export class OutboundGuard {
   }
 
   /** The `lookup` given to every socket the guarded agent opens; exposed so tests can drive it directly. */
-  readonly lookup = (hostname: string, options: LookupOptions, callback: (error: Error | null, address: string | ResolvedAddress[], family?: number) => void): void => {
+  readonly lookup = (
+    hostname: string,
+    options: LookupOptions,
+    callback: (error: Error | null, address: string | ResolvedAddress[], family?: number) => void,
+  ): void => {
     this.checkedAddresses(hostname).then(
       (addresses) => {
         const family = options.family === 4 || options.family === 6 ? options.family : undefined;
@@ -186,10 +195,14 @@ export class OutboundGuard {
           `The organization's ${field} points to ${host}, which is not a public address; Merino does not call private or internal addresses for an organization (an operator can allow a host with OUTBOUND_ALLOWED_HOSTS).`,
           { details: { field, host } },
         );
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AppError('upstream_refused', `The organization's ${field} is not an http(s) URL.`, { details: { field } });
+      if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        throw new AppError('upstream_refused', `The organization's ${field} is not an http(s) URL.`, { details: { field } });
       try {
         // undici's own fetch, since only it takes this dispatcher; its Response is the same web Response.
-        return (await undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: this.agent })) as unknown as Response;
+        return (await undiciFetch(input as Parameters<typeof undiciFetch>[0], {
+          ...(init as Parameters<typeof undiciFetch>[1]),
+          dispatcher: this.agent,
+        })) as unknown as Response;
       } catch (error) {
         const refusal = refusalIn(error);
         if (refusal instanceof DestinationRefused) throw refused(refusal.host);
@@ -212,15 +225,21 @@ export class OutboundGuard {
     } catch {
       throw new AppError('url_refused', `${field} is not a valid URL.`, { param: field });
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AppError('url_refused', `${field} must be an http:// or https:// URL.`, { param: field });
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new AppError('url_refused', `${field} must be an http:// or https:// URL.`, { param: field });
     const host = normalizedHost(url.hostname);
     if (this.allowsName(host)) return;
-    const refusal = isIP(host) !== 0 ? this.refusalFor(host, host) : isLoopbackName(host) ? new DestinationRefused(host, 'loopback') : undefined;
+    const refusal =
+      isIP(host) !== 0 ? this.refusalFor(host, host) : isLoopbackName(host) ? new DestinationRefused(host, 'loopback') : undefined;
     if (refusal === undefined) return;
     const what = refusal.reason === 'this server' ? "this server's own address" : `a ${refusal.reason} address`;
-    throw new AppError('url_refused', `${field} points to ${url.hostname}, ${what}; an organization's URLs must reach public addresses (an operator can allow a host with OUTBOUND_ALLOWED_HOSTS).`, {
-      param: field,
-    });
+    throw new AppError(
+      'url_refused',
+      `${field} points to ${url.hostname}, ${what}; an organization's URLs must reach public addresses (an operator can allow a host with OUTBOUND_ALLOWED_HOSTS).`,
+      {
+        param: field,
+      },
+    );
   }
 
   /** Closes the pooled connections; for shutdown and tests. */

@@ -49,7 +49,13 @@ function toolRun(registries: Registries, toolName: string, rawConfig: ToolConfig
   const placeholder = placeholderOverride ?? definition.placeholder ?? name;
   const check = checkToolConfig(definition, rawConfig);
   if (!check.valid) {
-    return { definition, toolName: name, config: rawConfig, placeholder, configError: `invalid config: ${check.errors.map((problem) => problem.message).join('; ')}` };
+    return {
+      definition,
+      toolName: name,
+      config: rawConfig,
+      placeholder,
+      configError: `invalid config: ${check.errors.map((problem) => problem.message).join('; ')}`,
+    };
   }
   return { definition, toolName: name, config: check.config, placeholder };
 }
@@ -83,9 +89,12 @@ function contextToolsOf(assistant: AssistantSnapshot, registries: Registries): C
 
 export function planAssistant(assistant: AssistantSnapshot, registries: Registries): AssistantPlan {
   const classic = assistantTypeOf(assistant.metadata) === 'classic';
-  const processorName = assistant.metadata.prompt_processor ?? (classic ? 'simple_augment' : isOrchestrator(assistant.metadata) ? 'tool_augment' : 'multi_augment');
+  const processorName =
+    assistant.metadata.prompt_processor ??
+    (classic ? 'simple_augment' : isOrchestrator(assistant.metadata) ? 'tool_augment' : 'multi_augment');
   const promptProcessor = registries.promptProcessors.get(processorName);
-  if (!promptProcessor) throw new AppError('assistant_misconfigured', `The assistant uses prompt processor "${processorName}", which is not installed.`);
+  if (!promptProcessor)
+    throw new AppError('assistant_misconfigured', `The assistant uses prompt processor "${processorName}", which is not installed.`);
   const connectorName = assistant.metadata.connector ?? DEFAULT_CONNECTOR;
   const connector = registries.connectors.get(connectorName);
   if (!connector) throw new AppError('assistant_misconfigured', `The assistant uses connector "${connectorName}", which is not installed.`);

@@ -35,9 +35,13 @@ describe('callWithinTimeout', () => {
     const parent = new AbortController().signal;
     const failure = new TypeError('definition.provide is not a function');
     await expect(
-      callWithinTimeout(() => {
-        throw failure;
-      }, parent, TIMEOUT_MILLISECONDS),
+      callWithinTimeout(
+        () => {
+          throw failure;
+        },
+        parent,
+        TIMEOUT_MILLISECONDS,
+      ),
     ).rejects.toBe(failure);
     await expectNothingLeftBehind(parent);
   });
@@ -50,17 +54,23 @@ describe('callWithinTimeout', () => {
 
   it('passes on what the work rejects with', async () => {
     const parent = new AbortController().signal;
-    await expect(callWithinTimeout(async () => Promise.reject(new RangeError('bad')), parent, TIMEOUT_MILLISECONDS)).rejects.toBeInstanceOf(RangeError);
+    await expect(callWithinTimeout(async () => Promise.reject(new RangeError('bad')), parent, TIMEOUT_MILLISECONDS)).rejects.toBeInstanceOf(
+      RangeError,
+    );
     await expectNothingLeftBehind(parent);
   });
 
   it('gives up on work that ignores its signal with a ToolTimeout, and aborts that signal', async () => {
     const parent = new AbortController().signal;
     let seen: AbortSignal | undefined;
-    const attempt = callWithinTimeout((signal) => {
-      seen = signal;
-      return new Promise<never>(() => undefined);
-    }, parent, TIMEOUT_MILLISECONDS);
+    const attempt = callWithinTimeout(
+      (signal) => {
+        seen = signal;
+        return new Promise<never>(() => undefined);
+      },
+      parent,
+      TIMEOUT_MILLISECONDS,
+    );
     await expect(attempt).rejects.toBeInstanceOf(ToolTimeout);
     expect(seen?.aborted).toBe(true);
     await expectNothingLeftBehind(parent);
@@ -80,9 +90,13 @@ describe('callWithinTimeout', () => {
     parent.abort(new Error('gone'));
     let started = false;
     await expect(
-      callWithinTimeout(async () => {
-        started = true;
-      }, parent.signal, TIMEOUT_MILLISECONDS),
+      callWithinTimeout(
+        async () => {
+          started = true;
+        },
+        parent.signal,
+        TIMEOUT_MILLISECONDS,
+      ),
     ).rejects.toThrow('gone');
     expect(started).toBe(false);
   });

@@ -21,7 +21,11 @@ export class ToolTimeout extends Error {
  * just a failed call. (A timeout promise built before `work` ran once ended the process: a tool
  * that threw at once left it rejecting later with no one listening.)
  */
-export async function callWithinTimeout<Result>(work: (signal: AbortSignal) => Promise<Result>, parentSignal: AbortSignal, timeoutMilliseconds: number): Promise<Result> {
+export async function callWithinTimeout<Result>(
+  work: (signal: AbortSignal) => Promise<Result>,
+  parentSignal: AbortSignal,
+  timeoutMilliseconds: number,
+): Promise<Result> {
   // An already aborted signal never fires 'abort': without this check a tool that ignores its
   // signal would hang the run.
   if (parentSignal.aborted) throw parentSignal.reason;

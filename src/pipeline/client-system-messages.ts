@@ -40,7 +40,11 @@ export function clientSystemMessageHandlingOf(setting: unknown): ClientSystemMes
  * The prompt the model receives: the processor's messages, with the client's system messages
  * (as `system`, which every provider knows) after its leading system messages when appending.
  */
-export function withClientSystemMessages(prompt: readonly ChatMessage[], clientSystem: readonly ChatMessage[], handling: ClientSystemMessageHandling): ChatMessage[] {
+export function withClientSystemMessages(
+  prompt: readonly ChatMessage[],
+  clientSystem: readonly ChatMessage[],
+  handling: ClientSystemMessageHandling,
+): ChatMessage[] {
   if (handling === 'drop' || clientSystem.length === 0) return [...prompt];
   let leading = 0;
   while (leading < prompt.length && prompt[leading]!.role === 'system') leading += 1;
@@ -48,7 +52,10 @@ export function withClientSystemMessages(prompt: readonly ChatMessage[], clientS
   return [...prompt.slice(0, leading), ...appended, ...prompt.slice(leading)];
 }
 
-export function clientSystemMessagesNote(clientSystem: readonly ChatMessage[], handling: ClientSystemMessageHandling): ClientSystemMessagesNote | undefined {
+export function clientSystemMessagesNote(
+  clientSystem: readonly ChatMessage[],
+  handling: ClientSystemMessageHandling,
+): ClientSystemMessagesNote | undefined {
   if (clientSystem.length === 0) return undefined;
   return { count: clientSystem.length, handling: handling === 'append' ? 'appended' : 'dropped' };
 }

@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { buildToolContext } from '../../test/support/tool-context.js';
 import { AppError } from '../errors/app-error.js';
 import type { AssistantSnapshot } from './assistant-snapshot.js';
-import { MERGE_STATUS_MESSAGE, MERGE_STATUS_TOOL, runContextTools, type ContextToolRun, type OrchestratorOptions } from './context-orchestrator.js';
+import {
+  MERGE_STATUS_MESSAGE,
+  MERGE_STATUS_TOOL,
+  runContextTools,
+  type ContextToolRun,
+  type OrchestratorOptions,
+} from './context-orchestrator.js';
 import type { StatusEvent } from './events.js';
 import { defineTool, type ToolConfig, type ToolContext, type ToolDefinition, type ToolOutput } from './tool-definition.js';
 
@@ -52,7 +58,11 @@ function harness(timeoutMilliseconds = 2_000, onStatus: (status: StatusEvent) =>
 }
 
 /** A context tool whose provide is the given function; its status names it so messages are recognisable. */
-function contextTool(name: string, provide: (context: ToolContext, config: ToolConfig) => Promise<ToolOutput>, placeholder = 'context'): ToolDefinition {
+function contextTool(
+  name: string,
+  provide: (context: ToolContext, config: ToolConfig) => Promise<ToolOutput>,
+  placeholder = 'context',
+): ToolDefinition {
   return defineTool({
     name,
     displayName: name,
@@ -97,13 +107,22 @@ describe('runContextTools concurrency', () => {
     };
     const { statuses, options } = harness(2_000);
     const result = await runContextTools(
-      [planned(contextTool('alpha', waitForAll('A'), 'a')), planned(contextTool('beta', waitForAll('B'), 'b')), planned(contextTool('gamma', waitForAll('C'), 'c'))],
+      [
+        planned(contextTool('alpha', waitForAll('A'), 'a')),
+        planned(contextTool('beta', waitForAll('B'), 'b')),
+        planned(contextTool('gamma', waitForAll('C'), 'c')),
+      ],
       toolContext(),
       options,
     );
     expect(result.steps.map((step) => step.error)).toEqual([undefined, undefined, undefined]);
     expect(result.values).toEqual({ a: 'A', b: 'B', c: 'C' });
-    expect(statuses.filter((status) => status.state === 'done').map((status) => status.tool).sort()).toEqual(['alpha', 'beta', 'gamma']);
+    expect(
+      statuses
+        .filter((status) => status.state === 'done')
+        .map((status) => status.tool)
+        .sort(),
+    ).toEqual(['alpha', 'beta', 'gamma']);
   });
 });
 
@@ -269,12 +288,24 @@ describe('runContextTools failures', () => {
 
   it('gives an error status for a tool that is not installed, without running anything', async () => {
     const { statuses, options } = harness();
-    const result = await runContextTools([{ definition: undefined, toolName: 'weather', config: {}, placeholder: 'weather' }], toolContext(), options);
+    const result = await runContextTools(
+      [{ definition: undefined, toolName: 'weather', config: {}, placeholder: 'weather' }],
+      toolContext(),
+      options,
+    );
     expect(statuses.map((status) => status.state)).toEqual(['running', 'error']);
     expect(statuses[1]).toMatchObject({ tool: 'weather', state: 'error', message: 'running weather: tool "weather" is not installed' });
     expect(result.values).toEqual({ weather: '' });
     expect(result.steps).toEqual([
-      { tool: 'weather', placeholder: 'weather', input: {}, durationMilliseconds: expect.any(Number), outputCharacters: 0, sourceCount: 0, error: 'tool "weather" is not installed' },
+      {
+        tool: 'weather',
+        placeholder: 'weather',
+        input: {},
+        durationMilliseconds: expect.any(Number),
+        outputCharacters: 0,
+        sourceCount: 0,
+        error: 'tool "weather" is not installed',
+      },
     ]);
   });
 
@@ -285,9 +316,16 @@ describe('runContextTools failures', () => {
       calls += 1;
       return { content: 'should not appear' };
     });
-    const result = await runContextTools([planned(tool, { configError: 'invalid config: must have required property file_path' })], toolContext(), options);
+    const result = await runContextTools(
+      [planned(tool, { configError: 'invalid config: must have required property file_path' })],
+      toolContext(),
+      options,
+    );
     expect(calls).toBe(0);
-    expect(statuses.at(-1)).toMatchObject({ state: 'error', message: 'working on configured: invalid config: must have required property file_path' });
+    expect(statuses.at(-1)).toMatchObject({
+      state: 'error',
+      message: 'working on configured: invalid config: must have required property file_path',
+    });
     expect(result.values.context).toBe('');
     expect(result.steps[0]?.error).toBe('invalid config: must have required property file_path');
   });
@@ -298,9 +336,11 @@ describe('runContextTools statuses, steps and sources', () => {
     const { statuses, options } = harness();
     const runs = [
       planned(contextTool('one', async () => ({ content: '1' }))),
-      planned(contextTool('two', async () => {
-        throw new Error('boom');
-      })),
+      planned(
+        contextTool('two', async () => {
+          throw new Error('boom');
+        }),
+      ),
       planned(contextTool('three', async () => ({ content: '3' }), 'other')),
       { definition: undefined, toolName: 'ghost', config: {}, placeholder: 'ghost' },
     ];
@@ -342,7 +382,16 @@ describe('runContextTools statuses, steps and sources', () => {
 
   it('falls back to "running <tool>" when a tool has no status() or its status() throws', async () => {
     const { statuses, options } = harness();
-    const plain = defineTool({ name: 'plain', displayName: 'p', description: 'p', category: 't', version: '1', configSchema: {}, placeholder: 'p', provide: async () => ({ content: 'x' }) });
+    const plain = defineTool({
+      name: 'plain',
+      displayName: 'p',
+      description: 'p',
+      category: 't',
+      version: '1',
+      configSchema: {},
+      placeholder: 'p',
+      provide: async () => ({ content: 'x' }),
+    });
     const faulty = defineTool({
       name: 'faulty',
       displayName: 'f',
@@ -396,10 +445,21 @@ describe('runContextTools statuses, steps and sources', () => {
         return { content: '12345', sources: [{ title: 'a' }, { title: 'b' }] };
       },
     });
-    const result = await runContextTools([planned(tool, { config: { collection: 'kb-1', api_key: CANARY_SECRET } })], toolContext(), options);
+    const result = await runContextTools(
+      [planned(tool, { config: { collection: 'kb-1', api_key: CANARY_SECRET } })],
+      toolContext(),
+      options,
+    );
     expect(configSeen).toEqual({ collection: 'kb-1', api_key: CANARY_SECRET });
     expect(result.steps).toEqual([
-      { tool: 'traced', placeholder: 'context', input: { collection: 'kb-1' }, durationMilliseconds: expect.any(Number), outputCharacters: 5, sourceCount: 2 },
+      {
+        tool: 'traced',
+        placeholder: 'context',
+        input: { collection: 'kb-1' },
+        durationMilliseconds: expect.any(Number),
+        outputCharacters: 5,
+        sourceCount: 2,
+      },
     ]);
     expect(JSON.stringify(result.steps)).not.toContain(CANARY_SECRET);
   });
@@ -408,7 +468,11 @@ describe('runContextTools statuses, steps and sources', () => {
 describe('runContextTools merge step', () => {
   it('shows "merging tool outputs" as the last step when several tools ran', async () => {
     const { allStatuses, options } = harness();
-    await runContextTools([planned(contextTool('one', async () => ({ content: '1' }))), planned(contextTool('two', async () => ({ content: '2' })))], toolContext(), options);
+    await runContextTools(
+      [planned(contextTool('one', async () => ({ content: '1' }))), planned(contextTool('two', async () => ({ content: '2' })))],
+      toolContext(),
+      options,
+    );
     expect(allStatuses.slice(-2).map((status) => [status.tool, status.state, status.message])).toEqual([
       [MERGE_STATUS_TOOL, 'running', MERGE_STATUS_MESSAGE],
       [MERGE_STATUS_TOOL, 'done', MERGE_STATUS_MESSAGE],

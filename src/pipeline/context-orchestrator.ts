@@ -72,7 +72,13 @@ async function runOne(run: ContextToolRun, context: ToolContext, options: Orches
     if (!run.definition) throw new AppError('not_found', `tool "${run.toolName}" is not installed`);
     if (run.configError !== undefined) throw new AppError('invalid_body', run.configError);
     const definition = run.definition;
-    const output = requireValidOutput(await callWithinTimeout((signal) => definition.provide!({ ...context, signal }, run.config), context.signal, options.timeoutMilliseconds));
+    const output = requireValidOutput(
+      await callWithinTimeout(
+        (signal) => definition.provide!({ ...context, signal }, run.config),
+        context.signal,
+        options.timeoutMilliseconds,
+      ),
+    );
     options.emitStatus({ id, tool: run.toolName, state: 'done', message });
     return { run, output, durationMilliseconds: performance.now() - started };
   } catch (error) {
@@ -86,7 +92,11 @@ async function runOne(run: ContextToolRun, context: ToolContext, options: Orches
 export const MERGE_STATUS_MESSAGE = 'merging tool outputs';
 export const MERGE_STATUS_TOOL = 'orchestrator';
 
-export async function runContextTools(runs: readonly ContextToolRun[], context: ToolContext, options: OrchestratorOptions): Promise<ContextResult> {
+export async function runContextTools(
+  runs: readonly ContextToolRun[],
+  context: ToolContext,
+  options: OrchestratorOptions,
+): Promise<ContextResult> {
   const outcomes = await Promise.all(runs.map((run) => runOne(run, context, options)));
   const mergeId = runs.length > 1 ? options.nextStatusId() : undefined;
   if (mergeId) options.emitStatus({ id: mergeId, tool: MERGE_STATUS_TOOL, state: 'running', message: MERGE_STATUS_MESSAGE });

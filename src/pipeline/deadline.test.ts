@@ -87,7 +87,11 @@ describe('the source tree', () => {
       for (const entry of readdirSync(folder, { withFileTypes: true })) {
         const full = path.join(folder, entry.name);
         if (entry.isDirectory()) visit(full);
-        else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && full !== fileURLToPath(import.meta.url).replace('.test.ts', '.ts')) {
+        else if (
+          entry.name.endsWith('.ts') &&
+          !entry.name.endsWith('.test.ts') &&
+          full !== fileURLToPath(import.meta.url).replace('.test.ts', '.ts')
+        ) {
           if (readFileSync(full, 'utf8').includes('AbortSignal.timeout(')) offenders.push(path.relative(root, full));
         }
       }

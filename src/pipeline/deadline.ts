@@ -21,7 +21,11 @@ function timeoutReason(): DOMException {
 }
 
 /** Runs a stream of events under a deadline that ends with it, however the stream ends. */
-export async function* streamWithinDeadline<Event>(milliseconds: number, parent: AbortSignal, stream: (signal: AbortSignal) => AsyncGenerator<Event>): AsyncGenerator<Event> {
+export async function* streamWithinDeadline<Event>(
+  milliseconds: number,
+  parent: AbortSignal,
+  stream: (signal: AbortSignal) => AsyncGenerator<Event>,
+): AsyncGenerator<Event> {
   const deadline = startDeadline(milliseconds, parent);
   try {
     yield* stream(deadline.signal);
@@ -34,17 +38,19 @@ export function startDeadline(milliseconds: number, parent?: AbortSignal, reason
   const controller = new AbortController();
   let expired = false;
   const onParentAbort = (): void => controller.abort(parent?.reason);
-  const timer = setTimeout(() => {
-    expired = !controller.signal.aborted;
-    controller.abort(reason());
-  }, Math.max(1, milliseconds));
+  const timer = setTimeout(
+    () => {
+      expired = !controller.signal.aborted;
+      controller.abort(reason());
+    },
+    Math.max(1, milliseconds),
+  );
   // A pending deadline must not keep a stopping server alive.
   timer.unref();
   if (parent?.aborted === true) {
     clearTimeout(timer);
     controller.abort(parent.reason);
-  }
-  else parent?.addEventListener('abort', onParentAbort, { once: true });
+  } else parent?.addEventListener('abort', onParentAbort, { once: true });
   return {
     signal: controller.signal,
     get expired() {

@@ -43,7 +43,8 @@ export function sanitizeFunctionName(name: string): string {
 
 function uniqueName(wanted: string, taken: Set<string>): string {
   let name = wanted;
-  for (let suffix = 2; taken.has(name); suffix += 1) name = `${wanted.slice(0, FUNCTION_NAME_MAXIMUM_LENGTH - String(suffix).length - 1)}_${suffix}`;
+  for (let suffix = 2; taken.has(name); suffix += 1)
+    name = `${wanted.slice(0, FUNCTION_NAME_MAXIMUM_LENGTH - String(suffix).length - 1)}_${suffix}`;
   taken.add(name);
   return name;
 }
@@ -69,7 +70,11 @@ function refusalReason(error: unknown): string {
   return error instanceof AppError ? error.message : `failed (${error instanceof Error ? error.name : 'error'})`;
 }
 
-export async function functionToolsOf(assistant: AssistantSnapshot, registries: Registries, context: ToolContext): Promise<{ offered: FunctionToolRun[]; skipped: SkippedFunctionTool[] }> {
+export async function functionToolsOf(
+  assistant: AssistantSnapshot,
+  registries: Registries,
+  context: ToolContext,
+): Promise<{ offered: FunctionToolRun[]; skipped: SkippedFunctionTool[] }> {
   const offered: FunctionToolRun[] = [];
   const skipped: SkippedFunctionTool[] = [];
   const taken = new Set<string>();
@@ -87,11 +92,19 @@ export async function functionToolsOf(assistant: AssistantSnapshot, registries: 
       description = await definition.function.describe(check.config, context);
     } catch (error) {
       const functionName = definition.function.functionName?.(check.config);
-      skipped.push({ toolName: definition.name, ...(functionName !== undefined && { functionName: sanitizeFunctionName(functionName) }), reason: refusalReason(error) });
+      skipped.push({
+        toolName: definition.name,
+        ...(functionName !== undefined && { functionName: sanitizeFunctionName(functionName) }),
+        reason: refusalReason(error),
+      });
       continue;
     }
     if (!isEnabledFor(definition, context)) {
-      skipped.push({ toolName: definition.name, functionName: sanitizeFunctionName(description.name), reason: 'its service is not configured for this organization' });
+      skipped.push({
+        toolName: definition.name,
+        functionName: sanitizeFunctionName(description.name),
+        reason: 'its service is not configured for this organization',
+      });
       continue;
     }
     const functionName = uniqueName(sanitizeFunctionName(description.name), taken);

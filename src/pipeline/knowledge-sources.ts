@@ -19,8 +19,16 @@ export const collectionsSchema = {
 } as const;
 
 /** Queries every collection at once (each checked by the search port) and keeps the best `topK` passages overall. */
-export async function searchCollections(context: ToolContext, collections: readonly string[], query: string, topK: number, threshold: number): Promise<KnowledgeHit[]> {
-  const perCollection = await Promise.all(collections.map((collection) => context.knowledge.query(collection, query, topK, threshold, context.signal)));
+export async function searchCollections(
+  context: ToolContext,
+  collections: readonly string[],
+  query: string,
+  topK: number,
+  threshold: number,
+): Promise<KnowledgeHit[]> {
+  const perCollection = await Promise.all(
+    collections.map((collection) => context.knowledge.query(collection, query, topK, threshold, context.signal)),
+  );
   return perCollection
     .flat()
     .sort((a, b) => b.similarity - a.similarity)

@@ -40,7 +40,10 @@ export function isTextPart(part: ContentPart): part is TextPart {
 export function messageText(content: ChatMessage['content'] | undefined): string {
   if (content === null || content === undefined) return '';
   if (typeof content === 'string') return content;
-  return content.filter(isTextPart).map((part) => part.text).join(' ');
+  return content
+    .filter(isTextPart)
+    .map((part) => part.text)
+    .join(' ');
 }
 
 export function lastUserText(messages: readonly ChatMessage[]): string {

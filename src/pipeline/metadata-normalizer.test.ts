@@ -5,13 +5,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
-import {
-  TOOL_TYPE_ALIASES,
-  assistantTypeOf,
-  canonicalToolType,
-  normalizeMetadata,
-  parseMetadataInput,
-} from './metadata-normalizer.js';
+import { TOOL_TYPE_ALIASES, assistantTypeOf, canonicalToolType, normalizeMetadata, parseMetadataInput } from './metadata-normalizer.js';
 
 /** Runs `action` and returns the AppError it throws, failing the test if it throws anything else. */
 function captureAppError(action: () => unknown): AppError {
@@ -44,10 +38,7 @@ describe('tool shapes', () => {
 
   it('keeps {type, enabled, config} (seeds 000/001) and defaults enabled to true and config to {}', () => {
     const result = normalizeMetadata({
-      tools: [
-        { type: 'simple_rag', enabled: false, config: { collections: ['col-123'], top_k: 5 } },
-        { type: 'single_file_rag' },
-      ],
+      tools: [{ type: 'simple_rag', enabled: false, config: { collections: ['col-123'], top_k: 5 } }, { type: 'single_file_rag' }],
     });
     expect(result.tools).toEqual([
       { type: 'simple_rag', enabled: false, config: { collections: ['col-123'], top_k: 5 } },
@@ -74,10 +65,7 @@ describe('tool shapes', () => {
 
   it("reads LAMB's multi-tool plugin entries and puts the placeholder into config only when given", () => {
     const result = normalizeMetadata({
-      tools: [
-        { plugin: 'simple_rag', placeholder: 'context', enabled: false, config: { top_k: 4 } },
-        { plugin: 'weather' },
-      ],
+      tools: [{ plugin: 'simple_rag', placeholder: 'context', enabled: false, config: { top_k: 4 } }, { plugin: 'weather' }],
     });
     expect(result.tools).toEqual([
       { type: 'simple_rag', enabled: false, config: { top_k: 4, placeholder: 'context' } },
@@ -89,9 +77,7 @@ describe('tool shapes', () => {
     const result = normalizeMetadata({
       tools: [{ type: 'knowledge_base', kb_id: 'abc123', name: 'course_materials' }],
     });
-    expect(result.tools).toEqual([
-      { type: 'knowledge_base', enabled: true, config: { kb_id: 'abc123', name: 'course_materials' } },
-    ]);
+    expect(result.tools).toEqual([{ type: 'knowledge_base', enabled: true, config: { kb_id: 'abc123', name: 'course_materials' } }]);
   });
 });
 

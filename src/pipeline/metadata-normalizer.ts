@@ -152,7 +152,8 @@ function normalizeToolEntry(entry: unknown, index: number): ToolEntry {
   };
   if (tool.type === ASSISTANT_TOOL_TYPE) {
     // Point at where the client wrote the id; a missing id belongs at the top, as in seed 002.
-    const idPath = isPlainRecord(config) && 'assistant_id' in config && !('assistant_id' in topLevelExtras) ? 'config.assistant_id' : 'assistant_id';
+    const idPath =
+      isPlainRecord(config) && 'assistant_id' in config && !('assistant_id' in topLevelExtras) ? 'config.assistant_id' : 'assistant_id';
     tool.config.assistant_id = normalizeAssistantId(tool.config.assistant_id, `metadata.tools[${index}].${idPath}`);
   }
   if (tool.type === RUBRIC_TOOL_TYPE && Number.isInteger(tool.config.rubric_id)) {
@@ -267,6 +268,8 @@ export function isOrchestrator(metadata: Pick<AssistantMetadata, 'tools'>): bool
 /** The target ids of an orchestrator's enabled assistant tools, in configured order. */
 export function assistantToolTargets(metadata: Pick<AssistantMetadata, 'tools'>): Array<{ index: number; assistantId: number }> {
   return (metadata.tools ?? []).flatMap((entry, index) =>
-    entry.enabled && entry.type === ASSISTANT_TOOL_TYPE && typeof entry.config.assistant_id === 'number' ? [{ index, assistantId: entry.config.assistant_id }] : [],
+    entry.enabled && entry.type === ASSISTANT_TOOL_TYPE && typeof entry.config.assistant_id === 'number'
+      ? [{ index, assistantId: entry.config.assistant_id }]
+      : [],
   );
 }

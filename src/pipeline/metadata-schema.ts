@@ -10,7 +10,6 @@ import { CLIENT_SYSTEM_MESSAGE_HANDLINGS } from './client-system-messages.js';
 import { TEXT_TOOL_CALL_FORMATS } from '../text-tool-calls/index.js';
 import { createAjv } from '../validation/create-ajv.js';
 
-
 /** 002's `{type: "assistant", assistant_id, name, description}`: the extra keys are typed here. */
 const assistantToolFields = {
   properties: {

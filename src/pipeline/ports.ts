@@ -97,5 +97,9 @@ export interface AssistantRunner {
   /** The target, or an AppError saying why it may not be used (also written to the audit log). */
   check(targetId: number): Promise<AssistantTarget>;
   /** Runs the target's whole pipeline, not streamed, with `query` as the user message. */
-  run(targetId: number, query: string, options: { signal: AbortSignal; status?: CallStatus }): Promise<{ content: string; sources: Source[] }>;
+  run(
+    targetId: number,
+    query: string,
+    options: { signal: AbortSignal; status?: CallStatus },
+  ): Promise<{ content: string; sources: Source[] }>;
 }

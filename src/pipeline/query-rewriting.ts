@@ -31,19 +31,25 @@ function transcript(messages: readonly ChatMessage[]): string {
   return messages
     .filter((message) => message.role === 'user' || message.role === 'assistant')
     .slice(-REWRITE_MESSAGES_MAXIMUM)
-    .map((message) => `${message.role === 'user' ? 'Learner' : 'Assistant'}: ${messageText(message.content).slice(0, REWRITE_MESSAGE_CHARACTERS_MAXIMUM)}`)
+    .map(
+      (message) =>
+        `${message.role === 'user' ? 'Learner' : 'Assistant'}: ${messageText(message.content).slice(0, REWRITE_MESSAGE_CHARACTERS_MAXIMUM)}`,
+    )
     .join('\n\n');
 }
 
 function cleanQuery(answer: string): string | undefined {
   const prefixless = answer.trim().replace(/^(?:search query|query)\s*:\s*/i, '');
-  const query = trimCharacters(prefixless, '"\'`')
-    .trim()
-    .slice(0, REWRITTEN_QUERY_CHARACTERS_MAXIMUM);
+  const query = trimCharacters(prefixless, '"\'`').trim().slice(0, REWRITTEN_QUERY_CHARACTERS_MAXIMUM);
   return query === '' ? undefined : query;
 }
 
-export async function rewriteQuery(model: SmallFastModel, messages: readonly ChatMessage[], signal: AbortSignal, timeoutMilliseconds: number): Promise<string | undefined> {
+export async function rewriteQuery(
+  model: SmallFastModel,
+  messages: readonly ChatMessage[],
+  signal: AbortSignal,
+  timeoutMilliseconds: number,
+): Promise<string | undefined> {
   const conversation = transcript(messages);
   if (conversation === '') return undefined;
   let answer = '';

@@ -42,7 +42,11 @@ describe('loadRegistries on the real plugin folders', () => {
       'Loaded connector: openai',
       'Loaded connector: ollama',
     ];
-    for (const line of expected) expect(collected.info.filter((logged) => logged === line), line).toHaveLength(1);
+    for (const line of expected)
+      expect(
+        collected.info.filter((logged) => logged === line),
+        line,
+      ).toHaveLength(1);
     expect(collected.error).toEqual([]);
   });
 
@@ -118,7 +122,13 @@ describe('loadRegistries on a folder of broken and valid plugin files', () => {
     expect(registries.tools.list().map((tool) => tool.name)).toEqual(['dup', 'good_context', 'good_function']);
     expect([...registries.promptProcessors.keys()]).toEqual(['echo']);
     expect([...registries.connectors.keys()]).toEqual(['fake']);
-    expect(collected.info.sort()).toEqual(['Loaded connector: fake', 'Loaded prompt processor: echo', 'Loaded tool: dup', 'Loaded tool: good_context', 'Loaded tool: good_function']);
+    expect(collected.info.sort()).toEqual([
+      'Loaded connector: fake',
+      'Loaded prompt processor: echo',
+      'Loaded tool: dup',
+      'Loaded tool: good_context',
+      'Loaded tool: good_function',
+    ]);
   });
 
   it('logs a file with a syntax error and skips it', () => {
@@ -166,7 +176,8 @@ describe('loadRegistries on a folder of broken and valid plugin files', () => {
 
   it('skips _-prefixed helpers, test files, declaration files and non-code files silently', () => {
     const everything = [...collected.info, ...collected.error].join('\n');
-    for (const ignored of ['_helper', 'helper_tool', 'x.test', 'test_tool', 'types.d.ts', 'README']) expect(everything).not.toContain(ignored);
+    for (const ignored of ['_helper', 'helper_tool', 'x.test', 'test_tool', 'types.d.ts', 'README'])
+      expect(everything).not.toContain(ignored);
     expect(registries.tools.get('helper_tool')).toBeUndefined();
     expect(registries.tools.get('test_tool')).toBeUndefined();
   });
@@ -207,7 +218,11 @@ describe('ToolRegistry', () => {
     defineTool({ ...base, name: 'single_file_rag', placeholder: 'file', provide: async () => ({ content: '' }) }),
     defineTool({ ...base, name: 'kb_search', aliases: ['kb'], placeholder: 'context', provide: async () => ({ content: '' }) }),
     defineTool({ ...base, name: 'second_context', placeholder: 'context', provide: async () => ({ content: '' }) }),
-    defineTool({ ...base, name: 'calculator', function: { describe: () => ({ name: 'calc', description: 'adds' }), parameters: {}, call: async () => ({ content: '2' }) } }),
+    defineTool({
+      ...base,
+      name: 'calculator',
+      function: { describe: () => ({ name: 'calc', description: 'adds' }), parameters: {}, call: async () => ({ content: '2' }) },
+    }),
   ]);
 
   it('finds tools by name, by the normalizer’s aliases and by their own aliases', () => {

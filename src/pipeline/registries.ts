@@ -36,7 +36,9 @@ export class ToolRegistry {
 
   /** Every alias that resolves to `name`, from the normalizer's table and the tool itself. */
   aliasesOf(name: string): string[] {
-    const fromNormalizer = Object.entries(TOOL_TYPE_ALIASES).filter(([, target]) => target === name).map(([alias]) => alias);
+    const fromNormalizer = Object.entries(TOOL_TYPE_ALIASES)
+      .filter(([, target]) => target === name)
+      .map(([alias]) => alias);
     return [...new Set([...fromNormalizer, ...(this.byName.get(name)?.aliases ?? [])])].sort();
   }
 
@@ -62,7 +64,10 @@ export function validateToolDefinition(value: unknown): ToolDefinition {
   } catch (error) {
     throw new Error(`"configSchema" is not valid JSON Schema: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (definition.aliases !== undefined && !(Array.isArray(definition.aliases) && definition.aliases.every((alias) => typeof alias === 'string'))) {
+  if (
+    definition.aliases !== undefined &&
+    !(Array.isArray(definition.aliases) && definition.aliases.every((alias) => typeof alias === 'string'))
+  ) {
     throw new Error('"aliases" must be a list of names');
   }
   for (const field of ['enabled', 'provide', 'status', 'traceInput']) requireFunction(definition, field, true);
@@ -112,7 +117,12 @@ export const DEFAULT_PLUGIN_DIRECTORIES: PluginDirectories = {
 export async function loadRegistries(log: RegistryLog, directories: PluginDirectories = DEFAULT_PLUGIN_DIRECTORIES): Promise<Registries> {
   const [tools, promptProcessors, connectors] = await Promise.all([
     discoverPlugins({ directory: directories.tools, kind: 'tool', validate: validateToolDefinition, log }),
-    discoverPlugins({ directory: directories.promptProcessors, kind: 'prompt processor', validate: validatePromptProcessorDefinition, log }),
+    discoverPlugins({
+      directory: directories.promptProcessors,
+      kind: 'prompt processor',
+      validate: validatePromptProcessorDefinition,
+      log,
+    }),
     discoverPlugins({ directory: directories.connectors, kind: 'connector', validate: validateConnectorDefinition, log }),
   ]);
   return {

@@ -11,7 +11,9 @@ import type { FileReader, Integrations } from './ports.js';
 import { loadRegistries, type Registries } from './registries.js';
 import { runAssistant, type PipelineContext, type PipelineTrace } from './run-assistant.js';
 
-const TEST_INTEGRATIONS: Integrations = { weather: { geocodingUrl: 'http://127.0.0.1:9/geocoding', forecastUrl: 'http://127.0.0.1:9/forecast', timeoutMilliseconds: 1_000 } };
+const TEST_INTEGRATIONS: Integrations = {
+  weather: { geocodingUrl: 'http://127.0.0.1:9/geocoding', forecastUrl: 'http://127.0.0.1:9/forecast', timeoutMilliseconds: 1_000 },
+};
 
 const FILE_PATH = 'files/1/notes.md';
 /** 17 characters × 80 = 1,360 characters. */
@@ -43,7 +45,11 @@ function oneFileReader(reads: FileRead[] = []): FileReader {
   };
 }
 
-function assistant(metadata: Omit<AssistantMetadata, '_format_version'>, promptTemplate = '', systemPrompt = SYSTEM_PROMPT): AssistantSnapshot {
+function assistant(
+  metadata: Omit<AssistantMetadata, '_format_version'>,
+  promptTemplate = '',
+  systemPrompt = SYSTEM_PROMPT,
+): AssistantSnapshot {
   return {
     id: 42,
     name: 'Run test assistant',
@@ -62,7 +68,11 @@ function pipelineContext(snapshot: AssistantSnapshot, overrides: Partial<Pipelin
     assistant: snapshot,
     registries,
     files: oneFileReader(),
-    rubrics: { read: async () => { throw new AppError('not_found', 'Rubric not found.'); } },
+    rubrics: {
+      read: async () => {
+        throw new AppError('not_found', 'Rubric not found.');
+      },
+    },
     knowledge: { query: async () => [], listDocuments: async () => [] },
     queryRewriter: { rewrite: async () => undefined },
     requester: { userId: 1, email: 'learner@merino.test' },
@@ -121,8 +131,13 @@ async function runError(run: () => Promise<unknown>): Promise<unknown> {
 describe('runAssistant with single_file_rag', () => {
   it('puts the file into {context} for a classic assistant with rag_processor single_file_rag and file_path', async () => {
     const reads: FileRead[] = [];
-    const snapshot = assistant({ connector: 'bypass', llm: 'debug-bypass', rag_processor: 'single_file_rag', file_path: FILE_PATH }, 'Context:{context}Question:{user_input}');
-    const events = await collect(runAssistant({ messages: [userTurn(USER_TEXT)], parameters: {} }, pipelineContext(snapshot, { files: oneFileReader(reads) })));
+    const snapshot = assistant(
+      { connector: 'bypass', llm: 'debug-bypass', rag_processor: 'single_file_rag', file_path: FILE_PATH },
+      'Context:{context}Question:{user_input}',
+    );
+    const events = await collect(
+      runAssistant({ messages: [userTurn(USER_TEXT)], parameters: {} }, pipelineContext(snapshot, { files: oneFileReader(reads) })),
+    );
 
     expect(reads).toEqual([{ filePath: FILE_PATH, maxCharacters: 50_000 }]);
     expect(promptSent(events)).toEqual([
@@ -136,7 +151,12 @@ describe('runAssistant with single_file_rag', () => {
 
   it('puts the file into {file} for a multi-tool assistant, leaving {context} empty', async () => {
     const snapshot = assistant(
-      { assistant_type: 'multi_tool', connector: 'bypass', llm: 'debug-bypass', tools: [{ type: 'single_file_rag', enabled: true, config: { file_path: FILE_PATH } }] },
+      {
+        assistant_type: 'multi_tool',
+        connector: 'bypass',
+        llm: 'debug-bypass',
+        tools: [{ type: 'single_file_rag', enabled: true, config: { file_path: FILE_PATH } }],
+      },
       'File:{file}Context:{context}Question:{user_input}',
     );
     const events = await collect(runAssistant({ messages: [userTurn(USER_TEXT)], parameters: {} }, pipelineContext(snapshot)));
@@ -145,7 +165,12 @@ describe('runAssistant with single_file_rag', () => {
 
   it('emits statuses, then text deltas, then finish, sources and usage, in that order', async () => {
     const snapshot = assistant(
-      { assistant_type: 'multi_tool', connector: 'bypass', llm: 'debug-bypass', tools: [{ type: 'single_file_rag', enabled: true, config: { file_path: FILE_PATH } }] },
+      {
+        assistant_type: 'multi_tool',
+        connector: 'bypass',
+        llm: 'debug-bypass',
+        tools: [{ type: 'single_file_rag', enabled: true, config: { file_path: FILE_PATH } }],
+      },
       '{file}{user_input}',
     );
     const events = await collect(runAssistant({ messages: [userTurn(USER_TEXT)], parameters: {} }, pipelineContext(snapshot)));
@@ -163,7 +188,9 @@ describe('runAssistant with single_file_rag', () => {
       sources: [{ title: 'notes.md', url: FILE_PATH, tool: 'single_file_rag', placeholder: 'file' }],
     });
     const usage = events.find((event) => event.type === 'usage');
-    expect(usage?.type === 'usage' && usage.usage.total_tokens).toBe(usage?.type === 'usage' && usage.usage.prompt_tokens + usage.usage.completion_tokens);
+    expect(usage?.type === 'usage' && usage.usage.total_tokens).toBe(
+      usage?.type === 'usage' && usage.usage.prompt_tokens + usage.usage.completion_tokens,
+    );
   });
 
   it('emits no sources event when no tool produced sources', async () => {
@@ -174,7 +201,12 @@ describe('runAssistant with single_file_rag', () => {
 
   it('goes on to the model with an empty placeholder and an error status when the file cannot be read', async () => {
     const snapshot = assistant(
-      { assistant_type: 'multi_tool', connector: 'bypass', llm: 'debug-bypass', tools: [{ type: 'single_file_rag', enabled: true, config: { file_path: 'files/1/missing.md' } }] },
+      {
+        assistant_type: 'multi_tool',
+        connector: 'bypass',
+        llm: 'debug-bypass',
+        tools: [{ type: 'single_file_rag', enabled: true, config: { file_path: 'files/1/missing.md' } }],
+      },
       '[{file}]{user_input}',
     );
     const events = await collect(runAssistant({ messages: [userTurn('q')], parameters: {} }, pipelineContext(snapshot)));
@@ -187,7 +219,9 @@ describe('runAssistant with single_file_rag', () => {
   it('reports a classic single_file_rag assistant without file_path as a config error and still answers', async () => {
     const reads: FileRead[] = [];
     const snapshot = assistant({ connector: 'bypass', llm: 'simple-bypass', rag_processor: 'single_file_rag' });
-    const events = await collect(runAssistant({ messages: [userTurn('q')], parameters: {} }, pipelineContext(snapshot, { files: oneFileReader(reads) })));
+    const events = await collect(
+      runAssistant({ messages: [userTurn('q')], parameters: {} }, pipelineContext(snapshot, { files: oneFileReader(reads) })),
+    );
     expect(reads).toEqual([]);
     expect(statuses(events).at(-1)).toMatchObject({ tool: 'single_file_rag', state: 'error' });
     expect(statuses(events).at(-1)?.message).toContain('invalid config');
@@ -214,11 +248,22 @@ describe('runAssistant traces', () => {
   it('gives onTrace a prompt with length markers instead of the file and user text, and steps with safe inputs and sizes', async () => {
     const traces: PipelineTrace[] = [];
     const snapshot = assistant(
-      { assistant_type: 'multi_tool', connector: 'bypass', llm: 'debug-bypass', tools: [{ type: 'single_file_rag', enabled: true, config: { file_path: FILE_PATH } }] },
+      {
+        assistant_type: 'multi_tool',
+        connector: 'bypass',
+        llm: 'debug-bypass',
+        tools: [{ type: 'single_file_rag', enabled: true, config: { file_path: FILE_PATH } }],
+      },
       'File:{file}Question:{user_input}',
     );
-    const conversation: ChatMessage[] = [userTurn('user-canary-early question'), { role: 'assistant', content: 'assistant-canary answer' }, userTurn(USER_TEXT)];
-    const events = await collect(runAssistant({ messages: conversation, parameters: {} }, pipelineContext(snapshot, { onTrace: (trace) => traces.push(trace) })));
+    const conversation: ChatMessage[] = [
+      userTurn('user-canary-early question'),
+      { role: 'assistant', content: 'assistant-canary answer' },
+      userTurn(USER_TEXT),
+    ];
+    const events = await collect(
+      runAssistant({ messages: conversation, parameters: {} }, pipelineContext(snapshot, { onTrace: (trace) => traces.push(trace) })),
+    );
 
     expect(traces).toHaveLength(1);
     const trace = traces[0]!;
@@ -249,8 +294,16 @@ describe('runAssistant traces', () => {
 
   it('marks a classic assistant’s file as [context: N chars] in the trace', async () => {
     const traces: PipelineTrace[] = [];
-    const snapshot = assistant({ connector: 'bypass', llm: 'simple-bypass', rag_processor: 'single_file_rag', file_path: FILE_PATH }, '{context}|{user_input}');
-    await collect(runAssistant({ messages: [userTurn(USER_TEXT)], parameters: {} }, pipelineContext(snapshot, { onTrace: (trace) => traces.push(trace) })));
+    const snapshot = assistant(
+      { connector: 'bypass', llm: 'simple-bypass', rag_processor: 'single_file_rag', file_path: FILE_PATH },
+      '{context}|{user_input}',
+    );
+    await collect(
+      runAssistant(
+        { messages: [userTurn(USER_TEXT)], parameters: {} },
+        pipelineContext(snapshot, { onTrace: (trace) => traces.push(trace) }),
+      ),
+    );
     expect(traces[0]?.prompt.at(-1)?.content).toBe('\n\n[context: 1,360 chars]\n\n|\n\n[user: 40 chars]\n\n');
     expect(traces[0]?.promptProcessor).toBe('simple_augment');
     expect(JSON.stringify(traces[0])).not.toContain('canary');
@@ -276,7 +329,11 @@ describe('runAssistant misconfiguration', () => {
 });
 
 describe('runAssistant with the bypass models', () => {
-  const conversation: ChatMessage[] = [userTurn('first question'), { role: 'assistant', content: 'first answer' }, userTurn('second question')];
+  const conversation: ChatMessage[] = [
+    userTurn('first question'),
+    { role: 'assistant', content: 'first answer' },
+    userTurn('second question'),
+  ];
 
   it('simple-bypass answers with the last message', async () => {
     const snapshot = assistant({ connector: 'bypass', llm: 'simple-bypass' });
@@ -293,13 +350,21 @@ describe('runAssistant with the bypass models', () => {
   it('debug-bypass answers with the model, messages and parameters', async () => {
     const snapshot = assistant({ connector: 'bypass', llm: 'debug-bypass' }, '', '');
     const events = await collect(runAssistant({ messages: [userTurn('q')], parameters: { temperature: 0.2 } }, pipelineContext(snapshot)));
-    expect(JSON.parse(answerText(events))).toEqual({ model: 'debug-bypass', messages: [{ role: 'user', content: 'q' }], parameters: { temperature: 0.2 } });
+    expect(JSON.parse(answerText(events))).toEqual({
+      model: 'debug-bypass',
+      messages: [{ role: 'user', content: 'q' }],
+      parameters: { temperature: 0.2 },
+    });
   });
 
   it('fails with an AppError for an unknown bypass model and records its code in the trace', async () => {
     const traces: PipelineTrace[] = [];
     const snapshot = assistant({ connector: 'bypass', llm: 'no-such-bypass' });
-    const error = await runError(() => collect(runAssistant({ messages: [userTurn('q')], parameters: {} }, pipelineContext(snapshot, { onTrace: (trace) => traces.push(trace) }))));
+    const error = await runError(() =>
+      collect(
+        runAssistant({ messages: [userTurn('q')], parameters: {} }, pipelineContext(snapshot, { onTrace: (trace) => traces.push(trace) })),
+      ),
+    );
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ code: 'assistant_misconfigured' });
     expect((error as AppError).message).toContain('no-such-bypass');

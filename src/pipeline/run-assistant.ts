@@ -8,7 +8,13 @@ import { AppError } from '../errors/app-error.js';
 import type { AssistantSnapshot } from './assistant-snapshot.js';
 import { planAssistant } from './assistant-plan.js';
 import type { GenerationParameters, ProviderSettings } from './connector-definition.js';
-import { clientSystemMessageHandlingOf, clientSystemMessagesNote, separateClientSystemMessages, withClientSystemMessages, type ClientSystemMessagesNote } from './client-system-messages.js';
+import {
+  clientSystemMessageHandlingOf,
+  clientSystemMessagesNote,
+  separateClientSystemMessages,
+  withClientSystemMessages,
+  type ClientSystemMessagesNote,
+} from './client-system-messages.js';
 import { runContextTools, type ToolStep } from './context-orchestrator.js';
 import { EventChannel } from './event-channel.js';
 import { addUsage, NO_USAGE, type PipelineEvent, type StatusEvent, type Usage } from './events.js';
@@ -119,7 +125,18 @@ export async function* runAssistant(request: PipelineRequest, context: PipelineC
   const clientSystemHandling = clientSystemMessageHandlingOf(context.assistant.metadata.client_system_messages);
   let statusCount = 0;
   const channel = new EventChannel<PipelineEvent>();
-  const toolContext: ToolContext = { assistant: context.assistant, messages: conversation, signal: context.signal, files: context.files, rubrics: context.rubrics, knowledge: context.knowledge, queryRewriter: context.queryRewriter, requester: context.requester, integrations: context.integrations, assistants: context.assistants };
+  const toolContext: ToolContext = {
+    assistant: context.assistant,
+    messages: conversation,
+    signal: context.signal,
+    files: context.files,
+    rubrics: context.rubrics,
+    knowledge: context.knowledge,
+    queryRewriter: context.queryRewriter,
+    requester: context.requester,
+    integrations: context.integrations,
+    assistants: context.assistants,
+  };
   const emitStatus = (status: StatusEvent) => channel.push({ type: 'status', status });
   const nextStatusId = () => `status-${++statusCount}`;
 
@@ -134,10 +151,21 @@ export async function* runAssistant(request: PipelineRequest, context: PipelineC
   // Entries may route output to a placeholder of their own (LAMB's multi-tool form); those are known too.
   const processorValues = await processorValuesOf(plan.promptProcessor, toolContext);
   const values = { ...result.values, ...processorValues };
-  const known = new Set([...context.registries.tools.placeholders(), ...processorPlaceholders(context.registries), ...plan.contextTools.map((run) => run.placeholder)]);
+  const known = new Set([
+    ...context.registries.tools.placeholders(),
+    ...processorPlaceholders(context.registries),
+    ...plan.contextTools.map((run) => run.placeholder),
+  ]);
   const functions = await functionToolsOf(context.assistant, context.registries, toolContext);
   const offered = functions.offered.map((run) => ({ name: run.functionName, description: run.specification.description }));
-  const promptInput: PromptInput = { assistant: context.assistant, messages: conversation, values, knownPlaceholders: known, sources: result.sources, functions: offered };
+  const promptInput: PromptInput = {
+    assistant: context.assistant,
+    messages: conversation,
+    values,
+    knownPlaceholders: known,
+    sources: result.sources,
+    functions: offered,
+  };
   const messages = withClientSystemMessages(plan.promptProcessor.process(promptInput), clientSystem, clientSystemHandling);
   const clientSystemNote = clientSystemMessagesNote(clientSystem, clientSystemHandling);
   const trace: PipelineTrace = {
@@ -146,7 +174,11 @@ export async function* runAssistant(request: PipelineRequest, context: PipelineC
     model: plan.model,
     promptProcessor: plan.promptProcessor.name,
     steps: result.steps,
-    prompt: withClientSystemMessages(redactedPrompt(plan.promptProcessor, promptInput), redactedMessages(clientSystem), clientSystemHandling),
+    prompt: withClientSystemMessages(
+      redactedPrompt(plan.promptProcessor, promptInput),
+      redactedMessages(clientSystem),
+      clientSystemHandling,
+    ),
     ...(clientSystemNote !== undefined && { clientSystemMessages: clientSystemNote }),
     modelDurationMilliseconds: 0,
     usage: NO_USAGE,

@@ -70,7 +70,9 @@ describe('renderMessages one-pass substitution', () => {
   });
 
   it('substitutes a placeholder used several times in the template each time', () => {
-    expect(lastText({ template: '{user_input}+{user_input}', messages: [{ role: 'user', content: 'x' }] })).toBe(`${framed('x')}+${framed('x')}`);
+    expect(lastText({ template: '{user_input}+{user_input}', messages: [{ role: 'user', content: 'x' }] })).toBe(
+      `${framed('x')}+${framed('x')}`,
+    );
   });
 });
 
@@ -82,14 +84,23 @@ describe('renderMessages leaves unknown braces as written', () => {
   });
 
   it('keeps a placeholder that has a value but that no tool declares', () => {
-    const text = lastText({ template: '[{notes}] {user_input}', values: { notes: 'secret notes' }, known: ['context'], messages: [{ role: 'user', content: 'q' }] });
+    const text = lastText({
+      template: '[{notes}] {user_input}',
+      values: { notes: 'secret notes' },
+      known: ['context'],
+      messages: [{ role: 'user', content: 'q' }],
+    });
     expect(text).toBe(`[{notes}] ${framed('q')}`);
   });
 });
 
 describe('renderMessages empty values and framing', () => {
   it('removes known placeholders that have no value or an empty one', () => {
-    const text = lastText({ template: 'A{file}B{context}C{user_input}D', values: { file: '' }, messages: [{ role: 'user', content: 'q' }] });
+    const text = lastText({
+      template: 'A{file}B{context}C{user_input}D',
+      values: { file: '' },
+      messages: [{ role: 'user', content: 'q' }],
+    });
     expect(text).toBe(`ABC${framed('q')}D`);
   });
 
@@ -109,7 +120,15 @@ describe('renderMessages empty values and framing', () => {
   it('uses the text parts of the last message joined by spaces as user input', () => {
     const text = lastText({
       template: '{user_input}',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'first part' }, { type: 'text', text: 'second part' }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'first part' },
+            { type: 'text', text: 'second part' },
+          ],
+        },
+      ],
     });
     expect(text).toBe(framed('first part second part'));
   });
@@ -148,7 +167,12 @@ describe('renderMessages template fallbacks and message order', () => {
   });
 
   it('uses the default template when there is no template but a tool produced output', () => {
-    const text = lastText({ template: '', values: { context: 'CTX' }, messages: [{ role: 'user', content: 'q' }], defaultTemplate: 'DEFAULT {context} / {user_input}' });
+    const text = lastText({
+      template: '',
+      values: { context: 'CTX' },
+      messages: [{ role: 'user', content: 'q' }],
+      defaultTemplate: 'DEFAULT {context} / {user_input}',
+    });
     expect(text).toBe(`DEFAULT ${framed('CTX')} / ${framed('q')}`);
   });
 
@@ -162,7 +186,11 @@ describe('renderMessages template fallbacks and message order', () => {
       template: 'T:{user_input}',
       messages: [...history, { role: 'user', content: 'now' }],
     });
-    expect(messages).toEqual([{ role: 'system', content: 'You are a tutor.' }, ...history, { role: 'user', content: `T:${framed('now')}` }]);
+    expect(messages).toEqual([
+      { role: 'system', content: 'You are a tutor.' },
+      ...history,
+      { role: 'user', content: `T:${framed('now')}` },
+    ]);
   });
 
   it('adds no system message when the system prompt is empty', () => {
@@ -184,7 +212,11 @@ describe('renderMessages and vision', () => {
   });
 
   it('with vision keeps image parts in the history and in an untemplated last message', () => {
-    const messages = render({ vision: true, template: '', messages: [imageMessage('first'), { role: 'assistant', content: 'a cat' }, imageMessage('second')] });
+    const messages = render({
+      vision: true,
+      template: '',
+      messages: [imageMessage('first'), { role: 'assistant', content: 'a cat' }, imageMessage('second')],
+    });
     expect(messages).toEqual([imageMessage('first'), { role: 'assistant', content: 'a cat' }, imageMessage('second')]);
   });
 
@@ -194,7 +226,10 @@ describe('renderMessages and vision', () => {
   });
 
   it('without vision (capabilities absent) drops image parts from the history and an untemplated last message', () => {
-    const messages = render({ template: '', messages: [imageMessage('first'), { role: 'assistant', content: 'a cat' }, imageMessage('second')] });
+    const messages = render({
+      template: '',
+      messages: [imageMessage('first'), { role: 'assistant', content: 'a cat' }, imageMessage('second')],
+    });
     expect(messages).toEqual([
       { role: 'user', content: 'first' },
       { role: 'assistant', content: 'a cat' },

@@ -82,7 +82,8 @@ export function renderMessages(input: TemplateInput): ChatMessage[] {
   const system: ChatMessage[] = input.assistant.systemPrompt === '' ? [] : [{ role: 'system', content: input.assistant.systemPrompt }];
   if (!last) return system;
   const toolsProducedSomething = Object.values(input.values).some((value) => value !== '');
-  const template = input.assistant.promptTemplate !== '' ? input.assistant.promptTemplate : toolsProducedSomething ? input.defaultTemplate : '';
+  const template =
+    input.assistant.promptTemplate !== '' ? input.assistant.promptTemplate : toolsProducedSomething ? input.defaultTemplate : '';
   if (template === '') return [...system, ...history, { ...last, content: keepSupportedParts(last.content, vision) }];
   const text = renderTemplate(input, template, messageText(last.content));
   const otherParts: ContentPart[] = vision && Array.isArray(last.content) ? last.content.filter((part) => !isTextPart(part)) : [];

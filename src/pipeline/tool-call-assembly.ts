@@ -49,6 +49,10 @@ export class ToolCallAssembler {
   finish(): ModelToolCall[] {
     return [...this.calls.entries()]
       .sort(([left], [right]) => left - right)
-      .map(([, call]) => ({ id: call.id ?? `call_${randomUUID()}`, name: call.name, argumentsJson: call.argumentsJson.trim() === '' ? '{}' : call.argumentsJson }));
+      .map(([, call]) => ({
+        id: call.id ?? `call_${randomUUID()}`,
+        name: call.name,
+        argumentsJson: call.argumentsJson.trim() === '' ? '{}' : call.argumentsJson,
+      }));
   }
 }

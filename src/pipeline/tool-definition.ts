@@ -6,7 +6,16 @@
 import type { AssistantSnapshot } from './assistant-snapshot.js';
 import type { Source } from './events.js';
 import type { ChatMessage } from './messages.js';
-import type { AssistantRunner, CallStatus, FileReader, Integrations, KnowledgeSearch, QueryRewriter, Requester, RubricReader } from './ports.js';
+import type {
+  AssistantRunner,
+  CallStatus,
+  FileReader,
+  Integrations,
+  KnowledgeSearch,
+  QueryRewriter,
+  Requester,
+  RubricReader,
+} from './ports.js';
 
 export type ToolConfig = Record<string, unknown>;
 

@@ -7,13 +7,26 @@ import type { ConnectorDefinition, ConnectorEvent, ConnectorRequest } from './co
 import type { PipelineEvent, StatusEvent, Usage } from './events.js';
 import type { FunctionToolRun, SkippedFunctionTool } from './function-tools.js';
 import { defineTool, type ToolDefinition } from './tool-definition.js';
-import { runToolLoop, UNKNOWN_FUNCTION, type TextCallParser, type TextParserEvent, type ToolLoopLimits, type ToolLoopOutcome } from './tool-loop.js';
+import {
+  runToolLoop,
+  UNKNOWN_FUNCTION,
+  type TextCallParser,
+  type TextParserEvent,
+  type ToolLoopLimits,
+  type ToolLoopOutcome,
+} from './tool-loop.js';
 import { drainGenerator } from '../../test/support/drain-generator.js';
 
 type Script = (request: ConnectorRequest, round: number) => ConnectorEvent[];
 
-const answer = (text: string): ConnectorEvent[] => [{ type: 'text-delta', text }, { type: 'finish', finishReason: 'stop' }];
-const call = (name: string, argumentsJson: string, id = `id_${name}_${Math.random()}`): ConnectorEvent => ({ type: 'tool-call', call: { id, name, argumentsJson } });
+const answer = (text: string): ConnectorEvent[] => [
+  { type: 'text-delta', text },
+  { type: 'finish', finishReason: 'stop' },
+];
+const call = (name: string, argumentsJson: string, id = `id_${name}_${Math.random()}`): ConnectorEvent => ({
+  type: 'tool-call',
+  call: { id, name, argumentsJson },
+});
 const calling = (...events: ConnectorEvent[]): ConnectorEvent[] => [...events, { type: 'finish', finishReason: 'tool_calls' }];
 
 /** Every call the tools below received, with its arguments. */
@@ -30,12 +43,22 @@ const echo = defineTool({
   configSchema: { type: 'object' },
   function: {
     describe: () => ({ name: 'echo', description: 'Echoes.' }),
-    parameters: { type: 'object', minProperties: 1, 'x-display': 'free form', properties: { word: { type: 'string' }, [LONG_KEY]: { type: 'string' }, ...Object.fromEntries(Array.from({ length: 40 }, (_, index) => [`p${index}`, { type: 'number' }])) } },
+    parameters: {
+      type: 'object',
+      minProperties: 1,
+      'x-display': 'free form',
+      properties: {
+        word: { type: 'string' },
+        [LONG_KEY]: { type: 'string' },
+        ...Object.fromEntries(Array.from({ length: 40 }, (_, index) => [`p${index}`, { type: 'number' }])),
+      },
+    },
     async call(argumentsFromModel, context) {
       received.push(argumentsFromModel);
       if (argumentsFromModel.word === 'own-error') throw new AppError('not_found', 'Nothing there.');
       if (argumentsFromModel.word === 'crash') throw new Error('boom');
-      if (argumentsFromModel.word === 'nested') context.callStatus?.emit({ id: `${context.callStatus.id}.1`, tool: 'echo_tool', state: 'running', message: 'nested step' });
+      if (argumentsFromModel.word === 'nested')
+        context.callStatus?.emit({ id: `${context.callStatus.id}.1`, tool: 'echo_tool', state: 'running', message: 'nested step' });
       if (argumentsFromModel.word === 'wait') await new Promise((resolve) => context.signal.addEventListener('abort', resolve));
       if (argumentsFromModel.word === 'sourced') return { content: 'sourced', sources: [{ title: 'a source' }] };
       if (argumentsFromModel.word === 'ten') return { content: '0123456789' };
@@ -73,7 +96,13 @@ async function functionRun(definition: ToolDefinition): Promise<FunctionToolRun>
   };
 }
 
-const LIMITS: ToolLoopLimits = { iterations: 3, callTimeoutMilliseconds: 2_000, totalMilliseconds: 10_000, identicalCallsMaximum: 1, resultCharactersMaximum: 10 };
+const LIMITS: ToolLoopLimits = {
+  iterations: 3,
+  callTimeoutMilliseconds: 2_000,
+  totalMilliseconds: 10_000,
+  identicalCallsMaximum: 1,
+  resultCharactersMaximum: 10,
+};
 
 interface RunOptions {
   limits?: Partial<ToolLoopLimits>;
@@ -100,7 +129,10 @@ async function run(script: Script, options: RunOptions = {}) {
   const loop = runToolLoop({
     connector,
     model: 'test-model',
-    messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hello' }],
+    messages: [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'hello' },
+    ],
     parameters: {},
     provider: { fetch: serverFetch },
     signal: options.signal ?? new AbortController().signal,
@@ -115,18 +147,30 @@ async function run(script: Script, options: RunOptions = {}) {
   });
   const outcome: ToolLoopOutcome = await drainGenerator(loop, events);
   const elapsedMilliseconds = performance.now() - started;
-  const statuses = events.filter((event): event is { type: 'status'; status: StatusEvent } => event.type === 'status').map((event) => event.status);
-  const toolMessages = requests.at(-1)!.messages.filter((message) => message.role === 'tool').map((message) => message.content as string);
+  const statuses = events
+    .filter((event): event is { type: 'status'; status: StatusEvent } => event.type === 'status')
+    .map((event) => event.status);
+  const toolMessages = requests
+    .at(-1)!
+    .messages.filter((message) => message.role === 'tool')
+    .map((message) => message.content as string);
   return { outcome: outcome!, requests, events, statuses, toolMessages, elapsedMilliseconds };
 }
 
 describe('identical calls', () => {
   it.each([
     ['nested keys in another order', '{"word":"a","p1":1,"p2":2,"p3":3}', '{"p3":3,"p1":1,"word":"a","p2":2}'],
-    ['keys in another order inside arrays and objects', '{"word":"a","p1":1,"nested":{"z":[{"b":1,"a":2,"c":3}],"y":null}}', '{"nested":{"y":null,"z":[{"c":3,"a":2,"b":1}]},"p1":1,"word":"a"}'],
+    [
+      'keys in another order inside arrays and objects',
+      '{"word":"a","p1":1,"nested":{"z":[{"b":1,"a":2,"c":3}],"y":null}}',
+      '{"nested":{"y":null,"z":[{"c":3,"a":2,"b":1}]},"p1":1,"word":"a"}',
+    ],
   ])('counts calls with %s as the same call', async (_description, first, second) => {
     const result = await run((_, round) => (round === 1 ? calling(call('echo', first), call('echo', second)) : answer('done')));
-    expect(result.toolMessages).toEqual(['ok', 'Error: refused: this exact call (same function, same arguments) already ran 1 time in this request; use its earlier result']);
+    expect(result.toolMessages).toEqual([
+      'ok',
+      'Error: refused: this exact call (same function, same arguments) already ran 1 time in this request; use its earlier result',
+    ]);
     expect(result.outcome.calls[1]!.error).toBe('refused: identical call limit');
   });
 
@@ -134,7 +178,11 @@ describe('identical calls', () => {
     ['different numbers', '{"p1":1}', '{"p1":2}'],
     ['arrays whose joined digits agree', '{"word":"x","n":[1,23]}', '{"word":"x","n":[12,3]}'],
     ['an array and an object with index keys', '{"word":"x","n":[1,2]}', '{"word":"x","n":{"0":1,"1":2}}'],
-    ['values that differ only in an object’s second entry', '{"word":"x","n":{"a":"1","b":"2"}}', '{"word":"x","n":{"a":"1,\\"b\\":\\"2"}}'],
+    [
+      'values that differ only in an object’s second entry',
+      '{"word":"x","n":{"a":"1","b":"2"}}',
+      '{"word":"x","n":{"a":"1,\\"b\\":\\"2"}}',
+    ],
     ['arrays in another order', '{"word":"x","n":[1,2]}', '{"word":"x","n":[2,1]}'],
   ])('runs calls with %s as different calls', async (_description, first, second) => {
     received.length = 0;
@@ -144,13 +192,19 @@ describe('identical calls', () => {
   });
 
   it('counts per function: the same arguments to two functions are two calls, three distinct calls all run', async () => {
-    const result = await run((_, round) => (round === 1 ? calling(call('echo', '{"word":"a"}'), call('bare', '{"word":"a"}'), call('echo', '{"word":"b"}')) : answer('done')));
+    const result = await run((_, round) =>
+      round === 1 ? calling(call('echo', '{"word":"a"}'), call('bare', '{"word":"a"}'), call('echo', '{"word":"b"}')) : answer('done'),
+    );
     expect(result.toolMessages).toEqual(['ok', 'bare ok', 'ok']);
   });
 
   it('says "times" when the limit is more than one', async () => {
-    const result = await run((_, round) => (round <= 3 ? calling(call('echo', '{"word":"same"}')) : answer('done')), { limits: { identicalCallsMaximum: 2 } });
-    expect(result.toolMessages.at(-1)).toBe('Error: refused: this exact call (same function, same arguments) already ran 2 times in this request; use its earlier result');
+    const result = await run((_, round) => (round <= 3 ? calling(call('echo', '{"word":"same"}')) : answer('done')), {
+      limits: { identicalCallsMaximum: 2 },
+    });
+    expect(result.toolMessages.at(-1)).toBe(
+      'Error: refused: this exact call (same function, same arguments) already ran 2 times in this request; use its earlier result',
+    );
   });
 });
 
@@ -167,8 +221,14 @@ describe('arguments the loop cannot use', () => {
   });
 
   it('names broken JSON and schema mismatches by kind in the trace, and a problem of the whole object as "(arguments)" to the model', async () => {
-    const result = await run((_, round) => (round === 1 ? calling(call('echo', '{"word":'), call('echo', '{}'), call('echo', '{"word":1}')) : answer('done')));
-    expect(result.outcome.calls.map((step) => step.error)).toEqual(['invalid arguments: not valid JSON', 'invalid arguments: they do not match the schema', 'invalid arguments: they do not match the schema']);
+    const result = await run((_, round) =>
+      round === 1 ? calling(call('echo', '{"word":'), call('echo', '{}'), call('echo', '{"word":1}')) : answer('done'),
+    );
+    expect(result.outcome.calls.map((step) => step.error)).toEqual([
+      'invalid arguments: not valid JSON',
+      'invalid arguments: they do not match the schema',
+      'invalid arguments: they do not match the schema',
+    ]);
     expect(result.toolMessages[1]).toBe('Error: invalid arguments: "(arguments)" must NOT have fewer than 1 properties');
     expect(result.toolMessages[2]).toBe('Error: invalid arguments: "word" must be string');
   });
@@ -191,7 +251,12 @@ describe('what the trace keeps of a call', () => {
     const result = await run((_, round) => (round === 1 ? calling(call('echo', JSON.stringify(argumentsObject))) : answer('done')));
     const step = result.outcome.calls[0]!;
     expect(step.argumentKeys).toHaveLength(32);
-    expect(step.argumentKeys).toEqual([LONG_KEY.slice(0, 64), ...Object.keys(declared).sort()].sort().slice(0, 32).map((key) => key.slice(0, 64)));
+    expect(step.argumentKeys).toEqual(
+      [LONG_KEY.slice(0, 64), ...Object.keys(declared).sort()]
+        .sort()
+        .slice(0, 32)
+        .map((key) => key.slice(0, 64)),
+    );
     expect(step.argumentKeys).toContain(LONG_KEY.slice(0, 64));
     expect(step.otherArgumentKeys).toBe(Object.keys(argumentsObject).length - 32);
   });
@@ -203,15 +268,23 @@ describe('what the trace keeps of a call', () => {
   });
 
   it('names failures by kind: our own error by code, a crash as "failed", a timeout by its limit', async () => {
-    const result = await run((_, round) => (round === 1 ? calling(call('echo', '{"word":"own-error"}'), call('echo', '{"word":"crash"}'), call('echo', '{"word":"wait"}')) : answer('done')), {
-      limits: { callTimeoutMilliseconds: 50 },
-    });
+    const result = await run(
+      (_, round) =>
+        round === 1
+          ? calling(call('echo', '{"word":"own-error"}'), call('echo', '{"word":"crash"}'), call('echo', '{"word":"wait"}'))
+          : answer('done'),
+      {
+        limits: { callTimeoutMilliseconds: 50 },
+      },
+    );
     expect(result.outcome.calls.map((step) => step.error)).toEqual(['failed (not_found)', 'failed', 'timed out after 50 ms']);
     expect(result.toolMessages).toEqual(['Error: Nothing there.', 'Error: failed (Error)', 'Error: timed out after 50 ms']);
   });
 
   it('records a duration no longer than the whole run, and the result size and source count', async () => {
-    const result = await run((_, round) => (round === 1 ? calling(call('echo', '{"word":"sourced"}'), call('echo', '{"word":"plain"}')) : answer('done')));
+    const result = await run((_, round) =>
+      round === 1 ? calling(call('echo', '{"word":"sourced"}'), call('echo', '{"word":"plain"}')) : answer('done'),
+    );
     const [sourced, plain] = result.outcome.calls;
     expect(sourced).toMatchObject({ resultCharacters: 'sourced'.length, sourceCount: 1 });
     expect(plain).toMatchObject({ resultCharacters: 2, sourceCount: 0 });
@@ -225,9 +298,17 @@ describe('what the trace keeps of a call', () => {
 
 describe('functions the model may not call', () => {
   it('tells a configured but unavailable function from an unknown one, in the result, the trace and the status', async () => {
-    const unavailable: SkippedFunctionTool[] = [{ toolName: 'moodle_courses', functionName: 'list_courses', reason: 'Moodle is not configured for this organization' }];
-    const result = await run((_, round) => (round === 1 ? calling(call('list_courses', '{}'), call('made_up_by_the_learner', '{}')) : answer('done')), { unavailable });
-    expect(result.toolMessages).toEqual(['Error: "list_courses" is not available: Moodle is not configured for this organization', 'Error: unknown tool "made_up_by_the_learner"; the available tools are: echo, bare']);
+    const unavailable: SkippedFunctionTool[] = [
+      { toolName: 'moodle_courses', functionName: 'list_courses', reason: 'Moodle is not configured for this organization' },
+    ];
+    const result = await run(
+      (_, round) => (round === 1 ? calling(call('list_courses', '{}'), call('made_up_by_the_learner', '{}')) : answer('done')),
+      { unavailable },
+    );
+    expect(result.toolMessages).toEqual([
+      'Error: "list_courses" is not available: Moodle is not configured for this organization',
+      'Error: unknown tool "made_up_by_the_learner"; the available tools are: echo, bare',
+    ]);
     expect(result.outcome.calls.map((step) => [step.function, step.error])).toEqual([
       ['list_courses', 'not available'],
       [UNKNOWN_FUNCTION, 'unknown function'],
@@ -258,20 +339,35 @@ describe('results', () => {
 describe('the conversation', () => {
   it('sends the input messages first, then the assistant turn with content null when the model only called, then the results', async () => {
     const result = await run((_, round) => (round === 1 ? calling(call('echo', '{"word":"a"}', 'call_1')) : answer('done')));
-    expect(result.requests[0]!.messages).toEqual([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hello' }]);
+    expect(result.requests[0]!.messages).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'hello' },
+    ]);
     expect(result.requests[1]!.messages.slice(2)).toEqual([
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'echo', arguments: '{"word":"a"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'echo', arguments: '{"word":"a"}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_1', content: 'ok' },
     ]);
   });
 
   it('keeps the words before a call as the assistant turn’s content', async () => {
-    const result = await run((_, round) => (round === 1 ? calling({ type: 'text-delta', text: 'Let me ' }, { type: 'text-delta', text: 'look.' }, call('echo', '{"word":"a"}')) : answer('done')));
+    const result = await run((_, round) =>
+      round === 1
+        ? calling({ type: 'text-delta', text: 'Let me ' }, { type: 'text-delta', text: 'look.' }, call('echo', '{"word":"a"}'))
+        : answer('done'),
+    );
     expect(result.requests[1]!.messages[2]).toMatchObject({ role: 'assistant', content: 'Let me look.' });
   });
 
   it('passes on the finish reason of the answer, and reasoning as it comes', async () => {
-    const result = await run(() => [{ type: 'reasoning-delta', text: 'thinking' }, { type: 'text-delta', text: 'cut' }, { type: 'finish', finishReason: 'length' }]);
+    const result = await run(() => [
+      { type: 'reasoning-delta', text: 'thinking' },
+      { type: 'text-delta', text: 'cut' },
+      { type: 'finish', finishReason: 'length' },
+    ]);
     expect(result.outcome.finishReason).toBe('length');
     expect(result.events).toEqual([
       { type: 'reasoning-delta', text: 'thinking' },
@@ -280,8 +376,12 @@ describe('the conversation', () => {
   });
 
   it('adds up the usage of every round and reports each as it arrives, with or without a listener', async () => {
-    const usage = (total: number): ConnectorEvent => ({ type: 'usage', usage: { prompt_tokens: total - 1, completion_tokens: 1, total_tokens: total } });
-    const script: Script = (_, round) => (round === 1 ? [usage(10), ...calling(call('echo', '{"word":"a"}'))] : [usage(20), ...answer('done')]);
+    const usage = (total: number): ConnectorEvent => ({
+      type: 'usage',
+      usage: { prompt_tokens: total - 1, completion_tokens: 1, total_tokens: total },
+    });
+    const script: Script = (_, round) =>
+      round === 1 ? [usage(10), ...calling(call('echo', '{"word":"a"}'))] : [usage(20), ...answer('done')];
     const heard: Usage[] = [];
     const listened = await run(script, { usageReceived: (reported) => heard.push(reported) });
     expect(listened.outcome.usage).toEqual({ prompt_tokens: 28, completion_tokens: 2, total_tokens: 30 });
@@ -308,7 +408,14 @@ describe('calls written as text', () => {
   it('runs a call the parser reads, with an id of its own, and keeps the parsed text and reasoning', async () => {
     const result = await run(
       (_, round) =>
-        round === 1 ? [{ type: 'text-delta', text: 'THINK hmm' }, { type: 'text-delta', text: 'Checking. ' }, { type: 'text-delta', text: 'CALL echo {"word":"a"}' }, { type: 'finish', finishReason: 'stop' }] : answer('done'),
+        round === 1
+          ? [
+              { type: 'text-delta', text: 'THINK hmm' },
+              { type: 'text-delta', text: 'Checking. ' },
+              { type: 'text-delta', text: 'CALL echo {"word":"a"}' },
+              { type: 'finish', finishReason: 'stop' },
+            ]
+          : answer('done'),
       { createTextParser: textParser },
     );
     expect(result.events.filter((event) => event.type !== 'status')).toEqual([

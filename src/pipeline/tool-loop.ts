@@ -37,9 +37,7 @@ export interface ToolLoopLimits {
 
 /** What the text parser emits (src/text-tool-calls): answer text, reasoning, or a call. */
 export type TextParserEvent =
-  | { type: 'text'; text: string }
-  | { type: 'reasoning'; text: string }
-  | { type: 'tool-call'; name: string; argumentsJson: string };
+  { type: 'text'; text: string } | { type: 'reasoning'; text: string } | { type: 'tool-call'; name: string; argumentsJson: string };
 
 export interface TextCallParser {
   push(delta: string): TextParserEvent[];
@@ -135,7 +133,10 @@ class CallRefused extends Error {
 }
 
 /** The argument keys the function's schema declares, bounded; the rest are only counted. */
-function traceKeys(argumentsObject: Record<string, unknown>, parameters: Record<string, unknown>): Pick<ToolCallStep, 'argumentKeys' | 'otherArgumentKeys'> {
+function traceKeys(
+  argumentsObject: Record<string, unknown>,
+  parameters: Record<string, unknown>,
+): Pick<ToolCallStep, 'argumentKeys' | 'otherArgumentKeys'> {
   const properties = parameters.properties;
   const declared = properties !== null && typeof properties === 'object' ? new Set(Object.keys(properties)) : new Set<string>();
   const keys = Object.keys(argumentsObject);
@@ -159,9 +160,13 @@ function readArguments(call: ModelToolCall, run: FunctionToolRun): Record<string
   try {
     parsed = JSON.parse(call.argumentsJson);
   } catch (error) {
-    throw new CallRefused(`invalid arguments: not valid JSON (${error instanceof Error ? error.message : 'unreadable'})`, 'invalid arguments: not valid JSON');
+    throw new CallRefused(
+      `invalid arguments: not valid JSON (${error instanceof Error ? error.message : 'unreadable'})`,
+      'invalid arguments: not valid JSON',
+    );
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new CallRefused('invalid arguments: expected a JSON object', 'invalid arguments: not a JSON object');
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new CallRefused('invalid arguments: expected a JSON object', 'invalid arguments: not a JSON object');
   const validate = validatorFor(run.specification.parameters);
   if (!validate(parsed)) {
     const problems = (validate.errors ?? []).map((error) => describeAjvError(error, '(arguments)').message);
@@ -222,17 +227,34 @@ class CallRunner {
     const label = run?.statusLabel ?? 'calling an unknown function';
     const statusTool = run?.toolName ?? UNKNOWN_FUNCTION;
     emitStatus({ id: statusId, tool: statusTool, state: 'running', message: label });
-    const step: ToolCallStep = { round, function: run?.functionName ?? this.skippedName(call.name) ?? UNKNOWN_FUNCTION, ...(run && { tool: run.toolName }), argumentKeys: [], durationMilliseconds: 0, resultCharacters: 0, sourceCount: 0 };
+    const step: ToolCallStep = {
+      round,
+      function: run?.functionName ?? this.skippedName(call.name) ?? UNKNOWN_FUNCTION,
+      ...(run && { tool: run.toolName }),
+      argumentKeys: [],
+      durationMilliseconds: 0,
+      resultCharacters: 0,
+      sourceCount: 0,
+    };
     let content: string;
     let sources: Source[] = [];
     try {
-      if (run === undefined) throw new CallRefused(this.unknownToolReason(call.name), this.skippedName(call.name) === undefined ? 'unknown function' : 'not available');
+      if (run === undefined)
+        throw new CallRefused(
+          this.unknownToolReason(call.name),
+          this.skippedName(call.name) === undefined ? 'unknown function' : 'not available',
+        );
       const argumentsObject = readArguments(call, run);
       Object.assign(step, traceKeys(argumentsObject, run.specification.parameters));
       this.countCall(run.functionName, argumentsObject);
       const output = requireValidOutput(
         await callWithinTimeout(
-          (signal) => run.definition.function.call(argumentsObject, { ...this.input.toolContext, signal, callStatus: { id: statusId, emit: emitStatus } }, run.config),
+          (signal) =>
+            run.definition.function.call(
+              argumentsObject,
+              { ...this.input.toolContext, signal, callStatus: { id: statusId, emit: emitStatus } },
+              run.config,
+            ),
           this.input.toolContext.signal,
           this.input.limits.callTimeoutMilliseconds,
         ),
@@ -262,7 +284,12 @@ interface RoundResult {
 }
 
 /** One model call, streaming its text (through the text parser when there is one) and collecting its calls. */
-async function* modelRound(input: ToolLoopInput, messages: readonly ChatMessage[], offer: boolean, signal: AbortSignal): AsyncGenerator<PipelineEvent, RoundResult> {
+async function* modelRound(
+  input: ToolLoopInput,
+  messages: readonly ChatMessage[],
+  offer: boolean,
+  signal: AbortSignal,
+): AsyncGenerator<PipelineEvent, RoundResult> {
   const parser = offer ? input.createTextParser?.() : undefined;
   const result: RoundResult = { text: '', calls: [], finishReason: 'stop', usage: NO_USAGE };
   const fromParser = function* (events: TextParserEvent[]): Generator<PipelineEvent> {
@@ -297,8 +324,7 @@ async function* modelRound(input: ToolLoopInput, messages: readonly ChatMessage[
     } else if (event.type === 'usage') {
       result.usage = addUsage(result.usage, event.usage);
       input.usageReceived?.(event.usage);
-    }
-    else if (event.type === 'finish') {
+    } else if (event.type === 'finish') {
       finished = true;
       result.finishReason = event.finishReason;
     }
@@ -313,7 +339,9 @@ async function* modelRound(input: ToolLoopInput, messages: readonly ChatMessage[
 /** Runs a round's calls at once, streaming their status events as they happen; results keep the calls' order. */
 async function* runCalls(runner: CallRunner, calls: readonly ModelToolCall[], round: number): AsyncGenerator<PipelineEvent, CallResult[]> {
   const channel = new EventChannel<PipelineEvent>();
-  const work = Promise.all(calls.map((call) => runner.run(call, round, (status) => channel.push({ type: 'status', status })))).finally(() => channel.close());
+  const work = Promise.all(calls.map((call) => runner.run(call, round, (status) => channel.push({ type: 'status', status })))).finally(() =>
+    channel.close(),
+  );
   yield* channel;
   return work;
 }
@@ -339,7 +367,11 @@ export async function* runToolLoop(input: ToolLoopInput): AsyncGenerator<Pipelin
       messages.push({
         role: 'assistant',
         content: round.text === '' ? null : round.text,
-        tool_calls: round.calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.argumentsJson } })),
+        tool_calls: round.calls.map((call) => ({
+          id: call.id,
+          type: 'function',
+          function: { name: call.name, arguments: call.argumentsJson },
+        })),
       });
       const results = yield* runCalls(runner, round.calls, outcome.rounds);
       for (const result of results) {
@@ -349,7 +381,8 @@ export async function* runToolLoop(input: ToolLoopInput): AsyncGenerator<Pipelin
       }
     }
   } catch (error) {
-    if (deadline.expired) throw new AppError('upstream_timeout', `The assistant's tool loop did not finish within ${input.limits.totalMilliseconds} ms.`);
+    if (deadline.expired)
+      throw new AppError('upstream_timeout', `The assistant's tool loop did not finish within ${input.limits.totalMilliseconds} ms.`);
     throw error;
   } finally {
     deadline.clear();

@@ -13,9 +13,13 @@ export interface UpstreamCall {
 export function upstreamStatusError(status: number, call: UpstreamCall = { keySent: true }): AppError {
   if (status === 429) return new AppError('upstream_rate_limited');
   if ((status === 401 || status === 403) && !call.keySent) {
-    return new AppError('upstream_error', `The model provider requires an API key, and none is set for its URL (HTTP ${status}); an organization that sets its own base URL must set its own API key.`);
+    return new AppError(
+      'upstream_error',
+      `The model provider requires an API key, and none is set for its URL (HTTP ${status}); an organization that sets its own base URL must set its own API key.`,
+    );
   }
-  if (status === 401 || status === 403) return new AppError('upstream_error', `The model provider refused Merino's credentials (HTTP ${status}).`);
+  if (status === 401 || status === 403)
+    return new AppError('upstream_error', `The model provider refused Merino's credentials (HTTP ${status}).`);
   if (status === 404) return new AppError('upstream_rejected', 'The model provider does not know this model (HTTP 404).');
   if (status >= 400 && status < 500) return new AppError('upstream_rejected', `The model provider rejected the request (HTTP ${status}).`);
   return new AppError('upstream_error', `The model provider failed to answer (HTTP ${status}).`);
@@ -23,7 +27,8 @@ export function upstreamStatusError(status: number, call: UpstreamCall = { keySe
 
 /** Which signal ended the call decides the story: the client left, or the provider was too slow. */
 export function upstreamAbortError(clientSignal: AbortSignal, timeoutMilliseconds: number): Error {
-  if (clientSignal.aborted) return clientSignal.reason instanceof Error ? clientSignal.reason : new DOMException('The client went away.', 'AbortError');
+  if (clientSignal.aborted)
+    return clientSignal.reason instanceof Error ? clientSignal.reason : new DOMException('The client went away.', 'AbortError');
   return new AppError('upstream_timeout', `The model provider did not answer within ${timeoutMilliseconds} ms.`);
 }
 

@@ -64,7 +64,13 @@ describe('simple_augment', () => {
 
   it('uses LAMB’s default context template when there is context but no template', () => {
     const text = lastText(
-      processor('simple_augment').process({ assistant: assistant(''), messages: question, values: { context: 'CONTEXT TEXT' }, knownPlaceholders: registries.tools.placeholders(), sources: [] }),
+      processor('simple_augment').process({
+        assistant: assistant(''),
+        messages: question,
+        values: { context: 'CONTEXT TEXT' },
+        knownPlaceholders: registries.tools.placeholders(),
+        sources: [],
+      }),
     );
     expect(text).toContain(framed('CONTEXT TEXT'));
     expect(text).toContain(framed('the question'));
@@ -72,7 +78,13 @@ describe('simple_augment', () => {
   });
 
   it('sends the original question when there is no template and only placeholders other than {context} have output', () => {
-    const messages = processor('simple_augment').process({ assistant: assistant(''), messages: question, values: { file: 'FILE TEXT' }, knownPlaceholders: registries.tools.placeholders(), sources: [] });
+    const messages = processor('simple_augment').process({
+      assistant: assistant(''),
+      messages: question,
+      values: { file: 'FILE TEXT' },
+      knownPlaceholders: registries.tools.placeholders(),
+      sources: [],
+    });
     expect(messages).toEqual(question);
   });
 });
@@ -83,7 +95,9 @@ describe('multi_augment', () => {
     const declared = [...known].sort();
     const template = `${declared.map((name) => `${name}=[{${name}}]`).join(' ')} U=[{user_input}] X=[{unknown}] S=[{ context }]`;
     const values = Object.fromEntries(declared.map((name) => [name, name === 'context' ? 'CONTEXT TEXT' : `VALUE OF ${name}`]));
-    const text = lastText(processor('multi_augment').process({ assistant: assistant(template), messages: question, values, knownPlaceholders: known, sources }));
+    const text = lastText(
+      processor('multi_augment').process({ assistant: assistant(template), messages: question, values, knownPlaceholders: known, sources }),
+    );
 
     const expected = `${declared.map((name) => `${name}=[${name === 'context' ? contextWithSources : framed(`VALUE OF ${name}`)}]`).join(' ')} U=[${framed('the question')}] X=[{unknown}] S=[{ context }]`;
     expect(text).toBe(expected);
@@ -92,7 +106,13 @@ describe('multi_augment', () => {
 
   it('empties declared placeholders no tool wrote', () => {
     const text = lastText(
-      processor('multi_augment').process({ assistant: assistant('A{file}B{context}C{user_input}'), messages: question, values: {}, knownPlaceholders: registries.tools.placeholders(), sources: [] }),
+      processor('multi_augment').process({
+        assistant: assistant('A{file}B{context}C{user_input}'),
+        messages: question,
+        values: {},
+        knownPlaceholders: registries.tools.placeholders(),
+        sources: [],
+      }),
     );
     expect(text).toBe(`ABC${framed('the question')}`);
   });
@@ -114,7 +134,13 @@ describe('multi_augment', () => {
   });
 
   it('sends the original question when there is no template and no tool output', () => {
-    const messages = processor('multi_augment').process({ assistant: assistant(''), messages: question, values: { file: '' }, knownPlaceholders: registries.tools.placeholders(), sources: [] });
+    const messages = processor('multi_augment').process({
+      assistant: assistant(''),
+      messages: question,
+      values: { file: '' },
+      knownPlaceholders: registries.tools.placeholders(),
+      sources: [],
+    });
     expect(messages).toEqual(question);
   });
 });

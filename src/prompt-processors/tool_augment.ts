@@ -29,7 +29,8 @@ export default definePromptProcessor({
     if (functions.length === 0) return messages;
     const guidance = instructions(functions);
     const [first, ...rest] = messages;
-    if (first?.role === 'system' && typeof first.content === 'string') return [{ ...first, content: `${first.content}\n\n${guidance}` }, ...rest];
+    if (first?.role === 'system' && typeof first.content === 'string')
+      return [{ ...first, content: `${first.content}\n\n${guidance}` }, ...rest];
     return [{ role: 'system', content: guidance }, ...messages];
   },
 });

@@ -79,7 +79,12 @@ describe('reading LAMB rubric JSON', () => {
     const document = completeRubric(readRubricDraft(essayRubric(), { strict: true }), TIMESTAMPS);
     expect(document.rubricId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(document.criteria.map((criterion) => criterion.id)).toEqual(['criterion-1', 'criterion-2']);
-    expect(document.criteria[1]!.levels.map((level) => level.id)).toEqual(['criterion-2-level-1', 'criterion-2-level-2', 'criterion-2-level-3', 'criterion-2-level-4']);
+    expect(document.criteria[1]!.levels.map((level) => level.id)).toEqual([
+      'criterion-2-level-1',
+      'criterion-2-level-2',
+      'criterion-2-level-3',
+      'criterion-2-level-4',
+    ]);
   });
 
   it('keeps the ids a client chose and never generates one that collides with them', () => {
@@ -89,7 +94,12 @@ describe('reading LAMB rubric JSON', () => {
     (criteria[0]!.levels as Array<Record<string, unknown>>)[1]!.id = 'criterion-1-2-level-1';
     const document = complete(input);
     expect(document.criteria.map((criterion) => criterion.id)).toEqual(['criterion-1-2', 'criterion-1']);
-    expect(document.criteria[0]!.levels.map((level) => level.id)).toEqual(['criterion-1-2-level-1-2', 'criterion-1-2-level-1', 'criterion-1-2-level-3', 'criterion-1-2-level-4']);
+    expect(document.criteria[0]!.levels.map((level) => level.id)).toEqual([
+      'criterion-1-2-level-1-2',
+      'criterion-1-2-level-1',
+      'criterion-1-2-level-3',
+      'criterion-1-2-level-4',
+    ]);
   });
 
   it('treats null and empty ids as missing, as LAMB does', () => {
@@ -132,8 +142,26 @@ describe("refusing what breaks LAMB's rules", () => {
       title: '',
       criteria: [
         { name: 'Only level', description: 'x', weight: -1, order: 1.5, levels: [{ score: 'high', label: 'A', description: 'a' }] },
-        { id: 'c', name: 'B', description: 'b', weight: 1, levels: [{ id: 'l', score: 1, label: 'A', description: 'a' }, { id: 'l', score: 2, label: 'B', description: 'b' }] },
-        { id: 'c', name: 'C', description: 'c', weight: 1, levels: [{ score: 1, label: 'A', description: 'a' }, { score: 2, label: 'B', description: 'b' }] },
+        {
+          id: 'c',
+          name: 'B',
+          description: 'b',
+          weight: 1,
+          levels: [
+            { id: 'l', score: 1, label: 'A', description: 'a' },
+            { id: 'l', score: 2, label: 'B', description: 'b' },
+          ],
+        },
+        {
+          id: 'c',
+          name: 'C',
+          description: 'c',
+          weight: 1,
+          levels: [
+            { score: 1, label: 'A', description: 'a' },
+            { score: 2, label: 'B', description: 'b' },
+          ],
+        },
       ],
       scoringType: 'letter-grades',
       maxScore: 0,
@@ -164,13 +192,33 @@ describe("refusing what breaks LAMB's rules", () => {
     ['a missing title', { title: undefined }, 'title', '"title" is required.'],
     ['no criteria', { criteria: [] }, 'criteria', '"criteria" must hold at least one criterion.'],
     ['criteria that are not an array', { criteria: { name: 'x' } }, 'criteria', '"criteria" must be an array of criteria, not an object.'],
-    ['a criterion that is not an object', { criteria: ['Thesis'] }, 'criteria[0]', '"criteria[0]" must be an object (a criterion), not a string.'],
-    ['a missing scoringType', { scoringType: undefined }, 'scoringType', '"scoringType" is required: one of points, percentage, holistic, single-point, checklist.'],
+    [
+      'a criterion that is not an object',
+      { criteria: ['Thesis'] },
+      'criteria[0]',
+      '"criteria[0]" must be an object (a criterion), not a string.',
+    ],
+    [
+      'a missing scoringType',
+      { scoringType: undefined },
+      'scoringType',
+      '"scoringType" is required: one of points, percentage, holistic, single-point, checklist.',
+    ],
     ['a maxScore given as text', { maxScore: '10' }, 'maxScore', '"maxScore" must be a number, not a string.'],
-    ['a rubricId shorter than 10 characters', { rubricId: 'short' }, 'rubricId', '"rubricId" must be 10 to 200 letters, digits or the characters . _ : ~ - (leave it out and the server generates one).'],
+    [
+      'a rubricId shorter than 10 characters',
+      { rubricId: 'short' },
+      'rubricId',
+      '"rubricId" must be 10 to 200 letters, digits or the characters . _ : ~ - (leave it out and the server generates one).',
+    ],
     ['a rubricId with a slash', { rubricId: 'essay/rubric/2025' }, 'rubricId', undefined],
     ['metadata that is not an object', { metadata: 'English' }, 'metadata', '"metadata" must be an object, not a string.'],
-    ['a description over 2,000 characters', { description: 'x'.repeat(2_001) }, 'description', '"description" must be at most 2000 characters long.'],
+    [
+      'a description over 2,000 characters',
+      { description: 'x'.repeat(2_001) },
+      'description',
+      '"description" must be at most 2000 characters long.',
+    ],
   ])('refuses %s', (_name, change, path, message) => {
     const input: Record<string, unknown> = { ...essayRubric(), ...change };
     for (const [key, value] of Object.entries(change)) if (value === undefined) delete input[key];
@@ -215,9 +263,15 @@ describe("refusing what breaks LAMB's rules", () => {
 describe('the markdown export', () => {
   it('shows the header facts and one table with a column per shared level, highest score first', () => {
     const markdown = rubricToMarkdown(complete(essayRubric()));
-    expect(markdown.startsWith('# Essay writing\n\nArgumentative essays, grade 10\n\n**Subject:** English  \n**Grade level:** 10  \n**Scoring type:** points  \n**Maximum score:** 10\n')).toBe(true);
+    expect(
+      markdown.startsWith(
+        '# Essay writing\n\nArgumentative essays, grade 10\n\n**Subject:** English  \n**Grade level:** 10  \n**Scoring type:** points  \n**Maximum score:** 10\n',
+      ),
+    ).toBe(true);
     expect(markdown).toContain('| Criterion | Exemplary (4) | Proficient (3) | Developing (2) | Beginning (1) |');
-    expect(markdown).toContain('| **Thesis** (weight 60) | The thesis is clear and compelling | The thesis is clear | The thesis is partly clear | The thesis is missing or unclear |');
+    expect(markdown).toContain(
+      '| **Thesis** (weight 60) | The thesis is clear and compelling | The thesis is clear | The thesis is partly clear | The thesis is missing or unclear |',
+    );
     expect(markdown).toContain('**Evidence**: Support for the argument');
     expect(markdown).toContain('*Created: 2025-03-01*');
     expect(markdown).toContain('*Last modified: 2025-03-02*');
@@ -231,7 +285,9 @@ describe('the markdown export', () => {
       { score: 2, label: 'Present', description: 'Sources cited' },
     ];
     const markdown = rubricToMarkdown(complete(input));
-    expect(markdown).toContain('### Evidence (weight 40)\n\nSupport for the argument\n\n| Level | Score | Description |\n| --- | --- | --- |\n| Present | 2 | Sources cited |\n| Absent | 0 | No sources \\| none<br>cited |');
+    expect(markdown).toContain(
+      '### Evidence (weight 40)\n\nSupport for the argument\n\n| Level | Score | Description |\n| --- | --- | --- |\n| Present | 2 | Sources cited |\n| Absent | 0 | No sources \\| none<br>cited |',
+    );
     expect(markdown).not.toContain('| Criterion |');
   });
 
@@ -259,9 +315,13 @@ describe('the evaluation document for the model', () => {
       '## Expected output format',
     ]);
     expect(markdown).toContain('Scoring type: points. Maximum score: 10.');
-    expect(markdown).toContain('final score = (sum over all criteria of weight × (chosen level score ÷ highest level score of the criterion)) ÷ 100 × 10');
+    expect(markdown).toContain(
+      'final score = (sum over all criteria of weight × (chosen level score ÷ highest level score of the criterion)) ÷ 100 × 10',
+    );
     expect(markdown).toContain('| 1 | Thesis | 60 | 60% | 1–4 |');
-    expect(markdown).toContain('| Exemplary | 4 | The evidence is clear and compelling |\n| Proficient | 3 | The evidence is clear |\n| Developing | 2 | The evidence is partly clear |\n| Beginning | 1 | The evidence is missing or unclear |');
+    expect(markdown).toContain(
+      '| Exemplary | 4 | The evidence is clear and compelling |\n| Proficient | 3 | The evidence is clear |\n| Developing | 2 | The evidence is partly clear |\n| Beginning | 1 | The evidence is missing or unclear |',
+    );
     expect(markdown).toContain('Then the final score out of 10, with the calculation shown.');
   });
 
@@ -279,7 +339,9 @@ describe('the evaluation document for the model', () => {
     expect(Object.keys(parsed)).toEqual(['evaluation_instructions', 'rubric']);
     expect(parsed.rubric).toEqual(rubric);
     expect(parsed.evaluation_instructions.weighted_formula).toContain('÷ 100 × 100');
-    expect(parsed.evaluation_instructions.scoring).toContain('Report the final score as a percentage of the maximum score as well as in points.');
+    expect(parsed.evaluation_instructions.scoring).toContain(
+      'Report the final score as a percentage of the maximum score as well as in points.',
+    );
     expect(parsed.evaluation_instructions.criteria_overview).toEqual([
       { criterion_id: 'criterion-1', name: 'Thesis', weight: 60, share_percent: 60, score_range: [1, 4] },
       { criterion_id: 'criterion-2', name: 'Evidence', weight: 40, share_percent: 40, score_range: [1, 4] },

@@ -144,7 +144,13 @@ function child(path: string, key: string | number): string {
   return path === '' ? key : `${path}.${key}`;
 }
 
-function readText(problems: Problems, object: JsonObject, path: string, key: string, options: { required: boolean; maxLength: number; nonEmpty: boolean }): string | undefined {
+function readText(
+  problems: Problems,
+  object: JsonObject,
+  path: string,
+  key: string,
+  options: { required: boolean; maxLength: number; nonEmpty: boolean },
+): string | undefined {
   const value = object[key];
   const where = child(path, key);
   if (value === undefined) {
@@ -166,7 +172,13 @@ function readText(problems: Problems, object: JsonObject, path: string, key: str
   return value;
 }
 
-function readNumber(problems: Problems, object: JsonObject, path: string, key: string, rule: { minimum?: number; positive?: boolean }): number | undefined {
+function readNumber(
+  problems: Problems,
+  object: JsonObject,
+  path: string,
+  key: string,
+  rule: { minimum?: number; positive?: boolean },
+): number | undefined {
   const value = object[key];
   const where = child(path, key);
   if (value === undefined) {
@@ -229,25 +241,33 @@ function readMetadata(problems: Problems, value: unknown): Record<string, unknow
   }
   for (const key of ['subject', 'gradeLevel'] as const) {
     const field = value[key];
-    if (field !== undefined && field !== null && typeof field !== 'string') problems.add(child('metadata', key), `must be a string or null, not ${describeType(field)}.`);
+    if (field !== undefined && field !== null && typeof field !== 'string')
+      problems.add(child('metadata', key), `must be a string or null, not ${describeType(field)}.`);
   }
   for (const key of ['author', 'version'] as const) {
     const field = value[key];
-    if (field !== undefined && typeof field !== 'string') problems.add(child('metadata', key), `must be a string, not ${describeType(field)}.`);
+    if (field !== undefined && typeof field !== 'string')
+      problems.add(child('metadata', key), `must be a string, not ${describeType(field)}.`);
   }
   const tags = value.tags;
   if (tags !== undefined) {
     if (!Array.isArray(tags)) problems.add('metadata.tags', `must be an array of strings, not ${describeType(tags)}.`);
-    else tags.forEach((tag, index) => {
-      if (typeof tag !== 'string') problems.add(`metadata.tags[${index}]`, `must be a string, not ${describeType(tag)}.`);
-    });
+    else
+      tags.forEach((tag, index) => {
+        if (typeof tag !== 'string') problems.add(`metadata.tags[${index}]`, `must be a string, not ${describeType(tag)}.`);
+      });
   }
   // The server keeps the timestamps; whatever a client sent for them is replaced.
   const { createdAt: _createdAt, modifiedAt: _modifiedAt, ...rest } = value;
   return rest;
 }
 
-function readLevel(problems: Problems, value: unknown, path: string, strict: boolean): RubricDraft['criteria'][number]['levels'][number] | undefined {
+function readLevel(
+  problems: Problems,
+  value: unknown,
+  path: string,
+  strict: boolean,
+): RubricDraft['criteria'][number]['levels'][number] | undefined {
   if (!isObject(value)) {
     problems.add(path, `must be an object (a performance level), not ${describeType(value)}.`);
     return undefined;
@@ -256,7 +276,11 @@ function readLevel(problems: Problems, value: unknown, path: string, strict: boo
   const id = readId(problems, value, path);
   const score = readNumber(problems, value, path, 'score', {});
   const label = readText(problems, value, path, 'label', { required: true, maxLength: RUBRIC_LIMITS.nameLength, nonEmpty: true });
-  const description = readText(problems, value, path, 'description', { required: true, maxLength: RUBRIC_LIMITS.textLength, nonEmpty: true });
+  const description = readText(problems, value, path, 'description', {
+    required: true,
+    maxLength: RUBRIC_LIMITS.textLength,
+    nonEmpty: true,
+  });
   const order = readOrder(problems, value, path);
   if (score === undefined || label === undefined || description === undefined) return undefined;
   return { ...(id !== undefined && { id }), score, label, description, ...(order !== undefined && { order }) };
@@ -270,7 +294,11 @@ function readCriterion(problems: Problems, value: unknown, path: string, strict:
   checkKnownFields(problems, value, path, CRITERION_FIELDS, strict);
   const id = readId(problems, value, path);
   const name = readText(problems, value, path, 'name', { required: true, maxLength: RUBRIC_LIMITS.nameLength, nonEmpty: true });
-  const description = readText(problems, value, path, 'description', { required: true, maxLength: RUBRIC_LIMITS.textLength, nonEmpty: true });
+  const description = readText(problems, value, path, 'description', {
+    required: true,
+    maxLength: RUBRIC_LIMITS.textLength,
+    nonEmpty: true,
+  });
   const weight = readNumber(problems, value, path, 'weight', { minimum: 0 });
   const order = readOrder(problems, value, path);
   const levelsPath = child(path, 'levels');
@@ -279,13 +307,15 @@ function readCriterion(problems: Problems, value: unknown, path: string, strict:
   if (rawLevels === undefined) problems.add(levelsPath, 'is required.');
   else if (!Array.isArray(rawLevels)) problems.add(levelsPath, `must be an array of performance levels, not ${describeType(rawLevels)}.`);
   else if (rawLevels.length < 2) problems.add(levelsPath, `must hold at least 2 performance levels (it holds ${rawLevels.length}).`);
-  else if (rawLevels.length > RUBRIC_LIMITS.levelsPerCriterion) problems.add(levelsPath, `must hold at most ${RUBRIC_LIMITS.levelsPerCriterion} performance levels.`);
+  else if (rawLevels.length > RUBRIC_LIMITS.levelsPerCriterion)
+    problems.add(levelsPath, `must hold at most ${RUBRIC_LIMITS.levelsPerCriterion} performance levels.`);
   else {
     const read = rawLevels.map((level, index) => readLevel(problems, level, `${levelsPath}[${index}]`, strict));
     const seen = new Set<string>();
     read.forEach((level, index) => {
       if (level?.id === undefined) return;
-      if (seen.has(level.id)) problems.add(`${levelsPath}[${index}].id`, `repeats the level id "${level.id}"; level ids must be unique within their criterion.`);
+      if (seen.has(level.id))
+        problems.add(`${levelsPath}[${index}].id`, `repeats the level id "${level.id}"; level ids must be unique within their criterion.`);
       seen.add(level.id);
     });
     if (read.every((level) => level !== undefined)) levels = read as RubricDraft['criteria'][number]['levels'];
@@ -315,7 +345,8 @@ function readCriteria(problems: Problems, value: unknown, strict: boolean): Rubr
   const seen = new Set<string>();
   read.forEach((criterion, index) => {
     if (criterion?.id === undefined) return;
-    if (seen.has(criterion.id)) problems.add(`criteria[${index}].id`, `repeats the criterion id "${criterion.id}"; criterion ids must be unique within the rubric.`);
+    if (seen.has(criterion.id))
+      problems.add(`criteria[${index}].id`, `repeats the criterion id "${criterion.id}"; criterion ids must be unique within the rubric.`);
     seen.add(criterion.id);
   });
   return read.every((criterion) => criterion !== undefined) ? (read as RubricDraft['criteria']) : undefined;
@@ -337,7 +368,11 @@ function readRubricId(problems: Problems, value: unknown, where = 'rubricId'): s
 /** Throws 400 invalid_body naming the first problem (param) and listing all of them (details.errors). */
 export function throwProblems(problems: readonly FieldProblem[]): void {
   const first = problems[0];
-  if (first) throw new AppError('invalid_body', first.message, { param: first.path === '(body)' ? undefined : first.path, details: { errors: problems } });
+  if (first)
+    throw new AppError('invalid_body', first.message, {
+      param: first.path === '(body)' ? undefined : first.path,
+      details: { errors: problems },
+    });
 }
 
 /**
@@ -356,7 +391,8 @@ export function readRubricDraft(value: unknown, options: ReadOptions): RubricDra
   // An import always gets a new id, so whatever it carried is not read at all.
   const rubricId = options.strict ? readRubricId(problems, object.rubricId) : undefined;
   const rawTitle = readText(problems, object, '', 'title', { required: true, maxLength: RUBRIC_LIMITS.titleLength, nonEmpty: true });
-  const description = readText(problems, object, '', 'description', { required: false, maxLength: RUBRIC_LIMITS.descriptionLength, nonEmpty: false }) ?? '';
+  const description =
+    readText(problems, object, '', 'description', { required: false, maxLength: RUBRIC_LIMITS.descriptionLength, nonEmpty: false }) ?? '';
   const metadata = readMetadata(problems, object.metadata);
   const criteria = readCriteria(problems, object.criteria, options.strict);
   const scoringType = object.scoringType;
@@ -409,7 +445,8 @@ export interface CompletionOptions {
 export function completeRubric(draft: RubricDraft, options: CompletionOptions): RubricDocument {
   const criterionIds = new Set(draft.criteria.flatMap((criterion) => (criterion.id === undefined ? [] : [criterion.id])));
   const criteria = draft.criteria.map((criterion, criterionIndex) => {
-    const id = criterion.id ?? freeId(criterionIds, (attempt) => `criterion-${criterionIndex + 1}${attempt === 0 ? '' : `-${attempt + 1}`}`);
+    const id =
+      criterion.id ?? freeId(criterionIds, (attempt) => `criterion-${criterionIndex + 1}${attempt === 0 ? '' : `-${attempt + 1}`}`);
     const levelIds = new Set(criterion.levels.flatMap((level) => (level.id === undefined ? [] : [level.id])));
     const levels = criterion.levels.map((level, levelIndex) => ({
       ...level,

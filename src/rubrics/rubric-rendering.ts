@@ -7,7 +7,10 @@ import type { RubricCriterion, RubricDocument, RubricLevel, ScoringType } from '
 
 /** Criteria in `order` (then as listed), as LAMB's markdown orders them. */
 export function orderedCriteria(rubric: RubricDocument): RubricCriterion[] {
-  return rubric.criteria.map((criterion, index) => ({ criterion, index })).sort((a, b) => (a.criterion.order ?? 0) - (b.criterion.order ?? 0) || a.index - b.index).map((entry) => entry.criterion);
+  return rubric.criteria
+    .map((criterion, index) => ({ criterion, index }))
+    .sort((a, b) => (a.criterion.order ?? 0) - (b.criterion.order ?? 0) || a.index - b.index)
+    .map((entry) => entry.criterion);
 }
 
 /** Levels from the highest score down (then by `order`, then as listed): the order a reader scans them in. */
@@ -39,7 +42,10 @@ function sharedLevelColumns(criteria: readonly RubricCriterion[]): Array<{ label
   const columns = orderedLevels(criteria[0]!).map((level) => ({ label: level.label, score: level.score }));
   const same = criteria.every((criterion) => {
     const levels = orderedLevels(criterion);
-    return levels.length === columns.length && levels.every((level, index) => level.label === columns[index]!.label && level.score === columns[index]!.score);
+    return (
+      levels.length === columns.length &&
+      levels.every((level, index) => level.label === columns[index]!.label && level.score === columns[index]!.score)
+    );
   });
   return same ? columns : undefined;
 }
@@ -48,8 +54,10 @@ function headerLines(rubric: RubricDocument): string[] {
   const lines = [`# ${line(rubric.title)}`, ''];
   if (rubric.description.trim() !== '') lines.push(rubric.description.trim(), '');
   const facts: string[] = [];
-  if (typeof rubric.metadata.subject === 'string' && rubric.metadata.subject.trim() !== '') facts.push(`**Subject:** ${line(rubric.metadata.subject)}`);
-  if (typeof rubric.metadata.gradeLevel === 'string' && rubric.metadata.gradeLevel.trim() !== '') facts.push(`**Grade level:** ${line(rubric.metadata.gradeLevel)}`);
+  if (typeof rubric.metadata.subject === 'string' && rubric.metadata.subject.trim() !== '')
+    facts.push(`**Subject:** ${line(rubric.metadata.subject)}`);
+  if (typeof rubric.metadata.gradeLevel === 'string' && rubric.metadata.gradeLevel.trim() !== '')
+    facts.push(`**Grade level:** ${line(rubric.metadata.gradeLevel)}`);
   facts.push(`**Scoring type:** ${rubric.scoringType}`, `**Maximum score:** ${formatNumber(rubric.maxScore)}`);
   lines.push(facts.join('  \n'), '');
   return lines;
@@ -71,7 +79,9 @@ export function rubricToMarkdown(rubric: RubricDocument): string {
     lines.push(`| --- | ${columns.map(() => '---').join(' | ')} |`);
     for (const criterion of criteria) {
       const levels = orderedLevels(criterion);
-      lines.push(`| **${cell(criterion.name)}** (weight ${formatNumber(criterion.weight)}) | ${levels.map((level) => cell(level.description)).join(' | ')} |`);
+      lines.push(
+        `| **${cell(criterion.name)}** (weight ${formatNumber(criterion.weight)}) | ${levels.map((level) => cell(level.description)).join(' | ')} |`,
+      );
     }
     lines.push('', '### Criterion descriptions', '');
     for (const criterion of criteria) lines.push(`**${line(criterion.name)}**: ${line(criterion.description)}`, '');
@@ -79,7 +89,8 @@ export function rubricToMarkdown(rubric: RubricDocument): string {
     for (const criterion of criteria) {
       lines.push(`### ${line(criterion.name)} (weight ${formatNumber(criterion.weight)})`, '', line(criterion.description), '');
       lines.push('| Level | Score | Description |', '| --- | --- | --- |');
-      for (const level of orderedLevels(criterion)) lines.push(`| ${cell(level.label)} | ${formatNumber(level.score)} | ${cell(level.description)} |`);
+      for (const level of orderedLevels(criterion))
+        lines.push(`| ${cell(level.label)} | ${formatNumber(level.score)} | ${cell(level.description)} |`);
       lines.push('');
     }
   }
@@ -119,8 +130,10 @@ export function criterionWeightings(rubric: RubricDocument): CriterionWeighting[
 const SCORING_TYPE_NOTES: Record<ScoringType, string> = {
   points: 'Report the final score in points.',
   percentage: 'Report the final score as a percentage of the maximum score as well as in points.',
-  holistic: 'This is a holistic rubric: the criteria inform one overall judgement. Use the formula as the anchor for that judgement and explain any difference from it.',
-  'single-point': 'This is a single-point rubric: say for each criterion whether the work falls short of, meets or goes beyond the expected level, and why.',
+  holistic:
+    'This is a holistic rubric: the criteria inform one overall judgement. Use the formula as the anchor for that judgement and explain any difference from it.',
+  'single-point':
+    'This is a single-point rubric: say for each criterion whether the work falls short of, meets or goes beyond the expected level, and why.',
   checklist: 'This is a checklist: for each criterion, say whether the work meets it (the highest level) or not.',
 };
 
@@ -136,20 +149,22 @@ export function evaluationInstructions(rubric: RubricDocument): EvaluationInstru
   const weightings = criterionWeightings(rubric);
   const totalWeight = weightings.reduce((sum, weighting) => sum + weighting.weight, 0);
   const maxScore = formatNumber(rubric.maxScore);
-  const weightsNote = totalWeight > 0
-    ? `The weights add up to ${formatNumber(totalWeight)}; each criterion's share of the final score is its weight divided by that sum.`
-    : 'No criterion has a weight, so every criterion counts the same.';
+  const weightsNote =
+    totalWeight > 0
+      ? `The weights add up to ${formatNumber(totalWeight)}; each criterion's share of the final score is its weight divided by that sum.`
+      : 'No criterion has a weight, so every criterion counts the same.';
   return {
     task: `Evaluate the student's work against the rubric "${line(rubric.title)}". For each criterion, choose the one performance level whose description best matches the work, based only on evidence in the work.`,
     scoring: [
       `Scoring type: ${rubric.scoringType}. Maximum score: ${maxScore}.`,
-      'A criterion earns its chosen level\'s score divided by the highest level score of that criterion.',
+      "A criterion earns its chosen level's score divided by the highest level score of that criterion.",
       weightsNote,
       SCORING_TYPE_NOTES[rubric.scoringType],
     ],
-    formula: totalWeight > 0
-      ? `final score = (sum over all criteria of weight × (chosen level score ÷ highest level score of the criterion)) ÷ ${formatNumber(totalWeight)} × ${maxScore}`
-      : `final score = (sum over all criteria of (chosen level score ÷ highest level score of the criterion)) ÷ ${weightings.length} × ${maxScore}`,
+    formula:
+      totalWeight > 0
+        ? `final score = (sum over all criteria of weight × (chosen level score ÷ highest level score of the criterion)) ÷ ${formatNumber(totalWeight)} × ${maxScore}`
+        : `final score = (sum over all criteria of (chosen level score ÷ highest level score of the criterion)) ÷ ${weightings.length} × ${maxScore}`,
     outputFormat: [
       'For each criterion, in the order listed: the criterion name, the chosen level label and its score out of the highest level score, and a short justification that cites the work.',
       `Then the final score out of ${maxScore}, with the calculation shown.`,
@@ -171,17 +186,28 @@ export function evaluationMarkdown(rubric: RubricDocument): string {
   lines.push('## Scoring instructions', '', instructions.task, '');
   for (const sentence of instructions.scoring) lines.push(`- ${sentence}`);
   lines.push('', 'Weighted formula:', '', '```', instructions.formula, '```', '');
-  lines.push('## Criteria overview', '', '| # | Criterion | Weight | Share of final score | Score range |', '| --- | --- | --- | --- | --- |');
+  lines.push(
+    '## Criteria overview',
+    '',
+    '| # | Criterion | Weight | Share of final score | Score range |',
+    '| --- | --- | --- | --- | --- |',
+  );
   weightings.forEach((weighting, index) => {
-    lines.push(`| ${index + 1} | ${cell(weighting.name)} | ${formatNumber(weighting.weight)} | ${formatNumber(weighting.sharePercent)}% | ${formatNumber(weighting.lowestScore)}–${formatNumber(weighting.highestScore)} |`);
+    lines.push(
+      `| ${index + 1} | ${cell(weighting.name)} | ${formatNumber(weighting.weight)} | ${formatNumber(weighting.sharePercent)}% | ${formatNumber(weighting.lowestScore)}–${formatNumber(weighting.highestScore)} |`,
+    );
   });
   lines.push('', '## Performance levels', '');
   orderedCriteria(rubric).forEach((criterion, index) => {
     const weighting = weightings[index]!;
-    lines.push(`### ${index + 1}. ${line(criterion.name)} (weight ${formatNumber(criterion.weight)}, ${formatNumber(weighting.sharePercent)}% of the final score)`, '');
+    lines.push(
+      `### ${index + 1}. ${line(criterion.name)} (weight ${formatNumber(criterion.weight)}, ${formatNumber(weighting.sharePercent)}% of the final score)`,
+      '',
+    );
     lines.push(line(criterion.description), '');
     lines.push('| Level | Score | Description |', '| --- | --- | --- |');
-    for (const level of orderedLevels(criterion)) lines.push(`| ${cell(level.label)} | ${formatNumber(level.score)} | ${cell(level.description)} |`);
+    for (const level of orderedLevels(criterion))
+      lines.push(`| ${cell(level.label)} | ${formatNumber(level.score)} | ${cell(level.description)} |`);
     lines.push('');
   });
   lines.push('## Expected output format', '');

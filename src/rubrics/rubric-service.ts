@@ -7,7 +7,14 @@
 import type { Kysely } from 'kysely';
 import type { CallContext } from '../auth/call-context.js';
 import type { Identity } from '../auth/identity.js';
-import { requireRubricAction, requireRubricCreation, rubricListScope, rubricNamespace, type RubricAction, type RubricFacts } from '../auth/permissions.js';
+import {
+  requireRubricAction,
+  requireRubricCreation,
+  rubricListScope,
+  rubricNamespace,
+  type RubricAction,
+  type RubricFacts,
+} from '../auth/permissions.js';
 import { AppError } from '../errors/app-error.js';
 import type { RubricReader } from '../pipeline/ports.js';
 import { appendAuditEntry, type AuditEntry } from '../store/audit-log-repository.js';
@@ -66,7 +73,8 @@ export interface RubricSummaryView extends RubricOwnership {
   criteria_count: number;
 }
 
-export type RubricExport = { format: 'json'; fileName: string; document: RubricDocument } | { format: 'markdown'; fileName: string; markdown: string };
+export type RubricExport =
+  { format: 'json'; fileName: string; document: RubricDocument } | { format: 'markdown'; fileName: string; markdown: string };
 
 /** Fields of a view a client may send back in a PATCH but never change. */
 const IMMUTABLE_FIELDS = ['owner', 'organization_id', 'is_mine', 'created_at', 'updated_at'] as const;
@@ -77,7 +85,12 @@ function documentOf(record: RubricRecord): RubricDocument {
 }
 
 function rubricFacts(record: RubricRecord): RubricFacts {
-  return { ownerId: record.owner_id, organizationId: record.organization_id, visibility: record.visibility, deleted: record.deleted_at !== null };
+  return {
+    ownerId: record.owner_id,
+    organizationId: record.organization_id,
+    visibility: record.visibility,
+    deleted: record.deleted_at !== null,
+  };
 }
 
 function ownership(identity: Identity, record: RubricRecord) {
@@ -135,7 +148,9 @@ function importedDocument(body: Record<string, unknown>): { value: unknown; root
 }
 
 function fileNameOf(title: string, extension: string): string {
-  const safe = trimCharacters(title.normalize('NFKD').replace(/[^A-Za-z0-9_.-]+/g, '-'), '-_.').toLowerCase().slice(0, 100);
+  const safe = trimCharacters(title.normalize('NFKD').replace(/[^A-Za-z0-9_.-]+/g, '-'), '-_.')
+    .toLowerCase()
+    .slice(0, 100);
   return `${safe || 'rubric'}.${extension}`;
 }
 
@@ -161,12 +176,22 @@ export class RubricService {
     return record;
   }
 
-  private audit(context: CallContext, record: { rubric_id: string; organization_id: number }, action: string, details?: AuditEntry['details']): AuditEntry {
+  private audit(
+    context: CallContext,
+    record: { rubric_id: string; organization_id: number },
+    action: string,
+    details?: AuditEntry['details'],
+  ): AuditEntry {
     return auditEntryOf(context, { type: 'rubric', id: record.rubric_id, organizationId: record.organization_id }, action, details);
   }
 
   private async insert(context: CallContext, draft: RubricDraft, visibility: RubricVisibility, auditAction: string): Promise<RubricView> {
-    const taken = () => new AppError('rubric_id_taken', `A rubric with the rubricId "${draft.rubricId}" already exists; choose another or leave rubricId out.`, { param: 'rubricId' });
+    const taken = () =>
+      new AppError(
+        'rubric_id_taken',
+        `A rubric with the rubricId "${draft.rubricId}" already exists; choose another or leave rubricId out.`,
+        { param: 'rubricId' },
+      );
     // Only the caller's own organization is asked: another organization's ids neither collide nor show.
     if (draft.rubricId !== undefined && (await rubricIdExists(this.db, context.identity.organizationId, draft.rubricId))) throw taken();
     const timestamp = nowTimestamp();
@@ -215,7 +240,11 @@ export class RubricService {
   }
 
   async list(context: CallContext, query: RubricListInput): Promise<{ items: RubricSummaryView[]; total: number }> {
-    const page = await listRubrics(this.db, rubricListScope(context.identity, query.scope), { limit: query.limit, offset: query.offset, search: query.q });
+    const page = await listRubrics(this.db, rubricListScope(context.identity, query.scope), {
+      limit: query.limit,
+      offset: query.offset,
+      search: query.q,
+    });
     return { items: page.items.map((record) => summaryView(context.identity, record)), total: page.total };
   }
 
@@ -234,7 +263,9 @@ export class RubricService {
       if (field in patch) throw new AppError('immutable_field', `The field "${field}" cannot be changed.`, { param: field });
     }
     if (patch.rubricId !== undefined && patch.rubricId !== rubricId) {
-      throw new AppError('immutable_field', 'The field "rubricId" cannot be changed; import the rubric to give it a new id.', { param: 'rubricId' });
+      throw new AppError('immutable_field', 'The field "rubricId" cannot be changed; import the rubric to give it a new id.', {
+        param: 'rubricId',
+      });
     }
     const current = documentOf(record);
     const { rubricId: _same, [VISIBILITY_FIELD]: visibilityValue, ...fields } = patch;

@@ -43,14 +43,15 @@ export class SecretBox {
 
   decrypt(sealed: string): string {
     const [format, iv, tag, ciphertext] = sealed.split(':');
-    if (format !== FORMAT || !iv || !tag || ciphertext === undefined) throw new AppError('internal_error', 'A stored secret is unreadable.');
+    if (format !== FORMAT || !iv || !tag || ciphertext === undefined)
+      throw new AppError('internal_error', 'A stored secret is unreadable.');
     try {
       const decipher = createDecipheriv(ALGORITHM, this.key, Buffer.from(iv, 'base64url'));
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
       return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
     } catch {
       // Wrong MERINO_SECRET_KEY, or the value was tampered with: say so without details.
-      throw new AppError('internal_error', 'A stored secret cannot be decrypted with this server\'s secret key.');
+      throw new AppError('internal_error', "A stored secret cannot be decrypted with this server's secret key.");
     }
   }
 }

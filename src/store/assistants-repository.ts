@@ -15,7 +15,9 @@ function selectAssistants(db: Kysely<Database>, callerId: number) {
     .select((eb) =>
       eb
         .exists(
-          eb.selectFrom('assistant_shares').select('assistant_shares.id')
+          eb
+            .selectFrom('assistant_shares')
+            .select('assistant_shares.id')
             .whereRef('assistant_shares.assistant_id', '=', 'assistants.id')
             .where('assistant_shares.user_id', '=', callerId),
         )
@@ -65,8 +67,17 @@ function selectVisibleAssistants(db: Kysely<Database>, scope: AssistantListScope
 }
 
 /** Visible assistants with exactly this name (model ids may be names, as in LAMB). */
-export async function findVisibleAssistantsByName(db: Kysely<Database>, scope: AssistantListScope, callerId: number, name: string): Promise<AssistantRecord[]> {
-  const rows = await selectVisibleAssistants(db, scope, callerId).where('assistants.name', '=', name).orderBy('assistants.id').limit(2).execute();
+export async function findVisibleAssistantsByName(
+  db: Kysely<Database>,
+  scope: AssistantListScope,
+  callerId: number,
+  name: string,
+): Promise<AssistantRecord[]> {
+  const rows = await selectVisibleAssistants(db, scope, callerId)
+    .where('assistants.name', '=', name)
+    .orderBy('assistants.id')
+    .limit(2)
+    .execute();
   return rows.map(toRecord);
 }
 
@@ -80,7 +91,10 @@ export async function listAssistants(
   if (query.type !== undefined) filtered = filtered.where('assistants.assistant_type', '=', query.type);
   if (query.search !== undefined) filtered = filtered.where(containsText('assistants.search_text', query.search));
   const rows = await filtered.orderBy('assistants.id', 'desc').limit(query.limit).offset(query.offset).execute();
-  const { total } = await filtered.clearSelect().select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow();
+  const { total } = await filtered
+    .clearSelect()
+    .select((eb) => eb.fn.countAll().as('total'))
+    .executeTakeFirstOrThrow();
   return { items: rows.map(toRecord), total: Number(total) };
 }
 
@@ -92,7 +106,11 @@ export async function updateAssistant(
 ): Promise<void> {
   const renamed = changes.name !== undefined || changes.description !== undefined;
   const search = renamed ? { search_text: searchText(changes.name ?? current.name, changes.description ?? current.description) } : {};
-  await db.updateTable('assistants').set({ ...changes, ...search, updated_at: nowTimestamp() }).where('id', '=', current.id).execute();
+  await db
+    .updateTable('assistants')
+    .set({ ...changes, ...search, updated_at: nowTimestamp() })
+    .where('id', '=', current.id)
+    .execute();
 }
 
 export interface ShareRecord {
@@ -118,6 +136,8 @@ export async function replaceShares(db: Kysely<Database>, assistantId: number, u
   const timestamp = nowTimestamp();
   await db
     .insertInto('assistant_shares')
-    .values(userIds.map((userId) => ({ assistant_id: assistantId, user_id: userId, shared_by_user_id: sharedByUserId, created_at: timestamp })))
+    .values(
+      userIds.map((userId) => ({ assistant_id: assistantId, user_id: userId, shared_by_user_id: sharedByUserId, created_at: timestamp })),
+    )
     .execute();
 }

@@ -53,7 +53,12 @@ function toHit(row: HitRow, similarity: number): ChunkHit {
   };
 }
 
-async function searchSqlite(db: Kysely<Database>, knowledgeBaseIds: readonly number[], terms: string[], limit: number): Promise<ChunkHit[]> {
+async function searchSqlite(
+  db: Kysely<Database>,
+  knowledgeBaseIds: readonly number[],
+  terms: string[],
+  limit: number,
+): Promise<ChunkHit[]> {
   const match = terms.map((term) => `"${term}"`).join(' OR ');
   const result = await sql<HitRow>`
     select c.id, c.knowledge_base_id, c.document_id, c.chunk_index, c.text, c.metadata, -bm25(kb_chunks_fts) as score
@@ -66,7 +71,12 @@ async function searchSqlite(db: Kysely<Database>, knowledgeBaseIds: readonly num
   });
 }
 
-async function searchPostgres(db: Kysely<Database>, knowledgeBaseIds: readonly number[], terms: string[], limit: number): Promise<ChunkHit[]> {
+async function searchPostgres(
+  db: Kysely<Database>,
+  knowledgeBaseIds: readonly number[],
+  terms: string[],
+  limit: number,
+): Promise<ChunkHit[]> {
   const tsQuery = terms.join(' | ');
   const result = await sql<HitRow>`
     select c.id, c.knowledge_base_id, c.document_id, c.chunk_index, c.text, c.metadata,

@@ -97,13 +97,20 @@ function checkBackend(dialect: Dialect, backend: VectorBackend): void {
  * stores vectors of one dimension only. A knowledge base that has no `embedding_dimensions` yet
  * learns it from these vectors. Use the store's `vectorBackend`, which matches the column type.
  */
-export async function insertChunkEmbeddings(db: Kysely<Database>, rows: ReadonlyArray<NewChunkEmbedding>, backend: VectorBackend): Promise<void> {
+export async function insertChunkEmbeddings(
+  db: Kysely<Database>,
+  rows: ReadonlyArray<NewChunkEmbedding>,
+  backend: VectorBackend,
+): Promise<void> {
   const first = rows[0];
   if (first === undefined) return;
   const dimensions = first.embedding.length;
   for (const row of rows) {
     if (row.embedding.length !== dimensions) {
-      throw new AppError('internal_error', `Embeddings stored together must have one dimension, but chunk ${row.chunkId} has ${row.embedding.length} and chunk ${first.chunkId} has ${dimensions}.`);
+      throw new AppError(
+        'internal_error',
+        `Embeddings stored together must have one dimension, but chunk ${row.chunkId} has ${row.embedding.length} and chunk ${first.chunkId} has ${dimensions}.`,
+      );
     }
     checkVector(row.embedding);
   }
@@ -129,7 +136,12 @@ export async function insertChunkEmbeddings(db: Kysely<Database>, rows: Readonly
       .execute();
   }
   const knowledgeBaseIds = [...new Set(rows.map((row) => row.knowledgeBaseId))];
-  await db.updateTable('knowledge_bases').set({ embedding_dimensions: dimensions }).where('id', 'in', knowledgeBaseIds).where('embedding_dimensions', 'is', null).execute();
+  await db
+    .updateTable('knowledge_bases')
+    .set({ embedding_dimensions: dimensions })
+    .where('id', 'in', knowledgeBaseIds)
+    .where('embedding_dimensions', 'is', null)
+    .execute();
 }
 
 interface ScoredChunk {
@@ -238,7 +250,12 @@ function toHit(row: ChunkRow, similarity: number): ChunkHit {
   };
 }
 
-async function searchWithSqliteVec(db: Kysely<Database>, knowledgeBaseIds: readonly number[], query: Float32Array, limit: number): Promise<ChunkHit[]> {
+async function searchWithSqliteVec(
+  db: Kysely<Database>,
+  knowledgeBaseIds: readonly number[],
+  query: Float32Array,
+  limit: number,
+): Promise<ChunkHit[]> {
   // vec_distance_cosine gives NULL when either vector is zero.
   const result = await sql<ChunkRow & { similarity: number }>`
     with best as (
@@ -252,7 +269,12 @@ async function searchWithSqliteVec(db: Kysely<Database>, knowledgeBaseIds: reado
   return result.rows.map((row) => toHit(row, row.similarity));
 }
 
-async function searchWithPgvector(db: Kysely<Database>, knowledgeBaseIds: readonly number[], query: Float32Array, limit: number): Promise<ChunkHit[]> {
+async function searchWithPgvector(
+  db: Kysely<Database>,
+  knowledgeBaseIds: readonly number[],
+  query: Float32Array,
+  limit: number,
+): Promise<ChunkHit[]> {
   // <=> gives NaN when either vector is zero; PostgreSQL's NaN equals NaN, so nullif catches it.
   const result = await sql<ChunkRow & { similarity: number | string }>`
     with query as (select cast(${toVectorText(query)} as vector) as embedding),
@@ -267,7 +289,12 @@ async function searchWithPgvector(db: Kysely<Database>, knowledgeBaseIds: readon
   return result.rows.map((row) => toHit(row, Number(row.similarity)));
 }
 
-async function searchByScan(db: Kysely<Database>, knowledgeBaseIds: readonly number[], query: Float32Array, limit: number): Promise<ChunkHit[]> {
+async function searchByScan(
+  db: Kysely<Database>,
+  knowledgeBaseIds: readonly number[],
+  query: Float32Array,
+  limit: number,
+): Promise<ChunkHit[]> {
   const queryNorm = euclideanNorm(query);
   const best = new BestChunks(limit);
   let lastChunkId: number | undefined;
@@ -281,7 +308,8 @@ async function searchByScan(db: Kysely<Database>, knowledgeBaseIds: readonly num
     const rows = await page.orderBy('chunk_id').limit(VECTOR_SCAN_PAGE_SIZE).execute();
     for (const row of rows) {
       const candidate = decodeEmbedding(row.embedding);
-      if (candidate.length === query.length) best.offer({ chunkId: row.chunk_id, similarity: cosineSimilarity(query, queryNorm, candidate) });
+      if (candidate.length === query.length)
+        best.offer({ chunkId: row.chunk_id, similarity: cosineSimilarity(query, queryNorm, candidate) });
     }
     if (rows.length < VECTOR_SCAN_PAGE_SIZE) break;
     lastChunkId = rows[rows.length - 1]!.chunk_id;
@@ -291,7 +319,11 @@ async function searchByScan(db: Kysely<Database>, knowledgeBaseIds: readonly num
   const chunks = await db
     .selectFrom('kb_chunks')
     .select(['id', 'knowledge_base_id', 'document_id', 'chunk_index', 'text', 'metadata'])
-    .where('id', 'in', ranked.map((scored) => scored.chunkId))
+    .where(
+      'id',
+      'in',
+      ranked.map((scored) => scored.chunkId),
+    )
     .execute();
   const chunksById = new Map(chunks.map((chunk) => [chunk.id, chunk]));
   // A chunk deleted since its vector was read is left out.

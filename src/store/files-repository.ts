@@ -35,7 +35,13 @@ export async function liveStoredNames(db: Kysely<Database>, ownerId: number, sto
   // In slices, so a crowded folder never makes one statement with more parameters than the store takes.
   for (let start = 0; start < storedNames.length; start += 500) {
     const slice = storedNames.slice(start, start + 500);
-    const rows = await db.selectFrom('files').select('stored_name').where('owner_id', '=', ownerId).where('stored_name', 'in', slice).where('deleted_at', 'is', null).execute();
+    const rows = await db
+      .selectFrom('files')
+      .select('stored_name')
+      .where('owner_id', '=', ownerId)
+      .where('stored_name', 'in', slice)
+      .where('deleted_at', 'is', null)
+      .execute();
     for (const row of rows) live.add(row.stored_name);
   }
   return live;
@@ -43,7 +49,12 @@ export async function liveStoredNames(db: Kysely<Database>, ownerId: number, sto
 
 /** Marks a live file deleted; false when it was not live (already deleted, or gone). */
 export async function markFileDeleted(db: Kysely<Database>, id: number, deletedAt: string): Promise<boolean> {
-  const result = await db.updateTable('files').set({ deleted_at: deletedAt }).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+  const result = await db
+    .updateTable('files')
+    .set({ deleted_at: deletedAt })
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 

@@ -15,7 +15,10 @@ import { nowTimestamp, type Database, type DocumentStatus, type IngestionJobsTab
 export type IngestionJobRow = Selectable<IngestionJobsTable>;
 export type KbDocumentRow = Selectable<KbDocumentsTable>;
 
-export async function insertIngestionJob(db: Kysely<Database>, job: { knowledgeBaseId: number; documentId: number }): Promise<IngestionJobRow> {
+export async function insertIngestionJob(
+  db: Kysely<Database>,
+  job: { knowledgeBaseId: number; documentId: number },
+): Promise<IngestionJobRow> {
   const timestamp = nowTimestamp();
   return db
     .insertInto('ingestion_jobs')
@@ -120,7 +123,13 @@ export async function claimIngestionJob(db: Kysely<Database>, dialect: Dialect, 
 
 /** Who holds the jobs being processed now: a start-up check looks for holders whose process has died. */
 export async function listIngestionLeaseOwners(db: Kysely<Database>): Promise<string[]> {
-  const rows = await db.selectFrom('ingestion_jobs').select('lease_owner').distinct().where('status', '=', 'processing').where('lease_owner', 'is not', null).execute();
+  const rows = await db
+    .selectFrom('ingestion_jobs')
+    .select('lease_owner')
+    .distinct()
+    .where('status', '=', 'processing')
+    .where('lease_owner', 'is not', null)
+    .execute();
   return rows.map((row) => row.lease_owner).filter((owner): owner is string => owner !== null);
 }
 
@@ -140,7 +149,12 @@ export async function expireIngestionLeases(db: Kysely<Database>, owners: readon
 }
 
 /** Applies `changes` while `owner` still holds the job; false when it no longer does (cancelled, taken over). */
-async function updateHeldJob(db: Kysely<Database>, jobId: number, owner: string, changes: Updateable<IngestionJobsTable>): Promise<boolean> {
+async function updateHeldJob(
+  db: Kysely<Database>,
+  jobId: number,
+  owner: string,
+  changes: Updateable<IngestionJobsTable>,
+): Promise<boolean> {
   const result = await db
     .updateTable('ingestion_jobs')
     .set(changes)
@@ -210,7 +224,14 @@ export async function cancelIngestionJob(db: Kysely<Database>, job: Pick<Ingesti
   const timestamp = nowTimestamp();
   const result = await db
     .updateTable('ingestion_jobs')
-    .set({ status: 'cancelled', message: 'Cancelled.', lease_owner: null, lease_expires_at: null, updated_at: timestamp, finished_at: timestamp })
+    .set({
+      status: 'cancelled',
+      message: 'Cancelled.',
+      lease_owner: null,
+      lease_expires_at: null,
+      updated_at: timestamp,
+      finished_at: timestamp,
+    })
     .where('id', '=', job.id)
     .where('status', 'in', ['pending', 'processing'])
     .executeTakeFirst();
@@ -245,33 +266,61 @@ export async function retryIngestionJob(db: Kysely<Database>, job: Pick<Ingestio
 }
 
 /** Marks the job's document processing, only while `owner` still holds the job (so a cancellation in between is not overwritten). */
-export async function markDocumentProcessing(db: Kysely<Database>, job: Pick<IngestionJobRow, 'id' | 'document_id'>, owner: string): Promise<boolean> {
+export async function markDocumentProcessing(
+  db: Kysely<Database>,
+  job: Pick<IngestionJobRow, 'id' | 'document_id'>,
+  owner: string,
+): Promise<boolean> {
   const result = await db
     .updateTable('kb_documents')
     .set({ status: 'processing', error: null, updated_at: nowTimestamp() })
     .where('id', '=', job.document_id)
     .where((eb) =>
-      eb.exists(eb.selectFrom('ingestion_jobs').select('ingestion_jobs.id').where('ingestion_jobs.id', '=', job.id).where('ingestion_jobs.lease_owner', '=', owner).where('ingestion_jobs.status', '=', 'processing')),
+      eb.exists(
+        eb
+          .selectFrom('ingestion_jobs')
+          .select('ingestion_jobs.id')
+          .where('ingestion_jobs.id', '=', job.id)
+          .where('ingestion_jobs.lease_owner', '=', owner)
+          .where('ingestion_jobs.status', '=', 'processing'),
+      ),
     )
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
-export async function setDocumentStatus(db: Kysely<Database>, documentId: number, status: DocumentStatus, error: string | null): Promise<void> {
+export async function setDocumentStatus(
+  db: Kysely<Database>,
+  documentId: number,
+  status: DocumentStatus,
+  error: string | null,
+): Promise<void> {
   await db.updateTable('kb_documents').set({ status, error, updated_at: nowTimestamp() }).where('id', '=', documentId).execute();
 }
 
 export async function findDocument(db: Kysely<Database>, knowledgeBaseId: number, documentId: number): Promise<KbDocumentRow | undefined> {
-  return db.selectFrom('kb_documents').selectAll().where('id', '=', documentId).where('knowledge_base_id', '=', knowledgeBaseId).executeTakeFirst();
+  return db
+    .selectFrom('kb_documents')
+    .selectAll()
+    .where('id', '=', documentId)
+    .where('knowledge_base_id', '=', knowledgeBaseId)
+    .executeTakeFirst();
 }
 
 /** A knowledge base's documents, newest first, each with the id of its latest job. */
-export async function listDocuments(db: Kysely<Database>, knowledgeBaseId: number): Promise<Array<KbDocumentRow & { job_id: number | null }>> {
+export async function listDocuments(
+  db: Kysely<Database>,
+  knowledgeBaseId: number,
+): Promise<Array<KbDocumentRow & { job_id: number | null }>> {
   return db
     .selectFrom('kb_documents')
     .selectAll('kb_documents')
     .select((eb) =>
-      eb.selectFrom('ingestion_jobs').select((inner) => inner.fn.max('ingestion_jobs.id').as('id')).whereRef('ingestion_jobs.document_id', '=', 'kb_documents.id').as('job_id'),
+      eb
+        .selectFrom('ingestion_jobs')
+        .select((inner) => inner.fn.max('ingestion_jobs.id').as('id'))
+        .whereRef('ingestion_jobs.document_id', '=', 'kb_documents.id')
+        .as('job_id'),
     )
     .where('kb_documents.knowledge_base_id', '=', knowledgeBaseId)
     .orderBy('kb_documents.id', 'desc')
@@ -289,12 +338,21 @@ export async function deleteDocument(db: Kysely<Database>, documentId: number): 
  * Documents created before `createdBefore` that have no job: their upload was cut short between
  * writing the row and queuing its job, so nothing will ever process or show them as done.
  */
-export async function listDocumentsWithoutJobs(db: Kysely<Database>, createdBefore: string): Promise<Array<Pick<KbDocumentRow, 'id' | 'knowledge_base_id'>>> {
+export async function listDocumentsWithoutJobs(
+  db: Kysely<Database>,
+  createdBefore: string,
+): Promise<Array<Pick<KbDocumentRow, 'id' | 'knowledge_base_id'>>> {
   return db
     .selectFrom('kb_documents')
     .select(['kb_documents.id', 'kb_documents.knowledge_base_id'])
     .where('kb_documents.created_at', '<', createdBefore)
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('ingestion_jobs').select('ingestion_jobs.id').whereRef('ingestion_jobs.document_id', '=', 'kb_documents.id'))))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb.selectFrom('ingestion_jobs').select('ingestion_jobs.id').whereRef('ingestion_jobs.document_id', '=', 'kb_documents.id'),
+        ),
+      ),
+    )
     .orderBy('kb_documents.id')
     .execute();
 }
@@ -308,11 +366,20 @@ export async function deleteDocumentWithoutJob(db: Kysely<Database>, documentId:
 }
 
 /** Which of `documentIds` are documents of the knowledge base; files named by any other id belong to no document. */
-export async function existingDocumentIds(db: Kysely<Database>, knowledgeBaseId: number, documentIds: readonly number[]): Promise<Set<number>> {
+export async function existingDocumentIds(
+  db: Kysely<Database>,
+  knowledgeBaseId: number,
+  documentIds: readonly number[],
+): Promise<Set<number>> {
   const existing = new Set<number>();
   for (let start = 0; start < documentIds.length; start += 500) {
     const slice = documentIds.slice(start, start + 500);
-    const rows = await db.selectFrom('kb_documents').select('id').where('knowledge_base_id', '=', knowledgeBaseId).where('id', 'in', slice).execute();
+    const rows = await db
+      .selectFrom('kb_documents')
+      .select('id')
+      .where('knowledge_base_id', '=', knowledgeBaseId)
+      .where('id', 'in', slice)
+      .execute();
     for (const row of rows) existing.add(row.id);
   }
   return existing;

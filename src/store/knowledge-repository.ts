@@ -3,7 +3,14 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { KnowledgeBaseListScope } from './list-scopes.js';
 import { containsText, searchText } from './search-pattern.js';
-import { nowTimestamp, type Database, type DocumentStatus, type EmbeddingConnector, type KbChunksTable, type KnowledgeBasesTable } from './schema.js';
+import {
+  nowTimestamp,
+  type Database,
+  type DocumentStatus,
+  type EmbeddingConnector,
+  type KbChunksTable,
+  type KnowledgeBasesTable,
+} from './schema.js';
 
 export interface NewKnowledgeBase {
   ownerId: number;
@@ -81,7 +88,11 @@ const CHUNK_INSERT_BATCH = 200;
  * with every row one statement inserts (SQLite AUTOINCREMENT, a PostgreSQL sequence), so a batch's
  * ids sorted ascending are its rows in order.
  */
-export async function insertChunks(db: Kysely<Database>, documentId: number, chunks: ReadonlyArray<Omit<Insertable<KbChunksTable>, 'document_id'>>): Promise<number[]> {
+export async function insertChunks(
+  db: Kysely<Database>,
+  documentId: number,
+  chunks: ReadonlyArray<Omit<Insertable<KbChunksTable>, 'document_id'>>,
+): Promise<number[]> {
   const ids: number[] = [];
   for (let start = 0; start < chunks.length; start += CHUNK_INSERT_BATCH) {
     // better-sqlite3 runs each statement synchronously, so awaiting them alone never lets the event
@@ -91,7 +102,11 @@ export async function insertChunks(db: Kysely<Database>, documentId: number, chu
     const inserted = await db.insertInto('kb_chunks').values(batch).returning('id').execute();
     ids.push(...inserted.map((row) => row.id).sort((left, right) => left - right));
   }
-  await db.updateTable('kb_documents').set({ chunk_count: chunks.length, updated_at: nowTimestamp() }).where('id', '=', documentId).execute();
+  await db
+    .updateTable('kb_documents')
+    .set({ chunk_count: chunks.length, updated_at: nowTimestamp() })
+    .where('id', '=', documentId)
+    .execute();
   return ids;
 }
 
@@ -108,12 +123,22 @@ function selectKnowledgeBases(db: Kysely<Database>) {
     .selectAll('knowledge_bases')
     .select('users.email as owner_email')
     .select((eb) => [
-      eb.selectFrom('kb_documents').select(eb.fn.countAll<number>().as('count')).whereRef('kb_documents.knowledge_base_id', '=', 'knowledge_bases.id').as('document_count'),
-      eb.selectFrom('kb_chunks').select(eb.fn.countAll<number>().as('count')).whereRef('kb_chunks.knowledge_base_id', '=', 'knowledge_bases.id').as('chunk_count'),
+      eb
+        .selectFrom('kb_documents')
+        .select(eb.fn.countAll<number>().as('count'))
+        .whereRef('kb_documents.knowledge_base_id', '=', 'knowledge_bases.id')
+        .as('document_count'),
+      eb
+        .selectFrom('kb_chunks')
+        .select(eb.fn.countAll<number>().as('count'))
+        .whereRef('kb_chunks.knowledge_base_id', '=', 'knowledge_bases.id')
+        .as('chunk_count'),
     ]);
 }
 
-function toRecord(row: Selectable<KnowledgeBasesTable> & { owner_email: string; document_count: unknown; chunk_count: unknown }): KnowledgeBaseRecord {
+function toRecord(
+  row: Selectable<KnowledgeBasesTable> & { owner_email: string; document_count: unknown; chunk_count: unknown },
+): KnowledgeBaseRecord {
   return { ...row, document_count: Number(row.document_count), chunk_count: Number(row.chunk_count) };
 }
 
@@ -140,7 +165,10 @@ export async function listKnowledgeBases(
   }
   if (query.search !== undefined) filtered = filtered.where(containsText('knowledge_bases.search_text', query.search));
   const rows = await filtered.orderBy('knowledge_bases.id', 'desc').limit(query.limit).offset(query.offset).execute();
-  const { total } = await filtered.clearSelect().select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow();
+  const { total } = await filtered
+    .clearSelect()
+    .select((eb) => eb.fn.countAll().as('total'))
+    .executeTakeFirstOrThrow();
   return { items: rows.map(toRecord), total: Number(total) };
 }
 
@@ -152,11 +180,18 @@ export async function updateKnowledgeBase(
 ): Promise<void> {
   const renamed = changes.name !== undefined || changes.description !== undefined;
   const search = renamed ? { search_text: searchText(changes.name ?? current.name, changes.description ?? current.description) } : {};
-  await db.updateTable('knowledge_bases').set({ ...changes, ...search, updated_at: nowTimestamp() }).where('id', '=', current.id).execute();
+  await db
+    .updateTable('knowledge_bases')
+    .set({ ...changes, ...search, updated_at: nowTimestamp() })
+    .where('id', '=', current.id)
+    .execute();
 }
 
 /** Removes a knowledge base's ingestion jobs, documents and chunks (and so their index entries and embeddings) and marks it deleted. */
-export async function deleteKnowledgeBaseContents(db: Kysely<Database>, current: Pick<KnowledgeBaseRecord, 'id' | 'name' | 'description'>): Promise<void> {
+export async function deleteKnowledgeBaseContents(
+  db: Kysely<Database>,
+  current: Pick<KnowledgeBaseRecord, 'id' | 'name' | 'description'>,
+): Promise<void> {
   await db.deleteFrom('ingestion_jobs').where('knowledge_base_id', '=', current.id).execute();
   await db.deleteFrom('kb_chunks').where('knowledge_base_id', '=', current.id).execute();
   await db.deleteFrom('kb_documents').where('knowledge_base_id', '=', current.id).execute();

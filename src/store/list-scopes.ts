@@ -6,19 +6,14 @@
 
 /** Which assistants a list may include; the store turns this into a WHERE clause. */
 export type AssistantListScope =
-  | { kind: 'all' }
-  | { kind: 'organization'; organizationId: number }
-  | { kind: 'member'; organizationId: number; userId: number };
+  { kind: 'all' } | { kind: 'organization'; organizationId: number } | { kind: 'member'; organizationId: number; userId: number };
 
 export type KnowledgeBaseListScope = AssistantListScope;
 
 export type UserListScope = { kind: 'all' } | { kind: 'organization'; organizationId: number; systemAdmins: 'excluded' };
 
 /** Which files a list may include; the store turns this into a WHERE clause. */
-export type FileListScope =
-  | { kind: 'all' }
-  | { kind: 'organization'; organizationId: number }
-  | { kind: 'owner'; userId: number };
+export type FileListScope = { kind: 'all' } | { kind: 'organization'; organizationId: number } | { kind: 'owner'; userId: number };
 
 /** Which rubrics a list may include; the store turns this into a WHERE clause. */
 export type RubricListScope =

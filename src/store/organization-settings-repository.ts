@@ -11,7 +11,11 @@ export async function findOrganizationPolicies(db: Kysely<Database>, organizatio
   return row && { learnersCreateApiKeys: row.learners_create_api_keys === 1 };
 }
 
-export async function updateOrganizationPolicies(db: Kysely<Database>, organizationId: number, changes: Partial<OrganizationPolicies>): Promise<void> {
+export async function updateOrganizationPolicies(
+  db: Kysely<Database>,
+  organizationId: number,
+  changes: Partial<OrganizationPolicies>,
+): Promise<void> {
   await db
     .updateTable('organizations')
     .set({

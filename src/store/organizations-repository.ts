@@ -25,7 +25,15 @@ export async function ensureSystemOrganization(db: Kysely<Database>): Promise<Or
   const timestamp = nowTimestamp();
   await db
     .insertInto('organizations')
-    .values({ slug: SYSTEM_ORGANIZATION_SLUG, name: 'System', is_system: 1, status: 'active', config: '{}', created_at: timestamp, updated_at: timestamp })
+    .values({
+      slug: SYSTEM_ORGANIZATION_SLUG,
+      name: 'System',
+      is_system: 1,
+      status: 'active',
+      config: '{}',
+      created_at: timestamp,
+      updated_at: timestamp,
+    })
     .onConflict((conflict) => conflict.column('slug').doNothing())
     .execute();
   return db.selectFrom('organizations').selectAll().where('slug', '=', SYSTEM_ORGANIZATION_SLUG).executeTakeFirstOrThrow();

@@ -13,7 +13,12 @@ export interface CounterState {
 }
 
 /** Counts one event for `subject` at `now` and answers the count of its current window, this event included. */
-export async function countRateLimitEvent(db: Kysely<Database>, subject: string, now: number, windowMilliseconds: number): Promise<CounterState> {
+export async function countRateLimitEvent(
+  db: Kysely<Database>,
+  subject: string,
+  now: number,
+  windowMilliseconds: number,
+): Promise<CounterState> {
   const windowOpenSince = now - windowMilliseconds;
   const result = await sql<{ count: number | string; window_started_at: number | string }>`
     insert into rate_limit_counters (subject, window_started_at, count) values (${subject}, ${now}, 1)
@@ -27,7 +32,12 @@ export async function countRateLimitEvent(db: Kysely<Database>, subject: string,
 }
 
 /** The subject's current window at `now`, or undefined when it has none open. */
-export async function readRateLimitCounter(db: Kysely<Database>, subject: string, now: number, windowMilliseconds: number): Promise<CounterState | undefined> {
+export async function readRateLimitCounter(
+  db: Kysely<Database>,
+  subject: string,
+  now: number,
+  windowMilliseconds: number,
+): Promise<CounterState | undefined> {
   const row = await db
     .selectFrom('rate_limit_counters')
     .select(['count', 'window_started_at'])

@@ -7,7 +7,11 @@ import { nowTimestamp, type Database, type NewRubricRow, type RubricRow, type Ru
 export type RubricRecord = RubricRow & { owner_email: string };
 
 function selectRubrics(db: Kysely<Database>) {
-  return db.selectFrom('rubrics').innerJoin('users', 'users.id', 'rubrics.owner_id').selectAll('rubrics').select('users.email as owner_email');
+  return db
+    .selectFrom('rubrics')
+    .innerJoin('users', 'users.id', 'rubrics.owner_id')
+    .selectAll('rubrics')
+    .select('users.email as owner_email');
 }
 
 export async function insertRubric(db: Kysely<Database>, row: Omit<NewRubricRow, 'search_text'>): Promise<number> {
@@ -24,7 +28,10 @@ export async function insertRubric(db: Kysely<Database>, row: Omit<NewRubricRow,
  * deleted or not; the permission module decides what a deleted one means.
  */
 export async function findRubric(db: Kysely<Database>, organizationId: number, rubricId: string): Promise<RubricRecord | undefined> {
-  return selectRubrics(db).where('rubrics.organization_id', '=', organizationId).where('rubrics.rubric_id', '=', rubricId).executeTakeFirst();
+  return selectRubrics(db)
+    .where('rubrics.organization_id', '=', organizationId)
+    .where('rubrics.rubric_id', '=', rubricId)
+    .executeTakeFirst();
 }
 
 /** Up to two rubrics holding this public id in any organization: enough to tell "one" from "several". */
@@ -34,7 +41,12 @@ export async function findRubricsInAnyOrganization(db: Kysely<Database>, rubricI
 
 /** Whether any rubric of the organization, live or deleted, holds this public id. */
 export async function rubricIdExists(db: Kysely<Database>, organizationId: number, rubricId: string): Promise<boolean> {
-  const row = await db.selectFrom('rubrics').select('id').where('organization_id', '=', organizationId).where('rubric_id', '=', rubricId).executeTakeFirst();
+  const row = await db
+    .selectFrom('rubrics')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('rubric_id', '=', rubricId)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -54,11 +66,18 @@ function selectVisibleRubrics(db: Kysely<Database>, scope: RubricListScope) {
 }
 
 /** The live rubrics a scope lets the caller see, newest first, as the permission module defines the scope. */
-export async function listRubrics(db: Kysely<Database>, scope: RubricListScope, query: RubricListQuery): Promise<{ items: RubricRecord[]; total: number }> {
+export async function listRubrics(
+  db: Kysely<Database>,
+  scope: RubricListScope,
+  query: RubricListQuery,
+): Promise<{ items: RubricRecord[]; total: number }> {
   let filtered = selectVisibleRubrics(db, scope);
   if (query.search !== undefined) filtered = filtered.where(containsText('rubrics.search_text', query.search));
   const items = await filtered.orderBy('rubrics.id', 'desc').limit(query.limit).offset(query.offset).execute();
-  const { total } = await filtered.clearSelect().select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow();
+  const { total } = await filtered
+    .clearSelect()
+    .select((eb) => eb.fn.countAll().as('total'))
+    .executeTakeFirstOrThrow();
   return { items, total: Number(total) };
 }
 

@@ -27,5 +27,10 @@ export async function revokeSession(db: Kysely<Database>, sessionId: number): Pr
 }
 
 export async function revokeUserSessions(db: Kysely<Database>, userId: number): Promise<void> {
-  await db.updateTable('sessions').set({ revoked_at: nowTimestamp() }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable('sessions')
+    .set({ revoked_at: nowTimestamp() })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .execute();
 }

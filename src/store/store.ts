@@ -127,9 +127,10 @@ function describeDatabase(databaseUrl: string): string {
 
 export async function openStore(options: StoreOptions): Promise<Store> {
   const dialect: Dialect = options.databaseUrl === undefined ? 'sqlite' : 'postgres';
-  const opened = options.databaseUrl === undefined
-    ? openSqlite(options.dataDirectory)
-    : { db: openPostgres(options.databaseUrl, options.poolSize), vectorBackend: undefined };
+  const opened =
+    options.databaseUrl === undefined
+      ? openSqlite(options.dataDirectory)
+      : { db: openPostgres(options.databaseUrl, options.poolSize), vectorBackend: undefined };
   const db = opened.db;
   if (options.databaseUrl !== undefined) {
     try {

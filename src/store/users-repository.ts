@@ -66,7 +66,15 @@ export async function findUserByEmail(db: Kysely<Database>, email: string): Prom
 
 export async function findUsersByEmails(db: Kysely<Database>, emails: string[]): Promise<UserRow[]> {
   if (emails.length === 0) return [];
-  return db.selectFrom('users').selectAll().where('email', 'in', emails.map((email) => email.toLowerCase())).execute();
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where(
+      'email',
+      'in',
+      emails.map((email) => email.toLowerCase()),
+    )
+    .execute();
 }
 
 export interface UserListQuery {
@@ -82,7 +90,8 @@ export async function listUsers(
 ): Promise<{ items: UserWithRole[]; total: number }> {
   let filtered = selectUsersWithRole(db);
   // The same predicate as userScopeIncludes in permissions.ts, so lists and reads by id agree.
-  if (scope.kind === 'organization') filtered = filtered.where('users.organization_id', '=', scope.organizationId).where('users.is_system_admin', '=', 0);
+  if (scope.kind === 'organization')
+    filtered = filtered.where('users.organization_id', '=', scope.organizationId).where('users.is_system_admin', '=', 0);
   if (query.search !== undefined) filtered = filtered.where(containsText('users.search_text', query.search));
   const rows = await filtered.orderBy('users.id').limit(query.limit).offset(query.offset).execute();
   const { total } = await filtered
@@ -115,11 +124,7 @@ export async function updateUser(db: Kysely<Database>, user: UserWithRole, chang
     .where('id', '=', user.id)
     .execute();
   if (changes.role !== undefined) {
-    await db
-      .deleteFrom('organization_roles')
-      .where('user_id', '=', user.id)
-      .where('organization_id', '=', user.organization_id)
-      .execute();
+    await db.deleteFrom('organization_roles').where('user_id', '=', user.id).where('organization_id', '=', user.organization_id).execute();
     await db
       .insertInto('organization_roles')
       .values({ organization_id: user.organization_id, user_id: user.id, role: changes.role, created_at: timestamp })
@@ -128,6 +133,9 @@ export async function updateUser(db: Kysely<Database>, user: UserWithRole, chang
 }
 
 export async function countUsers(db: Kysely<Database>): Promise<number> {
-  const { total } = await db.selectFrom('users').select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow();
+  const { total } = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll().as('total'))
+    .executeTakeFirstOrThrow();
   return Number(total);
 }

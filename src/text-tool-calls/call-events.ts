@@ -11,7 +11,11 @@ export function callEvents(calls: readonly ParsedCall[], format: TextToolCallFor
 }
 
 /** The calls' events when there is at least one and every name is offered; undefined otherwise. */
-export function offeredCallEvents(calls: readonly ParsedCall[] | undefined, tools: OfferedToolSet, format: TextToolCallFormat): TextParserEvent[] | undefined {
+export function offeredCallEvents(
+  calls: readonly ParsedCall[] | undefined,
+  tools: OfferedToolSet,
+  format: TextToolCallFormat,
+): TextParserEvent[] | undefined {
   if (calls === undefined || calls.length === 0 || !calls.every((call) => tools.has(call.name))) return undefined;
   return callEvents(calls, format);
 }

@@ -125,7 +125,10 @@ export const FORMAT_SAMPLES: readonly FormatSamples[] = [
         answer: '',
       },
     ],
-    mentions: ['Use the <tool_call> tag to call a tool.', 'Write <tool_call>{"name": ...}</tool_call> when calling; <tool_call>{"name": "get_weat'],
+    mentions: [
+      'Use the <tool_call> tag to call a tool.',
+      'Write <tool_call>{"name": ...}</tool_call> when calling; <tool_call>{"name": "get_weat',
+    ],
   },
   {
     format: 'json_array',
@@ -146,7 +149,10 @@ export const FORMAT_SAMPLES: readonly FormatSamples[] = [
         answer: 'Calling now:  ok',
       },
     ],
-    mentions: ['The list [1, 2, 3] and [{"a": 1}] are arrays; [see notes].', 'A tool list: [{"name": "Ada"}] [{"name": "get_weather", "description": "weather"}]'],
+    mentions: [
+      'The list [1, 2, 3] and [{"a": 1}] are arrays; [see notes].',
+      'A tool list: [{"name": "Ada"}] [{"name": "get_weather", "description": "weather"}]',
+    ],
   },
   {
     format: 'llama3_json',
@@ -173,7 +179,10 @@ export const FORMAT_SAMPLES: readonly FormatSamples[] = [
         answer: 'Sure. ; and that is all.',
       },
     ],
-    mentions: ['A JSON object like {"name": "Ada", "age": 36} describes a person.', 'The token <|python_tag|> starts a call; {"name" is a key.'],
+    mentions: [
+      'A JSON object like {"name": "Ada", "age": 36} describes a person.',
+      'The token <|python_tag|> starts a call; {"name" is a key.',
+    ],
   },
   {
     format: 'pythonic',
@@ -189,18 +198,21 @@ export const FORMAT_SAMPLES: readonly FormatSamples[] = [
       },
       {
         description: 'single quotes and nested quotes, prose around',
-        text: "Sure! [search_course_materials(query='cell \"membrane\" (outer)', top_k=5)] Let me know.",
+        text: 'Sure! [search_course_materials(query=\'cell "membrane" (outer)\', top_k=5)] Let me know.',
         calls: [{ name: 'search_course_materials', arguments: { query: 'cell "membrane" (outer)', top_k: 5 } }],
         answer: 'Sure!  Let me know.',
       },
       {
         description: 'Llama 4 python_start with lists, dicts and None',
-        text: "<|python_start|>[get_weather(city=\"Rome\", tags=[\"sun\", 'heat'], filters={\"min\": 1.5, \"max\": None})]<|python_end|>",
+        text: '<|python_start|>[get_weather(city="Rome", tags=["sun", \'heat\'], filters={"min": 1.5, "max": None})]<|python_end|>',
         calls: [{ name: 'get_weather', arguments: { city: 'Rome', tags: ['sun', 'heat'], filters: { min: 1.5, max: null } } }],
         answer: '',
       },
     ],
-    mentions: ['Call it like [get_weather] or get_weather(city) — see [docs](http://example.org).', 'Lists [get_time, get_weather] are names only.'],
+    mentions: [
+      'Call it like [get_weather] or get_weather(city) — see [docs](http://example.org).',
+      'Lists [get_time, get_weather] are names only.',
+    ],
   },
   {
     format: 'mistral',

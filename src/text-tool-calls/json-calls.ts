@@ -147,7 +147,11 @@ function looseCalls(text: string, tools: OfferedToolSet, rules: JsonCallRules): 
  * The calls `text` describes when every one of them names an offered tool; undefined otherwise, so
  * a block naming anything else stays text as a whole.
  */
-export function readJsonCalls(text: string, tools: OfferedToolSet, rules: JsonCallRules = { requireArguments: false }): JsonCalls | undefined {
+export function readJsonCalls(
+  text: string,
+  tools: OfferedToolSet,
+  rules: JsonCallRules = { requireArguments: false },
+): JsonCalls | undefined {
   const parsed = parseJson(text);
   return parsed === undefined ? looseCalls(text, tools, rules) : callsFromValue(parsed.value, tools, rules);
 }

@@ -177,7 +177,9 @@ export class OpeningReader {
 
 function isPrimitiveCharacter(code: number): boolean {
   // Digits, letters (true/false/null), sign, point and exponent: enough to skip a number or a literal.
-  return (code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x7a) || code === 0x2d || code === 0x2b || code === 0x2e || code === 0x45;
+  return (
+    (code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x7a) || code === 0x2d || code === 0x2b || code === 0x2e || code === 0x45
+  );
 }
 
 export function isWordCharacter(code: number): boolean {

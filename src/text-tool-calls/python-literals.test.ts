@@ -10,7 +10,7 @@ describe('parsePythonLiteral', () => {
     ["'''tripled\nacross lines'''", 'tripled\nacross lines'],
     ["r'C:\\new'", 'C:\\new'],
     ["'tab\\there \\u00e9 \\x41'", 'tab\there é A'],
-    ["'joined' \"strings\"", 'joinedstrings'],
+    ['\'joined\' "strings"', 'joinedstrings'],
     ['-42', -42],
     ['1_000_000', 1000000],
     ['0x1f', 31],

@@ -40,7 +40,9 @@ export class StreamedBlock implements ParserBlock {
       const restStart = terminator.consumed ? match.index + match[0].length : match.index;
       // The rest starts either inside what was held (a token split across pushes) or inside the input.
       const end =
-        restStart >= heldBefore ? { resumeAt: from + restStart - heldBefore, heldRest: '' } : { resumeAt: from, heldRest: window.slice(restStart, heldBefore) };
+        restStart >= heldBefore
+          ? { resumeAt: from + restStart - heldBefore, heldRest: '' }
+          : { resumeAt: from, heldRest: window.slice(restStart, heldBefore) };
       return { events: this.content(window.slice(0, match.index)), end };
     }
     this.counter.add(window.length);

@@ -62,7 +62,9 @@ export class SyntaxTable {
   private readonly byTrigger = new Map<number, TriggerEntry>();
 
   constructor(setting: TextToolCallFormat | 'auto') {
-    const active = ALL_SYNTAXES.filter((syntax) => syntax.formats === 'reasoning' || setting === 'auto' || syntax.formats.includes(setting));
+    const active = ALL_SYNTAXES.filter(
+      (syntax) => syntax.formats === 'reasoning' || setting === 'auto' || syntax.formats.includes(setting),
+    );
     for (const syntax of active) {
       for (const trigger of syntax.triggers) {
         const code = trigger.charCodeAt(0);

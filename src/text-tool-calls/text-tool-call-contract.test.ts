@@ -44,7 +44,9 @@ function summarise(events: readonly TextParserEvent[]): Parsed {
       .filter((event) => event.type === type)
       .map((event) => (event as { text: string }).text)
       .join('');
-  const calls = events.flatMap((event) => (event.type === 'tool-call' ? [{ name: event.name, argumentsJson: event.argumentsJson, format: event.format }] : []));
+  const calls = events.flatMap((event) =>
+    event.type === 'tool-call' ? [{ name: event.name, argumentsJson: event.argumentsJson, format: event.format }] : [],
+  );
   return { text: joined('text'), reasoning: joined('reasoning'), calls, sequence };
 }
 
@@ -81,7 +83,9 @@ function expectCalls(parsed: Parsed, sample: FormatSample, format: string): void
 
 /** Arbitrary chunkings of a text: random cut points, or fixed sizes down to single characters. */
 function chunkings(text: string): fc.Arbitrary<string[]> {
-  const cuts = fc.uniqueArray(fc.integer({ min: 1, max: Math.max(1, text.length - 1) }), { maxLength: Math.min(40, text.length) }).map((points) => chunksAt(text, points));
+  const cuts = fc
+    .uniqueArray(fc.integer({ min: 1, max: Math.max(1, text.length - 1) }), { maxLength: Math.min(40, text.length) })
+    .map((points) => chunksAt(text, points));
   const sizes = fc.integer({ min: 1, max: 9 }).map((size) => chunksOf(text, size));
   return fc.oneof(cuts, sizes);
 }
@@ -185,7 +189,8 @@ describe.each(FORMAT_SAMPLES)('format $format', ({ format, samples, mentions }) 
 
   it('parses 1 MB of its own openings cut short, repeated, in linear work and bounded hold-back', () => {
     const call = samples[0]!.text;
-    for (const fraction of [0.35, 0.9]) expectLinearAndBounded(repeatTo(call.slice(0, Math.max(1, Math.floor(call.length * fraction))), MEGABYTE));
+    for (const fraction of [0.35, 0.9])
+      expectLinearAndBounded(repeatTo(call.slice(0, Math.max(1, Math.floor(call.length * fraction))), MEGABYTE));
   });
 });
 
@@ -193,7 +198,9 @@ describe('formats mixed in one response', () => {
   const samples = FORMAT_SAMPLES.flatMap((group) => group.samples.map((sample) => ({ ...sample, format: group.format })));
   const pieces = fc.array(
     fc.oneof(
-      fc.constantFrom(...samples).map((sample) => ({ text: sample.text, calls: sample.calls.map((call) => call.name), format: sample.format as string })),
+      fc
+        .constantFrom(...samples)
+        .map((sample) => ({ text: sample.text, calls: sample.calls.map((call) => call.name), format: sample.format as string })),
       fc.constantFrom(...FORMAT_SAMPLES.flatMap((group) => group.mentions)).map((text) => ({ text, calls: [] as string[], format: '' })),
     ),
     { minLength: 1, maxLength: 6 },
@@ -227,7 +234,10 @@ describe('adversarial text', () => {
     ['repeated {"name"', repeatTo('{"name"', MEGABYTE)],
     ['repeated {"name": "get_weather", (an offered name, never closed)', repeatTo('{"name": "get_weather", ', MEGABYTE)],
     ['repeated <|', repeatTo('<|', MEGABYTE)],
-    ['repeated Harmony headers', repeatTo('<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"a":', MEGABYTE)],
+    [
+      'repeated Harmony headers',
+      repeatTo('<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"a":', MEGABYTE),
+    ],
     ['deeply nested brackets', repeatTo('[', MEGABYTE)],
     ['deeply nested braces', repeatTo('{', MEGABYTE)],
     ['a call whose arguments nest forever', `[{"name": "get_weather", "arguments": ${repeatTo('[', MEGABYTE)}`],
@@ -237,9 +247,12 @@ describe('adversarial text', () => {
     ['repeated functools', repeatTo('functools', MEGABYTE)],
   ];
 
-  it.each(inputs)('%s: linear work, hold-back within MAX_OPENING_CHARACTERS outside a call and MAX_CALL_CHARACTERS inside', (_name, text) => {
-    expectLinearAndBounded(text);
-  });
+  it.each(inputs)(
+    '%s: linear work, hold-back within MAX_OPENING_CHARACTERS outside a call and MAX_CALL_CHARACTERS inside',
+    (_name, text) => {
+      expectLinearAndBounded(text);
+    },
+  );
 
   it('releases a call still open at MAX_CALL_CHARACTERS as text, exactly', () => {
     const text = `<tool_call>{"name": "get_weather", "arguments": {"city": "${'x'.repeat(MAX_CALL_CHARACTERS)}`;

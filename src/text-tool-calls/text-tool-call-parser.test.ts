@@ -110,7 +110,9 @@ describe('reasoning', () => {
   });
 
   it('reads a reasoning block before a call and another after it', () => {
-    expect(parseAll('<think>need weather</think>\n<tool_call>{"name": "get_time", "arguments": {}}</tool_call>\n<think>done</think>It is noon.')).toEqual([
+    expect(
+      parseAll('<think>need weather</think>\n<tool_call>{"name": "get_time", "arguments": {}}</tool_call>\n<think>done</think>It is noon.'),
+    ).toEqual([
       { type: 'reasoning', text: 'need weather' },
       { type: 'text', text: '\n' },
       { type: 'tool-call', name: 'get_time', argumentsJson: '{}', format: 'hermes' },
@@ -144,7 +146,8 @@ describe('auto mode on ordinary answers', () => {
   });
 
   it('keeps JSON objects in prose that name no offered tool as text', () => {
-    const text = 'The user {"name": "Ada", "role": "admin"} and the record {"id": 7, "name": "get_weather_v2"} and {"tool": "get_weather"}.';
+    const text =
+      'The user {"name": "Ada", "role": "admin"} and the record {"id": 7, "name": "get_weather_v2"} and {"tool": "get_weather"}.';
     expectTextOnly(text);
   });
 
@@ -209,7 +212,9 @@ describe('argument values', () => {
   });
 
   it('keeps an XML value that does not fit its declared type as the text written, for the tool to reject', () => {
-    expect(callArguments(parseAll('<tool_call>typed<arg_key>count</arg_key><arg_value>many</arg_value></tool_call>', 'glm', [typed]))).toEqual([{ count: 'many' }]);
+    expect(
+      callArguments(parseAll('<tool_call>typed<arg_key>count</arg_key><arg_value>many</arg_value></tool_call>', 'glm', [typed])),
+    ).toEqual([{ count: 'many' }]);
   });
 
   it('reads pythonic arguments by Python literal rules', () => {
@@ -227,9 +232,17 @@ describe('argument values', () => {
 describe('broken JSON arguments', () => {
   it.each([
     ['mistral', '[TOOL_CALLS]get_weather[ARGS]{"city": Paris}', '{"city": Paris}'],
-    ['kimi_k2', '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{city: "Paris"}<|tool_call_end|><|tool_calls_section_end|>', '{city: "Paris"}'],
+    [
+      'kimi_k2',
+      '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{city: "Paris"}<|tool_call_end|><|tool_calls_section_end|>',
+      '{city: "Paris"}',
+    ],
     ['harmony', '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"<|call|>', '{"city": "Paris"'],
-    ['deepseek_v31', '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": \'Paris\'}<｜tool▁call▁end｜><｜tool▁calls▁end｜>', '{"city": \'Paris\'}'],
+    [
+      'deepseek_v31',
+      '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": \'Paris\'}<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+      '{"city": \'Paris\'}',
+    ],
     ['openai_json', '{"tool_calls": [{"function": {"name": "get_weather", "arguments": "{city: Paris}"}}]}', '{city: Paris}'],
     ['json_array', '[{"name": "get_weather", "arguments": {"city": "Paris", "days": }}]', '{"city": "Paris", "days": }'],
   ] as const)('%s: the call carries the text the model wrote, never {}', (format, text, expected) => {

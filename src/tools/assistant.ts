@@ -18,7 +18,9 @@ interface AssistantToolConfig {
 }
 
 function functionNameOf(config: AssistantToolConfig): string {
-  return config.name !== undefined && config.name.trim() !== '' ? sanitizeFunctionName(config.name) : `call_assistant_${config.assistant_id}`;
+  return config.name !== undefined && config.name.trim() !== ''
+    ? sanitizeFunctionName(config.name)
+    : `call_assistant_${config.assistant_id}`;
 }
 
 export default defineTool<AssistantToolConfig>({
@@ -43,7 +45,9 @@ export default defineTool<AssistantToolConfig>({
     // Checking here is the soft filter: a target the owner may not use is not offered at all.
     async describe(config, context) {
       const target = await context.assistants.check(config.assistant_id);
-      const description = config.description ?? (target.description.trim() === '' ? `Asks the assistant "${target.name}" and returns its answer.` : target.description);
+      const description =
+        config.description ??
+        (target.description.trim() === '' ? `Asks the assistant "${target.name}" and returns its answer.` : target.description);
       return { name: functionNameOf(config), description };
     },
     functionName: functionNameOf,
@@ -51,7 +55,14 @@ export default defineTool<AssistantToolConfig>({
       type: 'object',
       additionalProperties: false,
       required: ['query'],
-      properties: { query: { type: 'string', minLength: 1, maxLength: MAXIMUM_QUERY_LENGTH, description: 'The question or task for this assistant, complete in itself.' } },
+      properties: {
+        query: {
+          type: 'string',
+          minLength: 1,
+          maxLength: MAXIMUM_QUERY_LENGTH,
+          description: 'The question or task for this assistant, complete in itself.',
+        },
+      },
     },
     async call(argumentsFromModel, context, config) {
       const answer = await context.assistants.run(config.assistant_id, argumentsFromModel.query as string, {

@@ -19,7 +19,7 @@ interface ListConfig {
 export default defineTool<ListConfig>({
   name: 'list_documents',
   displayName: 'List knowledge-base documents',
-  description: "Lets the model list the documents of the configured knowledge bases (titles, types, pages, dates).",
+  description: 'Lets the model list the documents of the configured knowledge bases (titles, types, pages, dates).',
   category: 'rag',
   version: '1.0',
   configSchema: {
@@ -34,7 +34,8 @@ export default defineTool<ListConfig>({
   function: {
     describe: () => ({
       name: 'list_documents',
-      description: "Lists the documents in the course's knowledge base: title, type, number of pages, when each was added. Use it to see what material is available.",
+      description:
+        "Lists the documents in the course's knowledge base: title, type, number of pages, when each was added. Use it to see what material is available.",
     }),
     parameters: {
       type: 'object',
@@ -44,10 +45,15 @@ export default defineTool<ListConfig>({
     async call(argumentsFromModel, context, config) {
       const wanted = argumentsFromModel.collection as string | undefined;
       if (wanted !== undefined && !config.collections.includes(wanted)) {
-        throw new AppError('not_found', `Knowledge base ${wanted} is not one of this assistant's; use one of: ${config.collections.join(', ')}.`);
+        throw new AppError(
+          'not_found',
+          `Knowledge base ${wanted} is not one of this assistant's; use one of: ${config.collections.join(', ')}.`,
+        );
       }
       const collections = wanted === undefined ? config.collections : [wanted];
-      const listed = await Promise.all(collections.map(async (collection) => ({ collection, documents: await context.knowledge.listDocuments(collection) })));
+      const listed = await Promise.all(
+        collections.map(async (collection) => ({ collection, documents: await context.knowledge.listDocuments(collection) })),
+      );
       const total = listed.reduce((sum, entry) => sum + entry.documents.length, 0);
       let remaining = LISTED_DOCUMENTS_MAXIMUM;
       const shown = listed.map((entry) => {

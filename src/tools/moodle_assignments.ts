@@ -9,7 +9,15 @@
  */
 import { AppError } from '../errors/app-error.js';
 import { mapWithConcurrency } from '../integrations/map-with-concurrency.js';
-import { MoodleException, moodleTime, requireMoodleClient, type MoodleAssignment, type MoodleClient, type MoodleCourse, type MoodleSubmissionStatus } from '../integrations/moodle-client.js';
+import {
+  MoodleException,
+  moodleTime,
+  requireMoodleClient,
+  type MoodleAssignment,
+  type MoodleClient,
+  type MoodleCourse,
+  type MoodleSubmissionStatus,
+} from '../integrations/moodle-client.js';
 import type { Source } from '../pipeline/events.js';
 import { defineTool } from '../pipeline/tool-definition.js';
 
@@ -25,7 +33,9 @@ function courseIdArgument(value: unknown): number | undefined {
   if (value === undefined || value === null) return undefined;
   const id = typeof value === 'string' && /^\d{1,15}$/.test(value.trim()) ? Number(value.trim()) : value;
   if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) {
-    throw new AppError('invalid_body', `${FUNCTION_NAME}: "course_id" must be the id of one of the user's Moodle courses.`, { param: 'arguments' });
+    throw new AppError('invalid_body', `${FUNCTION_NAME}: "course_id" must be the id of one of the user's Moodle courses.`, {
+      param: 'arguments',
+    });
   }
   return id;
 }
@@ -81,7 +91,8 @@ function assignmentSource(assignment: MoodleAssignment, siteUrl: string | undefi
 export default defineTool<Record<string, never>>({
   name: 'moodle_assignments',
   displayName: 'Moodle assignments',
-  description: "Lets the model list the assignments of the Moodle courses the person chatting is enrolled in, with due dates and that person's submission status.",
+  description:
+    "Lets the model list the assignments of the Moodle courses the person chatting is enrolled in, with due dates and that person's submission status.",
   category: 'lms',
   version: '1.0',
   configSchema: { type: 'object', additionalProperties: false, properties: {} },
@@ -90,7 +101,7 @@ export default defineTool<Record<string, never>>({
     describe: () => ({
       name: FUNCTION_NAME,
       description:
-        "List the assignments of the Moodle courses that the user you are talking with is enrolled in, with due dates and whether that user has submitted each one. It always answers for that user; give course_id (from get_moodle_courses) to see one course only.",
+        'List the assignments of the Moodle courses that the user you are talking with is enrolled in, with due dates and whether that user has submitted each one. It always answers for that user; give course_id (from get_moodle_courses) to see one course only.',
     }),
     parameters: {
       type: 'object',
@@ -106,7 +117,9 @@ export default defineTool<Record<string, never>>({
       const courses = chosenCourses(await moodle.userCourses(userId), courseId);
       const assignments = (await moodle.assignments(courses.map((course) => course.id))).sort(byRelevance(Date.now() / 1000));
       const checked = assignments.slice(0, MAXIMUM_ASSIGNMENTS_CHECKED);
-      const statuses = await mapWithConcurrency(checked, SUBMISSION_STATUS_CONCURRENCY, (assignment) => statusOrUnknown(moodle, assignment, userId));
+      const statuses = await mapWithConcurrency(checked, SUBMISSION_STATUS_CONCURRENCY, (assignment) =>
+        statusOrUnknown(moodle, assignment, userId),
+      );
       return {
         content: JSON.stringify({
           moodle_user_id: userId,

@@ -38,7 +38,8 @@ export default defineTool<Record<string, never>>({
   function: {
     describe: () => ({
       name: 'get_moodle_courses',
-      description: 'List the Moodle courses that the user you are talking with is enrolled in (id, short and full name, start and end dates). Takes no arguments: it always answers for that user.',
+      description:
+        'List the Moodle courses that the user you are talking with is enrolled in (id, short and full name, start and end dates). Takes no arguments: it always answers for that user.',
     }),
     parameters: { type: 'object', properties: {} },
     async call(_argumentsFromModel, context) {

@@ -19,7 +19,8 @@ export default defineTool<RubricRagConfig>({
   name: 'rubric_rag',
   aliases: ['rubric'],
   displayName: 'Assessment rubric',
-  description: 'Inserts an evaluation document built from one rubric (criteria, levels, weighted scoring, expected output) into the prompt.',
+  description:
+    'Inserts an evaluation document built from one rubric (criteria, levels, weighted scoring, expected output) into the prompt.',
   category: 'rubric',
   version: '1.0',
   configSchema: {
@@ -35,7 +36,12 @@ export default defineTool<RubricRagConfig>({
         minimum: 0,
         description: 'The rubricId the rubrics API answered with',
       },
-      format: { type: 'string', enum: ['markdown', 'json'], default: 'markdown', description: 'How the evaluation document is written for the model' },
+      format: {
+        type: 'string',
+        enum: ['markdown', 'json'],
+        default: 'markdown',
+        description: 'How the evaluation document is written for the model',
+      },
     },
   },
   placeholder: 'rubric',

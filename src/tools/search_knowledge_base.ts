@@ -43,13 +43,16 @@ export default defineTool<SearchConfig>({
   function: {
     describe: () => ({
       name: 'search_knowledge_base',
-      description: "Searches the course's knowledge base and returns the most relevant passages, numbered, with their source file and page. Use it for questions about the course material.",
+      description:
+        "Searches the course's knowledge base and returns the most relevant passages, numbered, with their source file and page. Use it for questions about the course material.",
     }),
     parameters: {
       type: 'object',
       additionalProperties: false,
       required: ['query'],
-      properties: { query: { type: 'string', minLength: 1, maxLength: MAXIMUM_QUERY_LENGTH, description: 'What to search for, in a few words.' } },
+      properties: {
+        query: { type: 'string', minLength: 1, maxLength: MAXIMUM_QUERY_LENGTH, description: 'What to search for, in a few words.' },
+      },
     },
     async call(argumentsFromModel, context, config) {
       const hits = await searchCollections(context, config.collections, argumentsFromModel.query as string, config.top_k, 0);

@@ -37,14 +37,24 @@ export default defineTool<SimpleRagConfig>({
   },
   placeholder: 'context',
   status: (config) => `querying knowledge base ${config.collections.join(', ')}`,
-  traceInput: (config) => ({ collections: config.collections, top_k: config.top_k, threshold: config.threshold, query_mode: config.query_mode }),
+  traceInput: (config) => ({
+    collections: config.collections,
+    top_k: config.top_k,
+    threshold: config.threshold,
+    query_mode: config.query_mode,
+  }),
   async provide(context, config) {
     const lastMessage = lastUserText(context.messages);
     if (lastMessage.trim() === '') return { content: '' };
     // context_aware falls back to the last message when the organization has no small fast model or it fails.
-    const rewritten = config.query_mode === 'context_aware' ? await context.queryRewriter.rewrite(context.messages, context.signal) : undefined;
+    const rewritten =
+      config.query_mode === 'context_aware' ? await context.queryRewriter.rewrite(context.messages, context.signal) : undefined;
     const query = rewritten ?? lastMessage;
     const hits = await searchCollections(context, config.collections, query, config.top_k, config.threshold);
-    return { content: hits.map((hit) => hit.text).join('\n\n'), sources: hits.map(sourceOfHit), metadata: { query_rewritten: rewritten !== undefined } };
+    return {
+      content: hits.map((hit) => hit.text).join('\n\n'),
+      sources: hits.map(sourceOfHit),
+      metadata: { query_rewritten: rewritten !== undefined },
+    };
   },
 });

@@ -5,7 +5,13 @@
  * never substitutes a default city, which would give a confident answer about the wrong place.
  */
 import { AppError } from '../errors/app-error.js';
-import { fetchCurrentWeather, findPlace, type CurrentWeather, type Place, type TemperatureUnit } from '../integrations/open-meteo-client.js';
+import {
+  fetchCurrentWeather,
+  findPlace,
+  type CurrentWeather,
+  type Place,
+  type TemperatureUnit,
+} from '../integrations/open-meteo-client.js';
 import { describeWeatherCode } from '../integrations/wmo-weather-codes.js';
 import { defineTool } from '../pipeline/tool-definition.js';
 
@@ -36,7 +42,10 @@ function unitArgument(value: unknown): TemperatureUnit {
 
 /** The name as the model wrote it, made safe to quote: one line, no quotes or control characters, bounded. */
 function shownLocation(location: string): string {
-  const oneLine = location.replace(/[\p{Cc}"]+/gu, ' ').replace(/\s+/g, ' ').trim();
+  const oneLine = location
+    .replace(/[\p{Cc}"]+/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return oneLine.length > SHOWN_LOCATION_CHARACTERS ? `${oneLine.slice(0, SHOWN_LOCATION_CHARACTERS)}…` : oneLine;
 }
 
@@ -64,21 +73,28 @@ function report(place: Place, weather: CurrentWeather): string {
 export default defineTool<Record<string, never>>({
   name: 'weather',
   displayName: 'Weather',
-  description: 'Lets the model look up the current weather (temperature, feels-like, humidity, wind, conditions) for a city or place, from Open-Meteo.',
+  description:
+    'Lets the model look up the current weather (temperature, feels-like, humidity, wind, conditions) for a city or place, from Open-Meteo.',
   category: 'utilities',
   version: '1.0',
   configSchema: { type: 'object', additionalProperties: false, properties: {} },
   function: {
     describe: () => ({
       name: FUNCTION_NAME,
-      description: 'Get the current weather (temperature, feels-like temperature, humidity, wind speed and conditions) for a city or place.',
+      description:
+        'Get the current weather (temperature, feels-like temperature, humidity, wind speed and conditions) for a city or place.',
     }),
     parameters: {
       type: 'object',
       additionalProperties: false,
       required: ['location'],
       properties: {
-        location: { type: 'string', minLength: 1, maxLength: LONGEST_LOCATION, description: 'A city or place name, e.g. "Barcelona" or "Paris, France".' },
+        location: {
+          type: 'string',
+          minLength: 1,
+          maxLength: LONGEST_LOCATION,
+          description: 'A city or place name, e.g. "Barcelona" or "Paris, France".',
+        },
         unit: { type: 'string', enum: [...TEMPERATURE_UNITS], description: 'The temperature unit; celsius when left out.' },
       },
     },

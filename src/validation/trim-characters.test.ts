@@ -6,25 +6,38 @@ import { describe, expect, it } from 'vitest';
 import { trimCharacters, trimCharactersAtLineEnds, trimCharactersEnd, trimCharactersStart } from './trim-characters.js';
 
 const SEED = 11;
-const text = (alphabet: string[]): fc.Arbitrary<string> => fc.array(fc.constantFrom(...alphabet), { maxLength: 40 }).map((characters) => characters.join(''));
+const text = (alphabet: string[]): fc.Arbitrary<string> =>
+  fc.array(fc.constantFrom(...alphabet), { maxLength: 40 }).map((characters) => characters.join(''));
 const DOTS_AND_SPACES = text([' ', '.', 'x', '\t', 'é']);
 const LINES = text([' ', '\t', 'a', '\n', '\r', '\u2028', '\u2029', '\u00a0']);
 
 describe('trimming helpers behave like the expressions they replace', () => {
   it('trimCharacters(text, " .") is text.replace(/^[ .]+|[ .]+$/g, "")', () => {
-    fc.assert(fc.property(DOTS_AND_SPACES, (value) => trimCharacters(value, ' .') === value.replace(/^[ .]+|[ .]+$/g, '')), { seed: SEED, numRuns: 2_000 });
+    fc.assert(
+      fc.property(DOTS_AND_SPACES, (value) => trimCharacters(value, ' .') === value.replace(/^[ .]+|[ .]+$/g, '')),
+      { seed: SEED, numRuns: 2_000 },
+    );
   });
 
   it('trimCharactersEnd(text, "/") is text.replace(/\\/+$/, "")', () => {
-    fc.assert(fc.property(text(['/', 'a', ':']), (value) => trimCharactersEnd(value, '/') === value.replace(/\/+$/, '')), { seed: SEED, numRuns: 1_000 });
+    fc.assert(
+      fc.property(text(['/', 'a', ':']), (value) => trimCharactersEnd(value, '/') === value.replace(/\/+$/, '')),
+      { seed: SEED, numRuns: 1_000 },
+    );
   });
 
   it('trimCharactersStart(text, "_") is text.replace(/^_+/, "")', () => {
-    fc.assert(fc.property(text(['_', 'a']), (value) => trimCharactersStart(value, '_') === value.replace(/^_+/, '')), { seed: SEED, numRuns: 1_000 });
+    fc.assert(
+      fc.property(text(['_', 'a']), (value) => trimCharactersStart(value, '_') === value.replace(/^_+/, '')),
+      { seed: SEED, numRuns: 1_000 },
+    );
   });
 
   it('trimCharactersAtLineEnds(text, " \\t") is text.replace(/[ \\t]+$/gm, "") for every line terminator', () => {
-    fc.assert(fc.property(LINES, (value) => trimCharactersAtLineEnds(value, ' \t') === value.replace(/[ \t]+$/gm, '')), { seed: SEED, numRuns: 3_000 });
+    fc.assert(
+      fc.property(LINES, (value) => trimCharactersAtLineEnds(value, ' \t') === value.replace(/[ \t]+$/gm, '')),
+      { seed: SEED, numRuns: 3_000 },
+    );
   });
 
   it('handles the edge cases: empty text, nothing to trim, only trimmable characters', () => {

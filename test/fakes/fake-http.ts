@@ -115,12 +115,7 @@ export function writeFlushed(response: http.ServerResponse, text: string): Promi
   });
 }
 
-export function sendJson(
-  response: http.ServerResponse,
-  status: number,
-  body: unknown,
-  extraHeaders: Record<string, string> = {},
-): void {
+export function sendJson(response: http.ServerResponse, status: number, body: unknown, extraHeaders: Record<string, string> = {}): void {
   if (response.headersSent || response.destroyed) return;
   const text = JSON.stringify(body);
   response.writeHead(status, {
@@ -142,11 +137,7 @@ export interface Exchange {
  * Watches one response: if its connection closes before the response finished and neither the
  * fake nor its shutdown caused it, the client went away, which is what tests of cancellation assert.
  */
-export function watchExchange(
-  response: http.ServerResponse,
-  shutdownSignal: AbortSignal,
-  onClientDisconnect: () => void,
-): Exchange {
+export function watchExchange(response: http.ServerResponse, shutdownSignal: AbortSignal, onClientDisconnect: () => void): Exchange {
   const controller = new AbortController();
   let closedByServer = false;
   const onShutdown = (): void => controller.abort();
@@ -164,11 +155,7 @@ export function watchExchange(
   };
 }
 
-export type RequestHandler = (
-  request: http.IncomingMessage,
-  response: http.ServerResponse,
-  shutdownSignal: AbortSignal,
-) => Promise<void>;
+export type RequestHandler = (request: http.IncomingMessage, response: http.ServerResponse, shutdownSignal: AbortSignal) => Promise<void>;
 
 export interface LoopbackServer {
   /** e.g. http://127.0.0.1:41234, without a trailing slash. */

@@ -144,7 +144,8 @@ export async function startFakeLambKnowledgeServer(options: FakeLambKnowledgeSer
     // As LAMB does, plugin_params win over the top-level top_k and threshold.
     const params = isRecord(body.plugin_params) ? body.plugin_params : {};
     const topK = typeof params.top_k === 'number' ? params.top_k : typeof body.top_k === 'number' ? body.top_k : DEFAULT_TOP_K;
-    const threshold = typeof params.threshold === 'number' ? params.threshold : typeof body.threshold === 'number' ? body.threshold : DEFAULT_THRESHOLD;
+    const threshold =
+      typeof params.threshold === 'number' ? params.threshold : typeof body.threshold === 'number' ? body.threshold : DEFAULT_THRESHOLD;
     const queryText = body.query_text as string;
     const results = passages
       .map((passage, index) => ({ index, similarity: wordOverlap(queryText, passage.text), passage }))
@@ -204,7 +205,11 @@ export async function startFakeLambKnowledgeServer(options: FakeLambKnowledgeSer
     if (reply !== undefined && !(await pause(reply.delayMs, exchange.signal))) return;
 
     if (reply?.status !== undefined) {
-      sendJson(response, reply.status, detail(reply.errorDetail ?? (reply.status >= 500 ? 'Internal Server Error' : `Request failed with status ${reply.status}`)));
+      sendJson(
+        response,
+        reply.status,
+        detail(reply.errorDetail ?? (reply.status >= 500 ? 'Internal Server Error' : `Request failed with status ${reply.status}`)),
+      );
       return;
     }
     if (reply?.malformedJson === true) {
@@ -223,7 +228,11 @@ export async function startFakeLambKnowledgeServer(options: FakeLambKnowledgeSer
       return;
     }
     if (bodyResult.kind !== 'json' || !isRecord(bodyResult.value)) {
-      sendJson(response, 422, validationError('query_text', 'Input should be a valid dictionary or object to extract fields from', 'model_attributes_type'));
+      sendJson(
+        response,
+        422,
+        validationError('query_text', 'Input should be a valid dictionary or object to extract fields from', 'model_attributes_type'),
+      );
       return;
     }
     const body = bodyResult.value;

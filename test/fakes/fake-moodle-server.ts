@@ -9,7 +9,17 @@
 // Users, courses, enrolments, assignments and submissions come from tables; a test can script
 // exceptions, delays, HTTP statuses or exact bodies for the next call (of one function).
 import type http from 'node:http';
-import { appendBounded, isRecord, listenOnLoopback, pause, readRequestBody, sendJson, watchExchange, writeFlushed, type RecordedRequest } from './fake-http.js';
+import {
+  appendBounded,
+  isRecord,
+  listenOnLoopback,
+  pause,
+  readRequestBody,
+  sendJson,
+  watchExchange,
+  writeFlushed,
+  type RecordedRequest,
+} from './fake-http.js';
 
 export type { RecordedRequest } from './fake-http.js';
 
@@ -134,7 +144,12 @@ class MoodleFailure extends Error {
   }
 
   toJson(): Record<string, unknown> {
-    return { exception: this.exception, errorcode: this.errorcode, message: this.message, ...(this.debuginfo !== undefined && { debuginfo: this.debuginfo }) };
+    return {
+      exception: this.exception,
+      errorcode: this.errorcode,
+      message: this.message,
+      ...(this.debuginfo !== undefined && { debuginfo: this.debuginfo }),
+    };
   }
 }
 
@@ -175,7 +190,10 @@ function requiredInteger(parameters: Record<string, unknown>, name: string): num
   const raw = parameters[name];
   if (raw === undefined) throw invalidParameter(`Missing required key in single structure: ${name}`);
   const value = typeof raw === 'string' && /^-?\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isSafeInteger(value)) throw invalidParameter(`${name} => Invalid parameter value detected: Invalid external api parameter: the value is "${String(raw)}", the server was expecting "int" type`);
+  if (!Number.isSafeInteger(value))
+    throw invalidParameter(
+      `${name} => Invalid parameter value detected: Invalid external api parameter: the value is "${String(raw)}", the server was expecting "int" type`,
+    );
   return value;
 }
 
@@ -354,7 +372,12 @@ export async function startFakeMoodleServer(options: FakeMoodleServerOptions): P
         continue;
       }
       if (!includeNotEnrolled && !tokenOwner.courseIds.includes(courseId)) {
-        warnings.push({ item: 'course', itemid: courseId, warningcode: '2', message: 'User is not enrolled or does not have requested capability' });
+        warnings.push({
+          item: 'course',
+          itemid: courseId,
+          warningcode: '2',
+          message: 'User is not enrolled or does not have requested capability',
+        });
         continue;
       }
       answered.push({
@@ -378,7 +401,18 @@ export async function startFakeMoodleServer(options: FakeMoodleServerOptions): P
       lastattempt: {
         // Moodle leaves `submission` out until the user has a submission record.
         ...(submission !== undefined && {
-          submission: { id: assignid * 1000 + forUser, userid: forUser, attemptnumber: 0, timecreated: 1_700_000_000, timemodified: 1_700_000_100, status: submission.status, groupid: 0, assignment: assignid, latest: 1, plugins: [] },
+          submission: {
+            id: assignid * 1000 + forUser,
+            userid: forUser,
+            attemptnumber: 0,
+            timecreated: 1_700_000_000,
+            timemodified: 1_700_000_100,
+            status: submission.status,
+            groupid: 0,
+            assignment: assignid,
+            latest: 1,
+            plugins: [],
+          },
         }),
         submissiongroupmemberswhoneedtosubmit: [],
         submissionsenabled: true,
@@ -404,7 +438,8 @@ export async function startFakeMoodleServer(options: FakeMoodleServerOptions): P
   };
 
   function answer(call: RecordedMoodleCall): MoodleAnswer {
-    if (call.token === undefined || call.token !== options.token) throw new MoodleFailure('moodle_exception', 'invalidtoken', 'Invalid token - token not found');
+    if (call.token === undefined || call.token !== options.token)
+      throw new MoodleFailure('moodle_exception', 'invalidtoken', 'Invalid token - token not found');
     const implementation = call.wsfunction === undefined ? undefined : functions[call.wsfunction];
     if (implementation === undefined) throw missingRecord('external_functions');
     if (options.allowedFunctions !== undefined && !options.allowedFunctions.includes(call.wsfunction!)) {
@@ -416,7 +451,9 @@ export async function startFakeMoodleServer(options: FakeMoodleServerOptions): P
   /** PHP fills $_POST only from a form-encoded (or multipart) body; anything else is ignored. */
   function formBody(request: http.IncomingMessage, text: string | undefined): URLSearchParams {
     const contentType = request.headers['content-type'] ?? '';
-    return text !== undefined && contentType.startsWith('application/x-www-form-urlencoded') ? new URLSearchParams(text) : new URLSearchParams();
+    return text !== undefined && contentType.startsWith('application/x-www-form-urlencoded')
+      ? new URLSearchParams(text)
+      : new URLSearchParams();
   }
 
   function recordCall(httpMethod: string, query: URLSearchParams, body: URLSearchParams): RecordedMoodleCall {
@@ -466,7 +503,13 @@ export async function startFakeMoodleServer(options: FakeMoodleServerOptions): P
     const bodyResult = await readRequestBody(request);
     // A form body is not JSON, so the shared reader hands it over as text.
     const text = bodyResult.kind === 'invalid' || bodyResult.kind === 'json' ? bodyResult.text : undefined;
-    appendBounded(requests, { method: httpMethod, path: parsed.pathname, headers: { ...request.headers }, body: text, receivedAt: Date.now() });
+    appendBounded(requests, {
+      method: httpMethod,
+      path: parsed.pathname,
+      headers: { ...request.headers },
+      body: text,
+      receivedAt: Date.now(),
+    });
     if (bodyResult.kind === 'aborted') return;
     if (parsed.pathname !== REST_PATH) {
       response.writeHead(404, { 'content-type': 'text/html; charset=utf-8' });

@@ -13,7 +13,16 @@
 // Errors use Open-Meteo's `{"error": true, "reason": …}` with HTTP 400. Places come from a small
 // table; a test can script delays, error statuses, malformed JSON or exact bodies per endpoint.
 import type http from 'node:http';
-import { appendBounded, listenOnLoopback, pause, readRequestBody, sendJson, watchExchange, writeFlushed, type RecordedRequest } from './fake-http.js';
+import {
+  appendBounded,
+  listenOnLoopback,
+  pause,
+  readRequestBody,
+  sendJson,
+  watchExchange,
+  writeFlushed,
+  type RecordedRequest,
+} from './fake-http.js';
 
 export type { RecordedRequest } from './fake-http.js';
 
@@ -26,7 +35,14 @@ const COORDINATE_TOLERANCE = 0.05;
 const OBSERVATION_INTERVAL_SECONDS = 900;
 
 /** The variables of `current` the fake knows, with their units in Open-Meteo's spelling. */
-const CURRENT_VARIABLES = ['temperature_2m', 'relative_humidity_2m', 'apparent_temperature', 'weather_code', 'wind_speed_10m', 'is_day'] as const;
+const CURRENT_VARIABLES = [
+  'temperature_2m',
+  'relative_humidity_2m',
+  'apparent_temperature',
+  'weather_code',
+  'wind_speed_10m',
+  'is_day',
+] as const;
 type CurrentVariable = (typeof CURRENT_VARIABLES)[number];
 const WIND_UNITS: Record<string, { label: string; perKmh: number }> = {
   kmh: { label: 'km/h', perKmh: 1 },
@@ -49,29 +65,76 @@ export interface FakePlace {
   utc_offset_seconds: number;
   population?: number;
   /** The weather "now", always in metric units; the fake converts on request. */
-  weather: { temperatureCelsius: number; apparentCelsius: number; relativeHumidity: number; weatherCode: number; windKmh: number; isDay: boolean };
+  weather: {
+    temperatureCelsius: number;
+    apparentCelsius: number;
+    relativeHumidity: number;
+    weatherCode: number;
+    windKmh: number;
+    isDay: boolean;
+  };
 }
 
 /** A few real places with plausible weather; tests may add or replace entries. */
 export const DEFAULT_PLACES: readonly FakePlace[] = [
   {
-    id: 2950159, name: 'Berlin', latitude: 52.52437, longitude: 13.41053, elevation: 74, country: 'Germany', country_code: 'DE', admin1: 'Land Berlin',
-    timezone: 'Europe/Berlin', timezone_abbreviation: 'CET', utc_offset_seconds: 3600, population: 3426354,
+    id: 2950159,
+    name: 'Berlin',
+    latitude: 52.52437,
+    longitude: 13.41053,
+    elevation: 74,
+    country: 'Germany',
+    country_code: 'DE',
+    admin1: 'Land Berlin',
+    timezone: 'Europe/Berlin',
+    timezone_abbreviation: 'CET',
+    utc_offset_seconds: 3600,
+    population: 3426354,
     weather: { temperatureCelsius: 8.4, apparentCelsius: 5.9, relativeHumidity: 81, weatherCode: 3, windKmh: 14.8, isDay: true },
   },
   {
-    id: 3128760, name: 'Barcelona', latitude: 41.38879, longitude: 2.15899, elevation: 47, country: 'Spain', country_code: 'ES', admin1: 'Catalonia',
-    timezone: 'Europe/Madrid', timezone_abbreviation: 'CET', utc_offset_seconds: 3600, population: 1620343,
+    id: 3128760,
+    name: 'Barcelona',
+    latitude: 41.38879,
+    longitude: 2.15899,
+    elevation: 47,
+    country: 'Spain',
+    country_code: 'ES',
+    admin1: 'Catalonia',
+    timezone: 'Europe/Madrid',
+    timezone_abbreviation: 'CET',
+    utc_offset_seconds: 3600,
+    population: 1620343,
     weather: { temperatureCelsius: 16.2, apparentCelsius: 15.1, relativeHumidity: 64, weatherCode: 1, windKmh: 9.7, isDay: true },
   },
   {
-    id: 2988507, name: 'Paris', latitude: 48.85341, longitude: 2.3488, elevation: 42, country: 'France', country_code: 'FR', admin1: 'Île-de-France',
-    timezone: 'Europe/Paris', timezone_abbreviation: 'CET', utc_offset_seconds: 3600, population: 2138551,
+    id: 2988507,
+    name: 'Paris',
+    latitude: 48.85341,
+    longitude: 2.3488,
+    elevation: 42,
+    country: 'France',
+    country_code: 'FR',
+    admin1: 'Île-de-France',
+    timezone: 'Europe/Paris',
+    timezone_abbreviation: 'CET',
+    utc_offset_seconds: 3600,
+    population: 2138551,
     weather: { temperatureCelsius: 10, apparentCelsius: 7.5, relativeHumidity: 76, weatherCode: 61, windKmh: 18, isDay: true },
   },
   {
-    id: 4717560, name: 'Paris', latitude: 33.66094, longitude: -95.55551, elevation: 183, country: 'United States', country_code: 'US', admin1: 'Texas',
-    timezone: 'America/Chicago', timezone_abbreviation: 'CST', utc_offset_seconds: -21600, population: 24782,
+    id: 4717560,
+    name: 'Paris',
+    latitude: 33.66094,
+    longitude: -95.55551,
+    elevation: 183,
+    country: 'United States',
+    country_code: 'US',
+    admin1: 'Texas',
+    timezone: 'America/Chicago',
+    timezone_abbreviation: 'CST',
+    utc_offset_seconds: -21600,
+    population: 24782,
     weather: { temperatureCelsius: 21, apparentCelsius: 21.4, relativeHumidity: 55, weatherCode: 0, windKmh: 12, isDay: true },
   },
 ];
@@ -166,20 +229,45 @@ function answerGeocoding(places: readonly FakePlace[], query: URLSearchParams, r
   }
   const count = Math.min(MAXIMUM_COUNT, Math.max(1, Number.parseInt(query.get('count') ?? String(DEFAULT_COUNT), 10) || DEFAULT_COUNT));
   // As Open-Meteo: fewer than two characters match nothing, and bigger places come first.
-  const matches = name.trim().length < 2 ? [] : places.filter((place) => matchesName(place, name)).sort((left, right) => (right.population ?? 0) - (left.population ?? 0));
+  const matches =
+    name.trim().length < 2
+      ? []
+      : places.filter((place) => matchesName(place, name)).sort((left, right) => (right.population ?? 0) - (left.population ?? 0));
   const generationtime_ms = 0.4;
-  sendJson(response, 200, matches.length === 0 ? { generationtime_ms } : { results: matches.slice(0, count).map(geocodingResult), generationtime_ms });
+  sendJson(
+    response,
+    200,
+    matches.length === 0 ? { generationtime_ms } : { results: matches.slice(0, count).map(geocodingResult), generationtime_ms },
+  );
 }
 
 function nearestPlace(places: readonly FakePlace[], latitude: number, longitude: number): FakePlace | undefined {
-  return places.find((place) => Math.abs(place.latitude - latitude) <= COORDINATE_TOLERANCE && Math.abs(place.longitude - longitude) <= COORDINATE_TOLERANCE);
+  return places.find(
+    (place) => Math.abs(place.latitude - latitude) <= COORDINATE_TOLERANCE && Math.abs(place.longitude - longitude) <= COORDINATE_TOLERANCE,
+  );
 }
 
 /** Somewhere not in the table still has weather, derived from its coordinates so it is stable. */
 function syntheticPlace(latitude: number, longitude: number): FakePlace {
   return {
-    id: 0, name: 'Somewhere', latitude, longitude, elevation: 0, country: '', country_code: '', timezone: 'GMT', timezone_abbreviation: 'GMT', utc_offset_seconds: 0,
-    weather: { temperatureCelsius: round(25 - Math.abs(latitude) / 3), apparentCelsius: round(24 - Math.abs(latitude) / 3), relativeHumidity: 60, weatherCode: 2, windKmh: 10, isDay: true },
+    id: 0,
+    name: 'Somewhere',
+    latitude,
+    longitude,
+    elevation: 0,
+    country: '',
+    country_code: '',
+    timezone: 'GMT',
+    timezone_abbreviation: 'GMT',
+    utc_offset_seconds: 0,
+    weather: {
+      temperatureCelsius: round(25 - Math.abs(latitude) / 3),
+      apparentCelsius: round(24 - Math.abs(latitude) / 3),
+      relativeHumidity: 60,
+      weatherCode: 2,
+      windKmh: 10,
+      isDay: true,
+    },
   };
 }
 
@@ -217,7 +305,12 @@ function currentUnit(variable: CurrentVariable, temperatureUnit: string, windUni
   }
 }
 
-function answerForecast(places: readonly FakePlace[], query: URLSearchParams, observationTime: string, response: http.ServerResponse): void {
+function answerForecast(
+  places: readonly FakePlace[],
+  query: URLSearchParams,
+  observationTime: string,
+  response: http.ServerResponse,
+): void {
   const latitude = Number(query.get('latitude'));
   const longitude = Number(query.get('longitude'));
   if (query.get('latitude') === null || query.get('longitude') === null || !Number.isFinite(latitude) || !Number.isFinite(longitude)) {
@@ -230,12 +323,20 @@ function answerForecast(places: readonly FakePlace[], query: URLSearchParams, ob
   }
   const temperatureUnit = query.get('temperature_unit') ?? 'celsius';
   if (temperatureUnit !== 'celsius' && temperatureUnit !== 'fahrenheit') {
-    sendJson(response, 400, openMeteoError(`Cannot initialize TemperatureUnit from invalid String value ${temperatureUnit} for key temperature_unit`));
+    sendJson(
+      response,
+      400,
+      openMeteoError(`Cannot initialize TemperatureUnit from invalid String value ${temperatureUnit} for key temperature_unit`),
+    );
     return;
   }
   const windUnit = query.get('wind_speed_unit') ?? 'kmh';
   if (WIND_UNITS[windUnit] === undefined) {
-    sendJson(response, 400, openMeteoError(`Cannot initialize WindspeedUnit from invalid String value ${windUnit} for key wind_speed_unit`));
+    sendJson(
+      response,
+      400,
+      openMeteoError(`Cannot initialize WindspeedUnit from invalid String value ${windUnit} for key wind_speed_unit`),
+    );
     return;
   }
   const requested = (query.get('current') ?? '').split(',').filter((variable) => variable !== '');
@@ -258,8 +359,16 @@ function answerForecast(places: readonly FakePlace[], query: URLSearchParams, ob
   };
   if (requested.length > 0) {
     const variables = requested as CurrentVariable[];
-    body.current_units = { time: 'iso8601', interval: 'seconds', ...Object.fromEntries(variables.map((variable) => [variable, currentUnit(variable, temperatureUnit, windUnit)])) };
-    body.current = { time: observationTime, interval: OBSERVATION_INTERVAL_SECONDS, ...Object.fromEntries(variables.map((variable) => [variable, currentValue(variable, place, temperatureUnit, windUnit)])) };
+    body.current_units = {
+      time: 'iso8601',
+      interval: 'seconds',
+      ...Object.fromEntries(variables.map((variable) => [variable, currentUnit(variable, temperatureUnit, windUnit)])),
+    };
+    body.current = {
+      time: observationTime,
+      interval: OBSERVATION_INTERVAL_SECONDS,
+      ...Object.fromEntries(variables.map((variable) => [variable, currentValue(variable, place, temperatureUnit, windUnit)])),
+    };
   }
   sendJson(response, 200, body);
 }
@@ -293,7 +402,8 @@ export async function startFakeOpenMeteoServer(options: FakeOpenMeteoServerOptio
     appendBounded(requests, { method, path: parsed.pathname, headers: { ...request.headers }, body: undefined, receivedAt: Date.now() });
     if (bodyResult.kind === 'aborted') return;
 
-    const endpoint: OpenMeteoEndpoint | undefined = parsed.pathname === GEOCODING_PATH ? 'geocoding' : parsed.pathname === FORECAST_PATH ? 'forecast' : undefined;
+    const endpoint: OpenMeteoEndpoint | undefined =
+      parsed.pathname === GEOCODING_PATH ? 'geocoding' : parsed.pathname === FORECAST_PATH ? 'forecast' : undefined;
     if (endpoint === undefined) {
       sendJson(response, 404, openMeteoError('Not Found'));
       return;

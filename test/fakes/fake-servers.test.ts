@@ -55,7 +55,11 @@ describe('fake OpenAI server, through the official SDK', () => {
   });
 
   it('returns scripted non-stream text, finish reason and exact usage, and records the request', async () => {
-    fake.enqueue({ text: 'Photosynthesis turns light into sugar.', finishReason: 'length', usage: { prompt_tokens: 11, completion_tokens: 7 } });
+    fake.enqueue({
+      text: 'Photosynthesis turns light into sugar.',
+      finishReason: 'length',
+      usage: { prompt_tokens: 11, completion_tokens: 7 },
+    });
     const completion = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'explain' }] });
     expect(completion.choices[0]?.message.content).toBe('Photosynthesis turns light into sugar.');
     expect(completion.choices[0]?.finish_reason).toBe('length');
@@ -83,7 +87,9 @@ describe('fake OpenAI server, through the official SDK', () => {
     expect(chunks.every((chunk) => chunk.object === 'chat.completion.chunk' && chunk.model === MODEL)).toBe(true);
     expect(new Set(chunks.map((chunk) => chunk.id)).size).toBe(1);
     expect(chunks[0]?.choices[0]?.delta.role).toBe('assistant');
-    const contentDeltas = chunks.flatMap((chunk) => chunk.choices.map((choice) => choice.delta.content ?? '')).filter((text) => text !== '');
+    const contentDeltas = chunks
+      .flatMap((chunk) => chunk.choices.map((choice) => choice.delta.content ?? ''))
+      .filter((text) => text !== '');
     expect(contentDeltas).toEqual(['Hel', 'lo, ', 'wor', 'ld']);
     expect(chunks.flatMap((chunk) => chunk.choices.map((choice) => choice.finish_reason)).filter(Boolean)).toEqual(['stop']);
 
@@ -163,12 +169,16 @@ describe('fake OpenAI server, through the official SDK', () => {
     const completion = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'x' }] });
     expect(completion.choices[0]?.finish_reason).toBe('tool_calls');
     expect(completion.choices[0]?.message.content).toBeNull();
-    expect(completion.choices[0]?.message.tool_calls).toEqual([{ id: 'call_9', type: 'function', function: { name: 'lookup', arguments: '{}' } }]);
+    expect(completion.choices[0]?.message.tool_calls).toEqual([
+      { id: 'call_9', type: 'function', function: { name: 'lookup', arguments: '{}' } },
+    ]);
   });
 
   it('surfaces a scripted 429 as RateLimitError with the OpenAI error body and retry-after', async () => {
     fake.enqueue({ status: 429, errorMessage: 'Slow down, please.' });
-    const failure = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'x' }] }).catch((error: unknown) => error);
+    const failure = await client.chat.completions
+      .create({ model: MODEL, messages: [{ role: 'user', content: 'x' }] })
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(OpenAI.RateLimitError);
     const error = failure as InstanceType<typeof OpenAI.RateLimitError>;
     expect(error.status).toBe(429);
@@ -191,7 +201,9 @@ describe('fake OpenAI server, through the official SDK', () => {
   it('rejects a wrong API key with 401 invalid_api_key as AuthenticationError, without echoing the key', async () => {
     const wrongKey = 'sk-wrong-key-0123456789';
     const intruder = new OpenAI({ apiKey: wrongKey, baseURL: fake.baseUrl, maxRetries: 0 });
-    const failure = await intruder.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'x' }] }).catch((error: unknown) => error);
+    const failure = await intruder.chat.completions
+      .create({ model: MODEL, messages: [{ role: 'user', content: 'x' }] })
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(OpenAI.AuthenticationError);
     expect((failure as InstanceType<typeof OpenAI.AuthenticationError>).code).toBe('invalid_api_key');
     expect((failure as Error).message).not.toContain(wrongKey);
@@ -236,7 +248,10 @@ describe('fake OpenAI server, through the official SDK', () => {
   it('counts a client abort while the fake is still delaying its headers as a disconnected request', async () => {
     fake.enqueue({ text: 'late', delayMs: 5_000 });
     const controller = new AbortController();
-    const pending = client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'x' }] }, { signal: controller.signal });
+    const pending = client.chat.completions.create(
+      { model: MODEL, messages: [{ role: 'user', content: 'x' }] },
+      { signal: controller.signal },
+    );
     await eventually(() => fake.requests.length === 1);
     controller.abort();
     await expect(pending).rejects.toBeInstanceOf(OpenAI.APIUserAbortError);
@@ -433,7 +448,12 @@ describe('fake Ollama server, through plain fetch', () => {
     const body = (await (await fetch(`${fake.baseUrl}/api/tags`)).json()) as { models: Array<Record<string, any>> };
     expect(body.models.length).toBeGreaterThan(0);
     for (const model of body.models) {
-      expect(model).toMatchObject({ name: expect.any(String), model: expect.any(String), modified_at: expect.any(String), size: expect.any(Number) });
+      expect(model).toMatchObject({
+        name: expect.any(String),
+        model: expect.any(String),
+        modified_at: expect.any(String),
+        size: expect.any(Number),
+      });
       expect(model.digest).toMatch(/^[0-9a-f]{64}$/);
       expect(model.details).toMatchObject({ format: 'gguf', family: expect.any(String), parameter_size: expect.any(String) });
     }

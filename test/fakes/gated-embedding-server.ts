@@ -6,7 +6,16 @@
  * later ones as OpenAI does, with the deterministic vectors of fake-http.ts. A held request whose
  * client went away (its process was killed) is dropped.
  */
-import { appendBounded, deterministicEmbedding, isRecord, listenOnLoopback, readRequestBody, recordedBody, sendJson, type RecordedRequest } from './fake-http.js';
+import {
+  appendBounded,
+  deterministicEmbedding,
+  isRecord,
+  listenOnLoopback,
+  readRequestBody,
+  recordedBody,
+  sendJson,
+  type RecordedRequest,
+} from './fake-http.js';
 
 export interface GatedEmbeddingServer {
   /** e.g. http://127.0.0.1:PORT/v1, as OPENAI_BASE_URL takes it. */
@@ -27,9 +36,17 @@ export async function startGatedEmbeddingServer(): Promise<GatedEmbeddingServer>
 
   const server = await listenOnLoopback(async (request, response, shutdownSignal) => {
     const body = await readRequestBody(request);
-    appendBounded(requests, { method: request.method ?? 'GET', path: request.url ?? '/', headers: { ...request.headers }, body: recordedBody(body), receivedAt: Date.now() });
+    appendBounded(requests, {
+      method: request.method ?? 'GET',
+      path: request.url ?? '/',
+      headers: { ...request.headers },
+      body: recordedBody(body),
+      receivedAt: Date.now(),
+    });
     if (request.method !== 'POST' || !(request.url ?? '').endsWith('/v1/embeddings') || body.kind !== 'json' || !isRecord(body.value)) {
-      sendJson(response, 404, { error: { message: 'Only POST /v1/embeddings with a JSON body is served here.', type: 'invalid_request_error' } });
+      sendJson(response, 404, {
+        error: { message: 'Only POST /v1/embeddings with a JSON body is served here.', type: 'invalid_request_error' },
+      });
       return;
     }
     const value = body.value;
@@ -45,7 +62,12 @@ export async function startGatedEmbeddingServer(): Promise<GatedEmbeddingServer>
       const vector = deterministicEmbedding(String(input));
       return { object: 'embedding', index, embedding: asBase64 ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector };
     });
-    sendJson(response, 200, { object: 'list', data, model: value.model, usage: { prompt_tokens: inputs.length, total_tokens: inputs.length } });
+    sendJson(response, 200, {
+      object: 'list',
+      data,
+      model: value.model,
+      usage: { prompt_tokens: inputs.length, total_tokens: inputs.length },
+    });
   });
 
   return {

@@ -26,6 +26,9 @@ export async function buildDocx(bodyXml: string): Promise<Uint8Array> {
       '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/>' +
       '</Relationships>',
   );
-  zip.file('word/document.xml', `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="${WORD_NAMESPACE}"><w:body>${bodyXml}</w:body></w:document>`);
+  zip.file(
+    'word/document.xml',
+    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="${WORD_NAMESPACE}"><w:body>${bodyXml}</w:body></w:document>`,
+  );
   return zip.generateAsync({ type: 'uint8array', compression: 'DEFLATE' });
 }

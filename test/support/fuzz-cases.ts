@@ -94,7 +94,11 @@ function percentEncoded(text: string): string {
   try {
     return encodeURIComponent(text);
   } catch {
-    return text.replace(/[\ud800-\udfff]/g, '\ufffd').split('\ufffd').map(encodeURIComponent).join('%ED%A0%80');
+    return text
+      .replace(/[\ud800-\udfff]/g, '\ufffd')
+      .split('\ufffd')
+      .map(encodeURIComponent)
+      .join('%ED%A0%80');
   }
 }
 
@@ -141,7 +145,12 @@ function hostileSegment(random: SeededRandom, real: Array<string | number>): str
 }
 
 /** The concrete path; only when `hostileAllowed` may its ids be other than real ones. */
-function pathFor(operation: FuzzOperation, world: FuzzWorld, random: SeededRandom, hostileAllowed: boolean): { path: string; hostile: boolean } {
+function pathFor(
+  operation: FuzzOperation,
+  world: FuzzWorld,
+  random: SeededRandom,
+  hostileAllowed: boolean,
+): { path: string; hostile: boolean } {
   let hostile = false;
   const path = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
     const real = realValuesFor(operation, name, world);
@@ -212,14 +221,24 @@ function friendlyBody(operation: FuzzOperation, world: FuzzWorld, random: Seeded
   }
   if (Array.isArray(body.messages) && random.chance(0.7)) {
     // Most real conversations end with the learner's turn; ending there reaches the model and the tools.
-    body.messages = [...body.messages.slice(0, 3), { role: 'user', content: random.pick(['How do cells make energy?', 'Resume el texto 🦙', 'x', '{user_input}']) }];
+    body.messages = [
+      ...body.messages.slice(0, 3),
+      { role: 'user', content: random.pick(['How do cells make energy?', 'Resume el texto 🦙', 'x', '{user_input}']) },
+    ];
     body.stream = random.chance(0.5);
   }
   if (operation.label === 'PATCH /api/organizations/{id}/providers') aimAtFakeProviders(body, world);
   if (operation.label === 'POST /api/auth/login' && random.chance(0.3)) return { email: world.login.email, password: world.login.password };
   if (operation.label === 'POST /api/knowledge-bases/{id}/documents') {
     // The document's JSON form (LAMB's) is {documents: [{text, metadata}]}, which /openapi.json does not describe.
-    return { documents: [{ text: random.pick(['The heart pumps blood.', '# Rivers\n\nMeanders form.', 'ok']), metadata: { title: random.pick(['Heart', 'Rivers', '🦙']) } }] };
+    return {
+      documents: [
+        {
+          text: random.pick(['The heart pumps blood.', '# Rivers\n\nMeanders form.', 'ok']),
+          metadata: { title: random.pick(['Heart', 'Rivers', '🦙']) },
+        },
+      ],
+    };
   }
   return body;
 }
@@ -235,10 +254,15 @@ function aimAtFakeProviders(body: Record<string, any>, world: FuzzWorld): void {
 }
 
 /** Every (path to a node, node) in a JSON value, to pick one node to break. */
-function nodesOf(value: unknown, trail: Array<string | number> = [], found: Array<Array<string | number>> = []): Array<Array<string | number>> {
+function nodesOf(
+  value: unknown,
+  trail: Array<string | number> = [],
+  found: Array<Array<string | number>> = [],
+): Array<Array<string | number>> {
   if (trail.length > 0) found.push(trail);
   if (Array.isArray(value)) value.forEach((item, index) => nodesOf(item, [...trail, index], found));
-  else if (value !== null && typeof value === 'object') for (const [key, item] of Object.entries(value)) nodesOf(item, [...trail, key], found);
+  else if (value !== null && typeof value === 'object')
+    for (const [key, item] of Object.entries(value)) nodesOf(item, [...trail, key], found);
   return found;
 }
 
@@ -292,7 +316,10 @@ function jsonBody(operation: FuzzOperation, world: FuzzWorld, random: SeededRand
     case 'at upper bounds':
       return { variant, body: JSON.stringify(friendlyBody(operation, world, random, variant === 'at lower bounds' ? 'low' : 'high')) };
     case 'one field hostile': {
-      const name = properties.length > 0 && random.chance(0.9) ? random.pick(properties) : random.pick(['name', 'messages', 'model', 'metadata', 'config']);
+      const name =
+        properties.length > 0 && random.chance(0.9)
+          ? random.pick(properties)
+          : random.pick(['name', 'messages', 'model', 'metadata', 'config']);
       const value = hostileValue(schema.properties?.[name] ?? {}, random);
       return { variant: `${variant}: ${name}`, body: JSON.stringify({ ...friendly, [name]: value }) };
     }
@@ -300,7 +327,21 @@ function jsonBody(operation: FuzzOperation, world: FuzzWorld, random: SeededRand
       const nodes = nodesOf(friendly);
       if (nodes.length === 0) return { variant: 'valid (no nested node)', body: text };
       const trail = random.pick(nodes);
-      const replacement = random.pick<unknown>([null, undefined, 7, -1, 1e308, true, 'text', '', [], {}, { role: 'user' }, deeplyNested('object', 80), ...HOSTILE_STRINGS.slice(0, 12)]);
+      const replacement = random.pick<unknown>([
+        null,
+        undefined,
+        7,
+        -1,
+        1e308,
+        true,
+        'text',
+        '',
+        [],
+        {},
+        { role: 'user' },
+        deeplyNested('object', 80),
+        ...HOSTILE_STRINGS.slice(0, 12),
+      ]);
       return { variant: `${variant}: ${trail.join('.')}`, body: JSON.stringify(replacedAt(friendly, trail, replacement)) };
     }
     case 'a required field missing': {
@@ -312,11 +353,29 @@ function jsonBody(operation: FuzzOperation, world: FuzzWorld, random: SeededRand
     case 'an extra field':
       return { variant, body: JSON.stringify({ ...friendly, unexpected_field: random.pick<unknown>(['surprise', 1, { a: 1 }]) }) };
     case 'every field null':
-      return { variant, body: JSON.stringify(Object.fromEntries([...new Set([...properties, ...Object.keys(friendly)])].map((name) => [name, null]))) };
+      return {
+        variant,
+        body: JSON.stringify(Object.fromEntries([...new Set([...properties, ...Object.keys(friendly)])].map((name) => [name, null]))),
+      };
     case 'an empty object':
       return { variant, body: '{}' };
     case 'invalid JSON':
-      return { variant, body: random.pick(['{', '{"a":}', '{"name":"x",}', "{'name':'x'}", '{"name":"x"}}', 'undefined', 'NaN', '{"n": 01}', '{"n": .5}', '{"s": "\\x41"}', '\u0000']) };
+      return {
+        variant,
+        body: random.pick([
+          '{',
+          '{"a":}',
+          '{"name":"x",}',
+          "{'name':'x'}",
+          '{"name":"x"}}',
+          'undefined',
+          'NaN',
+          '{"n": 01}',
+          '{"n": .5}',
+          '{"s": "\\x41"}',
+          '\u0000',
+        ]),
+      };
     case 'JSON cut short':
       return { variant, body: text.slice(0, random.integer(1, Math.max(1, text.length - 1))) };
     case 'a wrong content type': {
@@ -348,14 +407,24 @@ function jsonBody(operation: FuzzOperation, world: FuzzWorld, random: SeededRand
     case 'a top-level non-object':
       return { variant, body: random.pick(['[]', JSON.stringify([friendly]), '"text"', '42', 'null', 'true', '""']) };
     case 'duplicate keys':
-      return { variant, body: `{${text.slice(1, -1)}${text.length > 2 ? ',' : ''}"name":{"nested":[1,2]},"name":"again","__proto__":{"polluted":true}}` };
+      return {
+        variant,
+        body: `{${text.slice(1, -1)}${text.length > 2 ? ',' : ''}"name":{"nested":[1,2]},"name":"again","__proto__":{"polluted":true}}`,
+      };
     case 'nested past the depth limit': {
       // Written as text: JSON.stringify itself overflows the stack on the deepest of these.
       const depth = random.pick([65, 200, 5_000]);
-      return { variant: `${variant} (${depth})`, body: random.chance(0.5) ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth) };
+      return {
+        variant: `${variant} (${depth})`,
+        body: random.chance(0.5) ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth),
+      };
     }
     case 'a compressed-body claim':
-      return { variant, body: text, extraHeaders: { 'content-encoding': random.pick(['gzip', 'br', 'deflate', 'identity, gzip', 'x-unknown']) } };
+      return {
+        variant,
+        body: text,
+        extraHeaders: { 'content-encoding': random.pick(['gzip', 'br', 'deflate', 'identity, gzip', 'x-unknown']) },
+      };
     case 'over the body limit':
       return { variant, body: JSON.stringify({ ...friendly, padding: 'p'.repeat(1_100_000) }) };
     default:
@@ -411,7 +480,10 @@ export function casesFor(operation: FuzzOperation, world: FuzzWorld, random: See
     // Logging out ends the session it is sent with, so it only ever ends sessions made for that.
     if (operation.label === 'POST /api/auth/logout' && role !== 'anonymous' && role !== 'bad-credential') role = 'disposable-session';
     const token = role === 'disposable-session' ? random.pick(world.disposableTokens) : world.tokens[role];
-    if (token !== undefined) headers.authorization = random.chance(0.03) ? random.pick([`Basic ${token}`, `Bearer  ${token}`, `bearer ${token}`, 'Bearer', `Bearer ${token}x`]) : `Bearer ${token}`;
+    if (token !== undefined)
+      headers.authorization = random.chance(0.03)
+        ? random.pick([`Basic ${token}`, `Bearer  ${token}`, `bearer ${token}`, 'Bearer', `Bearer ${token}x`])
+        : `Bearer ${token}`;
 
     const hostileAddress = random.chance(0.25);
     const { path, hostile } = pathFor(operation, world, random, hostileAddress);

@@ -43,10 +43,18 @@ async function sendOverHttp(baseUrl: string, dispatcher: Agent, fuzzCase: FuzzCa
     });
     const text = await response.body.text();
     const contentType = response.headers['content-type'];
-    return { fuzzCase, status: response.statusCode, contentType: Array.isArray(contentType) ? contentType.join(', ') : contentType, text: text.slice(0, KEPT_BODY_CHARACTERS) };
+    return {
+      fuzzCase,
+      status: response.statusCode,
+      contentType: Array.isArray(contentType) ? contentType.join(', ') : contentType,
+      text: text.slice(0, KEPT_BODY_CHARACTERS),
+    };
   } catch (error) {
     const failure = error as Error & { code?: string; cause?: Error & { code?: string } };
-    return { fuzzCase, transportError: `${failure.name} ${failure.code ?? ''} ${failure.message}${failure.cause ? ` (cause: ${failure.cause.code ?? ''} ${failure.cause.message})` : ''}` };
+    return {
+      fuzzCase,
+      transportError: `${failure.name} ${failure.code ?? ''} ${failure.message}${failure.cause ? ` (cause: ${failure.cause.code ?? ''} ${failure.cause.message})` : ''}`,
+    };
   }
 }
 
@@ -54,7 +62,12 @@ async function sendOverHttp(baseUrl: string, dispatcher: Agent, fuzzCase: FuzzCa
 function sendCutShort(baseUrl: string, fuzzCase: FuzzCase): Promise<FuzzOutcome> {
   const { hostname, port } = new URL(baseUrl);
   const body = typeof fuzzCase.body === 'string' ? Buffer.from(fuzzCase.body) : Buffer.from(fuzzCase.body ?? new Uint8Array());
-  const head = [`${fuzzCase.method} ${fuzzCase.url} HTTP/1.1`, `Host: ${hostname}:${port}`, `Content-Length: ${body.length + 100}`, 'Connection: close'];
+  const head = [
+    `${fuzzCase.method} ${fuzzCase.url} HTTP/1.1`,
+    `Host: ${hostname}:${port}`,
+    `Content-Length: ${body.length + 100}`,
+    'Connection: close',
+  ];
   for (const [name, value] of Object.entries(fuzzCase.headers)) head.push(`${name}: ${value}`);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
@@ -73,7 +86,11 @@ function sendCutShort(baseUrl: string, fuzzCase: FuzzCase): Promise<FuzzOutcome>
       if (statusLine === null) return finish({ closedWithoutAnswer: true });
       const separator = text.indexOf('\r\n\r\n');
       const contentType = /\r\ncontent-type: ([^\r\n]*)/i.exec(text)?.[1];
-      finish({ status: Number(statusLine[1]), contentType, text: separator === -1 ? '' : text.slice(separator + 4, separator + 4 + KEPT_BODY_CHARACTERS) });
+      finish({
+        status: Number(statusLine[1]),
+        contentType,
+        text: separator === -1 ? '' : text.slice(separator + 4, separator + 4 + KEPT_BODY_CHARACTERS),
+      });
     };
     const timer = setTimeout(() => (chunks.length > 0 ? answered() : finish({ closedWithoutAnswer: true })), RAW_SOCKET_WAIT_MS);
     socket.on('connect', () => {
@@ -83,7 +100,14 @@ function sendCutShort(baseUrl: string, fuzzCase: FuzzCase): Promise<FuzzOutcome>
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('end', answered);
     // A reset after the client half-closed is how a server may drop a request it cannot finish reading.
-    socket.on('error', (error: Error & { code?: string }) => (chunks.length > 0 ? answered() : finish({ closedWithoutAnswer: error.code === 'ECONNRESET' || error.code === 'EPIPE', ...(error.code !== 'ECONNRESET' && error.code !== 'EPIPE' && { transportError: `${error.code} ${error.message}` }) })));
+    socket.on('error', (error: Error & { code?: string }) =>
+      chunks.length > 0
+        ? answered()
+        : finish({
+            closedWithoutAnswer: error.code === 'ECONNRESET' || error.code === 'EPIPE',
+            ...(error.code !== 'ECONNRESET' && error.code !== 'EPIPE' && { transportError: `${error.code} ${error.message}` }),
+          }),
+    );
   });
 }
 
@@ -98,7 +122,8 @@ export async function sendAll(baseUrl: string, cases: readonly FuzzCase[], concu
       next += 1;
       const fuzzCase = cases[index]!;
       const started = performance.now();
-      const outcome = fuzzCase.truncatedOnTheWire === true ? await sendCutShort(baseUrl, fuzzCase) : await sendOverHttp(baseUrl, dispatcher, fuzzCase);
+      const outcome =
+        fuzzCase.truncatedOnTheWire === true ? await sendCutShort(baseUrl, fuzzCase) : await sendOverHttp(baseUrl, dispatcher, fuzzCase);
       outcome.milliseconds = Math.round(performance.now() - started);
       outcomes[index] = outcome;
     }

@@ -64,10 +64,19 @@ async function created(server: TestServer, token: string, path: string, body: un
   return response.body;
 }
 
-async function uploadFile(server: TestServer, token: string, fileName: string, content: string): Promise<{ id: number; file_path: string }> {
+async function uploadFile(
+  server: TestServer,
+  token: string,
+  fileName: string,
+  content: string,
+): Promise<{ id: number; file_path: string }> {
   const form = new FormData();
   form.append('file', new Blob([content]), fileName);
-  const response = await fetch(`${server.baseUrl}/api/files`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  const response = await fetch(`${server.baseUrl}/api/files`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: form,
+  });
   const text = await response.text();
   expect(response.status, text).toBe(201);
   return JSON.parse(text);
@@ -99,12 +108,21 @@ export async function buildFuzzWorld(server: TestServer, providerUrls: FuzzWorld
     name: 'Private multi-tool',
     metadata: { assistant_type: 'multi_tool', connector: 'bypass', llm: 'debug-bypass', tools: [] },
   });
-  const foreign = await created(server, otherCreator.token, '/api/assistants', { name: 'Other school echo', metadata: { connector: 'bypass', llm: 'simple-bypass' } });
+  const foreign = await created(server, otherCreator.token, '/api/assistants', {
+    name: 'Other school echo',
+    metadata: { connector: 'bypass', llm: 'simple-bypass' },
+  });
   const spare = await created(server, creator.token, '/api/assistants', { name: 'Spare echo', metadata: echoMetadata });
 
   const knowledgeBase = await created(server, creator.token, '/api/knowledge-bases', { name: 'Cells' });
   const foreignKnowledgeBase = await created(server, otherCreator.token, '/api/knowledge-bases', { name: 'Rivers' });
-  const uploaded = await uploadDocument(server, creator.token, knowledgeBase.id, 'cells.md', '# Cells\n\nThe mitochondrion releases energy.\n');
+  const uploaded = await uploadDocument(
+    server,
+    creator.token,
+    knowledgeBase.id,
+    'cells.md',
+    '# Cells\n\nThe mitochondrion releases energy.\n',
+  );
   expect(uploaded.status, uploaded.text).toBe(202);
   await waitForJob(server, creator.token, knowledgeBase.id, uploaded.body.job_id);
 
@@ -127,9 +145,17 @@ export async function buildFuzzWorld(server: TestServer, providerUrls: FuzzWorld
       ],
     },
   });
-  const openAiTutor = await created(server, creator.token, '/api/assistants', { name: 'OpenAI tutor', metadata: { connector: 'openai', llm: 'gpt-4o-mini', rag_processor: 'simple_rag' }, rag_collections: String(knowledgeBase.id) });
-  const ollamaTutor = await created(server, creator.token, '/api/assistants', { name: 'Ollama tutor', metadata: { connector: 'ollama', llm: 'llama3.1' } });
-  for (const id of [knowledgeTutor.id, openAiTutor.id, ollamaTutor.id]) await request(server, 'PUT', `/api/assistants/${id}/publish`, { token: creator.token, body: { published: true } });
+  const openAiTutor = await created(server, creator.token, '/api/assistants', {
+    name: 'OpenAI tutor',
+    metadata: { connector: 'openai', llm: 'gpt-4o-mini', rag_processor: 'simple_rag' },
+    rag_collections: String(knowledgeBase.id),
+  });
+  const ollamaTutor = await created(server, creator.token, '/api/assistants', {
+    name: 'Ollama tutor',
+    metadata: { connector: 'ollama', llm: 'llama3.1' },
+  });
+  for (const id of [knowledgeTutor.id, openAiTutor.id, ollamaTutor.id])
+    await request(server, 'PUT', `/api/assistants/${id}/publish`, { token: creator.token, body: { published: true } });
   const targetKey = await created(server, creator.token, '/api/api-keys', { name: 'target key' });
   const learnerKey = await created(server, learner.token, '/api/api-keys', { name: 'learner key' });
 
@@ -139,9 +165,14 @@ export async function buildFuzzWorld(server: TestServer, providerUrls: FuzzWorld
   });
   expect(chat.status, chat.text).toBe(200);
   expect(chat.body.trace_id).toBeTypeOf('string');
-  const disposableTokens = [await login(server, victim.email, victim.password), await login(server, otherCreator.email, otherCreator.password)];
+  const disposableTokens = [
+    await login(server, victim.email, victim.password),
+    await login(server, otherCreator.email, otherCreator.password),
+  ];
   const tools = await request(server, 'GET', '/lamb/v1/completions/tools', { token: creator.token });
-  const toolNames: string[] = (Array.isArray(tools.body) ? tools.body : (tools.body?.tools ?? tools.body?.data ?? [])).map((tool: any) => tool.name).filter((name: unknown) => typeof name === 'string');
+  const toolNames: string[] = (Array.isArray(tools.body) ? tools.body : (tools.body?.tools ?? tools.body?.data ?? []))
+    .map((tool: any) => tool.name)
+    .filter((name: unknown) => typeof name === 'string');
 
   return {
     tokens: {

@@ -153,9 +153,19 @@ export function wordParts(text: string): Record<string, string> {
 }
 
 /** A Word document from `wordParts(text)`, with some parts replaced or added. */
-export function docx(text: string, replaced: Record<string, ZipEntrySpec['content']> = {}, declaredSizes: Record<string, number> = {}): Promise<Uint8Array> {
+export function docx(
+  text: string,
+  replaced: Record<string, ZipEntrySpec['content']> = {},
+  declaredSizes: Record<string, number> = {},
+): Promise<Uint8Array> {
   const parts: Record<string, ZipEntrySpec['content']> = { ...wordParts(text), ...replaced };
-  return buildZip(Object.entries(parts).map(([name, content]) => ({ name, content, ...(declaredSizes[name] !== undefined ? { declaredSize: declaredSizes[name] } : {}) })));
+  return buildZip(
+    Object.entries(parts).map(([name, content]) => ({
+      name,
+      content,
+      ...(declaredSizes[name] !== undefined ? { declaredSize: declaredSizes[name] } : {}),
+    })),
+  );
 }
 
 /** An XML part that inflates to `bytes`: the element `root` holding that much whitespace. */
@@ -165,14 +175,21 @@ export function xmlBomb(root: string, bytes: number): Bomb {
 
 /** A PDF whose one page's content stream is Flate-compressed and inflates to `bytes`. */
 export async function pdfFlateBomb(bytes: number, options: { disguisedAsImage?: boolean } = {}): Promise<Uint8Array> {
-  const { compressed } = await deflatePieces(bombPieces({ prefix: 'BT /F1 12 Tf 72 720 Td (Bomb) Tj ET\n', pattern: '0 0 m\n', bytes }), 'zlib');
+  const { compressed } = await deflatePieces(
+    bombPieces({ prefix: 'BT /F1 12 Tf 72 720 Td (Bomb) Tj ET\n', pattern: '0 0 m\n', bytes }),
+    'zlib',
+  );
   const subtype = options.disguisedAsImage ? '/Subtype /Image /Width 1 /Height 1 /ColorSpace /DeviceGray /BitsPerComponent 8 ' : '';
   const objects: Buffer[] = [
     Buffer.from('<< /Type /Catalog /Pages 2 0 R >>', 'latin1'),
     Buffer.from('<< /Type /Pages /Kids [4 0 R] /Count 1 >>', 'latin1'),
     Buffer.from('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>', 'latin1'),
     Buffer.from('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>', 'latin1'),
-    Buffer.concat([Buffer.from(`<< ${subtype}/Length ${compressed.length} /Filter /FlateDecode >>\nstream\n`, 'latin1'), compressed, Buffer.from('\nendstream', 'latin1')]),
+    Buffer.concat([
+      Buffer.from(`<< ${subtype}/Length ${compressed.length} /Filter /FlateDecode >>\nstream\n`, 'latin1'),
+      compressed,
+      Buffer.from('\nendstream', 'latin1'),
+    ]),
   ];
   const pieces: Buffer[] = [Buffer.from('%PDF-1.4\n%\u00e2\u00e3\u00cf\u00d3\n', 'latin1')];
   let length = pieces[0]!.length;
@@ -239,7 +256,12 @@ export async function hostileCorpus(scale: CorpusScale): Promise<HostileDocument
     ['word/_rels/document.xml.rels', 'Relationships'],
   ];
   for (const [part, root] of bombParts) {
-    corpus.push({ label: `ZIP bomb in ${part}`, fileName: 'bomb.docx', bytes: await docx(text, { [part]: xmlBomb(root, scale.zipBombBytes) }), expected: { status: 'failed', reasons: TOO_LARGE } });
+    corpus.push({
+      label: `ZIP bomb in ${part}`,
+      fileName: 'bomb.docx',
+      bytes: await docx(text, { [part]: xmlBomb(root, scale.zipBombBytes) }),
+      expected: { status: 'failed', reasons: TOO_LARGE },
+    });
     // The same bomb declaring a tiny size: refused while inflating, as a lie or as too large, whichever is seen first.
     corpus.push({
       label: `ZIP bomb in ${part} declaring 1 KB`,
@@ -251,7 +273,12 @@ export async function hostileCorpus(scale: CorpusScale): Promise<HostileDocument
   corpus.push({
     label: 'ZIP parts each under the part limit, together past the total',
     fileName: 'many-parts.docx',
-    bytes: await docx(text, Object.fromEntries(Array.from({ length: scale.zipParts }, (_, index) => [`word/header${index + 1}.xml`, xmlBomb('w:hdr', scale.zipPartBytes)]))),
+    bytes: await docx(
+      text,
+      Object.fromEntries(
+        Array.from({ length: scale.zipParts }, (_, index) => [`word/header${index + 1}.xml`, xmlBomb('w:hdr', scale.zipPartBytes)]),
+      ),
+    ),
     expected: { status: 'failed', reasons: ['archive_too_large'] },
   });
   corpus.push({
@@ -267,19 +294,79 @@ export async function hostileCorpus(scale: CorpusScale): Promise<HostileDocument
     expected: { status: 'failed', reasons: ['damaged'] },
   });
   // Parts mammoth never reads are never inflated: the document's text is indexed.
-  corpus.push({ label: 'ZIP bomb as an image (word/media)', fileName: 'media-bomb.docx', bytes: await docx(text, { 'word/media/image1.png': { pattern: '\u0000', bytes: scale.zipBombBytes * 4 } }), expected: { status: 'completed' } });
+  corpus.push({
+    label: 'ZIP bomb as an image (word/media)',
+    fileName: 'media-bomb.docx',
+    bytes: await docx(text, { 'word/media/image1.png': { pattern: '\u0000', bytes: scale.zipBombBytes * 4 } }),
+    expected: { status: 'completed' },
+  });
   const inner = await docx('inner', { 'word/document.xml': xmlBomb('w:document', scale.zipBombBytes) });
-  corpus.push({ label: 'nested ZIP (an embedded .docx holding a bomb)', fileName: 'nested.docx', bytes: await docx(text, { 'word/embeddings/inner.docx': inner }), expected: { status: 'completed' } });
-  corpus.push({ label: 'nested ZIP named like an XML part', fileName: 'nested-xml.docx', bytes: await docx(text, { 'word/styles.xml': inner }), expected: { status: 'failed', reasons: ['damaged'] } });
-  corpus.push({ label: 'XXE: external entity in word/document.xml', fileName: 'xxe.docx', bytes: await docx(text, { 'word/document.xml': XXE_DOCUMENT_XML }), expected: { status: 'failed', reasons: ['document_type_declaration'] } });
-  corpus.push({ label: 'billion laughs in word/document.xml', fileName: 'laughs.docx', bytes: await docx(text, { 'word/document.xml': billionLaughs('w:document') }), expected: { status: 'failed', reasons: ['document_type_declaration'] } });
-  corpus.push({ label: 'billion laughs in word/styles.xml', fileName: 'laughs-styles.docx', bytes: await docx(text, { 'word/styles.xml': billionLaughs('w:styles') }), expected: { status: 'failed', reasons: ['document_type_declaration'] } });
-  corpus.push({ label: 'PDF Flate bomb', fileName: 'bomb.pdf', bytes: await pdfFlateBomb(scale.pdfBombBytes), expected: { status: 'failed', reasons: ['too_much_compressed_content'] } });
+  corpus.push({
+    label: 'nested ZIP (an embedded .docx holding a bomb)',
+    fileName: 'nested.docx',
+    bytes: await docx(text, { 'word/embeddings/inner.docx': inner }),
+    expected: { status: 'completed' },
+  });
+  corpus.push({
+    label: 'nested ZIP named like an XML part',
+    fileName: 'nested-xml.docx',
+    bytes: await docx(text, { 'word/styles.xml': inner }),
+    expected: { status: 'failed', reasons: ['damaged'] },
+  });
+  corpus.push({
+    label: 'XXE: external entity in word/document.xml',
+    fileName: 'xxe.docx',
+    bytes: await docx(text, { 'word/document.xml': XXE_DOCUMENT_XML }),
+    expected: { status: 'failed', reasons: ['document_type_declaration'] },
+  });
+  corpus.push({
+    label: 'billion laughs in word/document.xml',
+    fileName: 'laughs.docx',
+    bytes: await docx(text, { 'word/document.xml': billionLaughs('w:document') }),
+    expected: { status: 'failed', reasons: ['document_type_declaration'] },
+  });
+  corpus.push({
+    label: 'billion laughs in word/styles.xml',
+    fileName: 'laughs-styles.docx',
+    bytes: await docx(text, { 'word/styles.xml': billionLaughs('w:styles') }),
+    expected: { status: 'failed', reasons: ['document_type_declaration'] },
+  });
+  corpus.push({
+    label: 'PDF Flate bomb',
+    fileName: 'bomb.pdf',
+    bytes: await pdfFlateBomb(scale.pdfBombBytes),
+    expected: { status: 'failed', reasons: ['too_much_compressed_content'] },
+  });
   const spaces = scale.whitespaceCharacters;
-  corpus.push({ label: 'text: x, a long run of spaces, x', fileName: 'spaces.txt', bytes: new TextEncoder().encode(`x${' '.repeat(spaces)}x\n`), expected: { status: 'completed' } });
-  corpus.push({ label: 'text: spaces at line ends', fileName: 'trailing.txt', bytes: new TextEncoder().encode(`x${' '.repeat(spaces)}\nend`), expected: { status: 'completed' } });
-  corpus.push({ label: 'Markdown: heading followed by spaces', fileName: 'heading.md', bytes: new TextEncoder().encode(`# x${' '.repeat(spaces)}\n\nbody`), expected: { status: 'completed' } });
-  corpus.push({ label: 'HTML: <pre> and spaces', fileName: 'pre.html', bytes: new TextEncoder().encode(`<html><body><pre>${' '.repeat(spaces)}</pre><p>after</p></body></html>`), expected: { status: 'completed' } });
-  corpus.push({ label: 'text: blank lines only between words', fileName: 'blank.txt', bytes: new TextEncoder().encode(`a${'\n'.repeat(spaces)}b`), expected: { status: 'completed' } });
+  corpus.push({
+    label: 'text: x, a long run of spaces, x',
+    fileName: 'spaces.txt',
+    bytes: new TextEncoder().encode(`x${' '.repeat(spaces)}x\n`),
+    expected: { status: 'completed' },
+  });
+  corpus.push({
+    label: 'text: spaces at line ends',
+    fileName: 'trailing.txt',
+    bytes: new TextEncoder().encode(`x${' '.repeat(spaces)}\nend`),
+    expected: { status: 'completed' },
+  });
+  corpus.push({
+    label: 'Markdown: heading followed by spaces',
+    fileName: 'heading.md',
+    bytes: new TextEncoder().encode(`# x${' '.repeat(spaces)}\n\nbody`),
+    expected: { status: 'completed' },
+  });
+  corpus.push({
+    label: 'HTML: <pre> and spaces',
+    fileName: 'pre.html',
+    bytes: new TextEncoder().encode(`<html><body><pre>${' '.repeat(spaces)}</pre><p>after</p></body></html>`),
+    expected: { status: 'completed' },
+  });
+  corpus.push({
+    label: 'text: blank lines only between words',
+    fileName: 'blank.txt',
+    bytes: new TextEncoder().encode(`a${'\n'.repeat(spaces)}b`),
+    expected: { status: 'completed' },
+  });
   return corpus;
 }

@@ -74,13 +74,17 @@ function concatenate(pieces: Array<Uint8Array | string>): Uint8Array {
 }
 
 function filePart(fileName: string, content: Uint8Array | string, field = 'file', type = 'application/octet-stream'): Part {
-  return { headers: [`Content-Disposition: form-data; name="${field}"; filename="${fileName.replace(/"/g, '%22')}"`, `Content-Type: ${type}`], content };
+  return {
+    headers: [`Content-Disposition: form-data; name="${field}"; filename="${fileName.replace(/"/g, '%22')}"`, `Content-Type: ${type}`],
+    content,
+  };
 }
 
 function assemble(boundary: string, parts: Part[], options: { closing?: boolean; lineEnd?: string; preamble?: string } = {}): Uint8Array {
   const lineEnd = options.lineEnd ?? '\r\n';
   const pieces: Array<Uint8Array | string> = [options.preamble ?? ''];
-  for (const part of parts) pieces.push(`--${boundary}${lineEnd}`, part.headers.map((header) => header + lineEnd).join(''), lineEnd, part.content, lineEnd);
+  for (const part of parts)
+    pieces.push(`--${boundary}${lineEnd}`, part.headers.map((header) => header + lineEnd).join(''), lineEnd, part.content, lineEnd);
   if (options.closing !== false) pieces.push(`--${boundary}--${lineEnd}`);
   return concatenate(pieces);
 }
@@ -120,12 +124,20 @@ export function multipartBody(random: SeededRandom): MultipartBody {
     }
     case 'odd content': {
       const [what, content] = random.pick(ODD_CONTENTS);
-      return { variant: `${variant}: ${what} as ${friendlyName}`, contentType, body: assemble(boundary, [filePart(friendlyName, content)]) };
+      return {
+        variant: `${variant}: ${what} as ${friendlyName}`,
+        contentType,
+        body: assemble(boundary, [filePart(friendlyName, content)]),
+      };
     }
     case 'no parts':
       return { variant, contentType, body: encoder.encode(`--${boundary}--\r\n`) };
     case 'only a text field':
-      return { variant, contentType, body: assemble(boundary, [{ headers: ['Content-Disposition: form-data; name="note"'], content: 'hello' }]) };
+      return {
+        variant,
+        contentType,
+        body: assemble(boundary, [{ headers: ['Content-Disposition: form-data; name="note"'], content: 'hello' }]),
+      };
     case 'two files':
       return { variant, contentType, body: assemble(boundary, [friendly, filePart('second.txt', 'second file')]) };
     case 'the file under another field name':
@@ -136,7 +148,12 @@ export function multipartBody(random: SeededRandom): MultipartBody {
       return {
         variant,
         contentType,
-        body: assemble(boundary, [{ headers: ["Content-Disposition: form-data; name=\"file\"; filename*=UTF-8''%F0%9F%A6%99%2e%2e%2Fllama.md"], content: friendlyContent }]),
+        body: assemble(boundary, [
+          {
+            headers: ['Content-Disposition: form-data; name="file"; filename*=UTF-8\'\'%F0%9F%A6%99%2e%2e%2Fllama.md'],
+            content: friendlyContent,
+          },
+        ]),
       };
     case 'no closing boundary':
       return { variant, contentType, body: assemble(boundary, [friendly], { closing: false }) };
@@ -154,11 +171,24 @@ export function multipartBody(random: SeededRandom): MultipartBody {
       return {
         variant,
         contentType,
-        body: assemble(boundary, [{ headers: [...friendly.headers, 'Content-Transfer-Encoding: base64'], content: Buffer.from(String(friendlyContent)).toString('base64') }]),
+        body: assemble(boundary, [
+          {
+            headers: [...friendly.headers, 'Content-Transfer-Encoding: base64'],
+            content: Buffer.from(String(friendlyContent)).toString('base64'),
+          },
+        ]),
       };
     case 'a 20 kB part header':
-      return { variant, contentType, body: assemble(boundary, [{ headers: [...friendly.headers, `X-Padding: ${'p'.repeat(20_000)}`], content: friendlyContent }]) };
+      return {
+        variant,
+        contentType,
+        body: assemble(boundary, [{ headers: [...friendly.headers, `X-Padding: ${'p'.repeat(20_000)}`], content: friendlyContent }]),
+      };
     default:
-      return { variant, contentType, body: assemble(boundary, [filePart(random.pick(['lie.pdf', 'lie.docx', 'lie.json', 'lie.html']), friendlyContent)]) };
+      return {
+        variant,
+        contentType,
+        body: assemble(boundary, [filePart(random.pick(['lie.pdf', 'lie.docx', 'lie.json', 'lie.html']), friendlyContent)]),
+      };
   }
 }

@@ -24,7 +24,9 @@ export function buildPdf(pages: PdfPage[], extra: { objects?: string[]; trailer?
   for (const page of pages) {
     const content = pageContent(page);
     const contentNumber = add(`<< /Length ${content.length} >>\nstream\n${content}\nendstream`);
-    pageNumbers.push(add(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${contentNumber} 0 R >>`));
+    pageNumbers.push(
+      add(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${contentNumber} 0 R >>`),
+    );
   }
   objects[1] = `<< /Type /Pages /Kids [${pageNumbers.map((number) => `${number} 0 R`).join(' ')}] /Count ${pages.length} >>`;
   for (const body of extra.objects ?? []) add(body);

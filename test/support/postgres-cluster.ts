@@ -305,9 +305,7 @@ function runCommand(program: string, args: string[], options: CommandOptions): P
           return;
         }
         const timedOut = error.killed === true && error.signal === 'SIGKILL';
-        const outcome = timedOut
-          ? `timed out after ${options.timeoutMs} ms`
-          : `failed (${error.code ?? error.signal ?? 'unknown status'})`;
+        const outcome = timedOut ? `timed out after ${options.timeoutMs} ms` : `failed (${error.code ?? error.signal ?? 'unknown status'})`;
         const details = [standardError.trim(), standardOutput.trim()].filter(Boolean).join('\n');
         reject(new Error(`\`${commandLine}\` ${outcome}${details ? `:\n${details}` : ''}`));
       },

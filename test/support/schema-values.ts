@@ -72,7 +72,20 @@ const WRONG_TYPE_VALUES: ReadonlyArray<{ type: string; value: unknown }> = [
   { type: 'null', value: null },
 ];
 
-const HOSTILE_NUMBERS: readonly number[] = [0, -1, -0, 1.5, 2 ** 31, 2 ** 31 - 1, -(2 ** 31) - 1, 2 ** 53 + 2, 1e308, -1e308, 1e-308, 99_999_999_999];
+const HOSTILE_NUMBERS: readonly number[] = [
+  0,
+  -1,
+  -0,
+  1.5,
+  2 ** 31,
+  2 ** 31 - 1,
+  -(2 ** 31) - 1,
+  2 ** 53 + 2,
+  1e308,
+  -1e308,
+  1e-308,
+  99_999_999_999,
+];
 
 export function deeplyNested(kind: 'array' | 'object', depth = DEEP_NESTING): unknown {
   let value: unknown = 1;
@@ -127,9 +140,14 @@ function validString(name: string, schema: JsonSchema, random: SeededRandom, atB
   if (schema.format === 'uuid') return randomUuid(random);
   if (schema.format === 'binary') return 'file contents';
   if (pattern.includes('@') || name.includes('email')) return `fuzz-${randomHex(random, 6)}@merino.test`;
-  if (pattern.startsWith('^https?://') || name.includes('url')) return `${CLOSED_LOOPBACK_URL}/${random.pick(['v1', 'kb', 'webservice/rest/server.php', ''])}`;
+  if (pattern.startsWith('^https?://') || name.includes('url'))
+    return `${CLOSED_LOOPBACK_URL}/${random.pick(['v1', 'kb', 'webservice/rest/server.php', ''])}`;
   const identifierLike = pattern.includes('\\p{L}') || name === 'rubricId' || name === 'id';
-  const base = identifierLike ? `fuzz-${randomHex(random, 12)}` : name.includes('password') ? `pw-${randomHex(random, 16)}` : random.pick(FRIENDLY_TEXTS);
+  const base = identifierLike
+    ? `fuzz-${randomHex(random, 12)}`
+    : name.includes('password')
+      ? `pw-${randomHex(random, 16)}`
+      : random.pick(FRIENDLY_TEXTS);
   if (atBound === 'low') return fitted(identifierLike ? 'k' : base, minimum, Math.max(minimum, 1));
   if (atBound === 'high') return fitted(base, maximum, maximum);
   return fitted(base, minimum, maximum);
@@ -225,7 +243,9 @@ export function hostileValue(schema: JsonSchema, random: SeededRandom): unknown 
     case 'deep nesting':
       return deeplyNested(random.pick(['array', 'object'] as const));
     case 'too many items':
-      return Array.from({ length: Math.min((schema.maxItems ?? 1_000) + 1, 20_000) }, (_, index) => (random.chance(0.5) ? index : `item ${index}`));
+      return Array.from({ length: Math.min((schema.maxItems ?? 1_000) + 1, 20_000) }, (_, index) =>
+        random.chance(0.5) ? index : `item ${index}`,
+      );
     default:
       return JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}}');
   }

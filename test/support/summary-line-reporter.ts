@@ -9,11 +9,7 @@ interface RunCounts {
 }
 
 export default class SummaryLineReporter implements Reporter {
-  onTestRunEnd(
-    testModules: ReadonlyArray<TestModule>,
-    unhandledErrors: ReadonlyArray<SerializedError>,
-    reason: TestRunEndReason,
-  ): void {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>, reason: TestRunEndReason): void {
     const counts = countResults(testModules, unhandledErrors, reason);
     const parts = [`${counts.passed} passed`, `${counts.failed} failed`];
     if (counts.skipped > 0) {

@@ -20,7 +20,8 @@ function dialectsToTest(setting: string | undefined): readonly Dialect[] {
   if (setting === undefined || setting.trim() === '') return ['sqlite', 'postgres'];
   const named = setting.split(',').map((name) => name.trim());
   const unknown = named.filter((name) => name !== 'sqlite' && name !== 'postgres');
-  if (unknown.length > 0) throw new Error(`MERINO_TEST_DIALECTS names unknown dialects: ${unknown.join(', ')}; use sqlite, postgres or both.`);
+  if (unknown.length > 0)
+    throw new Error(`MERINO_TEST_DIALECTS names unknown dialects: ${unknown.join(', ')}; use sqlite, postgres or both.`);
   return [...new Set(named)] as Dialect[];
 }
 
@@ -71,9 +72,7 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
       try {
         // FORCE terminates sessions the test left open (for example a pool that was never
         // closed); without it DROP DATABASE fails while anyone is connected.
-        await withAdminClient(adminUrl, (client) =>
-          client.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(databaseName)} WITH (FORCE)`),
-        );
+        await withAdminClient(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(databaseName)} WITH (FORCE)`));
       } finally {
         await rm(dataDirectory, { recursive: true, force: true });
       }

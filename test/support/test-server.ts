@@ -50,12 +50,21 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
     OUTBOUND_ALLOWED_HOSTS: '127.0.0.1',
     ...options.environment,
   });
-  const store = await openStore({ databaseUrl: settings.databaseUrl, dataDirectory: settings.dataDirectory, poolSize: settings.databasePoolSize });
+  const store = await openStore({
+    databaseUrl: settings.databaseUrl,
+    dataDirectory: settings.dataDirectory,
+    poolSize: settings.databasePoolSize,
+  });
   await bootstrapAdmin(store.db, settings.adminEmail, settings.adminPassword);
   const logLines: string[] = [];
   const logSink = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      logLines.push(...chunk.toString('utf8').split('\n').filter((line) => line !== ''));
+      logLines.push(
+        ...chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((line) => line !== ''),
+      );
       done();
     },
   });
@@ -98,7 +107,12 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-export async function request<Body = any>(server: { baseUrl: string }, method: string, path: string, options: RequestOptions = {}): Promise<JsonResponse<Body>> {
+export async function request<Body = any>(
+  server: { baseUrl: string },
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<JsonResponse<Body>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
   let payload: string | undefined;

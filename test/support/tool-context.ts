@@ -21,7 +21,11 @@ export const TEST_ASSISTANT: AssistantSnapshot = {
 };
 
 /** Weather endpoints nobody listens on: a test that should not reach Open-Meteo fails loudly if it does. */
-export const UNREACHABLE_WEATHER: Integrations['weather'] = { geocodingUrl: 'http://127.0.0.1:9/v1/search', forecastUrl: 'http://127.0.0.1:9/v1/forecast', timeoutMilliseconds: 1_000 };
+export const UNREACHABLE_WEATHER: Integrations['weather'] = {
+  geocodingUrl: 'http://127.0.0.1:9/v1/search',
+  forecastUrl: 'http://127.0.0.1:9/v1/forecast',
+  timeoutMilliseconds: 1_000,
+};
 
 export interface ToolContextOptions {
   requester?: Requester;

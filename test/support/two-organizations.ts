@@ -15,7 +15,13 @@ export async function peopleInTwoOrganizations(server: TestServer, adminToken: s
   const organizationAId = (await request(server, 'GET', '/api/me', { token: adminToken })).body.organization_id as number;
   const organizationBId = await insertOrganization(server.store.db, 'organization-b', 'Organization B');
   const users = await Promise.all(
-    people.map((person) => createUser(server, adminToken, { email: person.email, role: person.role, organization_id: person.organization === 'A' ? organizationAId : organizationBId })),
+    people.map((person) =>
+      createUser(server, adminToken, {
+        email: person.email,
+        role: person.role,
+        organization_id: person.organization === 'A' ? organizationAId : organizationBId,
+      }),
+    ),
   );
   return users.map((user) => user.token);
 }

@@ -16,7 +16,10 @@ const services = createServices(store, settings, await loadRegistries({ info: ()
 const admin = await findUserByEmail(store.db, process.env.WORKER_ADMIN_EMAIL ?? '');
 if (!admin) throw new Error('the parent must create the admin first');
 const context = { identity: identityOf(admin, 'session', 0), requestId: null };
-const shareSets = [JSON.parse(process.env.WORKER_SHARE_SET_A ?? '[]') as string[], JSON.parse(process.env.WORKER_SHARE_SET_B ?? '[]') as string[]];
+const shareSets = [
+  JSON.parse(process.env.WORKER_SHARE_SET_A ?? '[]') as string[],
+  JSON.parse(process.env.WORKER_SHARE_SET_B ?? '[]') as string[],
+];
 
 let round = 0;
 for (;;) {

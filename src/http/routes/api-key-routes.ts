@@ -16,12 +16,23 @@ export async function apiKeyRoutes(app: FastifyInstance, services: Services): Pr
           type: 'object',
           properties: {
             name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
-            expires_at: { type: 'string', maxLength: 40, description: 'When the key stops working: a future date and time with a zone, e.g. 2027-01-31T23:59:59Z. Without it the key works until deleted.' },
+            expires_at: {
+              type: 'string',
+              maxLength: 40,
+              description:
+                'When the key stops working: a future date and time with a zone, e.g. 2027-01-31T23:59:59Z. Without it the key works until deleted.',
+            },
             trusted_front_end: {
               type: 'boolean',
-              description: "System administrators only: the key of a front end (Open WebUI) whose X-OpenWebUI-User-Email header is believed when TRUST_FORWARDED_USER_HEADERS is on.",
+              description:
+                'System administrators only: the key of a front end (Open WebUI) whose X-OpenWebUI-User-Email header is believed when TRUST_FORWARDED_USER_HEADERS is on.',
             },
-            user_id: { type: 'integer', minimum: 1, maximum: 2_147_483_647, description: "System administrators only: create the key for this user (a front end's service account)." },
+            user_id: {
+              type: 'integer',
+              minimum: 1,
+              maximum: 2_147_483_647,
+              description: "System administrators only: create the key for this user (a front end's service account).",
+            },
           },
           required: ['name'],
           additionalProperties: false,
@@ -32,9 +43,13 @@ export async function apiKeyRoutes(app: FastifyInstance, services: Services): Pr
     async (request, reply) => reply.status(201).send(await services.apiKeys.create(callContext(request), request.body)),
   );
 
-  app.get('/api/api-keys', { schema: { tags: ['api-keys'], summary: 'List your API keys (never the keys themselves)' } }, async (request) => ({
-    items: await services.apiKeys.list(callContext(request)),
-  }));
+  app.get(
+    '/api/api-keys',
+    { schema: { tags: ['api-keys'], summary: 'List your API keys (never the keys themselves)' } },
+    async (request) => ({
+      items: await services.apiKeys.list(callContext(request)),
+    }),
+  );
 
   app.delete<{ Params: { id: number } }>(
     '/api/api-keys/:id',

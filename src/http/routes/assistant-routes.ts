@@ -92,7 +92,14 @@ export async function assistantRoutes(app: FastifyInstance, services: Services):
 
   app.delete<{ Params: { id: number } }>(
     '/api/assistants/:id',
-    { schema: { tags: ['assistants'], summary: 'Delete an assistant (soft delete)', params: idParametersSchema, response: commonErrorResponses } },
+    {
+      schema: {
+        tags: ['assistants'],
+        summary: 'Delete an assistant (soft delete)',
+        params: idParametersSchema,
+        response: commonErrorResponses,
+      },
+    },
     async (request, reply) => {
       await services.assistants.delete(callContext(request), request.params.id);
       return reply.status(204).send();
@@ -115,7 +122,14 @@ export async function assistantRoutes(app: FastifyInstance, services: Services):
 
   app.get<{ Params: { id: number } }>(
     '/api/assistants/:id/shares',
-    { schema: { tags: ['assistants'], summary: 'Who the assistant is shared with', params: idParametersSchema, response: commonErrorResponses } },
+    {
+      schema: {
+        tags: ['assistants'],
+        summary: 'Who the assistant is shared with',
+        params: idParametersSchema,
+        response: commonErrorResponses,
+      },
+    },
     async (request) => services.assistants.getShares(callContext(request), request.params.id),
   );
 
@@ -143,7 +157,8 @@ export async function assistantRoutes(app: FastifyInstance, services: Services):
     {
       schema: {
         tags: ['assistants'],
-        summary: "Which assistants this assistant's owner may use as its assistant tools (available ones first, the others with the reason)",
+        summary:
+          "Which assistants this assistant's owner may use as its assistant tools (available ones first, the others with the reason)",
         params: idParametersSchema,
         response: commonErrorResponses,
       },
@@ -153,7 +168,14 @@ export async function assistantRoutes(app: FastifyInstance, services: Services):
 
   app.get<{ Params: { id: number } }>(
     '/api/assistants/:id/export',
-    { schema: { tags: ['assistants'], summary: 'Export as LAMB-compatible JSON', params: idParametersSchema, response: commonErrorResponses } },
+    {
+      schema: {
+        tags: ['assistants'],
+        summary: 'Export as LAMB-compatible JSON',
+        params: idParametersSchema,
+        response: commonErrorResponses,
+      },
+    },
     async (request, reply) => {
       const { document, fileName } = await services.assistants.export(callContext(request), request.params.id);
       return reply.header('content-disposition', `attachment; filename="${fileName}"`).send(document);

@@ -17,7 +17,8 @@ export async function loginRoutes(app: FastifyInstance, services: Services): Pro
       schema: {
         tags: ['auth'],
         summary: 'Log in with email and password; answers with a session token',
-        description: 'Too many failed logins of one account, or from one client address, answer 429 with Retry-After until the window ends (LOGIN_FAILURES_PER_ACCOUNT_MAX, LOGIN_FAILURES_PER_ADDRESS_MAX, LOGIN_FAILURE_WINDOW_SECONDS).',
+        description:
+          'Too many failed logins of one account, or from one client address, answer 429 with Retry-After until the window ends (LOGIN_FAILURES_PER_ACCOUNT_MAX, LOGIN_FAILURES_PER_ADDRESS_MAX, LOGIN_FAILURE_WINDOW_SECONDS).',
         body: {
           type: 'object',
           properties: { email: emailSchema, password: passwordSchema },
@@ -28,18 +29,33 @@ export async function loginRoutes(app: FastifyInstance, services: Services): Pro
       },
     },
     async (request) => {
-      const result = await services.authenticator.login({ email: request.body.email, password: request.body.password, clientAddress: request.ip, requestId: request.id });
+      const result = await services.authenticator.login({
+        email: request.body.email,
+        password: request.body.password,
+        clientAddress: request.ip,
+        requestId: request.id,
+      });
       return { token: result.token, token_type: 'Bearer', expires_at: result.expiresAt, user: userView(result.user) };
     },
   );
 }
 
 export async function accountRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  app.post('/api/auth/logout', { schema: { tags: ['auth'], summary: 'Revoke the session token used for this request', response: { 204: { type: 'null', description: 'Logged out' }, ...commonErrorResponses } } }, async (request, reply) => {
-    const context = callContext(request);
-    await services.authenticator.logout(context.identity, context.requestId);
-    return reply.status(204).send();
-  });
+  app.post(
+    '/api/auth/logout',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Revoke the session token used for this request',
+        response: { 204: { type: 'null', description: 'Logged out' }, ...commonErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const context = callContext(request);
+      await services.authenticator.logout(context.identity, context.requestId);
+      return reply.status(204).send();
+    },
+  );
   app.get('/api/me', { schema: { tags: ['auth'], summary: 'The authenticated user' } }, async (request) => {
     const context = callContext(request);
     return { ...(await services.users.me(context)), credential: context.identity.credential };

@@ -38,7 +38,11 @@ const messageSchema = {
       anyOf: [
         { type: 'string' },
         { type: 'null' },
-        { type: 'array', maxItems: CONTENT_PARTS_MAXIMUM, items: { type: 'object', required: ['type'], properties: { type: { type: 'string' } } } },
+        {
+          type: 'array',
+          maxItems: CONTENT_PARTS_MAXIMUM,
+          items: { type: 'object', required: ['type'], properties: { type: { type: 'string' } } },
+        },
       ],
     },
     name: { type: 'string', maxLength: 256 },
@@ -67,7 +71,11 @@ function chatCompletionSchema(modelRequired: boolean) {
       max_completion_tokens: { type: 'integer', minimum: 1 },
       stop: { anyOf: [{ type: 'string' }, { type: 'array', maxItems: 4, items: { type: 'string' } }, { type: 'null' }] },
       seed: { type: 'integer' },
-      response_format: { type: 'object', required: ['type'], properties: { type: { type: 'string', enum: ['text', 'json_object', 'json_schema'] } } },
+      response_format: {
+        type: 'object',
+        required: ['type'],
+        properties: { type: { type: 'string', enum: ['text', 'json_object', 'json_schema'] } },
+      },
       user: { type: 'string', maxLength: 256 },
       n: { type: 'integer', minimum: 1, maximum: 1 },
     },
@@ -87,7 +95,14 @@ function generationParameters(body: ChatCompletionBody): GenerationParameters {
   return Object.fromEntries(Object.entries(parameters).filter(([, value]) => value !== undefined)) as GenerationParameters;
 }
 
-async function streamAnswer(request: FastifyRequest, reply: FastifyReply, run: CompletionRun, body: ChatCompletionBody, modelId: string, clientGone: AbortSignal) {
+async function streamAnswer(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  run: CompletionRun,
+  body: ChatCompletionBody,
+  modelId: string,
+  clientGone: AbortSignal,
+) {
   const iterator = run.events;
   // Waiting for the first event lets a failure before it become a real HTTP status.
   const first = await iterator.next();
@@ -102,7 +117,9 @@ async function streamAnswer(request: FastifyRequest, reply: FastifyReply, run: C
     'x-content-type-options': 'nosniff',
     ...(run.traceId !== undefined && { 'x-trace-id': run.traceId }),
   });
-  const writer = new ChunkWriter(reply.raw, newCompletionIdentity(modelId), { statusAsContent: body.stream_options?.status_as_content === true });
+  const writer = new ChunkWriter(reply.raw, newCompletionIdentity(modelId), {
+    statusAsContent: body.stream_options?.status_as_content === true,
+  });
   try {
     for (let next = first; !next.done; next = await iterator.next()) {
       if (clientGone.aborted) return;
@@ -134,32 +151,66 @@ function trustedForwardedEmail(request: FastifyRequest, context: CallContext, tr
   const value = Array.isArray(header) ? header[0] : header;
   if (value === undefined) return undefined;
   const email = value.trim().toLowerCase();
-  if (!EMAIL_SHAPE.test(email)) throw new AppError('invalid_parameter', `The ${FORWARDED_EMAIL_HEADER} header is not an email address.`, { param: FORWARDED_EMAIL_HEADER });
+  if (!EMAIL_SHAPE.test(email))
+    throw new AppError('invalid_parameter', `The ${FORWARDED_EMAIL_HEADER} header is not an email address.`, {
+      param: FORWARDED_EMAIL_HEADER,
+    });
   return email;
 }
 
-async function answer(services: Services, request: FastifyRequest, reply: FastifyReply, context: CallContext, record: AssistantRecord, body: ChatCompletionBody, modelId: string) {
+async function answer(
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  context: CallContext,
+  record: AssistantRecord,
+  body: ChatCompletionBody,
+  modelId: string,
+) {
   const clientGone = new AbortController();
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) clientGone.abort();
   });
   const forwardedEmail = trustedForwardedEmail(request, context, services.settings.trustForwardedUserHeaders);
-  const run = await services.completions.start(context, record, { messages: normalizeMessages(body.messages), parameters: generationParameters(body) }, clientGone.signal, forwardedEmail);
+  const run = await services.completions.start(
+    context,
+    record,
+    { messages: normalizeMessages(body.messages), parameters: generationParameters(body) },
+    clientGone.signal,
+    forwardedEmail,
+  );
   if (body.stream === true) return streamAnswer(request, reply, run, body, modelId, clientGone.signal);
   const gathered = await gatherAnswer(run.events);
   if (run.traceId !== undefined) reply.header('x-trace-id', run.traceId);
-  return reply.send({ ...completionBody(newCompletionIdentity(modelId), gathered), ...(run.traceId !== undefined && { trace_id: run.traceId }) });
+  return reply.send({
+    ...completionBody(newCompletionIdentity(modelId), gathered),
+    ...(run.traceId !== undefined && { trace_id: run.traceId }),
+  });
 }
 
 export async function chatCompletionRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  app.get('/v1/models', { schema: { tags: ['openai'], summary: 'The assistants you may chat with, as OpenAI models', response: commonErrorResponses } }, async (request) => {
-    const models = await services.completions.listModels(callContext(request));
-    return { object: 'list', data: models.map((model) => ({ id: model.id, object: 'model', created: model.created, owned_by: model.owner, name: model.name })) };
-  });
+  app.get(
+    '/v1/models',
+    { schema: { tags: ['openai'], summary: 'The assistants you may chat with, as OpenAI models', response: commonErrorResponses } },
+    async (request) => {
+      const models = await services.completions.listModels(callContext(request));
+      return {
+        object: 'list',
+        data: models.map((model) => ({ id: model.id, object: 'model', created: model.created, owned_by: model.owner, name: model.name })),
+      };
+    },
+  );
 
   app.post<{ Body: ChatCompletionBody }>(
     '/v1/chat/completions',
-    { schema: { tags: ['openai'], summary: 'Chat with an assistant (OpenAI chat completions, streamed or not)', body: chatCompletionSchema(true), response: commonErrorResponses } },
+    {
+      schema: {
+        tags: ['openai'],
+        summary: 'Chat with an assistant (OpenAI chat completions, streamed or not)',
+        body: chatCompletionSchema(true),
+        response: commonErrorResponses,
+      },
+    },
     async (request, reply) => {
       const context = callContext(request);
       const model = request.body.model!;
@@ -174,7 +225,11 @@ export async function chatCompletionRoutes(app: FastifyInstance, services: Servi
       schema: {
         tags: ['lamb'],
         summary: 'LAMB-compatible completion for ?assistant=<id>',
-        querystring: { type: 'object', required: ['assistant'], properties: { assistant: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } } },
+        querystring: {
+          type: 'object',
+          required: ['assistant'],
+          properties: { assistant: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } },
+        },
         body: chatCompletionSchema(false),
         response: commonErrorResponses,
       },

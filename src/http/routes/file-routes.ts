@@ -133,7 +133,12 @@ export interface UploadedFile {
  * Reads the one file of a multipart upload (at most `maxBytes`) and hands it to `use`; whatever
  * `use` leaves unread (a refused file) is drained afterwards, so the client gets its answer.
  */
-export async function withUploadedFile<Result>(request: FastifyRequest, reply: FastifyReply, maxBytes: number, use: (file: UploadedFile) => Promise<Result>): Promise<Result> {
+export async function withUploadedFile<Result>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  maxBytes: number,
+  use: (file: UploadedFile) => Promise<Result>,
+): Promise<Result> {
   requireMultipartUpload(request, reply, maxBytes);
   const part = await filePart(request);
   try {
@@ -172,7 +177,10 @@ export async function fileRoutes(app: FastifyInstance, services: Services): Prom
       schema: {
         tags: ['files'],
         summary: 'List your files (admins: their organization’s; system admins: all)',
-        response: { 200: { type: 'object', properties: { items: { type: 'array', items: fileSchema } }, required: ['items'] }, ...commonErrorResponses },
+        response: {
+          200: { type: 'object', properties: { items: { type: 'array', items: fileSchema } }, required: ['items'] },
+          ...commonErrorResponses,
+        },
       },
     },
     async (request) => ({ items: await services.files.list(callContext(request)) }),

@@ -30,10 +30,14 @@ export async function knowledgeBaseRoutes(app: FastifyInstance, services: Servic
             chunk_overlap: { type: 'integer', minimum: 0, maximum: CHUNK_SIZE_RANGE.maximum - 1 },
             embeddings: {
               type: 'object',
-              description: "Also embed the chunks with this model of the organization's provider, for vector and hybrid search. Fixed at creation.",
+              description:
+                "Also embed the chunks with this model of the organization's provider, for vector and hybrid search. Fixed at creation.",
               required: ['connector', 'model'],
               additionalProperties: false,
-              properties: { connector: { type: 'string', enum: EMBEDDING_CONNECTORS }, model: { type: 'string', minLength: 1, maxLength: 200 } },
+              properties: {
+                connector: { type: 'string', enum: EMBEDDING_CONNECTORS },
+                model: { type: 'string', minLength: 1, maxLength: 200 },
+              },
             },
           },
         },
@@ -45,7 +49,14 @@ export async function knowledgeBaseRoutes(app: FastifyInstance, services: Servic
 
   app.get<{ Querystring: { limit: number; offset: number; q?: string } }>(
     '/api/knowledge-bases',
-    { schema: { tags: ['knowledge-bases'], summary: 'List the knowledge bases you may see', querystring: pageQuerySchema(services.settings.pageSizeMaximum), response: commonErrorResponses } },
+    {
+      schema: {
+        tags: ['knowledge-bases'],
+        summary: 'List the knowledge bases you may see',
+        querystring: pageQuerySchema(services.settings.pageSizeMaximum),
+        response: commonErrorResponses,
+      },
+    },
     async (request) => services.knowledgeBases.list(callContext(request), request.query),
   );
 
@@ -80,7 +91,14 @@ export async function knowledgeBaseRoutes(app: FastifyInstance, services: Servic
 
   app.delete<{ Params: { id: number } }>(
     '/api/knowledge-bases/:id',
-    { schema: { tags: ['knowledge-bases'], summary: 'Delete a knowledge base with its documents and chunks', params: idParametersSchema, response: commonErrorResponses } },
+    {
+      schema: {
+        tags: ['knowledge-bases'],
+        summary: 'Delete a knowledge base with its documents and chunks',
+        params: idParametersSchema,
+        response: commonErrorResponses,
+      },
+    },
     async (request, reply) => {
       await services.knowledgeBases.delete(callContext(request), request.params.id);
       return reply.status(204).send();
@@ -104,7 +122,8 @@ export async function knowledgeBaseRoutes(app: FastifyInstance, services: Servic
             threshold: { type: 'number', minimum: 0, maximum: 1 },
             plugin_params: {
               type: 'object',
-              description: '`mode`: `full_text`, `vector` or `hybrid` (the default when the knowledge base has embeddings). Other fields are accepted and ignored, as LAMB clients send them.',
+              description:
+                '`mode`: `full_text`, `vector` or `hybrid` (the default when the knowledge base has embeddings). Other fields are accepted and ignored, as LAMB clients send them.',
               properties: { mode: { type: 'string', enum: RETRIEVAL_MODES } },
             },
           },

@@ -96,28 +96,59 @@ export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Se
 
   app.get<{ Params: { id: number } }>(
     '/api/knowledge-bases/:id/documents',
-    { schema: { tags: ['knowledge-bases'], summary: 'List the documents with their ingestion status', params: idParametersSchema, response: commonErrorResponses } },
+    {
+      schema: {
+        tags: ['knowledge-bases'],
+        summary: 'List the documents with their ingestion status',
+        params: idParametersSchema,
+        response: commonErrorResponses,
+      },
+    },
     async (request) => documents.list(callContext(request), request.params.id),
   );
 
   app.get<{ Params: { id: number; documentId: number } }>(
     '/api/knowledge-bases/:id/documents/:documentId',
-    { schema: { tags: ['knowledge-bases'], summary: 'Get a document with its ingestion status', params: documentParametersSchema, response: commonErrorResponses } },
+    {
+      schema: {
+        tags: ['knowledge-bases'],
+        summary: 'Get a document with its ingestion status',
+        params: documentParametersSchema,
+        response: commonErrorResponses,
+      },
+    },
     async (request) => documents.get(callContext(request), request.params.id, request.params.documentId),
   );
 
   app.get<{ Params: { id: number; documentId: number } }>(
     '/api/knowledge-bases/:id/documents/:documentId/content',
-    { schema: { tags: ['knowledge-bases'], summary: 'Download the document as uploaded', params: documentParametersSchema, response: commonErrorResponses } },
+    {
+      schema: {
+        tags: ['knowledge-bases'],
+        summary: 'Download the document as uploaded',
+        params: documentParametersSchema,
+        response: commonErrorResponses,
+      },
+    },
     async (request, reply) => {
       const content = await documents.content(callContext(request), request.params.id, request.params.documentId);
-      return reply.header('content-type', content.contentType).header('content-disposition', attachmentHeader(content.fileName)).send(content.bytes);
+      return reply
+        .header('content-type', content.contentType)
+        .header('content-disposition', attachmentHeader(content.fileName))
+        .send(content.bytes);
     },
   );
 
   app.delete<{ Params: { id: number; documentId: number } }>(
     '/api/knowledge-bases/:id/documents/:documentId',
-    { schema: { tags: ['knowledge-bases'], summary: 'Delete a document with its chunks and stored file', params: documentParametersSchema, response: commonErrorResponses } },
+    {
+      schema: {
+        tags: ['knowledge-bases'],
+        summary: 'Delete a document with its chunks and stored file',
+        params: documentParametersSchema,
+        response: commonErrorResponses,
+      },
+    },
     async (request, reply) => {
       await documents.delete(callContext(request), request.params.id, request.params.documentId);
       return reply.status(204).send();
@@ -126,25 +157,48 @@ export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Se
 
   app.get<{ Params: { id: number } }>(
     '/api/knowledge-bases/:id/jobs',
-    { schema: { tags: ['knowledge-bases'], summary: 'List the ingestion jobs', params: idParametersSchema, response: commonErrorResponses } },
+    {
+      schema: { tags: ['knowledge-bases'], summary: 'List the ingestion jobs', params: idParametersSchema, response: commonErrorResponses },
+    },
     async (request) => documents.listJobs(callContext(request), request.params.id),
   );
 
   app.get<{ Params: { id: number; jobId: number } }>(
     '/api/knowledge-bases/:id/jobs/:jobId',
-    { schema: { tags: ['knowledge-bases'], summary: 'Get an ingestion job with its progress', params: jobParametersSchema, response: commonErrorResponses } },
+    {
+      schema: {
+        tags: ['knowledge-bases'],
+        summary: 'Get an ingestion job with its progress',
+        params: jobParametersSchema,
+        response: commonErrorResponses,
+      },
+    },
     async (request) => documents.getJob(callContext(request), request.params.id, request.params.jobId),
   );
 
   app.post<{ Params: { id: number; jobId: number } }>(
     '/api/knowledge-bases/:id/jobs/:jobId/retry',
-    { schema: { tags: ['knowledge-bases'], summary: 'Queue a failed or cancelled job again', params: jobParametersSchema, response: conflictResponses } },
+    {
+      schema: {
+        tags: ['knowledge-bases'],
+        summary: 'Queue a failed or cancelled job again',
+        params: jobParametersSchema,
+        response: conflictResponses,
+      },
+    },
     async (request) => documents.retryJob(callContext(request), request.params.id, request.params.jobId),
   );
 
   app.post<{ Params: { id: number; jobId: number } }>(
     '/api/knowledge-bases/:id/jobs/:jobId/cancel',
-    { schema: { tags: ['knowledge-bases'], summary: 'Cancel a pending or running job', params: jobParametersSchema, response: conflictResponses } },
+    {
+      schema: {
+        tags: ['knowledge-bases'],
+        summary: 'Cancel a pending or running job',
+        params: jobParametersSchema,
+        response: conflictResponses,
+      },
+    },
     async (request) => documents.cancelJob(callContext(request), request.params.id, request.params.jobId),
   );
 }

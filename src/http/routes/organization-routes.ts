@@ -59,7 +59,8 @@ export async function organizationRoutes(app: FastifyInstance, services: Service
             },
             moodle: {
               type: ['object', 'null'],
-              description: "Moodle Web Services for the Moodle tools: the full REST URL (…/webservice/rest/server.php) and a web-service token; null clears both.",
+              description:
+                'Moodle Web Services for the Moodle tools: the full REST URL (…/webservice/rest/server.php) and a web-service token; null clears both.',
               additionalProperties: false,
               properties: { api_url: baseUrlSchema, token: apiKeySchema },
             },

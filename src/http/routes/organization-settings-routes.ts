@@ -8,7 +8,14 @@ import { commonErrorResponses, idParametersSchema } from '../schemas.js';
 export async function organizationSettingsRoutes(app: FastifyInstance, services: Services): Promise<void> {
   app.get<{ Params: { id: number } }>(
     '/api/organizations/:id/settings',
-    { schema: { tags: ['organizations'], summary: "The organization's policies for its members", params: idParametersSchema, response: commonErrorResponses } },
+    {
+      schema: {
+        tags: ['organizations'],
+        summary: "The organization's policies for its members",
+        params: idParametersSchema,
+        response: commonErrorResponses,
+      },
+    },
     async (request) => services.organizationSettings.get(callContext(request), request.params.id),
   );
 

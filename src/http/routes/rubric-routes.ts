@@ -15,7 +15,13 @@ import { validatorCompiler } from '../validation.js';
 const rubricIdParametersSchema = {
   type: 'object',
   properties: {
-    rubricId: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[\\p{L}\\p{N}._:~-]+$', description: 'The rubricId the API answered with' },
+    rubricId: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      pattern: '^[\\p{L}\\p{N}._:~-]+$',
+      description: 'The rubricId the API answered with',
+    },
   },
   required: ['rubricId'],
 } as const;
@@ -68,7 +74,13 @@ const rubricFields = {
   metadata: {
     type: 'object',
     description: 'subject, gradeLevel, author, version, tags and any other keys; createdAt and modifiedAt are set by the server',
-    properties: { subject: { type: ['string', 'null'] }, gradeLevel: { type: ['string', 'null'] }, author: { type: 'string' }, version: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } } },
+    properties: {
+      subject: { type: ['string', 'null'] },
+      gradeLevel: { type: ['string', 'null'] },
+      author: { type: 'string' },
+      version: { type: 'string' },
+      tags: { type: 'array', items: { type: 'string' } },
+    },
   },
   criteria: { type: 'array', minItems: 1, maxItems: RUBRIC_LIMITS.criteria, items: criterionSchema },
   scoringType: { type: 'string', enum: [...SCORING_TYPES] },
@@ -76,7 +88,11 @@ const rubricFields = {
 } as const;
 
 const visibilityField = {
-  visibility: { type: 'string', enum: [...RUBRIC_VISIBILITIES], description: 'private (default): you and your admins; organization: every member may read it and use it in assistants' },
+  visibility: {
+    type: 'string',
+    enum: [...RUBRIC_VISIBILITIES],
+    description: 'private (default): you and your admins; organization: every member may read it and use it in assistants',
+  },
 } as const;
 
 /**
@@ -89,7 +105,12 @@ function objectBodyValidator(minProperties = 0): FastifySchemaCompiler<object> {
 
 const listQuerySchema = (pageSizeMaximum: number) =>
   pageQuerySchema(pageSizeMaximum, {
-    scope: { type: 'string', enum: ['mine', 'organization'], default: 'mine', description: "mine: your rubrics; organization: your organization's rubrics you may read" },
+    scope: {
+      type: 'string',
+      enum: ['mine', 'organization'],
+      default: 'mine',
+      description: "mine: your rubrics; organization: your organization's rubrics you may read",
+    },
   });
 
 const exportQuerySchema = {
@@ -106,7 +127,12 @@ export async function rubricRoutes(app: FastifyInstance, services: Services): Pr
         tags: ['rubrics'],
         summary: 'Create a rubric from LAMB rubric JSON',
         description: 'Missing rubricId, criterion ids and level ids are generated; the answer carries them all.',
-        body: { type: 'object', properties: { ...rubricFields, ...visibilityField }, required: ['title', 'criteria', 'scoringType', 'maxScore'], additionalProperties: false },
+        body: {
+          type: 'object',
+          properties: { ...rubricFields, ...visibilityField },
+          required: ['title', 'criteria', 'scoringType', 'maxScore'],
+          additionalProperties: false,
+        },
         response: { ...commonErrorResponses, 409: errorResponseSchema },
       },
       validatorCompiler: objectBodyValidator(),
@@ -142,7 +168,15 @@ export async function rubricRoutes(app: FastifyInstance, services: Services): Pr
 
   app.get<{ Params: { rubricId: string }; Querystring: ItemQuery }>(
     '/api/rubrics/:rubricId',
-    { schema: { tags: ['rubrics'], summary: 'Get a rubric', params: rubricIdParametersSchema, querystring: itemQuerySchema, response: commonErrorResponses } },
+    {
+      schema: {
+        tags: ['rubrics'],
+        summary: 'Get a rubric',
+        params: rubricIdParametersSchema,
+        querystring: itemQuerySchema,
+        response: commonErrorResponses,
+      },
+    },
     async (request) => services.rubrics.get(callContext(request), request.params.rubricId, request.query.organization_id),
   );
 
@@ -191,7 +225,12 @@ export async function rubricRoutes(app: FastifyInstance, services: Services): Pr
       },
     },
     async (request, reply) => {
-      const exported = await services.rubrics.export(callContext(request), request.params.rubricId, request.query.format, request.query.organization_id);
+      const exported = await services.rubrics.export(
+        callContext(request),
+        request.params.rubricId,
+        request.query.format,
+        request.query.organization_id,
+      );
       reply.header('content-disposition', `attachment; filename="${exported.fileName}"`);
       if (exported.format === 'markdown') return reply.type('text/markdown; charset=utf-8').send(exported.markdown);
       return reply.send(exported.document);

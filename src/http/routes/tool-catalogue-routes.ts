@@ -39,9 +39,13 @@ export async function toolCatalogueRoutes(app: FastifyInstance, services: Servic
     return definition;
   };
 
-  app.get('/lamb/v1/completions/tools', { schema: { tags: ['lamb'], summary: 'The installed tools and their config schemas', response: commonErrorResponses } }, async () => ({
-    tools: registry.list().map((definition) => toolEntry(registry, definition)),
-  }));
+  app.get(
+    '/lamb/v1/completions/tools',
+    { schema: { tags: ['lamb'], summary: 'The installed tools and their config schemas', response: commonErrorResponses } },
+    async () => ({
+      tools: registry.list().map((definition) => toolEntry(registry, definition)),
+    }),
+  );
 
   app.get<{ Params: { name: string } }>(
     '/lamb/v1/completions/tools/:name',
@@ -66,17 +70,21 @@ export async function toolCatalogueRoutes(app: FastifyInstance, services: Servic
     },
   );
 
-  app.get('/lamb/v1/completions/list', { schema: { tags: ['lamb'], summary: 'Prompt processors, connectors with their models, and tools', response: commonErrorResponses } }, async () => {
-    const tools = registry.list();
-    return {
-      prompt_processors: [...services.registries.promptProcessors.keys()].sort(),
-      connectors: Object.fromEntries(
-        [...services.registries.connectors.values()]
-          .sort((a, b) => a.name.localeCompare(b.name))
-          .map((connector) => [connector.name, { description: connector.description, models: connector.models({ fetch: serverFetch }) }]),
-      ),
-      rag_processors: tools.filter((definition) => definition.provide !== undefined).map((definition) => definition.name),
-      tools: tools.map((definition) => toolEntry(registry, definition)),
-    };
-  });
+  app.get(
+    '/lamb/v1/completions/list',
+    { schema: { tags: ['lamb'], summary: 'Prompt processors, connectors with their models, and tools', response: commonErrorResponses } },
+    async () => {
+      const tools = registry.list();
+      return {
+        prompt_processors: [...services.registries.promptProcessors.keys()].sort(),
+        connectors: Object.fromEntries(
+          [...services.registries.connectors.values()]
+            .sort((a, b) => a.name.localeCompare(b.name))
+            .map((connector) => [connector.name, { description: connector.description, models: connector.models({ fetch: serverFetch }) }]),
+        ),
+        rag_processors: tools.filter((definition) => definition.provide !== undefined).map((definition) => definition.name),
+        tools: tools.map((definition) => toolEntry(registry, definition)),
+      };
+    },
+  );
 }

@@ -33,7 +33,14 @@ export async function userRoutes(app: FastifyInstance, services: Services): Prom
 
   app.get<{ Querystring: PageQuery }>(
     '/api/users',
-    { schema: { tags: ['users'], summary: 'List users', querystring: pageQuerySchema(services.settings.pageSizeMaximum), response: commonErrorResponses } },
+    {
+      schema: {
+        tags: ['users'],
+        summary: 'List users',
+        querystring: pageQuerySchema(services.settings.pageSizeMaximum),
+        response: commonErrorResponses,
+      },
+    },
     async (request) => services.users.list(callContext(request), request.query),
   );
 

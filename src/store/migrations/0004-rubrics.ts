@@ -16,7 +16,12 @@ export function rubricsMigration(dialect: Dialect): Migration {
         .addColumn('organization_id', 'integer', (column) => column.notNull().references('organizations.id').onDelete('cascade'))
         .addColumn('title', 'text', (column) => column.notNull())
         .addColumn('description', 'text', (column) => column.notNull().defaultTo(''))
-        .addColumn('visibility', 'text', (column) => column.notNull().defaultTo('private').check(sql`visibility in ('private', 'organization')`))
+        .addColumn('visibility', 'text', (column) =>
+          column
+            .notNull()
+            .defaultTo('private')
+            .check(sql`visibility in ('private', 'organization')`),
+        )
         .addColumn('rubric_data', 'text', (column) => column.notNull())
         // Title and description lower-cased by the application, for searches that fold case beyond ASCII.
         .addColumn('search_text', 'text', (column) => column.notNull().defaultTo(''))

@@ -14,7 +14,12 @@ async function createTables(db: Kysely<unknown>, dialect: Dialect): Promise<void
     .addColumn('description', 'text', (column) => column.notNull().defaultTo(''))
     // Name and description lower-cased by the application, as for assistants (see search-pattern.ts).
     .addColumn('search_text', 'text', (column) => column.notNull().defaultTo(''))
-    .addColumn('visibility', 'text', (column) => column.notNull().defaultTo('private').check(sql`visibility in ('private', 'organization')`))
+    .addColumn('visibility', 'text', (column) =>
+      column
+        .notNull()
+        .defaultTo('private')
+        .check(sql`visibility in ('private', 'organization')`),
+    )
     .addColumn('chunk_size', 'integer', (column) => column.notNull().defaultTo(1000))
     .addColumn('chunk_overlap', 'integer', (column) => column.notNull().defaultTo(200))
     .addColumn('created_at', 'text', (column) => column.notNull())
@@ -52,14 +57,24 @@ async function createTables(db: Kysely<unknown>, dialect: Dialect): Promise<void
 /** English stemming (porter / 'english') on both sides, so the two dialects match the same words. */
 async function createFullTextIndex(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   if (dialect === 'postgres') {
-    await sql`alter table kb_chunks add column search_vector tsvector generated always as (to_tsvector('english', text)) stored`.execute(db);
+    await sql`alter table kb_chunks add column search_vector tsvector generated always as (to_tsvector('english', text)) stored`.execute(
+      db,
+    );
     await sql`create index kb_chunks_search_index on kb_chunks using gin (search_vector)`.execute(db);
     return;
   }
-  await sql`create virtual table kb_chunks_fts using fts5(text, content='kb_chunks', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')`.execute(db);
-  await sql`create trigger kb_chunks_fts_insert after insert on kb_chunks begin insert into kb_chunks_fts(rowid, text) values (new.id, new.text); end`.execute(db);
-  await sql`create trigger kb_chunks_fts_delete after delete on kb_chunks begin insert into kb_chunks_fts(kb_chunks_fts, rowid, text) values ('delete', old.id, old.text); end`.execute(db);
-  await sql`create trigger kb_chunks_fts_update after update of text on kb_chunks begin insert into kb_chunks_fts(kb_chunks_fts, rowid, text) values ('delete', old.id, old.text); insert into kb_chunks_fts(rowid, text) values (new.id, new.text); end`.execute(db);
+  await sql`create virtual table kb_chunks_fts using fts5(text, content='kb_chunks', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')`.execute(
+    db,
+  );
+  await sql`create trigger kb_chunks_fts_insert after insert on kb_chunks begin insert into kb_chunks_fts(rowid, text) values (new.id, new.text); end`.execute(
+    db,
+  );
+  await sql`create trigger kb_chunks_fts_delete after delete on kb_chunks begin insert into kb_chunks_fts(kb_chunks_fts, rowid, text) values ('delete', old.id, old.text); end`.execute(
+    db,
+  );
+  await sql`create trigger kb_chunks_fts_update after update of text on kb_chunks begin insert into kb_chunks_fts(kb_chunks_fts, rowid, text) values ('delete', old.id, old.text); insert into kb_chunks_fts(rowid, text) values (new.id, new.text); end`.execute(
+    db,
+  );
 }
 
 export function knowledgeBasesMigration(dialect: Dialect): Migration {

@@ -13,7 +13,10 @@ export function ingestionJobsMigration(dialect: Dialect): Migration {
         .addColumn('knowledge_base_id', 'integer', (column) => column.notNull().references('knowledge_bases.id').onDelete('cascade'))
         .addColumn('document_id', 'integer', (column) => column.notNull().references('kb_documents.id').onDelete('cascade'))
         .addColumn('status', 'text', (column) =>
-          column.notNull().defaultTo('pending').check(sql`status in ('pending', 'processing', 'completed', 'failed', 'cancelled')`),
+          column
+            .notNull()
+            .defaultTo('pending')
+            .check(sql`status in ('pending', 'processing', 'completed', 'failed', 'cancelled')`),
         )
         .addColumn('progress_current', 'integer', (column) => column.notNull().defaultTo(0))
         .addColumn('progress_total', 'integer', (column) => column.notNull().defaultTo(0))

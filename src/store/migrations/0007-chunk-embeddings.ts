@@ -62,7 +62,11 @@ async function createEmbeddingsTable(db: Kysely<unknown>, dialect: Dialect): Pro
     .addColumn('dimensions', 'integer', (column) => column.notNull().check(sql`dimensions > 0`))
     .addColumn('embedding', embeddingType, (column) => column.notNull())
     .execute();
-  await db.schema.createIndex('kb_chunk_embeddings_knowledge_base_index').on('kb_chunk_embeddings').columns(['knowledge_base_id', 'dimensions']).execute();
+  await db.schema
+    .createIndex('kb_chunk_embeddings_knowledge_base_index')
+    .on('kb_chunk_embeddings')
+    .columns(['knowledge_base_id', 'dimensions'])
+    .execute();
 }
 
 export function chunkEmbeddingsMigration(dialect: Dialect): Migration {

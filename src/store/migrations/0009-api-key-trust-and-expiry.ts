@@ -9,9 +9,15 @@ import type { Kysely, Migration } from 'kysely';
 export function apiKeyTrustAndExpiryMigration(): Migration {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      await db.schema.alterTable('api_keys').addColumn('trusted_front_end', 'integer', (column) => column.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('api_keys')
+        .addColumn('trusted_front_end', 'integer', (column) => column.notNull().defaultTo(0))
+        .execute();
       await db.schema.alterTable('api_keys').addColumn('expires_at', 'text').execute();
-      await db.schema.alterTable('organizations').addColumn('learners_create_api_keys', 'integer', (column) => column.notNull().defaultTo(1)).execute();
+      await db.schema
+        .alterTable('organizations')
+        .addColumn('learners_create_api_keys', 'integer', (column) => column.notNull().defaultTo(1))
+        .execute();
     },
   };
 }

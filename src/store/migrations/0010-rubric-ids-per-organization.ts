@@ -23,7 +23,12 @@ async function rebuildForSqlite(db: Kysely<unknown>): Promise<void> {
     .addColumn('organization_id', 'integer', (column) => column.notNull().references('organizations.id').onDelete('cascade'))
     .addColumn('title', 'text', (column) => column.notNull())
     .addColumn('description', 'text', (column) => column.notNull().defaultTo(''))
-    .addColumn('visibility', 'text', (column) => column.notNull().defaultTo('private').check(sql`visibility in ('private', 'organization')`))
+    .addColumn('visibility', 'text', (column) =>
+      column
+        .notNull()
+        .defaultTo('private')
+        .check(sql`visibility in ('private', 'organization')`),
+    )
     .addColumn('rubric_data', 'text', (column) => column.notNull())
     .addColumn('search_text', 'text', (column) => column.notNull().defaultTo(''))
     .addColumn('created_at', 'text', (column) => column.notNull())
@@ -40,7 +45,10 @@ async function rebuildForSqlite(db: Kysely<unknown>): Promise<void> {
 
 async function rescopeForPostgres(db: Kysely<unknown>): Promise<void> {
   await sql`alter table rubrics drop constraint rubrics_rubric_id_key`.execute(db);
-  await db.schema.alterTable('rubrics').addUniqueConstraint('rubrics_organization_rubric_id_unique', ['organization_id', 'rubric_id']).execute();
+  await db.schema
+    .alterTable('rubrics')
+    .addUniqueConstraint('rubrics_organization_rubric_id_unique', ['organization_id', 'rubric_id'])
+    .execute();
 }
 
 export function rubricIdsPerOrganizationMigration(dialect: Dialect): Migration {

@@ -9,7 +9,10 @@ import type { Kysely, Migration } from 'kysely';
 export function ingestionAttemptsSinceQueuedMigration(): Migration {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      await db.schema.alterTable('ingestion_jobs').addColumn('attempts_since_queued', 'integer', (column) => column.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('ingestion_jobs')
+        .addColumn('attempts_since_queued', 'integer', (column) => column.notNull().defaultTo(0))
+        .execute();
     },
   };
 }

@@ -76,7 +76,10 @@ export const jsonFenceSyntax: OpeningSyntax = {
         opening: openingText(reader),
         bodyOffset: JSON_FENCE.length,
         terminators: FENCE_TERMINATORS,
-        parseBody: (body, ending) => (ending === 'closed' ? readJsonCallBody(body.trim(), ending, context.tools, 'gemma_tool_code', { requireArguments: true }) : undefined),
+        parseBody: (body, ending) =>
+          ending === 'closed'
+            ? readJsonCallBody(body.trim(), ending, context.tools, 'gemma_tool_code', { requireArguments: true })
+            : undefined,
       },
       context.counter,
     );

@@ -12,7 +12,12 @@ import { JsonValueScanner } from '../value-scanner.js';
 
 export const PYTHON_TAG = '<|python_tag|>';
 
-function openChain(reader: OpeningReader, context: OpeningContext, valueOffset: number, requireArguments: boolean): ReturnType<OpeningSyntax['open']> {
+function openChain(
+  reader: OpeningReader,
+  context: OpeningContext,
+  valueOffset: number,
+  requireArguments: boolean,
+): ReturnType<OpeningSyntax['open']> {
   if (readCallObjectHead(reader, context.tools, false) === undefined) return undefined;
   const block = new BalancedCallBlock(
     {

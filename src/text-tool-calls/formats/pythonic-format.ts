@@ -18,7 +18,12 @@ const PYTHON_START = '<|python_start|>';
 const PYTHON_END = '<|python_end|>';
 
 /** The events of a call list when every call names an offered tool. */
-export function pythonCallEvents(text: string, bracketed: boolean, tools: OfferedToolSet, format: TextToolCallFormat = 'pythonic'): TextParserEvent[] | undefined {
+export function pythonCallEvents(
+  text: string,
+  bracketed: boolean,
+  tools: OfferedToolSet,
+  format: TextToolCallFormat = 'pythonic',
+): TextParserEvent[] | undefined {
   const calls = readPythonCalls(text, bracketed);
   if (calls === undefined || !calls.every((call) => tools.has(call.name))) return undefined;
   return callEvents(calls, format);
