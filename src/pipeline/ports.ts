@@ -4,7 +4,6 @@
  * identity, so a tool can only reach what that owner may reach.
  */
 import { type OutboundFetch } from './outbound-fetch.js';
-import type { RubricDocument } from '../rubrics/rubric-document.js';
 import type { Source, StatusEvent } from './events.js';
 import type { ChatMessage } from './messages.js';
 
@@ -45,10 +44,19 @@ export interface KnowledgeSearch {
   listDocuments(collectionId: string): Promise<DocumentSummary[]>;
 }
 
+/** A rubric as the rubric tool puts it into a prompt: its evaluation document, written in the asked format. */
+export interface RubricEvaluation {
+  rubricId: string;
+  title: string;
+  criterionCount: number;
+  /** The instructions, criteria, levels and weighted formula, in Markdown or JSON. */
+  document: string;
+}
+
 /** Reads the rubrics the assistant owner may read (their own, and their organization's shared ones), by rubricId. */
 export interface RubricReader {
   /** Rejects with an AppError (not_found) for a rubric that does not exist, was deleted or is not the owner's to read. */
-  read(rubricId: string): Promise<RubricDocument>;
+  evaluation(rubricId: string, format: 'markdown' | 'json'): Promise<RubricEvaluation>;
 }
 
 /** Turns the conversation into one standalone search query with the organization's small fast model. */

@@ -69,7 +69,7 @@ function pipelineContext(snapshot: AssistantSnapshot, overrides: Partial<Pipelin
     registries,
     files: oneFileReader(),
     rubrics: {
-      read: async () => {
+      evaluation: async () => {
         throw new AppError('not_found', 'Rubric not found.');
       },
     },

@@ -40,7 +40,7 @@ import {
   type RubricDraft,
   type RubricVisibility,
 } from './rubric-document.js';
-import { rubricToMarkdown } from './rubric-rendering.js';
+import { evaluationJson, evaluationMarkdown, rubricToMarkdown } from './rubric-rendering.js';
 
 export interface RubricListInput {
   scope: 'mine' | 'organization';
@@ -307,7 +307,11 @@ export class RubricService {
   readerFor(owner: Identity): RubricReader {
     return {
       // Always the owner's own organization: an assistant never reaches into another one's ids.
-      read: async (rubricId) => documentOf(await this.load(owner, rubricId, 'read', owner.organizationId)),
+      evaluation: async (rubricId, format) => {
+        const rubric = documentOf(await this.load(owner, rubricId, 'read', owner.organizationId));
+        const document = format === 'json' ? evaluationJson(rubric) : evaluationMarkdown(rubric);
+        return { rubricId: rubric.rubricId, title: rubric.title, criterionCount: rubric.criteria.length, document };
+      },
     };
   }
 }

@@ -6,7 +6,6 @@
  * through the owner's RubricReader, so an assistant only reads rubrics its owner may read.
  */
 import { defineTool } from '../pipeline/tool-definition.js';
-import { evaluationJson, evaluationMarkdown } from '../rubrics/rubric-rendering.js';
 
 interface RubricRagConfig {
   [key: string]: unknown;
@@ -49,11 +48,11 @@ export default defineTool<RubricRagConfig>({
   traceInput: (config) => ({ rubric_id: String(config.rubric_id), format: config.format }),
   async provide(context, config) {
     const rubricId = String(config.rubric_id);
-    const rubric = await context.rubrics.read(rubricId);
+    const rubric = await context.rubrics.evaluation(rubricId, config.format);
     return {
-      content: config.format === 'json' ? evaluationJson(rubric) : evaluationMarkdown(rubric),
+      content: rubric.document,
       sources: [{ title: rubric.title, url: `rubric:${rubric.rubricId}`, rubric_id: rubric.rubricId, format: config.format }],
-      metadata: { criteria: rubric.criteria.length },
+      metadata: { criteria: rubric.criterionCount },
     };
   },
 });

@@ -44,7 +44,7 @@ export function buildToolContext(options: ToolContextOptions = {}): ToolContext 
     messages: [{ role: 'user', content: 'hello' }],
     signal: options.signal ?? new AbortController().signal,
     files: { readText: async () => refuse('files') },
-    rubrics: { read: async () => refuse('rubrics') },
+    rubrics: { evaluation: async () => refuse('rubrics') },
     knowledge: { query: async () => refuse('knowledge bases'), listDocuments: async () => refuse('knowledge bases') },
     queryRewriter: { rewrite: async () => undefined },
     requester: options.requester ?? { userId: 1, email: 'learner@merino.test' },
