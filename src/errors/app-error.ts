@@ -19,7 +19,8 @@ interface CatalogueEntry {
   message: string;
 }
 
-const catalogue = {
+/** Every code with its status and type; docs/errors.md lists them all (test/error-catalogue-is-documented.test.ts checks it). */
+export const catalogue = {
   invalid_body: { status: 400, type: 'invalid_request_error', message: 'The request body is invalid.' },
   invalid_json: { status: 400, type: 'invalid_request_error', message: 'The request body is not valid JSON.' },
   invalid_query: { status: 400, type: 'invalid_request_error', message: 'A query parameter is invalid.' },
