@@ -62,7 +62,7 @@ export function validateToolDefinition(value: unknown): ToolDefinition {
   try {
     compileConfigSchema(definition.configSchema as Record<string, unknown>);
   } catch (error) {
-    throw new Error(`"configSchema" is not valid JSON Schema: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`"configSchema" is not valid JSON Schema: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
   if (
     definition.aliases !== undefined &&

@@ -7,14 +7,8 @@ import type { ConnectorDefinition, ConnectorEvent, ConnectorRequest } from './co
 import type { PipelineEvent, StatusEvent, Usage } from './events.js';
 import type { FunctionToolRun, SkippedFunctionTool } from './function-tools.js';
 import { defineTool, type ToolDefinition } from './tool-definition.js';
-import {
-  runToolLoop,
-  UNKNOWN_FUNCTION,
-  type TextCallParser,
-  type TextParserEvent,
-  type ToolLoopLimits,
-  type ToolLoopOutcome,
-} from './tool-loop.js';
+import type { TextParserEvent } from '../text-tool-calls/index.js';
+import { runToolLoop, UNKNOWN_FUNCTION, type TextCallParser, type ToolLoopLimits, type ToolLoopOutcome } from './tool-loop.js';
 import { drainGenerator } from '../../test/support/drain-generator.js';
 
 type Script = (request: ConnectorRequest, round: number) => ConnectorEvent[];
@@ -154,7 +148,7 @@ async function run(script: Script, options: RunOptions = {}) {
     .at(-1)!
     .messages.filter((message) => message.role === 'tool')
     .map((message) => message.content as string);
-  return { outcome: outcome!, requests, events, statuses, toolMessages, elapsedMilliseconds };
+  return { outcome, requests, events, statuses, toolMessages, elapsedMilliseconds };
 }
 
 describe('identical calls', () => {
@@ -397,7 +391,7 @@ describe('calls written as text', () => {
     push(delta: string): TextParserEvent[] {
       if (delta.startsWith('CALL ')) {
         const [, name, argumentsJson] = delta.split(' ');
-        return [{ type: 'tool-call', name: name!, argumentsJson: argumentsJson! }];
+        return [{ type: 'tool-call', name: name!, argumentsJson: argumentsJson!, format: 'hermes' }];
       }
       if (delta.startsWith('THINK ')) return [{ type: 'reasoning', text: delta.slice(6) }];
       return [{ type: 'text', text: delta }];

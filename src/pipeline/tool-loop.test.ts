@@ -152,7 +152,7 @@ async function run(script: Script, options: { limits?: Partial<ToolLoopLimits>; 
     .at(-1)!
     .messages.filter((message) => message.role === 'tool')
     .map((message) => message.content as string);
-  return { outcome: outcome!, requests, statuses, text, toolMessages };
+  return { outcome, requests, statuses, text, toolMessages };
 }
 
 describe('the tool loop', () => {

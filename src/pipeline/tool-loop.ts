@@ -23,6 +23,7 @@ import { addUsage, NO_USAGE, type FinishReason, type PipelineEvent, type Source,
 import type { FunctionToolRun, SkippedFunctionTool } from './function-tools.js';
 import type { ChatMessage } from './messages.js';
 import type { ToolContext } from './tool-definition.js';
+import type { TextParserEvent } from '../text-tool-calls/index.js';
 import { upstreamEndedEarlyError } from './upstream-errors.js';
 
 export interface ToolLoopLimits {
@@ -35,10 +36,7 @@ export interface ToolLoopLimits {
   resultCharactersMaximum: number;
 }
 
-/** What the text parser emits (src/text-tool-calls): answer text, reasoning, or a call. */
-export type TextParserEvent =
-  { type: 'text'; text: string } | { type: 'reasoning'; text: string } | { type: 'tool-call'; name: string; argumentsJson: string };
-
+/** The seam to the text tool-call parser (src/text-tool-calls), so tests can script what it reads. */
 export interface TextCallParser {
   push(delta: string): TextParserEvent[];
   end(): TextParserEvent[];
@@ -312,21 +310,29 @@ async function* modelRound(
   };
   let finished = false;
   for await (const event of input.connector.complete(request)) {
-    if (event.type === 'text-delta') {
-      if (parser) yield* fromParser(parser.push(event.text));
-      else {
-        result.text += event.text;
+    // No default: an event type a plugin made up is ignored, not taken for the finish.
+    switch (event.type) {
+      case 'text-delta':
+        if (parser) yield* fromParser(parser.push(event.text));
+        else {
+          result.text += event.text;
+          yield event;
+        }
+        break;
+      case 'reasoning-delta':
         yield event;
-      }
-    } else if (event.type === 'reasoning-delta') yield event;
-    else if (event.type === 'tool-call') {
-      if (offer) result.calls.push(event.call);
-    } else if (event.type === 'usage') {
-      result.usage = addUsage(result.usage, event.usage);
-      input.usageReceived?.(event.usage);
-    } else if (event.type === 'finish') {
-      finished = true;
-      result.finishReason = event.finishReason;
+        break;
+      case 'tool-call':
+        if (offer) result.calls.push(event.call);
+        break;
+      case 'usage':
+        result.usage = addUsage(result.usage, event.usage);
+        input.usageReceived?.(event.usage);
+        break;
+      case 'finish':
+        finished = true;
+        result.finishReason = event.finishReason;
+        break;
     }
   }
   // The connector contract: a whole answer ends with `finish`. A stream that just stops was cut

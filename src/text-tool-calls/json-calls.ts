@@ -48,6 +48,8 @@ export function argumentsJsonFromValue(value: unknown, raw?: string): string {
     }
     return value;
   }
+  // Reached by a value nested too deep to serialise: its default text is not JSON, so the loop reports it unreadable.
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- that default text is the intended answer here
   return serialise(value) ?? raw ?? String(value);
 }
 

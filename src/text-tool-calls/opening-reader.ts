@@ -58,6 +58,8 @@ export class OpeningReader {
     if (index > this.furthest) this.furthest = index;
     if (index < this.end) return this.text.charCodeAt(index);
     if (this.final) return END;
+    // A symbol, not an Error: it is control flow on the hot path, caught by the parser, and needs no stack.
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- see above
     throw NEED_MORE_TEXT;
   }
 

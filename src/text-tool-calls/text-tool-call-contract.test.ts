@@ -200,7 +200,7 @@ describe('formats mixed in one response', () => {
     fc.oneof(
       fc
         .constantFrom(...samples)
-        .map((sample) => ({ text: sample.text, calls: sample.calls.map((call) => call.name), format: sample.format as string })),
+        .map((sample) => ({ text: sample.text, calls: sample.calls.map((call) => call.name), format: sample.format })),
       fc.constantFrom(...FORMAT_SAMPLES.flatMap((group) => group.mentions)).map((text) => ({ text, calls: [] as string[], format: '' })),
     ),
     { minLength: 1, maxLength: 6 },
