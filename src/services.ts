@@ -58,17 +58,17 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     documentFiles: documentStorage,
     embedder,
     knowledgeServerFor: (organizationId) => providerSettings.knowledgeServerFor(organizationId),
-    knowledgeServerTimeoutMilliseconds: settings.kbServerTimeoutMilliseconds,
+    knowledgeServerTimeoutMilliseconds: settings.knowledgeServerTimeoutMilliseconds,
   });
   const rateLimiter = new RateLimiter(store.db, settings);
   const rubrics = new RubricService(store.db);
-  const files = new FileService(store.db, { dataDirectory: settings.dataDirectory, maxBytes: settings.fileUploadMaxBytes });
+  const files = new FileService(store.db, { dataDirectory: settings.dataDirectory, maxBytes: settings.fileUploadBytesMaximum });
   return {
     settings,
     store,
     authenticator: new Authenticator(store.db, settings.sessionTtlHours, rateLimiter),
     rateLimiter,
-    users: new UserService(store.db, settings.passwordMinimumLength),
+    users: new UserService(store.db, settings.passwordLengthMinimum),
     apiKeys: new ApiKeyService(store.db),
     assistants: new AssistantService(store.db, registries),
     files,
@@ -77,7 +77,12 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     providerSettings,
     organizationSettings: new OrganizationSettingsService(store.db),
     knowledgeBases,
-    knowledgeDocuments: new KnowledgeDocumentService(store.db, documentStorage, settings.kbUploadMaxBytes, settings.kbJsonDocumentsMaximum),
+    knowledgeDocuments: new KnowledgeDocumentService(
+      store.db,
+      documentStorage,
+      settings.knowledgeUploadBytesMaximum,
+      settings.knowledgeJsonDocumentsMaximum,
+    ),
     ingestionRunner: new IngestionRunner({
       db: store.db,
       dialect: store.dialect,
@@ -95,10 +100,10 @@ export function createServices(store: Store, settings: Settings, registries: Reg
           timeoutMilliseconds: settings.ingestionWorkerTimeoutMilliseconds,
         },
         limits: {
-          maximumChunks: settings.ingestionChunksMax,
-          maximumZipPartBytes: settings.ingestionZipPartMaxBytes,
-          maximumZipTotalBytes: settings.ingestionZipTotalMaxBytes,
-          maximumPdfInflatedBytes: settings.ingestionPdfInflatedMaxBytes,
+          maximumChunks: settings.ingestionChunksMaximum,
+          maximumZipPartBytes: settings.ingestionZipPartBytesMaximum,
+          maximumZipTotalBytes: settings.ingestionZipTotalBytesMaximum,
+          maximumPdfInflatedBytes: settings.ingestionPdfInflatedBytesMaximum,
         },
       },
     }),

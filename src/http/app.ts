@@ -64,7 +64,7 @@ async function registerOpenApi(app: FastifyInstance): Promise<void> {
 export async function buildApp(services: Services, options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: options.logger,
-    bodyLimit: services.settings.bodyLimitBytes,
+    bodyLimit: services.settings.bodyBytesMaximum,
     genReqId: (request) => requestIdFrom(request.headers['x-request-id']),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
@@ -115,11 +115,11 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     // Multipart parsing lives in a scope of its own: only the files routes read multipart bodies,
     // every other route keeps refusing them with 415.
     await scope.register(async (filesScope) => {
-      await filesScope.register(fastifyMultipart, multipartOptions(services.settings.fileUploadMaxBytes));
+      await filesScope.register(fastifyMultipart, multipartOptions(services.settings.fileUploadBytesMaximum));
       await fileRoutes(filesScope, services);
     });
     await scope.register(async (documentsScope) => {
-      await documentsScope.register(fastifyMultipart, multipartOptions(services.settings.kbUploadMaxBytes));
+      await documentsScope.register(fastifyMultipart, multipartOptions(services.settings.knowledgeUploadBytesMaximum));
       await knowledgeDocumentRoutes(documentsScope, services);
     });
   });

@@ -149,7 +149,7 @@ export async function withUploadedFile<Result>(
 }
 
 export async function fileRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  const maxBytes = services.settings.fileUploadMaxBytes;
+  const maxBytes = services.settings.fileUploadBytesMaximum;
 
   app.post(
     '/api/files',

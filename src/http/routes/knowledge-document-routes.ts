@@ -62,8 +62,8 @@ function jsonBodyLimitErrors(maxJsonBytes: number) {
 }
 
 export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  const maxBytes = services.settings.kbUploadMaxBytes;
-  const maxJsonBytes = services.settings.kbJsonBodyMaxBytes;
+  const maxBytes = services.settings.knowledgeUploadBytesMaximum;
+  const maxJsonBytes = services.settings.knowledgeJsonBodyBytesMaximum;
   const documents = services.knowledgeDocuments;
 
   app.post<{ Params: { id: number } }>(
@@ -72,7 +72,7 @@ export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Se
       schema: {
         tags: ['knowledge-bases'],
         summary: 'Upload a document, or send texts as JSON, to index (answers with the ingestion jobs)',
-        description: `${SEND_AS_MULTIPART} Or send JSON \`{"documents": [{"text", "metadata"}]}\` (at most ${services.settings.kbJsonDocumentsMaximum} documents): each text becomes a document, named by \`metadata.filename\` or \`metadata.title\`, whose chunks carry its metadata, and the answer lists \`{document_id, job_id}\` for each. A JSON body may be at most ${maxJsonBytes} bytes. Accepted are ${ACCEPTED_DOCUMENT_EXTENSIONS.map((extension) => `.${extension}`).join(', ')} files of at most ${maxBytes} bytes; the content must match the extension.`,
+        description: `${SEND_AS_MULTIPART} Or send JSON \`{"documents": [{"text", "metadata"}]}\` (at most ${services.settings.knowledgeJsonDocumentsMaximum} documents): each text becomes a document, named by \`metadata.filename\` or \`metadata.title\`, whose chunks carry its metadata, and the answer lists \`{document_id, job_id}\` for each. A JSON body may be at most ${maxJsonBytes} bytes. Accepted are ${ACCEPTED_DOCUMENT_EXTENSIONS.map((extension) => `.${extension}`).join(', ')} files of at most ${maxBytes} bytes; the content must match the extension.`,
         consumes: ['multipart/form-data', 'application/json'],
         params: idParametersSchema,
         body: uploadBodySchema('a .txt, .md, .html, .pdf or .docx document'),

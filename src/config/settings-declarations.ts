@@ -1,0 +1,578 @@
+/**
+ * Every setting Merino reads from the environment, declared once: variable, property, rule,
+ * default and meaning. The Settings type, loadSettings and the README's settings table (checked
+ * by test/readme-settings-table-matches-the-settings.test.ts) all come from this list, so a
+ * setting cannot be documented with one default and read with another. Every limit the server
+ * enforces is a named setting here. The list is in the README's order, which is also the order
+ * the variables are read in.
+ */
+import {
+  booleanSetting,
+  folderSetting,
+  integerSetting,
+  isOrigin,
+  readList,
+  textSetting,
+  urlSetting,
+  type DefaultedSettingDeclaration,
+  type SettingDeclaration,
+} from './setting-declaration.js';
+import { SettingsError } from './settings-error.js';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const HOST_SHAPE = /^[A-Za-z0-9.:-]+$/;
+
+function readHost(raw: string): string {
+  const host = raw.trim();
+  if (!HOST_SHAPE.test(host)) throw new SettingsError('HOST', `"${host}" is not a host name or address`);
+  return host;
+}
+
+function readDatabaseUrl(raw: string): string {
+  const text = raw.trim();
+  let parsed: URL;
+  try {
+    parsed = new URL(text);
+  } catch {
+    // The value may hold a password, so it is never echoed back.
+    throw new SettingsError('DATABASE_URL', 'expected a URL such as postgres://user:password@host:5432/merino');
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+    throw new SettingsError('DATABASE_URL', `only postgres:// URLs are supported, got ${parsed.protocol}//`);
+  }
+  return text;
+}
+
+function readAdminEmail(raw: string): string {
+  const email = raw.trim();
+  if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new SettingsError('MERINO_ADMIN_EMAIL', `"${email}" is not an email address`);
+  return email.toLowerCase();
+}
+
+function readSecretKey(raw: string): string {
+  const key = raw.trim();
+  // The value is never echoed: it is the key itself.
+  if (key.length < 16) throw new SettingsError('MERINO_SECRET_KEY', 'must be at least 16 characters');
+  return key;
+}
+
+function readLogLevel(raw: string): LogLevel {
+  const level = raw.trim();
+  const known = LOG_LEVELS.find((candidate) => candidate === level);
+  if (known === undefined) throw new SettingsError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
+  return known;
+}
+
+/** An IPv4 or IPv6 address, optionally with a /prefix: only these characters, checked again by Fastify's proxy-addr. */
+const PROXY_ADDRESS_SHAPE = /^[0-9A-Fa-f:.]{2,45}(?:\/\d{1,3})?$/;
+
+/** TRUST_PROXY: true or false, a hop count, or a comma-separated list of proxy addresses and CIDR ranges. */
+function readTrustProxy(raw: string): boolean | number | string[] {
+  const text = raw.trim();
+  const lower = text.toLowerCase();
+  if (lower === 'true' || lower === 'false') return lower === 'true';
+  if (/^\d{1,2}$/.test(text)) return Number(text);
+  const addresses = readList(text);
+  const wrong = addresses.find((address) => !PROXY_ADDRESS_SHAPE.test(address));
+  if (wrong !== undefined || addresses.length === 0) {
+    throw new SettingsError(
+      'TRUST_PROXY',
+      `expected true, false, a hop count or proxy addresses such as 10.0.0.1,10.1.0.0/16${wrong === undefined ? '' : `, got "${wrong}"`}`,
+    );
+  }
+  return addresses;
+}
+
+/** OUTBOUND_ALLOWED_HOSTS: bare host names or addresses (`kb.internal`, `10.0.0.5`, `::1`), no scheme, port or path. */
+function readOutboundAllowedHosts(raw: string): string[] {
+  const hosts = readList(raw);
+  // One colon means host:port; addresses with more are IPv6.
+  const wrong = hosts.find((host) => !HOST_SHAPE.test(host) || host.split(':').length === 2);
+  if (wrong !== undefined)
+    throw new SettingsError('OUTBOUND_ALLOWED_HOSTS', `"${wrong}" is not a host name or address (give no scheme, port or path)`);
+  return hosts.map((host) => host.toLowerCase());
+}
+
+function readCorsOrigins(raw: string): string[] {
+  const origins = readList(raw);
+  const wrong = origins.find((origin) => !isOrigin(origin));
+  if (wrong !== undefined)
+    throw new SettingsError('CORS_ORIGINS', `"${wrong}" is not an origin such as https://app.example.org (no path, no trailing slash)`);
+  return origins;
+}
+
+/** CSP source expressions for frame-ancestors: 'self', 'none', or origins, optionally with a `*.` wildcard host. */
+function readFrameAncestors(raw: string): string[] {
+  const sources = readList(raw);
+  for (const source of sources) {
+    const keyword = source === "'self'" || source === "'none'";
+    if (!keyword && !isOrigin(source.replace('://*.', '://wildcard.'))) {
+      throw new SettingsError('FRAME_ANCESTORS', `"${source}" is not 'self', 'none' or an origin such as https://lms.example.org`);
+    }
+  }
+  if (sources.includes("'none'") && sources.length > 1)
+    throw new SettingsError('FRAME_ANCESTORS', "'none' cannot be combined with other sources");
+  return sources;
+}
+
+export const SETTINGS_DECLARATIONS = {
+  host: { variable: 'HOST', meaning: 'address to listen on', defaultText: '127.0.0.1', read: readHost },
+  port: integerSetting({
+    variable: 'PORT',
+    meaning: 'port to listen on (`0` picks a free one)',
+    defaultValue: 9099,
+    minimum: 0,
+    maximum: 65535,
+  }),
+  dataDirectory: folderSetting({
+    variable: 'DATA_DIR',
+    meaning: 'data folder; the SQLite file `merino.sqlite` lives here',
+    defaultText: './data',
+  }),
+  /** postgres://… selects PostgreSQL; undefined means the embedded SQLite file in dataDirectory. */
+  databaseUrl: {
+    variable: 'DATABASE_URL',
+    meaning: '`postgres://user:password@host:5432/db` selects PostgreSQL instead of SQLite',
+    read: readDatabaseUrl,
+  },
+  databasePoolSize: integerSetting({
+    variable: 'DATABASE_POOL_SIZE',
+    meaning: 'PostgreSQL connections per process',
+    defaultValue: 10,
+    minimum: 1,
+    maximum: 500,
+  }),
+  /** Undefined when unset: the admin bootstrap then uses its own default address. */
+  adminEmail: {
+    variable: 'MERINO_ADMIN_EMAIL',
+    meaning: 'email of the first administrator, created on an empty store',
+    documentedDefault: '`admin@merino.local`',
+    read: readAdminEmail,
+  },
+  /** Checked against passwordLengthMinimum once both are read (see loadSettings). */
+  adminPassword: textSetting({
+    variable: 'MERINO_ADMIN_PASSWORD',
+    meaning: 'their password; when unset, one is generated and printed once to the console',
+    documentedDefault: 'generated',
+  }),
+  sessionTtlHours: integerSetting({
+    variable: 'SESSION_TTL_HOURS',
+    meaning: 'how long a login session lasts',
+    defaultValue: 168,
+    minimum: 1,
+    maximum: 8760,
+  }),
+  passwordLengthMinimum: integerSetting({
+    variable: 'PASSWORD_MIN_LENGTH',
+    meaning: 'shortest password accepted',
+    defaultValue: 8,
+    minimum: 6,
+    maximum: 128,
+  }),
+  bodyBytesMaximum: integerSetting({
+    variable: 'BODY_LIMIT_BYTES',
+    meaning: 'largest request body',
+    defaultValue: 1_048_576,
+    minimum: 1024,
+    maximum: 104_857_600,
+  }),
+  /** Deeper bodies are refused before any code walks them. */
+  jsonDepthMaximum: integerSetting({
+    variable: 'JSON_DEPTH_MAX',
+    meaning: 'deepest nesting a JSON body may have',
+    defaultValue: 64,
+    minimum: 4,
+    maximum: 1_000,
+  }),
+  pageSizeMaximum: integerSetting({
+    variable: 'PAGE_SIZE_MAX',
+    meaning: 'largest `limit` a list accepts',
+    defaultValue: 200,
+    minimum: 1,
+    maximum: 10_000,
+  }),
+  shutdownTimeoutMilliseconds: integerSetting({
+    variable: 'SHUTDOWN_TIMEOUT_MS',
+    meaning: 'how long a graceful shutdown may take before the process exits',
+    defaultValue: 10_000,
+    minimum: 0,
+    maximum: 600_000,
+  }),
+  fileUploadBytesMaximum: integerSetting({
+    variable: 'FILE_UPLOAD_MAX_BYTES',
+    meaning: 'largest file `POST /api/files` accepts (10 MiB)',
+    defaultValue: 10_485_760,
+    minimum: 1024,
+    maximum: 104_857_600,
+  }),
+  knowledgeUploadBytesMaximum: integerSetting({
+    variable: 'KB_UPLOAD_MAX_BYTES',
+    meaning: 'largest document `POST /api/knowledge-bases/{id}/documents` accepts (50 MiB)',
+    defaultValue: 52_428_800,
+    minimum: 1024,
+    maximum: 1_073_741_824,
+  }),
+  ingestionPollMilliseconds: integerSetting({
+    variable: 'INGESTION_POLL_MS',
+    meaning: 'how often an idle ingestion runner looks for a pending document job',
+    defaultValue: 500,
+    minimum: 10,
+    maximum: 600_000,
+  }),
+  ingestionLeaseMilliseconds: integerSetting({
+    variable: 'INGESTION_LEASE_MS',
+    meaning:
+      "how long a claimed job stays its runner's without renewal (renewed every third of it); past it, another process may take the job over. A restarted server takes back at once the jobs of its own dead processes on the same host",
+    defaultValue: 60_000,
+    minimum: 1_000,
+    maximum: 86_400_000,
+  }),
+  ingestionAttemptsMaximum: integerSetting({
+    variable: 'INGESTION_ATTEMPTS_MAX',
+    meaning:
+      'how many times a job is started before a run cut short by a stopped server fails it ("the server stopped N times while processing this document") instead of starting it again; a retry starts the count afresh',
+    defaultValue: 3,
+    minimum: 1,
+    maximum: 100,
+  }),
+  ingestionWorkerHeapMegabytes: integerSetting({
+    variable: 'INGESTION_WORKER_HEAP_MB',
+    meaning:
+      'heap cap (`resourceLimits`) of the worker thread that extracts and chunks one document off the event loop; a document that needs more fails its job with `document_processing_failed`',
+    defaultValue: 512,
+    minimum: 16,
+    maximum: 16_384,
+  }),
+  ingestionWorkerResidentMegabytes: integerSetting({
+    variable: 'INGESTION_WORKER_RSS_MB',
+    meaning:
+      "how much the process's resident memory may grow while a worker processes one document (covers buffers the heap cap does not count); past it the worker is stopped and the job fails",
+    defaultValue: 1_024,
+    minimum: 64,
+    maximum: 65_536,
+  }),
+  ingestionWorkerTimeoutMilliseconds: integerSetting({
+    variable: 'INGESTION_WORKER_TIMEOUT_MS',
+    meaning: 'how long extracting and chunking one document may take; past it the worker is stopped and the job fails',
+    defaultValue: 120_000,
+    minimum: 100,
+    maximum: 3_600_000,
+  }),
+  ingestionChunksMaximum: integerSetting({
+    variable: 'INGESTION_CHUNKS_MAX',
+    meaning:
+      "most chunks indexed from one document; one that splits into more fails with a message naming the limit (replacing a document's chunks is one transaction, which every SQLite query waits for)",
+    defaultValue: 10_000,
+    minimum: 1,
+    maximum: 1_000_000,
+  }),
+  ingestionZipPartBytesMaximum: integerSetting({
+    variable: 'INGESTION_ZIP_PART_MAX_BYTES',
+    meaning: 'most bytes one XML part of a Word document may inflate to, counted while inflating, whatever the archive declares (64 MiB)',
+    defaultValue: 67_108_864,
+    minimum: 1024,
+    maximum: 1_073_741_824,
+  }),
+  ingestionZipTotalBytesMaximum: integerSetting({
+    variable: 'INGESTION_ZIP_TOTAL_MAX_BYTES',
+    meaning: 'most bytes the XML parts of one Word document may inflate to together (128 MiB)',
+    defaultValue: 134_217_728,
+    minimum: 1024,
+    maximum: 2_147_483_647,
+  }),
+  ingestionPdfInflatedBytesMaximum: integerSetting({
+    variable: 'INGESTION_PDF_INFLATED_MAX_BYTES',
+    meaning:
+      "most bytes a PDF's compressed streams other than images may inflate to together, measured before pdf.js opens the file (256 MiB)",
+    defaultValue: 268_435_456,
+    minimum: 1024,
+    maximum: 4_294_967_296,
+  }),
+  uploadLeftoverGraceMilliseconds: integerSetting({
+    variable: 'UPLOAD_LEFTOVER_GRACE_MS',
+    meaning:
+      "how old the leftovers of an interrupted upload (temporary `.upload-*.part` files, staged uploads, stored files without a row) must be before start-up removes them; younger ones may belong to another process's upload in progress",
+    defaultValue: 3_600_000,
+    minimum: 0,
+    maximum: 2_592_000_000,
+  }),
+  knowledgeJsonBodyBytesMaximum: integerSetting({
+    variable: 'KB_JSON_BODY_MAX_BYTES',
+    meaning:
+      'largest JSON body `POST /api/knowledge-bases/{id}/documents` reads (10 MiB); larger gets a 413 naming this limit; send large texts as file uploads',
+    defaultValue: 10_485_760,
+    minimum: 1024,
+    maximum: 104_857_600,
+  }),
+  secretKey: {
+    variable: 'MERINO_SECRET_KEY',
+    meaning:
+      'encrypts secrets at rest (16+ characters); unset, a key is generated once in `DATA_DIR/secret.key`. Processes sharing one PostgreSQL must share it',
+    documentedDefault: 'key file',
+    read: readSecretKey,
+  },
+  openaiApiKey: textSetting({
+    variable: 'OPENAI_API_KEY',
+    meaning:
+      "key for the `openai` connector when the assistant's organization sets none; sent only to `OPENAI_BASE_URL`, never to a base URL an organization sets",
+  }),
+  openaiBaseUrl: urlSetting({
+    variable: 'OPENAI_BASE_URL',
+    meaning: "any OpenAI-compatible server (vLLM, llama.cpp, LM Studio, Ollama's `/v1`)",
+    documentedDefault: 'OpenAI',
+  }),
+  ollamaBaseUrl: urlSetting({
+    variable: 'OLLAMA_BASE_URL',
+    meaning: 'Ollama for the `ollama` connector',
+    defaultText: 'http://127.0.0.1:11434',
+  }),
+  toolTimeoutMilliseconds: integerSetting({
+    variable: 'TOOL_TIMEOUT_MS',
+    meaning: 'how long one context tool may run before its placeholder is left empty',
+    defaultValue: 10_000,
+    minimum: 1,
+    maximum: 600_000,
+  }),
+  upstreamTimeoutMilliseconds: integerSetting({
+    variable: 'UPSTREAM_TIMEOUT_MS',
+    meaning: 'how long a model call may take before the client gets a 504',
+    defaultValue: 120_000,
+    minimum: 1,
+    maximum: 3_600_000,
+  }),
+  embeddingTimeoutMilliseconds: integerSetting({
+    variable: 'EMBEDDING_TIMEOUT_MS',
+    meaning: 'how long one embeddings request (a batch of chunks, or a query) may take',
+    defaultValue: 60_000,
+    minimum: 1,
+    maximum: 600_000,
+  }),
+  embeddingBatchSize: integerSetting({
+    variable: 'EMBEDDING_BATCH_SIZE',
+    meaning: 'chunks per embeddings request while ingesting',
+    defaultValue: 64,
+    minimum: 1,
+    maximum: 2048,
+  }),
+  knowledgeServerTimeoutMilliseconds: integerSetting({
+    variable: 'KB_SERVER_TIMEOUT_MS',
+    meaning: "how long a query to an organization's external LAMB knowledge-base server may take",
+    defaultValue: 10_000,
+    minimum: 1,
+    maximum: 600_000,
+  }),
+  queryRewriteTimeoutMilliseconds: integerSetting({
+    variable: 'QUERY_REWRITE_TIMEOUT_MS',
+    meaning: 'how long the small fast model may take to rewrite a `context_aware` query before the last message is used',
+    defaultValue: 5_000,
+    minimum: 1,
+    maximum: 600_000,
+  }),
+  knowledgeJsonDocumentsMaximum: integerSetting({
+    variable: 'KB_JSON_DOCUMENTS_MAX',
+    meaning: 'most documents one JSON `POST /api/knowledge-bases/{id}/documents` carries',
+    defaultValue: 100,
+    minimum: 1,
+    maximum: 10_000,
+  }),
+  toolLoopIterations: integerSetting({
+    variable: 'TOOL_LOOP_ITERATIONS',
+    meaning: "model rounds with tools offered per request, unless the assistant's `tool_loop.max_iterations` says otherwise",
+    defaultValue: 5,
+    minimum: 1,
+    maximum: 100,
+  }),
+  toolLoopIterationsMaximum: integerSetting({
+    variable: 'TOOL_LOOP_ITERATIONS_MAX',
+    meaning: "most model rounds an assistant's `tool_loop.max_iterations` may ask for",
+    defaultValue: 10,
+    minimum: 1,
+    maximum: 100,
+  }),
+  toolCallTimeoutMilliseconds: integerSetting({
+    variable: 'TOOL_CALL_TIMEOUT_MS',
+    meaning: "how long one function call may run, unless the assistant's `tool_loop.call_timeout_ms` says otherwise",
+    defaultValue: 30_000,
+    minimum: 1,
+    maximum: 600_000,
+  }),
+  toolCallTimeoutMillisecondsMaximum: integerSetting({
+    variable: 'TOOL_CALL_TIMEOUT_MAX_MS',
+    meaning: "longest an assistant's `tool_loop.call_timeout_ms` may be",
+    defaultValue: 120_000,
+    minimum: 1,
+    maximum: 600_000,
+  }),
+  toolLoopTotalMilliseconds: integerSetting({
+    variable: 'TOOL_LOOP_TOTAL_MS',
+    meaning:
+      "how long the whole tool loop (every model round and call) may take, unless the assistant's `tool_loop.total_timeout_ms` says otherwise",
+    defaultValue: 180_000,
+    minimum: 1,
+    maximum: 3_600_000,
+  }),
+  toolLoopTotalMillisecondsMaximum: integerSetting({
+    variable: 'TOOL_LOOP_TOTAL_MAX_MS',
+    meaning: "longest an assistant's `tool_loop.total_timeout_ms` may be",
+    defaultValue: 600_000,
+    minimum: 1,
+    maximum: 3_600_000,
+  }),
+  toolIdenticalCallsMaximum: integerSetting({
+    variable: 'TOOL_IDENTICAL_CALLS_MAX',
+    meaning: 'how often one identical call (same tool, same arguments) runs in a request; later repeats get an error result',
+    defaultValue: 2,
+    minimum: 1,
+    maximum: 100,
+  }),
+  toolResultCharactersMaximum: integerSetting({
+    variable: 'TOOL_RESULT_CHARS_MAX',
+    meaning: 'longest tool result the model sees; longer ones are cut with a marker',
+    defaultValue: 20_000,
+    minimum: 100,
+    maximum: 1_000_000,
+  }),
+  /** Configurable so tests and self-hosted instances can point elsewhere. */
+  openMeteoGeocodingUrl: urlSetting({
+    variable: 'OPEN_METEO_GEOCODING_URL',
+    meaning: 'where the weather tool geocodes places (Open-Meteo)',
+    defaultText: 'https://geocoding-api.open-meteo.com/v1/search',
+  }),
+  openMeteoForecastUrl: urlSetting({
+    variable: 'OPEN_METEO_FORECAST_URL',
+    meaning: 'where the weather tool reads current weather (Open-Meteo)',
+    defaultText: 'https://api.open-meteo.com/v1/forecast',
+  }),
+  moodleApiUrl: urlSetting({
+    variable: 'MOODLE_API_URL',
+    meaning: 'Moodle Web Services (`…/webservice/rest/server.php`) for organizations that set none',
+  }),
+  moodleToken: textSetting({
+    variable: 'MOODLE_TOKEN',
+    meaning: 'Moodle Web Services token for organizations that set none',
+  }),
+  integrationTimeoutMilliseconds: integerSetting({
+    variable: 'INTEGRATION_TIMEOUT_MS',
+    meaning: 'how long one call to Open-Meteo or Moodle may take',
+    defaultValue: 10_000,
+    minimum: 1,
+    maximum: 600_000,
+  }),
+  outboundAllowedHosts: {
+    variable: 'OUTBOUND_ALLOWED_HOSTS',
+    meaning:
+      "comma-separated host names or addresses (no scheme or port) that organizations' URLs (providers, `kb_server`, Moodle) may reach although they are private or internal; all others are refused, checked on the resolved address at connect time ([outbound requests](docs/outbound-requests.md))",
+    defaultText: '',
+    read: readOutboundAllowedHosts,
+  },
+  assistantToolTimeoutMilliseconds: integerSetting({
+    variable: 'ASSISTANT_TOOL_TIMEOUT_MS',
+    meaning: 'how long one call of an assistant used as a tool may run',
+    defaultValue: 60_000,
+    minimum: 1,
+    maximum: 600_000,
+  }),
+  assistantToolCallsMaximum: integerSetting({
+    variable: 'ASSISTANT_TOOL_CALLS_MAX',
+    meaning: 'assistant-tool calls one request may make; later ones get an error result',
+    defaultValue: 6,
+    minimum: 1,
+    maximum: 100,
+  }),
+  assistantToolTotalMilliseconds: integerSetting({
+    variable: 'ASSISTANT_TOOL_TOTAL_MS',
+    meaning: 'how long all assistant-tool calls of one request may take together',
+    defaultValue: 120_000,
+    minimum: 1,
+    maximum: 3_600_000,
+  }),
+  assistantToolResultCharactersMaximum: integerSetting({
+    variable: 'ASSISTANT_TOOL_RESULT_CHARS_MAX',
+    meaning: "longest target answer the orchestrator's model sees; longer ones are cut with a marker",
+    defaultValue: 8_000,
+    minimum: 100,
+    maximum: 1_000_000,
+  }),
+  /**
+   * Only for keys held by a trusted front end (Open WebUI's ENABLE_FORWARD_USER_INFO_HEADERS):
+   * whoever holds the key can claim any email, so only keys a system admin marked
+   * `trusted_front_end` are believed, even when this is on.
+   */
+  trustForwardedUserHeaders: booleanSetting({
+    variable: 'TRUST_FORWARDED_USER_HEADERS',
+    meaning:
+      "when `true`, a chat request may name the learner in Open WebUI's `X-OpenWebUI-User-Email` header (Moodle tools act as them), but only with an API key a system admin created with `trusted_front_end: true`; from any other key or a session the header is ignored",
+    defaultValue: false,
+  }),
+  /** Off by default: a client would otherwise pick its own address, and with it its own rate-limit counter. */
+  trustProxy: {
+    variable: 'TRUST_PROXY',
+    meaning:
+      "Fastify's `trustProxy`: `true`, a hop count, or comma-separated proxy addresses/CIDR ranges whose `X-Forwarded-For` names the client address (for login limits and the audit log); off, a client cannot choose its own address",
+    defaultText: 'false',
+    read: readTrustProxy,
+  },
+  loginFailuresPerAccountMaximum: integerSetting({
+    variable: 'LOGIN_FAILURES_PER_ACCOUNT_MAX',
+    meaning: 'failed logins of one account within the window; further attempts get 429 with `Retry-After`, even with the right password',
+    defaultValue: 10,
+    minimum: 1,
+    maximum: 10_000,
+  }),
+  loginFailuresPerAddressMaximum: integerSetting({
+    variable: 'LOGIN_FAILURES_PER_ADDRESS_MAX',
+    meaning: 'failed logins from one client address within the window before its attempts get 429',
+    defaultValue: 100,
+    minimum: 1,
+    maximum: 1_000_000,
+  }),
+  loginFailureWindowSeconds: integerSetting({
+    variable: 'LOGIN_FAILURE_WINDOW_SECONDS',
+    meaning: "how long failed logins are counted; a lock-out ends with the window (a successful login clears its account's count)",
+    defaultValue: 900,
+    minimum: 1,
+    maximum: 86_400,
+  }),
+  chatRequestsPerUserMaximum: integerSetting({
+    variable: 'CHAT_REQUESTS_PER_USER_MAX',
+    meaning: 'chat requests (`/v1/chat/completions`, `/lamb/v1/completions`) one user may make per window; more get 429 with `Retry-After`',
+    defaultValue: 600,
+    minimum: 1,
+    maximum: 1_000_000,
+  }),
+  chatRequestsPerApiKeyMaximum: integerSetting({
+    variable: 'CHAT_REQUESTS_PER_API_KEY_MAX',
+    meaning: "chat requests one API key may make per window (its user's limit applies too)",
+    defaultValue: 600,
+    minimum: 1,
+    maximum: 1_000_000,
+  }),
+  chatRateWindowSeconds: integerSetting({
+    variable: 'CHAT_RATE_WINDOW_SECONDS',
+    meaning: 'the window of the chat limits; all limits are counted in the store, so they hold across processes sharing PostgreSQL',
+    defaultValue: 60,
+    minimum: 1,
+    maximum: 86_400,
+  }),
+  frameAncestors: {
+    variable: 'FRAME_ANCESTORS',
+    meaning:
+      "CSP `frame-ancestors`: comma-separated origins (`https://lms.example.org`, `https://*.example.org`), `'self'` or `'none'` allowed to show Merino in a frame",
+    defaultText: "'self'",
+    read: readFrameAncestors,
+  },
+  corsOrigins: {
+    variable: 'CORS_ORIGINS',
+    meaning: 'comma-separated browser origins allowed to call the API across origins; unset, CORS stays closed',
+    defaultText: '',
+    read: readCorsOrigins,
+  },
+  logLevel: {
+    variable: 'LOG_LEVEL',
+    meaning: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`',
+    defaultText: 'info',
+    read: readLogLevel,
+  },
+} as const satisfies Record<string, SettingDeclaration<unknown> | DefaultedSettingDeclaration<unknown>>;
