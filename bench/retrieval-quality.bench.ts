@@ -157,7 +157,7 @@ async function evaluate(dialect: Dialect): Promise<QualityFigures> {
     const latencies: number[] = [];
     for (const query of queries) {
       const begin = performance.now();
-      const hits = await searchChunksFullText(store.db, dialect, [knowledgeBaseId], query.text, CUTOFF);
+      const hits = await searchChunksFullText(store.db, { dialect, knowledgeBaseIds: [knowledgeBaseId], query: query.text, limit: CUTOFF });
       latencies.push(performance.now() - begin);
       const ranked = hits.map((hit) => String(hit.metadata.beir_id));
       const relevance = judgements.get(query._id) ?? new Map<string, number>();

@@ -26,6 +26,9 @@ describe.each(TEST_DIALECTS)('full-text chunk search on %s', (dialect) => {
   let history: number;
   let documentId: number;
 
+  const search = (knowledgeBaseIds: number[], query: string, limit: number) =>
+    searchChunksFullText(store.db, { dialect, knowledgeBaseIds, query, limit });
+
   beforeAll(async () => {
     database = await createTestDatabase(dialect);
     store = await openStore({ databaseUrl: database.databaseUrl, dataDirectory: database.dataDirectory, poolSize: 2 });
@@ -74,7 +77,7 @@ describe.each(TEST_DIALECTS)('full-text chunk search on %s', (dialect) => {
   });
 
   it('ranks the chunk that matches the query first, with similarity in [0, 1)', async () => {
-    const hits = await searchChunksFullText(store.db, dialect, [biology], 'How do cells divide?', 3);
+    const hits = await search([biology], 'How do cells divide?', 3);
     expect(hits[0]?.text).toBe(PASSAGES[3]);
     for (const hit of hits) expect(hit.similarity > 0 && hit.similarity < 1).toBe(true);
     expect(hits.map((hit) => hit.similarity)).toEqual([...hits.map((hit) => hit.similarity)].sort((a, b) => b - a));
@@ -82,15 +85,15 @@ describe.each(TEST_DIALECTS)('full-text chunk search on %s', (dialect) => {
   });
 
   it('searches only the knowledge bases asked for', async () => {
-    expect(await searchChunksFullText(store.db, dialect, [biology], 'Bastille revolution', 5)).toEqual([]);
-    const both = await searchChunksFullText(store.db, dialect, [biology, history], 'energy revolution', 5);
+    expect(await search([biology], 'Bastille revolution', 5)).toEqual([]);
+    const both = await search([biology, history], 'energy revolution', 5);
     expect(new Set(both.map((hit) => hit.knowledgeBaseId))).toEqual(new Set([biology, history]));
   });
 
   it('matches other forms of a word through stemming, and accents through folding on SQLite', async () => {
-    const hits = await searchChunksFullText(store.db, dialect, [biology], 'dividing cell', 5);
+    const hits = await search([biology], 'dividing cell', 5);
     expect(hits.map((hit) => hit.text)).toContain(PASSAGES[3]);
-    if (dialect === 'sqlite') expect((await searchChunksFullText(store.db, dialect, [history], 'cafe', 5))[0]?.text).toBe(PASSAGES[4]);
+    if (dialect === 'sqlite') expect((await search([history], 'cafe', 5))[0]?.text).toBe(PASSAGES[4]);
   });
 
   it('treats full-text syntax in a query as plain words, never as an error', async () => {
@@ -104,9 +107,9 @@ describe.each(TEST_DIALECTS)('full-text chunk search on %s', (dialect) => {
       'a & b | !c <-> d',
       '***',
     ]) {
-      await expect(searchChunksFullText(store.db, dialect, [biology], hostile, 5)).resolves.toBeInstanceOf(Array);
+      await expect(search([biology], hostile, 5)).resolves.toBeInstanceOf(Array);
     }
-    expect(await searchChunksFullText(store.db, dialect, [biology], '', 5)).toEqual([]);
+    expect(await search([biology], '', 5)).toEqual([]);
     expect((await store.db.selectFrom('kb_chunks').select('id').execute()).length).toBe(5);
   });
 
@@ -118,6 +121,6 @@ describe.each(TEST_DIALECTS)('full-text chunk search on %s', (dialect) => {
 
   it('drops deleted chunks from the index', async () => {
     await deleteDocumentChunks(store.db, documentId);
-    expect(await searchChunksFullText(store.db, dialect, [biology], 'mitochondria energy cells', 5)).toEqual([]);
+    expect(await search([biology], 'mitochondria energy cells', 5)).toEqual([]);
   });
 });

@@ -53,7 +53,7 @@ describe('vector chunk search on PostgreSQL with pgvector (PGlite)', () => {
   let chunkIds: number[];
 
   const search = (query: Float32Array, backend: VectorBackend, limit = RESULT_LIMIT) =>
-    searchChunksByVector(store.db, store.dialect, backend, [knowledgeBaseId], query, limit);
+    searchChunksByVector(store.db, { dialect: store.dialect, backend, knowledgeBaseIds: [knowledgeBaseId], queryEmbedding: query, limit });
 
   beforeAll(async () => {
     server = await startPgliteServer();

@@ -108,7 +108,7 @@ describe.each(TEST_DIALECTS)('vector chunk search on %s', (dialect) => {
     return { documentId, chunkIds };
   };
   const search = (knowledgeBaseIds: number[], query: readonly number[], limit = 10, backend: VectorBackend = store.vectorBackend) =>
-    searchChunksByVector(store.db, store.dialect, backend, knowledgeBaseIds, Float32Array.from(query), limit);
+    searchChunksByVector(store.db, { dialect: store.dialect, backend, knowledgeBaseIds, queryEmbedding: Float32Array.from(query), limit });
   const embeddingCount = async () =>
     Number(
       (

@@ -24,7 +24,7 @@ export async function bootstrapAdmin(
   const generatedPassword = adminPassword === undefined ? generatePassword() : undefined;
   const passwordHash = await hashPassword(adminPassword ?? generatedPassword ?? '');
   try {
-    return await createFirstAdmin(db, organization.id, email, passwordHash, generatedPassword);
+    return await createFirstAdmin(db, { organizationId: organization.id, email, passwordHash, generatedPassword });
   } catch (error) {
     // Two processes starting on one fresh store: the unique email makes the loser's insert fail
     // and roll back, and the winner's admin is the one that counts.
@@ -33,13 +33,17 @@ export async function bootstrapAdmin(
   }
 }
 
-async function createFirstAdmin(
-  db: Kysely<Database>,
-  organizationId: number,
-  email: string,
-  passwordHash: string,
-  generatedPassword: string | undefined,
-): Promise<BootstrapResult> {
+/** The first system administrator, as bootstrapAdmin prepared it. */
+interface FirstAdmin {
+  organizationId: number;
+  email: string;
+  passwordHash: string;
+  /** Handed back once so that start-up can print it; undefined when MERINO_ADMIN_PASSWORD chose the password. */
+  generatedPassword: string | undefined;
+}
+
+async function createFirstAdmin(db: Kysely<Database>, firstAdmin: FirstAdmin): Promise<BootstrapResult> {
+  const { organizationId, email, passwordHash, generatedPassword } = firstAdmin;
   return db.transaction().execute(async (transaction): Promise<BootstrapResult> => {
     if ((await countUsers(transaction)) > 0) return { created: false };
     const userId = await insertUser(transaction, {

@@ -67,6 +67,11 @@ export class AssistantToolRunner implements AssistantRunner {
     this.deadline = startDeadline(options.limits.totalMilliseconds);
   }
 
+  /** A method, so that an earlier check is not taken for its answer: the deadline passes while calls await. */
+  private deadlinePassed(): boolean {
+    return this.deadline.expired;
+  }
+
   private async refuse(targetId: number, refusal: AssistantToolRefusal): Promise<never> {
     const { db, orchestrator, owner, requestId } = this.options;
     await appendAuditEntry(db, {
@@ -113,7 +118,7 @@ export class AssistantToolRunner implements AssistantRunner {
       );
     const overTime = () =>
       new AppError('upstream_timeout', `Calls to other assistants took longer than ${limits.totalMilliseconds} ms in this request.`);
-    if (this.deadline.expired) throw overTime();
+    if (this.deadlinePassed()) throw overTime();
     const target = await this.load(targetId);
     const signal = AbortSignal.any([options.signal, this.deadline.signal]);
     let content = '';
@@ -126,7 +131,7 @@ export class AssistantToolRunner implements AssistantRunner {
         else if (event.type === 'status' && options.status !== undefined) options.status.emit(nestedStatus(event, options.status));
       }
     } catch (error) {
-      if (this.deadline.expired && !options.signal.aborted) throw overTime();
+      if (this.deadlinePassed() && !options.signal.aborted) throw overTime();
       throw error;
     }
     return { content: cut(content, limits.resultCharactersMaximum), sources };

@@ -31,12 +31,13 @@ export async function rankChunks(
   topK: number,
 ): Promise<ChunkHit[]> {
   const { db, dialect, vectorBackend } = store;
-  if (query.mode === 'full_text') return searchChunksFullText(db, dialect, knowledgeBaseIds, query.text, topK);
-  if (query.mode === 'vector') return searchChunksByVector(db, dialect, vectorBackend, knowledgeBaseIds, query.embedding, topK);
+  if (query.mode === 'full_text') return searchChunksFullText(db, { dialect, knowledgeBaseIds, query: query.text, limit: topK });
+  const vectorSearch = { dialect, backend: vectorBackend, knowledgeBaseIds, queryEmbedding: query.embedding };
+  if (query.mode === 'vector') return searchChunksByVector(db, { ...vectorSearch, limit: topK });
   const candidates = Math.max(topK, HYBRID_CANDIDATES_MINIMUM);
   const rankings = await Promise.all([
-    searchChunksFullText(db, dialect, knowledgeBaseIds, query.text, candidates),
-    searchChunksByVector(db, dialect, vectorBackend, knowledgeBaseIds, query.embedding, candidates),
+    searchChunksFullText(db, { dialect, knowledgeBaseIds, query: query.text, limit: candidates }),
+    searchChunksByVector(db, { ...vectorSearch, limit: candidates }),
   ]);
   return fuseByReciprocalRank(rankings, topK);
 }

@@ -87,13 +87,16 @@ async function searchPostgres(
   return result.rows.map((row) => toHit(row, Math.min(1, Math.max(0, Number(row.score)))));
 }
 
-export async function searchChunksFullText(
-  db: Kysely<Database>,
-  dialect: Dialect,
-  knowledgeBaseIds: readonly number[],
-  query: string,
-  limit: number,
-): Promise<ChunkHit[]> {
+export interface FullTextChunkSearch {
+  dialect: Dialect;
+  knowledgeBaseIds: readonly number[];
+  /** Text as a user typed it: only its words are used. */
+  query: string;
+  limit: number;
+}
+
+export async function searchChunksFullText(db: Kysely<Database>, search: FullTextChunkSearch): Promise<ChunkHit[]> {
+  const { dialect, knowledgeBaseIds, query, limit } = search;
   const terms = fullTextTerms(query);
   if (terms.length === 0 || knowledgeBaseIds.length === 0 || limit < 1) return [];
   return dialect === 'postgres' ? searchPostgres(db, knowledgeBaseIds, terms, limit) : searchSqlite(db, knowledgeBaseIds, terms, limit);

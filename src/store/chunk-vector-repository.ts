@@ -333,19 +333,22 @@ async function searchByScan(
   });
 }
 
+export interface VectorChunkSearch {
+  dialect: Dialect;
+  /** The store's `vectorBackend`. */
+  backend: VectorBackend;
+  knowledgeBaseIds: readonly number[];
+  queryEmbedding: Float32Array;
+  limit: number;
+}
+
 /**
  * The `limit` chunks of the given knowledge bases whose embeddings are nearest to the query's
  * direction, best first, with similarity in [0, 1]. Embeddings of another dimension than the
  * query's are never compared; a query with no matching embeddings finds nothing.
  */
-export async function searchChunksByVector(
-  db: Kysely<Database>,
-  dialect: Dialect,
-  backend: VectorBackend,
-  knowledgeBaseIds: readonly number[],
-  queryEmbedding: Float32Array,
-  limit: number,
-): Promise<ChunkHit[]> {
+export async function searchChunksByVector(db: Kysely<Database>, search: VectorChunkSearch): Promise<ChunkHit[]> {
+  const { dialect, backend, knowledgeBaseIds, queryEmbedding, limit } = search;
   checkBackend(dialect, backend);
   if (knowledgeBaseIds.length === 0 || limit < 1) return [];
   checkVector(queryEmbedding);

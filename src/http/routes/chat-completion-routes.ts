@@ -172,13 +172,13 @@ async function answer(
     if (!reply.raw.writableFinished) clientGone.abort();
   });
   const forwardedEmail = trustedForwardedEmail(request, context, services.settings.trustForwardedUserHeaders);
-  const run = await services.completions.start(
+  const run = await services.completions.start({
     context,
     record,
-    { messages: normalizeMessages(body.messages), parameters: generationParameters(body) },
-    clientGone.signal,
+    request: { messages: normalizeMessages(body.messages), parameters: generationParameters(body) },
+    signal: clientGone.signal,
     forwardedEmail,
-  );
+  });
   if (body.stream === true) return streamAnswer(request, reply, run, body, modelId, clientGone.signal);
   const gathered = await gatherAnswer(run.events);
   if (run.traceId !== undefined) reply.header('x-trace-id', run.traceId);

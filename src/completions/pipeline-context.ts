@@ -1,0 +1,161 @@
+/**
+ * The pipeline context of one run: everything the pipeline core needs for one assistant, built
+ * here so that the core never sees the store or the settings. Its ports (files, rubrics, knowledge)
+ * are bound to the assistant's owner, so an assistant reads only what its owner may read; providers,
+ * the small fast model and integrations come from the owner's organization, falling back to the
+ * server's; limits come from the settings.
+ */
+import type { Kysely } from 'kysely';
+import { identityOf } from '../auth/authenticator.js';
+import type { Identity } from '../auth/identity.js';
+import { splitCollections } from '../assistants/assistant-view.js';
+import type { Settings } from '../config/settings.js';
+import { AppError } from '../errors/app-error.js';
+import type { MoodleSettings } from '../organizations/provider-settings-service.js';
+import type { AssistantSnapshot } from '../pipeline/assistant-snapshot.js';
+import type { ProviderSettings } from '../pipeline/connector-definition.js';
+import { isOrchestrator, type AssistantMetadata } from '../pipeline/metadata-normalizer.js';
+import { serverFetch } from '../pipeline/outbound-fetch.js';
+import type {
+  AssistantRunner,
+  FileReader,
+  Integrations,
+  KnowledgeSearch,
+  QueryRewriter,
+  Requester,
+  RubricReader,
+} from '../pipeline/ports.js';
+import { rewriteQuery } from '../pipeline/query-rewriting.js';
+import type { Registries } from '../pipeline/registries.js';
+import type { PipelineContext } from '../pipeline/run-assistant.js';
+import type { AssistantRecord } from '../store/assistants-repository.js';
+import type { Database } from '../store/schema.js';
+import { findUserById } from '../store/users-repository.js';
+
+/**
+ * What the completion service is built from (src/services.ts wires it). The ports are properties
+ * holding functions, not methods, so that they may be taken out of this object and called alone.
+ */
+export interface PipelineContextDependencies {
+  db: Kysely<Database>;
+  settings: Settings;
+  registries: Registries;
+  fileReaderFor: (owner: Identity) => FileReader;
+  /** The owner's RubricReader: an assistant reads only the rubrics its owner may read. */
+  rubricReaderFor: (owner: Identity) => RubricReader;
+  knowledgeSearchFor: (owner: Identity) => KnowledgeSearch;
+  /** The owner organization's providers, resolved against the server's (URL, key and fetch together), by connector name. */
+  providersFor: (organizationId: number) => Promise<(connectorName: string) => ProviderSettings>;
+  /** The organization's small fast model, when it names one (rewrites `context_aware` queries). */
+  smallFastModelFor: (organizationId: number) => Promise<{ connector: string; model: string } | undefined>;
+  /** The organization's Moodle Web Services URL and token, when it sets them. */
+  moodleFor: (organizationId: number) => Promise<MoodleSettings | undefined>;
+}
+
+export interface PipelineContextOptions {
+  record: AssistantRecord;
+  /** The identity the assistant's tools act under: its owner's (see ownerOf). */
+  owner: Identity;
+  /** The person chatting, whom tools such as Moodle act for. */
+  requester: Requester;
+  signal: AbortSignal;
+  /** An orchestrator's assistant-tool runner, or NO_ASSISTANT_TOOLS for any other run. */
+  assistants: AssistantRunner;
+}
+
+export function snapshotOf(record: AssistantRecord): AssistantSnapshot {
+  return {
+    id: record.id,
+    name: record.name,
+    ownerId: record.owner_id,
+    organizationId: record.organization_id,
+    systemPrompt: record.system_prompt,
+    promptTemplate: record.prompt_template,
+    metadata: JSON.parse(record.metadata) as AssistantMetadata,
+    ragCollections: splitCollections(record.rag_collections),
+    ragTopK: record.rag_top_k,
+  };
+}
+
+export class PipelineContextBuilder {
+  constructor(private readonly dependencies: PipelineContextDependencies) {}
+
+  /** The identity an assistant's tools act under: its owner's. */
+  async ownerOf(record: AssistantRecord): Promise<Identity> {
+    const owner = await findUserById(this.dependencies.db, record.owner_id);
+    if (!owner) throw new AppError('model_not_found');
+    return identityOf(owner, 'assistant_owner', 0);
+  }
+
+  /**
+   * Everything a pipeline run needs for one assistant: ports bound to its owner, the person
+   * chatting, the organization's providers and integrations, and the limits.
+   */
+  async pipelineContextFor(options: PipelineContextOptions): Promise<PipelineContext> {
+    const { record, owner, requester, signal, assistants } = options;
+    const { settings, registries, fileReaderFor, rubricReaderFor, knowledgeSearchFor, providersFor } = this.dependencies;
+    const providerFor = await providersFor(record.organization_id);
+    const assistant = snapshotOf(record);
+    // A call to another assistant runs a whole pipeline, so an orchestrator's calls get the assistant-tool timeout.
+    const callTimeoutMilliseconds = isOrchestrator(assistant.metadata)
+      ? settings.assistantToolTimeoutMilliseconds
+      : settings.toolCallTimeoutMilliseconds;
+    return {
+      assistant,
+      registries,
+      files: fileReaderFor(owner),
+      rubrics: rubricReaderFor(owner),
+      knowledge: knowledgeSearchFor(owner),
+      queryRewriter: this.queryRewriterFor(record.organization_id, providerFor),
+      requester,
+      integrations: await this.integrationsFor(record.organization_id),
+      assistants,
+      provider: providerFor,
+      signal,
+      limits: {
+        toolTimeoutMilliseconds: settings.toolTimeoutMilliseconds,
+        upstreamTimeoutMilliseconds: settings.upstreamTimeoutMilliseconds,
+        toolLoop: {
+          iterations: settings.toolLoopIterations,
+          iterationsMaximum: settings.toolLoopIterationsMaximum,
+          callTimeoutMilliseconds,
+          callTimeoutMaximumMilliseconds: Math.max(callTimeoutMilliseconds, settings.toolCallTimeoutMillisecondsMaximum),
+          totalMilliseconds: settings.toolLoopTotalMilliseconds,
+          totalMaximumMilliseconds: settings.toolLoopTotalMillisecondsMaximum,
+          identicalCallsMaximum: settings.toolIdenticalCallsMaximum,
+          resultCharactersMaximum: settings.toolResultCharactersMaximum,
+        },
+      },
+    };
+  }
+
+  /** Open-Meteo from the server's settings; Moodle from the organization's settings, else the server's, else none. */
+  private async integrationsFor(organizationId: number): Promise<Integrations> {
+    const { settings, moodleFor } = this.dependencies;
+    const timeoutMilliseconds = settings.integrationTimeoutMilliseconds;
+    // The server's Moodle is the operator's choice and may be anywhere; the organization's is reached through the outbound guard.
+    const serverMoodle =
+      settings.moodleApiUrl !== undefined && settings.moodleToken !== undefined
+        ? { apiUrl: settings.moodleApiUrl, token: settings.moodleToken, fetch: serverFetch }
+        : undefined;
+    const moodle = (await moodleFor(organizationId)) ?? serverMoodle;
+    return {
+      weather: { geocodingUrl: settings.openMeteoGeocodingUrl, forecastUrl: settings.openMeteoForecastUrl, timeoutMilliseconds },
+      ...(moodle !== undefined && { moodle: { ...moodle, timeoutMilliseconds } }),
+    };
+  }
+
+  /** Looks the small fast model up only when a tool asks for a rewrite; no model, or an unknown connector, means no rewrite. */
+  private queryRewriterFor(organizationId: number, providerFor: (connectorName: string) => ProviderSettings): QueryRewriter {
+    const { settings, registries, smallFastModelFor } = this.dependencies;
+    return {
+      rewrite: async (messages, signal) => {
+        const choice = await smallFastModelFor(organizationId);
+        const connector = choice === undefined ? undefined : registries.connectors.get(choice.connector);
+        if (choice === undefined || connector === undefined) return undefined;
+        const model = { connector, model: choice.model, provider: providerFor(choice.connector) };
+        return rewriteQuery(model, messages, signal, settings.queryRewriteTimeoutMilliseconds);
+      },
+    };
+  }
+}
