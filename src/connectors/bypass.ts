@@ -3,10 +3,8 @@
  * answers with the exact messages and parameters the model would get, `simple-bypass` with the
  * last message, `full-conversation-bypass` with the whole conversation.
  */
-import { defineConnector, type ConnectorRequest } from '../pipeline/connector-definition.js';
 import { AppError } from '../errors/app-error.js';
-import { messageText } from '../pipeline/messages.js';
-import { estimateTokens } from '../pipeline/upstream-errors.js';
+import { defineConnector, estimateTokens, messageText, type ConnectorRequest } from '../pipeline/plugin-api.js';
 
 const MODELS = ['simple-bypass', 'debug-bypass', 'full-conversation-bypass'] as const;
 /** Answers stream in pieces of this many characters, like a model's deltas. */

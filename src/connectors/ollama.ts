@@ -4,12 +4,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../errors/app-error.js';
-import { defineConnector, type ConnectorEvent, type ConnectorRequest } from '../pipeline/connector-definition.js';
-import { streamWithinDeadline } from '../pipeline/deadline.js';
-import type { FinishReason } from '../pipeline/events.js';
-import { outboundRefusalIn } from '../pipeline/outbound-fetch.js';
-import { isTextPart, type ChatMessage } from '../pipeline/messages.js';
-import { unreachableProviderError, upstreamAbortError, upstreamEndedEarlyError, upstreamStatusError } from '../pipeline/upstream-errors.js';
+import {
+  defineConnector,
+  isTextPart,
+  outboundRefusalIn,
+  streamWithinDeadline,
+  unreachableProviderError,
+  upstreamAbortError,
+  upstreamEndedEarlyError,
+  upstreamStatusError,
+  type ChatMessage,
+  type ConnectorEvent,
+  type ConnectorRequest,
+  type FinishReason,
+} from '../pipeline/plugin-api.js';
 import { trimCharactersEnd } from '../validation/trim-characters.js';
 
 const DEFAULT_BASE_URL = 'http://127.0.0.1:11434';

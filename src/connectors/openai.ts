@@ -7,13 +7,21 @@
 import { createHash } from 'node:crypto';
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
-import { defineConnector, type ConnectorEvent, type ConnectorRequest, type ProviderSettings } from '../pipeline/connector-definition.js';
-import { streamWithinDeadline } from '../pipeline/deadline.js';
-import type { FinishReason } from '../pipeline/events.js';
-import type { ChatMessage } from '../pipeline/messages.js';
-import { outboundRefusalIn } from '../pipeline/outbound-fetch.js';
-import { ToolCallAssembler } from '../pipeline/tool-call-assembly.js';
-import { unreachableProviderError, upstreamAbortError, upstreamEndedEarlyError, upstreamStatusError } from '../pipeline/upstream-errors.js';
+import {
+  defineConnector,
+  outboundRefusalIn,
+  streamWithinDeadline,
+  ToolCallAssembler,
+  unreachableProviderError,
+  upstreamAbortError,
+  upstreamEndedEarlyError,
+  upstreamStatusError,
+  type ChatMessage,
+  type ConnectorEvent,
+  type ConnectorRequest,
+  type FinishReason,
+  type ProviderSettings,
+} from '../pipeline/plugin-api.js';
 
 const DEFAULT_MODEL = 'gpt-4o-mini';
 /** Shown in /lamb/v1/completions/list; the server accepts any model name its provider knows. */
@@ -77,7 +85,7 @@ function* eventsOf(
   ending: { finishReason?: FinishReason },
 ): Generator<ConnectorEvent> {
   const choice = chunk.choices[0];
-  const delta = choice?.delta as (ChatCompletionChunk.Choice.Delta & { reasoning_content?: string; reasoning?: string }) | undefined;
+  const delta: (ChatCompletionChunk.Choice.Delta & { reasoning_content?: string; reasoning?: string }) | undefined = choice?.delta;
   const reasoning = delta?.reasoning_content ?? delta?.reasoning;
   if (reasoning) yield { type: 'reasoning-delta', text: reasoning };
   if (delta?.content) yield { type: 'text-delta', text: delta.content };

@@ -8,8 +8,7 @@
  * Moodle, so it can never be pointed at an internal address (src/outbound/outbound-guard.ts).
  */
 import { AppError } from '../errors/app-error.js';
-import { startDeadline } from '../pipeline/deadline.js';
-import { outboundRefusalIn, type OutboundFetch } from '../pipeline/outbound-fetch.js';
+import { outboundRefusalIn, startDeadline, type OutboundFetch } from '../pipeline/plugin-api.js';
 
 /** A larger answer is refused, so a misbehaving service cannot exhaust memory. */
 export const MAXIMUM_INTEGRATION_RESPONSE_BYTES = 4 * 1024 * 1024;
@@ -64,7 +63,7 @@ function abortError(request: IntegrationRequest, host: string, timeoutMillisecon
  */
 export async function readBoundedText(response: Response, maximumBytes: number, tooLarge: () => AppError): Promise<string> {
   if (response.body === null) return '';
-  const reader = response.body.getReader();
+  const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
   const pieces: Uint8Array[] = [];
   let received = 0;
   for (;;) {
@@ -127,6 +126,7 @@ export async function requestIntegrationJson(request: IntegrationRequest): Promi
   try {
     text = await exchange(request, signal, host);
   } catch (error) {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the exchange may have aborted it; the compiler still sees the check above
     if (signal.aborted) throw abortError(request, host, timeoutMilliseconds);
     if (error instanceof AppError) throw error;
     const refusal = outboundRefusalIn(error);

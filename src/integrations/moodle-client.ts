@@ -13,8 +13,7 @@
  * names: a trusted Moodle user id from an LTI launch, else the account with the requester's email.
  */
 import { AppError } from '../errors/app-error.js';
-import { type OutboundFetch } from '../pipeline/outbound-fetch.js';
-import type { Requester } from '../pipeline/ports.js';
+import type { OutboundFetch, Requester } from '../pipeline/plugin-api.js';
 import { requestIntegrationJson } from './integration-request.js';
 
 const SERVICE = 'Moodle';

@@ -11,7 +11,7 @@
  * Its URLs come from the server's environment only, so they are reached with `serverFetch`.
  */
 import { AppError } from '../errors/app-error.js';
-import { serverFetch } from '../pipeline/outbound-fetch.js';
+import { serverFetch } from '../pipeline/plugin-api.js';
 import { requestIntegrationJson } from './integration-request.js';
 
 const SERVICE = 'Open-Meteo';

@@ -314,7 +314,7 @@ export class KnowledgeBaseService {
           added_at: row.created_at,
         }));
       },
-      query: async (collectionId, queryText, topK, threshold, signal) => {
+      query: async ({ collectionId, queryText, topK, threshold, signal }) => {
         const server = await this.options.knowledgeServerFor?.(owner.organizationId);
         if (server !== undefined) {
           return queryExternalKnowledgeServer(

@@ -18,16 +18,21 @@ export const collectionsSchema = {
   items: { type: 'string', minLength: 1, maxLength: 200 },
 } as const;
 
+/** One search over several collections: the text to look for, the passages to keep, the least similarity to keep one. */
+export interface CollectionsSearch {
+  collections: readonly string[];
+  query: string;
+  topK: number;
+  threshold: number;
+}
+
 /** Queries every collection at once (each checked by the search port) and keeps the best `topK` passages overall. */
-export async function searchCollections(
-  context: ToolContext,
-  collections: readonly string[],
-  query: string,
-  topK: number,
-  threshold: number,
-): Promise<KnowledgeHit[]> {
+export async function searchCollections(context: ToolContext, search: CollectionsSearch): Promise<KnowledgeHit[]> {
+  const { query, topK, threshold } = search;
   const perCollection = await Promise.all(
-    collections.map((collection) => context.knowledge.query(collection, query, topK, threshold, context.signal)),
+    search.collections.map((collectionId) =>
+      context.knowledge.query({ collectionId, queryText: query, topK, threshold, signal: context.signal }),
+    ),
   );
   return perCollection
     .flat()
@@ -41,6 +46,8 @@ export function sourceOfHit(hit: KnowledgeHit): Source {
     title: typeof metadata.filename === 'string' ? metadata.filename : `knowledge base ${String(metadata.knowledge_base_id)}`,
     ...(typeof metadata.source_url === 'string' && { url: metadata.source_url }),
     similarity: hit.similarity,
+    // A document id is stored as a number or a string; either reads the same as text.
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string
     ...(metadata.document_id !== undefined && { document_id: String(metadata.document_id) }),
     ...(typeof metadata.chunk_index === 'number' && { chunk_index: metadata.chunk_index }),
     ...(typeof metadata.page === 'number' && { page: metadata.page }),

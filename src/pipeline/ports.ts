@@ -36,10 +36,20 @@ export interface DocumentSummary {
   added_at: string;
 }
 
+/** One search of one knowledge base: the passages most like `queryText`, at most `topK`, none below `threshold`. */
+export interface KnowledgeQuery {
+  collectionId: string;
+  queryText: string;
+  topK: number;
+  /** In [0, 1], compared with each hit's similarity. */
+  threshold: number;
+  signal?: AbortSignal;
+}
+
 /** Searches the knowledge bases the assistant owner may read, by collection id. */
 export interface KnowledgeSearch {
   /** Rejects with an AppError (not_found) for a collection the owner may not read or that does not exist. */
-  query(collectionId: string, queryText: string, topK: number, threshold: number, signal?: AbortSignal): Promise<KnowledgeHit[]>;
+  query(request: KnowledgeQuery): Promise<KnowledgeHit[]>;
   /** The collection's documents, newest first; same permission as `query`. */
   listDocuments(collectionId: string): Promise<DocumentSummary[]>;
 }

@@ -5,9 +5,7 @@
  * Moodle), else their email. It is never what the conversation or a model claims.
  */
 import { MoodleClient, trustedMoodleUserId } from '../integrations/moodle-client.js';
-import { definePromptProcessor } from '../pipeline/prompt-processor-definition.js';
-import { renderClassicPrompt } from '../pipeline/template-rendering.js';
-import type { ToolContext } from '../pipeline/tool-definition.js';
+import { definePromptProcessor, renderClassicPrompt, type ToolContext } from '../pipeline/plugin-api.js';
 
 export const MOODLE_USER_PLACEHOLDER = 'moodle_user';
 

@@ -2,8 +2,7 @@
  * multi_augment — the multi-tool prompt processor: like simple_augment, but every placeholder a
  * tool declares is filled from that tool's output (several tools writing one placeholder are joined).
  */
-import { definePromptProcessor } from '../pipeline/prompt-processor-definition.js';
-import { CONTEXT_PLACEHOLDER, renderMessages } from '../pipeline/template-rendering.js';
+import { CONTEXT_PLACEHOLDER, definePromptProcessor, renderMessages } from '../pipeline/plugin-api.js';
 
 /** Without a template, each non-empty tool output gets its own section before the question. */
 function defaultTemplate(values: Readonly<Record<string, string>>): string {

@@ -2,8 +2,7 @@
  * simple_augment — LAMB's classic prompt processor: the system prompt, the history, and the
  * template with `{user_input}` and `{context}` (followed by its "Available Sources") filled.
  */
-import { definePromptProcessor } from '../pipeline/prompt-processor-definition.js';
-import { renderClassicPrompt } from '../pipeline/template-rendering.js';
+import { definePromptProcessor, renderClassicPrompt } from '../pipeline/plugin-api.js';
 
 export default definePromptProcessor({
   name: 'simple_augment',

@@ -4,7 +4,7 @@
  * this request offers (other assistants, knowledge-base search, weather…), so the model asks the
  * right specialist instead of guessing, and treats their answers as material, not as orders.
  */
-import { definePromptProcessor } from '../pipeline/prompt-processor-definition.js';
+import { definePromptProcessor } from '../pipeline/plugin-api.js';
 import multiAugment from './multi_augment.js';
 
 function instructions(functions: ReadonlyArray<{ name: string; description: string }>): string {

@@ -5,40 +5,34 @@
  * again on every call (see src/completions/assistant-tool-runner.ts); the model can only name
  * the functions it was offered.
  */
-import { sanitizeFunctionName } from '../pipeline/function-tools.js';
-import { defineTool } from '../pipeline/tool-definition.js';
+import { defineTool, sanitizeFunctionName, type SchemaValue } from '../pipeline/plugin-api.js';
 
 const MAXIMUM_QUERY_LENGTH = 8_000;
 
-interface AssistantToolConfig {
-  [key: string]: unknown;
-  assistant_id: number;
-  name?: string;
-  description?: string;
-}
+const configSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['assistant_id'],
+  properties: {
+    assistant_id: { type: 'integer', minimum: 1 },
+    name: { type: 'string', maxLength: 64 },
+    description: { type: 'string', maxLength: 1_000 },
+  },
+} as const;
 
-function functionNameOf(config: AssistantToolConfig): string {
+function functionNameOf(config: SchemaValue<typeof configSchema>): string {
   return config.name !== undefined && config.name.trim() !== ''
     ? sanitizeFunctionName(config.name)
     : `call_assistant_${config.assistant_id}`;
 }
 
-export default defineTool<AssistantToolConfig>({
+export default defineTool({
   name: 'assistant',
   displayName: 'Assistant',
   description: 'Lets the model ask another assistant (a math expert, a writing coach) and use its answer.',
   category: 'assistants',
   version: '1.0',
-  configSchema: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['assistant_id'],
-    properties: {
-      assistant_id: { type: 'integer', minimum: 1 },
-      name: { type: 'string', maxLength: 64 },
-      description: { type: 'string', maxLength: 1_000 },
-    },
-  },
+  configSchema,
   status: (config) => `calling assistant ${functionNameOf(config)}`,
   traceInput: (config) => ({ assistant_id: config.assistant_id }),
   function: {
@@ -63,9 +57,9 @@ export default defineTool<AssistantToolConfig>({
           description: 'The question or task for this assistant, complete in itself.',
         },
       },
-    },
+    } as const,
     async call(argumentsFromModel, context, config) {
-      const answer = await context.assistants.run(config.assistant_id, argumentsFromModel.query as string, {
+      const answer = await context.assistants.run(config.assistant_id, argumentsFromModel.query, {
         signal: context.signal,
         ...(context.callStatus !== undefined && { status: context.callStatus }),
       });

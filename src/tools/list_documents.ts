@@ -5,18 +5,12 @@
  * collection, so no query of its own ever reaches the store.
  */
 import { AppError } from '../errors/app-error.js';
-import { collectionsSchema } from '../pipeline/knowledge-sources.js';
-import { defineTool } from '../pipeline/tool-definition.js';
+import { collectionsSchema, defineTool } from '../pipeline/plugin-api.js';
 
 /** A long listing is cut: the model needs an overview, not a catalogue. */
 export const LISTED_DOCUMENTS_MAXIMUM = 200;
 
-interface ListConfig {
-  [key: string]: unknown;
-  collections: string[];
-}
-
-export default defineTool<ListConfig>({
+export default defineTool({
   name: 'list_documents',
   displayName: 'List knowledge-base documents',
   description: 'Lets the model list the documents of the configured knowledge bases (titles, types, pages, dates).',
@@ -29,7 +23,7 @@ export default defineTool<ListConfig>({
     properties: {
       collections: collectionsSchema,
     },
-  },
+  } as const,
   traceInput: (config) => ({ collections: config.collections }),
   function: {
     describe: () => ({
@@ -41,9 +35,9 @@ export default defineTool<ListConfig>({
       type: 'object',
       additionalProperties: false,
       properties: { collection: { type: 'string', description: 'One knowledge base id to list; all of them when omitted.' } },
-    },
+    } as const,
     async call(argumentsFromModel, context, config) {
-      const wanted = argumentsFromModel.collection as string | undefined;
+      const wanted = argumentsFromModel.collection;
       if (wanted !== undefined && !config.collections.includes(wanted)) {
         throw new AppError(
           'not_found',

@@ -18,8 +18,7 @@ import {
   type MoodleCourse,
   type MoodleSubmissionStatus,
 } from '../integrations/moodle-client.js';
-import type { Source } from '../pipeline/events.js';
-import { defineTool } from '../pipeline/tool-definition.js';
+import { defineTool, type Source } from '../pipeline/plugin-api.js';
 
 const FUNCTION_NAME = 'get_moodle_assignments';
 /** At most this many assignments are listed with their submission status; the rest are counted. */
@@ -88,14 +87,14 @@ function assignmentSource(assignment: MoodleAssignment, siteUrl: string | undefi
   return { title: `Moodle: ${assignment.name}`, ...(url !== undefined && { url }) };
 }
 
-export default defineTool<Record<string, never>>({
+export default defineTool({
   name: 'moodle_assignments',
   displayName: 'Moodle assignments',
   description:
     "Lets the model list the assignments of the Moodle courses the person chatting is enrolled in, with due dates and that person's submission status.",
   category: 'lms',
   version: '1.0',
-  configSchema: { type: 'object', additionalProperties: false, properties: {} },
+  configSchema: { type: 'object', additionalProperties: false, properties: {} } as const,
   enabled: (context) => context.integrations.moodle !== undefined,
   function: {
     describe: () => ({
@@ -109,7 +108,7 @@ export default defineTool<Record<string, never>>({
       properties: {
         course_id: { type: 'integer', minimum: 1, description: "Only this course's assignments; all of the user's courses when left out." },
       },
-    },
+    } as const,
     async call(argumentsFromModel, context) {
       const courseId = courseIdArgument(argumentsFromModel.course_id);
       const moodle = requireMoodleClient(context.integrations.moodle, context.signal);

@@ -5,8 +5,7 @@
  * arguments (LAMB's spec had a `user_id`) is ignored, so nobody can read another learner's courses.
  */
 import { moodleTime, requireMoodleClient, type MoodleCourse } from '../integrations/moodle-client.js';
-import type { Source } from '../pipeline/events.js';
-import { defineTool } from '../pipeline/tool-definition.js';
+import { defineTool, type Source } from '../pipeline/plugin-api.js';
 
 /** Enough for any learner; a longer list is cut, and the answer says how many were left out. */
 const MAXIMUM_COURSES_LISTED = 100;
@@ -26,14 +25,14 @@ function courseSource(course: MoodleCourse, siteUrl: string | undefined): Source
   return { title: `Moodle: ${course.fullname}`, ...(siteUrl !== undefined && { url: `${siteUrl}/course/view.php?id=${course.id}` }) };
 }
 
-export default defineTool<Record<string, never>>({
+export default defineTool({
   name: 'moodle_courses',
   aliases: ['moodle'],
   displayName: 'Moodle courses',
   description: "Lets the model list the Moodle courses the person chatting is enrolled in, through the organization's Moodle Web Services.",
   category: 'lms',
   version: '1.0',
-  configSchema: { type: 'object', additionalProperties: false, properties: {} },
+  configSchema: { type: 'object', additionalProperties: false, properties: {} } as const,
   enabled: (context) => context.integrations.moodle !== undefined,
   function: {
     describe: () => ({
@@ -41,7 +40,7 @@ export default defineTool<Record<string, never>>({
       description:
         'List the Moodle courses that the user you are talking with is enrolled in (id, short and full name, start and end dates). Takes no arguments: it always answers for that user.',
     }),
-    parameters: { type: 'object', properties: {} },
+    parameters: { type: 'object', properties: {} } as const,
     async call(_argumentsFromModel, context) {
       const moodle = requireMoodleClient(context.integrations.moodle, context.signal);
       const userId = await moodle.resolveUserId(context.requester);

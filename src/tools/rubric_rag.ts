@@ -5,16 +5,9 @@
  * the weighted formula, the criteria and their levels, the expected output. The rubric is read
  * through the owner's RubricReader, so an assistant only reads rubrics its owner may read.
  */
-import { defineTool } from '../pipeline/tool-definition.js';
+import { defineTool } from '../pipeline/plugin-api.js';
 
-interface RubricRagConfig {
-  [key: string]: unknown;
-  /** A string; LAMB's old integer ids are accepted (the metadata normalizer stores them as strings). */
-  rubric_id: string | number;
-  format: 'markdown' | 'json';
-}
-
-export default defineTool<RubricRagConfig>({
+export default defineTool({
   name: 'rubric_rag',
   aliases: ['rubric'],
   displayName: 'Assessment rubric',
@@ -27,6 +20,7 @@ export default defineTool<RubricRagConfig>({
     additionalProperties: false,
     required: ['rubric_id'],
     properties: {
+      // A string; LAMB's old integer ids are accepted (the metadata normalizer stores them as strings).
       rubric_id: {
         type: ['string', 'integer'],
         minLength: 1,
@@ -42,7 +36,7 @@ export default defineTool<RubricRagConfig>({
         description: 'How the evaluation document is written for the model',
       },
     },
-  },
+  } as const,
   placeholder: 'rubric',
   status: (config) => `generating rubric ${config.rubric_id}`,
   traceInput: (config) => ({ rubric_id: String(config.rubric_id), format: config.format }),

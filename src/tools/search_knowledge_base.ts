@@ -4,18 +4,10 @@
  * model runs, with the learner's message. Limited to the configured collections, each checked
  * against the assistant owner's access when it runs.
  */
-import { collectionsSchema, searchCollections, sourceOfHit } from '../pipeline/knowledge-sources.js';
-import type { KnowledgeHit } from '../pipeline/ports.js';
-import { defineTool } from '../pipeline/tool-definition.js';
+import { collectionsSchema, defineTool, searchCollections, sourceOfHit, type KnowledgeHit } from '../pipeline/plugin-api.js';
 
 const MAXIMUM_TOP_K = 20;
 const MAXIMUM_QUERY_LENGTH = 1_000;
-
-interface SearchConfig {
-  [key: string]: unknown;
-  collections: string[];
-  top_k: number;
-}
 
 /** Numbered passages the model can cite: `[1] (notes.pdf, page 3) text`. */
 function passage(hit: KnowledgeHit, index: number): string {
@@ -24,7 +16,7 @@ function passage(hit: KnowledgeHit, index: number): string {
   return `[${index + 1}] (${where}) ${hit.text}`;
 }
 
-export default defineTool<SearchConfig>({
+export default defineTool({
   name: 'search_knowledge_base',
   displayName: 'Search knowledge base',
   description: 'Lets the model search the configured knowledge bases with a query it writes, as often as it needs.',
@@ -38,7 +30,7 @@ export default defineTool<SearchConfig>({
       collections: collectionsSchema,
       top_k: { type: 'integer', minimum: 1, maximum: MAXIMUM_TOP_K, default: 5 },
     },
-  },
+  } as const,
   traceInput: (config) => ({ collections: config.collections, top_k: config.top_k }),
   function: {
     describe: () => ({
@@ -53,9 +45,14 @@ export default defineTool<SearchConfig>({
       properties: {
         query: { type: 'string', minLength: 1, maxLength: MAXIMUM_QUERY_LENGTH, description: 'What to search for, in a few words.' },
       },
-    },
+    } as const,
     async call(argumentsFromModel, context, config) {
-      const hits = await searchCollections(context, config.collections, argumentsFromModel.query as string, config.top_k, 0);
+      const hits = await searchCollections(context, {
+        collections: config.collections,
+        query: argumentsFromModel.query,
+        topK: config.top_k,
+        threshold: 0,
+      });
       if (hits.length === 0) return { content: 'No passages matched this query.' };
       return { content: hits.map(passage).join('\n\n'), sources: hits.map(sourceOfHit) };
     },

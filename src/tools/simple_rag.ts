@@ -4,21 +4,11 @@
  * writes from the conversation) and puts them into `{context}`, with their sources. Every collection is
  * checked against the assistant owner's access when it is queried; they are queried at once.
  */
-import { collectionsSchema, searchCollections, sourceOfHit } from '../pipeline/knowledge-sources.js';
-import { lastUserText } from '../pipeline/messages.js';
-import { defineTool } from '../pipeline/tool-definition.js';
+import { collectionsSchema, defineTool, lastUserText, searchCollections, sourceOfHit } from '../pipeline/plugin-api.js';
 
 const MAXIMUM_TOP_K = 20;
 
-interface SimpleRagConfig {
-  [key: string]: unknown;
-  collections: string[];
-  top_k: number;
-  threshold: number;
-  query_mode: 'last_message' | 'context_aware';
-}
-
-export default defineTool<SimpleRagConfig>({
+export default defineTool({
   name: 'simple_rag',
   displayName: 'Knowledge Base RAG',
   description: "Retrieves the passages of the assistant's knowledge bases that best match the question.",
@@ -34,7 +24,7 @@ export default defineTool<SimpleRagConfig>({
       threshold: { type: 'number', minimum: 0, maximum: 1, default: 0 },
       query_mode: { type: 'string', enum: ['last_message', 'context_aware'], default: 'last_message' },
     },
-  },
+  } as const,
   placeholder: 'context',
   status: (config) => `querying knowledge base ${config.collections.join(', ')}`,
   traceInput: (config) => ({
@@ -50,7 +40,12 @@ export default defineTool<SimpleRagConfig>({
     const rewritten =
       config.query_mode === 'context_aware' ? await context.queryRewriter.rewrite(context.messages, context.signal) : undefined;
     const query = rewritten ?? lastMessage;
-    const hits = await searchCollections(context, config.collections, query, config.top_k, config.threshold);
+    const hits = await searchCollections(context, {
+      collections: config.collections,
+      query,
+      topK: config.top_k,
+      threshold: config.threshold,
+    });
     return {
       content: hits.map((hit) => hit.text).join('\n\n'),
       sources: hits.map(sourceOfHit),

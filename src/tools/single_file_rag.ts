@@ -3,19 +3,13 @@
  * assistants, as LAMB did). The file is read through the owner's FileReader, so an assistant can
  * only read what its owner may read.
  */
-import { defineTool } from '../pipeline/tool-definition.js';
+import { defineTool } from '../pipeline/plugin-api.js';
 
 /** More than most models' context; a teacher may lower it per assistant. */
 const DEFAULT_MAX_CHARACTERS = 50_000;
 const LARGEST_MAX_CHARACTERS = 2_000_000;
 
-interface SingleFileConfig {
-  [key: string]: unknown;
-  file_path: string;
-  max_chars: number;
-}
-
-export default defineTool<SingleFileConfig>({
+export default defineTool({
   name: 'single_file_rag',
   aliases: ['single_file'],
   displayName: 'Single file',
@@ -30,7 +24,7 @@ export default defineTool<SingleFileConfig>({
       file_path: { type: 'string', minLength: 1, maxLength: 1_000, description: 'The file_path the files API answered with' },
       max_chars: { type: 'integer', minimum: 1, maximum: LARGEST_MAX_CHARACTERS, default: DEFAULT_MAX_CHARACTERS },
     },
-  },
+  } as const,
   placeholder: 'file',
   status: (config) => `reading file ${config.file_path}`,
   traceInput: (config) => ({ file_path: config.file_path, max_chars: config.max_chars }),

@@ -13,7 +13,7 @@ import {
   type TemperatureUnit,
 } from '../integrations/open-meteo-client.js';
 import { describeWeatherCode } from '../integrations/wmo-weather-codes.js';
-import { defineTool } from '../pipeline/tool-definition.js';
+import { defineTool } from '../pipeline/plugin-api.js';
 
 const FUNCTION_NAME = 'get_weather';
 const LONGEST_LOCATION = 200;
@@ -70,14 +70,14 @@ function report(place: Place, weather: CurrentWeather): string {
   });
 }
 
-export default defineTool<Record<string, never>>({
+export default defineTool({
   name: 'weather',
   displayName: 'Weather',
   description:
     'Lets the model look up the current weather (temperature, feels-like, humidity, wind, conditions) for a city or place, from Open-Meteo.',
   category: 'utilities',
   version: '1.0',
-  configSchema: { type: 'object', additionalProperties: false, properties: {} },
+  configSchema: { type: 'object', additionalProperties: false, properties: {} } as const,
   function: {
     describe: () => ({
       name: FUNCTION_NAME,
@@ -97,7 +97,7 @@ export default defineTool<Record<string, never>>({
         },
         unit: { type: 'string', enum: [...TEMPERATURE_UNITS], description: 'The temperature unit; celsius when left out.' },
       },
-    },
+    } as const,
     async call(argumentsFromModel, context) {
       const location = locationArgument(argumentsFromModel.location);
       const unit = unitArgument(argumentsFromModel.unit);

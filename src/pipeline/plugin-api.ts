@@ -1,0 +1,69 @@
+/**
+ * The plugin API: everything a tool, a prompt processor, a connector or an integration client may
+ * use of the pipeline core, in one file. Plugins import this file and nothing else from the core
+ * (the layer rule `plugins-see-the-core-through-its-plugin-api` checks it), so the core can move
+ * its insides around without touching a plugin, and what a plugin may rely on is written down here.
+ * Besides this file, plugins may import src/errors/, src/validation/ and src/integrations/.
+ */
+
+// The three plugin contracts.
+export {
+  defineTool,
+  type FunctionDescription,
+  type FunctionToolDefinition,
+  type SchemaValue,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolOutput,
+  type ToolSchema,
+} from './tool-definition.js';
+export { definePromptProcessor, type PromptInput, type PromptProcessorDefinition } from './prompt-processor-definition.js';
+export {
+  defineConnector,
+  type ConnectorDefinition,
+  type ConnectorEvent,
+  type ConnectorRequest,
+  type FunctionSpecification,
+  type GenerationParameters,
+  type ModelToolCall,
+  type ProviderSettings,
+} from './connector-definition.js';
+
+// What a plugin reads and writes: the assistant, messages, sources and events.
+export type { AssistantSnapshot } from './assistant-snapshot.js';
+export { isTextPart, lastUserText, messageText, type ChatMessage, type ContentPart, type TextPart } from './messages.js';
+export type { FinishReason, Source, StatusEvent, Usage } from './events.js';
+
+// The ports a tool reaches the rest of Merino through, bound to the assistant owner's identity.
+export type {
+  AssistantRunner,
+  AssistantTarget,
+  CallStatus,
+  DocumentSummary,
+  FileReader,
+  FileText,
+  Integrations,
+  KnowledgeHit,
+  KnowledgeQuery,
+  KnowledgeSearch,
+  QueryRewriter,
+  Requester,
+  RubricEvaluation,
+  RubricReader,
+} from './ports.js';
+
+// Helpers the built-in plugins share.
+export { collectionsSchema, searchCollections, sourceOfHit, type CollectionsSearch } from './knowledge-sources.js';
+export { CONTEXT_PLACEHOLDER, renderClassicPrompt, renderMessages, type TemplateInput } from './template-rendering.js';
+export { sanitizeFunctionName } from './function-tools.js';
+export { startDeadline, streamWithinDeadline, type Deadline } from './deadline.js';
+export { outboundRefusalIn, serverFetch, type OutboundFetch } from './outbound-fetch.js';
+export { ToolCallAssembler, type ToolCallDelta } from './tool-call-assembly.js';
+export {
+  estimateTokens,
+  unreachableProviderError,
+  upstreamAbortError,
+  upstreamEndedEarlyError,
+  upstreamStatusError,
+  type UpstreamCall,
+} from './upstream-errors.js';
