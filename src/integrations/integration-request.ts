@@ -11,7 +11,7 @@ import { AppError } from '../errors/app-error.js';
 import { outboundRefusalIn, startDeadline, type OutboundFetch } from '../pipeline/plugin-api.js';
 
 /** A larger answer is refused, so a misbehaving service cannot exhaust memory. */
-export const MAXIMUM_INTEGRATION_RESPONSE_BYTES = 4 * 1024 * 1024;
+export const INTEGRATION_RESPONSE_BYTES_MAXIMUM = 4 * 1024 * 1024;
 
 export interface IntegrationRequest {
   /** The service's name as people know it, used in error messages: `Open-Meteo`, `Moodle`. */
@@ -105,11 +105,11 @@ async function exchange(request: IntegrationRequest, signal: AbortSignal, host: 
   }
   return readBoundedText(
     response,
-    MAXIMUM_INTEGRATION_RESPONSE_BYTES,
+    INTEGRATION_RESPONSE_BYTES_MAXIMUM,
     () =>
       new AppError(
         'upstream_error',
-        `${request.service} at ${host} sent an answer larger than ${MAXIMUM_INTEGRATION_RESPONSE_BYTES} bytes.`,
+        `${request.service} at ${host} sent an answer larger than ${INTEGRATION_RESPONSE_BYTES_MAXIMUM} bytes.`,
       ),
   );
 }

@@ -7,7 +7,7 @@
  */
 import { defineTool, sanitizeFunctionName, type SchemaValue } from '../pipeline/plugin-api.js';
 
-const MAXIMUM_QUERY_LENGTH = 8_000;
+const QUERY_CHARACTERS_MAXIMUM = 8_000;
 
 const configSchema = {
   type: 'object',
@@ -53,7 +53,7 @@ export default defineTool({
         query: {
           type: 'string',
           minLength: 1,
-          maxLength: MAXIMUM_QUERY_LENGTH,
+          maxLength: QUERY_CHARACTERS_MAXIMUM,
           description: 'The question or task for this assistant, complete in itself.',
         },
       },

@@ -8,7 +8,7 @@ import { moodleTime, requireMoodleClient, type MoodleCourse } from '../integrati
 import { defineTool, type Source } from '../pipeline/plugin-api.js';
 
 /** Enough for any learner; a longer list is cut, and the answer says how many were left out. */
-const MAXIMUM_COURSES_LISTED = 100;
+const LISTED_COURSES_MAXIMUM = 100;
 
 function courseEntry(course: MoodleCourse): Record<string, unknown> {
   return {
@@ -45,7 +45,7 @@ export default defineTool({
       const moodle = requireMoodleClient(context.integrations.moodle, context.signal);
       const userId = await moodle.resolveUserId(context.requester);
       const courses = await moodle.userCourses(userId);
-      const listed = courses.slice(0, MAXIMUM_COURSES_LISTED);
+      const listed = courses.slice(0, LISTED_COURSES_MAXIMUM);
       return {
         content: JSON.stringify({
           moodle_user_id: userId,

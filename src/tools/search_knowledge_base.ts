@@ -6,8 +6,8 @@
  */
 import { collectionsSchema, defineTool, searchCollections, sourceOfHit, type KnowledgeHit } from '../pipeline/plugin-api.js';
 
-const MAXIMUM_TOP_K = 20;
-const MAXIMUM_QUERY_LENGTH = 1_000;
+const TOP_K_MAXIMUM = 20;
+const QUERY_CHARACTERS_MAXIMUM = 1_000;
 
 /** Numbered passages the model can cite: `[1] (notes.pdf, page 3) text`. */
 function passage(hit: KnowledgeHit, index: number): string {
@@ -28,7 +28,7 @@ export default defineTool({
     required: ['collections'],
     properties: {
       collections: collectionsSchema,
-      top_k: { type: 'integer', minimum: 1, maximum: MAXIMUM_TOP_K, default: 5 },
+      top_k: { type: 'integer', minimum: 1, maximum: TOP_K_MAXIMUM, default: 5 },
     },
   } as const,
   traceInput: (config) => ({ collections: config.collections, top_k: config.top_k }),
@@ -43,7 +43,7 @@ export default defineTool({
       additionalProperties: false,
       required: ['query'],
       properties: {
-        query: { type: 'string', minLength: 1, maxLength: MAXIMUM_QUERY_LENGTH, description: 'What to search for, in a few words.' },
+        query: { type: 'string', minLength: 1, maxLength: QUERY_CHARACTERS_MAXIMUM, description: 'What to search for, in a few words.' },
       },
     } as const,
     async call(argumentsFromModel, context, config) {

@@ -6,7 +6,7 @@
  */
 import { collectionsSchema, defineTool, lastUserText, searchCollections, sourceOfHit } from '../pipeline/plugin-api.js';
 
-const MAXIMUM_TOP_K = 20;
+const TOP_K_MAXIMUM = 20;
 
 export default defineTool({
   name: 'simple_rag',
@@ -20,7 +20,7 @@ export default defineTool({
     required: ['collections'],
     properties: {
       collections: collectionsSchema,
-      top_k: { type: 'integer', minimum: 1, maximum: MAXIMUM_TOP_K, default: 3 },
+      top_k: { type: 'integer', minimum: 1, maximum: TOP_K_MAXIMUM, default: 3 },
       threshold: { type: 'number', minimum: 0, maximum: 1, default: 0 },
       query_mode: { type: 'string', enum: ['last_message', 'context_aware'], default: 'last_message' },
     },

@@ -6,8 +6,8 @@
 import { defineTool } from '../pipeline/plugin-api.js';
 
 /** More than most models' context; a teacher may lower it per assistant. */
-const DEFAULT_MAX_CHARACTERS = 50_000;
-const LARGEST_MAX_CHARACTERS = 2_000_000;
+const READ_CHARACTERS_MAXIMUM_DEFAULT = 50_000;
+const READ_CHARACTERS_MAXIMUM_LARGEST = 2_000_000;
 
 export default defineTool({
   name: 'single_file_rag',
@@ -22,7 +22,7 @@ export default defineTool({
     required: ['file_path'],
     properties: {
       file_path: { type: 'string', minLength: 1, maxLength: 1_000, description: 'The file_path the files API answered with' },
-      max_chars: { type: 'integer', minimum: 1, maximum: LARGEST_MAX_CHARACTERS, default: DEFAULT_MAX_CHARACTERS },
+      max_chars: { type: 'integer', minimum: 1, maximum: READ_CHARACTERS_MAXIMUM_LARGEST, default: READ_CHARACTERS_MAXIMUM_DEFAULT },
     },
   } as const,
   placeholder: 'file',

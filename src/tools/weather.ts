@@ -16,19 +16,26 @@ import { describeWeatherCode } from '../integrations/wmo-weather-codes.js';
 import { defineTool } from '../pipeline/plugin-api.js';
 
 const FUNCTION_NAME = 'get_weather';
-const LONGEST_LOCATION = 200;
+const LOCATION_CHARACTERS_MAXIMUM = 200;
 /** A place name is quoted in an error; a longer one is cut there. */
-const SHOWN_LOCATION_CHARACTERS = 100;
+const SHOWN_LOCATION_CHARACTERS_MAXIMUM = 100;
 const TEMPERATURE_UNITS: readonly TemperatureUnit[] = ['celsius', 'fahrenheit'];
 
 function invalidArguments(problem: string): AppError {
   return new AppError('invalid_body', `${FUNCTION_NAME}: ${problem}`, { param: 'arguments' });
 }
 
+/*
+ * The tool loop checks the arguments against `parameters` before `call`, yet these checks stay:
+ * they do more than the schema (a location that is blank once trimmed is refused, a unit is read
+ * in any letter case), and they answer a caller that reaches `call` without the loop with the
+ * same clear refusals (test/weather-tool-reports-current-conditions.test.ts holds them).
+ */
 function locationArgument(value: unknown): string {
   const location = typeof value === 'string' ? value.trim() : '';
   if (location === '') throw invalidArguments('"location" must name a city or place.');
-  if (location.length > LONGEST_LOCATION) throw invalidArguments(`"location" must be at most ${LONGEST_LOCATION} characters.`);
+  if (location.length > LOCATION_CHARACTERS_MAXIMUM)
+    throw invalidArguments(`"location" must be at most ${LOCATION_CHARACTERS_MAXIMUM} characters.`);
   return location;
 }
 
@@ -46,7 +53,7 @@ function shownLocation(location: string): string {
     .replace(/[\p{Cc}"]+/gu, ' ')
     .replace(/\s+/g, ' ')
     .trim();
-  return oneLine.length > SHOWN_LOCATION_CHARACTERS ? `${oneLine.slice(0, SHOWN_LOCATION_CHARACTERS)}…` : oneLine;
+  return oneLine.length > SHOWN_LOCATION_CHARACTERS_MAXIMUM ? `${oneLine.slice(0, SHOWN_LOCATION_CHARACTERS_MAXIMUM)}…` : oneLine;
 }
 
 function withUnit(reading: { value: number; unit: string }): string {
@@ -92,7 +99,7 @@ export default defineTool({
         location: {
           type: 'string',
           minLength: 1,
-          maxLength: LONGEST_LOCATION,
+          maxLength: LOCATION_CHARACTERS_MAXIMUM,
           description: 'A city or place name, e.g. "Barcelona" or "Paris, France".',
         },
         unit: { type: 'string', enum: [...TEMPERATURE_UNITS], description: 'The temperature unit; celsius when left out.' },
