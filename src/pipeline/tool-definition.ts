@@ -123,6 +123,8 @@ export type TypedToolDefinition<ConfigSchema extends ToolSchema, ParametersSchem
 export function defineTool<ConfigSchema extends ToolSchema, ParametersSchema extends ToolSchema = ToolSchema>(
   definition: TypedToolDefinition<ConfigSchema, ParametersSchema>,
 ): ToolDefinition {
+  // Sound because the core calls a tool only with a config and arguments its schemas accepted; the
+  // compiler cannot see that link between a schema and a value, so the widening is written out.
   return definition as unknown as ToolDefinition;
 }
 
