@@ -13,8 +13,8 @@ import type { OpeningReader } from './opening-reader.js';
 const PREAMBLE_KEYS = new Set(['type', 'id', 'call_id', 'index', 'arguments', 'parameters']);
 /** Members an OpenAI-style message may carry before its `tool_calls`. */
 const WRAPPER_PREAMBLE_KEYS = new Set(['role', 'content', 'type', 'id']);
-const MAX_KEY_LENGTH = 32;
-const MAX_MEMBERS_BEFORE_NAME = 4;
+const KEY_CHARACTERS_MAXIMUM = 32;
+const MEMBERS_BEFORE_NAME_MAXIMUM = 4;
 
 export interface CallObjectHead {
   name: string;
@@ -31,9 +31,9 @@ function readQuotedOfferedName(reader: OpeningReader, tools: OfferedToolSet): st
 /** Reads a call object's head at the reader's position; `allowWrapper` also accepts `{"tool_calls": [{…`. */
 export function readCallObjectHead(reader: OpeningReader, tools: OfferedToolSet, allowWrapper: boolean): CallObjectHead | undefined {
   if (!reader.accept('{')) return undefined;
-  for (let member = 0; member < MAX_MEMBERS_BEFORE_NAME; member += 1) {
+  for (let member = 0; member < MEMBERS_BEFORE_NAME_MAXIMUM; member += 1) {
     reader.skipWhitespace();
-    const key = reader.shortJsonString(MAX_KEY_LENGTH);
+    const key = reader.shortJsonString(KEY_CHARACTERS_MAXIMUM);
     if (key === undefined) return undefined;
     reader.skipWhitespace();
     if (!reader.accept(':')) return undefined;

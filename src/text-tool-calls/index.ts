@@ -1,16 +1,8 @@
 /**
- * Text tool calls: the streaming parser that reads tool calls local models write as text, its
- * vocabulary, and its bounds. Nothing here touches HTTP or SQL.
+ * The text tool-call library's one entry file: what Merino uses of it. The pipeline core builds a
+ * parser for the formats an assistant allows, reads its events in the tool loop, and validates an
+ * assistant's `tool_call_format` against the formats listed here. The library imports nothing of
+ * Merino, so it can be read, tested and benchmarked on its own.
  */
-export { TextToolCallParser, type TextParserStatistics } from './text-tool-call-parser.js';
-export {
-  TEXT_TOOL_CALL_FORMATS,
-  isTextToolCallFormat,
-  type OfferedTool,
-  type TextParserEvent,
-  type TextToolCallFormat,
-  type TextToolCallParserOptions,
-  type ToolCallEvent,
-  type ToolCallFormatSetting,
-} from './text-tool-call-types.js';
-export { MAX_CALL_CHARACTERS, MAX_OPENING_CHARACTERS, MAX_OPENING_WHITESPACE } from './parser-limits.js';
+export { TextToolCallParser } from './text-tool-call-parser.js';
+export { TEXT_TOOL_CALL_FORMATS, type TextParserEvent, type ToolCallFormatSetting } from './text-tool-call-types.js';

@@ -11,13 +11,18 @@ import type { OfferedToolSet } from './offered-tool-set.js';
 import type { TextParserEvent, TextToolCallFormat } from './text-tool-call-types.js';
 import { JsonValueScanner, NOT_A_VALUE, STILL_OPEN } from './value-scanner.js';
 
-export function readJsonCallBody(
-  body: string,
-  ending: BlockEnding,
-  tools: OfferedToolSet,
-  format: TextToolCallFormat,
-  rules: JsonCallRules = { requireArguments: false },
-): TextParserEvent[] | undefined {
+/** What stays the same for every body of one format: the tools it may call, and how strictly it reads. */
+export interface JsonCallBodyReading {
+  tools: OfferedToolSet;
+  format: TextToolCallFormat;
+  /** Absent: a call need not carry `arguments` (the tags already say it is a call). */
+  rules?: JsonCallRules;
+}
+
+const TAGGED_CALL_RULES: JsonCallRules = { requireArguments: false };
+
+export function readJsonCallBody(body: string, ending: BlockEnding, reading: JsonCallBodyReading): TextParserEvent[] | undefined {
+  const { tools, format, rules = TAGGED_CALL_RULES } = reading;
   const end = new JsonValueScanner().scan(body, 0, body.length);
   if (end === NOT_A_VALUE) return undefined;
   if (end === STILL_OPEN) {

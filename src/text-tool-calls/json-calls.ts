@@ -37,7 +37,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * The arguments as JSON text: an object re-serialised; a string holding JSON (OpenAI's shape) read
  * first; absent or null as `{}` (the model gave none); anything else as written.
  */
-export function argumentsJsonFromValue(value: unknown, raw?: string): string {
+function argumentsJsonFromValue(value: unknown, raw?: string): string {
   if (value === undefined || value === null) return '{}';
   if (typeof value === 'string') {
     try {

@@ -6,7 +6,7 @@
  * The decision therefore depends only on the characters, never on how they were chunked.
  */
 import type { OfferedToolSet } from './offered-tool-set.js';
-import { MAX_OPENING_WHITESPACE } from './parser-limits.js';
+import { OPENING_WHITESPACE_MAXIMUM } from './parser-limits.js';
 
 /** Thrown (never an Error: it is control flow, so it carries no stack) when an opening needs more text. */
 export const NEED_MORE_TEXT: unique symbol = Symbol('need more text');
@@ -84,9 +84,9 @@ export class OpeningReader {
     return true;
   }
 
-  /** Skips blank space; a run longer than MAX_OPENING_WHITESPACE is left unread, so the opening fails on it. */
+  /** Skips blank space; a run longer than OPENING_WHITESPACE_MAXIMUM is left unread, so the opening fails on it. */
   skipWhitespace(): void {
-    for (let run = 0; run < MAX_OPENING_WHITESPACE && isWhitespaceCode(this.peek()); run += 1) this.position += 1;
+    for (let run = 0; run < OPENING_WHITESPACE_MAXIMUM && isWhitespaceCode(this.peek()); run += 1) this.position += 1;
   }
 
   /**
@@ -106,11 +106,11 @@ export class OpeningReader {
     return tools.has(name) ? name : undefined;
   }
 
-  /** Reads `"…"` holding at most `maxLength` characters and no escapes; answers its content. */
-  shortJsonString(maxLength: number): string | undefined {
+  /** Reads `"…"` holding at most `charactersMaximum` characters and no escapes; answers its content. */
+  shortJsonString(charactersMaximum: number): string | undefined {
     if (this.peek() !== 0x22) return undefined;
     const contentStart = this.position + 1;
-    for (let offset = 1; offset <= maxLength + 1; offset += 1) {
+    for (let offset = 1; offset <= charactersMaximum + 1; offset += 1) {
       const code = this.peek(offset);
       if (code === 0x22) {
         this.position += offset + 1;
@@ -184,7 +184,7 @@ function isPrimitiveCharacter(code: number): boolean {
   );
 }
 
-export function isWordCharacter(code: number): boolean {
+function isWordCharacter(code: number): boolean {
   return (
     (code >= 0x30 && code <= 0x39) ||
     (code >= 0x41 && code <= 0x5a) ||

@@ -31,7 +31,7 @@ export interface ParserBlock {
   readonly heldCharacters: number;
   /** Takes `input[from, to)`; `atEnd` when nothing follows, and then the block must end. */
   consume(input: string, from: number, to: number, atEnd: boolean): BlockStep;
-  /** The held text exactly as received, for a call that grew past MAX_CALL_CHARACTERS. */
+  /** The held text exactly as received, for a call that grew past CALL_CHARACTERS_MAXIMUM. */
   release(): string;
 }
 

@@ -9,13 +9,13 @@
  * (`<tool_call>{"name": "search_course_materials"`, a Harmony header with its recipient), so this
  * is generous; a fragment that has not proved itself a call within it is released as text.
  */
-export const MAX_OPENING_CHARACTERS = 256;
+export const OPENING_CHARACTERS_MAXIMUM = 256;
 
 /** The largest call the parser holds back; a call still open at this size is released as text. */
-export const MAX_CALL_CHARACTERS = 256 * 1024;
+export const CALL_CHARACTERS_MAXIMUM = 256 * 1024;
 
 /**
  * The longest run of blank space an opening may contain (`<tool_call>\n{`, an indented
  * `{\n    "name"`); a longer run means the fragment is prose, and it is released at once.
  */
-export const MAX_OPENING_WHITESPACE = 32;
+export const OPENING_WHITESPACE_MAXIMUM = 32;

@@ -7,7 +7,7 @@
 import { isWhitespaceCode } from './opening-reader.js';
 
 /** Deeper nesting is refused rather than risking the stack on adversarial input. */
-const MAX_DEPTH = 256;
+const NESTING_DEPTH_MAXIMUM = 256;
 
 class LiteralError extends Error {}
 
@@ -37,7 +37,7 @@ const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
 
 const NUMBER_PATTERN = /^[-+]?(?:0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][-+]?\d+)?)$/;
 
-export class PythonLiteralReader {
+class PythonLiteralReader {
   position = 0;
 
   constructor(readonly text: string) {}
@@ -58,7 +58,7 @@ export class PythonLiteralReader {
 
   /** Reads one literal; throws LiteralError when the text is not one. */
   value(depth = 0): unknown {
-    if (depth > MAX_DEPTH) throw new LiteralError('nested too deep');
+    if (depth > NESTING_DEPTH_MAXIMUM) throw new LiteralError('nested too deep');
     this.skipWhitespace();
     const character = this.peek();
     if (character === '[') return this.sequence(']', depth);

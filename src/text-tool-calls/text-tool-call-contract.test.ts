@@ -6,15 +6,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FORMAT_SAMPLES, SAMPLE_TOOLS, UNRELATED_TOOLS, type FormatSample } from './format-samples.js';
-import {
-  MAX_CALL_CHARACTERS,
-  MAX_OPENING_CHARACTERS,
-  TEXT_TOOL_CALL_FORMATS,
-  TextToolCallParser,
-  type OfferedTool,
-  type TextParserEvent,
-  type ToolCallFormatSetting,
-} from './index.js';
+import { TEXT_TOOL_CALL_FORMATS, TextToolCallParser, type TextParserEvent, type ToolCallFormatSetting } from './index.js';
+import { CALL_CHARACTERS_MAXIMUM, OPENING_CHARACTERS_MAXIMUM } from './parser-limits.js';
+import type { OfferedTool } from './text-tool-call-types.js';
 
 type Setting = Exclude<ToolCallFormatSetting, 'native'>;
 
@@ -126,8 +120,8 @@ function expectLinearAndBounded(text: string): void {
   for (const delta of [undefined, DELTA_CHARACTERS]) {
     const report = measureWork(text, delta);
     expect(report.examinedPerCharacter).toBeLessThanOrEqual(WORK_PER_CHARACTER);
-    expect(report.heldOutsideCall).toBeLessThanOrEqual(MAX_OPENING_CHARACTERS);
-    expect(report.heldInsideCall).toBeLessThanOrEqual(MAX_CALL_CHARACTERS);
+    expect(report.heldOutsideCall).toBeLessThanOrEqual(OPENING_CHARACTERS_MAXIMUM);
+    expect(report.heldInsideCall).toBeLessThanOrEqual(CALL_CHARACTERS_MAXIMUM);
     // Without calls, every character comes back out.
     if (report.callCount === 0) expect(report.emitted).toBe(text.length);
   }
@@ -248,14 +242,14 @@ describe('adversarial text', () => {
   ];
 
   it.each(inputs)(
-    '%s: linear work, hold-back within MAX_OPENING_CHARACTERS outside a call and MAX_CALL_CHARACTERS inside',
+    '%s: linear work, hold-back within OPENING_CHARACTERS_MAXIMUM outside a call and CALL_CHARACTERS_MAXIMUM inside',
     (_name, text) => {
       expectLinearAndBounded(text);
     },
   );
 
-  it('releases a call still open at MAX_CALL_CHARACTERS as text, exactly', () => {
-    const text = `<tool_call>{"name": "get_weather", "arguments": {"city": "${'x'.repeat(MAX_CALL_CHARACTERS)}`;
+  it('releases a call still open at CALL_CHARACTERS_MAXIMUM as text, exactly', () => {
+    const text = `<tool_call>{"name": "get_weather", "arguments": {"city": "${'x'.repeat(CALL_CHARACTERS_MAXIMUM)}`;
     const whole = parse(text);
     expect(whole.calls).toEqual([]);
     expect(whole.text).toBe(text);
@@ -275,7 +269,7 @@ describe('plain text', () => {
   ].join('\n\n');
   const prose = repeatTo(`${paragraph}\n\n`, MEGABYTE);
 
-  it('streams 1 MB exactly as written, holding back at most MAX_OPENING_CHARACTERS and never a call', () => {
+  it('streams 1 MB exactly as written, holding back at most OPENING_CHARACTERS_MAXIMUM and never a call', () => {
     const parser = new TextToolCallParser({ tools: SAMPLE_TOOLS, format: 'auto' });
     const output: string[] = [];
     let received = 0;
@@ -291,7 +285,7 @@ describe('plain text', () => {
       }
       const { heldCharacters, insideCall } = parser.statistics;
       expect(insideCall).toBe(false);
-      expect(heldCharacters).toBeLessThanOrEqual(MAX_OPENING_CHARACTERS);
+      expect(heldCharacters).toBeLessThanOrEqual(OPENING_CHARACTERS_MAXIMUM);
       expect(received - emitted).toBe(heldCharacters);
     }
     for (const event of parser.end()) if (event.type === 'text') output.push(event.text);

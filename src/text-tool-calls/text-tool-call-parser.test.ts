@@ -4,7 +4,9 @@
 // written; and the parser's own rules (settings, end, size limit).
 import { describe, expect, it } from 'vitest';
 import { SAMPLE_TOOLS } from './format-samples.js';
-import { MAX_CALL_CHARACTERS, TextToolCallParser, type OfferedTool, type TextParserEvent, type ToolCallFormatSetting } from './index.js';
+import { TextToolCallParser, type TextParserEvent, type ToolCallFormatSetting } from './index.js';
+import { CALL_CHARACTERS_MAXIMUM } from './parser-limits.js';
+import type { OfferedTool } from './text-tool-call-types.js';
 
 type Setting = Exclude<ToolCallFormatSetting, 'native'>;
 
@@ -76,9 +78,9 @@ describe('streaming', () => {
     ]);
   });
 
-  it('releases a call still open at MAX_CALL_CHARACTERS as text and goes on parsing after it', () => {
+  it('releases a call still open at CALL_CHARACTERS_MAXIMUM as text and goes on parsing after it', () => {
     const instance = parser();
-    const open = `<tool_call>{"name": "get_weather", "arguments": {"city": "${'x'.repeat(MAX_CALL_CHARACTERS)}`;
+    const open = `<tool_call>{"name": "get_weather", "arguments": {"city": "${'x'.repeat(CALL_CHARACTERS_MAXIMUM)}`;
     const events = [...instance.push(open), ...instance.push('"}}</tool_call>[get_time()]'), ...instance.end()];
     const text = events.flatMap((event) => (event.type === 'text' ? [event.text] : [])).join('');
     expect(text).toBe(`${open}"}}</tool_call>`);

@@ -3,9 +3,9 @@
  * deltas as they arrive and emits text, reasoning and tool-call events:
  *
  *  - Text streams at once; only a possible opening (a suffix that could still become a recognised
- *    call, at most MAX_OPENING_CHARACTERS long) is held back, and released as text once it proves
+ *    call, at most OPENING_CHARACTERS_MAXIMUM long) is held back, and released as text once it proves
  *    not to be one.
- *  - A recognised call is held until it ends (at most MAX_CALL_CHARACTERS; beyond, it is released
+ *  - A recognised call is held until it ends (at most CALL_CHARACTERS_MAXIMUM; beyond, it is released
  *    as text), then emitted as calls, or as its exact text when it names a tool that was not offered.
  *  - Reasoning (`<think>`, `[THINK]`, Harmony's analysis channel) streams as reasoning events.
  *
@@ -17,7 +17,7 @@ import { EventCollector } from './event-collector.js';
 import { OfferedToolSet } from './offered-tool-set.js';
 import { NEED_MORE_TEXT, OpeningReader } from './opening-reader.js';
 import type { Opening, OpeningContext, ParserBlock } from './parser-block.js';
-import { MAX_CALL_CHARACTERS, MAX_OPENING_CHARACTERS } from './parser-limits.js';
+import { CALL_CHARACTERS_MAXIMUM, OPENING_CHARACTERS_MAXIMUM } from './parser-limits.js';
 import { SyntaxTable } from './syntax-table.js';
 import type { TextParserEvent, TextToolCallFormat, TextToolCallParserOptions } from './text-tool-call-types.js';
 import { WorkCounter } from './work-counter.js';
@@ -27,7 +27,7 @@ export interface TextParserStatistics {
   charactersExamined: number;
   /** Characters received but not yet emitted. */
   heldCharacters: number;
-  /** Whether the held characters belong to a recognised call (then bounded by MAX_CALL_CHARACTERS). */
+  /** Whether the held characters belong to a recognised call (then bounded by CALL_CHARACTERS_MAXIMUM). */
   insideCall: boolean;
 }
 
@@ -45,6 +45,11 @@ export class TextToolCallParser {
    */
   private pendingSyntax = 0;
   private ended = false;
+  /**
+   * The events of the `push` or `end` under way. Kept here rather than passed along, so the methods
+   * on the per-character path take no more than four parameters and allocate nothing per call.
+   */
+  private events: EventCollector;
 
   constructor(options: TextToolCallParserOptions) {
     const setting: string = options.format;
@@ -57,22 +62,23 @@ export class TextToolCallParser {
       atSegmentStart: true,
       accepts: (candidate: TextToolCallFormat) => format === 'auto' || format === candidate,
     };
+    this.events = new EventCollector(this.context);
   }
 
   push(delta: string): TextParserEvent[] {
     if (this.ended) throw new Error('TextToolCallParser: push after end');
-    const events = new EventCollector(this.context);
-    this.process(delta, 0, false, events);
-    return events.list();
+    this.events = new EventCollector(this.context);
+    this.process(delta, 0, false);
+    return this.events.list();
   }
 
   /** Flushes: a held fragment that never became a call is emitted as text, an open block is ended. */
   end(): TextParserEvent[] {
     if (this.ended) return [];
     this.ended = true;
-    const events = new EventCollector(this.context);
-    this.process('', 0, true, events);
-    return events.list();
+    this.events = new EventCollector(this.context);
+    this.process('', 0, true);
+    return this.events.list();
   }
 
   get statistics(): TextParserStatistics {
@@ -84,22 +90,22 @@ export class TextToolCallParser {
   }
 
   /** Processes `text` from `start`; `atEnd` when nothing follows it. `firstSyntax` applies to an opening at `start`. */
-  private process(text: string, start: number, atEnd: boolean, events: EventCollector, firstSyntax = 0): void {
+  private process(text: string, start: number, atEnd: boolean, firstSyntax = 0): void {
     let position = start;
     let skipped = firstSyntax;
     for (;;) {
       const hasText = position < text.length;
       if (this.pending !== '') {
         if (!hasText && !atEnd) return;
-        position = this.reconsiderPending(text, position, atEnd, events);
+        position = this.reconsiderPending(text, position, atEnd);
       } else if (this.block !== undefined) {
         if (!hasText && !atEnd) return;
-        const next = this.feedBlock(this.block, text, position, atEnd, events);
+        const next = this.feedBlock(this.block, text, position, atEnd);
         if (next === undefined) return;
         position = next;
       } else {
         if (!hasText) return;
-        position = this.scanText(text, position, atEnd, events, skipped);
+        position = this.scanText(text, position, atEnd, skipped);
       }
       skipped = 0;
     }
@@ -109,28 +115,28 @@ export class TextToolCallParser {
    * Reads the held fragment again with the next characters. They are joined in a short string
    * (at most one opening's length of new text), so a long input is never copied to be re-read.
    */
-  private reconsiderPending(text: string, position: number, atEnd: boolean, events: EventCollector): number {
-    const headEnd = Math.min(text.length, position + MAX_OPENING_CHARACTERS);
+  private reconsiderPending(text: string, position: number, atEnd: boolean): number {
+    const headEnd = Math.min(text.length, position + OPENING_CHARACTERS_MAXIMUM);
     const joined = this.pending + text.slice(position, headEnd);
     this.pending = '';
-    this.process(joined, 0, atEnd && headEnd === text.length, events, this.pendingSyntax);
+    this.process(joined, 0, atEnd && headEnd === text.length, this.pendingSyntax);
     return headEnd;
   }
 
   /** Feeds the open block; answers where the text after it resumes, or undefined when it consumed everything. */
-  private feedBlock(block: ParserBlock, text: string, position: number, atEnd: boolean, events: EventCollector): number | undefined {
-    const capacity = block.holdsText ? MAX_CALL_CHARACTERS - block.heldCharacters : text.length;
+  private feedBlock(block: ParserBlock, text: string, position: number, atEnd: boolean): number | undefined {
+    const capacity = block.holdsText ? CALL_CHARACTERS_MAXIMUM - block.heldCharacters : text.length;
     const to = Math.min(text.length, position + capacity);
     const step = block.consume(text, position, to, atEnd && to === text.length);
-    events.add(step.events);
+    this.events.add(step.events);
     if (step.end !== undefined) {
       this.block = undefined;
-      if (step.end.heldRest !== '') this.process(step.end.heldRest, 0, false, events);
+      if (step.end.heldRest !== '') this.process(step.end.heldRest, 0, false);
       return step.end.resumeAt;
     }
     if (to === text.length) return undefined;
     // Still open at the size limit: the call is given up and its text released as written.
-    events.text(block.release());
+    this.events.text(block.release());
     this.block = undefined;
     return to;
   }
@@ -139,24 +145,24 @@ export class TextToolCallParser {
    * Emits text up to the next character that could start an opening and tries the openings there.
    * Answers where scanning stopped: the end of the text, or where an opened block's input begins.
    */
-  private scanText(text: string, start: number, atEnd: boolean, events: EventCollector, firstSyntax: number): number {
+  private scanText(text: string, start: number, atEnd: boolean, firstSyntax: number): number {
     let emitFrom = start;
     let searchFrom = start;
     for (;;) {
       const trigger = this.table.nextTrigger(text, searchFrom);
       this.counter.add((trigger === -1 ? text.length : trigger + 1) - searchFrom);
       if (trigger === -1) {
-        events.text(text.slice(emitFrom));
+        this.events.text(text.slice(emitFrom));
         return text.length;
       }
       // Only a reasoning opening asks whether text came before it; while that can still matter, emit first.
       if (this.context.atSegmentStart) {
-        events.text(text.slice(emitFrom, trigger));
+        this.events.text(text.slice(emitFrom, trigger));
         emitFrom = trigger;
       }
       const opening = this.tryOpenings(text, trigger, atEnd, trigger === start ? firstSyntax : 0);
       if (typeof opening === 'number') {
-        events.text(text.slice(emitFrom, trigger));
+        this.events.text(text.slice(emitFrom, trigger));
         this.pending = text.slice(trigger);
         this.pendingSyntax = opening;
         return text.length;
@@ -165,7 +171,7 @@ export class TextToolCallParser {
         searchFrom = trigger + 1;
         continue;
       }
-      events.text(text.slice(emitFrom, trigger));
+      this.events.text(text.slice(emitFrom, trigger));
       this.block = opening.block;
       return trigger + opening.length;
     }
@@ -176,9 +182,9 @@ export class TextToolCallParser {
    * syntax `firstSyntax` on; or, when one cannot decide yet, that syntax's index.
    */
   private tryOpenings(text: string, at: number, atEnd: boolean, firstSyntax: number): Opening | number | undefined {
-    const windowEnd = Math.min(text.length, at + MAX_OPENING_CHARACTERS);
+    const windowEnd = Math.min(text.length, at + OPENING_CHARACTERS_MAXIMUM);
     // Past the window an opening cannot grow, so reading reaches a definite end there too.
-    const final = atEnd || windowEnd === at + MAX_OPENING_CHARACTERS;
+    const final = atEnd || windowEnd === at + OPENING_CHARACTERS_MAXIMUM;
     const reader = this.reader.load(text, at, windowEnd, final);
     const code = text.charCodeAt(at);
     const syntaxes = this.table.syntaxesFor(code);

@@ -54,10 +54,6 @@ export interface TextToolCallParserOptions {
   format: Exclude<ToolCallFormatSetting, 'native'>;
 }
 
-export function isTextToolCallFormat(value: string): value is TextToolCallFormat {
-  return (TEXT_TOOL_CALL_FORMATS as readonly string[]).includes(value);
-}
-
 export function toolCallEvent(name: string, argumentsJson: string, format: TextToolCallFormat): ToolCallEvent {
   return { type: 'tool-call', name, argumentsJson, format };
 }

@@ -78,7 +78,7 @@ export const jsonFenceSyntax: OpeningSyntax = {
         terminators: FENCE_TERMINATORS,
         parseBody: (body, ending) =>
           ending === 'closed'
-            ? readJsonCallBody(body.trim(), ending, context.tools, 'gemma_tool_code', { requireArguments: true })
+            ? readJsonCallBody(body.trim(), ending, { tools: context.tools, format: 'gemma_tool_code', rules: { requireArguments: true } })
             : undefined,
       },
       context.counter,
