@@ -39,7 +39,6 @@ interface DynamicSource {
   samples: Array<{ source: string; flags: string }>;
 }
 
-const RAW_TEXT_ELEMENT_SAMPLES = ['script', 'style', 'textarea', 'title', 'xmp', 'iframe', 'noembed', 'noframes', 'noscript'];
 const TERMINATOR_SAMPLES = [
   ['</tool_call>', '<tool_call>'],
   ['<|end|>', '<|return|>', '<|call|>', '<|start|>', '<|channel|>'],
@@ -49,12 +48,6 @@ const TERMINATOR_SAMPLES = [
 ];
 
 const DYNAMIC_SOURCES: readonly DynamicSource[] = [
-  {
-    file: 'knowledge/html-parser.ts',
-    expression: '`</${name}(?=[\\\\s/>])`',
-    why: 'name is one of the fixed raw-text element names (letters only); the pattern is a literal and a one-character look-ahead, no quantifier.',
-    samples: RAW_TEXT_ELEMENT_SAMPLES.map((name) => ({ source: `</${name}(?=[\\s/>])`, flags: 'ig' })),
-  },
   ...['text-tool-calls/terminator-search.ts', 'text-tool-calls/streamed-block.ts'].map((file) => ({
     file,
     expression: "terminators.map((terminator) => escapeRegExp(terminator.token)).join('|')",

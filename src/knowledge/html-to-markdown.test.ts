@@ -1,6 +1,6 @@
 // Proves the HTML converter: headings become # lines, lists, quotes, tables and preformatted text keep their shape, scripts, styles, navigation and hidden elements vanish (page furniture too when the page marks its content), entities are decoded, and broken or hostile markup (unclosed tags, stray end tags, deep nesting, '<' in text) still gives the readable text.
 import { describe, expect, it } from 'vitest';
-import { decodeHtmlEntities } from './html-entities.js';
+import { decodeHtmlEntities } from './html-tree.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 
 describe('htmlToMarkdown keeps the structure of the text', () => {
@@ -104,6 +104,15 @@ describe('htmlToMarkdown survives broken markup', () => {
     expect(htmlToMarkdown(html)).toBe('deep text\n\nafter');
   });
 
+  it('ignores end tags that match nothing open below deep nesting, and keeps reading the text', () => {
+    const html = `${'<div>'.repeat(100_000)}x${'</span>'.repeat(100_000)}${'<form>'.repeat(1_000)}<p>y</p>`;
+    expect(htmlToMarkdown(html)).toBe('x\n\ny');
+  });
+
+  it('keeps the text either side of a comment together', () => {
+    expect(htmlToMarkdown('<p>wa<!-- a comment -->ter</p>')).toBe('water');
+  });
+
   it('keeps self-closed XHTML elements from swallowing what follows', () => {
     expect(htmlToMarkdown('<p>a<br/>b</p><div/><p>c</p>')).toBe('a\nb\n\nc');
   });
@@ -114,6 +123,10 @@ describe('entities', () => {
     expect(htmlToMarkdown('<p>Fish &amp; chips &lt;3 &eacute;t&eacute; caf&#233; &#x1F393; a&nbsp;b &#150; &mdash; &hellip;</p>')).toBe(
       'Fish & chips <3 été café 🎓 a b – — …',
     );
+  });
+
+  it('are decoded in attributes too, so an encoded role or hidden value still drops the element', () => {
+    expect(htmlToMarkdown('<div role="&#110;avigation">Menu</div><p aria-hidden="&#116;rue">Icon</p><p>Body</p>')).toBe('Body');
   });
 
   it('follow the HTML rules for odd references', () => {

@@ -6,9 +6,11 @@
  * header, footer and asides when it marks its content with `<main>` or `<article>`. Inline
  * formatting and link targets are dropped: the text is for search and prompts.
  *
- * The tree comes from html-parser.ts.
+ * The tree comes from html-tree.ts (htmlparser2, depth-bounded); this file holds only Merino's
+ * rules for rendering it.
  */
-import { parseHtml, type ElementNode, type HtmlNode } from './html-parser.js';
+import { isTag, isText, type ChildNode, type Element, type ParentNode } from 'domhandler';
+import { parseHtmlTree } from './html-tree.js';
 
 /** Never content. */
 const DROPPED_ELEMENTS = new Set([
@@ -152,16 +154,16 @@ interface RenderContext {
   insideContentRoot: boolean;
 }
 
-function isDropped(element: ElementNode, context: RenderContext): boolean {
+function isDropped(element: Element, context: RenderContext): boolean {
   if (DROPPED_ELEMENTS.has(element.name)) return true;
-  if (element.attributes.has('hidden') || element.attributes.get('aria-hidden') === 'true') return true;
-  const role = element.attributes.get('role');
+  if (Object.hasOwn(element.attribs, 'hidden') || element.attribs['aria-hidden'] === 'true') return true;
+  const role = element.attribs.role;
   if (role !== undefined && DROPPED_ROLES.has(role) && !context.insideContentRoot) return true;
   return FURNITURE_ELEMENTS.has(element.name) && context.hasContentRoot && !context.insideContentRoot;
 }
 
-function childContext(element: ElementNode, context: RenderContext): RenderContext {
-  const isRoot = CONTENT_ROOTS.has(element.name) || element.attributes.get('role') === 'main';
+function childContext(element: Element, context: RenderContext): RenderContext {
+  const isRoot = CONTENT_ROOTS.has(element.name) || element.attribs.role === 'main';
   return isRoot && !context.insideContentRoot ? { ...context, insideContentRoot: true } : context;
 }
 
@@ -170,19 +172,19 @@ function collapseWhitespace(text: string): string {
   return text.replace(/[\s\u00a0]+/g, ' ');
 }
 
-function renderChildren(element: ElementNode, writer: LineWriter, context: RenderContext): void {
+function renderChildren(element: ParentNode, writer: LineWriter, context: RenderContext): void {
   for (const child of element.children) renderNode(child, writer, context);
 }
 
 /** The lines an element's content renders to on its own. */
-function renderToLines(element: ElementNode, context: RenderContext): string[] {
+function renderToLines(element: ParentNode, context: RenderContext): string[] {
   const writer = new LineWriter();
-  renderChildren(element, writer, childContext(element, context));
+  renderChildren(element, writer, isTag(element) ? childContext(element, context) : context);
   return writer.finish();
 }
 
 /** The content as one line: for headings and table cells. */
-function renderToLine(element: ElementNode, context: RenderContext): string {
+function renderToLine(element: Element, context: RenderContext): string {
   return renderToLines(element, context)
     .filter((line) => line !== '')
     .join(' ')
@@ -190,20 +192,21 @@ function renderToLine(element: ElementNode, context: RenderContext): string {
     .trim();
 }
 
-function preformattedText(node: HtmlNode): string {
-  if (node.kind === 'text') return node.text;
+function preformattedText(node: ChildNode): string {
+  if (isText(node)) return node.data;
+  if (!isTag(node)) return '';
   if (node.name === 'br') return '\n';
   return node.children.map(preformattedText).join('');
 }
 
-function renderList(list: ElementNode, writer: LineWriter, context: RenderContext): void {
+function renderList(list: Element, writer: LineWriter, context: RenderContext): void {
   const ordered = list.name === 'ol';
-  const startAttribute = Number.parseInt(list.attributes.get('start') ?? '1', 10);
+  const startAttribute = Number.parseInt(list.attribs.start ?? '1', 10);
   let number = Number.isFinite(startAttribute) ? startAttribute : 1;
   const lines: string[] = [];
   const loose = new LineWriter();
   for (const child of list.children) {
-    if (child.kind === 'element' && child.name === 'li') {
+    if (isTag(child) && child.name === 'li') {
       if (isDropped(child, context)) continue;
       const marker = ordered ? `${number}. ` : '- ';
       number += 1;
@@ -225,26 +228,23 @@ function escapeCell(text: string): string {
   return text.replace(/\|/g, '\\|');
 }
 
-function tableRows(element: ElementNode, rows: ElementNode[]): void {
+function tableRows(element: Element, rows: Element[]): void {
   for (const child of element.children) {
-    if (child.kind !== 'element') continue;
+    if (!isTag(child)) continue;
     if (child.name === 'tr') rows.push(child);
     else if (child.name === 'thead' || child.name === 'tbody' || child.name === 'tfoot') tableRows(child, rows);
   }
 }
 
-function renderTable(table: ElementNode, writer: LineWriter, context: RenderContext): void {
-  const rows: ElementNode[] = [];
+function renderTable(table: Element, writer: LineWriter, context: RenderContext): void {
+  const rows: Element[] = [];
   tableRows(table, rows);
   const lines: string[] = [];
-  const caption = table.children.find((child): child is ElementNode => child.kind === 'element' && child.name === 'caption');
+  const caption = table.children.find((child): child is Element => isTag(child) && child.name === 'caption');
   if (caption !== undefined) writer.block([renderToLine(caption, context)].filter((line) => line !== ''));
   for (const row of rows) {
     const cells = row.children
-      .filter(
-        (child): child is ElementNode =>
-          child.kind === 'element' && (child.name === 'td' || child.name === 'th') && !isDropped(child, context),
-      )
+      .filter((child): child is Element => isTag(child) && (child.name === 'td' || child.name === 'th') && !isDropped(child, context))
       .map((cell) => escapeCell(renderToLine(cell, context)));
     if (cells.every((cell) => cell === '')) continue;
     lines.push(`| ${cells.join(' | ')} |`);
@@ -254,11 +254,13 @@ function renderTable(table: ElementNode, writer: LineWriter, context: RenderCont
   writer.block(lines);
 }
 
-function renderNode(node: HtmlNode, writer: LineWriter, context: RenderContext): void {
-  if (node.kind === 'text') {
-    writer.text(collapseWhitespace(node.text));
+function renderNode(node: ChildNode, writer: LineWriter, context: RenderContext): void {
+  if (isText(node)) {
+    writer.text(collapseWhitespace(node.data));
     return;
   }
+  // The tree holds elements and text only; anything else would not be content.
+  if (!isTag(node)) return;
   if (isDropped(node, context)) return;
   const name = node.name;
   const level = HEADINGS[name];
@@ -321,16 +323,15 @@ function renderNode(node: HtmlNode, writer: LineWriter, context: RenderContext):
   }
 }
 
-function containsContentRoot(element: ElementNode): boolean {
+function containsContentRoot(element: ParentNode): boolean {
   return element.children.some(
-    (child) =>
-      child.kind === 'element' && (CONTENT_ROOTS.has(child.name) || child.attributes.get('role') === 'main' || containsContentRoot(child)),
+    (child) => isTag(child) && (CONTENT_ROOTS.has(child.name) || child.attribs.role === 'main' || containsContentRoot(child)),
   );
 }
 
 /** Readable Markdown from an HTML document or fragment. */
 export function htmlToMarkdown(html: string): string {
-  const root = parseHtml(html);
+  const root = parseHtmlTree(html);
   const context: RenderContext = { hasContentRoot: containsContentRoot(root), insideContentRoot: false };
   return renderToLines(root, context).join('\n');
 }
