@@ -70,11 +70,13 @@ function refusalReason(error: unknown): string {
   return error instanceof AppError ? error.message : `failed (${error instanceof Error ? error.name : 'error'})`;
 }
 
-export async function functionToolsOf(
-  assistant: AssistantSnapshot,
-  registries: Registries,
-  context: ToolContext,
-): Promise<{ offered: FunctionToolRun[]; skipped: SkippedFunctionTool[] }> {
+/** An assistant's functions for one request: those offered to the model, and those configured but not offered. */
+export interface FunctionTools {
+  offered: FunctionToolRun[];
+  skipped: SkippedFunctionTool[];
+}
+
+export async function functionToolsOf(assistant: AssistantSnapshot, registries: Registries, context: ToolContext): Promise<FunctionTools> {
   const offered: FunctionToolRun[] = [];
   const skipped: SkippedFunctionTool[] = [];
   const taken = new Set<string>();

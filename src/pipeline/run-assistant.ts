@@ -6,22 +6,23 @@
  */
 import { AppError } from '../errors/app-error.js';
 import type { AssistantSnapshot } from './assistant-snapshot.js';
-import { planAssistant } from './assistant-plan.js';
+import { planAssistant, type AssistantPlan } from './assistant-plan.js';
 import type { GenerationParameters, ProviderSettings } from './connector-definition.js';
 import {
   clientSystemMessageHandlingOf,
   clientSystemMessagesNote,
   separateClientSystemMessages,
   withClientSystemMessages,
+  type ClientSystemMessageHandling,
   type ClientSystemMessagesNote,
 } from './client-system-messages.js';
-import { runContextTools, type ToolStep } from './context-orchestrator.js';
+import { runContextTools, type ContextResult, type ToolStep } from './context-orchestrator.js';
 import { EventChannel } from './event-channel.js';
-import { addUsage, NO_USAGE, type PipelineEvent, type StatusEvent, type Usage } from './events.js';
+import { addUsage, NO_USAGE, type PipelineEvent, type Source, type StatusEvent, type Usage } from './events.js';
 import { messageText, type ChatMessage } from './messages.js';
 import type { AssistantRunner, FileReader, Integrations, KnowledgeSearch, QueryRewriter, Requester, RubricReader } from './ports.js';
 import type { Registries } from './registries.js';
-import { functionToolsOf, type FunctionToolRun, type SkippedFunctionTool } from './function-tools.js';
+import { functionToolsOf, type FunctionToolRun, type FunctionTools, type SkippedFunctionTool } from './function-tools.js';
 import type { PromptInput, PromptProcessorDefinition } from './prompt-processor-definition.js';
 import { TextToolCallParser, type ToolCallFormatSetting } from '../text-tool-calls/index.js';
 import type { ToolContext } from './tool-definition.js';
@@ -119,91 +120,150 @@ function redactedMessages(messages: readonly ChatMessage[]): ChatMessage[] {
 }
 
 export async function* runAssistant(request: PipelineRequest, context: PipelineContext): AsyncGenerator<PipelineEvent> {
+  const setup = setUpRun(request, context);
+  const contextResult = yield* runContextToolsStep(setup, context.limits.toolTimeoutMilliseconds);
+  const prompt = await preparePrompt(setup, context, contextResult);
+  const trace = startTrace(setup, context, contextResult, prompt);
+  const outcome = yield* runModelStep({ setup, context, parameters: request.parameters, prompt, trace });
+  yield* closingEvents(contextResult.sources, outcome);
+}
+
+/** What every step of a run reads: the plan, the conversation as tools see it, and the status ids they share. */
+interface RunSetup {
+  plan: AssistantPlan;
+  /** The conversation without the client's system and developer messages. */
+  conversation: ChatMessage[];
+  clientSystem: ChatMessage[];
+  clientSystemHandling: ClientSystemMessageHandling;
+  toolContext: ToolContext;
+  /** One sequence for context tools and function calls alike, so every status id of a run is unique. */
+  nextStatusId: () => string;
+}
+
+function setUpRun(request: PipelineRequest, context: PipelineContext): RunSetup {
   const plan = planAssistant(context.assistant, context.registries);
   // Taken out before any tool or processor sees the conversation, so none can treat them as the teacher's.
   const { conversation, clientSystem } = separateClientSystemMessages(request.messages);
-  const clientSystemHandling = clientSystemMessageHandlingOf(context.assistant.metadata.client_system_messages);
   let statusCount = 0;
-  const channel = new EventChannel<PipelineEvent>();
-  const toolContext: ToolContext = {
-    assistant: context.assistant,
-    messages: conversation,
-    signal: context.signal,
-    files: context.files,
-    rubrics: context.rubrics,
-    knowledge: context.knowledge,
-    queryRewriter: context.queryRewriter,
-    requester: context.requester,
-    integrations: context.integrations,
-    assistants: context.assistants,
+  return {
+    plan,
+    conversation,
+    clientSystem,
+    clientSystemHandling: clientSystemMessageHandlingOf(context.assistant.metadata.client_system_messages),
+    toolContext: {
+      assistant: context.assistant,
+      messages: conversation,
+      signal: context.signal,
+      files: context.files,
+      rubrics: context.rubrics,
+      knowledge: context.knowledge,
+      queryRewriter: context.queryRewriter,
+      requester: context.requester,
+      integrations: context.integrations,
+      assistants: context.assistants,
+    },
+    nextStatusId: () => `status-${++statusCount}`,
   };
-  const emitStatus = (status: StatusEvent) => channel.push({ type: 'status', status });
-  const nextStatusId = () => `status-${++statusCount}`;
+}
 
-  const contextWork = runContextTools(plan.contextTools, toolContext, {
-    timeoutMilliseconds: context.limits.toolTimeoutMilliseconds,
+/** Step 1: every context tool at once, their statuses streamed as they happen. */
+async function* runContextToolsStep(setup: RunSetup, timeoutMilliseconds: number): AsyncGenerator<PipelineEvent, ContextResult> {
+  const channel = new EventChannel<PipelineEvent>();
+  const emitStatus = (status: StatusEvent) => channel.push({ type: 'status', status });
+  const work = runContextTools(setup.plan.contextTools, setup.toolContext, {
+    timeoutMilliseconds,
     emitStatus,
-    nextStatusId,
+    nextStatusId: setup.nextStatusId,
   }).finally(() => channel.close());
   yield* channel;
-  const result = await contextWork;
+  return work;
+}
 
-  // Entries may route output to a placeholder of their own (LAMB's multi-tool form); those are known too.
+/** What the prompt processor was given and made of it, and the functions offered beside it. */
+interface PreparedPrompt {
+  input: PromptInput;
+  /** The messages the model receives, the client's system messages placed as the assistant allows. */
+  messages: ChatMessage[];
+  functions: FunctionTools;
+}
+
+/** Step 2: the prompt processor builds the messages from the conversation and the context tools' values. */
+async function preparePrompt(setup: RunSetup, context: PipelineContext, contextResult: ContextResult): Promise<PreparedPrompt> {
+  const { plan, toolContext } = setup;
   const processorValues = await processorValuesOf(plan.promptProcessor, toolContext);
-  const values = { ...result.values, ...processorValues };
+  // Entries may route output to a placeholder of their own (LAMB's multi-tool form); those are known too.
   const known = new Set([
     ...context.registries.tools.placeholders(),
     ...processorPlaceholders(context.registries),
     ...plan.contextTools.map((run) => run.placeholder),
   ]);
   const functions = await functionToolsOf(context.assistant, context.registries, toolContext);
-  const offered = functions.offered.map((run) => ({ name: run.functionName, description: run.specification.description }));
-  const promptInput: PromptInput = {
+  const input: PromptInput = {
     assistant: context.assistant,
-    messages: conversation,
-    values,
+    messages: setup.conversation,
+    values: { ...contextResult.values, ...processorValues },
     knownPlaceholders: known,
-    sources: result.sources,
-    functions: offered,
+    sources: contextResult.sources,
+    functions: functions.offered.map((run) => ({ name: run.functionName, description: run.specification.description })),
   };
-  const messages = withClientSystemMessages(plan.promptProcessor.process(promptInput), clientSystem, clientSystemHandling);
+  const messages = withClientSystemMessages(plan.promptProcessor.process(input), setup.clientSystem, setup.clientSystemHandling);
+  return { input, messages, functions };
+}
+
+/** The trace of the run as far as the model call; the model step fills in the rest. */
+function startTrace(setup: RunSetup, context: PipelineContext, contextResult: ContextResult, prompt: PreparedPrompt): PipelineTrace {
+  const { plan, clientSystem, clientSystemHandling } = setup;
   const clientSystemNote = clientSystemMessagesNote(clientSystem, clientSystemHandling);
-  const trace: PipelineTrace = {
+  return {
     assistantId: context.assistant.id,
     connector: plan.connector.name,
     model: plan.model,
     promptProcessor: plan.promptProcessor.name,
-    steps: result.steps,
+    steps: contextResult.steps,
     prompt: withClientSystemMessages(
-      redactedPrompt(plan.promptProcessor, promptInput),
+      redactedPrompt(plan.promptProcessor, prompt.input),
       redactedMessages(clientSystem),
       clientSystemHandling,
     ),
     ...(clientSystemNote !== undefined && { clientSystemMessages: clientSystemNote }),
     modelDurationMilliseconds: 0,
     usage: NO_USAGE,
-    functions: functions.offered.map((run) => run.functionName),
-    skippedFunctions: functions.skipped,
+    functions: prompt.functions.offered.map((run) => run.functionName),
+    skippedFunctions: prompt.functions.skipped,
     toolCalls: [],
     rounds: 0,
   };
+}
 
+interface ModelStep {
+  setup: RunSetup;
+  context: PipelineContext;
+  parameters: GenerationParameters;
+  prompt: PreparedPrompt;
+  /** Completed when the step ends, whether the model answered or not, and handed to `onTrace`. */
+  trace: PipelineTrace;
+}
+
+/** Step 3: the connector, through the tool loop; the trace is recorded however the loop ends. */
+async function* runModelStep(step: ModelStep): AsyncGenerator<PipelineEvent, ToolLoopOutcome> {
+  const { setup, context, prompt, trace } = step;
+  const { plan } = setup;
   const modelStarted = performance.now();
   let usageReceived: Usage = NO_USAGE;
   const loop = runToolLoop({
     connector: plan.connector,
     model: plan.model,
-    messages,
-    parameters: request.parameters,
+    messages: prompt.messages,
+    parameters: step.parameters,
     provider: context.provider(plan.connector.name),
     signal: context.signal,
     upstreamTimeoutMilliseconds: context.limits.upstreamTimeoutMilliseconds,
-    functions: functions.offered,
-    unavailable: functions.skipped,
-    toolContext,
+    functions: prompt.functions.offered,
+    unavailable: prompt.functions.skipped,
+    toolContext: setup.toolContext,
     limits: toolLoopLimitsFor(context.assistant.metadata.tool_loop, context.limits.toolLoop),
-    ...textParserFor(context.assistant, functions.offered),
-    nextStatusId,
+    ...textParserFor(context.assistant, prompt.functions.offered),
+    nextStatusId: setup.nextStatusId,
     usageReceived: (usage) => {
       usageReceived = addUsage(usageReceived, usage);
     },
@@ -226,8 +286,13 @@ export async function* runAssistant(request: PipelineRequest, context: PipelineC
     }
     context.onTrace?.(trace);
   }
+  return outcome;
+}
+
+/** Step 4: the finish, then the sources of context tools and function calls together, then the usage. */
+function* closingEvents(contextSources: readonly Source[], outcome: ToolLoopOutcome): Generator<PipelineEvent> {
   yield { type: 'finish', finishReason: outcome.finishReason };
-  const sources = [...result.sources, ...outcome.sources];
+  const sources = [...contextSources, ...outcome.sources];
   if (sources.length > 0) yield { type: 'sources', sources };
   yield { type: 'usage', usage: outcome.usage };
 }
