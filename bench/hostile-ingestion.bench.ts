@@ -160,7 +160,7 @@ describe('hostile ingestion at the default limits', () => {
     );
     process.stdout.write(`\nworst /healthz answer during hostile ingestion: ${milliseconds(worstStall)} ms (target: at most 100 ms)\n`);
     process.stdout.write(
-      `worst /healthz answer while idle for ${IDLE_BASELINE_MS / 1000} s before it (this machine's own noise): ${milliseconds(idleFigures?.worstMilliseconds ?? 0)} ms over ${idleFigures?.checks ?? 0} checks\n`,
+      `worst /healthz answer while idle for ${IDLE_BASELINE_MS / 1000} s before it (this machine's own noise): ${milliseconds(idleFigures.worstMilliseconds)} ms over ${idleFigures.checks} checks\n`,
     );
     process.stdout.write(
       `load average (1, 5, 15 min) at the end: ${os

@@ -465,7 +465,6 @@ async function runDialect(dialect: Dialect, input: SharedInput): Promise<Dialect
     dataDirectory: ingestDatabase.dataDirectory,
     poolSize: 4,
   });
-  let vectorBackend: string = ingestStore.vectorBackend;
   try {
     const owner = await createOwner(ingestStore);
     await ingestThroughRunner(
@@ -506,7 +505,7 @@ async function runDialect(dialect: Dialect, input: SharedInput): Promise<Dialect
   const latencies: LatencyFigures[] = [];
   const database = await createTestDatabase(dialect);
   const store = await openStore({ databaseUrl: database.databaseUrl, dataDirectory: database.dataDirectory, poolSize: 4 });
-  vectorBackend = store.vectorBackend;
+  const vectorBackend: string = store.vectorBackend;
   try {
     const owner = await createOwner(store);
     const knowledgeBaseId = await insertKnowledgeBase(store.db, {

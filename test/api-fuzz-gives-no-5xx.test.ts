@@ -16,6 +16,7 @@ import { buildFuzzWorld, type FuzzWorld } from './support/fuzz-world.js';
 import { seededRandom } from './support/seeded-random.js';
 import { TEST_DIALECTS, type Dialect } from './support/test-databases.js';
 import { request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const SEED = 0x6d65_7269;
 const CONCURRENCY = 8;
@@ -118,8 +119,8 @@ describe.each(TEST_DIALECTS)('generated requests to every operation in /openapi.
   });
 
   afterAll(async () => {
-    await server?.close();
-    await Promise.all([openAi?.close(), ollama?.close(), openMeteo?.close()]);
+    await possiblyUnset(server)?.close();
+    await Promise.all([possiblyUnset(openAi)?.close(), possiblyUnset(ollama)?.close(), possiblyUnset(openMeteo)?.close()]);
   });
 
   it(

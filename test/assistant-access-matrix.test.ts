@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertOrganization } from '../src/store/organizations-repository.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type JsonResponse, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const CALLERS = [
   'the system admin',
@@ -217,7 +218,7 @@ describe.each(TEST_DIALECTS)('assistant access over HTTP on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   it('places organization A (the system organization) and organization B apart', () => {

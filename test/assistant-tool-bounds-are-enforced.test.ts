@@ -8,6 +8,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOpenAiServer, type FakeOpenAiServer, type RecordedRequest } from './fakes/fake-openai-server.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const CALLS_MAXIMUM = 2;
 const RESULT_MAXIMUM = 120;
@@ -97,8 +98,8 @@ describe.each<{ bound: string; environment: Record<string, string>; expected: st
   beforeEach(() => fake.reset());
 
   afterAll(async () => {
-    await server?.close();
-    await fake?.close();
+    await possiblyUnset(server)?.close();
+    await possiblyUnset(fake)?.close();
   });
 
   it(`refuses assistant calls past ASSISTANT_TOOL_CALLS_MAX (${CALLS_MAXIMUM}) in one request`, async () => {

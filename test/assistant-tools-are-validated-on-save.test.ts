@@ -10,6 +10,7 @@ import {
   type JsonResponse,
   type TestServer,
 } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 /** A LAMB export row as LAMB writes it, with the given metadata in both of LAMB's fields. */
 function lambExport(metadata: Record<string, unknown>): Record<string, unknown> {
@@ -80,7 +81,7 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   describe('POST /api/assistants', () => {

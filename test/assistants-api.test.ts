@@ -12,6 +12,7 @@ import {
   type TestServer,
 } from './support/test-server.js';
 import { LAMB_ROW_KEYS } from './support/lamb-export-keys.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 /** Fields of an export that legitimately differ between an assistant and its imported copy. */
 const FIELDS_NOT_CARRIED_BY_IMPORT = [
@@ -80,7 +81,7 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   describe('POST /api/assistants', () => {

@@ -10,6 +10,7 @@ import { startFakeOllamaServer, type FakeOllamaServer } from './fakes/fake-ollam
 import { startFakeOpenAiServer, type FakeOpenAiServer } from './fakes/fake-openai-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const PROVIDER_KEY = 'sk-provider-canary-0123456789abcdef';
 const UPSTREAM_TIMEOUT_MILLISECONDS = 1_500;
@@ -69,9 +70,9 @@ describe.each(TEST_DIALECTS)('chat completions on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    await server?.close();
-    await fakeOpenAi?.close();
-    await fakeOllama?.close();
+    await possiblyUnset(server)?.close();
+    await possiblyUnset(fakeOpenAi)?.close();
+    await possiblyUnset(fakeOllama)?.close();
   });
 
   beforeEach(() => {
@@ -123,6 +124,8 @@ describe.each(TEST_DIALECTS)('chat completions on %s', (dialect) => {
   });
 
   it('passes the standard generation parameters on to the provider', async () => {
+    // The SDK marks max_tokens, seed and user deprecated, but clients still send them and Merino passes them on.
+    /* eslint-disable @typescript-eslint/no-deprecated */
     await client.chat.completions.create({
       model: models.classic,
       messages: [{ role: 'user', content: 'hi' }],
@@ -134,6 +137,7 @@ describe.each(TEST_DIALECTS)('chat completions on %s', (dialect) => {
       response_format: { type: 'json_object' },
       user: 'learner-7',
     });
+    /* eslint-enable @typescript-eslint/no-deprecated */
     expect(fakeOpenAi.requests.at(-1)!.body).toMatchObject({
       temperature: 0.3,
       top_p: 0.9,

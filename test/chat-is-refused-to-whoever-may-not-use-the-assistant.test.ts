@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
 import { peopleInTwoOrganizations } from './support/two-organizations.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const CALLERS = [
   'the system admin',
@@ -109,7 +110,7 @@ describe.each(TEST_DIALECTS)('who may chat with an assistant, over HTTP on %s', 
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   describe.each(['session', 'API key'] as const)('with a %s', (credential) => {

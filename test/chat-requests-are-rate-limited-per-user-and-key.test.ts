@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const LIMITS = { CHAT_REQUESTS_PER_USER_MAX: '4', CHAT_REQUESTS_PER_API_KEY_MAX: '2', CHAT_RATE_WINDOW_SECONDS: '3600' };
 
@@ -53,8 +54,8 @@ describe.each(TEST_DIALECTS)('chat rate limits on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    await second?.close();
-    await first?.close();
+    await possiblyUnset(second)?.close();
+    await possiblyUnset(first)?.close();
   });
 
   it("limits one user's chats across both chat endpoints and both servers, and leaves other users and endpoints alone", async () => {

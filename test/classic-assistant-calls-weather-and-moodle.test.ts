@@ -13,6 +13,7 @@ import { startFakeOpenAiServer, type FakeOpenAiServer, type RecordedRequest } fr
 import { startFakeOpenMeteoServer, type FakeOpenMeteoServer } from './fakes/fake-open-meteo-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const MOODLE_TOKEN = 'moodle-ws-token-for-merino';
 
@@ -89,10 +90,10 @@ describe.each(TEST_DIALECTS)('a classic assistant with weather and Moodle tools 
   });
 
   afterAll(async () => {
-    await server?.close();
-    await model?.close();
-    await weather?.close();
-    await moodle?.close();
+    await possiblyUnset(server)?.close();
+    await possiblyUnset(model)?.close();
+    await possiblyUnset(weather)?.close();
+    await possiblyUnset(moodle)?.close();
   });
 
   it('offers get_weather and get_moodle_courses, and answers with the weather the model asked for', async () => {

@@ -13,6 +13,7 @@ import { uploadDocument } from './support/knowledge-uploads.js';
 import { buildPdf } from './support/pdf-fixture.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const PDF_PAGE_TWO = 'Photosynthesis stores light energy as glucose in the chloroplast.';
 const DOCX_TEXT = 'Osmosis moves water across a semipermeable membrane.';
@@ -83,7 +84,7 @@ describe.each(TEST_DIALECTS)('a creator builds a knowledge assistant end to end 
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   it('uploads a PDF, a DOCX and a markdown file and watches each job progress to completed', async () => {

@@ -12,6 +12,7 @@ import { startFakeOpenAiServer, type FakeOpenAiServer } from './fakes/fake-opena
 import { startFakeOpenMeteoServer, type FakeOpenMeteoServer } from './fakes/fake-open-meteo-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const UPSTREAM_TIMEOUT_MILLISECONDS = 700;
 
@@ -62,10 +63,10 @@ describe.each(TEST_DIALECTS)('cut upstream answers are errors on %s', (dialect) 
   });
 
   afterAll(async () => {
-    await server?.close();
-    await fakeOpenAi?.close();
-    await fakeOllama?.close();
-    await weather?.close();
+    await possiblyUnset(server)?.close();
+    await possiblyUnset(fakeOpenAi)?.close();
+    await possiblyUnset(fakeOllama)?.close();
+    await possiblyUnset(weather)?.close();
   });
 
   beforeEach(() => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uploadDocument, waitForJob } from './support/knowledge-uploads.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const CHUNK_LIMIT = 12;
 /** Paragraphs of about 90 characters: with chunks of 100 and no overlap, each becomes one chunk. */
@@ -34,7 +35,7 @@ describe.each(TEST_DIALECTS)('the chunk limit on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   it('fails a document that splits into more chunks, naming the count, the limit and the remedy', async () => {

@@ -11,6 +11,7 @@ import { AppError } from '../src/errors/app-error.js';
 import { queryExternalKnowledgeServer, type ExternalKnowledgeQuery } from '../src/knowledge/external-knowledge-server.js';
 import { OutboundGuard } from '../src/outbound/outbound-guard.js';
 import { startFakeLambKnowledgeServer, wordOverlap, type FakeLambKnowledgeServer } from './fakes/fake-lamb-knowledge-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const KB_KEY = 'kb-secret-key-9f8e7d6c5b4a';
 const QUERY_TEXT = 'how does photosynthesis turn light into sugar';
@@ -40,7 +41,8 @@ async function failure(promise: Promise<unknown>): Promise<AppError> {
   );
   expect(error).toBeInstanceOf(AppError);
   const appError = error as AppError;
-  const shown = `${appError.message} ${JSON.stringify(appError.details ?? {})} ${String(appError.cause ?? '')}`;
+  const cause: unknown = appError.cause ?? '';
+  const shown = `${appError.message} ${JSON.stringify(appError.details ?? {})} ${String(cause)}`;
   expect(shown).not.toContain(KB_KEY);
   expect(shown).not.toContain(QUERY_TEXT);
   expect(shown).not.toContain('photosynthesis');
@@ -62,7 +64,7 @@ describe('the client of LAMB knowledge-base servers', () => {
   });
 
   afterAll(async () => {
-    await kb?.close();
+    await possiblyUnset(kb)?.close();
   });
 
   it('maps the results to hits, best first, keeping their metadata', async () => {
@@ -294,7 +296,7 @@ describe('the fake LAMB knowledge-base server', () => {
   });
 
   afterAll(async () => {
-    await kb?.close();
+    await possiblyUnset(kb)?.close();
   });
 
   /** `key: null` sends no authorization header. */

@@ -15,6 +15,7 @@ import { nowTimestamp } from '../src/store/schema.js';
 import { findUserById } from '../src/store/users-repository.js';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const SECRET_TEXT = 'TOP SECRET: outside the data folder';
 
@@ -109,7 +110,7 @@ describe.each(TEST_DIALECTS)('the file reader on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
     if (outside) await rm(outside, { recursive: true, force: true });
   });
 

@@ -16,6 +16,7 @@ import {
 } from './support/test-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import type { FileView } from '../src/files/file-service.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const FILE_VIEW_KEYS = ['content_type', 'created_at', 'file_path', 'id', 'name', 'size_bytes'];
 const PNG_BYTES = Uint8Array.from([
@@ -143,7 +144,7 @@ describe.each(TEST_DIALECTS)('the files API on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   describe('uploading', () => {
@@ -447,7 +448,7 @@ describe.each(TEST_DIALECTS)('the upload size limit on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   it(`accepts a file of exactly FILE_UPLOAD_MAX_BYTES (${LIMIT} bytes)`, async () => {

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOpenAiServer, type FakeOpenAiServer, type RecordedRequest, type ScriptedReply } from './fakes/fake-openai-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const ITERATIONS = 2;
 const FINAL_TEXT = 'Here is my final answer.';
@@ -86,8 +87,8 @@ describe.each(TEST_DIALECTS)('the final tool-loop round on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    await server?.close();
-    await fake?.close();
+    await possiblyUnset(server)?.close();
+    await possiblyUnset(fake)?.close();
   });
 
   it('does not run a structured call the model makes in the final round, and makes no further model call', async () => {

@@ -12,6 +12,7 @@ import { startFakeMoodleServer, type FakeMoodleServer } from './fakes/fake-moodl
 import { startFakeOpenAiServer, type FakeOpenAiServer } from './fakes/fake-openai-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const MOODLE_TOKEN = 'moodle-ws-token-for-forwarded-users';
 const VICTIM_EMAIL = 'victim@school.test';
@@ -122,9 +123,9 @@ describe.each(TEST_DIALECTS)('forwarded users and API keys on %s', (dialect) => 
   });
 
   afterAll(async () => {
-    await server?.close();
-    await model?.close();
-    await moodle?.close();
+    await possiblyUnset(server)?.close();
+    await possiblyUnset(model)?.close();
+    await possiblyUnset(moodle)?.close();
   });
 
   it("ignores the forwarded-user header on a learner's own key: the Moodle tools act as the learner, never the victim", async () => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertOrganization } from '../src/store/organizations-repository.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 describe.each(TEST_DIALECTS)('the foundation walk-through on %s', (dialect) => {
   let server: TestServer;
@@ -27,7 +28,7 @@ describe.each(TEST_DIALECTS)('the foundation walk-through on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   it('gives the creator an API key that works as a bearer token', async () => {

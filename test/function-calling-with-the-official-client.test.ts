@@ -13,6 +13,7 @@ import { startFakeOpenAiServer, type FakeOpenAiServer, type RecordedRequest } fr
 import { waitForJob } from './support/knowledge-uploads.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const KREBS = 'The Krebs cycle takes place in the matrix of the mitochondria.';
 const ITERATIONS = 3;
@@ -84,9 +85,9 @@ describe.each(TEST_DIALECTS)('function calling through the official client on %s
   });
 
   afterAll(async () => {
-    await server?.close();
-    await openaiFake?.close();
-    await ollamaFake?.close();
+    await possiblyUnset(server)?.close();
+    await possiblyUnset(openaiFake)?.close();
+    await possiblyUnset(ollamaFake)?.close();
   });
 
   it('searches the knowledge base when the model asks, then answers (not streamed), with the passage as source', async () => {
@@ -152,7 +153,7 @@ describe.each(TEST_DIALECTS)('function calling through the official client on %s
     openaiFake.enqueue({ text: 'Plain answer.' });
     const streamedByClient = await client.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: 'again' }] });
     let streamedText = '';
-    for await (const chunk of streamedByClient) streamedText += chunk.choices[0]?.delta?.content ?? '';
+    for await (const chunk of streamedByClient) streamedText += chunk.choices[0]?.delta.content ?? '';
     expect(streamedText).toBe('Plain answer.');
   });
 

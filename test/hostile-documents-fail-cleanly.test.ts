@@ -18,6 +18,7 @@ import { docx, hostileCorpus, pdfFlateBomb, type HostileDocument } from './suppo
 import { uploadDocument, waitForJob } from './support/knowledge-uploads.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const MEGABYTE = 1024 * 1024;
 const LOWERED_LIMITS = {
@@ -99,7 +100,7 @@ describe.each(TEST_DIALECTS)('hostile documents fail cleanly on %s', (dialect) =
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   it('ends every hostile job as expected with a message naming the cause, answers /healthz throughout, and still indexes the next document', async () => {
@@ -145,7 +146,7 @@ describe.each(TEST_DIALECTS)('the worker budgets stop what no scan can see, on %
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   it('fails a document that needs more heap, and a PDF bomb disguised as an image, naming the budget; the server keeps answering', async () => {

@@ -9,6 +9,7 @@ import { ensureSystemOrganization } from '../src/store/organizations-repository.
 import { openStore, type Store } from '../src/store/store.js';
 import { insertUser } from '../src/store/users-repository.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const WORKER = fileURLToPath(new URL('./support/write-load-worker.ts', import.meta.url));
 const ADMIN_EMAIL = 'crash-admin@merino.test';
@@ -76,8 +77,8 @@ describe.each(TEST_DIALECTS)('a SIGKILL during writes on %s', (dialect) => {
   }, 120_000);
 
   afterAll(async () => {
-    await store?.close();
-    await database?.drop();
+    await possiblyUnset(store)?.close();
+    await possiblyUnset(database)?.drop();
   });
 
   it('reopens the store afterwards, with many writes committed', async () => {

@@ -12,6 +12,7 @@ import { startFakeOpenAiServer, type FakeOpenAiServer } from './fakes/fake-opena
 import { uploadDocument, waitForJob } from './support/knowledge-uploads.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const PROVIDER_KEY = 'sk-embedding-provider-key-0123456789';
 const BATCH_SIZE = 2;
@@ -76,9 +77,9 @@ describe.each(TEST_DIALECTS)('knowledge-base embeddings and hybrid search on %s'
   });
 
   afterAll(async () => {
-    await server?.close();
-    await openai?.close();
-    await ollama?.close();
+    await possiblyUnset(server)?.close();
+    await possiblyUnset(openai)?.close();
+    await possiblyUnset(ollama)?.close();
   });
 
   it('embeds every chunk in batches of EMBEDDING_BATCH_SIZE, counted in the job progress', async () => {

@@ -14,6 +14,7 @@ import { buildPdf } from './support/pdf-fixture.js';
 import { uploadDocument, waitForJob } from './support/knowledge-uploads.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const MARKDOWN =
   '# Photosynthesis\n\nChloroplasts turn sunlight into sugar during photosynthesis.\n\n## Respiration\n\nCells burn glucose for energy.\n';
@@ -68,7 +69,7 @@ describe.each(TEST_DIALECTS)('knowledge-base document ingestion on %s', (dialect
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   it('ingests md, html, txt and pdf: jobs complete, chunks are searchable, documents show completed with their chunk count', async () => {
@@ -230,7 +231,7 @@ describe.each(TEST_DIALECTS)('the document upload limit on %s', (dialect) => {
   let server: TestServer;
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   it('refuses a document over KB_UPLOAD_MAX_BYTES with 413 and accepts one at the limit', async () => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uploadDocument, waitForJob } from './support/knowledge-uploads.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const JSON_LIMIT = 65_536;
 
@@ -41,7 +42,7 @@ describe.each(TEST_DIALECTS)('the JSON body limit of knowledge-base documents on
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   it('accepts a JSON body of exactly the limit', async () => {
@@ -70,7 +71,7 @@ describe.each(TEST_DIALECTS)('the JSON body limit of knowledge-base documents on
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: stream,
       duplex: 'half',
-    } as RequestInit);
+    });
     expectLimitNamed({ status: response.status, body: await response.json() }, JSON_LIMIT);
   });
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForJob } from './support/knowledge-uploads.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const JSON_DOCUMENTS_MAXIMUM = 3;
 
@@ -29,7 +30,7 @@ describe.each(TEST_DIALECTS)('JSON documents added to a knowledge base on %s', (
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   it('makes each text a document with a job; chunks carry the metadata and source URL', async () => {

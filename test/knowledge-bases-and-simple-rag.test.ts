@@ -9,6 +9,7 @@ import { insertOrganization } from '../src/store/organizations-repository.js';
 import { insertChunks, insertDocument } from '../src/store/knowledge-repository.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const PASSAGES = [
   { text: 'Mitosis is the division of one cell into two identical daughter cells.', page: 3 },
@@ -80,7 +81,7 @@ describe.each(TEST_DIALECTS)('knowledge bases and simple_rag on %s', (dialect) =
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   it('creates a knowledge base with the default chunking and counts its contents', async () => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertOrganization } from '../src/store/organizations-repository.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const PAGE = 3;
 
@@ -96,7 +97,7 @@ describe.each(TEST_DIALECTS)('lists and reads by id on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   const CALLERS = ['system', 'adminA', 'owner', 'creatorA', 'sharedLearner', 'learnerA', 'adminB', 'creatorB'];

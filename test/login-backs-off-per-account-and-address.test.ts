@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const LIMITS = { LOGIN_FAILURES_PER_ACCOUNT_MAX: '3', LOGIN_FAILURES_PER_ADDRESS_MAX: '5', LOGIN_FAILURE_WINDOW_SECONDS: '3600' };
 const WRONG_PASSWORD = 'wrong-password-that-must-never-be-stored';
@@ -45,9 +46,9 @@ describe.each(TEST_DIALECTS)('login back-off on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    await untrusting?.close();
-    await second?.close();
-    await first?.close();
+    await possiblyUnset(untrusting)?.close();
+    await possiblyUnset(second)?.close();
+    await possiblyUnset(first)?.close();
   });
 
   it('locks an account after its failures from any addresses, even for the right password, and leaves other accounts alone', async () => {

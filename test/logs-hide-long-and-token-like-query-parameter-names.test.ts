@@ -11,6 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const LONGEST_LOGGABLE = `p${'a'.repeat(31)}`;
 const ONE_TOO_LONG = `p${'a'.repeat(32)}`;
@@ -45,7 +46,7 @@ describe('query parameter names in the request log', () => {
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   it.each([

@@ -11,6 +11,7 @@ import {
   type TestServer,
 } from './support/test-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -58,7 +59,7 @@ describe.each(TEST_DIALECTS)('server logs on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   describe('driving traffic that carries secrets', () => {

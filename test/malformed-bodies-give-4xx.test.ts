@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, loginAsAdmin, request, startTestServer, type JsonResponse, type TestServer } from './support/test-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { FOUNDATION_BODY_ENDPOINTS, FOUNDATION_ENDPOINTS } from './support/foundation-endpoints.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 /** List endpoints known today to take paging query parameters. */
 const KNOWN_QUERY_ENDPOINTS = ['GET /api/users', 'GET /api/assistants'] as const;
@@ -316,7 +317,7 @@ describe.each(TEST_DIALECTS)('malformed requests get 4xx on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   describe('the endpoint enumeration', () => {

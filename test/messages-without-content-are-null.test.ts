@@ -11,6 +11,7 @@ import { startFakeOllamaServer, type FakeOllamaServer } from './fakes/fake-ollam
 import { startFakeOpenAiServer, type FakeOpenAiServer } from './fakes/fake-openai-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 /** What the SDK's types forbid but its API accepts: messages with no `content` key at all. */
 const CONTENTLESS_HISTORY = [
@@ -40,16 +41,16 @@ describe.each(TEST_DIALECTS)('messages without content on %s', (dialect) => {
     const token = await loginAsAdmin(server);
     key = (await request(server, 'POST', '/api/api-keys', { token, body: { name: 'sdk' } })).body.key as string;
     const create = async (metadata: Record<string, unknown>) =>
-      `lamb_assistant.${(await request(server, 'POST', '/api/assistants', { token, body: { name: `tutor ${metadata.connector}`, system_prompt: 'You are a tutor.', metadata } })).body.id}`;
+      `lamb_assistant.${(await request(server, 'POST', '/api/assistants', { token, body: { name: `tutor ${String(metadata.connector)}`, system_prompt: 'You are a tutor.', metadata } })).body.id}`;
     models.openai = await create({ connector: 'openai', llm: 'gpt-4o-mini' });
     models.ollama = await create({ connector: 'ollama', llm: 'llama3.1' });
     client = new OpenAI({ apiKey: key, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
   });
 
   afterAll(async () => {
-    await server?.close();
-    await fakeOpenAi?.close();
-    await fakeOllama?.close();
+    await possiblyUnset(server)?.close();
+    await possiblyUnset(fakeOpenAi)?.close();
+    await possiblyUnset(fakeOllama)?.close();
   });
 
   beforeEach(() => {

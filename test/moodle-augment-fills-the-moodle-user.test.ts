@@ -14,6 +14,7 @@ import { loadRegistries } from '../src/pipeline/registries.js';
 import moodleAugment from '../src/prompt-processors/moodle_augment.js';
 import { startFakeMoodleServer, type FakeMoodleServer } from './fakes/fake-moodle-server.js';
 import { buildToolContext, TEST_ASSISTANT } from './support/tool-context.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const TOKEN = 'augment-token-81d0';
 const ADA: Requester = { userId: 5, email: 'ada@school.test' };
@@ -28,7 +29,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await moodle?.close();
+  await possiblyUnset(moodle)?.close();
 });
 
 beforeEach(() => {

@@ -19,6 +19,7 @@ import moodleAssignments, { MAXIMUM_ASSIGNMENTS_CHECKED, SUBMISSION_STATUS_CONCU
 import moodleCourses from '../src/tools/moodle_courses.js';
 import { startFakeMoodleServer, type FakeMoodleServer } from './fakes/fake-moodle-server.js';
 import { buildToolContext } from './support/tool-context.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const TOKEN = 'moodle-ws-token-5f2c9a';
 const MOODLE_SECRET = 'moodle-said-something-private';
@@ -71,7 +72,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await moodle?.close();
+  await possiblyUnset(moodle)?.close();
 });
 
 beforeEach(() => {

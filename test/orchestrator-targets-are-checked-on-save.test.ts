@@ -11,6 +11,7 @@ import {
   type JsonResponse,
   type TestServer,
 } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 interface ErrorBody {
   code: string;
@@ -120,7 +121,7 @@ describe.each(TEST_DIALECTS)('orchestrator targets checked on save on %s', (dial
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   describe('POST /api/assistants', () => {

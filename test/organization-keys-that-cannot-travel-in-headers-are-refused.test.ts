@@ -9,6 +9,7 @@ import { startFakeOpenAiServer, type FakeOpenAiServer } from './fakes/fake-opena
 import { insertOrganization } from '../src/store/organizations-repository.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const UNSENDABLE_KEYS = ['Zürich-key', 'sk-🦙', 'sk with spaces', 'sk-line\nbreak', 'sk-tab\there'];
 
@@ -33,8 +34,8 @@ describe.each(TEST_DIALECTS)('organization keys that cannot travel in a header o
   });
 
   afterAll(async () => {
-    await server?.close();
-    await openAi?.close();
+    await possiblyUnset(server)?.close();
+    await possiblyUnset(openAi)?.close();
   });
 
   it.each([

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertOrganization } from '../src/store/organizations-repository.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const KB_KEY = 'kb-organization-secret-333333';
 const OTHER_KB_KEY = 'kb-rotated-secret-444444';
@@ -27,7 +28,7 @@ describe.each(TEST_DIALECTS)('organization knowledge-base server and small fast 
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   const patch = (body: unknown) => request(server, 'PATCH', path, { token: adminToken, body });

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const MOODLE_TOKEN = 'moodle-organization-token-7777777';
 const ROTATED_TOKEN = 'moodle-rotated-token-8888888';
@@ -27,7 +28,7 @@ describe.each(TEST_DIALECTS)('organization Moodle settings on %s', (dialect) => 
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   const patch = (body: unknown) => request(server, 'PATCH', path, { token: adminToken, body });

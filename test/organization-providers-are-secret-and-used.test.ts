@@ -9,6 +9,7 @@ import { insertOrganization } from '../src/store/organizations-repository.js';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from './fakes/fake-openai-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const SERVER_KEY = 'sk-server-wide-key-111111';
 const ORGANIZATION_KEY = 'sk-organization-key-222222';
@@ -37,9 +38,9 @@ describe.each(TEST_DIALECTS)('organization provider settings on %s', (dialect) =
   });
 
   afterAll(async () => {
-    await server?.close();
-    await serverWideProvider?.close();
-    await organizationProvider?.close();
+    await possiblyUnset(server)?.close();
+    await possiblyUnset(serverWideProvider)?.close();
+    await possiblyUnset(organizationProvider)?.close();
   });
 
   const ask = () => client.chat.completions.create({ model, messages: [{ role: 'user', content: 'which provider?' }] });

@@ -19,6 +19,7 @@ import { startFakeOpenAiServer, type FakeOpenAiServer } from './fakes/fake-opena
 import { waitForJob } from './support/knowledge-uploads.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const MOODLE_TOKEN = 'moodle-token-for-the-guard-test';
 const KB_KEY = 'kb-key-for-the-guard-test';
@@ -135,13 +136,13 @@ describe.each(TEST_DIALECTS)('organization URLs and internal addresses on %s', (
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
     await Promise.all([
-      model?.close(),
-      internalOpenAi?.close(),
-      internalOllama?.close(),
-      internalKnowledgeServer?.close(),
-      internalMoodle?.close(),
+      possiblyUnset(model)?.close(),
+      possiblyUnset(internalOpenAi)?.close(),
+      possiblyUnset(internalOllama)?.close(),
+      possiblyUnset(internalKnowledgeServer)?.close(),
+      possiblyUnset(internalMoodle)?.close(),
     ]);
   });
 
@@ -322,8 +323,8 @@ describe.each(TEST_DIALECTS)('OUTBOUND_ALLOWED_HOSTS on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    await server?.close();
-    await internalOpenAi?.close();
+    await possiblyUnset(server)?.close();
+    await possiblyUnset(internalOpenAi)?.close();
   });
 
   it('lets a named private host be saved and reached, and nothing else', async () => {

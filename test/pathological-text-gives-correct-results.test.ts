@@ -228,7 +228,7 @@ describe('loose JSON and Python literals', () => {
     expect(parsePythonLiteral(`1${underscores}`)).toEqual({ value: 1 });
     expect(parsePythonLiteral(`1${underscores}.${underscores}5`)).toEqual({ value: 1.5 });
     expect(parsePythonLiteral(`1${underscores}.${underscores}x`)).toBeUndefined();
-    expect(parsePythonLiteral(`${'['.repeat(RUN)}`)).toBeUndefined();
+    expect(parsePythonLiteral('['.repeat(RUN))).toBeUndefined();
   });
 
   it('reads keyword arguments holding long runs of spaces, quotes and backslashes', () => {

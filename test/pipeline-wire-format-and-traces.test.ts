@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const FILE_CANARY = 'FILE-CANARY-7731';
 const LEARNER_CANARY = 'LEARNER-CANARY-4410';
@@ -105,7 +106,7 @@ describe.each(TEST_DIALECTS)('the completion wire format on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   it('streams statuses, then the answer, then finish, sources, usage and [DONE]', async () => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from './fakes/fake-openai-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const CONSOLE_METHODS = ['error', 'warn', 'info', 'log', 'debug'] as const;
 
@@ -31,8 +32,8 @@ describe.each(TEST_DIALECTS)('the provider SDK never writes to the console on %s
   afterAll(async () => {
     if (previousLogSetting === undefined) delete process.env.OPENAI_LOG;
     else process.env.OPENAI_LOG = previousLogSetting;
-    await server?.close();
-    await fake?.close();
+    await possiblyUnset(server)?.close();
+    await possiblyUnset(fake)?.close();
   });
 
   it('answers a malformed provider chunk with an error chunk and leaves the console silent', async () => {

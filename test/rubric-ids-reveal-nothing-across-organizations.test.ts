@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertOrganization } from '../src/store/organizations-repository.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const CHOSEN_ID = 'essay-rubric-2025';
 
@@ -66,7 +67,7 @@ describe.each(TEST_DIALECTS)('rubric ids across organizations on %s', (dialect) 
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   it("lets another organization choose the same rubricId: no 409, nothing about A's rubric in the answer", async () => {

@@ -5,6 +5,7 @@ import { evaluationJson, evaluationMarkdown } from '../src/rubrics/rubric-render
 import { insertOrganization } from '../src/store/organizations-repository.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const RUBRIC_CANARY = 'RUBRIC-CANARY-5521';
 const LEARNER_WORK = 'My essay argues that cells divide.';
@@ -129,7 +130,7 @@ describe.each(TEST_DIALECTS)('rubric_rag on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   it('fills {rubric} of a multi-tool assistant with the markdown evaluation document, and cites the rubric', async () => {

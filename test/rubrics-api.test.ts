@@ -4,6 +4,7 @@ import { insertOrganization } from '../src/store/organizations-repository.js';
 import { listAuditEntries } from '../src/store/audit-log-repository.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type JsonResponse, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const VIEW_FIELDS = ['visibility', 'owner', 'organization_id', 'is_mine', 'created_at', 'updated_at'];
@@ -86,7 +87,7 @@ describe.each(TEST_DIALECTS)('the rubrics API on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   describe('creating', () => {

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from './fakes/fake-openai-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const TOOL_TIMEOUT_MILLISECONDS = 150;
 /** Long past the tool timeout, so a dangling timeout promise would have rejected by then. */
@@ -37,8 +38,8 @@ describe.each(TEST_DIALECTS)('a saved assistant cannot end the process on %s', (
 
   afterAll(async () => {
     process.off('unhandledRejection', recordUnhandled);
-    await server?.close();
-    await fake?.close();
+    await possiblyUnset(server)?.close();
+    await possiblyUnset(fake)?.close();
   });
 
   beforeEach(() => {

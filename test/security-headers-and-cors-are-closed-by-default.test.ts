@@ -7,6 +7,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings, SettingsError } from '../src/config/settings.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const LMS_ORIGIN = 'https://lms.example.org';
 const APP_ORIGIN = 'https://app.example.org';
@@ -28,7 +29,7 @@ describe('with the default settings', () => {
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   it('sends the CSP, nosniff and no X-Frame-Options on JSON, error and docs answers', async () => {
@@ -78,7 +79,7 @@ describe('with FRAME_ANCESTORS and CORS_ORIGINS set', () => {
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   it('lets the named LMS frame Merino', async () => {

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
 import { request } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const START_TIMEOUT_MILLISECONDS = 30_000;
@@ -66,7 +67,7 @@ describe.each(TEST_DIALECTS)('the server process on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    await database?.drop();
+    await possiblyUnset(database)?.drop();
   });
 
   it('prints a generated admin password once on a fresh store, never in a log line, and it logs in', async () => {

@@ -12,6 +12,7 @@ import { startFakeOpenAiServer, type FakeOpenAiServer, type RecordedRequest } fr
 import { waitForJob } from './support/knowledge-uploads.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const SERVER_KEY = 'sk-server-own-key-must-stay-home-0001';
 const ORGANIZATION_KEY = 'sk-organization-own-key-0002';
@@ -108,8 +109,12 @@ describe.each(TEST_DIALECTS)("the server's provider key on %s", (dialect) => {
   });
 
   afterAll(async () => {
-    await server?.close();
-    await Promise.all([serverProvider?.close(), organizationProvider?.close(), keyedProvider?.close()]);
+    await possiblyUnset(server)?.close();
+    await Promise.all([
+      possiblyUnset(serverProvider)?.close(),
+      possiblyUnset(organizationProvider)?.close(),
+      possiblyUnset(keyedProvider)?.close(),
+    ]);
   });
 
   it("sends the server's key to the server's URL while the organization sets no URL", async () => {

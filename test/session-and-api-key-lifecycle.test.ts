@@ -14,6 +14,7 @@ import {
   type TestServer,
 } from './support/test-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
@@ -61,7 +62,7 @@ describe.each(TEST_DIALECTS)('sessions and API keys on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   describe('login', () => {

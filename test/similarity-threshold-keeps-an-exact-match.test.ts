@@ -15,6 +15,7 @@ import { startFakeLambKnowledgeServer, type FakeLambKnowledgeServer } from './fa
 import { waitForJob } from './support/knowledge-uploads.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 /** Passages that share some of the query's words, so their similarities differ. */
 const PASSAGES = [
@@ -65,7 +66,7 @@ describe.each(TEST_DIALECTS)('the knowledge-base query threshold on %s', (dialec
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   it('finds every passage with some similarity, strictly between 0 and 1, with at least two different values', async () => {
@@ -103,7 +104,7 @@ describe("the external LAMB knowledge-base server's threshold", () => {
   });
 
   afterAll(async () => {
-    await knowledgeServer?.close();
+    await possiblyUnset(knowledgeServer)?.close();
   });
 
   it('keeps a hit whose similarity equals the threshold, whatever the server sends, and drops one just below', async () => {

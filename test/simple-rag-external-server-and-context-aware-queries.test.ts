@@ -13,6 +13,7 @@ import { startFakeOpenAiServer, type FakeOpenAiServer } from './fakes/fake-opena
 import { waitForJob } from './support/knowledge-uploads.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const KNOWLEDGE_SERVER_KEY = 'lamb-kb-server-key-0123456789';
 const PROVIDER_KEY = 'sk-small-fast-model-key-0123456789';
@@ -76,9 +77,9 @@ describe.each(TEST_DIALECTS)('simple_rag with organization settings on %s', (dia
   });
 
   afterAll(async () => {
-    await server?.close();
-    await knowledgeServer?.close();
-    await provider?.close();
+    await possiblyUnset(server)?.close();
+    await possiblyUnset(knowledgeServer)?.close();
+    await possiblyUnset(provider)?.close();
   });
 
   describe('an organization with an external LAMB knowledge-base server', () => {

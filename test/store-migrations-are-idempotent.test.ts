@@ -57,9 +57,9 @@ describe.each(TEST_DIALECTS)('the store on %s', (dialect) => {
     const stores = await Promise.all([openStore(optionsFor(database)), openStore(optionsFor(database))]);
     const results = await Promise.all(stores.map((store) => bootstrapAdmin(store.db, 'first@merino.test', 'first-admin-password')));
     expect(results.filter((result) => result.created)).toHaveLength(1);
-    const users = await stores[0]!.db.selectFrom('users').select('email').execute();
+    const users = await stores[0].db.selectFrom('users').select('email').execute();
     expect(users).toEqual([{ email: 'first@merino.test' }]);
-    const organizations = await stores[0]!.db.selectFrom('organizations').select('slug').execute();
+    const organizations = await stores[0].db.selectFrom('organizations').select('slug').execute();
     expect(organizations).toEqual([{ slug: 'system' }]);
     await Promise.all(stores.map((store) => store.close()));
   });

@@ -2,6 +2,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 describe('a PostgreSQL database that goes away under a running server', () => {
   let server: TestServer;
@@ -18,7 +19,9 @@ describe('a PostgreSQL database that goes away under a running server', () => {
   });
 
   afterAll(async () => {
-    await server?.close().catch(() => undefined);
+    await possiblyUnset(server)
+      ?.close()
+      .catch(() => undefined);
   });
 
   it('answers API requests with 503 store_unavailable and no internals', async () => {

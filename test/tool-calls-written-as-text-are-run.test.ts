@@ -9,6 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOpenAiServer, type FakeOpenAiServer, type RecordedRequest } from './fakes/fake-openai-server.js';
 import { waitForJob } from './support/knowledge-uploads.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const KREBS = 'The Krebs cycle takes place in the matrix of the mitochondria.';
 const JSON_CALL = '{"name":"search_knowledge_base","arguments":{"query":"Krebs"}}';
@@ -101,8 +102,8 @@ describe('tool calls written as text', () => {
   beforeEach(() => fake.reset());
 
   afterAll(async () => {
-    await server?.close();
-    await fake?.close();
+    await possiblyUnset(server)?.close();
+    await possiblyUnset(fake)?.close();
   });
 
   it.each(Object.entries(CALLS_AS_TEXT))(
@@ -116,7 +117,7 @@ describe('tool calls written as text', () => {
         messages: [{ role: 'user', content: 'Where is the Krebs cycle?' }],
       });
       let text = '';
-      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
       expect(text).toBe(`${PREAMBLE}In the mitochondrial matrix.`);
       expect(chatRequests()).toHaveLength(2);
       expect(toolResults(chatRequests()[1])).toEqual([expect.stringContaining(KREBS)]);

@@ -1,6 +1,7 @@
 /** Proves LAMB's catalogue endpoints: installed tools with schemas, alias lookup, config validation listing every error, and the processors/connectors list. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 describe('the tool catalogue', () => {
   let server: TestServer;
@@ -12,7 +13,7 @@ describe('the tool catalogue', () => {
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   it('lists every installed tool with its schema, placeholder, kind and aliases', async () => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redactSecrets } from '../src/http/logger.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 describe.each(TEST_DIALECTS)('trace-level logs on %s', (dialect) => {
   let server: TestServer;
@@ -18,7 +19,7 @@ describe.each(TEST_DIALECTS)('trace-level logs on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   it('log a multipart upload, its options and headers included, without the bearer token or cookie', async () => {

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
 import { peopleInTwoOrganizations } from './support/two-organizations.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const CALLERS = [
   'the system admin',
@@ -76,7 +77,7 @@ describe.each(TEST_DIALECTS)('who may read a trace, over HTTP on %s', (dialect) 
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   const cases = (['A', 'B'] as const).flatMap((organization) =>

@@ -11,6 +11,7 @@ import { startFakeOpenAiServer, type FakeOpenAiServer, type RecordedRequest } fr
 import { startFakeOpenMeteoServer, type FakeOpenMeteoServer } from './fakes/fake-open-meteo-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 /** What a learner wrote; the injected model repeats it wherever it can. */
 const LEARNER_SECRET = 'my_exam_answers_are_in_the_blue_folder';
@@ -49,9 +50,9 @@ describe.each(TEST_DIALECTS)('traces hold only names the server knows on %s', (d
   });
 
   afterAll(async () => {
-    await server?.close();
-    await fake?.close();
-    await weather?.close();
+    await possiblyUnset(server)?.close();
+    await possiblyUnset(fake)?.close();
+    await possiblyUnset(weather)?.close();
   });
 
   beforeEach(() => {

@@ -8,6 +8,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 /** Node's default limit on the request header block is 16 KiB. */
 const OVERSIZED_HEADER_BYTES = 20_000;
@@ -30,7 +31,10 @@ function sendRaw(server: TestServer, bytes: string): Promise<RawAnswer> {
       const text = Buffer.concat(chunks).toString('utf8');
       const separator = text.indexOf('\r\n\r\n');
       const status = /^HTTP\/1\.1 (\d{3})/.exec(text);
-      if (status === null || separator === -1) return reject(new Error(`no HTTP answer: ${JSON.stringify(text.slice(0, 200))}`));
+      if (status === null || separator === -1) {
+        reject(new Error(`no HTTP answer: ${JSON.stringify(text.slice(0, 200))}`));
+        return;
+      }
       resolve({
         status: Number(status[1]),
         contentType: /\r\ncontent-type: ([^\r\n]*)/i.exec(text)?.[1] ?? '',
@@ -50,7 +54,7 @@ describe.each(TEST_DIALECTS)('requests refused before any route runs on %s', (di
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   it.each([

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const BOUNDARY = '----held-open-upload';
 const POLL_MS = 10;
@@ -32,7 +33,7 @@ describe.each(TEST_DIALECTS)('an upload into a knowledge base deleted meanwhile 
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   it('gets 404 not_found with error JSON, and no document is left', async () => {
@@ -60,7 +61,7 @@ describe.each(TEST_DIALECTS)('an upload into a knowledge base deleted meanwhile 
       headers: { authorization: `Bearer ${teacher.token}`, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
       body,
       duplex: 'half',
-    } as RequestInit);
+    });
 
     // The server has checked the knowledge base and is writing the file once its temporary file exists.
     const folder = path.join(server.services.settings.dataDirectory, 'knowledge', String(knowledgeBaseId));

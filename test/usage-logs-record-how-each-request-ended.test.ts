@@ -13,6 +13,7 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from './fakes/fake-openai-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 /** How long a test waits for a row the server writes after the client has gone. */
 const BACKGROUND_WAIT_MILLISECONDS = 10_000;
@@ -83,8 +84,8 @@ describe.each(TEST_DIALECTS)('the outcome in usage_logs on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    await server?.close();
-    await fake?.close();
+    await possiblyUnset(server)?.close();
+    await possiblyUnset(fake)?.close();
   });
 
   it.each([false, true])('records an answered request (stream: %s) as completed, with the tokens the provider reported', async (stream) => {

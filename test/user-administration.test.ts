@@ -15,6 +15,7 @@ import {
 } from './support/test-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import type { UserView } from '../src/auth/user-view.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 function expectError(response: JsonResponse, status: number, code?: string, param?: string | null): void {
   expect(response.status, response.text).toBe(status);
@@ -74,7 +75,7 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   describe('creating users as a system admin', () => {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertOrganization } from '../src/store/organizations-repository.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 describe.each(TEST_DIALECTS)('user lists and reads by id on %s', (dialect) => {
   let server: TestServer;
@@ -65,7 +66,7 @@ describe.each(TEST_DIALECTS)('user lists and reads by id on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   it.each(['system', 'systemOrganizationAdmin', 'organizationBAdmin'])('lists exactly the accounts %s may read by id', async (caller) => {

@@ -13,6 +13,7 @@ import { toolKind, type ToolContext } from '../src/pipeline/tool-definition.js';
 import weather from '../src/tools/weather.js';
 import { startFakeOpenMeteoServer, type FakeOpenMeteoServer } from './fakes/fake-open-meteo-server.js';
 import { buildToolContext } from './support/tool-context.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const UPSTREAM_SECRET = 'open-meteo-said-something-private';
 
@@ -23,7 +24,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await openMeteo?.close();
+  await possiblyUnset(openMeteo)?.close();
 });
 
 beforeEach(() => {

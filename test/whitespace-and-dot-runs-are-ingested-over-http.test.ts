@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uploadDocument, waitForJob } from './support/knowledge-uploads.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const SPACES = ' '.repeat(150_000);
 const DOTS = '.'.repeat(78_000);
@@ -47,7 +48,7 @@ describe.each(TEST_DIALECTS)('runs of spaces and dots through the HTTP API on %s
   });
 
   afterAll(async () => {
-    await server?.close();
+    await possiblyUnset(server)?.close();
   });
 
   it('ingests a .txt of x + spaces + x: the words are searchable and the spaces make no chunks of their own', async () => {

@@ -391,7 +391,7 @@ export class AssistantService {
       ownerEmail: record.owner_email,
       systemPrompt: record.system_prompt,
       promptTemplate: record.prompt_template,
-      metadata: JSON.parse(record.metadata),
+      metadata: JSON.parse(record.metadata) as AssistantMetadata,
       ragCollections: splitCollections(record.rag_collections),
       ragTopK: record.rag_top_k,
       published: record.published === 1,

@@ -58,7 +58,7 @@ function fileView(row: FileRow): FileView {
     file_path: row.file_path,
     name: row.original_name,
     content_type: row.content_type,
-    size_bytes: Number(row.size_bytes),
+    size_bytes: row.size_bytes,
     created_at: row.created_at,
   };
 }
@@ -157,7 +157,7 @@ export class FileService {
       targetType: 'file',
       targetId: row.id,
       // Identifiers and sizes only: file names are user text and stay out of the audit log.
-      details: { content_type: row.content_type, size_bytes: Number(row.size_bytes) },
+      details: { content_type: row.content_type, size_bytes: row.size_bytes },
       requestId: context.requestId,
     };
   }

@@ -104,7 +104,7 @@ function ipv6Bytes(text: string): number[] | undefined {
   }
   const groupsOf = (part: string): number[] => (part === '' ? [] : part.split(':').map((group) => Number.parseInt(group, 16)));
   const [before, after] = head.includes('::') ? head.split('::') : [head, undefined];
-  const leading = groupsOf(before ?? '');
+  const leading = groupsOf(before);
   const trailing = groupsOf(after ?? '');
   const missing = 8 - tail.length / 2 - leading.length - trailing.length;
   const groups = after === undefined ? leading : [...leading, ...new Array<number>(missing).fill(0), ...trailing];

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
 import { OutboundGuard, type HostResolver, type ResolvedAddress } from './outbound-guard.js';
 import { outboundRefusalIn } from '../pipeline/outbound-fetch.js';
+import { possiblyUnset } from '../../test/support/possibly-unset.js';
 
 const FIELD = 'kb_server.url';
 /** A public address no test connects to: answers with it are only ever looked at, never dialled. */
@@ -84,8 +85,8 @@ describe('the guarded fetch', () => {
   });
 
   afterAll(async () => {
-    await target?.close();
-    await redirector?.close();
+    await possiblyUnset(target)?.close();
+    await possiblyUnset(redirector)?.close();
   });
 
   const guarded = (options: ConstructorParameters<typeof OutboundGuard>[0] = { allowedHosts: [] }) =>

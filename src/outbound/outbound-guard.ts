@@ -17,7 +17,7 @@
  * allow named private hosts for organizations with OUTBOUND_ALLOWED_HOSTS.
  */
 import { lookup as systemLookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
 import { AppError } from '../errors/app-error.js';
@@ -114,7 +114,7 @@ export class OutboundGuard {
         .filter((address): address is string => address !== undefined),
     );
     this.resolve = options.resolve ?? systemResolver;
-    const connect = buildConnector({ lookup: this.lookup as LookupFunction });
+    const connect = buildConnector({ lookup: this.lookup });
     this.agent = new Agent({
       connect: (connectOptions, callback) => {
         // Node skips `lookup` for a literal address, so literals are checked here.
@@ -198,11 +198,13 @@ export class OutboundGuard {
       if (url.protocol !== 'http:' && url.protocol !== 'https:')
         throw new AppError('upstream_refused', `The organization's ${field} is not an http(s) URL.`, { details: { field } });
       try {
-        // undici's own fetch, since only it takes this dispatcher; its Response is the same web Response.
-        return (await undiciFetch(input as Parameters<typeof undiciFetch>[0], {
+        // undici's own fetch, since only it takes this dispatcher. Its Response is another class than
+        // the global one, with the same web interface, which is all any caller uses.
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- see above.
+        return await undiciFetch(input as Parameters<typeof undiciFetch>[0], {
           ...(init as Parameters<typeof undiciFetch>[1]),
           dispatcher: this.agent,
-        })) as unknown as Response;
+        });
       } catch (error) {
         const refusal = refusalIn(error);
         if (refusal instanceof DestinationRefused) throw refused(refusal.host);

@@ -33,7 +33,7 @@ function toRecord(row: AssistantRow & { owner_email: string; shared_with_caller:
 export async function insertAssistant(db: Kysely<Database>, row: Omit<NewAssistantRow, 'search_text'>): Promise<number> {
   const { id } = await db
     .insertInto('assistants')
-    .values({ ...row, search_text: searchText(row.name, row.description ?? '') })
+    .values({ ...row, search_text: searchText(row.name, row.description) })
     .returning('id')
     .executeTakeFirstOrThrow();
   return id;

@@ -324,7 +324,7 @@ export async function listDocuments(
     )
     .where('kb_documents.knowledge_base_id', '=', knowledgeBaseId)
     .orderBy('kb_documents.id', 'desc')
-    .execute() as Promise<Array<KbDocumentRow & { job_id: number | null }>>;
+    .execute();
 }
 
 /** Removes a document with its chunks and jobs; call inside a transaction. */

@@ -44,7 +44,7 @@ export async function readRateLimitCounter(
     .where('subject', '=', subject)
     .where('window_started_at', '>', now - windowMilliseconds)
     .executeTakeFirst();
-  return row && { count: Number(row.count), windowStartedAt: Number(row.window_started_at) };
+  return row && { count: row.count, windowStartedAt: Number(row.window_started_at) };
 }
 
 export async function clearRateLimitCounter(db: Kysely<Database>, subject: string): Promise<void> {

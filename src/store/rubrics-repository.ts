@@ -17,7 +17,7 @@ function selectRubrics(db: Kysely<Database>) {
 export async function insertRubric(db: Kysely<Database>, row: Omit<NewRubricRow, 'search_text'>): Promise<number> {
   const { id } = await db
     .insertInto('rubrics')
-    .values({ ...row, search_text: searchText(row.title, row.description ?? '') })
+    .values({ ...row, search_text: searchText(row.title, row.description) })
     .returning('id')
     .executeTakeFirstOrThrow();
   return id;

@@ -3,7 +3,7 @@
  * ISO-8601 text timestamps, 0/1 integer flags and JSON as text, so one code path serves SQLite
  * and PostgreSQL alike.
  */
-import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 export type Flag = 0 | 1;
 
@@ -278,8 +278,8 @@ export interface RubricsTable {
 export interface RateLimitCountersTable {
   /** What is limited, e.g. `login-address:<address>` or `chat-api-key:<id>`; never a secret or user text. */
   subject: string;
-  /** Milliseconds since the epoch. */
-  window_started_at: number;
+  /** Milliseconds since the epoch; a bigint, which PostgreSQL's driver reads as text. */
+  window_started_at: ColumnType<number | string, number, number>;
   count: number;
 }
 
@@ -306,8 +306,6 @@ export interface Database {
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
 export type UserRow = Selectable<UsersTable>;
-export type NewUserRow = Insertable<UsersTable>;
-export type UserUpdate = Updateable<UsersTable>;
 export type SessionRow = Selectable<SessionsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type AssistantRow = Selectable<AssistantsTable>;

@@ -87,6 +87,11 @@ function openPostgres(databaseUrl: string, poolSize: number): Kysely<Database> {
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
+/** What went wrong, in words: an Error's message, or whatever else was thrown, as text. */
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 async function migrateOnce(db: Kysely<Database>, dialect: Dialect): Promise<string[]> {
   const migrator = new Migrator({
     db,
@@ -95,7 +100,7 @@ async function migrateOnce(db: Kysely<Database>, dialect: Dialect): Promise<stri
   const { error, results } = await migrator.migrateToLatest();
   if (error !== undefined) {
     const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
-    throw new Error(`Database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`Database migration ${failed} failed: ${reasonOf(error)}`);
   }
   return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
 }
@@ -138,8 +143,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     } catch (error) {
       await db.destroy();
       // Never echo the URL itself: it may carry the password.
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new Error(`Cannot reach PostgreSQL at ${describeDatabase(options.databaseUrl)}: ${reason}`);
+      // eslint-disable-next-line preserve-caught-error -- no cause on purpose: this message is what gets logged, and the driver's error may name the connection.
+      throw new Error(`Cannot reach PostgreSQL at ${describeDatabase(options.databaseUrl)}: ${reasonOf(error)}`);
     }
   }
   let vectorBackend: VectorBackend;

@@ -54,9 +54,15 @@ export function readRequestBody(request: http.IncomingMessage): Promise<BodyRead
       pieces.push(piece);
     });
     request.on('end', () => {
-      if (overflowed) return resolve({ kind: 'too-large' });
+      if (overflowed) {
+        resolve({ kind: 'too-large' });
+        return;
+      }
       const text = Buffer.concat(pieces).toString('utf8');
-      if (text.trim() === '') return resolve({ kind: 'empty' });
+      if (text.trim() === '') {
+        resolve({ kind: 'empty' });
+        return;
+      }
       try {
         resolve({ kind: 'json', value: JSON.parse(text), text });
       } catch (error) {
@@ -110,7 +116,10 @@ export function pause(milliseconds: number | undefined, signal: AbortSignal): Pr
 /** Resolves once the bytes are handed to the socket, so a following destroy cannot swallow them. */
 export function writeFlushed(response: http.ServerResponse, text: string): Promise<void> {
   return new Promise((resolve) => {
-    if (response.destroyed) return resolve();
+    if (response.destroyed) {
+      resolve();
+      return;
+    }
     response.write(text, () => resolve());
   });
 }

@@ -186,13 +186,18 @@ function listsFromIndexes(value: unknown): unknown {
   return isList ? keys.map((key) => converted[key]) : converted;
 }
 
+/** A bad parameter as Moodle's messages show it: whatever arrived, decoded from the form, as text. */
+function printed(value: unknown): string {
+  return String(value);
+}
+
 function requiredInteger(parameters: Record<string, unknown>, name: string): number {
   const raw = parameters[name];
   if (raw === undefined) throw invalidParameter(`Missing required key in single structure: ${name}`);
   const value = typeof raw === 'string' && /^-?\d+$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isSafeInteger(value))
     throw invalidParameter(
-      `${name} => Invalid parameter value detected: Invalid external api parameter: the value is "${String(raw)}", the server was expecting "int" type`,
+      `${name} => Invalid parameter value detected: Invalid external api parameter: the value is "${printed(raw)}", the server was expecting "int" type`,
     );
   return value;
 }
@@ -203,7 +208,7 @@ function listParameter(parameters: Record<string, unknown>, name: string, requir
     if (required) throw invalidParameter(`Missing required key in single structure: ${name}`);
     return [];
   }
-  if (!Array.isArray(raw)) throw invalidParameter(`Only arrays accepted. The bad value is: '${String(raw)}'`);
+  if (!Array.isArray(raw)) throw invalidParameter(`Only arrays accepted. The bad value is: '${printed(raw)}'`);
   return raw;
 }
 
@@ -345,7 +350,7 @@ export async function startFakeMoodleServer(options: FakeMoodleServerOptions): P
         case 'idnumber':
           return false;
         default:
-          throw invalidParameter(`field => Invalid parameter value detected: ${String(field)}`);
+          throw invalidParameter(`field => Invalid parameter value detected: ${printed(field)}`);
       }
     };
     return users.filter(matches).map(userJson);
@@ -462,7 +467,9 @@ export async function startFakeMoodleServer(options: FakeMoodleServerOptions): P
     const token = merged.get('wstoken') ?? undefined;
     const wsfunction = merged.get('wsfunction') ?? undefined;
     const restFormat = merged.get('moodlewsrestformat') ?? undefined;
-    for (const reserved of ['wstoken', 'wsfunction', 'moodlewsrestformat']) delete parameters[reserved];
+    delete parameters.wstoken;
+    delete parameters.wsfunction;
+    delete parameters.moodlewsrestformat;
     const call: RecordedMoodleCall = { httpMethod, wsfunction, token, tokenInQuery: query.has('wstoken'), restFormat, parameters };
     appendBounded(calls, call);
     return call;

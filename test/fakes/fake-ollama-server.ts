@@ -174,7 +174,7 @@ export async function startFakeOllamaServer(): Promise<FakeOllamaServer> {
       return;
     }
 
-    const model = body.model as string;
+    const model = body.model;
     // Ollama streams unless the request says `"stream": false` explicitly.
     if (body.stream === false) {
       await sendWhole(reply, body, model, startedAt, response, exchange);
@@ -291,7 +291,7 @@ export async function startFakeOllamaServer(): Promise<FakeOllamaServer> {
       sendOllamaError(response, 400, 'invalid input type');
       return;
     }
-    const texts = inputs as string[];
+    const texts = inputs;
     const promptEvalCount = texts.reduce((sum, text) => sum + estimateTokens(text), 0);
     const elapsed = Number(process.hrtime.bigint() - startedAt);
     sendJson(response, 200, {

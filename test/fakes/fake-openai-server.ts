@@ -289,7 +289,7 @@ export async function startFakeOpenAiServer(options: FakeOpenAiServerOptions = {
     const identity = {
       id: `chatcmpl-${randomIdentifier(29)}`,
       created: Math.floor(Date.now() / 1000),
-      model: body.model as string,
+      model: body.model,
     };
     if (body.stream === true) {
       await streamCompletion(reply, body, identity, response, exchange);

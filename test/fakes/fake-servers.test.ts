@@ -84,7 +84,7 @@ describe('fake OpenAI server, through the official SDK', () => {
     const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
     for await (const chunk of stream) chunks.push(chunk);
 
-    expect(chunks.every((chunk) => chunk.object === 'chat.completion.chunk' && chunk.model === MODEL)).toBe(true);
+    for (const chunk of chunks) expect([chunk.object, chunk.model]).toEqual(['chat.completion.chunk', MODEL]);
     expect(new Set(chunks.map((chunk) => chunk.id)).size).toBe(1);
     expect(chunks[0]?.choices[0]?.delta.role).toBe('assistant');
     const contentDeltas = chunks
@@ -184,7 +184,7 @@ describe('fake OpenAI server, through the official SDK', () => {
     expect(error.status).toBe(429);
     expect(error.message).toContain('Slow down, please.');
     expect(error.code).toBe('rate_limit_exceeded');
-    expect(error.headers?.get('retry-after')).toBe('1');
+    expect(error.headers.get('retry-after')).toBe('1');
     expect(error.requestID).toMatch(/^req_/);
   });
 
@@ -227,7 +227,9 @@ describe('fake OpenAI server, through the official SDK', () => {
     fake.enqueue({ text: 'abc', malformedAfterChunks: 1 });
     const stream = await quietClient.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'x' }], stream: true });
     const consume = async (): Promise<void> => {
-      for await (const chunk of stream) void chunk;
+      for await (const _chunk of stream) {
+        // Reading is the point: the malformed event makes the iteration reject.
+      }
     };
     await expect(consume()).rejects.toBeInstanceOf(SyntaxError);
   });

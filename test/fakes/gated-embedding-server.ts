@@ -51,7 +51,10 @@ export async function startGatedEmbeddingServer(): Promise<GatedEmbeddingServer>
     }
     const value = body.value;
     await new Promise<void>((resolve) => {
-      if (opened || shutdownSignal.aborted) return resolve();
+      if (opened || shutdownSignal.aborted) {
+        resolve();
+        return;
+      }
       void gate.then(resolve);
       shutdownSignal.addEventListener('abort', () => resolve(), { once: true });
     });

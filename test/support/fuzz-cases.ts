@@ -196,7 +196,7 @@ function queryFor(operation: FuzzOperation, world: FuzzWorld, random: SeededRand
         `${name}[]=1`,
         `${name}[a]=b`,
         `${name}=`,
-        `${name}`,
+        name,
         `${name}=%00`,
         `${name}=%zz`,
         `${name}=${'q'.repeat(5_000)}`,

@@ -83,7 +83,10 @@ function sendCutShort(baseUrl: string, fuzzCase: FuzzCase): Promise<FuzzOutcome>
     const answered = () => {
       const text = Buffer.concat(chunks).toString('utf8');
       const statusLine = /^HTTP\/1\.1 (\d{3})/.exec(text);
-      if (statusLine === null) return finish({ closedWithoutAnswer: true });
+      if (statusLine === null) {
+        finish({ closedWithoutAnswer: true });
+        return;
+      }
       const separator = text.indexOf('\r\n\r\n');
       const contentType = /\r\ncontent-type: ([^\r\n]*)/i.exec(text)?.[1];
       finish({

@@ -13,8 +13,6 @@ import { createUser, login, loginAsAdmin, request, type TestServer } from './tes
 
 export type RoleName = 'anonymous' | 'bad-credential' | 'learner' | 'creator' | 'organization-admin' | 'system-admin';
 
-export const ROLE_NAMES: readonly RoleName[] = ['anonymous', 'bad-credential', 'learner', 'creator', 'organization-admin', 'system-admin'];
-
 export interface FuzzWorld {
   /** The bearer token each role sends; undefined for anonymous. */
   tokens: Record<RoleName, string | undefined>;

@@ -20,10 +20,10 @@ export interface HealthWatch {
 
 export function watchHealth(server: { baseUrl: string }, intervalMs: number): HealthWatch {
   const figures: HealthFigures = { checks: 0, failures: 0, worstMilliseconds: 0 };
-  let running = true;
+  const stopping = new AbortController();
   const loop = (async () => {
     let due = performance.now();
-    while (running) {
+    while (!stopping.signal.aborted) {
       const started = due;
       try {
         const response = await fetch(`${server.baseUrl}/healthz`);
@@ -44,7 +44,7 @@ export function watchHealth(server: { baseUrl: string }, intervalMs: number): He
   })();
   return {
     async stop() {
-      running = false;
+      stopping.abort();
       await loop;
       return figures;
     },

@@ -174,7 +174,7 @@ export function multipartBody(random: SeededRandom): MultipartBody {
         body: assemble(boundary, [
           {
             headers: [...friendly.headers, 'Content-Transfer-Encoding: base64'],
-            content: Buffer.from(String(friendlyContent)).toString('base64'),
+            content: Buffer.from(friendlyContent).toString('base64'),
           },
         ]),
       };

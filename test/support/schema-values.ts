@@ -154,7 +154,8 @@ function validString(name: string, schema: JsonSchema, random: SeededRandom, atB
 }
 
 function validNumber(schema: JsonSchema, random: SeededRandom, integer: boolean, atBound: 'low' | 'high' | undefined): number {
-  const minimum: number = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : integer ? 0 : 0);
+  const minimum: number =
+    schema.minimum ?? (schema.exclusiveMinimum !== undefined ? (schema.exclusiveMinimum as number) + 1 : integer ? 0 : 0);
   const maximum: number = schema.maximum ?? minimum + 1_000;
   if (atBound === 'low') return minimum;
   if (atBound === 'high') return maximum;
@@ -237,13 +238,13 @@ export function hostileValue(schema: JsonSchema, random: SeededRandom): unknown 
       return random.pick(HOSTILE_NUMBERS);
     }
     case 'too long':
-      return 'y'.repeat((schema.maxLength ?? 10_000) + 1);
+      return 'y'.repeat(((schema.maxLength as number | undefined) ?? 10_000) + 1);
     case 'huge string':
       return random.pick(['z', 'é', '🦙', '\u0000']).repeat(HUGE_STRING_LENGTH / 4);
     case 'deep nesting':
       return deeplyNested(random.pick(['array', 'object'] as const));
     case 'too many items':
-      return Array.from({ length: Math.min((schema.maxItems ?? 1_000) + 1, 20_000) }, (_, index) =>
+      return Array.from({ length: Math.min(((schema.maxItems as number | undefined) ?? 1_000) + 1, 20_000) }, (_, index) =>
         random.chance(0.5) ? index : `item ${index}`,
       );
     default:

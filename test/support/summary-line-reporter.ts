@@ -36,9 +36,9 @@ function countResults(
         case 'skipped':
           counts.skipped += 1;
           break;
-        case 'failed':
         // A test still pending when the run is over never finished (worker crash, timeout
         // of the whole file, interrupted run), so it must not look like a success.
+        case 'failed':
         case 'pending':
           counts.failed += 1;
           failedInModule += 1;

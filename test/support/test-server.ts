@@ -121,7 +121,7 @@ export async function request<Body = any>(
   if (payload !== undefined && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
   const response = await fetch(`${server.baseUrl}${path}`, { method, headers, body: payload });
   const text = await response.text();
-  let body: unknown = undefined;
+  let body: unknown;
   try {
     body = text === '' ? undefined : JSON.parse(text);
   } catch {

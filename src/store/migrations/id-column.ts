@@ -5,7 +5,7 @@
 import type { CreateTableBuilder } from 'kysely';
 import type { Dialect } from '../dialect.js';
 
-export function withIdColumn<Table extends string>(table: CreateTableBuilder<Table, never>, dialect: Dialect) {
+export function withIdColumn<Table extends string>(table: CreateTableBuilder<Table>, dialect: Dialect) {
   return dialect === 'postgres'
     ? table.addColumn('id', 'serial', (column) => column.primaryKey())
     : table.addColumn('id', 'integer', (column) => column.primaryKey().autoIncrement());
