@@ -220,8 +220,8 @@ describe("refusing what breaks LAMB's rules", () => {
       '"description" must be at most 2000 characters long.',
     ],
   ])('refuses %s', (_name, change, path, message) => {
-    const input: Record<string, unknown> = { ...essayRubric(), ...change };
-    for (const [key, value] of Object.entries(change)) if (value === undefined) delete input[key];
+    // A change to undefined leaves the field out.
+    const input = Object.fromEntries(Object.entries({ ...essayRubric(), ...change }).filter(([, value]) => value !== undefined));
     const error = refusal(input);
     expect(error.param).toBe(path);
     if (message !== undefined) expect(error.message).toBe(message);
@@ -347,5 +347,41 @@ describe('the evaluation document for the model', () => {
       { criterion_id: 'criterion-2', name: 'Evidence', weight: 40, share_percent: 40, score_range: [1, 4] },
     ]);
     expect(parsed.evaluation_instructions.expected_output_format).toHaveLength(3);
+  });
+});
+
+describe('the finer points of reading, kept from the hand-written reader', () => {
+  it('counts lengths in UTF-16 code units, so 101 emoji are too long for a 200-character title', () => {
+    expect(refusal({ ...essayRubric(), title: '😀'.repeat(101) }).message).toBe('"title" must be at most 200 characters long.');
+    expect(complete({ ...essayRubric(), title: '😀'.repeat(100) }).title).toHaveLength(200);
+  });
+
+  it('refuses a blank id as not a non-empty string, and drops null orders', () => {
+    const input = essayRubric();
+    const criteria = input.criteria as Array<Record<string, unknown>>;
+    criteria[0]!.id = '   ';
+    expect(refusal(input).message).toBe('"criteria[0].id" must be a non-empty string, not a string.');
+    criteria[0]!.id = null;
+    criteria[0]!.order = null;
+    expect(complete(input).criteria[0]).not.toHaveProperty('order');
+  });
+
+  it('still compares the id of a criterion refused only for its order, and lets extra fields through only at the top', () => {
+    const input = essayRubric();
+    const criteria = input.criteria as Array<Record<string, unknown>>;
+    criteria[0]!.id = 'same-id';
+    criteria[1]!.id = 'same-id';
+    criteria[1]!.order = -1;
+    expect(problemPaths(refusal(input))).toEqual(['criteria[1].order', 'criteria[1].id']);
+    criteria[0]!.visibility = 'organization';
+    const error = (() => {
+      try {
+        readRubricDraft({ ...essayRubric(), visibility: 'organization', criteria }, { strict: true, extraFields: ['visibility'] });
+      } catch (caught) {
+        return caught as AppError;
+      }
+      throw new Error('expected a refusal');
+    })();
+    expect(problemPaths(error)).toEqual(['criteria[0].visibility', 'criteria[1].order', 'criteria[1].id']);
   });
 });
