@@ -6,7 +6,8 @@
  * checks each part's real size against the size declared for it, so an archive lying about its
  * sizes is refused as damaged. The parts that passed are written into a fresh, uncompressed
  * archive, so the library that parses them afterwards (mammoth) sees exactly the bytes that were
- * measured and nothing else.
+ * measured and nothing else. Listing an archive's entries, to tell a Word document from other
+ * ZIP files, goes through yauzl too, reading only the central directory.
  */
 import { crc32 } from 'node:zlib';
 import yauzl from 'yauzl';
@@ -24,6 +25,62 @@ export interface ZipPartLimits {
 export interface ZipPart {
   name: string;
   bytes: Buffer;
+}
+
+export interface ZipEntry {
+  /** The entry's path inside the archive, as stored (`word/document.xml`). */
+  name: string;
+  /** Size once inflated, as the central directory declares it. */
+  uncompressedSize: number;
+}
+
+/**
+ * More entries than any Word document has (a few dozen). The directory is read while an upload
+ * is answered, so its length is what bounds that work.
+ */
+export const MAXIMUM_ZIP_DIRECTORY_ENTRIES = 10_000;
+
+/** True when the bytes start with a ZIP local file header or an empty archive's end record. */
+export function looksLikeZip(bytes: Uint8Array): boolean {
+  return (
+    bytes.length >= 4 &&
+    bytes[0] === 0x50 &&
+    bytes[1] === 0x4b &&
+    ((bytes[2] === 0x03 && bytes[3] === 0x04) || (bytes[2] === 0x05 && bytes[3] === 0x06))
+  );
+}
+
+function bufferOf(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/**
+ * The archive's entries as its central directory lists them, nothing inflated; undefined when
+ * yauzl finds no readable directory (a truncated or damaged archive) or it lists more than
+ * MAXIMUM_ZIP_DIRECTORY_ENTRIES. Names are read as UTF-8 and not judged here: whether a name is
+ * safe to use is the reader's concern, not the listing's.
+ */
+export async function readZipDirectory(bytes: Uint8Array): Promise<ZipEntry[] | undefined> {
+  let zipFile: yauzl.ZipFile;
+  try {
+    // Sizes are not checked here: whether the parts are what they claim is for readZipParts to find out when it reads them.
+    zipFile = await yauzl.fromBufferPromise(bufferOf(bytes), { lazyEntries: true, decodeStrings: false, validateEntrySizes: false });
+  } catch {
+    return undefined;
+  }
+  try {
+    if (zipFile.entryCount > MAXIMUM_ZIP_DIRECTORY_ENTRIES) return undefined;
+    const decoder = new TextDecoder('utf-8');
+    const entries: ZipEntry[] = [];
+    for await (const entry of zipFile.eachEntry()) {
+      entries.push({ name: decoder.decode(entry.fileNameRaw), uncompressedSize: entry.uncompressedSize });
+    }
+    return entries;
+  } catch {
+    return undefined;
+  } finally {
+    zipFile.close();
+  }
 }
 
 /** Part names quoted in messages: OOXML names, nothing a person wrote. */
@@ -95,7 +152,7 @@ async function readBounded(zipFile: yauzl.ZipFile, entry: yauzl.Entry, budget: {
 export async function readZipParts(bytes: Uint8Array, wanted: (name: string) => boolean, limits: ZipPartLimits): Promise<ZipPart[]> {
   let zipFile: yauzl.ZipFile;
   try {
-    zipFile = await yauzl.fromBufferPromise(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
+    zipFile = await yauzl.fromBufferPromise(bufferOf(bytes), {
       lazyEntries: true,
       validateEntrySizes: true,
       strictFileNames: false,

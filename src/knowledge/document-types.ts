@@ -8,7 +8,7 @@
 import { AppError, isAppError } from '../errors/app-error.js';
 import { FileContentInspector, type AcceptedFileType } from '../files/file-content.js';
 import { fileExtension } from '../files/file-paths.js';
-import { looksLikeZip, MAXIMUM_ZIP_DIRECTORY_ENTRIES, readZipDirectory, type ZipEntry } from './zip-directory.js';
+import { looksLikeZip, MAXIMUM_ZIP_DIRECTORY_ENTRIES, readZipDirectory, type ZipEntry } from './bounded-zip.js';
 
 export type DocumentType = 'txt' | 'md' | 'html' | 'pdf' | 'docx';
 
@@ -115,8 +115,8 @@ const BINARY_SIGNATURES: ReadonlyArray<{ signature: readonly number[]; at?: numb
   { signature: [0x7f, 0x45, 0x4c, 0x46], description: 'an executable program' },
 ];
 
-function describeZip(bytes: Uint8Array): RecognizedContent {
-  const zipEntries = readZipDirectory(bytes);
+async function describeZip(bytes: Uint8Array): Promise<RecognizedContent> {
+  const zipEntries = await readZipDirectory(bytes);
   if (zipEntries === undefined)
     return {
       description: `a damaged or incomplete ZIP archive, or one of more than ${MAXIMUM_ZIP_DIRECTORY_ENTRIES.toLocaleString('en-US')} entries`,
@@ -136,7 +136,7 @@ function describeZip(bytes: Uint8Array): RecognizedContent {
  * know (text, or binary data of another kind). `pdfWindow` is how far into the file a PDF header
  * may start.
  */
-function recognizeContent(bytes: Uint8Array, pdfWindow: number): RecognizedContent | undefined {
+async function recognizeContent(bytes: Uint8Array, pdfWindow: number): Promise<RecognizedContent | undefined> {
   // Signatures at byte 0 first, so a ZIP or an image holding "%PDF-" early on is not taken for a PDF.
   if (looksLikeZip(bytes)) return describeZip(bytes);
   for (const { signature, at, description } of BINARY_SIGNATURES) {
@@ -210,8 +210,8 @@ function inKnowledgeBaseTerms(error: unknown, extension: string): unknown {
  * The type of an uploaded document, from its name and checked against its content. Refuses an
  * unsupported extension, an empty file, and content that is not what the name says.
  */
-export function detectDocumentType(input: { fileName: string; bytes: Uint8Array }): DetectedDocumentType {
-  const detected = detectAllButText(input);
+export async function detectDocumentType(input: { fileName: string; bytes: Uint8Array }): Promise<DetectedDocumentType> {
+  const detected = await detectAllButText(input);
   if ('textToCheck' in detected) {
     requireText(detected.textToCheck, fileExtension(input.fileName), input.bytes);
     return { type: detected.textToCheck.type, contentType: detected.textToCheck.contentType };
@@ -224,7 +224,7 @@ export function detectDocumentType(input: { fileName: string; bytes: Uint8Array 
  * is checked in slices with a turn of the event loop between them.
  */
 export async function detectUploadedDocumentType(input: { fileName: string; bytes: Uint8Array }): Promise<DetectedDocumentType> {
-  const detected = detectAllButText(input);
+  const detected = await detectAllButText(input);
   if ('textToCheck' in detected) {
     await requireTextInSlices(detected.textToCheck, fileExtension(input.fileName), input.bytes);
     return { type: detected.textToCheck.type, contentType: detected.textToCheck.contentType };
@@ -233,14 +233,17 @@ export async function detectUploadedDocumentType(input: { fileName: string; byte
 }
 
 /** Everything but the check of a text file's characters, which is left to the caller as `textToCheck`. */
-function detectAllButText(input: { fileName: string; bytes: Uint8Array }): DetectedDocumentType | { textToCheck: DocumentTypeInfo } {
+async function detectAllButText(input: {
+  fileName: string;
+  bytes: Uint8Array;
+}): Promise<DetectedDocumentType | { textToCheck: DocumentTypeInfo }> {
   const { bytes } = input;
   const info = documentTypeOfName(input.fileName);
   const extension = fileExtension(input.fileName);
   if (bytes.length === 0) throw refuse('empty', 'The file is empty.');
 
   if (info.type === 'pdf' || info.type === 'docx') {
-    const found = recognizeContent(bytes, PDF_HEADER_WINDOW);
+    const found = await recognizeContent(bytes, PDF_HEADER_WINDOW);
     if (found?.type === info.type)
       return { type: info.type, contentType: info.contentType, ...(found.zipEntries ? { zipEntries: found.zipEntries } : {}) };
     const expected = info.type === 'pdf' ? 'PDF files start with %PDF-' : `Word documents are ZIP archives holding ${DOCX_MAIN_PART}`;
@@ -253,7 +256,7 @@ function detectAllButText(input: { fileName: string; bytes: Uint8Array }): Detec
   }
 
   // Text named as text: a PDF header only counts at the very start, so prose that mentions "%PDF-" is still text.
-  const found = recognizeContent(bytes, PDF_HEADER.length);
+  const found = await recognizeContent(bytes, PDF_HEADER.length);
   if (found !== undefined) {
     throw refuse(
       'type_mismatch',

@@ -8,7 +8,7 @@
  * (`unreadable_document`), or one past the limits on pages and characters (`document_too_large`).
  */
 import { AppError } from '../errors/app-error.js';
-import { readZipParts, writeStoredZip, type ZipPart } from './bounded-zip.js';
+import { MAXIMUM_ZIP_DIRECTORY_ENTRIES, readZipParts, writeStoredZip, type ZipPart } from './bounded-zip.js';
 import { detectDocumentType, type DocumentType } from './document-types.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { splitMarkdownSections, type TextSection } from './markdown-sections.js';
@@ -30,8 +30,6 @@ export const MAXIMUM_PDF_INFLATED_BYTES = 256 * 1024 * 1024;
  * transaction, and on SQLite every other query waits for it: this keeps that wait short.
  */
 export const MAXIMUM_DOCUMENT_CHUNKS = 10_000;
-/** A Word document has a few dozen parts; far more is an archive built to make reading it slow. */
-const MAXIMUM_ZIP_ENTRIES = 10_000;
 
 export interface ExtractionLimits {
   maximumPages: number;
@@ -253,7 +251,8 @@ async function boundedDocxParts(bytes: Uint8Array, limits: ExtractionLimits): Pr
   const parts: ZipPart[] = await readZipParts(bytes, isMarkupPart, {
     maximumPartBytes: limits.maximumZipPartBytes,
     maximumTotalBytes: limits.maximumZipTotalBytes,
-    maximumEntries: MAXIMUM_ZIP_ENTRIES,
+    // A Word document has a few dozen parts; far more is an archive built to make reading it slow.
+    maximumEntries: MAXIMUM_ZIP_DIRECTORY_ENTRIES,
   });
   if (parts.some((part) => declaresDocumentType(part.bytes))) {
     throw unreadable(
@@ -309,7 +308,7 @@ const NO_TEXT_MESSAGES: Record<Exclude<DocumentType, 'pdf'>, string> = {
  */
 export async function extractDocument(input: DocumentInput, limits: Partial<ExtractionLimits> = {}): Promise<ExtractedDocument> {
   const bounds: ExtractionLimits = { ...DEFAULT_EXTRACTION_LIMITS, ...limits };
-  const detected = detectDocumentType(input);
+  const detected = await detectDocumentType(input);
   const { type, contentType } = detected;
   let result: Pick<ExtractedDocument, 'sections' | 'pageCount' | 'pagesWithoutText'>;
   switch (type) {

@@ -79,7 +79,7 @@ function documentView(row: KbDocumentRow & { job_id?: number | null }) {
     id: row.id,
     file_name: row.file_name,
     content_type: row.content_type,
-    size_bytes: Number(row.size_bytes),
+    size_bytes: row.size_bytes,
     status: row.status,
     error: row.error,
     chunk_count: row.chunk_count,
