@@ -7,6 +7,7 @@ import { AssistantService } from './assistants/assistant-service.js';
 import { CompletionService } from './completions/completion-service.js';
 import type { Settings } from './config/settings.js';
 import { FileService } from './files/file-service.js';
+import { HealthService } from './health/health-service.js';
 import { IngestionRunner } from './knowledge/ingestion-runner.js';
 import { KnowledgeBaseService } from './knowledge/knowledge-base-service.js';
 import { KnowledgeDocumentService, knowledgeDocumentStorage } from './knowledge/knowledge-document-service.js';
@@ -22,6 +23,7 @@ import type { Store } from './store/store.js';
 export interface Services {
   settings: Settings;
   store: Store;
+  health: HealthService;
   authenticator: Authenticator;
   /** Login and chat limits, counted in the store so they hold across processes. */
   rateLimiter: RateLimiter;
@@ -66,6 +68,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
   return {
     settings,
     store,
+    health: new HealthService(store.db, store.dialect),
     authenticator: new Authenticator(store.db, settings.sessionTtlHours, rateLimiter),
     rateLimiter,
     users: new UserService(store.db, settings.passwordLengthMinimum),

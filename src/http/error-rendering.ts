@@ -66,9 +66,10 @@ function fastifyClientError(error: FastifyError): AppError | undefined {
 
 export function toAppError(error: unknown): AppError | undefined {
   if (isAppError(error)) return error;
-  const fastifyError = error as FastifyError;
+  // Anything can be thrown, null and undefined included.
+  const fastifyError = error as FastifyError | null | undefined;
   if (fastifyError?.validation) return validationFailure(fastifyError.validation as never, fastifyError.validationContext);
-  const code = (error as { code?: unknown })?.code;
+  const code = (error as { code?: unknown } | null | undefined)?.code;
   if (typeof code === 'string' && isStoreUnavailable(code)) return new AppError('store_unavailable');
   if (typeof code === 'string' && MISSING_REFERENCE_CODES.has(code))
     return new AppError('not_found', 'Something this request refers to does not exist any more.');
@@ -96,14 +97,14 @@ export function errorBody(error: AppError, requestId?: string): ErrorBody {
 
 /** The stack without its first line: messages from drivers can quote user input, the frames cannot. */
 function stackFrames(error: unknown): string | undefined {
-  const stack = (error as Error)?.stack;
+  const stack = (error as Error | null | undefined)?.stack;
   return stack?.split('\n').slice(1).join('\n');
 }
 
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   // The client hung up before its body arrived: the socket's reset is neither a store outage nor
   // a failure of ours, and whatever is answered goes nowhere.
-  if (request.raw.readableAborted && CLIENT_HANG_UP_CODES.has(String((error as { code?: unknown })?.code))) {
+  if (request.raw.readableAborted && CLIENT_HANG_UP_CODES.has(String((error as { code?: unknown } | null | undefined)?.code))) {
     request.log.info('the client closed the connection before its request body arrived');
     return reply.status(400).send(errorBody(new AppError('invalid_body', 'The connection closed before the request body arrived.')));
   }
@@ -113,7 +114,11 @@ export function handleError(error: unknown, request: FastifyRequest, reply: Fast
   if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
   if (known && known.status < 500) return reply.status(known.status).send(errorBody(known));
   request.log.error(
-    { errorName: (error as Error)?.name, errorCode: (error as { code?: unknown })?.code, frames: stackFrames(error) },
+    {
+      errorName: (error as Error | null | undefined)?.name,
+      errorCode: (error as { code?: unknown } | null | undefined)?.code,
+      frames: stackFrames(error),
+    },
     'request failed',
   );
   const failure = known ?? new AppError('internal_error');

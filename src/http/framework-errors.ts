@@ -12,14 +12,14 @@ import { AppError } from '../errors/app-error.js';
 import { errorBody } from './error-rendering.js';
 
 /** Fastify's `frameworkErrors` option: a path it could not route gets 400 naming the problem. */
-export function answerFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function answerFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   const message =
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? 'A path parameter is too long.'
       : error.code === 'FST_ERR_BAD_URL'
         ? 'The request URL is not valid: it holds a malformed percent-encoding.'
         : 'The request URL could not be routed.';
-  return reply.status(400).send(errorBody(new AppError('invalid_parameter', message)));
+  reply.status(400).send(errorBody(new AppError('invalid_parameter', message)));
 }
 
 function clientErrorFor(error: Error & { code?: string }): AppError {

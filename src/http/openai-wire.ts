@@ -67,21 +67,29 @@ export class ChunkWriter {
   write(event: PipelineEvent): void {
     switch (event.type) {
       case 'status': {
-        if (!this.options.statusAsContent) return this.send(chunk(this.identity, { choices: [], status: event.status }));
+        if (!this.options.statusAsContent) {
+          this.send(chunk(this.identity, { choices: [], status: event.status }));
+          return;
+        }
         const text = statusAsContent(event.status);
         if (text !== undefined) this.sendDelta({ content: text });
         return;
       }
       case 'text-delta':
-        return this.sendDelta({ content: event.text });
+        this.sendDelta({ content: event.text });
+        return;
       case 'reasoning-delta':
-        return this.sendDelta({ reasoning_content: event.text });
+        this.sendDelta({ reasoning_content: event.text });
+        return;
       case 'finish':
-        return this.send(contentChunk(this.identity, {}, event.finishReason));
+        this.send(contentChunk(this.identity, {}, event.finishReason));
+        return;
       case 'sources':
-        return this.send(chunk(this.identity, { choices: [], sources: event.sources }));
+        this.send(chunk(this.identity, { choices: [], sources: event.sources }));
+        return;
       case 'usage':
-        return this.send(chunk(this.identity, { choices: [], usage: event.usage }));
+        this.send(chunk(this.identity, { choices: [], usage: event.usage }));
+        return;
     }
   }
 

@@ -25,7 +25,12 @@ export const idParametersSchema = {
   required: ['id'],
 } as const;
 
-export function pageQuerySchema(pageSizeMaximum: number, extra: Record<string, object> = {}) {
+/** The query of a paged list; `extra` adds the list's own filters, kept literal so routes read their types from it. */
+// eslint-disable-next-line @typescript-eslint/no-generated-empty-object-type -- without filters, a page adds no properties of its own
+export function pageQuerySchema<const Extra extends Record<string, object> = Record<never, never>>(
+  pageSizeMaximum: number,
+  extra: Extra = {} as Extra,
+) {
   return {
     type: 'object',
     properties: {
@@ -49,3 +54,56 @@ export const commonErrorResponses = {
   403: errorResponseSchema,
   404: errorResponseSchema,
 } as const;
+
+/**
+ * A JSON object whose keys are open (metadata, configs, LAMB documents): every key is sent as it
+ * is. Fast serialization drops keys a response schema does not list, so open objects must say so.
+ */
+export function openObjectSchema(description: string) {
+  return { type: 'object', description, additionalProperties: true } as const;
+}
+
+/** The answer of a 204 route: no body. */
+export function noContentResponse(description: string) {
+  return { type: 'null', description } as const;
+}
+
+/** A page of a list with the count of all matches, as every paged list answers. */
+export function pageSchema<const Item extends object>(description: string, item: Item) {
+  return {
+    type: 'object',
+    description,
+    properties: { items: { type: 'array', items: item }, total: { type: 'integer', description: 'how many match, over all pages' } },
+    required: ['items', 'total'],
+  } as const;
+}
+
+/** An unpaged list under `items`. */
+export function itemsSchema<const Item extends object>(description: string, item: Item) {
+  return {
+    type: 'object',
+    description,
+    properties: { items: { type: 'array', items: item } },
+    required: ['items'],
+  } as const;
+}
+
+export const timestampSchema = { type: 'string', description: 'ISO 8601 date and time' } as const;
+export const nullableTimestampSchema = { type: ['string', 'null'], description: 'ISO 8601 date and time, or null' } as const;
+
+/** A user as the API shows one (src/auth/user-view.ts): never the password hash. */
+export const userViewProperties = {
+  id: { type: 'integer' },
+  email: { type: 'string' },
+  name: { type: 'string' },
+  organization_id: { type: 'integer' },
+  role: { type: 'string' },
+  is_system_admin: { type: 'boolean' },
+  disabled: { type: 'boolean' },
+  created_at: timestampSchema,
+  updated_at: timestampSchema,
+} as const;
+
+export function userViewSchema(description: string) {
+  return { type: 'object', description, properties: userViewProperties } as const;
+}

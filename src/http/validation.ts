@@ -5,6 +5,7 @@
  */
 import type { ErrorObject } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { AppError, type ErrorCode } from '../errors/app-error.js';
 import { createAjv } from '../validation/create-ajv.js';
 import { describeAjvError } from '../validation/json-schema-problems.js';
@@ -91,12 +92,13 @@ export function rejectUnsafeInput(body: unknown, query: unknown, depthMaximum: n
 
 /**
  * For a route that takes two body shapes (a multipart upload or JSON): the JSON one is checked
- * in the handler with the same strict rules and the same 400 as any other body.
+ * in the handler with the same strict rules and the same 400 as any other body, and typed by its
+ * `as const` schema.
  */
-export function bodyCheckerFor<Body>(schema: object): (body: unknown) => Body {
-  const validate = bodyAjv.compile(schema);
+export function bodyCheckerFor<const Schema extends JSONSchema>(schema: Schema): (body: unknown) => FromSchema<Schema> {
+  const validate = bodyAjv.compile(schema as object);
   return (body) => {
     if (!validate(body)) throw validationFailure(validate.errors ?? [], 'body');
-    return body as Body;
+    return body as FromSchema<Schema>;
   };
 }

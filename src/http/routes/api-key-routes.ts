@@ -1,59 +1,100 @@
 /** The caller's API keys (with optional expiry; trusted front-end keys for system admins); the key itself is shown once, in the answer to its creation. */
 import type { FastifyInstance } from 'fastify';
-import type { NewApiKeyInput } from '../../auth/api-key-service.js';
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
-import { commonErrorResponses, idParametersSchema } from '../schemas.js';
+import { typedRoutes } from '../route-type-provider.js';
+import { commonErrorResponses, idParametersSchema, noContentResponse, nullableTimestampSchema, timestampSchema } from '../schemas.js';
+
+const newApiKeySchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
+    expires_at: {
+      type: 'string',
+      maxLength: 40,
+      description:
+        'When the key stops working: a future date and time with a zone, e.g. 2027-01-31T23:59:59Z. Without it the key works until deleted.',
+    },
+    trusted_front_end: {
+      type: 'boolean',
+      description:
+        'System administrators only: the key of a front end (Open WebUI) whose X-OpenWebUI-User-Email header is believed when TRUST_FORWARDED_USER_HEADERS is on.',
+    },
+    user_id: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 2_147_483_647,
+      description: "System administrators only: create the key for this user (a front end's service account).",
+    },
+  },
+  required: ['name'],
+  additionalProperties: false,
+} as const;
+
+/** An API key as src/auth/api-key-service.ts shows it: never the key itself, only its first characters. */
+const apiKeyViewProperties = {
+  id: { type: 'integer' },
+  name: { type: 'string' },
+  prefix: { type: 'string', description: 'the first characters of the key, to tell keys apart' },
+  created_at: timestampSchema,
+  last_used_at: nullableTimestampSchema,
+  expires_at: { ...nullableTimestampSchema, description: 'when the key stops working; null: never' },
+  trusted_front_end: { type: 'boolean' },
+} as const;
+
+const createdApiKeySchema = {
+  type: 'object',
+  description: 'The new key: `key` is shown here and never again',
+  properties: { ...apiKeyViewProperties, key: { type: 'string', description: 'the API key (mrk_…)' } },
+} as const;
+
+const apiKeyListSchema = {
+  type: 'object',
+  description: 'Your API keys',
+  properties: { items: { type: 'array', items: { type: 'object', properties: apiKeyViewProperties } } },
+  required: ['items'],
+} as const;
 
 export async function apiKeyRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  app.post<{ Body: NewApiKeyInput }>(
+  const routes = typedRoutes(app);
+
+  routes.post(
     '/api/api-keys',
     {
       schema: {
         tags: ['api-keys'],
         summary: 'Create an API key (the key is in this answer only)',
-        body: {
-          type: 'object',
-          properties: {
-            name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
-            expires_at: {
-              type: 'string',
-              maxLength: 40,
-              description:
-                'When the key stops working: a future date and time with a zone, e.g. 2027-01-31T23:59:59Z. Without it the key works until deleted.',
-            },
-            trusted_front_end: {
-              type: 'boolean',
-              description:
-                'System administrators only: the key of a front end (Open WebUI) whose X-OpenWebUI-User-Email header is believed when TRUST_FORWARDED_USER_HEADERS is on.',
-            },
-            user_id: {
-              type: 'integer',
-              minimum: 1,
-              maximum: 2_147_483_647,
-              description: "System administrators only: create the key for this user (a front end's service account).",
-            },
-          },
-          required: ['name'],
-          additionalProperties: false,
-        },
-        response: commonErrorResponses,
+        body: newApiKeySchema,
+        response: { 201: createdApiKeySchema, ...commonErrorResponses },
       },
     },
     async (request, reply) => reply.status(201).send(await services.apiKeys.create(callContext(request), request.body)),
   );
 
-  app.get(
+  routes.get(
     '/api/api-keys',
-    { schema: { tags: ['api-keys'], summary: 'List your API keys (never the keys themselves)' } },
+    {
+      schema: {
+        tags: ['api-keys'],
+        summary: 'List your API keys (never the keys themselves)',
+        response: { 200: apiKeyListSchema, ...commonErrorResponses },
+      },
+    },
     async (request) => ({
       items: await services.apiKeys.list(callContext(request)),
     }),
   );
 
-  app.delete<{ Params: { id: number } }>(
+  routes.delete(
     '/api/api-keys/:id',
-    { schema: { tags: ['api-keys'], summary: 'Delete an API key', params: idParametersSchema, response: commonErrorResponses } },
+    {
+      schema: {
+        tags: ['api-keys'],
+        summary: 'Delete an API key',
+        params: idParametersSchema,
+        response: { 204: noContentResponse('Deleted'), ...commonErrorResponses },
+      },
+    },
     async (request, reply) => {
       await services.apiKeys.delete(callContext(request), request.params.id);
       return reply.status(204).send();

@@ -1,9 +1,19 @@
 /** The assistants API: CRUD, publish, shares, assistant-tool candidates, LAMB-compatible export and import. */
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
-import type { AssistantInput, AssistantListInput, AssistantPatch } from '../../assistants/assistant-service.js';
 import { callContext } from '../authentication.js';
-import { commonErrorResponses, emailSchema, idParametersSchema, pageQuerySchema } from '../schemas.js';
+import { typedRoutes } from '../route-type-provider.js';
+import {
+  commonErrorResponses,
+  emailSchema,
+  idParametersSchema,
+  noContentResponse,
+  nullableTimestampSchema,
+  openObjectSchema,
+  pageQuerySchema,
+  pageSchema,
+  timestampSchema,
+} from '../schemas.js';
 
 /** Longest system prompt or template accepted; the body size limit bounds the whole request too. */
 const PROMPT_LENGTH_MAXIMUM = 200_000;
@@ -24,53 +34,124 @@ const assistantFields = {
   rag_top_k: { type: 'integer', minimum: 1, maximum: 100 },
 } as const;
 
+/**
+ * An assistant as src/assistants/assistant-view.ts shows it. Who may only use it sees the summary
+ * fields; who may configure it also sees the instructions, metadata and knowledge settings.
+ */
+function assistantViewSchema(description: string) {
+  return {
+    type: 'object',
+    description,
+    properties: {
+      id: { type: 'integer' },
+      name: { type: 'string' },
+      description: { type: 'string' },
+      owner: { type: 'string', description: "the owner's email" },
+      organization_id: { type: 'integer' },
+      assistant_type: { type: 'string', enum: ['classic', 'multi_tool'] },
+      published: { type: 'boolean' },
+      published_at: nullableTimestampSchema,
+      created_at: timestampSchema,
+      updated_at: timestampSchema,
+      allowed_actions: {
+        type: 'array',
+        description: 'what the caller may do with it',
+        items: { type: 'string', enum: ['view', 'view_configuration', 'chat', 'update', 'delete', 'publish', 'share', 'export'] },
+      },
+      system_prompt: { type: 'string', description: 'only for who may configure it' },
+      prompt_template: { type: 'string', description: 'only for who may configure it' },
+      metadata: openObjectSchema("LAMB's assistant metadata (prompt processor, connector, model, tools); only for who may configure it"),
+      rag_collections: { type: 'array', items: { type: 'string' }, description: 'knowledge-base ids; only for who may configure it' },
+      rag_top_k: { type: 'integer', description: 'only for who may configure it' },
+    },
+  } as const;
+}
+
+const sharesSchema = {
+  type: 'object',
+  description: 'The users the assistant is shared with',
+  properties: { user_emails: { type: 'array', items: { type: 'string' } } },
+  required: ['user_emails'],
+} as const;
+
+const toolCandidateSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    owner: { type: 'string' },
+    available: { type: 'boolean' },
+    reason: { type: 'string', description: 'why it may not be used, when it may not' },
+  },
+} as const;
+
+const toolCandidatesSchema = {
+  type: 'object',
+  description: 'Candidate assistant tools, available ones first',
+  properties: {
+    items: { type: 'array', items: toolCandidateSchema },
+    truncated: { type: 'boolean', description: 'whether there were more candidates than listed' },
+  },
+  required: ['items', 'truncated'],
+} as const;
+
 export async function assistantRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  app.post<{ Body: AssistantInput }>(
+  const routes = typedRoutes(app);
+
+  routes.post(
     '/api/assistants',
     {
       schema: {
         tags: ['assistants'],
         summary: 'Create an assistant',
         body: { type: 'object', properties: assistantFields, required: ['name'], additionalProperties: false },
-        response: commonErrorResponses,
+        response: { 201: assistantViewSchema('The new assistant'), ...commonErrorResponses },
       },
     },
     async (request, reply) => reply.status(201).send(await services.assistants.create(callContext(request), request.body)),
   );
 
-  app.get<{ Querystring: AssistantListInput }>(
+  routes.get(
     '/api/assistants',
     {
       schema: {
         tags: ['assistants'],
         summary: 'List the assistants you may see',
         querystring: pageQuerySchema(services.settings.pageSizeMaximum, { type: { type: 'string', enum: ['classic', 'multi_tool'] } }),
-        response: commonErrorResponses,
+        response: { 200: pageSchema('A page of the assistants you may see', assistantViewSchema('an assistant')), ...commonErrorResponses },
       },
     },
     async (request) => services.assistants.list(callContext(request), request.query),
   );
 
-  app.post<{ Body: Record<string, unknown> }>(
+  routes.post(
     '/api/assistants/import',
     {
       schema: {
         tags: ['assistants'],
         summary: 'Import a LAMB or Merino assistant export as a new assistant',
         body: { type: 'object' },
-        response: commonErrorResponses,
+        response: { 201: assistantViewSchema('The imported assistant'), ...commonErrorResponses },
       },
     },
     async (request, reply) => reply.status(201).send(await services.assistants.import(callContext(request), request.body)),
   );
 
-  app.get<{ Params: { id: number } }>(
+  routes.get(
     '/api/assistants/:id',
-    { schema: { tags: ['assistants'], summary: 'Get an assistant', params: idParametersSchema, response: commonErrorResponses } },
+    {
+      schema: {
+        tags: ['assistants'],
+        summary: 'Get an assistant',
+        params: idParametersSchema,
+        response: { 200: assistantViewSchema('The assistant'), ...commonErrorResponses },
+      },
+    },
     async (request) => services.assistants.get(callContext(request), request.params.id),
   );
 
-  app.patch<{ Params: { id: number }; Body: AssistantPatch }>(
+  routes.patch(
     '/api/assistants/:id',
     {
       schema: {
@@ -84,20 +165,20 @@ export async function assistantRoutes(app: FastifyInstance, services: Services):
           additionalProperties: false,
           minProperties: 1,
         },
-        response: commonErrorResponses,
+        response: { 200: assistantViewSchema('The assistant as changed'), ...commonErrorResponses },
       },
     },
     async (request) => services.assistants.update(callContext(request), request.params.id, request.body),
   );
 
-  app.delete<{ Params: { id: number } }>(
+  routes.delete(
     '/api/assistants/:id',
     {
       schema: {
         tags: ['assistants'],
         summary: 'Delete an assistant (soft delete)',
         params: idParametersSchema,
-        response: commonErrorResponses,
+        response: { 204: noContentResponse('Deleted'), ...commonErrorResponses },
       },
     },
     async (request, reply) => {
@@ -106,7 +187,7 @@ export async function assistantRoutes(app: FastifyInstance, services: Services):
     },
   );
 
-  app.put<{ Params: { id: number }; Body: { published: boolean } }>(
+  routes.put(
     '/api/assistants/:id/publish',
     {
       schema: {
@@ -114,26 +195,26 @@ export async function assistantRoutes(app: FastifyInstance, services: Services):
         summary: 'Publish or unpublish an assistant to its organization',
         params: idParametersSchema,
         body: { type: 'object', properties: { published: { type: 'boolean' } }, required: ['published'], additionalProperties: false },
-        response: commonErrorResponses,
+        response: { 200: assistantViewSchema('The assistant as published or unpublished'), ...commonErrorResponses },
       },
     },
     async (request) => services.assistants.publish(callContext(request), request.params.id, request.body.published),
   );
 
-  app.get<{ Params: { id: number } }>(
+  routes.get(
     '/api/assistants/:id/shares',
     {
       schema: {
         tags: ['assistants'],
         summary: 'Who the assistant is shared with',
         params: idParametersSchema,
-        response: commonErrorResponses,
+        response: { 200: sharesSchema, ...commonErrorResponses },
       },
     },
     async (request) => services.assistants.getShares(callContext(request), request.params.id),
   );
 
-  app.put<{ Params: { id: number }; Body: { user_emails: string[] } }>(
+  routes.put(
     '/api/assistants/:id/shares',
     {
       schema: {
@@ -146,13 +227,13 @@ export async function assistantRoutes(app: FastifyInstance, services: Services):
           required: ['user_emails'],
           additionalProperties: false,
         },
-        response: commonErrorResponses,
+        response: { 200: sharesSchema, ...commonErrorResponses },
       },
     },
     async (request) => services.assistants.putShares(callContext(request), request.params.id, request.body.user_emails),
   );
 
-  app.get<{ Params: { id: number } }>(
+  routes.get(
     '/api/assistants/:id/tool-candidates',
     {
       schema: {
@@ -160,20 +241,23 @@ export async function assistantRoutes(app: FastifyInstance, services: Services):
         summary:
           "Which assistants this assistant's owner may use as its assistant tools (available ones first, the others with the reason)",
         params: idParametersSchema,
-        response: commonErrorResponses,
+        response: { 200: toolCandidatesSchema, ...commonErrorResponses },
       },
     },
     async (request) => services.assistants.toolCandidates(callContext(request), request.params.id),
   );
 
-  app.get<{ Params: { id: number } }>(
+  routes.get(
     '/api/assistants/:id/export',
     {
       schema: {
         tags: ['assistants'],
         summary: 'Export as LAMB-compatible JSON',
         params: idParametersSchema,
-        response: commonErrorResponses,
+        response: {
+          200: openObjectSchema("The assistant as a LAMB export file (JSON, sent as an attachment); its keys follow LAMB's export format"),
+          ...commonErrorResponses,
+        },
       },
     },
     async (request, reply) => {

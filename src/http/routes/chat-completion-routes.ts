@@ -3,31 +3,23 @@
  * `POST /lamb/v1/completions?assistant=<id>`, all running the same pipeline.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FromSchema } from 'json-schema-to-ts';
 import type { CallContext } from '../../auth/call-context.js';
 import { mayNameForwardedUser } from '../../auth/permissions.js';
-import { MODEL_ID_PREFIX, type CompletionRun } from '../../completions/completion-service.js';
+import { MODEL_ID_PREFIX, type CompletionRun, type CompletionStart } from '../../completions/completion-service.js';
 import { AppError } from '../../errors/app-error.js';
 import type { GenerationParameters } from '../../pipeline/connector-definition.js';
-import { normalizeMessages, type IncomingChatMessage } from '../../pipeline/messages.js';
-import type { AssistantRecord } from '../../store/assistants-repository.js';
+import { normalizeMessages } from '../../pipeline/messages.js';
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
 import { errorBody, toAppError } from '../error-rendering.js';
 import { ChunkWriter, completionBody, gatherAnswer, newCompletionIdentity } from '../openai-wire.js';
-import { commonErrorResponses } from '../schemas.js';
+import { typedRoutes } from '../route-type-provider.js';
+import { commonErrorResponses, openObjectSchema } from '../schemas.js';
 
 /** Longest conversation accepted in one request; the body size limit bounds it too. */
 const MESSAGES_MAXIMUM = 1_000;
 const CONTENT_PARTS_MAXIMUM = 100;
-
-interface ChatCompletionBody extends GenerationParameters {
-  model?: string;
-  messages: IncomingChatMessage[];
-  stream?: boolean;
-  stream_options?: { include_usage?: boolean; status_as_content?: boolean };
-  max_completion_tokens?: number;
-  n?: number;
-}
 
 const messageSchema = {
   type: 'object',
@@ -49,40 +41,47 @@ const messageSchema = {
     tool_call_id: { type: 'string', maxLength: 256 },
     tool_calls: { type: 'array' },
   },
-};
+} as const;
 
-/** Unknown OpenAI parameters are accepted and ignored: clients send many, and rejecting them would break them. */
-function chatCompletionSchema(modelRequired: boolean) {
-  return {
-    type: 'object',
-    required: modelRequired ? ['model', 'messages'] : ['messages'],
-    additionalProperties: true,
-    properties: {
-      model: { type: 'string', minLength: 1, maxLength: 300 },
-      messages: { type: 'array', minItems: 1, maxItems: MESSAGES_MAXIMUM, items: messageSchema },
-      stream: { type: 'boolean' },
-      stream_options: {
-        type: ['object', 'null'],
-        properties: { include_usage: { type: 'boolean' }, status_as_content: { type: 'boolean' } },
-      },
-      temperature: { type: 'number', minimum: 0, maximum: 2 },
-      top_p: { type: 'number', minimum: 0, maximum: 1 },
-      max_tokens: { type: 'integer', minimum: 1 },
-      max_completion_tokens: { type: 'integer', minimum: 1 },
-      stop: { anyOf: [{ type: 'string' }, { type: 'array', maxItems: 4, items: { type: 'string' } }, { type: 'null' }] },
-      seed: { type: 'integer' },
-      response_format: {
-        type: 'object',
-        required: ['type'],
-        properties: { type: { type: 'string', enum: ['text', 'json_object', 'json_schema'] } },
-      },
-      user: { type: 'string', maxLength: 256 },
-      n: { type: 'integer', minimum: 1, maximum: 1 },
+/**
+ * LAMB's completion body: the assistant is named in the query, so `model` is optional.
+ * Unknown OpenAI parameters are accepted and ignored: clients send many, and rejecting them would break them.
+ */
+const lambCompletionBodySchema = {
+  type: 'object',
+  required: ['messages'],
+  additionalProperties: true,
+  properties: {
+    model: { type: 'string', minLength: 1, maxLength: 300 },
+    messages: { type: 'array', minItems: 1, maxItems: MESSAGES_MAXIMUM, items: messageSchema },
+    stream: { type: 'boolean' },
+    stream_options: {
+      type: ['object', 'null'],
+      properties: { include_usage: { type: 'boolean' }, status_as_content: { type: 'boolean' } },
     },
-  } as const;
-}
+    temperature: { type: 'number', minimum: 0, maximum: 2 },
+    top_p: { type: 'number', minimum: 0, maximum: 1 },
+    max_tokens: { type: 'integer', minimum: 1 },
+    max_completion_tokens: { type: 'integer', minimum: 1 },
+    stop: { anyOf: [{ type: 'string' }, { type: 'array', maxItems: 4, items: { type: 'string' } }, { type: 'null' }] },
+    seed: { type: 'integer' },
+    response_format: {
+      type: 'object',
+      required: ['type'],
+      properties: { type: { type: 'string', enum: ['text', 'json_object', 'json_schema'] } },
+    },
+    user: { type: 'string', maxLength: 256 },
+    n: { type: 'integer', minimum: 1, maximum: 1 },
+  },
+} as const;
 
-function generationParameters(body: ChatCompletionBody): GenerationParameters {
+/** OpenAI's chat completion body: the same, with `model` naming the assistant. */
+const chatCompletionBodySchema = { ...lambCompletionBodySchema, required: ['model', 'messages'] } as const;
+
+/** What either body holds once validated. */
+type CompletionBody = FromSchema<typeof lambCompletionBodySchema>;
+
+function generationParameters(body: CompletionBody): GenerationParameters {
   const parameters: GenerationParameters = {
     temperature: body.temperature,
     top_p: body.top_p,
@@ -92,17 +91,34 @@ function generationParameters(body: ChatCompletionBody): GenerationParameters {
     response_format: body.response_format,
     user: body.user,
   };
-  return Object.fromEntries(Object.entries(parameters).filter(([, value]) => value !== undefined)) as GenerationParameters;
+  return Object.fromEntries(Object.entries(parameters).filter(([, value]) => value !== undefined));
 }
 
-async function streamAnswer(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  run: CompletionRun,
-  body: ChatCompletionBody,
-  modelId: string,
-  clientGone: AbortSignal,
-) {
+/** One completion request as the routes hand it on: who asks, which assistant, what they sent. */
+interface AnswerOptions {
+  services: Services;
+  request: FastifyRequest;
+  reply: FastifyReply;
+  context: CallContext;
+  /** The assistant, as the completion service resolved it from the model id. */
+  assistant: CompletionStart['record'];
+  body: CompletionBody;
+  /** The model id the answer names: exactly as the client sent it. */
+  modelId: string;
+}
+
+/** A started run rendered as OpenAI's event stream. */
+interface StreamOptions {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  run: CompletionRun;
+  body: CompletionBody;
+  modelId: string;
+  /** Aborts when the client hangs up, which ends the stream quietly. */
+  clientGone: AbortSignal;
+}
+
+async function streamAnswer({ request, reply, run, body, modelId, clientGone }: StreamOptions): Promise<void> {
   const iterator = run.events;
   // Waiting for the first event lets a failure before it become a real HTTP status.
   const first = await iterator.next();
@@ -129,7 +145,8 @@ async function streamAnswer(
   } catch (error) {
     if (clientGone.aborted) return;
     const failure = toAppError(error) ?? new AppError('internal_error');
-    if (failure.status >= 500 && !toAppError(error)) request.log.error({ errorName: (error as Error)?.name }, 'stream failed');
+    if (failure.status >= 500 && !toAppError(error))
+      request.log.error({ errorName: (error as Error | null | undefined)?.name }, 'stream failed');
     writer.fail(errorBody(failure, request.id));
   } finally {
     // Closes the run when the client left early, so it stops and still records its usage.
@@ -158,15 +175,7 @@ function trustedForwardedEmail(request: FastifyRequest, context: CallContext, tr
   return email;
 }
 
-async function answer(
-  services: Services,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  context: CallContext,
-  record: AssistantRecord,
-  body: ChatCompletionBody,
-  modelId: string,
-) {
+async function answer({ services, request, reply, context, assistant, body, modelId }: AnswerOptions): Promise<FastifyReply | undefined> {
   const clientGone = new AbortController();
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) clientGone.abort();
@@ -174,12 +183,15 @@ async function answer(
   const forwardedEmail = trustedForwardedEmail(request, context, services.settings.trustForwardedUserHeaders);
   const run = await services.completions.start({
     context,
-    record,
+    record: assistant,
     request: { messages: normalizeMessages(body.messages), parameters: generationParameters(body) },
     signal: clientGone.signal,
     forwardedEmail,
   });
-  if (body.stream === true) return streamAnswer(request, reply, run, body, modelId, clientGone.signal);
+  if (body.stream === true) {
+    await streamAnswer({ request, reply, run, body, modelId, clientGone: clientGone.signal });
+    return undefined;
+  }
   const gathered = await gatherAnswer(run.events);
   if (run.traceId !== undefined) reply.header('x-trace-id', run.traceId);
   return reply.send({
@@ -188,10 +200,87 @@ async function answer(
   });
 }
 
+/** The usage of a run; connectors may report more counts than these three. */
+const usageSchema = {
+  type: 'object',
+  properties: { prompt_tokens: { type: 'integer' }, completion_tokens: { type: 'integer' }, total_tokens: { type: 'integer' } },
+  additionalProperties: true,
+} as const;
+
+/** A non-streamed answer, as openai-wire.ts writes it. */
+const completionSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    object: { type: 'string', enum: ['chat.completion'] },
+    created: { type: 'integer' },
+    model: { type: 'string', description: 'the model id exactly as sent' },
+    choices: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          index: { type: 'integer' },
+          message: {
+            type: 'object',
+            properties: {
+              role: { type: 'string', enum: ['assistant'] },
+              content: { type: 'string' },
+              reasoning_content: { type: 'string', description: "the model's reasoning, when it gave any" },
+            },
+          },
+          logprobs: { type: 'null' },
+          finish_reason: { type: 'string', enum: ['stop', 'length', 'tool_calls', 'content_filter'] },
+        },
+      },
+    },
+    usage: usageSchema,
+    sources: { type: 'array', items: openObjectSchema('a source: title, url, similarity, document, page, and the tool that found it') },
+    trace_id: { type: 'string', description: 'the id of the trace of this request (verbose assistants only)' },
+  },
+} as const;
+
+const completionResponse = {
+  description: 'The answer: one chat.completion, or with `stream: true` a stream of chat.completion.chunk events ending in `data: [DONE]`',
+  content: {
+    'application/json': { schema: completionSchema },
+    'text/event-stream': { schema: { type: 'string', description: 'server-sent events, one `data:` line of JSON each' } },
+  },
+} as const;
+
+const modelListSchema = {
+  type: 'object',
+  description: 'The assistants you may chat with, as OpenAI models',
+  properties: {
+    object: { type: 'string', enum: ['list'] },
+    data: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'string', description: 'lamb_assistant.<id>' },
+          object: { type: 'string', enum: ['model'] },
+          created: { type: 'integer' },
+          owned_by: { type: 'string' },
+          name: { type: 'string' },
+        },
+      },
+    },
+  },
+} as const;
+
 export async function chatCompletionRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  app.get(
+  const routes = typedRoutes(app);
+
+  routes.get(
     '/v1/models',
-    { schema: { tags: ['openai'], summary: 'The assistants you may chat with, as OpenAI models', response: commonErrorResponses } },
+    {
+      schema: {
+        tags: ['openai'],
+        summary: 'The assistants you may chat with, as OpenAI models',
+        response: { 200: modelListSchema, ...commonErrorResponses },
+      },
+    },
     async (request) => {
       const models = await services.completions.listModels(callContext(request));
       return {
@@ -201,25 +290,25 @@ export async function chatCompletionRoutes(app: FastifyInstance, services: Servi
     },
   );
 
-  app.post<{ Body: ChatCompletionBody }>(
+  routes.post(
     '/v1/chat/completions',
     {
       schema: {
         tags: ['openai'],
         summary: 'Chat with an assistant (OpenAI chat completions, streamed or not)',
-        body: chatCompletionSchema(true),
-        response: commonErrorResponses,
+        body: chatCompletionBodySchema,
+        response: { 200: completionResponse, ...commonErrorResponses },
       },
     },
     async (request, reply) => {
       const context = callContext(request);
-      const model = request.body.model!;
-      const record = await services.completions.resolveModel(context, model);
-      return answer(services, request, reply, context, record, request.body, model);
+      const model = request.body.model;
+      const assistant = await services.completions.resolveModel(context, model);
+      return answer({ services, request, reply, context, assistant, body: request.body, modelId: model });
     },
   );
 
-  app.post<{ Body: ChatCompletionBody; Querystring: { assistant: number } }>(
+  routes.post(
     '/lamb/v1/completions',
     {
       schema: {
@@ -230,15 +319,15 @@ export async function chatCompletionRoutes(app: FastifyInstance, services: Servi
           required: ['assistant'],
           properties: { assistant: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } },
         },
-        body: chatCompletionSchema(false),
-        response: commonErrorResponses,
+        body: lambCompletionBodySchema,
+        response: { 200: completionResponse, ...commonErrorResponses },
       },
     },
     async (request, reply) => {
       const context = callContext(request);
       const modelId = `${MODEL_ID_PREFIX}${request.query.assistant}`;
-      const record = await services.completions.resolveModel(context, modelId);
-      return answer(services, request, reply, context, record, request.body, request.body.model ?? modelId);
+      const assistant = await services.completions.resolveModel(context, modelId);
+      return answer({ services, request, reply, context, assistant, body: request.body, modelId: request.body.model ?? modelId });
     },
   );
 }

@@ -11,7 +11,8 @@ import { AppError, isAppError } from '../../errors/app-error.js';
 import { fileTooLarge } from '../../files/file-storage.js';
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
-import { commonErrorResponses, errorResponseSchema, idParametersSchema } from '../schemas.js';
+import { typedRoutes } from '../route-type-provider.js';
+import { commonErrorResponses, errorResponseSchema, idParametersSchema, itemsSchema, noContentResponse } from '../schemas.js';
 import { validatorCompiler } from '../validation.js';
 
 /** Room for the multipart envelope around the file: boundaries, part headers and a few small fields. */
@@ -21,6 +22,7 @@ export const SEND_AS_MULTIPART = `Send the file as multipart/form-data, in the f
 
 const fileSchema = {
   type: 'object',
+  description: 'A stored file',
   properties: {
     id: { type: 'integer' },
     file_path: { type: 'string', description: '`<owner id>/<file name>`: how the single-file tool names this file' },
@@ -150,8 +152,9 @@ export async function withUploadedFile<Result>(
 
 export async function fileRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const maxBytes = services.settings.fileUploadBytesMaximum;
+  const routes = typedRoutes(app);
 
-  app.post(
+  routes.post(
     '/api/files',
     {
       schema: {
@@ -171,14 +174,14 @@ export async function fileRoutes(app: FastifyInstance, services: Services): Prom
     },
   );
 
-  app.get(
+  routes.get(
     '/api/files',
     {
       schema: {
         tags: ['files'],
         summary: 'List your files (admins: their organization’s; system admins: all)',
         response: {
-          200: { type: 'object', properties: { items: { type: 'array', items: fileSchema } }, required: ['items'] },
+          200: itemsSchema('Your files', fileSchema),
           ...commonErrorResponses,
         },
       },
@@ -186,9 +189,16 @@ export async function fileRoutes(app: FastifyInstance, services: Services): Prom
     async (request) => ({ items: await services.files.list(callContext(request)) }),
   );
 
-  app.delete<{ Params: { id: number } }>(
+  routes.delete(
     '/api/files/:id',
-    { schema: { tags: ['files'], summary: 'Delete a file', params: idParametersSchema, response: commonErrorResponses } },
+    {
+      schema: {
+        tags: ['files'],
+        summary: 'Delete a file',
+        params: idParametersSchema,
+        response: { 204: noContentResponse('Deleted'), ...commonErrorResponses },
+      },
+    },
     async (request, reply) => {
       await services.files.delete(callContext(request), request.params.id);
       return reply.status(204).send();

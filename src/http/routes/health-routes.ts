@@ -1,17 +1,40 @@
-/** Liveness and readiness: `/healthz` checks the store; `/status` answers as LAMB does. */
-import { sql } from 'kysely';
+/** Liveness and readiness: `/healthz` asks the health service whether the store answers; `/status` answers as LAMB does. */
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
-import { AppError } from '../../errors/app-error.js';
+import { errorResponseSchema } from '../schemas.js';
+
+const healthReportSchema = {
+  type: 'object',
+  description: 'The store answered',
+  properties: {
+    status: { type: 'string', enum: ['ok'] },
+    database: { type: 'string', enum: ['sqlite', 'postgres'], description: 'which store this process uses' },
+  },
+  required: ['status', 'database'],
+} as const;
+
+const lambStatusSchema = {
+  type: 'object',
+  description: 'The server is up (LAMB-compatible)',
+  properties: { status: { type: 'boolean' } },
+  required: ['status'],
+} as const;
 
 export async function healthRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  app.get('/healthz', { schema: { tags: ['health'], summary: 'Health check (checks the database)' } }, async () => {
-    try {
-      await sql`select 1`.execute(services.store.db);
-    } catch (error) {
-      throw new AppError('store_unavailable', undefined, { cause: error });
-    }
-    return { status: 'ok', database: services.store.dialect };
-  });
-  app.get('/status', { schema: { tags: ['health'], summary: 'LAMB-compatible status' } }, async () => ({ status: true }));
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        tags: ['health'],
+        summary: 'Health check (checks the database)',
+        response: { 200: healthReportSchema, 503: errorResponseSchema },
+      },
+    },
+    async () => services.health.check(),
+  );
+  app.get(
+    '/status',
+    { schema: { tags: ['health'], summary: 'LAMB-compatible status', response: { 200: lambStatusSchema } } },
+    async () => ({ status: true }),
+  );
 }

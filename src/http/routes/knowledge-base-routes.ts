@@ -3,17 +3,81 @@ import type { FastifyInstance } from 'fastify';
 import { MAXIMUM_CHUNK_SIZE, MINIMUM_CHUNK_SIZE } from '../../knowledge/chunking.js';
 import { EMBEDDING_CONNECTORS } from '../../knowledge/embedding-client.js';
 import { RETRIEVAL_MODES } from '../../knowledge/chunk-ranking.js';
-import type { KnowledgeBaseInput, KnowledgeBasePatch, QueryInput } from '../../knowledge/knowledge-base-service.js';
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
-import { commonErrorResponses, idParametersSchema, pageQuerySchema } from '../schemas.js';
+import { typedRoutes } from '../route-type-provider.js';
+import {
+  commonErrorResponses,
+  idParametersSchema,
+  noContentResponse,
+  openObjectSchema,
+  pageQuerySchema,
+  pageSchema,
+  timestampSchema,
+} from '../schemas.js';
 
 /** Chunk sizes in characters that a knowledge base may choose: the chunker's own bounds. */
 const CHUNK_SIZE_RANGE = { minimum: MINIMUM_CHUNK_SIZE, maximum: MAXIMUM_CHUNK_SIZE } as const;
 const QUERY_TOP_K_MAXIMUM = 100;
 
+/** A knowledge base as src/knowledge/knowledge-base-service.ts shows it. */
+function knowledgeBaseSchema(description: string) {
+  return {
+    type: 'object',
+    description,
+    properties: {
+      id: { type: 'integer' },
+      name: { type: 'string' },
+      description: { type: 'string' },
+      owner: { type: 'string', description: "the owner's email" },
+      organization_id: { type: 'integer' },
+      visibility: { type: 'string', enum: ['private', 'organization'] },
+      chunk_size: { type: 'integer' },
+      chunk_overlap: { type: 'integer' },
+      embeddings: {
+        type: ['object', 'null'],
+        description: 'how the chunks are embedded; null: full-text search only',
+        properties: {
+          connector: { type: ['string', 'null'] },
+          model: { type: ['string', 'null'] },
+          dimensions: { type: ['integer', 'null'], description: 'the length of its vectors; null until the first are stored' },
+        },
+      },
+      document_count: { type: 'integer' },
+      chunk_count: { type: 'integer' },
+      created_at: timestampSchema,
+      updated_at: timestampSchema,
+    },
+  } as const;
+}
+
+/** LAMB's query answer. */
+const queryAnswerSchema = {
+  type: 'object',
+  description: 'The best-matching chunks, best first',
+  properties: {
+    results: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          similarity: { type: 'number' },
+          data: { type: 'string', description: "the chunk's text" },
+          metadata: openObjectSchema("the chunk's metadata: file name, document id, chunk index, page, source URL and the document's own"),
+        },
+      },
+    },
+    count: { type: 'integer' },
+    timing: { type: 'object', properties: { total_ms: { type: 'number' } } },
+    query: { type: 'string' },
+    mode: { type: 'string', enum: RETRIEVAL_MODES, description: 'how the results were found' },
+  },
+} as const;
+
 export async function knowledgeBaseRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  app.post<{ Body: KnowledgeBaseInput }>(
+  const routes = typedRoutes(app);
+
+  routes.post(
     '/api/knowledge-bases',
     {
       schema: {
@@ -41,32 +105,42 @@ export async function knowledgeBaseRoutes(app: FastifyInstance, services: Servic
             },
           },
         },
-        response: commonErrorResponses,
+        response: { 201: knowledgeBaseSchema('The new knowledge base'), ...commonErrorResponses },
       },
     },
     async (request, reply) => reply.status(201).send(await services.knowledgeBases.create(callContext(request), request.body)),
   );
 
-  app.get<{ Querystring: { limit: number; offset: number; q?: string } }>(
+  routes.get(
     '/api/knowledge-bases',
     {
       schema: {
         tags: ['knowledge-bases'],
         summary: 'List the knowledge bases you may see',
         querystring: pageQuerySchema(services.settings.pageSizeMaximum),
-        response: commonErrorResponses,
+        response: {
+          200: pageSchema('A page of the knowledge bases you may see', knowledgeBaseSchema('a knowledge base')),
+          ...commonErrorResponses,
+        },
       },
     },
     async (request) => services.knowledgeBases.list(callContext(request), request.query),
   );
 
-  app.get<{ Params: { id: number } }>(
+  routes.get(
     '/api/knowledge-bases/:id',
-    { schema: { tags: ['knowledge-bases'], summary: 'Get a knowledge base', params: idParametersSchema, response: commonErrorResponses } },
+    {
+      schema: {
+        tags: ['knowledge-bases'],
+        summary: 'Get a knowledge base',
+        params: idParametersSchema,
+        response: { 200: knowledgeBaseSchema('The knowledge base'), ...commonErrorResponses },
+      },
+    },
     async (request) => services.knowledgeBases.get(callContext(request), request.params.id),
   );
 
-  app.patch<{ Params: { id: number }; Body: KnowledgeBasePatch }>(
+  routes.patch(
     '/api/knowledge-bases/:id',
     {
       schema: {
@@ -83,20 +157,20 @@ export async function knowledgeBaseRoutes(app: FastifyInstance, services: Servic
             visibility: { type: 'string', enum: ['private', 'organization'] },
           },
         },
-        response: commonErrorResponses,
+        response: { 200: knowledgeBaseSchema('The knowledge base as changed'), ...commonErrorResponses },
       },
     },
     async (request) => services.knowledgeBases.update(callContext(request), request.params.id, request.body),
   );
 
-  app.delete<{ Params: { id: number } }>(
+  routes.delete(
     '/api/knowledge-bases/:id',
     {
       schema: {
         tags: ['knowledge-bases'],
         summary: 'Delete a knowledge base with its documents and chunks',
         params: idParametersSchema,
-        response: commonErrorResponses,
+        response: { 204: noContentResponse('Deleted'), ...commonErrorResponses },
       },
     },
     async (request, reply) => {
@@ -105,7 +179,7 @@ export async function knowledgeBaseRoutes(app: FastifyInstance, services: Servic
     },
   );
 
-  app.post<{ Params: { id: number }; Body: QueryInput }>(
+  routes.post(
     '/api/knowledge-bases/:id/query',
     {
       schema: {
@@ -128,7 +202,7 @@ export async function knowledgeBaseRoutes(app: FastifyInstance, services: Servic
             },
           },
         },
-        response: commonErrorResponses,
+        response: { 200: queryAnswerSchema, ...commonErrorResponses },
       },
     },
     async (request) => services.knowledgeBases.query(callContext(request), request.params.id, request.body),

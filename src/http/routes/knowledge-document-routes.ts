@@ -7,17 +7,84 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError } from '../../errors/app-error.js';
 import { ACCEPTED_DOCUMENT_EXTENSIONS } from '../../knowledge/document-types.js';
-import type { TextDocumentInput } from '../../knowledge/knowledge-document-service.js';
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
 import { bodyCheckerFor } from '../validation.js';
-import { commonErrorResponses, errorResponseSchema, idParametersSchema } from '../schemas.js';
+import { typedRoutes } from '../route-type-provider.js';
+import {
+  commonErrorResponses,
+  errorResponseSchema,
+  idParametersSchema,
+  itemsSchema,
+  noContentResponse,
+  timestampSchema,
+} from '../schemas.js';
 import { documentOnlyBodyValidator, SEND_AS_MULTIPART, uploadBodySchema, withUploadedFile } from './file-routes.js';
 
 const ID = { type: 'integer', minimum: 1, maximum: 2_147_483_647 } as const;
 const documentParametersSchema = { type: 'object', properties: { id: ID, documentId: ID }, required: ['id', 'documentId'] } as const;
 const jobParametersSchema = { type: 'object', properties: { id: ID, jobId: ID }, required: ['id', 'jobId'] } as const;
 const conflictResponses = { ...commonErrorResponses, 409: errorResponseSchema } as const;
+
+const documentStatusSchema = { type: 'string', enum: ['pending', 'processing', 'completed', 'failed', 'cancelled'] } as const;
+
+/** A document as src/knowledge/knowledge-document-service.ts shows it, with its ingestion status. */
+function documentSchema(description: string) {
+  return {
+    type: 'object',
+    description,
+    properties: {
+      id: { type: 'integer' },
+      file_name: { type: 'string' },
+      content_type: { type: 'string' },
+      size_bytes: { type: 'integer' },
+      status: documentStatusSchema,
+      error: { type: ['string', 'null'], description: 'why its ingestion failed' },
+      chunk_count: { type: 'integer' },
+      job_id: { type: ['integer', 'null'], description: 'its latest ingestion job' },
+      created_at: timestampSchema,
+      updated_at: timestampSchema,
+    },
+  } as const;
+}
+
+/** An ingestion job with its progress. */
+function jobSchema(description: string) {
+  return {
+    type: 'object',
+    description,
+    properties: {
+      id: { type: 'integer' },
+      document_id: { type: 'integer' },
+      status: documentStatusSchema,
+      progress: {
+        type: 'object',
+        properties: {
+          current: { type: 'integer' },
+          total: { type: 'integer' },
+          percentage: { type: 'integer' },
+          message: { type: ['string', 'null'] },
+        },
+      },
+      error: { type: ['string', 'null'], description: 'the safe message of what failed' },
+      attempts: { type: 'integer' },
+      created_at: timestampSchema,
+      updated_at: timestampSchema,
+    },
+  } as const;
+}
+
+const queuedDocumentProperties = { document_id: { type: 'integer' }, job_id: { type: 'integer' } } as const;
+
+/** The answer to an upload (one document) or to JSON texts (one entry per text). */
+const queuedSchema = {
+  type: 'object',
+  description: 'Queued for ingestion: `{document_id, job_id}` for an upload, `{documents: [{document_id, job_id}]}` for JSON texts',
+  properties: {
+    ...queuedDocumentProperties,
+    documents: { type: 'array', items: { type: 'object', properties: queuedDocumentProperties } },
+  },
+} as const;
 
 const textDocumentsSchema = {
   type: 'object',
@@ -36,7 +103,7 @@ const textDocumentsSchema = {
     },
   },
 } as const;
-const checkTextDocuments = bodyCheckerFor<{ documents: TextDocumentInput[] }>(textDocumentsSchema);
+const checkTextDocuments = bodyCheckerFor(textDocumentsSchema);
 
 /** `attachment` with an ASCII fallback name and the real one in RFC 5987 form. */
 function attachmentHeader(fileName: string): string {
@@ -65,8 +132,9 @@ export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Se
   const maxBytes = services.settings.knowledgeUploadBytesMaximum;
   const maxJsonBytes = services.settings.knowledgeJsonBodyBytesMaximum;
   const documents = services.knowledgeDocuments;
+  const routes = typedRoutes(app);
 
-  app.post<{ Params: { id: number } }>(
+  routes.post(
     '/api/knowledge-bases/:id/documents',
     {
       schema: {
@@ -76,7 +144,7 @@ export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Se
         consumes: ['multipart/form-data', 'application/json'],
         params: idParametersSchema,
         body: uploadBodySchema('a .txt, .md, .html, .pdf or .docx document'),
-        response: { ...commonErrorResponses, 413: errorResponseSchema, 415: errorResponseSchema },
+        response: { 202: queuedSchema, ...commonErrorResponses, 413: errorResponseSchema, 415: errorResponseSchema },
       },
       validatorCompiler: documentOnlyBodyValidator,
       // Only the JSON form is read whole into memory (the parser holds the raw bytes, their text and
@@ -86,48 +154,56 @@ export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Se
     },
     async (request, reply) => {
       const context = callContext(request);
-      if (!request.isMultipart() && request.body !== undefined && request.body !== null) {
-        return reply.status(202).send(await documents.addTexts(context, request.params.id, checkTextDocuments(request.body).documents));
+      // The body schema documents the multipart form only and checks nothing, so a JSON body arrives here unchecked.
+      const body: unknown = request.body;
+      if (!request.isMultipart() && body !== undefined && body !== null) {
+        return reply.status(202).send(await documents.addTexts(context, request.params.id, checkTextDocuments(body).documents));
       }
       const queued = await withUploadedFile(request, reply, maxBytes, (upload) => documents.upload(context, request.params.id, upload));
       return reply.status(202).send(queued);
     },
   );
 
-  app.get<{ Params: { id: number } }>(
+  routes.get(
     '/api/knowledge-bases/:id/documents',
     {
       schema: {
         tags: ['knowledge-bases'],
         summary: 'List the documents with their ingestion status',
         params: idParametersSchema,
-        response: commonErrorResponses,
+        response: { 200: itemsSchema('The documents', documentSchema('a document')), ...commonErrorResponses },
       },
     },
     async (request) => documents.list(callContext(request), request.params.id),
   );
 
-  app.get<{ Params: { id: number; documentId: number } }>(
+  routes.get(
     '/api/knowledge-bases/:id/documents/:documentId',
     {
       schema: {
         tags: ['knowledge-bases'],
         summary: 'Get a document with its ingestion status',
         params: documentParametersSchema,
-        response: commonErrorResponses,
+        response: { 200: documentSchema('The document'), ...commonErrorResponses },
       },
     },
     async (request) => documents.get(callContext(request), request.params.id, request.params.documentId),
   );
 
-  app.get<{ Params: { id: number; documentId: number } }>(
+  routes.get(
     '/api/knowledge-bases/:id/documents/:documentId/content',
     {
       schema: {
         tags: ['knowledge-bases'],
         summary: 'Download the document as uploaded',
         params: documentParametersSchema,
-        response: commonErrorResponses,
+        response: {
+          200: {
+            description: 'The document as uploaded, with its own content type, as an attachment',
+            content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+          },
+          ...commonErrorResponses,
+        },
       },
     },
     async (request, reply) => {
@@ -139,14 +215,14 @@ export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Se
     },
   );
 
-  app.delete<{ Params: { id: number; documentId: number } }>(
+  routes.delete(
     '/api/knowledge-bases/:id/documents/:documentId',
     {
       schema: {
         tags: ['knowledge-bases'],
         summary: 'Delete a document with its chunks and stored file',
         params: documentParametersSchema,
-        response: commonErrorResponses,
+        response: { 204: noContentResponse('Deleted'), ...commonErrorResponses },
       },
     },
     async (request, reply) => {
@@ -155,48 +231,53 @@ export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Se
     },
   );
 
-  app.get<{ Params: { id: number } }>(
+  routes.get(
     '/api/knowledge-bases/:id/jobs',
     {
-      schema: { tags: ['knowledge-bases'], summary: 'List the ingestion jobs', params: idParametersSchema, response: commonErrorResponses },
+      schema: {
+        tags: ['knowledge-bases'],
+        summary: 'List the ingestion jobs',
+        params: idParametersSchema,
+        response: { 200: itemsSchema('The ingestion jobs', jobSchema('a job')), ...commonErrorResponses },
+      },
     },
     async (request) => documents.listJobs(callContext(request), request.params.id),
   );
 
-  app.get<{ Params: { id: number; jobId: number } }>(
+  routes.get(
     '/api/knowledge-bases/:id/jobs/:jobId',
     {
       schema: {
         tags: ['knowledge-bases'],
         summary: 'Get an ingestion job with its progress',
         params: jobParametersSchema,
-        response: commonErrorResponses,
+        response: { 200: jobSchema('The job'), ...commonErrorResponses },
       },
     },
     async (request) => documents.getJob(callContext(request), request.params.id, request.params.jobId),
   );
 
-  app.post<{ Params: { id: number; jobId: number } }>(
+  routes.post(
     '/api/knowledge-bases/:id/jobs/:jobId/retry',
     {
       schema: {
         tags: ['knowledge-bases'],
         summary: 'Queue a failed or cancelled job again',
         params: jobParametersSchema,
-        response: conflictResponses,
+        response: { 200: jobSchema('The job, queued again'), ...conflictResponses },
       },
     },
     async (request) => documents.retryJob(callContext(request), request.params.id, request.params.jobId),
   );
 
-  app.post<{ Params: { id: number; jobId: number } }>(
+  routes.post(
     '/api/knowledge-bases/:id/jobs/:jobId/cancel',
     {
       schema: {
         tags: ['knowledge-bases'],
         summary: 'Cancel a pending or running job',
         params: jobParametersSchema,
-        response: conflictResponses,
+        response: { 200: jobSchema('The job, cancelled'), ...conflictResponses },
       },
     },
     async (request) => documents.cancelJob(callContext(request), request.params.id, request.params.jobId),

@@ -3,9 +3,10 @@
  * model and its Moodle Web Services, for its admins; API keys and tokens go in and never come out.
  */
 import type { FastifyInstance } from 'fastify';
-import { SMALL_FAST_MODEL_CONNECTORS, type ProviderSettingsPatch } from '../../organizations/provider-settings-service.js';
+import { SMALL_FAST_MODEL_CONNECTORS } from '../../organizations/provider-settings-service.js';
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
+import { typedRoutes } from '../route-type-provider.js';
 import { commonErrorResponses, idParametersSchema } from '../schemas.js';
 
 const baseUrlSchema = { type: ['string', 'null'], maxLength: 2_000, pattern: '^https?://[^\\s]+$' } as const;
@@ -13,21 +14,48 @@ const baseUrlSchema = { type: ['string', 'null'], maxLength: 2_000, pattern: '^h
 // refused here rather than stored and then failing every chat as an unreachable provider.
 const apiKeySchema = { type: ['string', 'null'], minLength: 1, maxLength: 1_000, pattern: '^[\\x21-\\x7E]+$' } as const;
 
+const nullableUrlSchema = { type: ['string', 'null'] } as const;
+
+/** What src/organizations/provider-settings-service.ts shows: URLs, and whether each key or token is set, never the key. */
+function providerSettingsSchema(description: string) {
+  return {
+    type: 'object',
+    description,
+    properties: {
+      providers: {
+        type: 'object',
+        properties: {
+          openai: { type: 'object', properties: { base_url: nullableUrlSchema, api_key_set: { type: 'boolean' } } },
+          ollama: { type: 'object', properties: { base_url: nullableUrlSchema } },
+        },
+      },
+      kb_server: { type: 'object', properties: { url: nullableUrlSchema, api_key_set: { type: 'boolean' } } },
+      small_fast_model: {
+        type: ['object', 'null'],
+        properties: { connector: { type: 'string' }, model: { type: 'string' } },
+      },
+      moodle: { type: 'object', properties: { api_url: nullableUrlSchema, token_set: { type: 'boolean' } } },
+    },
+  } as const;
+}
+
 export async function organizationRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  app.get<{ Params: { id: number } }>(
+  const routes = typedRoutes(app);
+
+  routes.get(
     '/api/organizations/:id/providers',
     {
       schema: {
         tags: ['organizations'],
         summary: "The organization's model providers, knowledge-base server, small fast model and Moodle (keys and tokens are never shown)",
         params: idParametersSchema,
-        response: commonErrorResponses,
+        response: { 200: providerSettingsSchema("The organization's provider settings"), ...commonErrorResponses },
       },
     },
     async (request) => services.providerSettings.get(callContext(request), request.params.id),
   );
 
-  app.patch<{ Params: { id: number }; Body: ProviderSettingsPatch }>(
+  routes.patch(
     '/api/organizations/:id/providers',
     {
       schema: {
@@ -76,7 +104,7 @@ export async function organizationRoutes(app: FastifyInstance, services: Service
             },
           },
         },
-        response: commonErrorResponses,
+        response: { 200: providerSettingsSchema('The provider settings as changed'), ...commonErrorResponses },
       },
     },
     async (request) => services.providerSettings.update(callContext(request), request.params.id, request.body),

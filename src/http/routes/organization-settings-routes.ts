@@ -1,25 +1,35 @@
 /** An organization's member policies (whether learners may create API keys), for its admins and system admins. */
 import type { FastifyInstance } from 'fastify';
-import type { OrganizationSettingsPatch } from '../../organizations/organization-settings-service.js';
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
+import { typedRoutes } from '../route-type-provider.js';
 import { commonErrorResponses, idParametersSchema } from '../schemas.js';
 
+function organizationSettingsSchema(description: string) {
+  return {
+    type: 'object',
+    description,
+    properties: { learners_create_api_keys: { type: 'boolean', description: 'whether learners may create their own API keys' } },
+  } as const;
+}
+
 export async function organizationSettingsRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  app.get<{ Params: { id: number } }>(
+  const routes = typedRoutes(app);
+
+  routes.get(
     '/api/organizations/:id/settings',
     {
       schema: {
         tags: ['organizations'],
         summary: "The organization's policies for its members",
         params: idParametersSchema,
-        response: commonErrorResponses,
+        response: { 200: organizationSettingsSchema("The organization's policies"), ...commonErrorResponses },
       },
     },
     async (request) => services.organizationSettings.get(callContext(request), request.params.id),
   );
 
-  app.patch<{ Params: { id: number }; Body: OrganizationSettingsPatch }>(
+  routes.patch(
     '/api/organizations/:id/settings',
     {
       schema: {
@@ -34,7 +44,7 @@ export async function organizationSettingsRoutes(app: FastifyInstance, services:
             learners_create_api_keys: { type: 'boolean', description: 'Whether learners may create their own API keys (default true).' },
           },
         },
-        response: commonErrorResponses,
+        response: { 200: organizationSettingsSchema('The policies as changed'), ...commonErrorResponses },
       },
     },
     async (request) => services.organizationSettings.update(callContext(request), request.params.id, request.body),

@@ -5,11 +5,20 @@
  * rubric-document.ts, which applies LAMB's rules and names every problem by its path.
  */
 import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
+import type { FromSchema } from 'json-schema-to-ts';
 import { RUBRIC_LIMITS, RUBRIC_VISIBILITIES, SCORING_TYPES } from '../../rubrics/rubric-document.js';
-import type { RubricListInput } from '../../rubrics/rubric-service.js';
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
-import { commonErrorResponses, errorResponseSchema, pageQuerySchema } from '../schemas.js';
+import { typedRoutes } from '../route-type-provider.js';
+import {
+  commonErrorResponses,
+  errorResponseSchema,
+  noContentResponse,
+  openObjectSchema,
+  pageQuerySchema,
+  pageSchema,
+  timestampSchema,
+} from '../schemas.js';
 import { validatorCompiler } from '../validation.js';
 
 const rubricIdParametersSchema = {
@@ -38,8 +47,18 @@ const organizationQueryProperty = {
 
 const itemQuerySchema = { type: 'object', properties: organizationQueryProperty } as const;
 
-interface ItemQuery {
-  organization_id?: number;
+/**
+ * The bodies of create, import and update are checked as JSON objects only (see
+ * objectBodyValidator), so that is all their type may claim; rubric-document.ts checks the rest.
+ */
+interface RubricBody {
+  Body: Record<string, unknown>;
+}
+
+/** A route generic replaces the schema's types for every part, so the update's parameters are derived here. */
+interface RubricUpdate extends RubricBody {
+  Params: FromSchema<typeof rubricIdParametersSchema>;
+  Querystring: FromSchema<typeof itemQuerySchema>;
 }
 
 const levelSchema = {
@@ -119,8 +138,65 @@ const exportQuerySchema = {
   additionalProperties: false,
 } as const;
 
+/** Who owns a rubric and who may see it, as every view of it shows (src/rubrics/rubric-service.ts). */
+const ownershipProperties = {
+  visibility: { type: 'string', enum: [...RUBRIC_VISIBILITIES] },
+  owner: { type: 'string', description: "the owner's email" },
+  organization_id: { type: 'integer' },
+  is_mine: { type: 'boolean' },
+  created_at: timestampSchema,
+  updated_at: timestampSchema,
+} as const;
+
+/** A rubric: LAMB's rubric JSON at the top level, plus its ownership. Criteria and metadata keep every key they hold. */
+function rubricSchema(description: string) {
+  return {
+    type: 'object',
+    description,
+    properties: {
+      rubricId: { type: 'string' },
+      title: { type: 'string' },
+      description: { type: 'string' },
+      metadata: openObjectSchema('subject, gradeLevel, author, version, tags, createdAt, modifiedAt and any other keys'),
+      criteria: {
+        type: 'array',
+        items: openObjectSchema('a criterion: id, name, description, weight, order and its levels (id, score, label, description, order)'),
+      },
+      scoringType: { type: 'string', enum: [...SCORING_TYPES] },
+      maxScore: { type: 'number' },
+      ...ownershipProperties,
+    },
+  } as const;
+}
+
+const rubricSummarySchema = {
+  type: 'object',
+  description: 'a rubric, without its criteria',
+  properties: {
+    rubricId: { type: 'string' },
+    title: { type: 'string' },
+    description: { type: 'string' },
+    subject: { type: ['string', 'null'] },
+    gradeLevel: { type: ['string', 'null'] },
+    scoringType: { type: 'string', enum: [...SCORING_TYPES] },
+    maxScore: { type: 'number' },
+    criteria_count: { type: 'integer' },
+    ...ownershipProperties,
+  },
+} as const;
+
+const rubricExportResponse = {
+  description: 'The rubric as an attachment: LAMB rubric JSON (format=json) or a markdown document (format=markdown)',
+  content: {
+    'application/json': { schema: openObjectSchema("LAMB's rubric JSON") },
+    'text/markdown': { schema: { type: 'string' } },
+  },
+} as const;
+
 export async function rubricRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  app.post<{ Body: Record<string, unknown> }>(
+  const routes = typedRoutes(app);
+
+  routes.post<RubricBody>(
     '/api/rubrics',
     {
       schema: {
@@ -133,40 +209,40 @@ export async function rubricRoutes(app: FastifyInstance, services: Services): Pr
           required: ['title', 'criteria', 'scoringType', 'maxScore'],
           additionalProperties: false,
         },
-        response: { ...commonErrorResponses, 409: errorResponseSchema },
+        response: { 201: rubricSchema('The new rubric, with every generated id'), ...commonErrorResponses, 409: errorResponseSchema },
       },
       validatorCompiler: objectBodyValidator(),
     },
     async (request, reply) => reply.status(201).send(await services.rubrics.create(callContext(request), request.body)),
   );
 
-  app.get<{ Querystring: RubricListInput }>(
+  routes.get(
     '/api/rubrics',
     {
       schema: {
         tags: ['rubrics'],
         summary: "List your rubrics (scope=mine) or your organization's (scope=organization)",
         querystring: listQuerySchema(services.settings.pageSizeMaximum),
-        response: commonErrorResponses,
+        response: { 200: pageSchema('A page of rubrics', rubricSummarySchema), ...commonErrorResponses },
       },
     },
     async (request) => services.rubrics.list(callContext(request), request.query),
   );
 
-  app.post<{ Body: Record<string, unknown> }>(
+  routes.post<RubricBody>(
     '/api/rubrics/import',
     {
       schema: {
         tags: ['rubrics'],
         summary: 'Import LAMB rubric JSON (or a LAMB rubric row with rubric_data) as a new private rubric with a new rubricId',
         body: { type: 'object' },
-        response: commonErrorResponses,
+        response: { 201: rubricSchema('The imported rubric'), ...commonErrorResponses },
       },
     },
     async (request, reply) => reply.status(201).send(await services.rubrics.import(callContext(request), request.body)),
   );
 
-  app.get<{ Params: { rubricId: string }; Querystring: ItemQuery }>(
+  routes.get(
     '/api/rubrics/:rubricId',
     {
       schema: {
@@ -174,13 +250,13 @@ export async function rubricRoutes(app: FastifyInstance, services: Services): Pr
         summary: 'Get a rubric',
         params: rubricIdParametersSchema,
         querystring: itemQuerySchema,
-        response: commonErrorResponses,
+        response: { 200: rubricSchema('The rubric'), ...commonErrorResponses },
       },
     },
     async (request) => services.rubrics.get(callContext(request), request.params.rubricId, request.query.organization_id),
   );
 
-  app.patch<{ Params: { rubricId: string }; Body: Record<string, unknown>; Querystring: ItemQuery }>(
+  routes.patch<RubricUpdate>(
     '/api/rubrics/:rubricId',
     {
       schema: {
@@ -189,14 +265,14 @@ export async function rubricRoutes(app: FastifyInstance, services: Services): Pr
         params: rubricIdParametersSchema,
         querystring: itemQuerySchema,
         body: { type: 'object', properties: { ...rubricFields, ...visibilityField }, additionalProperties: false, minProperties: 1 },
-        response: commonErrorResponses,
+        response: { 200: rubricSchema('The rubric as changed'), ...commonErrorResponses },
       },
       validatorCompiler: objectBodyValidator(1),
     },
     async (request) => services.rubrics.update(callContext(request), request.params.rubricId, request.body, request.query.organization_id),
   );
 
-  app.delete<{ Params: { rubricId: string }; Querystring: ItemQuery }>(
+  routes.delete(
     '/api/rubrics/:rubricId',
     {
       schema: {
@@ -204,7 +280,7 @@ export async function rubricRoutes(app: FastifyInstance, services: Services): Pr
         summary: 'Delete a rubric (soft delete; its rubricId is never reused in its organization)',
         params: rubricIdParametersSchema,
         querystring: itemQuerySchema,
-        response: commonErrorResponses,
+        response: { 204: noContentResponse('Deleted'), ...commonErrorResponses },
       },
     },
     async (request, reply) => {
@@ -213,7 +289,7 @@ export async function rubricRoutes(app: FastifyInstance, services: Services): Pr
     },
   );
 
-  app.get<{ Params: { rubricId: string }; Querystring: { format: 'json' | 'markdown' } & ItemQuery }>(
+  routes.get(
     '/api/rubrics/:rubricId/export',
     {
       schema: {
@@ -221,7 +297,7 @@ export async function rubricRoutes(app: FastifyInstance, services: Services): Pr
         summary: 'Export as LAMB rubric JSON (format=json) or as a markdown document (format=markdown)',
         params: rubricIdParametersSchema,
         querystring: exportQuerySchema,
-        response: commonErrorResponses,
+        response: { 200: rubricExportResponse, ...commonErrorResponses },
       },
     },
     async (request, reply) => {

@@ -9,7 +9,8 @@ import { checkToolConfig } from '../../pipeline/tool-config-validation.js';
 import { toolKind, type ToolDefinition } from '../../pipeline/tool-definition.js';
 import type { ToolRegistry } from '../../pipeline/registries.js';
 import type { Services } from '../../services.js';
-import { commonErrorResponses } from '../schemas.js';
+import { typedRoutes } from '../route-type-provider.js';
+import { commonErrorResponses, openObjectSchema } from '../schemas.js';
 
 function toolEntry(registry: ToolRegistry, definition: ToolDefinition) {
   return {
@@ -31,7 +32,54 @@ const toolNameParameters = {
   properties: { name: { type: 'string', minLength: 1, maxLength: 100 } },
 } as const;
 
+/** One installed tool, as toolEntry builds it. */
+const toolEntrySchema = {
+  type: 'object',
+  description: 'an installed tool',
+  properties: {
+    name: { type: 'string' },
+    display_name: { type: 'string' },
+    description: { type: 'string' },
+    placeholder: { type: ['string', 'null'], description: 'the placeholder a context tool fills; null for a function tool' },
+    category: { type: 'string' },
+    version: { type: 'string' },
+    kind: { type: 'string', enum: ['context', 'function', 'context+function'] },
+    aliases: { type: 'array', items: { type: 'string' } },
+    config_schema: openObjectSchema("the JSON Schema of the tool's per-assistant config"),
+  },
+} as const;
+
+const toolListSchema = {
+  type: 'object',
+  description: 'The installed tools',
+  properties: { tools: { type: 'array', items: toolEntrySchema } },
+} as const;
+
+const configCheckSchema = {
+  type: 'object',
+  description: 'Whether the config is valid, with every problem',
+  properties: {
+    valid: { type: 'boolean' },
+    errors: {
+      type: 'array',
+      items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } }, additionalProperties: true },
+    },
+  },
+} as const;
+
+const catalogueSchema = {
+  type: 'object',
+  description: 'Prompt processors, connectors with their models, and tools',
+  properties: {
+    prompt_processors: { type: 'array', items: { type: 'string' } },
+    connectors: openObjectSchema('each connector by name: its description and models'),
+    rag_processors: { type: 'array', items: { type: 'string' }, description: 'the context tools' },
+    tools: { type: 'array', items: toolEntrySchema },
+  },
+} as const;
+
 export async function toolCatalogueRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const routes = typedRoutes(app);
   const registry = services.registries.tools;
   const lookUp = (name: string): ToolDefinition => {
     const definition = registry.get(name);
@@ -39,21 +87,34 @@ export async function toolCatalogueRoutes(app: FastifyInstance, services: Servic
     return definition;
   };
 
-  app.get(
+  routes.get(
     '/lamb/v1/completions/tools',
-    { schema: { tags: ['lamb'], summary: 'The installed tools and their config schemas', response: commonErrorResponses } },
+    {
+      schema: {
+        tags: ['lamb'],
+        summary: 'The installed tools and their config schemas',
+        response: { 200: toolListSchema, ...commonErrorResponses },
+      },
+    },
     async () => ({
       tools: registry.list().map((definition) => toolEntry(registry, definition)),
     }),
   );
 
-  app.get<{ Params: { name: string } }>(
+  routes.get(
     '/lamb/v1/completions/tools/:name',
-    { schema: { tags: ['lamb'], summary: 'One tool, by name or alias', params: toolNameParameters, response: commonErrorResponses } },
+    {
+      schema: {
+        tags: ['lamb'],
+        summary: 'One tool, by name or alias',
+        params: toolNameParameters,
+        response: { 200: toolEntrySchema, ...commonErrorResponses },
+      },
+    },
     async (request) => toolEntry(registry, lookUp(request.params.name)),
   );
 
-  app.post<{ Params: { name: string }; Body: { config?: unknown } }>(
+  routes.post(
     '/lamb/v1/completions/tools/:name/validate',
     {
       schema: {
@@ -61,7 +122,7 @@ export async function toolCatalogueRoutes(app: FastifyInstance, services: Servic
         summary: "Check a config against the tool's schema; every problem is listed",
         params: toolNameParameters,
         body: { type: 'object', properties: { config: {} }, additionalProperties: false },
-        response: commonErrorResponses,
+        response: { 200: configCheckSchema, ...commonErrorResponses },
       },
     },
     async (request) => {
@@ -70,9 +131,15 @@ export async function toolCatalogueRoutes(app: FastifyInstance, services: Servic
     },
   );
 
-  app.get(
+  routes.get(
     '/lamb/v1/completions/list',
-    { schema: { tags: ['lamb'], summary: 'Prompt processors, connectors with their models, and tools', response: commonErrorResponses } },
+    {
+      schema: {
+        tags: ['lamb'],
+        summary: 'Prompt processors, connectors with their models, and tools',
+        response: { 200: catalogueSchema, ...commonErrorResponses },
+      },
+    },
     async () => {
       const tools = registry.list();
       return {

@@ -2,17 +2,21 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
-import { commonErrorResponses } from '../schemas.js';
+import { typedRoutes } from '../route-type-provider.js';
+import { commonErrorResponses, openObjectSchema } from '../schemas.js';
 
 export async function traceRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  app.get<{ Params: { id: string } }>(
+  typedRoutes(app).get(
     '/api/traces/:id',
     {
       schema: {
         tags: ['traces'],
         summary: "A verbose assistant's redacted trace of one request",
         params: { type: 'object', required: ['id'], properties: { id: { type: 'string', format: 'uuid' } } },
-        response: commonErrorResponses,
+        response: {
+          200: openObjectSchema('The redacted trace: identifiers, sizes, timings and markers, never contents'),
+          ...commonErrorResponses,
+        },
       },
     },
     async (request) => services.completions.trace(callContext(request), request.params.id),

@@ -1,0 +1,32 @@
+/**
+ * Liveness and readiness for load balancers and operators: whether this process can reach its
+ * store. It lives apart from the routes so that HTTP never runs SQL itself (DESIGN §2).
+ */
+import type { Kysely } from 'kysely';
+import { AppError } from '../errors/app-error.js';
+import type { Dialect } from '../store/dialect.js';
+import type { Database } from '../store/schema.js';
+import { checkStore } from '../store/store-health.js';
+
+export interface HealthReport {
+  status: 'ok';
+  /** Which store answered, so an operator can tell a SQLite process from a PostgreSQL one. */
+  database: Dialect;
+}
+
+export class HealthService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  /** The report when the store answers; `store_unavailable` (503) when it does not. */
+  async check(): Promise<HealthReport> {
+    try {
+      await checkStore(this.db);
+    } catch (error) {
+      throw new AppError('store_unavailable', undefined, { cause: error });
+    }
+    return { status: 'ok', database: this.dialect };
+  }
+}
