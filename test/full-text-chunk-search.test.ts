@@ -10,6 +10,7 @@ import { fullTextTerms, QUERY_TERMS_MAXIMUM, searchChunksFullText } from '../src
 import { deleteDocumentChunks, insertChunks, insertDocument, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const PASSAGES = [
   'Mitochondria are the powerhouse of the cell and produce energy through respiration.',
@@ -72,8 +73,8 @@ describe.each(TEST_DIALECTS)('full-text chunk search on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    await store?.close();
-    await database?.drop();
+    await possiblyUnset(store)?.close();
+    await possiblyUnset(database)?.drop();
   });
 
   it('ranks the chunk that matches the query first, with similarity in [0, 1)', async () => {

@@ -26,6 +26,7 @@ import {
 } from '../src/store/knowledge-repository.js';
 import { migrateStore, openStore, type Store } from '../src/store/store.js';
 import { startPgliteServer, type PgliteServer } from './support/pglite-server.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 const VECTOR_COUNT = 300;
 const DIMENSIONS = 24;
@@ -99,9 +100,9 @@ describe('vector chunk search on PostgreSQL with pgvector (PGlite)', () => {
   });
 
   afterAll(async () => {
-    await store?.close();
-    await server?.stop();
-    if (dataDirectory !== undefined) await rm(dataDirectory, { recursive: true, force: true });
+    await possiblyUnset(store)?.close();
+    await possiblyUnset(server)?.stop();
+    if (possiblyUnset(dataDirectory) !== undefined) await rm(dataDirectory, { recursive: true, force: true });
   });
 
   it('installs pgvector, gives the embedding column the vector type and detects the pgvector backend', async () => {

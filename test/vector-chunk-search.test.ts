@@ -29,6 +29,7 @@ import {
 } from '../src/store/knowledge-repository.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
+import { possiblyUnset } from './support/possibly-unset.js';
 
 /** Hand-made directions in three dimensions, in insertion order. */
 const COMPASS: ReadonlyArray<{ text: string; vector: number[] }> = [
@@ -134,8 +135,8 @@ describe.each(TEST_DIALECTS)('vector chunk search on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    await store?.close();
-    await database?.drop();
+    await possiblyUnset(store)?.close();
+    await possiblyUnset(database)?.drop();
   });
 
   it(`detects the ${dialect === 'sqlite' ? 'sqlite-vec' : 'scan'} backend, and PostgreSQL without pgvector keeps float32 bytes`, async () => {
