@@ -413,7 +413,7 @@ describe('runContextTools statuses, steps and sources', () => {
 
   it('tags every source with the tool and the placeholder it filled, in configured order', async () => {
     const { options } = harness();
-    const kb = contextTool('kb', async () => ({
+    const knowledgeBase = contextTool('kb', async () => ({
       content: 'kb text',
       sources: [
         { title: 'Chapter 1', url: 'https://example.org/1', similarity: 0.91 },
@@ -421,7 +421,7 @@ describe('runContextTools statuses, steps and sources', () => {
       ],
     }));
     const rubric = contextTool('rubric', async () => ({ content: 'rubric text', sources: [{ title: 'Essay rubric' }] }), 'rubric');
-    const result = await runContextTools([planned(kb), planned(rubric)], toolContext(), options);
+    const result = await runContextTools([planned(knowledgeBase), planned(rubric)], toolContext(), options);
     expect(result.sources).toEqual([
       { title: 'Chapter 1', url: 'https://example.org/1', similarity: 0.91, tool: 'kb', placeholder: 'context' },
       { title: 'Chapter 2', url: 'https://example.org/2', similarity: 0.72, tool: 'kb', placeholder: 'context' },

@@ -14,7 +14,7 @@ import { checkToolConfig } from './tool-config-validation.js';
 import type { FunctionDescription, ToolConfig, ToolContext, ToolDefinition } from './tool-definition.js';
 
 /** OpenAI's rule for function names, which the other providers accept too. */
-const FUNCTION_NAME_MAXIMUM_LENGTH = 64;
+const FUNCTION_NAME_CHARACTERS_MAXIMUM = 64;
 
 export interface FunctionToolRun {
   /** The name the model sees and calls. */
@@ -38,13 +38,13 @@ export interface SkippedFunctionTool {
 
 export function sanitizeFunctionName(name: string): string {
   const cleaned = trimCharacters(name.replace(/[^A-Za-z0-9_-]+/g, '_'), '_');
-  return (cleaned === '' ? 'tool' : cleaned).slice(0, FUNCTION_NAME_MAXIMUM_LENGTH);
+  return (cleaned === '' ? 'tool' : cleaned).slice(0, FUNCTION_NAME_CHARACTERS_MAXIMUM);
 }
 
 function uniqueName(wanted: string, taken: Set<string>): string {
   let name = wanted;
   for (let suffix = 2; taken.has(name); suffix += 1)
-    name = `${wanted.slice(0, FUNCTION_NAME_MAXIMUM_LENGTH - String(suffix).length - 1)}_${suffix}`;
+    name = `${wanted.slice(0, FUNCTION_NAME_CHARACTERS_MAXIMUM - String(suffix).length - 1)}_${suffix}`;
   taken.add(name);
   return name;
 }

@@ -14,7 +14,7 @@ export const REWRITE_MESSAGES_MAXIMUM = 6;
 export const REWRITE_MESSAGE_CHARACTERS_MAXIMUM = 1_500;
 /** A longer answer is not a query: it is cut to this length. */
 export const REWRITTEN_QUERY_CHARACTERS_MAXIMUM = 500;
-const REWRITE_MAX_TOKENS = 120;
+const REWRITE_TOKENS_MAXIMUM = 120;
 
 const INSTRUCTIONS =
   'You write search queries for a course knowledge base. Read the conversation and write ONE standalone search query ' +
@@ -60,7 +60,7 @@ export async function rewriteQuery(
         { role: 'system', content: INSTRUCTIONS },
         { role: 'user', content: conversation },
       ],
-      parameters: { temperature: 0, max_tokens: REWRITE_MAX_TOKENS },
+      parameters: { temperature: 0, max_tokens: REWRITE_TOKENS_MAXIMUM },
       provider: model.provider,
       // The connector bounds the call by timeoutMilliseconds itself.
       signal,

@@ -6,9 +6,9 @@ const SETTINGS: ToolLoopSettings = {
   iterations: 5,
   iterationsMaximum: 10,
   callTimeoutMilliseconds: 30_000,
-  callTimeoutMaximumMilliseconds: 120_000,
+  callTimeoutMillisecondsMaximum: 120_000,
   totalMilliseconds: 180_000,
-  totalMaximumMilliseconds: 600_000,
+  totalMillisecondsMaximum: 600_000,
   identicalCallsMaximum: 2,
   resultCharactersMaximum: 20_000,
 };

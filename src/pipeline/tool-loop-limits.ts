@@ -9,9 +9,9 @@ export interface ToolLoopSettings {
   iterations: number;
   iterationsMaximum: number;
   callTimeoutMilliseconds: number;
-  callTimeoutMaximumMilliseconds: number;
+  callTimeoutMillisecondsMaximum: number;
   totalMilliseconds: number;
-  totalMaximumMilliseconds: number;
+  totalMillisecondsMaximum: number;
   /** The server's identical-call limit is also the most an assistant may allow. */
   identicalCallsMaximum: number;
   resultCharactersMaximum: number;
@@ -33,8 +33,8 @@ function bounded(requested: unknown, fallback: number, maximum: number): number 
 export function toolLoopLimitsFor(overrides: ToolLoopOverrides | undefined, settings: ToolLoopSettings): ToolLoopLimits {
   return {
     iterations: bounded(overrides?.max_iterations, settings.iterations, settings.iterationsMaximum),
-    callTimeoutMilliseconds: bounded(overrides?.call_timeout_ms, settings.callTimeoutMilliseconds, settings.callTimeoutMaximumMilliseconds),
-    totalMilliseconds: bounded(overrides?.total_timeout_ms, settings.totalMilliseconds, settings.totalMaximumMilliseconds),
+    callTimeoutMilliseconds: bounded(overrides?.call_timeout_ms, settings.callTimeoutMilliseconds, settings.callTimeoutMillisecondsMaximum),
+    totalMilliseconds: bounded(overrides?.total_timeout_ms, settings.totalMilliseconds, settings.totalMillisecondsMaximum),
     identicalCallsMaximum: bounded(overrides?.max_identical_calls, settings.identicalCallsMaximum, settings.identicalCallsMaximum),
     resultCharactersMaximum: settings.resultCharactersMaximum,
   };
