@@ -50,16 +50,15 @@ function trimSlash(url: string): string {
   return trimCharactersEnd(url, '/');
 }
 
+/** One JSON request to the provider, under the call's deadline; the signal is the deadline's. */
 async function postJson(
   provider: ProviderSettings,
-  url: string,
-  body: unknown,
-  headers: Record<string, string>,
+  request: Omit<JsonExchange, 'signal'>,
   options: EmbeddingCallOptions,
 ): Promise<unknown> {
   const deadline = startDeadline(options.timeoutMilliseconds, options.signal);
   try {
-    return await exchangeJson(provider, { url, body, headers, signal: deadline.signal });
+    return await exchangeJson(provider, { ...request, signal: deadline.signal });
   } catch (error) {
     if (options.signal?.aborted) throw options.signal.reason instanceof Error ? options.signal.reason : error;
     if (deadline.expired)
@@ -108,9 +107,7 @@ async function embedWithOpenAi(model: EmbeddingModel, texts: readonly string[], 
   const headers: Record<string, string> = model.provider.apiKey === undefined ? {} : { authorization: `Bearer ${model.provider.apiKey}` };
   const answer = (await postJson(
     model.provider,
-    `${baseUrl}/embeddings`,
-    { model: model.model, input: texts, encoding_format: 'base64' },
-    headers,
+    { url: `${baseUrl}/embeddings`, body: { model: model.model, input: texts, encoding_format: 'base64' }, headers },
     options,
   )) as { data?: unknown };
   if (!Array.isArray(answer.data) || answer.data.length !== texts.length)
@@ -127,7 +124,11 @@ async function embedWithOpenAi(model: EmbeddingModel, texts: readonly string[], 
 
 async function embedWithOllama(model: EmbeddingModel, texts: readonly string[], options: EmbeddingCallOptions): Promise<Float32Array[]> {
   const baseUrl = trimSlash(model.provider.baseUrl ?? 'http://127.0.0.1:11434');
-  const answer = (await postJson(model.provider, `${baseUrl}/api/embed`, { model: model.model, input: texts }, {}, options)) as {
+  const answer = (await postJson(
+    model.provider,
+    { url: `${baseUrl}/api/embed`, body: { model: model.model, input: texts }, headers: {} },
+    options,
+  )) as {
     embeddings?: unknown;
   };
   if (!Array.isArray(answer.embeddings) || answer.embeddings.length !== texts.length)

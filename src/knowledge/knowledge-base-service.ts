@@ -76,6 +76,19 @@ export interface QueryInput {
   plugin_params?: { mode?: RetrievalMode; [name: string]: unknown };
 }
 
+/** What ranking a knowledge base's chunks needs: the query, how many, and how (unset: what the knowledge base supports best). */
+interface RankQuery {
+  text: string;
+  topK: number;
+  mode?: RetrievalMode;
+  signal?: AbortSignal;
+}
+
+/** A search: a ranking whose hits below the threshold are left out. */
+interface SearchQuery extends RankQuery {
+  threshold: number;
+}
+
 /** LAMB's knowledge-base query answer. */
 export interface QueryAnswer {
   results: Array<{ similarity: number; data: string; metadata: Record<string, unknown> }>;
@@ -221,16 +234,11 @@ export class KnowledgeBaseService {
    * with embeddings; if the query cannot be embedded (provider down), it falls back to full text
    * rather than failing the learner's request. Asking for `vector` explicitly surfaces the error.
    */
-  private async rank(
-    record: KnowledgeBaseRecord,
-    queryText: string,
-    topK: number,
-    requested: RetrievalMode | undefined,
-    signal?: AbortSignal,
-  ): Promise<{ hits: ChunkHit[]; mode: RetrievalMode }> {
+  private async rank(record: KnowledgeBaseRecord, query: RankQuery): Promise<{ hits: ChunkHit[]; mode: RetrievalMode }> {
+    const { text: queryText, topK, signal } = query;
     const { embedder } = this.options;
     const choice = embeddingChoiceOf(record);
-    const mode = requested ?? (choice === undefined ? 'full_text' : 'hybrid');
+    const mode = query.mode ?? (choice === undefined ? 'full_text' : 'hybrid');
     const byFullText = async () => ({
       hits: await rankChunks(this.options, [record.id], { mode: 'full_text', text: queryText }, topK),
       mode: 'full_text' as const,
@@ -251,13 +259,9 @@ export class KnowledgeBaseService {
     return { hits: await rankChunks(this.options, [record.id], { mode, text: queryText, embedding }, topK), mode };
   }
 
-  private async search(
-    identity: Identity,
-    id: number,
-    query: { text: string; topK: number; threshold: number; mode?: RetrievalMode; signal?: AbortSignal },
-  ): Promise<{ hits: KnowledgeHit[]; mode: RetrievalMode }> {
+  private async search(identity: Identity, id: number, query: SearchQuery): Promise<{ hits: KnowledgeHit[]; mode: RetrievalMode }> {
     const record = await this.load(identity, id, 'query');
-    const ranked = await this.rank(record, query.text, query.topK, query.mode, query.signal);
+    const ranked = await this.rank(record, query);
     const hits = ranked.hits
       .filter((hit) => hit.similarity >= query.threshold)
       .map((hit) => ({
