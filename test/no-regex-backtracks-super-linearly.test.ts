@@ -88,6 +88,16 @@ function isRegExpConstruction(node: ts.Node): node is ts.NewExpression | ts.Call
   return (ts.isNewExpression(node) || ts.isCallExpression(node)) && ts.isIdentifier(node.expression) && node.expression.text === 'RegExp';
 }
 
+/**
+ * A JSON Schema `pattern`: a property named so, unless it sits in an object of error wordings
+ * keyed by keyword (`problems: { pattern: 'must be …' }`), which is text, not an expression.
+ */
+function isSchemaPattern(node: ts.Node): node is ts.PropertyAssignment {
+  if (!ts.isPropertyAssignment(node) || !ts.isIdentifier(node.name) || node.name.text !== 'pattern') return false;
+  const holder = node.parent.parent;
+  return !(ts.isPropertyAssignment(holder) && ts.isIdentifier(holder.name) && holder.name.text === 'problems');
+}
+
 /** Every pattern in one file's text; `dynamic` receives the RegExp constructions whose source is computed. */
 function patternsIn(file: string, text: string, dynamic: (expression: string, line: number) => void): FoundPattern[] {
   const sourceFile = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
@@ -103,13 +113,10 @@ function patternsIn(file: string, text: string, dynamic: (expression: string, li
       const source = literalText(sourceArgument);
       if (source === undefined) dynamic(sourceArgument?.getText(sourceFile) ?? '', lineOf(node));
       else found.push({ file, line: lineOf(node), kind: 'RegExp', source, flags: literalText(flagsArgument) ?? '' });
-    } else if (
-      ts.isPropertyAssignment(node) &&
-      ts.isIdentifier(node.name) &&
-      node.name.text === 'pattern' &&
-      literalText(node.initializer) !== undefined
-    ) {
-      found.push({ file, line: lineOf(node), kind: 'schema pattern', source: literalText(node.initializer)!, flags: 'u' });
+    } else if (isSchemaPattern(node)) {
+      const source = literalText(node.initializer);
+      if (source === undefined) dynamic(node.initializer.getText(sourceFile), lineOf(node));
+      else found.push({ file, line: lineOf(node), kind: 'schema pattern', source, flags: 'u' });
     } else if (
       ts.isPropertyAssignment(node) &&
       ts.isIdentifier(node.name) &&

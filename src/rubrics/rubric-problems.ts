@@ -66,7 +66,7 @@ function commonWording(keyword: string, schema: Schema): string {
     case 'type':
       return `must be a ${String(schema.type)}, not {type}.`;
     case 'pattern':
-      // The one pattern without its own wording is NOT_BLANK.
+      // The one pattern without its own wording is `\\S` (not blank).
       return 'must not be empty.';
     case 'maxLength':
       return 'must be at most {limit} characters long.';
