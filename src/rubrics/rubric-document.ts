@@ -19,17 +19,13 @@ import {
 } from './rubric-schema.js';
 
 export {
-  RUBRIC_ID_PATTERN,
   RUBRIC_LIMITS,
-  RUBRIC_REFERENCE_PATTERN,
   RUBRIC_VISIBILITIES,
   SCORING_TYPES,
-  rubricSchema,
   type RubricCriterion,
   type RubricDocument,
   type RubricDraft,
   type RubricLevel,
-  type RubricMetadata,
   type RubricVisibility,
   type ScoringType,
 } from './rubric-schema.js';

@@ -22,8 +22,6 @@ export type ScoringType = (typeof SCORING_TYPES)[number];
 export const RUBRIC_VISIBILITIES = ['private', 'organization'] as const;
 export type RubricVisibility = (typeof RUBRIC_VISIBILITIES)[number];
 
-/** LAMB requires at least 10 characters; letters, digits and `. _ : ~ -` keep it safe in a URL path and a status line. */
-export const RUBRIC_ID_PATTERN = /^[\p{L}\p{N}._:~-]{10,200}$/u;
 /** The same alphabet without the length rule: what a tool config or a lookup may name (LAMB's old integer ids become short strings). */
 export const RUBRIC_REFERENCE_PATTERN = /^[\p{L}\p{N}._:~-]{1,200}$/u;
 
@@ -108,6 +106,7 @@ export const rubricSchema = {
   properties: {
     rubricId: {
       type: ['string', 'null'],
+      // LAMB requires at least 10 characters; letters, digits and `. _ : ~ -` keep an id safe in a URL path and a status line.
       pattern: '^$|^[\\p{L}\\p{N}._:~-]{10,200}$',
       problems: {
         type: 'must be a string, not {type}.',
