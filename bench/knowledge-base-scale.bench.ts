@@ -202,7 +202,7 @@ async function ingestThroughRunner(
   });
   for (const document of documents) {
     const stored = await storage.store(knowledgeBaseId, Readable.from([document.bytes]), {
-      maxBytes: document.bytes.length,
+      bytesMaximum: document.bytes.length,
       extension: 'upload',
     });
     const documentId = await insertDocument(store.db, {

@@ -64,7 +64,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
   });
   const rateLimiter = new RateLimiter(store.db, settings);
   const rubrics = new RubricService(store.db);
-  const files = new FileService(store.db, { dataDirectory: settings.dataDirectory, maxBytes: settings.fileUploadBytesMaximum });
+  const files = new FileService(store.db, { dataDirectory: settings.dataDirectory, bytesMaximum: settings.fileUploadBytesMaximum });
   return {
     settings,
     store,

@@ -39,10 +39,10 @@ async function identityFor(server: TestServer, userId: number): Promise<Identity
 }
 
 /** Awaits a read that must fail, and hands back its AppError; fails the test on contents or any other error. */
-async function refusal(reader: FileReader, filePath: string, maxCharacters = 10_000): Promise<AppError> {
+async function refusal(reader: FileReader, filePath: string, charactersMaximum = 10_000): Promise<AppError> {
   let outcome: unknown;
   try {
-    outcome = await reader.readText(filePath, maxCharacters);
+    outcome = await reader.readText(filePath, charactersMaximum);
   } catch (error) {
     outcome = error;
   }

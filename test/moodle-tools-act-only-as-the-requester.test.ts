@@ -15,7 +15,7 @@ import { AppError } from '../src/errors/app-error.js';
 import { loadRegistries, type Registries } from '../src/pipeline/registries.js';
 import type { Integrations, Requester } from '../src/pipeline/ports.js';
 import { toolKind, type ToolContext } from '../src/pipeline/tool-definition.js';
-import moodleAssignments, { MAXIMUM_ASSIGNMENTS_CHECKED, SUBMISSION_STATUS_CONCURRENCY } from '../src/tools/moodle_assignments.js';
+import moodleAssignments, { ASSIGNMENTS_CHECKED_MAXIMUM, SUBMISSION_STATUS_CONCURRENCY } from '../src/tools/moodle_assignments.js';
 import moodleCourses from '../src/tools/moodle_courses.js';
 import { startFakeMoodleServer, type FakeMoodleServer } from './fakes/fake-moodle-server.js';
 import { buildToolContext } from './support/tool-context.js';
@@ -332,7 +332,7 @@ describe('get_moodle_assignments', () => {
   });
 
   it('checks a bounded number of submission statuses, a few at a time, and counts the rest', async () => {
-    const many = Array.from({ length: MAXIMUM_ASSIGNMENTS_CHECKED + 7 }, (_, index) => ({
+    const many = Array.from({ length: ASSIGNMENTS_CHECKED_MAXIMUM + 7 }, (_, index) => ({
       id: 1_000 + index,
       cmid: 2_000 + index,
       course: 8,
@@ -341,15 +341,15 @@ describe('get_moodle_assignments', () => {
     }));
     moodle.add({ assignments: many });
     moodle.enqueue(
-      ...Array.from({ length: MAXIMUM_ASSIGNMENTS_CHECKED }, () => ({ wsfunction: 'mod_assign_get_submission_status', delayMs: 40 })),
+      ...Array.from({ length: ASSIGNMENTS_CHECKED_MAXIMUM }, () => ({ wsfunction: 'mod_assign_get_submission_status', delayMs: 40 })),
     );
     const content = JSON.parse((await listAssignments(contextFor(ADA), { course_id: 8 })).content);
-    expect(content.assignment_count).toBe(MAXIMUM_ASSIGNMENTS_CHECKED + 8);
-    expect(content.assignments).toHaveLength(MAXIMUM_ASSIGNMENTS_CHECKED);
+    expect(content.assignment_count).toBe(ASSIGNMENTS_CHECKED_MAXIMUM + 8);
+    expect(content.assignments).toHaveLength(ASSIGNMENTS_CHECKED_MAXIMUM);
     expect(content.omitted_assignments).toBe(8);
     // The soonest due dates are the ones checked.
     expect(content.assignments[0].name).toBe('Exercise 1');
-    expect(moodle.callsOf('mod_assign_get_submission_status')).toHaveLength(MAXIMUM_ASSIGNMENTS_CHECKED);
+    expect(moodle.callsOf('mod_assign_get_submission_status')).toHaveLength(ASSIGNMENTS_CHECKED_MAXIMUM);
     expect(moodle.peakConcurrentCalls()).toBeGreaterThan(1);
     expect(moodle.peakConcurrentCalls()).toBeLessThanOrEqual(SUBMISSION_STATUS_CONCURRENCY);
   });

@@ -37,12 +37,12 @@ export interface PageQuery {
 export class UserService {
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly passwordMinimumLength: number,
+    private readonly passwordLengthMinimum: number,
   ) {}
 
   private checkPassword(password: string): void {
-    if (password.length < this.passwordMinimumLength) {
-      throw new AppError('weak_password', `The password must be at least ${this.passwordMinimumLength} characters.`, { param: 'password' });
+    if (password.length < this.passwordLengthMinimum) {
+      throw new AppError('weak_password', `The password must be at least ${this.passwordLengthMinimum} characters.`, { param: 'password' });
     }
   }
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
 import {
   displayFileName,
-  FILE_NAME_MAXIMUM_LENGTH,
+  FILE_NAME_LENGTH_MAXIMUM,
   fileExtension,
   isInsideFolder,
   parseFilePath,
@@ -113,15 +113,15 @@ describe('sanitizeFileName', () => {
     for (const input of nasty) expect(() => parseFilePath(`1/${sanitizeFileName(input)}`), JSON.stringify(input)).not.toThrow();
   });
 
-  it(`caps the name at ${FILE_NAME_MAXIMUM_LENGTH} characters and keeps the extension`, () => {
+  it(`caps the name at ${FILE_NAME_LENGTH_MAXIMUM} characters and keeps the extension`, () => {
     const name = sanitizeFileName(`${'x'.repeat(500)}.json`);
-    expect(name.length).toBe(FILE_NAME_MAXIMUM_LENGTH);
+    expect(name.length).toBe(FILE_NAME_LENGTH_MAXIMUM);
     expect(name.endsWith('.json')).toBe(true);
   });
 
   it('never splits a surrogate pair when it caps a name', () => {
     const name = sanitizeFileName(`${'🎓'.repeat(200)}.txt`);
-    expect(name.length).toBeLessThanOrEqual(FILE_NAME_MAXIMUM_LENGTH);
+    expect(name.length).toBeLessThanOrEqual(FILE_NAME_LENGTH_MAXIMUM);
     expect(name).toMatch(/^(?:🎓)+\.txt$/u);
   });
 });
@@ -137,7 +137,7 @@ describe('withCollisionSuffix', () => {
   it('stays within the name limit for the longest names', () => {
     const longest = sanitizeFileName(`${'y'.repeat(500)}.txt`);
     const suffixed = withCollisionSuffix(longest, 12);
-    expect(suffixed.length).toBeLessThanOrEqual(FILE_NAME_MAXIMUM_LENGTH);
+    expect(suffixed.length).toBeLessThanOrEqual(FILE_NAME_LENGTH_MAXIMUM);
     expect(suffixed.endsWith('-12.txt')).toBe(true);
   });
 });

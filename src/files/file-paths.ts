@@ -9,11 +9,11 @@ import { AppError } from '../errors/app-error.js';
 import { trimCharacters } from '../validation/trim-characters.js';
 
 /** Longest name part of a `file_path` we create, in UTF-16 code units (room for the owner id and a suffix stays under the path limit). */
-export const FILE_NAME_MAXIMUM_LENGTH = 160;
+export const FILE_NAME_LENGTH_MAXIMUM = 160;
 /** Longest `file_path` accepted for a lookup; anything longer cannot be one of ours. */
-export const FILE_PATH_MAXIMUM_LENGTH = 512;
+export const FILE_PATH_LENGTH_MAXIMUM = 512;
 /** Longest original name kept for display. */
-const ORIGINAL_NAME_MAXIMUM_LENGTH = 255;
+const ORIGINAL_NAME_LENGTH_MAXIMUM = 255;
 
 /** Control characters (C0, DEL, C1), invisible formatting (bidi overrides, zero-width), private-use and lone surrogates. */
 const INVISIBLE_OR_CONTROL = /[\u0000-\u001f\u007f-\u009f\p{Cf}\p{Co}\p{Cs}]/gu;
@@ -63,7 +63,7 @@ function joinExtension(base: string, extension: string): string {
 /**
  * The name part of a new `file_path`: the client's name without any folder, control or invisible
  * characters, reserved punctuation or leading dots, NFC-normalised, with a lower-case extension,
- * at most FILE_NAME_MAXIMUM_LENGTH long. Letters of every script are kept.
+ * at most FILE_NAME_LENGTH_MAXIMUM long. Letters of every script are kept.
  */
 export function sanitizeFileName(originalName: string): string {
   const spaced = lastSegment(originalName.normalize('NFC'))
@@ -75,7 +75,7 @@ export function sanitizeFileName(originalName: string): string {
   // A loop, not /^[ .]+|[ .]+$/g, which rescans a long run of dots from each of its characters.
   const cleaned = trimCharacters(spaced, ' .');
   const { base, extension } = splitExtension(cleaned);
-  const room = FILE_NAME_MAXIMUM_LENGTH - (extension === '' ? 0 : extension.length + 1);
+  const room = FILE_NAME_LENGTH_MAXIMUM - (extension === '' ? 0 : extension.length + 1);
   const safeBase = truncateText(base, room).trimEnd();
   return joinExtension(safeBase === '' ? 'file' : safeBase, truncateText(extension, 16));
 }
@@ -85,7 +85,7 @@ export function withCollisionSuffix(name: string, attempt: number): string {
   if (attempt <= 1) return name;
   const { base, extension } = splitExtension(name);
   const suffix = `-${attempt}`;
-  const room = FILE_NAME_MAXIMUM_LENGTH - suffix.length - (extension === '' ? 0 : extension.length + 1);
+  const room = FILE_NAME_LENGTH_MAXIMUM - suffix.length - (extension === '' ? 0 : extension.length + 1);
   return joinExtension(truncateText(base, room) + suffix, extension);
 }
 
@@ -95,10 +95,10 @@ export function withCollisionSuffix(name: string, attempt: number): string {
  */
 export function displayFileName(originalName: string): string {
   const cleaned = lastSegment(originalName.normalize('NFC')).replace(INVISIBLE_OR_CONTROL, '').trim();
-  if (cleaned.length <= ORIGINAL_NAME_MAXIMUM_LENGTH) return cleaned;
+  if (cleaned.length <= ORIGINAL_NAME_LENGTH_MAXIMUM) return cleaned;
   const { base, extension } = splitExtension(cleaned);
   const keptExtension = truncateText(extension, 16);
-  const room = ORIGINAL_NAME_MAXIMUM_LENGTH - (keptExtension === '' ? 0 : keptExtension.length + 1);
+  const room = ORIGINAL_NAME_LENGTH_MAXIMUM - (keptExtension === '' ? 0 : keptExtension.length + 1);
   return joinExtension(truncateText(base, room), keptExtension);
 }
 
@@ -124,7 +124,7 @@ function segmentProblem(segments: readonly string[]): string | undefined {
 export function parseFilePath(filePath: unknown): ParsedFilePath {
   if (typeof filePath !== 'string' || filePath === '') throw unsafePath('is empty');
   const normalized = filePath.normalize('NFC');
-  if (normalized.length > FILE_PATH_MAXIMUM_LENGTH) throw unsafePath(`is longer than ${FILE_PATH_MAXIMUM_LENGTH} characters`);
+  if (normalized.length > FILE_PATH_LENGTH_MAXIMUM) throw unsafePath(`is longer than ${FILE_PATH_LENGTH_MAXIMUM} characters`);
   if (CONTROL_CHARACTER.test(normalized)) throw unsafePath('contains a NUL or control character');
   if (normalized.includes('\\')) throw unsafePath('contains a backslash');
   if (PERCENT_ENCODING.test(normalized)) throw unsafePath('contains percent-encoding');

@@ -29,7 +29,7 @@ import { FileStorage, type StoredBytes } from './file-storage.js';
 
 export interface FileServiceOptions {
   dataDirectory: string;
-  maxBytes: number;
+  bytesMaximum: number;
 }
 
 export interface UploadInput {
@@ -67,22 +67,22 @@ function fileFacts(row: FileRow): FileFacts {
   return { ownerId: row.owner_id, organizationId: row.organization_id, deleted: row.deleted_at !== null };
 }
 
-function requireCharacterBudget(maxCharacters: number): void {
-  if (!Number.isSafeInteger(maxCharacters) || maxCharacters < 0) {
+function requireCharacterBudget(charactersMaximum: number): void {
+  if (!Number.isSafeInteger(charactersMaximum) || charactersMaximum < 0) {
     throw new AppError('invalid_parameter', 'The character budget must be a whole number of 0 or more.', { param: 'max_characters' });
   }
 }
 
 export class FileService {
   private readonly storage: FileStorage;
-  private readonly maxBytes: number;
+  private readonly bytesMaximum: number;
 
   constructor(
     private readonly db: Kysely<Database>,
     options: FileServiceOptions,
   ) {
     this.storage = new FileStorage(options.dataDirectory);
-    this.maxBytes = options.maxBytes;
+    this.bytesMaximum = options.bytesMaximum;
   }
 
   async upload(context: CallContext, input: UploadInput): Promise<FileView> {
@@ -93,7 +93,7 @@ export class FileService {
     const stored = await this.storage.store(
       ownerId,
       input.stream,
-      { maxBytes: this.maxBytes, extension: type.extension },
+      { bytesMaximum: this.bytesMaximum, extension: type.extension },
       new FileContentInspector(type),
     );
     try {
@@ -206,18 +206,18 @@ export class FileService {
 
   /** A FileReader that reads with `owner`'s permissions: the assistant owner's, for the single-file tool. */
   readerFor(owner: Identity): FileReader {
-    return { readText: (filePath, maxCharacters) => this.readText(owner, filePath, maxCharacters) };
+    return { readText: (filePath, charactersMaximum) => this.readText(owner, filePath, charactersMaximum) };
   }
 
-  private async readText(owner: Identity, filePath: string, maxCharacters: number): Promise<FileText> {
-    requireCharacterBudget(maxCharacters);
+  private async readText(owner: Identity, filePath: string, charactersMaximum: number): Promise<FileText> {
+    requireCharacterBudget(charactersMaximum);
     const parsed = parseFilePath(filePath);
     const subject = `File "${parsed.filePath}"`;
     const row = await findLiveFileByPath(this.db, parsed.filePath);
     // A row whose path names another owner than its owner_id was not written by us: treat it as absent.
     if (!row || row.owner_id !== parsed.ownerId) throw new AppError('not_found', `${subject} not found.`);
     requireFileAction(owner, fileFacts(row), 'read', subject);
-    const text = await this.storage.readTextPrefix(row.owner_id, row.stored_name, maxCharacters);
+    const text = await this.storage.readTextPrefix(row.owner_id, row.stored_name, charactersMaximum);
     if (text === undefined) throw new AppError('not_found', `${subject} not found: its contents cannot be read.`);
     return text;
   }

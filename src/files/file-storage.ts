@@ -56,7 +56,7 @@ export interface FolderEntry {
 }
 
 export interface UploadLimits {
-  maxBytes: number;
+  bytesMaximum: number;
   extension: string;
 }
 
@@ -79,18 +79,18 @@ async function syncFolder(folder: string): Promise<void> {
 }
 
 /** The 413 an upload over the limit gets, whether its declared length or its counted bytes gave it away. */
-export function fileTooLarge(maxBytes: number): AppError {
-  return new AppError('file_too_large', `The file is larger than the limit of ${maxBytes} bytes.`, {
+export function fileTooLarge(bytesMaximum: number): AppError {
+  return new AppError('file_too_large', `The file is larger than the limit of ${bytesMaximum} bytes.`, {
     param: 'file',
-    details: { max_bytes: maxBytes },
+    details: { max_bytes: bytesMaximum },
   });
 }
 
 /** Cuts decoded text to `maxCharacters` UTF-16 code units, one fewer when the cut would split a surrogate pair. */
-function cutText(text: string, maxCharacters: number): string {
-  const lastKept = text.charCodeAt(maxCharacters - 1);
-  const splitsPair = maxCharacters > 0 && lastKept >= 0xd800 && lastKept <= 0xdbff;
-  return text.slice(0, splitsPair ? maxCharacters - 1 : maxCharacters);
+function cutText(text: string, charactersMaximum: number): string {
+  const lastKept = text.charCodeAt(charactersMaximum - 1);
+  const splitsPair = charactersMaximum > 0 && lastKept >= 0xd800 && lastKept <= 0xdbff;
+  return text.slice(0, splitsPair ? charactersMaximum - 1 : charactersMaximum);
 }
 
 export class FileStorage {
@@ -131,7 +131,7 @@ export class FileStorage {
       0o600,
     );
     try {
-      const written = await this.writeAll(handle, bytes, limits.maxBytes, inspector);
+      const written = await this.writeAll(handle, bytes, limits.bytesMaximum, inspector);
       await handle.sync();
       await handle.close();
       const storedName = `${randomBytes(16).toString('hex')}.${limits.extension}`;
@@ -148,14 +148,14 @@ export class FileStorage {
   private async writeAll(
     handle: FileHandle,
     bytes: AsyncIterable<Uint8Array>,
-    maxBytes: number,
+    bytesMaximum: number,
     inspector: UploadInspector | undefined,
   ): Promise<Omit<StoredBytes, 'storedName'>> {
     const hash = createHash('sha256');
     let sizeBytes = 0;
     for await (const chunk of bytes) {
       sizeBytes += chunk.length;
-      if (sizeBytes > maxBytes) throw fileTooLarge(maxBytes);
+      if (sizeBytes > bytesMaximum) throw fileTooLarge(bytesMaximum);
       inspector?.inspect(chunk);
       hash.update(chunk);
       await handle.write(chunk);
@@ -245,11 +245,11 @@ export class FileStorage {
    * as many bytes as that needs. Undefined when the file is missing or is not a plain file
    * exactly where it should be.
    */
-  async readTextPrefix(ownerId: number, storedName: string, maxCharacters: number): Promise<FileText | undefined> {
+  async readTextPrefix(ownerId: number, storedName: string, charactersMaximum: number): Promise<FileText | undefined> {
     const handle = await this.openPlainFile(ownerId, storedName);
     if (handle === undefined) return undefined;
     try {
-      return await this.readPrefix(handle, maxCharacters);
+      return await this.readPrefix(handle, charactersMaximum);
     } finally {
       await handle.close();
     }
@@ -279,7 +279,7 @@ export class FileStorage {
     }
   }
 
-  private async readPrefix(handle: FileHandle, maxCharacters: number): Promise<FileText> {
+  private async readPrefix(handle: FileHandle, charactersMaximum: number): Promise<FileText> {
     // Not fatal: the bytes were checked at upload; should a file change on disk since, its bad bytes read as U+FFFD rather than failing the tool.
     const decoder = new TextDecoder('utf-8');
     const buffer = Buffer.alloc(READ_CHUNK_BYTES);
@@ -287,13 +287,13 @@ export class FileStorage {
     let position = 0;
     let ended = false;
     // Reading stops one character beyond the budget, which tells whether anything was left out.
-    while (text.length <= maxCharacters && !ended) {
+    while (text.length <= charactersMaximum && !ended) {
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
       position += bytesRead;
       ended = bytesRead === 0;
       text += ended ? decoder.decode() : decoder.decode(buffer.subarray(0, bytesRead), { stream: true });
     }
-    if (text.length <= maxCharacters) return { text, truncated: false };
-    return { text: cutText(text, maxCharacters), truncated: true };
+    if (text.length <= charactersMaximum) return { text, truncated: false };
+    return { text: cutText(text, charactersMaximum), truncated: true };
   }
 }

@@ -38,7 +38,7 @@ export interface ZipEntry {
  * More entries than any Word document has (a few dozen). The directory is read while an upload
  * is answered, so its length is what bounds that work.
  */
-export const MAXIMUM_ZIP_DIRECTORY_ENTRIES = 10_000;
+export const ZIP_DIRECTORY_ENTRIES_MAXIMUM = 10_000;
 
 /** True when the bytes start with a ZIP local file header or an empty archive's end record. */
 export function looksLikeZip(bytes: Uint8Array): boolean {
@@ -57,7 +57,7 @@ function bufferOf(bytes: Uint8Array): Buffer {
 /**
  * The archive's entries as its central directory lists them, nothing inflated; undefined when
  * yauzl finds no readable directory (a truncated or damaged archive) or it lists more than
- * MAXIMUM_ZIP_DIRECTORY_ENTRIES. Names are read as UTF-8 and not judged here: whether a name is
+ * ZIP_DIRECTORY_ENTRIES_MAXIMUM. Names are read as UTF-8 and not judged here: whether a name is
  * safe to use is the reader's concern, not the listing's.
  */
 export async function readZipDirectory(bytes: Uint8Array): Promise<ZipEntry[] | undefined> {
@@ -69,7 +69,7 @@ export async function readZipDirectory(bytes: Uint8Array): Promise<ZipEntry[] | 
     return undefined;
   }
   try {
-    if (zipFile.entryCount > MAXIMUM_ZIP_DIRECTORY_ENTRIES) return undefined;
+    if (zipFile.entryCount > ZIP_DIRECTORY_ENTRIES_MAXIMUM) return undefined;
     const decoder = new TextDecoder('utf-8');
     const entries: ZipEntry[] = [];
     for await (const entry of zipFile.eachEntry()) {

@@ -6,8 +6,8 @@ import {
   chunkSections,
   DEFAULT_CHUNK_OVERLAP,
   DEFAULT_CHUNK_SIZE,
-  MAXIMUM_CHUNK_SIZE,
-  MINIMUM_CHUNK_SIZE,
+  CHUNK_SIZE_MAXIMUM,
+  CHUNK_SIZE_MINIMUM,
   resolveChunkingOptions,
   splitText,
   type ChunkingOptions,
@@ -59,8 +59,8 @@ describe('chunking options', () => {
   });
 
   it('accept a knowledge base’s own settings within the bounds', () => {
-    expect(resolveChunkingOptions({ chunkSize: MINIMUM_CHUNK_SIZE, chunkOverlap: 0 })).toEqual({ chunkSize: 100, chunkOverlap: 0 });
-    expect(resolveChunkingOptions({ chunkSize: MAXIMUM_CHUNK_SIZE, chunkOverlap: 4000 })).toEqual({ chunkSize: 8000, chunkOverlap: 4000 });
+    expect(resolveChunkingOptions({ chunkSize: CHUNK_SIZE_MINIMUM, chunkOverlap: 0 })).toEqual({ chunkSize: 100, chunkOverlap: 0 });
+    expect(resolveChunkingOptions({ chunkSize: CHUNK_SIZE_MAXIMUM, chunkOverlap: 4000 })).toEqual({ chunkSize: 8000, chunkOverlap: 4000 });
   });
 
   it.each([

@@ -18,11 +18,11 @@ import type { TextSection } from './markdown-sections.js';
 export const DEFAULT_CHUNK_SIZE = 1000;
 export const DEFAULT_CHUNK_OVERLAP = 200;
 /** Smaller chunks carry too little text to be found or to help an answer. */
-export const MINIMUM_CHUNK_SIZE = 100;
+export const CHUNK_SIZE_MINIMUM = 100;
 /** Larger chunks exceed what embedding models read and crowd the prompt. */
-export const MAXIMUM_CHUNK_SIZE = 8000;
+export const CHUNK_SIZE_MAXIMUM = 8000;
 /** Overlap at most half the chunk size: more would repeat most of every chunk and multiply their number. */
-export const MAXIMUM_OVERLAP_RATIO = 0.5;
+export const OVERLAP_RATIO_MAXIMUM = 0.5;
 /** Coarsest first; the empty separator cuts between characters. */
 export const CHUNK_SEPARATORS: readonly string[] = ['\n\n', '\n', '. ', ' ', ''];
 
@@ -60,9 +60,9 @@ function invalidChunking(param: 'chunk_size' | 'chunk_overlap', message: string)
   return new AppError('invalid_chunking', message, {
     param,
     details: {
-      minimum_chunk_size: MINIMUM_CHUNK_SIZE,
-      maximum_chunk_size: MAXIMUM_CHUNK_SIZE,
-      maximum_overlap_ratio: MAXIMUM_OVERLAP_RATIO,
+      minimum_chunk_size: CHUNK_SIZE_MINIMUM,
+      maximum_chunk_size: CHUNK_SIZE_MAXIMUM,
+      maximum_overlap_ratio: OVERLAP_RATIO_MAXIMUM,
     },
   });
 }
@@ -71,10 +71,10 @@ function invalidChunking(param: 'chunk_size' | 'chunk_overlap', message: string)
 export function resolveChunkingOptions(options: ChunkingOptions = {}): ResolvedChunkingOptions {
   const chunkSize = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
   const chunkOverlap = options.chunkOverlap ?? DEFAULT_CHUNK_OVERLAP;
-  if (!Number.isInteger(chunkSize) || chunkSize < MINIMUM_CHUNK_SIZE || chunkSize > MAXIMUM_CHUNK_SIZE) {
+  if (!Number.isInteger(chunkSize) || chunkSize < CHUNK_SIZE_MINIMUM || chunkSize > CHUNK_SIZE_MAXIMUM) {
     throw invalidChunking(
       'chunk_size',
-      `The chunk size must be a whole number of characters from ${MINIMUM_CHUNK_SIZE} to ${MAXIMUM_CHUNK_SIZE}; it is ${String(chunkSize)}.`,
+      `The chunk size must be a whole number of characters from ${CHUNK_SIZE_MINIMUM} to ${CHUNK_SIZE_MAXIMUM}; it is ${String(chunkSize)}.`,
     );
   }
   if (!Number.isInteger(chunkOverlap) || chunkOverlap < 0) {
@@ -83,7 +83,7 @@ export function resolveChunkingOptions(options: ChunkingOptions = {}): ResolvedC
       `The chunk overlap must be a whole number of characters, 0 or more; it is ${String(chunkOverlap)}.`,
     );
   }
-  const maximumOverlap = Math.floor(chunkSize * MAXIMUM_OVERLAP_RATIO);
+  const maximumOverlap = Math.floor(chunkSize * OVERLAP_RATIO_MAXIMUM);
   if (chunkOverlap > maximumOverlap) {
     throw invalidChunking(
       'chunk_overlap',

@@ -3,7 +3,7 @@ import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
 import { detectDocumentType, detectUploadedDocumentType } from './document-types.js';
-import { MAXIMUM_ZIP_DIRECTORY_ENTRIES, readZipDirectory } from './bounded-zip.js';
+import { ZIP_DIRECTORY_ENTRIES_MAXIMUM, readZipDirectory } from './bounded-zip.js';
 
 const encoder = new TextEncoder();
 const PDF_BYTES = encoder.encode('%PDF-1.7\n%\u00e2\u00e3\n1 0 obj\n<< >>\nendobj\n');
@@ -217,14 +217,14 @@ describe('readZipDirectory', () => {
     expect(await readZipDirectory(new Uint8Array(0))).toBeUndefined();
   });
 
-  it('refuses a directory of more than MAXIMUM_ZIP_DIRECTORY_ENTRIES entries, which would be read on the event loop', async () => {
+  it('refuses a directory of more than ZIP_DIRECTORY_ENTRIES_MAXIMUM entries, which would be read on the event loop', async () => {
     const many = (count: number) =>
       Object.fromEntries([...Array.from({ length: count - 1 }, (_, index) => [`word/p${index}.xml`, '']), ['word/document.xml', '<w/>']]);
-    const atLimit = await zipOf(many(MAXIMUM_ZIP_DIRECTORY_ENTRIES - 1));
+    const atLimit = await zipOf(many(ZIP_DIRECTORY_ENTRIES_MAXIMUM - 1));
     // JSZip adds the folder entry "word/", so this archive lists exactly the limit.
-    expect(await readZipDirectory(atLimit)).toHaveLength(MAXIMUM_ZIP_DIRECTORY_ENTRIES);
+    expect(await readZipDirectory(atLimit)).toHaveLength(ZIP_DIRECTORY_ENTRIES_MAXIMUM);
     expect((await detectDocumentType({ fileName: 'parts.docx', bytes: atLimit })).type).toBe('docx');
-    const overLimit = await zipOf(many(MAXIMUM_ZIP_DIRECTORY_ENTRIES));
+    const overLimit = await zipOf(many(ZIP_DIRECTORY_ENTRIES_MAXIMUM));
     expect(await readZipDirectory(overLimit)).toBeUndefined();
     expect((await refusal('parts.docx', overLimit)).message).toContain('more than 10,000 entries');
   });

@@ -8,7 +8,7 @@
 import { AppError, isAppError } from '../errors/app-error.js';
 import { FileContentInspector, type AcceptedFileType } from '../files/file-content.js';
 import { fileExtension } from '../files/file-paths.js';
-import { looksLikeZip, MAXIMUM_ZIP_DIRECTORY_ENTRIES, readZipDirectory, type ZipEntry } from './bounded-zip.js';
+import { looksLikeZip, ZIP_DIRECTORY_ENTRIES_MAXIMUM, readZipDirectory, type ZipEntry } from './bounded-zip.js';
 
 export type DocumentType = 'txt' | 'md' | 'html' | 'pdf' | 'docx';
 
@@ -119,7 +119,7 @@ async function describeZip(bytes: Uint8Array): Promise<RecognizedContent> {
   const zipEntries = await readZipDirectory(bytes);
   if (zipEntries === undefined)
     return {
-      description: `a damaged or incomplete ZIP archive, or one of more than ${MAXIMUM_ZIP_DIRECTORY_ENTRIES.toLocaleString('en-US')} entries`,
+      description: `a damaged or incomplete ZIP archive, or one of more than ${ZIP_DIRECTORY_ENTRIES_MAXIMUM.toLocaleString('en-US')} entries`,
     };
   const names = new Set(zipEntries.map((entry) => entry.name.toLowerCase()));
   if (names.has(DOCX_MAIN_PART)) return { type: 'docx', description: 'a Word document (.docx)', zipEntries };

@@ -20,7 +20,7 @@ import type { KnowledgeHit } from '../pipeline/ports.js';
 import { trimCharactersEnd } from '../validation/trim-characters.js';
 
 /** A larger answer is refused, so a misbehaving server cannot exhaust memory. */
-export const MAXIMUM_RESPONSE_BYTES = 8 * 1024 * 1024;
+export const RESPONSE_BYTES_MAXIMUM = 8 * 1024 * 1024;
 /** Collection ids are shown in error messages; a longer one is cut there. */
 const SHOWN_ID_CHARACTERS = 120;
 
@@ -181,9 +181,9 @@ export async function queryExternalKnowledgeServer(
     }
     text = await readBoundedText(
       response,
-      MAXIMUM_RESPONSE_BYTES,
+      RESPONSE_BYTES_MAXIMUM,
       () =>
-        new AppError('upstream_error', `The knowledge-base server at ${host} sent an answer larger than ${MAXIMUM_RESPONSE_BYTES} bytes.`),
+        new AppError('upstream_error', `The knowledge-base server at ${host} sent an answer larger than ${RESPONSE_BYTES_MAXIMUM} bytes.`),
     );
   } catch (error) {
     if (signal.aborted) throw abortError(options.signal, host, timeoutMilliseconds);

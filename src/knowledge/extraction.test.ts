@@ -8,8 +8,8 @@ import { docx, wordBody, wordParts } from '../../test/support/hostile-documents.
 import { buildPdf, type PdfPage } from '../../test/support/pdf-fixture.js';
 import {
   extractDocument,
-  MAXIMUM_DOCUMENT_CHARACTERS,
-  MAXIMUM_DOCUMENT_PAGES,
+  DOCUMENT_CHARACTERS_MAXIMUM,
+  DOCUMENT_PAGES_MAXIMUM,
   normalizeText,
   type DocumentInput,
   type ExtractionLimits,
@@ -148,7 +148,7 @@ describe('PDF extraction', () => {
     expect(error.status).toBe(413);
     expect(error.details).toEqual({ reason: 'too_many_pages', pages: 3, limit: 2 });
     expect(error.message).toBe('The PDF has 3 pages; at most 2 are read from one document. Split it into smaller documents.');
-    expect(MAXIMUM_DOCUMENT_PAGES).toBe(2000);
+    expect(DOCUMENT_PAGES_MAXIMUM).toBe(2000);
   });
 
   it('refuses more characters than the limit', async () => {
@@ -303,7 +303,7 @@ describe('HTML, Markdown and text extraction', () => {
     expect(error.message).toBe(
       'The document holds more than 100 characters of text, the most indexed from one document; split it into smaller documents.',
     );
-    expect(MAXIMUM_DOCUMENT_CHARACTERS).toBe(5_000_000);
+    expect(DOCUMENT_CHARACTERS_MAXIMUM).toBe(5_000_000);
     await expect(extractDocument(input('fits.txt', 'a'.repeat(100)), { maximumCharacters: 100 })).resolves.toMatchObject({ type: 'txt' });
   });
 });

@@ -8,7 +8,7 @@
  * (`unreadable_document`), or one past the limits on pages and characters (`document_too_large`).
  */
 import { AppError } from '../errors/app-error.js';
-import { MAXIMUM_ZIP_DIRECTORY_ENTRIES, readZipParts, writeStoredZip, type ZipPart } from './bounded-zip.js';
+import { ZIP_DIRECTORY_ENTRIES_MAXIMUM, readZipParts, writeStoredZip, type ZipPart } from './bounded-zip.js';
 import { detectDocumentType, type DocumentType } from './document-types.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { splitMarkdownSections, type TextSection } from './markdown-sections.js';
@@ -16,20 +16,20 @@ import { trimCharactersAtLineEnds } from '../validation/trim-characters.js';
 import { requirePdfStreamsWithinBudget } from './pdf-stream-budget.js';
 
 /** Most pages read from one PDF; a longer one is refused before its text is extracted. */
-export const MAXIMUM_DOCUMENT_PAGES = 2_000;
+export const DOCUMENT_PAGES_MAXIMUM = 2_000;
 /** Most characters of text indexed from one document (about 2,500 pages of prose). */
-export const MAXIMUM_DOCUMENT_CHARACTERS = 5_000_000;
+export const DOCUMENT_CHARACTERS_MAXIMUM = 5_000_000;
 /** Most bytes one part of a Word document may inflate to, measured while inflating (INGESTION_ZIP_PART_MAX_BYTES). */
-export const MAXIMUM_ZIP_PART_BYTES = 64 * 1024 * 1024;
+export const ZIP_PART_BYTES_MAXIMUM = 64 * 1024 * 1024;
 /** Most bytes the parts of one Word document may inflate to together (INGESTION_ZIP_TOTAL_MAX_BYTES). */
-export const MAXIMUM_ZIP_TOTAL_BYTES = 128 * 1024 * 1024;
+export const ZIP_TOTAL_BYTES_MAXIMUM = 128 * 1024 * 1024;
 /** Most bytes a PDF's compressed streams other than images may inflate to together (INGESTION_PDF_INFLATED_MAX_BYTES). */
-export const MAXIMUM_PDF_INFLATED_BYTES = 256 * 1024 * 1024;
+export const PDF_INFLATED_BYTES_MAXIMUM = 256 * 1024 * 1024;
 /**
  * Most chunks indexed from one document (INGESTION_CHUNKS_MAX). Replacing a document's chunks is one
  * transaction, and on SQLite every other query waits for it: this keeps that wait short.
  */
-export const MAXIMUM_DOCUMENT_CHUNKS = 10_000;
+export const DOCUMENT_CHUNKS_MAXIMUM = 10_000;
 
 export interface ExtractionLimits {
   maximumPages: number;
@@ -41,12 +41,12 @@ export interface ExtractionLimits {
 }
 
 export const DEFAULT_EXTRACTION_LIMITS: Readonly<ExtractionLimits> = {
-  maximumPages: MAXIMUM_DOCUMENT_PAGES,
-  maximumCharacters: MAXIMUM_DOCUMENT_CHARACTERS,
-  maximumZipPartBytes: MAXIMUM_ZIP_PART_BYTES,
-  maximumZipTotalBytes: MAXIMUM_ZIP_TOTAL_BYTES,
-  maximumPdfInflatedBytes: MAXIMUM_PDF_INFLATED_BYTES,
-  maximumChunks: MAXIMUM_DOCUMENT_CHUNKS,
+  maximumPages: DOCUMENT_PAGES_MAXIMUM,
+  maximumCharacters: DOCUMENT_CHARACTERS_MAXIMUM,
+  maximumZipPartBytes: ZIP_PART_BYTES_MAXIMUM,
+  maximumZipTotalBytes: ZIP_TOTAL_BYTES_MAXIMUM,
+  maximumPdfInflatedBytes: PDF_INFLATED_BYTES_MAXIMUM,
+  maximumChunks: DOCUMENT_CHUNKS_MAXIMUM,
 };
 
 export interface ExtractedDocument {
@@ -94,7 +94,7 @@ function tooManyCharacters(limit: number): AppError {
 
 /** Refuses a document that splits into more chunks than one document may have. */
 export function requireWithinChunks(count: number, limits: Partial<ExtractionLimits>): void {
-  const limit = limits.maximumChunks ?? MAXIMUM_DOCUMENT_CHUNKS;
+  const limit = limits.maximumChunks ?? DOCUMENT_CHUNKS_MAXIMUM;
   if (count <= limit) return;
   throw new AppError(
     'document_too_large',
@@ -252,7 +252,7 @@ async function boundedDocxParts(bytes: Uint8Array, limits: ExtractionLimits): Pr
     maximumPartBytes: limits.maximumZipPartBytes,
     maximumTotalBytes: limits.maximumZipTotalBytes,
     // A Word document has a few dozen parts; far more is an archive built to make reading it slow.
-    maximumEntries: MAXIMUM_ZIP_DIRECTORY_ENTRIES,
+    maximumEntries: ZIP_DIRECTORY_ENTRIES_MAXIMUM,
   });
   if (parts.some((part) => declaresDocumentType(part.bytes))) {
     throw unreadable(

@@ -2,7 +2,7 @@
  * The element tree of an HTML document, as htmlparser2 builds it (forgiving, as browsers are:
  * unclosed `<p>` and `<li>` close where the next starts, stray end tags are ignored, scripts and
  * styles are read to their end tag), with two things of Merino's own on top. Nesting deeper than
- * MAXIMUM_HTML_DEPTH is flattened rather than followed, so a hostile document can neither make
+ * HTML_DEPTH_MAXIMUM is flattened rather than followed, so a hostile document can neither make
  * the renderer recurse without bound nor make the parser search an ever deeper stack of open
  * elements at each end tag. Character references are read by decodeHtmlEntities, whose rules
  * (which references need their semicolon) are the ones Merino has always indexed text with.
@@ -13,7 +13,7 @@ import { decodeHTMLStrict, replaceCodePoint } from 'entities/decode';
 import { Parser } from 'htmlparser2';
 
 /** Deeper elements are kept as empty children of the element at this depth, their content beside them. */
-export const MAXIMUM_HTML_DEPTH = 200;
+export const HTML_DEPTH_MAXIMUM = 200;
 
 /** Names browsers also accept without the closing semicolon; others are left as written without it. */
 const LEGACY_WITHOUT_SEMICOLON = new Set(['amp', 'lt', 'gt', 'quot', 'nbsp', 'copy', 'reg']);
@@ -76,7 +76,7 @@ class DecodingTreeHandler extends DomHandler {
 }
 
 /**
- * htmlparser2's parser with the depth bound: an element opened when MAXIMUM_HTML_DEPTH elements
+ * htmlparser2's parser with the depth bound: an element opened when HTML_DEPTH_MAXIMUM elements
  * are already open is taken as a void element (closed at once), so neither the parser's stack of
  * open elements nor the tree grows deeper. htmlparser2 asks `isVoidElement` while it opens a tag,
  * again when it ends the start tag, and when it reads an end tag; the first answer is remembered
@@ -113,7 +113,7 @@ class DepthBoundedParser extends Parser {
     const isVoid = super.isVoidElement(name);
     if (this.readingEndTag) return isVoid;
     if (this.openingTag) {
-      const asVoid = isVoid || this.handler.openDepth >= MAXIMUM_HTML_DEPTH;
+      const asVoid = isVoid || this.handler.openDepth >= HTML_DEPTH_MAXIMUM;
       this.lastOpened = { name, asVoid };
       return asVoid;
     }
@@ -124,7 +124,7 @@ class DepthBoundedParser extends Parser {
   }
 }
 
-/** The tree of an HTML document or fragment, at most MAXIMUM_HTML_DEPTH elements deep. */
+/** The tree of an HTML document or fragment, at most HTML_DEPTH_MAXIMUM elements deep. */
 export function parseHtmlTree(html: string): Document {
   const handler = new DecodingTreeHandler();
   new DepthBoundedParser(handler).end(html);

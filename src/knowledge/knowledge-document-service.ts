@@ -59,7 +59,7 @@ export interface TextDocumentInput {
 }
 
 /** A document's metadata is copied into each of its chunks, so it stays small. */
-export const TEXT_DOCUMENT_METADATA_MAXIMUM_BYTES = 8_192;
+export const TEXT_DOCUMENT_METADATA_BYTES_MAXIMUM = 8_192;
 const TEXT_EXTENSIONS = /\.(?:txt|text|md|markdown)$/i;
 
 /** `metadata.filename` or `metadata.title`, kept as a text name (`.txt` added unless it is .txt or .md). */
@@ -112,8 +112,8 @@ export class KnowledgeDocumentService {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly storage: FileStorage,
-    private readonly maxBytes: number,
-    private readonly maxTextDocuments: number,
+    private readonly bytesMaximum: number,
+    private readonly textDocumentsMaximum: number,
   ) {}
 
   private async load(context: CallContext, id: number, action: KnowledgeBaseAction): Promise<KnowledgeBaseRecord> {
@@ -143,7 +143,7 @@ export class KnowledgeDocumentService {
     const record = await this.load(context, knowledgeBaseId, 'update');
     const fileName = displayFileName(input.fileName);
     const stored = await this.storage
-      .store(record.id, input.stream, { maxBytes: this.maxBytes, extension: UPLOAD_EXTENSION })
+      .store(record.id, input.stream, { bytesMaximum: this.bytesMaximum, extension: UPLOAD_EXTENSION })
       .catch((error: unknown) => this.uploadFailure(record.id, error));
     let documentId: number | undefined;
     try {
@@ -218,10 +218,10 @@ export class KnowledgeDocumentService {
     documents: readonly TextDocumentInput[],
   ): Promise<{ documents: Array<{ document_id: number; job_id: number }> }> {
     await this.load(context, knowledgeBaseId, 'update');
-    if (documents.length > this.maxTextDocuments) {
+    if (documents.length > this.textDocumentsMaximum) {
       throw new AppError(
         'invalid_body',
-        `At most ${this.maxTextDocuments} documents can be sent at once; split them over several requests.`,
+        `At most ${this.textDocumentsMaximum} documents can be sent at once; split them over several requests.`,
         { param: 'documents' },
       );
     }
@@ -231,14 +231,14 @@ export class KnowledgeDocumentService {
       const byteLength = Buffer.byteLength(document.text, 'utf8');
       if (document.text.trim() === '')
         throw new AppError('invalid_body', `Document ${index + 1} has no text.`, { param: `documents[${index}].text` });
-      if (byteLength > this.maxBytes)
-        throw new AppError('file_too_large', `Document ${index + 1} is larger than ${this.maxBytes} bytes.`, {
+      if (byteLength > this.bytesMaximum)
+        throw new AppError('file_too_large', `Document ${index + 1} is larger than ${this.bytesMaximum} bytes.`, {
           param: `documents[${index}].text`,
         });
-      if (Buffer.byteLength(JSON.stringify(metadata)) > TEXT_DOCUMENT_METADATA_MAXIMUM_BYTES) {
+      if (Buffer.byteLength(JSON.stringify(metadata)) > TEXT_DOCUMENT_METADATA_BYTES_MAXIMUM) {
         throw new AppError(
           'invalid_body',
-          `The metadata of document ${index + 1} is larger than ${TEXT_DOCUMENT_METADATA_MAXIMUM_BYTES} bytes.`,
+          `The metadata of document ${index + 1} is larger than ${TEXT_DOCUMENT_METADATA_BYTES_MAXIMUM} bytes.`,
           { param: `documents[${index}].metadata` },
         );
       }

@@ -20,7 +20,7 @@ const DICTIONARY_WINDOW = 4096;
 const FLATE_FILTER = /\/FlateDecode\b/g;
 const IMAGE_SUBTYPE = /\/Subtype\s{0,8}\/Image\b/;
 /** Filter chains longer than this are refused outright: no producer nests compression that deep. */
-const MAXIMUM_FLATE_LAYERS = 2;
+const FLATE_LAYERS_MAXIMUM = 2;
 
 function formatCount(count: number): string {
   return count.toLocaleString('en-US');
@@ -114,7 +114,7 @@ export async function requirePdfStreamsWithinBudget(bytes: Uint8Array, maximumBy
     previousEnd = from;
     const layers = dictionary.match(FLATE_FILTER)?.length ?? 0;
     if (layers === 0 || IMAGE_SUBTYPE.test(dictionary)) continue;
-    if (layers > MAXIMUM_FLATE_LAYERS) throw tooMuchData(maximumBytes);
+    if (layers > FLATE_LAYERS_MAXIMUM) throw tooMuchData(maximumBytes);
     // Not cut at `endstream`: compressed bytes may hold that word (a stored block can), and pdf.js
     // reads /Length bytes, not up to the word. zlib itself stops where the compressed stream ends.
     let data = buffer.subarray(dataStart);

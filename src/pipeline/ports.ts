@@ -16,7 +16,7 @@ export interface FileText {
 /** Reads the text of the files the assistant owner may read, by the `file_path` the files API gave them. */
 export interface FileReader {
   /** Rejects with an AppError (not_found, invalid_parameter) for a missing, foreign or unsafe path. */
-  readText(filePath: string, maxCharacters: number): Promise<FileText>;
+  readText(filePath: string, charactersMaximum: number): Promise<FileText>;
 }
 
 export interface KnowledgeHit {

@@ -31,16 +31,16 @@ beforeAll(async () => {
 
 interface FileRead {
   filePath: string;
-  maxCharacters: number;
+  charactersMaximum: number;
 }
 
 /** The FileReader port, implemented here: it serves one file and refuses every other path. */
 function oneFileReader(reads: FileRead[] = []): FileReader {
   return {
-    async readText(filePath, maxCharacters) {
-      reads.push({ filePath, maxCharacters });
+    async readText(filePath, charactersMaximum) {
+      reads.push({ filePath, charactersMaximum });
       if (filePath !== FILE_PATH) throw new AppError('not_found', `file ${filePath} does not exist`);
-      return { text: FILE_TEXT.slice(0, maxCharacters), truncated: FILE_TEXT.length > maxCharacters };
+      return { text: FILE_TEXT.slice(0, charactersMaximum), truncated: FILE_TEXT.length > charactersMaximum };
     },
   };
 }
@@ -139,7 +139,7 @@ describe('runAssistant with single_file_rag', () => {
       runAssistant({ messages: [userTurn(USER_TEXT)], parameters: {} }, pipelineContext(snapshot, { files: oneFileReader(reads) })),
     );
 
-    expect(reads).toEqual([{ filePath: FILE_PATH, maxCharacters: 50_000 }]);
+    expect(reads).toEqual([{ filePath: FILE_PATH, charactersMaximum: 50_000 }]);
     expect(promptSent(events)).toEqual([
       { role: 'system', content: SYSTEM_PROMPT },
       {

@@ -22,7 +22,7 @@ import { defineTool, type Source } from '../pipeline/plugin-api.js';
 
 const FUNCTION_NAME = 'get_moodle_assignments';
 /** At most this many assignments are listed with their submission status; the rest are counted. */
-export const MAXIMUM_ASSIGNMENTS_CHECKED = 20;
+export const ASSIGNMENTS_CHECKED_MAXIMUM = 20;
 /** Submission statuses asked of Moodle at the same time. */
 export const SUBMISSION_STATUS_CONCURRENCY = 4;
 /** What a status reads as when Moodle refused to tell it for one assignment. */
@@ -115,7 +115,7 @@ export default defineTool({
       const userId = await moodle.resolveUserId(context.requester);
       const courses = chosenCourses(await moodle.userCourses(userId), courseId);
       const assignments = (await moodle.assignments(courses.map((course) => course.id))).sort(byRelevance(Date.now() / 1000));
-      const checked = assignments.slice(0, MAXIMUM_ASSIGNMENTS_CHECKED);
+      const checked = assignments.slice(0, ASSIGNMENTS_CHECKED_MAXIMUM);
       const statuses = await mapWithConcurrency(checked, SUBMISSION_STATUS_CONCURRENCY, (assignment) =>
         statusOrUnknown(moodle, assignment, userId),
       );

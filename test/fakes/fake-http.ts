@@ -8,16 +8,16 @@ import type { AddressInfo } from 'node:net';
 const LOOPBACK_ADDRESS = '127.0.0.1';
 
 /** Larger bodies are refused with 413 so a runaway client cannot exhaust test memory. */
-export const MAXIMUM_BODY_BYTES = 8 * 1024 * 1024;
+export const BODY_BYTES_MAXIMUM = 8 * 1024 * 1024;
 /** Oldest entries are dropped beyond this, so a long-lived fake cannot grow without limit. */
-export const MAXIMUM_RECORDED_REQUESTS = 1_000;
+export const RECORDED_REQUESTS_MAXIMUM = 1_000;
 /** Scripted delays are clamped to this, so a typo in a test cannot stall the whole suite. */
-export const MAXIMUM_SCRIPTED_WAIT_MS = 60_000;
+export const SCRIPTED_WAIT_MS_MAXIMUM = 60_000;
 export const HEADERS_TIMEOUT_MS = 10_000;
 /** Covers receiving the request only; streamed responses are bounded by the scripted waits instead. */
 export const REQUEST_TIMEOUT_MS = 30_000;
 /** Above the longest scripted wait, so the socket is not cut while a fake is deliberately silent. */
-export const IDLE_SOCKET_TIMEOUT_MS = MAXIMUM_SCRIPTED_WAIT_MS + 10_000;
+export const IDLE_SOCKET_TIMEOUT_MS = SCRIPTED_WAIT_MS_MAXIMUM + 10_000;
 export const CLOSE_TIMEOUT_MS = 5_000;
 
 export interface RecordedRequest {
@@ -46,7 +46,7 @@ export function readRequestBody(request: http.IncomingMessage): Promise<BodyRead
     request.on('data', (piece: Buffer) => {
       if (overflowed) return;
       receivedBytes += piece.length;
-      if (receivedBytes > MAXIMUM_BODY_BYTES) {
+      if (receivedBytes > BODY_BYTES_MAXIMUM) {
         overflowed = true;
         pieces.length = 0;
         return;
@@ -88,7 +88,7 @@ export function recordedBody(result: BodyReadResult): unknown {
 
 export function appendBounded<Entry>(entries: Entry[], entry: Entry): void {
   entries.push(entry);
-  while (entries.length > MAXIMUM_RECORDED_REQUESTS) entries.shift();
+  while (entries.length > RECORDED_REQUESTS_MAXIMUM) entries.shift();
 }
 
 export function isRecord(value: unknown): value is Record<string, any> {
@@ -97,7 +97,7 @@ export function isRecord(value: unknown): value is Record<string, any> {
 
 /** Resolves true after the wait, or false as soon as the signal aborts (the client left or the fake is closing). */
 export function pause(milliseconds: number | undefined, signal: AbortSignal): Promise<boolean> {
-  const clamped = Math.min(Math.max(milliseconds ?? 0, 0), MAXIMUM_SCRIPTED_WAIT_MS);
+  const clamped = Math.min(Math.max(milliseconds ?? 0, 0), SCRIPTED_WAIT_MS_MAXIMUM);
   if (signal.aborted) return Promise.resolve(false);
   if (clamped === 0) return Promise.resolve(true);
   return new Promise((resolve) => {

@@ -29,7 +29,7 @@ export type { RecordedRequest } from './fake-http.js';
 const GEOCODING_PATH = '/v1/search';
 const FORECAST_PATH = '/v1/forecast';
 const DEFAULT_COUNT = 10;
-const MAXIMUM_COUNT = 100;
+const COUNT_MAXIMUM = 100;
 /** Coordinates this close to a table entry are that place (Open-Meteo snaps to a grid cell anyway). */
 const COORDINATE_TOLERANCE = 0.05;
 const OBSERVATION_INTERVAL_SECONDS = 900;
@@ -227,7 +227,7 @@ function answerGeocoding(places: readonly FakePlace[], query: URLSearchParams, r
     sendJson(response, 400, openMeteoError("Parameter 'name' is missing"));
     return;
   }
-  const count = Math.min(MAXIMUM_COUNT, Math.max(1, Number.parseInt(query.get('count') ?? String(DEFAULT_COUNT), 10) || DEFAULT_COUNT));
+  const count = Math.min(COUNT_MAXIMUM, Math.max(1, Number.parseInt(query.get('count') ?? String(DEFAULT_COUNT), 10) || DEFAULT_COUNT));
   // As Open-Meteo: fewer than two characters match nothing, and bigger places come first.
   const matches =
     name.trim().length < 2

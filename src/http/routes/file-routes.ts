@@ -51,10 +51,10 @@ export const documentOnlyBodyValidator: FastifySchemaCompiler<object> = (route) 
   route.httpPart === 'body' ? () => true : validatorCompiler(route);
 
 /** The options @fastify/multipart is registered with: one file per request, a few small fields at most. */
-export function multipartOptions(maxBytes: number): FastifyMultipartBaseOptions {
+export function multipartOptions(bytesMaximum: number): FastifyMultipartBaseOptions {
   return {
     // One byte over the limit is let through, so the service sees that the file is too large and says so.
-    limits: { fileSize: maxBytes + 1, files: 1, fields: 16, fieldSize: 64 * 1024, parts: 32, headerPairs: 64 },
+    limits: { fileSize: bytesMaximum + 1, files: 1, fields: 16, fieldSize: 64 * 1024, parts: 32, headerPairs: 64 },
   };
 }
 
@@ -79,12 +79,12 @@ function multipartFailure(error: unknown): AppError {
  * allow (413) before a byte of it is read. As Fastify does for its own body limit, the
  * connection is then closed rather than kept for a client that would send the body anyway.
  */
-function requireMultipartUpload(request: FastifyRequest, reply: FastifyReply, maxBytes: number): void {
+function requireMultipartUpload(request: FastifyRequest, reply: FastifyReply, bytesMaximum: number): void {
   if (!request.isMultipart()) throw new AppError('unsupported_media_type', SEND_AS_MULTIPART);
   const declaredLength = Number(request.headers['content-length']);
-  if (Number.isFinite(declaredLength) && declaredLength > maxBytes + MULTIPART_OVERHEAD_BYTES) {
+  if (Number.isFinite(declaredLength) && declaredLength > bytesMaximum + MULTIPART_OVERHEAD_BYTES) {
     reply.header('connection', 'close');
-    throw fileTooLarge(maxBytes);
+    throw fileTooLarge(bytesMaximum);
   }
 }
 
@@ -138,10 +138,10 @@ export interface UploadedFile {
 export async function withUploadedFile<Result>(
   request: FastifyRequest,
   reply: FastifyReply,
-  maxBytes: number,
+  bytesMaximum: number,
   use: (file: UploadedFile) => Promise<Result>,
 ): Promise<Result> {
-  requireMultipartUpload(request, reply, maxBytes);
+  requireMultipartUpload(request, reply, bytesMaximum);
   const part = await filePart(request);
   try {
     return await use({ fileName: part.filename, contentType: part.mimetype, stream: uploadedBytes(part.file) });
@@ -151,7 +151,7 @@ export async function withUploadedFile<Result>(
 }
 
 export async function fileRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  const maxBytes = services.settings.fileUploadBytesMaximum;
+  const bytesMaximum = services.settings.fileUploadBytesMaximum;
   const routes = typedRoutes(app);
 
   routes.post(
@@ -160,7 +160,7 @@ export async function fileRoutes(app: FastifyInstance, services: Services): Prom
       schema: {
         tags: ['files'],
         summary: 'Upload a text file for the single-file tool',
-        description: `${SEND_AS_MULTIPART} Accepted are UTF-8 .txt, .md, .json, .csv and .html files of at most ${maxBytes} bytes; the content must match the extension.`,
+        description: `${SEND_AS_MULTIPART} Accepted are UTF-8 .txt, .md, .json, .csv and .html files of at most ${bytesMaximum} bytes; the content must match the extension.`,
         consumes: ['multipart/form-data'],
         body: uploadBodySchema('a UTF-8 .txt, .md, .json, .csv or .html file'),
         response: { 201: fileSchema, ...commonErrorResponses, 413: errorResponseSchema, 415: errorResponseSchema },
@@ -169,7 +169,7 @@ export async function fileRoutes(app: FastifyInstance, services: Services): Prom
     },
     async (request, reply) => {
       const context = callContext(request);
-      const file = await withUploadedFile(request, reply, maxBytes, (upload) => services.files.upload(context, upload));
+      const file = await withUploadedFile(request, reply, bytesMaximum, (upload) => services.files.upload(context, upload));
       return reply.status(201).send(file);
     },
   );

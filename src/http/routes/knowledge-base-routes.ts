@@ -1,6 +1,6 @@
 /** The knowledge-bases API: create, list, read, change and share, delete, and LAMB's query contract. */
 import type { FastifyInstance } from 'fastify';
-import { MAXIMUM_CHUNK_SIZE, MINIMUM_CHUNK_SIZE } from '../../knowledge/chunking.js';
+import { CHUNK_SIZE_MAXIMUM, CHUNK_SIZE_MINIMUM } from '../../knowledge/chunking.js';
 import { EMBEDDING_CONNECTORS } from '../../knowledge/embedding-client.js';
 import { RETRIEVAL_MODES } from '../../knowledge/chunk-ranking.js';
 import type { Services } from '../../services.js';
@@ -17,7 +17,7 @@ import {
 } from '../schemas.js';
 
 /** Chunk sizes in characters that a knowledge base may choose: the chunker's own bounds. */
-const CHUNK_SIZE_RANGE = { minimum: MINIMUM_CHUNK_SIZE, maximum: MAXIMUM_CHUNK_SIZE } as const;
+const CHUNK_SIZE_RANGE = { minimum: CHUNK_SIZE_MINIMUM, maximum: CHUNK_SIZE_MAXIMUM } as const;
 const QUERY_TOP_K_MAXIMUM = 100;
 
 /** A knowledge base as src/knowledge/knowledge-base-service.ts shows it. */

@@ -117,20 +117,20 @@ function attachmentHeader(fileName: string): string {
  * other errors pass through unchanged. (Multipart uploads are not read by the body parser, so this
  * limit never applies to them: they stream to disk under KB_UPLOAD_MAX_BYTES.)
  */
-function jsonBodyLimitErrors(maxJsonBytes: number) {
+function jsonBodyLimitErrors(jsonBytesMaximum: number) {
   return (error: FastifyError): never => {
     if (error.code !== 'FST_ERR_CTP_BODY_TOO_LARGE') throw error;
     throw new AppError(
       'body_too_large',
-      `The JSON body is larger than the limit of ${maxJsonBytes} bytes (KB_JSON_BODY_MAX_BYTES). Send fewer texts per request, or upload large documents as files (multipart/form-data).`,
-      { details: { max_bytes: maxJsonBytes } },
+      `The JSON body is larger than the limit of ${jsonBytesMaximum} bytes (KB_JSON_BODY_MAX_BYTES). Send fewer texts per request, or upload large documents as files (multipart/form-data).`,
+      { details: { max_bytes: jsonBytesMaximum } },
     );
   };
 }
 
 export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  const maxBytes = services.settings.knowledgeUploadBytesMaximum;
-  const maxJsonBytes = services.settings.knowledgeJsonBodyBytesMaximum;
+  const bytesMaximum = services.settings.knowledgeUploadBytesMaximum;
+  const jsonBytesMaximum = services.settings.knowledgeJsonBodyBytesMaximum;
   const documents = services.knowledgeDocuments;
   const routes = typedRoutes(app);
 
@@ -140,7 +140,7 @@ export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Se
       schema: {
         tags: ['knowledge-bases'],
         summary: 'Upload a document, or send texts as JSON, to index (answers with the ingestion jobs)',
-        description: `${SEND_AS_MULTIPART} Or send JSON \`{"documents": [{"text", "metadata"}]}\` (at most ${services.settings.knowledgeJsonDocumentsMaximum} documents): each text becomes a document, named by \`metadata.filename\` or \`metadata.title\`, whose chunks carry its metadata, and the answer lists \`{document_id, job_id}\` for each. A JSON body may be at most ${maxJsonBytes} bytes. Accepted are ${ACCEPTED_DOCUMENT_EXTENSIONS.map((extension) => `.${extension}`).join(', ')} files of at most ${maxBytes} bytes; the content must match the extension.`,
+        description: `${SEND_AS_MULTIPART} Or send JSON \`{"documents": [{"text", "metadata"}]}\` (at most ${services.settings.knowledgeJsonDocumentsMaximum} documents): each text becomes a document, named by \`metadata.filename\` or \`metadata.title\`, whose chunks carry its metadata, and the answer lists \`{document_id, job_id}\` for each. A JSON body may be at most ${jsonBytesMaximum} bytes. Accepted are ${ACCEPTED_DOCUMENT_EXTENSIONS.map((extension) => `.${extension}`).join(', ')} files of at most ${bytesMaximum} bytes; the content must match the extension.`,
         consumes: ['multipart/form-data', 'application/json'],
         params: idParametersSchema,
         body: uploadBodySchema('a .txt, .md, .html, .pdf or .docx document'),
@@ -149,8 +149,8 @@ export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Se
       validatorCompiler: documentOnlyBodyValidator,
       // Only the JSON form is read whole into memory (the parser holds the raw bytes, their text and
       // the parsed object at once), so its limit is its own and well below the streamed upload's.
-      bodyLimit: maxJsonBytes,
-      errorHandler: jsonBodyLimitErrors(maxJsonBytes),
+      bodyLimit: jsonBytesMaximum,
+      errorHandler: jsonBodyLimitErrors(jsonBytesMaximum),
     },
     async (request, reply) => {
       const context = callContext(request);
@@ -159,7 +159,7 @@ export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Se
       if (!request.isMultipart() && body !== undefined && body !== null) {
         return reply.status(202).send(await documents.addTexts(context, request.params.id, checkTextDocuments(body).documents));
       }
-      const queued = await withUploadedFile(request, reply, maxBytes, (upload) => documents.upload(context, request.params.id, upload));
+      const queued = await withUploadedFile(request, reply, bytesMaximum, (upload) => documents.upload(context, request.params.id, upload));
       return reply.status(202).send(queued);
     },
   );
