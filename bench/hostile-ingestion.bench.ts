@@ -77,10 +77,10 @@ describe('hostile ingestion at the default limits', () => {
     try {
       const token = await loginAsAdmin(server);
       const created = await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Hostile corpus' } });
-      const kb = created.body.id as number;
+      const knowledgeBase = created.body.id as number;
       // One warm-up document, so the first worker's start-up is not counted against a hostile one.
-      const warm = await uploadDocument(server, token, kb, 'warm.txt', 'Warm-up text.');
-      await waitForJob(server, token, kb, warm.body.job_id, 60_000);
+      const warm = await uploadDocument(server, token, knowledgeBase, 'warm.txt', 'Warm-up text.');
+      await waitForJob(server, token, knowledgeBase, warm.body.job_id, 60_000);
       // The same polling with nothing to ingest: what this machine's load alone costs /healthz.
       const idle = watchHealth(server, HEALTH_INTERVAL_MS);
       await new Promise((resolve) => setTimeout(resolve, IDLE_BASELINE_MS));
@@ -118,7 +118,7 @@ describe('hostile ingestion at the default limits', () => {
         const documentLoopDelay = monitorEventLoopDelay({ resolution: 10 });
         documentLoopDelay.enable();
         const started = performance.now();
-        const target = targets.get(document) ?? kb;
+        const target = targets.get(document) ?? knowledgeBase;
         const uploaded = await uploadDocument(server, token, target, document.fileName, document.bytes);
         expect(uploaded.status, uploaded.text).toBe(202);
         const job = await waitForJob(server, token, target, uploaded.body.job_id, 300_000);

@@ -50,7 +50,7 @@ describe('memory of large JSON knowledge-base bodies', () => {
     try {
       const token = (await request(server, 'POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } })).body
         .token as string;
-      const kb = (await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Memory' } })).body.id;
+      const knowledgeBase = (await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Memory' } })).body.id;
       const text = 'Basalt forms when lava cools quickly. '
         .repeat(Math.ceil((BODY_MEGABYTES * 1_048_576) / 38))
         .slice(0, BODY_MEGABYTES * 1_048_576);
@@ -59,7 +59,7 @@ describe('memory of large JSON knowledge-base bodies', () => {
       let peak = baseline;
       const rows: string[][] = [];
       for (let index = 0; index < REQUESTS; index += 1) {
-        const answer = await fetch(`${server.baseUrl}/api/knowledge-bases/${kb}/documents`, {
+        const answer = await fetch(`${server.baseUrl}/api/knowledge-bases/${knowledgeBase}/documents`, {
           method: 'POST',
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
           body,

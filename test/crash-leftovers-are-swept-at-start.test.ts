@@ -98,9 +98,10 @@ describe.each(TEST_DIALECTS)('start-up after a kill during uploads on %s', (dial
     const token = (await request(killed, 'POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } })).body
       .token as string;
     const adminId = (await request(killed, 'GET', '/api/me', { token })).body.id as number;
-    const kb = (await request(killed, 'POST', '/api/knowledge-bases', { token, body: { name: 'Crash site' } })).body.id as number;
+    const knowledgeBase = (await request(killed, 'POST', '/api/knowledge-bases', { token, body: { name: 'Crash site' } })).body
+      .id as number;
     const filesFolder = path.join(database.dataDirectory, 'files', String(adminId));
-    const knowledgeFolder = path.join(database.dataDirectory, 'knowledge', String(kb));
+    const knowledgeFolder = path.join(database.dataDirectory, 'knowledge', String(knowledgeBase));
 
     // What must survive: a live file, a deleted file's row (its bytes must go), and an ingested document.
     const keptFile = await fetch(`${killed.baseUrl}/api/files`, {
@@ -115,12 +116,18 @@ describe.each(TEST_DIALECTS)('start-up after a kill during uploads on %s', (dial
       body: formWith('deleted.txt', 'Deleted notes.'),
     });
     const deletedFileId = ((await deletedFile.json()) as { id: number }).id;
-    const keptDocument = await uploadDocument(killed, token, kb, 'kept.md', '# Kept\n\nBasalt is a volcanic rock.');
-    expect((await waitForJob(killed, token, kb, keptDocument.body.job_id)).status).toBe('completed');
+    const keptDocument = await uploadDocument(killed, token, knowledgeBase, 'kept.md', '# Kept\n\nBasalt is a volcanic rock.');
+    expect((await waitForJob(killed, token, knowledgeBase, keptDocument.body.job_id)).status).toBe('completed');
 
     // Two uploads are streaming in when the process is killed.
     startSlowUpload(killed.baseUrl, '/api/files', token, 'cut.txt', 'The first half of a file ');
-    startSlowUpload(killed.baseUrl, `/api/knowledge-bases/${kb}/documents`, token, 'cut.md', '# Cut\n\nThe first half of a document ');
+    startSlowUpload(
+      killed.baseUrl,
+      `/api/knowledge-bases/${knowledgeBase}/documents`,
+      token,
+      'cut.md',
+      '# Cut\n\nThe first half of a document ',
+    );
     const cutFilePart = await waitForTemporaryFile(filesFolder);
     const cutDocumentPart = await waitForTemporaryFile(knowledgeFolder);
     await killed.kill();
@@ -142,7 +149,7 @@ describe.each(TEST_DIALECTS)('start-up after a kill during uploads on %s', (dial
     const jobless = await db
       .insertInto('kb_documents')
       .values({
-        knowledge_base_id: kb,
+        knowledge_base_id: knowledgeBase,
         file_name: 'jobless.txt',
         content_type: 'text/plain',
         size_bytes: 7,
@@ -163,7 +170,7 @@ describe.each(TEST_DIALECTS)('start-up after a kill during uploads on %s', (dial
     const freshJobless = await db
       .insertInto('kb_documents')
       .values({
-        knowledge_base_id: kb,
+        knowledge_base_id: knowledgeBase,
         file_name: 'fresh.txt',
         content_type: 'text/plain',
         size_bytes: 5,
@@ -222,9 +229,14 @@ describe.each(TEST_DIALECTS)('start-up after a kill during uploads on %s', (dial
     const restartedToken = await loginAsAdmin(restarted);
     const listed = await request(restarted, 'GET', '/api/files', { token: restartedToken });
     expect(JSON.stringify(listed.body)).toContain('live.txt');
-    const kept = await request(restarted, 'GET', `/api/knowledge-bases/${kb}/documents/${keptDocument.body.document_id}/content`, {
-      token: restartedToken,
-    });
+    const kept = await request(
+      restarted,
+      'GET',
+      `/api/knowledge-bases/${knowledgeBase}/documents/${keptDocument.body.document_id}/content`,
+      {
+        token: restartedToken,
+      },
+    );
     expect(kept.text).toBe('# Kept\n\nBasalt is a volcanic rock.');
   });
 });

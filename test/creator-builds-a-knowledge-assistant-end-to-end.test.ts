@@ -56,14 +56,14 @@ interface JobObservation {
 describe.each(TEST_DIALECTS)('a creator builds a knowledge assistant end to end on %s', (dialect) => {
   let server: TestServer;
   let creator: CreatedUser;
-  let kb: number;
+  let knowledgeBase: number;
   const documentIds: Record<string, number> = {};
 
   /** Polls the job, recording every status and percentage seen, until it ends. */
   async function watchJob(jobId: number): Promise<{ final: any; seen: JobObservation[] }> {
     const seen: JobObservation[] = [];
     for (let attempt = 0; attempt < 600; attempt += 1) {
-      const job = (await request(server, 'GET', `/api/knowledge-bases/${kb}/jobs/${jobId}`, { token: creator.token })).body;
+      const job = (await request(server, 'GET', `/api/knowledge-bases/${knowledgeBase}/jobs/${jobId}`, { token: creator.token })).body;
       seen.push({ status: job.status, percentage: job.progress.percentage });
       if (['completed', 'failed', 'cancelled'].includes(job.status)) return { final: job, seen };
       await new Promise((resolve) => setTimeout(resolve, 25));
@@ -75,7 +75,7 @@ describe.each(TEST_DIALECTS)('a creator builds a knowledge assistant end to end 
     server = await startTestServer(dialect, { environment: { INGESTION_POLL_MS: '20' } });
     const adminToken = await loginAsAdmin(server);
     creator = await createUser(server, adminToken, { email: `builder-${dialect}@merino.test`, role: 'creator' });
-    kb = (
+    knowledgeBase = (
       await request(server, 'POST', '/api/knowledge-bases', {
         token: creator.token,
         body: { name: 'Plant biology', chunk_size: 300, chunk_overlap: 30 },
@@ -94,7 +94,7 @@ describe.each(TEST_DIALECTS)('a creator builds a knowledge assistant end to end 
       ['enzymes.md', MARKDOWN],
     ];
     for (const [fileName, content] of uploads) {
-      const uploaded = await uploadDocument(server, creator.token, kb, fileName, content);
+      const uploaded = await uploadDocument(server, creator.token, knowledgeBase, fileName, content);
       expect(uploaded.status, uploaded.text).toBe(202);
       documentIds[fileName] = uploaded.body.document_id;
       const { final, seen } = await watchJob(uploaded.body.job_id);
@@ -104,7 +104,8 @@ describe.each(TEST_DIALECTS)('a creator builds a knowledge assistant end to end 
       const percentages = seen.map((observation) => observation.percentage);
       expect(percentages).toEqual([...percentages].sort((a, b) => a - b));
     }
-    const documents = (await request(server, 'GET', `/api/knowledge-bases/${kb}/documents`, { token: creator.token })).body.items;
+    const documents = (await request(server, 'GET', `/api/knowledge-bases/${knowledgeBase}/documents`, { token: creator.token })).body
+      .items;
     expect(documents.map((document: any) => [document.file_name, document.status])).toEqual(
       expect.arrayContaining([
         ['cells.pdf', 'completed'],
@@ -115,7 +116,7 @@ describe.each(TEST_DIALECTS)('a creator builds a knowledge assistant end to end 
   });
 
   it('queries the knowledge base: the PDF passage comes back with its page, the DOCX one with its file name', async () => {
-    const photosynthesis = await request(server, 'POST', `/api/knowledge-bases/${kb}/query`, {
+    const photosynthesis = await request(server, 'POST', `/api/knowledge-bases/${knowledgeBase}/query`, {
       token: creator.token,
       body: { query_text: 'photosynthesis glucose chloroplast', top_k: 1 },
     });
@@ -123,7 +124,7 @@ describe.each(TEST_DIALECTS)('a creator builds a knowledge assistant end to end 
       data: expect.stringContaining(PDF_PAGE_TWO),
       metadata: { filename: 'cells.pdf', page: 2, document_id: documentIds['cells.pdf'] },
     });
-    const osmosis = await request(server, 'POST', `/api/knowledge-bases/${kb}/query`, {
+    const osmosis = await request(server, 'POST', `/api/knowledge-bases/${knowledgeBase}/query`, {
       token: creator.token,
       body: { query_text: 'osmosis membrane water', top_k: 1 },
     });
@@ -147,7 +148,7 @@ describe.each(TEST_DIALECTS)('a creator builds a knowledge assistant end to end 
           connector: 'bypass',
           llm: 'debug-bypass',
           tools: [
-            { type: 'simple_rag', config: { collections: [String(kb)], top_k: 2 } },
+            { type: 'simple_rag', config: { collections: [String(knowledgeBase)], top_k: 2 } },
             { type: 'rubric_rag', config: { rubric_id: RUBRIC.rubricId, format: 'markdown' } },
             { type: 'single_file_rag', config: { file_path: file.file_path } },
           ],
@@ -181,7 +182,7 @@ describe.each(TEST_DIALECTS)('a creator builds a knowledge assistant end to end 
       body: JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: 'osmosis' }] }),
     });
     const streamed = await stream.text();
-    expect(streamed).toContain(`"message":"querying knowledge base ${kb}"`);
+    expect(streamed).toContain(`"message":"querying knowledge base ${knowledgeBase}"`);
     expect(streamed).toContain(`"message":"generating rubric ${RUBRIC.rubricId}"`);
     expect(streamed).toContain(`"message":"reading file ${file.file_path}"`);
     expect(streamed).toContain('data: [DONE]');

@@ -50,21 +50,21 @@ async function failure(promise: Promise<unknown>): Promise<AppError> {
 }
 
 describe('the client of LAMB knowledge-base servers', () => {
-  let kb: FakeLambKnowledgeServer;
+  let knowledgeBase: FakeLambKnowledgeServer;
   let host: string;
-  const server = () => ({ url: kb.url, apiKey: KB_KEY, fetch: KB_FETCH });
+  const server = () => ({ url: knowledgeBase.url, apiKey: KB_KEY, fetch: KB_FETCH });
 
   beforeAll(async () => {
-    kb = await startFakeLambKnowledgeServer({ apiKey: KB_KEY, collections: { '7': PASSAGES } });
-    host = new URL(kb.url).host;
+    knowledgeBase = await startFakeLambKnowledgeServer({ apiKey: KB_KEY, collections: { '7': PASSAGES } });
+    host = new URL(knowledgeBase.url).host;
   });
 
   afterEach(() => {
-    kb.reset();
+    knowledgeBase.reset();
   });
 
   afterAll(async () => {
-    await possiblyUnset(kb)?.close();
+    await possiblyUnset(knowledgeBase)?.close();
   });
 
   it('maps the results to hits, best first, keeping their metadata', async () => {
@@ -87,7 +87,7 @@ describe('the client of LAMB knowledge-base servers', () => {
       query({ topK: 3, threshold: 0.25, pluginParams: { return_parent_context: true } }),
       TIMEOUT,
     );
-    const sent = kb.requests.at(-1)!;
+    const sent = knowledgeBase.requests.at(-1)!;
     expect(sent.method).toBe('POST');
     expect(sent.path).toBe('/collections/7/query');
     expect(sent.headers.authorization).toBe(`Bearer ${KB_KEY}`);
@@ -95,7 +95,7 @@ describe('the client of LAMB knowledge-base servers', () => {
     expect(sent.body).toEqual({ query_text: QUERY_TEXT, top_k: 3, threshold: 0.25, plugin_params: { return_parent_context: true } });
 
     await queryExternalKnowledgeServer(server(), '7', query(), TIMEOUT);
-    expect(kb.requests.at(-1)!.body.plugin_params).toEqual({});
+    expect(knowledgeBase.requests.at(-1)!.body.plugin_params).toEqual({});
   });
 
   it('passes top_k and the threshold, and the server honours them', async () => {
@@ -103,12 +103,12 @@ describe('the client of LAMB knowledge-base servers', () => {
     expect(topTwo.map((hit) => hit.metadata.source)).toEqual(['plants.pdf', 'cells.pdf']);
     const aboveHalf = await queryExternalKnowledgeServer(server(), '7', query({ threshold: 0.5 }), TIMEOUT);
     expect(aboveHalf.map((hit) => hit.metadata.source)).toEqual(['plants.pdf']);
-    expect(kb.queries.map((recorded) => recorded.body.top_k)).toEqual([2, 5]);
-    expect(kb.queries.map((recorded) => recorded.body.threshold)).toEqual([0, 0.5]);
+    expect(knowledgeBase.queries.map((recorded) => recorded.body.top_k)).toEqual([2, 5]);
+    expect(knowledgeBase.queries.map((recorded) => recorded.body.threshold)).toEqual([0, 0.5]);
   });
 
   it('honours top_k and the threshold itself, and clamps similarities into [0, 1], whatever the server sends', async () => {
-    kb.enqueue({
+    knowledgeBase.enqueue({
       body: {
         results: [
           { similarity: 0.2, data: 'weak', metadata: { n: 1 } },
@@ -128,7 +128,7 @@ describe('the client of LAMB knowledge-base servers', () => {
       { text: 'strong', similarity: 0.9, metadata: {} },
     ]);
 
-    kb.enqueue({ body: { results: [{ similarity: -0.4, data: 'negative', metadata: {} }], count: 1 } });
+    knowledgeBase.enqueue({ body: { results: [{ similarity: -0.4, data: 'negative', metadata: {} }], count: 1 } });
     expect(await queryExternalKnowledgeServer(server(), '7', query(), TIMEOUT)).toEqual([
       { text: 'negative', similarity: 0, metadata: {} },
     ]);
@@ -136,19 +136,21 @@ describe('the client of LAMB knowledge-base servers', () => {
 
   it('encodes the collection id in the path', async () => {
     const awkwardId = 'unit 3/week?2#a%b';
-    kb.setCollection(awkwardId, [{ text: 'Light and sugar.', metadata: { source: 'awkward.md' } }]);
+    knowledgeBase.setCollection(awkwardId, [{ text: 'Light and sugar.', metadata: { source: 'awkward.md' } }]);
     const hits = await queryExternalKnowledgeServer(server(), awkwardId, query(), TIMEOUT);
     expect(hits.map((hit) => hit.metadata.source)).toEqual(['awkward.md']);
-    expect(kb.requests.at(-1)!.path).toBe(`/collections/${encodeURIComponent(awkwardId)}/query`);
-    expect(kb.queries.at(-1)!.collectionId).toBe(awkwardId);
-    kb.deleteCollection(awkwardId);
+    expect(knowledgeBase.requests.at(-1)!.path).toBe(`/collections/${encodeURIComponent(awkwardId)}/query`);
+    expect(knowledgeBase.queries.at(-1)!.collectionId).toBe(awkwardId);
+    knowledgeBase.deleteCollection(awkwardId);
   });
 
   it('keeps a base path of the server URL and ignores a trailing slash', async () => {
-    await queryExternalKnowledgeServer({ fetch: KB_FETCH, url: `${kb.url}/`, apiKey: KB_KEY }, '7', query(), TIMEOUT);
-    expect(kb.requests.at(-1)!.path).toBe('/collections/7/query');
-    await failure(queryExternalKnowledgeServer({ fetch: KB_FETCH, url: `${kb.url}/kb/`, apiKey: KB_KEY }, '7', query(), TIMEOUT));
-    expect(kb.requests.at(-1)!.path).toBe('/kb/collections/7/query');
+    await queryExternalKnowledgeServer({ fetch: KB_FETCH, url: `${knowledgeBase.url}/`, apiKey: KB_KEY }, '7', query(), TIMEOUT);
+    expect(knowledgeBase.requests.at(-1)!.path).toBe('/collections/7/query');
+    await failure(
+      queryExternalKnowledgeServer({ fetch: KB_FETCH, url: `${knowledgeBase.url}/kb/`, apiKey: KB_KEY }, '7', query(), TIMEOUT),
+    );
+    expect(knowledgeBase.requests.at(-1)!.path).toBe('/kb/collections/7/query');
   });
 
   it('says which knowledge base the server does not have (404)', async () => {
@@ -161,21 +163,23 @@ describe('the client of LAMB knowledge-base servers', () => {
 
   it('says the server refused the key (401), and that a key is missing (403)', async () => {
     const wrongKey = 'kb-wrong-key-0000000000';
-    const refused = await failure(queryExternalKnowledgeServer({ fetch: KB_FETCH, url: kb.url, apiKey: wrongKey }, '7', query(), TIMEOUT));
+    const refused = await failure(
+      queryExternalKnowledgeServer({ fetch: KB_FETCH, url: knowledgeBase.url, apiKey: wrongKey }, '7', query(), TIMEOUT),
+    );
     expect(refused.code).toBe('upstream_error');
     expect(refused.message).toContain("refused the organization's API key");
     expect(refused.message).toContain(host);
     expect(refused.message).not.toContain(wrongKey);
-    expect(kb.queries.at(-1)!.bearer).toBe(wrongKey);
+    expect(knowledgeBase.queries.at(-1)!.bearer).toBe(wrongKey);
 
-    const keyless = await failure(queryExternalKnowledgeServer({ fetch: KB_FETCH, url: kb.url }, '7', query(), TIMEOUT));
+    const keyless = await failure(queryExternalKnowledgeServer({ fetch: KB_FETCH, url: knowledgeBase.url }, '7', query(), TIMEOUT));
     expect(keyless.code).toBe('upstream_error');
     expect(keyless.message).toMatch(/requires an API key/);
-    expect(kb.requests.at(-1)!.headers.authorization).toBeUndefined();
+    expect(knowledgeBase.requests.at(-1)!.headers.authorization).toBeUndefined();
   });
 
   it("reports a server error (500) without repeating the server's error text", async () => {
-    kb.enqueue({ status: 500, errorDetail: `Failed to query collection: '${QUERY_TEXT}' with key ${KB_KEY}` });
+    knowledgeBase.enqueue({ status: 500, errorDetail: `Failed to query collection: '${QUERY_TEXT}' with key ${KB_KEY}` });
     const error = await failure(queryExternalKnowledgeServer(server(), '7', query(), TIMEOUT));
     expect(error.code).toBe('upstream_error');
     expect(error.status).toBe(502);
@@ -185,13 +189,13 @@ describe('the client of LAMB knowledge-base servers', () => {
   });
 
   it('reports a rejected query (422) and rate limiting (429) with their own codes', async () => {
-    kb.enqueue({ status: 422 }, { status: 429 });
+    knowledgeBase.enqueue({ status: 422 }, { status: 429 });
     expect((await failure(queryExternalKnowledgeServer(server(), '7', query(), TIMEOUT))).code).toBe('upstream_rejected');
     expect((await failure(queryExternalKnowledgeServer(server(), '7', query(), TIMEOUT))).code).toBe('upstream_rate_limited');
   });
 
   it('refuses a malformed answer: broken JSON', async () => {
-    kb.enqueue({ malformedJson: true });
+    knowledgeBase.enqueue({ malformedJson: true });
     const error = await failure(queryExternalKnowledgeServer(server(), '7', query(), TIMEOUT));
     expect(error.code).toBe('upstream_error');
     expect(error.message).toContain(host);
@@ -220,7 +224,7 @@ describe('the client of LAMB knowledge-base servers', () => {
       [{ results: [{ similarity: 0.9, data: 'ok', metadata: [KB_KEY] }] }, '"results[0].metadata" is not an object'],
     ];
     for (const [body, problem] of garbage) {
-      kb.enqueue({ body });
+      knowledgeBase.enqueue({ body });
       const error = await failure(queryExternalKnowledgeServer(server(), '7', query(), TIMEOUT));
       expect(error.code, JSON.stringify(body)).toBe('upstream_error');
       expect(error.message, JSON.stringify(body)).toContain(problem);
@@ -228,7 +232,7 @@ describe('the client of LAMB knowledge-base servers', () => {
   });
 
   it('gives up after the timeout with a clear error, abandoning the request', async () => {
-    kb.enqueue({ delayMs: 10_000 });
+    knowledgeBase.enqueue({ delayMs: 10_000 });
     const started = Date.now();
     const error = await failure(queryExternalKnowledgeServer(server(), '7', query(), { timeoutMilliseconds: 200 }));
     expect(Date.now() - started).toBeLessThan(3_000);
@@ -236,11 +240,11 @@ describe('the client of LAMB knowledge-base servers', () => {
     expect(error.status).toBe(504);
     expect(error.message).toContain(host);
     expect(error.message).toContain('200 ms');
-    await expect.poll(() => kb.disconnectedRequests()).toBe(1);
+    await expect.poll(() => knowledgeBase.disconnectedRequests()).toBe(1);
   });
 
   it("cancels the request when the caller's signal aborts, with the caller's reason", async () => {
-    kb.enqueue({ delayMs: 10_000 });
+    knowledgeBase.enqueue({ delayMs: 10_000 });
     const controller = new AbortController();
     const reason = new Error('the learner went away');
     setTimeout(() => controller.abort(reason), 100);
@@ -249,16 +253,16 @@ describe('the client of LAMB knowledge-base servers', () => {
       queryExternalKnowledgeServer(server(), '7', query(), { timeoutMilliseconds: 10_000, signal: controller.signal }),
     ).rejects.toBe(reason);
     expect(Date.now() - started).toBeLessThan(3_000);
-    await expect.poll(() => kb.disconnectedRequests()).toBe(1);
+    await expect.poll(() => knowledgeBase.disconnectedRequests()).toBe(1);
 
     // An already-aborted signal sends nothing at all.
-    const before = kb.requests.length;
+    const before = knowledgeBase.requests.length;
     await expect(
       queryExternalKnowledgeServer(server(), '7', query(), { timeoutMilliseconds: 10_000, signal: AbortSignal.abort() }),
     ).rejects.toMatchObject({
       name: 'AbortError',
     });
-    expect(kb.requests.length).toBe(before);
+    expect(knowledgeBase.requests.length).toBe(before);
   });
 
   it('says when the server cannot be reached', async () => {
@@ -271,7 +275,7 @@ describe('the client of LAMB knowledge-base servers', () => {
   });
 
   it('names only the host of a URL, never credentials or a query string in it', async () => {
-    const url = new URL(kb.url);
+    const url = new URL(knowledgeBase.url);
     url.username = 'lamb';
     url.password = KB_KEY;
     url.search = `?token=${KB_KEY}`;
@@ -289,19 +293,19 @@ describe('the client of LAMB knowledge-base servers', () => {
 });
 
 describe('the fake LAMB knowledge-base server', () => {
-  let kb: FakeLambKnowledgeServer;
+  let knowledgeBase: FakeLambKnowledgeServer;
 
   beforeAll(async () => {
-    kb = await startFakeLambKnowledgeServer({ apiKey: KB_KEY, collections: { '1': PASSAGES } });
+    knowledgeBase = await startFakeLambKnowledgeServer({ apiKey: KB_KEY, collections: { '1': PASSAGES } });
   });
 
   afterAll(async () => {
-    await possiblyUnset(kb)?.close();
+    await possiblyUnset(knowledgeBase)?.close();
   });
 
   /** `key: null` sends no authorization header. */
   const post = (path: string, body: unknown, key: string | null = KB_KEY) =>
-    fetch(`${kb.url}${path}`, {
+    fetch(`${knowledgeBase.url}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(key !== null && { authorization: `Bearer ${key}` }) },
       body: JSON.stringify(body),

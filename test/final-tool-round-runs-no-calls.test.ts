@@ -64,7 +64,7 @@ describe.each(TEST_DIALECTS)('the final tool-loop round on %s', (dialect) => {
     });
     token = await loginAsAdmin(server);
     client = new OpenAI({ apiKey: token, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
-    const kb = (await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Biology' } })).body.id as number;
+    const knowledgeBase = (await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Biology' } })).body.id as number;
     const created = await request(server, 'POST', '/api/assistants', {
       token,
       body: {
@@ -74,7 +74,7 @@ describe.each(TEST_DIALECTS)('the final tool-loop round on %s', (dialect) => {
           connector: 'openai',
           llm: 'gpt-4o-mini',
           verbose: true,
-          tools: [{ type: 'list_documents', config: { collections: [String(kb)] } }],
+          tools: [{ type: 'list_documents', config: { collections: [String(knowledgeBase)] } }],
         },
       },
     });

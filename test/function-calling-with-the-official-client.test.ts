@@ -30,7 +30,7 @@ describe.each(TEST_DIALECTS)('function calling through the official client on %s
   let server: TestServer;
   let token: string;
   let client: OpenAI;
-  let kb: number;
+  let knowledgeBase: number;
 
   async function createAssistant(metadata: Record<string, unknown>): Promise<string> {
     const created = await request(server, 'POST', '/api/assistants', {
@@ -44,8 +44,8 @@ describe.each(TEST_DIALECTS)('function calling through the official client on %s
           llm: 'gpt-4o-mini',
           verbose: true,
           tools: [
-            { type: 'search_knowledge_base', config: { collections: [String(kb)], top_k: 2 } },
-            { type: 'list_documents', config: { collections: [String(kb)] } },
+            { type: 'search_knowledge_base', config: { collections: [String(knowledgeBase)], top_k: 2 } },
+            { type: 'list_documents', config: { collections: [String(knowledgeBase)] } },
           ],
           ...metadata,
         },
@@ -71,12 +71,13 @@ describe.each(TEST_DIALECTS)('function calling through the official client on %s
     });
     token = await loginAsAdmin(server);
     client = new OpenAI({ apiKey: token, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
-    kb = (await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Biology' } })).body.id;
-    const queued = await request(server, 'POST', `/api/knowledge-bases/${kb}/documents`, {
+    knowledgeBase = (await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Biology' } })).body.id;
+    const queued = await request(server, 'POST', `/api/knowledge-bases/${knowledgeBase}/documents`, {
       token,
       body: { documents: [{ text: KREBS, metadata: { filename: 'respiration.md' } }] },
     });
-    for (const { job_id } of queued.body.documents) expect((await waitForJob(server, token, kb, job_id)).status).toBe('completed');
+    for (const { job_id } of queued.body.documents)
+      expect((await waitForJob(server, token, knowledgeBase, job_id)).status).toBe('completed');
   });
 
   beforeEach(() => {
@@ -199,7 +200,7 @@ describe.each(TEST_DIALECTS)('function calling through the official client on %s
   it('lets an assistant lower its own round limit with metadata.tool_loop', async () => {
     openaiFake.setResponder((recorded) =>
       Array.isArray(recorded.body.tools)
-        ? { toolCalls: [{ id: `c${Math.random()}`, name: 'list_documents', arguments: `{"collection":"${kb}"}` }] }
+        ? { toolCalls: [{ id: `c${Math.random()}`, name: 'list_documents', arguments: `{"collection":"${knowledgeBase}"}` }] }
         : { text: 'done' },
     );
     const model = await createAssistant({ tool_loop: { max_iterations: 1 } });

@@ -58,7 +58,7 @@ function expectCleanMessage(message: string): void {
   expect(message.length).toBeLessThan(600);
 }
 
-async function knowledgeBase(server: TestServer, token: string, name: string): Promise<number> {
+async function createKnowledgeBase(server: TestServer, token: string, name: string): Promise<number> {
   const created = await request(server, 'POST', '/api/knowledge-bases', { token, body: { name } });
   expect(created.status).toBe(201);
   return created.body.id as number;
@@ -68,17 +68,17 @@ async function knowledgeBase(server: TestServer, token: string, name: string): P
 async function ingestAll(
   server: TestServer,
   token: string,
-  kb: number,
+  knowledgeBase: number,
   documents: ReadonlyArray<{ fileName: string; bytes: Uint8Array }>,
 ): Promise<any[]> {
   const jobIds: number[] = [];
   for (const document of documents) {
-    const uploaded = await uploadDocument(server, token, kb, document.fileName, document.bytes);
+    const uploaded = await uploadDocument(server, token, knowledgeBase, document.fileName, document.bytes);
     expect(uploaded.status, `${document.fileName}: ${uploaded.text}`).toBe(202);
     jobIds.push(uploaded.body.job_id);
   }
   const jobs: any[] = [];
-  for (const jobId of jobIds) jobs.push(await waitForJob(server, token, kb, jobId, 90_000));
+  for (const jobId of jobIds) jobs.push(await waitForJob(server, token, knowledgeBase, jobId, 90_000));
   return jobs;
 }
 
@@ -105,9 +105,12 @@ describe.each(TEST_DIALECTS)('hostile documents fail cleanly on %s', (dialect) =
 
   it('ends every hostile job as expected with a message naming the cause, answers /healthz throughout, and still indexes the next document', async () => {
     const documents = await theCorpus();
-    const kb = await knowledgeBase(server, token, 'Hostile corpus');
+    const knowledgeBase = await createKnowledgeBase(server, token, 'Hostile corpus');
     const health = watchHealth(server, 20);
-    const jobs = await ingestAll(server, token, kb, [...documents, { fileName: 'oxbow.txt', bytes: new TextEncoder().encode(PLAIN_TEXT) }]);
+    const jobs = await ingestAll(server, token, knowledgeBase, [
+      ...documents,
+      { fileName: 'oxbow.txt', bytes: new TextEncoder().encode(PLAIN_TEXT) },
+    ]);
     const figures = await health.stop();
 
     documents.forEach((document, index) => {
@@ -116,10 +119,13 @@ describe.each(TEST_DIALECTS)('hostile documents fail cleanly on %s', (dialect) =
       else expectReason(job, document.expected.reasons, document.label);
     });
     expect(jobs.at(-1)).toMatchObject({ status: 'completed', error: null });
-    const hits = await request(server, 'POST', `/api/knowledge-bases/${kb}/query`, { token, body: { query_text: 'oxbow meander river' } });
+    const hits = await request(server, 'POST', `/api/knowledge-bases/${knowledgeBase}/query`, {
+      token,
+      body: { query_text: 'oxbow meander river' },
+    });
     expect(hits.body.results[0].data).toContain('Oxbow lakes');
 
-    const listed = await request(server, 'GET', `/api/knowledge-bases/${kb}/documents`, { token });
+    const listed = await request(server, 'GET', `/api/knowledge-bases/${knowledgeBase}/documents`, { token });
     for (const document of listed.body.items) expect(['completed', 'failed']).toContain(document.status);
 
     expect(figures.failures, figures.firstFailure).toBe(0);
@@ -150,14 +156,14 @@ describe.each(TEST_DIALECTS)('the worker budgets stop what no scan can see, on %
   });
 
   it('fails a document that needs more heap, and a PDF bomb disguised as an image, naming the budget; the server keeps answering', async () => {
-    const kb = await knowledgeBase(server, token, 'Budgets');
+    const knowledgeBase = await createKnowledgeBase(server, token, 'Budgets');
     const paragraphs = '<w:p><w:r><w:t>x</w:t></w:r></w:p>'.repeat(100_000);
     const heapHungry = await docx('', {
       'word/document.xml': `<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${paragraphs}</w:body></w:document>`,
     });
     const disguisedBomb = await pdfFlateBomb(400 * MEGABYTE, { disguisedAsImage: true });
     const health = watchHealth(server, 20);
-    const [heapJob, bombJob, plainJob] = await ingestAll(server, token, kb, [
+    const [heapJob, bombJob, plainJob] = await ingestAll(server, token, knowledgeBase, [
       { fileName: 'paragraphs.docx', bytes: heapHungry },
       { fileName: 'disguised.pdf', bytes: disguisedBomb },
       { fileName: 'oxbow.txt', bytes: new TextEncoder().encode(PLAIN_TEXT) },

@@ -54,7 +54,7 @@ describe.each(TEST_DIALECTS)('the ingestion attempts cap on %s', (dialect) => {
     };
     const first = await start();
     const token = await loginAsAdmin(first);
-    const kb = (
+    const knowledgeBase = (
       await request(first, 'POST', '/api/knowledge-bases', {
         token,
         body: { name: 'Crashes', embeddings: { connector: 'openai', model: 'text-embedding-3-small' } },
@@ -63,7 +63,7 @@ describe.each(TEST_DIALECTS)('the ingestion attempts cap on %s', (dialect) => {
     const uploaded = await uploadDocument(
       first,
       token,
-      kb,
+      knowledgeBase,
       'poison.md',
       '# Poison\n\nThis document stands for one whose processing kills the server.',
     );
@@ -91,17 +91,19 @@ describe.each(TEST_DIALECTS)('the ingestion attempts cap on %s', (dialect) => {
     }
 
     const fourth = await start();
-    const failed = await waitForJob(fourth, token, kb, jobId);
+    const failed = await waitForJob(fourth, token, knowledgeBase, jobId);
     expect(failed).toMatchObject({ status: 'failed', attempts: 3, error: STOPPED_THREE_TIMES });
     expect(embeddings.requests).toHaveLength(3);
-    const document = await request(fourth, 'GET', `/api/knowledge-bases/${kb}/documents/${uploaded.body.document_id}`, { token });
+    const document = await request(fourth, 'GET', `/api/knowledge-bases/${knowledgeBase}/documents/${uploaded.body.document_id}`, {
+      token,
+    });
     expect(document.body).toMatchObject({ status: 'failed', error: STOPPED_THREE_TIMES });
     expect(fourth.logLines.some((line) => line.includes('the server stopped during every attempt'))).toBe(true);
 
     // The creator retries on purpose: the count starts afresh, and this time the run goes through.
     embeddings.open();
-    expect((await request(fourth, 'POST', `/api/knowledge-bases/${kb}/jobs/${jobId}/retry`, { token })).status).toBe(200);
-    expect(await waitForJob(fourth, token, kb, jobId)).toMatchObject({ status: 'completed', attempts: 4, error: null });
+    expect((await request(fourth, 'POST', `/api/knowledge-bases/${knowledgeBase}/jobs/${jobId}/retry`, { token })).status).toBe(200);
+    expect(await waitForJob(fourth, token, knowledgeBase, jobId)).toMatchObject({ status: 'completed', attempts: 4, error: null });
     expect((await jobRow()).attempts_since_queued).toBe(1);
   });
 
@@ -114,14 +116,14 @@ describe.each(TEST_DIALECTS)('the ingestion attempts cap on %s', (dialect) => {
       OPENAI_API_KEY: PROVIDER_KEY,
       OPENAI_BASE_URL: embeddings.baseUrl,
     };
-    let kb = 0;
+    let knowledgeBase = 0;
     let jobId = 0;
     for (let attempt = 1; attempt <= 3; attempt += 1) {
       running = await startServerProcess(database, environment);
       const token = (await request(running, 'POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } })).body
         .token as string;
       if (attempt === 1) {
-        kb = (
+        knowledgeBase = (
           await request(running, 'POST', '/api/knowledge-bases', {
             token,
             body: { name: 'Crash loop', embeddings: { connector: 'openai', model: 'text-embedding-3-small' } },
@@ -130,7 +132,7 @@ describe.each(TEST_DIALECTS)('the ingestion attempts cap on %s', (dialect) => {
         const uploaded = await uploadDocument(
           running,
           token,
-          kb,
+          knowledgeBase,
           'poison.md',
           '# Poison\n\nEvery server that processes this document dies.',
         );
@@ -139,7 +141,7 @@ describe.each(TEST_DIALECTS)('the ingestion attempts cap on %s', (dialect) => {
       }
       // This process holds the job (waiting for its embeddings) when it dies.
       await embeddings.waitForRequests(attempt);
-      expect((await request(running, 'GET', `/api/knowledge-bases/${kb}/jobs/${jobId}`, { token })).body).toMatchObject({
+      expect((await request(running, 'GET', `/api/knowledge-bases/${knowledgeBase}/jobs/${jobId}`, { token })).body).toMatchObject({
         status: 'processing',
         attempts: attempt,
       });
@@ -149,7 +151,11 @@ describe.each(TEST_DIALECTS)('the ingestion attempts cap on %s', (dialect) => {
     const next = await startTestServer(dialect, { database, environment });
     servers.push(next);
     const token = await loginAsAdmin(next);
-    expect(await waitForJob(next, token, kb, jobId)).toMatchObject({ status: 'failed', attempts: 3, error: STOPPED_THREE_TIMES });
+    expect(await waitForJob(next, token, knowledgeBase, jobId)).toMatchObject({
+      status: 'failed',
+      attempts: 3,
+      error: STOPPED_THREE_TIMES,
+    });
     expect(embeddings.requests).toHaveLength(3);
   });
 
@@ -159,14 +165,14 @@ describe.each(TEST_DIALECTS)('the ingestion attempts cap on %s', (dialect) => {
     servers.push(server);
     await server.services.ingestionRunner.stop();
     const token = await loginAsAdmin(server);
-    const kb = (await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Race' } })).body.id as number;
+    const knowledgeBase = (await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Race' } })).body.id as number;
     const db = server.store.db;
     const now = new Date().toISOString();
     const stale = new Date(Date.now() - HOUR).toISOString();
     const document = await db
       .insertInto('kb_documents')
       .values({
-        knowledge_base_id: kb,
+        knowledge_base_id: knowledgeBase,
         file_name: 'crash.txt',
         content_type: 'text/plain',
         size_bytes: 4,
@@ -184,7 +190,7 @@ describe.each(TEST_DIALECTS)('the ingestion attempts cap on %s', (dialect) => {
     const job = await db
       .insertInto('ingestion_jobs')
       .values({
-        knowledge_base_id: kb,
+        knowledge_base_id: knowledgeBase,
         document_id: document.id,
         status: 'processing',
         progress_current: 1,

@@ -38,14 +38,14 @@ describe.each(TEST_DIALECTS)('ingestion across restarts and runners on %s', (dia
     const first = await startServer();
     await first.services.ingestionRunner.stop();
     const token = await loginAsAdmin(first);
-    const kb = (await request(first, 'POST', '/api/knowledge-bases', { token, body: { name: 'Geology' } })).body.id as number;
+    const knowledgeBase = (await request(first, 'POST', '/api/knowledge-bases', { token, body: { name: 'Geology' } })).body.id as number;
     const db = first.store.db;
     const pdf = buildPdf([{ lines: ['Basalt forms when lava cools quickly.'] }]);
     const stale = new Date(Date.now() - 5 * 60_000).toISOString();
     const documentIds: number[] = [];
     for (const fileName of ['basalt.pdf', 'granite.txt']) {
       const documentId = await insertDocument(db, {
-        knowledgeBaseId: kb,
+        knowledgeBaseId: knowledgeBase,
         fileName,
         contentType: 'text/plain',
         sizeBytes: 10,
@@ -54,15 +54,15 @@ describe.each(TEST_DIALECTS)('ingestion across restarts and runners on %s', (dia
         metadata: {},
       });
       documentIds.push(documentId);
-      const folder = path.join(database!.dataDirectory, 'knowledge', String(kb));
+      const folder = path.join(database!.dataDirectory, 'knowledge', String(knowledgeBase));
       await mkdir(folder, { recursive: true });
       await writeFile(path.join(folder, String(documentId)), fileName.endsWith('.pdf') ? pdf : 'Granite cools slowly deep underground.');
     }
     const [basalt, granite] = documentIds as [number, number];
     // What the dead runner left: a chunk from an earlier run, and its job mid-way under a lease long expired.
-    await insertChunks(db, basalt, [{ knowledge_base_id: kb, chunk_index: 0, text: 'stale obsidian text', metadata: '{}' }]);
+    await insertChunks(db, basalt, [{ knowledge_base_id: knowledgeBase, chunk_index: 0, text: 'stale obsidian text', metadata: '{}' }]);
     const job = (deadline: string) => ({
-      knowledge_base_id: kb,
+      knowledge_base_id: knowledgeBase,
       status: 'processing' as const,
       progress_current: 2,
       progress_total: 4,
@@ -91,17 +91,17 @@ describe.each(TEST_DIALECTS)('ingestion across restarts and runners on %s', (dia
 
     const restarted = await startServer();
     const adminToken = await loginAsAdmin(restarted);
-    const finished = await waitForJob(restarted, adminToken, kb, expired.id);
+    const finished = await waitForJob(restarted, adminToken, knowledgeBase, expired.id);
     expect(finished).toMatchObject({ status: 'completed', attempts: 2, error: null });
-    const hits = await request(restarted, 'POST', `/api/knowledge-bases/${kb}/query`, {
+    const hits = await request(restarted, 'POST', `/api/knowledge-bases/${knowledgeBase}/query`, {
       token: adminToken,
       body: { query_text: 'basalt lava obsidian' },
     });
     expect(hits.body.results.map((result: any) => result.data)).toEqual(['Basalt forms when lava cools quickly.']);
-    const document = await request(restarted, 'GET', `/api/knowledge-bases/${kb}/documents/${basalt}`, { token: adminToken });
+    const document = await request(restarted, 'GET', `/api/knowledge-bases/${knowledgeBase}/documents/${basalt}`, { token: adminToken });
     expect(document.body).toMatchObject({ status: 'completed', chunk_count: 1 });
 
-    const untouched = await request(restarted, 'GET', `/api/knowledge-bases/${kb}/jobs/${live.id}`, { token: adminToken });
+    const untouched = await request(restarted, 'GET', `/api/knowledge-bases/${knowledgeBase}/jobs/${live.id}`, { token: adminToken });
     expect(untouched.body).toMatchObject({ status: 'processing', attempts: 1 });
   });
 
@@ -109,7 +109,7 @@ describe.each(TEST_DIALECTS)('ingestion across restarts and runners on %s', (dia
     const one = await startServer();
     const two = await startServer();
     const token = await loginAsAdmin(one);
-    const kb = (
+    const knowledgeBase = (
       await request(one, 'POST', '/api/knowledge-bases', { token, body: { name: 'Shared queue', chunk_size: 100, chunk_overlap: 10 } })
     ).body.id as number;
     const count = 12;
@@ -120,21 +120,25 @@ describe.each(TEST_DIALECTS)('ingestion across restarts and runners on %s', (dia
           { length: 8 },
           (_, line) => `Document ${index} line ${line} describes mineral number ${index * 100 + line} in detail.`,
         ).join('\n\n');
-        return uploadDocument(index % 2 === 0 ? one : two, token, kb, `doc-${index}.md`, text);
+        return uploadDocument(index % 2 === 0 ? one : two, token, knowledgeBase, `doc-${index}.md`, text);
       }),
     );
     for (const uploaded of uploads) expect(uploaded.status, uploaded.text).toBe(202);
     const jobs = uploads.map((uploaded) => uploaded.body.job_id as number);
-    for (const jobId of jobs) expect((await waitForJob(one, token, kb, jobId, 30_000)).status).toBe('completed');
+    for (const jobId of jobs) expect((await waitForJob(one, token, knowledgeBase, jobId, 30_000)).status).toBe('completed');
 
     const db = one.store.db;
-    const rows = await db.selectFrom('ingestion_jobs').select(['id', 'attempts', 'status']).where('knowledge_base_id', '=', kb).execute();
+    const rows = await db
+      .selectFrom('ingestion_jobs')
+      .select(['id', 'attempts', 'status'])
+      .where('knowledge_base_id', '=', knowledgeBase)
+      .execute();
     expect(rows).toHaveLength(count);
     expect(rows.every((row) => row.attempts === 1 && row.status === 'completed')).toBe(true);
     const documents = await db
       .selectFrom('kb_documents')
       .select(['id', 'chunk_count', 'status'])
-      .where('knowledge_base_id', '=', kb)
+      .where('knowledge_base_id', '=', knowledgeBase)
       .execute();
     for (const document of documents) {
       expect(document.status).toBe('completed');

@@ -32,7 +32,7 @@ describe.each(TEST_DIALECTS)('knowledge-base embeddings and hybrid search on %s'
   let adminToken: string;
   let organizationId: number;
   let teacher: CreatedUser;
-  let kb: number;
+  let knowledgeBase: number;
 
   async function createKnowledgeBase(body: Record<string, unknown>): Promise<number> {
     const created = await request(server, 'POST', '/api/knowledge-bases', {
@@ -73,7 +73,10 @@ describe.each(TEST_DIALECTS)('knowledge-base embeddings and hybrid search on %s'
     adminToken = await loginAsAdmin(server);
     organizationId = (await request(server, 'GET', '/api/me', { token: adminToken })).body.organization_id;
     teacher = await createUser(server, adminToken, { email: `embeddings-${dialect}@merino.test`, role: 'creator' });
-    kb = await createKnowledgeBase({ name: 'Earth science', embeddings: { connector: 'openai', model: 'text-embedding-3-small' } });
+    knowledgeBase = await createKnowledgeBase({
+      name: 'Earth science',
+      embeddings: { connector: 'openai', model: 'text-embedding-3-small' },
+    });
   });
 
   afterAll(async () => {
@@ -83,9 +86,9 @@ describe.each(TEST_DIALECTS)('knowledge-base embeddings and hybrid search on %s'
   });
 
   it('embeds every chunk in batches of EMBEDDING_BATCH_SIZE, counted in the job progress', async () => {
-    const job = await ingest(kb, 'earth.md', NOTES);
+    const job = await ingest(knowledgeBase, 'earth.md', NOTES);
     expect(job.status, job.error).toBe('completed');
-    const chunkCount = (await request(server, 'GET', `/api/knowledge-bases/${kb}`, { token: teacher.token })).body.chunk_count;
+    const chunkCount = (await request(server, 'GET', `/api/knowledge-bases/${knowledgeBase}`, { token: teacher.token })).body.chunk_count;
     expect(chunkCount).toBeGreaterThanOrEqual(5);
     const batches = Math.ceil(chunkCount / BATCH_SIZE);
     expect(job.progress).toMatchObject({ current: 4 + batches, total: 4 + batches, percentage: 100 });
@@ -97,15 +100,15 @@ describe.each(TEST_DIALECTS)('knowledge-base embeddings and hybrid search on %s'
     const vectors = await server.store.db
       .selectFrom('kb_chunk_embeddings')
       .select(['chunk_id', 'dimensions'])
-      .where('knowledge_base_id', '=', kb)
+      .where('knowledge_base_id', '=', knowledgeBase)
       .execute();
     expect(vectors).toHaveLength(chunkCount);
-    const view = await request(server, 'GET', `/api/knowledge-bases/${kb}`, { token: teacher.token });
+    const view = await request(server, 'GET', `/api/knowledge-bases/${knowledgeBase}`, { token: teacher.token });
     expect(view.body.embeddings).toEqual({ connector: 'openai', model: 'text-embedding-3-small', dimensions: 64 });
   });
 
   it.each(['vector', 'hybrid', 'full_text'])('finds the relevant chunk first in %s mode, with similarities in [0, 1]', async (mode) => {
-    const response = await query(kb, { query_text: 'How do glaciers carve valleys?', top_k: 3, plugin_params: { mode } });
+    const response = await query(knowledgeBase, { query_text: 'How do glaciers carve valleys?', top_k: 3, plugin_params: { mode } });
     expect(response.status, response.text).toBe(200);
     expect(response.body.mode).toBe(mode);
     expect(response.body.results[0].data).toContain('Glaciers carve valleys');
@@ -113,10 +116,10 @@ describe.each(TEST_DIALECTS)('knowledge-base embeddings and hybrid search on %s'
   });
 
   it('uses hybrid search by default for a knowledge base with embeddings, and honours the threshold', async () => {
-    const response = await query(kb, { query_text: 'volcano magma lava eruption', top_k: 5 });
+    const response = await query(knowledgeBase, { query_text: 'volcano magma lava eruption', top_k: 5 });
     expect(response.body.mode).toBe('hybrid');
     expect(response.body.results[0].data).toContain('Magma');
-    const strict = await query(kb, { query_text: 'volcano magma lava eruption', top_k: 5, threshold: 0.99 });
+    const strict = await query(knowledgeBase, { query_text: 'volcano magma lava eruption', top_k: 5, threshold: 0.99 });
     expect(strict.body.results.every((result: any) => result.similarity >= 0.99)).toBe(true);
     expect(strict.body.count).toBeLessThan(response.body.count);
   });
@@ -144,17 +147,17 @@ describe.each(TEST_DIALECTS)('knowledge-base embeddings and hybrid search on %s'
   it('falls back to full text when the provider is down, but fails an explicit vector query and an ingestion clearly', async () => {
     expect((await setOpenAiBaseUrl(UNREACHABLE_PROVIDER)).status).toBe(200);
     try {
-      const fallback = await query(kb, { query_text: 'How do glaciers carve valleys?', top_k: 3 });
+      const fallback = await query(knowledgeBase, { query_text: 'How do glaciers carve valleys?', top_k: 3 });
       expect(fallback.status).toBe(200);
       expect(fallback.body.mode).toBe('full_text');
       expect(fallback.body.results[0].data).toContain('Glaciers');
 
-      const vector = await query(kb, { query_text: 'How do glaciers carve valleys?', plugin_params: { mode: 'vector' } });
+      const vector = await query(knowledgeBase, { query_text: 'How do glaciers carve valleys?', plugin_params: { mode: 'vector' } });
       expect(vector.status).toBe(502);
       expect(vector.text).not.toContain(PROVIDER_KEY);
       expect(vector.text).not.toContain('glaciers');
 
-      const job = await ingest(kb, 'more.md', '# Oceans\n\nOceans cover most of the planet.');
+      const job = await ingest(knowledgeBase, 'more.md', '# Oceans\n\nOceans cover most of the planet.');
       expect(job.status).toBe('failed');
       expect(job.error).toContain('Computing the embeddings with openai model "text-embedding-3-small" failed');
       expect(job.error).not.toContain(PROVIDER_KEY);

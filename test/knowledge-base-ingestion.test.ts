@@ -33,10 +33,10 @@ describe.each(TEST_DIALECTS)('knowledge-base document ingestion on %s', (dialect
   let server: TestServer;
   let teacher: CreatedUser;
   let colleague: CreatedUser;
-  let kb: number;
+  let knowledgeBase: number;
 
   async function query(text: string): Promise<any[]> {
-    const response = await request(server, 'POST', `/api/knowledge-bases/${kb}/query`, {
+    const response = await request(server, 'POST', `/api/knowledge-bases/${knowledgeBase}/query`, {
       token: teacher.token,
       body: { query_text: text, top_k: 5 },
     });
@@ -45,14 +45,14 @@ describe.each(TEST_DIALECTS)('knowledge-base document ingestion on %s', (dialect
   }
 
   async function ingest(fileName: string, content: Uint8Array | string): Promise<{ documentId: number; job: any }> {
-    const uploaded = await uploadDocument(server, teacher.token, kb, fileName, content);
+    const uploaded = await uploadDocument(server, teacher.token, knowledgeBase, fileName, content);
     expect(uploaded.status, uploaded.text).toBe(202);
     expect(uploaded.body).toEqual({ document_id: expect.any(Number), job_id: expect.any(Number) });
-    return { documentId: uploaded.body.document_id, job: await waitForJob(server, teacher.token, kb, uploaded.body.job_id) };
+    return { documentId: uploaded.body.document_id, job: await waitForJob(server, teacher.token, knowledgeBase, uploaded.body.job_id) };
   }
 
   function storedPath(documentId: number): string {
-    return path.join(server.services.settings.dataDirectory, 'knowledge', String(kb), String(documentId));
+    return path.join(server.services.settings.dataDirectory, 'knowledge', String(knowledgeBase), String(documentId));
   }
 
   beforeAll(async () => {
@@ -65,7 +65,7 @@ describe.each(TEST_DIALECTS)('knowledge-base document ingestion on %s', (dialect
       body: { name: 'Earth science', chunk_size: 200, chunk_overlap: 20 },
     });
     expect(created.status).toBe(201);
-    kb = created.body.id;
+    knowledgeBase = created.body.id;
   });
 
   afterAll(async () => {
@@ -90,12 +90,12 @@ describe.each(TEST_DIALECTS)('knowledge-base document ingestion on %s', (dialect
       const results = await query(words);
       expect(results.length).toBeGreaterThan(0);
       expect(results[0].data).toContain(expected);
-      expect(results[0].metadata).toMatchObject({ filename: fileName, document_id: documentId, knowledge_base_id: kb });
+      expect(results[0].metadata).toMatchObject({ filename: fileName, document_id: documentId, knowledge_base_id: knowledgeBase });
     }
     const pdfHits = await query('earthquakes');
     expect(pdfHits[0].metadata.page).toBe(2);
 
-    const listed = await request(server, 'GET', `/api/knowledge-bases/${kb}/documents`, { token: teacher.token });
+    const listed = await request(server, 'GET', `/api/knowledge-bases/${knowledgeBase}/documents`, { token: teacher.token });
     expect(listed.status).toBe(200);
     for (const id of ids) {
       const document = listed.body.items.find((item: any) => item.id === id);
@@ -103,7 +103,7 @@ describe.each(TEST_DIALECTS)('knowledge-base document ingestion on %s', (dialect
       expect(document.chunk_count).toBeGreaterThan(0);
       expect(existsSync(storedPath(id))).toBe(true);
     }
-    const jobs = await request(server, 'GET', `/api/knowledge-bases/${kb}/jobs`, { token: teacher.token });
+    const jobs = await request(server, 'GET', `/api/knowledge-bases/${knowledgeBase}/jobs`, { token: teacher.token });
     expect(jobs.body.items.filter((job: any) => job.status === 'completed').length).toBeGreaterThanOrEqual(4);
   });
 
@@ -112,26 +112,28 @@ describe.each(TEST_DIALECTS)('knowledge-base document ingestion on %s', (dialect
     expect(job.status).toBe('failed');
     expect(job.error).toContain('no text layer');
     expect(job.error).toContain('OCR');
-    const document = await request(server, 'GET', `/api/knowledge-bases/${kb}/documents/${documentId}`, { token: teacher.token });
+    const document = await request(server, 'GET', `/api/knowledge-bases/${knowledgeBase}/documents/${documentId}`, {
+      token: teacher.token,
+    });
     expect(document.body).toMatchObject({ status: 'failed', chunk_count: 0 });
     expect(document.body.error).toContain('no text layer');
   });
 
   it('refuses a PNG named .pdf at upload with 400, storing nothing', async () => {
-    const before = await request(server, 'GET', `/api/knowledge-bases/${kb}/documents`, { token: teacher.token });
-    const response = await uploadDocument(server, teacher.token, kb, 'picture.pdf', PNG);
+    const before = await request(server, 'GET', `/api/knowledge-bases/${knowledgeBase}/documents`, { token: teacher.token });
+    const response = await uploadDocument(server, teacher.token, knowledgeBase, 'picture.pdf', PNG);
     expect(response.status).toBe(400);
     expect(response.body.error).toMatchObject({ code: 'invalid_file', param: 'file' });
     expect(response.body.error.message).toContain('PNG');
-    const after = await request(server, 'GET', `/api/knowledge-bases/${kb}/documents`, { token: teacher.token });
+    const after = await request(server, 'GET', `/api/knowledge-bases/${knowledgeBase}/documents`, { token: teacher.token });
     expect(after.body.items.length).toBe(before.body.items.length);
-    const leftovers = await readdir(path.join(server.services.settings.dataDirectory, 'knowledge', String(kb)));
+    const leftovers = await readdir(path.join(server.services.settings.dataDirectory, 'knowledge', String(knowledgeBase)));
     expect(leftovers.filter((name) => !/^\d+$/.test(name))).toEqual([]);
   });
 
   it('downloads the original bytes with their content type as an attachment', async () => {
     const { documentId } = await ingest('download.pdf', PDF);
-    const response = await fetch(`${server.baseUrl}/api/knowledge-bases/${kb}/documents/${documentId}/content`, {
+    const response = await fetch(`${server.baseUrl}/api/knowledge-bases/${knowledgeBase}/documents/${documentId}/content`, {
       headers: { authorization: `Bearer ${teacher.token}` },
     });
     expect(response.status).toBe(200);
@@ -143,13 +145,18 @@ describe.each(TEST_DIALECTS)('knowledge-base document ingestion on %s', (dialect
   it('deletes a document with its chunks and its stored file', async () => {
     const { documentId } = await ingest('ocean.md', '# Oceans\n\nThermohaline circulation moves water between the oceans.\n');
     expect((await query('thermohaline')).length).toBe(1);
-    const deleted = await request(server, 'DELETE', `/api/knowledge-bases/${kb}/documents/${documentId}`, { token: teacher.token });
+    const deleted = await request(server, 'DELETE', `/api/knowledge-bases/${knowledgeBase}/documents/${documentId}`, {
+      token: teacher.token,
+    });
     expect(deleted.status).toBe(204);
     expect(await query('thermohaline')).toEqual([]);
     expect(existsSync(storedPath(documentId))).toBe(false);
-    expect((await request(server, 'GET', `/api/knowledge-bases/${kb}/documents/${documentId}`, { token: teacher.token })).status).toBe(404);
     expect(
-      (await request(server, 'GET', `/api/knowledge-bases/${kb}/documents/${documentId}/content`, { token: teacher.token })).status,
+      (await request(server, 'GET', `/api/knowledge-bases/${knowledgeBase}/documents/${documentId}`, { token: teacher.token })).status,
+    ).toBe(404);
+    expect(
+      (await request(server, 'GET', `/api/knowledge-bases/${knowledgeBase}/documents/${documentId}/content`, { token: teacher.token }))
+        .status,
     ).toBe(404);
   });
 
@@ -158,37 +165,53 @@ describe.each(TEST_DIALECTS)('knowledge-base document ingestion on %s', (dialect
     let jobId: number;
     let documentId: number;
     try {
-      const uploaded = await uploadDocument(server, teacher.token, kb, 'deserts.txt', 'Dunes migrate across the desert with the wind.');
+      const uploaded = await uploadDocument(
+        server,
+        teacher.token,
+        knowledgeBase,
+        'deserts.txt',
+        'Dunes migrate across the desert with the wind.',
+      );
       expect(uploaded.status).toBe(202);
       jobId = uploaded.body.job_id;
       documentId = uploaded.body.document_id;
-      const pending = await request(server, 'GET', `/api/knowledge-bases/${kb}/jobs/${jobId}`, { token: teacher.token });
+      const pending = await request(server, 'GET', `/api/knowledge-bases/${knowledgeBase}/jobs/${jobId}`, { token: teacher.token });
       expect(pending.body).toMatchObject({ status: 'pending', attempts: 0, progress: { percentage: 0 } });
-      const cancelled = await request(server, 'POST', `/api/knowledge-bases/${kb}/jobs/${jobId}/cancel`, { token: teacher.token });
+      const cancelled = await request(server, 'POST', `/api/knowledge-bases/${knowledgeBase}/jobs/${jobId}/cancel`, {
+        token: teacher.token,
+      });
       expect(cancelled.status).toBe(200);
       expect(cancelled.body.status).toBe('cancelled');
-      expect((await request(server, 'POST', `/api/knowledge-bases/${kb}/jobs/${jobId}/cancel`, { token: teacher.token })).status).toBe(409);
-      const document = await request(server, 'GET', `/api/knowledge-bases/${kb}/documents/${documentId}`, { token: teacher.token });
+      expect(
+        (await request(server, 'POST', `/api/knowledge-bases/${knowledgeBase}/jobs/${jobId}/cancel`, { token: teacher.token })).status,
+      ).toBe(409);
+      const document = await request(server, 'GET', `/api/knowledge-bases/${knowledgeBase}/documents/${documentId}`, {
+        token: teacher.token,
+      });
       expect(document.body.status).toBe('cancelled');
-      const retried = await request(server, 'POST', `/api/knowledge-bases/${kb}/jobs/${jobId}/retry`, { token: teacher.token });
+      const retried = await request(server, 'POST', `/api/knowledge-bases/${knowledgeBase}/jobs/${jobId}/retry`, { token: teacher.token });
       expect(retried.status).toBe(200);
       expect(retried.body.status).toBe('pending');
     } finally {
       server.services.ingestionRunner.start();
     }
-    const finished = await waitForJob(server, teacher.token, kb, jobId);
+    const finished = await waitForJob(server, teacher.token, knowledgeBase, jobId);
     expect(finished).toMatchObject({ status: 'completed', attempts: 1 });
     expect((await query('dunes desert'))[0].metadata.document_id).toBe(documentId);
-    expect((await request(server, 'POST', `/api/knowledge-bases/${kb}/jobs/${jobId}/retry`, { token: teacher.token })).status).toBe(409);
-    expect((await request(server, 'POST', `/api/knowledge-bases/${kb}/jobs/${jobId}/cancel`, { token: teacher.token })).status).toBe(409);
+    expect(
+      (await request(server, 'POST', `/api/knowledge-bases/${knowledgeBase}/jobs/${jobId}/retry`, { token: teacher.token })).status,
+    ).toBe(409);
+    expect(
+      (await request(server, 'POST', `/api/knowledge-bases/${knowledgeBase}/jobs/${jobId}/cancel`, { token: teacher.token })).status,
+    ).toBe(409);
   });
 
   it('retries a failed job: it runs again and fails again with the same cause', async () => {
     const { job } = await ingest('blank.pdf', buildPdf([{}, {}]));
     expect(job.status).toBe('failed');
-    const retried = await request(server, 'POST', `/api/knowledge-bases/${kb}/jobs/${job.id}/retry`, { token: teacher.token });
+    const retried = await request(server, 'POST', `/api/knowledge-bases/${knowledgeBase}/jobs/${job.id}/retry`, { token: teacher.token });
     expect(retried.status).toBe(200);
-    const again = await waitForJob(server, teacher.token, kb, job.id);
+    const again = await waitForJob(server, teacher.token, knowledgeBase, job.id);
     expect(again).toMatchObject({ status: 'failed', attempts: 2 });
     expect(again.error).toContain('no text layer');
   });
@@ -196,20 +219,22 @@ describe.each(TEST_DIALECTS)('knowledge-base document ingestion on %s', (dialect
   it('answers 404 to another creator for every document and job endpoint', async () => {
     const { documentId, job } = await ingest('private.txt', 'Stalactites hang from the ceilings of limestone caves.');
     const token = colleague.token;
-    expect((await uploadDocument(server, token, kb, 'intruder.txt', 'Nothing to see.')).status).toBe(404);
+    expect((await uploadDocument(server, token, knowledgeBase, 'intruder.txt', 'Nothing to see.')).status).toBe(404);
     for (const [method, url] of [
-      ['GET', `/api/knowledge-bases/${kb}/documents`],
-      ['GET', `/api/knowledge-bases/${kb}/documents/${documentId}`],
-      ['GET', `/api/knowledge-bases/${kb}/documents/${documentId}/content`],
-      ['DELETE', `/api/knowledge-bases/${kb}/documents/${documentId}`],
-      ['GET', `/api/knowledge-bases/${kb}/jobs`],
-      ['GET', `/api/knowledge-bases/${kb}/jobs/${job.id}`],
-      ['POST', `/api/knowledge-bases/${kb}/jobs/${job.id}/retry`],
-      ['POST', `/api/knowledge-bases/${kb}/jobs/${job.id}/cancel`],
+      ['GET', `/api/knowledge-bases/${knowledgeBase}/documents`],
+      ['GET', `/api/knowledge-bases/${knowledgeBase}/documents/${documentId}`],
+      ['GET', `/api/knowledge-bases/${knowledgeBase}/documents/${documentId}/content`],
+      ['DELETE', `/api/knowledge-bases/${knowledgeBase}/documents/${documentId}`],
+      ['GET', `/api/knowledge-bases/${knowledgeBase}/jobs`],
+      ['GET', `/api/knowledge-bases/${knowledgeBase}/jobs/${job.id}`],
+      ['POST', `/api/knowledge-bases/${knowledgeBase}/jobs/${job.id}/retry`],
+      ['POST', `/api/knowledge-bases/${knowledgeBase}/jobs/${job.id}/cancel`],
     ] as const) {
       expect((await request(server, method, url, { token })).status, `${method} ${url}`).toBe(404);
     }
-    expect((await request(server, 'GET', `/api/knowledge-bases/${kb}/documents/${documentId}`, { token: teacher.token })).status).toBe(200);
+    expect(
+      (await request(server, 'GET', `/api/knowledge-bases/${knowledgeBase}/documents/${documentId}`, { token: teacher.token })).status,
+    ).toBe(200);
   });
 
   it('deleting the knowledge base removes its stored files and jobs', async () => {
@@ -237,14 +262,14 @@ describe.each(TEST_DIALECTS)('the document upload limit on %s', (dialect) => {
   it('refuses a document over KB_UPLOAD_MAX_BYTES with 413 and accepts one at the limit', async () => {
     server = await startTestServer(dialect, { environment: { KB_UPLOAD_MAX_BYTES: '2048', INGESTION_POLL_MS: '20' } });
     const token = await loginAsAdmin(server);
-    const kb = (await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Small' } })).body.id as number;
-    const tooLarge = await uploadDocument(server, token, kb, 'big.txt', 'a'.repeat(2049));
+    const knowledgeBase = (await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Small' } })).body.id as number;
+    const tooLarge = await uploadDocument(server, token, knowledgeBase, 'big.txt', 'a'.repeat(2049));
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.body.error.code).toBe('file_too_large');
-    const atLimit = await uploadDocument(server, token, kb, 'fits.txt', 'b'.repeat(2048));
+    const atLimit = await uploadDocument(server, token, knowledgeBase, 'fits.txt', 'b'.repeat(2048));
     expect(atLimit.status).toBe(202);
-    expect((await waitForJob(server, token, kb, atLimit.body.job_id)).status).toBe('completed');
-    const listed = await request(server, 'GET', `/api/knowledge-bases/${kb}/documents`, { token });
+    expect((await waitForJob(server, token, knowledgeBase, atLimit.body.job_id)).status).toBe('completed');
+    const listed = await request(server, 'GET', `/api/knowledge-bases/${knowledgeBase}/documents`, { token });
     expect(listed.body.items.map((item: any) => item.file_name)).toEqual(['fits.txt']);
   });
 });

@@ -33,12 +33,12 @@ function expectLimitNamed(response: { status: number; body: any }, limit: number
 describe.each(TEST_DIALECTS)('the JSON body limit of knowledge-base documents on %s', (dialect) => {
   let server: TestServer;
   let token: string;
-  let kb: number;
+  let knowledgeBase: number;
 
   beforeAll(async () => {
     server = await startTestServer(dialect, { environment: { INGESTION_POLL_MS: '20', KB_JSON_BODY_MAX_BYTES: String(JSON_LIMIT) } });
     token = await loginAsAdmin(server);
-    kb = (await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Bounded' } })).body.id;
+    knowledgeBase = (await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Bounded' } })).body.id;
   });
 
   afterAll(async () => {
@@ -46,14 +46,17 @@ describe.each(TEST_DIALECTS)('the JSON body limit of knowledge-base documents on
   });
 
   it('accepts a JSON body of exactly the limit', async () => {
-    const accepted = await request(server, 'POST', `/api/knowledge-bases/${kb}/documents`, { token, rawBody: jsonBodyOf(JSON_LIMIT) });
+    const accepted = await request(server, 'POST', `/api/knowledge-bases/${knowledgeBase}/documents`, {
+      token,
+      rawBody: jsonBodyOf(JSON_LIMIT),
+    });
     expect(accepted.status, accepted.text).toBe(202);
-    expect((await waitForJob(server, token, kb, accepted.body.documents[0].job_id)).status).toBe('completed');
+    expect((await waitForJob(server, token, knowledgeBase, accepted.body.documents[0].job_id)).status).toBe('completed');
   });
 
   it('refuses a JSON body one byte over the limit with a 413 naming it', async () => {
     expectLimitNamed(
-      await request(server, 'POST', `/api/knowledge-bases/${kb}/documents`, { token, rawBody: jsonBodyOf(JSON_LIMIT + 1) }),
+      await request(server, 'POST', `/api/knowledge-bases/${knowledgeBase}/documents`, { token, rawBody: jsonBodyOf(JSON_LIMIT + 1) }),
       JSON_LIMIT,
     );
   });
@@ -66,7 +69,7 @@ describe.each(TEST_DIALECTS)('the JSON body limit of knowledge-base documents on
         controller.close();
       },
     });
-    const response = await fetch(`${server.baseUrl}/api/knowledge-bases/${kb}/documents`, {
+    const response = await fetch(`${server.baseUrl}/api/knowledge-bases/${knowledgeBase}/documents`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: stream,
@@ -77,7 +80,7 @@ describe.each(TEST_DIALECTS)('the JSON body limit of knowledge-base documents on
 
   it('still accepts a multipart upload larger than the JSON limit', async () => {
     const text = 'Obsidian is volcanic glass formed when lava cools very quickly. '.repeat(Math.ceil((JSON_LIMIT * 2) / 64));
-    const uploaded = await uploadDocument(server, token, kb, 'large.txt', text);
+    const uploaded = await uploadDocument(server, token, knowledgeBase, 'large.txt', text);
     expect(uploaded.status, uploaded.text).toBe(202);
   });
 });
@@ -87,9 +90,9 @@ describe('the default JSON body limit', () => {
     const server = await startTestServer('sqlite');
     try {
       const token = await loginAsAdmin(server);
-      const kb = (await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Default bound' } })).body.id;
+      const knowledgeBase = (await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Default bound' } })).body.id;
       expectLimitNamed(
-        await request(server, 'POST', `/api/knowledge-bases/${kb}/documents`, { token, rawBody: jsonBodyOf(10_485_761) }),
+        await request(server, 'POST', `/api/knowledge-bases/${knowledgeBase}/documents`, { token, rawBody: jsonBodyOf(10_485_761) }),
         10_485_760,
       );
     } finally {

@@ -15,9 +15,9 @@ const JSON_DOCUMENTS_MAXIMUM = 3;
 describe.each(TEST_DIALECTS)('JSON documents added to a knowledge base on %s', (dialect) => {
   let server: TestServer;
   let teacher: CreatedUser;
-  let kb: number;
+  let knowledgeBase: number;
 
-  const documentsPath = () => `/api/knowledge-bases/${kb}/documents`;
+  const documentsPath = () => `/api/knowledge-bases/${knowledgeBase}/documents`;
 
   beforeAll(async () => {
     server = await startTestServer(dialect, {
@@ -26,7 +26,7 @@ describe.each(TEST_DIALECTS)('JSON documents added to a knowledge base on %s', (
     const adminToken = await loginAsAdmin(server);
     teacher = await createUser(server, adminToken, { email: `json-teacher-${dialect}@merino.test`, role: 'creator' });
     const created = await request(server, 'POST', '/api/knowledge-bases', { token: teacher.token, body: { name: 'Course notes' } });
-    kb = created.body.id;
+    knowledgeBase = created.body.id;
   });
 
   afterAll(async () => {
@@ -52,12 +52,12 @@ describe.each(TEST_DIALECTS)('JSON documents added to a knowledge base on %s', (
       { document_id: expect.any(Number), job_id: expect.any(Number) },
     ]);
     for (const queued of response.body.documents)
-      expect((await waitForJob(server, teacher.token, kb, queued.job_id)).status).toBe('completed');
+      expect((await waitForJob(server, teacher.token, knowledgeBase, queued.job_id)).status).toBe('completed');
 
     const listed = await request(server, 'GET', documentsPath(), { token: teacher.token });
     expect(listed.body.items.map((item: any) => item.file_name).sort()).toEqual(['Cell biology.txt', 'rivers.md']);
 
-    const query = await request(server, 'POST', `/api/knowledge-bases/${kb}/query`, {
+    const query = await request(server, 'POST', `/api/knowledge-bases/${knowledgeBase}/query`, {
       token: teacher.token,
       body: { query_text: 'cellular respiration energy', top_k: 1 },
     });

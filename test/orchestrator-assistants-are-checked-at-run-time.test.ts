@@ -28,7 +28,7 @@ describe.each(TEST_DIALECTS)('orchestrator assistants on %s', (dialect) => {
   let server: TestServer;
   let owner: CreatedUser;
   let colleague: CreatedUser;
-  let kb: number;
+  let knowledgeBase: number;
 
   const chatRequests = () => fake.requests.filter((recorded) => recorded.path.endsWith('/chat/completions'));
 
@@ -49,7 +49,7 @@ describe.each(TEST_DIALECTS)('orchestrator assistants on %s', (dialect) => {
   /** Every orchestrator also offers a knowledge-base search, so the model can still call a target that is no longer offered. */
   async function orchestrator(
     targets: Array<{ id: number; name?: string }>,
-    extraTools: unknown[] = [{ type: 'search_knowledge_base', config: { collections: [String(kb)] } }],
+    extraTools: unknown[] = [{ type: 'search_knowledge_base', config: { collections: [String(knowledgeBase)] } }],
   ): Promise<{ id: number; model: string }> {
     const id = await createAssistant(owner.token, {
       system_prompt: 'You are a course tutor.',
@@ -94,12 +94,12 @@ describe.each(TEST_DIALECTS)('orchestrator assistants on %s', (dialect) => {
     const adminToken = await loginAsAdmin(server);
     owner = await createUser(server, adminToken, { email: `orchestrator-owner-${dialect}@merino.test`, role: 'creator' });
     colleague = await createUser(server, adminToken, { email: `colleague-${dialect}@merino.test`, role: 'creator' });
-    kb = (await request(server, 'POST', '/api/knowledge-bases', { token: owner.token, body: { name: 'Algebra' } })).body.id;
-    const queued = await request(server, 'POST', `/api/knowledge-bases/${kb}/documents`, {
+    knowledgeBase = (await request(server, 'POST', '/api/knowledge-bases', { token: owner.token, body: { name: 'Algebra' } })).body.id;
+    const queued = await request(server, 'POST', `/api/knowledge-bases/${knowledgeBase}/documents`, {
       token: owner.token,
       body: { documents: [{ text: 'Quadratic equations have at most two real roots.' }] },
     });
-    expect((await waitForJob(server, owner.token, kb, queued.body.documents[0].job_id)).status).toBe('completed');
+    expect((await waitForJob(server, owner.token, knowledgeBase, queued.body.documents[0].job_id)).status).toBe('completed');
   });
 
   beforeEach(() => fake.reset());
@@ -111,7 +111,7 @@ describe.each(TEST_DIALECTS)('orchestrator assistants on %s', (dialect) => {
 
   it('asks two assistants and a knowledge base, and streams the targets’ steps nested under each call', async () => {
     const math = await target(owner.token, 'Solves algebra problems.', {
-      tools: [{ type: 'simple_rag', config: { collections: [String(kb)] } }],
+      tools: [{ type: 'simple_rag', config: { collections: [String(knowledgeBase)] } }],
     });
     const writing = await target(owner.token, 'Improves the style of a text.');
     const { model } = await orchestrator(
@@ -119,7 +119,7 @@ describe.each(TEST_DIALECTS)('orchestrator assistants on %s', (dialect) => {
         { id: math, name: 'math_expert' },
         { id: writing, name: 'writing coach' },
       ],
-      [{ type: 'search_knowledge_base', config: { collections: [String(kb)] } }],
+      [{ type: 'search_knowledge_base', config: { collections: [String(knowledgeBase)] } }],
     );
     fake.enqueue(
       {
@@ -145,7 +145,7 @@ describe.each(TEST_DIALECTS)('orchestrator assistants on %s', (dialect) => {
     expect(mathCall).toBeDefined();
     expect(statuses.find((status) => status.message === 'calling assistant math_expert' && status.state === 'done')).toBeDefined();
     expect(statuses.find((status) => status.message === 'calling assistant writing_coach')).toBeDefined();
-    const nested = statuses.find((status) => status.message === `querying knowledge base ${kb}`);
+    const nested = statuses.find((status) => status.message === `querying knowledge base ${knowledgeBase}`);
     expect(nested?.parent).toBe(mathCall.id);
     expect(lines.flatMap((line) => line.choices?.[0]?.delta?.content ?? []).join('')).toBe('At most two.');
 
@@ -243,7 +243,7 @@ describe.each(TEST_DIALECTS)('orchestrator assistants on %s', (dialect) => {
             llm: 'gpt-4o-mini',
             tools: [
               { type: 'assistant', enabled: true, config: { assistant_id: targetId, name: 'peer' } },
-              { type: 'search_knowledge_base', enabled: true, config: { collections: [String(kb)] } },
+              { type: 'search_knowledge_base', enabled: true, config: { collections: [String(knowledgeBase)] } },
             ],
           }),
         })

@@ -48,11 +48,11 @@ describe.each(TEST_DIALECTS)('a restarted server on %s', (dialect) => {
       body: { name: 'Minerals', embeddings: { connector: 'openai', model: 'text-embedding-3-small' } },
     });
     expect(created.status, created.text).toBe(201);
-    const kb = created.body.id as number;
+    const knowledgeBase = created.body.id as number;
     const uploaded = await uploadDocument(
       killed,
       token,
-      kb,
+      knowledgeBase,
       'quartz.md',
       '# Quartz\n\nQuartz is a hard mineral made of silicon and oxygen.',
     );
@@ -60,7 +60,7 @@ describe.each(TEST_DIALECTS)('a restarted server on %s', (dialect) => {
     const jobId = uploaded.body.job_id as number;
     // The killed process's runner is now waiting for its embeddings: the job is in its hands.
     await embeddings.waitForRequests(1);
-    const held = await request(killed, 'GET', `/api/knowledge-bases/${kb}/jobs/${jobId}`, { token });
+    const held = await request(killed, 'GET', `/api/knowledge-bases/${knowledgeBase}/jobs/${jobId}`, { token });
     expect(held.body).toMatchObject({ status: 'processing', attempts: 1 });
     await killed.kill();
     const deadPid = killed.child.pid;
@@ -81,7 +81,7 @@ describe.each(TEST_DIALECTS)('a restarted server on %s', (dialect) => {
     await embeddings.waitForRequests(2);
     embeddings.open();
     const adminToken = await loginAsAdmin(restarted);
-    expect(await waitForJob(restarted, adminToken, kb, jobId)).toMatchObject({ status: 'completed', attempts: 2, error: null });
+    expect(await waitForJob(restarted, adminToken, knowledgeBase, jobId)).toMatchObject({ status: 'completed', attempts: 2, error: null });
     expect(deadPid).toBeDefined();
   });
 
@@ -90,7 +90,8 @@ describe.each(TEST_DIALECTS)('a restarted server on %s', (dialect) => {
     restarted = await startTestServer(dialect, { database, environment: { INGESTION_POLL_MS: '20', INGESTION_LEASE_MS: String(HOUR) } });
     await restarted.services.ingestionRunner.stop();
     const token = await loginAsAdmin(restarted);
-    const kb = (await request(restarted, 'POST', '/api/knowledge-bases', { token, body: { name: 'Held elsewhere' } })).body.id as number;
+    const knowledgeBase = (await request(restarted, 'POST', '/api/knowledge-bases', { token, body: { name: 'Held elsewhere' } })).body
+      .id as number;
     const db = restarted.store.db;
     const runnerName = restarted.services.ingestionRunner.owner;
     const machine = runnerName.slice(0, runnerName.lastIndexOf(':', runnerName.lastIndexOf(':') - 1));
@@ -110,7 +111,7 @@ describe.each(TEST_DIALECTS)('a restarted server on %s', (dialect) => {
       const document = await db
         .insertInto('kb_documents')
         .values({
-          knowledge_base_id: kb,
+          knowledge_base_id: knowledgeBase,
           file_name: `${name}.txt`,
           content_type: 'text/plain',
           size_bytes: 4,
@@ -128,7 +129,7 @@ describe.each(TEST_DIALECTS)('a restarted server on %s', (dialect) => {
       const job = await db
         .insertInto('ingestion_jobs')
         .values({
-          knowledge_base_id: kb,
+          knowledge_base_id: knowledgeBase,
           document_id: document.id,
           status: 'processing',
           progress_current: 1,
@@ -150,12 +151,18 @@ describe.each(TEST_DIALECTS)('a restarted server on %s', (dialect) => {
     // to it completing shows that both have happened.
     const second = await startTestServer(dialect, { database, environment: { INGESTION_POLL_MS: '20', INGESTION_LEASE_MS: String(HOUR) } });
     try {
-      const uploaded = await uploadDocument(second, token, kb, 'fresh.txt', 'Feldspar is the most common mineral group in the crust.');
-      expect((await waitForJob(second, token, kb, uploaded.body.job_id)).status).toBe('completed');
+      const uploaded = await uploadDocument(
+        second,
+        token,
+        knowledgeBase,
+        'fresh.txt',
+        'Feldspar is the most common mineral group in the crust.',
+      );
+      expect((await waitForJob(second, token, knowledgeBase, uploaded.body.job_id)).status).toBe('completed');
       const rows = await db
         .selectFrom('ingestion_jobs')
         .select(['id', 'status', 'lease_owner', 'lease_expires_at', 'attempts'])
-        .where('knowledge_base_id', '=', kb)
+        .where('knowledge_base_id', '=', knowledgeBase)
         .where('id', '!=', uploaded.body.job_id)
         .orderBy('id')
         .execute();

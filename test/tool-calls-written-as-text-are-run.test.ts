@@ -65,7 +65,7 @@ describe('tool calls written as text', () => {
   let server: TestServer;
   let token: string;
   let client: OpenAI;
-  let kb: number;
+  let knowledgeBase: number;
 
   async function createAssistant(extra: Record<string, unknown> = {}): Promise<string> {
     const created = await request(server, 'POST', '/api/assistants', {
@@ -76,7 +76,7 @@ describe('tool calls written as text', () => {
           assistant_type: 'multi_tool',
           connector: 'openai',
           llm: 'qwen3-8b',
-          tools: [{ type: 'search_knowledge_base', config: { collections: [String(kb)] } }],
+          tools: [{ type: 'search_knowledge_base', config: { collections: [String(knowledgeBase)] } }],
           ...extra,
         },
       },
@@ -94,9 +94,12 @@ describe('tool calls written as text', () => {
     });
     token = await loginAsAdmin(server);
     client = new OpenAI({ apiKey: token, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
-    kb = (await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Biology' } })).body.id;
-    const queued = await request(server, 'POST', `/api/knowledge-bases/${kb}/documents`, { token, body: { documents: [{ text: KREBS }] } });
-    expect((await waitForJob(server, token, kb, queued.body.documents[0].job_id)).status).toBe('completed');
+    knowledgeBase = (await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Biology' } })).body.id;
+    const queued = await request(server, 'POST', `/api/knowledge-bases/${knowledgeBase}/documents`, {
+      token,
+      body: { documents: [{ text: KREBS }] },
+    });
+    expect((await waitForJob(server, token, knowledgeBase, queued.body.documents[0].job_id)).status).toBe('completed');
   });
 
   beforeEach(() => fake.reset());

@@ -18,16 +18,19 @@ const DOTS = '.'.repeat(78_000);
 describe.each(TEST_DIALECTS)('runs of spaces and dots through the HTTP API on %s', (dialect) => {
   let server: TestServer;
   let teacher: CreatedUser;
-  let kb: number;
+  let knowledgeBase: number;
 
   async function ingest(fileName: string, content: string): Promise<{ documentId: number; job: any }> {
-    const uploaded = await uploadDocument(server, teacher.token, kb, fileName, content);
+    const uploaded = await uploadDocument(server, teacher.token, knowledgeBase, fileName, content);
     expect(uploaded.status, uploaded.text.slice(0, 500)).toBe(202);
-    return { documentId: uploaded.body.document_id, job: await waitForJob(server, teacher.token, kb, uploaded.body.job_id, 60_000) };
+    return {
+      documentId: uploaded.body.document_id,
+      job: await waitForJob(server, teacher.token, knowledgeBase, uploaded.body.job_id, 60_000),
+    };
   }
 
   async function query(text: string): Promise<any[]> {
-    const response = await request(server, 'POST', `/api/knowledge-bases/${kb}/query`, {
+    const response = await request(server, 'POST', `/api/knowledge-bases/${knowledgeBase}/query`, {
       token: teacher.token,
       body: { query_text: text, top_k: 3 },
     });
@@ -44,7 +47,7 @@ describe.each(TEST_DIALECTS)('runs of spaces and dots through the HTTP API on %s
       body: { name: 'Runs', chunk_size: 1000, chunk_overlap: 0 },
     });
     expect(created.status).toBe(201);
-    kb = created.body.id;
+    knowledgeBase = created.body.id;
   });
 
   afterAll(async () => {
@@ -56,7 +59,9 @@ describe.each(TEST_DIALECTS)('runs of spaces and dots through the HTTP API on %s
     expect(job).toMatchObject({ status: 'completed', error: null });
     expect((await query('glaciers'))[0].data).toBe('Glaciers');
     expect((await query('valleys'))[0].data).toMatch(/^(?:carve\n)?valleys$/);
-    const document = await request(server, 'GET', `/api/knowledge-bases/${kb}/documents/${documentId}`, { token: teacher.token });
+    const document = await request(server, 'GET', `/api/knowledge-bases/${knowledgeBase}/documents/${documentId}`, {
+      token: teacher.token,
+    });
     expect(document.body).toMatchObject({ status: 'completed', error: null });
     expect(document.body.chunk_count).toBeGreaterThanOrEqual(2);
     expect(document.body.chunk_count).toBeLessThanOrEqual(3);
@@ -111,7 +116,9 @@ describe.each(TEST_DIALECTS)('runs of spaces and dots through the HTTP API on %s
   it('ingests a document named x + 78,000 dots + x.txt, its name stored cut to length with its extension', async () => {
     const { documentId, job } = await ingest(`x${DOTS}x.txt`, 'Dotted names still index their text.');
     expect(job).toMatchObject({ status: 'completed', error: null });
-    const document = await request(server, 'GET', `/api/knowledge-bases/${kb}/documents/${documentId}`, { token: teacher.token });
+    const document = await request(server, 'GET', `/api/knowledge-bases/${knowledgeBase}/documents/${documentId}`, {
+      token: teacher.token,
+    });
     expect(document.status).toBe(200);
     expect(document.body.file_name).toBe(`x${'.'.repeat(250)}.txt`);
   });

@@ -26,7 +26,7 @@ import {
   listIngestionJobs,
   retryIngestionJob,
   type IngestionJobRow,
-  type KbDocumentRow,
+  type KnowledgeDocumentRow,
 } from '../store/ingestion-jobs-repository.js';
 import { findKnowledgeBase, insertDocument, type KnowledgeBaseRecord } from '../store/knowledge-repository.js';
 import type { Database } from '../store/schema.js';
@@ -74,7 +74,7 @@ function sourceUrlOf(metadata: Record<string, unknown>): string | null {
   return candidate !== undefined && /^https?:\/\/\S+$/i.test(candidate) ? candidate : null;
 }
 
-function documentView(row: KbDocumentRow & { job_id?: number | null }) {
+function documentView(row: KnowledgeDocumentRow & { job_id?: number | null }) {
   return {
     id: row.id,
     file_name: row.file_name,
@@ -123,7 +123,7 @@ export class KnowledgeDocumentService {
     return record;
   }
 
-  private async document(knowledgeBaseId: number, documentId: number): Promise<KbDocumentRow> {
+  private async document(knowledgeBaseId: number, documentId: number): Promise<KnowledgeDocumentRow> {
     const row = await findDocument(this.db, knowledgeBaseId, documentId);
     if (!row) throw new AppError('not_found', 'Document not found.');
     return row;

@@ -10,10 +10,10 @@
  */
 import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { Dialect } from './dialect.js';
-import { nowTimestamp, type Database, type DocumentStatus, type IngestionJobsTable, type KbDocumentsTable } from './schema.js';
+import { nowTimestamp, type Database, type DocumentStatus, type IngestionJobsTable, type KnowledgeDocumentsTable } from './schema.js';
 
 export type IngestionJobRow = Selectable<IngestionJobsTable>;
-export type KbDocumentRow = Selectable<KbDocumentsTable>;
+export type KnowledgeDocumentRow = Selectable<KnowledgeDocumentsTable>;
 
 export async function insertIngestionJob(
   db: Kysely<Database>,
@@ -298,7 +298,11 @@ export async function setDocumentStatus(
   await db.updateTable('kb_documents').set({ status, error, updated_at: nowTimestamp() }).where('id', '=', documentId).execute();
 }
 
-export async function findDocument(db: Kysely<Database>, knowledgeBaseId: number, documentId: number): Promise<KbDocumentRow | undefined> {
+export async function findDocument(
+  db: Kysely<Database>,
+  knowledgeBaseId: number,
+  documentId: number,
+): Promise<KnowledgeDocumentRow | undefined> {
   return db
     .selectFrom('kb_documents')
     .selectAll()
@@ -311,7 +315,7 @@ export async function findDocument(db: Kysely<Database>, knowledgeBaseId: number
 export async function listDocuments(
   db: Kysely<Database>,
   knowledgeBaseId: number,
-): Promise<Array<KbDocumentRow & { job_id: number | null }>> {
+): Promise<Array<KnowledgeDocumentRow & { job_id: number | null }>> {
   return db
     .selectFrom('kb_documents')
     .selectAll('kb_documents')
@@ -341,7 +345,7 @@ export async function deleteDocument(db: Kysely<Database>, documentId: number): 
 export async function listDocumentsWithoutJobs(
   db: Kysely<Database>,
   createdBefore: string,
-): Promise<Array<Pick<KbDocumentRow, 'id' | 'knowledge_base_id'>>> {
+): Promise<Array<Pick<KnowledgeDocumentRow, 'id' | 'knowledge_base_id'>>> {
   return db
     .selectFrom('kb_documents')
     .select(['kb_documents.id', 'kb_documents.knowledge_base_id'])

@@ -8,7 +8,7 @@ import {
   type Database,
   type DocumentStatus,
   type EmbeddingConnector,
-  type KbChunksTable,
+  type KnowledgeChunksTable,
   type KnowledgeBasesTable,
 } from './schema.js';
 
@@ -91,7 +91,7 @@ const CHUNK_INSERT_BATCH = 200;
 export async function insertChunks(
   db: Kysely<Database>,
   documentId: number,
-  chunks: ReadonlyArray<Omit<Insertable<KbChunksTable>, 'document_id'>>,
+  chunks: ReadonlyArray<Omit<Insertable<KnowledgeChunksTable>, 'document_id'>>,
 ): Promise<number[]> {
   const ids: number[] = [];
   for (let start = 0; start < chunks.length; start += CHUNK_INSERT_BATCH) {

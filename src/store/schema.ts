@@ -190,7 +190,7 @@ export type EmbeddingConnector = 'openai' | 'ollama';
 
 export type DocumentStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
 
-export interface KbDocumentsTable {
+export interface KnowledgeDocumentsTable {
   id: Generated<number>;
   knowledge_base_id: number;
   file_name: string;
@@ -207,7 +207,7 @@ export interface KbDocumentsTable {
   updated_at: string;
 }
 
-export interface KbChunksTable {
+export interface KnowledgeChunksTable {
   id: Generated<number>;
   knowledge_base_id: number;
   document_id: number;
@@ -217,7 +217,7 @@ export interface KbChunksTable {
   metadata: string;
 }
 
-export interface KbChunkEmbeddingsTable {
+export interface KnowledgeChunkEmbeddingsTable {
   /** The chunk this vector embeds; deleting the chunk deletes its vector. */
   chunk_id: number;
   knowledge_base_id: number;
@@ -294,9 +294,9 @@ export interface Database {
   audit_log: AuditLogTable;
   traces: TracesTable;
   knowledge_bases: KnowledgeBasesTable;
-  kb_documents: KbDocumentsTable;
-  kb_chunks: KbChunksTable;
-  kb_chunk_embeddings: KbChunkEmbeddingsTable;
+  kb_documents: KnowledgeDocumentsTable;
+  kb_chunks: KnowledgeChunksTable;
+  kb_chunk_embeddings: KnowledgeChunkEmbeddingsTable;
   ingestion_jobs: IngestionJobsTable;
   usage_logs: UsageLogsTable;
   files: FilesTable;
