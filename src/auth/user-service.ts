@@ -3,30 +3,14 @@ import type { Kysely } from 'kysely';
 import { AppError } from '../errors/app-error.js';
 import { appendAuditEntry } from '../store/audit-log-repository.js';
 import { findOrganizationById } from '../store/organizations-repository.js';
-import type { Database, OrganizationRole } from '../store/schema.js';
+import type { Database } from '../store/schema.js';
 import { revokeUserSessions } from '../store/sessions-repository.js';
 import { findUserByEmail, findUserById, insertUser, listUsers, updateUser, type UserChanges } from '../store/users-repository.js';
 import type { CallContext } from './call-context.js';
 import { hashPassword } from './passwords.js';
 import { requireSystemAdminGrant, requireUserAction, requireUserAdministration, requireUserCreation } from './permissions.js';
+import type { NewUserInput, UserPatchInput } from './user-schemas.js';
 import { userView, type UserView } from './user-view.js';
-
-export interface NewUserInput {
-  email: string;
-  password: string;
-  name?: string;
-  role: OrganizationRole;
-  organization_id?: number;
-  is_system_admin?: boolean;
-}
-
-export interface UserPatchInput {
-  name?: string;
-  password?: string;
-  role?: OrganizationRole;
-  disabled?: boolean;
-  is_system_admin?: boolean;
-}
 
 export interface PageQuery {
   limit: number;

@@ -43,10 +43,6 @@ export function pageQuerySchema<const Extra extends Record<string, object> = Rec
   } as const;
 }
 
-export const emailSchema = { type: 'string', minLength: 3, maxLength: 320, pattern: '^[^\\s@]+@[^\\s@]+$' } as const;
-export const passwordSchema = { type: 'string', minLength: 1, maxLength: 1024 } as const;
-export const roleSchema = { type: 'string', enum: ['admin', 'creator', 'learner'] } as const;
-
 /** Error responses every authenticated route may give; listed so the OpenAPI document shows them. */
 export const commonErrorResponses = {
   400: errorResponseSchema,

@@ -1,11 +1,11 @@
 /** The assistants API: CRUD, publish, shares, assistant-tool candidates, LAMB-compatible export and import. */
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
+import { emailSchema } from '../../auth/user-schemas.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
 import {
   commonErrorResponses,
-  emailSchema,
   idParametersSchema,
   noContentResponse,
   nullableTimestampSchema,

@@ -4,12 +4,11 @@ import type { Services } from '../../services.js';
 import { userView } from '../../auth/user-view.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
+import { emailSchema, passwordSchema } from '../../auth/user-schemas.js';
 import {
   commonErrorResponses,
-  emailSchema,
   errorResponseSchema,
   noContentResponse,
-  passwordSchema,
   timestampSchema,
   userViewProperties,
   userViewSchema,

@@ -3,43 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
-import {
-  commonErrorResponses,
-  emailSchema,
-  idParametersSchema,
-  pageQuerySchema,
-  pageSchema,
-  passwordSchema,
-  roleSchema,
-  userViewSchema,
-} from '../schemas.js';
-
-const newUserSchema = {
-  type: 'object',
-  properties: {
-    email: emailSchema,
-    password: passwordSchema,
-    name: { type: 'string', maxLength: 200 },
-    role: roleSchema,
-    organization_id: { type: 'integer', minimum: 1 },
-    is_system_admin: { type: 'boolean' },
-  },
-  required: ['email', 'password', 'role'],
-  additionalProperties: false,
-} as const;
-
-const userPatchSchema = {
-  type: 'object',
-  properties: {
-    name: { type: 'string', maxLength: 200 },
-    password: passwordSchema,
-    role: roleSchema,
-    disabled: { type: 'boolean' },
-    is_system_admin: { type: 'boolean' },
-  },
-  additionalProperties: false,
-  minProperties: 1,
-} as const;
+import { newUserSchema, userPatchSchema } from '../../auth/user-schemas.js';
+import { commonErrorResponses, idParametersSchema, pageQuerySchema, pageSchema, userViewSchema } from '../schemas.js';
 
 export async function userRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const routes = typedRoutes(app);
