@@ -11,6 +11,7 @@ import { appendAuditEntry } from '../store/audit-log-repository.js';
 import { findOrganizationPolicies } from '../store/organization-settings-repository.js';
 import type { ApiKeyRow, Database } from '../store/schema.js';
 import { findUserById } from '../store/users-repository.js';
+import type { NewApiKeyInput } from './api-key-schemas.js';
 import type { CallContext } from './call-context.js';
 import { requireApiKeyCreation, requireApiKeyOwner } from './permissions.js';
 import { API_KEY_DISPLAY_LENGTH, generateApiKey, hashToken } from './tokens.js';
@@ -23,15 +24,6 @@ export interface ApiKeyView {
   last_used_at: string | null;
   expires_at: string | null;
   trusted_front_end: boolean;
-}
-
-export interface NewApiKeyInput {
-  name: string;
-  /** An ISO 8601 date and time with an explicit zone, in the future. */
-  expires_at?: string;
-  trusted_front_end?: boolean;
-  /** Whose key it is; another user's only for system admins. */
-  user_id?: number;
 }
 
 /** A date, a time and a zone, as in 2027-01-31T23:59:59Z or 2027-01-31T23:59:59.5+01:00; fixed widths, so it cannot backtrack. */

@@ -1,35 +1,10 @@
 /** The caller's API keys (with optional expiry; trusted front-end keys for system admins); the key itself is shown once, in the answer to its creation. */
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
+import { newApiKeySchema } from '../../auth/api-key-schemas.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
 import { commonErrorResponses, idParametersSchema, noContentResponse, nullableTimestampSchema, timestampSchema } from '../schemas.js';
-
-const newApiKeySchema = {
-  type: 'object',
-  properties: {
-    name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
-    expires_at: {
-      type: 'string',
-      maxLength: 40,
-      description:
-        'When the key stops working: a future date and time with a zone, e.g. 2027-01-31T23:59:59Z. Without it the key works until deleted.',
-    },
-    trusted_front_end: {
-      type: 'boolean',
-      description:
-        'System administrators only: the key of a front end (Open WebUI) whose X-OpenWebUI-User-Email header is believed when TRUST_FORWARDED_USER_HEADERS is on.',
-    },
-    user_id: {
-      type: 'integer',
-      minimum: 1,
-      maximum: 2_147_483_647,
-      description: "System administrators only: create the key for this user (a front end's service account).",
-    },
-  },
-  required: ['name'],
-  additionalProperties: false,
-} as const;
 
 /** An API key as src/auth/api-key-service.ts shows it: never the key itself, only its first characters. */
 const apiKeyViewProperties = {
