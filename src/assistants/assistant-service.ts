@@ -45,25 +45,7 @@ import {
   type AssistantMetadata,
 } from '../pipeline/metadata-normalizer.js';
 import { requireInstalledPlugins } from './metadata-registry-check.js';
-
-export interface AssistantInput {
-  name: string;
-  description?: string;
-  system_prompt?: string;
-  prompt_template?: string;
-  metadata?: unknown;
-  rag_collections?: string | string[];
-  rag_top_k?: number;
-}
-
-export type AssistantPatch = Partial<AssistantInput> & Record<string, unknown>;
-
-export interface AssistantListInput {
-  limit: number;
-  offset: number;
-  q?: string;
-  type?: 'classic' | 'multi_tool';
-}
+import type { AssistantInput, AssistantListInput, AssistantPatch } from './assistant-schemas.js';
 
 /** One assistant the owner of an orchestrator could pick as an assistant tool, and whether they may. */
 export interface ToolCandidateView {

@@ -11,12 +11,7 @@ import { hashPassword } from './passwords.js';
 import { requireSystemAdminGrant, requireUserAction, requireUserAdministration, requireUserCreation } from './permissions.js';
 import type { NewUserInput, UserPatchInput } from './user-schemas.js';
 import { userView, type UserView } from './user-view.js';
-
-export interface PageQuery {
-  limit: number;
-  offset: number;
-  q?: string;
-}
+import type { PageQuery } from '../validation/page-query-schema.js';
 
 export class UserService {
   constructor(

@@ -25,24 +25,6 @@ export const idParametersSchema = {
   required: ['id'],
 } as const;
 
-/** The query of a paged list; `extra` adds the list's own filters, kept literal so routes read their types from it. */
-// eslint-disable-next-line @typescript-eslint/no-generated-empty-object-type -- without filters, a page adds no properties of its own
-export function pageQuerySchema<const Extra extends Record<string, object> = Record<never, never>>(
-  pageSizeMaximum: number,
-  extra: Extra = {} as Extra,
-) {
-  return {
-    type: 'object',
-    properties: {
-      limit: { type: 'integer', minimum: 1, maximum: pageSizeMaximum, default: Math.min(50, pageSizeMaximum) },
-      offset: { type: 'integer', minimum: 0, maximum: 1_000_000_000, default: 0 },
-      q: { type: 'string', maxLength: 200 },
-      ...extra,
-    },
-    additionalProperties: false,
-  } as const;
-}
-
 /** Error responses every authenticated route may give; listed so the OpenAPI document shows them. */
 export const commonErrorResponses = {
   400: errorResponseSchema,

@@ -1,6 +1,8 @@
 /** The assistants API: CRUD, publish, shares, assistant-tool candidates, LAMB-compatible export and import. */
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
+import { pageQuerySchema } from '../../validation/page-query-schema.js';
+import { assistantListFilters, assistantPatchSchema, newAssistantSchema } from '../../assistants/assistant-schemas.js';
 import { emailSchema } from '../../auth/user-schemas.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
@@ -10,29 +12,11 @@ import {
   noContentResponse,
   nullableTimestampSchema,
   openObjectSchema,
-  pageQuerySchema,
   pageSchema,
   timestampSchema,
 } from '../schemas.js';
 
-/** Longest system prompt or template accepted; the body size limit bounds the whole request too. */
-const PROMPT_LENGTH_MAXIMUM = 200_000;
 const SHARES_MAXIMUM = 1_000;
-
-const assistantFields = {
-  name: { type: 'string', minLength: 1, maxLength: 200 },
-  description: { type: 'string', maxLength: 10_000 },
-  system_prompt: { type: 'string', maxLength: PROMPT_LENGTH_MAXIMUM },
-  prompt_template: { type: 'string', maxLength: PROMPT_LENGTH_MAXIMUM },
-  metadata: { type: ['object', 'string', 'null'], description: 'An object, or a JSON string of one (LAMB stores a string)' },
-  rag_collections: {
-    oneOf: [
-      { type: 'string', maxLength: 20_000 },
-      { type: 'array', maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 200 } },
-    ],
-  },
-  rag_top_k: { type: 'integer', minimum: 1, maximum: 100 },
-} as const;
 
 /**
  * An assistant as src/assistants/assistant-view.ts shows it. Who may only use it sees the summary
@@ -105,7 +89,7 @@ export async function assistantRoutes(app: FastifyInstance, services: Services):
       schema: {
         tags: ['assistants'],
         summary: 'Create an assistant',
-        body: { type: 'object', properties: assistantFields, required: ['name'], additionalProperties: false },
+        body: newAssistantSchema,
         response: { 201: assistantViewSchema('The new assistant'), ...commonErrorResponses },
       },
     },
@@ -118,7 +102,7 @@ export async function assistantRoutes(app: FastifyInstance, services: Services):
       schema: {
         tags: ['assistants'],
         summary: 'List the assistants you may see',
-        querystring: pageQuerySchema(services.settings.pageSizeMaximum, { type: { type: 'string', enum: ['classic', 'multi_tool'] } }),
+        querystring: pageQuerySchema(services.settings.pageSizeMaximum, assistantListFilters),
         response: { 200: pageSchema('A page of the assistants you may see', assistantViewSchema('an assistant')), ...commonErrorResponses },
       },
     },
@@ -158,13 +142,7 @@ export async function assistantRoutes(app: FastifyInstance, services: Services):
         tags: ['assistants'],
         summary: 'Change some fields of an assistant (the owner cannot change)',
         params: idParametersSchema,
-        body: {
-          type: 'object',
-          // Listed so that sending them back gets a clear "cannot be changed" instead of "unknown field".
-          properties: { ...assistantFields, id: {}, owner: {}, owner_id: {}, organization_id: {} },
-          additionalProperties: false,
-          minProperties: 1,
-        },
+        body: assistantPatchSchema,
         response: { 200: assistantViewSchema('The assistant as changed'), ...commonErrorResponses },
       },
     },

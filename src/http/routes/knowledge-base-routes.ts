@@ -4,17 +4,10 @@ import { CHUNK_SIZE_MAXIMUM, CHUNK_SIZE_MINIMUM } from '../../knowledge/chunking
 import { EMBEDDING_CONNECTORS } from '../../knowledge/embedding-client.js';
 import { RETRIEVAL_MODES } from '../../knowledge/chunk-ranking.js';
 import type { Services } from '../../services.js';
+import { pageQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
-import {
-  commonErrorResponses,
-  idParametersSchema,
-  noContentResponse,
-  openObjectSchema,
-  pageQuerySchema,
-  pageSchema,
-  timestampSchema,
-} from '../schemas.js';
+import { commonErrorResponses, idParametersSchema, noContentResponse, openObjectSchema, pageSchema, timestampSchema } from '../schemas.js';
 
 /** Chunk sizes in characters that a knowledge base may choose: the chunker's own bounds. */
 const CHUNK_SIZE_RANGE = { minimum: CHUNK_SIZE_MINIMUM, maximum: CHUNK_SIZE_MAXIMUM } as const;

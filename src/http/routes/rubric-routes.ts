@@ -8,17 +8,10 @@ import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
 import { RUBRIC_LIMITS, RUBRIC_VISIBILITIES, SCORING_TYPES } from '../../rubrics/rubric-document.js';
 import type { Services } from '../../services.js';
+import { pageQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
-import {
-  commonErrorResponses,
-  errorResponseSchema,
-  noContentResponse,
-  openObjectSchema,
-  pageQuerySchema,
-  pageSchema,
-  timestampSchema,
-} from '../schemas.js';
+import { commonErrorResponses, errorResponseSchema, noContentResponse, openObjectSchema, pageSchema, timestampSchema } from '../schemas.js';
 import { validatorCompiler } from '../validation.js';
 
 const rubricIdParametersSchema = {

@@ -1,10 +1,11 @@
 /** User administration, for system admins and organization admins. */
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
+import { pageQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
 import { newUserSchema, userPatchSchema } from '../../auth/user-schemas.js';
-import { commonErrorResponses, idParametersSchema, pageQuerySchema, pageSchema, userViewSchema } from '../schemas.js';
+import { commonErrorResponses, idParametersSchema, pageSchema, userViewSchema } from '../schemas.js';
 
 export async function userRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const routes = typedRoutes(app);
