@@ -19,8 +19,9 @@ import { AppError } from '../errors/app-error.js';
 import type { FileStorage } from '../files/file-storage.js';
 import { rankChunks, type RetrievalMode } from './chunk-ranking.js';
 import { resolveChunkingOptions } from './chunking.js';
+import type { KnowledgeBaseInput, KnowledgeBasePatch, QueryInput } from './knowledge-base-schemas.js';
 import { queryExternalKnowledgeServer, type ExternalKnowledgeServer } from './external-knowledge-server.js';
-import { embeddingChoiceOf, type EmbeddingChoice, type Embedder } from './organization-embedder.js';
+import { embeddingChoiceOf, type Embedder } from './organization-embedder.js';
 import type { KnowledgeHit, KnowledgeSearch } from '../pipeline/ports.js';
 import { appendAuditEntry, type AuditEntry } from '../store/audit-log-repository.js';
 import { auditEntryOf } from '../auth/call-context.js';
@@ -37,6 +38,7 @@ import {
   type KnowledgeBaseRecord,
 } from '../store/knowledge-repository.js';
 import type { Database } from '../store/schema.js';
+import type { PageQuery } from '../validation/page-query-schema.js';
 
 const DEFAULT_TOP_K = 5;
 const DEFAULT_KNOWLEDGE_SERVER_TIMEOUT_MILLISECONDS = 10_000;
@@ -52,28 +54,6 @@ export interface KnowledgeBaseServiceOptions {
   /** The organization's external LAMB knowledge-base server, when it names one. */
   knowledgeServerFor?(organizationId: number): Promise<ExternalKnowledgeServer | undefined>;
   knowledgeServerTimeoutMilliseconds?: number;
-}
-
-export interface KnowledgeBaseInput {
-  name: string;
-  description?: string;
-  chunk_size?: number;
-  chunk_overlap?: number;
-  embeddings?: EmbeddingChoice;
-}
-
-export interface KnowledgeBasePatch {
-  name?: string;
-  description?: string;
-  /** `organization` shares it with every member of the owner's organization. */
-  visibility?: 'private' | 'organization';
-}
-
-export interface QueryInput {
-  query_text: string;
-  top_k?: number;
-  threshold?: number;
-  plugin_params?: { mode?: RetrievalMode; [name: string]: unknown };
 }
 
 /** What ranking a knowledge base's chunks needs: the query, how many, and how (unset: what the knowledge base supports best). */
@@ -187,10 +167,7 @@ export class KnowledgeBaseService {
     return view((await findKnowledgeBase(this.db, id))!);
   }
 
-  async list(
-    context: CallContext,
-    query: { limit: number; offset: number; q?: string },
-  ): Promise<{ items: KnowledgeBaseView[]; total: number }> {
+  async list(context: CallContext, query: PageQuery): Promise<{ items: KnowledgeBaseView[]; total: number }> {
     const page = await listKnowledgeBases(this.db, knowledgeBaseListScope(context.identity), {
       limit: query.limit,
       offset: query.offset,

@@ -1,17 +1,12 @@
 /** The knowledge-bases API: create, list, read, change and share, delete, and LAMB's query contract. */
 import type { FastifyInstance } from 'fastify';
-import { CHUNK_SIZE_MAXIMUM, CHUNK_SIZE_MINIMUM } from '../../knowledge/chunking.js';
-import { EMBEDDING_CONNECTORS } from '../../knowledge/embedding-client.js';
 import { RETRIEVAL_MODES } from '../../knowledge/chunk-ranking.js';
+import { knowledgeBasePatchSchema, knowledgeBaseQuerySchema, newKnowledgeBaseSchema } from '../../knowledge/knowledge-base-schemas.js';
 import type { Services } from '../../services.js';
 import { pageQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
 import { commonErrorResponses, idParametersSchema, noContentResponse, openObjectSchema, pageSchema, timestampSchema } from '../schemas.js';
-
-/** Chunk sizes in characters that a knowledge base may choose: the chunker's own bounds. */
-const CHUNK_SIZE_RANGE = { minimum: CHUNK_SIZE_MINIMUM, maximum: CHUNK_SIZE_MAXIMUM } as const;
-const QUERY_TOP_K_MAXIMUM = 100;
 
 /** A knowledge base as src/knowledge/knowledge-base-service.ts shows it. */
 function knowledgeBaseSchema(description: string) {
@@ -76,28 +71,7 @@ export async function knowledgeBaseRoutes(app: FastifyInstance, services: Servic
       schema: {
         tags: ['knowledge-bases'],
         summary: 'Create a knowledge base',
-        body: {
-          type: 'object',
-          required: ['name'],
-          additionalProperties: false,
-          properties: {
-            name: { type: 'string', minLength: 1, maxLength: 200 },
-            description: { type: 'string', maxLength: 10_000 },
-            chunk_size: { type: 'integer', ...CHUNK_SIZE_RANGE },
-            chunk_overlap: { type: 'integer', minimum: 0, maximum: CHUNK_SIZE_RANGE.maximum - 1 },
-            embeddings: {
-              type: 'object',
-              description:
-                "Also embed the chunks with this model of the organization's provider, for vector and hybrid search. Fixed at creation.",
-              required: ['connector', 'model'],
-              additionalProperties: false,
-              properties: {
-                connector: { type: 'string', enum: EMBEDDING_CONNECTORS },
-                model: { type: 'string', minLength: 1, maxLength: 200 },
-              },
-            },
-          },
-        },
+        body: newKnowledgeBaseSchema,
         response: { 201: knowledgeBaseSchema('The new knowledge base'), ...commonErrorResponses },
       },
     },
@@ -140,16 +114,7 @@ export async function knowledgeBaseRoutes(app: FastifyInstance, services: Servic
         tags: ['knowledge-bases'],
         summary: 'Rename, describe, or share with the organization (visibility)',
         params: idParametersSchema,
-        body: {
-          type: 'object',
-          additionalProperties: false,
-          minProperties: 1,
-          properties: {
-            name: { type: 'string', minLength: 1, maxLength: 200 },
-            description: { type: 'string', maxLength: 10_000 },
-            visibility: { type: 'string', enum: ['private', 'organization'] },
-          },
-        },
+        body: knowledgeBasePatchSchema,
         response: { 200: knowledgeBaseSchema('The knowledge base as changed'), ...commonErrorResponses },
       },
     },
@@ -179,22 +144,7 @@ export async function knowledgeBaseRoutes(app: FastifyInstance, services: Servic
         tags: ['knowledge-bases'],
         summary: "Query a knowledge base (LAMB's contract)",
         params: idParametersSchema,
-        body: {
-          type: 'object',
-          required: ['query_text'],
-          additionalProperties: false,
-          properties: {
-            query_text: { type: 'string', minLength: 1, maxLength: 10_000 },
-            top_k: { type: 'integer', minimum: 1, maximum: QUERY_TOP_K_MAXIMUM },
-            threshold: { type: 'number', minimum: 0, maximum: 1 },
-            plugin_params: {
-              type: 'object',
-              description:
-                '`mode`: `full_text`, `vector` or `hybrid` (the default when the knowledge base has embeddings). Other fields are accepted and ignored, as LAMB clients send them.',
-              properties: { mode: { type: 'string', enum: RETRIEVAL_MODES } },
-            },
-          },
-        },
+        body: knowledgeBaseQuerySchema,
         response: { 200: queryAnswerSchema, ...commonErrorResponses },
       },
     },

@@ -1,0 +1,71 @@
+/**
+ * What a knowledge base is made and changed from, and LAMB's query, as JSON Schemas: the routes
+ * validate bodies with them and show them in the OpenAPI document, and knowledge-base-service.ts
+ * reads its input types from them, so each shape is declared once.
+ */
+import type { FromSchema } from 'json-schema-to-ts';
+import { RETRIEVAL_MODES } from './chunk-ranking.js';
+import { CHUNK_SIZE_MAXIMUM, CHUNK_SIZE_MINIMUM } from './chunking.js';
+import { EMBEDDING_CONNECTORS } from './embedding-client.js';
+
+/** Chunk sizes in characters that a knowledge base may choose: the chunker's own bounds. */
+const CHUNK_SIZE_RANGE = { minimum: CHUNK_SIZE_MINIMUM, maximum: CHUNK_SIZE_MAXIMUM } as const;
+const QUERY_TOP_K_MAXIMUM = 100;
+
+export const newKnowledgeBaseSchema = {
+  type: 'object',
+  required: ['name'],
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200 },
+    description: { type: 'string', maxLength: 10_000 },
+    chunk_size: { type: 'integer', ...CHUNK_SIZE_RANGE },
+    chunk_overlap: { type: 'integer', minimum: 0, maximum: CHUNK_SIZE_RANGE.maximum - 1 },
+    embeddings: {
+      type: 'object',
+      description: "Also embed the chunks with this model of the organization's provider, for vector and hybrid search. Fixed at creation.",
+      required: ['connector', 'model'],
+      additionalProperties: false,
+      properties: {
+        connector: { type: 'string', enum: EMBEDDING_CONNECTORS },
+        model: { type: 'string', minLength: 1, maxLength: 200 },
+      },
+    },
+  },
+} as const;
+
+export type KnowledgeBaseInput = FromSchema<typeof newKnowledgeBaseSchema>;
+
+export const knowledgeBasePatchSchema = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200 },
+    description: { type: 'string', maxLength: 10_000 },
+    // `organization` shares it with every member of the owner's organization.
+    visibility: { type: 'string', enum: ['private', 'organization'] },
+  },
+} as const;
+
+export type KnowledgeBasePatch = FromSchema<typeof knowledgeBasePatchSchema>;
+
+/** LAMB's query of one knowledge base. */
+export const knowledgeBaseQuerySchema = {
+  type: 'object',
+  required: ['query_text'],
+  additionalProperties: false,
+  properties: {
+    query_text: { type: 'string', minLength: 1, maxLength: 10_000 },
+    top_k: { type: 'integer', minimum: 1, maximum: QUERY_TOP_K_MAXIMUM },
+    threshold: { type: 'number', minimum: 0, maximum: 1 },
+    plugin_params: {
+      type: 'object',
+      description:
+        '`mode`: `full_text`, `vector` or `hybrid` (the default when the knowledge base has embeddings). Other fields are accepted and ignored, as LAMB clients send them.',
+      properties: { mode: { type: 'string', enum: RETRIEVAL_MODES } },
+    },
+  },
+} as const;
+
+export type QueryInput = FromSchema<typeof knowledgeBaseQuerySchema>;
