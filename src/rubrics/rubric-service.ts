@@ -40,14 +40,8 @@ import {
   type RubricDraft,
   type RubricVisibility,
 } from './rubric-document.js';
+import type { RubricListInput } from './rubric-list-schemas.js';
 import { evaluationJson, evaluationMarkdown, rubricToMarkdown } from './rubric-rendering.js';
-
-export interface RubricListInput {
-  scope: 'mine' | 'organization';
-  limit: number;
-  offset: number;
-  q?: string;
-}
 
 /** Who owns a rubric and who may see it, as every view of it shows. */
 interface RubricOwnership {

@@ -7,6 +7,7 @@
 import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
 import { RUBRIC_LIMITS, RUBRIC_VISIBILITIES, SCORING_TYPES } from '../../rubrics/rubric-document.js';
+import { rubricListFilters } from '../../rubrics/rubric-list-schemas.js';
 import type { Services } from '../../services.js';
 import { pageQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
@@ -115,16 +116,6 @@ function objectBodyValidator(minProperties = 0): FastifySchemaCompiler<object> {
   return (route) => validatorCompiler(route.httpPart === 'body' ? { ...route, schema: { type: 'object', minProperties } } : route);
 }
 
-const listQuerySchema = (pageSizeMaximum: number) =>
-  pageQuerySchema(pageSizeMaximum, {
-    scope: {
-      type: 'string',
-      enum: ['mine', 'organization'],
-      default: 'mine',
-      description: "mine: your rubrics; organization: your organization's rubrics you may read",
-    },
-  });
-
 const exportQuerySchema = {
   type: 'object',
   properties: { format: { type: 'string', enum: ['json', 'markdown'], default: 'json' }, ...organizationQueryProperty },
@@ -215,7 +206,7 @@ export async function rubricRoutes(app: FastifyInstance, services: Services): Pr
       schema: {
         tags: ['rubrics'],
         summary: "List your rubrics (scope=mine) or your organization's (scope=organization)",
-        querystring: listQuerySchema(services.settings.pageSizeMaximum),
+        querystring: pageQuerySchema(services.settings.pageSizeMaximum, rubricListFilters),
         response: { 200: pageSchema('A page of rubrics', rubricSummarySchema), ...commonErrorResponses },
       },
     },
