@@ -22,11 +22,8 @@ import type { SecretBox } from '../secrets/secret-box.js';
 import { appendAuditEntry } from '../store/audit-log-repository.js';
 import { findOrganizationById, updateOrganizationConfig } from '../store/organizations-repository.js';
 import type { Database } from '../store/schema.js';
+import type { ProviderSettingsPatch } from './provider-settings-schemas.js';
 import { resolveProvider, type OrganizationProviders, type OutboundRoutes, type ServerProviderDefaults } from './provider-resolution.js';
-
-/** Connectors a small fast model may run on. */
-export const SMALL_FAST_MODEL_CONNECTORS = ['openai', 'ollama'] as const;
-export type SmallFastModelConnector = (typeof SMALL_FAST_MODEL_CONNECTORS)[number];
 
 interface StoredProviders {
   openai?: { api_key?: string; base_url?: string };
@@ -66,19 +63,6 @@ export interface ProviderSettingsView {
   kb_server: { url: string | null; api_key_set: boolean };
   small_fast_model: { connector: string; model: string } | null;
   moodle: { api_url: string | null; token_set: boolean };
-}
-
-/** `null` clears a value; an absent field leaves it as it is. */
-export interface ProviderSettingsPatch {
-  providers?: {
-    openai?: { api_key?: string | null; base_url?: string | null };
-    ollama?: { base_url?: string | null };
-  };
-  /** `null` clears both the URL and the key. */
-  kb_server?: { url?: string | null; api_key?: string | null } | null;
-  small_fast_model?: { connector: SmallFastModelConnector; model: string } | null;
-  /** `null` clears both the URL and the token. */
-  moodle?: { api_url?: string | null; token?: string | null } | null;
 }
 
 /** The organization's Moodle Web Services, with the token decrypted: for server-side callers only. */

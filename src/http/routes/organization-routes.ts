@@ -3,16 +3,11 @@
  * model and its Moodle Web Services, for its admins; API keys and tokens go in and never come out.
  */
 import type { FastifyInstance } from 'fastify';
-import { SMALL_FAST_MODEL_CONNECTORS } from '../../organizations/provider-settings-service.js';
+import { providerSettingsPatchSchema } from '../../organizations/provider-settings-schemas.js';
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
 import { commonErrorResponses, idParametersSchema } from '../schemas.js';
-
-const baseUrlSchema = { type: ['string', 'null'], maxLength: 2_000, pattern: '^https?://[^\\s]+$' } as const;
-// Keys and tokens travel in HTTP headers and URLs: only visible ASCII can, so anything else is
-// refused here rather than stored and then failing every chat as an unreachable provider.
-const apiKeySchema = { type: ['string', 'null'], minLength: 1, maxLength: 1_000, pattern: '^[\\x21-\\x7E]+$' } as const;
 
 const nullableUrlSchema = { type: ['string', 'null'] } as const;
 
@@ -62,48 +57,7 @@ export async function organizationRoutes(app: FastifyInstance, services: Service
         tags: ['organizations'],
         summary: "Set or clear (null) the organization's provider keys and base URLs, knowledge-base server, small fast model and Moodle",
         params: idParametersSchema,
-        body: {
-          type: 'object',
-          minProperties: 1,
-          additionalProperties: false,
-          properties: {
-            providers: {
-              type: 'object',
-              additionalProperties: false,
-              properties: {
-                openai: {
-                  type: 'object',
-                  additionalProperties: false,
-                  properties: { api_key: apiKeySchema, base_url: baseUrlSchema },
-                },
-                ollama: { type: 'object', additionalProperties: false, properties: { base_url: baseUrlSchema } },
-              },
-            },
-            kb_server: {
-              type: ['object', 'null'],
-              description: "LAMB's external knowledge-base server; null clears its URL and key.",
-              additionalProperties: false,
-              properties: { url: baseUrlSchema, api_key: apiKeySchema },
-            },
-            moodle: {
-              type: ['object', 'null'],
-              description:
-                'Moodle Web Services for the Moodle tools: the full REST URL (…/webservice/rest/server.php) and a web-service token; null clears both.',
-              additionalProperties: false,
-              properties: { api_url: baseUrlSchema, token: apiKeySchema },
-            },
-            small_fast_model: {
-              type: ['object', 'null'],
-              description: 'The model used for quick helper calls such as rewriting retrieval queries; null clears it.',
-              additionalProperties: false,
-              required: ['connector', 'model'],
-              properties: {
-                connector: { type: 'string', enum: [...SMALL_FAST_MODEL_CONNECTORS] },
-                model: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
-              },
-            },
-          },
-        },
+        body: providerSettingsPatchSchema,
         response: { 200: providerSettingsSchema('The provider settings as changed'), ...commonErrorResponses },
       },
     },

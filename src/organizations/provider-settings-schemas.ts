@@ -1,0 +1,60 @@
+/**
+ * What an organization's provider settings are changed with, as a JSON Schema: the route validates
+ * the body with it and shows it in the OpenAPI document, and provider-settings-service.ts reads
+ * ProviderSettingsPatch from it, so the shape is declared once. In the patch, `null` clears a
+ * value and an absent field leaves it as it is.
+ */
+import type { FromSchema } from 'json-schema-to-ts';
+
+/** Connectors a small fast model may run on. */
+const SMALL_FAST_MODEL_CONNECTORS = ['openai', 'ollama'] as const;
+
+const baseUrlSchema = { type: ['string', 'null'], maxLength: 2_000, pattern: '^https?://[^\\s]+$' } as const;
+// Keys and tokens travel in HTTP headers and URLs: only visible ASCII can, so anything else is
+// refused here rather than stored and then failing every chat as an unreachable provider.
+const apiKeySchema = { type: ['string', 'null'], minLength: 1, maxLength: 1_000, pattern: '^[\\x21-\\x7E]+$' } as const;
+
+export const providerSettingsPatchSchema = {
+  type: 'object',
+  minProperties: 1,
+  additionalProperties: false,
+  properties: {
+    providers: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        openai: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { api_key: apiKeySchema, base_url: baseUrlSchema },
+        },
+        ollama: { type: 'object', additionalProperties: false, properties: { base_url: baseUrlSchema } },
+      },
+    },
+    kb_server: {
+      type: ['object', 'null'],
+      description: "LAMB's external knowledge-base server; null clears its URL and key.",
+      additionalProperties: false,
+      properties: { url: baseUrlSchema, api_key: apiKeySchema },
+    },
+    moodle: {
+      type: ['object', 'null'],
+      description:
+        'Moodle Web Services for the Moodle tools: the full REST URL (…/webservice/rest/server.php) and a web-service token; null clears both.',
+      additionalProperties: false,
+      properties: { api_url: baseUrlSchema, token: apiKeySchema },
+    },
+    small_fast_model: {
+      type: ['object', 'null'],
+      description: 'The model used for quick helper calls such as rewriting retrieval queries; null clears it.',
+      additionalProperties: false,
+      required: ['connector', 'model'],
+      properties: {
+        connector: { type: 'string', enum: [...SMALL_FAST_MODEL_CONNECTORS] },
+        model: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
+      },
+    },
+  },
+} as const;
+
+export type ProviderSettingsPatch = FromSchema<typeof providerSettingsPatchSchema>;
