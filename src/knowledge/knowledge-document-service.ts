@@ -32,6 +32,7 @@ import { findKnowledgeBase, insertDocument, type KnowledgeBaseRecord } from '../
 import type { Database } from '../store/schema.js';
 import { detectUploadedDocumentType } from './document-types.js';
 import { knowledgeBaseFacts } from './knowledge-base-service.js';
+import type { TextDocumentInput } from './knowledge-document-schemas.js';
 
 /** Stored documents are named by their id; an upload still streaming in has a random temporary name. */
 const DOCUMENT_STORED_NAME = /^(?:[0-9a-f]{32}\.upload|[1-9][0-9]{0,9})$/;
@@ -50,12 +51,6 @@ export interface DocumentUpload {
   /** Copied into every chunk's metadata. */
   metadata?: Record<string, unknown>;
   sourceUrl?: string | null;
-}
-
-/** One document of the JSON form: its text, and metadata every chunk of it will carry. */
-export interface TextDocumentInput {
-  text: string;
-  metadata?: Record<string, unknown>;
 }
 
 /** A document's metadata is copied into each of its chunks, so it stays small. */

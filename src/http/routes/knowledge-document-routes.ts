@@ -7,6 +7,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError } from '../../errors/app-error.js';
 import { ACCEPTED_DOCUMENT_EXTENSIONS } from '../../knowledge/document-types.js';
+import { textDocumentsSchema } from '../../knowledge/knowledge-document-schemas.js';
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
 import { bodyCheckerFor } from '../validation.js';
@@ -86,23 +87,6 @@ const queuedSchema = {
   },
 } as const;
 
-const textDocumentsSchema = {
-  type: 'object',
-  required: ['documents'],
-  additionalProperties: false,
-  properties: {
-    documents: {
-      type: 'array',
-      minItems: 1,
-      items: {
-        type: 'object',
-        required: ['text'],
-        additionalProperties: false,
-        properties: { text: { type: 'string', minLength: 1 }, metadata: { type: 'object' } },
-      },
-    },
-  },
-} as const;
 const checkTextDocuments = bodyCheckerFor(textDocumentsSchema);
 
 /** `attachment` with an ASCII fallback name and the real one in RFC 5987 form. */
