@@ -39,6 +39,11 @@ export const catalogue = {
   unauthenticated: { status: 401, type: 'authentication_error', message: 'Authentication is required.' },
   invalid_credentials: { status: 401, type: 'authentication_error', message: 'The email or password is wrong.' },
   invalid_token: { status: 401, type: 'authentication_error', message: 'The token is invalid, expired or revoked.' },
+  csrf_rejected: {
+    status: 403,
+    type: 'permission_error',
+    message: 'A change made with the session cookie must come from this server or an allowed origin.',
+  },
   account_disabled: { status: 403, type: 'permission_error', message: 'This account is disabled.' },
   unknown_organization: { status: 400, type: 'invalid_request_error', message: 'The organization does not exist.' },
   forbidden: { status: 403, type: 'permission_error', message: 'You are not allowed to do this.' },

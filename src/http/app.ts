@@ -1,7 +1,7 @@
 /**
  * Builds the Fastify application: logging, request ids, validation, errors, the OpenAPI
  * document, and every area's routes. Public routes stay outside the authenticated scope; all
- * others require a bearer session token or API key.
+ * others require a bearer session token or API key, or the browser's session cookie.
  */
 import { randomUUID } from 'node:crypto';
 import fastifySwagger from '@fastify/swagger';
@@ -99,7 +99,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await loginRoutes(scope, services);
   });
   await app.register(async (scope) => {
-    requireAuthentication(scope, services.authenticator);
+    requireAuthentication(scope, services.authenticator, services.settings.corsOrigins);
     limitChatRequests(scope, services.rateLimiter);
     await accountRoutes(scope, services);
     await userRoutes(scope, services);

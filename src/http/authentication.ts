@@ -1,13 +1,16 @@
 /**
- * Authentication at the edge: reads `Authorization: Bearer <session token or API key>` and puts
- * the caller's Identity on the request. Routes registered under `requireAuthentication` never run
- * for an anonymous or invalid caller.
+ * Authentication at the edge: reads `Authorization: Bearer <session token or API key>`, or when a
+ * request has no Authorization header the browser's session cookie, and puts the caller's Identity
+ * on the request. Routes registered under `requireAuthentication` never run for an anonymous or
+ * invalid caller, nor for a cookie-authenticated change from another origin (CSRF).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { CallContext } from '../auth/call-context.js';
 import type { Identity } from '../auth/identity.js';
 import { AppError } from '../errors/app-error.js';
+import { checkCookieRequestOrigin } from './cross-site-request-check.js';
+import { sessionCookieValue } from './session-cookie.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -25,11 +28,22 @@ export function bearerValue(request: FastifyRequest): string | undefined {
   return match[1];
 }
 
-export function requireAuthentication(app: FastifyInstance, authenticator: Authenticator): void {
+/**
+ * A header wins over the cookie: a program that sends its own credential means that one, and is
+ * not subject to the origin check, which exists only because browsers attach cookies by themselves.
+ * The origin is checked before the session is looked up, so a forged request costs no store read.
+ */
+export function requireAuthentication(app: FastifyInstance, authenticator: Authenticator, allowedOrigins: readonly string[]): void {
   app.addHook('onRequest', async (request) => {
     const bearer = bearerValue(request);
-    if (bearer === undefined) throw new AppError('unauthenticated');
-    request.identity = await authenticator.authenticate(bearer);
+    if (bearer !== undefined) {
+      request.identity = await authenticator.authenticate(bearer);
+      return;
+    }
+    const cookie = sessionCookieValue(request);
+    if (cookie === undefined) throw new AppError('unauthenticated');
+    checkCookieRequestOrigin(request, allowedOrigins);
+    request.identity = await authenticator.authenticate(cookie);
   });
 }
 

@@ -1,8 +1,13 @@
-/** Login (public, rate-limited per account and client address), logout and the caller's own account. */
+/**
+ * Login (public, rate-limited per account and client address), logout and the caller's own account.
+ * Login answers with the token for programs and also sets the browser's HttpOnly session cookie;
+ * logout revokes the session and clears the cookie.
+ */
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { userView } from '../../auth/user-view.js';
 import { callContext } from '../authentication.js';
+import { clearSessionCookie, setSessionCookie } from '../session-cookie.js';
 import { typedRoutes } from '../route-type-provider.js';
 import { emailSchema, passwordSchema } from '../../auth/user-schemas.js';
 import {
@@ -47,9 +52,9 @@ export async function loginRoutes(app: FastifyInstance, services: Services): Pro
     {
       schema: {
         tags: ['auth'],
-        summary: 'Log in with email and password; answers with a session token',
+        summary: 'Log in with email and password; answers with a session token and sets the session cookie',
         description:
-          'Too many failed logins of one account, or from one client address, answer 429 with Retry-After until the window ends (LOGIN_FAILURES_PER_ACCOUNT_MAX, LOGIN_FAILURES_PER_ADDRESS_MAX, LOGIN_FAILURE_WINDOW_SECONDS).',
+          "The token in the body is for programs (Authorization: Bearer); browsers use the HttpOnly merino_session cookie set with it, whose changes must come from this server's origin or CORS_ORIGINS. Too many failed logins of one account, or from one client address, answer 429 with Retry-After until the window ends (LOGIN_FAILURES_PER_ACCOUNT_MAX, LOGIN_FAILURES_PER_ADDRESS_MAX, LOGIN_FAILURE_WINDOW_SECONDS).",
         body: loginSchema,
         response: {
           200: sessionSchema,
@@ -60,13 +65,14 @@ export async function loginRoutes(app: FastifyInstance, services: Services): Pro
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const result = await services.authenticator.login({
         email: request.body.email,
         password: request.body.password,
         clientAddress: request.ip,
         requestId: request.id,
       });
+      setSessionCookie(request, reply, result.token, services.settings.sessionTtlHours * 3600);
       return { token: result.token, token_type: 'Bearer', expires_at: result.expiresAt, user: userView(result.user) };
     },
   );
@@ -79,13 +85,14 @@ export async function accountRoutes(app: FastifyInstance, services: Services): P
     {
       schema: {
         tags: ['auth'],
-        summary: 'Revoke the session token used for this request',
+        summary: 'Revoke the session used for this request (bearer token or cookie) and clear the session cookie',
         response: { 204: noContentResponse('Logged out'), ...commonErrorResponses },
       },
     },
     async (request, reply) => {
       const context = callContext(request);
       await services.authenticator.logout(context.identity, context.requestId);
+      clearSessionCookie(request, reply);
       return reply.status(204).send();
     },
   );
