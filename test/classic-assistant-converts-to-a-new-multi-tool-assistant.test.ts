@@ -132,7 +132,7 @@ describe.each(TEST_DIALECTS)('converting a classic assistant to multi-tool on %s
 
     it('keeps a long name within the name limit, shortening the name and never the suffix', async () => {
       const id = await createClassic({ name: 'N'.repeat(200) });
-      const response = await call(owner, `/api/assistants/${id}/convert`, {});
+      const response = await call(owner, `/api/assistants/${id}/convert`, { dry_run: false });
       expect(response.status, response.text).toBe(201);
       expect(response.body.name).toBe(`${'N'.repeat(187)} (multi-tool)`);
       expect(Array.from(response.body.name as string)).toHaveLength(200);
@@ -147,7 +147,7 @@ describe.each(TEST_DIALECTS)('converting a classic assistant to multi-tool on %s
     });
 
     it('refuses the learner it is shared with 403: they see the configuration but may not create assistants', async () => {
-      const response = await call(sharedLearner, `/api/assistants/${classicId}/convert`, {});
+      const response = await call(sharedLearner, `/api/assistants/${classicId}/convert`, { dry_run: false });
       expect(response.status, response.text).toBe(403);
       expect(response.body.error.message).toMatch(/learners cannot create assistants/i);
     });
@@ -169,20 +169,22 @@ describe.each(TEST_DIALECTS)('converting a classic assistant to multi-tool on %s
     });
 
     it('lets the organization admin convert it, the new assistant being theirs', async () => {
-      const response = await call(adminToken, `/api/assistants/${classicId}/convert`, {});
+      const response = await call(adminToken, `/api/assistants/${classicId}/convert`, { dry_run: false });
       expect(response.status, response.text).toBe(201);
       expect(response.body.owner).toBe('admin@merino.test');
     });
 
     it('never creates anything for a refused caller', async () => {
       const count = await assistantCount();
-      for (const token of [colleague, sharedLearner, learner, outsider]) await call(token, `/api/assistants/${classicId}/convert`, {});
+      for (const token of [colleague, sharedLearner, learner, outsider])
+        await call(token, `/api/assistants/${classicId}/convert`, { dry_run: false });
       expect(await assistantCount()).toBe(count);
     });
   });
 
   describe('hostile input', () => {
     it.each([
+      ['an empty object (dry_run is required)', {}],
       ['an unknown key', { dry_run: true, name: 'mine' }],
       ['a dry_run that is not a boolean', { dry_run: 'yes' }],
       ['an array body', [true]],
@@ -213,7 +215,7 @@ describe.each(TEST_DIALECTS)('converting a classic assistant to multi-tool on %s
         body: { name: 'Already multi', metadata: { assistant_type: 'multi_tool', tools: [] } },
       });
       expect(multi.status, multi.text).toBe(201);
-      for (const body of [{ dry_run: true }, {}]) {
+      for (const body of [{ dry_run: true }, { dry_run: false }]) {
         const response = await call(owner, `/api/assistants/${multi.body.id}/convert`, body);
         expect(response.status, response.text).toBe(409);
         expect(response.body.error.code).toBe('assistant_not_convertible');

@@ -80,10 +80,16 @@ const toolCandidatesSchema = {
   required: ['items', 'truncated'],
 } as const;
 
-/** `POST /api/assistants/{id}/convert`: a dry run previews, anything else creates the multi-tool copy. */
+/**
+ * `POST /api/assistants/{id}/convert`: `dry_run` is required, so creating an assistant is always
+ * an explicit choice (DESIGN §1) and an empty body is refused like every other body endpoint's.
+ */
 const conversionBodySchema = {
   type: 'object',
-  properties: { dry_run: { type: 'boolean', description: 'preview the conversion without creating anything (default false)' } },
+  properties: {
+    dry_run: { type: 'boolean', description: 'true previews the conversion and writes nothing; false creates the multi-tool assistant' },
+  },
+  required: ['dry_run'],
   additionalProperties: false,
 } as const;
 
