@@ -267,7 +267,7 @@ export async function assistantRoutes(app: FastifyInstance, services: Services):
     },
     async (request, reply) => {
       const context = callContext(request);
-      if (request.body.dry_run === true) return services.assistants.previewConversion(context, request.params.id);
+      if (request.body.dry_run) return services.assistants.previewConversion(context, request.params.id);
       return reply.status(201).send(await services.assistants.convert(context, request.params.id));
     },
   );
