@@ -14,6 +14,7 @@ import {
   assistantListScope,
   decideAssistantTool,
   requireAssistantAction,
+  requireAssistantConversion,
   requireAssistantCreation,
   type AssistantAction,
   type AssistantToolRefusal,
@@ -45,6 +46,7 @@ import {
   type AssistantMetadata,
 } from '../pipeline/metadata-normalizer.js';
 import { requireInstalledPlugins } from './metadata-registry-check.js';
+import { convertClassicAssistant, type ConvertibleTool } from '../pipeline/classic-conversion.js';
 import type { AssistantInput, AssistantListInput, AssistantPatch } from './assistant-schemas.js';
 
 /** One assistant the owner of an orchestrator could pick as an assistant tool, and whether they may. */
@@ -72,6 +74,26 @@ function targetRefusalMessage(path: string, targetId: number, refusal: Assistant
     case 'not_permitted':
       return `${path} names assistant ${targetId}, which does not exist or which this assistant's owner (${owner.email}) may not use: it is not theirs, not shared with them, and not published to their organization.`;
   }
+}
+
+/** What a dry run of a conversion shows: what the new assistant would get, and 001 §10.7's log line. */
+export interface ConversionPreview {
+  metadata: AssistantMetadata;
+  prompt_template: string;
+  log: string;
+}
+
+/** The name schema's limit (assistant-schemas.ts): a converted assistant's name is cut to fit it. */
+const NAME_LENGTH_MAXIMUM = 200;
+const CONVERTED_NAME_SUFFIX = ' (multi-tool)';
+
+/** "<name> (multi-tool)", the name shortened (never the suffix) so the whole fits the name limit. */
+function convertedName(name: string): string {
+  const room = NAME_LENGTH_MAXIMUM - CONVERTED_NAME_SUFFIX.length;
+  // Counted in code points, as the name schema's maxLength counts, so a cut never splits a surrogate pair.
+  const characters = Array.from(name);
+  const kept = characters.length > room ? characters.slice(0, room).join('').trimEnd() : name;
+  return `${kept}${CONVERTED_NAME_SUFFIX}`;
 }
 
 /** Fields a client may send back from a GET but never change. */
@@ -167,7 +189,12 @@ export class AssistantService {
     return auditEntryOf(context, { type: 'assistant', id: record.id, organizationId: record.organization_id }, action, details);
   }
 
-  private async insert(context: CallContext, fields: ImportedAssistant, auditAction: string): Promise<AssistantView> {
+  private async insert(
+    context: CallContext,
+    fields: ImportedAssistant,
+    auditAction: string,
+    auditDetails?: AuditEntry['details'],
+  ): Promise<AssistantView> {
     requireAssistantCreation(context.identity);
     const timestamp = nowTimestamp();
     const organizationId = context.identity.organizationId;
@@ -189,7 +216,10 @@ export class AssistantService {
         created_at: timestamp,
         updated_at: timestamp,
       });
-      await appendAuditEntry(transaction, this.audit(context, { id: insertedId, organization_id: organizationId }, auditAction));
+      await appendAuditEntry(
+        transaction,
+        this.audit(context, { id: insertedId, organization_id: organizationId }, auditAction, auditDetails),
+      );
       return insertedId;
     });
     return (await this.reload(context, id)) as AssistantView;
@@ -226,6 +256,72 @@ export class AssistantService {
       throw asImportMetadataError(document, error);
     }
     return this.insert(context, { ...fields, metadata }, 'assistant.import');
+  }
+
+  /** The conversion of a stored classic assistant, checked against the plugins as any save is; nothing is written. */
+  private async conversionOf(context: CallContext, id: number) {
+    const record = await findAssistant(this.db, id, context.identity.userId);
+    if (!record) throw new AppError('not_found', 'Assistant not found.');
+    requireAssistantConversion(context.identity, assistantFacts(record));
+    const findTool = (name: string): ConvertibleTool | undefined => {
+      const definition = this.registries.tools.get(name);
+      if (!definition) return undefined;
+      return { name: definition.name, placeholder: definition.placeholder, runsBeforehand: definition.provide !== undefined };
+    };
+    const snapshot = {
+      id: record.id,
+      name: record.name,
+      ownerId: record.owner_id,
+      organizationId: record.organization_id,
+      systemPrompt: record.system_prompt,
+      promptTemplate: record.prompt_template,
+      metadata: JSON.parse(record.metadata) as AssistantMetadata,
+      ragCollections: splitCollections(record.rag_collections),
+      ragTopK: record.rag_top_k,
+    };
+    const conversion = convertClassicAssistant(snapshot, findTool, record.owner_email);
+    return { record, conversion: { ...conversion, metadata: this.convertedMetadata(conversion.metadata) } };
+  }
+
+  /** A classic assistant may hold what its tool would refuse (a simple_rag without collections); the conversion then names it. */
+  private convertedMetadata(metadata: AssistantMetadata): AssistantMetadata {
+    try {
+      return this.storableMetadata(metadata);
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== 'invalid_metadata') throw error;
+      throw new AppError('assistant_not_convertible', `The converted assistant would be refused: ${error.message}`, {
+        details: error.details,
+      });
+    }
+  }
+
+  /** Dry run of a classic → multi-tool conversion (DESIGN §1): what `convert` would create. */
+  async previewConversion(context: CallContext, id: number): Promise<ConversionPreview> {
+    const { conversion } = await this.conversionOf(context, id);
+    return { metadata: conversion.metadata, prompt_template: conversion.promptTemplate, log: conversion.log };
+  }
+
+  /**
+   * Creates a new multi-tool assistant from a classic one, owned by the caller and named
+   * "<name> (multi-tool)"; the classic assistant is left exactly as it was. Audited on the new
+   * assistant as `assistant.convert`, with the classic assistant's id.
+   */
+  async convert(context: CallContext, id: number): Promise<AssistantView> {
+    const { record, conversion } = await this.conversionOf(context, id);
+    return this.insert(
+      context,
+      {
+        name: convertedName(record.name),
+        description: record.description,
+        systemPrompt: record.system_prompt,
+        promptTemplate: conversion.promptTemplate,
+        metadata: conversion.metadata,
+        ragCollections: splitCollections(record.rag_collections),
+        ragTopK: record.rag_top_k,
+      },
+      'assistant.convert',
+      { converted_from: record.id },
+    );
   }
 
   async list(

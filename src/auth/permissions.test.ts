@@ -11,6 +11,7 @@ import {
   requireApiKeyCreation,
   requireApiKeyOwner,
   requireAssistantAction,
+  requireAssistantConversion,
   requireAssistantCreation,
   requireDecision,
   requireSystemAdminGrant,
@@ -247,6 +248,39 @@ describe('requireAssistantCreation', () => {
     const learnerSystemAdmin = identity({ userId: 5, organizationId: ORGANIZATION_A, role: 'learner', isSystemAdmin: true });
     expect(() => requireAssistantCreation(learnerSystemAdmin)).not.toThrow();
   });
+});
+
+describe('requireAssistantConversion', () => {
+  it.each(['system admin', 'org admin of the assistant organization', 'owner'] as const)(
+    'lets the %s convert an assistant whose configuration they see',
+    (identityName) => {
+      expect(() => requireAssistantConversion(IDENTITIES[identityName], BASE_FACTS)).not.toThrow();
+    },
+  );
+
+  it('lets a creator an assistant is shared with convert it, as they could export and import it', () => {
+    const sharedCreator = IDENTITIES['other creator of the organization'];
+    expect(() => requireAssistantConversion(sharedCreator, { ...BASE_FACTS, sharedWithCaller: true })).not.toThrow();
+  });
+
+  it('refuses a creator who sees only the published summary with forbidden', () => {
+    expectAppError(() => requireAssistantConversion(IDENTITIES['other creator of the organization'], STATES.published), 'forbidden');
+  });
+
+  it('refuses a learner it is shared with (they see the configuration but may not create assistants) with forbidden', () => {
+    const error = expectAppError(
+      () => requireAssistantConversion(IDENTITIES['learner it is shared with'], { ...BASE_FACTS, sharedWithCaller: true }),
+      'forbidden',
+    );
+    expect(error.message).toMatch(/learners cannot create assistants/i);
+  });
+
+  it.each(['org admin of another organization', 'learner of another organization', 'other creator of the organization'] as const)(
+    'hides an unpublished, unshared assistant from the %s with not_found',
+    (identityName) => {
+      expectAppError(() => requireAssistantConversion(IDENTITIES[identityName], BASE_FACTS), 'not_found');
+    },
+  );
 });
 
 describe('decideUser and requireUserAction', () => {

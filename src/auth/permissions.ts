@@ -99,6 +99,16 @@ export function requireAssistantCreation(identity: Identity): void {
   }
 }
 
+/**
+ * Converting a classic assistant to multi-tool copies its configuration into a new assistant the
+ * caller owns, so it needs what exporting and importing it would: seeing the configuration (who
+ * may not gets 404 or 403 as for the assistant itself) and creating assistants.
+ */
+export function requireAssistantConversion(identity: Identity, facts: AssistantFacts): void {
+  requireAssistantAction(identity, facts, 'view_configuration');
+  requireAssistantCreation(identity);
+}
+
 export interface UserFacts {
   userId: number;
   organizationId: number;

@@ -65,6 +65,11 @@ export const catalogue = {
     message: 'Another request made the same change at the same moment; try again.',
   },
   model_not_found: { status: 404, type: 'not_found_error', message: 'The model does not exist or you do not have access to it.' },
+  assistant_not_convertible: {
+    status: 409,
+    type: 'conflict_error',
+    message: 'Only a classic assistant whose rag processor is an installed context tool can be converted to a multi-tool assistant.',
+  },
   ambiguous_model: { status: 400, type: 'invalid_request_error', message: 'Several assistants have this name; use lamb_assistant.<id>.' },
   assistant_misconfigured: {
     status: 400,

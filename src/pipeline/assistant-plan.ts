@@ -27,7 +27,7 @@ const SIMPLE_RAG_TOP_K_MAXIMUM = 20;
 const DEFAULT_CONNECTOR = 'openai';
 
 /** LAMB kept a classic tool's settings in assistant columns and top-level metadata keys. */
-function classicToolConfig(toolName: string, assistant: AssistantSnapshot): ToolConfig {
+export function classicToolConfig(toolName: string, assistant: AssistantSnapshot): ToolConfig {
   const metadata = assistant.metadata;
   switch (toolName) {
     case 'simple_rag':

@@ -80,6 +80,30 @@ const toolCandidatesSchema = {
   required: ['items', 'truncated'],
 } as const;
 
+/**
+ * `POST /api/assistants/{id}/convert`: `dry_run` is required, so creating an assistant is always
+ * an explicit choice (DESIGN §1) and an empty body is refused like every other body endpoint's.
+ */
+const conversionBodySchema = {
+  type: 'object',
+  properties: {
+    dry_run: { type: 'boolean', description: 'true previews the conversion and writes nothing; false creates the multi-tool assistant' },
+  },
+  required: ['dry_run'],
+  additionalProperties: false,
+} as const;
+
+const conversionPreviewSchema = {
+  type: 'object',
+  description: 'What the conversion would create; nothing was written',
+  properties: {
+    metadata: openObjectSchema('the multi-tool metadata the new assistant would get (seed 001 mapping)'),
+    prompt_template: { type: 'string', description: 'the prompt template the new assistant would get' },
+    log: { type: 'string', description: "seed 001 §10.7's log line of the conversion" },
+  },
+  required: ['metadata', 'prompt_template', 'log'],
+} as const;
+
 export async function assistantRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const routes = typedRoutes(app);
 
@@ -223,6 +247,29 @@ export async function assistantRoutes(app: FastifyInstance, services: Services):
       },
     },
     async (request) => services.assistants.toolCandidates(callContext(request), request.params.id),
+  );
+
+  routes.post(
+    '/api/assistants/:id/convert',
+    {
+      schema: {
+        tags: ['assistants'],
+        summary:
+          'Convert a classic assistant to multi-tool: a dry run previews; otherwise a new assistant "<name> (multi-tool)" is created and the classic one is left untouched',
+        params: idParametersSchema,
+        body: conversionBodySchema,
+        response: {
+          200: conversionPreviewSchema,
+          201: assistantViewSchema('The new multi-tool assistant, owned by the caller'),
+          ...commonErrorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const context = callContext(request);
+      if (request.body.dry_run) return services.assistants.previewConversion(context, request.params.id);
+      return reply.status(201).send(await services.assistants.convert(context, request.params.id));
+    },
   );
 
   routes.get(
