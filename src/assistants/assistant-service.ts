@@ -36,7 +36,14 @@ import { nowTimestamp, toFlag, type AssistantUpdate, type Database } from '../st
 import { findUserById, findUsersByEmails } from '../store/users-repository.js';
 import { trimCharacters } from '../validation/trim-characters.js';
 import type { FieldProblem } from '../validation/json-schema-problems.js';
-import { assistantFacts, assistantView, splitCollections, type AssistantSummaryView, type AssistantView } from './assistant-view.js';
+import {
+  assistantFacts,
+  assistantView,
+  snapshotOf,
+  splitCollections,
+  type AssistantSummaryView,
+  type AssistantView,
+} from './assistant-view.js';
 import { asImportMetadataError, fromImportDocument, toExportDocument, type ImportedAssistant } from './lamb-export.js';
 import {
   assistantToolTargets,
@@ -268,18 +275,7 @@ export class AssistantService {
       if (!definition) return undefined;
       return { name: definition.name, placeholder: definition.placeholder, runsBeforehand: definition.provide !== undefined };
     };
-    const snapshot = {
-      id: record.id,
-      name: record.name,
-      ownerId: record.owner_id,
-      organizationId: record.organization_id,
-      systemPrompt: record.system_prompt,
-      promptTemplate: record.prompt_template,
-      metadata: JSON.parse(record.metadata) as AssistantMetadata,
-      ragCollections: splitCollections(record.rag_collections),
-      ragTopK: record.rag_top_k,
-    };
-    const conversion = convertClassicAssistant(snapshot, findTool, record.owner_email);
+    const conversion = convertClassicAssistant(snapshotOf(record), findTool, record.owner_email);
     return { record, conversion: { ...conversion, metadata: this.convertedMetadata(conversion.metadata) } };
   }
 

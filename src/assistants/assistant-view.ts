@@ -5,6 +5,7 @@
 import { decideAssistant, type AssistantAction, type AssistantFacts } from '../auth/permissions.js';
 import type { Identity } from '../auth/identity.js';
 import type { AssistantRecord } from '../store/assistants-repository.js';
+import type { AssistantSnapshot } from '../pipeline/assistant-snapshot.js';
 import type { AssistantMetadata } from '../pipeline/metadata-normalizer.js';
 
 const ALL_ACTIONS: readonly AssistantAction[] = ['view', 'view_configuration', 'chat', 'update', 'delete', 'publish', 'share', 'export'];
@@ -73,5 +74,20 @@ export function assistantView(identity: Identity, record: AssistantRecord): Assi
     metadata: JSON.parse(record.metadata) as AssistantMetadata,
     rag_collections: splitCollections(record.rag_collections),
     rag_top_k: record.rag_top_k,
+  };
+}
+
+/** The assistant as the pipeline runs it: its stored row read into the shape the core takes. */
+export function snapshotOf(record: AssistantRecord): AssistantSnapshot {
+  return {
+    id: record.id,
+    name: record.name,
+    ownerId: record.owner_id,
+    organizationId: record.organization_id,
+    systemPrompt: record.system_prompt,
+    promptTemplate: record.prompt_template,
+    metadata: JSON.parse(record.metadata) as AssistantMetadata,
+    ragCollections: splitCollections(record.rag_collections),
+    ragTopK: record.rag_top_k,
   };
 }

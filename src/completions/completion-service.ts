@@ -15,7 +15,8 @@ import { runAssistant, type PipelineRequest } from '../pipeline/run-assistant.js
 import type { AssistantRecord } from '../store/assistants-repository.js';
 import { AssistantToolRunner, NO_ASSISTANT_TOOLS } from './assistant-tool-runner.js';
 import { listModels, resolveModel, type ModelEntry } from './model-resolution.js';
-import { PipelineContextBuilder, snapshotOf, type PipelineContextDependencies } from './pipeline-context.js';
+import { snapshotOf } from '../assistants/assistant-view.js';
+import { PipelineContextBuilder, type PipelineContextDependencies } from './pipeline-context.js';
 import { readTrace, recordedRun, type RunRecord } from './run-recording.js';
 
 // The HTTP edge imports it from here; it is declared in model-resolution.ts.

@@ -8,13 +8,12 @@
 import type { Kysely } from 'kysely';
 import { identityOf } from '../auth/authenticator.js';
 import type { Identity } from '../auth/identity.js';
-import { splitCollections } from '../assistants/assistant-view.js';
+import { snapshotOf } from '../assistants/assistant-view.js';
 import type { Settings } from '../config/settings.js';
 import { AppError } from '../errors/app-error.js';
 import type { MoodleSettings } from '../organizations/provider-settings-service.js';
-import type { AssistantSnapshot } from '../pipeline/assistant-snapshot.js';
 import type { ProviderSettings } from '../pipeline/connector-definition.js';
-import { isOrchestrator, type AssistantMetadata } from '../pipeline/metadata-normalizer.js';
+import { isOrchestrator } from '../pipeline/metadata-normalizer.js';
 import { serverFetch } from '../pipeline/outbound-fetch.js';
 import type {
   AssistantRunner,
@@ -61,20 +60,6 @@ export interface PipelineContextOptions {
   signal: AbortSignal;
   /** An orchestrator's assistant-tool runner, or NO_ASSISTANT_TOOLS for any other run. */
   assistants: AssistantRunner;
-}
-
-export function snapshotOf(record: AssistantRecord): AssistantSnapshot {
-  return {
-    id: record.id,
-    name: record.name,
-    ownerId: record.owner_id,
-    organizationId: record.organization_id,
-    systemPrompt: record.system_prompt,
-    promptTemplate: record.prompt_template,
-    metadata: JSON.parse(record.metadata) as AssistantMetadata,
-    ragCollections: splitCollections(record.rag_collections),
-    ragTopK: record.rag_top_k,
-  };
 }
 
 export class PipelineContextBuilder {
