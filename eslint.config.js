@@ -3,11 +3,14 @@
 // owns layout. Each rule turned off or loosened below says why.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import svelte from 'eslint-plugin-svelte';
+import svelteConfig from './web/svelte.config.js';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'data/', 'coverage/', 'reports/', '.stryker-tmp/'] },
+  { ignores: ['node_modules/', 'dist/', 'data/', 'coverage/', 'reports/', '.stryker-tmp/', 'web/build/', 'web/.svelte-kit/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
+  ...svelte.configs.recommended,
   {
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
@@ -24,6 +27,21 @@ export default tseslint.config(
       // Merino refuses and strips control characters on purpose; a regex naming them is the point.
       'no-control-regex': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+  {
+    // The web app's components: typed like the rest, through web/tsconfig.json (made by svelte-kit sync).
+    files: ['web/**/*.svelte', 'web/**/*.svelte.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, extraFileExtensions: ['.svelte'], parser: tseslint.parser, svelteConfig },
+      globals: { document: 'readonly', window: 'readonly', location: 'readonly', navigator: 'readonly' },
+    },
+  },
+  {
+    files: ['web/**'],
+    rules: {
+      // resolve() prefixes a base path; the app is always served at the server's root, so links are plain paths.
+      'svelte/no-navigation-without-resolve': 'off',
     },
   },
   {

@@ -19,15 +19,30 @@ const configuration: KnipConfig = {
     'test/support/unhandled-errors-script.ts',
     'test/support/write-load-worker.ts',
     'scripts/*.mjs',
+    // The web app: SvelteKit finds its pages, layouts and configs by name.
+    'web/src/routes/**/+*.{svelte,ts}',
+    'web/svelte.config.js',
+    'web/vite.config.ts',
   ],
-  project: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.mjs', '*.{js,cjs,mjs,ts}'],
+  project: [
+    'src/**/*.ts',
+    'test/**/*.ts',
+    'bench/**/*.ts',
+    'scripts/**/*.mjs',
+    '*.{js,cjs,mjs,ts}',
+    'web/src/**/*.{ts,svelte}',
+    'web/*.{js,ts}',
+  ],
+  // SvelteKit's aliases: $lib is the app's library folder; $app/* are modules SvelteKit makes at build time.
+  paths: { '$lib/*': ['web/src/lib/*'] },
+  ignoreUnresolved: ['^\\$app/'],
   // An export its own file uses is part of that file's story (a type its functions take, say).
   ignoreExportsUsedInFile: true,
   // A system tool one test calls to make a named pipe, not a package.
   ignoreBinaries: ['mkfifo'],
   vitest: {
     config: ['vitest.config.ts', 'vitest.bench.config.ts', 'vitest.mutation.config.ts'],
-    entry: ['src/**/*.test.ts', 'test/**/*.test.ts', 'bench/**/*.bench.ts'],
+    entry: ['src/**/*.test.ts', 'test/**/*.test.ts', 'web/src/**/*.test.ts', 'bench/**/*.bench.ts'],
   },
 };
 

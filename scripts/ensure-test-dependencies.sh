@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure the machine can run the test suite: the PostgreSQL server binaries (for the
-# throw-away cluster test/support/postgres-cluster.ts starts) and the postgres system user.
+# throw-away cluster test/support/postgres-cluster.ts starts) and the postgres system user,
+# Chromium for the browser tests (test/support/browser.ts), and a fresh build of the web app.
 set -euo pipefail
 
 readonly postgres_package='postgresql'
@@ -64,7 +65,39 @@ ensure_postgres_user() {
     --shell /usr/sbin/nologin "${postgres_user}"
 }
 
+readonly chromium_package='chromium'
+readonly chromium_binary='/usr/bin/chromium'
+
+install_chromium() {
+  if ! running_as_root; then
+    echo "The browser tests need Chromium at ${chromium_binary}." >&2
+    echo "Install the Debian package '${chromium_package}' (sudo apt-get install ${chromium_package})," >&2
+    echo "or set MERINO_TEST_CHROMIUM to the path of a Chromium or Chrome binary." >&2
+    exit 1
+  fi
+  echo "Installing the '${chromium_package}' package for the browser tests..."
+  local apt_log
+  apt_log="$(mktemp)"
+  if ! {
+    apt-get update -qq &&
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${chromium_package}"
+  } > "${apt_log}" 2>&1; then
+    echo "Installing '${chromium_package}' failed; last lines of apt output:" >&2
+    tail -n 40 "${apt_log}" >&2
+    rm -f "${apt_log}"
+    exit 1
+  fi
+  rm -f "${apt_log}"
+}
+
 if ! have_postgres_binaries; then
   install_postgres
 fi
 ensure_postgres_user
+
+if [[ -z "${MERINO_TEST_CHROMIUM:-}" && ! -x "${chromium_binary}" ]]; then
+  install_chromium
+fi
+
+# The browser tests drive the app the server serves from web/build, so it must match the sources.
+npm run --silent build:web > /dev/null

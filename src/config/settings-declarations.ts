@@ -131,6 +131,11 @@ export const SETTINGS_DECLARATIONS = {
     meaning: 'data folder; the SQLite file `merino.sqlite` lives here',
     defaultText: './data',
   }),
+  webAppDirectory: folderSetting({
+    variable: 'WEB_APP_DIR',
+    meaning: 'the built web app (`npm run build:web`) served at `/`; when it holds no `app.html`, only the API is served',
+    defaultText: './web/build',
+  }),
   /** postgres://… selects PostgreSQL; undefined means the embedded SQLite file in dataDirectory. */
   databaseUrl: {
     variable: 'DATABASE_URL',

@@ -29,6 +29,7 @@ import { accountRoutes, loginRoutes } from './routes/auth-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { userRoutes } from './routes/user-routes.js';
 import { registerSecurityHeaders } from './security-headers.js';
+import { isAppPage, loadWebApp, registerWebAppFiles, sendAppPage } from './web-app.js';
 import { rejectUnsafeInput, validatorCompiler } from './validation.js';
 
 /** A client's own request id is kept only when it is short and plain, so it is safe to log and echo. */
@@ -77,9 +78,13 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   app.decorateRequest('identity', null);
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler((request, reply) =>
-    reply.status(404).send(errorBody(new AppError('route_not_found', `No endpoint ${request.method} ${request.url.split('?')[0]}.`))),
-  );
+  const webApp = loadWebApp(services.settings.webAppDirectory);
+  app.setNotFoundHandler((request, reply) => {
+    if (webApp && isAppPage(request)) return sendAppPage(reply, webApp);
+    return reply
+      .status(404)
+      .send(errorBody(new AppError('route_not_found', `No endpoint ${request.method} ${request.url.split('?')[0]}.`)));
+  });
   app.addHook('preValidation', async (request) => rejectUnsafeInput(request.body, request.query, services.settings.jsonDepthMaximum));
   let closing = false;
   app.addHook('preClose', async () => {
@@ -94,6 +99,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
 
   await registerSecurityHeaders(app, services.settings);
   await registerOpenApi(app);
+  if (webApp) await registerWebAppFiles(app, services.settings.webAppDirectory);
   await app.register(async (scope) => {
     await healthRoutes(scope, services);
     await loginRoutes(scope, services);

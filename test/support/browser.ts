@@ -1,0 +1,108 @@
+/**
+ * A real headless Chromium (Debian's, or MERINO_TEST_CHROMIUM) driven by playwright-core, for the
+ * web app's end-to-end tests. Pages fail their test on any uncaught page error; `accessibilityViolations`
+ * runs axe-core inside the page; `screenshot` keeps a PNG under reports/screenshots for people to look at.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const SCREENSHOT_FOLDER = path.resolve('reports/screenshots');
+const require = createRequire(import.meta.url);
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: process.env['MERINO_TEST_CHROMIUM'] ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+}
+
+export interface PageOptions {
+  /** 375 for a phone; the default is a laptop's 1280. */
+  width?: number;
+  colorScheme?: 'light' | 'dark';
+  locale?: string;
+}
+
+export interface OpenedPage {
+  context: BrowserContext;
+  page: Page;
+  /** Uncaught errors the page's scripts threw; a test expects none. */
+  pageErrors: string[];
+}
+
+/** A fresh browser context (its own cookies) with one page at the server's origin. */
+export async function openPage(browser: Browser, options: PageOptions = {}): Promise<OpenedPage> {
+  const width = options.width ?? 1280;
+  const context = await browser.newContext({
+    viewport: { width, height: width < 600 ? 800 : 900 },
+    colorScheme: options.colorScheme ?? 'light',
+    locale: options.locale ?? 'en-US',
+    acceptDownloads: true,
+  });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  return { context, page, pageErrors };
+}
+
+/** Logs in through the login page with the accessible names the app keeps stable, and waits for the assistants page. */
+export async function logInThroughPage(page: Page, baseUrl: string, email: string, password: string): Promise<void> {
+  await page.goto(`${baseUrl}/login`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.waitForURL(/\/assistants$/);
+}
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * The serious and critical violations axe-core finds in the page as it is now. axe is evaluated
+ * through the DevTools protocol, which the page's Content-Security-Policy does not govern, so the
+ * app's real policy stays in force while it is scanned.
+ */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run: (context: Document) => Promise<{ violations: AxeViolation[] }> } }).axe;
+    return (await axe.run(document)).violations;
+  });
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map(
+      (violation) =>
+        `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+    );
+}
+
+export async function expectAccessible(page: Page): Promise<void> {
+  expect(await accessibilityViolations(page)).toEqual([]);
+}
+
+/** Keeps a full-page PNG as reports/screenshots/<name>.png. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_FOLDER, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOT_FOLDER, `${name}.png`), fullPage: true });
+}
+
+/** Exactly one h1 on the page, with this text. */
+export async function expectOneHeading(page: Page, name: string | RegExp): Promise<void> {
+  await expect.poll(() => page.locator('h1').count()).toBe(1);
+  expect(await page.locator('h1').innerText()).toMatch(name);
+}

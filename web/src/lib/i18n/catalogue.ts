@@ -1,0 +1,63 @@
+/**
+ * The one string catalogue: every language's areas, keyed the same way. A page adds its own area
+ * (a file in en/ and es/), so pages can grow without touching one another's strings.
+ */
+import type { Catalogue, PartialCatalogue } from './catalogue-types';
+import { common as commonEn } from './en/common';
+import { login as loginEn } from './en/login';
+import { assistantList as assistantListEn } from './en/assistant-list';
+import { assistantForm as assistantFormEn } from './en/assistant-form';
+import { classicForm as classicFormEn } from './en/classic-form';
+import { toolsManager as toolsManagerEn } from './en/tools-manager';
+import { sharing as sharingEn } from './en/sharing';
+import { importExport as importExportEn } from './en/import-export';
+import { apiKeys as apiKeysEn } from './en/api-keys';
+import { common as commonEs } from './es/common';
+import { login as loginEs } from './es/login';
+import { assistantList as assistantListEs } from './es/assistant-list';
+import { assistantForm as assistantFormEs } from './es/assistant-form';
+import { classicForm as classicFormEs } from './es/classic-form';
+import { toolsManager as toolsManagerEs } from './es/tools-manager';
+import { sharing as sharingEs } from './es/sharing';
+import { importExport as importExportEs } from './es/import-export';
+import { apiKeys as apiKeysEs } from './es/api-keys';
+
+export const english = {
+  common: commonEn,
+  login: loginEn,
+  assistantList: assistantListEn,
+  assistantForm: assistantFormEn,
+  classicForm: classicFormEn,
+  toolsManager: toolsManagerEn,
+  sharing: sharingEn,
+  importExport: importExportEn,
+  apiKeys: apiKeysEn,
+};
+
+export type English = typeof english;
+
+const spanish: Catalogue<English> = {
+  common: commonEs,
+  login: loginEs,
+  assistantList: assistantListEs,
+  assistantForm: assistantFormEs,
+  classicForm: classicFormEs,
+  toolsManager: toolsManagerEs,
+  sharing: sharingEs,
+  importExport: importExportEs,
+  apiKeys: apiKeysEs,
+};
+
+/** Catalan and Basque are wired in and fall back to English key by key until translated. */
+const catalan: PartialCatalogue<English> = {};
+const basque: PartialCatalogue<English> = {};
+
+export const catalogues = { en: english, es: spanish, ca: catalan, eu: basque } as const;
+
+export type Locale = keyof typeof catalogues;
+
+/** The languages offered in the picker: the complete ones. */
+export const offeredLocales: { code: Locale; name: string }[] = [
+  { code: 'en', name: 'English' },
+  { code: 'es', name: 'Español' },
+];

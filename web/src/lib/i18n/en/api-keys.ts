@@ -1,0 +1,4 @@
+// English strings of the API keys page (/settings/api-keys).
+export const apiKeys = {
+  title: 'API keys',
+} as const;

@@ -1,0 +1,4 @@
+// English strings of the multi-tool form.
+export const toolsManager = {
+  title: '',
+} as const;

@@ -1,0 +1,57 @@
+/**
+ * Who is signed in, as `/api/me` says. The page never sees the session token (it lives in the
+ * HttpOnly cookie); it only learns whether the cookie is good and whose it is.
+ */
+import { api } from '$lib/api/client';
+import { ApiError } from '$lib/api/api-error';
+
+export interface CurrentUser {
+  id: number;
+  email: string;
+  name: string;
+  organization_id: number;
+  role: string;
+  is_system_admin: boolean;
+}
+
+const state = $state<{ user: CurrentUser | undefined; checked: boolean }>({ user: undefined, checked: false });
+
+export function currentUser(): CurrentUser | undefined {
+  return state.user;
+}
+
+export function sessionChecked(): boolean {
+  return state.checked;
+}
+
+/** Asks the server who the cookie belongs to; undefined when nobody is signed in. */
+export async function refreshSession(): Promise<CurrentUser | undefined> {
+  try {
+    state.user = await api<CurrentUser>('/api/me', { allowUnauthenticated: true });
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 401) throw error;
+    state.user = undefined;
+  } finally {
+    state.checked = true;
+  }
+  return state.user;
+}
+
+export async function logIn(email: string, password: string): Promise<void> {
+  // The body's token is for programs; the browser keeps the cookie the same answer sets.
+  const session = await api<{ user: CurrentUser }>('/api/auth/login', {
+    method: 'POST',
+    body: { email, password },
+    allowUnauthenticated: true,
+  });
+  state.user = session.user;
+  state.checked = true;
+}
+
+export async function logOut(): Promise<void> {
+  try {
+    await api('/api/auth/logout', { method: 'POST', allowUnauthenticated: true });
+  } finally {
+    state.user = undefined;
+  }
+}
