@@ -1,0 +1,125 @@
+/**
+ * Proves in a real Chromium that a creator builds a classic assistant on /assistants/new: the type
+ * choice comes first, "Insert {context}" puts the placeholder at the cursor in "Prompt template",
+ * the knowledge base is picked by its name, and the model comes from the connector-grouped list.
+ * After "Save" the assistant's page opens and the API holds exactly what was chosen. The type
+ * choice, the form and the edit page pass axe-core, at 1280 px light and 375 px dark without
+ * horizontal overflow.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
+import { expectAccessible, expectOneHeading, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
+
+async function expectNoHorizontalOverflow(page: Page): Promise<void> {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+}
+
+describe('creating a classic assistant with a knowledge base in the web app', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let creator: CreatedUser;
+  let knowledgeBaseId: string;
+
+  beforeAll(async () => {
+    server = await startTestServer('sqlite');
+    browser = await launchBrowser();
+    creator = await createUser(server, await loginAsAdmin(server), { email: 'teacher@school.test', role: 'creator' });
+    const created = await request(server, 'POST', '/api/knowledge-bases', { token: creator.token, body: { name: 'Photosynthesis notes' } });
+    expect(created.status).toBe(201);
+    knowledgeBaseId = String(created.body.id);
+    await request(server, 'POST', '/api/knowledge-bases', { token: creator.token, body: { name: 'Unrelated notes' } });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('saves the classic settings as chosen and opens the new assistant', async () => {
+    const { context, page, pageErrors } = await openPage(browser);
+    await logInThroughPage(page, server.baseUrl, creator.email, creator.password);
+    await page.goto(`${server.baseUrl}/assistants/new`);
+    await expectOneHeading(page, 'New assistant');
+    await expect.poll(() => page.getByRole('radio', { name: 'Classic' }).count()).toBe(1);
+    expect(await page.getByRole('radio', { name: 'Multi-tool' }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Save' }).count()).toBe(0);
+    await expectAccessible(page);
+    await screenshot(page, 'assistant-new-type-choice-1280-light');
+
+    await page.getByRole('radio', { name: 'Classic' }).check();
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Biology helper');
+    await page.getByRole('textbox', { name: 'Description', exact: true }).fill('Answers from the course notes');
+    await page.getByRole('textbox', { name: 'System prompt', exact: true }).fill('You are a patient biology tutor.');
+    const template = page.getByRole('textbox', { name: 'Prompt template', exact: true });
+    await template.fill('Question: {user_input}\nNotes: \nAnswer briefly.');
+    // The cursor goes after "Notes: " (line two), and the button inserts there, not at the end.
+    await template.evaluate((field: HTMLTextAreaElement) => {
+      const at = field.value.indexOf('Notes: ') + 'Notes: '.length;
+      field.setSelectionRange(at, at);
+    });
+    await page.getByRole('button', { name: 'Insert {context}' }).click();
+    expect(await template.inputValue()).toBe('Question: {user_input}\nNotes: {context}\nAnswer briefly.');
+
+    const model = page.getByRole('combobox', { name: 'Model', exact: true });
+    expect(await model.locator('optgroup').evaluateAll((groups) => groups.map((group) => group.getAttribute('label')))).toEqual(
+      expect.arrayContaining(['openai', 'ollama']),
+    );
+    await model.selectOption('openai/gpt-4.1');
+    await page.getByRole('combobox', { name: 'RAG processor' }).selectOption('simple_rag');
+    await page.getByRole('checkbox', { name: 'Photosynthesis notes' }).check();
+    await page.getByRole('spinbutton', { name: 'Passages to retrieve (top k)' }).fill('5');
+    await page.getByRole('checkbox', { name: 'Vision' }).check();
+    await expectAccessible(page);
+    await screenshot(page, 'assistant-new-classic-form-1280-light');
+
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL(/\/assistants\/\d+$/);
+    await expectOneHeading(page, 'Biology helper');
+    const id = Number(new URL(page.url()).pathname.split('/').pop());
+    const stored = await request(server, 'GET', `/api/assistants/${id}`, { token: creator.token });
+    expect(stored.body).toMatchObject({
+      name: 'Biology helper',
+      description: 'Answers from the course notes',
+      system_prompt: 'You are a patient biology tutor.',
+      prompt_template: 'Question: {user_input}\nNotes: {context}\nAnswer briefly.',
+      assistant_type: 'classic',
+      rag_collections: [knowledgeBaseId],
+      rag_top_k: 5,
+      metadata: {
+        connector: 'openai',
+        llm: 'gpt-4.1',
+        prompt_processor: 'simple_augment',
+        rag_processor: 'simple_rag',
+        capabilities: { vision: true, image_generation: false },
+        verbose: false,
+      },
+    });
+
+    // The edit page shows the stored choices by name.
+    await expect.poll(() => page.getByRole('checkbox', { name: 'Photosynthesis notes' }).isChecked()).toBe(true);
+    expect(await page.getByRole('checkbox', { name: 'Unrelated notes' }).isChecked()).toBe(false);
+    expect(await page.getByRole('combobox', { name: 'Model', exact: true }).inputValue()).toBe('openai/gpt-4.1');
+    await expectAccessible(page);
+    await screenshot(page, 'assistant-edit-classic-1280-light');
+    expect(pageErrors).toEqual([]);
+    await context.close();
+  });
+
+  it.each([
+    { width: 375, colorScheme: 'dark' as const },
+    { width: 1280, colorScheme: 'dark' as const },
+  ])('shows an accessible form at $width px, $colorScheme', async (options) => {
+    const { context, page } = await openPage(browser, options);
+    await logInThroughPage(page, server.baseUrl, creator.email, creator.password);
+    await page.goto(`${server.baseUrl}/assistants/new`);
+    await page.getByRole('radio', { name: 'Classic' }).check();
+    await page.getByRole('combobox', { name: 'RAG processor' }).selectOption('simple_rag');
+    await page.getByRole('checkbox', { name: 'Photosynthesis notes' }).waitFor();
+    await expectAccessible(page);
+    await expectNoHorizontalOverflow(page);
+    await screenshot(page, `assistant-new-classic-form-${options.width}-${options.colorScheme}`);
+    await context.close();
+  });
+});

@@ -1,0 +1,37 @@
+/**
+ * What the assistant form offers to choose from, as the server lists it: prompt processors,
+ * connectors with their models, and installed tools (GET /lamb/v1/completions/list). Loaded once
+ * per page load, since several parts of the form read it.
+ */
+import { api } from '$lib/api/client';
+
+export type ToolKind = 'context' | 'function' | 'context+function';
+
+export interface CatalogueTool {
+  name: string;
+  display_name: string;
+  description: string;
+  placeholder: string | null;
+  kind: ToolKind;
+}
+
+export interface CompletionsCatalogue {
+  prompt_processors: string[];
+  connectors: Record<string, { description: string; models: string[] }>;
+  tools: CatalogueTool[];
+}
+
+let loading: Promise<CompletionsCatalogue> | undefined;
+
+export function loadCompletionsCatalogue(): Promise<CompletionsCatalogue> {
+  loading ??= api<CompletionsCatalogue>('/lamb/v1/completions/list').catch((error: unknown) => {
+    loading = undefined;
+    throw error;
+  });
+  return loading;
+}
+
+/** Tools that can fill {context}: a classic rag_processor can never be a function-only tool. */
+export function contextTools(catalogue: CompletionsCatalogue): CatalogueTool[] {
+  return catalogue.tools.filter((tool) => tool.kind !== 'function');
+}
