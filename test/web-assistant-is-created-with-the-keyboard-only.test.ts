@@ -8,12 +8,9 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
 import { launchBrowser, logInThroughPage, openPage } from './support/browser.js';
+import { isFocused, focusRingWidth } from './support/page-checks.js';
 
 const TAB_LIMIT = 60;
-
-async function isFocused(target: Locator): Promise<boolean> {
-  return (await target.count()) === 1 && (await target.evaluate((element) => element === document.activeElement));
-}
 
 /** Presses Tab until `target` has focus (failing after TAB_LIMIT presses), as a keyboard user would. */
 async function tabTo(page: Page, target: Locator): Promise<void> {
@@ -22,10 +19,6 @@ async function tabTo(page: Page, target: Locator): Promise<void> {
     await page.keyboard.press('Tab');
   }
   throw new Error(`Tab never reached ${target.toString()}`);
-}
-
-async function focusRingWidth(target: Locator): Promise<number> {
-  return target.evaluate((element) => Number.parseFloat(getComputedStyle(element).outlineWidth) || 0);
 }
 
 describe('creating an assistant with the keyboard only', () => {
@@ -43,8 +36,8 @@ describe('creating an assistant with the keyboard only', () => {
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
+    await browser.close();
+    await server.close();
   });
 
   it('reaches a saved classic assistant without a click', async () => {
@@ -76,7 +69,8 @@ describe('creating an assistant with the keyboard only', () => {
 
     const processor = page.getByRole('combobox', { name: 'RAG processor' });
     await tabTo(page, processor);
-    for (let presses = 0; presses < 10 && (await processor.inputValue()) !== 'simple_rag'; presses += 1) await page.keyboard.press('ArrowDown');
+    for (let presses = 0; presses < 10 && (await processor.inputValue()) !== 'simple_rag'; presses += 1)
+      await page.keyboard.press('ArrowDown');
     expect(await processor.inputValue()).toBe('simple_rag');
     const notes = page.getByRole('checkbox', { name: 'Chemistry notes' });
     await tabTo(page, notes);

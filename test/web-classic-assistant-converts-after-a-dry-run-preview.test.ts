@@ -10,6 +10,13 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
 import { expectAccessible, expectOneHeading, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
+import { horizontalOverflow, waitForHeading } from './support/page-checks.js';
+
+/** An assistant as the API answers with it; the test compares it whole. */
+interface StoredAssistant {
+  id: number;
+  [field: string]: unknown;
+}
 
 describe('converting a classic assistant in the web app', () => {
   let server: TestServer;
@@ -17,7 +24,7 @@ describe('converting a classic assistant in the web app', () => {
   let creator: CreatedUser;
   let knowledgeBaseId: string;
 
-  async function classicAssistant(name: string, collections: string[]): Promise<Record<string, unknown>> {
+  async function classicAssistant(name: string, collections: string[]): Promise<StoredAssistant> {
     const created = await request(server, 'POST', '/api/assistants', {
       token: creator.token,
       body: {
@@ -29,7 +36,7 @@ describe('converting a classic assistant in the web app', () => {
       },
     });
     expect(created.status).toBe(201);
-    return created.body as Record<string, unknown>;
+    return created.body as StoredAssistant;
   }
 
   async function assistantCount(): Promise<number> {
@@ -40,12 +47,14 @@ describe('converting a classic assistant in the web app', () => {
     server = await startTestServer('sqlite');
     browser = await launchBrowser();
     creator = await createUser(server, await loginAsAdmin(server), { email: 'converter@school.test', role: 'creator' });
-    knowledgeBaseId = String((await request(server, 'POST', '/api/knowledge-bases', { token: creator.token, body: { name: 'Notes' } })).body.id);
+    knowledgeBaseId = String(
+      (await request(server, 'POST', '/api/knowledge-bases', { token: creator.token, body: { name: 'Notes' } })).body.id,
+    );
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
+    await browser.close();
+    await server.close();
   });
 
   it('previews both sides, creates nothing until confirmed, then opens the multi-tool copy', async () => {
@@ -53,7 +62,8 @@ describe('converting a classic assistant in the web app', () => {
     const { context, page, pageErrors } = await openPage(browser);
     await logInThroughPage(page, server.baseUrl, creator.email, creator.password);
     const before = await assistantCount();
-    await page.goto(`${server.baseUrl}/assistants/${classic['id']}`);
+    await page.goto(`${server.baseUrl}/assistants/${classic.id}`);
+    await waitForHeading(page, 'Physics tutor');
     await expectOneHeading(page, 'Physics tutor');
     await page.getByRole('button', { name: 'Convert to multi-tool' }).click();
 
@@ -65,7 +75,7 @@ describe('converting a classic assistant in the web app', () => {
     expect(multiTool).toContain('"assistant_type": "multi_tool"');
     expect(multiTool).toContain('"type": "simple_rag"');
     expect(multiTool).toContain('"prompt_processor": "multi_augment"');
-    expect(await page.getByText(`Migrated assistant ${classic['id']} from v1 to v2`).count()).toBe(1);
+    expect(await page.getByText(`Migrated assistant ${classic.id} from v1 to v2`).count()).toBe(1);
     expect(await assistantCount()).toBe(before);
     await expectAccessible(page);
     await screenshot(page, 'assistant-conversion-preview-1280-light');
@@ -73,17 +83,18 @@ describe('converting a classic assistant in the web app', () => {
     await page.setViewportSize({ width: 375, height: 800 });
     await page.emulateMedia({ colorScheme: 'dark' });
     await expectAccessible(page);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
     await screenshot(page, 'assistant-conversion-preview-375-dark');
 
     await page.getByRole('button', { name: 'Create multi-tool copy' }).click();
-    await page.waitForURL((url) => /\/assistants\/\d+$/.test(url.pathname) && !url.pathname.endsWith(`/${classic['id']}`));
+    await page.waitForURL((url) => /\/assistants\/\d+$/.test(url.pathname) && !url.pathname.endsWith(`/${classic.id}`));
+    await waitForHeading(page, 'Physics tutor (multi-tool)');
     await expectOneHeading(page, 'Physics tutor (multi-tool)');
     expect(await assistantCount()).toBe(before + 1);
     const copyId = Number(new URL(page.url()).pathname.split('/').pop());
     const copy = await request(server, 'GET', `/api/assistants/${copyId}`, { token: creator.token });
     expect(copy.body).toMatchObject({ name: 'Physics tutor (multi-tool)', assistant_type: 'multi_tool' });
-    const after = await request(server, 'GET', `/api/assistants/${classic['id']}`, { token: creator.token });
+    const after = await request(server, 'GET', `/api/assistants/${classic.id}`, { token: creator.token });
     expect(after.body).toEqual(classic);
     // A multi-tool assistant offers no conversion.
     expect(await page.getByRole('button', { name: 'Convert to multi-tool' }).count()).toBe(0);
@@ -96,7 +107,7 @@ describe('converting a classic assistant in the web app', () => {
     const { context, page } = await openPage(browser);
     await logInThroughPage(page, server.baseUrl, creator.email, creator.password);
     const before = await assistantCount();
-    await page.goto(`${server.baseUrl}/assistants/${classic['id']}`);
+    await page.goto(`${server.baseUrl}/assistants/${classic.id}`);
     await page.getByRole('button', { name: 'Convert to multi-tool' }).click();
     await expect.poll(() => page.getByRole('alert').allInnerTexts()).toEqual([expect.stringMatching(/collection|knowledge/i)]);
     expect(await page.getByRole('button', { name: 'Create multi-tool copy' }).count()).toBe(0);

@@ -2,19 +2,16 @@
  * Proves in a real Chromium that a creator builds a classic assistant on /assistants/new: the type
  * choice comes first, "Insert {context}" puts the placeholder at the cursor in "Prompt template",
  * the knowledge base is picked by its name, and the model comes from the connector-grouped list.
- * After "Save" the assistant's page opens and the API holds exactly what was chosen. The type
+ * After "Save" the assistant's page opens and the API holds exactly what was chosen; choosing
+ * "Multi-tool" instead saves the multi-tool defaults (multi_augment, no tools yet). The type
  * choice, the form and the edit page pass axe-core, at 1280 px light and 375 px dark without
  * horizontal overflow.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
 import { expectAccessible, expectOneHeading, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
-
-async function expectNoHorizontalOverflow(page: Page): Promise<void> {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  expect(overflow).toBeLessThanOrEqual(0);
-}
+import { horizontalOverflow, waitForHeading } from './support/page-checks.js';
 
 describe('creating a classic assistant with a knowledge base in the web app', () => {
   let server: TestServer;
@@ -33,8 +30,8 @@ describe('creating a classic assistant with a knowledge base in the web app', ()
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
+    await browser.close();
+    await server.close();
   });
 
   it('saves the classic settings as chosen and opens the new assistant', async () => {
@@ -55,10 +52,10 @@ describe('creating a classic assistant with a knowledge base in the web app', ()
     const template = page.getByRole('textbox', { name: 'Prompt template', exact: true });
     await template.fill('Question: {user_input}\nNotes: \nAnswer briefly.');
     // The cursor goes after "Notes: " (line two), and the button inserts there, not at the end.
-    await template.evaluate((field: HTMLTextAreaElement) => {
-      const at = field.value.indexOf('Notes: ') + 'Notes: '.length;
-      field.setSelectionRange(at, at);
-    });
+    await template.focus();
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('End');
     await page.getByRole('button', { name: 'Insert {context}' }).click();
     expect(await template.inputValue()).toBe('Question: {user_input}\nNotes: {context}\nAnswer briefly.');
 
@@ -76,6 +73,7 @@ describe('creating a classic assistant with a knowledge base in the web app', ()
 
     await page.getByRole('button', { name: 'Save' }).click();
     await page.waitForURL(/\/assistants\/\d+$/);
+    await waitForHeading(page, 'Biology helper');
     await expectOneHeading(page, 'Biology helper');
     const id = Number(new URL(page.url()).pathname.split('/').pop());
     const stored = await request(server, 'GET', `/api/assistants/${id}`, { token: creator.token });
@@ -107,6 +105,27 @@ describe('creating a classic assistant with a knowledge base in the web app', ()
     await context.close();
   });
 
+  it('creates a multi-tool assistant with the multi-tool defaults when "Multi-tool" is chosen', async () => {
+    const { context, page, pageErrors } = await openPage(browser);
+    await logInThroughPage(page, server.baseUrl, creator.email, creator.password);
+    await page.goto(`${server.baseUrl}/assistants/new`);
+    await page.getByRole('radio', { name: 'Multi-tool' }).check();
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Toolbox');
+    expect(await page.getByRole('combobox', { name: 'RAG processor' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL(/\/assistants\/\d+$/);
+    const id = Number(new URL(page.url()).pathname.split('/').pop());
+    const stored = await request(server, 'GET', `/api/assistants/${id}`, { token: creator.token });
+    expect(stored.body).toMatchObject({
+      name: 'Toolbox',
+      assistant_type: 'multi_tool',
+      metadata: { assistant_type: 'multi_tool', tools: [], prompt_processor: 'multi_augment', connector: 'openai', llm: 'gpt-4o-mini' },
+    });
+    expect(stored.body.metadata.rag_processor).toBeUndefined();
+    expect(pageErrors).toEqual([]);
+    await context.close();
+  });
+
   it.each([
     { width: 375, colorScheme: 'dark' as const },
     { width: 1280, colorScheme: 'dark' as const },
@@ -118,7 +137,7 @@ describe('creating a classic assistant with a knowledge base in the web app', ()
     await page.getByRole('combobox', { name: 'RAG processor' }).selectOption('simple_rag');
     await page.getByRole('checkbox', { name: 'Photosynthesis notes' }).waitFor();
     await expectAccessible(page);
-    await expectNoHorizontalOverflow(page);
+    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
     await screenshot(page, `assistant-new-classic-form-${options.width}-${options.colorScheme}`);
     await context.close();
   });

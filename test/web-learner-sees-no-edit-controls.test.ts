@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { peopleInTwoOrganizations } from './support/two-organizations.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
 import { expectAccessible, expectOneHeading, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
+import { horizontalOverflow, waitForHeading } from './support/page-checks.js';
 
 const PEOPLE = [
   { email: 'owner@school.test', role: 'creator', organization: 'A' },
@@ -42,14 +43,19 @@ describe('the assistant page for those who may not change it', () => {
       body: { name: 'Published helper', description: 'Helps every class', system_prompt: 'Be brief and kind.' },
     });
     assistantId = created.body.id as number;
-    expect((await request(server, 'PUT', `/api/assistants/${assistantId}/publish`, { token: ownerToken, body: { published: true } })).status).toBe(200);
-    const shared = await request(server, 'PUT', `/api/assistants/${assistantId}/shares`, { token: ownerToken, body: { user_emails: ['shared@school.test'] } });
+    expect(
+      (await request(server, 'PUT', `/api/assistants/${assistantId}/publish`, { token: ownerToken, body: { published: true } })).status,
+    ).toBe(200);
+    const shared = await request(server, 'PUT', `/api/assistants/${assistantId}/shares`, {
+      token: ownerToken,
+      body: { user_emails: ['shared@school.test'] },
+    });
     expect(shared.status).toBe(200);
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
+    await browser.close();
+    await server.close();
   });
 
   async function openAs(email: string, options: { width?: number; colorScheme?: 'light' | 'dark' } = {}) {
@@ -61,12 +67,13 @@ describe('the assistant page for those who may not change it', () => {
 
   it('shows a learner the published assistant with no edit controls', async () => {
     const { context, page, pageErrors } = await openAs('learner@school.test', { width: 375, colorScheme: 'dark' });
+    await waitForHeading(page, 'Published helper');
     await expectOneHeading(page, 'Published helper');
     await expect.poll(() => page.getByText('Helps every class').count()).toBe(1);
     await expectNoEditControls(page);
     expect(await page.getByText('Be brief and kind.').count()).toBe(0);
     await expectAccessible(page);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
     await screenshot(page, 'assistant-read-only-learner-375-dark');
     expect(pageErrors).toEqual([]);
     await context.close();
@@ -74,6 +81,7 @@ describe('the assistant page for those who may not change it', () => {
 
   it('shows a same-organization creator it is not shared with the same read-only view', async () => {
     const { context, page } = await openAs('colleague@school.test');
+    await waitForHeading(page, 'Published helper');
     await expectOneHeading(page, 'Published helper');
     await expect.poll(() => page.getByText('Helps every class').count()).toBe(1);
     await expectNoEditControls(page);
@@ -82,6 +90,7 @@ describe('the assistant page for those who may not change it', () => {
 
   it('shows a creator it is shared with its configuration, read-only', async () => {
     const { context, page } = await openAs('shared@school.test');
+    await waitForHeading(page, 'Published helper');
     await expectOneHeading(page, 'Published helper');
     await expect.poll(() => page.getByText('Be brief and kind.').count()).toBe(1);
     await expectNoEditControls(page);
@@ -92,6 +101,7 @@ describe('the assistant page for those who may not change it', () => {
 
   it('tells someone of another organization that there is no such assistant', async () => {
     const { context, page } = await openAs('stranger@other.test');
+    await waitForHeading(page, 'Assistant not found');
     await expectOneHeading(page, 'Assistant not found');
     expect(await page.getByText('Published helper').count()).toBe(0);
     await expectNoEditControls(page);

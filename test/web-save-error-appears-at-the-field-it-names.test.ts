@@ -9,6 +9,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
 import { expectAccessible, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
+import { isFocused } from './support/page-checks.js';
 
 /** The field is marked invalid and one of the elements describing it says `message`. */
 async function expectErrorAt(page: Page, field: Locator, message: RegExp): Promise<void> {
@@ -16,7 +17,7 @@ async function expectErrorAt(page: Page, field: Locator, message: RegExp): Promi
   const describedBy = (await field.getAttribute('aria-describedby')) ?? '';
   const descriptions = await Promise.all(describedBy.split(' ').map((id) => page.locator(`[id="${id}"]`).innerText()));
   expect(descriptions.join(' ')).toMatch(message);
-  expect(await field.evaluate((element) => element === document.activeElement)).toBe(true);
+  expect(await isFocused(field)).toBe(true);
   expect(await page.getByText('Some fields need attention').count()).toBe(1);
 }
 
@@ -36,8 +37,8 @@ describe('save errors in the assistant form', () => {
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
+    await browser.close();
+    await server.close();
   });
 
   it('shows a too-long name at "Name" and creates nothing', async () => {

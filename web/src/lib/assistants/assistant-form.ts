@@ -75,11 +75,8 @@ const SETTINGS_OF_PROCESSOR: Record<string, string[]> = {
 /** Drops the settings of rag processors that are not chosen, so a switched processor leaves nothing behind. */
 function classicMetadataToSave(metadata: AssistantMetadata): AssistantMetadata {
   const chosen = metadata.rag_processor ?? '';
-  const saved: AssistantMetadata = { ...metadata };
-  for (const [processor, keys] of Object.entries(SETTINGS_OF_PROCESSOR)) {
-    if (processor !== chosen) for (const key of keys) delete saved[key];
-  }
-  return saved;
+  const dropped = new Set(Object.entries(SETTINGS_OF_PROCESSOR).flatMap(([processor, keys]) => (processor === chosen ? [] : keys)));
+  return Object.fromEntries(Object.entries(metadata).filter(([key]) => !dropped.has(key)));
 }
 
 export function isMultiTool(metadata: AssistantMetadata): boolean {

@@ -27,6 +27,7 @@ export const assistantForm = {
   verboseHint: 'Records each step of a request (without secrets) to find problems.',
   catalogueFailed: 'The models and tools could not be loaded. Reload the page to try again.',
   owner: 'Owner',
+  notSet: 'Not set',
   noDescription: 'No description.',
   published: 'Published',
   readOnly: 'You can use this assistant but not change it.',

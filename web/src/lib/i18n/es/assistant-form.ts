@@ -30,6 +30,7 @@ export const assistantForm: CatalogueArea<typeof english> = {
   verboseHint: 'Registra cada paso de una petición (sin secretos) para encontrar problemas.',
   catalogueFailed: 'No se pudieron cargar los modelos y las herramientas. Recarga la página para intentarlo de nuevo.',
   owner: 'Propietario',
+  notSet: 'Sin definir',
   noDescription: 'Sin descripción.',
   published: 'Publicado',
   readOnly: 'Puedes usar este asistente, pero no modificarlo.',
