@@ -17,8 +17,7 @@ export const sharing: CatalogueArea<typeof english> = {
   nowPrivate: 'El asistente vuelve a ser privado.',
   shareHeading: 'Compartir con personas',
   shareWith: 'Compartir con (correo electrónico)',
-  shareHint:
-    'Las personas de tu organización pueden ver, usar y exportar un asistente compartido con ellas, pero no modificarlo.',
+  shareHint: 'Las personas de tu organización pueden ver, usar y exportar un asistente compartido con ellas, pero no modificarlo.',
   share: 'Compartir',
   sharingBusy: 'Compartiendo…',
   sharedWith: 'Compartido con {{email}}.',
