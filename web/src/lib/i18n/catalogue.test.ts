@@ -9,7 +9,9 @@ import { catalogues, english } from './catalogue';
 type Strings = Record<string, Record<string, string> | undefined>;
 
 function entries(catalogue: Strings): [string, string][] {
-  return Object.entries(catalogue).flatMap(([area, strings]) => Object.entries(strings ?? {}).map(([key, text]): [string, string] => [`${area}.${key}`, text]));
+  return Object.entries(catalogue).flatMap(([area, strings]) =>
+    Object.entries(strings ?? {}).map(([key, text]): [string, string] => [`${area}.${key}`, text]),
+  );
 }
 
 function marks(text: string): string[] {
@@ -29,7 +31,8 @@ describe('the string catalogue', () => {
     for (const [key, text] of englishEntries) {
       const translated = spanish.get(key);
       if (translated === undefined || translated.trim() === '') problems.push(`${key}: missing`);
-      else if (marks(translated).join() !== marks(text).join()) problems.push(`${key}: ${marks(translated).join()} ≠ ${marks(text).join()}`);
+      else if (marks(translated).join() !== marks(text).join())
+        problems.push(`${key}: ${marks(translated).join()} ≠ ${marks(text).join()}`);
     }
     expect(problems).toEqual([]);
     expect([...spanish.keys()].filter((key) => !englishEntries.has(key))).toEqual([]);
