@@ -21,6 +21,20 @@ const SERVICE_CONTAINER = '^src/services\\.ts$';
 module.exports = {
   forbidden: [
     {
+      name: 'web-app-reaches-the-server-only-over-http',
+      comment: 'The web app (web/) is a separate program in the browser: it calls the API, never imports server code.',
+      severity: 'error',
+      from: { path: '^web/' },
+      to: { path: '^src/' },
+    },
+    {
+      name: 'server-imports-nothing-of-the-web-app',
+      comment: 'The server serves the built app as files; its code does not depend on the app.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^web/' },
+    },
+    {
       name: 'no-folder-cycle',
       comment: 'Folders form layers; a cycle between two folders means neither is below the other.',
       severity: 'error',
@@ -109,7 +123,8 @@ module.exports = {
       name: 'no-unresolvable-import',
       severity: 'error',
       from: {},
-      to: { couldNotResolve: true },
+      // $app/* are modules SvelteKit makes while building the web app; they exist in no folder.
+      to: { couldNotResolve: true, pathNot: '^\\$app/' },
     },
   ],
   options: {
@@ -120,7 +135,7 @@ module.exports = {
     enhancedResolveOptions: {
       exportsFields: ['exports'],
       conditionNames: ['import', 'require', 'node', 'default'],
-      extensions: ['.ts', '.js'],
+      extensions: ['.ts', '.js', '.svelte'],
     },
     reporterOptions: { text: { highlightFocused: true } },
   },

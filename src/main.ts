@@ -27,7 +27,7 @@ function announceAdmin(result: BootstrapResult, settings: Settings): void {
       '  Merino created the first administrator. This password is shown only now:',
       `    email:    ${result.email}`,
       `    password: ${result.generatedPassword}`,
-      `  Log in at http://${settings.host}:${settings.port}/docs or POST /api/auth/login.`,
+      `  Log in at http://${settings.host}:${settings.port}/ (the web app); the API is described at /docs.`,
       '',
       '',
     ].join('\n'),

@@ -78,7 +78,9 @@ describe('signing in through the web app', () => {
     await logInThroughPage(page, server.baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD);
     const sessionCookie = (await context.cookies()).find((cookie) => cookie.name === 'merino_session');
     expect(sessionCookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
-    const visibleToScripts = await page.evaluate(() => ({ cookies: document.cookie, stored: JSON.stringify({ ...localStorage }) }));
+    const visibleToScripts = await page.evaluate<{ cookies: string; stored: string }>(
+      '({ cookies: document.cookie, stored: JSON.stringify({ ...localStorage }) })',
+    );
     expect(visibleToScripts.cookies).not.toContain('merino_session');
     expect(visibleToScripts.cookies).not.toContain(sessionCookie!.value);
     expect(visibleToScripts.stored).not.toContain(sessionCookie!.value);
@@ -141,7 +143,7 @@ describe('signing in through the web app', () => {
     await page.goto(`${server.baseUrl}/login`);
     await page.getByRole('button', { name: 'Log in' }).waitFor();
     await expectAccessible(page);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
     expect(overflow).toBeLessThanOrEqual(0);
     await screenshot(page, `login-${options.width}-${options.colorScheme}`);
     await context.close();

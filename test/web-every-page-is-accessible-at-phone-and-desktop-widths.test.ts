@@ -1,0 +1,105 @@
+/**
+ * Visits every page of the web app as a signed-in creator, at 375 px and 1280 px, light and dark,
+ * and proves each has exactly one h1, no horizontal scrolling, no uncaught script error, and no
+ * serious or critical axe-core violation. Each page's own test covers its flows; this one keeps
+ * the whole app honest as pages are added (add a page's URL to PAGES). Screenshots of each state go
+ * to reports/screenshots/.
+ */
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { expectAccessible, launchBrowser, logInThroughPage, openPage, screenshot, type OpenedPage } from './support/browser.js';
+
+interface PageUnderTest {
+  name: string;
+  path: (ids: SeededIds) => string;
+  /** The page's h1 once it has loaded its data. */
+  heading: string;
+}
+
+interface SeededIds {
+  classic: number;
+  multiTool: number;
+}
+
+const PAGES: PageUnderTest[] = [
+  { name: 'assistants', path: () => '/assistants', heading: 'Assistants' },
+  { name: 'new-assistant', path: () => '/assistants/new', heading: 'New assistant' },
+  { name: 'classic-assistant', path: (ids) => `/assistants/${ids.classic}`, heading: 'Essay coach' },
+  { name: 'multi-tool-assistant', path: (ids) => `/assistants/${ids.multiTool}`, heading: 'Field trip planner' },
+  { name: 'api-keys', path: () => '/settings/api-keys', heading: 'API keys' },
+  { name: 'unknown-page', path: () => '/no-such-page', heading: 'Page not found' },
+];
+
+const STATES = [
+  { width: 375, colorScheme: 'light' as const },
+  { width: 375, colorScheme: 'dark' as const },
+  { width: 1280, colorScheme: 'light' as const },
+  { width: 1280, colorScheme: 'dark' as const },
+];
+
+describe('every page of the web app', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let creator: { email: string; password: string };
+  const ids: SeededIds = { classic: 0, multiTool: 0 };
+
+  beforeAll(async () => {
+    server = await startTestServer('sqlite');
+    browser = await launchBrowser();
+    const adminToken = await loginAsAdmin(server);
+    const created = await createUser(server, adminToken, { email: 'teacher@merino.test', role: 'creator' });
+    creator = created;
+    const classic = await request(server, 'POST', '/api/assistants', {
+      token: created.token,
+      body: { name: 'Essay coach', description: 'Helps with essays', system_prompt: 'You coach essays.', prompt_template: '{user_input}' },
+    });
+    const multiTool = await request(server, 'POST', '/api/assistants', {
+      token: created.token,
+      body: {
+        name: 'Field trip planner',
+        prompt_template: '{user_input}',
+        metadata: {
+          assistant_type: 'multi_tool',
+          prompt_processor: 'multi_augment',
+          tools: [{ type: 'weather', enabled: true, config: {} }],
+        },
+      },
+    });
+    expect([classic.status, multiTool.status], `${classic.text} ${multiTool.text}`).toEqual([201, 201]);
+    ids.classic = classic.body.id;
+    ids.multiTool = multiTool.body.id;
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  describe.each(STATES)('at $width px, $colorScheme', (state) => {
+    let opened: OpenedPage;
+
+    beforeAll(async () => {
+      opened = await openPage(browser, state);
+      await logInThroughPage(opened.page, server.baseUrl, creator.email, creator.password);
+    });
+
+    afterAll(async () => {
+      await opened.context.close();
+    });
+
+    it.each(PAGES)('shows $name with one h1, no overflow and no serious accessibility problem', async (pageUnderTest) => {
+      const { page, pageErrors } = opened;
+      await page.goto(`${server.baseUrl}${pageUnderTest.path(ids)}`);
+      await page.getByRole('heading', { level: 1, name: pageUnderTest.heading, exact: true }).waitFor();
+      await page.getByRole('status').filter({ hasText: 'Loading' }).waitFor({ state: 'detached' });
+      expect(await page.locator('h1').count()).toBe(1);
+      expect(
+        await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth'),
+      ).toBeLessThanOrEqual(0);
+      await expectAccessible(page);
+      await screenshot(page, `page-${pageUnderTest.name}-${state.width}-${state.colorScheme}`);
+      expect(pageErrors).toEqual([]);
+    });
+  });
+});
