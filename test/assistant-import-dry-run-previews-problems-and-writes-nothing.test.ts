@@ -84,6 +84,7 @@ describe.each(TEST_DIALECTS)('previewing an import on %s', (dialect) => {
       expect.objectContaining({ path: 'metadata.tools[1].config.file_path', code: 'missing_file', blocking: false }),
       expect.objectContaining({ path: 'metadata.tools[2].config.rubric_id', code: 'missing_rubric', blocking: false }),
     ]);
+    expect(response.body.problems[0]).toMatchObject({ reference: '999999' });
     expect(response.body.problems[0].message).toContain('999999');
     expect(await assistantCount()).toBe(before);
   });

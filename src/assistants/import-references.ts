@@ -14,6 +14,8 @@ export interface ImportProblem {
   path: string;
   code: string;
   message: string;
+  /** The knowledge-base id, file path or rubric id that cannot be reached, so a client can word its own message. */
+  reference?: string;
   /** True when the import would be refused because of it; false when it would import but not work as written. */
   blocking: boolean;
 }
@@ -107,7 +109,7 @@ export async function missingReferences(
   for (const reference of referencesOf(metadata, ragCollections)) {
     if ((await reachable(reference, owner, readers)) !== false) continue;
     const { code, message } = PROBLEM_OF[reference.kind];
-    problems.push({ path: reference.path, code, message: message(reference.value), blocking: false });
+    problems.push({ path: reference.path, code, message: message(reference.value), reference: reference.value, blocking: false });
   }
   return problems;
 }

@@ -124,6 +124,10 @@ const importProblemSchema = {
         'missing_knowledge_base, missing_file, missing_rubric, or the error code the import would answer (e.g. invalid_metadata)',
     },
     message: { type: 'string' },
+    reference: {
+      type: 'string',
+      description: 'the knowledge-base id, file path or rubric id that cannot be reached (missing_* problems only)',
+    },
     blocking: { type: 'boolean', description: 'true when the import would be refused because of it' },
   },
   required: ['path', 'code', 'message', 'blocking'],
