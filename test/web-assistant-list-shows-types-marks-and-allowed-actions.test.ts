@@ -8,6 +8,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertOrganization } from '../src/store/organizations-repository.js';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
 import { expectAccessible, expectOneHeading, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
 
@@ -18,6 +19,8 @@ describe('the assistant list page', () => {
   let browser: Browser;
   let owner: CreatedUser;
   let learner: CreatedUser;
+  let colleague: CreatedUser;
+  let newcomer: CreatedUser;
   const ids = { classic: 0, multiTool: 0, orchestrator: 0 };
 
   async function create(body: Record<string, unknown>): Promise<number> {
@@ -37,7 +40,10 @@ describe('the assistant list page', () => {
     const adminToken = await loginAsAdmin(server);
     owner = await createUser(server, adminToken, { email: 'owner@merino.test', role: 'creator' });
     learner = await createUser(server, adminToken, { email: 'learner@merino.test', role: 'learner' });
-    await createUser(server, adminToken, { email: 'colleague@merino.test', role: 'creator' });
+    colleague = await createUser(server, adminToken, { email: 'colleague@merino.test', role: 'creator' });
+    // In another organization, so the published assistant is not theirs to see either.
+    const elsewhere = await insertOrganization(server.store.db, 'elsewhere', 'Elsewhere');
+    newcomer = await createUser(server, adminToken, { email: 'newcomer@merino.test', role: 'creator', organization_id: elsewhere });
     // Older fillers first, so the three that matter are the newest and open the first page.
     for (let index = 1; index <= 9; index += 1) await create({ name: `Filler ${index}`, description: 'Padding for paging' });
     ids.classic = await create({ name: 'Classic tutor', description: 'Explains the course notes' });
@@ -162,6 +168,32 @@ describe('the assistant list page', () => {
     for (const name of ['New assistant', 'Edit', 'View']) expect(await page.getByRole('link', { name }).count()).toBe(0);
     for (const name of ['Duplicate', 'Export', 'Delete']) expect(await page.getByRole('button', { name }).count()).toBe(0);
     expect(await page.getByText('Import an assistant').count()).toBe(0);
+    await expectAccessible(page);
+    expect(pageErrors).toEqual([]);
+    await context.close();
+  });
+
+  it('shows a creator it is shared with "Shared with you", View instead of Edit, and no Delete', async () => {
+    const { context, page, pageErrors } = await openPage(browser);
+    await logInThroughPage(page, server.baseUrl, colleague.email, colleague.password);
+    await expect.poll(() => listedNames(page)).toEqual(['Conductor', 'Classic tutor']);
+    const classic = page.getByRole('article', { name: 'Classic tutor' });
+    expect(await classic.innerText()).toContain('Shared with you');
+    expect(await classic.getByRole('link').allInnerTexts()).toEqual(['Chat', 'View']);
+    expect(await classic.getByRole('link', { name: 'View Classic tutor' }).getAttribute('href')).toBe(`/assistants/${ids.classic}`);
+    expect(await classic.getByRole('button').allInnerTexts()).toEqual(['Duplicate', 'Export']);
+    expect(await page.getByRole('article', { name: 'Conductor' }).getByRole('button').count()).toBe(0);
+    expect(pageErrors).toEqual([]);
+    await context.close();
+  });
+
+  it('shows a creator of another organization, who has none, the empty state with New assistant and import', async () => {
+    const { context, page, pageErrors } = await openPage(browser);
+    await logInThroughPage(page, server.baseUrl, newcomer.email, newcomer.password);
+    await expect.poll(() => page.getByText('There are no assistants yet.').count()).toBe(1);
+    expect(await page.getByRole('link', { name: 'New assistant' }).count()).toBe(1);
+    expect(await page.getByText('Import an assistant').count()).toBe(1);
+    expect(await page.getByRole('article').count()).toBe(0);
     await expectAccessible(page);
     expect(pageErrors).toEqual([]);
     await context.close();
