@@ -82,7 +82,7 @@ describe.each(TEST_DIALECTS)('migration 0013 on %s', (dialect) => {
     expect((await migrator.migrateToLatest()).error).toBeUndefined();
 
     const rows = await db.selectFrom('assistants').select(['name', 'metadata', 'orchestrator', 'updated_at']).orderBy('id').execute();
-    expect(rows.map((row) => [row.name, Number(row.orchestrator)])).toEqual([
+    expect(rows.map((row) => [row.name, row.orchestrator])).toEqual([
       ['orchestrator', 1],
       ['assistant tool turned off', 0],
       ['other tools only', 0],
