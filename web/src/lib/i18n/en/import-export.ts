@@ -18,7 +18,7 @@ export const importExport = {
   noDescription: 'No description.',
   tools: 'Tools',
   noTools: 'No tools.',
-  toolDisabled: '{{tool}} (turned off)',
+  toolDisabled: 'turned off',
   knowledgeBases: 'Knowledge bases',
   problemsHeading: 'Problems',
   noProblems: 'No problems found: everything the assistant refers to is available to you.',

@@ -21,7 +21,7 @@ export const importExport: CatalogueArea<typeof english> = {
   noDescription: 'Sin descripción.',
   tools: 'Herramientas',
   noTools: 'Sin herramientas.',
-  toolDisabled: '{{tool}} (desactivada)',
+  toolDisabled: 'desactivada',
   knowledgeBases: 'Bases de conocimiento',
   problemsHeading: 'Problemas',
   noProblems: 'No hay problemas: todo aquello a lo que se refiere el asistente está a tu alcance.',
