@@ -73,7 +73,11 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     rateLimiter,
     users: new UserService(store.db, settings.passwordLengthMinimum),
     apiKeys: new ApiKeyService(store.db),
-    assistants: new AssistantService(store.db, registries),
+    assistants: new AssistantService(store.db, registries, {
+      fileReaderFor: (owner) => files.readerFor(owner),
+      rubricReaderFor: (owner) => rubrics.readerFor(owner),
+      knowledgeSearchFor: (owner) => knowledgeBases.searcherFor(owner),
+    }),
     files,
     rubrics,
     registries,

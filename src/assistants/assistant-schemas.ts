@@ -38,7 +38,7 @@ export const assistantPatchSchema = {
 
 export type AssistantPatch = FromSchema<typeof assistantPatchSchema>;
 
-/** The filters GET /api/assistants adds to a page. */
-export const assistantListFilters = { type: { type: 'string', enum: ['classic', 'multi_tool'] } } as const;
+/** The filters GET /api/assistants adds to a page: `orchestrator` is the multi-tool assistants that use other assistants. */
+export const assistantListFilters = { type: { type: 'string', enum: ['classic', 'multi_tool', 'orchestrator'] } } as const;
 
 export type AssistantListInput = PageQuery<typeof assistantListFilters>;

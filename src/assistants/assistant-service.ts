@@ -53,6 +53,7 @@ import {
   type AssistantMetadata,
 } from '../pipeline/metadata-normalizer.js';
 import { requireInstalledPlugins } from './metadata-registry-check.js';
+import { blockingProblemsOf, missingReferences, type ImportProblem, type ReferenceReaders } from './import-references.js';
 import { convertClassicAssistant, type ConvertibleTool } from '../pipeline/classic-conversion.js';
 import type { AssistantInput, AssistantListInput, AssistantPatch } from './assistant-schemas.js';
 
@@ -125,10 +126,27 @@ function parseCollections(value: string | string[] | undefined): string[] {
   return [...new Set(collections)];
 }
 
+/** What `POST /api/assistants/import?dry_run=true` answers: the assistant as it would be created, and what stands in its way. */
+export interface ImportPreview {
+  assistant: {
+    name: string;
+    description: string;
+    assistant_type: 'classic' | 'multi_tool';
+    is_orchestrator: boolean;
+    system_prompt: string;
+    prompt_template: string;
+    metadata: AssistantMetadata;
+    rag_collections: string[];
+    rag_top_k: number;
+  };
+  problems: ImportProblem[];
+}
+
 export class AssistantService {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly registries: Registries,
+    private readonly referenceReaders: ReferenceReaders,
   ) {}
 
   /** The one path metadata takes into the store: normalised, then checked against the installed plugins. */
@@ -215,6 +233,7 @@ export class AssistantService {
         prompt_template: fields.promptTemplate,
         metadata: JSON.stringify(fields.metadata),
         assistant_type: assistantTypeOf(fields.metadata),
+        orchestrator: toFlag(isOrchestrator(fields.metadata)),
         rag_collections: fields.ragCollections.join(','),
         rag_top_k: fields.ragTopK,
         published: 0,
@@ -263,6 +282,40 @@ export class AssistantService {
       throw asImportMetadataError(document, error);
     }
     return this.insert(context, { ...fields, metadata }, 'assistant.import');
+  }
+
+  /**
+   * Dry run of `import`: reads the document as import would (an unreadable one is refused the
+   * same way), then reports instead of refusing what import's checks would refuse (blocking
+   * problems) and the knowledge bases, files and rubrics the caller cannot reach. Writes nothing.
+   */
+  async previewImport(context: CallContext, document: unknown): Promise<ImportPreview> {
+    requireAssistantCreation(context.identity);
+    const fields = fromImportDocument(document);
+    const problems: ImportProblem[] = [];
+    try {
+      const metadata = requireInstalledPlugins(fields.metadata, this.registries);
+      await this.requireUsableTargets(metadata, context.identity, undefined);
+    } catch (error) {
+      const named = asImportMetadataError(document, error);
+      if (!(named instanceof AppError) || named.status >= 500) throw named;
+      problems.push(...blockingProblemsOf(named));
+    }
+    problems.push(...(await missingReferences(context.identity, fields.metadata, fields.ragCollections, this.referenceReaders)));
+    return {
+      assistant: {
+        name: fields.name,
+        description: fields.description,
+        assistant_type: assistantTypeOf(fields.metadata),
+        is_orchestrator: isOrchestrator(fields.metadata),
+        system_prompt: fields.systemPrompt,
+        prompt_template: fields.promptTemplate,
+        metadata: fields.metadata,
+        rag_collections: fields.ragCollections,
+        rag_top_k: fields.ragTopK,
+      },
+      problems,
+    };
   }
 
   /** The conversion of a stored classic assistant, checked against the plugins as any save is; nothing is written. */
@@ -355,6 +408,7 @@ export class AssistantService {
       await this.requireUsableTargets(metadata, await this.ownerIdentity(record), record.id);
       changes.metadata = JSON.stringify(metadata);
       changes.assistant_type = assistantTypeOf(metadata);
+      changes.orchestrator = toFlag(isOrchestrator(metadata));
     }
     await this.db.transaction().execute(async (transaction) => {
       await updateAssistant(transaction, record, changes);

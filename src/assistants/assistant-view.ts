@@ -38,6 +38,12 @@ export interface AssistantSummaryView {
   published_at: string | null;
   created_at: string;
   updated_at: string;
+  /** A multi-tool assistant with at least one enabled assistant tool (docs/assistants.md). */
+  is_orchestrator: boolean;
+  /** Whether the owner shared it with the caller (the list's "Shared with you"). */
+  shared_with_caller: boolean;
+  /** How many users it is shared with; only for callers who may manage its sharing. */
+  shared_with_count?: number;
   /** What the caller may do with it, as decided by the permission module. */
   allowed_actions: AssistantAction[];
 }
@@ -64,6 +70,9 @@ export function assistantView(identity: Identity, record: AssistantRecord): Assi
     published_at: record.published_at,
     created_at: record.created_at,
     updated_at: record.updated_at,
+    is_orchestrator: record.orchestrator === 1,
+    shared_with_caller: record.shared_with_caller,
+    ...(allowedActions.includes('share') && { shared_with_count: record.shared_with_count }),
     allowed_actions: allowedActions,
   };
   if (!allowedActions.includes('view_configuration')) return summary;

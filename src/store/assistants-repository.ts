@@ -4,7 +4,7 @@ import type { AssistantListScope } from './list-scopes.js';
 import { containsText, searchText } from './search-pattern.js';
 import { nowTimestamp, type AssistantRow, type AssistantUpdate, type Database, type NewAssistantRow } from './schema.js';
 
-export type AssistantRecord = AssistantRow & { owner_email: string; shared_with_caller: boolean };
+export type AssistantRecord = AssistantRow & { owner_email: string; shared_with_caller: boolean; shared_with_count: number };
 
 function selectAssistants(db: Kysely<Database>, callerId: number) {
   return db
@@ -22,12 +22,19 @@ function selectAssistants(db: Kysely<Database>, callerId: number) {
             .where('assistant_shares.user_id', '=', callerId),
         )
         .as('shared_with_caller'),
+    )
+    .select((eb) =>
+      eb
+        .selectFrom('assistant_shares')
+        .select((count) => count.fn.countAll().as('shares'))
+        .whereRef('assistant_shares.assistant_id', '=', 'assistants.id')
+        .as('shared_with_count'),
     );
 }
 
-function toRecord(row: AssistantRow & { owner_email: string; shared_with_caller: unknown }): AssistantRecord {
-  // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.
-  return { ...row, shared_with_caller: Boolean(row.shared_with_caller) };
+function toRecord(row: AssistantRow & { owner_email: string; shared_with_caller: unknown; shared_with_count: unknown }): AssistantRecord {
+  // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean; PostgreSQL counts as a bigint string.
+  return { ...row, shared_with_caller: Boolean(row.shared_with_caller), shared_with_count: Number(row.shared_with_count ?? 0) };
 }
 
 export async function insertAssistant(db: Kysely<Database>, row: Omit<NewAssistantRow, 'search_text'>): Promise<number> {
@@ -49,7 +56,8 @@ export interface AssistantListQuery {
   limit: number;
   offset: number;
   search: string | undefined;
-  type: 'classic' | 'multi_tool' | undefined;
+  /** `orchestrator` narrows to multi-tool assistants with an enabled assistant tool; `multi_tool` includes them. */
+  type: 'classic' | 'multi_tool' | 'orchestrator' | undefined;
 }
 
 /** The live assistants a scope lets the caller see, as the permission module defines the scope. */
@@ -88,7 +96,8 @@ export async function listAssistants(
   query: AssistantListQuery,
 ): Promise<{ items: AssistantRecord[]; total: number }> {
   let filtered = selectVisibleAssistants(db, scope, callerId);
-  if (query.type !== undefined) filtered = filtered.where('assistants.assistant_type', '=', query.type);
+  if (query.type === 'orchestrator') filtered = filtered.where('assistants.orchestrator', '=', 1);
+  else if (query.type !== undefined) filtered = filtered.where('assistants.assistant_type', '=', query.type);
   if (query.search !== undefined) filtered = filtered.where(containsText('assistants.search_text', query.search));
   const rows = await filtered.orderBy('assistants.id', 'desc').limit(query.limit).offset(query.offset).execute();
   const { total } = await filtered

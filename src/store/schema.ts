@@ -84,6 +84,8 @@ export interface AssistantsTable {
   metadata: string;
   /** `metadata.assistant_type` as the normalizer reads it, kept beside it for filtering. */
   assistant_type: 'classic' | 'multi_tool';
+  /** 1 for a multi-tool assistant with an enabled assistant tool (isOrchestrator), kept beside metadata for filtering. */
+  orchestrator: Generated<Flag>;
   /** LAMB's `RAG_collections`: comma-separated knowledge-base ids. */
   rag_collections: string;
   rag_top_k: number;

@@ -37,6 +37,9 @@ function assistantViewSchema(description: string) {
       published_at: nullableTimestampSchema,
       created_at: timestampSchema,
       updated_at: timestampSchema,
+      is_orchestrator: { type: 'boolean', description: 'a multi-tool assistant with at least one enabled assistant tool' },
+      shared_with_caller: { type: 'boolean', description: 'whether it is shared with the caller' },
+      shared_with_count: { type: 'integer', description: 'how many users it is shared with; only for who may manage its sharing' },
       allowed_actions: {
         type: 'array',
         description: 'what the caller may do with it',
@@ -104,6 +107,55 @@ const conversionPreviewSchema = {
   required: ['metadata', 'prompt_template', 'log'],
 } as const;
 
+/** The import body stays the export document itself (LAMB's tools send it as is), so the dry run is asked for in the query. */
+const importQuerySchema = {
+  type: 'object',
+  properties: { dry_run: { type: 'boolean', description: 'true answers 200 with a preview and its problems, and writes nothing' } },
+  additionalProperties: false,
+} as const;
+
+const importProblemSchema = {
+  type: 'object',
+  properties: {
+    path: { type: 'string', description: 'where in the document, e.g. metadata.tools[1].config.collections[0] or RAG_collections[0]' },
+    code: {
+      type: 'string',
+      description:
+        'missing_knowledge_base, missing_file, missing_rubric, or the error code the import would answer (e.g. invalid_metadata)',
+    },
+    message: { type: 'string' },
+    reference: {
+      type: 'string',
+      description: 'the knowledge-base id, file path or rubric id that cannot be reached (missing_* problems only)',
+    },
+    blocking: { type: 'boolean', description: 'true when the import would be refused because of it' },
+  },
+  required: ['path', 'code', 'message', 'blocking'],
+} as const;
+
+const importPreviewSchema = {
+  type: 'object',
+  description: 'What the import would create and its problems; nothing was written',
+  properties: {
+    assistant: {
+      type: 'object',
+      properties: {
+        name: { type: 'string' },
+        description: { type: 'string' },
+        assistant_type: { type: 'string', enum: ['classic', 'multi_tool'] },
+        is_orchestrator: { type: 'boolean' },
+        system_prompt: { type: 'string' },
+        prompt_template: { type: 'string' },
+        metadata: openObjectSchema('the normalised metadata the assistant would get'),
+        rag_collections: { type: 'array', items: { type: 'string' } },
+        rag_top_k: { type: 'integer' },
+      },
+    },
+    problems: { type: 'array', items: importProblemSchema },
+  },
+  required: ['assistant', 'problems'],
+} as const;
+
 export async function assistantRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const routes = typedRoutes(app);
 
@@ -138,12 +190,17 @@ export async function assistantRoutes(app: FastifyInstance, services: Services):
     {
       schema: {
         tags: ['assistants'],
-        summary: 'Import a LAMB or Merino assistant export as a new assistant',
+        summary: 'Import a LAMB or Merino assistant export as a new assistant; ?dry_run=true previews it and writes nothing',
+        querystring: importQuerySchema,
         body: { type: 'object' },
-        response: { 201: assistantViewSchema('The imported assistant'), ...commonErrorResponses },
+        response: { 200: importPreviewSchema, 201: assistantViewSchema('The imported assistant'), ...commonErrorResponses },
       },
     },
-    async (request, reply) => reply.status(201).send(await services.assistants.import(callContext(request), request.body)),
+    async (request, reply) => {
+      const context = callContext(request);
+      if (request.query.dry_run === true) return services.assistants.previewImport(context, request.body);
+      return reply.status(201).send(await services.assistants.import(context, request.body));
+    },
   );
 
   routes.get(

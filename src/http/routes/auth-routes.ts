@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { userView } from '../../auth/user-view.js';
+import { canCreateAssistants } from '../../auth/permissions.js';
 import { callContext } from '../authentication.js';
 import { clearSessionCookie, setSessionCookie } from '../session-cookie.js';
 import { typedRoutes } from '../route-type-provider.js';
@@ -43,6 +44,12 @@ const meSchema = {
   properties: {
     ...userViewProperties,
     credential: { type: 'string', enum: ['session', 'api_key', 'assistant_owner'] },
+    capabilities: {
+      type: 'object',
+      description: 'what the permission module lets the user do beyond single resources, so pages show only the controls that will work',
+      properties: { create_assistants: { type: 'boolean', description: 'may create and import assistants' } },
+      required: ['create_assistants'],
+    },
   },
 } as const;
 
@@ -101,7 +108,11 @@ export async function accountRoutes(app: FastifyInstance, services: Services): P
     { schema: { tags: ['auth'], summary: 'The authenticated user', response: { 200: meSchema, ...commonErrorResponses } } },
     async (request) => {
       const context = callContext(request);
-      return { ...(await services.users.me(context)), credential: context.identity.credential };
+      return {
+        ...(await services.users.me(context)),
+        credential: context.identity.credential,
+        capabilities: { create_assistants: canCreateAssistants(context.identity) },
+      };
     },
   );
 }

@@ -16,6 +16,7 @@ import { apiKeyTrustAndExpiryMigration } from './0009-api-key-trust-and-expiry.j
 import { rubricIdsPerOrganizationMigration } from './0010-rubric-ids-per-organization.js';
 import { rateLimitCountersMigration } from './0011-rate-limit-counters.js';
 import { ingestionAttemptsSinceQueuedMigration } from './0012-ingestion-attempts-since-queued.js';
+import { assistantOrchestratorFlagMigration } from './0013-assistant-orchestrator-flag.js';
 
 export function allMigrations(dialect: Dialect): Record<string, Migration> {
   return {
@@ -31,5 +32,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0010-rubric-ids-per-organization': rubricIdsPerOrganizationMigration(dialect),
     '0011-rate-limit-counters': rateLimitCountersMigration(),
     '0012-ingestion-attempts-since-queued': ingestionAttemptsSinceQueuedMigration(),
+    '0013-assistant-orchestrator-flag': assistantOrchestratorFlagMigration(),
   };
 }

@@ -32,6 +32,12 @@ export interface AssistantSummary {
   published_at: string | null;
   created_at: string;
   updated_at: string;
+  /** A multi-tool assistant with at least one enabled assistant tool. */
+  is_orchestrator: boolean;
+  /** Whether its owner shared it with the caller. */
+  shared_with_caller: boolean;
+  /** How many users it is shared with; only for callers allowed to `share` it. */
+  shared_with_count?: number;
   allowed_actions: AssistantAction[];
 }
 

@@ -12,6 +12,8 @@ export interface CurrentUser {
   organization_id: number;
   role: string;
   is_system_admin: boolean;
+  /** The permission module's answers about the user as a whole (GET /api/me). */
+  capabilities: { create_assistants: boolean };
 }
 
 const state = $state<{ user: CurrentUser | undefined; checked: boolean }>({ user: undefined, checked: false });
@@ -46,6 +48,8 @@ export async function logIn(email: string, password: string): Promise<void> {
   });
   state.user = session.user;
   state.checked = true;
+  // The login answer holds the bare user; /api/me adds what the user may do (capabilities).
+  state.user = await api<CurrentUser>('/api/me');
 }
 
 export async function logOut(): Promise<void> {
