@@ -66,8 +66,8 @@ describe('building a multi-tool assistant with the tools manager', () => {
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
+    await browser.close();
+    await server.close();
   });
 
   it('adds, configures, reorders and disables tools, warns about placeholders, and saves them in order', async () => {

@@ -8,7 +8,7 @@ export function textOf(value: unknown): string {
 }
 
 export function setText(target: Record<string, unknown>, key: string, text: string): void {
-  if (text === '') delete target[key];
+  if (text === '') Reflect.deleteProperty(target, key);
   else target[key] = text;
 }
 
@@ -16,7 +16,7 @@ export function setText(target: Record<string, unknown>, key: string, text: stri
 export function setNumber(target: Record<string, unknown>, key: string, input: unknown): void {
   const number = typeof input === 'number' ? input : typeof input === 'string' && input.trim() !== '' ? Number(input) : Number.NaN;
   if (Number.isFinite(number)) target[key] = number;
-  else delete target[key];
+  else Reflect.deleteProperty(target, key);
 }
 
 export function listOf(value: unknown): unknown[] {

@@ -51,7 +51,7 @@ describe('the registered tools', () => {
 
   it('describe a field for every property, and a picker for every id a teacher should not type', () => {
     for (const tool of registered) {
-      const properties = Object.keys((tool.configSchema['properties'] ?? {}) as object);
+      const properties = Object.keys(tool.configSchema['properties'] ?? {});
       expect(describeFields(tool.configSchema).map((described) => described.key)).toEqual(properties);
     }
     expect(field(describeFields(schemaOf('simple_rag')), 'collections')).toMatchObject({
