@@ -3,10 +3,12 @@
  * /assistants/new: "Add tool" offers context tools and "Functions the model may call", pickers show
  * the teacher's knowledge bases and rubrics by name and store their ids, the placeholder manager
  * warns of a template placeholder nothing fills and of a context tool the template lacks and stops
- * once they are fixed (a placeholder inserted at the cursor), a card moves with the keyboard, a
- * tool is disabled, a card is dragged to another place, the server's live check shows its error at the field, and Save stores the tools
- * in the chosen order with the chosen configs (read back through the API). The form with cards
- * passes axe-core at desktop width in light mode and at 375 px in dark mode, without overflow.
+ * once they are fixed (a placeholder inserted at the cursor), a card moves with the keyboard and
+ * another by drag and drop, a tool is disabled, the server's live check shows its error at the
+ * field, and Save stores the tools in the chosen order with the chosen configs (read back through
+ * the API). Once saved, the assistant picker lists the server's candidates, the assistant itself
+ * disabled with the reason. The form with cards passes axe-core at desktop width in light mode
+ * and at 375 px in dark mode, without overflow.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,6 +93,7 @@ describe('building a multi-tool assistant with the tools manager', () => {
     await page.getByRole('button', { name: 'Add tool' }).click();
     const dialog = page.getByRole('dialog', { name: 'Choose a tool' });
     const functions = dialog.getByRole('region', { name: 'Functions the model may call' });
+    await screenshot(page, 'web-tools-manager-selector');
     expect(await functions.getByRole('button', { name: 'Weather', exact: true }).isVisible()).toBe(true);
     expect(await dialog.getByRole('region', { name: 'Context tools' }).getByRole('button', { name: 'Weather', exact: true }).count()).toBe(
       0,
@@ -158,6 +161,13 @@ describe('building a multi-tool assistant with the tools manager', () => {
       },
       { type: 'rubric_rag', enabled: true, config: { rubric_id: 'lab-report-2026', format: 'markdown' } },
     ]);
+
+    // Saved, the assistant has an id: target assistants now come from the server's candidates, itself refused with its reason.
+    await addTool(page, 'Assistant');
+    const target = page.getByRole('article', { name: 'Assistant' }).getByLabel('Assistant to call');
+    const itself = target.locator('option', { hasText: 'Plant lab helper (unavailable: this assistant itself)' });
+    await expect.poll(() => itself.count()).toBe(1);
+    expect(await itself.isDisabled()).toBe(true);
     expect(pageErrors).toEqual([]);
     await context.close();
   });
