@@ -1,0 +1,198 @@
+/**
+ * Proves in a real Chromium that a multi-tool assistant is built with the tools manager on
+ * /assistants/new: "Add tool" offers context tools and "Functions the model may call", pickers show
+ * the teacher's knowledge bases and rubrics by name and store their ids, the placeholder manager
+ * warns of a template placeholder nothing fills and of a context tool the template lacks and stops
+ * once they are fixed (a placeholder inserted at the cursor), a card moves with the keyboard and
+ * another by drag and drop, a tool is disabled, the server's live check shows its error at the
+ * field, and Save stores the tools in the chosen order with the chosen configs (read back through
+ * the API). Once saved, the assistant picker lists the server's candidates, the assistant itself
+ * disabled with the reason. The form with cards passes axe-core at desktop width in light mode
+ * and at 375 px in dark mode, without overflow.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { expectAccessible, expectOneHeading, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
+
+const RUBRIC = {
+  rubricId: 'lab-report-2026',
+  title: 'Lab report',
+  description: 'Biology lab reports',
+  criteria: [
+    {
+      name: 'Method',
+      description: 'How the experiment was run',
+      weight: 1,
+      levels: [
+        { score: 4, label: 'Clear', description: 'Every step can be repeated' },
+        { score: 0, label: 'Missing', description: 'No method' },
+      ],
+    },
+  ],
+  scoringType: 'points',
+  maxScore: 4,
+};
+
+async function addTool(page: Page, displayName: string): Promise<void> {
+  await page.getByRole('button', { name: 'Add tool' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Choose a tool' });
+  await dialog.getByRole('button', { name: displayName, exact: true }).click();
+  await expect.poll(() => dialog.isVisible()).toBe(false);
+}
+
+async function cardTitles(page: Page): Promise<string[]> {
+  return page.locator('article h3').allInnerTexts();
+}
+
+async function startMultiToolForm(page: Page, baseUrl: string): Promise<void> {
+  await logInThroughPage(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD);
+  await page.goto(`${baseUrl}/assistants/new`);
+  await page.getByLabel('Multi-tool', { exact: true }).check();
+}
+
+describe('building a multi-tool assistant with the tools manager', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let knowledgeBaseId: number;
+
+  beforeAll(async () => {
+    server = await startTestServer('sqlite');
+    browser = await launchBrowser();
+    const token = await loginAsAdmin(server);
+    const knowledgeBase = await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Plant biology notes' } });
+    expect(knowledgeBase.status, knowledgeBase.text).toBe(201);
+    knowledgeBaseId = knowledgeBase.body.id as number;
+    const rubric = await request(server, 'POST', '/api/rubrics', { token, body: RUBRIC });
+    expect(rubric.status, rubric.text).toBe(201);
+  });
+
+  afterAll(async () => {
+    await browser.close();
+    await server.close();
+  });
+
+  it('adds, configures, reorders and disables tools, warns about placeholders, and saves them in order', async () => {
+    const { context, page, pageErrors } = await openPage(browser);
+    await startMultiToolForm(page, server.baseUrl);
+    await expectOneHeading(page, 'New assistant');
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Plant lab helper');
+    await page.getByRole('textbox', { name: 'System prompt', exact: true }).fill('You help with plant biology lab reports.');
+    const template = page.getByRole('textbox', { name: 'Prompt template', exact: true });
+    await template.fill('Context: {context}\nNotes: {notes}\nQuestion: {user_input}');
+
+    await addTool(page, 'Knowledge Base RAG');
+    const knowledge = page.getByRole('article', { name: 'Knowledge Base RAG' });
+    await expect.poll(() => knowledge.getByText('Fills {context}').isVisible()).toBe(true);
+    await knowledge.getByLabel('Plant biology notes').check();
+
+    await addTool(page, 'Assessment rubric');
+    const rubric = page.getByRole('article', { name: 'Assessment rubric' });
+    await rubric.getByLabel('Rubric', { exact: true }).selectOption({ label: 'Lab report' });
+
+    await page.getByRole('button', { name: 'Add tool' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Choose a tool' });
+    const functions = dialog.getByRole('region', { name: 'Functions the model may call' });
+    await screenshot(page, 'web-tools-manager-selector');
+    expect(await functions.getByRole('button', { name: 'Weather', exact: true }).isVisible()).toBe(true);
+    expect(await dialog.getByRole('region', { name: 'Context tools' }).getByRole('button', { name: 'Weather', exact: true }).count()).toBe(
+      0,
+    );
+    await functions.getByRole('button', { name: 'Weather', exact: true }).click();
+    const weather = page.getByRole('article', { name: 'Weather' });
+    expect(await weather.getByText('Function the model may call').isVisible()).toBe(true);
+    expect(await cardTitles(page)).toEqual(['Knowledge Base RAG', 'Assessment rubric', 'Weather']);
+
+    const warnings = page.getByRole('status').filter({ hasText: /fills|no enabled tool/ });
+    await expect
+      .poll(() => warnings.allInnerTexts())
+      .toEqual([
+        '{notes} is in the template, but no enabled tool fills it; the model would read it as written.',
+        'Assessment rubric fills {rubric}, which the template does not use, so its output is lost.',
+      ]);
+    await template.fill('Context: {context}\nRubric: \nQuestion: {user_input}');
+    await expect.poll(() => warnings.count()).toBe(1);
+    // The cursor to the end of the "Rubric: " line, where the placeholder goes.
+    await template.focus();
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('End');
+    await page.getByRole('button', { name: 'Insert {rubric}' }).click();
+    expect(await template.inputValue()).toBe('Context: {context}\nRubric: {rubric}\nQuestion: {user_input}');
+    await expect.poll(() => warnings.count()).toBe(0);
+    expect(await page.getByText('Every placeholder in the template is filled').isVisible()).toBe(true);
+
+    // Keyboard reordering: the focus stays on the button that moved the card, and the move is announced.
+    await weather.getByRole('button', { name: 'Move up' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => cardTitles(page)).toEqual(['Knowledge Base RAG', 'Weather', 'Assessment rubric']);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => cardTitles(page)).toEqual(['Weather', 'Knowledge Base RAG', 'Assessment rubric']);
+    expect(await page.getByText('Weather moved to position 1 of 3.').count()).toBe(1);
+    expect(await page.evaluate('document.activeElement.textContent.trim()')).toBe('Move down');
+
+    await weather.getByLabel('Enabled').uncheck();
+    expect(await weather.getByText('Disabled', { exact: true }).isVisible()).toBe(true);
+
+    // The server's live check names a field; its message appears there and goes when it is fixed.
+    const passages = knowledge.getByLabel('Passages to retrieve');
+    await passages.fill('50');
+    await expect.poll(() => knowledge.getByRole('alert').allInnerTexts()).toEqual(['"top_k" must be <= 20']);
+    expect(await passages.getAttribute('aria-invalid')).toBe('true');
+    await passages.fill('4');
+    await expect.poll(() => knowledge.getByRole('alert').count()).toBe(0);
+
+    await expectAccessible(page);
+    await screenshot(page, 'web-tools-manager-desktop-light');
+
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    const saved = page.getByText(/^Saved as assistant \d+\.$/);
+    await expect.poll(() => saved.isVisible()).toBe(true);
+    const id = Number(/\d+/.exec(await saved.innerText())?.[0]);
+    const stored = await request(server, 'GET', `/api/assistants/${id}`, { token: await loginAsAdmin(server) });
+    expect(stored.status, stored.text).toBe(200);
+    expect(stored.body.prompt_template).toBe('Context: {context}\nRubric: {rubric}\nQuestion: {user_input}');
+    expect(stored.body.metadata.tools).toEqual([
+      { type: 'weather', enabled: false, config: {} },
+      {
+        type: 'simple_rag',
+        enabled: true,
+        config: { collections: [String(knowledgeBaseId)], top_k: 4, threshold: 0, query_mode: 'last_message' },
+      },
+      { type: 'rubric_rag', enabled: true, config: { rubric_id: 'lab-report-2026', format: 'markdown' } },
+    ]);
+
+    // Saved, the assistant has an id: target assistants now come from the server's candidates, itself refused with its reason.
+    await addTool(page, 'Assistant');
+    const target = page.getByRole('article', { name: 'Assistant' }).getByLabel('Assistant to call');
+    const itself = target.locator('option', { hasText: 'Plant lab helper (unavailable: this assistant itself)' });
+    await expect.poll(() => itself.count()).toBe(1);
+    expect(await itself.isDisabled()).toBe(true);
+    expect(pageErrors).toEqual([]);
+    await context.close();
+  });
+
+  it('fits a phone in dark mode, explains the one-level rule of assistant tools, and passes axe-core', async () => {
+    const { context, page, pageErrors } = await openPage(browser, { width: 375, colorScheme: 'dark' });
+    await startMultiToolForm(page, server.baseUrl);
+    await page.getByRole('textbox', { name: 'Prompt template', exact: true }).fill('{file}\n{user_input}');
+    await addTool(page, 'Weather');
+    await addTool(page, 'Single file');
+    // Drag and drop reorders too: the file card's handle dropped on the weather card puts it first.
+    await page.evaluate("document.querySelector('article').scrollIntoView({ block: 'start' })");
+    await page
+      .getByRole('article', { name: 'Single file' })
+      .locator('.handle')
+      .dragTo(page.getByRole('article', { name: 'Weather' }), { targetPosition: { x: 150, y: 12 } });
+    await expect.poll(() => cardTitles(page)).toEqual(['Single file', 'Weather']);
+    await addTool(page, 'Assistant');
+    const assistantCard = page.getByRole('article', { name: 'Assistant' });
+    expect(await assistantCard.getByText('Calls go one level deep').isVisible()).toBe(true);
+    await expect.poll(() => assistantCard.getByLabel('Assistant to call').locator('option').count()).toBeGreaterThan(0);
+    expect(await page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth')).toBe(true);
+    await expectAccessible(page);
+    await screenshot(page, 'web-tools-manager-phone-dark');
+    expect(pageErrors).toEqual([]);
+    await context.close();
+  });
+});

@@ -1,0 +1,50 @@
+/**
+ * The installed tools as GET /lamb/v1/completions/tools lists them, and the live check of one
+ * tool's config (POST /lamb/v1/completions/tools/{name}/validate) the tool cards run as the
+ * teacher types. `placeholder` in an entry's config is LAMB's routing key, not tool config, so it
+ * is left out of the check, as the server leaves it out when it saves.
+ */
+import { api } from '$lib/api/client';
+import type { JsonSchema } from './schema-form';
+
+export interface CatalogueTool {
+  name: string;
+  display_name: string;
+  description: string;
+  /** The placeholder a context tool fills by default; null for a function tool. */
+  placeholder: string | null;
+  category: string;
+  version: string;
+  kind: 'context' | 'function' | 'context+function';
+  aliases: string[];
+  config_schema: JsonSchema;
+}
+
+export interface ConfigProblem {
+  /** Below the config (`top_k`), or `(config)` for the whole of it. */
+  path: string;
+  message: string;
+}
+
+export async function loadToolCatalogue(): Promise<CatalogueTool[]> {
+  return (await api<{ tools: CatalogueTool[] }>('/lamb/v1/completions/tools')).tools;
+}
+
+/** The catalogue entry for an entry's type, which may be a tool's name or one of its aliases. */
+export function findTool(catalogue: readonly CatalogueTool[], type: string): CatalogueTool | undefined {
+  return catalogue.find((tool) => tool.name === type || tool.aliases.includes(type));
+}
+
+/** Whether the tool fills a placeholder (a context tool, or one that is both). */
+export function isContextTool(tool: CatalogueTool): boolean {
+  return tool.kind !== 'function';
+}
+
+export async function checkToolConfig(name: string, config: Record<string, unknown>): Promise<ConfigProblem[]> {
+  const { placeholder: _routingKey, ...toolConfig } = config;
+  const check = await api<{ valid: boolean; errors: ConfigProblem[] }>(`/lamb/v1/completions/tools/${encodeURIComponent(name)}/validate`, {
+    method: 'POST',
+    body: { config: toolConfig },
+  });
+  return check.errors;
+}
