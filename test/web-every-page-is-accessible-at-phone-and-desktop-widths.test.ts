@@ -72,8 +72,8 @@ describe('every page of the web app', () => {
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
+    await browser.close();
+    await server.close();
   });
 
   describe.each(STATES)('at $width px, $colorScheme', (state) => {

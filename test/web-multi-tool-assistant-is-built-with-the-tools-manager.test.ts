@@ -6,7 +6,7 @@
  * once they are fixed (a placeholder inserted at the cursor), a card moves with the keyboard and
  * another by drag and drop, a tool is disabled, the server's live check shows its error at the
  * field, and Save stores the tools in the chosen order with the chosen configs (read back through
- * the API). Once saved, the assistant picker lists the server's candidates, the assistant itself
+ * the API) and opens the assistant's page. There, the assistant picker lists the server's candidates, the assistant itself
  * disabled with the reason. The form with cards passes axe-core at desktop width in light mode
  * and at 375 px in dark mode, without overflow.
  */
@@ -146,9 +146,9 @@ describe('building a multi-tool assistant with the tools manager', () => {
     await screenshot(page, 'web-tools-manager-desktop-light');
 
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    const saved = page.getByText(/^Saved as assistant \d+\.$/);
-    await expect.poll(() => saved.isVisible()).toBe(true);
-    const id = Number(/\d+/.exec(await saved.innerText())?.[0]);
+    await page.waitForURL(/\/assistants\/\d+$/);
+    const id = Number(/\/assistants\/(\d+)$/.exec(page.url())?.[1]);
+    await expectOneHeading(page, 'Plant lab helper');
     const stored = await request(server, 'GET', `/api/assistants/${id}`, { token: await loginAsAdmin(server) });
     expect(stored.status, stored.text).toBe(200);
     expect(stored.body.prompt_template).toBe('Context: {context}\nRubric: {rubric}\nQuestion: {user_input}');

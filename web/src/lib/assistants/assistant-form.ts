@@ -3,7 +3,7 @@
  * description, prompts and metadata; classic assistants add the knowledge bases and top-k their
  * rag_processor reads. Keys the form does not know stay in the metadata as they were.
  */
-import type { Assistant, AssistantMetadata } from './assistant-types';
+import type { Assistant, AssistantMetadata } from '$lib/api/assistant-types';
 
 export type AssistantKind = 'classic' | 'multi_tool';
 

@@ -5,7 +5,7 @@
  * as the person copying (who will own the copy) and leaves it unpublished and unshared.
  */
 import { api } from '$lib/api/client';
-import type { Assistant } from './assistant-types';
+import type { Assistant } from '$lib/api/assistant-types';
 
 export async function duplicateAssistant(assistantId: number, copyName: string): Promise<Assistant> {
   const document = await api<Record<string, unknown>>(`/api/assistants/${assistantId}/export`);

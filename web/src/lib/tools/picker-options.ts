@@ -6,7 +6,7 @@
  * level deep), and saving checks the rest.
  */
 import { api } from '$lib/api/client';
-import { hasConfiguration, type AssistantPage } from '$lib/assistants/assistant-types';
+import { hasConfiguration, type AssistantPage } from '$lib/api/assistant-types';
 import { t } from '$lib/i18n/translate.svelte';
 import { refusalReason } from './field-labels';
 import type { PickerKind } from './schema-form';
