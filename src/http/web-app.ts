@@ -17,7 +17,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 const FALLBACK_PAGE = 'app.html';
 const SERVER_PATHS = ['/api', '/v1', '/lamb', '/lti', '/mcp', '/docs', '/openapi.json', '/healthz', '/status', '/_app'];
-const INLINE_SCRIPT = /<script>([\s\S]*?)<\/script>/g;
+const SCRIPT_OPEN = '<script>';
+const SCRIPT_CLOSE = '</script>';
 
 export interface WebApp {
   html: string;
@@ -29,13 +30,22 @@ export function loadWebApp(directory: string): WebApp | undefined {
   const pagePath = path.join(directory, FALLBACK_PAGE);
   if (!existsSync(pagePath)) return undefined;
   const html = readFileSync(pagePath, 'utf8');
-  const scriptHashes = [...html.matchAll(INLINE_SCRIPT)].map(
-    (match) =>
-      `'sha256-${createHash('sha256')
-        .update(match[1] ?? '')
-        .digest('base64')}'`,
-  );
+  const scriptHashes = inlineScripts(html).map((script) => `'sha256-${createHash('sha256').update(script).digest('base64')}'`);
   return { html, scriptHashes };
+}
+
+/** The bodies of the page's attribute-less inline scripts; a scan rather than a lazy regex, which backtracks quadratically. */
+function inlineScripts(html: string): string[] {
+  const scripts: string[] = [];
+  let start = html.indexOf(SCRIPT_OPEN);
+  while (start !== -1) {
+    const bodyStart = start + SCRIPT_OPEN.length;
+    const end = html.indexOf(SCRIPT_CLOSE, bodyStart);
+    if (end === -1) break;
+    scripts.push(html.slice(bodyStart, end));
+    start = html.indexOf(SCRIPT_OPEN, end + SCRIPT_CLOSE.length);
+  }
+  return scripts;
 }
 
 function isServerPath(pathname: string): boolean {
