@@ -4,11 +4,24 @@ import { nowTimestamp, toFlag, type Database } from './schema.js';
 
 export interface OrganizationPolicies {
   learnersCreateApiKeys: boolean;
+  /** Days a chat is kept after its last change; null keeps chats. */
+  chatRetentionDays: number | null;
+  ownersCanReadChats: boolean;
 }
 
 export async function findOrganizationPolicies(db: Kysely<Database>, organizationId: number): Promise<OrganizationPolicies | undefined> {
-  const row = await db.selectFrom('organizations').select('learners_create_api_keys').where('id', '=', organizationId).executeTakeFirst();
-  return row && { learnersCreateApiKeys: row.learners_create_api_keys === 1 };
+  const row = await db
+    .selectFrom('organizations')
+    .select(['learners_create_api_keys', 'chat_retention_days', 'owners_can_read_chats'])
+    .where('id', '=', organizationId)
+    .executeTakeFirst();
+  return (
+    row && {
+      learnersCreateApiKeys: row.learners_create_api_keys === 1,
+      chatRetentionDays: row.chat_retention_days,
+      ownersCanReadChats: row.owners_can_read_chats === 1,
+    }
+  );
 }
 
 export async function updateOrganizationPolicies(
@@ -20,6 +33,8 @@ export async function updateOrganizationPolicies(
     .updateTable('organizations')
     .set({
       ...(changes.learnersCreateApiKeys !== undefined && { learners_create_api_keys: toFlag(changes.learnersCreateApiKeys) }),
+      ...(changes.chatRetentionDays !== undefined && { chat_retention_days: changes.chatRetentionDays }),
+      ...(changes.ownersCanReadChats !== undefined && { owners_can_read_chats: toFlag(changes.ownersCanReadChats) }),
       updated_at: nowTimestamp(),
     })
     .where('id', '=', organizationId)

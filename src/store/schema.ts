@@ -17,6 +17,10 @@ export interface OrganizationsTable {
   config: string;
   /** Whether the organization's learners may create API keys (1 until an admin says otherwise). */
   learners_create_api_keys: Generated<Flag>;
+  /** How many days a chat is kept after its last change; null keeps chats forever. */
+  chat_retention_days: Generated<number | null>;
+  /** Whether assistants' owners (and admins) may read the chats members had with their assistants. */
+  owners_can_read_chats: Generated<Flag>;
   created_at: string;
   updated_at: string;
 }
@@ -285,6 +289,36 @@ export interface RateLimitCountersTable {
   count: number;
 }
 
+export interface ChatsTable {
+  id: Generated<number>;
+  /** The owner's organization, whose chat policies (retention, who may read) apply. */
+  organization_id: number;
+  owner_id: number;
+  assistant_id: number;
+  /** Empty until the first answer names the chat, or the owner does. */
+  title: string;
+  /** The title, lower-cased by the application; see search-pattern.ts. */
+  search_text: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ChatMessagesTable {
+  id: Generated<number>;
+  chat_id: number;
+  role: 'user' | 'assistant';
+  content: string;
+  reasoning: string | null;
+  /** JSON array of the answer's sources. */
+  sources: string;
+  /** JSON array of the tool steps: {id, tool, display_name, state, duration_ms, parent}. */
+  steps: string;
+  /** JSON usage of the answer, or null for a user message. */
+  usage: string | null;
+  finish_reason: string | null;
+  created_at: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -304,6 +338,8 @@ export interface Database {
   files: FilesTable;
   rubrics: RubricsTable;
   rate_limit_counters: RateLimitCountersTable;
+  chats: ChatsTable;
+  chat_messages: ChatMessagesTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
