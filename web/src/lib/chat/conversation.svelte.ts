@@ -100,7 +100,7 @@ export class Conversation {
       this.busy = false;
       return;
     }
-    await this.#stream(`/api/chats/${this.chatId}/messages`, { content: text, stream: true });
+    await this.#stream(`/api/chats/${this.chatId}/messages`, { content: text, stream: true, status_as_content: false });
   }
 
   async regenerate(): Promise<void> {
@@ -110,7 +110,7 @@ export class Conversation {
     const last = this.messages.at(-1);
     if (last?.role === 'assistant') this.messages = this.messages.slice(0, -1);
     this.busy = true;
-    await this.#stream(`/api/chats/${this.chatId}/regenerate`, { stream: true });
+    await this.#stream(`/api/chats/${this.chatId}/regenerate`, { stream: true, status_as_content: false });
   }
 
   stop(): void {
