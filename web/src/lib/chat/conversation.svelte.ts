@@ -64,6 +64,7 @@ export class Conversation {
 
   /** A kept conversation: another person's chat, or one of another assistant, is not found. */
   async loadChat(chatId: string): Promise<LoadOutcome> {
+    if (!/^\d{1,15}$/.test(chatId)) return 'not-found';
     try {
       const chat = await api<ChatWithMessages>(`/api/chats/${encodeURIComponent(chatId)}`);
       if (chat.assistant_id !== this.assistantId) return 'not-found';
