@@ -4,6 +4,7 @@
  * may chat with it, signing in through the login page, and sending a message as a person does.
  */
 import type { Browser, Page } from 'playwright-core';
+import type { ScriptedReply } from '../fakes/fake-openai-server.js';
 import { startChatWorld, type ChatWorld } from './chat-world.js';
 import { logInThroughPage, openPage, type OpenedPage, type PageOptions } from './browser.js';
 import { createUser, type CreatedUser } from './test-server.js';
@@ -42,3 +43,30 @@ export async function keptChatPath(page: Page, assistantId: number): Promise<str
   await page.waitForURL(new RegExp(`/chat/${assistantId}/\\d+$`));
   return new URL(page.url()).pathname;
 }
+
+/** An answer with what the chat page renders: headings, a list, a table, code, math and thinking. */
+export const RICH_ANSWER: ScriptedReply = {
+  reasoning: ['The notes mention mitosis; ', 'a table compares the two processes best.'],
+  text: [
+    '## Cell division',
+    '',
+    'Cells divide in two ways:',
+    '',
+    '1. **Mitosis** makes two identical cells.',
+    '2. **Meiosis** makes four gametes.',
+    '',
+    '| Process | Daughter cells | Ploidy |',
+    '| --- | --- | --- |',
+    '| Mitosis | 2 | diploid |',
+    '| Meiosis | 4 | haploid |',
+    '',
+    '```python',
+    'def daughters(process):',
+    '    return 2 if process == "mitosis" else 4',
+    '```',
+    '',
+    'After $t$ divisions a population has grown to',
+    '',
+    '$$N(t) = N_0 \\cdot 2^t$$',
+  ].join('\n'),
+};
