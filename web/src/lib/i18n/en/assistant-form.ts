@@ -25,6 +25,9 @@ export const assistantForm = {
   imageGenerationHint: 'The model can create images.',
   verbose: 'Verbose traces',
   verboseHint: 'Records each step of a request (without secrets) to find problems.',
+  statusAsContent: 'Tool steps in the answer text',
+  statusAsContentHint:
+    'For chat clients that show only the answer (Open WebUI, Moodle): each tool step is written into the text as a line. Merino’s own chat page shows steps apart either way.',
   catalogueFailed: 'The models and tools could not be loaded. Reload the page to try again.',
   owner: 'Owner',
   notSet: 'Not set',

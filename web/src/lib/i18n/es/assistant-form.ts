@@ -28,6 +28,9 @@ export const assistantForm: CatalogueArea<typeof english> = {
   imageGenerationHint: 'El modelo puede crear imágenes.',
   verbose: 'Trazas detalladas',
   verboseHint: 'Registra cada paso de una petición (sin secretos) para encontrar problemas.',
+  statusAsContent: 'Pasos de herramientas en el texto de la respuesta',
+  statusAsContentHint:
+    'Para clientes de chat que solo muestran la respuesta (Open WebUI, Moodle): cada paso de herramienta se escribe en el texto como una línea. El chat de Merino muestra los pasos aparte en cualquier caso.',
   catalogueFailed: 'No se pudieron cargar los modelos y las herramientas. Recarga la página para intentarlo de nuevo.',
   owner: 'Propietario',
   notSet: 'Sin definir',
