@@ -5,7 +5,9 @@
  * Rules: system admins may do everything; an organization admin manages everything in their own
  * organization; an owner manages their own assistants; a user an assistant is shared with may
  * see its configuration, chat with it and export it; a published assistant may be used (seen as
- * a summary and chatted with) by every member of its organization. Whoever may not even see an
+ * a summary and chatted with) by every member of its organization. A chat is its owner's alone;
+ * its assistant's managers read it only where its organization allows (assistantChatsScope).
+ * Whoever may not even see an
  * object gets 404, so ids cannot be enumerated; whoever may see it but not change it gets 403.
  */
 import { AppError } from '../errors/app-error.js';

@@ -3,22 +3,13 @@
  * them through the foreign key); the service decides who may see which, and the list scopes come
  * from the permission module.
  */
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { ChatListScope } from './list-scopes.js';
 import { containsText, searchText } from './search-pattern.js';
-import type { ChatMessagesTable, Database } from './schema.js';
-import type { Insertable, Selectable } from 'kysely';
+import type { ChatMessagesTable, ChatsTable, Database } from './schema.js';
 
-export interface ChatRecord {
-  id: number;
-  organization_id: number;
-  owner_id: number;
-  assistant_id: number;
-  assistant_name: string;
-  title: string;
-  created_at: string;
-  updated_at: string;
-}
+/** A chat row as the service reads it: without its search column, with its assistant's name. */
+export type ChatRecord = Omit<Selectable<ChatsTable>, 'search_text'> & { assistant_name: string };
 
 export type ChatMessageRow = Selectable<ChatMessagesTable>;
 export type NewChatMessageRow = Insertable<ChatMessagesTable>;

@@ -86,9 +86,14 @@ const learnerProperty = {
   learner: { type: 'string', description: 'the learner by a stable pseudonym, e.g. "Learner 4f2a1c"; never their email' },
 } as const;
 
-const readableChatSchema = { type: 'object', properties: { ...chatProperties, ...learnerProperty } } as const;
+const readableChatSchema = {
+  type: 'object',
+  description: "A member's chat",
+  properties: { ...chatProperties, ...learnerProperty },
+} as const;
 const readableChatWithMessagesSchema = {
   type: 'object',
+  description: "A member's chat with its messages, oldest first, the learner by pseudonym",
   properties: { ...chatWithMessagesSchema.properties, ...learnerProperty },
 } as const;
 
@@ -292,6 +297,7 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
       schema: {
         tags: ['chats'],
         summary: 'Answer the last question of one of your chats again, replacing its answer',
+        description: 'The body is a JSON object, `{}` at least.',
         params: chatIdParametersSchema,
         body: {
           type: 'object',
@@ -303,9 +309,7 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
     },
     async (request, reply) => {
       const clientGone = clientGoneSignal(reply);
-      // A regeneration needs no body at all, and Fastify validates only a body that was sent.
-      const body = request.body as typeof request.body | undefined;
-      const { stream, status_as_content: statusAsContent } = body ?? {};
+      const { stream, status_as_content: statusAsContent } = request.body;
       const turn = await services.chats.regenerate(callContext(request), request.params.id, { signal: clientGone });
       return sendRun({ request, reply, run: turn.run, stream: stream === true, statusAsContent, modelId: turn.modelId, clientGone });
     },
