@@ -57,6 +57,13 @@ describe.each(TEST_DIALECTS)('chat export and delete-all on %s', (dialect) => {
     expect(exported.text).not.toContain('Neighbour secret');
   });
 
+  it('narrows the export by the list filters and paging when asked', async () => {
+    const searched = await request(world.server, 'GET', '/api/chats/export?q=RIBOSOME', { token: learner.token });
+    expect(searched.body.chats.map((chat: { title: string }) => chat.title)).toEqual(['What is a ribosome?']);
+    const paged = await request(world.server, 'GET', '/api/chats/export?limit=1&offset=1', { token: learner.token });
+    expect(paged.body.chats).toHaveLength(1);
+  });
+
   it('refuses an unknown export format with 400 naming it', async () => {
     const refused = await request(world.server, 'GET', '/api/chats/export?format=pdf', { token: learner.token });
     expect(refused.status).toBe(400);

@@ -6,6 +6,8 @@ import { FOUNDATION_BODY_ENDPOINTS, FOUNDATION_ENDPOINTS } from './support/found
 import { possiblyUnset } from './support/possibly-unset.js';
 
 /** List endpoints known today to take paging query parameters. */
+/** How long the suites that send every malformed body to every endpoint may take. */
+const MANY_REQUESTS_TIMEOUT_MILLISECONDS = 120_000;
 const KNOWN_QUERY_ENDPOINTS = ['GET /api/users', 'GET /api/assistants'] as const;
 
 const BAD_PATH_IDS = ['abc', '-1', '0', '99999999999', '1.5', '2147483648', 'null', '%00'] as const;
@@ -367,16 +369,21 @@ describe.each(TEST_DIALECTS)('malformed requests get 4xx on %s', (dialect) => {
   });
 
   describe('malformed bodies', () => {
-    it('get a 4xx OpenAI-style error without a stack trace on every endpoint that takes a body', async () => {
-      const { failures, sent } = await sendToEveryBodyEndpoint(malformedBodies);
-      expect(sent).toBeGreaterThan(FOUNDATION_BODY_ENDPOINTS.length * 20);
-      expect(failures).toEqual([]);
-      // Refused means refused: the real objects the bodies were aimed at are unchanged.
-      const assistant = await request(server, 'GET', `/api/assistants/${realIds.assistant}`, { token: adminToken });
-      expect(assistant.body).toMatchObject({ name: 'Target assistant', description: '' });
-      const user = await request(server, 'GET', `/api/users/${realIds.user}`, { token: adminToken });
-      expect(user.body).toMatchObject({ email: 'target@merino.test', name: '', role: 'learner', disabled: false });
-    });
+    it(
+      'get a 4xx OpenAI-style error without a stack trace on every endpoint that takes a body',
+      async () => {
+        const { failures, sent } = await sendToEveryBodyEndpoint(malformedBodies);
+        expect(sent).toBeGreaterThan(FOUNDATION_BODY_ENDPOINTS.length * 20);
+        expect(failures).toEqual([]);
+        // Refused means refused: the real objects the bodies were aimed at are unchanged.
+        const assistant = await request(server, 'GET', `/api/assistants/${realIds.assistant}`, { token: adminToken });
+        expect(assistant.body).toMatchObject({ name: 'Target assistant', description: '' });
+        const user = await request(server, 'GET', `/api/users/${realIds.user}`, { token: adminToken });
+        expect(user.body).toMatchObject({ email: 'target@merino.test', name: '', role: 'learner', disabled: false });
+        // Thousands of requests, one after another, and more with every endpoint added: the default timeout is for one scenario.
+      },
+      MANY_REQUESTS_TIMEOUT_MILLISECONDS,
+    );
 
     it('holding NUL bytes or lone surrogates in their strings get a 4xx OpenAI-style error on every endpoint that takes a body', async () => {
       const { failures, sent } = await sendToEveryBodyEndpoint(badTextBodies);

@@ -22,7 +22,6 @@ import {
   findScopedChat,
   insertChat,
   insertMessage,
-  listAllChatsOfOwner,
   listChats,
   listMessages,
   nameUntitledChat,
@@ -78,6 +77,15 @@ export interface ChatExport {
 }
 
 const PSEUDONYM_CHARACTERS = 6;
+/** An export without a limit holds every chat; the store takes this as no limit at all. */
+const EVERY_ROW = Number.MAX_SAFE_INTEGER;
+
+export interface ChatExportQuery {
+  limit?: number | undefined;
+  offset?: number | undefined;
+  q?: string | undefined;
+  assistant_id?: number | undefined;
+}
 
 function pipelineHistory(messages: readonly ChatMessageRow[]): ChatMessage[] {
   return messages.map((message) => ({ role: message.role, content: message.content }));
@@ -160,9 +168,15 @@ export class ChatService {
     await deleteChatsOfOwner(this.db, context.identity.userId);
   }
 
-  async exportAll(context: CallContext): Promise<ChatExport> {
-    const chats = await listAllChatsOfOwner(this.db, context.identity.userId);
-    return { exported_at: nowTimestamp(), chats: await this.withMessages(chats) };
+  /** All of the caller's chats with their messages, or the part the list's own filters and page name. */
+  async exportAll(context: CallContext, query: ChatExportQuery): Promise<ChatExport> {
+    const page = await listChats(this.db, ownChatsScope(context.identity), {
+      limit: query.limit ?? EVERY_ROW,
+      offset: query.offset ?? 0,
+      assistantId: query.assistant_id,
+      search: query.q,
+    });
+    return { exported_at: nowTimestamp(), chats: await this.withMessages(page.items) };
   }
 
   /** Saves the question, then starts the answer on the whole conversation. */

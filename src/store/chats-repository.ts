@@ -135,15 +135,6 @@ export async function deleteChatsOfOwner(db: Kysely<Database>, ownerId: number):
   return Number(result.numDeletedRows);
 }
 
-/** Every chat of an owner, newest change first (for the export). */
-export async function listAllChatsOfOwner(db: Kysely<Database>, ownerId: number): Promise<ChatRecord[]> {
-  return chatsWithAssistant(db)
-    .where('chats.owner_id', '=', ownerId)
-    .orderBy('chats.updated_at', 'desc')
-    .orderBy('chats.id', 'desc')
-    .execute();
-}
-
 /** Messages of the chats, oldest first. */
 export async function listMessages(db: Kysely<Database>, chatIds: readonly number[]): Promise<ChatMessageRow[]> {
   if (chatIds.length === 0) return [];

@@ -125,6 +125,17 @@ const exportResponse = {
   },
 } as const;
 
+/** The list's query without limit's default (an export holds every chat unless told otherwise), plus the format. */
+function exportQuerySchema(pageSizeMaximum: number) {
+  const list = pageQuerySchema(pageSizeMaximum, chatListFilters);
+  const { default: _limitDefault, ...limit } = list.properties.limit;
+  const { default: _offsetDefault, ...offset } = list.properties.offset;
+  return {
+    ...list,
+    properties: { ...list.properties, limit, offset, format: { type: 'string', enum: ['json', 'markdown'], default: 'json' } },
+  } as const;
+}
+
 function exportMarkdown(exported: ChatExport): string {
   const sections = exported.chats.map((chat: ChatWithMessages) => {
     const turns = chat.messages.map((message) => {
@@ -200,18 +211,16 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
       schema: {
         tags: ['chats'],
         summary: 'Download all your chats as JSON or markdown',
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          properties: { format: { type: 'string', enum: ['json', 'markdown'], default: 'json' } },
-        },
+        description: 'Without `limit`, every chat; the list filters and paging narrow it when given.',
+        querystring: exportQuerySchema(pageSizeMaximum),
         response: { 200: exportResponse, ...commonErrorResponses },
       },
     },
     async (request, reply) => {
-      const exported = await services.chats.exportAll(callContext(request));
+      const { format, ...filters } = request.query;
+      const exported = await services.chats.exportAll(callContext(request), filters);
       const day = exported.exported_at.slice(0, 10);
-      if (request.query.format === 'markdown') {
+      if (format === 'markdown') {
         reply.header('content-disposition', `attachment; filename="merino-chats-${day}.md"`);
         return reply.type('text/markdown; charset=utf-8').send(exportMarkdown(exported));
       }
