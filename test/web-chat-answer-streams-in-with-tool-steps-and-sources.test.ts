@@ -5,12 +5,10 @@
  * the thinking is in a collapsed "Thinking" section; the sources name the file; the tool activity
  * folds away once the answer is done; and the address becomes the kept chat's own without a reload.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NOTES_FILE_NAME } from './support/chat-world.js';
-import { keptChatPath, sendMessage, signedInPage, startChatPageWorld, type ChatPageWorld } from './support/chat-pages.js';
-import { expectAccessible, expectOneHeading, launchBrowser } from './support/browser.js';
-import { possiblyUnset } from './support/possibly-unset.js';
+import { chatPageSuite, keptChatPath, sendMessage, signedInPage } from './support/chat-pages.js';
+import { expectAccessible, expectOneHeading } from './support/browser.js';
 
 interface Sample {
   steps: string;
@@ -31,28 +29,17 @@ const RECORD_SAMPLES = `(() => {
 })()`;
 
 describe('a chat answer in the browser', () => {
-  let world: ChatPageWorld;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    world = await startChatPageWorld();
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await possiblyUnset(browser)?.close();
-    await possiblyUnset(world)?.close();
-  });
+  const suite = chatPageSuite();
 
   it('shows the tool step first, then the answer streaming in, thinking, and the file as a source', async () => {
-    const { page, context, pageErrors } = await signedInPage(browser, world, world.learner);
+    const { page, context, pageErrors } = await signedInPage(suite.browser, suite.world, suite.world.learner);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Chat' }).click();
     await expectOneHeading(page, 'Chat');
     await page.getByRole('link', { name: 'Start a chat with Biology tutor' }).click();
-    await page.waitForURL(new RegExp(`/chat/${world.assistantId}$`));
+    await page.waitForURL(new RegExp(`/chat/${suite.world.assistantId}$`));
     await expectOneHeading(page, 'Biology tutor');
 
-    world.provider.enqueue({ delayMs: 400, chunks: ANSWER_PIECES, chunkDelayMs: 120, reasoning: ['The notes ', 'say mitosis.'] });
+    suite.world.provider.enqueue({ delayMs: 400, chunks: ANSWER_PIECES, chunkDelayMs: 120, reasoning: ['The notes ', 'say mitosis.'] });
     await page.evaluate(RECORD_SAMPLES);
     await sendMessage(page, 'How do cells divide?');
 
@@ -80,8 +67,8 @@ describe('a chat answer in the browser', () => {
     expect(await thinking.isVisible()).toBe(true);
 
     // The address is now the kept chat's, reached without loading the page again.
-    const path = await keptChatPath(page, world.assistantId);
-    expect(path).toMatch(new RegExp(`^/chat/${world.assistantId}/\\d+$`));
+    const path = await keptChatPath(page, suite.world.assistantId);
+    expect(path).toMatch(new RegExp(`^/chat/${suite.world.assistantId}/\\d+$`));
     // A reload would have dropped the recorder the test put into the page.
     expect(await page.evaluate<boolean>('Array.isArray(window.__samples)')).toBe(true);
     await expect

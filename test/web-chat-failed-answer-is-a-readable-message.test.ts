@@ -3,30 +3,16 @@
  * words, never a stack trace or a blank: both when the provider refuses after the tool step has
  * streamed (a closing error chunk) and when it cannot be reached at all. The next message works.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendMessage, signedInPage, startChatPageWorld, type ChatPageWorld } from './support/chat-pages.js';
-import { launchBrowser } from './support/browser.js';
-import { possiblyUnset } from './support/possibly-unset.js';
+import { describe, expect, it } from 'vitest';
+import { chatPageSuite, sendMessage, signedInPage } from './support/chat-pages.js';
 
 describe('a failed answer', () => {
-  let world: ChatPageWorld;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    world = await startChatPageWorld();
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await possiblyUnset(browser)?.close();
-    await possiblyUnset(world)?.close();
-  });
+  const suite = chatPageSuite();
 
   it('is shown as a readable alert, and the conversation goes on', async () => {
-    const { page, context, pageErrors } = await signedInPage(browser, world, world.learner);
-    await page.goto(`${world.server.baseUrl}/chat/${world.assistantId}`);
-    world.provider.enqueue({ status: 500, errorMessage: 'The fake model is down.' });
+    const { page, context, pageErrors } = await signedInPage(suite.browser, suite.world, suite.world.learner);
+    await page.goto(`${suite.world.server.baseUrl}/chat/${suite.world.assistantId}`);
+    suite.world.provider.enqueue({ status: 500, errorMessage: 'The fake model is down.' });
     await sendMessage(page, 'How do cells divide?');
     const alert = page.locator('ol[aria-label="Conversation"]').getByRole('alert');
     await alert.waitFor();
@@ -35,7 +21,7 @@ describe('a failed answer', () => {
     expect(text).not.toMatch(/\bat \S+:\d+|Error:|undefined|\[object/);
     expect(await page.getByRole('button', { name: 'Send' }).isEnabled()).toBe(true);
 
-    world.provider.enqueue({ text: 'Cells divide by mitosis.' });
+    suite.world.provider.enqueue({ text: 'Cells divide by mitosis.' });
     await sendMessage(page, 'Try again: how do cells divide?');
     await page.locator('li.assistant .markdown').getByText('Cells divide by mitosis.').waitFor();
     expect(await alert.count()).toBe(0);

@@ -5,38 +5,28 @@
  * deletes them only after the confirmation, leaving another person's chats alone.
  */
 import { readFileSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signedInPage, startChatPageWorld, type ChatPageWorld } from './support/chat-pages.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { chatPageSuite, signedInPage } from './support/chat-pages.js';
 import { startChat } from './support/chat-world.js';
 import { createUser, request, type CreatedUser } from './support/test-server.js';
-import { expectOneHeading, launchBrowser, openPage } from './support/browser.js';
-import { possiblyUnset } from './support/possibly-unset.js';
+import { expectOneHeading, openPage } from './support/browser.js';
 
 describe('the chat home', () => {
-  let world: ChatPageWorld;
-  let browser: Browser;
+  const suite = chatPageSuite();
   let creator: CreatedUser;
 
   beforeAll(async () => {
-    world = await startChatPageWorld();
-    browser = await launchBrowser();
-    creator = await createUser(world.server, world.adminToken, { email: 'creator@merino.test', role: 'creator' });
-    const draft = await request(world.server, 'POST', '/api/assistants', {
+    creator = await createUser(suite.world.server, suite.world.adminToken, { email: 'creator@merino.test', role: 'creator' });
+    const draft = await request(suite.world.server, 'POST', '/api/assistants', {
       token: creator.token,
       body: { name: 'Unfinished draft', description: 'Not published yet' },
     });
     expect(draft.status).toBe(201);
   });
 
-  afterAll(async () => {
-    await possiblyUnset(browser)?.close();
-    await possiblyUnset(world)?.close();
-  });
-
   async function cardNames(user: { email: string; password: string }): Promise<string[]> {
-    const { page, context, pageErrors } = await signedInPage(browser, world, user);
-    await page.goto(`${world.server.baseUrl}/chat`);
+    const { page, context, pageErrors } = await signedInPage(suite.browser, suite.world, user);
+    await page.goto(`${suite.world.server.baseUrl}/chat`);
     await expectOneHeading(page, 'Chat');
     await page.getByRole('status').filter({ hasText: 'Loading' }).first().waitFor({ state: 'detached' });
     const names = await page.locator('.assistant-card h3').allInnerTexts();
@@ -46,23 +36,23 @@ describe('the chat home', () => {
   }
 
   it('shows a learner the published assistant only, and its creator their draft too', async () => {
-    expect(await cardNames(world.learner)).toEqual(['Biology tutor']);
+    expect(await cardNames(suite.world.learner)).toEqual(['Biology tutor']);
     expect(await cardNames(creator)).toEqual(['Biology tutor', 'Unfinished draft']);
   });
 
   it('sends an anonymous visitor to the login page', async () => {
-    const { page, context } = await openPage(browser);
-    await page.goto(`${world.server.baseUrl}/chat`);
+    const { page, context } = await openPage(suite.browser);
+    await page.goto(`${suite.world.server.baseUrl}/chat`);
     await page.waitForURL((url) => url.pathname === '/login' && url.searchParams.get('next') === '/chat');
     await context.close();
   });
 
   it('lists, exports and, after confirmation, deletes all of my chats', async () => {
-    await startChat(world, world.learner.token, 'Mitosis questions');
-    await startChat(world, world.learner.token, 'Meiosis questions');
-    const othersChat = await startChat(world, creator.token, 'Not the learner’s');
-    const { page, context, pageErrors } = await signedInPage(browser, world, world.learner);
-    await page.goto(`${world.server.baseUrl}/chat`);
+    await startChat(suite.world, suite.world.learner.token, 'Mitosis questions');
+    await startChat(suite.world, suite.world.learner.token, 'Meiosis questions');
+    const othersChat = await startChat(suite.world, creator.token, 'Not the learner’s');
+    const { page, context, pageErrors } = await signedInPage(suite.browser, suite.world, suite.world.learner);
+    await page.goto(`${suite.world.server.baseUrl}/chat`);
     const recent = page.getByRole('region', { name: 'Your recent chats' });
     await expect.poll(() => recent.getByRole('link').allInnerTexts()).toEqual(['Meiosis questions', 'Mitosis questions']);
 
@@ -75,13 +65,13 @@ describe('the chat home', () => {
     await page.getByRole('button', { name: 'Delete all my chats' }).click();
     const dialog = page.getByRole('dialog', { name: 'Delete all your chats?' });
     await dialog.getByRole('button', { name: 'Cancel' }).click();
-    expect((await request(world.server, 'GET', '/api/chats', { token: world.learner.token })).body.total).toBe(2);
+    expect((await request(suite.world.server, 'GET', '/api/chats', { token: suite.world.learner.token })).body.total).toBe(2);
     await page.getByRole('button', { name: 'Delete all my chats' }).click();
     await dialog.getByRole('button', { name: 'Delete all' }).click();
     await page.getByRole('status').filter({ hasText: 'All your chats were deleted.' }).waitFor();
     expect(await recent.getByText('You have no chats yet.').isVisible()).toBe(true);
-    expect((await request(world.server, 'GET', '/api/chats', { token: world.learner.token })).body.total).toBe(0);
-    expect((await request(world.server, 'GET', `/api/chats/${othersChat}`, { token: creator.token })).status).toBe(200);
+    expect((await request(suite.world.server, 'GET', '/api/chats', { token: suite.world.learner.token })).body.total).toBe(0);
+    expect((await request(suite.world.server, 'GET', `/api/chats/${othersChat}`, { token: creator.token })).status).toBe(200);
     expect(pageErrors).toEqual([]);
     await context.close();
   });

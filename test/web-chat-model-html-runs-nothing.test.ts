@@ -5,11 +5,8 @@
  * the DOM, no link has a dangerous href, and clicking the link texts does nothing. Math still
  * renders (KaTeX), but its `\href` makes no link (trust is off). The reader's own question is shown as text too.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendMessage, signedInPage, startChatPageWorld, type ChatPageWorld } from './support/chat-pages.js';
-import { launchBrowser } from './support/browser.js';
-import { possiblyUnset } from './support/possibly-unset.js';
+import { describe, expect, it } from 'vitest';
+import { chatPageSuite, sendMessage, signedInPage } from './support/chat-pages.js';
 
 const HOSTILE_ANSWER = [
   "Look: <img src=x onerror=\"window.__hacked = 'img'\"> and <script>window.__hacked = 'script'</script>.",
@@ -24,28 +21,17 @@ const HOSTILE_ANSWER = [
 const DANGEROUS_NODES = 'script, img, iframe, object, embed, [onerror], [onload], [onclick], [onmouseover]';
 
 describe('model HTML in the chat page', () => {
-  let world: ChatPageWorld;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    world = await startChatPageWorld();
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await possiblyUnset(browser)?.close();
-    await possiblyUnset(world)?.close();
-  });
+  const suite = chatPageSuite();
 
   it('runs nothing and links nowhere dangerous', async () => {
-    const { page, context, pageErrors } = await signedInPage(browser, world, world.learner);
+    const { page, context, pageErrors } = await signedInPage(suite.browser, suite.world, suite.world.learner);
     const dialogs: string[] = [];
     page.on('dialog', (dialog) => {
       dialogs.push(dialog.message());
       void dialog.dismiss();
     });
-    await page.goto(`${world.server.baseUrl}/chat/${world.assistantId}`);
-    world.provider.enqueue({ text: HOSTILE_ANSWER });
+    await page.goto(`${suite.world.server.baseUrl}/chat/${suite.world.assistantId}`);
+    suite.world.provider.enqueue({ text: HOSTILE_ANSWER });
     await sendMessage(page, 'Show me <img src=x onerror="window.__hacked = \'question\'">');
     const answer = page.locator('li.assistant .markdown');
     await answer.getByText('Look:').waitFor();

@@ -4,13 +4,12 @@
  * off) opening the same address get the not-found page with one h1 and nothing of the chat; an
  * anonymous visitor goes to the login page. Malformed and unknown ids are not found either.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signedInPage, startChatPageWorld, type ChatPageWorld } from './support/chat-pages.js';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { chatPageSuite, signedInPage } from './support/chat-pages.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, request } from './support/test-server.js';
-import { expectOneHeading, launchBrowser, openPage } from './support/browser.js';
+import { expectOneHeading, openPage } from './support/browser.js';
 import { peopleInTwoOrganizations } from './support/two-organizations.js';
-import { possiblyUnset } from './support/possibly-unset.js';
 
 const SECRET_TITLE = 'My secret revision plan';
 
@@ -22,33 +21,25 @@ async function expectNotFound(page: Page, path: string): Promise<void> {
 }
 
 describe('a chat opened by someone else', () => {
-  let world: ChatPageWorld;
-  let browser: Browser;
+  const suite = chatPageSuite();
   let chatPath: string;
 
   beforeAll(async () => {
-    world = await startChatPageWorld();
-    browser = await launchBrowser();
-    await peopleInTwoOrganizations(world.server, world.adminToken, [
+    await peopleInTwoOrganizations(suite.world.server, suite.world.adminToken, [
       { email: 'creator-a@merino.test', role: 'creator', organization: 'A' },
       { email: 'learner-b@merino.test', role: 'learner', organization: 'B' },
     ]);
-    const created = await request(world.server, 'POST', '/api/chats', {
-      token: world.learner.token,
-      body: { assistant_id: world.assistantId, title: SECRET_TITLE },
+    const created = await request(suite.world.server, 'POST', '/api/chats', {
+      token: suite.world.learner.token,
+      body: { assistant_id: suite.world.assistantId, title: SECRET_TITLE },
     });
     expect(created.status).toBe(201);
-    chatPath = `/chat/${world.assistantId}/${created.body.id}`;
-  });
-
-  afterAll(async () => {
-    await possiblyUnset(browser)?.close();
-    await possiblyUnset(world)?.close();
+    chatPath = `/chat/${suite.world.assistantId}/${created.body.id}`;
   });
 
   it('is shown to its owner', async () => {
-    const { page, context, pageErrors } = await signedInPage(browser, world, world.learner);
-    await page.goto(`${world.server.baseUrl}${chatPath}`);
+    const { page, context, pageErrors } = await signedInPage(suite.browser, suite.world, suite.world.learner);
+    await page.goto(`${suite.world.server.baseUrl}${chatPath}`);
     await expectOneHeading(page, 'Biology tutor');
     await page.locator('.chat-title').getByText(SECRET_TITLE).waitFor();
     expect(pageErrors).toEqual([]);
@@ -60,18 +51,18 @@ describe('a chat opened by someone else', () => {
     { who: 'a learner of another organization', email: 'learner-b@merino.test', password: 'learner-b@merino.test-password' },
     { who: 'the organization admin', email: ADMIN_EMAIL, password: ADMIN_PASSWORD },
   ])('is not found for $who', async ({ email, password }) => {
-    const { page, context, pageErrors } = await signedInPage(browser, world, { email, password });
-    await expectNotFound(page, `${world.server.baseUrl}${chatPath}`);
+    const { page, context, pageErrors } = await signedInPage(suite.browser, suite.world, { email, password });
+    await expectNotFound(page, `${suite.world.server.baseUrl}${chatPath}`);
     expect(pageErrors).toEqual([]);
     await context.close();
   });
 
   it('sends an anonymous visitor to the login page, and back after it', async () => {
-    const { page, context } = await openPage(browser);
-    await page.goto(`${world.server.baseUrl}${chatPath}`);
+    const { page, context } = await openPage(suite.browser);
+    await page.goto(`${suite.world.server.baseUrl}${chatPath}`);
     await page.waitForURL((url) => url.pathname === '/login' && url.searchParams.get('next') === chatPath);
-    await page.getByLabel('Email').fill(world.learner.email);
-    await page.getByLabel('Password').fill(world.learner.password);
+    await page.getByLabel('Email').fill(suite.world.learner.email);
+    await page.getByLabel('Password').fill(suite.world.learner.password);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.waitForURL((url) => url.pathname === chatPath);
     await expectOneHeading(page, 'Biology tutor');
@@ -79,16 +70,16 @@ describe('a chat opened by someone else', () => {
   });
 
   it('is not found under another assistant, nor for malformed or unknown ids', async () => {
-    const { page, context, pageErrors } = await signedInPage(browser, world, world.learner);
+    const { page, context, pageErrors } = await signedInPage(suite.browser, suite.world, suite.world.learner);
     const chatId = chatPath.split('/').at(-1);
     for (const path of [
-      `/chat/${world.assistantId + 1000}/${chatId}`,
-      `/chat/${world.assistantId}/999999`,
-      `/chat/${world.assistantId}/1%20OR%201=1`,
+      `/chat/${suite.world.assistantId + 1000}/${chatId}`,
+      `/chat/${suite.world.assistantId}/999999`,
+      `/chat/${suite.world.assistantId}/1%20OR%201=1`,
       `/chat/not-a-number`,
-      `/chat/${world.assistantId + 1000}`,
+      `/chat/${suite.world.assistantId + 1000}`,
     ]) {
-      await expectNotFound(page, `${world.server.baseUrl}${path}`);
+      await expectNotFound(page, `${suite.world.server.baseUrl}${path}`);
     }
     expect(pageErrors).toEqual([]);
     await context.close();

@@ -6,7 +6,9 @@
 import type { Browser, Page } from 'playwright-core';
 import type { ScriptedReply } from '../fakes/fake-openai-server.js';
 import { startChatWorld, type ChatWorld } from './chat-world.js';
-import { logInThroughPage, openPage, type OpenedPage, type PageOptions } from './browser.js';
+import { afterAll, beforeAll } from 'vitest';
+import { launchBrowser, logInThroughPage, openPage, type OpenedPage, type PageOptions } from './browser.js';
+import { possiblyUnset } from './possibly-unset.js';
 import { createUser, type CreatedUser } from './test-server.js';
 
 export interface ChatPageWorld extends ChatWorld {
@@ -17,6 +19,25 @@ export async function startChatPageWorld(): Promise<ChatPageWorld> {
   const world = await startChatWorld('sqlite');
   const learner = await createUser(world.server, world.adminToken, { email: 'learner@merino.test', role: 'learner' });
   return Object.assign(world, { learner });
+}
+
+/** One chats world and one browser for a describe block: started before its tests, closed after. */
+export interface ChatPageSuite {
+  world: ChatPageWorld;
+  browser: Browser;
+}
+
+export function chatPageSuite(): ChatPageSuite {
+  const suite: Partial<ChatPageSuite> = {};
+  beforeAll(async () => {
+    suite.world = await startChatPageWorld();
+    suite.browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await possiblyUnset(suite.browser)?.close();
+    await possiblyUnset(suite.world)?.close();
+  });
+  return suite as ChatPageSuite;
 }
 
 /** A fresh browser context signed in as `user`. */
