@@ -99,8 +99,13 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOT_FOLDER, `${name}.png`), fullPage: true });
 }
 
-/** Exactly one h1 on the page, with this text. */
+/** Exactly one h1 on the page, with this text; polled as a whole, so the previous page's heading is waited out. */
 export async function expectOneHeading(page: Page, name: string | RegExp): Promise<void> {
-  await expect.poll(() => page.locator('h1').count()).toBe(1);
-  expect(await page.locator('h1').innerText()).toMatch(name);
+  const headings = page.locator('h1');
+  await expect
+    .poll(async () => {
+      const count = await headings.count();
+      return count === 1 ? headings.innerText() : `${count} h1 elements`;
+    })
+    .toMatch(name);
 }
