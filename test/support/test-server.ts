@@ -75,7 +75,7 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
   await sweepCrashLeftovers(services, logger);
   const app = await buildApp(services, { logger });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
-  services.ingestionRunner.start(logger);
+  if (settings.ingestionInWeb) services.ingestionRunner.start(logger);
   return {
     baseUrl: address,
     store,
@@ -86,6 +86,7 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
     async close() {
       await app.close();
       await services.ingestionRunner.stop();
+      await services.blobs.close();
       await store.close();
       if (ownsDatabase) await database.drop();
     },

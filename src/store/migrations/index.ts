@@ -17,6 +17,7 @@ import { rubricIdsPerOrganizationMigration } from './0010-rubric-ids-per-organiz
 import { rateLimitCountersMigration } from './0011-rate-limit-counters.js';
 import { ingestionAttemptsSinceQueuedMigration } from './0012-ingestion-attempts-since-queued.js';
 import { assistantOrchestratorFlagMigration } from './0013-assistant-orchestrator-flag.js';
+import { blobsMigration } from './0050-blobs.js';
 
 export function allMigrations(dialect: Dialect): Record<string, Migration> {
   return {
@@ -33,5 +34,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0011-rate-limit-counters': rateLimitCountersMigration(),
     '0012-ingestion-attempts-since-queued': ingestionAttemptsSinceQueuedMigration(),
     '0013-assistant-orchestrator-flag': assistantOrchestratorFlagMigration(),
+    '0050-blobs': blobsMigration(dialect),
   };
 }
