@@ -1,6 +1,6 @@
 /**
- * Documents of a knowledge base and their ingestion jobs: upload (stored under
- * `<DATA_DIR>/knowledge/<knowledge base id>/<document id>`, its type checked by content, then
+ * Documents of a knowledge base and their ingestion jobs: upload (stored in blob storage under
+ * `knowledge/<knowledge base id>/<document id>`, its type checked by content, then
  * queued for the ingestion runner), list, download, delete, and the jobs' status, retry and
  * cancel. Permissions come from the knowledge base: changing needs `update`, reading `view`.
  */

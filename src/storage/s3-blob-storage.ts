@@ -33,7 +33,6 @@ import {
 } from './blob-storage.js';
 import type { S3Location } from './s3-location.js';
 
-
 export interface S3BlobStorageOptions {
   location: S3Location;
   /** STORAGE_S3_PART_BYTES: S3 takes parts of 5 MiB to 5 GiB (the last may be smaller). */

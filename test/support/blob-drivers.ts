@@ -39,7 +39,16 @@ export function useTestS3Credentials(): void {
   process.env.AWS_SECRET_ACCESS_KEY = 'merino-test-secret';
 }
 
-export async function openTestDriver(driver: BlobDriverName): Promise<OpenedDriver> {
+/** Chunk and part sizes; the tests' small ones unless given (the benchmark uses the production defaults). */
+export interface DriverSizes {
+  chunkBytes: number;
+  partBytes: number;
+  partsInFlight: number;
+}
+
+const TEST_SIZES: DriverSizes = { chunkBytes: TEST_CHUNK_BYTES, partBytes: TEST_S3_PART_BYTES, partsInFlight: 2 };
+
+export async function openTestDriver(driver: BlobDriverName, sizes: DriverSizes = TEST_SIZES): Promise<OpenedDriver> {
   if (driver === 'local') {
     const folder = await mkdtemp(path.join(os.tmpdir(), 'merino-blobs-'));
     return { storage: new LocalBlobStorage(folder), close: () => rm(folder, { recursive: true, force: true }) };
@@ -48,7 +57,7 @@ export async function openTestDriver(driver: BlobDriverName): Promise<OpenedDriv
     const database = await createTestDatabase('postgres');
     const store = await openStore({ databaseUrl: database.databaseUrl, dataDirectory: database.dataDirectory, poolSize: 4 });
     return {
-      storage: new PostgresBlobStorage(store.db, TEST_CHUNK_BYTES),
+      storage: new PostgresBlobStorage(store.db, sizes.chunkBytes),
       close: async () => {
         await store.close();
         await database.drop();
@@ -59,8 +68,8 @@ export async function openTestDriver(driver: BlobDriverName): Promise<OpenedDriv
   const s3 = await startFakeS3Server();
   const storage = new S3BlobStorage({
     location: { bucket: s3.bucket, prefix: 'merino/', endpoint: s3.endpoint, region: 'us-east-1', pathStyle: true },
-    partBytes: TEST_S3_PART_BYTES,
-    partsInFlight: 2,
+    partBytes: sizes.partBytes,
+    partsInFlight: sizes.partsInFlight,
     timeoutMilliseconds: 10_000,
   });
   return {
