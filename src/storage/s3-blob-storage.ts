@@ -21,6 +21,7 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { AppError } from '../errors/app-error.js';
 import {
   checkBlobKey,
   checkBlobPrefix,
@@ -41,6 +42,15 @@ export interface S3BlobStorageOptions {
   partsInFlight: number;
   /** How long a request may wait for a connection or for its next byte before it fails. */
   timeoutMilliseconds: number;
+}
+
+/**
+ * Any failure of the storage itself (refused or timed-out connection, credentials refused, a 5xx)
+ * as the 503 `storage_unavailable`: clients learn the storage failed, never the SDK's text or the
+ * endpoint. The original stays in `cause` for the log.
+ */
+function unavailable(error: unknown): AppError {
+  return new AppError('storage_unavailable', undefined, { cause: error });
 }
 
 function isMissing(error: unknown): boolean {
@@ -72,15 +82,30 @@ export class S3BlobStorage implements BlobStorage {
 
   async write(key: string, bytes: AsyncIterable<Uint8Array>): Promise<WrittenBlob> {
     const counter = new HashingCounter();
+    // The source's own failure (a size limit, a content check, a client gone) is passed on as it is.
+    let sourceFailure: { error: unknown } | undefined;
+    async function* source(): AsyncGenerator<Uint8Array> {
+      try {
+        yield* counter.pass(bytes);
+      } catch (error) {
+        sourceFailure = { error };
+        throw error;
+      }
+    }
     const upload = new Upload({
       client: this.client,
-      params: { Bucket: this.location.bucket, Key: this.objectKey(key), Body: Readable.from(counter.pass(bytes)) },
+      params: { Bucket: this.location.bucket, Key: this.objectKey(key), Body: Readable.from(source()) },
       partSize: this.options.partBytes,
       queueSize: this.options.partsInFlight,
       // A failed upload removes the parts it sent.
       leavePartsOnError: false,
     });
-    await upload.done();
+    try {
+      await upload.done();
+    } catch (error) {
+      if (sourceFailure !== undefined) throw sourceFailure.error;
+      throw unavailable(error);
+    }
     return counter.result();
   }
 
@@ -104,22 +129,26 @@ export class S3BlobStorage implements BlobStorage {
       return answer.Body as Readable;
     } catch (error) {
       if (isMissing(error)) return undefined;
-      throw error;
+      throw unavailable(error);
     }
   }
 
   async stat(key: string): Promise<BlobInfo | undefined> {
+    const objectKey = this.objectKey(key);
     try {
-      const answer = await this.client.send(new HeadObjectCommand({ Bucket: this.location.bucket, Key: this.objectKey(key) }));
+      const answer = await this.client.send(new HeadObjectCommand({ Bucket: this.location.bucket, Key: objectKey }));
       return { key, sizeBytes: answer.ContentLength ?? 0, modifiedAt: answer.LastModified?.getTime() ?? 0 };
     } catch (error) {
       if (isMissing(error)) return undefined;
-      throw error;
+      throw unavailable(error);
     }
   }
 
   async delete(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key: this.objectKey(key) }));
+    const objectKey = this.objectKey(key);
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key: objectKey })).catch((error: unknown) => {
+      throw unavailable(error);
+    });
   }
 
   async deletePrefix(prefix: string): Promise<void> {
@@ -129,13 +158,13 @@ export class S3BlobStorage implements BlobStorage {
 
   async move(from: string, to: string): Promise<void> {
     const source = this.objectKey(from);
-    await this.client.send(
-      new CopyObjectCommand({
-        Bucket: this.location.bucket,
-        Key: this.objectKey(to),
-        CopySource: `${this.location.bucket}/${source}`,
-      }),
-    );
+    await this.client
+      .send(
+        new CopyObjectCommand({ Bucket: this.location.bucket, Key: this.objectKey(to), CopySource: `${this.location.bucket}/${source}` }),
+      )
+      .catch((error: unknown) => {
+        throw unavailable(error);
+      });
     await this.delete(from);
   }
 
@@ -143,13 +172,17 @@ export class S3BlobStorage implements BlobStorage {
     checkBlobPrefix(prefix);
     let continuationToken: string | undefined;
     do {
-      const page = await this.client.send(
-        new ListObjectsV2Command({
-          Bucket: this.location.bucket,
-          Prefix: `${this.location.prefix}${prefix}`,
-          ...(continuationToken !== undefined && { ContinuationToken: continuationToken }),
-        }),
-      );
+      const page = await this.client
+        .send(
+          new ListObjectsV2Command({
+            Bucket: this.location.bucket,
+            Prefix: `${this.location.prefix}${prefix}`,
+            ...(continuationToken !== undefined && { ContinuationToken: continuationToken }),
+          }),
+        )
+        .catch((error: unknown) => {
+          throw unavailable(error);
+        });
       for (const object of page.Contents ?? []) {
         const key = object.Key?.slice(this.location.prefix.length) ?? '';
         yield { key, sizeBytes: object.Size ?? 0, modifiedAt: object.LastModified?.getTime() ?? 0 };

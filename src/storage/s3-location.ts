@@ -14,6 +14,15 @@ export interface S3Location {
   pathStyle: boolean;
 }
 
+/** The path without its leading and trailing slashes; a loop, since a regex for trailing runs backtracks quadratically. */
+function trimSlashes(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && text[start] === '/') start += 1;
+  while (end > start && text[end - 1] === '/') end -= 1;
+  return text.slice(start, end);
+}
+
 const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
 /** Reads `s3://bucket/prefix?endpoint=…&region=…&path_style=true`; throws a message naming what is wrong (never echoing the URL). */
@@ -28,7 +37,7 @@ export function parseS3Url(text: string): S3Location {
   if (url.username !== '' || url.password !== '')
     throw new Error('credentials do not belong in the URL; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY');
   if (!BUCKET_NAME.test(url.hostname)) throw new Error('the bucket name (the URL host) is not a valid S3 bucket name');
-  const prefix = url.pathname.replace(/^\/+|\/+$/g, '');
+  const prefix = trimSlashes(url.pathname);
   if (prefix !== '') checkBlobKey(prefix);
   const endpoint = url.searchParams.get('endpoint') ?? undefined;
   if (endpoint !== undefined && !/^https?:\/\//.test(endpoint)) throw new Error('endpoint must be an http:// or https:// URL');
