@@ -38,6 +38,7 @@
  * write figures are those of a server that does not wait for the disk. Prints figures; it checks
  * only that every job completed and that every vector and hybrid query found chunks.
  */
+import { LocalBlobStorage } from '../src/storage/local-blob-storage.js';
 import { Readable } from 'node:stream';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
@@ -190,7 +191,7 @@ async function ingestThroughRunner(
   label: string,
 ): Promise<IngestionFigures> {
   const withEmbeddings = embedder !== 'none';
-  const storage = knowledgeDocumentStorage(dataDirectory);
+  const storage = knowledgeDocumentStorage(new LocalBlobStorage(dataDirectory));
   const knowledgeBaseId = await insertKnowledgeBase(store.db, {
     ownerId: owner.userId,
     organizationId: owner.organizationId,

@@ -21,12 +21,13 @@ export interface LeftoverSweepResult {
 
 /** Sweeps both upload areas; a failure is logged and start-up goes on, since serving matters more than tidying. */
 export async function sweepCrashLeftovers(
-  services: Pick<Services, 'files' | 'knowledgeDocuments' | 'settings'>,
+  services: Pick<Services, 'blobs' | 'files' | 'knowledgeDocuments' | 'settings'>,
   logger: LeftoverSweepLogger,
 ): Promise<LeftoverSweepResult> {
   const grace = services.settings.uploadLeftoverGraceMilliseconds;
   const result: LeftoverSweepResult = { files: 0, documents: 0 };
   try {
+    result.files += await services.blobs.sweepUnfinished(grace);
     result.files += await services.files.sweepLeftovers(grace);
     const knowledge = await services.knowledgeDocuments.sweepLeftovers(grace);
     result.files += knowledge.files;

@@ -1,8 +1,11 @@
 /**
- * Start-up: settings → store (migrated) → first admin → leftovers of killed uploads swept → HTTP
- * server → ingestion runner (which first takes back the jobs of this machine's dead processes); and a
- * graceful shutdown on SIGINT/SIGTERM that stops accepting requests, lets running ones and the
- * ingestion job in hand finish, then closes the store.
+ * The `merino` command. `merino serve` (the default): settings → store (migrated) → first admin →
+ * leftovers of killed uploads swept → HTTP server → ingestion runner unless INGESTION_IN_WEB is
+ * false (it first takes back the jobs of this machine's dead processes); and a graceful shutdown on
+ * SIGINT/SIGTERM that stops accepting requests, lets running ones and the ingestion job in hand
+ * finish, then closes the store. `merino worker`: the same without HTTP, ingestion only, under the
+ * same leases. `merino storage copy --from A --to B`: copies every blob between storage drivers
+ * and verifies the hashes (docs/storage.md).
  */
 import { bootstrapAdmin, type BootstrapResult } from './auth/admin-bootstrap.js';
 import { loadSettings, SettingsError, type Settings } from './config/settings.js';
@@ -12,7 +15,9 @@ import { createLogger } from './http/logger.js';
 import { loadRegistries } from './pipeline/registries.js';
 import { createServices } from './services.js';
 import { installProcessPolicy } from './process-policy.js';
-import { openStore } from './store/store.js';
+import { copyBlobs } from './storage/blob-copy.js';
+import { openBlobStorage } from './storage/open-blob-storage.js';
+import { openStore, type Store } from './store/store.js';
 
 /** Printed straight to the console, once: the generated password must not pass through the logger. */
 function announceAdmin(result: BootstrapResult, settings: Settings): void {
@@ -34,10 +39,29 @@ function announceAdmin(result: BootstrapResult, settings: Settings): void {
   );
 }
 
-async function start(): Promise<void> {
-  let settings: Settings;
+type Command = { name: 'serve' } | { name: 'worker' } | { name: 'storage-copy'; from: string; to: string };
+
+const USAGE = 'usage: merino [serve | worker | storage copy --from <local|postgres|s3://…> --to <local|postgres|s3://…>]';
+
+/** Reads the command line; exits with the usage line (status 64) when it names no known command. */
+function parseCommand(argumentsGiven: readonly string[]): Command {
+  const [first, second, ...rest] = argumentsGiven;
+  if (first === undefined || first === 'serve') return { name: 'serve' };
+  if (first === 'worker') return { name: 'worker' };
+  if (first === 'storage' && second === 'copy') {
+    const options = new Map<string, string>();
+    for (let index = 0; index < rest.length; index += 2) options.set(rest[index] ?? '', rest[index + 1] ?? '');
+    const from = options.get('--from');
+    const to = options.get('--to');
+    if (from && to && from !== to && options.size === 2) return { name: 'storage-copy', from, to };
+  }
+  process.stderr.write(`${USAGE}\n`);
+  process.exit(64);
+}
+
+function readSettings(): Settings {
   try {
-    settings = loadSettings();
+    return loadSettings();
   } catch (error) {
     if (error instanceof SettingsError) {
       process.stderr.write(`${error.message}\n`);
@@ -45,23 +69,55 @@ async function start(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(settings.logLevel);
-  installProcessPolicy(logger);
-  const store = await openStore({
+}
+
+async function openMigratedStore(settings: Settings): Promise<Store> {
+  return openStore({
     databaseUrl: settings.databaseUrl,
     dataDirectory: settings.dataDirectory,
     poolSize: settings.databasePoolSize,
   });
+}
+
+/** Copies every blob from one driver to the other; exit status 0 when every copy matches its source, 1 otherwise. */
+async function copyStorage(command: { from: string; to: string }): Promise<void> {
+  const settings = readSettings();
+  const store = await openMigratedStore(settings);
+  const from = openBlobStorage(command.from, store, settings);
+  const to = openBlobStorage(command.to, store, settings);
+  try {
+    const report = await copyBlobs(from, to);
+    process.stdout.write(
+      `copied ${report.copied} blobs (${report.bytesCopied} bytes), ${report.present} already present, ${report.mismatches.length} mismatches\n`,
+    );
+    for (const key of report.mismatches) process.stdout.write(`mismatch: ${key} differs between ${from.driver} and ${to.driver}\n`);
+    process.exitCode = report.mismatches.length === 0 ? 0 : 1;
+  } finally {
+    await from.close();
+    await to.close();
+    await store.close();
+  }
+}
+
+async function start(command: Command): Promise<void> {
+  if (command.name === 'storage-copy') return copyStorage(command);
+  const settings = readSettings();
+  const logger = createLogger(settings.logLevel);
+  installProcessPolicy(logger);
+  const store = await openMigratedStore(settings);
   logger.info({ dialect: store.dialect }, 'store ready');
   const bootstrap = await bootstrapAdmin(store.db, settings.adminEmail, settings.adminPassword);
   const registries = await loadRegistries({ info: (message) => logger.info(message), error: (message) => logger.error(message) });
   const services = createServices(store, settings, registries);
+  logger.info({ driver: services.blobs.driver }, 'blob storage ready');
   await sweepCrashLeftovers(services, logger);
-  const app = await buildApp(services, { logger });
-  await app.listen({ host: settings.host, port: settings.port });
-  services.ingestionRunner.start(logger);
-  services.chatRetentionPurger.start(logger);
-  announceAdmin(bootstrap, settings);
+  const serving = command.name === 'serve';
+  const app = serving ? await buildApp(services, { logger }) : undefined;
+  await app?.listen({ host: settings.host, port: settings.port });
+  if (!serving || settings.ingestionInWeb) services.ingestionRunner.start(logger);
+  if (serving) services.chatRetentionPurger.start(logger);
+  if (serving) announceAdmin(bootstrap, settings);
+  else logger.info({ runner: services.ingestionRunner.owner }, 'worker ready: ingesting documents');
 
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
@@ -73,10 +129,11 @@ async function start(): Promise<void> {
       process.exit(1);
     }, settings.shutdownTimeoutMilliseconds);
     deadline.unref();
-    await app.close();
+    await app?.close();
     // The job in hand finishes (or, past the deadline, is left to expire and be resumed by the next runner).
     await services.ingestionRunner.stop();
     await services.chatRetentionPurger.stop();
+    await services.blobs.close();
     await store.close();
     logger.info('stopped');
     process.exit(0);
@@ -85,7 +142,7 @@ async function start(): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
-start().catch((error: unknown) => {
+start(parseCommand(process.argv.slice(2))).catch((error: unknown) => {
   process.stderr.write(`Merino failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });

@@ -20,11 +20,15 @@ import { OrganizationSettingsService } from './organizations/organization-settin
 import type { Registries } from './pipeline/registries.js';
 import { RubricService } from './rubrics/rubric-service.js';
 import { SecretBox } from './secrets/secret-box.js';
+import type { BlobStorage } from './storage/blob-storage.js';
+import { openBlobStorage, storageUrlFor } from './storage/open-blob-storage.js';
 import type { Store } from './store/store.js';
 
 export interface Services {
   settings: Settings;
   store: Store;
+  /** Where uploaded files and knowledge-base originals live (docs/storage.md); closed on shutdown. */
+  blobs: BlobStorage;
   health: HealthService;
   authenticator: Authenticator;
   /** Login and chat limits, counted in the store so they hold across processes. */
@@ -53,7 +57,8 @@ export function createServices(store: Store, settings: Settings, registries: Reg
   // Every URL an organization sets is saved and reached through this guard (DESIGN §9).
   const outbound = new OutboundGuard({ allowedHosts: settings.outboundAllowedHosts });
   const providerSettings = new ProviderSettingsService(store.db, secrets, { serverProviders: settings, outbound });
-  const documentStorage = knowledgeDocumentStorage(settings.dataDirectory);
+  const blobs = openBlobStorage(storageUrlFor(settings, store.dialect), store, settings);
+  const documentStorage = knowledgeDocumentStorage(blobs);
   const embedder = organizationEmbedder(
     (organizationId) => providerSettings.providersFor(organizationId),
     settings.embeddingTimeoutMilliseconds,
@@ -69,7 +74,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
   });
   const rateLimiter = new RateLimiter(store.db, settings);
   const rubrics = new RubricService(store.db);
-  const files = new FileService(store.db, { dataDirectory: settings.dataDirectory, bytesMaximum: settings.fileUploadBytesMaximum });
+  const files = new FileService(store.db, { blobs, bytesMaximum: settings.fileUploadBytesMaximum });
   const completions = new CompletionService({
     db: store.db,
     settings,
@@ -84,6 +89,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
   return {
     settings,
     store,
+    blobs,
     health: new HealthService(store.db, store.dialect),
     authenticator: new Authenticator(store.db, settings.sessionTtlHours, rateLimiter),
     rateLimiter,

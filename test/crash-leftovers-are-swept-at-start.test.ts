@@ -20,6 +20,9 @@ import { startServerProcess, type ServerProcess } from './support/server-process
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
 
+// These checks look at the local driver's files on disk, so storage is `local` on both stores; the other drivers keep the same contract (blob-storage-drivers-keep-one-contract.test.ts).
+const LOCAL_STORAGE = { STORAGE_URL: 'local' };
+
 const TWO_HOURS = 2 * 3_600_000;
 
 interface SlowUpload {
@@ -93,7 +96,7 @@ describe.each(TEST_DIALECTS)('start-up after a kill during uploads on %s', (dial
 
   it('removes what the killed process left once older than the grace period, and keeps live uploads, files and documents', async () => {
     database = await createTestDatabase(dialect);
-    const environment = { INGESTION_POLL_MS: '20' };
+    const environment = { ...LOCAL_STORAGE, INGESTION_POLL_MS: '20' };
     killed = await startServerProcess(database, environment);
     const token = (await request(killed, 'POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } })).body
       .token as string;

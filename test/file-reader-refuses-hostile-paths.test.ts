@@ -17,6 +17,9 @@ import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, t
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 
+// These checks look at the local driver's files on disk, so storage is `local` on both stores; the other drivers keep the same contract (blob-storage-drivers-keep-one-contract.test.ts).
+const LOCAL_STORAGE = { STORAGE_URL: 'local' };
+
 const SECRET_TEXT = 'TOP SECRET: outside the data folder';
 
 async function upload(server: TestServer, token: string, fileName: string, content: string): Promise<{ id: number; file_path: string }> {
@@ -96,7 +99,7 @@ describe.each(TEST_DIALECTS)('the file reader on %s', (dialect) => {
   let notes: { id: number; file_path: string };
 
   beforeAll(async () => {
-    server = await startTestServer(dialect);
+    server = await startTestServer(dialect, { environment: LOCAL_STORAGE });
     outside = await mkdtemp(path.join(os.tmpdir(), 'merino-outside-'));
     secretFile = path.join(outside, 'secret.txt');
     await writeFile(secretFile, SECRET_TEXT);

@@ -18,6 +18,9 @@ import { TEST_DIALECTS } from './support/test-databases.js';
 import type { FileView } from '../src/files/file-service.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 
+// These checks look at the local driver's files on disk, so storage is `local` on both stores; the other drivers keep the same contract (blob-storage-drivers-keep-one-contract.test.ts).
+const LOCAL_STORAGE = { STORAGE_URL: 'local' };
+
 const FILE_VIEW_KEYS = ['content_type', 'created_at', 'file_path', 'id', 'name', 'size_bytes'];
 const PNG_BYTES = Uint8Array.from([
   0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00, 0x01,
@@ -124,7 +127,7 @@ describe.each(TEST_DIALECTS)('the files API on %s', (dialect) => {
   let learner: CreatedUser;
 
   beforeAll(async () => {
-    server = await startTestServer(dialect);
+    server = await startTestServer(dialect, { environment: LOCAL_STORAGE });
     adminToken = await loginAsAdmin(server);
     const organizationA = await insertOrganization(server.store.db, 'files-a', 'Files A');
     const organizationB = await insertOrganization(server.store.db, 'files-b', 'Files B');
@@ -443,7 +446,7 @@ describe.each(TEST_DIALECTS)('the upload size limit on %s', (dialect) => {
   let alice: CreatedUser;
 
   beforeAll(async () => {
-    server = await startTestServer(dialect, { environment: { FILE_UPLOAD_MAX_BYTES: String(LIMIT) } });
+    server = await startTestServer(dialect, { environment: { ...LOCAL_STORAGE, FILE_UPLOAD_MAX_BYTES: String(LIMIT) } });
     alice = await createUser(server, await loginAsAdmin(server), { email: 'alice@limits.test', role: 'creator' });
   });
 

@@ -5,8 +5,7 @@
  * its runner; and two servers sharing one store (one SQLite file, one PostgreSQL database)
  * process a batch of uploads with every job claimed exactly once and no chunk duplicated.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { insertChunks, insertDocument } from '../src/store/knowledge-repository.js';
 import { buildPdf } from './support/pdf-fixture.js';
@@ -54,9 +53,9 @@ describe.each(TEST_DIALECTS)('ingestion across restarts and runners on %s', (dia
         metadata: {},
       });
       documentIds.push(documentId);
-      const folder = path.join(database!.dataDirectory, 'knowledge', String(knowledgeBase));
-      await mkdir(folder, { recursive: true });
-      await writeFile(path.join(folder, String(documentId)), fileName.endsWith('.pdf') ? pdf : 'Granite cools slowly deep underground.');
+      // Through the blob storage the servers share (postgres on PostgreSQL), as an upload would have stored it.
+      const original = fileName.endsWith('.pdf') ? pdf : Buffer.from('Granite cools slowly deep underground.');
+      await first.services.blobs.write(`knowledge/${knowledgeBase}/${documentId}`, Readable.from([original]));
     }
     const [basalt, granite] = documentIds as [number, number];
     // What the dead runner left: a chunk from an earlier run, and its job mid-way under a lease long expired.

@@ -16,6 +16,9 @@ import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 
+// These checks look at the local driver's files on disk, so storage is `local` on both stores; the other drivers keep the same contract (blob-storage-drivers-keep-one-contract.test.ts).
+const LOCAL_STORAGE = { STORAGE_URL: 'local' };
+
 const MARKDOWN =
   '# Photosynthesis\n\nChloroplasts turn sunlight into sugar during photosynthesis.\n\n## Respiration\n\nCells burn glucose for energy.\n';
 const HTML =
@@ -56,7 +59,7 @@ describe.each(TEST_DIALECTS)('knowledge-base document ingestion on %s', (dialect
   }
 
   beforeAll(async () => {
-    server = await startTestServer(dialect, { environment: { INGESTION_POLL_MS: '20' } });
+    server = await startTestServer(dialect, { environment: { ...LOCAL_STORAGE, INGESTION_POLL_MS: '20' } });
     const adminToken = await loginAsAdmin(server);
     teacher = await createUser(server, adminToken, { email: `teacher-${dialect}@merino.test`, role: 'creator' });
     colleague = await createUser(server, adminToken, { email: `colleague-${dialect}@merino.test`, role: 'creator' });
@@ -260,7 +263,7 @@ describe.each(TEST_DIALECTS)('the document upload limit on %s', (dialect) => {
   });
 
   it('refuses a document over KB_UPLOAD_MAX_BYTES with 413 and accepts one at the limit', async () => {
-    server = await startTestServer(dialect, { environment: { KB_UPLOAD_MAX_BYTES: '2048', INGESTION_POLL_MS: '20' } });
+    server = await startTestServer(dialect, { environment: { ...LOCAL_STORAGE, KB_UPLOAD_MAX_BYTES: '2048', INGESTION_POLL_MS: '20' } });
     const token = await loginAsAdmin(server);
     const knowledgeBase = (await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Small' } })).body.id as number;
     const tooLarge = await uploadDocument(server, token, knowledgeBase, 'big.txt', 'a'.repeat(2049));

@@ -9,6 +9,8 @@ const EXPECTED_TABLES = [
   'assistant_shares',
   'assistants',
   'audit_log',
+  'blob_chunks',
+  'blobs',
   'chat_messages',
   'chats',
   'files',

@@ -11,6 +11,9 @@ import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 
+// These checks look at the local driver's files on disk, so storage is `local` on both stores; the other drivers keep the same contract (blob-storage-drivers-keep-one-contract.test.ts).
+const LOCAL_STORAGE = { STORAGE_URL: 'local' };
+
 const BOUNDARY = '----held-open-upload';
 const POLL_MS = 10;
 const WAIT_LIMIT_MS = 10_000;
@@ -28,7 +31,7 @@ describe.each(TEST_DIALECTS)('an upload into a knowledge base deleted meanwhile 
   let teacher: CreatedUser;
 
   beforeAll(async () => {
-    server = await startTestServer(dialect);
+    server = await startTestServer(dialect, { environment: LOCAL_STORAGE });
     teacher = await createUser(server, await loginAsAdmin(server), { email: `deleter-${dialect}@merino.test`, role: 'creator' });
   });
 

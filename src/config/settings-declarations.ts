@@ -18,6 +18,7 @@ import {
   type SettingDeclaration,
 } from './setting-declaration.js';
 import { SettingsError } from './settings-error.js';
+import { parseS3Url } from '../storage/s3-location.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -41,6 +42,17 @@ function readDatabaseUrl(raw: string): string {
   }
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
     throw new SettingsError('DATABASE_URL', `only postgres:// URLs are supported, got ${parsed.protocol}//`);
+  }
+  return text;
+}
+
+function readStorageUrl(raw: string): string {
+  const text = raw.trim();
+  if (text === 'local' || text === 'postgres') return text;
+  try {
+    parseS3Url(text);
+  } catch (error) {
+    throw new SettingsError('STORAGE_URL', `must be local, postgres or an s3:// URL: ${(error as Error).message}`);
   }
   return text;
 }
@@ -149,6 +161,42 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1,
     maximum: 500,
   }),
+  /** Undefined when unset: `postgres` with DATABASE_URL, `local` without (see src/storage/open-blob-storage.ts). */
+  storageUrl: {
+    variable: 'STORAGE_URL',
+    meaning:
+      'where uploaded files and knowledge-base originals live: `local` (files under `DATA_DIR`), `postgres` (chunks in the database) or `s3://bucket/prefix?endpoint=…&region=…&path_style=true` (credentials from `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`); see docs/storage.md',
+    documentedDefault: '`postgres` with `DATABASE_URL`, else `local`',
+    read: readStorageUrl,
+  },
+  storageChunkBytes: integerSetting({
+    variable: 'STORAGE_CHUNK_BYTES',
+    meaning: 'size of each database row a blob is split into by the `postgres` storage driver (1 MiB)',
+    defaultValue: 1_048_576,
+    minimum: 65_536,
+    maximum: 67_108_864,
+  }),
+  storageS3PartBytes: integerSetting({
+    variable: 'STORAGE_S3_PART_BYTES',
+    meaning: 'part size of multipart uploads to S3 storage; a larger file is sent in parts (8 MiB; S3 needs at least 5 MiB)',
+    defaultValue: 8_388_608,
+    minimum: 5_242_880,
+    maximum: 536_870_912,
+  }),
+  storageS3PartsInFlight: integerSetting({
+    variable: 'STORAGE_S3_PARTS_IN_FLIGHT',
+    meaning: 'how many parts of one upload are sent to S3 storage at once (each is held in memory)',
+    defaultValue: 4,
+    minimum: 1,
+    maximum: 64,
+  }),
+  storageS3TimeoutMilliseconds: integerSetting({
+    variable: 'STORAGE_S3_TIMEOUT_MS',
+    meaning: 'how long a request to S3 storage may wait for a connection or for its next byte before it fails',
+    defaultValue: 30_000,
+    minimum: 100,
+    maximum: 600_000,
+  }),
   /** Undefined when unset: the admin bootstrap then uses its own default address. */
   adminEmail: {
     variable: 'MERINO_ADMIN_EMAIL',
@@ -218,6 +266,12 @@ export const SETTINGS_DECLARATIONS = {
     defaultValue: 52_428_800,
     minimum: 1024,
     maximum: 1_073_741_824,
+  }),
+  ingestionInWeb: booleanSetting({
+    variable: 'INGESTION_IN_WEB',
+    meaning:
+      'whether `merino serve` also runs an ingestion runner; set `false` when separate `merino worker` processes ingest (both claim jobs under the same leases)',
+    defaultValue: true,
   }),
   ingestionPollMilliseconds: integerSetting({
     variable: 'INGESTION_POLL_MS',

@@ -25,10 +25,12 @@ import {
 import { nowTimestamp, type Database, type FileRow } from '../store/schema.js';
 import { acceptedFileType, FileContentInspector } from './file-content.js';
 import { displayFileName, parseFilePath, sanitizeFileName, withCollisionSuffix } from './file-paths.js';
+import type { BlobStorage } from '../storage/blob-storage.js';
 import { FileStorage, type StoredBytes } from './file-storage.js';
 
 export interface FileServiceOptions {
-  dataDirectory: string;
+  /** Where the bytes live: local disk, the database or S3 (docs/storage.md). */
+  blobs: BlobStorage;
   bytesMaximum: number;
 }
 
@@ -81,7 +83,7 @@ export class FileService {
     private readonly db: Kysely<Database>,
     options: FileServiceOptions,
   ) {
-    this.storage = new FileStorage(options.dataDirectory);
+    this.storage = new FileStorage(options.blobs);
     this.bytesMaximum = options.bytesMaximum;
   }
 
@@ -181,23 +183,21 @@ export class FileService {
   }
 
   /**
-   * Removes what uploads and deletions cut short by a killed process left on disk: temporary
-   * upload files, and stored bytes no live row names (the process died between writing the bytes
-   * and their row, or between marking a file deleted and removing its bytes). Only files last
-   * written more than `graceMilliseconds` ago are touched, so an upload that another process
-   * sharing the data folder is running now keeps its files. Returns how many files it removed.
+   * Removes what uploads and deletions cut short by a killed process left in storage: stored
+   * bytes no live row names (the process died between writing the bytes and their row, or
+   * between marking a file deleted and removing its bytes). Only files written more than
+   * `graceMilliseconds` ago are touched, so an upload that another process is running now keeps
+   * its bytes. (Unfinished writes are the blob storage's to sweep.) Returns how many it removed.
    */
   async sweepLeftovers(graceMilliseconds: number): Promise<number> {
     const cutoff = Date.now() - graceMilliseconds;
     let removed = 0;
     for (const ownerId of await this.storage.listOwners()) {
-      const old = (await this.storage.listLeftoverCandidates(ownerId)).filter((entry) => entry.modifiedAt < cutoff);
-      const stored = old.filter((entry) => entry.kind === 'stored').map((entry) => entry.name);
-      const live = await liveStoredNames(this.db, ownerId, stored);
-      for (const entry of old) {
-        if (entry.kind === 'temporary') await this.storage.removeTemporary(ownerId, entry.name);
-        else if (live.has(entry.name)) continue;
-        else await this.storage.remove(ownerId, entry.name);
+      const old = (await this.storage.listStored(ownerId)).filter((entry) => entry.modifiedAt < cutoff).map((entry) => entry.name);
+      const live = await liveStoredNames(this.db, ownerId, old);
+      for (const name of old) {
+        if (live.has(name)) continue;
+        await this.storage.remove(ownerId, name);
         removed += 1;
       }
     }

@@ -1,31 +1,21 @@
 /**
- * The bytes of uploaded files on disk, under `<DATA_DIR>/files/<owner id>/<stored name>` (and,
- * for knowledge-base documents, `<DATA_DIR>/knowledge/<knowledge base id>/<document id>`).
- * Stored names are random and chosen here, never taken from user text, so case-insensitive or
- * normalising file systems cannot make two names collide. Writes go to a temporary file in the
- * same folder and are renamed into place once complete and synced, so a crash never leaves a
- * half-written file under a real name. Reads refuse anything that is not a plain file exactly
- * where it should be: symlinks planted in the data folder, FIFOs and devices are not followed.
- * A process killed mid-upload leaves its temporary file behind; `listLeftoverCandidates` shows a
- * folder's plain files with their age, so that start-up can remove what no upload can still want.
+ * The bytes of uploaded files, as one area of blob storage: `files/<owner id>/<stored name>`
+ * (and, for knowledge-base documents, `knowledge/<knowledge base id>/<document id>`). Stored names
+ * are random and chosen here, never taken from user text, so case-insensitive or normalising file
+ * systems cannot make two names collide. An upload streams through a size limit and a content
+ * inspector into the blob storage, which never shows a half-written blob under a real key; which
+ * driver holds the bytes (local disk, the database, S3) is the blob storage's business
+ * (docs/storage.md). Reads refuse any stored name this storage could not have given.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { constants as fsConstants } from 'node:fs';
-import fs, { type FileHandle } from 'node:fs/promises';
-import path from 'node:path';
-import { AppError } from '../errors/app-error.js';
+import { randomBytes } from 'node:crypto';
 import type { FileText } from '../pipeline/ports.js';
+import { AppError } from '../errors/app-error.js';
+import { readWhole, type BlobStorage, type ByteRange } from '../storage/blob-storage.js';
 
 /** Stored names look like this and nothing else; a row holding anything other than this was not written by us. */
 const STORED_NAME_PATTERN = /^[0-9a-f]{32}\.[a-z0-9]{1,16}$/;
-const TEMPORARY_PREFIX = '.upload-';
-/** What `store` names a file while it streams in; only such names are ever removed as temporary. */
-const TEMPORARY_NAME_PATTERN = /^\.upload-[0-9a-f]{32}\.part$/;
 /** Folders under the root are named by their owner's id. */
 const OWNER_FOLDER_PATTERN = /^[1-9][0-9]{0,9}$/;
-const READ_CHUNK_BYTES = 64 * 1024;
-/** Errors that mean "this file cannot be read by us", as opposed to a failing disk. */
-const NOT_READABLE_CODES = new Set(['ENOENT', 'ENOTDIR', 'ELOOP', 'EACCES', 'EPERM', 'ENXIO']);
 
 export interface StoredBytes {
   storedName: string;
@@ -46,36 +36,16 @@ export interface FileStorageOptions {
   storedNamePattern?: RegExp;
 }
 
-/** A plain file in an owner's folder, as start-up sees it when looking for what a crash left. */
+/** A stored file in an owner's folder, as start-up sees it when looking for what a crash left. */
 export interface FolderEntry {
   name: string;
-  /** `temporary`: an upload still streaming in, or one whose process died; `stored`: a name this storage gives files. */
-  kind: 'temporary' | 'stored';
-  /** Last written, in milliseconds since the epoch; a live upload keeps moving it forward. */
+  /** Written, in milliseconds since the epoch. */
   modifiedAt: number;
 }
 
 export interface UploadLimits {
   bytesMaximum: number;
   extension: string;
-}
-
-function errorCode(error: unknown): unknown {
-  return (error as { code?: unknown } | null)?.code;
-}
-
-async function removeQuietly(filePath: string): Promise<void> {
-  await fs.rm(filePath, { force: true }).catch(() => undefined);
-}
-
-/** Makes a rename durable: the folder entry must reach the disk too, not only the file's bytes. */
-async function syncFolder(folder: string): Promise<void> {
-  const handle = await fs.open(folder, fsConstants.O_RDONLY);
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /** The 413 an upload over the limit gets, whether its declared length or its counted bytes gave it away. */
@@ -94,206 +64,127 @@ function cutText(text: string, charactersMaximum: number): string {
 }
 
 export class FileStorage {
-  /** `<DATA_DIR>/files`: nothing is ever read or written outside it. */
-  readonly root: string;
+  /** `files` unless given: every key this storage uses starts with it. */
+  readonly folder: string;
   private readonly storedNamePattern: RegExp;
 
-  constructor(dataDirectory: string, options: FileStorageOptions = {}) {
-    this.root = path.join(path.resolve(dataDirectory), options.folder ?? 'files');
+  constructor(
+    private readonly blobs: BlobStorage,
+    options: FileStorageOptions = {},
+  ) {
+    this.folder = options.folder ?? 'files';
     this.storedNamePattern = options.storedNamePattern ?? STORED_NAME_PATTERN;
   }
 
-  /**
-   * Creates the owner's folder if needed and returns its real path, refusing (as a server fault)
-   * a folder that is not a plain folder directly inside the root, such as a planted symlink.
-   */
-  private async ownerFolder(ownerId: number): Promise<string> {
-    const folder = path.join(this.root, String(ownerId));
-    await fs.mkdir(folder, { recursive: true, mode: 0o700 });
-    const expected = path.join(await fs.realpath(this.root), String(ownerId));
-    if ((await fs.realpath(folder)) !== expected)
-      throw new Error(`The files folder of user ${ownerId} is not a plain folder inside the data folder.`);
-    return expected;
+  private key(ownerId: number, storedName: string): string {
+    return `${this.folder}/${ownerId}/${storedName}`;
   }
 
   /**
-   * Streams an upload to disk: counts its bytes against the limit, hands each chunk to the
-   * inspector, hashes it, and renames the complete, synced file into place. On any failure the
-   * temporary file is removed and the error is passed on.
+   * Streams an upload into blob storage: counts its bytes against the limit and hands each chunk
+   * to the inspector on the way; the storage hashes it and puts it under its stored name only
+   * once complete. On any failure nothing is left under that name and the error is passed on.
    */
   async store(ownerId: number, bytes: AsyncIterable<Uint8Array>, limits: UploadLimits, inspector?: UploadInspector): Promise<StoredBytes> {
-    const folder = await this.ownerFolder(ownerId);
-    const temporaryPath = path.join(folder, `${TEMPORARY_PREFIX}${randomBytes(16).toString('hex')}.part`);
-    // O_EXCL and O_NOFOLLOW: never write through something already there, least of all a symlink.
-    const handle = await fs.open(
-      temporaryPath,
-      fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW,
-      0o600,
-    );
-    try {
-      const written = await this.writeAll(handle, bytes, limits.bytesMaximum, inspector);
-      await handle.sync();
-      await handle.close();
-      const storedName = `${randomBytes(16).toString('hex')}.${limits.extension}`;
-      await fs.rename(temporaryPath, path.join(folder, storedName));
-      await syncFolder(folder);
-      return { storedName, ...written };
-    } catch (error) {
-      await handle.close().catch(() => undefined);
-      await removeQuietly(temporaryPath);
-      throw error;
-    }
-  }
-
-  private async writeAll(
-    handle: FileHandle,
-    bytes: AsyncIterable<Uint8Array>,
-    bytesMaximum: number,
-    inspector: UploadInspector | undefined,
-  ): Promise<Omit<StoredBytes, 'storedName'>> {
-    const hash = createHash('sha256');
-    let sizeBytes = 0;
-    for await (const chunk of bytes) {
-      sizeBytes += chunk.length;
-      if (sizeBytes > bytesMaximum) throw fileTooLarge(bytesMaximum);
-      inspector?.inspect(chunk);
-      hash.update(chunk);
-      await handle.write(chunk);
-    }
-    inspector?.finish();
-    return { sizeBytes, sha256: hash.digest('hex') };
+    const storedName = `${randomHex()}.${limits.extension}`;
+    const written = await this.blobs.write(this.key(ownerId, storedName), checked(bytes, limits.bytesMaximum, inspector));
+    return { storedName, ...written };
   }
 
   /** Removes a stored file; one already gone is fine, since removing is what was wanted. */
   async remove(ownerId: number, storedName: string): Promise<void> {
     if (!this.storedNamePattern.test(storedName)) return;
-    try {
-      await fs.unlink(path.join(this.root, String(ownerId), storedName));
-    } catch (error) {
-      if (errorCode(error) !== 'ENOENT') throw error;
-    }
+    await this.blobs.delete(this.key(ownerId, storedName));
   }
 
-  /** Gives a stored file another name in the same folder (durably), replacing whatever held that name. */
+  /** Gives a stored file another name in the same folder, replacing whatever held that name. */
   async rename(ownerId: number, storedName: string, newName: string): Promise<void> {
     if (!this.storedNamePattern.test(storedName) || !this.storedNamePattern.test(newName)) throw new Error('Not a stored file name.');
-    const folder = await this.ownerFolder(ownerId);
-    await fs.rename(path.join(folder, storedName), path.join(folder, newName));
-    await syncFolder(folder);
+    await this.blobs.move(this.key(ownerId, storedName), this.key(ownerId, newName));
   }
 
-  /** Every byte of a stored file, or undefined when it is missing or not a plain file exactly where it should be. */
+  /** A stored file's bytes (or a range of them) as a stream, or undefined when it is missing or not one of ours. */
+  async open(ownerId: number, storedName: string, range?: ByteRange): Promise<AsyncIterable<Uint8Array> | undefined> {
+    if (!this.storedNamePattern.test(storedName)) return undefined;
+    return this.blobs.read(this.key(ownerId, storedName), range);
+  }
+
+  /** Every byte of a stored file, or undefined when it is missing or not one of ours. */
   async readAll(ownerId: number, storedName: string): Promise<Buffer | undefined> {
-    const handle = await this.openPlainFile(ownerId, storedName);
-    if (handle === undefined) return undefined;
-    try {
-      return await handle.readFile();
-    } finally {
-      await handle.close();
-    }
+    const stream = await this.open(ownerId, storedName);
+    return stream === undefined ? undefined : readWhole(stream);
   }
 
-  /** The ids of the owners that have a folder here. */
+  /** The ids of the owners that have stored files here. */
   async listOwners(): Promise<number[]> {
-    let names: string[];
-    try {
-      names = await fs.readdir(this.root);
-    } catch (error) {
-      if (errorCode(error) === 'ENOENT') return [];
-      throw error;
+    const owners = new Set<number>();
+    for await (const blob of this.blobs.list(`${this.folder}/`)) {
+      const owner = blob.key.split('/')[1] ?? '';
+      if (OWNER_FOLDER_PATTERN.test(owner)) owners.add(Number(owner));
     }
-    return names.filter((name) => OWNER_FOLDER_PATTERN.test(name)).map(Number);
+    return [...owners];
   }
 
-  /**
-   * The owner's plain files that are temporary or carry a stored name, with when each was last
-   * written. Symlinks, folders and anything named otherwise are left out: they were not written
-   * here, and nothing removes them.
-   */
-  async listLeftoverCandidates(ownerId: number): Promise<FolderEntry[]> {
-    const folder = path.join(this.root, String(ownerId));
-    let names: string[];
-    try {
-      names = await fs.readdir(folder);
-    } catch (error) {
-      if (NOT_READABLE_CODES.has(String(errorCode(error)))) return [];
-      throw error;
-    }
+  /** The owner's files that carry a stored name, with when each was written; anything named otherwise is left out. */
+  async listStored(ownerId: number): Promise<FolderEntry[]> {
     const entries: FolderEntry[] = [];
-    for (const name of names) {
-      const kind = TEMPORARY_NAME_PATTERN.test(name) ? 'temporary' : this.storedNamePattern.test(name) ? 'stored' : undefined;
-      if (kind === undefined) continue;
-      const status = await fs.lstat(path.join(folder, name)).catch(() => undefined);
-      if (status?.isFile()) entries.push({ name, kind, modifiedAt: status.mtimeMs });
+    for await (const blob of this.blobs.list(`${this.folder}/${ownerId}/`)) {
+      const name = blob.key.slice(`${this.folder}/${ownerId}/`.length);
+      if (this.storedNamePattern.test(name)) entries.push({ name, modifiedAt: blob.modifiedAt });
     }
     return entries;
   }
 
-  /** Removes a temporary upload file; one already gone is fine. */
-  async removeTemporary(ownerId: number, name: string): Promise<void> {
-    if (!TEMPORARY_NAME_PATTERN.test(name)) return;
-    await removeQuietly(path.join(this.root, String(ownerId), name));
-  }
-
-  /** Removes an owner's whole folder; one already gone is fine, one written into meanwhile is tried again. */
+  /** Removes an owner's whole folder; one already gone is fine. */
   async removeOwner(ownerId: number): Promise<void> {
-    await fs.rm(path.join(this.root, String(ownerId)), { recursive: true, force: true, maxRetries: 3 });
+    await this.blobs.deletePrefix(`${this.folder}/${ownerId}/`);
   }
 
   /**
    * Reads at most `maxCharacters` characters (UTF-16 code units) of a stored file, reading only
-   * as many bytes as that needs. Undefined when the file is missing or is not a plain file
-   * exactly where it should be.
+   * as many bytes as that needs. Undefined when the file is missing or not one of ours.
    */
   async readTextPrefix(ownerId: number, storedName: string, charactersMaximum: number): Promise<FileText | undefined> {
-    const handle = await this.openPlainFile(ownerId, storedName);
-    if (handle === undefined) return undefined;
-    try {
-      return await this.readPrefix(handle, charactersMaximum);
-    } finally {
-      await handle.close();
-    }
+    const stream = await this.open(ownerId, storedName);
+    if (stream === undefined) return undefined;
+    return readPrefix(stream, charactersMaximum);
   }
+}
 
-  /**
-   * Opens a stored file only when its real path is exactly `<real root>/<owner id>/<stored name>`
-   * (so no symlink anywhere below the root), without following a symlink at the last step
-   * (O_NOFOLLOW), without blocking on a FIFO (O_NONBLOCK), and only when what was opened is the
-   * regular file that was checked.
-   */
-  private async openPlainFile(ownerId: number, storedName: string): Promise<FileHandle | undefined> {
-    if (!this.storedNamePattern.test(storedName)) return undefined;
-    try {
-      const expected = path.join(await fs.realpath(this.root), String(ownerId), storedName);
-      if ((await fs.realpath(path.join(this.root, String(ownerId), storedName))) !== expected) return undefined;
-      const checked = await fs.lstat(expected);
-      if (!checked.isFile()) return undefined;
-      const handle = await fs.open(expected, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
-      const opened = await handle.stat();
-      if (opened.isFile() && opened.dev === checked.dev && opened.ino === checked.ino) return handle;
-      await handle.close();
-      return undefined;
-    } catch (error) {
-      if (NOT_READABLE_CODES.has(String(errorCode(error)))) return undefined;
-      throw error;
-    }
-  }
+function randomHex(): string {
+  return randomBytes(16).toString('hex');
+}
 
-  private async readPrefix(handle: FileHandle, charactersMaximum: number): Promise<FileText> {
-    // Not fatal: the bytes were checked at upload; should a file change on disk since, its bad bytes read as U+FFFD rather than failing the tool.
-    const decoder = new TextDecoder('utf-8');
-    const buffer = Buffer.alloc(READ_CHUNK_BYTES);
-    let text = '';
-    let position = 0;
-    let ended = false;
-    // Reading stops one character beyond the budget, which tells whether anything was left out.
-    while (text.length <= charactersMaximum && !ended) {
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
-      position += bytesRead;
-      ended = bytesRead === 0;
-      text += ended ? decoder.decode() : decoder.decode(buffer.subarray(0, bytesRead), { stream: true });
-    }
-    if (text.length <= charactersMaximum) return { text, truncated: false };
-    return { text: cutText(text, charactersMaximum), truncated: true };
+/** Passes an upload's chunks on, refusing it once it passes `bytesMaximum` and letting the inspector refuse it too. */
+async function* checked(
+  bytes: AsyncIterable<Uint8Array>,
+  bytesMaximum: number,
+  inspector: UploadInspector | undefined,
+): AsyncGenerator<Uint8Array> {
+  let sizeBytes = 0;
+  for await (const chunk of bytes) {
+    sizeBytes += chunk.length;
+    if (sizeBytes > bytesMaximum) throw fileTooLarge(bytesMaximum);
+    inspector?.inspect(chunk);
+    yield chunk;
   }
+  inspector?.finish();
+}
+
+async function readPrefix(stream: AsyncIterable<Uint8Array>, charactersMaximum: number): Promise<FileText> {
+  // Not fatal: the bytes were checked at upload; should a file change in storage since, its bad bytes read as U+FFFD rather than failing the tool.
+  const decoder = new TextDecoder('utf-8');
+  let text = '';
+  let ended = true;
+  // Reading stops one character beyond the budget, which tells whether anything was left out.
+  for await (const chunk of stream) {
+    text += decoder.decode(chunk, { stream: true });
+    if (text.length > charactersMaximum) {
+      ended = false;
+      break;
+    }
+  }
+  if (ended) text += decoder.decode();
+  if (text.length <= charactersMaximum) return { text, truncated: false };
+  return { text: cutText(text, charactersMaximum), truncated: true };
 }

@@ -47,7 +47,7 @@ export interface KnowledgeBaseServiceOptions {
   db: Kysely<Database>;
   dialect: Dialect;
   vectorBackend: VectorBackend;
-  /** The stored documents (`<DATA_DIR>/knowledge`), removed with their knowledge base. */
+  /** The stored documents (blobs under `knowledge/<id>/`), removed with their knowledge base. */
   documentFiles?: FileStorage;
   /** Embeds query texts; without it, knowledge bases are searched by full text only. */
   embedder?: Embedder;

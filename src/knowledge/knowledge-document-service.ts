@@ -1,6 +1,6 @@
 /**
- * Documents of a knowledge base and their ingestion jobs: upload (stored under
- * `<DATA_DIR>/knowledge/<knowledge base id>/<document id>`, its type checked by content, then
+ * Documents of a knowledge base and their ingestion jobs: upload (stored in blob storage under
+ * `knowledge/<knowledge base id>/<document id>`, its type checked by content, then
  * queued for the ingestion runner), list, download, delete, and the jobs' status, retry and
  * cancel. Permissions come from the knowledge base: changing needs `update`, reading `view`.
  */
@@ -11,6 +11,7 @@ import { requireKnowledgeBaseAction, type KnowledgeBaseAction } from '../auth/pe
 import { AppError } from '../errors/app-error.js';
 import { displayFileName } from '../files/file-paths.js';
 import { FileStorage } from '../files/file-storage.js';
+import type { BlobStorage } from '../storage/blob-storage.js';
 import { appendAuditEntry } from '../store/audit-log-repository.js';
 import { auditEntryOf } from '../auth/call-context.js';
 import {
@@ -40,9 +41,9 @@ const UPLOAD_EXTENSION = 'upload';
 /** A stored document's name: its id. Anything else under a stored name is an upload still being staged. */
 const DOCUMENT_ID_NAME = /^[1-9][0-9]{0,9}$/;
 
-/** The storage of knowledge-base documents: `<DATA_DIR>/knowledge/<knowledge base id>/<document id>`. */
-export function knowledgeDocumentStorage(dataDirectory: string): FileStorage {
-  return new FileStorage(dataDirectory, { folder: 'knowledge', storedNamePattern: DOCUMENT_STORED_NAME });
+/** The storage of knowledge-base documents: blobs `knowledge/<knowledge base id>/<document id>`. */
+export function knowledgeDocumentStorage(blobs: BlobStorage): FileStorage {
+  return new FileStorage(blobs, { folder: 'knowledge', storedNamePattern: DOCUMENT_STORED_NAME });
 }
 
 export interface DocumentUpload {
@@ -263,14 +264,13 @@ export class KnowledgeDocumentService {
     }
     let files = 0;
     for (const knowledgeBaseId of await this.storage.listOwners()) {
-      const old = (await this.storage.listLeftoverCandidates(knowledgeBaseId)).filter((entry) => entry.modifiedAt < cutoff);
-      const named = old.filter((entry) => entry.kind === 'stored' && DOCUMENT_ID_NAME.test(entry.name)).map((entry) => Number(entry.name));
+      const old = (await this.storage.listStored(knowledgeBaseId)).filter((entry) => entry.modifiedAt < cutoff).map((entry) => entry.name);
+      const named = old.filter((name) => DOCUMENT_ID_NAME.test(name)).map(Number);
       const existing = await existingDocumentIds(this.db, knowledgeBaseId, named);
-      for (const entry of old) {
-        if (entry.kind === 'temporary') await this.storage.removeTemporary(knowledgeBaseId, entry.name);
-        else if (DOCUMENT_ID_NAME.test(entry.name) && existing.has(Number(entry.name))) continue;
+      for (const name of old) {
+        if (DOCUMENT_ID_NAME.test(name) && existing.has(Number(name))) continue;
         // A staged upload (random name) is renamed to its document's id within its request; an old one never will be.
-        else await this.storage.remove(knowledgeBaseId, entry.name);
+        await this.storage.remove(knowledgeBaseId, name);
         files += 1;
       }
     }
@@ -287,17 +287,22 @@ export class KnowledgeDocumentService {
     return documentView(await this.document(record.id, documentId));
   }
 
-  /** The original bytes as uploaded, with the content type found for them. */
+  /** The original bytes as uploaded, streamed from blob storage, with the content type found for them. */
   async content(
     context: CallContext,
     knowledgeBaseId: number,
     documentId: number,
-  ): Promise<{ bytes: Buffer; contentType: string; fileName: string }> {
+  ): Promise<{ stream: Readable; sizeBytes: number; contentType: string; fileName: string }> {
     const record = await this.load(context, knowledgeBaseId, 'view');
     const row = await this.document(record.id, documentId);
-    const bytes = await this.storage.readAll(record.id, String(row.id));
-    if (bytes === undefined) throw new AppError('not_found', 'The stored file of this document is missing.');
-    return { bytes, contentType: row.content_type, fileName: row.file_name };
+    const stream = await this.storage.open(record.id, String(row.id));
+    if (stream === undefined) throw new AppError('not_found', 'The stored file of this document is missing.');
+    return {
+      stream: stream instanceof Readable ? stream : Readable.from(stream),
+      sizeBytes: row.size_bytes,
+      contentType: row.content_type,
+      fileName: row.file_name,
+    };
   }
 
   /** Removes the document, its chunks and jobs, then its stored file. */

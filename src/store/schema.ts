@@ -319,6 +319,26 @@ export interface ChatMessagesTable {
   created_at: string;
 }
 
+/** One blob of the `postgres` blob driver (see src/storage/postgres-blob-storage.ts). */
+export interface BlobsTable {
+  id: Generated<number>;
+  /** Null while the blob is being written: it gets its key only once every chunk is in. */
+  key: string | null;
+  size_bytes: ColumnType<number | string, number, number>;
+  sha256: string;
+  /** The size of every chunk but the last, so a range read knows which chunks to fetch. */
+  chunk_bytes: number;
+  /** Milliseconds since the epoch at which the write started. */
+  created_at: ColumnType<number | string, number, number>;
+}
+
+/** The bytes of a blob, `chunk_bytes` at a time, in order of `chunk_index`. */
+export interface BlobChunksTable {
+  blob_id: number;
+  chunk_index: number;
+  bytes: Uint8Array;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -340,6 +360,8 @@ export interface Database {
   rate_limit_counters: RateLimitCountersTable;
   chats: ChatsTable;
   chat_messages: ChatMessagesTable;
+  blobs: BlobsTable;
+  blob_chunks: BlobChunksTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;

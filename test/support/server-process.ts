@@ -13,15 +13,24 @@ const START_TIMEOUT_MILLISECONDS = 60_000;
 
 export interface ServerProcess {
   child: ChildProcessWithoutNullStreams;
+  /** Where it listens; empty for `worker`, which serves no HTTP. */
   baseUrl: string;
   output(): string;
   /** Sends SIGKILL and resolves once the process is gone (reaped, so its pid no longer exists). */
   kill(): Promise<void>;
 }
 
-/** Starts `src/main.ts` on a free port over `database`, with the test administrator; resolves once it listens. */
-export async function startServerProcess(database: TestDatabase, environment: Record<string, string> = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+/**
+ * Starts `src/main.ts` on a free port over `database`, with the test administrator; resolves once
+ * it listens. `command` is the command line after `main.ts` (`['worker']` starts a worker, which
+ * resolves once it says it is ready). DATA_DIR in `environment` gives the process its own folder.
+ */
+export async function startServerProcess(
+  database: TestDatabase,
+  environment: Record<string, string> = {},
+  command: readonly string[] = [],
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...command], {
     env: {
       PATH: process.env.PATH ?? '',
       HOST: '127.0.0.1',
@@ -40,11 +49,11 @@ export async function startServerProcess(database: TestDatabase, environment: Re
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   const started = Date.now();
   for (;;) {
-    const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-    if (match?.[1]) {
+    const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)|(worker ready)/.exec(output);
+    if (match) {
       return {
         child,
-        baseUrl: match[1],
+        baseUrl: match[1] ?? '',
         output: () => output,
         async kill() {
           child.kill('SIGKILL');

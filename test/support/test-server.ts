@@ -75,7 +75,7 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
   await sweepCrashLeftovers(services, logger);
   const app = await buildApp(services, { logger });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
-  services.ingestionRunner.start(logger);
+  if (settings.ingestionInWeb) services.ingestionRunner.start(logger);
   services.chatRetentionPurger.start(logger);
   return {
     baseUrl: address,
@@ -88,6 +88,7 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
       await app.close();
       await services.ingestionRunner.stop();
       await services.chatRetentionPurger.stop();
+      await services.blobs.close();
       await store.close();
       if (ownsDatabase) await database.drop();
     },

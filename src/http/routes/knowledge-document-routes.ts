@@ -195,7 +195,8 @@ export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Se
       return reply
         .header('content-type', content.contentType)
         .header('content-disposition', attachmentHeader(content.fileName))
-        .send(content.bytes);
+        .header('content-length', content.sizeBytes)
+        .send(content.stream);
     },
   );
 

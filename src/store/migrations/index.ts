@@ -18,6 +18,7 @@ import { rateLimitCountersMigration } from './0011-rate-limit-counters.js';
 import { ingestionAttemptsSinceQueuedMigration } from './0012-ingestion-attempts-since-queued.js';
 import { assistantOrchestratorFlagMigration } from './0013-assistant-orchestrator-flag.js';
 import { chatsMigration } from './0014-chats.js';
+import { blobsMigration } from './0050-blobs.js';
 
 export function allMigrations(dialect: Dialect): Record<string, Migration> {
   return {
@@ -35,5 +36,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0012-ingestion-attempts-since-queued': ingestionAttemptsSinceQueuedMigration(),
     '0013-assistant-orchestrator-flag': assistantOrchestratorFlagMigration(),
     '0014-chats': chatsMigration(dialect),
+    '0050-blobs': blobsMigration(dialect),
   };
 }
