@@ -61,3 +61,19 @@ export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, t
 export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void {
   reply.header('set-cookie', `${SESSION_COOKIE_NAME}=; ${cookieAttributes(request, 0)}`);
 }
+
+/**
+ * The cookie of a session an LTI launch opened. Learners often meet Merino inside a frame of
+ * their course's page, on another site, where a SameSite=Lax cookie is neither stored nor sent;
+ * so over HTTPS (as Fastify sees it: behind a proxy, with TRUST_PROXY) the cookie is
+ * SameSite=None, which browsers accept only with Secure. Browsers also accept Secure cookies from
+ * `http://localhost`, so a local set-up frames too. Over plain HTTP elsewhere it stays Lax: the
+ * launch then works only in a new window, never in a frame (see docs/lti.md).
+ */
+export function setLtiSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string, lifetimeSeconds: number): void {
+  const framable = request.protocol === 'https' || request.hostname === 'localhost';
+  const attributes = framable
+    ? `Path=/; Max-Age=${lifetimeSeconds}; HttpOnly; SameSite=None; Secure`
+    : cookieAttributes(request, lifetimeSeconds);
+  reply.header('set-cookie', `${SESSION_COOKIE_NAME}=${token}; ${attributes}`);
+}

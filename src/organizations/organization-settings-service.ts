@@ -17,12 +17,13 @@ import type { Database } from '../store/schema.js';
 
 export interface OrganizationSettingsView {
   learners_create_api_keys: boolean;
+  lti_instructors_create: boolean;
 }
 
 export type OrganizationSettingsPatch = Partial<OrganizationSettingsView>;
 
 function settingsView(policies: OrganizationPolicies): OrganizationSettingsView {
-  return { learners_create_api_keys: policies.learnersCreateApiKeys };
+  return { learners_create_api_keys: policies.learnersCreateApiKeys, lti_instructors_create: policies.ltiInstructorsCreate };
 }
 
 export class OrganizationSettingsService {
@@ -43,7 +44,10 @@ export class OrganizationSettingsService {
     requireOrganizationAdministration(context.identity, organizationId);
     await this.load(organizationId);
     await this.db.transaction().execute(async (transaction) => {
-      await updateOrganizationPolicies(transaction, organizationId, { learnersCreateApiKeys: patch.learners_create_api_keys });
+      await updateOrganizationPolicies(transaction, organizationId, {
+        learnersCreateApiKeys: patch.learners_create_api_keys,
+        ltiInstructorsCreate: patch.lti_instructors_create,
+      });
       await appendAuditEntry(transaction, {
         actorUserId: context.identity.userId,
         organizationId,

@@ -9,7 +9,10 @@ function organizationSettingsSchema(description: string) {
   return {
     type: 'object',
     description,
-    properties: { learners_create_api_keys: { type: 'boolean', description: 'whether learners may create their own API keys' } },
+    properties: {
+      learners_create_api_keys: { type: 'boolean', description: 'whether learners may create their own API keys' },
+      lti_instructors_create: { type: 'boolean', description: 'whether users an LTI launch names Instructor become creators' },
+    },
   } as const;
 }
 
@@ -42,6 +45,10 @@ export async function organizationSettingsRoutes(app: FastifyInstance, services:
           additionalProperties: false,
           properties: {
             learners_create_api_keys: { type: 'boolean', description: 'Whether learners may create their own API keys (default true).' },
+            lti_instructors_create: {
+              type: 'boolean',
+              description: 'Whether users an LTI launch names Instructor become creators on their first launch (default false: learners).',
+            },
           },
         },
         response: { 200: organizationSettingsSchema('The policies as changed'), ...commonErrorResponses },
