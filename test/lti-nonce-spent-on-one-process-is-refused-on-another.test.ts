@@ -28,9 +28,9 @@ describe.skipIf(!TEST_DIALECTS.includes('postgres'))('LTI nonces across two proc
   }, 180_000);
 
   afterAll(async () => {
-    await first?.kill();
-    await second?.kill();
-    await database?.drop();
+    await first.kill();
+    await second.kill();
+    await database.drop();
   });
 
   function launchFor(server: ServerProcess, nonce: string): Record<string, string> {
