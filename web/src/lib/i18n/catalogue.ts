@@ -12,6 +12,7 @@ import { toolsManager as toolsManagerEn } from './en/tools-manager';
 import { sharing as sharingEn } from './en/sharing';
 import { importExport as importExportEn } from './en/import-export';
 import { apiKeys as apiKeysEn } from './en/api-keys';
+import { ltiAdmin as ltiAdminEn } from './en/lti-admin';
 import { common as commonEs } from './es/common';
 import { login as loginEs } from './es/login';
 import { assistantList as assistantListEs } from './es/assistant-list';
@@ -21,6 +22,7 @@ import { toolsManager as toolsManagerEs } from './es/tools-manager';
 import { sharing as sharingEs } from './es/sharing';
 import { importExport as importExportEs } from './es/import-export';
 import { apiKeys as apiKeysEs } from './es/api-keys';
+import { ltiAdmin as ltiAdminEs } from './es/lti-admin';
 
 export const english = {
   common: commonEn,
@@ -32,6 +34,7 @@ export const english = {
   sharing: sharingEn,
   importExport: importExportEn,
   apiKeys: apiKeysEn,
+  ltiAdmin: ltiAdminEn,
 };
 
 export type English = typeof english;
@@ -46,6 +49,7 @@ const spanish: Catalogue<English> = {
   sharing: sharingEs,
   importExport: importExportEs,
   apiKeys: apiKeysEs,
+  ltiAdmin: ltiAdminEs,
 };
 
 /** Catalan and Basque are wired in and fall back to English key by key until translated. */
