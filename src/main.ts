@@ -60,6 +60,7 @@ async function start(): Promise<void> {
   const app = await buildApp(services, { logger });
   await app.listen({ host: settings.host, port: settings.port });
   services.ingestionRunner.start(logger);
+  services.chatRetentionPurger.start(logger);
   announceAdmin(bootstrap, settings);
 
   let stopping = false;
@@ -75,6 +76,7 @@ async function start(): Promise<void> {
     await app.close();
     // The job in hand finishes (or, past the deadline, is left to expire and be resumed by the next runner).
     await services.ingestionRunner.stop();
+    await services.chatRetentionPurger.stop();
     await store.close();
     logger.info('stopped');
     process.exit(0);

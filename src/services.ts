@@ -4,6 +4,8 @@ import { Authenticator } from './auth/authenticator.js';
 import { RateLimiter } from './auth/rate-limiter.js';
 import { UserService } from './auth/user-service.js';
 import { AssistantService } from './assistants/assistant-service.js';
+import { ChatRetentionPurger } from './chats/chat-retention-purger.js';
+import { ChatService } from './chats/chat-service.js';
 import { CompletionService } from './completions/completion-service.js';
 import type { Settings } from './config/settings.js';
 import { FileService } from './files/file-service.js';
@@ -39,6 +41,9 @@ export interface Services {
   rubrics: RubricService;
   registries: Registries;
   completions: CompletionService;
+  chats: ChatService;
+  /** Not started here: main.ts (and the test server) start it and stop it on shutdown. */
+  chatRetentionPurger: ChatRetentionPurger;
   providerSettings: ProviderSettingsService;
   organizationSettings: OrganizationSettingsService;
   knowledgeBases: KnowledgeBaseService;
@@ -84,6 +89,17 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     sessionTtlHours: settings.sessionTtlHours,
   });
   const files = new FileService(store.db, { dataDirectory: settings.dataDirectory, bytesMaximum: settings.fileUploadBytesMaximum });
+  const completions = new CompletionService({
+    db: store.db,
+    settings,
+    registries,
+    fileReaderFor: (owner) => files.readerFor(owner),
+    rubricReaderFor: (owner) => rubrics.readerFor(owner),
+    knowledgeSearchFor: (owner) => knowledgeBases.searcherFor(owner),
+    providersFor: (organizationId) => providerSettings.providersFor(organizationId),
+    smallFastModelFor: (organizationId) => providerSettings.smallFastModelFor(organizationId),
+    moodleFor: (organizationId) => providerSettings.moodleFor(organizationId),
+  });
   return {
     settings,
     store,
@@ -149,16 +165,13 @@ export function createServices(store: Store, settings: Settings, registries: Reg
         },
       },
     }),
-    completions: new CompletionService({
+    completions,
+    chats: new ChatService({
       db: store.db,
-      settings,
-      registries,
-      fileReaderFor: (owner) => files.readerFor(owner),
-      rubricReaderFor: (owner) => rubrics.readerFor(owner),
-      knowledgeSearchFor: (owner) => knowledgeBases.searcherFor(owner),
-      providersFor: (organizationId) => providerSettings.providersFor(organizationId),
-      smallFastModelFor: (organizationId) => providerSettings.smallFastModelFor(organizationId),
-      moodleFor: (organizationId) => providerSettings.moodleFor(organizationId),
+      completions,
+      limits: { messagesMaximum: settings.chatMessagesMaximum },
+      pseudonymDigest: (userId) => secrets.keyedDigest('chat-learner-pseudonym', String(userId)),
     }),
+    chatRetentionPurger: new ChatRetentionPurger(store.db, settings.chatPurgeIntervalMilliseconds),
   };
 }

@@ -9,6 +9,8 @@ const EXPECTED_TABLES = [
   'assistant_shares',
   'assistants',
   'audit_log',
+  'chat_messages',
+  'chats',
   'files',
   'ingestion_jobs',
   'kb_chunk_embeddings',

@@ -5,9 +5,11 @@
  * the whole app honest as pages are added (add a page's URL to PAGES). Screenshots of each state go
  * to reports/screenshots/.
  */
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { createUser, request, type TestServer } from './support/test-server.js';
+import { startChatWorld, type ChatWorld } from './support/chat-world.js';
+import { RICH_ANSWER } from './support/chat-pages.js';
 import { expectAccessible, launchBrowser, logInThroughPage, openPage, screenshot, type OpenedPage } from './support/browser.js';
 
 interface PageUnderTest {
@@ -15,11 +17,16 @@ interface PageUnderTest {
   path: (ids: SeededIds) => string;
   /** The page's h1 once it has loaded its data. */
   heading: string;
+  /** Brings the page to the state worth scanning (folded sections opened). */
+  prepare?: (page: Page) => Promise<void>;
 }
 
 interface SeededIds {
   classic: number;
   multiTool: number;
+  /** The chats world's assistant, which reads a file: its answers carry a step and a source. */
+  tutor: number;
+  chat: number;
 }
 
 const PAGES: PageUnderTest[] = [
@@ -28,6 +35,18 @@ const PAGES: PageUnderTest[] = [
   { name: 'classic-assistant', path: (ids) => `/assistants/${ids.classic}`, heading: 'Essay coach' },
   { name: 'multi-tool-assistant', path: (ids) => `/assistants/${ids.multiTool}`, heading: 'Field trip planner' },
   { name: 'api-keys', path: () => '/settings/api-keys', heading: 'API keys' },
+  { name: 'chat-home', path: () => '/chat', heading: 'Chat' },
+  { name: 'new-chat', path: (ids) => `/chat/${ids.tutor}`, heading: 'Biology tutor' },
+  {
+    name: 'kept-chat',
+    path: (ids) => `/chat/${ids.tutor}/${ids.chat}`,
+    heading: 'Biology tutor',
+    prepare: async (page) => {
+      await page.getByText('Tool activity: 1 step').click();
+      await page.getByText('Thinking', { exact: true }).click();
+      await page.locator('.katex').first().waitFor();
+    },
+  },
   { name: 'unknown-page', path: () => '/no-such-page', heading: 'Page not found' },
 ];
 
@@ -39,15 +58,17 @@ const STATES = [
 ];
 
 describe('every page of the web app', () => {
+  let world: ChatWorld;
   let server: TestServer;
   let browser: Browser;
   let creator: { email: string; password: string };
-  const ids: SeededIds = { classic: 0, multiTool: 0 };
+  const ids: SeededIds = { classic: 0, multiTool: 0, tutor: 0, chat: 0 };
 
   beforeAll(async () => {
-    server = await startTestServer('sqlite');
+    world = await startChatWorld('sqlite');
+    server = world.server;
     browser = await launchBrowser();
-    const adminToken = await loginAsAdmin(server);
+    const adminToken = world.adminToken;
     const created = await createUser(server, adminToken, { email: 'teacher@merino.test', role: 'creator' });
     creator = created;
     const classic = await request(server, 'POST', '/api/assistants', {
@@ -69,11 +90,20 @@ describe('every page of the web app', () => {
     expect([classic.status, multiTool.status], `${classic.text} ${multiTool.text}`).toEqual([201, 201]);
     ids.classic = classic.body.id;
     ids.multiTool = multiTool.body.id;
+    ids.tutor = world.assistantId;
+    const chat = await request(server, 'POST', '/api/chats', { token: created.token, body: { assistant_id: world.assistantId } });
+    ids.chat = chat.body.id;
+    world.provider.enqueue(RICH_ANSWER);
+    const answered = await request(server, 'POST', `/api/chats/${ids.chat}/messages`, {
+      token: created.token,
+      body: { content: 'How do cells divide, and how fast do they grow?' },
+    });
+    expect([chat.status, answered.status], answered.text).toEqual([201, 200]);
   });
 
   afterAll(async () => {
     await browser.close();
-    await server.close();
+    await world.close();
   });
 
   describe.each(STATES)('at $width px, $colorScheme', (state) => {
@@ -93,6 +123,7 @@ describe('every page of the web app', () => {
       await page.goto(`${server.baseUrl}${pageUnderTest.path(ids)}`);
       await page.getByRole('heading', { level: 1, name: pageUnderTest.heading, exact: true }).waitFor();
       await page.getByRole('status').filter({ hasText: 'Loading' }).waitFor({ state: 'detached' });
+      await pageUnderTest.prepare?.(page);
       expect(await page.locator('h1').count()).toBe(1);
       expect(
         await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth'),

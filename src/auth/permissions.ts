@@ -10,7 +10,14 @@
  */
 import { AppError } from '../errors/app-error.js';
 import type { Identity } from './identity.js';
-import type { AssistantListScope, FileListScope, KnowledgeBaseListScope, RubricListScope, UserListScope } from '../store/list-scopes.js';
+import type {
+  AssistantListScope,
+  ChatListScope,
+  FileListScope,
+  KnowledgeBaseListScope,
+  RubricListScope,
+  UserListScope,
+} from '../store/list-scopes.js';
 
 export type AssistantAction = 'view' | 'view_configuration' | 'chat' | 'update' | 'delete' | 'publish' | 'share' | 'export';
 
@@ -408,4 +415,33 @@ export function requireLtiActivityTeaching(identity: Identity, facts: LtiActivit
 /** Users an LTI launch names Instructor become creators only when their organization allows it. */
 export function ltiInstructorRole(organizationAllows: boolean): 'creator' | 'learner' {
   return organizationAllows ? 'creator' : 'learner';
+}
+
+export interface ChatFacts {
+  ownerId: number;
+}
+
+/**
+ * A chat is only ever its owner's: through /api/chats nobody else — not another member, not an
+ * admin, not a system admin — learns it exists (404).
+ */
+export function requireChatOwner(identity: Identity, chat: ChatFacts | undefined): void {
+  if (chat === undefined || chat.ownerId !== identity.userId) throw new AppError('not_found', 'Chat not found.');
+}
+
+/** The chats /api/chats lists: the caller's own, whatever their role. */
+export function ownChatsScope(identity: Identity): ChatListScope {
+  return { kind: 'owner', userId: identity.userId };
+}
+
+/**
+ * Reading other people's chats with an assistant (DESIGN §9): only whoever manages the assistant
+ * (its owner, the admins over it, system admins), and only the chats of members whose
+ * organization turned `owners_can_read_chats` on; the store applies that part through the scope.
+ * Everyone else gets 404 for the assistant, so its chats cannot be probed. Admins get no other
+ * way in: with the setting off they read no learner's chat.
+ */
+export function assistantChatsScope(identity: Identity, assistant: AssistantFacts & { id: number }): ChatListScope {
+  if (!decideAssistant(identity, assistant, 'update').allowed) throw new AppError('not_found', 'Assistant not found.');
+  return { kind: 'assistant_readers', assistantId: assistant.id };
 }

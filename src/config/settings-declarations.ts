@@ -540,9 +540,31 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1,
     maximum: 86_400,
   }),
+  chatMessageCharactersMaximum: integerSetting({
+    variable: 'CHAT_MESSAGE_MAX_CHARS',
+    meaning: 'longest message a learner may send to a kept chat (`POST /api/chats/{id}/messages`); longer ones get 400 naming `content`',
+    defaultValue: 32_000,
+    minimum: 1,
+    maximum: 1_000_000,
+  }),
+  chatMessagesMaximum: integerSetting({
+    variable: 'CHAT_MESSAGES_MAX',
+    meaning: 'most messages (questions and answers) one kept chat may hold; a question past it gets 409 `chat_full` (start a new chat)',
+    defaultValue: 200,
+    minimum: 2,
+    maximum: 10_000,
+  }),
+  chatPurgeIntervalMilliseconds: integerSetting({
+    variable: 'CHAT_PURGE_INTERVAL_MS',
+    meaning: "how often each process deletes chats older than their organization's `chat_retention_days`",
+    defaultValue: 3_600_000,
+    minimum: 100,
+    maximum: 86_400_000,
+  }),
   chatRequestsPerUserMaximum: integerSetting({
     variable: 'CHAT_REQUESTS_PER_USER_MAX',
-    meaning: 'chat requests (`/v1/chat/completions`, `/lamb/v1/completions`) one user may make per window; more get 429 with `Retry-After`',
+    meaning:
+      "chat requests (`/v1/chat/completions`, `/lamb/v1/completions`, a kept chat's messages and regenerations) one user may make per window; more get 429 with `Retry-After`",
     defaultValue: 600,
     minimum: 1,
     maximum: 1_000_000,

@@ -64,6 +64,8 @@ export const catalogue = {
     type: 'conflict_error',
     message: 'Another request made the same change at the same moment; try again.',
   },
+  chat_full: { status: 409, type: 'conflict_error', message: 'This chat holds as many messages as a chat may; start a new chat.' },
+  nothing_to_regenerate: { status: 409, type: 'conflict_error', message: 'This chat has no question to answer again.' },
   model_not_found: { status: 404, type: 'not_found_error', message: 'The model does not exist or you do not have access to it.' },
   assistant_not_convertible: {
     status: 409,

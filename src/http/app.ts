@@ -16,6 +16,7 @@ import { errorBody, handleError } from './error-rendering.js';
 import { answerClientError, answerFrameworkError } from './framework-errors.js';
 import { apiKeyRoutes } from './routes/api-key-routes.js';
 import { chatCompletionRoutes } from './routes/chat-completion-routes.js';
+import { chatRoutes } from './routes/chat-routes.js';
 import { toolCatalogueRoutes } from './routes/tool-catalogue-routes.js';
 import { traceRoutes } from './routes/trace-routes.js';
 import { organizationRoutes } from './routes/organization-routes.js';
@@ -137,6 +138,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await assistantRoutes(scope, services);
     await rubricRoutes(scope, services);
     await chatCompletionRoutes(scope, services);
+    await chatRoutes(scope, services);
     await toolCatalogueRoutes(scope, services);
     await traceRoutes(scope, services);
     await organizationRoutes(scope, services);

@@ -7,7 +7,12 @@ import type { FastifyInstance } from 'fastify';
 import type { RateLimiter } from '../auth/rate-limiter.js';
 
 /** Every route that runs the completion pipeline. */
-const CHAT_ROUTES: ReadonlySet<string> = new Set(['/v1/chat/completions', '/lamb/v1/completions']);
+const CHAT_ROUTES: ReadonlySet<string> = new Set([
+  '/v1/chat/completions',
+  '/lamb/v1/completions',
+  '/api/chats/:id/messages',
+  '/api/chats/:id/regenerate',
+]);
 
 /** Register inside the authenticated scope, after requireAuthentication, so the caller is known. */
 export function limitChatRequests(app: FastifyInstance, rateLimiter: RateLimiter): void {

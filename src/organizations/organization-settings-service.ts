@@ -1,6 +1,7 @@
 /**
  * An organization's policies for its members, read and changed by its admins and system admins:
- * for now, whether its learners may create API keys. Secrets and provider settings live apart, in
+ * whether its learners may create API keys, how long its members' chats are kept, and whether
+ * assistants' owners may read the chats of their assistants. Secrets and provider settings live apart, in
  * provider-settings-service.ts.
  */
 import type { Kysely } from 'kysely';
@@ -17,13 +18,20 @@ import type { Database } from '../store/schema.js';
 
 export interface OrganizationSettingsView {
   learners_create_api_keys: boolean;
+  chat_retention_days: number | null;
+  owners_can_read_chats: boolean;
   lti_instructors_create: boolean;
 }
 
 export type OrganizationSettingsPatch = Partial<OrganizationSettingsView>;
 
 function settingsView(policies: OrganizationPolicies): OrganizationSettingsView {
-  return { learners_create_api_keys: policies.learnersCreateApiKeys, lti_instructors_create: policies.ltiInstructorsCreate };
+  return {
+    learners_create_api_keys: policies.learnersCreateApiKeys,
+    chat_retention_days: policies.chatRetentionDays,
+    owners_can_read_chats: policies.ownersCanReadChats,
+    lti_instructors_create: policies.ltiInstructorsCreate,
+  };
 }
 
 export class OrganizationSettingsService {
@@ -46,6 +54,8 @@ export class OrganizationSettingsService {
     await this.db.transaction().execute(async (transaction) => {
       await updateOrganizationPolicies(transaction, organizationId, {
         learnersCreateApiKeys: patch.learners_create_api_keys,
+        chatRetentionDays: patch.chat_retention_days,
+        ownersCanReadChats: patch.owners_can_read_chats,
         ltiInstructorsCreate: patch.lti_instructors_create,
       });
       await appendAuditEntry(transaction, {

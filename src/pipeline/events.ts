@@ -13,6 +13,8 @@ export interface StatusEvent {
   message: string;
   /** The status this one is nested under (a target assistant's steps under its call). */
   parent?: string;
+  /** The tool's display name from the tool registry, when the tool is installed; clients show it before `tool`. */
+  display_name?: string;
 }
 
 export interface Source {

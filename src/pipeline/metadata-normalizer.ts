@@ -39,6 +39,8 @@ export interface AssistantMetadata {
   tool_call_format?: string;
   /** A client's system and developer messages: dropped (the default) or put after the teacher's system prompt. */
   client_system_messages?: 'drop' | 'append';
+  /** Status lines written into the answer's content, for clients that show only content, unless a request says otherwise. */
+  status_as_content?: boolean;
   tool_loop?: { max_iterations?: number; call_timeout_ms?: number; total_timeout_ms?: number; max_identical_calls?: number };
   [key: string]: unknown;
 }

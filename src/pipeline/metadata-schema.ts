@@ -90,6 +90,8 @@ export const assistantMetadataSchema = {
     tool_call_format: { type: 'string', enum: ['auto', 'native', ...TEXT_TOOL_CALL_FORMATS] },
     // What happens to a client's system and developer messages: dropped, or put after the teacher's system prompt.
     client_system_messages: { type: 'string', enum: [...CLIENT_SYSTEM_MESSAGE_HANDLINGS] },
+    // Whether status lines go into the content when a request does not say (stream_options.status_as_content).
+    status_as_content: { type: 'boolean' },
     // The tool loop's bounds for this assistant; the server caps each at its own maximum.
     tool_loop: {
       type: 'object',

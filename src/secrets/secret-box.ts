@@ -1,10 +1,11 @@
 /**
- * Encryption of secrets at rest (provider API keys in organization settings): AES-256-GCM with a
+ * Encryption of secrets at rest (provider API keys in organization settings), and keyed digests
+ * (learners' pseudonyms). Encryption is AES-256-GCM with a
  * fresh IV per value, stored as `v1:<iv>:<tag>:<ciphertext>` in base64url. The key comes from
  * MERINO_SECRET_KEY, or from a key file created once in the data folder. Several processes
  * sharing one PostgreSQL must share MERINO_SECRET_KEY.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../errors/app-error.js';
@@ -32,6 +33,14 @@ export class SecretBox {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     return SecretBox.fromPassphrase(fs.readFileSync(keyPath, 'utf8').trim());
+  }
+
+  /**
+   * A stable keyed digest of `text` for `purpose` (hex): the same input gives the same digest on
+   * every process sharing the key, and nobody without the key can tell which input gave it.
+   */
+  keyedDigest(purpose: string, text: string): string {
+    return createHmac('sha256', this.key).update(purpose).update('\0').update(text).digest('hex');
   }
 
   encrypt(plaintext: string): string {

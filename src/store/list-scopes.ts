@@ -20,3 +20,9 @@ export type RubricListScope =
   | { kind: 'owner'; userId: number }
   | { kind: 'organization'; organizationId: number }
   | { kind: 'organization_member'; organizationId: number; userId: number };
+
+/**
+ * Which chats a list may include: one's own, or (for an assistant's managers) the chats of that
+ * assistant whose organization lets owners read its members' chats.
+ */
+export type ChatListScope = { kind: 'owner'; userId: number } | { kind: 'assistant_readers'; assistantId: number };

@@ -19,6 +19,10 @@ export interface OrganizationsTable {
   learners_create_api_keys: Generated<Flag>;
   /** Whether users an LTI launch names Instructor become creators (0 until an admin says otherwise). */
   lti_instructors_create: Generated<Flag>;
+  /** How many days a chat is kept after its last change; null keeps chats forever. */
+  chat_retention_days: Generated<number | null>;
+  /** Whether assistants' owners (and admins) may read the chats members had with their assistants. */
+  owners_can_read_chats: Generated<Flag>;
   created_at: string;
   updated_at: string;
 }
@@ -287,6 +291,36 @@ export interface RateLimitCountersTable {
   count: number;
 }
 
+export interface ChatsTable {
+  id: Generated<number>;
+  /** The owner's organization, whose chat policies (retention, who may read) apply. */
+  organization_id: number;
+  owner_id: number;
+  assistant_id: number;
+  /** Empty until the first answer names the chat, or the owner does. */
+  title: string;
+  /** The title, lower-cased by the application; see search-pattern.ts. */
+  search_text: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ChatMessagesTable {
+  id: Generated<number>;
+  chat_id: number;
+  role: 'user' | 'assistant';
+  content: string;
+  reasoning: string | null;
+  /** JSON array of the answer's sources. */
+  sources: string;
+  /** JSON array of the tool steps: {id, tool, display_name, state, duration_ms, parent}. */
+  steps: string;
+  /** JSON usage of the answer, or null for a user message. */
+  usage: string | null;
+  finish_reason: string | null;
+  created_at: string;
+}
+
 export interface LtiConsumersTable {
   id: Generated<number>;
   organization_id: number;
@@ -389,6 +423,8 @@ export interface Database {
   files: FilesTable;
   rubrics: RubricsTable;
   rate_limit_counters: RateLimitCountersTable;
+  chats: ChatsTable;
+  chat_messages: ChatMessagesTable;
   lti_consumers: LtiConsumersTable;
   lti_platforms: LtiPlatformsTable;
   lti_used_nonces: LtiUsedNoncesTable;

@@ -76,6 +76,7 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
   const app = await buildApp(services, { logger });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   services.ingestionRunner.start(logger);
+  services.chatRetentionPurger.start(logger);
   return {
     baseUrl: address,
     store,
@@ -86,6 +87,7 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
     async close() {
       await app.close();
       await services.ingestionRunner.stop();
+      await services.chatRetentionPurger.stop();
       await store.close();
       if (ownsDatabase) await database.drop();
     },

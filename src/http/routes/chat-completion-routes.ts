@@ -6,14 +6,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
 import type { CallContext } from '../../auth/call-context.js';
 import { mayNameForwardedUser } from '../../auth/permissions.js';
-import { MODEL_ID_PREFIX, type CompletionRun, type CompletionStart } from '../../completions/completion-service.js';
+import { MODEL_ID_PREFIX, type CompletionStart } from '../../completions/completion-service.js';
 import { AppError } from '../../errors/app-error.js';
 import type { GenerationParameters } from '../../pipeline/connector-definition.js';
 import { normalizeMessages } from '../../pipeline/messages.js';
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
-import { errorBody, toAppError } from '../error-rendering.js';
-import { ChunkWriter, completionBody, gatherAnswer, newCompletionIdentity } from '../openai-wire.js';
+import { clientGoneSignal, sendRun } from '../completion-responses.js';
 import { typedRoutes } from '../route-type-provider.js';
 import { commonErrorResponses, openObjectSchema } from '../schemas.js';
 
@@ -107,53 +106,6 @@ interface AnswerOptions {
   modelId: string;
 }
 
-/** A started run rendered as OpenAI's event stream. */
-interface StreamOptions {
-  request: FastifyRequest;
-  reply: FastifyReply;
-  run: CompletionRun;
-  body: CompletionBody;
-  modelId: string;
-  /** Aborts when the client hangs up, which ends the stream quietly. */
-  clientGone: AbortSignal;
-}
-
-async function streamAnswer({ request, reply, run, body, modelId, clientGone }: StreamOptions): Promise<void> {
-  const iterator = run.events;
-  // Waiting for the first event lets a failure before it become a real HTTP status.
-  const first = await iterator.next();
-  reply.hijack();
-  // A hijacked reply skips Fastify's header sending: carry over what hooks set (security headers, CORS).
-  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
-  reply.raw.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-    'x-request-id': request.id,
-    'x-content-type-options': 'nosniff',
-    ...(run.traceId !== undefined && { 'x-trace-id': run.traceId }),
-  });
-  const writer = new ChunkWriter(reply.raw, newCompletionIdentity(modelId), {
-    statusAsContent: body.stream_options?.status_as_content === true,
-  });
-  try {
-    for (let next = first; !next.done; next = await iterator.next()) {
-      if (clientGone.aborted) return;
-      writer.write(next.value);
-    }
-    writer.done();
-  } catch (error) {
-    if (clientGone.aborted) return;
-    const failure = toAppError(error) ?? new AppError('internal_error');
-    if (failure.status >= 500 && !toAppError(error))
-      request.log.error({ errorName: (error as Error | null | undefined)?.name }, 'stream failed');
-    writer.fail(errorBody(failure, request.id));
-  } finally {
-    // Closes the run when the client left early, so it stops and still records its usage.
-    await iterator.return(undefined);
-  }
-}
-
 const FORWARDED_EMAIL_HEADER = 'x-openwebui-user-email';
 const EMAIL_SHAPE = /^[^\s@]{1,200}@[^\s@]{1,200}$/;
 
@@ -176,27 +128,23 @@ function trustedForwardedEmail(request: FastifyRequest, context: CallContext, tr
 }
 
 async function answer({ services, request, reply, context, assistant, body, modelId }: AnswerOptions): Promise<FastifyReply | undefined> {
-  const clientGone = new AbortController();
-  reply.raw.on('close', () => {
-    if (!reply.raw.writableFinished) clientGone.abort();
-  });
+  const clientGone = clientGoneSignal(reply);
   const forwardedEmail = trustedForwardedEmail(request, context, services.settings.trustForwardedUserHeaders);
   const run = await services.completions.start({
     context,
     record: assistant,
     request: { messages: normalizeMessages(body.messages), parameters: generationParameters(body) },
-    signal: clientGone.signal,
+    signal: clientGone,
     forwardedEmail,
   });
-  if (body.stream === true) {
-    await streamAnswer({ request, reply, run, body, modelId, clientGone: clientGone.signal });
-    return undefined;
-  }
-  const gathered = await gatherAnswer(run.events);
-  if (run.traceId !== undefined) reply.header('x-trace-id', run.traceId);
-  return reply.send({
-    ...completionBody(newCompletionIdentity(modelId), gathered),
-    ...(run.traceId !== undefined && { trace_id: run.traceId }),
+  return sendRun({
+    request,
+    reply,
+    run,
+    stream: body.stream === true,
+    statusAsContent: body.stream_options?.status_as_content,
+    modelId,
+    clientGone,
   });
 }
 
@@ -240,7 +188,7 @@ const completionSchema = {
   },
 } as const;
 
-const completionResponse = {
+export const completionResponse = {
   description: 'The answer: one chat.completion, or with `stream: true` a stream of chat.completion.chunk events ending in `data: [DONE]`',
   content: {
     'application/json': { schema: completionSchema },

@@ -18,6 +18,7 @@ import { rateLimitCountersMigration } from './0011-rate-limit-counters.js';
 import { ingestionAttemptsSinceQueuedMigration } from './0012-ingestion-attempts-since-queued.js';
 import { assistantOrchestratorFlagMigration } from './0013-assistant-orchestrator-flag.js';
 import { ltiMigration } from './0030-lti.js';
+import { chatsMigration } from './0014-chats.js';
 
 export function allMigrations(dialect: Dialect): Record<string, Migration> {
   return {
@@ -36,5 +37,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0013-assistant-orchestrator-flag': assistantOrchestratorFlagMigration(),
     // Numbered apart from 0014 onwards, which other branches add meanwhile.
     '0030-lti': ltiMigration(dialect),
+    '0014-chats': chatsMigration(dialect),
   };
 }

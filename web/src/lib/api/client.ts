@@ -49,6 +49,27 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
   throw apiErrorFromBody(response.status, body);
 }
 
+/**
+ * Starts a streamed answer (server-sent events) under the same rules as `api`: the cookie, a JSON
+ * body (the browser adds the Origin the CSRF check reads), a 401 to the login page, and any
+ * status outside 2xx thrown as ApiError. `signal` aborts it (the Stop button).
+ */
+export async function apiStream(path: string, body: unknown, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+  const response = await fetch(path, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal,
+  });
+  if (!response.ok) {
+    if (response.status === 401) loginRedirect();
+    throw apiErrorFromBody(response.status, await readBody(response));
+  }
+  if (!response.body) throw new ApiError({ status: response.status, code: 'unexpected_response', message: 'The answer had no body.' });
+  return response.body;
+}
+
 /** Downloads an API answer as a file (export), keeping the name the server gives it. */
 export async function downloadFromApi(path: string, fallbackName: string): Promise<void> {
   const response = await fetch(path, { credentials: 'same-origin' });

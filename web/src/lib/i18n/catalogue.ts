@@ -13,6 +13,7 @@ import { sharing as sharingEn } from './en/sharing';
 import { importExport as importExportEn } from './en/import-export';
 import { apiKeys as apiKeysEn } from './en/api-keys';
 import { ltiAdmin as ltiAdminEn } from './en/lti-admin';
+import { chat as chatEn } from './en/chat';
 import { common as commonEs } from './es/common';
 import { login as loginEs } from './es/login';
 import { assistantList as assistantListEs } from './es/assistant-list';
@@ -23,6 +24,7 @@ import { sharing as sharingEs } from './es/sharing';
 import { importExport as importExportEs } from './es/import-export';
 import { apiKeys as apiKeysEs } from './es/api-keys';
 import { ltiAdmin as ltiAdminEs } from './es/lti-admin';
+import { chat as chatEs } from './es/chat';
 
 export const english = {
   common: commonEn,
@@ -35,6 +37,7 @@ export const english = {
   importExport: importExportEn,
   apiKeys: apiKeysEn,
   ltiAdmin: ltiAdminEn,
+  chat: chatEn,
 };
 
 export type English = typeof english;
@@ -50,6 +53,7 @@ const spanish: Catalogue<English> = {
   importExport: importExportEs,
   apiKeys: apiKeysEs,
   ltiAdmin: ltiAdminEs,
+  chat: chatEs,
 };
 
 /** Catalan and Basque are wired in and fall back to English key by key until translated. */

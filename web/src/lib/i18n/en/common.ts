@@ -4,6 +4,7 @@ export const common = {
   skipToContent: 'Skip to content',
   mainNavigation: 'Main',
   navAssistants: 'Assistants',
+  navChat: 'Chat',
   navApiKeys: 'API keys',
   logOut: 'Log out',
   signedInAs: 'Signed in as {{email}}',

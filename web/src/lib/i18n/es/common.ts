@@ -7,6 +7,7 @@ export const common: CatalogueArea<typeof english> = {
   skipToContent: 'Ir al contenido',
   mainNavigation: 'Principal',
   navAssistants: 'Asistentes',
+  navChat: 'Chat',
   navApiKeys: 'Claves de API',
   logOut: 'Cerrar sesión',
   signedInAs: 'Sesión iniciada como {{email}}',

@@ -1,0 +1,263 @@
+/**
+ * Chats kept per person (docs/chats.md). A chat is only ever its owner's; its messages run through
+ * the same completion pipeline as `/v1/chat/completions`, with the whole stored conversation as
+ * the history, and each answer is saved as it ended (answer-recording.ts). The assistant's
+ * managers may read members' chats with it only where the members' organization allows it, with
+ * each learner shown by a pseudonym.
+ */
+import type { Kysely } from 'kysely';
+import type { CallContext } from '../auth/call-context.js';
+import { assistantChatsScope, ownChatsScope, requireChatOwner } from '../auth/permissions.js';
+import { assistantFacts } from '../assistants/assistant-view.js';
+import { MODEL_ID_PREFIX, type CompletionRun, type CompletionService } from '../completions/completion-service.js';
+import { AppError } from '../errors/app-error.js';
+import type { ChatMessage } from '../pipeline/messages.js';
+import { findAssistant, type AssistantRecord } from '../store/assistants-repository.js';
+import {
+  countMessages,
+  deleteChat,
+  deleteChatsOfOwner,
+  deleteMessagesAfter,
+  findChat,
+  findScopedChat,
+  insertChat,
+  insertMessage,
+  listAllChatsOfOwner,
+  listChats,
+  listMessages,
+  nameUntitledChat,
+  setChatTitle,
+  touchChat,
+  type ChatMessageRow,
+  type ChatRecord,
+} from '../store/chats-repository.js';
+import { nowTimestamp, type Database } from '../store/schema.js';
+import type { PageQuery } from '../validation/page-query-schema.js';
+import { recordedAnswer, type RecordedAnswer } from './answer-recording.js';
+import { automaticTitle } from './chat-title.js';
+import { chatMessageView, chatView, type ChatMessageView, type ChatView } from './chat-view.js';
+import type { chatListFilters } from './chat-list-filters.js';
+
+export interface ChatLimits {
+  messagesMaximum: number;
+}
+
+export interface ChatServiceDependencies {
+  db: Kysely<Database>;
+  completions: CompletionService;
+  limits: ChatLimits;
+  /** A stable keyed digest of a user id: the same learner gets the same pseudonym on every process. */
+  pseudonymDigest: (userId: number) => string;
+}
+
+export type ChatWithMessages = ChatView & { messages: ChatMessageView[] };
+
+/** A chat as its assistant's managers read it: the learner by pseudonym, never by email or id. */
+export type ReadableChat = ChatView & { learner: string };
+
+export interface ChatPage<Item> {
+  items: Item[];
+  total: number;
+}
+
+/** An answer being produced: the run to send to the client, which saves the answer as it ends. */
+export interface ChatTurn {
+  run: CompletionRun;
+  /** The model id the answer names: `lamb_assistant.<id>`. */
+  modelId: string;
+}
+
+export interface TurnStart {
+  /** Aborts when the client leaves or stops the answer; what was produced so far is saved. */
+  signal: AbortSignal;
+}
+
+export interface ChatExport {
+  exported_at: string;
+  chats: ChatWithMessages[];
+}
+
+const PSEUDONYM_CHARACTERS = 6;
+
+function pipelineHistory(messages: readonly ChatMessageRow[]): ChatMessage[] {
+  return messages.map((message) => ({ role: message.role, content: message.content }));
+}
+
+export class ChatService {
+  constructor(private readonly dependencies: ChatServiceDependencies) {}
+
+  private get db(): Kysely<Database> {
+    return this.dependencies.db;
+  }
+
+  private async ownChat(context: CallContext, chatId: number): Promise<ChatRecord> {
+    const chat = await findChat(this.db, chatId);
+    requireChatOwner(context.identity, chat && { ownerId: chat.owner_id });
+    return chat as ChatRecord;
+  }
+
+  /** The assistant, if the caller may chat with it (the rule of /v1/chat/completions); 404 naming `assistant_id` otherwise. */
+  private async chatAssistant(context: CallContext, assistantId: number): Promise<AssistantRecord> {
+    try {
+      return await this.dependencies.completions.resolveModel(context, `${MODEL_ID_PREFIX}${assistantId}`);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'model_not_found')
+        throw new AppError('not_found', 'Assistant not found, or you may not chat with it.', { param: 'assistant_id' });
+      throw error;
+    }
+  }
+
+  private async withMessages(chats: readonly ChatRecord[]): Promise<ChatWithMessages[]> {
+    const messages = await listMessages(
+      this.db,
+      chats.map((chat) => chat.id),
+    );
+    return chats.map((chat) => ({
+      ...chatView(chat),
+      messages: messages.filter((message) => message.chat_id === chat.id).map(chatMessageView),
+    }));
+  }
+
+  async create(context: CallContext, input: { assistant_id: number; title?: string | undefined }): Promise<ChatView> {
+    const assistant = await this.chatAssistant(context, input.assistant_id);
+    const id = await insertChat(this.db, {
+      organizationId: context.identity.organizationId,
+      ownerId: context.identity.userId,
+      assistantId: assistant.id,
+      title: input.title?.trim() ?? '',
+      createdAt: nowTimestamp(),
+    });
+    return chatView(await this.ownChat(context, id));
+  }
+
+  async list(context: CallContext, query: PageQuery<typeof chatListFilters>): Promise<ChatPage<ChatView>> {
+    const page = await listChats(this.db, ownChatsScope(context.identity), {
+      limit: query.limit,
+      offset: query.offset,
+      assistantId: query.assistant_id,
+      search: query.q,
+    });
+    return { items: page.items.map(chatView), total: page.total };
+  }
+
+  async get(context: CallContext, chatId: number): Promise<ChatWithMessages> {
+    const [chat] = await this.withMessages([await this.ownChat(context, chatId)]);
+    return chat as ChatWithMessages;
+  }
+
+  async rename(context: CallContext, chatId: number, title: string): Promise<ChatView> {
+    await this.ownChat(context, chatId);
+    await setChatTitle(this.db, chatId, title.trim(), nowTimestamp());
+    return chatView(await this.ownChat(context, chatId));
+  }
+
+  async delete(context: CallContext, chatId: number): Promise<void> {
+    await this.ownChat(context, chatId);
+    await deleteChat(this.db, chatId);
+  }
+
+  async deleteAll(context: CallContext): Promise<void> {
+    await deleteChatsOfOwner(this.db, context.identity.userId);
+  }
+
+  async exportAll(context: CallContext): Promise<ChatExport> {
+    const chats = await listAllChatsOfOwner(this.db, context.identity.userId);
+    return { exported_at: nowTimestamp(), chats: await this.withMessages(chats) };
+  }
+
+  /** Saves the question, then starts the answer on the whole conversation. */
+  async sendMessage(context: CallContext, chatId: number, content: string, start: TurnStart): Promise<ChatTurn> {
+    const chat = await this.ownChat(context, chatId);
+    if ((await countMessages(this.db, chatId)) + 2 > this.dependencies.limits.messagesMaximum)
+      throw new AppError('chat_full', undefined, { details: { messages_maximum: this.dependencies.limits.messagesMaximum } });
+    // Checked before the question is kept: a chat with an assistant the owner may no longer use takes no more questions.
+    const assistant = await this.chatAssistant(context, chat.assistant_id);
+    const now = nowTimestamp();
+    await this.db.transaction().execute(async (transaction) => {
+      await insertMessage(transaction, { ...emptyMessage(chatId, now), role: 'user', content });
+      await touchChat(transaction, chatId, now);
+    });
+    return this.answer(context, { chat, assistant, start });
+  }
+
+  /** Answers the last question again, replacing the answer it had (if any) once the new one is saved. */
+  async regenerate(context: CallContext, chatId: number, start: TurnStart): Promise<ChatTurn> {
+    const chat = await this.ownChat(context, chatId);
+    const messages = await listMessages(this.db, [chatId]);
+    if (!messages.some((message) => message.role === 'user')) throw new AppError('nothing_to_regenerate');
+    const assistant = await this.chatAssistant(context, chat.assistant_id);
+    return this.answer(context, { chat, assistant, start });
+  }
+
+  private async answer(context: CallContext, turn: { chat: ChatRecord; assistant: AssistantRecord; start: TurnStart }): Promise<ChatTurn> {
+    const { chat, assistant, start } = turn;
+    const stored = await listMessages(this.db, [chat.id]);
+    const lastQuestionIndex = stored.findLastIndex((message) => message.role === 'user');
+    const conversation = stored.slice(0, lastQuestionIndex + 1);
+    const lastQuestion = conversation.at(-1) as ChatMessageRow;
+    const run = await this.dependencies.completions.start({
+      context,
+      record: assistant,
+      request: { messages: pipelineHistory(conversation), parameters: {} },
+      signal: start.signal,
+    });
+    const save = (answer: RecordedAnswer) => this.saveAnswer(chat.id, lastQuestion, answer);
+    return { run: { ...run, events: recordedAnswer(run.events, start.signal, save) }, modelId: `${MODEL_ID_PREFIX}${assistant.id}` };
+  }
+
+  /** One transaction: the answer replaces any after its question, and names an untitled chat. */
+  private async saveAnswer(chatId: number, question: ChatMessageRow, answer: RecordedAnswer): Promise<void> {
+    const now = nowTimestamp();
+    await this.db.transaction().execute(async (transaction) => {
+      // The chat may have been deleted while the answer ran: then there is nothing to keep it in.
+      if ((await findChat(transaction, chatId)) === undefined) return;
+      await deleteMessagesAfter(transaction, chatId, question.id);
+      await insertMessage(transaction, {
+        ...emptyMessage(chatId, now),
+        role: 'assistant',
+        content: answer.content,
+        reasoning: answer.reasoning,
+        sources: JSON.stringify(answer.sources),
+        steps: JSON.stringify(answer.steps),
+        usage: answer.usage === null ? null : JSON.stringify(answer.usage),
+        finish_reason: answer.finishReason,
+      });
+      await touchChat(transaction, chatId, now);
+      const title = automaticTitle(question.content);
+      if (title !== '') await nameUntitledChat(transaction, chatId, title);
+    });
+  }
+
+  /** The chats members had with an assistant, for its managers, where the members' organization allows it. */
+  async listOfAssistant(context: CallContext, assistantId: number, query: PageQuery): Promise<ChatPage<ReadableChat>> {
+    const scope = await this.assistantReadersScope(context, assistantId);
+    const page = await listChats(this.db, scope, { limit: query.limit, offset: query.offset, assistantId: undefined, search: query.q });
+    return { items: page.items.map((chat) => this.readableChat(chat)), total: page.total };
+  }
+
+  async getOfAssistant(context: CallContext, assistantId: number, chatId: number): Promise<ReadableChat & { messages: ChatMessageView[] }> {
+    const scope = await this.assistantReadersScope(context, assistantId);
+    const chat = await findScopedChat(this.db, scope, chatId);
+    if (chat === undefined) throw new AppError('not_found', 'Chat not found.');
+    const [withMessages] = await this.withMessages([chat]);
+    return { ...(withMessages as ChatWithMessages), learner: this.pseudonym(chat.owner_id) };
+  }
+
+  private async assistantReadersScope(context: CallContext, assistantId: number) {
+    const assistant = await findAssistant(this.db, assistantId, context.identity.userId);
+    if (assistant === undefined) throw new AppError('not_found', 'Assistant not found.');
+    return assistantChatsScope(context.identity, { ...assistantFacts(assistant), id: assistant.id });
+  }
+
+  private readableChat(chat: ChatRecord): ReadableChat {
+    return { ...chatView(chat), learner: this.pseudonym(chat.owner_id) };
+  }
+
+  private pseudonym(userId: number): string {
+    return `Learner ${this.dependencies.pseudonymDigest(userId).slice(0, PSEUDONYM_CHARACTERS)}`;
+  }
+}
+
+function emptyMessage(chatId: number, createdAt: string) {
+  return { chat_id: chatId, reasoning: null, sources: '[]', steps: '[]', usage: null, finish_reason: null, created_at: createdAt };
+}

@@ -1,0 +1,68 @@
+/**
+ * Chats and messages as the API shows them (docs/chats.md): timestamps in ISO-8601, JSON columns
+ * parsed, and for readers other than the owner, the learner named by a pseudonym only.
+ */
+import type { FinishReason, Source, Usage } from '../pipeline/events.js';
+import type { ChatMessageRow, ChatRecord } from '../store/chats-repository.js';
+
+/** A summary of one tool step of an answer, as the stream's status events said it. */
+export interface ChatStep {
+  id: string;
+  tool: string;
+  display_name: string;
+  state: 'running' | 'done' | 'error';
+  duration_ms: number | null;
+  parent?: string;
+}
+
+export interface ChatView {
+  id: number;
+  assistant_id: number;
+  assistant_name: string;
+  title: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ChatMessageView {
+  id: number;
+  role: 'user' | 'assistant';
+  content: string;
+  reasoning: string | null;
+  sources: Source[];
+  steps: ChatStep[];
+  usage: Usage | null;
+  /** The model's finish reason, or `stopped` for an answer the learner stopped (or left) part way. */
+  finish_reason: FinishReason | 'stopped' | null;
+  created_at: string;
+}
+
+export function chatView(record: ChatRecord): ChatView {
+  return {
+    id: record.id,
+    assistant_id: record.assistant_id,
+    assistant_name: record.assistant_name,
+    title: record.title,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+  };
+}
+
+function parsedArray<Item>(text: string): Item[] {
+  const value: unknown = JSON.parse(text);
+  return Array.isArray(value) ? (value as Item[]) : [];
+}
+
+export function chatMessageView(row: ChatMessageRow): ChatMessageView {
+  return {
+    id: row.id,
+    role: row.role,
+    content: row.content,
+    reasoning: row.reasoning,
+    sources: parsedArray<Source>(row.sources),
+    steps: parsedArray<ChatStep>(row.steps),
+    usage: row.usage === null ? null : (JSON.parse(row.usage) as Usage),
+    finish_reason: row.finish_reason as ChatMessageView['finish_reason'],
+    created_at: row.created_at,
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * A started completion run sent to the client, in OpenAI's chat completion format: one
+ * `chat.completion`, or the event stream of openai-wire.ts. `/v1/chat/completions`, LAMB's
+ * completions and the chats API all answer through here, so they speak exactly one wire format.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CompletionRun } from '../completions/completion-service.js';
+import { AppError } from '../errors/app-error.js';
+import { errorBody, toAppError } from './error-rendering.js';
+import { ChunkWriter, completionBody, gatherAnswer, newCompletionIdentity } from './openai-wire.js';
+
+export interface RunResponseOptions {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  run: CompletionRun;
+  stream: boolean;
+  /** What the request said about status lines in the content; undefined follows the assistant's setting. */
+  statusAsContent: boolean | undefined;
+  /** The model id the answer names. */
+  modelId: string;
+  /** Aborts when the client hangs up, which ends the stream quietly. */
+  clientGone: AbortSignal;
+}
+
+/** A signal that aborts when the client goes away before the reply is complete. */
+export function clientGoneSignal(reply: FastifyReply): AbortSignal {
+  const clientGone = new AbortController();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) clientGone.abort();
+  });
+  return clientGone.signal;
+}
+
+async function streamRun({ request, reply, run, statusAsContent, modelId, clientGone }: RunResponseOptions): Promise<void> {
+  const iterator = run.events;
+  // Waiting for the first event lets a failure before it become a real HTTP status.
+  const first = await iterator.next();
+  reply.hijack();
+  // A hijacked reply skips Fastify's header sending: carry over what hooks set (security headers, CORS).
+  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+  reply.raw.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-request-id': request.id,
+    'x-content-type-options': 'nosniff',
+    ...(run.traceId !== undefined && { 'x-trace-id': run.traceId }),
+  });
+  const writer = new ChunkWriter(reply.raw, newCompletionIdentity(modelId), { statusAsContent: statusAsContent ?? run.statusAsContent });
+  try {
+    for (let next = first; !next.done; next = await iterator.next()) {
+      if (clientGone.aborted) return;
+      writer.write(next.value);
+    }
+    writer.done();
+  } catch (error) {
+    if (clientGone.aborted) return;
+    const failure = toAppError(error) ?? new AppError('internal_error');
+    if (failure.status >= 500 && !toAppError(error))
+      request.log.error({ errorName: (error as Error | null | undefined)?.name }, 'stream failed');
+    writer.fail(errorBody(failure, request.id));
+  } finally {
+    // Closes the run when the client left early, so it stops and still records what it must.
+    await iterator.return(undefined);
+  }
+}
+
+/** Sends the run as one chat.completion, or streamed; resolves once the reply is done. */
+export async function sendRun(options: RunResponseOptions): Promise<FastifyReply | undefined> {
+  const { reply, run, stream, modelId } = options;
+  if (stream) {
+    await streamRun(options);
+    return undefined;
+  }
+  const gathered = await gatherAnswer(run.events);
+  if (run.traceId !== undefined) reply.header('x-trace-id', run.traceId);
+  return reply.send({
+    ...completionBody(newCompletionIdentity(modelId), gathered),
+    ...(run.traceId !== undefined && { trace_id: run.traceId }),
+  });
+}

@@ -1,0 +1,192 @@
+/**
+ * One conversation on the chat page: its kept messages, the answer streaming in, and what the
+ * page can do with it (send, stop, regenerate). A new conversation becomes a kept chat on its
+ * first message; `onCreated` lets the page move its address to the chat's own without a reload.
+ */
+import { ApiError } from '$lib/api/api-error';
+import { api, apiStream } from '$lib/api/client';
+import type { AssistantSummary } from '$lib/api/assistant-types';
+import type { Chat, ChatMessage, ChatWithMessages } from '$lib/api/chat-types';
+import { readChatStream } from './chat-stream';
+import { applyStreamEvent, emptyAnswer, timestampNow, type LiveAnswer } from './live-answer';
+
+export type LoadOutcome = 'ready' | 'not-found' | 'failed';
+
+interface ConversationEvents {
+  /** The chat was created for the first message; the page changes its address. */
+  onCreated: (chat: Chat) => Promise<void>;
+  /** The chat list changed (a new chat, a new title). */
+  onListChanged: () => void;
+}
+
+function isNotFound(caught: unknown): boolean {
+  return caught instanceof ApiError && (caught.status === 404 || caught.status === 403);
+}
+
+function messageOf(caught: unknown): string {
+  return caught instanceof Error ? caught.message : String(caught);
+}
+
+export class Conversation {
+  readonly assistantId: number;
+  chatId: string | undefined = $state();
+  title = $state('');
+  assistantName = $state('');
+  messages: ChatMessage[] = $state([]);
+  /** The user's message while its chat is created and sent, before the server keeps it. */
+  pendingQuestion: string | undefined = $state();
+  live: LiveAnswer | undefined = $state();
+  /** An answer that failed; kept on screen with its error, never stored. */
+  failed: LiveAnswer | undefined = $state();
+  sendError: string | undefined = $state();
+  busy = $state(false);
+  #controller: AbortController | undefined;
+  readonly #events: ConversationEvents;
+
+  constructor(assistantId: number, events: ConversationEvents) {
+    this.assistantId = assistantId;
+    this.#events = events;
+  }
+
+  get streaming(): boolean {
+    return this.live !== undefined && !this.live.ended;
+  }
+
+  /** A new conversation: the assistant must exist for the caller. */
+  async loadAssistant(): Promise<LoadOutcome> {
+    try {
+      this.assistantName = (await api<AssistantSummary>(`/api/assistants/${this.assistantId}`)).name;
+      return 'ready';
+    } catch (caught) {
+      return isNotFound(caught) ? 'not-found' : 'failed';
+    }
+  }
+
+  /** A kept conversation: another person's chat, or one of another assistant, is not found. */
+  async loadChat(chatId: string): Promise<LoadOutcome> {
+    if (!/^\d{1,15}$/.test(chatId)) return 'not-found';
+    try {
+      const chat = await api<ChatWithMessages>(`/api/chats/${encodeURIComponent(chatId)}`);
+      if (chat.assistant_id !== this.assistantId) return 'not-found';
+      this.#show(chat);
+      return 'ready';
+    } catch (caught) {
+      return isNotFound(caught) ? 'not-found' : 'failed';
+    }
+  }
+
+  #show(chat: ChatWithMessages): void {
+    this.chatId = String(chat.id);
+    this.title = chat.title;
+    this.assistantName = chat.assistant_name;
+    this.messages = chat.messages;
+  }
+
+  async send(text: string): Promise<void> {
+    this.sendError = undefined;
+    this.failed = undefined;
+    this.pendingQuestion = text;
+    this.busy = true;
+    try {
+      if (this.chatId === undefined) {
+        const chat = await api<Chat>('/api/chats', { method: 'POST', body: { assistant_id: this.assistantId } });
+        this.chatId = String(chat.id);
+        this.title = chat.title;
+        await this.#events.onCreated(chat);
+        this.#events.onListChanged();
+      }
+    } catch (caught) {
+      this.sendError = messageOf(caught);
+      this.pendingQuestion = undefined;
+      this.busy = false;
+      return;
+    }
+    await this.#stream(`/api/chats/${this.chatId}/messages`, { content: text, stream: true, status_as_content: false });
+  }
+
+  async regenerate(): Promise<void> {
+    if (this.chatId === undefined || this.streaming) return;
+    this.sendError = undefined;
+    this.failed = undefined;
+    const last = this.messages.at(-1);
+    if (last?.role === 'assistant') this.messages = this.messages.slice(0, -1);
+    this.busy = true;
+    await this.#stream(`/api/chats/${this.chatId}/regenerate`, { stream: true, status_as_content: false });
+  }
+
+  stop(): void {
+    this.#controller?.abort();
+  }
+
+  async #stream(path: string, body: unknown): Promise<void> {
+    const controller = new AbortController();
+    this.#controller = controller;
+    const answer = emptyAnswer();
+    try {
+      const stream = await apiStream(path, body, controller.signal);
+      this.#showQuestion();
+      this.live = answer;
+      this.busy = false;
+      // The page's own proxy of the answer, so that each event re-renders what it changed.
+      const shown = this.live;
+      await readChatStream(stream, (event) => applyStreamEvent(shown, event, performance.now()));
+      if (!shown.ended) shown.error ??= 'The answer ended early.';
+      shown.ended = true;
+    } catch (caught) {
+      this.#showQuestion();
+      if (controller.signal.aborted) this.#keepStopped();
+      else if (this.live) this.live.error = messageOf(caught);
+      else this.sendError = messageOf(caught);
+      if (this.live) this.live.ended = true;
+    } finally {
+      this.busy = false;
+      this.#controller = undefined;
+    }
+    await this.#settle();
+  }
+
+  #showQuestion(): void {
+    const question = this.pendingQuestion;
+    if (question === undefined) return;
+    this.pendingQuestion = undefined;
+    this.messages.push({
+      id: `local-question-${this.messages.length}`,
+      role: 'user',
+      content: question,
+      reasoning: null,
+      sources: [],
+      steps: [],
+      usage: null,
+      finish_reason: null,
+      created_at: timestampNow(),
+    });
+  }
+
+  #keepStopped(): void {
+    if (!this.live) return;
+    this.live.finish_reason = 'stopped';
+    for (const step of this.live.steps) if (step.state === 'running') step.state = 'error';
+  }
+
+  /** The answer has ended: a failed one stays on screen as it is; otherwise the kept chat is shown. */
+  async #settle(): Promise<void> {
+    const answer = this.live;
+    if (!answer) return;
+    if (answer.error !== undefined) {
+      this.failed = answer;
+      this.live = undefined;
+      return;
+    }
+    this.messages.push({ ...answer, id: `local-answer-${this.messages.length}`, role: 'assistant', created_at: timestampNow() });
+    this.live = undefined;
+    if (answer.finish_reason === 'stopped' || this.chatId === undefined) return;
+    // The stored chat brings the title the first answer gave it, and the messages as kept.
+    try {
+      const chat = await api<ChatWithMessages>(`/api/chats/${this.chatId}`);
+      this.#show(chat);
+      this.#events.onListChanged();
+    } catch {
+      // What streamed in stays on screen; a reload shows the stored chat.
+    }
+  }
+}
