@@ -289,8 +289,10 @@ describe.each(TEST_DIALECTS)('LTI 1.1 launches (%s)', (dialect) => {
       const headers = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'merino.example.edu' };
       const launched = await postLaunch(`${proxied.baseUrl}/lti/launch`, fields, headers);
       expect(launched.status, launched.text).toBe(303);
-      // Over HTTPS the cookie is meant for the course's frame: SameSite=None and Secure.
-      expect(launched.cookie).toMatch(/; HttpOnly; SameSite=None; Secure$/);
+      // Over HTTPS the cookie is meant for the course's frame: its own name, SameSite=None, Secure and partitioned.
+      expect(launched.cookie).toMatch(
+        /^merino_lti_session=mrs_[A-Za-z0-9_-]+; Path=\/; Max-Age=\d+; HttpOnly; SameSite=None; Secure; Partitioned$/,
+      );
       const direct = await postLaunch(`${proxied.baseUrl}/lti/launch`, learnerLaunch({}, { url: publicUrl }));
       expect(direct.status).toBe(401);
     } finally {

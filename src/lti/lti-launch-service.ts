@@ -68,6 +68,8 @@ export interface LaunchOutcome {
   token: string;
   lifetimeSeconds: number;
   destination: LaunchDestination;
+  /** The consumer's or platform's origins allowed to frame what the launch answers. */
+  frameOrigins: string[];
 }
 
 export interface ClassicLaunch {
@@ -236,7 +238,8 @@ export class LtiLaunchService {
         : launch.instructor
           ? { kind: 'set_up', activityId: link.id }
           : { kind: 'not_set_up', activityId: link.id };
-    return { token: session.token, lifetimeSeconds: this.options.sessionTtlHours * 3600, destination };
+    const frameOrigins = (await this.sessionFacts(session.sessionId))?.frameOrigins ?? [];
+    return { token: session.token, lifetimeSeconds: this.options.sessionTtlHours * 3600, destination, frameOrigins };
   }
 
   /** A session for a teacher who is not opening a resource link (an LTI 1.3 deep-linking request). */

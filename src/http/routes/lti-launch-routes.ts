@@ -7,7 +7,7 @@
  */
 import fastifyFormbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { LaunchDestination } from '../../lti/lti-launch-service.js';
+import type { LaunchDestination, LaunchOutcome } from '../../lti/lti-launch-service.js';
 import { isLtiLaunchRefusal } from '../../lti/lti-launch-refusal.js';
 import type { Services } from '../../services.js';
 import { AUTO_SUBMIT_SCRIPT, AUTO_SUBMIT_SCRIPT_PATH, deepLinkingPickerPage, notSetUpPage, refusedLaunchPage } from '../lti-pages.js';
@@ -36,8 +36,18 @@ export function ownOrigin(request: FastifyRequest): string {
   return `${request.protocol}://${request.host}`;
 }
 
+/**
+ * An LTI page. Its referrer policy is same-origin rather than the server's no-referrer: with
+ * no-referrer a browser sends `Origin: null` on the page's own form posts, which the cookie's
+ * CSRF check must refuse; same-origin still tells other sites nothing.
+ */
 export function sendPage(reply: FastifyReply, status: number, html: string): FastifyReply {
-  return reply.status(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
+  return reply
+    .status(status)
+    .header('cache-control', 'no-store')
+    .header('referrer-policy', 'same-origin')
+    .type('text/html; charset=utf-8')
+    .send(html);
 }
 
 function locale(request: FastifyRequest) {
@@ -57,7 +67,10 @@ function destinationPath(destination: LaunchDestination): string | undefined {
   return undefined;
 }
 
-function sendDestination(request: FastifyRequest, reply: FastifyReply, destination: LaunchDestination): FastifyReply {
+function sendDestination(request: FastifyRequest, reply: FastifyReply, outcome: LaunchOutcome): FastifyReply {
+  const { destination } = outcome;
+  // Browsers check the frame's policy on the redirect too, so the launch's own answer may be framed by the course.
+  widenContentSecurityPolicy(reply, 'frame-ancestors', outcome.frameOrigins);
   const path = destinationPath(destination);
   if (path !== undefined) return reply.status(303).header('location', path).send();
   widenContentSecurityPolicy(reply, 'frame-ancestors', ['*']);
@@ -84,7 +97,7 @@ export async function ltiLaunchRoutes(app: FastifyInstance, services: Services):
         requestId: request.id,
       });
       setLtiSessionCookie(request, reply, outcome.token, outcome.lifetimeSeconds);
-      return await sendDestination(request, reply, outcome.destination);
+      return await sendDestination(request, reply, outcome);
     } catch (error) {
       return refused(request, reply, error);
     }
@@ -119,7 +132,7 @@ export async function ltiLaunchRoutes(app: FastifyInstance, services: Services):
         requestId: request.id,
       });
       setLtiSessionCookie(request, reply, outcome.token, outcome.lifetimeSeconds);
-      if (outcome.kind === 'launch') return await sendDestination(request, reply, outcome.destination);
+      if (outcome.kind === 'launch') return await sendDestination(request, reply, outcome);
       widenContentSecurityPolicy(reply, 'frame-ancestors', outcome.frameOrigins);
       const choices = await services.ltiActivities.choices(outcome.teacher);
       return await sendPage(reply, 200, deepLinkingPickerPage(locale(request), outcome.context, choices));
