@@ -37,7 +37,8 @@ const ENGLISH = {
   completionTokens: 'Answer tokens',
   assistantHeading: 'Assistant',
   noAssistantBound: 'No assistant is set for this activity yet.',
-  chatsUnavailable: 'Chat and message counts appear here once chats are kept by Merino.',
+  chats: 'Chats',
+  messages: 'Messages',
 } as const;
 
 export type PageText = Record<keyof typeof ENGLISH, string>;
@@ -73,7 +74,8 @@ const SPANISH: PageText = {
   completionTokens: 'Tokens de respuesta',
   assistantHeading: 'Asistente',
   noAssistantBound: 'Esta actividad aún no tiene asistente.',
-  chatsUnavailable: 'El número de chats y mensajes aparecerá aquí cuando Merino guarde los chats.',
+  chats: 'Chats',
+  messages: 'Mensajes',
 };
 
 export function pageText(locale: PageLocale): PageText {

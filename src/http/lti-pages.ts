@@ -146,10 +146,11 @@ ${assistant}
 ${table}
 <h2>${escapeHtml(text.usageHeading)}</h2>
 <dl>
+<dt>${escapeHtml(text.chats)}</dt><dd>${usage.chats}</dd>
+<dt>${escapeHtml(text.messages)}</dt><dd>${usage.messages}</dd>
 <dt>${escapeHtml(text.requests)}</dt><dd>${usage.requests}</dd>
 <dt>${escapeHtml(text.promptTokens)}</dt><dd>${usage.prompt_tokens}</dd>
 <dt>${escapeHtml(text.completionTokens)}</dt><dd>${usage.completion_tokens}</dd>
-</dl>
-<p>${escapeHtml(text.chatsUnavailable)}</p>`,
+</dl>`,
   );
 }

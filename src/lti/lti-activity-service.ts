@@ -32,7 +32,7 @@ export interface ActivityView {
 export interface ActivityDashboard {
   activity: ActivityView;
   learners: Array<{ name: string; launches: number; last_visit: string }>;
-  usage: { requests: number; prompt_tokens: number; completion_tokens: number };
+  usage: { requests: number; prompt_tokens: number; completion_tokens: number; chats: number; messages: number };
 }
 
 function activityView(link: LtiLinkRow): ActivityView {
@@ -96,7 +96,7 @@ export class LtiActivityService {
     const learners = await listActivityLearners(this.db, link.id);
     const usage =
       link.assistant_id === null
-        ? { requests: 0, promptTokens: 0, completionTokens: 0 }
+        ? { requests: 0, promptTokens: 0, completionTokens: 0, chats: 0, messages: 0 }
         : await activityUsage(
             this.db,
             link.assistant_id,
@@ -105,7 +105,13 @@ export class LtiActivityService {
     return {
       activity: activityView(link),
       learners: learners.map((learner) => ({ name: learner.name, launches: learner.launches, last_visit: learner.lastVisit })),
-      usage: { requests: usage.requests, prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens },
+      usage: {
+        requests: usage.requests,
+        prompt_tokens: usage.promptTokens,
+        completion_tokens: usage.completionTokens,
+        chats: usage.chats,
+        messages: usage.messages,
+      },
     };
   }
 }

@@ -132,11 +132,28 @@ export interface ActivityUsage {
   requests: number;
   promptTokens: number;
   completionTokens: number;
+  chats: number;
+  messages: number;
 }
 
-/** Chat requests the given users made to the assistant, from the usage log. */
+/** Chats the given users keep with the assistant, and the messages in them. */
+async function activityChats(db: Kysely<Database>, assistantId: number, userIds: number[]): Promise<{ chats: number; messages: number }> {
+  const row = await db
+    .selectFrom('chats')
+    .leftJoin('chat_messages', 'chat_messages.chat_id', 'chats.id')
+    .select((expression) => [
+      expression.fn.count<number | string>('chats.id').distinct().as('chats'),
+      expression.fn.count<number | string>('chat_messages.id').as('messages'),
+    ])
+    .where('chats.assistant_id', '=', assistantId)
+    .where('chats.owner_id', 'in', userIds)
+    .executeTakeFirstOrThrow();
+  return { chats: Number(row.chats), messages: Number(row.messages) };
+}
+
+/** Chat requests the given users made to the assistant (from the usage log), and the chats they keep with it. */
 export async function activityUsage(db: Kysely<Database>, assistantId: number, userIds: number[]): Promise<ActivityUsage> {
-  if (userIds.length === 0) return { requests: 0, promptTokens: 0, completionTokens: 0 };
+  if (userIds.length === 0) return { requests: 0, promptTokens: 0, completionTokens: 0, chats: 0, messages: 0 };
   const row = await db
     .selectFrom('usage_logs')
     .select((expression) => [
@@ -151,6 +168,7 @@ export async function activityUsage(db: Kysely<Database>, assistantId: number, u
     requests: Number(row.requests),
     promptTokens: Number(row.prompt_tokens ?? 0),
     completionTokens: Number(row.completion_tokens ?? 0),
+    ...(await activityChats(db, assistantId, userIds)),
   };
 }
 

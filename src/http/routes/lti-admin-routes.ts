@@ -98,7 +98,13 @@ const dashboardSchema = {
     },
     usage: {
       type: 'object',
-      properties: { requests: { type: 'integer' }, prompt_tokens: { type: 'integer' }, completion_tokens: { type: 'integer' } },
+      properties: {
+        requests: { type: 'integer' },
+        prompt_tokens: { type: 'integer' },
+        completion_tokens: { type: 'integer' },
+        chats: { type: 'integer', description: "chats the activity's learners keep with its assistant" },
+        messages: { type: 'integer', description: 'messages in those chats' },
+      },
     },
   },
 } as const;
