@@ -63,6 +63,18 @@ export interface LtiPlatformInput {
   frame_origins?: string[];
 }
 
+export interface ListQuery {
+  organization_id?: number;
+  limit?: number;
+  offset?: number;
+}
+
+/** An organization has a handful of registrations, so they are read whole and paged here. */
+function page<Row>(rows: Row[], query: ListQuery): Row[] {
+  const offset = query.offset ?? 0;
+  return rows.slice(offset, offset + (query.limit ?? 100));
+}
+
 function stringList(stored: string): string[] {
   const parsed = JSON.parse(stored) as unknown;
   return Array.isArray(parsed) ? parsed.filter((value): value is string => typeof value === 'string') : [];
@@ -148,10 +160,10 @@ export class LtiRegistrationService {
     return { ...consumerView((await findLtiConsumer(this.db, id))!), consumer_secret: secret };
   }
 
-  async listConsumers(context: CallContext, organizationId: number | undefined): Promise<{ items: LtiConsumerView[] }> {
-    const organization = organizationId ?? context.identity.organizationId;
+  async listConsumers(context: CallContext, query: ListQuery): Promise<{ items: LtiConsumerView[] }> {
+    const organization = query.organization_id ?? context.identity.organizationId;
     requireLtiAdministration(context.identity, organization, 'Organization');
-    return { items: (await listLtiConsumers(this.db, organization)).map(consumerView) };
+    return { items: page(await listLtiConsumers(this.db, organization), query).map(consumerView) };
   }
 
   private async consumer(context: CallContext, id: number): Promise<LtiConsumerRow> {
@@ -234,10 +246,10 @@ export class LtiRegistrationService {
     return platformView((await findLtiPlatform(this.db, id))!);
   }
 
-  async listPlatforms(context: CallContext, organizationId: number | undefined): Promise<{ items: LtiPlatformView[] }> {
-    const organization = organizationId ?? context.identity.organizationId;
+  async listPlatforms(context: CallContext, query: ListQuery): Promise<{ items: LtiPlatformView[] }> {
+    const organization = query.organization_id ?? context.identity.organizationId;
     requireLtiAdministration(context.identity, organization, 'Organization');
-    return { items: (await listLtiPlatforms(this.db, organization)).map(platformView) };
+    return { items: page(await listLtiPlatforms(this.db, organization), query).map(platformView) };
   }
 
   private async platform(context: CallContext, id: number): Promise<LtiPlatformRow> {

@@ -144,7 +144,7 @@ export async function ltiAdminRoutes(app: FastifyInstance, services: Services): 
         response: { 200: itemsSchema('LTI 1.1 consumers', consumerSchema), ...commonErrorResponses },
       },
     },
-    async (request) => services.ltiRegistrations.listConsumers(callContext(request), request.query.organization_id),
+    async (request) => services.ltiRegistrations.listConsumers(callContext(request), request.query),
   );
 
   routes.post(
@@ -221,7 +221,7 @@ export async function ltiAdminRoutes(app: FastifyInstance, services: Services): 
         response: { 200: itemsSchema('LTI 1.3 platforms', platformSchema), ...commonErrorResponses },
       },
     },
-    async (request) => services.ltiRegistrations.listPlatforms(callContext(request), request.query.organization_id),
+    async (request) => services.ltiRegistrations.listPlatforms(callContext(request), request.query),
   );
 
   routes.post(
