@@ -84,6 +84,7 @@ const toolSchema = {
 
 const activitySchema = {
   type: 'object',
+  description: 'An LTI activity (resource link) and the assistant it opens',
   properties: { id: { type: 'integer' }, title: { type: 'string' }, assistant_id: { type: ['integer', 'null'] } },
 } as const;
 
