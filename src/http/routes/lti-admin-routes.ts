@@ -22,6 +22,8 @@ const organizationQuerySchema = {
   type: 'object',
   properties: {
     organization_id: { type: 'integer', minimum: 1, maximum: 2_147_483_647, description: "default: the caller's organization" },
+    limit: { type: 'integer', minimum: 1, maximum: 200, default: 100, description: 'how many to answer' },
+    offset: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0, description: 'how many to skip' },
   },
   additionalProperties: false,
 } as const;
