@@ -23,6 +23,11 @@ import { SecretBox } from './secrets/secret-box.js';
 import type { BlobStorage } from './storage/blob-storage.js';
 import { openBlobStorage, storageUrlFor } from './storage/open-blob-storage.js';
 import type { Store } from './store/store.js';
+import { LtiActivityService } from './lti/lti-activity-service.js';
+import { LtiAdvantageService } from './lti/lti-advantage-service.js';
+import { LtiLaunchService } from './lti/lti-launch-service.js';
+import { LtiRegistrationService } from './lti/lti-registration-service.js';
+import { LtiToolKeys } from './lti/lti-tool-keys.js';
 
 export interface Services {
   settings: Settings;
@@ -49,6 +54,11 @@ export interface Services {
   knowledgeDocuments: KnowledgeDocumentService;
   /** Not started here: main.ts (and the test server) start it and stop it on shutdown. */
   ingestionRunner: IngestionRunner;
+  ltiRegistrations: LtiRegistrationService;
+  ltiLaunches: LtiLaunchService;
+  ltiAdvantage: LtiAdvantageService;
+  ltiActivities: LtiActivityService;
+  ltiToolKeys: LtiToolKeys;
 }
 
 export function createServices(store: Store, settings: Settings, registries: Registries): Services {
@@ -74,6 +84,15 @@ export function createServices(store: Store, settings: Settings, registries: Reg
   });
   const rateLimiter = new RateLimiter(store.db, settings);
   const rubrics = new RubricService(store.db);
+  const authenticator = new Authenticator(store.db, settings.sessionTtlHours, rateLimiter);
+  const ltiToolKeys = new LtiToolKeys(store.db, secrets);
+  const ltiLaunches = new LtiLaunchService({
+    db: store.db,
+    secrets,
+    authenticator,
+    timestampSkewSeconds: settings.ltiTimestampSkewSeconds,
+    sessionTtlHours: settings.sessionTtlHours,
+  });
   const files = new FileService(store.db, { blobs, bytesMaximum: settings.fileUploadBytesMaximum });
   const completions = new CompletionService({
     db: store.db,
@@ -91,7 +110,23 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     store,
     blobs,
     health: new HealthService(store.db, store.dialect),
-    authenticator: new Authenticator(store.db, settings.sessionTtlHours, rateLimiter),
+    authenticator,
+    ltiRegistrations: new LtiRegistrationService(store.db, secrets, outbound),
+    ltiLaunches,
+    ltiAdvantage: new LtiAdvantageService({
+      db: store.db,
+      launches: ltiLaunches,
+      toolKeys: ltiToolKeys,
+      outbound,
+      tokenClockSkewSeconds: settings.ltiTokenClockSkewSeconds,
+      loginStateSeconds: settings.ltiLoginStateSeconds,
+      jwksTimeoutMilliseconds: settings.ltiJwksTimeoutMilliseconds,
+      jwksCacheSeconds: settings.ltiJwksCacheSeconds,
+      jwksRefetchCooldownMilliseconds: settings.ltiJwksRefetchCooldownMilliseconds,
+      sessionTtlHours: settings.sessionTtlHours,
+    }),
+    ltiActivities: new LtiActivityService(store.db),
+    ltiToolKeys,
     rateLimiter,
     users: new UserService(store.db, settings.passwordLengthMinimum),
     apiKeys: new ApiKeyService(store.db),

@@ -104,6 +104,36 @@ export class Authenticator {
     return { token, expiresAt, user };
   }
 
+  /**
+   * Opens a session for a user who proved who they are some other way than a password (a signed
+   * LTI launch); `via` names how, for the audit log.
+   */
+  async openSession(user: UserWithRole, via: string, requestId: string | null): Promise<LoginResult & { sessionId: number }> {
+    if (user.disabled === 1) throw new AppError('account_disabled');
+    const token = generateSessionToken();
+    const expiresAt = new Date(Date.now() + this.sessionTtlHours * 3_600_000).toISOString();
+    const sessionId = await this.db.transaction().execute(async (transaction) => {
+      const id = await insertSession(transaction, user.id, hashToken(token), expiresAt);
+      await appendAuditEntry(transaction, {
+        actorUserId: user.id,
+        organizationId: user.organization_id,
+        action: 'auth.login',
+        targetType: 'session',
+        targetId: id,
+        details: { via },
+        requestId,
+      });
+      return id;
+    });
+    return { token, expiresAt, user, sessionId };
+  }
+
+  /** The live session a browser's token names, or undefined; for pages that adapt to how the session began. */
+  async liveSessionId(token: string): Promise<number | undefined> {
+    if (!token.startsWith(SESSION_TOKEN_PREFIX)) return undefined;
+    return (await findLiveSession(this.db, hashToken(token)))?.id;
+  }
+
   private async countFailure(subjects: LoginSubjects, userId: number | null, attempt: LoginAttempt): Promise<void> {
     for (const lockout of await this.rateLimiter.recordLoginFailure(subjects))
       await this.recordLoginLockout('auth.login_locked', userId, lockout, attempt);

@@ -384,6 +384,41 @@ export function knowledgeBaseListScope(identity: Identity): KnowledgeBaseListSco
   return assistantListScope(identity);
 }
 
+/**
+ * LTI consumers and platforms of an organization are managed by its admins (and system admins).
+ * Its other members get 403; everyone else 404, so registrations of other organizations cannot
+ * be found by id.
+ */
+export function requireLtiAdministration(identity: Identity, organizationId: number, subject: string): void {
+  if (identity.isSystemAdmin || isOrganizationAdmin(identity, organizationId)) return;
+  if (identity.organizationId === organizationId)
+    throw new AppError('forbidden', "Only the organization's admins can manage its LTI consumers and platforms.");
+  throw new AppError('not_found', `${subject} not found.`);
+}
+
+export interface LtiActivityFacts {
+  organizationId: number;
+  /** Whether the caller launched this activity as an LTI Instructor. */
+  launchedAsInstructor: boolean;
+}
+
+/**
+ * An LTI activity (a resource link) is set up and watched by whoever launched it as Instructor,
+ * and by its organization's admins. Learners of the same organization get 403; others 404.
+ */
+export function requireLtiActivityTeaching(identity: Identity, facts: LtiActivityFacts): void {
+  if (identity.isSystemAdmin || isOrganizationAdmin(identity, facts.organizationId)) return;
+  if (identity.organizationId === facts.organizationId && facts.launchedAsInstructor) return;
+  if (identity.organizationId === facts.organizationId)
+    throw new AppError('forbidden', 'Only the teachers who launched this activity from their course can see or set it up.');
+  throw new AppError('not_found', 'Activity not found.');
+}
+
+/** Users an LTI launch names Instructor become creators only when their organization allows it. */
+export function ltiInstructorRole(organizationAllows: boolean): 'creator' | 'learner' {
+  return organizationAllows ? 'creator' : 'learner';
+}
+
 export interface ChatFacts {
   ownerId: number;
 }

@@ -47,6 +47,7 @@ export class RateLimiter {
   private readonly loginAddressLimit: Limit;
   private readonly chatUserLimit: Limit;
   private readonly chatApiKeyLimit: Limit;
+  private readonly ltiLaunchLimit: Limit;
   private lastPrune = 0;
 
   constructor(
@@ -59,6 +60,8 @@ export class RateLimiter {
       | 'chatRequestsPerUserMaximum'
       | 'chatRequestsPerApiKeyMaximum'
       | 'chatRateWindowSeconds'
+      | 'ltiLaunchesPerAddressMaximum'
+      | 'ltiLaunchWindowSeconds'
     >,
   ) {
     const loginWindow = settings.loginFailureWindowSeconds * 1000;
@@ -67,6 +70,19 @@ export class RateLimiter {
     const chatWindow = settings.chatRateWindowSeconds * 1000;
     this.chatUserLimit = { maximum: settings.chatRequestsPerUserMaximum, windowMilliseconds: chatWindow };
     this.chatApiKeyLimit = { maximum: settings.chatRequestsPerApiKeyMaximum, windowMilliseconds: chatWindow };
+    this.ltiLaunchLimit = { maximum: settings.ltiLaunchesPerAddressMaximum, windowMilliseconds: settings.ltiLaunchWindowSeconds * 1000 };
+  }
+
+  /** Counts one LTI login or launch from a client address; throws 429 past the limit. */
+  async admitLtiLaunch(clientAddress: string): Promise<void> {
+    const now = Date.now();
+    this.pruneNow(now);
+    const limit = this.ltiLaunchLimit;
+    const state = await countRateLimitEvent(this.db, `lti-launch-address:${clientAddress}`, now, limit.windowMilliseconds);
+    if (state.count > limit.maximum) {
+      const retryAfterSeconds = secondsUntilWindowEnds(state, limit, now);
+      throw rateLimited(`Too many LTI launches from this address; try again in ${retryAfterSeconds} seconds.`, retryAfterSeconds);
+    }
   }
 
   loginSubjects(email: string, clientAddress: string): LoginSubjects {
@@ -133,7 +149,11 @@ export class RateLimiter {
   private pruneNow(now: number): void {
     if (now - this.lastPrune < PRUNE_INTERVAL_MILLISECONDS) return;
     this.lastPrune = now;
-    const longest = Math.max(this.loginAccountLimit.windowMilliseconds, this.chatUserLimit.windowMilliseconds);
+    const longest = Math.max(
+      this.loginAccountLimit.windowMilliseconds,
+      this.chatUserLimit.windowMilliseconds,
+      this.ltiLaunchLimit.windowMilliseconds,
+    );
     pruneRateLimitCounters(this.db, now - longest).catch(() => undefined);
   }
 }

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import fastifySwagger from '@fastify/swagger';
 import fastifyMultipart from '@fastify/multipart';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.js';
 import type { Services } from '../services.js';
 import { requireAuthentication } from './authentication.js';
@@ -29,7 +29,11 @@ import { rubricRoutes } from './routes/rubric-routes.js';
 import { accountRoutes, loginRoutes } from './routes/auth-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { userRoutes } from './routes/user-routes.js';
-import { registerSecurityHeaders } from './security-headers.js';
+import { ltiAdminRoutes } from './routes/lti-admin-routes.js';
+import { ltiLaunchRoutes } from './routes/lti-launch-routes.js';
+import { ltiTeacherRoutes } from './routes/lti-teacher-routes.js';
+import { sessionCookieValue } from './session-cookie.js';
+import { registerSecurityHeaders, widenContentSecurityPolicy } from './security-headers.js';
 import { isAppPage, loadWebApp, registerWebAppFiles, sendAppPage } from './web-app.js';
 import { rejectUnsafeInput, validatorCompiler } from './validation.js';
 
@@ -63,6 +67,21 @@ async function registerOpenApi(app: FastifyInstance): Promise<void> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }
 
+/**
+ * The origins a page of the app may be framed by beyond FRAME_ANCESTORS: those of the LTI
+ * consumer or platform whose launch opened the browser's session, so the chat shows inside the
+ * course. Anything unreadable (no cookie, a malformed one, a store hiccup) adds nothing.
+ */
+async function ltiFrameOrigins(services: Services, request: FastifyRequest): Promise<string[]> {
+  try {
+    const token = sessionCookieValue(request);
+    const sessionId = token === undefined ? undefined : await services.authenticator.liveSessionId(token);
+    return sessionId === undefined ? [] : ((await services.ltiLaunches.sessionFacts(sessionId))?.frameOrigins ?? []);
+  } catch {
+    return [];
+  }
+}
+
 export async function buildApp(services: Services, options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: options.logger,
@@ -80,8 +99,11 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(handleError);
   const webApp = loadWebApp(services.settings.webAppDirectory);
-  app.setNotFoundHandler((request, reply) => {
-    if (webApp && isAppPage(request)) return sendAppPage(reply, webApp);
+  app.setNotFoundHandler(async (request, reply) => {
+    if (webApp && isAppPage(request)) {
+      widenContentSecurityPolicy(reply, 'frame-ancestors', await ltiFrameOrigins(services, request));
+      return sendAppPage(reply, webApp);
+    }
     return reply
       .status(404)
       .send(errorBody(new AppError('route_not_found', `No endpoint ${request.method} ${request.url.split('?')[0]}.`)));
@@ -105,6 +127,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await healthRoutes(scope, services);
     await loginRoutes(scope, services);
   });
+  // Form bodies are parsed in the LTI scopes only; every other route keeps refusing them with 415.
+  await app.register(async (scope) => ltiLaunchRoutes(scope, services));
   await app.register(async (scope) => {
     requireAuthentication(scope, services.authenticator, services.settings.corsOrigins);
     limitChatRequests(scope, services.rateLimiter);
@@ -120,6 +144,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await organizationRoutes(scope, services);
     await organizationSettingsRoutes(scope, services);
     await knowledgeBaseRoutes(scope, services);
+    await ltiAdminRoutes(scope, services);
+    await scope.register(async (teacherScope) => ltiTeacherRoutes(teacherScope, services));
     // Multipart parsing lives in a scope of its own: only the files routes read multipart bodies,
     // every other route keeps refusing them with 415.
     await scope.register(async (filesScope) => {

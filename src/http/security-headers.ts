@@ -6,7 +6,7 @@
  */
 import fastifyCors from '@fastify/cors';
 import fastifyHelmet from '@fastify/helmet';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Settings } from '../config/settings.js';
 
 export async function registerSecurityHeaders(
@@ -39,4 +39,31 @@ export async function registerSecurityHeaders(
     exposedHeaders: ['x-request-id', 'x-trace-id', 'retry-after'],
     maxAge: 600,
   });
+}
+
+/**
+ * Adds sources to one directive of the response's Content-Security-Policy: the origins an LTI
+ * consumer or platform names to `frame-ancestors` of pages served to its launched sessions
+ * (`*` only for pages that hold nothing to click on, such as a refused launch's explanation), or
+ * the platform's return URL to `form-action` of the page that posts a deep-linking answer back.
+ */
+export function widenContentSecurityPolicy(
+  reply: FastifyReply,
+  directiveName: 'frame-ancestors' | 'form-action',
+  sources: readonly string[],
+): void {
+  if (sources.length === 0) return;
+  const policy = reply.getHeader('content-security-policy');
+  if (typeof policy !== 'string') return;
+  const widened = policy.split(';').map((directive) => {
+    const trimmed = directive.trim();
+    if (!trimmed.startsWith(`${directiveName} `)) return trimmed;
+    const current = trimmed
+      .slice(directiveName.length)
+      .trim()
+      .split(' ')
+      .filter((source) => source !== "'none'" && source !== '');
+    return `${directiveName} ${[...new Set([...current, ...sources])].join(' ')}`;
+  });
+  reply.header('content-security-policy', widened.join(';'));
 }

@@ -20,6 +20,7 @@ export interface OrganizationSettingsView {
   learners_create_api_keys: boolean;
   chat_retention_days: number | null;
   owners_can_read_chats: boolean;
+  lti_instructors_create: boolean;
 }
 
 export type OrganizationSettingsPatch = Partial<OrganizationSettingsView>;
@@ -29,6 +30,7 @@ function settingsView(policies: OrganizationPolicies): OrganizationSettingsView 
     learners_create_api_keys: policies.learnersCreateApiKeys,
     chat_retention_days: policies.chatRetentionDays,
     owners_can_read_chats: policies.ownersCanReadChats,
+    lti_instructors_create: policies.ltiInstructorsCreate,
   };
 }
 
@@ -54,6 +56,7 @@ export class OrganizationSettingsService {
         learnersCreateApiKeys: patch.learners_create_api_keys,
         chatRetentionDays: patch.chat_retention_days,
         ownersCanReadChats: patch.owners_can_read_chats,
+        ltiInstructorsCreate: patch.lti_instructors_create,
       });
       await appendAuditEntry(transaction, {
         actorUserId: context.identity.userId,

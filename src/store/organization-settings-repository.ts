@@ -7,12 +7,14 @@ export interface OrganizationPolicies {
   /** Days a chat is kept after its last change; null keeps chats. */
   chatRetentionDays: number | null;
   ownersCanReadChats: boolean;
+  /** Whether users an LTI launch names Instructor become creators (else learners). */
+  ltiInstructorsCreate: boolean;
 }
 
 export async function findOrganizationPolicies(db: Kysely<Database>, organizationId: number): Promise<OrganizationPolicies | undefined> {
   const row = await db
     .selectFrom('organizations')
-    .select(['learners_create_api_keys', 'chat_retention_days', 'owners_can_read_chats'])
+    .select(['learners_create_api_keys', 'chat_retention_days', 'owners_can_read_chats', 'lti_instructors_create'])
     .where('id', '=', organizationId)
     .executeTakeFirst();
   return (
@@ -20,6 +22,7 @@ export async function findOrganizationPolicies(db: Kysely<Database>, organizatio
       learnersCreateApiKeys: row.learners_create_api_keys === 1,
       chatRetentionDays: row.chat_retention_days,
       ownersCanReadChats: row.owners_can_read_chats === 1,
+      ltiInstructorsCreate: row.lti_instructors_create === 1,
     }
   );
 }
@@ -35,6 +38,7 @@ export async function updateOrganizationPolicies(
       ...(changes.learnersCreateApiKeys !== undefined && { learners_create_api_keys: toFlag(changes.learnersCreateApiKeys) }),
       ...(changes.chatRetentionDays !== undefined && { chat_retention_days: changes.chatRetentionDays }),
       ...(changes.ownersCanReadChats !== undefined && { owners_can_read_chats: toFlag(changes.ownersCanReadChats) }),
+      ...(changes.ltiInstructorsCreate !== undefined && { lti_instructors_create: toFlag(changes.ltiInstructorsCreate) }),
       updated_at: nowTimestamp(),
     })
     .where('id', '=', organizationId)

@@ -17,6 +17,8 @@ export interface OrganizationsTable {
   config: string;
   /** Whether the organization's learners may create API keys (1 until an admin says otherwise). */
   learners_create_api_keys: Generated<Flag>;
+  /** Whether users an LTI launch names Instructor become creators (0 until an admin says otherwise). */
+  lti_instructors_create: Generated<Flag>;
   /** How many days a chat is kept after its last change; null keeps chats forever. */
   chat_retention_days: Generated<number | null>;
   /** Whether assistants' owners (and admins) may read the chats members had with their assistants. */
@@ -339,6 +341,89 @@ export interface BlobChunksTable {
   bytes: Uint8Array;
 }
 
+export interface LtiConsumersTable {
+  id: Generated<number>;
+  organization_id: number;
+  name: string;
+  /** Public, unique across the installation: a launch names its consumer by it. */
+  consumer_key: string;
+  /** The shared secret, encrypted with the secret box; shown once at creation. */
+  secret_encrypted: string;
+  /** JSON array of origins allowed to frame Merino after this consumer's launches (CSP frame-ancestors). */
+  frame_origins: string;
+  created_by: number | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface LtiPlatformsTable {
+  id: Generated<number>;
+  organization_id: number;
+  issuer: string;
+  client_id: string;
+  /** JSON array of the deployment ids this registration accepts. */
+  deployment_ids: string;
+  auth_login_url: string;
+  auth_token_url: string;
+  jwks_url: string | null;
+  /** A PEM SPKI public key, for platforms registered without a JWKS URL. */
+  public_key: string | null;
+  frame_origins: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface LtiUsedNoncesTable {
+  scope: string;
+  nonce: string;
+  expires_at: ColumnType<number | string, number, number>;
+}
+
+export interface LtiLoginStatesTable {
+  state: string;
+  platform_id: number;
+  nonce: string;
+  expires_at: ColumnType<number | string, number, number>;
+}
+
+export interface LtiUsersTable {
+  id: Generated<number>;
+  /** `consumer:<id>` or `platform:<id>`: LTI user ids are unique only within their consumer or platform. */
+  source: string;
+  lti_user_id: string;
+  user_id: number;
+  created_at: string;
+}
+
+export interface LtiLinksTable {
+  id: Generated<number>;
+  organization_id: number;
+  source: string;
+  resource_link_id: string;
+  title: string;
+  assistant_id: number | null;
+  bound_by: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface LtiLaunchesTable {
+  id: Generated<number>;
+  link_id: number;
+  user_id: number;
+  session_id: number;
+  instructor: Flag;
+  return_url: string | null;
+  created_at: string;
+}
+
+export interface LtiToolKeysTable {
+  kid: string;
+  public_jwk: string;
+  private_key_encrypted: string;
+  created_at: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -362,6 +447,14 @@ export interface Database {
   chat_messages: ChatMessagesTable;
   blobs: BlobsTable;
   blob_chunks: BlobChunksTable;
+  lti_consumers: LtiConsumersTable;
+  lti_platforms: LtiPlatformsTable;
+  lti_used_nonces: LtiUsedNoncesTable;
+  lti_login_states: LtiLoginStatesTable;
+  lti_users: LtiUsersTable;
+  lti_links: LtiLinksTable;
+  lti_launches: LtiLaunchesTable;
+  lti_tool_keys: LtiToolKeysTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
@@ -377,6 +470,9 @@ export type NewFileRow = Insertable<FilesTable>;
 export type RubricRow = Selectable<RubricsTable>;
 export type NewRubricRow = Insertable<RubricsTable>;
 export type RubricUpdate = Updateable<RubricsTable>;
+export type LtiConsumerRow = Selectable<LtiConsumersTable>;
+export type LtiPlatformRow = Selectable<LtiPlatformsTable>;
+export type LtiLinkRow = Selectable<LtiLinksTable>;
 
 export function toFlag(value: boolean): Flag {
   return value ? 1 : 0;

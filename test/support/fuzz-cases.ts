@@ -85,6 +85,9 @@ function realValuesFor(operation: FuzzOperation, name: string, world: FuzzWorld)
     ['/api/knowledge-bases/', ids.knowledgeBases],
     ['/api/files/', ids.files],
     ['/api/traces/', ids.traces],
+    ['/api/lti/consumers/', ids.ltiConsumers],
+    ['/api/lti/platforms/', ids.ltiPlatforms],
+    ['/api/lti/activities/', ids.ltiActivities],
   ];
   return prefixes.find(([prefix]) => operation.path.startsWith(prefix))?.[1] ?? [];
 }

@@ -7,6 +7,7 @@
  * or demotes a user never silences the fuzzing itself.
  */
 import { expect } from 'vitest';
+import { postLaunch, signedLaunch } from '../fakes/lti-consumer.js';
 import { insertOrganization } from '../../src/store/organizations-repository.js';
 import { uploadDocument, waitForJob } from './knowledge-uploads.js';
 import { createUser, login, loginAsAdmin, request, type TestServer } from './test-server.js';
@@ -31,6 +32,10 @@ export interface FuzzWorld {
     files: number[];
     traces: string[];
     toolNames: string[];
+    /** LTI consumers, platforms and activities of the fuzz school. */
+    ltiConsumers: number[];
+    ltiPlatforms: number[];
+    ltiActivities: number[];
   };
   /** Sessions made only to be ended by generated logouts, so logging out never silences an actor. */
   disposableTokens: string[];
@@ -60,6 +65,42 @@ async function created(server: TestServer, token: string, path: string, body: un
   const response = await request(server, 'POST', path, { token, body });
   expect(response.status, `${path}: ${response.text}`).toBe(201);
   return response.body;
+}
+
+/** Two LTI consumers, a platform and an activity (made by a signed Instructor launch), for the LTI routes to aim at. */
+async function ltiRegistrations(
+  server: TestServer,
+  adminToken: string,
+  assistantId: number,
+): Promise<{ ltiConsumers: number[]; ltiPlatforms: number[]; ltiActivities: number[] }> {
+  const consumer = await created(server, adminToken, '/api/lti/consumers', { name: 'Fuzz Moodle' });
+  const spare = await created(server, adminToken, '/api/lti/consumers', { name: 'Spare Moodle' });
+  const platform = await created(server, adminToken, '/api/lti/platforms', {
+    issuer: 'https://moodle.fuzz.example',
+    client_id: 'fuzz-client',
+    deployment_ids: ['1'],
+    auth_login_url: 'https://moodle.fuzz.example/auth',
+    auth_token_url: 'https://moodle.fuzz.example/token',
+    jwks_url: 'https://moodle.fuzz.example/certs',
+  });
+  const url = `${server.baseUrl}/lti/launch`;
+  const launched = await postLaunch(
+    url,
+    signedLaunch(
+      { key: consumer.consumer_key as string, secret: consumer.consumer_secret as string },
+      {
+        url,
+        parameters: {
+          resource_link_id: 'fuzz-link',
+          user_id: 'fuzz-teacher',
+          roles: 'Instructor',
+          custom_assistant_id: String(assistantId),
+        },
+      },
+    ),
+  );
+  const me = await request(server, 'GET', '/api/me', { headers: { cookie: launched.cookie!.split(';')[0]! } });
+  return { ltiConsumers: [consumer.id, spare.id], ltiPlatforms: [platform.id], ltiActivities: [me.body.lti.activity_id] };
 }
 
 async function uploadFile(
@@ -154,6 +195,7 @@ export async function buildFuzzWorld(server: TestServer, providerUrls: FuzzWorld
   });
   for (const id of [knowledgeTutor.id, openAiTutor.id, ollamaTutor.id])
     await request(server, 'PUT', `/api/assistants/${id}/publish`, { token: creator.token, body: { published: true } });
+  const lti = await ltiRegistrations(server, organizationAdmin.token, published.id as number);
   const targetKey = await created(server, creator.token, '/api/api-keys', { name: 'target key' });
   const learnerKey = await created(server, learner.token, '/api/api-keys', { name: 'learner key' });
 
@@ -194,6 +236,7 @@ export async function buildFuzzWorld(server: TestServer, providerUrls: FuzzWorld
       files: [file.id],
       traces: [chat.body.trace_id],
       toolNames: toolNames.length > 0 ? toolNames : ['simple_rag'],
+      ...lti,
     },
     disposableTokens,
     providerUrls,

@@ -50,6 +50,17 @@ const meSchema = {
       properties: { create_assistants: { type: 'boolean', description: 'may create and import assistants' } },
       required: ['create_assistants'],
     },
+    lti: {
+      type: 'object',
+      description:
+        'present only for a session an LTI launch opened: the activity it opened and where "Back to course" leads (null when the platform gave no return URL)',
+      properties: {
+        activity_id: { type: 'integer', description: 'the LTI activity (resource link); its dashboard is /lti/activities/{activity_id}' },
+        return_url: { type: ['string', 'null'], description: "the platform's launch_presentation_return_url, an http(s) URL" },
+        instructor: { type: 'boolean', description: 'whether the launch named the user Instructor' },
+      },
+      required: ['activity_id', 'return_url', 'instructor'],
+    },
   },
 } as const;
 
@@ -108,10 +119,13 @@ export async function accountRoutes(app: FastifyInstance, services: Services): P
     { schema: { tags: ['auth'], summary: 'The authenticated user', response: { 200: meSchema, ...commonErrorResponses } } },
     async (request) => {
       const context = callContext(request);
+      const { identity } = context;
+      const lti = identity.credential === 'session' ? await services.ltiLaunches.sessionFacts(identity.credentialId) : undefined;
       return {
         ...(await services.users.me(context)),
-        credential: context.identity.credential,
-        capabilities: { create_assistants: canCreateAssistants(context.identity) },
+        credential: identity.credential,
+        capabilities: { create_assistants: canCreateAssistants(identity) },
+        ...(lti && { lti: { activity_id: lti.activityId, return_url: lti.returnUrl, instructor: lti.instructor } }),
       };
     },
   );

@@ -16,6 +16,7 @@ function organizationSettingsSchema(description: string) {
       learners_create_api_keys: { type: 'boolean', description: 'whether learners may create their own API keys' },
       chat_retention_days: { type: ['integer', 'null'], description: 'days a chat is kept after its last change; null keeps chats' },
       owners_can_read_chats: { type: 'boolean', description: "whether assistants' owners and admins may read members' chats with them" },
+      lti_instructors_create: { type: 'boolean', description: 'whether users an LTI launch names Instructor become creators' },
     },
   } as const;
 }
@@ -58,6 +59,10 @@ export async function organizationSettingsRoutes(app: FastifyInstance, services:
               type: 'boolean',
               description:
                 "Whether an assistant's owner (and the admins over it) may read members' chats with it, learners shown by pseudonym (default false).",
+            },
+            lti_instructors_create: {
+              type: 'boolean',
+              description: 'Whether users an LTI launch names Instructor become creators on their first launch (default false: learners).',
             },
           },
         },

@@ -17,6 +17,7 @@ import { rubricIdsPerOrganizationMigration } from './0010-rubric-ids-per-organiz
 import { rateLimitCountersMigration } from './0011-rate-limit-counters.js';
 import { ingestionAttemptsSinceQueuedMigration } from './0012-ingestion-attempts-since-queued.js';
 import { assistantOrchestratorFlagMigration } from './0013-assistant-orchestrator-flag.js';
+import { ltiMigration } from './0030-lti.js';
 import { chatsMigration } from './0014-chats.js';
 import { blobsMigration } from './0050-blobs.js';
 
@@ -35,6 +36,8 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0011-rate-limit-counters': rateLimitCountersMigration(),
     '0012-ingestion-attempts-since-queued': ingestionAttemptsSinceQueuedMigration(),
     '0013-assistant-orchestrator-flag': assistantOrchestratorFlagMigration(),
+    // Numbered apart from 0014 onwards, which other branches add meanwhile.
+    '0030-lti': ltiMigration(dialect),
     '0014-chats': chatsMigration(dialect),
     '0050-blobs': blobsMigration(dialect),
   };

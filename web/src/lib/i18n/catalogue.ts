@@ -12,6 +12,7 @@ import { toolsManager as toolsManagerEn } from './en/tools-manager';
 import { sharing as sharingEn } from './en/sharing';
 import { importExport as importExportEn } from './en/import-export';
 import { apiKeys as apiKeysEn } from './en/api-keys';
+import { ltiAdmin as ltiAdminEn } from './en/lti-admin';
 import { chat as chatEn } from './en/chat';
 import { common as commonEs } from './es/common';
 import { login as loginEs } from './es/login';
@@ -22,6 +23,7 @@ import { toolsManager as toolsManagerEs } from './es/tools-manager';
 import { sharing as sharingEs } from './es/sharing';
 import { importExport as importExportEs } from './es/import-export';
 import { apiKeys as apiKeysEs } from './es/api-keys';
+import { ltiAdmin as ltiAdminEs } from './es/lti-admin';
 import { chat as chatEs } from './es/chat';
 
 export const english = {
@@ -34,6 +36,7 @@ export const english = {
   sharing: sharingEn,
   importExport: importExportEn,
   apiKeys: apiKeysEn,
+  ltiAdmin: ltiAdminEn,
   chat: chatEn,
 };
 
@@ -49,6 +52,7 @@ const spanish: Catalogue<English> = {
   sharing: sharingEs,
   importExport: importExportEs,
   apiKeys: apiKeysEs,
+  ltiAdmin: ltiAdminEs,
   chat: chatEs,
 };
 

@@ -1,0 +1,151 @@
+/**
+ * The public LTI endpoints a learning platform calls: the LTI 1.1 launch, the LTI 1.3 login
+ * initiation and launch, and the tool's JWKS. Launches are rate-limited per client address; a
+ * refused launch is a 401 page saying why in plain words (audited by the service), never JSON
+ * or a stack. Form bodies are read here only, as ordered name/value pairs, since the 1.1
+ * signature covers every occurrence of every parameter.
+ */
+import fastifyFormbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { LaunchDestination, LaunchOutcome } from '../../lti/lti-launch-service.js';
+import { isLtiLaunchRefusal } from '../../lti/lti-launch-refusal.js';
+import type { Services } from '../../services.js';
+import { AUTO_SUBMIT_SCRIPT, AUTO_SUBMIT_SCRIPT_PATH, deepLinkingPickerPage, notSetUpPage, refusedLaunchPage } from '../lti-pages.js';
+import { pageLocale } from '../lti-page-text.js';
+import { widenContentSecurityPolicy } from '../security-headers.js';
+import { setLtiSessionCookie } from '../session-cookie.js';
+
+/** A form body as the LTI routes see it: every pair, in order. */
+export type FormPairs = Record<string, unknown> & { pairs: Array<[string, string]> };
+
+export function formPairsParser(body: string): FormPairs {
+  return { pairs: [...new URLSearchParams(body)] };
+}
+
+export function formPairs(request: FastifyRequest): Array<[string, string]> {
+  const body = request.body as FormPairs | undefined;
+  return Array.isArray(body?.pairs) ? body.pairs : [];
+}
+
+export function formValue(request: FastifyRequest, name: string): string | undefined {
+  return formPairs(request).find(([key]) => key === name)?.[1];
+}
+
+/** Merino's own origin as the platform or browser addressed it (behind a proxy, per TRUST_PROXY). */
+export function ownOrigin(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}`;
+}
+
+/**
+ * An LTI page. Its referrer policy is same-origin rather than the server's no-referrer: with
+ * no-referrer a browser sends `Origin: null` on the page's own form posts, which the cookie's
+ * CSRF check must refuse; same-origin still tells other sites nothing.
+ */
+export function sendPage(reply: FastifyReply, status: number, html: string): FastifyReply {
+  return reply
+    .status(status)
+    .header('cache-control', 'no-store')
+    .header('referrer-policy', 'same-origin')
+    .type('text/html; charset=utf-8')
+    .send(html);
+}
+
+function locale(request: FastifyRequest) {
+  return pageLocale(request.headers.cookie, request.headers['accept-language']);
+}
+
+/** Refusal pages hold nothing to click on, so any course page may frame them: the learner sees why, not a blank frame. */
+function refused(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+  if (!isLtiLaunchRefusal(error)) throw error;
+  widenContentSecurityPolicy(reply, 'frame-ancestors', ['*']);
+  return sendPage(reply, 401, refusedLaunchPage(locale(request), error.message));
+}
+
+function destinationPath(destination: LaunchDestination): string | undefined {
+  if (destination.kind === 'chat') return `/chat/${destination.assistantId}`;
+  if (destination.kind === 'set_up') return `/lti/activities/${destination.activityId}/setup`;
+  return undefined;
+}
+
+function sendDestination(request: FastifyRequest, reply: FastifyReply, outcome: LaunchOutcome): FastifyReply {
+  const { destination } = outcome;
+  // Browsers check the frame's policy on the redirect too, so the launch's own answer may be framed by the course.
+  widenContentSecurityPolicy(reply, 'frame-ancestors', outcome.frameOrigins);
+  const path = destinationPath(destination);
+  if (path !== undefined) return reply.status(303).header('location', path).send();
+  widenContentSecurityPolicy(reply, 'frame-ancestors', ['*']);
+  return sendPage(reply, 200, notSetUpPage(locale(request)));
+}
+
+function queryOrForm(request: FastifyRequest, name: string): string | undefined {
+  const query = request.query as Record<string, unknown>;
+  const value = request.method === 'POST' ? formValue(request, name) : query[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+export async function ltiLaunchRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  await app.register(fastifyFormbody, { parser: formPairsParser });
+  const hidden = { schema: { hide: true } };
+  const admit = async (request: FastifyRequest) => services.rateLimiter.admitLtiLaunch(request.ip);
+
+  app.post('/lti/launch', { ...hidden, preHandler: admit }, async (request, reply) => {
+    try {
+      const outcome = await services.ltiLaunches.launchClassic({
+        method: request.method,
+        url: `${ownOrigin(request)}${request.url}`,
+        bodyParameters: formPairs(request),
+        requestId: request.id,
+      });
+      setLtiSessionCookie(request, reply, outcome.token, outcome.lifetimeSeconds);
+      return await sendDestination(request, reply, outcome);
+    } catch (error) {
+      return refused(request, reply, error);
+    }
+  });
+
+  const login = async (request: FastifyRequest, reply: FastifyReply) => {
+    try {
+      const location = await services.ltiAdvantage.login(
+        {
+          iss: queryOrForm(request, 'iss'),
+          login_hint: queryOrForm(request, 'login_hint'),
+          target_link_uri: queryOrForm(request, 'target_link_uri'),
+          lti_message_hint: queryOrForm(request, 'lti_message_hint'),
+          client_id: queryOrForm(request, 'client_id'),
+          lti_deployment_id: queryOrForm(request, 'lti_deployment_id'),
+        },
+        `${ownOrigin(request)}/lti/1.3/launch`,
+      );
+      return await reply.status(302).header('location', location).send();
+    } catch (error) {
+      return refused(request, reply, error);
+    }
+  };
+  app.get('/lti/1.3/login', { ...hidden, preHandler: admit }, login);
+  app.post('/lti/1.3/login', { ...hidden, preHandler: admit }, login);
+
+  app.post('/lti/1.3/launch', { ...hidden, preHandler: admit }, async (request, reply) => {
+    try {
+      const outcome = await services.ltiAdvantage.launch({
+        idToken: formValue(request, 'id_token'),
+        state: formValue(request, 'state'),
+        requestId: request.id,
+      });
+      setLtiSessionCookie(request, reply, outcome.token, outcome.lifetimeSeconds);
+      if (outcome.kind === 'launch') return await sendDestination(request, reply, outcome);
+      widenContentSecurityPolicy(reply, 'frame-ancestors', outcome.frameOrigins);
+      const choices = await services.ltiActivities.choices(outcome.teacher);
+      return await sendPage(reply, 200, deepLinkingPickerPage(locale(request), outcome.context, choices));
+    } catch (error) {
+      return refused(request, reply, error);
+    }
+  });
+
+  app.get('/lti/1.3/jwks', hidden, async (_request, reply) =>
+    reply.header('cache-control', 'public, max-age=300').send(await services.ltiToolKeys.jwks()),
+  );
+
+  app.get(AUTO_SUBMIT_SCRIPT_PATH, hidden, async (_request, reply) =>
+    reply.header('cache-control', 'public, max-age=3600').type('text/javascript; charset=utf-8').send(AUTO_SUBMIT_SCRIPT),
+  );
+}

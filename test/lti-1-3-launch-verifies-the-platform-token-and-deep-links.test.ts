@@ -1,0 +1,233 @@
+/**
+ * Proves the LTI 1.3 tool against a platform simulator over loopback (its own RSA keys and JWKS,
+ * the OIDC redirect, form_post): a good launch lands on the chat of the assistant the custom claim
+ * names; a wrong audience, an expired token, a replayed launch or nonce, a wrong deployment and an
+ * unknown key id are 401 pages, audited; once the platform publishes the new key, launches pass;
+ * a deep-linking round trip gives the platform a response JWT that verifies with the tool's JWKS
+ * and names the assistant the teacher picked.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listAuditEntries } from '../src/store/audit-log-repository.js';
+import { FakeLtiPlatform, formIn, type FormPost, type NextLaunch } from './fakes/lti-platform.js';
+import { TEST_DIALECTS } from './support/test-databases.js';
+import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+
+const CLAIM = 'https://purl.imsglobal.org/spec/lti/claim/';
+
+describe.each(TEST_DIALECTS)('LTI 1.3 launches (%s)', (dialect) => {
+  let server: TestServer;
+  let platform: FakeLtiPlatform;
+  let assistantId: number;
+
+  async function refusals(reason: string): Promise<number> {
+    const entries = await listAuditEntries(server.store.db, { action: 'lti.launch_refused' });
+    return entries.filter((entry) => (JSON.parse(entry.details) as { reason: string }).reason === reason).length;
+  }
+
+  /** The platform's form_post for a fresh login: Merino's redirect followed to the platform's /auth page. */
+  async function authorizedPost(next: NextLaunch): Promise<FormPost> {
+    platform.next = next;
+    const login = new URL(`${server.baseUrl}/lti/1.3/login`);
+    login.search = new URLSearchParams({
+      iss: platform.issuer,
+      login_hint: 'user-1',
+      target_link_uri: `${server.baseUrl}/lti/1.3/launch`,
+      client_id: platform.clientId,
+    }).toString();
+    const redirected = await fetch(login, { redirect: 'manual' });
+    expect(redirected.status).toBe(302);
+    const location = redirected.headers.get('location')!;
+    expect(location.startsWith(platform.authUrl)).toBe(true);
+    const authPage = await fetch(location);
+    expect(authPage.status).toBe(200);
+    return formIn(await authPage.text());
+  }
+
+  async function submit(post: FormPost, headers: Record<string, string> = {}) {
+    const response = await fetch(post.action, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams(post.fields).toString(),
+    });
+    return {
+      status: response.status,
+      location: response.headers.get('location'),
+      cookie: response.headers.get('set-cookie'),
+      text: await response.text(),
+    };
+  }
+
+  beforeAll(async () => {
+    server = await startTestServer(dialect, { environment: { LTI_JWKS_REFETCH_COOLDOWN_MS: '0' } });
+    platform = new FakeLtiPlatform();
+    await platform.start(`${server.baseUrl}/lti/1.3/jwks`);
+    const adminToken = await loginAsAdmin(server);
+    const creator = await createUser(server, adminToken, { email: 'teacher13@lti.test', role: 'creator' });
+    const created = await request(server, 'POST', '/api/assistants', {
+      token: creator.token,
+      body: {
+        name: 'Platform tutor',
+        system_prompt: 'You tutor.',
+        prompt_template: '{user_input}',
+        metadata: { llm: 'gpt-4o-mini', rag_processor: 'no_rag' },
+      },
+    });
+    assistantId = created.body.id;
+    expect(
+      (await request(server, 'PUT', `/api/assistants/${assistantId}/publish`, { token: creator.token, body: { published: true } })).status,
+    ).toBe(200);
+    const registered = await request(server, 'POST', '/api/lti/platforms', {
+      token: adminToken,
+      body: {
+        issuer: platform.issuer,
+        client_id: platform.clientId,
+        deployment_ids: [platform.deploymentId],
+        auth_login_url: platform.authUrl,
+        auth_token_url: `${platform.issuer}/token`,
+        jwks_url: platform.jwksUrl,
+      },
+    });
+    expect(registered.status, registered.text).toBe(201);
+  }, 120_000);
+
+  afterAll(async () => {
+    await platform.stop();
+    await server.close();
+  });
+
+  it('lands a good launch on the chat of the assistant its custom claim names, with the return URL', async () => {
+    const launched = await submit(await authorizedPost({ custom: { assistant_id: String(assistantId) } }));
+    expect(launched.status, launched.text).toBe(303);
+    expect(launched.location).toBe(`/chat/${assistantId}`);
+    const me = await request(server, 'GET', '/api/me', { headers: { cookie: launched.cookie!.split(';')[0]! } });
+    expect(me.body).toMatchObject({
+      name: 'Pat Platform',
+      role: 'learner',
+      lti: { return_url: `${platform.issuer}/course/7`, instructor: false },
+    });
+  });
+
+  it('refuses a token meant for another tool', async () => {
+    const before = await refusals('invalid_token');
+    const refused = await submit(await authorizedPost({ audience: 'another-tool' }));
+    expect(refused.status).toBe(401);
+    expect(refused.text).toContain('meant for another tool');
+    expect(await refusals('invalid_token')).toBe(before + 1);
+  });
+
+  it('refuses an expired token', async () => {
+    const refused = await submit(await authorizedPost({ expiresIn: -120 }));
+    expect(refused.status).toBe(401);
+    expect(refused.text).toContain('has expired');
+  });
+
+  it('refuses a replayed launch, and an old token whose nonce was spent, even with a fresh state', async () => {
+    const post = await authorizedPost({ custom: { assistant_id: String(assistantId) } });
+    expect((await submit(post)).status).toBe(303);
+    const replayed = await submit(post);
+    expect(replayed.status).toBe(401);
+    expect(replayed.text).toContain('expired or was already used');
+    const fresh = await authorizedPost({});
+    const oldTokenNewState = await submit({ ...fresh, fields: { ...fresh.fields, id_token: post.fields.id_token! } });
+    expect(oldTokenNewState.status).toBe(401);
+    expect(await refusals('reused_nonce')).toBeGreaterThan(0);
+  });
+
+  it('refuses a deployment the registration does not list', async () => {
+    const refused = await submit(await authorizedPost({ deploymentId: 'deployment-unknown' }));
+    expect(refused.status).toBe(401);
+    expect(refused.text).toContain('deployment');
+  });
+
+  it('refuses a token signed with an unknown key id, then accepts it once the platform publishes the rotated key', async () => {
+    await platform.addKey('platform-key-2', false);
+    const fetchesBefore = platform.jwksRequests;
+    const refused = await submit(await authorizedPost({ kid: 'platform-key-2', custom: { assistant_id: String(assistantId) } }));
+    expect(refused.status).toBe(401);
+    expect(refused.text).toContain('key the platform does not publish');
+    expect(platform.jwksRequests).toBeGreaterThan(fetchesBefore);
+    platform.publish('platform-key-2');
+    const accepted = await submit(await authorizedPost({ kid: 'platform-key-2', custom: { assistant_id: String(assistantId) } }));
+    expect(accepted.status, accepted.text).toBe(303);
+  });
+
+  it('answers a deep-linking request with a response the platform verifies against the tool JWKS, naming the chosen assistant', async () => {
+    const picker = await submit(
+      await authorizedPost({
+        messageType: 'LtiDeepLinkingRequest',
+        subject: 'platform-teacher-1',
+        roles: ['http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor'],
+      }),
+    );
+    expect(picker.status, picker.text).toBe(200);
+    expect(picker.text).toContain('Platform tutor');
+    const pickerForm = formIn(picker.text);
+    expect(pickerForm.action).toBe('/lti/1.3/deep-linking');
+    const cookie = picker.cookie!.split(';')[0]!;
+    const answered = await fetch(`${server.baseUrl}/lti/1.3/deep-linking`, {
+      method: 'POST',
+      headers: { cookie, origin: server.baseUrl, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ ...pickerForm.fields, assistant_id: String(assistantId) }).toString(),
+    });
+    expect(answered.status).toBe(200);
+    expect(answered.headers.get('content-security-policy')).toContain(`form-action 'self' ${platform.issuer}`);
+    const returnForm = formIn(await answered.text());
+    expect(returnForm.action).toBe(platform.deepLinkReturnUrl);
+    const posted = await fetch(returnForm.action, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(returnForm.fields).toString(),
+    });
+    expect(posted.status).toBe(200);
+    const response = platform.deepLinkingResponses.at(-1)!;
+    expect(response[`${CLAIM}message_type`]).toBe('LtiDeepLinkingResponse');
+    expect(response[`${CLAIM}deployment_id`]).toBe(platform.deploymentId);
+    expect(response['https://purl.imsglobal.org/spec/lti-dl/claim/data']).toBe('platform-opaque-data');
+    expect(response['https://purl.imsglobal.org/spec/lti-dl/claim/content_items']).toEqual([
+      {
+        type: 'ltiResourceLink',
+        title: 'Platform tutor',
+        url: `${server.baseUrl}/lti/1.3/launch`,
+        custom: { assistant_id: String(assistantId) },
+      },
+    ]);
+    // A learner's launch of the link the platform created from it lands on that assistant.
+    const learner = await submit(
+      await authorizedPost({ resourceLinkId: 'deep-linked', subject: 'learner-7', custom: { assistant_id: String(assistantId) } }),
+    );
+    expect(learner.location).toBe(`/chat/${assistantId}`);
+  });
+
+  it('refuses a deep-linking answer for someone else’s picker', async () => {
+    const picker = await submit(
+      await authorizedPost({
+        messageType: 'LtiDeepLinkingRequest',
+        subject: 'platform-teacher-2',
+        roles: ['http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor'],
+      }),
+    );
+    const other = await submit(
+      await authorizedPost({
+        messageType: 'LtiDeepLinkingRequest',
+        subject: 'platform-teacher-3',
+        roles: ['http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor'],
+      }),
+    );
+    const answered = await fetch(`${server.baseUrl}/lti/1.3/deep-linking`, {
+      method: 'POST',
+      headers: { cookie: other.cookie!.split(';')[0]!, origin: server.baseUrl, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ ...formIn(picker.text).fields, assistant_id: String(assistantId) }).toString(),
+    });
+    expect(answered.status).toBe(401);
+  });
+
+  it('publishes the tool key pair, the same one on every call', async () => {
+    const first = await request(server, 'GET', '/lti/1.3/jwks');
+    const second = await request(server, 'GET', '/lti/1.3/jwks');
+    expect(first.body.keys).toHaveLength(1);
+    expect(first.body.keys[0]).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig', kid: expect.any(String) });
+    expect(first.body.keys[0].d).toBeUndefined();
+    expect(second.body).toEqual(first.body);
+  });
+});
