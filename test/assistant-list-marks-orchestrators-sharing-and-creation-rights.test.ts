@@ -115,16 +115,16 @@ describe.each(TEST_DIALECTS)('the list marks of assistants on %s', (dialect) => 
     expect(response.body.error).toMatchObject({ code: 'invalid_query', param: 'type' });
   });
 
-  it('tells through /api/me who may create assistants', async () => {
-    for (const [token, expected] of [
-      [adminToken, true],
-      [owner, true],
-      [outsider, true],
-      [learner, false],
+  it('tells through /api/me who may create assistants and manage LTI', async () => {
+    for (const [token, createAssistants, manageLti] of [
+      [adminToken, true, true],
+      [owner, true, false],
+      [outsider, true, false],
+      [learner, false, false],
     ] as const) {
       const response = await request(server, 'GET', '/api/me', { token });
       expect(response.status, response.text).toBe(200);
-      expect(response.body.capabilities).toEqual({ create_assistants: expected });
+      expect(response.body.capabilities).toEqual({ create_assistants: createAssistants, manage_lti: manageLti });
     }
     expect((await request(server, 'GET', '/api/me')).status).toBe(401);
   });

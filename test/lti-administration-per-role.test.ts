@@ -6,6 +6,8 @@
  * public_key, an internal JWKS address, unknown fields, over-long names) is a 400 naming the
  * field. An activity's dashboard (learners, visits, chats, messages, usage) is for whoever
  * launched it as Instructor and the organization's admins; a learner who launched it gets 403.
+ * Its learners' chats appear, by pseudonym, only to the assistant's managers and only once the
+ * organization allows owners to read chats.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postLaunch, signedLaunch, type ConsumerCredentials } from './fakes/lti-consumer.js';
@@ -173,6 +175,23 @@ describe.each(TEST_DIALECTS)('LTI administration per role (%s)', (dialect) => {
     const page = await fetch(`${server.baseUrl}/lti/activities/${activityId}`, { headers: { cookie: teacherCookie } });
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('pupil-y');
+
+    // The learners' chats: hidden while the organization keeps them private, then shown by
+    // pseudonym to whoever manages the assistant (the admin here), never to the Instructor as such.
+    const dashboardText = async (headers: Record<string, string>) =>
+      (await fetch(`${server.baseUrl}/lti/activities/${activityId}`, { headers })).text();
+    const privateChats = await dashboardText({ authorization: `Bearer ${admin}` });
+    expect(privateChats).toContain('are shown here to whoever manages the assistant, when the organization allows it');
+    expect(privateChats).not.toContain('Kept chat');
+    const allowed = await request(server, 'PATCH', `/api/organizations/${organizationAId}/settings`, {
+      token: admin,
+      body: { owners_can_read_chats: true },
+    });
+    expect(allowed.status, allowed.text).toBe(200);
+    expect(await dashboardText({ authorization: `Bearer ${admin}` })).toMatch(/Learner [0-9a-f]{6}: Kept chat \(0 messages\)/);
+    const asInstructor = await dashboardText({ cookie: teacherCookie });
+    expect(asInstructor).toContain('are shown here to whoever manages the assistant');
+    expect(asInstructor).not.toContain('Kept chat');
     expect((await request(server, 'GET', `/api/lti/activities/${activityId}`, { token: admin })).status).toBe(200);
     expect((await request(server, 'GET', `/api/lti/activities/${activityId}`, { token: creator })).status).toBe(403);
     expect((await request(server, 'GET', `/api/lti/activities/${activityId}`, { headers: { cookie: pupilCookie } })).status).toBe(403);

@@ -95,6 +95,12 @@ describe('an LTI launch inside a course page on another site', () => {
       .poll(() => frame.locator('li.assistant .markdown').allTextContents(), { timeout: 15_000 })
       .toEqual([expect.stringContaining('Cells divide by mitosis.')]);
     await screenshot(page, 'lti-learner-chat-in-course-frame');
+    // "Back to course" leaves the frame for the platform's return address; a learner has no dashboard link.
+    const back = frame.getByRole('link', { name: 'Back to course' });
+    expect([await back.getAttribute('href'), await back.getAttribute('target')]).toEqual([`${courseOrigin}/course`, '_top']);
+    expect(await frame.getByRole('link', { name: 'Activity dashboard' }).count()).toBe(0);
+    await back.click();
+    await page.waitForURL(`${courseOrigin}/course`);
     expect(pageErrors).toEqual([]);
     await context.close();
   });

@@ -389,6 +389,11 @@ export function knowledgeBaseListScope(identity: Identity): KnowledgeBaseListSco
  * Its other members get 403; everyone else 404, so registrations of other organizations cannot
  * be found by id.
  */
+/** Whether the user manages the LTI registrations of their own organization (the admin page's link). */
+export function canManageLti(identity: Identity): boolean {
+  return identity.isSystemAdmin || isOrganizationAdmin(identity, identity.organizationId);
+}
+
 export function requireLtiAdministration(identity: Identity, organizationId: number, subject: string): void {
   if (identity.isSystemAdmin || isOrganizationAdmin(identity, organizationId)) return;
   if (identity.organizationId === organizationId)
@@ -436,6 +441,11 @@ export function ownChatsScope(identity: Identity): ChatListScope {
   return { kind: 'owner', userId: identity.userId };
 }
 
+/** Whether the user is among those who may read members' chats with the assistant (see assistantChatsScope). */
+export function mayReadAssistantChats(identity: Identity, assistant: AssistantFacts): boolean {
+  return decideAssistant(identity, assistant, 'update').allowed;
+}
+
 /**
  * Reading other people's chats with an assistant (DESIGN §9): only whoever manages the assistant
  * (its owner, the admins over it, system admins), and only the chats of members whose
@@ -444,6 +454,6 @@ export function ownChatsScope(identity: Identity): ChatListScope {
  * way in: with the setting off they read no learner's chat.
  */
 export function assistantChatsScope(identity: Identity, assistant: AssistantFacts & { id: number }): ChatListScope {
-  if (!decideAssistant(identity, assistant, 'update').allowed) throw new AppError('not_found', 'Assistant not found.');
+  if (!mayReadAssistantChats(identity, assistant)) throw new AppError('not_found', 'Assistant not found.');
   return { kind: 'assistant_readers', assistantId: assistant.id };
 }

@@ -7,7 +7,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { CallContext } from '../auth/call-context.js';
-import { assistantChatsScope, ownChatsScope, requireChatOwner } from '../auth/permissions.js';
+import { assistantChatsScope, mayReadAssistantChats, ownChatsScope, requireChatOwner } from '../auth/permissions.js';
 import { assistantFacts } from '../assistants/assistant-view.js';
 import { MODEL_ID_PREFIX, type CompletionRun, type CompletionService } from '../completions/completion-service.js';
 import { AppError } from '../errors/app-error.js';
@@ -30,6 +30,7 @@ import {
   type ChatMessageRow,
   type ChatRecord,
 } from '../store/chats-repository.js';
+import { findOrganizationPolicies } from '../store/organization-settings-repository.js';
 import { nowTimestamp, type Database } from '../store/schema.js';
 import type { PageQuery } from '../validation/page-query-schema.js';
 import { recordedAnswer, type RecordedAnswer } from './answer-recording.js';
@@ -53,6 +54,14 @@ export type ChatWithMessages = ChatView & { messages: ChatMessageView[] };
 
 /** A chat as its assistant's managers read it: the learner by pseudonym, never by email or id. */
 export type ReadableChat = ChatView & { learner: string };
+export type ReadableChatWithMessages = ReadableChat & { messages: ChatMessageView[] };
+
+/** Whose chats an LTI activity's dashboard asks for: members of one organization, at most `limit` chats. */
+export interface ChatAudience {
+  organizationId: number;
+  learnerUserIds: readonly number[];
+  limit: number;
+}
 
 export interface ChatPage<Item> {
   items: Item[];
@@ -255,6 +264,27 @@ export class ChatService {
     if (chat === undefined) throw new AppError('not_found', 'Chat not found.');
     const [withMessages] = await this.withMessages([chat]);
     return { ...(withMessages as ChatWithMessages), learner: this.pseudonym(chat.owner_id) };
+  }
+
+  /**
+   * The chats an organization's members had with an assistant, with their messages, for an LTI
+   * activity's dashboard: undefined when the caller may not read the assistant's chats or the
+   * organization keeps its members' chats private, so the page can say so rather than "none".
+   */
+  async ofMembers(context: CallContext, assistantId: number, audience: ChatAudience): Promise<ReadableChatWithMessages[] | undefined> {
+    const assistant = await findAssistant(this.db, assistantId, context.identity.userId);
+    if (assistant === undefined || !mayReadAssistantChats(context.identity, assistantFacts(assistant))) return undefined;
+    if ((await findOrganizationPolicies(this.db, audience.organizationId))?.ownersCanReadChats !== true) return undefined;
+    const scope = assistantChatsScope(context.identity, { ...assistantFacts(assistant), id: assistant.id });
+    const page = await listChats(this.db, scope, {
+      limit: audience.limit,
+      offset: 0,
+      assistantId: undefined,
+      search: undefined,
+      ownerIds: audience.learnerUserIds,
+    });
+    const chats = await this.withMessages(page.items);
+    return chats.map((chat, index) => ({ ...chat, learner: this.pseudonym((page.items[index] as ChatRecord).owner_id) }));
   }
 
   private async assistantReadersScope(context: CallContext, assistantId: number) {

@@ -39,6 +39,13 @@ const ENGLISH = {
   noAssistantBound: 'No assistant is set for this activity yet.',
   chats: 'Chats',
   messages: 'Messages',
+  chatsHeading: "Learners' chats",
+  chatsNotShown: "Learners' chats are shown here to whoever manages the assistant, when the organization allows it.",
+  noChats: 'No chat to show yet.',
+  chatSummary: '{learner}: {title} ({count} messages)',
+  untitledChat: 'Untitled',
+  questionLabel: 'Learner',
+  answerLabel: 'Assistant',
 } as const;
 
 export type PageText = Record<keyof typeof ENGLISH, string>;
@@ -76,6 +83,13 @@ const SPANISH: PageText = {
   noAssistantBound: 'Esta actividad aún no tiene asistente.',
   chats: 'Chats',
   messages: 'Mensajes',
+  chatsHeading: 'Chats del alumnado',
+  chatsNotShown: 'Los chats del alumnado se muestran aquí a quien gestiona el asistente, cuando la organización lo permite.',
+  noChats: 'Todavía no hay chats que mostrar.',
+  chatSummary: '{learner}: {title} ({count} mensajes)',
+  untitledChat: 'Sin título',
+  questionLabel: 'Alumno/a',
+  answerLabel: 'Asistente',
 };
 
 export function pageText(locale: PageLocale): PageText {

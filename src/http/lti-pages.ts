@@ -4,6 +4,7 @@
  * frame. Every value is escaped; the words come from lti-page-text.ts.
  */
 import type { ActivityDashboard, ActivityView, AssistantChoice } from '../lti/lti-activity-service.js';
+import type { ReadableChatWithMessages } from '../chats/chat-service.js';
 import { pageText, type PageLocale, type PageText } from './lti-page-text.js';
 
 export const AUTO_SUBMIT_SCRIPT_PATH = '/lti/assets/auto-submit.js';
@@ -24,6 +25,7 @@ label{display:block;font-weight:600;margin:1rem 0 .25rem}
 select,button,a.button{font:inherit;padding:.5rem .75rem;min-height:2.75rem;max-width:100%}
 button,a.button{margin-top:1rem;border-radius:.375rem;border:1px solid currentColor;background:Canvas;color:CanvasText;cursor:pointer;display:inline-block}
 table{border-collapse:collapse;width:100%}
+.said{white-space:pre-wrap;overflow-wrap:anywhere;margin:0 0 .5rem}
 th,td{text-align:left;padding:.25rem .5rem;border-bottom:1px solid GrayText}
 dl{display:grid;grid-template-columns:auto auto;gap:.25rem 1rem}
 dd{margin:0}`;
@@ -114,8 +116,37 @@ export function deepLinkingReturnPage(locale: PageLocale, returnUrl: string, jwt
   );
 }
 
-export function dashboardPage(locale: PageLocale, dashboard: ActivityDashboard, assistantName: string | undefined): string {
+export interface DashboardPageContent {
+  dashboard: ActivityDashboard;
+  assistantName: string | undefined;
+  /** The learners' chats, pseudonymized; undefined when the viewer may not read them. */
+  chats: ReadableChatWithMessages[] | undefined;
+}
+
+/** The learners' chats as plain text (no markdown: nothing a model wrote becomes markup here), one fold each. */
+function chatsSection(text: PageText, chats: ReadableChatWithMessages[] | undefined): string {
+  if (chats === undefined) return `<p>${escapeHtml(text.chatsNotShown)}</p>`;
+  if (chats.length === 0) return `<p>${escapeHtml(text.noChats)}</p>`;
+  return chats
+    .map((chat) => {
+      const summary = text.chatSummary
+        .replace('{learner}', chat.learner)
+        .replace('{title}', chat.title === '' ? text.untitledChat : chat.title)
+        .replace('{count}', String(chat.messages.length));
+      const messages = chat.messages
+        .map(
+          (message) =>
+            `<dt>${escapeHtml(message.role === 'user' ? text.questionLabel : text.answerLabel)}</dt><dd class="said">${escapeHtml(message.content)}</dd>`,
+        )
+        .join('\n');
+      return `<details><summary>${escapeHtml(summary)}</summary><dl>${messages}</dl></details>`;
+    })
+    .join('\n');
+}
+
+export function dashboardPage(locale: PageLocale, content: DashboardPageContent): string {
   const text = pageText(locale);
+  const { dashboard, assistantName, chats } = content;
   const { activity, learners, usage } = dashboard;
   const rows = learners
     .map(
@@ -151,6 +182,8 @@ ${table}
 <dt>${escapeHtml(text.requests)}</dt><dd>${usage.requests}</dd>
 <dt>${escapeHtml(text.promptTokens)}</dt><dd>${usage.prompt_tokens}</dd>
 <dt>${escapeHtml(text.completionTokens)}</dt><dd>${usage.completion_tokens}</dd>
-</dl>`,
+</dl>
+<h2>${escapeHtml(text.chatsHeading)}</h2>
+${chatsSection(text, chats)}`,
   );
 }

@@ -91,6 +91,13 @@ export class LtiActivityService {
     return activityView((await findLtiLink(this.db, id))!);
   }
 
+  /** Whose chats the dashboard may show: the activity's organization and the users who opened it; the dashboard's rule. */
+  async chatAudience(context: CallContext, id: number): Promise<{ organizationId: number; learnerUserIds: number[] }> {
+    const link = await this.teachable(context.identity, id);
+    const learners = await listActivityLearners(this.db, link.id);
+    return { organizationId: link.organization_id, learnerUserIds: learners.map((learner) => learner.userId) };
+  }
+
   async dashboard(context: CallContext, id: number): Promise<ActivityDashboard> {
     const link = await this.teachable(context.identity, id);
     const learners = await listActivityLearners(this.db, link.id);

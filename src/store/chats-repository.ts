@@ -27,6 +27,8 @@ export interface ChatListQuery {
   offset: number;
   assistantId: number | undefined;
   search: string | undefined;
+  /** Only the chats of these people (an LTI activity's learners); all of the scope's when absent. */
+  ownerIds?: readonly number[] | undefined;
 }
 
 function chatsWithAssistant(db: Kysely<Database>) {
@@ -75,6 +77,8 @@ function scoped(db: Kysely<Database>, scope: ChatListScope, query: ChatListQuery
       .where('chats.organization_id', 'in', db.selectFrom('organizations').select('id').where('owners_can_read_chats', '=', 1));
   if (query.assistantId !== undefined) chats = chats.where('chats.assistant_id', '=', query.assistantId);
   if (query.search !== undefined && query.search !== '') chats = chats.where(containsText('chats.search_text', query.search));
+  // An empty list matches nobody; `in ()` is not valid SQL, so an impossible id stands in.
+  if (query.ownerIds !== undefined) chats = chats.where('chats.owner_id', 'in', query.ownerIds.length === 0 ? [-1] : [...query.ownerIds]);
   return chats;
 }
 

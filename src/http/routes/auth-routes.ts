@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { userView } from '../../auth/user-view.js';
-import { canCreateAssistants } from '../../auth/permissions.js';
+import { canCreateAssistants, canManageLti } from '../../auth/permissions.js';
 import { callContext } from '../authentication.js';
 import { clearSessionCookie, setSessionCookie } from '../session-cookie.js';
 import { typedRoutes } from '../route-type-provider.js';
@@ -47,8 +47,11 @@ const meSchema = {
     capabilities: {
       type: 'object',
       description: 'what the permission module lets the user do beyond single resources, so pages show only the controls that will work',
-      properties: { create_assistants: { type: 'boolean', description: 'may create and import assistants' } },
-      required: ['create_assistants'],
+      properties: {
+        create_assistants: { type: 'boolean', description: 'may create and import assistants' },
+        manage_lti: { type: 'boolean', description: "may manage the organization's LTI consumers and platforms (/admin/lti)" },
+      },
+      required: ['create_assistants', 'manage_lti'],
     },
     lti: {
       type: 'object',
@@ -124,7 +127,7 @@ export async function accountRoutes(app: FastifyInstance, services: Services): P
       return {
         ...(await services.users.me(context)),
         credential: identity.credential,
-        capabilities: { create_assistants: canCreateAssistants(identity) },
+        capabilities: { create_assistants: canCreateAssistants(identity), manage_lti: canManageLti(identity) },
         ...(lti && { lti: { activity_id: lti.activityId, return_url: lti.returnUrl, instructor: lti.instructor } }),
       };
     },

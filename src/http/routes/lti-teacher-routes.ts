@@ -62,8 +62,16 @@ export async function ltiTeacherRoutes(app: FastifyInstance, services: Services)
     const dashboard = await services.ltiActivities.dashboard(context, activityId(request));
     const assistantId = dashboard.activity.assistant_id;
     const choices = assistantId === null ? [] : await services.ltiActivities.choices(context.identity);
+    const chats =
+      assistantId === null
+        ? undefined
+        : await services.chats.ofMembers(context, assistantId, {
+            ...(await services.ltiActivities.chatAudience(context, dashboard.activity.id)),
+            limit: services.settings.pageSizeMaximum,
+          });
     await allowCourseFrame(request, reply);
-    return sendPage(reply, 200, dashboardPage(locale(request), dashboard, choices.find((choice) => choice.id === assistantId)?.name));
+    const assistantName = choices.find((choice) => choice.id === assistantId)?.name;
+    return sendPage(reply, 200, dashboardPage(locale(request), { dashboard, assistantName, chats }));
   });
 
   app.post('/lti/1.3/deep-linking', hidden, async (request, reply) => {

@@ -13,7 +13,9 @@ export interface CurrentUser {
   role: string;
   is_system_admin: boolean;
   /** The permission module's answers about the user as a whole (GET /api/me). */
-  capabilities: { create_assistants: boolean };
+  capabilities: { create_assistants: boolean; manage_lti: boolean };
+  /** Present for a session an LTI launch opened: where "Back to course" leads (null when the platform gave no address). */
+  lti?: { activity_id: number; return_url: string | null; instructor: boolean };
 }
 
 const state = $state<{ user: CurrentUser | undefined; checked: boolean }>({ user: undefined, checked: false });
@@ -41,15 +43,10 @@ export async function refreshSession(): Promise<CurrentUser | undefined> {
 
 export async function logIn(email: string, password: string): Promise<void> {
   // The body's token is for programs; the browser keeps the cookie the same answer sets.
-  const session = await api<{ user: CurrentUser }>('/api/auth/login', {
-    method: 'POST',
-    body: { email, password },
-    allowUnauthenticated: true,
-  });
-  state.user = session.user;
-  state.checked = true;
-  // The login answer holds the bare user; /api/me adds what the user may do (capabilities).
+  await api('/api/auth/login', { method: 'POST', body: { email, password }, allowUnauthenticated: true });
+  // The login answer holds the bare user; /api/me adds what the user may do (capabilities), so it alone is kept.
   state.user = await api<CurrentUser>('/api/me');
+  state.checked = true;
 }
 
 export async function logOut(): Promise<void> {

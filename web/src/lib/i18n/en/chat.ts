@@ -1,6 +1,8 @@
 // English strings of the chat pages: the learner's home (/chat), the conversation and its sidebar.
 export const chat = {
   title: 'Chat',
+  backToCourse: 'Back to course',
+  activityDashboard: 'Activity dashboard',
   intro: 'Pick an assistant to start a conversation, or go back to one of your chats.',
   searchLabel: 'Search assistants',
   searchSubmit: 'Search',

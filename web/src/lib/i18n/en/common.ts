@@ -6,6 +6,7 @@ export const common = {
   navAssistants: 'Assistants',
   navChat: 'Chat',
   navApiKeys: 'API keys',
+  navLti: 'LTI',
   logOut: 'Log out',
   signedInAs: 'Signed in as {{email}}',
   language: 'Language',

@@ -3,6 +3,8 @@ import type { CatalogueArea } from '../catalogue-types';
 import type { chat as english } from '../en/chat';
 
 export const chat: CatalogueArea<typeof english> = {
+  backToCourse: 'Volver al curso',
+  activityDashboard: 'Panel de la actividad',
   title: 'Chat',
   intro: 'Elige un asistente para empezar una conversación o vuelve a uno de tus chats.',
   searchLabel: 'Buscar asistentes',

@@ -9,6 +9,7 @@ export const common: CatalogueArea<typeof english> = {
   navAssistants: 'Asistentes',
   navChat: 'Chat',
   navApiKeys: 'Claves de API',
+  navLti: 'LTI',
   logOut: 'Cerrar sesión',
   signedInAs: 'Sesión iniciada como {{email}}',
   language: 'Idioma',
