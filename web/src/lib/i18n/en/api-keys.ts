@@ -20,7 +20,6 @@ export const apiKeys = {
   newKeyHeading: 'Your new key "{{name}}"',
   newKeyLabel: 'New API key',
   shownOnce: 'Copy the key now and keep it somewhere safe: it will not be shown again.',
-  copyKey: 'Copy',
   copied: 'Copied',
   copyFailed: 'The key could not be copied. Select it and copy it yourself.',
   done: 'Done',

@@ -7,7 +7,6 @@ export const ltiAdmin = {
   loginUrl: 'Login URL (LTI 1.3 initiate login URL)',
   jwksUrl: 'JWKS URL (LTI 1.3 public keyset URL)',
   redirectUri: 'Redirect URI (LTI 1.3 redirection URI and deep-linking URL)',
-  copy: 'Copy',
   copyNamed: 'Copy {{name}}',
   copied: 'Copied',
   copyFailed: 'It could not be copied. Select it and copy it yourself.',

@@ -23,7 +23,6 @@ export const apiKeys: CatalogueArea<typeof english> = {
   newKeyHeading: 'Tu nueva clave "{{name}}"',
   newKeyLabel: 'Nueva clave de API',
   shownOnce: 'Copia la clave ahora y guárdala en un lugar seguro: no se volverá a mostrar.',
-  copyKey: 'Copiar',
   copied: 'Copiada',
   copyFailed: 'No se ha podido copiar la clave. Selecciónala y cópiala tú.',
   done: 'Hecho',

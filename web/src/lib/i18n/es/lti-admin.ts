@@ -10,7 +10,6 @@ export const ltiAdmin: CatalogueArea<typeof english> = {
   loginUrl: 'URL de inicio de sesión (URL de inicio de sesión LTI 1.3)',
   jwksUrl: 'URL JWKS (URL del conjunto de claves públicas LTI 1.3)',
   redirectUri: 'URI de redirección (URI de redirección LTI 1.3 y URL de enlace profundo)',
-  copy: 'Copiar',
   copyNamed: 'Copiar {{name}}',
   copied: 'Copiado',
   copyFailed: 'No se ha podido copiar. Selecciónalo y cópialo tú.',
