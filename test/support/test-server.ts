@@ -85,7 +85,11 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
     database,
     logLines,
     async close() {
-      await app.close();
+      // Tests are over when they close their server: connections still open (a client that read a
+      // whole body while the server side had not yet ended) are cut rather than waited for.
+      const closing = app.close();
+      app.server.closeAllConnections();
+      await closing;
       await services.ingestionRunner.stop();
       await services.chatRetentionPurger.stop();
       await services.blobs.close();
