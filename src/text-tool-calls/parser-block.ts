@@ -40,6 +40,8 @@ export interface OpeningContext {
   counter: WorkCounter;
   /** Only whitespace was emitted since the start or since the last call or reasoning block. */
   atSegmentStart: boolean;
+  /** Only whitespace was emitted since the last call (none yet: false). */
+  afterCall: boolean;
   /** Whether the configured setting lets this format through (`auto` lets all through). */
   accepts(format: TextToolCallFormat): boolean;
 }

@@ -8,7 +8,7 @@ import { deepSeekSyntax } from './formats/deepseek-format.js';
 import { functoolsSyntax } from './formats/functools-format.js';
 import { jsonFenceSyntax, toolCodeFenceSyntax } from './formats/gemma-tool-code-format.js';
 import { glmSyntax } from './formats/glm-format.js';
-import { graniteSyntax } from './formats/granite-format.js';
+import { graniteSyntax, graniteToolCallTagSyntax } from './formats/granite-format.js';
 import { harmonySyntax } from './formats/harmony-format.js';
 import { hermesSyntax } from './formats/hermes-format.js';
 import { jsonArraySyntax } from './formats/json-array-format.js';
@@ -21,6 +21,7 @@ import type { OpeningSyntax } from './parser-block.js';
 import { PrefixTrie, type PrefixGate } from './prefix-trie.js';
 import { barePythonicSyntax, pythonStartSyntax, taggedPythonicSyntax } from './formats/pythonic-format.js';
 import { thinkBracketSyntax, thinkTagSyntax } from './reasoning-syntaxes.js';
+import { strayBracketSyntax, strayMistralCloseSyntax, strayToolCallCloseSyntax } from './stray-closer-repairs.js';
 import type { TextToolCallFormat } from './text-tool-call-types.js';
 import { toolCallsTagSyntax } from './formats/tool-calls-tag-format.js';
 import { bareXmlFunctionSyntax, wrappedXmlFunctionSyntax } from './formats/xml-function-format.js';
@@ -37,6 +38,7 @@ const ALL_SYNTAXES: readonly OpeningSyntax[] = [
   taggedPythonicSyntax,
   pythonStartSyntax,
   graniteSyntax,
+  graniteToolCallTagSyntax,
   kimiK2Syntax,
   harmonySyntax,
   deepSeekSyntax,
@@ -48,6 +50,9 @@ const ALL_SYNTAXES: readonly OpeningSyntax[] = [
   functoolsSyntax,
   toolCodeFenceSyntax,
   jsonFenceSyntax,
+  strayToolCallCloseSyntax,
+  strayMistralCloseSyntax,
+  strayBracketSyntax,
 ];
 
 /** The syntaxes one character can start, with the trie of their literal tokens. */

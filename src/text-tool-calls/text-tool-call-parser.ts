@@ -71,6 +71,7 @@ export class TextToolCallParser {
       tools: new OfferedToolSet(options.tools),
       counter: this.counter,
       atSegmentStart: true,
+      afterCall: false,
       accepts: (candidate: TextToolCallFormat) => format === 'auto' || format === candidate,
     };
     this.events = new EventCollector(this.context);

@@ -11,6 +11,7 @@
 import { DelimitedCallBlock, type BlockEnding } from '../delimited-call-block.js';
 import { firstFound, ForwardSearch } from '../forward-search.js';
 import type { OfferedToolSet } from '../offered-tool-set.js';
+import type { OpeningReader } from '../opening-reader.js';
 import { openingText, type OpeningSyntax } from '../parser-block.js';
 import { trimTagLineBreaks, typedValue } from '../schema-typed-values.js';
 import { toolCallEvent, type TextParserEvent } from '../text-tool-call-types.js';
@@ -20,6 +21,9 @@ const KEY_OPEN = '<arg_key>';
 const KEY_CLOSE = '</arg_key>';
 const VALUE_OPEN = '<arg_value>';
 const VALUE_CLOSE = '</arg_value>';
+const ESCAPED_LINE_BREAK = '\\n';
+/** Escaped line breaks skipped between the name and the first key: models write one, rarely two. */
+const ESCAPED_LINE_BREAKS_MAXIMUM = 4;
 
 function readPairs(body: string, ending: BlockEnding, name: string, tools: OfferedToolSet): TextParserEvent[] | undefined {
   // GLM's closing tag is no stop token, so a call the text ends inside was cut off.
@@ -49,6 +53,17 @@ function readPairs(body: string, ending: BlockEnding, name: string, tools: Offer
   return [toolCallEvent(name, JSON.stringify(parameters), 'glm')];
 }
 
+/**
+ * Blank space after the name; repair: also the literal `\n` of double-escaped output
+ * (`<tool_call>get_weather\n<arg_key>…`), which SGLang unescapes.
+ */
+function skipLineBreaksEvenEscaped(reader: OpeningReader): void {
+  for (let round = 0; round < ESCAPED_LINE_BREAKS_MAXIMUM; round += 1) {
+    reader.skipWhitespace();
+    if (!reader.accept(ESCAPED_LINE_BREAK)) return;
+  }
+}
+
 export const glmSyntax: OpeningSyntax = {
   triggers: '<',
   formats: ['glm'],
@@ -59,7 +74,7 @@ export const glmSyntax: OpeningSyntax = {
     const name = reader.offeredName(context.tools);
     if (name === undefined) return undefined;
     const nameEnd = reader.position;
-    reader.skipWhitespace();
+    skipLineBreaksEvenEscaped(reader);
     // The name alone proves little ("<tool_call>search the web"); what follows it must be GLM's.
     if (!reader.accept(KEY_OPEN) && !reader.accept(TOOL_CALL_CLOSE)) return undefined;
     reader.position = nameEnd;
