@@ -60,6 +60,11 @@ export interface OpeningSyntax {
    * syntax out without asking it when none is there. `open` reads the token itself all the same.
    */
   readonly prefixes?: readonly string[];
+  /**
+   * A repair that only ever applies right after a call (`context.afterCall`): its trigger characters
+   * are looked for only then, so prose is scanned as fast as without it.
+   */
+  readonly onlyAfterCall?: boolean;
   /** The formats it produces; `reasoning` for blocks that are not calls and run in every setting. */
   readonly formats: readonly TextToolCallFormat[] | 'reasoning';
   /**

@@ -3,7 +3,9 @@
  *
  *  - a closing tag with no opening (`<function=…>…</function></tool_call>` when the model skipped
  *    `<tool_call>`, `…[/TOOL_CALLS]` after Mistral calls);
- *  - an extra `}` or `]` after a complete JSON or pythonic call (`{"name": …, "arguments": {…}}}`).
+ *  - an extra `}` or `]` after a complete JSON or pythonic call (`{"name": …, "arguments": {…}}}`);
+ *  - a bare `commentary` gpt-oss leaves between two Harmony calls (the channel name of a header whose
+ *    tokens are missing), before the next header or at the end.
  *
  * Each is dropped only right after a call, with nothing but blank space between: there it can only
  * be the call's leftover. Anywhere else (prose that mentions `</tool_call>`, a `}` in code) it is text
@@ -11,6 +13,7 @@
  */
 import type { BlockStep, OpeningSyntax, ParserBlock } from './parser-block.js';
 import type { TextToolCallFormat } from './text-tool-call-types.js';
+import { END } from './opening-reader.js';
 import { TOOL_CALL_CLOSE } from './tool-call-tags.js';
 
 const MISTRAL_CLOSE = '[/TOOL_CALLS]';
@@ -41,7 +44,7 @@ function strayCloser(token: string, formats: readonly TextToolCallFormat[]): Ope
 }
 
 /** `</tool_call>` right after a call: Qwen3-Coder's bare `<function=…>` calls and Hermes calls that closed twice. */
-export const strayToolCallCloseSyntax = strayCloser(TOOL_CALL_CLOSE, ['xml_function', 'hermes', 'glm']);
+export const strayToolCallCloseSyntax = strayCloser(TOOL_CALL_CLOSE, ['xml_function', 'hermes', 'glm', 'granite']);
 
 /** `[/TOOL_CALLS]` right after Mistral calls. */
 export const strayMistralCloseSyntax = strayCloser(MISTRAL_CLOSE, ['mistral']);
@@ -52,6 +55,7 @@ export const strayMistralCloseSyntax = strayCloser(MISTRAL_CLOSE, ['mistral']);
  */
 export const strayBracketSyntax: OpeningSyntax = {
   triggers: '}]',
+  onlyAfterCall: true,
   formats: ['json_array', 'llama3_json', 'pythonic', 'mistral', 'granite', 'functools', 'openai_json', 'tool_calls_tag', 'hermes'],
   open(reader, context) {
     if (!context.afterCall) return undefined;
@@ -61,6 +65,24 @@ export const strayBracketSyntax: OpeningSyntax = {
       length += 1;
     }
     if (length > STRAY_BRACKETS_MAXIMUM) return undefined;
+    return { length, block: DROPPED };
+  },
+};
+
+const COMMENTARY = 'commentary';
+const HARMONY_HEADER_STARTS = ['<|start|>', '<|channel|>'];
+
+/** `commentary` right after a Harmony call, followed only by blank space and the next header (or the end). */
+export const strayHarmonyFillerSyntax: OpeningSyntax = {
+  triggers: 'c',
+  onlyAfterCall: true,
+  formats: ['harmony'],
+  prefixes: [COMMENTARY],
+  open(reader, context) {
+    if (!context.afterCall || !reader.accept(COMMENTARY)) return undefined;
+    const length = reader.position - reader.start;
+    reader.skipWhitespace();
+    if (reader.peek() !== END && !HARMONY_HEADER_STARTS.some((token) => reader.accept(token))) return undefined;
     return { length, block: DROPPED };
   },
 };

@@ -40,8 +40,14 @@ function readPairs(body: string, ending: BlockEnding, name: string, tools: Offer
     const valueOpen = search.indexOf(VALUE_OPEN, keyClose);
     const nextKey = search.indexOf(KEY_OPEN, keyClose);
     if (valueOpen === -1 || (nextKey !== -1 && nextKey < valueOpen)) {
-      // A key without a value: nothing to pass for it.
-      position = keyClose + KEY_CLOSE.length;
+      // Repair: a value whose <arg_value> the model left out still ends at its </arg_value>.
+      const valueClose = search.indexOf(VALUE_CLOSE, keyClose);
+      const closesBeforeNextKey = valueClose !== -1 && (nextKey === -1 || valueClose < nextKey);
+      if (closesBeforeNextKey) {
+        const value = trimTagLineBreaks(body.slice(keyClose + KEY_CLOSE.length, valueClose));
+        parameters[key] = typedValue(value, tools.parameterSchema(name, key));
+        position = valueClose + VALUE_CLOSE.length;
+      } else position = keyClose + KEY_CLOSE.length; // A key without a value: nothing to pass for it.
       continue;
     }
     const valueClose = search.indexOf(VALUE_CLOSE, valueOpen);
