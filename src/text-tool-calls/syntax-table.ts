@@ -68,6 +68,12 @@ export class SyntaxTable {
   /** The same, with the triggers of repairs that apply only right after a call. */
   private readonly isTriggerAfterCall = new Uint8Array(0x10000);
   private readonly byTrigger = new Map<number, TriggerEntry>();
+  /**
+   * For a trigger all of whose syntaxes start with a literal token: 1 for every character that can
+   * follow it in one of those tokens. Prose's `f`, `<` or backticks are then passed over after one
+   * look at the next character, without reading an opening.
+   */
+  private readonly secondCharacters = new Map<number, Uint8Array>();
 
   constructor(setting: TextToolCallFormat | 'auto') {
     const active = ALL_SYNTAXES.filter(
@@ -85,6 +91,24 @@ export class SyntaxTable {
         if (syntax.onlyAfterCall !== true) this.isTrigger[code] = 1;
       }
     }
+    for (const [code, entry] of this.byTrigger) {
+      if (entry.syntaxes.some((syntax) => syntax.prefixes === undefined)) continue;
+      const allowed = new Uint8Array(0x10000);
+      for (const syntax of entry.syntaxes) {
+        for (const prefix of syntax.prefixes ?? []) if (prefix.charCodeAt(0) === code && prefix.length > 1) allowed[prefix.charCodeAt(1)] = 1;
+      }
+      this.secondCharacters.set(code, allowed);
+    }
+  }
+
+  /**
+   * Whether no opening can start at `index`: every syntax of this trigger needs a literal token, and
+   * the next character (when there is one yet) fits none of them.
+   */
+  ruledOutByNextCharacter(text: string, index: number): boolean {
+    if (index + 1 >= text.length) return false;
+    const allowed = this.secondCharacters.get(text.charCodeAt(index));
+    return allowed !== undefined && allowed[text.charCodeAt(index + 1)] !== 1;
   }
 
   /** The index of the next character at or after `from` that could start an opening; -1 when none. */
