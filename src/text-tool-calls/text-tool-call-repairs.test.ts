@@ -122,6 +122,15 @@ describe.each(['auto', 'named'] as const)('repairs in %s mode', (mode) => {
   });
 });
 
+describe("a value that quotes the call's own tags", () => {
+  it('is kept whole in a GLM call: the tags inside <arg_value> are data, not the end of the call', () => {
+    const value = 'Wrap each call in <tool_call> and </tool_call>; this is part of the value.';
+    const parsed = parseEveryWay(`<tool_call>get_weather<arg_key>city</arg_key><arg_value>${value}</arg_value></tool_call> Done.`, 'auto');
+    expect(parsed.calls).toEqual([{ name: 'get_weather', arguments: { city: value } }]);
+    expect(parsed.text).toBe(' Done.');
+  });
+});
+
 describe('the repairs leave prose alone', () => {
   it.each([
     'Close the block with </tool_call> when you are done.',
