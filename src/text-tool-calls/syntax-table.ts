@@ -21,7 +21,13 @@ import type { OpeningSyntax } from './parser-block.js';
 import { PrefixTrie, type PrefixGate } from './prefix-trie.js';
 import { barePythonicSyntax, pythonStartSyntax, taggedPythonicSyntax } from './formats/pythonic-format.js';
 import { thinkBracketSyntax, thinkTagSyntax } from './reasoning-syntaxes.js';
-import { strayBracketSyntax, strayHarmonyFillerSyntax, strayMistralCloseSyntax, strayToolCallCloseSyntax } from './stray-closer-repairs.js';
+import {
+  deepSeekToolOutputMarkerSyntax,
+  strayBracketSyntax,
+  strayHarmonyFillerSyntax,
+  strayMistralCloseSyntax,
+  strayToolCallCloseSyntax,
+} from './stray-closer-repairs.js';
 import type { TextToolCallFormat } from './text-tool-call-types.js';
 import { toolCallsTagSyntax } from './formats/tool-calls-tag-format.js';
 import { bareXmlFunctionSyntax, wrappedXmlFunctionSyntax } from './formats/xml-function-format.js';
@@ -54,6 +60,7 @@ const ALL_SYNTAXES: readonly OpeningSyntax[] = [
   strayMistralCloseSyntax,
   strayBracketSyntax,
   strayHarmonyFillerSyntax,
+  deepSeekToolOutputMarkerSyntax,
 ];
 
 /** The syntaxes one character can start, with the trie of their literal tokens. */
@@ -95,7 +102,8 @@ export class SyntaxTable {
       if (entry.syntaxes.some((syntax) => syntax.prefixes === undefined)) continue;
       const allowed = new Uint8Array(0x10000);
       for (const syntax of entry.syntaxes) {
-        for (const prefix of syntax.prefixes ?? []) if (prefix.charCodeAt(0) === code && prefix.length > 1) allowed[prefix.charCodeAt(1)] = 1;
+        for (const prefix of syntax.prefixes ?? [])
+          if (prefix.charCodeAt(0) === code && prefix.length > 1) allowed[prefix.charCodeAt(1)] = 1;
       }
       this.secondCharacters.set(code, allowed);
     }

@@ -113,6 +113,12 @@ describe.each(['auto', 'named'] as const)('repairs in %s mode', (mode) => {
     expect(parsed.text).toBe('Sure. ');
   });
 
+  it("drops DeepSeek's tool-output markers and keeps the words between them", () => {
+    const parsed = parseEveryWay('Weather: <｜tool▁output▁begin｜>22°C, sunny<｜tool▁output▁end｜> Enjoy!', setting('deepseek_v31'));
+    expect(parsed.calls).toEqual([]);
+    expect(parsed.text).toBe('Weather: 22°C, sunny Enjoy!');
+  });
+
   it('coerces loosely written schema types: float, bool and list', () => {
     const parsed = parseEveryWay(
       '<tool_call>\n<function=get_weather>\n<parameter=days>\n2.5\n</parameter>\n<parameter=metric>\nTrue\n</parameter>\n<parameter=tags>\n["a"]\n</parameter>\n</function>\n</tool_call>',
