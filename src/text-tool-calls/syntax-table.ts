@@ -63,6 +63,15 @@ const ALL_SYNTAXES: readonly OpeningSyntax[] = [
   deepSeekToolOutputMarkerSyntax,
 ];
 
+/**
+ * A pattern matching any one of these UTF-16 code units, each written as a `\u` escape: a single
+ * character class, so finding the next match reads each character once.
+ */
+function characterClassOf(codes: readonly number[]): RegExp {
+  const escaped = codes.map((code) => `\\u${code.toString(16).padStart(4, '0')}`).join('');
+  return new RegExp(`[${escaped}]`, 'g');
+}
+
 /** The syntaxes one character can start, with the trie of their literal tokens. */
 export interface TriggerEntry {
   syntaxes: readonly OpeningSyntax[];
@@ -81,6 +90,8 @@ export class SyntaxTable {
    * look at the next character, without reading an opening.
    */
   private readonly secondCharacters = new Map<number, Uint8Array>();
+  private readonly triggerPattern: RegExp;
+  private readonly triggerPatternAfterCall: RegExp;
 
   constructor(setting: TextToolCallFormat | 'auto') {
     const active = ALL_SYNTAXES.filter(
@@ -98,6 +109,9 @@ export class SyntaxTable {
         if (syntax.onlyAfterCall !== true) this.isTrigger[code] = 1;
       }
     }
+    const characterClass = (table: Uint8Array) => characterClassOf([...this.byTrigger.keys()].filter((code) => table[code] === 1));
+    this.triggerPattern = characterClass(this.isTrigger);
+    this.triggerPatternAfterCall = characterClass(this.isTriggerAfterCall);
     for (const [code, entry] of this.byTrigger) {
       if (entry.syntaxes.some((syntax) => syntax.prefixes === undefined)) continue;
       const allowed = new Uint8Array(0x10000);
@@ -119,11 +133,14 @@ export class SyntaxTable {
     return allowed !== undefined && allowed[text.charCodeAt(index + 1)] !== 1;
   }
 
-  /** The index of the next character at or after `from` that could start an opening; -1 when none. */
+  /**
+   * The index of the next character at or after `from` that could start an opening; -1 when none.
+   * A character-class search (the engine scans for it far faster than a loop over the codes).
+   */
   nextTrigger(text: string, from: number, afterCall: boolean): number {
-    const triggers = afterCall ? this.isTriggerAfterCall : this.isTrigger;
-    for (let index = from; index < text.length; index += 1) if (triggers[text.charCodeAt(index)] === 1) return index;
-    return -1;
+    const pattern = afterCall ? this.triggerPatternAfterCall : this.triggerPattern;
+    pattern.lastIndex = from;
+    return pattern.exec(text)?.index ?? -1;
   }
 
   syntaxesFor(code: number): readonly OpeningSyntax[] {
