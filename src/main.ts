@@ -76,6 +76,7 @@ async function openMigratedStore(settings: Settings): Promise<Store> {
     databaseUrl: settings.databaseUrl,
     dataDirectory: settings.dataDirectory,
     poolSize: settings.databasePoolSize,
+    statementCacheSize: settings.sqliteStatementCacheSize,
   });
 }
 

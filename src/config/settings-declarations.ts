@@ -161,6 +161,13 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1,
     maximum: 500,
   }),
+  sqliteStatementCacheSize: integerSetting({
+    variable: 'SQLITE_STATEMENT_CACHE_SIZE',
+    meaning: 'SQLite prepared statements kept per process, by SQL text (0 prepares every query anew)',
+    defaultValue: 256,
+    minimum: 0,
+    maximum: 100_000,
+  }),
   /** Undefined when unset: `postgres` with DATABASE_URL, `local` without (see src/storage/open-blob-storage.ts). */
   storageUrl: {
     variable: 'STORAGE_URL',

@@ -6,7 +6,12 @@
  */
 import { createHash } from 'node:crypto';
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
-import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionCreateParamsStreaming,
+} from 'openai/resources/chat/completions';
 import {
   defineConnector,
   outboundRefusalIn,
@@ -78,6 +83,33 @@ function requestBody(request: ConnectorRequest): ChatCompletionCreateParamsStrea
   } as ChatCompletionCreateParamsStreaming;
 }
 
+/** The same request for one JSON answer: what a client that waits for the whole answer costs least to read. */
+function wholeRequestBody(request: ConnectorRequest): ChatCompletionCreateParamsNonStreaming {
+  const { stream_options: _streamOptions, ...body } = requestBody(request);
+  return { ...body, stream: false } as ChatCompletionCreateParamsNonStreaming;
+}
+
+type ReasoningMessage = ChatCompletion.Choice['message'] & { reasoning_content?: string; reasoning?: string };
+
+/** One JSON answer as the events a stream of it would give: reasoning, text, calls, usage, finish. */
+function* eventsOfWhole(completion: ChatCompletion): Generator<ConnectorEvent> {
+  const choice = completion.choices[0];
+  // Without a finish reason nothing says the answer is whole, as with a stream that stops.
+  if (choice?.finish_reason === undefined || choice.finish_reason === null) throw upstreamEndedEarlyError();
+  const message: ReasoningMessage = choice.message;
+  const reasoning = message.reasoning_content ?? message.reasoning;
+  if (reasoning) yield { type: 'reasoning-delta', text: reasoning };
+  if (message.content) yield { type: 'text-delta', text: message.content };
+  for (const call of message.tool_calls ?? [])
+    if (call.type === 'function')
+      yield { type: 'tool-call', call: { id: call.id, name: call.function.name, argumentsJson: call.function.arguments } };
+  if (completion.usage) {
+    const { prompt_tokens, completion_tokens } = completion.usage;
+    yield { type: 'usage', usage: { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens } };
+  }
+  yield { type: 'finish', finishReason: choice.finish_reason as FinishReason };
+}
+
 /** Text and usage as they arrive; tool-call pieces go to the assembler and the finish reason is kept for the end. */
 function* eventsOf(
   chunk: ChatCompletionChunk,
@@ -107,7 +139,22 @@ function translateError(error: unknown, request: ConnectorRequest, signal: Abort
   return unreachableProviderError();
 }
 
+async function* wholeChat(request: ConnectorRequest, signal: AbortSignal): AsyncGenerator<ConnectorEvent> {
+  let completion: ChatCompletion;
+  try {
+    completion = await clientFor(request.provider).chat.completions.create(wholeRequestBody(request), { signal });
+  } catch (error) {
+    throw translateError(error, request, signal);
+  }
+  if (signal.aborted) throw upstreamAbortError(request.signal, request.timeoutMilliseconds);
+  yield* eventsOfWhole(completion);
+}
+
 async function* chat(request: ConnectorRequest, signal: AbortSignal): AsyncGenerator<ConnectorEvent> {
+  if (request.wholeAnswer === true) {
+    yield* wholeChat(request, signal);
+    return;
+  }
   const calls = new ToolCallAssembler();
   const ending: { finishReason?: FinishReason } = {};
   try {

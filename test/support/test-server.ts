@@ -54,6 +54,7 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
     databaseUrl: settings.databaseUrl,
     dataDirectory: settings.dataDirectory,
     poolSize: settings.databasePoolSize,
+    statementCacheSize: settings.sqliteStatementCacheSize,
   });
   await bootstrapAdmin(store.db, settings.adminEmail, settings.adminPassword);
   const logLines: string[] = [];
