@@ -1,6 +1,7 @@
 /** Builds the services every route uses from the store and settings: the seam between HTTP and the domain. */
 import { ApiKeyService } from './auth/api-key-service.js';
-import { Authenticator } from './auth/authenticator.js';
+import { Authenticator, type CachedApiKey } from './auth/authenticator.js';
+import type { Identity } from './auth/identity.js';
 import { RateLimiter } from './auth/rate-limiter.js';
 import { UserService } from './auth/user-service.js';
 import { AssistantService } from './assistants/assistant-service.js';
@@ -14,7 +15,7 @@ import { IngestionRunner } from './knowledge/ingestion-runner.js';
 import { KnowledgeBaseService } from './knowledge/knowledge-base-service.js';
 import { KnowledgeDocumentService, knowledgeDocumentStorage } from './knowledge/knowledge-document-service.js';
 import { organizationEmbedder } from './knowledge/organization-embedder.js';
-import { ProviderSettingsService } from './organizations/provider-settings-service.js';
+import { ProviderSettingsService, type StoredConfig } from './organizations/provider-settings-service.js';
 import { OutboundGuard } from './outbound/outbound-guard.js';
 import { OrganizationSettingsService } from './organizations/organization-settings-service.js';
 import type { Registries } from './pipeline/registries.js';
@@ -22,6 +23,7 @@ import { RubricService } from './rubrics/rubric-service.js';
 import { SecretBox } from './secrets/secret-box.js';
 import type { BlobStorage } from './storage/blob-storage.js';
 import { openBlobStorage, storageUrlFor } from './storage/open-blob-storage.js';
+import { HotReadCache } from './store/hot-read-cache.js';
 import type { Store } from './store/store.js';
 import { LtiActivityService } from './lti/lti-activity-service.js';
 import { LtiAdvantageService } from './lti/lti-advantage-service.js';
@@ -66,7 +68,19 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     settings.secretKey === undefined ? SecretBox.fromKeyFile(settings.dataDirectory) : SecretBox.fromPassphrase(settings.secretKey);
   // Every URL an organization sets is saved and reached through this guard (DESIGN §9).
   const outbound = new OutboundGuard({ allowedHosts: settings.outboundAllowedHosts });
-  const providerSettings = new ProviderSettingsService(store.db, secrets, { serverProviders: settings, outbound });
+  // Per-process caches of hot reads, each bounded in age so several processes stay consistent (docs/deployment.md, "Caches").
+  const cacheBounds = { entriesMaximum: settings.hotReadCacheEntriesMaximum };
+  const apiKeyIdentities = new HotReadCache<string, CachedApiKey>({ ...cacheBounds, lifetimeMilliseconds: settings.apiKeyCacheMilliseconds });
+  const owners = new HotReadCache<number, Identity>({ ...cacheBounds, lifetimeMilliseconds: settings.hotReadCacheMilliseconds });
+  const organizationSettings = new HotReadCache<number, StoredConfig>({
+    ...cacheBounds,
+    lifetimeMilliseconds: settings.hotReadCacheMilliseconds,
+  });
+  const providerSettings = new ProviderSettingsService(store.db, secrets, {
+    serverProviders: settings,
+    outbound,
+    cache: organizationSettings,
+  });
   const blobs = openBlobStorage(storageUrlFor(settings, store.dialect), store, settings);
   const documentStorage = knowledgeDocumentStorage(blobs);
   const embedder = organizationEmbedder(
@@ -84,7 +98,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
   });
   const rateLimiter = new RateLimiter(store.db, settings);
   const rubrics = new RubricService(store.db);
-  const authenticator = new Authenticator(store.db, settings.sessionTtlHours, rateLimiter);
+  const authenticator = new Authenticator(store.db, settings.sessionTtlHours, rateLimiter, apiKeyIdentities);
   const ltiToolKeys = new LtiToolKeys(store.db, secrets);
   const ltiLaunches = new LtiLaunchService({
     db: store.db,
@@ -104,6 +118,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     providersFor: (organizationId) => providerSettings.providersFor(organizationId),
     smallFastModelFor: (organizationId) => providerSettings.smallFastModelFor(organizationId),
     moodleFor: (organizationId) => providerSettings.moodleFor(organizationId),
+    owners,
   });
   return {
     settings,
@@ -128,8 +143,11 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     ltiActivities: new LtiActivityService(store.db),
     ltiToolKeys,
     rateLimiter,
-    users: new UserService(store.db, settings.passwordLengthMinimum),
-    apiKeys: new ApiKeyService(store.db),
+    users: new UserService(store.db, settings.passwordLengthMinimum, () => {
+      apiKeyIdentities.clear();
+      owners.clear();
+    }),
+    apiKeys: new ApiKeyService(store.db, () => apiKeyIdentities.clear()),
     assistants: new AssistantService(store.db, registries, {
       fileReaderFor: (owner) => files.readerFor(owner),
       rubricReaderFor: (owner) => rubrics.readerFor(owner),

@@ -168,6 +168,29 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 0,
     maximum: 100_000,
   }),
+  apiKeyCacheMilliseconds: integerSetting({
+    variable: 'API_KEY_CACHE_MS',
+    meaning:
+      'how long a process answers an API key from memory; a key deleted or a user disabled through another process stops working within this window (0 reads the store on every request)',
+    defaultValue: 5_000,
+    minimum: 0,
+    maximum: 60_000,
+  }),
+  hotReadCacheMilliseconds: integerSetting({
+    variable: 'HOT_READ_CACHE_MS',
+    meaning:
+      "how long a process keeps an assistant owner's identity and an organization's provider settings for runs; changes made through another process reach runs within this window (0 turns these caches off)",
+    defaultValue: 5_000,
+    minimum: 0,
+    maximum: 60_000,
+  }),
+  hotReadCacheEntriesMaximum: integerSetting({
+    variable: 'HOT_READ_CACHE_ENTRIES',
+    meaning: 'entries each of those per-process caches holds at most; the oldest is dropped past it',
+    defaultValue: 10_000,
+    minimum: 1,
+    maximum: 1_000_000,
+  }),
   /** Undefined when unset: `postgres` with DATABASE_URL, `local` without (see src/storage/open-blob-storage.ts). */
   storageUrl: {
     variable: 'STORAGE_URL',
