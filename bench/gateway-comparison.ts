@@ -113,7 +113,7 @@ function start(command: string, args: string[], options: { cwd: string; environm
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
-  child.stderr?.on('data', (data: Buffer) => process.stderr.write(`[${path.basename(args.at(-1) ?? command)}] ${data.toString()}`));
+  child.stderr.on('data', (data: Buffer) => process.stderr.write(`[${path.basename(args.at(-1) ?? command)}] ${data.toString()}`));
   return child;
 }
 

@@ -70,7 +70,10 @@ export function createServices(store: Store, settings: Settings, registries: Reg
   const outbound = new OutboundGuard({ allowedHosts: settings.outboundAllowedHosts });
   // Per-process caches of hot reads, each bounded in age so several processes stay consistent (docs/deployment.md, "Caches").
   const cacheBounds = { entriesMaximum: settings.hotReadCacheEntriesMaximum };
-  const apiKeyIdentities = new HotReadCache<string, CachedApiKey>({ ...cacheBounds, lifetimeMilliseconds: settings.apiKeyCacheMilliseconds });
+  const apiKeyIdentities = new HotReadCache<string, CachedApiKey>({
+    ...cacheBounds,
+    lifetimeMilliseconds: settings.apiKeyCacheMilliseconds,
+  });
   const owners = new HotReadCache<number, Identity>({ ...cacheBounds, lifetimeMilliseconds: settings.hotReadCacheMilliseconds });
   const organizationSettings = new HotReadCache<number, StoredConfig>({
     ...cacheBounds,

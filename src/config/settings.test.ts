@@ -73,6 +73,10 @@ const LIMITS: readonly LimitCase[] = [
   { variable: 'JSON_DEPTH_MAX', field: 'jsonDepthMaximum', defaultValue: 64, minimum: 4, customValue: 16 },
   { variable: 'SHUTDOWN_TIMEOUT_MS', field: 'shutdownTimeoutMilliseconds', defaultValue: 10_000, minimum: 0, customValue: 2_500 },
   { variable: 'DATABASE_POOL_SIZE', field: 'databasePoolSize', defaultValue: 10, minimum: 1, customValue: 3 },
+  { variable: 'SQLITE_STATEMENT_CACHE_SIZE', field: 'sqliteStatementCacheSize', defaultValue: 256, minimum: 0, customValue: 32 },
+  { variable: 'API_KEY_CACHE_MS', field: 'apiKeyCacheMilliseconds', defaultValue: 5_000, minimum: 0, customValue: 1_000 },
+  { variable: 'HOT_READ_CACHE_MS', field: 'hotReadCacheMilliseconds', defaultValue: 5_000, minimum: 0, customValue: 2_000 },
+  { variable: 'HOT_READ_CACHE_ENTRIES', field: 'hotReadCacheEntriesMaximum', defaultValue: 10_000, minimum: 1, customValue: 500 },
   { variable: 'FILE_UPLOAD_MAX_BYTES', field: 'fileUploadBytesMaximum', defaultValue: 10_485_760, minimum: 1024, customValue: 2_097_152 },
   {
     variable: 'KB_UPLOAD_MAX_BYTES',

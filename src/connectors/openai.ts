@@ -86,7 +86,7 @@ function requestBody(request: ConnectorRequest): ChatCompletionCreateParamsStrea
 /** The same request for one JSON answer: what a client that waits for the whole answer costs least to read. */
 function wholeRequestBody(request: ConnectorRequest): ChatCompletionCreateParamsNonStreaming {
   const { stream_options: _streamOptions, ...body } = requestBody(request);
-  return { ...body, stream: false } as ChatCompletionCreateParamsNonStreaming;
+  return { ...body, stream: false };
 }
 
 type ReasoningMessage = ChatCompletion.Choice['message'] & { reasoning_content?: string; reasoning?: string };
@@ -94,8 +94,10 @@ type ReasoningMessage = ChatCompletion.Choice['message'] & { reasoning_content?:
 /** One JSON answer as the events a stream of it would give: reasoning, text, calls, usage, finish. */
 function* eventsOfWhole(completion: ChatCompletion): Generator<ConnectorEvent> {
   const choice = completion.choices[0];
+  // The SDK's type says there is always one; a provider that stopped early sends none (or null).
+  const finishReason = choice?.finish_reason as string | null | undefined;
   // Without a finish reason nothing says the answer is whole, as with a stream that stops.
-  if (choice?.finish_reason === undefined || choice.finish_reason === null) throw upstreamEndedEarlyError();
+  if (choice === undefined || finishReason === undefined || finishReason === null) throw upstreamEndedEarlyError();
   const message: ReasoningMessage = choice.message;
   const reasoning = message.reasoning_content ?? message.reasoning;
   if (reasoning) yield { type: 'reasoning-delta', text: reasoning };
@@ -107,7 +109,7 @@ function* eventsOfWhole(completion: ChatCompletion): Generator<ConnectorEvent> {
     const { prompt_tokens, completion_tokens } = completion.usage;
     yield { type: 'usage', usage: { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens } };
   }
-  yield { type: 'finish', finishReason: choice.finish_reason as FinishReason };
+  yield { type: 'finish', finishReason: finishReason as FinishReason };
 }
 
 /** Text and usage as they arrive; tool-call pieces go to the assembler and the finish reason is kept for the end. */
