@@ -8,6 +8,7 @@ import { AssistantService } from './assistants/assistant-service.js';
 import { ChatRetentionPurger } from './chats/chat-retention-purger.js';
 import { ChatService } from './chats/chat-service.js';
 import { CompletionService } from './completions/completion-service.js';
+import { RunRecordWriter } from './completions/run-record-writer.js';
 import type { Settings } from './config/settings.js';
 import { FileService } from './files/file-service.js';
 import { HealthService } from './health/health-service.js';
@@ -38,6 +39,8 @@ export interface Services {
   blobs: BlobStorage;
   health: HealthService;
   authenticator: Authenticator;
+  /** Usage logs and traces of runs, written in batches; closed (flushed) when the process stops. */
+  runRecords: RunRecordWriter;
   /** Login and chat limits, counted in the store so they hold across processes. */
   rateLimiter: RateLimiter;
   users: UserService;
@@ -111,6 +114,10 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     sessionTtlHours: settings.sessionTtlHours,
   });
   const files = new FileService(store.db, { blobs, bytesMaximum: settings.fileUploadBytesMaximum });
+  const runRecords = new RunRecordWriter(store.db, {
+    windowMilliseconds: settings.runRecordWindowMilliseconds,
+    batchMaximum: settings.runRecordBatchMaximum,
+  });
   const completions = new CompletionService({
     db: store.db,
     settings,
@@ -122,10 +129,12 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     smallFastModelFor: (organizationId) => providerSettings.smallFastModelFor(organizationId),
     moodleFor: (organizationId) => providerSettings.moodleFor(organizationId),
     owners,
+    runRecords,
   });
   return {
     settings,
     store,
+    runRecords,
     blobs,
     health: new HealthService(store.db, store.dialect),
     authenticator,

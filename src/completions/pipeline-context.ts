@@ -29,6 +29,7 @@ import type { Registries } from '../pipeline/registries.js';
 import type { PipelineContext } from '../pipeline/run-assistant.js';
 import type { AssistantRecord } from '../store/assistants-repository.js';
 import type { HotReadCache } from '../store/hot-read-cache.js';
+import type { RunRecordWriter } from './run-record-writer.js';
 import type { Database } from '../store/schema.js';
 import { findUserById } from '../store/users-repository.js';
 
@@ -52,6 +53,8 @@ export interface PipelineContextDependencies {
   moodleFor: (organizationId: number) => Promise<MoodleSettings | undefined>;
   /** Assistant owners' identities by user id, for HOT_READ_CACHE_MS (docs/deployment.md, "Caches"). */
   owners: HotReadCache<number, Identity>;
+  /** Writes each run's usage log and trace, in batches within RUN_RECORD_WINDOW_MS. */
+  runRecords: RunRecordWriter;
 }
 
 export interface PipelineContextOptions {

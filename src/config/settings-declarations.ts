@@ -191,6 +191,21 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1,
     maximum: 1_000_000,
   }),
+  runRecordWindowMilliseconds: integerSetting({
+    variable: 'RUN_RECORD_WINDOW_MS',
+    meaning:
+      "how long a finished run's usage log and trace may wait to be written with other runs' in one transaction; a process killed with SIGKILL loses at most this window's records (0 writes each before its answer ends)",
+    defaultValue: 50,
+    minimum: 0,
+    maximum: 5_000,
+  }),
+  runRecordBatchMaximum: integerSetting({
+    variable: 'RUN_RECORD_BATCH_MAX',
+    meaning: 'runs whose records are written at once, before the window ends, when that many are waiting',
+    defaultValue: 500,
+    minimum: 1,
+    maximum: 10_000,
+  }),
   /** Undefined when unset: `postgres` with DATABASE_URL, `local` without (see src/storage/open-blob-storage.ts). */
   storageUrl: {
     variable: 'STORAGE_URL',

@@ -77,6 +77,8 @@ const LIMITS: readonly LimitCase[] = [
   { variable: 'API_KEY_CACHE_MS', field: 'apiKeyCacheMilliseconds', defaultValue: 5_000, minimum: 0, customValue: 1_000 },
   { variable: 'HOT_READ_CACHE_MS', field: 'hotReadCacheMilliseconds', defaultValue: 5_000, minimum: 0, customValue: 2_000 },
   { variable: 'HOT_READ_CACHE_ENTRIES', field: 'hotReadCacheEntriesMaximum', defaultValue: 10_000, minimum: 1, customValue: 500 },
+  { variable: 'RUN_RECORD_WINDOW_MS', field: 'runRecordWindowMilliseconds', defaultValue: 50, minimum: 0, customValue: 200 },
+  { variable: 'RUN_RECORD_BATCH_MAX', field: 'runRecordBatchMaximum', defaultValue: 500, minimum: 1, customValue: 50 },
   { variable: 'FILE_UPLOAD_MAX_BYTES', field: 'fileUploadBytesMaximum', defaultValue: 10_485_760, minimum: 1024, customValue: 2_097_152 },
   {
     variable: 'KB_UPLOAD_MAX_BYTES',
