@@ -29,7 +29,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request as undiciRequest } from 'undici';
 import { ascending, percentile } from './support/measure.js';
-import { FILE_MARKER, KNOWLEDGE_MARKER, MOCK_ANSWER, MOCK_DELTAS, MOCK_MODEL, MULTI_TOOL_MARKER } from './support/mock-answer.js';
+import {
+  FILE_MARKER,
+  KNOWLEDGE_MARKER,
+  MOCK_ANSWER,
+  MOCK_DELTA_INTERVAL_MS,
+  MOCK_DELTAS,
+  MOCK_MODEL,
+  MULTI_TOOL_MARKER,
+} from './support/mock-answer.js';
 
 function setting(variable: string, defaultValue: number): number {
   const raw = process.env[variable];
@@ -727,7 +735,7 @@ async function main(): Promise<void> {
   };
   console.log(
     `Targets interleaved, ${ROUNDS} rounds, medians; ${SERIAL_REQUESTS} requests at concurrency 1, ${CONCURRENT_REQUESTS} at ${CONCURRENCY}; ` +
-      `${BURST_STREAMS} and ${STREAMS} streams at once of ${MOCK_DELTAS} deltas 20 ms apart.`,
+      `${BURST_STREAMS} and ${STREAMS} streams at once of ${MOCK_DELTAS} deltas ${MOCK_DELTA_INTERVAL_MS} ms apart.`,
   );
   const rounds: Record<TargetName, RoundFigures>[] = [];
   for (let round = 1; round <= ROUNDS; round += 1) {
