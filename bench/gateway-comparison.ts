@@ -236,7 +236,7 @@ function courseFile(): string {
   return parts.join('').slice(0, FILE_CHARACTERS);
 }
 
-/** About 480 characters a passage, one passage per chunk at a chunk size of 500. */
+/** About 560 characters a passage: one passage a chunk at a chunk size of 700, two passages being too long for one. */
 function knowledgeText(): string {
   const passages: string[] = [];
   for (let index = 0; index < KNOWLEDGE_PASSAGES; index += 1)
@@ -294,7 +294,7 @@ async function startMerino(mockUrl: string): Promise<{ classic: Target; multi: T
   const knowledgeBase = (
     await api<{ id: number }>(baseUrl, 'POST', '/api/knowledge-bases', {
       token,
-      body: { name: 'Cell biology', chunk_size: 500, chunk_overlap: 0 },
+      body: { name: 'Cell biology', chunk_size: 700, chunk_overlap: 0 },
     })
   ).id;
   const queued = await api<{ documents: { job_id: number }[] }>(baseUrl, 'POST', `/api/knowledge-bases/${knowledgeBase}/documents`, {
