@@ -37,6 +37,8 @@ import { toolLoopLimitsFor, type ToolLoopSettings } from './tool-loop-limits.js'
 export interface PipelineRequest {
   messages: ChatMessage[];
   parameters: GenerationParameters;
+  /** The client asked for one JSON answer rather than a stream (see ConnectorRequest.wholeAnswer). */
+  wholeAnswer?: boolean;
 }
 
 export interface PipelineLimits {
@@ -147,7 +149,14 @@ export async function* runAssistant(request: PipelineRequest, context: PipelineC
   const contextResult = yield* runContextToolsStep(setup, context.limits.toolTimeoutMilliseconds);
   const prompt = await preparePrompt(setup, context, contextResult);
   const trace = startTrace(setup, context, contextResult, prompt);
-  const outcome = yield* runModelStep({ setup, context, parameters: request.parameters, prompt, trace });
+  const outcome = yield* runModelStep({
+    setup,
+    context,
+    parameters: request.parameters,
+    wholeAnswer: request.wholeAnswer === true,
+    prompt,
+    trace,
+  });
   yield* closingEvents(contextResult.sources, outcome);
 }
 
@@ -262,6 +271,7 @@ interface ModelStep {
   setup: RunSetup;
   context: PipelineContext;
   parameters: GenerationParameters;
+  wholeAnswer: boolean;
   prompt: PreparedPrompt;
   /** Completed when the step ends, whether the model answered or not, and handed to `onTrace`. */
   trace: PipelineTrace;
@@ -278,6 +288,7 @@ async function* runModelStep(step: ModelStep): AsyncGenerator<PipelineEvent, Too
     model: plan.model,
     messages: prompt.messages,
     parameters: step.parameters,
+    wholeAnswer: step.wholeAnswer,
     provider: context.provider(plan.connector.name),
     signal: context.signal,
     upstreamTimeoutMilliseconds: context.limits.upstreamTimeoutMilliseconds,

@@ -47,6 +47,8 @@ export interface ToolLoopInput {
   model: string;
   messages: readonly ChatMessage[];
   parameters: ConnectorRequest['parameters'];
+  /** The client waits for one whole answer; passed on to the connector in rounds that offer no functions. */
+  wholeAnswer?: boolean;
   provider: ProviderSettings;
   signal: AbortSignal;
   upstreamTimeoutMilliseconds: number;
@@ -311,6 +313,7 @@ async function* modelRound(
     provider: input.provider,
     signal,
     timeoutMilliseconds: input.upstreamTimeoutMilliseconds,
+    ...(input.wholeAnswer === true && !offer && { wholeAnswer: true }),
   };
   let finished = false;
   for await (const event of input.connector.complete(request)) {
