@@ -61,6 +61,11 @@ export interface OpeningSyntax {
   /** The formats it produces; `reasoning` for blocks that are not calls and run in every setting. */
   readonly formats: readonly TextToolCallFormat[] | 'reasoning';
   /**
+   * Active only when the setting names one of its formats, never in `auto`: for openings too
+   * ordinary to be told from prose (a bare tool name at the start of the answer).
+   */
+  readonly namedOnly?: boolean;
+  /**
    * Reads from the reader's start; answers the opening, or undefined when this is not one.
    * Throws NEED_MORE_TEXT when the characters so far cannot decide.
    */

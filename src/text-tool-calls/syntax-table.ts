@@ -4,23 +4,34 @@
  * that decides wins, and one still undecided blocks those after it, so a decision never depends on
  * how the text was chunked.
  */
+import { apertusReasoningSyntax, apertusSuffixSyntax, apertusSyntax } from './formats/apertus-format.js';
 import { deepSeekSyntax } from './formats/deepseek-format.js';
+import { functionGemmaSyntax } from './formats/function-gemma-format.js';
+import { functionaryV31Syntax } from './formats/functionary-v31-format.js';
+import { functionaryV32StartSyntax, functionaryV32Syntax } from './formats/functionary-v32-format.js';
 import { functoolsSyntax } from './formats/functools-format.js';
 import { jsonFenceSyntax, toolCodeFenceSyntax } from './formats/gemma-tool-code-format.js';
 import { glmSyntax } from './formats/glm-format.js';
+import { granite20bFcSyntax } from './formats/granite-20b-fc-format.js';
 import { graniteSyntax } from './formats/granite-format.js';
 import { harmonySyntax } from './formats/harmony-format.js';
 import { hermesSyntax } from './formats/hermes-format.js';
+import { hunyuanAnswerCloseSyntax, hunyuanAnswerSyntax } from './formats/hunyuan-format.js';
+import { internlm2Syntax } from './formats/internlm2-format.js';
 import { jsonArraySyntax } from './formats/json-array-format.js';
 import { kimiK2Syntax } from './formats/kimi-k2-format.js';
 import { bareLlama3JsonSyntax, taggedLlama3JsonSyntax } from './formats/llama3-json-format.js';
+import { longcatSyntax } from './formats/longcat-format.js';
+import { minimaxM2Syntax } from './formats/minimax-m2-format.js';
 import { mistralSyntax } from './formats/mistral-format.js';
+import { nemotronV2Syntax } from './formats/nemotron-v2-format.js';
 import { openAiJsonSyntax } from './formats/openai-json-format.js';
 import type { OpeningReader } from './opening-reader.js';
 import type { OpeningSyntax } from './parser-block.js';
 import { PrefixTrie, type PrefixGate } from './prefix-trie.js';
 import { barePythonicSyntax, pythonStartSyntax, taggedPythonicSyntax } from './formats/pythonic-format.js';
 import { thinkBracketSyntax, thinkTagSyntax } from './reasoning-syntaxes.js';
+import { step3Syntax } from './formats/step3-format.js';
 import type { TextToolCallFormat } from './text-tool-call-types.js';
 import { toolCallsTagSyntax } from './formats/tool-calls-tag-format.js';
 import { bareXmlFunctionSyntax, wrappedXmlFunctionSyntax } from './formats/xml-function-format.js';
@@ -31,6 +42,8 @@ const ALL_SYNTAXES: readonly OpeningSyntax[] = [
   hermesSyntax,
   wrappedXmlFunctionSyntax,
   glmSyntax,
+  // Before xml_function's: the same `<function=name>` opening, told apart by the JSON body that follows.
+  functionaryV31Syntax,
   bareXmlFunctionSyntax,
   toolCallsTagSyntax,
   taggedLlama3JsonSyntax,
@@ -48,6 +61,20 @@ const ALL_SYNTAXES: readonly OpeningSyntax[] = [
   functoolsSyntax,
   toolCodeFenceSyntax,
   jsonFenceSyntax,
+  apertusReasoningSyntax,
+  apertusSyntax,
+  apertusSuffixSyntax,
+  internlm2Syntax,
+  granite20bFcSyntax,
+  longcatSyntax,
+  functionGemmaSyntax,
+  minimaxM2Syntax,
+  step3Syntax,
+  hunyuanAnswerSyntax,
+  hunyuanAnswerCloseSyntax,
+  functionaryV32Syntax,
+  functionaryV32StartSyntax,
+  nemotronV2Syntax,
 ];
 
 /** The syntaxes one character can start, with the trie of their literal tokens. */
@@ -63,7 +90,7 @@ export class SyntaxTable {
 
   constructor(setting: TextToolCallFormat | 'auto') {
     const active = ALL_SYNTAXES.filter(
-      (syntax) => syntax.formats === 'reasoning' || setting === 'auto' || syntax.formats.includes(setting),
+      (syntax) => syntax.formats === 'reasoning' || (setting === 'auto' ? syntax.namedOnly !== true : syntax.formats.includes(setting)),
     );
     for (const syntax of active) {
       for (const trigger of syntax.triggers) {
