@@ -23,7 +23,13 @@ const ESCAPE = '<escape>';
 const NESTING_MAXIMUM = 64;
 
 /** Thrown inside the reader when the arguments do not follow the notation; caught at its entry. */
-class NotTheNotation {}
+const NOT_THE_NOTATION: unique symbol = Symbol('not the notation');
+
+function notTheNotation(): never {
+  // A symbol, not an Error: control flow inside the reader, caught where it starts, needing no stack.
+  // eslint-disable-next-line @typescript-eslint/only-throw-error -- see above
+  throw NOT_THE_NOTATION;
+}
 
 /** A cursor over the arguments: `{key:value,…}` with FunctionGemma's values. */
 class ArgumentReader {
@@ -36,7 +42,7 @@ class ArgumentReader {
 
   /** The top-level object; each value typed by its parameter's schema. */
   object(depth: number, typed: boolean): Record<string, unknown> {
-    if (depth > NESTING_MAXIMUM) throw new NotTheNotation();
+    if (depth > NESTING_MAXIMUM) notTheNotation();
     this.expect('{');
     const members: Record<string, unknown> = {};
     this.skipBlank();
@@ -44,9 +50,9 @@ class ArgumentReader {
     for (;;) {
       this.skipBlank();
       const colon = this.text.indexOf(':', this.position);
-      if (colon === -1) throw new NotTheNotation();
+      if (colon === -1) notTheNotation();
       const key = this.text.slice(this.position, colon).trim();
-      if (key === '' || /[{}[\],<]/.test(key)) throw new NotTheNotation();
+      if (key === '' || /[{}[\],<]/.test(key)) notTheNotation();
       this.position = colon + 1;
       this.skipBlank();
       members[key] = this.value(depth, typed ? this.schemaOf(key) : undefined, typed);
@@ -57,7 +63,7 @@ class ArgumentReader {
   }
 
   private list(depth: number): unknown[] {
-    if (depth > NESTING_MAXIMUM) throw new NotTheNotation();
+    if (depth > NESTING_MAXIMUM) notTheNotation();
     this.expect('[');
     const items: unknown[] = [];
     this.skipBlank();
@@ -74,7 +80,7 @@ class ArgumentReader {
   private value(depth: number, schema: unknown, typed: boolean): unknown {
     if (this.text.startsWith(ESCAPE, this.position)) {
       const close = this.text.indexOf(ESCAPE, this.position + ESCAPE.length);
-      if (close === -1) throw new NotTheNotation();
+      if (close === -1) notTheNotation();
       const raw = this.text.slice(this.position + ESCAPE.length, close);
       this.position = close + ESCAPE.length;
       return typed ? typedValue(raw, schema) : raw;
@@ -86,7 +92,7 @@ class ArgumentReader {
     while (end < this.text.length && !',}]'.includes(this.text[end]!)) end += 1;
     const bare = this.text.slice(this.position, end).trim();
     this.position = end;
-    if (bare === '') throw new NotTheNotation();
+    if (bare === '') notTheNotation();
     if (typed && schema !== undefined) return typedValue(bare, schema);
     return bareLiteral(bare);
   }
@@ -102,7 +108,7 @@ class ArgumentReader {
   }
 
   private expect(character: string): void {
-    if (!this.take(character)) throw new NotTheNotation();
+    if (!this.take(character)) notTheNotation();
   }
 }
 
@@ -123,7 +129,7 @@ function readCall(body: string, ending: BlockEnding, tools: OfferedToolSet): Tex
   try {
     argumentsObject = reader.object(0, true);
   } catch (signal) {
-    if (!(signal instanceof NotTheNotation)) throw signal;
+    if (signal !== NOT_THE_NOTATION) throw signal;
     // Cut off by the end of the text, or not the notation: a closed call keeps its arguments as written.
     if (ending === 'end-of-text') return undefined;
     return [toolCallEvent(name, body.slice(brace).trim(), 'function_gemma')];
