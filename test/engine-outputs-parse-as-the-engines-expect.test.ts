@@ -30,7 +30,6 @@ const PENDING_FAMILIES: readonly string[] = [
   'cohere_command',
   'seed_oss',
   'minimax_m1',
-  'harmony_plain',
 ];
 
 interface ExpectedCall {

@@ -665,4 +665,22 @@ export const FORMAT_SAMPLES: readonly FormatSamples[] = [
     ],
     mentions: ['Nemotron wraps its calls in <TOOLCALL> and </TOOLCALL>.'],
   },
+  {
+    format: 'harmony_plain',
+    samples: [
+      {
+        description: 'a call whose tokens were stripped, the content type glued on',
+        text: 'assistantcommentary to=functions.get_weather json{"city": "Paris"}',
+        calls: [{ name: 'get_weather', arguments: { city: 'Paris' } }],
+        answer: '',
+      },
+      {
+        description: 'prose, a call without role or content type, and prose',
+        text: 'Checking now. commentary to=functions.get_time {} Back soon.',
+        calls: [{ name: 'get_time', arguments: {} }],
+        answer: 'Checking now.  Back soon.',
+      },
+    ],
+    mentions: ['The commentary channel carries calls, as in commentary to=functions.name json{…}, and the final channel the answer.'],
+  },
 ];

@@ -4,7 +4,7 @@
  * that decides wins, and one still undecided blocks those after it, so a decision never depends on
  * how the text was chunked.
  */
-import { apertusReasoningSyntax, apertusSuffixSyntax, apertusSyntax } from './formats/apertus-format.js';
+import { apertusReasoningSyntax, apertusSuffixSyntax, apertusSyntax, apertusTurnSyntax } from './formats/apertus-format.js';
 import { deepSeekSyntax } from './formats/deepseek-format.js';
 import { functionGemmaSyntax } from './formats/function-gemma-format.js';
 import { functionaryV31Syntax } from './formats/functionary-v31-format.js';
@@ -15,6 +15,7 @@ import { glmSyntax } from './formats/glm-format.js';
 import { granite20bFcSyntax } from './formats/granite-20b-fc-format.js';
 import { graniteSyntax } from './formats/granite-format.js';
 import { harmonySyntax } from './formats/harmony-format.js';
+import { harmonyPlainCallSyntax, harmonyPlainChannelSyntax } from './formats/harmony-plain-format.js';
 import { hermesSyntax } from './formats/hermes-format.js';
 import { hunyuanAnswerCloseSyntax, hunyuanAnswerSyntax } from './formats/hunyuan-format.js';
 import { internlm2Syntax } from './formats/internlm2-format.js';
@@ -64,6 +65,7 @@ const ALL_SYNTAXES: readonly OpeningSyntax[] = [
   apertusReasoningSyntax,
   apertusSyntax,
   apertusSuffixSyntax,
+  apertusTurnSyntax,
   internlm2Syntax,
   granite20bFcSyntax,
   longcatSyntax,
@@ -75,6 +77,8 @@ const ALL_SYNTAXES: readonly OpeningSyntax[] = [
   functionaryV32Syntax,
   functionaryV32StartSyntax,
   nemotronV2Syntax,
+  harmonyPlainChannelSyntax,
+  harmonyPlainCallSyntax,
 ];
 
 /** The syntaxes one character can start, with the trie of their literal tokens. */

@@ -33,6 +33,7 @@ export const TEXT_TOOL_CALL_FORMATS = [
   'functionary_v31',
   'functionary_v32',
   'nemotron_v2',
+  'harmony_plain',
 ] as const;
 
 export type TextToolCallFormat = (typeof TEXT_TOOL_CALL_FORMATS)[number];

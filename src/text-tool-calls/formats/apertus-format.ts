@@ -5,13 +5,16 @@
  *
  * The list ends the call, so a suffix the server stripped (it is a special token) loses nothing; a
  * suffix right after the list is dropped. Apertus reasons between `<|inner_prefix|>` and
- * `<|inner_suffix|>`, read as reasoning in every setting, like `<think>`.
+ * `<|inner_suffix|>`, read as reasoning in every setting like `<think>`, but wherever it opens: the
+ * tokens are special and never prose. The turn's own tokens, `<|assistant_start|>` at the start and
+ * `<|assistant_end|>` at the very end, are dropped when a server leaves them in.
  */
 import { BalancedCallBlock } from '../balanced-call-block.js';
 import { DroppedMarkerBlock } from '../dropped-marker-block.js';
 import { argumentsJsonFromText } from '../json-calls.js';
 import { looseArrayElements, looseObjectMembers } from '../loose-json.js';
 import type { OfferedToolSet } from '../offered-tool-set.js';
+import { END } from '../opening-reader.js';
 import { openingText, type OpeningSyntax } from '../parser-block.js';
 import { StreamedBlock } from '../streamed-block.js';
 import { toolCallEvent, type TextParserEvent } from '../text-tool-call-types.js';
@@ -21,6 +24,8 @@ const TOOLS_PREFIX = '<|tools_prefix|>';
 const TOOLS_SUFFIX = '<|tools_suffix|>';
 const INNER_PREFIX = '<|inner_prefix|>';
 const INNER_SUFFIX = '<|inner_suffix|>';
+const ASSISTANT_START = '<|assistant_start|>';
+const ASSISTANT_END = '<|assistant_end|>';
 
 /** `[{"name": {…}}, …]` (or one such object) as calls; undefined when any item is no call of an offered tool. */
 function readNameKeyedCalls(value: string, tools: OfferedToolSet): TextParserEvent[] | undefined {
@@ -31,7 +36,8 @@ function readNameKeyedCalls(value: string, tools: OfferedToolSet): TextParserEve
   for (const item of items) {
     const members = looseObjectMembers(item);
     const only = members?.length === 1 ? members[0] : undefined;
-    if (only === undefined || !tools.has(only.key)) return undefined;
+    // The arguments must be an object: a string, list or null in its place is no call.
+    if (only === undefined || !tools.has(only.key) || !only.value.trimStart().startsWith('{')) return undefined;
     events.push(toolCallEvent(only.key, argumentsJsonFromText(only.value), 'apertus'));
   }
   return events;
@@ -82,10 +88,24 @@ export const apertusReasoningSyntax: OpeningSyntax = {
   formats: 'reasoning',
   prefixes: [INNER_PREFIX],
   open(reader, context) {
-    if (!context.atSegmentStart || !reader.accept(INNER_PREFIX)) return undefined;
+    if (!reader.accept(INNER_PREFIX)) return undefined;
     return {
       length: INNER_PREFIX.length,
       block: new StreamedBlock('reasoning', [{ token: INNER_SUFFIX, consumed: true }], context.counter),
     };
+  },
+};
+
+/** `<|assistant_start|>` at the start of the answer, `<|assistant_end|>` when only blank space follows it. */
+export const apertusTurnSyntax: OpeningSyntax = {
+  triggers: '<',
+  formats: ['apertus'],
+  prefixes: [ASSISTANT_START, ASSISTANT_END],
+  open(reader, context) {
+    if (context.atSegmentStart && reader.accept(ASSISTANT_START))
+      return { length: ASSISTANT_START.length, block: new DroppedMarkerBlock() };
+    if (!reader.accept(ASSISTANT_END)) return undefined;
+    reader.skipWhitespace();
+    return reader.peek() === END ? { length: ASSISTANT_END.length, block: new DroppedMarkerBlock() } : undefined;
   },
 };
