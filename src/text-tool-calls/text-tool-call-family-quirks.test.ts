@@ -26,10 +26,15 @@ function run(chunks: readonly string[], format: Setting): Parsed {
   };
 }
 
-/** Parses whole and character by character; both must agree. */
+/** Parses whole and one UTF-16 unit at a time (splitting surrogate pairs too); both must agree. */
 function parse(text: string, format: Setting = 'auto'): Parsed {
   const whole = run([text], format);
-  expect(run([...text], format)).toEqual(whole);
+  expect(
+    run(
+      Array.from({ length: text.length }, (_, index) => text.charAt(index)),
+      format,
+    ),
+  ).toEqual(whole);
   return whole;
 }
 
