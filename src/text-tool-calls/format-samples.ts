@@ -634,13 +634,6 @@ export const FORMAT_SAMPLES: readonly FormatSamples[] = [
         answer: 'Let me call a tool\n',
         answerWhenNotOffered: 'Let me call a tool\n>>>get_weather\n{"city": "Paris"}',
       },
-      {
-        description: 'the bare first recipient the template leaves, then text',
-        text: 'get_weather\n{"city": "Rome"}\n>>>all\nDone.',
-        calls: [{ name: 'get_weather', arguments: { city: 'Rome' } }],
-        answer: '\nDone.',
-        answerWhenNotOffered: 'get_weather\n{"city": "Rome"}\nDone.',
-      },
     ],
     mentions: ['In the REPL type >>> get_weather("Paris"); Functionary starts its text with >>>all and a line break.'],
   },

@@ -87,10 +87,22 @@ export interface TriggerEntry {
   trie: PrefixTrie;
 }
 
+const ANY_FOLLOWER = 1;
+const LISTED_FOLLOWERS = 2;
+
 export class SyntaxTable {
-  /** 1 for every UTF-16 code unit some active syntax can start with. */
+  /**
+   * For every UTF-16 code unit some active syntax can start with: ANY_FOLLOWER, or LISTED_FOLLOWERS
+   * when every syntax it starts begins with a literal token, so only the tokens' second characters
+   * can follow it in an opening.
+   */
   private readonly isTrigger = new Uint8Array(0x10000);
   private readonly byTrigger = new Map<number, TriggerEntry>();
+  /**
+   * For LISTED_FOLLOWERS triggers: the two characters that can follow them in a token, as
+   * `second * 0x10000 + third` (a token of two characters allows any third).
+   */
+  private readonly followers = new Map<number, { second: Uint8Array; pairs: Set<number> | undefined }>();
 
   constructor(setting: TextToolCallFormat | 'auto') {
     const active = ALL_SYNTAXES.filter(
@@ -104,15 +116,52 @@ export class SyntaxTable {
         (entry.syntaxes as OpeningSyntax[]).push(syntax);
         for (const prefix of syntax.prefixes ?? []) entry.trie.add(prefix, index);
         this.byTrigger.set(code, entry);
-        this.isTrigger[code] = 1;
+        this.isTrigger[code] = ANY_FOLLOWER;
       }
     }
+    for (const [code, entry] of this.byTrigger) this.listFollowers(code, entry.syntaxes);
   }
 
-  /** The index of the next character at or after `from` that could start an opening; -1 when none. */
+  /**
+   * The index of the next character at or after `from` that could start an opening; -1 when none.
+   * A trigger whose next character no token continues with is passed over here, so the common
+   * letters and brackets some syntax starts with (`a` of stripped Harmony's `assistantcommentary`,
+   * `<` of an HTML tag) cost one lookup, not an attempt at an opening.
+   */
   nextTrigger(text: string, from: number): number {
-    for (let index = from; index < text.length; index += 1) if (this.isTrigger[text.charCodeAt(index)] === 1) return index;
+    for (let index = from; index < text.length; index += 1) {
+      const code = text.charCodeAt(index);
+      const kind = this.isTrigger[code];
+      if (kind === ANY_FOLLOWER) return index;
+      if (kind === LISTED_FOLLOWERS && this.mayStartToken(code, text, index)) return index;
+    }
     return -1;
+  }
+
+  /** Whether the characters after a LISTED_FOLLOWERS trigger (as far as the text goes) can continue one of its tokens. */
+  private mayStartToken(code: number, text: string, index: number): boolean {
+    if (index + 1 === text.length) return true;
+    const followers = this.followers.get(code)!;
+    if (followers.second[text.charCodeAt(index + 1)] !== 1) return false;
+    if (followers.pairs === undefined || index + 2 === text.length) return true;
+    return followers.pairs.has(text.charCodeAt(index + 1) * 0x10000 + text.charCodeAt(index + 2));
+  }
+
+  /** Marks a trigger LISTED_FOLLOWERS when every syntax it starts has tokens longer than one character. */
+  private listFollowers(code: number, syntaxes: readonly OpeningSyntax[]): void {
+    const second = new Uint8Array(0x10000);
+    let pairs: Set<number> | undefined = new Set<number>();
+    for (const syntax of syntaxes) {
+      const tokens = (syntax.prefixes ?? []).filter((token) => token.charCodeAt(0) === code);
+      if (tokens.length === 0 || tokens.some((token) => token.length < 2)) return;
+      for (const token of tokens) {
+        second[token.charCodeAt(1)] = 1;
+        if (token.length < 3) pairs = undefined;
+        else pairs?.add(token.charCodeAt(1) * 0x10000 + token.charCodeAt(2));
+      }
+    }
+    this.followers.set(code, { second, pairs });
+    this.isTrigger[code] = LISTED_FOLLOWERS;
   }
 
   syntaxesFor(code: number): readonly OpeningSyntax[] {

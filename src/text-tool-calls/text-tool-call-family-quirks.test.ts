@@ -146,6 +146,11 @@ describe('openings read only in their own setting', () => {
 
   it('Functionary v3.2: a bare recipient is read only at the start of the answer, and prose there stays', () => {
     expect(parse('all\nHello, world!', 'functionary_v32')).toEqual({ text: 'Hello, world!', reasoning: '', calls: [] });
+    expect(parse('get_weather\n{"city": "Rome"}\n>>>all\nDone.', 'functionary_v32')).toEqual({
+      text: '\nDone.',
+      reasoning: '',
+      calls: ['functionary_v32:get_weather{"city":"Rome"}'],
+    });
     expect(parse('all\nHello, world!')).toEqual({ text: 'all\nHello, world!', reasoning: '', calls: [] });
     expect(parse('Sure: get_weather\n{"city": "Rome"}', 'functionary_v32').calls).toEqual([]);
   });
