@@ -85,6 +85,15 @@ describe('markers dropped only where they carry nothing', () => {
     expect(parse('Tokens like <|assistant_end|> end a turn.').text).toBe('Tokens like <|assistant_end|> end a turn.');
   });
 
+  it('FunctionGemma: a missing comma between members is not needed; an escaped value is a string unless the schema says otherwise', () => {
+    expect(parse('<start_function_call>call:get_weather{city:<escape>NYC<escape>days:<escape>3<escape>}<end_function_call>').calls).toEqual(
+      ['function_gemma:get_weather{"city":"NYC","days":3}'],
+    );
+    expect(parse('<start_function_call>call:get_time{offset:<escape>007<escape>}<end_function_call>').calls).toEqual([
+      'function_gemma:get_time{"offset":"007"}',
+    ]);
+  });
+
   it('Apertus: arguments that are not an object, or two tools in one item, are no call', () => {
     for (const text of [
       '<|tools_prefix|>[{"get_time": "now"}]<|tools_suffix|>',

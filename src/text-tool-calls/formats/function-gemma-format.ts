@@ -1,7 +1,10 @@
 /**
  * Google FunctionGemma: `<start_function_call>call:get_weather{city:<escape>Paris<escape>,days:3}<end_function_call>`.
  * Keys are bare; strings sit between two `<escape>` tokens (so they may hold commas, braces and
- * quotes); numbers, booleans and null are bare; objects and lists nest with `{…}` and `[…]`.
+ * quotes); numbers, booleans and null are bare; objects and lists nest with `{…}` and `[…]`. A comma
+ * the model left out between members is not needed. An `<escape>`d value stays a string unless the
+ * parameter's schema declares another type: the notation marks strings, so `<escape>007<escape>` is
+ * not a number.
  * Top-level values are typed by the tool's JSON Schema where it declares them. The end token is
  * special and a server may strip it, so a call whose braces close counts at the end of the text.
  *
@@ -58,7 +61,8 @@ class ArgumentReader {
       members[key] = this.value(depth, typed ? this.schemaOf(key) : undefined, typed);
       this.skipBlank();
       if (this.take('}')) return members;
-      this.expect(',');
+      // Models sometimes run the next key straight after an <escape>d or bracketed value.
+      this.take(',');
     }
   }
 
