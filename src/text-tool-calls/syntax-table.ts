@@ -13,7 +13,7 @@ import { functoolsSyntax } from './formats/functools-format.js';
 import { jsonFenceSyntax, toolCodeFenceSyntax } from './formats/gemma-tool-code-format.js';
 import { glmSyntax } from './formats/glm-format.js';
 import { granite20bFcSyntax } from './formats/granite-20b-fc-format.js';
-import { graniteSyntax } from './formats/granite-format.js';
+import { graniteSyntax, graniteToolCallTagSyntax } from './formats/granite-format.js';
 import { harmonySyntax } from './formats/harmony-format.js';
 import { harmonyPlainCallSyntax, harmonyPlainChannelSyntax } from './formats/harmony-plain-format.js';
 import { hermesSyntax } from './formats/hermes-format.js';
@@ -33,6 +33,7 @@ import { PrefixTrie, type PrefixGate } from './prefix-trie.js';
 import { barePythonicSyntax, pythonStartSyntax, taggedPythonicSyntax } from './formats/pythonic-format.js';
 import { thinkBracketSyntax, thinkTagSyntax } from './reasoning-syntaxes.js';
 import { step3Syntax } from './formats/step3-format.js';
+import { strayBracketSyntax, strayHarmonyFillerSyntax, strayMistralCloseSyntax, strayToolCallCloseSyntax } from './stray-closer-repairs.js';
 import type { TextToolCallFormat } from './text-tool-call-types.js';
 import { toolCallsTagSyntax } from './formats/tool-calls-tag-format.js';
 import { bareXmlFunctionSyntax, wrappedXmlFunctionSyntax } from './formats/xml-function-format.js';
@@ -51,6 +52,7 @@ const ALL_SYNTAXES: readonly OpeningSyntax[] = [
   taggedPythonicSyntax,
   pythonStartSyntax,
   graniteSyntax,
+  graniteToolCallTagSyntax,
   kimiK2Syntax,
   harmonySyntax,
   deepSeekSyntax,
@@ -62,6 +64,10 @@ const ALL_SYNTAXES: readonly OpeningSyntax[] = [
   functoolsSyntax,
   toolCodeFenceSyntax,
   jsonFenceSyntax,
+  strayToolCallCloseSyntax,
+  strayMistralCloseSyntax,
+  strayBracketSyntax,
+  strayHarmonyFillerSyntax,
   apertusReasoningSyntax,
   apertusSyntax,
   apertusSuffixSyntax,
@@ -97,6 +103,8 @@ export class SyntaxTable {
    * can follow it in an opening.
    */
   private readonly isTrigger = new Uint8Array(0x10000);
+  /** The same, with the triggers of repairs that apply only right after a call. */
+  private readonly isTriggerAfterCall = new Uint8Array(0x10000);
   private readonly byTrigger = new Map<number, TriggerEntry>();
   /**
    * For LISTED_FOLLOWERS triggers: the two characters that can follow them in a token, as
@@ -116,7 +124,8 @@ export class SyntaxTable {
         (entry.syntaxes as OpeningSyntax[]).push(syntax);
         for (const prefix of syntax.prefixes ?? []) entry.trie.add(prefix, index);
         this.byTrigger.set(code, entry);
-        this.isTrigger[code] = ANY_FOLLOWER;
+        this.isTriggerAfterCall[code] = ANY_FOLLOWER;
+        if (syntax.onlyAfterCall !== true) this.isTrigger[code] = ANY_FOLLOWER;
       }
     }
     for (const [code, entry] of this.byTrigger) this.listFollowers(code, entry.syntaxes);
@@ -124,14 +133,15 @@ export class SyntaxTable {
 
   /**
    * The index of the next character at or after `from` that could start an opening; -1 when none.
-   * A trigger whose next character no token continues with is passed over here, so the common
+   * A trigger whose next characters no token continues with is passed over here, so the common
    * letters and brackets some syntax starts with (`a` of stripped Harmony's `assistantcommentary`,
    * `<` of an HTML tag) cost one lookup, not an attempt at an opening.
    */
-  nextTrigger(text: string, from: number): number {
+  nextTrigger(text: string, from: number, afterCall: boolean): number {
+    const triggers = afterCall ? this.isTriggerAfterCall : this.isTrigger;
     for (let index = from; index < text.length; index += 1) {
       const code = text.charCodeAt(index);
-      const kind = this.isTrigger[code];
+      const kind = triggers[code];
       if (kind === ANY_FOLLOWER) return index;
       if (kind === LISTED_FOLLOWERS && this.mayStartToken(code, text, index)) return index;
     }
@@ -161,7 +171,8 @@ export class SyntaxTable {
       }
     }
     this.followers.set(code, { second, pairs });
-    this.isTrigger[code] = LISTED_FOLLOWERS;
+    if (this.isTrigger[code] === ANY_FOLLOWER) this.isTrigger[code] = LISTED_FOLLOWERS;
+    this.isTriggerAfterCall[code] = LISTED_FOLLOWERS;
   }
 
   syntaxesFor(code: number): readonly OpeningSyntax[] {

@@ -18,6 +18,8 @@ export interface JsonCallTags {
   formats: readonly TextToolCallFormat[];
   /** The format the calls are reported in; it may depend on the setting when two formats share the tags. */
   formatFor: (context: OpeningContext) => TextToolCallFormat;
+  /** Whether one pair of tags may hold several call objects one after the other (a repair; see json-call-body.ts). */
+  severalObjects?: boolean;
 }
 
 export function taggedJsonCallSyntax(tags: JsonCallTags): OpeningSyntax {
@@ -43,7 +45,8 @@ export function taggedJsonCallSyntax(tags: JsonCallTags): OpeningSyntax {
             { token: tags.close, consumed: true },
             { token: first, consumed: false },
           ],
-          parseBody: (body, ending) => readJsonCallBody(body, ending, { tools: context.tools, format }),
+          parseBody: (body, ending) =>
+            readJsonCallBody(body, ending, { tools: context.tools, format, severalObjects: tags.severalObjects === true }),
         },
         context.counter,
       );
@@ -53,6 +56,11 @@ export function taggedJsonCallSyntax(tags: JsonCallTags): OpeningSyntax {
 }
 
 /** Tags only one format writes. */
-export function singleFormatTags(opening: JsonCallTags['opening'], close: string, format: TextToolCallFormat): JsonCallTags {
-  return { opening, close, formats: [format], formatFor: () => format };
+export function singleFormatTags(
+  opening: JsonCallTags['opening'],
+  close: string,
+  format: TextToolCallFormat,
+  severalObjects = false,
+): JsonCallTags {
+  return { opening, close, formats: [format], formatFor: () => format, severalObjects };
 }

@@ -18,12 +18,7 @@ import { OfferedToolSet } from './offered-tool-set.js';
 import { NEED_MORE_TEXT, OpeningReader } from './opening-reader.js';
 import type { Opening, OpeningContext, ParserBlock } from './parser-block.js';
 import { CALL_CHARACTERS_MAXIMUM, OPENING_CHARACTERS_MAXIMUM } from './parser-limits.js';
-import {
-  decidedEarly,
-  findTemplateOpenedEnd,
-  OPENED_REASONING_HEAD_CHARACTERS,
-  TemplateOpenedReasoningBlock,
-} from './reasoning-opened.js';
+import { decidedEarly, findTemplateOpenedEnd, OPENED_REASONING_HEAD_CHARACTERS, TemplateOpenedReasoningBlock } from './reasoning-opened.js';
 import { SyntaxTable } from './syntax-table.js';
 import type { TextParserEvent, TextToolCallFormat, TextToolCallParserOptions } from './text-tool-call-types.js';
 import { WorkCounter } from './work-counter.js';
@@ -71,6 +66,7 @@ export class TextToolCallParser {
       tools: new OfferedToolSet(options.tools),
       counter: this.counter,
       atSegmentStart: true,
+      afterCall: false,
       accepts: (candidate: TextToolCallFormat) => format === 'auto' || format === candidate,
     };
     this.events = new EventCollector(this.context);
@@ -190,7 +186,7 @@ export class TextToolCallParser {
     let emitFrom = start;
     let searchFrom = start;
     for (;;) {
-      const trigger = this.table.nextTrigger(text, searchFrom);
+      const trigger = this.table.nextTrigger(text, searchFrom, this.context.afterCall);
       this.counter.add((trigger === -1 ? text.length : trigger + 1) - searchFrom);
       if (trigger === -1) {
         this.events.text(text.slice(emitFrom));

@@ -5,4 +5,4 @@
 import { singleFormatTags, taggedJsonCallSyntax } from '../tagged-json-call.js';
 import { TOOL_CALL_CLOSE, TOOL_CALL_OPEN } from '../tool-call-tags.js';
 
-export const hermesSyntax = taggedJsonCallSyntax(singleFormatTags([TOOL_CALL_OPEN], TOOL_CALL_CLOSE, 'hermes'));
+export const hermesSyntax = taggedJsonCallSyntax(singleFormatTags([TOOL_CALL_OPEN], TOOL_CALL_CLOSE, 'hermes', true));

@@ -12,4 +12,5 @@ export const toolCallsTagSyntax = taggedJsonCallSyntax({
   close: TOOL_CALLS_CLOSE,
   formats: ['tool_calls_tag', 'hunyuan'],
   formatFor: (context) => (context.accepts('tool_calls_tag') ? 'tool_calls_tag' : 'hunyuan'),
+  severalObjects: true,
 });
