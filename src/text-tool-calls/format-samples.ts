@@ -28,7 +28,10 @@ export interface FormatSamples {
   samples: FormatSample[];
   /** Prose that mentions the format's tags or tokens without calling anything: it must stay as written. */
   mentions: string[];
-  /** Read only in the format's own setting (its opening is ordinary text): `auto` leaves the samples as written. */
+  /**
+   * Read everywhere only in the format's own setting (its opening is ordinary text elsewhere): `auto`
+   * may read a sample only where it stands alone, so the properties run in the format's setting.
+   */
   namedOnly?: boolean;
 }
 

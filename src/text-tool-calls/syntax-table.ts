@@ -8,7 +8,7 @@ import { apertusReasoningSyntax, apertusSuffixSyntax, apertusSyntax, apertusTurn
 import { deepSeekSyntax } from './formats/deepseek-format.js';
 import { functionGemmaSyntax } from './formats/function-gemma-format.js';
 import { functionaryV31Syntax } from './formats/functionary-v31-format.js';
-import { functionaryV32StartSyntax, functionaryV32Syntax } from './formats/functionary-v32-format.js';
+import { functionaryV32SegmentStartSyntax, functionaryV32StartSyntax, functionaryV32Syntax } from './formats/functionary-v32-format.js';
 import { functoolsSyntax } from './formats/functools-format.js';
 import { jsonFenceSyntax, toolCodeFenceSyntax } from './formats/gemma-tool-code-format.js';
 import { glmSyntax } from './formats/glm-format.js';
@@ -80,6 +80,7 @@ const ALL_SYNTAXES: readonly OpeningSyntax[] = [
   step3Syntax,
   hunyuanAnswerSyntax,
   hunyuanAnswerCloseSyntax,
+  functionaryV32SegmentStartSyntax,
   functionaryV32Syntax,
   functionaryV32StartSyntax,
   nemotronV2Syntax,

@@ -153,6 +153,18 @@ describe('openings read only in their own setting', () => {
     ]);
   });
 
+  it('Functionary v3.2: auto reads >>> messages where an answer starts, not mid-text; its setting reads them anywhere', () => {
+    expect(parse('>>>all\nHello!\n>>>get_time\n{}')).toEqual({ text: 'Hello!\n>>>get_time\n{}', reasoning: '', calls: [] });
+    expect(parse('>>>all\nHello!\n>>>get_time\n{}', 'functionary_v32')).toEqual({
+      text: 'Hello!\n',
+      reasoning: '',
+      calls: ['functionary_v32:get_time{}'],
+    });
+    expect(parse('<think>x</think>>>>get_time\n{}')).toEqual({ text: '', reasoning: 'x', calls: ['functionary_v32:get_time{}'] });
+    const quote = 'Quoted thrice:\n>>>get_time\n{}';
+    expect(parse(quote)).toEqual({ text: quote, reasoning: '', calls: [] });
+  });
+
   it('Functionary v3.2: a bare recipient is read only at the start of the answer, and prose there stays', () => {
     expect(parse('all\nHello, world!', 'functionary_v32')).toEqual({ text: 'Hello, world!', reasoning: '', calls: [] });
     expect(parse('get_weather\n{"city": "Rome"}\n>>>all\nDone.', 'functionary_v32')).toEqual({

@@ -8,11 +8,11 @@
  *   {"city": "Paris"}
  *
  * The template writes the first `>>>` itself, so the output often starts with the bare recipient
- * (`all⏎…` or `get_weather⏎{…}`). Both are read only in the `functionary_v32` setting, never in
- * `auto`: a word and a line break at the start of an answer are ordinary prose, and `>>>` is
- * Markdown's third quote level and Python's prompt (and as a trigger, `>` would stop the text scan
- * at the end of every tag). The `>>>all` header is dropped; a message to anything else (`python`)
- * stays text.
+ * (`all⏎…` or `get_weather⏎{…}`). `auto` reads a `>>>` message only where an answer's messages
+ * start (the start of the answer, or right after a call or reasoning): elsewhere `>>>` is Markdown's
+ * third quote level or Python's prompt. The `functionary_v32` setting reads `>>>` anywhere and the
+ * bare start too (a word and a line break at the start of an answer are ordinary prose otherwise).
+ * The `>>>all` header is dropped; a message to anything else (`python`) stays text.
  */
 import { BalancedCallBlock } from '../balanced-call-block.js';
 import { DroppedMarkerBlock } from '../dropped-marker-block.js';
@@ -67,6 +67,20 @@ function readRecipient(reader: OpeningReader, context: OpeningContext): Opening 
   return { length: reader.position - reader.start, block };
 }
 
+/**
+ * `>>>` where an answer's messages start, in every setting. It lists no token on purpose: the
+ * segment start is checked before anything is read, so a `>` ending a tag mid-text is never held
+ * back waiting for two more.
+ */
+export const functionaryV32SegmentStartSyntax: OpeningSyntax = {
+  triggers: '>',
+  formats: ['functionary_v32'],
+  open(reader, context) {
+    return context.atSegmentStart && reader.accept(MARKER) ? readRecipient(reader, context) : undefined;
+  },
+};
+
+/** `>>>` anywhere, in the named setting only. */
 export const functionaryV32Syntax: OpeningSyntax = {
   triggers: '>',
   formats: ['functionary_v32'],
