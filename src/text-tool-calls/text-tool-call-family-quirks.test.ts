@@ -134,6 +134,7 @@ describe('openings read only in their own setting', () => {
       reasoning: '',
       calls: ['harmony_plain:get_weather{"city":"Paris"}'],
     });
+    expect(parse('assistant to=functions.get_timecommentary json{}').calls).toEqual(['harmony_plain:get_time{}']);
     const prose = 'analysis of the final commentary: to=functions is a recipient.';
     expect(parse(prose, 'harmony_plain').calls).toEqual([]);
     expect(parse(prose)).toEqual({ text: prose, reasoning: '', calls: [] });

@@ -4,7 +4,8 @@
  *
  *   analysisNeed the weather.assistantcommentary to=functions.get_weather json{"city": "Paris"}assistantfinalIt is sunny.
  *
- * A call is `[assistant]commentary to=functions.<offered name>`, an optional content type (`json`,
+ * A call is `[assistant]commentary to=functions.<offered name>` (or, with the recipient in the
+ * role part, `assistant to=functions.<offered name>commentary`), an optional content type (`json`,
  * glued to the name or not) and a JSON object; that much is decisive, so calls are read in `auto`
  * too. The channels' words are ordinary English (`analysis…`, `final…`), so reading them as headers
  * (analysis as reasoning, `assistantfinal` and a recipient-less `assistantcommentary` dropped before
@@ -41,14 +42,17 @@ const REASONING_TERMINATORS: readonly Terminator[] = [
 export const harmonyPlainCallSyntax: OpeningSyntax = {
   triggers: 'ac',
   formats: ['harmony_plain'],
-  prefixes: [`${ASSISTANT_COMMENTARY} `, `${COMMENTARY} `],
+  prefixes: [`${ASSISTANT_COMMENTARY} `, `${COMMENTARY} `, `${ROLE} ${RECIPIENT}`],
   open(reader, context) {
-    reader.accept(ROLE);
-    if (!reader.accept(COMMENTARY)) return undefined;
+    // The recipient sits after the channel (`commentary to=…`) or after the role (`assistant to=…commentary`).
+    const role = reader.accept(ROLE);
+    const channelFirst = reader.accept(COMMENTARY);
+    if (!role && !channelFirst) return undefined;
     reader.skipWhitespace();
     if (!reader.accept(RECIPIENT)) return undefined;
     const name = reader.offeredName(context.tools);
     if (name === undefined) return undefined;
+    if (!channelFirst && !reader.accept(COMMENTARY)) return undefined;
     reader.skipWhitespace();
     reader.accept(CONSTRAIN);
     reader.accept(CONTENT_TYPE);
