@@ -6,15 +6,20 @@
  */
 import type { TextParserEvent } from './text-tool-call-types.js';
 
-export class EventCollector {
-  private readonly events: TextParserEvent[] = [];
-  private pendingType: 'text' | 'reasoning' | undefined;
-  private pendingPieces: string[] = [];
+/** `lastTextCode` when no text came since the start, the last call or the last reasoning. */
+export const NO_TEXT = -1;
 
-  constructor(private readonly segment: { atSegmentStart: boolean; afterCall: boolean }) {}
+export class EventCollector {
+  private events: TextParserEvent[] = [];
+  private pendingType: 'text' | 'reasoning' | undefined;
+  /** Neighbouring pieces joined as they come: a push rarely yields more than a few. */
+  private pendingText = '';
+
+  constructor(private readonly segment: { atSegmentStart: boolean; afterCall: boolean; lastTextCode: number }) {}
 
   text(text: string): void {
     if (text.length === 0) return;
+    this.segment.lastTextCode = text.charCodeAt(text.length - 1);
     if (this.segment.atSegmentStart && text.trim() !== '') {
       this.segment.atSegmentStart = false;
       this.segment.afterCall = false;
@@ -26,10 +31,12 @@ export class EventCollector {
     for (const event of events) {
       if (event.type === 'text') this.text(event.text);
       else if (event.type === 'reasoning') {
+        this.segment.lastTextCode = NO_TEXT;
         this.segment.atSegmentStart = true;
         this.segment.afterCall = false;
         this.append('reasoning', event.text);
       } else {
+        this.segment.lastTextCode = NO_TEXT;
         this.segment.atSegmentStart = true;
         this.segment.afterCall = true;
         this.flush();
@@ -38,23 +45,26 @@ export class EventCollector {
     }
   }
 
+  /** The events gathered since the last call, which starts a new list (the collector is reused from push to push). */
   list(): TextParserEvent[] {
     this.flush();
-    return this.events;
+    const events = this.events;
+    this.events = [];
+    return events;
   }
 
   private append(type: 'text' | 'reasoning', text: string): void {
     if (text.length === 0) return;
     if (this.pendingType !== type) this.flush();
     this.pendingType = type;
-    this.pendingPieces.push(text);
+    this.pendingText += text;
   }
 
   private flush(): void {
-    if (this.pendingType !== undefined && this.pendingPieces.length > 0) {
-      this.events.push({ type: this.pendingType, text: this.pendingPieces.join('') });
+    if (this.pendingType !== undefined && this.pendingText.length > 0) {
+      this.events.push({ type: this.pendingType, text: this.pendingText });
     }
     this.pendingType = undefined;
-    this.pendingPieces = [];
+    this.pendingText = '';
   }
 }

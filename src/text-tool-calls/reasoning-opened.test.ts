@@ -95,6 +95,8 @@ describe('reasoning_opened: auto', () => {
   it('reads the output as the answer when the marker is quoted, follows an opening, or comes too late', () => {
     const quoted = 'Close reasoning with `</think>` in your template.';
     expect(parseEveryWay(quoted, 'auto')).toEqual({ text: quoted, reasoning: '', calls: [] });
+    const mentioned = 'If you see </think> in the answer, the server did not split the reasoning.';
+    expect(parseEveryWay(mentioned, 'auto')).toEqual({ text: mentioned, reasoning: '', calls: [] });
     expect(parseEveryWay('<think>Own opening.</think>Answer.', 'auto')).toEqual({ text: 'Answer.', reasoning: 'Own opening.', calls: [] });
     const late = `${'word '.repeat(OPENING_CHARACTERS_MAXIMUM / 5 + 1)}</think>after`;
     expect(parseEveryWay(late, 'auto')).toEqual({ text: late, reasoning: '', calls: [] });

@@ -149,6 +149,16 @@ export class SyntaxTable {
     return -1;
   }
 
+  /**
+   * Whether no opening can start at `index`: every syntax of this trigger needs a literal token, and
+   * the next characters (when there are any yet) fit none of them. `nextTrigger` already passes such
+   * triggers over; this answers for a trigger found otherwise.
+   */
+  ruledOutByNextCharacter(text: string, index: number): boolean {
+    const code = text.charCodeAt(index);
+    return this.followers.has(code) && !this.mayStartToken(code, text, index);
+  }
+
   /** Whether the characters after a LISTED_FOLLOWERS trigger (as far as the text goes) can continue one of its tokens. */
   private mayStartToken(code: number, text: string, index: number): boolean {
     if (index + 1 === text.length) return true;

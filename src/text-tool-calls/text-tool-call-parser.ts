@@ -13,7 +13,7 @@
  * text whole or in any chunking gives the same text, reasoning and calls. Each character is scanned
  * once by the text scan and at most a bounded number of times by openings; blocks read forward only.
  */
-import { EventCollector } from './event-collector.js';
+import { EventCollector, NO_TEXT } from './event-collector.js';
 import { OfferedToolSet } from './offered-tool-set.js';
 import { NEED_MORE_TEXT, OpeningReader } from './opening-reader.js';
 import type { Opening, OpeningContext, ParserBlock } from './parser-block.js';
@@ -31,6 +31,8 @@ export interface TextParserStatistics {
   /** Whether the held characters belong to a recognised call (then bounded by CALL_CHARACTERS_MAXIMUM). */
   insideCall: boolean;
 }
+
+const BACKTICK = 0x60;
 
 export class TextToolCallParser {
   private readonly table: SyntaxTable;
@@ -52,10 +54,11 @@ export class TextToolCallParser {
    */
   private openedReasoningHead: string | undefined;
   /**
-   * The events of the `push` or `end` under way. Kept here rather than passed along, so the methods
-   * on the per-character path take no more than four parameters and allocate nothing per call.
+   * The events of the `push` or `end` under way (each answers its list and starts a new one). Kept
+   * here rather than passed along, so the methods on the per-character path take no more than four
+   * parameters and allocate nothing per call.
    */
-  private events: EventCollector;
+  private readonly events: EventCollector;
 
   constructor(options: TextToolCallParserOptions) {
     const setting: string = options.format;
@@ -67,6 +70,7 @@ export class TextToolCallParser {
       counter: this.counter,
       atSegmentStart: true,
       afterCall: false,
+      lastTextCode: NO_TEXT,
       accepts: (candidate: TextToolCallFormat) => format === 'auto' || format === candidate,
     };
     this.events = new EventCollector(this.context);
@@ -78,7 +82,6 @@ export class TextToolCallParser {
 
   push(delta: string): TextParserEvent[] {
     if (this.ended) throw new Error('TextToolCallParser: push after end');
-    this.events = new EventCollector(this.context);
     if (this.openedReasoningHead !== undefined) this.decideOpenedReasoning(delta, false);
     else this.process(delta, 0, false);
     return this.events.list();
@@ -88,7 +91,6 @@ export class TextToolCallParser {
   end(): TextParserEvent[] {
     if (this.ended) return [];
     this.ended = true;
-    this.events = new EventCollector(this.context);
     if (this.openedReasoningHead !== undefined) this.decideOpenedReasoning('', true);
     else this.process('', 0, true);
     return this.events.list();
@@ -192,12 +194,17 @@ export class TextToolCallParser {
         this.events.text(text.slice(emitFrom));
         return text.length;
       }
+      if (this.table.ruledOutByNextCharacter(text, trigger)) {
+        this.counter.add(1);
+        searchFrom = trigger + 1;
+        continue;
+      }
       // Only a reasoning opening asks whether text came before it; while that can still matter, emit first.
       if (this.context.atSegmentStart) {
         this.events.text(text.slice(emitFrom, trigger));
         emitFrom = trigger;
       }
-      const opening = this.tryOpenings(text, trigger, atEnd, trigger === start ? firstSyntax : 0);
+      const opening = this.tryOpenings(text, trigger, { start, atEnd }, trigger === start ? firstSyntax : 0);
       if (typeof opening === 'number') {
         this.events.text(text.slice(emitFrom, trigger));
         this.pending = text.slice(trigger);
@@ -218,17 +225,26 @@ export class TextToolCallParser {
    * The first opening that the syntaxes starting with this character recognise at `at`, from the
    * syntax `firstSyntax` on; or, when one cannot decide yet, that syntax's index.
    */
-  private tryOpenings(text: string, at: number, atEnd: boolean, firstSyntax: number): Opening | number | undefined {
+  private tryOpenings(
+    text: string,
+    at: number,
+    scan: { start: number; atEnd: boolean },
+    firstSyntax: number,
+  ): Opening | number | undefined {
+    const { start, atEnd } = scan;
     const windowEnd = Math.min(text.length, at + OPENING_CHARACTERS_MAXIMUM);
     // Past the window an opening cannot grow, so reading reaches a definite end there too.
     const final = atEnd || windowEnd === at + OPENING_CHARACTERS_MAXIMUM;
     const reader = this.reader.load(text, at, windowEnd, final);
     const code = text.charCodeAt(at);
+    // Inline code (`[get_time()]`, `<tool_call>…`) is quoted, not called: no call opens right after a backtick.
+    const quoted = (at > start ? text.charCodeAt(at - 1) : this.context.lastTextCode) === BACKTICK;
     const syntaxes = this.table.syntaxesFor(code);
     const gate = this.table.gate(code, reader);
     this.counter.add(reader.furthest - at + 1);
     for (let index = firstSyntax; index < syntaxes.length; index += 1) {
       const syntax = syntaxes[index]!;
+      if (quoted && syntax.formats !== 'reasoning') continue;
       // A syntax whose token is not there is ruled out without being asked; one whose token may still come waits.
       if (syntax.prefixes !== undefined && !gate?.complete.has(index)) {
         if (gate?.waiting.has(index)) return index;
