@@ -67,6 +67,11 @@ export interface OpeningSyntax {
    * are looked for only then, so prose is scanned as fast as without it.
    */
   readonly onlyAfterCall?: boolean;
+  /**
+   * An opening that only ever starts a segment (`context.atSegmentStart`: the start of the answer, or
+   * right after a call or reasoning): its trigger characters are looked for only then.
+   */
+  readonly onlyAtSegmentStart?: boolean;
   /** The formats it produces; `reasoning` for blocks that are not calls and run in every setting. */
   readonly formats: readonly TextToolCallFormat[] | 'reasoning';
   /**

@@ -104,7 +104,9 @@ export class SyntaxTable {
    * can follow it in an opening.
    */
   private readonly isTrigger = new Uint8Array(0x10000);
-  /** The same, with the triggers of repairs that apply only right after a call. */
+  /** The same, with the triggers of openings that only start a segment. */
+  private readonly isTriggerAtSegmentStart = new Uint8Array(0x10000);
+  /** The same, with the triggers of repairs that apply only right after a call (which starts a segment too). */
   private readonly isTriggerAfterCall = new Uint8Array(0x10000);
   private readonly byTrigger = new Map<number, TriggerEntry>();
   /**
@@ -126,7 +128,8 @@ export class SyntaxTable {
         for (const prefix of syntax.prefixes ?? []) entry.trie.add(prefix, index);
         this.byTrigger.set(code, entry);
         this.isTriggerAfterCall[code] = ANY_FOLLOWER;
-        if (syntax.onlyAfterCall !== true) this.isTrigger[code] = ANY_FOLLOWER;
+        if (syntax.onlyAfterCall !== true) this.isTriggerAtSegmentStart[code] = ANY_FOLLOWER;
+        if (syntax.onlyAfterCall !== true && syntax.onlyAtSegmentStart !== true) this.isTrigger[code] = ANY_FOLLOWER;
       }
     }
     for (const [code, entry] of this.byTrigger) this.listFollowers(code, entry.syntaxes);
@@ -138,8 +141,8 @@ export class SyntaxTable {
    * letters and brackets some syntax starts with (`a` of stripped Harmony's `assistantcommentary`,
    * `<` of an HTML tag) cost one lookup, not an attempt at an opening.
    */
-  nextTrigger(text: string, from: number, afterCall: boolean): number {
-    const triggers = afterCall ? this.isTriggerAfterCall : this.isTrigger;
+  nextTrigger(text: string, from: number, segment: { afterCall: boolean; atSegmentStart: boolean }): number {
+    const triggers = segment.afterCall ? this.isTriggerAfterCall : segment.atSegmentStart ? this.isTriggerAtSegmentStart : this.isTrigger;
     for (let index = from; index < text.length; index += 1) {
       const code = text.charCodeAt(index);
       const kind = triggers[code];
@@ -182,7 +185,8 @@ export class SyntaxTable {
       }
     }
     this.followers.set(code, { second, pairs });
-    if (this.isTrigger[code] === ANY_FOLLOWER) this.isTrigger[code] = LISTED_FOLLOWERS;
+    for (const triggers of [this.isTrigger, this.isTriggerAtSegmentStart])
+      if (triggers[code] === ANY_FOLLOWER) triggers[code] = LISTED_FOLLOWERS;
     this.isTriggerAfterCall[code] = LISTED_FOLLOWERS;
   }
 

@@ -76,6 +76,7 @@ export const apertusSyntax: OpeningSyntax = {
 export const apertusSuffixSyntax: OpeningSyntax = {
   triggers: '<',
   formats: ['apertus'],
+  onlyAtSegmentStart: true,
   prefixes: [TOOLS_SUFFIX],
   open(reader, context) {
     if (!context.atSegmentStart || !reader.accept(TOOLS_SUFFIX)) return undefined;

@@ -75,6 +75,7 @@ function readRecipient(reader: OpeningReader, context: OpeningContext): Opening 
 export const functionaryV32SegmentStartSyntax: OpeningSyntax = {
   triggers: '>',
   formats: ['functionary_v32'],
+  onlyAtSegmentStart: true,
   open(reader, context) {
     return context.atSegmentStart && reader.accept(MARKER) ? readRecipient(reader, context) : undefined;
   },
@@ -98,6 +99,7 @@ export const functionaryV32StartSyntax: OpeningSyntax = {
   triggers: WORD_CHARACTERS,
   formats: ['functionary_v32'],
   namedOnly: true,
+  onlyAtSegmentStart: true,
   open(reader, context) {
     return context.atSegmentStart ? readRecipient(reader, context) : undefined;
   },

@@ -67,6 +67,7 @@ export const hunyuanAnswerSyntax: OpeningSyntax = {
 export const hunyuanAnswerCloseSyntax: OpeningSyntax = {
   triggers: '<',
   formats: ['hunyuan'],
+  onlyAtSegmentStart: true,
   prefixes: [ANSWER_CLOSE],
   open(reader, context) {
     if (!context.atSegmentStart || !reader.accept(ANSWER_CLOSE)) return undefined;
