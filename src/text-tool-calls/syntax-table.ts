@@ -33,7 +33,13 @@ import { PrefixTrie, type PrefixGate } from './prefix-trie.js';
 import { barePythonicSyntax, pythonStartSyntax, taggedPythonicSyntax } from './formats/pythonic-format.js';
 import { thinkBracketSyntax, thinkTagSyntax } from './reasoning-syntaxes.js';
 import { step3Syntax } from './formats/step3-format.js';
-import { strayBracketSyntax, strayHarmonyFillerSyntax, strayMistralCloseSyntax, strayToolCallCloseSyntax } from './stray-closer-repairs.js';
+import {
+  deepSeekToolOutputMarkerSyntax,
+  strayBracketSyntax,
+  strayHarmonyFillerSyntax,
+  strayMistralCloseSyntax,
+  strayToolCallCloseSyntax,
+} from './stray-closer-repairs.js';
 import type { TextToolCallFormat } from './text-tool-call-types.js';
 import { toolCallsTagSyntax } from './formats/tool-calls-tag-format.js';
 import { bareXmlFunctionSyntax, wrappedXmlFunctionSyntax } from './formats/xml-function-format.js';
@@ -68,6 +74,7 @@ const ALL_SYNTAXES: readonly OpeningSyntax[] = [
   strayMistralCloseSyntax,
   strayBracketSyntax,
   strayHarmonyFillerSyntax,
+  deepSeekToolOutputMarkerSyntax,
   apertusReasoningSyntax,
   apertusSyntax,
   apertusSuffixSyntax,
