@@ -248,6 +248,18 @@ describe('adversarial text', () => {
     ['repeated fence openings', repeatTo('```tool_code\n', MEGABYTE)],
     ['blank space after an opening', repeatTo(`{${' '.repeat(300)}`, MEGABYTE)],
     ['repeated functools', repeatTo('functools', MEGABYTE)],
+    [
+      'MiniMax sections of 4000 unclosed parameters each, under the call size limit so each is parsed',
+      repeatTo(
+        `<minimax:tool_call><invoke name="get_weather">${'<parameter name="city">x'.repeat(4000)}</invoke></minimax:tool_call>`,
+        MEGABYTE,
+      ),
+    ],
+    ['FunctionGemma arguments nesting forever', `<start_function_call>call:get_weather{a:${repeatTo('{b:', MEGABYTE)}<end_function_call>`],
+    ['FunctionGemma escapes never closed', `<start_function_call>call:get_weather{${repeatTo('a:<escape>', MEGABYTE)}<end_function_call>`],
+    ['repeated stripped Harmony headers', repeatTo('assistantcommentary to=functions.get_weather json', MEGABYTE)],
+    ['repeated >>> at the start', repeatTo('>>>', MEGABYTE)],
+    ['an Apertus list of name-keyed objects never closed', `<|tools_prefix|>[${repeatTo('{"get_time": {}}, ', MEGABYTE)}`],
   ];
 
   it.each(inputs)(
