@@ -14,7 +14,7 @@ import { jsonFenceSyntax, toolCodeFenceSyntax } from './formats/gemma-tool-code-
 import { glmSyntax } from './formats/glm-format.js';
 import { granite20bFcSyntax } from './formats/granite-20b-fc-format.js';
 import { graniteSyntax, graniteToolCallTagSyntax } from './formats/granite-format.js';
-import { harmonySyntax } from './formats/harmony-format.js';
+import { harmonyRecipientFirstSyntax, harmonySyntax } from './formats/harmony-format.js';
 import { harmonyPlainCallSyntax, harmonyPlainChannelSyntax } from './formats/harmony-plain-format.js';
 import { hermesSyntax } from './formats/hermes-format.js';
 import { hunyuanAnswerCloseSyntax, hunyuanAnswerSyntax } from './formats/hunyuan-format.js';
@@ -93,6 +93,7 @@ const ALL_SYNTAXES: readonly OpeningSyntax[] = [
   nemotronV2Syntax,
   harmonyPlainChannelSyntax,
   harmonyPlainCallSyntax,
+  harmonyRecipientFirstSyntax,
 ];
 
 /** The syntaxes one character can start, with the trie of their literal tokens. */

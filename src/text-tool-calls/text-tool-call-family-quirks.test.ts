@@ -140,6 +140,16 @@ describe('openings read only in their own setting', () => {
     expect(parse(prose)).toEqual({ text: prose, reasoning: '', calls: [] });
   });
 
+  it('gpt-oss whose <|start|>assistant is in the prompt: the answer opens with the recipient, read only there', () => {
+    expect(parse(' to=functions.get_time<|channel|>commentary <|constrain|>json<|message|>{}')).toEqual({
+      text: ' ',
+      reasoning: '',
+      calls: ['harmony:get_time{}'],
+    });
+    const prose = 'Address it to=functions.get_time<|channel|>commentary<|message|>{}';
+    expect(parse(prose).calls).toEqual([]);
+  });
+
   it('Hunyuan and Jamba share <tool_calls>: reported as Hunyuan in its setting, as tool_calls_tag otherwise', () => {
     const text = '<tool_calls>[{"name": "get_time", "arguments": {}}]</tool_calls>';
     expect(parse(text, 'hunyuan').calls).toEqual(['hunyuan:get_time{}']);
