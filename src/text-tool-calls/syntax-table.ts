@@ -96,21 +96,29 @@ const ALL_SYNTAXES: readonly OpeningSyntax[] = [
   harmonyRecipientFirstSyntax,
 ];
 
+/**
+ * A pattern matching any one of these UTF-16 code units, each written as a `\u` escape: a single
+ * character class, so finding the next match reads each character once.
+ */
+function characterClassOf(codes: readonly number[]): RegExp {
+  const escaped = codes.map((code) => `\\u${code.toString(16).padStart(4, '0')}`).join('');
+  return new RegExp(`[${escaped}]`, 'g');
+}
+
 /** The syntaxes one character can start, with the trie of their literal tokens. */
 export interface TriggerEntry {
   syntaxes: readonly OpeningSyntax[];
   trie: PrefixTrie;
 }
 
-const ANY_FOLLOWER = 1;
-const LISTED_FOLLOWERS = 2;
+/** The segment state the scan is in: which triggers can matter there. */
+export interface ScanState {
+  afterCall: boolean;
+  atSegmentStart: boolean;
+}
 
 export class SyntaxTable {
-  /**
-   * For every UTF-16 code unit some active syntax can start with: ANY_FOLLOWER, or LISTED_FOLLOWERS
-   * when every syntax it starts begins with a literal token, so only the tokens' second characters
-   * can follow it in an opening.
-   */
+  /** 1 for every UTF-16 code unit some active syntax can start with. */
   private readonly isTrigger = new Uint8Array(0x10000);
   /** The same, with the triggers of openings that only start a segment. */
   private readonly isTriggerAtSegmentStart = new Uint8Array(0x10000);
@@ -118,10 +126,15 @@ export class SyntaxTable {
   private readonly isTriggerAfterCall = new Uint8Array(0x10000);
   private readonly byTrigger = new Map<number, TriggerEntry>();
   /**
-   * For LISTED_FOLLOWERS triggers: the two characters that can follow them in a token, as
-   * `second * 0x10000 + third` (a token of two characters allows any third).
+   * For a trigger all of whose syntaxes start with a literal token: the characters that can follow it
+   * in one of those tokens, and the pairs of the next two as `second * 0x10000 + third` (undefined
+   * when a token has only two characters).
    */
   private readonly followers = new Map<number, { second: Uint8Array; pairs: Set<number> | undefined }>();
+  /** One character class per table, so the scan finds the next candidate in one native search. */
+  private readonly triggerPattern: RegExp;
+  private readonly triggerPatternAtSegmentStart: RegExp;
+  private readonly triggerPatternAfterCall: RegExp;
 
   constructor(setting: TextToolCallFormat | 'auto') {
     const active = ALL_SYNTAXES.filter(
@@ -135,51 +148,52 @@ export class SyntaxTable {
         (entry.syntaxes as OpeningSyntax[]).push(syntax);
         for (const prefix of syntax.prefixes ?? []) entry.trie.add(prefix, index);
         this.byTrigger.set(code, entry);
-        this.isTriggerAfterCall[code] = ANY_FOLLOWER;
-        if (syntax.onlyAfterCall !== true) this.isTriggerAtSegmentStart[code] = ANY_FOLLOWER;
-        if (syntax.onlyAfterCall !== true && syntax.onlyAtSegmentStart !== true) this.isTrigger[code] = ANY_FOLLOWER;
+        this.isTriggerAfterCall[code] = 1;
+        if (syntax.onlyAfterCall !== true) this.isTriggerAtSegmentStart[code] = 1;
+        if (syntax.onlyAfterCall !== true && syntax.onlyAtSegmentStart !== true) this.isTrigger[code] = 1;
       }
     }
     for (const [code, entry] of this.byTrigger) this.listFollowers(code, entry.syntaxes);
+    const characterClass = (table: Uint8Array) => characterClassOf([...this.byTrigger.keys()].filter((code) => table[code] === 1));
+    this.triggerPattern = characterClass(this.isTrigger);
+    this.triggerPatternAtSegmentStart = characterClass(this.isTriggerAtSegmentStart);
+    this.triggerPatternAfterCall = characterClass(this.isTriggerAfterCall);
   }
 
   /**
    * The index of the next character at or after `from` that could start an opening; -1 when none.
-   * A trigger whose next characters no token continues with is passed over here, so the common
-   * letters and brackets some syntax starts with (`a` of stripped Harmony's `assistantcommentary`,
-   * `<` of an HTML tag) cost one lookup, not an attempt at an opening.
+   * A character-class search finds each candidate (the engine scans for it far faster than a loop
+   * over the codes); a candidate whose next characters no token continues with is passed over, so
+   * the common letters and brackets some syntax starts with (`a` of stripped Harmony's
+   * `assistantcommentary`, `<` of an HTML tag) cost one lookup, not an attempt at an opening.
    */
-  nextTrigger(text: string, from: number, segment: { afterCall: boolean; atSegmentStart: boolean }): number {
-    const triggers = segment.afterCall ? this.isTriggerAfterCall : segment.atSegmentStart ? this.isTriggerAtSegmentStart : this.isTrigger;
-    for (let index = from; index < text.length; index += 1) {
-      const code = text.charCodeAt(index);
-      const kind = triggers[code];
-      if (kind === ANY_FOLLOWER) return index;
-      if (kind === LISTED_FOLLOWERS && this.mayStartToken(code, text, index)) return index;
+  nextTrigger(text: string, from: number, state: ScanState): number {
+    const pattern = state.afterCall
+      ? this.triggerPatternAfterCall
+      : state.atSegmentStart
+        ? this.triggerPatternAtSegmentStart
+        : this.triggerPattern;
+    pattern.lastIndex = from;
+    for (;;) {
+      const index = pattern.exec(text)?.index ?? -1;
+      if (index === -1 || !this.ruledOutByNextCharacter(text, index)) return index;
+      pattern.lastIndex = index + 1;
     }
-    return -1;
   }
 
   /**
    * Whether no opening can start at `index`: every syntax of this trigger needs a literal token, and
-   * the next characters (when there are any yet) fit none of them. `nextTrigger` already passes such
-   * triggers over; this answers for a trigger found otherwise.
+   * the next characters (when there are any yet) fit none of them.
    */
   ruledOutByNextCharacter(text: string, index: number): boolean {
-    const code = text.charCodeAt(index);
-    return this.followers.has(code) && !this.mayStartToken(code, text, index);
+    const followers = this.followers.get(text.charCodeAt(index));
+    if (followers === undefined || index + 1 === text.length) return false;
+    if (followers.second[text.charCodeAt(index + 1)] !== 1) return true;
+    if (followers.pairs === undefined || index + 2 === text.length) return false;
+    return !followers.pairs.has(text.charCodeAt(index + 1) * 0x10000 + text.charCodeAt(index + 2));
   }
 
-  /** Whether the characters after a LISTED_FOLLOWERS trigger (as far as the text goes) can continue one of its tokens. */
-  private mayStartToken(code: number, text: string, index: number): boolean {
-    if (index + 1 === text.length) return true;
-    const followers = this.followers.get(code)!;
-    if (followers.second[text.charCodeAt(index + 1)] !== 1) return false;
-    if (followers.pairs === undefined || index + 2 === text.length) return true;
-    return followers.pairs.has(text.charCodeAt(index + 1) * 0x10000 + text.charCodeAt(index + 2));
-  }
-
-  /** Marks a trigger LISTED_FOLLOWERS when every syntax it starts has tokens longer than one character. */
+  /** Lists a trigger's followers when every syntax it starts has tokens longer than one character. */
   private listFollowers(code: number, syntaxes: readonly OpeningSyntax[]): void {
     const second = new Uint8Array(0x10000);
     let pairs: Set<number> | undefined = new Set<number>();
@@ -193,9 +207,6 @@ export class SyntaxTable {
       }
     }
     this.followers.set(code, { second, pairs });
-    for (const triggers of [this.isTrigger, this.isTriggerAtSegmentStart])
-      if (triggers[code] === ANY_FOLLOWER) triggers[code] = LISTED_FOLLOWERS;
-    this.isTriggerAfterCall[code] = LISTED_FOLLOWERS;
   }
 
   syntaxesFor(code: number): readonly OpeningSyntax[] {
