@@ -55,7 +55,6 @@ const CALLS_AS_TEXT: Record<string, string> = {
   hunyuan: `<answer>\n<tool_calls>[${JSON_CALL}]</tool_calls>\n</answer>`,
   functionary_v31: '<function=search_knowledge_base>{"query": "Krebs"}</function>',
   nemotron_v2: `<TOOLCALL>[${JSON_CALL}]</TOOLCALL>`,
-  harmony_plain: 'assistantcommentary to=functions.search_knowledge_base json{"query": "Krebs"}',
 };
 
 const PREAMBLE = 'Let me look that up. ';

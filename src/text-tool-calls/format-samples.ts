@@ -663,6 +663,7 @@ export const FORMAT_SAMPLES: readonly FormatSamples[] = [
   },
   {
     format: 'harmony_plain',
+    namedOnly: true,
     samples: [
       {
         description: 'a call whose tokens were stripped, the content type glued on',

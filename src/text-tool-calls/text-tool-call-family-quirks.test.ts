@@ -128,16 +128,11 @@ describe('openings read only in their own setting', () => {
     });
   });
 
-  it('gpt-oss with its tokens stripped: auto reads the call but leaves the channel words, ordinary English, as text', () => {
-    expect(parse(stripped)).toEqual({
-      text: 'analysisNeed the weather.assistantfinalIt is sunny.',
-      reasoning: '',
-      calls: ['harmony_plain:get_weather{"city":"Paris"}'],
-    });
-    expect(parse('assistant to=functions.get_timecommentary json{}').calls).toEqual(['harmony_plain:get_time{}']);
+  it('gpt-oss with its tokens stripped: auto leaves all of it, ordinary English, as text', () => {
+    expect(parse(stripped)).toEqual({ text: stripped, reasoning: '', calls: [] });
     const prose = 'analysis of the final commentary: to=functions is a recipient.';
     expect(parse(prose, 'harmony_plain').calls).toEqual([]);
-    expect(parse(prose)).toEqual({ text: prose, reasoning: '', calls: [] });
+    expect(parse('assistant to=functions.get_timecommentary json{}', 'harmony_plain').calls).toEqual(['harmony_plain:get_time{}']);
   });
 
   it('gpt-oss whose <|start|>assistant is in the prompt: the answer opens with the recipient, read only there', () => {
