@@ -5,7 +5,8 @@
  *   <invoke name="get_weather"><parameter name="city">Paris</parameter></invoke>
  *
  * Values are the text between the tags, kept exactly for strings (an edit tool's leading spaces are
- * data) and typed by the tool's JSON Schema otherwise. A value runs to the last parameter close
+ * data; MiniMax's one line break after the opening tag and before the close is markup, Step3 writes
+ * values inline so its line breaks are data) and typed by the tool's JSON Schema otherwise. A value runs to the last parameter close
  * before the next parameter or the invocation's end, so a value that itself contains the closing
  * tag keeps it.
  */
@@ -13,7 +14,7 @@ import { firstFound, ForwardSearch } from './forward-search.js';
 import type { OfferedToolSet } from './offered-tool-set.js';
 import type { OpeningContext } from './parser-block.js';
 import type { OpeningReader } from './opening-reader.js';
-import { typedValue } from './schema-typed-values.js';
+import { trimTagLineBreaks, typedValue } from './schema-typed-values.js';
 import { toolCallEvent, type TextParserEvent, type TextToolCallFormat } from './text-tool-call-types.js';
 
 export interface InvokeTags {
@@ -21,14 +22,17 @@ export interface InvokeTags {
   invokeClose: string;
   parameterOpen: string;
   parameterClose: string;
+  /** Whether the one line break after a parameter's opening tag and before its close is markup. */
+  lineBreaksAreMarkup: boolean;
 }
 
-export function invokeTags(namespace: string): InvokeTags {
+export function invokeTags(namespace: string, lineBreaksAreMarkup: boolean): InvokeTags {
   return {
     invokeOpen: `<${namespace}invoke name=`,
     invokeClose: `</${namespace}invoke>`,
     parameterOpen: `<${namespace}parameter name=`,
     parameterClose: `</${namespace}parameter>`,
+    lineBreaksAreMarkup,
   };
 }
 
@@ -58,7 +62,8 @@ function parametersJson(body: string, toolName: string, tools: OfferedToolSet, t
     const close = stretch.lastIndexOf(tags.parameterClose);
     // A value without its close ends where the next parameter starts (models do forget).
     const value = close === -1 ? stretch : stretch.slice(0, close);
-    parameters[name.value] = typedValue(value, tools.parameterSchema(toolName, name.value));
+    const text = tags.lineBreaksAreMarkup ? trimTagLineBreaks(value) : value;
+    parameters[name.value] = typedValue(text, tools.parameterSchema(toolName, name.value));
     position = boundary;
   }
   return JSON.stringify(parameters);

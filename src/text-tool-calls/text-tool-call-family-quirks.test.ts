@@ -75,6 +75,21 @@ describe('end tokens a server strips', () => {
   });
 });
 
+describe('values written between tags', () => {
+  it('MiniMax M2: one line break after the opening tag and before the close is markup, spaces are data', () => {
+    expect(
+      parse('<minimax:tool_call><invoke name="get_weather"><parameter name="city">\n  Tokyo \n</parameter></invoke></minimax:tool_call>')
+        .calls,
+    ).toEqual(['minimax_m2:get_weather{"city":"  Tokyo "}']);
+  });
+
+  it('Step3: values are inline, so a trailing line break is data', () => {
+    const text =
+      '<｜tool_calls_begin｜><｜tool_call_begin｜><steptml:invoke name="get_weather"><steptml:parameter name="city">Tokyo\n</steptml:parameter></steptml:invoke><｜tool_calls_end｜>';
+    expect(parse(text).calls).toEqual(['step3:get_weather{"city":"Tokyo\\n"}']);
+  });
+});
+
 describe('markers dropped only where they carry nothing', () => {
   it("Apertus: the turn's start and a final end token are dropped, an end token inside the text is kept", () => {
     expect(parse('<|assistant_start|>Hi.<|inner_prefix|>Think.<|inner_suffix|> Bye.<|assistant_end|>\n')).toEqual({

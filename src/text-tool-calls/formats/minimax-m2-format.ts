@@ -16,7 +16,7 @@ import { openingText, type OpeningSyntax } from '../parser-block.js';
 
 const SECTION_OPEN = '<minimax:tool_call>';
 const SECTION_CLOSE = '</minimax:tool_call>';
-const TAGS = invokeTags('');
+const TAGS = invokeTags('', true);
 
 export const minimaxM2Syntax: OpeningSyntax = {
   triggers: '<',

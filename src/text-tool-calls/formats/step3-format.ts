@@ -17,7 +17,7 @@ const CALLS_BEGIN = '<｜tool_calls_begin｜>';
 const CALLS_END = '<｜tool_calls_end｜>';
 const CALL_BEGIN = '<｜tool_call_begin｜>';
 const SEPARATOR = '<｜tool_sep｜>';
-const TAGS = invokeTags('steptml:');
+const TAGS = invokeTags('steptml:', false);
 
 export const step3Syntax: OpeningSyntax = {
   triggers: '<',
