@@ -35,18 +35,6 @@ const PENDING_FAMILIES: readonly string[] = [
   'cohere_command',
   'seed_oss',
   'minimax_m1',
-  'apertus',
-  'internlm2',
-  'granite_20b_fc',
-  'longcat',
-  'function_gemma',
-  'minimax_m2',
-  'step3',
-  'hunyuan',
-  'functionary_v31',
-  'functionary_v32',
-  'nemotron_v2',
-  'harmony_plain',
 ];
 
 interface ExpectedCall {

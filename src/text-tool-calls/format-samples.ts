@@ -28,6 +28,11 @@ export interface FormatSamples {
   samples: FormatSample[];
   /** Prose that mentions the format's tags or tokens without calling anything: it must stay as written. */
   mentions: string[];
+  /**
+   * Read everywhere only in the format's own setting (its opening is ordinary text elsewhere): `auto`
+   * may read a sample only where it stands alone, so the properties run in the format's setting.
+   */
+  namedOnly?: boolean;
 }
 
 export const SAMPLE_TOOLS: readonly OfferedTool[] = [
@@ -422,5 +427,257 @@ export const FORMAT_SAMPLES: readonly FormatSamples[] = [
       },
     ],
     mentions: ['The API returns {"tool_calls": []} when nothing is called, or {"tool_calls": null}.'],
+  },
+  {
+    format: 'apertus',
+    samples: [
+      {
+        description: 'prose, then a list of one name-keyed call',
+        text: 'Let me check. <|tools_prefix|>[{"get_weather": {"city": "Paris", "days": 2}}]<|tools_suffix|>',
+        calls: [{ name: 'get_weather', arguments: { city: 'Paris', days: 2 } }],
+        answer: 'Let me check. ',
+      },
+      {
+        description: 'two calls in one list',
+        text: '<|tools_prefix|>[{"get_weather": {"city": "Oslo"}}, {"get_time": {}}]<|tools_suffix|>',
+        calls: [
+          { name: 'get_weather', arguments: { city: 'Oslo' } },
+          { name: 'get_time', arguments: {} },
+        ],
+        answer: '',
+      },
+      {
+        description: 'reasoning between the inner tokens, and the suffix stripped by the server',
+        text: '<|inner_prefix|>I need the time.<|inner_suffix|><|tools_prefix|>[{"get_time": {}}]',
+        calls: [{ name: 'get_time', arguments: {} }],
+        answer: '',
+        answerWhenNotOffered: '<|tools_prefix|>[{"get_time": {}}]',
+      },
+    ],
+    mentions: ['Apertus wraps calls in <|tools_prefix|> and <|tools_suffix|>, as in <|tools_prefix|>[{"name": {}}].'],
+  },
+  {
+    format: 'internlm2',
+    samples: [
+      {
+        description: 'prose, then a plugin action',
+        text: 'Let me check. <|action_start|><|plugin|>\n{"name": "get_weather", "parameters": {"city": "Tokyo"}}<|action_end|>',
+        calls: [{ name: 'get_weather', arguments: { city: 'Tokyo' } }],
+        answer: 'Let me check. ',
+      },
+      {
+        description: 'empty parameters, text after',
+        text: '<|action_start|><|plugin|>{"name": "get_time", "parameters": {}}<|action_end|>Done.',
+        calls: [{ name: 'get_time', arguments: {} }],
+        answer: 'Done.',
+      },
+    ],
+    mentions: ['InternLM2 runs code after <|action_start|><|interpreter|> and calls plugins after <|action_start|><|plugin|>.'],
+  },
+  {
+    format: 'granite_20b_fc',
+    samples: [
+      {
+        description: 'prose, then one call',
+        text: 'Let me check the weather for you.\n<function_call> {"name": "get_weather", "arguments": {"city": "Tokyo"}}',
+        calls: [{ name: 'get_weather', arguments: { city: 'Tokyo' } }],
+        answer: 'Let me check the weather for you.\n',
+      },
+      {
+        description: 'two calls, one per tag',
+        text: '<function_call> {"name": "get_weather", "arguments": {"city": "Tokyo", "days": 1}}\n<function_call> {"name": "get_time", "arguments": {}}',
+        calls: [
+          { name: 'get_weather', arguments: { city: 'Tokyo', days: 1 } },
+          { name: 'get_time', arguments: {} },
+        ],
+        answer: '\n',
+      },
+    ],
+    mentions: ['Granite 20B starts each call with <function_call> and then a JSON object such as {"name": "x"}.'],
+  },
+  {
+    format: 'longcat',
+    samples: [
+      {
+        description: 'text before and after',
+        text: 'Let me check the weather for you.\n<longcat_tool_call>{"name": "get_weather", "arguments": {"city": "Tokyo"}}</longcat_tool_call>\nHere is the result.',
+        calls: [{ name: 'get_weather', arguments: { city: 'Tokyo' } }],
+        answer: 'Let me check the weather for you.\n\nHere is the result.',
+      },
+      {
+        description: 'two calls',
+        text: '<longcat_tool_call>{"name": "get_weather", "arguments": {"city": "Tokyo"}}</longcat_tool_call>\n<longcat_tool_call>{"name": "get_time", "arguments": {}}</longcat_tool_call>',
+        calls: [
+          { name: 'get_weather', arguments: { city: 'Tokyo' } },
+          { name: 'get_time', arguments: {} },
+        ],
+        answer: '\n',
+      },
+    ],
+    mentions: ['LongCat wraps each call in <longcat_tool_call> and </longcat_tool_call>.'],
+  },
+  {
+    format: 'function_gemma',
+    samples: [
+      {
+        description: 'escaped strings, bare number and boolean',
+        text: 'Let me check. <start_function_call>call:get_weather{city:<escape>San Francisco, CA<escape>,days:3,metric:true}<end_function_call>',
+        calls: [{ name: 'get_weather', arguments: { city: 'San Francisco, CA', days: 3, metric: true } }],
+        answer: 'Let me check. ',
+      },
+      {
+        description: 'a list, a nested object, an escaped integer typed by the schema, and a second call',
+        text: '<start_function_call>call:get_weather{city:<escape>Oslo<escape>,days:<escape>4<escape>,tags:[<escape>rain<escape>,<escape>wind<escape>],filters:{hours:6,kind:<escape>rain<escape>}}<end_function_call><start_function_call>call:get_time{}<end_function_call>',
+        calls: [
+          { name: 'get_weather', arguments: { city: 'Oslo', days: 4, tags: ['rain', 'wind'], filters: { hours: 6, kind: 'rain' } } },
+          { name: 'get_time', arguments: {} },
+        ],
+        answer: '',
+      },
+    ],
+    mentions: ['FunctionGemma writes <start_function_call>call:name{…}<end_function_call>, strings between <escape> tokens.'],
+  },
+  {
+    format: 'minimax_m2',
+    samples: [
+      {
+        description: 'one invocation, values typed by the schema',
+        text: 'Let me check.\n<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Seattle</parameter>\n<parameter name="days">5</parameter>\n</invoke>\n</minimax:tool_call>',
+        calls: [{ name: 'get_weather', arguments: { city: 'Seattle', days: 5 } }],
+        answer: 'Let me check.\n',
+      },
+      {
+        description: 'two invocations; a string keeps its spaces and a closing tag it contains',
+        text: '<minimax:tool_call><invoke name="search_course_materials"><parameter name="query">  if x: </parameter> in it</parameter></invoke><invoke name="get_time"></invoke></minimax:tool_call> Done.',
+        calls: [
+          { name: 'search_course_materials', arguments: { query: '  if x: </parameter> in it' } },
+          { name: 'get_time', arguments: {} },
+        ],
+        answer: ' Done.',
+      },
+    ],
+    mentions: ['MiniMax M2 calls look like <minimax:tool_call><invoke name="tool">…</invoke></minimax:tool_call>.'],
+  },
+  {
+    format: 'step3',
+    samples: [
+      {
+        description: 'prose around a section with the function header',
+        text: 'Let me check the weather for you.\n\n<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="get_weather"><steptml:parameter name="city">Tokyo</steptml:parameter><steptml:parameter name="days"> 4 </steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>\n\nI will get that information.',
+        calls: [{ name: 'get_weather', arguments: { city: 'Tokyo', days: 4 } }],
+        answer: 'Let me check the weather for you.\n\n\n\nI will get that information.',
+      },
+      {
+        description: 'two calls without the header',
+        text: '<｜tool_calls_begin｜><｜tool_call_begin｜><steptml:invoke name="get_weather"><steptml:parameter name="city">Tokyo</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_sep｜><｜tool_call_begin｜><steptml:invoke name="get_time"></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>',
+        calls: [
+          { name: 'get_weather', arguments: { city: 'Tokyo' } },
+          { name: 'get_time', arguments: {} },
+        ],
+        answer: '',
+      },
+    ],
+    mentions: ['Step3 opens a section with <｜tool_calls_begin｜> and writes <steptml:invoke name="…"> inside.'],
+  },
+  {
+    format: 'hunyuan',
+    samples: [
+      {
+        description: 'the answer wrapper around one call',
+        text: '<answer>\n<tool_calls>[{"name": "get_weather", "arguments": {"city": "Boston"}}]</tool_calls>\n</answer>',
+        calls: [{ name: 'get_weather', arguments: { city: 'Boston' } }],
+        answer: '',
+      },
+      {
+        description: 'reasoning, then the answer wrapper around the calls',
+        text: '<think>\nNeed the weather.\n</think>\n<answer>\n<tool_calls>[{"name": "get_weather", "arguments": {"city": "Boston"}}, {"name": "get_time", "arguments": {}}]</tool_calls>\n</answer>',
+        calls: [
+          { name: 'get_weather', arguments: { city: 'Boston' } },
+          { name: 'get_time', arguments: {} },
+        ],
+        answer: '\n',
+        answerWhenNotOffered:
+          '\n<answer>\n<tool_calls>[{"name": "get_weather", "arguments": {"city": "Boston"}}, {"name": "get_time", "arguments": {}}]</tool_calls>\n</answer>',
+      },
+    ],
+    mentions: ['Hunyuan puts its reply in <answer> tags and its calls in <tool_calls>.'],
+  },
+  {
+    format: 'functionary_v31',
+    samples: [
+      {
+        description: 'calls inside the text',
+        text: 'Hell<function=get_weather>{"city": "Paris"}</function>o, world<function=get_time>{}</function>!',
+        calls: [
+          { name: 'get_weather', arguments: { city: 'Paris' } },
+          { name: 'get_time', arguments: {} },
+        ],
+        answer: 'Hello, world!',
+      },
+    ],
+    mentions: ['Functionary writes <function=name>{…}</function>; Qwen3-Coder writes <function=name><parameter=…>.'],
+  },
+  {
+    format: 'functionary_v32',
+    namedOnly: true,
+    samples: [
+      {
+        description: 'two calls',
+        text: '>>>get_weather\n{"city": "Oslo", "days": 2}\n>>>get_time\n{}',
+        calls: [
+          { name: 'get_weather', arguments: { city: 'Oslo', days: 2 } },
+          { name: 'get_time', arguments: {} },
+        ],
+        answer: '\n',
+      },
+      {
+        description: 'text for the user, then a call',
+        text: '>>>all\nLet me call a tool\n>>>get_weather\n{"city": "Paris"}',
+        calls: [{ name: 'get_weather', arguments: { city: 'Paris' } }],
+        answer: 'Let me call a tool\n',
+        answerWhenNotOffered: 'Let me call a tool\n>>>get_weather\n{"city": "Paris"}',
+      },
+    ],
+    mentions: ['In the REPL type >>> get_weather("Paris"); Functionary starts its text with >>>all and a line break.'],
+  },
+  {
+    format: 'nemotron_v2',
+    samples: [
+      {
+        description: 'prose, then a list of calls',
+        text: 'Let me check that.<TOOLCALL>[{"name": "get_weather", "arguments": {"city": "Tokyo", "metric": true}}, {"name": "get_time", "arguments": {}}]</TOOLCALL>',
+        calls: [
+          { name: 'get_weather', arguments: { city: 'Tokyo', metric: true } },
+          { name: 'get_time', arguments: {} },
+        ],
+        answer: 'Let me check that.',
+      },
+      {
+        description: 'one object without a list',
+        text: '<TOOLCALL>{"name": "get_time", "arguments": {}}</TOOLCALL>',
+        calls: [{ name: 'get_time', arguments: {} }],
+        answer: '',
+      },
+    ],
+    mentions: ['Nemotron wraps its calls in <TOOLCALL> and </TOOLCALL>.'],
+  },
+  {
+    format: 'harmony_plain',
+    namedOnly: true,
+    samples: [
+      {
+        description: 'a call whose tokens were stripped, the content type glued on',
+        text: 'assistantcommentary to=functions.get_weather json{"city": "Paris"}',
+        calls: [{ name: 'get_weather', arguments: { city: 'Paris' } }],
+        answer: '',
+      },
+      {
+        description: 'prose, a call without role or content type, and prose',
+        text: 'Checking now. commentary to=functions.get_time {} Back soon.',
+        calls: [{ name: 'get_time', arguments: {} }],
+        answer: 'Checking now.  Back soon.',
+      },
+    ],
+    mentions: ['The commentary channel carries calls, as in commentary to=functions.name json{…}, and the final channel the answer.'],
   },
 ];

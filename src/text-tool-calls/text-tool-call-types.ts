@@ -22,6 +22,18 @@ export const TEXT_TOOL_CALL_FORMATS = [
   'harmony',
   'gemma_tool_code',
   'openai_json',
+  'apertus',
+  'internlm2',
+  'granite_20b_fc',
+  'longcat',
+  'function_gemma',
+  'minimax_m2',
+  'step3',
+  'hunyuan',
+  'functionary_v31',
+  'functionary_v32',
+  'nemotron_v2',
+  'harmony_plain',
 ] as const;
 
 export type TextToolCallFormat = (typeof TEXT_TOOL_CALL_FORMATS)[number];

@@ -21,8 +21,8 @@ import type { OpeningReader } from '../opening-reader.js';
 import { toolCallEvent, type TextParserEvent } from '../text-tool-call-types.js';
 import { TOOL_CALL_OPEN, TOOL_CALL_TERMINATORS } from '../tool-call-tags.js';
 
-const FUNCTION_OPEN = '<function=';
-const FUNCTION_CLOSE = '</function>';
+export const FUNCTION_OPEN = '<function=';
+export const FUNCTION_CLOSE = '</function>';
 const PARAMETER_OPEN = '<parameter=';
 const PARAMETER_CLOSE = '</parameter>';
 
@@ -73,8 +73,8 @@ function readWrappedBody(body: string, ending: BlockEnding, tools: OfferedToolSe
   return events.some((event) => event.type === 'tool-call') ? events : undefined;
 }
 
-/** Reads `<function=name>` with an offered name; answers the name. */
-function readFunctionOpening(reader: OpeningReader, context: OpeningContext): string | undefined {
+/** Reads `<function=name>` with an offered name; answers the name. Functionary v3.1 shares this opening. */
+export function readFunctionOpening(reader: OpeningReader, context: OpeningContext): string | undefined {
   if (!reader.accept(FUNCTION_OPEN)) return undefined;
   const name = reader.offeredName(context.tools);
   return name !== undefined && reader.accept('>') ? name : undefined;
