@@ -61,6 +61,11 @@ export interface OpeningSyntax {
   /** The formats it produces; `reasoning` for blocks that are not calls and run in every setting. */
   readonly formats: readonly TextToolCallFormat[] | 'reasoning';
   /**
+   * An opening that starts with an ordinary word (Gemma 4's bare `call:`): read only in its own
+   * format's setting, never in `auto`, where prose could start the same way.
+   */
+  readonly namedOnly?: boolean;
+  /**
    * Reads from the reader's start; answers the opening, or undefined when this is not one.
    * Throws NEED_MORE_TEXT when the characters so far cannot decide.
    */

@@ -4,7 +4,14 @@
  * that decides wins, and one still undecided blocks those after it, so a decision never depends on
  * how the text was chunked.
  */
+import { cohereActionSyntax, cohereResponseSyntax, cohereThinkingSyntax } from './formats/cohere-command-format.js';
 import { deepSeekSyntax } from './formats/deepseek-format.js';
+import { deepSeekV32Syntax } from './formats/deepseek-v32-format.js';
+import { bareGemma4Syntax, gemma4Syntax, gemma4ThoughtSyntax } from './formats/gemma4-format.js';
+import { gigaChat3EndSyntax, gigaChat3Syntax } from './formats/gigachat3-format.js';
+import { lfm2EndSyntax, lfm2Syntax } from './formats/lfm2-format.js';
+import { olmo3Syntax } from './formats/olmo3-format.js';
+import { seedOssSyntax, seedThinkSyntax } from './formats/seed-oss-format.js';
 import { functoolsSyntax } from './formats/functools-format.js';
 import { jsonFenceSyntax, toolCodeFenceSyntax } from './formats/gemma-tool-code-format.js';
 import { glmSyntax } from './formats/glm-format.js';
@@ -48,6 +55,21 @@ const ALL_SYNTAXES: readonly OpeningSyntax[] = [
   functoolsSyntax,
   toolCodeFenceSyntax,
   jsonFenceSyntax,
+  // Group A of issue 18: each opens with its family's own tokens, so the order among them is free.
+  seedThinkSyntax,
+  gemma4ThoughtSyntax,
+  cohereThinkingSyntax,
+  cohereResponseSyntax,
+  cohereActionSyntax,
+  lfm2Syntax,
+  lfm2EndSyntax,
+  gemma4Syntax,
+  bareGemma4Syntax,
+  olmo3Syntax,
+  deepSeekV32Syntax,
+  gigaChat3Syntax,
+  gigaChat3EndSyntax,
+  seedOssSyntax,
 ];
 
 /** The syntaxes one character can start, with the trie of their literal tokens. */
@@ -63,7 +85,7 @@ export class SyntaxTable {
 
   constructor(setting: TextToolCallFormat | 'auto') {
     const active = ALL_SYNTAXES.filter(
-      (syntax) => syntax.formats === 'reasoning' || setting === 'auto' || syntax.formats.includes(setting),
+      (syntax) => syntax.formats === 'reasoning' || (setting === 'auto' ? syntax.namedOnly !== true : syntax.formats.includes(setting)),
     );
     for (const syntax of active) {
       for (const trigger of syntax.triggers) {

@@ -22,6 +22,14 @@ export const TEXT_TOOL_CALL_FORMATS = [
   'harmony',
   'gemma_tool_code',
   'openai_json',
+  'lfm2',
+  'gemma4',
+  'olmo3',
+  'deepseek_v32',
+  'gigachat3',
+  'cohere_command',
+  'seed_oss',
+  'minimax_m1',
 ] as const;
 
 export type TextToolCallFormat = (typeof TEXT_TOOL_CALL_FORMATS)[number];

@@ -18,7 +18,7 @@ import type { OfferedToolSet } from '../offered-tool-set.js';
 import { openingText, type OpeningContext, type OpeningSyntax } from '../parser-block.js';
 import { trimTagLineBreaks, typedValue } from '../schema-typed-values.js';
 import type { OpeningReader } from '../opening-reader.js';
-import { toolCallEvent, type TextParserEvent } from '../text-tool-call-types.js';
+import { toolCallEvent, type TextParserEvent, type TextToolCallFormat } from '../text-tool-call-types.js';
 import { TOOL_CALL_OPEN, TOOL_CALL_TERMINATORS } from '../tool-call-tags.js';
 
 const FUNCTION_OPEN = '<function=';
@@ -47,8 +47,16 @@ function parametersJson(body: string, toolName: string, tools: OfferedToolSet): 
   return JSON.stringify(parameters);
 }
 
-/** Every `<function=…>…</function>` in a wrapped body, with any other non-blank text kept in order. */
-function readWrappedBody(body: string, ending: BlockEnding, tools: OfferedToolSet): TextParserEvent[] | undefined {
+/**
+ * Every `<function=…>…</function>` in a wrapped body, with any other non-blank text kept in order.
+ * Seed-OSS writes the same body in its own wrapper, so the format reported is the caller's.
+ */
+export function readWrappedBody(
+  body: string,
+  ending: BlockEnding,
+  tools: OfferedToolSet,
+  format: TextToolCallFormat = 'xml_function',
+): TextParserEvent[] | undefined {
   const search = new ForwardSearch(body);
   const events: TextParserEvent[] = [];
   let position = 0;
@@ -66,7 +74,7 @@ function readWrappedBody(body: string, ending: BlockEnding, tools: OfferedToolSe
     // A function cut off by the end of the text is not a call.
     if (!closed && ending === 'end-of-text') return undefined;
     const functionEnd = closed ? close : nextOpen === -1 ? body.length : nextOpen;
-    events.push(toolCallEvent(name, parametersJson(body.slice(nameEnd + 1, functionEnd), name, tools), 'xml_function'));
+    events.push(toolCallEvent(name, parametersJson(body.slice(nameEnd + 1, functionEnd), name, tools), format));
     position = closed ? close + FUNCTION_CLOSE.length : functionEnd;
   }
   events.push(...textEvents(body.slice(position)));
@@ -74,7 +82,7 @@ function readWrappedBody(body: string, ending: BlockEnding, tools: OfferedToolSe
 }
 
 /** Reads `<function=name>` with an offered name; answers the name. */
-function readFunctionOpening(reader: OpeningReader, context: OpeningContext): string | undefined {
+export function readFunctionOpening(reader: OpeningReader, context: OpeningContext): string | undefined {
   if (!reader.accept(FUNCTION_OPEN)) return undefined;
   const name = reader.offeredName(context.tools);
   return name !== undefined && reader.accept('>') ? name : undefined;

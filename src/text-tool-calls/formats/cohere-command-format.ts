@@ -1,0 +1,132 @@
+/**
+ * Cohere Command R7B / A (Command 3 and 4 templates): the answer is written in blocks of special
+ * tokens,
+ *
+ *   <|START_THINKING|>I will look it up.<|END_THINKING|>
+ *   <|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Paris"}}]<|END_ACTION|>
+ *
+ * or, for an answer, `<|START_RESPONSE|>The weather…<|END_RESPONSE|>`. Thinking is reasoning, the
+ * response block is text without its tokens (and without the `<co>…</co: 0:[1]>` citation marks the
+ * model puts around cited spans), and the action block holds the calls as a JSON list of objects
+ * naming the tool in `tool_name`.
+ */
+import { callEvents, textEvents } from '../call-events.js';
+import { DelimitedCallBlock, type BlockEnding } from '../delimited-call-block.js';
+import type { ParsedCall } from '../json-calls.js';
+import type { OfferedToolSet } from '../offered-tool-set.js';
+import type { OpeningReader } from '../opening-reader.js';
+import { openingText, type OpeningContext, type OpeningSyntax } from '../parser-block.js';
+import type { TextParserEvent } from '../text-tool-call-types.js';
+import { JsonValueScanner, NOT_A_VALUE, STILL_OPEN } from '../value-scanner.js';
+import { CitationStrippedBlock } from './cohere-citations.js';
+
+const THINKING_START = '<|START_THINKING|>';
+const THINKING_END = '<|END_THINKING|>';
+const RESPONSE_START = '<|START_RESPONSE|>';
+const RESPONSE_END = '<|END_RESPONSE|>';
+const ACTION_START = '<|START_ACTION|>';
+const ACTION_END = '<|END_ACTION|>';
+const KEY_CHARACTERS_MAXIMUM = 32;
+const MEMBERS_BEFORE_NAME_MAXIMUM = 3;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** One action item: `{"tool_call_id": "0", "tool_name": "…", "parameters": {…}}`. */
+function callFromItem(item: unknown, tools: OfferedToolSet): ParsedCall | undefined {
+  if (!isPlainObject(item)) return undefined;
+  const name = item['tool_name'];
+  if (typeof name !== 'string' || !tools.has(name)) return undefined;
+  const parameters = item['parameters'];
+  if (parameters !== undefined && parameters !== null && !isPlainObject(parameters)) return undefined;
+  return { name, argumentsJson: JSON.stringify(parameters ?? {}) };
+}
+
+function readActions(body: string, ending: BlockEnding, tools: OfferedToolSet): TextParserEvent[] | undefined {
+  const end = new JsonValueScanner().scan(body, 0, body.length);
+  if (end === NOT_A_VALUE || end === STILL_OPEN) return undefined;
+  // The end token is where the model stops; a complete list it never wrote is still its calls.
+  if (ending === 'interrupted') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(body.slice(0, end));
+  } catch {
+    return undefined;
+  }
+  const items = Array.isArray(value) ? value : [value];
+  const calls: ParsedCall[] = [];
+  for (const item of items) {
+    const call = callFromItem(item, tools);
+    if (call === undefined) return undefined;
+    calls.push(call);
+  }
+  return calls.length === 0 ? undefined : [...callEvents(calls, 'cohere_command'), ...textEvents(body.slice(end))];
+}
+
+/** `[{` then, within the first few members, `"tool_name": "<offered>"`. */
+function readActionHead(reader: OpeningReader, context: OpeningContext): boolean {
+  if (!reader.accept('[')) return false;
+  reader.skipWhitespace();
+  if (!reader.accept('{')) return false;
+  for (let member = 0; member < MEMBERS_BEFORE_NAME_MAXIMUM; member += 1) {
+    reader.skipWhitespace();
+    const key = reader.shortJsonString(KEY_CHARACTERS_MAXIMUM);
+    if (key === undefined) return false;
+    reader.skipWhitespace();
+    if (!reader.accept(':')) return false;
+    reader.skipWhitespace();
+    if (key === 'tool_name') return reader.accept('"') && reader.offeredName(context.tools) !== undefined && reader.accept('"');
+    if (!reader.skipJsonValue()) return false;
+    reader.skipWhitespace();
+    if (!reader.accept(',')) return false;
+  }
+  return false;
+}
+
+export const cohereActionSyntax: OpeningSyntax = {
+  triggers: '<',
+  formats: ['cohere_command'],
+  prefixes: [ACTION_START],
+  open(reader, context) {
+    if (!reader.accept(ACTION_START)) return undefined;
+    reader.skipWhitespace();
+    const bodyOffset = reader.position - reader.start;
+    if (!readActionHead(reader, context)) return undefined;
+    const block = new DelimitedCallBlock(
+      {
+        opening: openingText(reader),
+        bodyOffset,
+        terminators: [
+          { token: ACTION_END, consumed: true },
+          { token: ACTION_START, consumed: false },
+        ],
+        parseBody: (body, ending) => readActions(body, ending, context.tools),
+      },
+      context.counter,
+    );
+    return { length: reader.position - reader.start, block };
+  },
+};
+
+/** Thinking is reasoning wherever a reasoning block may start, in every setting (as `<think>` is). */
+export const cohereThinkingSyntax: OpeningSyntax = {
+  triggers: '<',
+  formats: 'reasoning',
+  prefixes: [THINKING_START],
+  open(reader, context) {
+    if (!context.atSegmentStart || !reader.accept(THINKING_START)) return undefined;
+    return { length: THINKING_START.length, block: new CitationStrippedBlock('reasoning', THINKING_END, context.counter) };
+  },
+};
+
+/** The response block streams as text; only its tokens and citation marks are dropped. */
+export const cohereResponseSyntax: OpeningSyntax = {
+  triggers: '<',
+  formats: ['cohere_command'],
+  prefixes: [RESPONSE_START],
+  open(reader, context) {
+    if (!reader.accept(RESPONSE_START)) return undefined;
+    return { length: RESPONSE_START.length, block: new CitationStrippedBlock('text', RESPONSE_END, context.counter) };
+  },
+};

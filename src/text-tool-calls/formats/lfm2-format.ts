@@ -1,0 +1,57 @@
+/**
+ * Liquid LFM2 / LFM2.5: the call list between the model's own special tokens,
+ *
+ *   <|tool_call_start|>[get_weather(city="Paris"), get_time()]<|tool_call_end|>
+ *
+ * written pythonic (as the chat template asks) or, by models fine-tuned on it, as a JSON list of
+ * call objects (`<|tool_call_start|>[{"name": "get_weather", "arguments": {…}}]<|tool_call_end|>`).
+ * The start token is decisive, and the list is read to its closing bracket by the pythonic and JSON
+ * readers the other formats use; the end token after it is dropped (trailing-token-syntax.ts), so a
+ * model that stops before writing it still made its call.
+ */
+import { BalancedCallBlock } from '../balanced-call-block.js';
+import { readCallObjectOrArrayHead } from '../call-object-head.js';
+import { jsonValueCallEvents } from '../json-value-calls.js';
+import { openingText, type OpeningSyntax } from '../parser-block.js';
+import { trailingTokenSyntax } from '../trailing-token-syntax.js';
+import { JsonValueScanner, PythonValueScanner } from '../value-scanner.js';
+import { pythonCallEvents } from './pythonic-format.js';
+
+const CALL_START = '<|tool_call_start|>';
+const CALL_END = '<|tool_call_end|>';
+
+export const lfm2Syntax: OpeningSyntax = {
+  triggers: '<',
+  formats: ['lfm2'],
+  prefixes: [CALL_START],
+  open(reader, context) {
+    if (!reader.accept(CALL_START)) return undefined;
+    reader.skipWhitespace();
+    const valueOffset = reader.position - reader.start;
+    if (!reader.accept('[')) return undefined;
+    reader.skipWhitespace();
+    const json = reader.peek() === 0x7b;
+    if (json) {
+      reader.position = reader.start + valueOffset;
+      if (readCallObjectOrArrayHead(reader, context.tools) === undefined) return undefined;
+    } else {
+      if (reader.offeredName(context.tools) === undefined) return undefined;
+      reader.skipWhitespace();
+      if (!reader.accept('(')) return undefined;
+    }
+    const block = new BalancedCallBlock(
+      {
+        opening: openingText(reader),
+        valueOffset,
+        createScanner: () => (json ? new JsonValueScanner(context.counter) : new PythonValueScanner(context.counter)),
+        chained: false,
+        parseValues: (values) =>
+          json ? jsonValueCallEvents(values, context.tools, 'lfm2') : pythonCallEvents(values[0] ?? '', true, context.tools, 'lfm2'),
+      },
+      context.counter,
+    );
+    return { length: reader.position - reader.start, block };
+  },
+};
+
+export const lfm2EndSyntax: OpeningSyntax = trailingTokenSyntax(CALL_END, ['lfm2']);
