@@ -5,4 +5,10 @@
  * Merino, so it can be read, tested and benchmarked on its own.
  */
 export { TextToolCallParser } from './text-tool-call-parser.js';
-export { TEXT_TOOL_CALL_FORMATS, type TextParserEvent, type ToolCallFormatSetting } from './text-tool-call-types.js';
+export {
+  REASONING_OPENED_SETTINGS,
+  TEXT_TOOL_CALL_FORMATS,
+  type ReasoningOpenedSetting,
+  type TextParserEvent,
+  type ToolCallFormatSetting,
+} from './text-tool-call-types.js';
