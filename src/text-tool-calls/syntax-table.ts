@@ -7,7 +7,7 @@
 import { cohereActionSyntax, cohereResponseSyntax, cohereThinkingSyntax } from './formats/cohere-command-format.js';
 import { deepSeekSyntax } from './formats/deepseek-format.js';
 import { deepSeekV32Syntax } from './formats/deepseek-v32-format.js';
-import { bareGemma4Syntax, gemma4Syntax, gemma4ThoughtSyntax } from './formats/gemma4-format.js';
+import { bareGemma4Syntax, gemma4Syntax, gemma4ThoughtSyntax, strayChannelCloseSyntax } from './formats/gemma4-format.js';
 import { gigaChat3EndSyntax, gigaChat3Syntax } from './formats/gigachat3-format.js';
 import { lfm2EndSyntax, lfm2Syntax } from './formats/lfm2-format.js';
 import { olmo3Syntax } from './formats/olmo3-format.js';
@@ -65,6 +65,7 @@ const ALL_SYNTAXES: readonly OpeningSyntax[] = [
   lfm2EndSyntax,
   gemma4Syntax,
   bareGemma4Syntax,
+  strayChannelCloseSyntax,
   olmo3Syntax,
   deepSeekV32Syntax,
   gigaChat3Syntax,

@@ -8,7 +8,7 @@ import type { BlockStep, OpeningSyntax, ParserBlock } from './parser-block.js';
 import type { TextToolCallFormat } from './text-tool-call-types.js';
 
 /** A block that ends at once with no events: the opening was the whole of it. */
-class EmptyBlock implements ParserBlock {
+export class EmptyBlock implements ParserBlock {
   readonly holdsText = false;
   readonly heldCharacters = 0;
 

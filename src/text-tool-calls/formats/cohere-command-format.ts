@@ -5,7 +5,7 @@
  *   <|START_THINKING|>I will look it up.<|END_THINKING|>
  *   <|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Paris"}}]<|END_ACTION|>
  *
- * or, for an answer, `<|START_RESPONSE|>The weather…<|END_RESPONSE|>`. Thinking is reasoning, the
+ * or, for an answer, `<|START_RESPONSE|>The weather…<|END_RESPONSE|>` (R7B: `<|START_TEXT|>…<|END_TEXT|>`). Thinking is reasoning, the
  * response block is text without its tokens (and without the `<co>…</co: 0:[1]>` citation marks the
  * model puts around cited spans), and the action block holds the calls as a JSON list of objects
  * naming the tool in `tool_name`.
@@ -22,8 +22,11 @@ import { CitationStrippedBlock } from './cohere-citations.js';
 
 const THINKING_START = '<|START_THINKING|>';
 const THINKING_END = '<|END_THINKING|>';
-const RESPONSE_START = '<|START_RESPONSE|>';
-const RESPONSE_END = '<|END_RESPONSE|>';
+/** Command A writes its answer between RESPONSE tokens, Command R7B between TEXT tokens. */
+const RESPONSE_BLOCKS: ReadonlyArray<readonly [string, string]> = [
+  ['<|START_RESPONSE|>', '<|END_RESPONSE|>'],
+  ['<|START_TEXT|>', '<|END_TEXT|>'],
+];
 const ACTION_START = '<|START_ACTION|>';
 const ACTION_END = '<|END_ACTION|>';
 const KEY_CHARACTERS_MAXIMUM = 32;
@@ -124,9 +127,10 @@ export const cohereThinkingSyntax: OpeningSyntax = {
 export const cohereResponseSyntax: OpeningSyntax = {
   triggers: '<',
   formats: ['cohere_command'],
-  prefixes: [RESPONSE_START],
+  prefixes: RESPONSE_BLOCKS.map(([start]) => start),
   open(reader, context) {
-    if (!reader.accept(RESPONSE_START)) return undefined;
-    return { length: RESPONSE_START.length, block: new CitationStrippedBlock('text', RESPONSE_END, context.counter) };
+    const block = RESPONSE_BLOCKS.find(([start]) => reader.accept(start));
+    if (block === undefined) return undefined;
+    return { length: block[0].length, block: new CitationStrippedBlock('text', block[1], context.counter) };
   },
 };

@@ -15,6 +15,7 @@
 import { textEvents } from '../call-events.js';
 import { DelimitedCallBlock, type BlockEnding } from '../delimited-call-block.js';
 import { firstFound, ForwardSearch } from '../forward-search.js';
+import { argumentsJsonFromText } from '../json-calls.js';
 import type { OfferedToolSet } from '../offered-tool-set.js';
 import { openingText, type OpeningSyntax } from '../parser-block.js';
 import { typedValue } from '../schema-typed-values.js';
@@ -41,6 +42,9 @@ function parameterValue(raw: string, isJson: boolean, schema: unknown): unknown 
 }
 
 function readArguments(body: string, name: string, tools: OfferedToolSet): string {
+  // Some outputs put a JSON object in the invoke instead of parameters (SGLang reads it as the arguments).
+  const trimmed = body.trim();
+  if (trimmed.startsWith('{') && !trimmed.includes(PARAMETER_OPEN)) return argumentsJsonFromText(trimmed);
   const search = new ForwardSearch(body);
   const parameters: Record<string, unknown> = {};
   let position = 0;

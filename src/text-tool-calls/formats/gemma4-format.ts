@@ -13,9 +13,10 @@
 import { BalancedCallBlock } from '../balanced-call-block.js';
 import { DelimitedCallBlock } from '../delimited-call-block.js';
 import type { OfferedToolSet } from '../offered-tool-set.js';
-import type { OpeningReader } from '../opening-reader.js';
+import { END, type OpeningReader } from '../opening-reader.js';
 import { openingText, type OpeningContext, type OpeningSyntax } from '../parser-block.js';
 import { StreamedBlock } from '../streamed-block.js';
+import { EmptyBlock } from '../trailing-token-syntax.js';
 import { toolCallEvent, type TextParserEvent } from '../text-tool-call-types.js';
 import { gemmaArgumentsJson, GemmaValueScanner } from './gemma4-values.js';
 import { NOT_A_VALUE, STILL_OPEN } from '../value-scanner.js';
@@ -105,19 +106,37 @@ export const bareGemma4Syntax: OpeningSyntax = {
   },
 };
 
-/** The thought channel is reasoning (its `thought` label is not), where a reasoning block may start. */
+/**
+ * The thought channel is reasoning (its `thought` label is not). At the start of the answer or after
+ * a call `<|channel>` suffices; elsewhere (Gemma sometimes opens a second, empty one after its
+ * answer) only the whole `<|channel>thought` ⏎ is taken for one, so prose naming the token stays text.
+ */
 export const gemma4ThoughtSyntax: OpeningSyntax = {
   triggers: '<',
   formats: 'reasoning',
   prefixes: [CHANNEL_OPEN],
   open(reader, context) {
-    if (!context.atSegmentStart || !reader.accept(CHANNEL_OPEN)) return undefined;
-    if (reader.accept(THOUGHT)) {
-      if (!reader.accept('\r\n')) reader.accept('\n');
-    }
+    if (!reader.accept(CHANNEL_OPEN)) return undefined;
+    const labelled = reader.accept(THOUGHT) && (reader.accept('\n') || reader.accept('\r\n'));
+    if (!labelled && !context.atSegmentStart) return undefined;
     return {
       length: reader.position - reader.start,
       block: new StreamedBlock('reasoning', [{ token: CHANNEL_CLOSE, consumed: true }], context.counter),
     };
+  },
+};
+
+/**
+ * A `<channel|>` with no channel open, which Gemma 4 leaves after a call or at the very end of its
+ * answer: dropped there, and kept as text anywhere else.
+ */
+export const strayChannelCloseSyntax: OpeningSyntax = {
+  triggers: '<',
+  formats: ['gemma4'],
+  prefixes: [CHANNEL_CLOSE],
+  open(reader, context) {
+    if (!reader.accept(CHANNEL_CLOSE)) return undefined;
+    if (!context.atSegmentStart && reader.peek() !== END) return undefined;
+    return { length: CHANNEL_CLOSE.length, block: new EmptyBlock() };
   },
 };

@@ -49,7 +49,8 @@ export const gigaChat3Syntax: OpeningSyntax = {
         valueOffset,
         createScanner: () => new JsonValueScanner(context.counter),
         chained: false,
-        parseValues: (values) => jsonValueCallEvents(values, context.tools, 'gigachat3'),
+        // As for bare JSON, an object without `arguments` is no call (SGLang's reading).
+        parseValues: (values) => jsonValueCallEvents(values, context.tools, 'gigachat3', { requireArguments: true }),
       },
       context.counter,
     );

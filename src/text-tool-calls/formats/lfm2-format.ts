@@ -12,7 +12,8 @@
 import { BalancedCallBlock } from '../balanced-call-block.js';
 import { readCallObjectOrArrayHead } from '../call-object-head.js';
 import { jsonValueCallEvents } from '../json-value-calls.js';
-import { openingText, type OpeningSyntax } from '../parser-block.js';
+import type { OpeningReader } from '../opening-reader.js';
+import { openingText, type OpeningContext, type OpeningSyntax } from '../parser-block.js';
 import { trailingTokenSyntax } from '../trailing-token-syntax.js';
 import { JsonValueScanner, PythonValueScanner } from '../value-scanner.js';
 import { pythonCallEvents } from './pythonic-format.js';
@@ -28,14 +29,17 @@ export const lfm2Syntax: OpeningSyntax = {
     if (!reader.accept(CALL_START)) return undefined;
     reader.skipWhitespace();
     const valueOffset = reader.position - reader.start;
-    if (!reader.accept('[')) return undefined;
+    const listed = reader.accept('[');
     reader.skipWhitespace();
-    const json = reader.peek() === 0x7b;
+    const next = reader.peek();
+    if (listed && next === 0x5d) return { length: reader.position - reader.start, block: emptyListBlock(reader, valueOffset, context) };
+    // JSON when the list holds objects, or when the model left the list out around a single object.
+    const json = next === 0x7b;
     if (json) {
       reader.position = reader.start + valueOffset;
       if (readCallObjectOrArrayHead(reader, context.tools) === undefined) return undefined;
     } else {
-      if (reader.offeredName(context.tools) === undefined) return undefined;
+      if (!listed || reader.offeredName(context.tools) === undefined) return undefined;
       reader.skipWhitespace();
       if (!reader.accept('(')) return undefined;
     }
@@ -53,5 +57,19 @@ export const lfm2Syntax: OpeningSyntax = {
     return { length: reader.position - reader.start, block };
   },
 };
+
+/** `[]`: the model called nothing. vLLM drops the block from the text, and so does this. */
+function emptyListBlock(reader: OpeningReader, valueOffset: number, context: OpeningContext): BalancedCallBlock {
+  return new BalancedCallBlock(
+    {
+      opening: openingText(reader),
+      valueOffset,
+      createScanner: () => new PythonValueScanner(context.counter),
+      chained: false,
+      parseValues: () => [],
+    },
+    context.counter,
+  );
+}
 
 export const lfm2EndSyntax: OpeningSyntax = trailingTokenSyntax(CALL_END, ['lfm2']);

@@ -10,6 +10,8 @@
  *   </seed:tool_call>
  *
  * The budget notes Seed writes while thinking (`<seed:cot_budget_reflect>…`) stay in the reasoning.
+ * Seed's template writes values right against their tags, so a line break before `</parameter>` is
+ * the value's own (llama.cpp keeps it); only one right after the opening tag is dropped.
  */
 import { DelimitedCallBlock } from '../delimited-call-block.js';
 import { openingText, type OpeningSyntax } from '../parser-block.js';
@@ -20,6 +22,11 @@ const CALL_OPEN = '<seed:tool_call>';
 const CALL_CLOSE = '</seed:tool_call>';
 const THINK_OPEN = '<seed:think>';
 const THINK_CLOSE = '</seed:think>';
+
+function withoutLeadingLineBreak(value: string): string {
+  if (value.startsWith('\r\n')) return value.slice(2);
+  return value.startsWith('\n') ? value.slice(1) : value;
+}
 
 export const seedOssSyntax: OpeningSyntax = {
   triggers: '<',
@@ -37,7 +44,7 @@ export const seedOssSyntax: OpeningSyntax = {
           { token: CALL_CLOSE, consumed: true },
           { token: CALL_OPEN, consumed: false },
         ],
-        parseBody: (body, ending) => readWrappedBody(body, ending, context.tools, 'seed_oss'),
+        parseBody: (body, ending) => readWrappedBody(body, ending, context.tools, 'seed_oss', withoutLeadingLineBreak),
       },
       context.counter,
     );

@@ -26,8 +26,11 @@ const FUNCTION_CLOSE = '</function>';
 const PARAMETER_OPEN = '<parameter=';
 const PARAMETER_CLOSE = '</parameter>';
 
+/** What of a value's surrounding line breaks belongs to the tags rather than to the value. */
+export type ValueTrimming = (value: string) => string;
+
 /** The parameters of one function body as a JSON object, each value typed by the tool's schema. */
-function parametersJson(body: string, toolName: string, tools: OfferedToolSet): string {
+function parametersJson(body: string, toolName: string, tools: OfferedToolSet, trimValue: ValueTrimming = trimTagLineBreaks): string {
   const search = new ForwardSearch(body);
   const parameters: Record<string, unknown> = {};
   let position = 0;
@@ -41,7 +44,7 @@ function parametersJson(body: string, toolName: string, tools: OfferedToolSet): 
     // A value without its close ends where the next parameter starts (models do forget).
     const boundary = firstFound(close, search.indexOf(PARAMETER_OPEN, nameEnd));
     const valueEnd = boundary === -1 ? body.length : boundary;
-    parameters[key] = typedValue(trimTagLineBreaks(body.slice(nameEnd + 1, valueEnd)), tools.parameterSchema(toolName, key));
+    parameters[key] = typedValue(trimValue(body.slice(nameEnd + 1, valueEnd)), tools.parameterSchema(toolName, key));
     position = valueEnd === close ? close + PARAMETER_CLOSE.length : valueEnd;
   }
   return JSON.stringify(parameters);
@@ -56,6 +59,7 @@ export function readWrappedBody(
   ending: BlockEnding,
   tools: OfferedToolSet,
   format: TextToolCallFormat = 'xml_function',
+  trimValue: ValueTrimming = trimTagLineBreaks,
 ): TextParserEvent[] | undefined {
   const search = new ForwardSearch(body);
   const events: TextParserEvent[] = [];
@@ -74,7 +78,7 @@ export function readWrappedBody(
     // A function cut off by the end of the text is not a call.
     if (!closed && ending === 'end-of-text') return undefined;
     const functionEnd = closed ? close : nextOpen === -1 ? body.length : nextOpen;
-    events.push(toolCallEvent(name, parametersJson(body.slice(nameEnd + 1, functionEnd), name, tools), format));
+    events.push(toolCallEvent(name, parametersJson(body.slice(nameEnd + 1, functionEnd), name, tools, trimValue), format));
     position = closed ? close + FUNCTION_CLOSE.length : functionEnd;
   }
   events.push(...textEvents(body.slice(position)));
