@@ -239,6 +239,9 @@ describe('adversarial text', () => {
     ['repeated fence openings', repeatTo('```tool_code\n', MEGABYTE)],
     ['blank space after an opening', repeatTo(`{${' '.repeat(300)}`, MEGABYTE)],
     ['repeated functools', repeatTo('functools', MEGABYTE)],
+    ['repeated Gemma 4 openings with unclosed strings', repeatTo('<|tool_call>call:get_weather{city:<|"|>', MEGABYTE)],
+    ['repeated LFM2 starts', repeatTo('<|tool_call_start|>[get_weather(', MEGABYTE)],
+    ['repeated DSML sections', repeatTo('<｜DSML｜function_calls><｜DSML｜invoke name="get_weather">', MEGABYTE)],
   ];
 
   it.each(inputs)(

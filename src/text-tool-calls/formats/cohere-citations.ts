@@ -79,10 +79,12 @@ export class CitationStrippedBlock implements ParserBlock {
       if (token === this.endToken) return { kind: 'end' };
       if (token === CITATION_OPEN) return { kind: 'mark', length: token.length };
       const limit = Math.min(window.length, at + CITATION_CLOSE_MAXIMUM);
-      // A bounded scan: a run of unclosed marks must not be read to the end of the window each time.
+      // A bounded scan that stops at the next `<` (no mark holds one), so a run of unclosed marks is read once.
       for (let index = at + token.length; index < limit; index += 1) {
         this.counter.add(1);
-        if (window.charCodeAt(index) === 0x3e) return { kind: 'mark', length: index + 1 - at };
+        const code = window.charCodeAt(index);
+        if (code === 0x3e) return { kind: 'mark', length: index + 1 - at };
+        if (code === 0x3c) return { kind: 'text' };
       }
       return limit === window.length && !atEnd && rest < CITATION_CLOSE_MAXIMUM ? { kind: 'undecided' } : { kind: 'text' };
     }
