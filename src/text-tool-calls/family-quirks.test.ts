@@ -36,7 +36,9 @@ function parse(text: string, format: Setting = 'auto', tools: readonly OfferedTo
   const whole = new TextToolCallParser({ tools, format });
   const result = summarise([...whole.push(text), ...whole.end()]);
   const streamed = new TextToolCallParser({ tools, format });
-  const events = [...[...text].flatMap((character) => streamed.push(character)), ...streamed.end()];
+  const events: TextParserEvent[] = [];
+  for (let index = 0; index < text.length; index += 1) events.push(...streamed.push(text.charAt(index)));
+  events.push(...streamed.end());
   expect(summarise(events)).toEqual(result);
   return result;
 }
