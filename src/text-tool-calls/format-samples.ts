@@ -570,7 +570,10 @@ export const FORMAT_SAMPLES: readonly FormatSamples[] = [
           'It is sunny today.<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_time", "parameters": {}}]<|END_ACTION|>',
       },
     ],
-    mentions: ['Command writes <|START_ACTION|> before a JSON list with "tool_name" and <|END_ACTION|> after it.'],
+    mentions: [
+      'Command writes <|START_ACTION|> before a JSON list with "tool_name" and <|END_ACTION|> after it.',
+      'Its answers sit in <|START_RESPONSE|> blocks with <co>cited</co: 0:[1]> spans.',
+    ],
   },
   {
     format: 'seed_oss',

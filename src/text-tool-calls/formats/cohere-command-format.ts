@@ -129,6 +129,8 @@ export const cohereResponseSyntax: OpeningSyntax = {
   formats: ['cohere_command'],
   prefixes: RESPONSE_BLOCKS.map(([start]) => start),
   open(reader, context) {
+    // Where a reasoning block may start, so prose that names the token mid-sentence stays as written.
+    if (!context.atSegmentStart) return undefined;
     const block = RESPONSE_BLOCKS.find(([start]) => reader.accept(start));
     if (block === undefined) return undefined;
     return { length: block[0].length, block: new CitationStrippedBlock('text', block[1], context.counter) };
