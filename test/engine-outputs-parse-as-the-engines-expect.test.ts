@@ -10,7 +10,12 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TEXT_TOOL_CALL_FORMATS, TextToolCallParser, type ReasoningOpenedSetting, type TextParserEvent } from '../src/text-tool-calls/index.js';
+import {
+  TEXT_TOOL_CALL_FORMATS,
+  TextToolCallParser,
+  type ReasoningOpenedSetting,
+  type TextParserEvent,
+} from '../src/text-tool-calls/index.js';
 
 const CORPUS_FOLDER = join(import.meta.dirname, 'text-tool-call-corpus');
 const CHUNKINGS = 8;
@@ -115,15 +120,17 @@ function randomChunking(text: string, random: () => number): string[] {
 }
 
 function parseChunks(sample: CorpusSample, format: string, chunks: readonly string[]): Parsed {
-  const tools = (sample.tools ?? []).map((tool) => ({ name: tool.name, parameters: tool.parameters ?? { type: 'object', properties: {} } }));
+  const tools = (sample.tools ?? []).map((tool) => ({
+    name: tool.name,
+    parameters: tool.parameters ?? { type: 'object', properties: {} },
+  }));
   const parser = new TextToolCallParser({
     tools,
     format: format as (typeof TEXT_TOOL_CALL_FORMATS)[number] | 'auto',
     reasoningOpened: sample.reasoning_opened ?? 'auto',
   });
   const events: TextParserEvent[] = [...chunks.flatMap((chunk) => parser.push(chunk)), ...parser.end()];
-  const joined = (type: 'text' | 'reasoning') =>
-    events.flatMap((event) => (event.type === type ? [event.text] : [])).join('');
+  const joined = (type: 'text' | 'reasoning') => events.flatMap((event) => (event.type === type ? [event.text] : [])).join('');
   return {
     text: joined('text'),
     reasoning: joined('reasoning'),
@@ -149,12 +156,15 @@ function differences(parsed: Parsed, expected: Expectation): string[] {
   const found: string[] = [];
   const names = parsed.calls.map((call) => call.name);
   const expectedNames = expected.calls.map((call) => call.name);
-  if (JSON.stringify(names) !== JSON.stringify(expectedNames)) found.push(`calls ${JSON.stringify(names)}, expected ${JSON.stringify(expectedNames)}`);
+  if (JSON.stringify(names) !== JSON.stringify(expectedNames))
+    found.push(`calls ${JSON.stringify(names)}, expected ${JSON.stringify(expectedNames)}`);
   else
     expected.calls.forEach((call, index) => {
       const actual = parsed.calls[index]!.argumentsJson;
       const matches =
-        call.raw_arguments !== undefined ? actual === call.raw_arguments : JSON.stringify(argumentsOf(actual)) === JSON.stringify(call.arguments ?? {});
+        call.raw_arguments !== undefined
+          ? actual === call.raw_arguments
+          : JSON.stringify(argumentsOf(actual)) === JSON.stringify(call.arguments ?? {});
       if (!matches) found.push(`arguments of ${call.name}: ${actual}`);
     });
   // Arguments are compared by their JSON; key order follows the model, so compare canonically too.
@@ -219,7 +229,10 @@ describe('auto mode over the whole corpus', () => {
       return problems.length === 0 ? [] : [`${sample.id}: ${problems.join('; ')}`];
     });
     const passRate = (runnable.length - failures.length) / runnable.length;
-    expect({ passRate: passRate >= AUTO_MODE_PASS_RATE ? 'met' : passRate, failures: passRate >= AUTO_MODE_PASS_RATE ? [] : failures }).toEqual({
+    expect({
+      passRate: passRate >= AUTO_MODE_PASS_RATE ? 'met' : passRate,
+      failures: passRate >= AUTO_MODE_PASS_RATE ? [] : failures,
+    }).toEqual({
       passRate: 'met',
       failures: [],
     });

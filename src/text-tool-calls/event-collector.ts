@@ -1,7 +1,8 @@
 /**
  * Gathers the events of one `push` or `end`, joining neighbouring text (and neighbouring reasoning)
  * into one event, and keeps the parser's notion of a segment start: only blank text since the start,
- * the last call or the last reasoning block.
+ * the last call or the last reasoning block (and whether that was a call, for the repairs that only
+ * apply right after one).
  */
 import type { TextParserEvent } from './text-tool-call-types.js';
 
@@ -10,11 +11,14 @@ export class EventCollector {
   private pendingType: 'text' | 'reasoning' | undefined;
   private pendingPieces: string[] = [];
 
-  constructor(private readonly segment: { atSegmentStart: boolean }) {}
+  constructor(private readonly segment: { atSegmentStart: boolean; afterCall: boolean }) {}
 
   text(text: string): void {
     if (text.length === 0) return;
-    if (this.segment.atSegmentStart && text.trim() !== '') this.segment.atSegmentStart = false;
+    if (this.segment.atSegmentStart && text.trim() !== '') {
+      this.segment.atSegmentStart = false;
+      this.segment.afterCall = false;
+    }
     this.append('text', text);
   }
 
@@ -23,9 +27,11 @@ export class EventCollector {
       if (event.type === 'text') this.text(event.text);
       else if (event.type === 'reasoning') {
         this.segment.atSegmentStart = true;
+        this.segment.afterCall = false;
         this.append('reasoning', event.text);
       } else {
         this.segment.atSegmentStart = true;
+        this.segment.afterCall = true;
         this.flush();
         this.events.push(event);
       }

@@ -15,7 +15,7 @@ import { seedOssSyntax, seedThinkSyntax } from './formats/seed-oss-format.js';
 import { functoolsSyntax } from './formats/functools-format.js';
 import { jsonFenceSyntax, toolCodeFenceSyntax } from './formats/gemma-tool-code-format.js';
 import { glmSyntax } from './formats/glm-format.js';
-import { graniteSyntax } from './formats/granite-format.js';
+import { graniteSyntax, graniteToolCallTagSyntax } from './formats/granite-format.js';
 import { harmonySyntax } from './formats/harmony-format.js';
 import { hermesSyntax } from './formats/hermes-format.js';
 import { jsonArraySyntax } from './formats/json-array-format.js';
@@ -28,6 +28,7 @@ import type { OpeningSyntax } from './parser-block.js';
 import { PrefixTrie, type PrefixGate } from './prefix-trie.js';
 import { barePythonicSyntax, pythonStartSyntax, taggedPythonicSyntax } from './formats/pythonic-format.js';
 import { thinkBracketSyntax, thinkTagSyntax } from './reasoning-syntaxes.js';
+import { strayBracketSyntax, strayHarmonyFillerSyntax, strayMistralCloseSyntax, strayToolCallCloseSyntax } from './stray-closer-repairs.js';
 import type { TextToolCallFormat } from './text-tool-call-types.js';
 import { toolCallsTagSyntax } from './formats/tool-calls-tag-format.js';
 import { bareXmlFunctionSyntax, wrappedXmlFunctionSyntax } from './formats/xml-function-format.js';
@@ -44,6 +45,7 @@ const ALL_SYNTAXES: readonly OpeningSyntax[] = [
   taggedPythonicSyntax,
   pythonStartSyntax,
   graniteSyntax,
+  graniteToolCallTagSyntax,
   kimiK2Syntax,
   harmonySyntax,
   deepSeekSyntax,
@@ -71,6 +73,10 @@ const ALL_SYNTAXES: readonly OpeningSyntax[] = [
   gigaChat3Syntax,
   gigaChat3EndSyntax,
   seedOssSyntax,
+  strayToolCallCloseSyntax,
+  strayMistralCloseSyntax,
+  strayBracketSyntax,
+  strayHarmonyFillerSyntax,
 ];
 
 /** The syntaxes one character can start, with the trie of their literal tokens. */
@@ -82,6 +88,8 @@ export interface TriggerEntry {
 export class SyntaxTable {
   /** 1 for every UTF-16 code unit some active syntax can start with. */
   private readonly isTrigger = new Uint8Array(0x10000);
+  /** The same, with the triggers of repairs that apply only right after a call. */
+  private readonly isTriggerAfterCall = new Uint8Array(0x10000);
   private readonly byTrigger = new Map<number, TriggerEntry>();
 
   constructor(setting: TextToolCallFormat | 'auto') {
@@ -96,14 +104,16 @@ export class SyntaxTable {
         (entry.syntaxes as OpeningSyntax[]).push(syntax);
         for (const prefix of syntax.prefixes ?? []) entry.trie.add(prefix, index);
         this.byTrigger.set(code, entry);
-        this.isTrigger[code] = 1;
+        this.isTriggerAfterCall[code] = 1;
+        if (syntax.onlyAfterCall !== true) this.isTrigger[code] = 1;
       }
     }
   }
 
   /** The index of the next character at or after `from` that could start an opening; -1 when none. */
-  nextTrigger(text: string, from: number): number {
-    for (let index = from; index < text.length; index += 1) if (this.isTrigger[text.charCodeAt(index)] === 1) return index;
+  nextTrigger(text: string, from: number, afterCall: boolean): number {
+    const triggers = afterCall ? this.isTriggerAfterCall : this.isTrigger;
+    for (let index = from; index < text.length; index += 1) if (triggers[text.charCodeAt(index)] === 1) return index;
     return -1;
   }
 

@@ -18,6 +18,7 @@ import { OfferedToolSet } from './offered-tool-set.js';
 import { NEED_MORE_TEXT, OpeningReader } from './opening-reader.js';
 import type { Opening, OpeningContext, ParserBlock } from './parser-block.js';
 import { CALL_CHARACTERS_MAXIMUM, OPENING_CHARACTERS_MAXIMUM } from './parser-limits.js';
+import { decidedEarly, findTemplateOpenedEnd, OPENED_REASONING_HEAD_CHARACTERS, TemplateOpenedReasoningBlock } from './reasoning-opened.js';
 import { SyntaxTable } from './syntax-table.js';
 import type { TextParserEvent, TextToolCallFormat, TextToolCallParserOptions } from './text-tool-call-types.js';
 import { WorkCounter } from './work-counter.js';
@@ -46,6 +47,11 @@ export class TextToolCallParser {
   private pendingSyntax = 0;
   private ended = false;
   /**
+   * `reasoningOpened: auto`: the first characters, held (never more than the opening bound and the
+   * longest end marker) until they show whether the template opened reasoning. Undefined once decided.
+   */
+  private openedReasoningHead: string | undefined;
+  /**
    * The events of the `push` or `end` under way. Kept here rather than passed along, so the methods
    * on the per-character path take no more than four parameters and allocate nothing per call.
    */
@@ -60,15 +66,21 @@ export class TextToolCallParser {
       tools: new OfferedToolSet(options.tools),
       counter: this.counter,
       atSegmentStart: true,
+      afterCall: false,
       accepts: (candidate: TextToolCallFormat) => format === 'auto' || format === candidate,
     };
     this.events = new EventCollector(this.context);
+    // Absent, the parser reads the output as an answer from its first character (the behaviour before the setting).
+    const reasoningOpened = options.reasoningOpened ?? 'never';
+    if (reasoningOpened === 'always') this.block = new TemplateOpenedReasoningBlock(this.counter);
+    if (reasoningOpened === 'auto') this.openedReasoningHead = '';
   }
 
   push(delta: string): TextParserEvent[] {
     if (this.ended) throw new Error('TextToolCallParser: push after end');
     this.events = new EventCollector(this.context);
-    this.process(delta, 0, false);
+    if (this.openedReasoningHead !== undefined) this.decideOpenedReasoning(delta, false);
+    else this.process(delta, 0, false);
     return this.events.list();
   }
 
@@ -77,16 +89,41 @@ export class TextToolCallParser {
     if (this.ended) return [];
     this.ended = true;
     this.events = new EventCollector(this.context);
-    this.process('', 0, true);
+    if (this.openedReasoningHead !== undefined) this.decideOpenedReasoning('', true);
+    else this.process('', 0, true);
     return this.events.list();
   }
 
   get statistics(): TextParserStatistics {
     return {
       charactersExamined: this.counter.characters,
-      heldCharacters: this.pending.length + (this.block?.heldCharacters ?? 0),
+      heldCharacters: this.pending.length + (this.block?.heldCharacters ?? 0) + (this.openedReasoningHead?.length ?? 0),
       insideCall: this.block?.holdsText ?? false,
     };
+  }
+
+  /**
+   * `reasoningOpened: auto`: gathers the output's first characters until they decide whether the
+   * template opened reasoning, then emits that reasoning (never read for calls) and parses the rest.
+   * The decision looks only at the characters, so any chunking decides alike.
+   */
+  private decideOpenedReasoning(delta: string, atEnd: boolean): void {
+    const head = this.openedReasoningHead!;
+    const taken = Math.min(delta.length, OPENED_REASONING_HEAD_CHARACTERS - head.length);
+    const joined = head + delta.slice(0, taken);
+    this.counter.add(taken);
+    const complete = atEnd || joined.length >= OPENED_REASONING_HEAD_CHARACTERS;
+    const decision = findTemplateOpenedEnd(joined, atEnd && taken === delta.length);
+    if (!complete && (decision === undefined || !decidedEarly(joined, decision))) {
+      this.openedReasoningHead = joined;
+      return;
+    }
+    this.openedReasoningHead = undefined;
+    if (decision !== undefined) this.events.add([{ type: 'reasoning', text: joined.slice(0, decision.markerAt) }]);
+    // The head's rest first, then what follows it in `delta`, which is read in place, never copied.
+    const headRest = decision === undefined ? joined : joined.slice(decision.resumeAt);
+    this.process(headRest, 0, atEnd && taken === delta.length);
+    if (taken < delta.length) this.process(delta, taken, atEnd);
   }
 
   /** Processes `text` from `start`; `atEnd` when nothing follows it. `firstSyntax` applies to an opening at `start`. */
@@ -149,7 +186,7 @@ export class TextToolCallParser {
     let emitFrom = start;
     let searchFrom = start;
     for (;;) {
-      const trigger = this.table.nextTrigger(text, searchFrom);
+      const trigger = this.table.nextTrigger(text, searchFrom, this.context.afterCall);
       this.counter.add((trigger === -1 ? text.length : trigger + 1) - searchFrom);
       if (trigger === -1) {
         this.events.text(text.slice(emitFrom));

@@ -69,7 +69,7 @@ export type ReasoningOpenedSetting = (typeof REASONING_OPENED_SETTINGS)[number];
 export interface TextToolCallParserOptions {
   tools: readonly OfferedTool[];
   format: Exclude<ToolCallFormatSetting, 'native'>;
-  /** Whether the output starts inside reasoning the template opened; `auto` when absent. */
+  /** Whether the output starts inside reasoning the template opened; `never` when absent. */
   reasoningOpened?: ReasoningOpenedSetting;
 }
 

@@ -70,7 +70,7 @@ export const toolCallsTagSyntax: OpeningSyntax = {
         parseBody: (body, ending) =>
           objects
             ? readCallObjects(body, ending, context.tools)
-            : readJsonCallBody(body, ending, { tools: context.tools, format: 'tool_calls_tag' }),
+            : readJsonCallBody(body, ending, { tools: context.tools, format: 'tool_calls_tag', severalObjects: true }),
       },
       context.counter,
     );
