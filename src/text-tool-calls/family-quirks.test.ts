@@ -48,6 +48,11 @@ describe('calls whose closing token never came', () => {
     expect(parse('<|tool_call_start|>[get_weather(city="Paris")]').calls).toEqual([
       { name: 'get_weather', arguments: { city: 'Paris' }, format: 'lfm2' },
     ]);
+    expect(parse("<|tool_call_start|>bash(command='ls')<|tool_call_end|> Done.")).toEqual({
+      text: ' Done.',
+      reasoning: '',
+      calls: [{ name: 'bash', arguments: { command: 'ls' }, format: 'lfm2' }],
+    });
     expect(parse('<|tool_call_start|>{"name": "get_time", "arguments": {}}').calls).toEqual([
       { name: 'get_time', arguments: {}, format: 'lfm2' },
     ]);

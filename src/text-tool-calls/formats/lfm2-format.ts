@@ -4,7 +4,8 @@
  *   <|tool_call_start|>[get_weather(city="Paris"), get_time()]<|tool_call_end|>
  *
  * written pythonic (as the chat template asks) or, by models fine-tuned on it, as a JSON list of
- * call objects (`<|tool_call_start|>[{"name": "get_weather", "arguments": {…}}]<|tool_call_end|>`).
+ * call objects (`<|tool_call_start|>[{"name": "get_weather", "arguments": {…}}]<|tool_call_end|>`);
+ * models also leave the list out around a single call or object.
  * The start token is decisive, and the list is read to its closing bracket by the pythonic and JSON
  * readers the other formats use; the end token after it is dropped (trailing-token-syntax.ts), so a
  * model that stops before writing it still made its call.
@@ -39,8 +40,10 @@ export const lfm2Syntax: OpeningSyntax = {
       reader.position = reader.start + valueOffset;
       if (readCallObjectOrArrayHead(reader, context.tools) === undefined) return undefined;
     } else {
-      if (!listed || reader.offeredName(context.tools) === undefined) return undefined;
+      const name = reader.offeredName(context.tools);
+      if (name === undefined) return undefined;
       reader.skipWhitespace();
+      if (!listed) return openUnlistedCall(reader, name, context);
       if (!reader.accept('(')) return undefined;
     }
     const block = new BalancedCallBlock(
@@ -57,6 +60,23 @@ export const lfm2Syntax: OpeningSyntax = {
     return { length: reader.position - reader.start, block };
   },
 };
+
+/** One call without its list (`<|tool_call_start|>get_weather(city="Paris")`, which Ollama reads too): to its closing parenthesis. */
+function openUnlistedCall(reader: OpeningReader, name: string, context: OpeningContext): ReturnType<OpeningSyntax['open']> {
+  if (reader.peek() !== 0x28) return undefined;
+  const opening = openingText(reader);
+  const block = new BalancedCallBlock(
+    {
+      opening,
+      valueOffset: opening.length,
+      createScanner: () => new PythonValueScanner(context.counter),
+      chained: false,
+      parseValues: ([argumentsText]) => pythonCallEvents(`${name}${argumentsText ?? ''}`, false, context.tools, 'lfm2'),
+    },
+    context.counter,
+  );
+  return { length: opening.length, block };
+}
 
 /** `[]`: the model called nothing. vLLM drops the block from the text, and so does this. */
 function emptyListBlock(reader: OpeningReader, valueOffset: number, context: OpeningContext): BalancedCallBlock {
