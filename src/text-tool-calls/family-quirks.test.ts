@@ -107,6 +107,20 @@ describe("Gemma 4's bare calls", () => {
   });
 });
 
+describe("Gemma 4's notation", () => {
+  it('keeps quotes, backslashes and line breaks inside its strings as written, and reads JSON strings as JSON', () => {
+    const text =
+      '<|tool_call>call:bash{command:<|"|>echo "a, b" C:\\tmp\\x\n<|"|>,note:"say \\"hi\\", then go",list:[{k:<|"|>]<|"|>,n:-1.5}]}<tool_call|>';
+    expect(parse(text).calls).toEqual([
+      {
+        name: 'bash',
+        arguments: { command: 'echo "a, b" C:\\tmp\\x\n', note: 'say "hi", then go', list: [{ k: ']', n: -1.5 }] },
+        format: 'gemma4',
+      },
+    ]);
+  });
+});
+
 describe('stray closing tokens', () => {
   it('are dropped right after a call or, for Gemma 4, at the very end of the text', () => {
     expect(parse('<|function_call|>{"name": "get_time", "arguments": {}}</s>').text).toBe('');

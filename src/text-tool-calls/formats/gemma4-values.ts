@@ -1,7 +1,7 @@
 /**
  * Gemma 4's argument notation, which is not JSON: `{city:<|"|>Paris<|"|>,days:3,tags:[<|"|>a<|"|>]}`.
  * Keys are bare (or quoted like strings), strings sit between `<|"|>` tokens and may hold any
- * character, and numbers, true, false and null are bare. No library reads it, so this file does: a
+ * character, numbers, true, false and null are bare, and a model sometimes writes a JSON string. No library reads it, so this file does: a
  * scanner that finds where a value ends while it streams, and a reader that turns a complete one into
  * JSON. Both move forward only; nesting deeper than a bound is not read.
  */
@@ -89,10 +89,24 @@ class GemmaValueReader {
     return raw;
   }
 
+  /** A JSON string some outputs write instead of Gemma's quotes (`query:"say \\"hi\\""`), read as JSON reads it. */
+  private jsonString(): string {
+    const start = this.position;
+    let end = start + 1;
+    while (end < this.text.length && this.text[end] !== '"') end += this.text[end] === '\\' ? 2 : 1;
+    this.position = Math.min(end + 1, this.text.length);
+    try {
+      return JSON.parse(this.text.slice(start, this.position)) as string;
+    } catch {
+      return this.text.slice(start + 1, end);
+    }
+  }
+
   value(depth: number): unknown {
     this.skipWhitespace();
     if (this.text.startsWith(GEMMA_QUOTE, this.position)) return this.string();
     const code = this.text.charCodeAt(this.position);
+    if (code === 0x22) return this.jsonString();
     if (code === 0x7b) return this.object(depth + 1);
     if (code === 0x5b) return this.array(depth + 1);
     return this.bare();
