@@ -4,7 +4,12 @@
  * that decides wins, and one still undecided blocks those after it, so a decision never depends on
  * how the text was chunked.
  */
-import { cohereActionSyntax, cohereResponseSyntax, cohereThinkingSyntax } from './formats/cohere-command-format.js';
+import {
+  cohereActionSyntax,
+  cohereFencedActionSyntax,
+  cohereResponseSyntax,
+  cohereThinkingSyntax,
+} from './formats/cohere-command-format.js';
 import { deepSeekSyntax } from './formats/deepseek-format.js';
 import { deepSeekV32Syntax } from './formats/deepseek-v32-format.js';
 import { bareGemma4Syntax, gemma4Syntax, gemma4ThoughtSyntax, strayChannelCloseSyntax } from './formats/gemma4-format.js';
@@ -63,6 +68,7 @@ const ALL_SYNTAXES: readonly OpeningSyntax[] = [
   cohereThinkingSyntax,
   cohereResponseSyntax,
   cohereActionSyntax,
+  cohereFencedActionSyntax,
   lfm2Syntax,
   lfm2EndSyntax,
   gemma4Syntax,

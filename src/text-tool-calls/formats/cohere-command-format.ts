@@ -5,7 +5,11 @@
  *   <|START_THINKING|>I will look it up.<|END_THINKING|>
  *   <|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Paris"}}]<|END_ACTION|>
  *
- * or, for an answer, `<|START_RESPONSE|>The weather…<|END_RESPONSE|>` (R7B: `<|START_TEXT|>…<|END_TEXT|>`). Thinking is reasoning, the
+ * or, for an answer, `<|START_RESPONSE|>The weather…<|END_RESPONSE|>` (R7B: `<|START_TEXT|>…<|END_TEXT|>`).
+ * The older Command R writes the same action list in a fenced block after an `Action:` line,
+ * `Action: ```json` ⏎ `[{"tool_name": "get_weather", "parameters": {…}}]` ⏎ ` ``` `; as that opens
+ * with an ordinary word, it is taken only with the fence right after it and an offered tool's name
+ * in `tool_name`. Thinking is reasoning, the
  * response block is text without its tokens (and without the `<co>…</co: 0:[1]>` citation marks the
  * model puts around cited spans), and the action block holds the calls as a JSON list of objects
  * naming the tool in `tool_name`.
@@ -19,6 +23,7 @@ import { openingText, type OpeningContext, type OpeningSyntax } from '../parser-
 import type { TextParserEvent } from '../text-tool-call-types.js';
 import { JsonValueScanner, NOT_A_VALUE, STILL_OPEN } from '../value-scanner.js';
 import { CitationStrippedBlock } from './cohere-citations.js';
+import { readFenceLineEnd } from './gemma-tool-code-format.js';
 
 const THINKING_START = '<|START_THINKING|>';
 const THINKING_END = '<|END_THINKING|>';
@@ -29,6 +34,9 @@ const RESPONSE_BLOCKS: ReadonlyArray<readonly [string, string]> = [
 ];
 const ACTION_START = '<|START_ACTION|>';
 const ACTION_END = '<|END_ACTION|>';
+const ACTION_LINE = 'Action:';
+const JSON_FENCE = '```json';
+const FENCE = '```';
 const KEY_CHARACTERS_MAXIMUM = 32;
 const MEMBERS_BEFORE_NAME_MAXIMUM = 3;
 
@@ -67,10 +75,10 @@ function readActions(body: string, ending: BlockEnding, tools: OfferedToolSet): 
   return calls.length === 0 ? undefined : [...callEvents(calls, 'cohere_command'), ...textEvents(body.slice(end))];
 }
 
-/** `[{` then, within the first few members, `"tool_name": "<offered>"`. */
+/** `[{` (or `{`) then, within the first few members, `"tool_name": "<offered>"`. */
 function readActionHead(reader: OpeningReader, context: OpeningContext): boolean {
-  if (!reader.accept('[')) return false;
-  reader.skipWhitespace();
+  // Some versions write a single object without the list.
+  if (reader.accept('[')) reader.skipWhitespace();
   if (!reader.accept('{')) return false;
   for (let member = 0; member < MEMBERS_BEFORE_NAME_MAXIMUM; member += 1) {
     reader.skipWhitespace();
@@ -104,6 +112,30 @@ export const cohereActionSyntax: OpeningSyntax = {
           { token: ACTION_END, consumed: true },
           { token: ACTION_START, consumed: false },
         ],
+        parseBody: (body, ending) => readActions(body, ending, context.tools),
+      },
+      context.counter,
+    );
+    return { length: reader.position - reader.start, block };
+  },
+};
+
+/** Command R: `Action: ```json` ⏎ the action list ⏎ ` ``` `. */
+export const cohereFencedActionSyntax: OpeningSyntax = {
+  triggers: 'A',
+  formats: ['cohere_command'],
+  prefixes: [ACTION_LINE],
+  open(reader, context) {
+    if (!reader.accept(ACTION_LINE)) return undefined;
+    while (reader.peek() === 0x20) reader.advance();
+    if (!reader.accept(JSON_FENCE) || !readFenceLineEnd(reader)) return undefined;
+    const bodyOffset = reader.position - reader.start;
+    if (!readActionHead(reader, context)) return undefined;
+    const block = new DelimitedCallBlock(
+      {
+        opening: openingText(reader),
+        bodyOffset,
+        terminators: [{ token: FENCE, consumed: true }],
         parseBody: (body, ending) => readActions(body, ending, context.tools),
       },
       context.counter,
