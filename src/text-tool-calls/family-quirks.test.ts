@@ -143,6 +143,23 @@ describe("Cohere Command's blocks", () => {
     expect(parse(text)).toEqual({ text: 'It is sunny.', reasoning: 'A cited thought.', calls: [] });
   });
 
+  it('end an answer at the end-of-turn token too, and drop that token after a block or at the end of the text', () => {
+    expect(parse('<|START_THINKING|>t<|END_THINKING|><|START_TEXT|>answer<|END_OF_TURN_TOKEN|>', 'cohere_command').text).toBe('answer');
+    expect(parse('<|START_TEXT|>hi<|END_TEXT|><|END_OF_TURN_TOKEN|>').text).toBe('hi');
+    expect(parse('plain answer<|END_OF_TURN_TOKEN|>').text).toBe('plain answer');
+    const prose = 'Command ends a turn with <|END_OF_TURN_TOKEN|> and then stops.';
+    expect(parse(prose).text).toBe(prose);
+  });
+
+  it('read the action items one by one: a broken item is skipped, a missing comma does not matter', () => {
+    const broken =
+      '<|START_ACTION|>[\n{"tool_call_id": "0", "tool_name": "get_time", "parameters": {"at": 15:30}},\n{"tool_call_id": "1", "tool_name": "get_weather", "parameters": {"city": "Oslo"}}\n]<|END_ACTION|>';
+    expect(parse(broken).calls).toEqual([{ name: 'get_weather', arguments: { city: 'Oslo' }, format: 'cohere_command' }]);
+    const commaless =
+      '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_time", "parameters": {}}{"tool_call_id": "1", "tool_name": "bash", "parameters": {"command": "{not json}"}}]<|END_ACTION|>';
+    expect(parse(commaless).calls.map((call) => call.name)).toEqual(['get_time', 'bash']);
+  });
+
   it('keep a citation-like mark that never closes as text', () => {
     const unclosed = `<|START_RESPONSE|>a </co: ${'x'.repeat(200)}<|END_RESPONSE|>`;
     expect(parse(unclosed).text).toBe(`a </co: ${'x'.repeat(200)}`);

@@ -6,6 +6,7 @@
  */
 import {
   cohereActionSyntax,
+  cohereEndOfTurnSyntax,
   cohereFencedActionSyntax,
   cohereResponseSyntax,
   cohereThinkingSyntax,
@@ -69,6 +70,7 @@ const ALL_SYNTAXES: readonly OpeningSyntax[] = [
   cohereResponseSyntax,
   cohereActionSyntax,
   cohereFencedActionSyntax,
+  cohereEndOfTurnSyntax,
   lfm2Syntax,
   lfm2EndSyntax,
   gemma4Syntax,

@@ -1,9 +1,11 @@
 /**
  * A token some families write right after a call, holding nothing: LFM2's `<|tool_call_end|>` after
  * its list (read to its closing bracket, so a model that stops before the token still made its call)
- * and GigaChat's end-of-sequence `</s>`. Recognised only where a call has just ended (blank space
- * allowed between), it is dropped; anywhere else it stays text.
+ * GigaChat's end-of-sequence `</s>`, Gemma 4's stray `<channel|>`, Cohere's end-of-turn token.
+ * Recognised only where a call has just ended (blank space allowed between) or, for some, at the very
+ * end of the text, it is dropped; anywhere else it stays text.
  */
+import { END } from './opening-reader.js';
 import type { BlockStep, OpeningSyntax, ParserBlock } from './parser-block.js';
 import type { TextToolCallFormat } from './text-tool-call-types.js';
 
@@ -21,13 +23,18 @@ export class EmptyBlock implements ParserBlock {
   }
 }
 
-export function trailingTokenSyntax(token: string, formats: readonly TextToolCallFormat[]): OpeningSyntax {
+/**
+ * `token` dropped where a call (or reasoning) has just ended; with `alsoAtTextEnd`, also as the very
+ * last thing in the text (an end-of-turn token after an answer), which the opening waits to see.
+ */
+export function trailingTokenSyntax(token: string, formats: readonly TextToolCallFormat[], alsoAtTextEnd = false): OpeningSyntax {
   return {
     triggers: token[0]!,
     formats,
     prefixes: [token],
     open(reader, context) {
-      if (!context.atSegmentStart || !reader.accept(token)) return undefined;
+      if (!reader.accept(token)) return undefined;
+      if (!context.atSegmentStart && !(alsoAtTextEnd && reader.peek() === END)) return undefined;
       return { length: token.length, block: new EmptyBlock() };
     },
   };

@@ -12,7 +12,7 @@ const CITATION_CLOSE_START = '</co:';
 /** The longest closing mark read (`</co: 0:[1,2],1:[3,4]>`); a longer run is not one and stays text. */
 const CITATION_CLOSE_MAXIMUM = 128;
 
-type MarkAt = { kind: 'end' } | { kind: 'mark'; length: number } | { kind: 'text' } | { kind: 'undecided' };
+type MarkAt = { kind: 'end'; length: number } | { kind: 'mark'; length: number } | { kind: 'text' } | { kind: 'undecided' };
 
 export class CitationStrippedBlock implements ParserBlock {
   readonly holdsText = false;
@@ -20,7 +20,7 @@ export class CitationStrippedBlock implements ParserBlock {
 
   constructor(
     private readonly kind: 'text' | 'reasoning',
-    private readonly endToken: string,
+    private readonly endTokens: readonly string[],
     private readonly counter: WorkCounter,
   ) {}
 
@@ -50,7 +50,7 @@ export class CitationStrippedBlock implements ParserBlock {
         return { events: this.content(pieces) };
       }
       if (mark.kind === 'end') {
-        const restStart = next + this.endToken.length;
+        const restStart = next + mark.length;
         const end =
           restStart >= heldBefore
             ? { resumeAt: from + restStart - heldBefore, heldRest: '' }
@@ -71,12 +71,12 @@ export class CitationStrippedBlock implements ParserBlock {
 
   private markAt(window: string, at: number, atEnd: boolean): MarkAt {
     const rest = window.length - at;
-    for (const token of [this.endToken, CITATION_OPEN, CITATION_CLOSE_START]) {
+    for (const token of [...this.endTokens, CITATION_OPEN, CITATION_CLOSE_START]) {
       const compared = Math.min(rest, token.length);
       this.counter.add(compared);
       if (!window.startsWith(token.slice(0, compared), at)) continue;
       if (compared < token.length) return atEnd ? { kind: 'text' } : { kind: 'undecided' };
-      if (token === this.endToken) return { kind: 'end' };
+      if (this.endTokens.includes(token)) return { kind: 'end', length: token.length };
       if (token === CITATION_OPEN) return { kind: 'mark', length: token.length };
       const limit = Math.min(window.length, at + CITATION_CLOSE_MAXIMUM);
       // A bounded scan that stops at the next `<` (no mark holds one), so a run of unclosed marks is read once.

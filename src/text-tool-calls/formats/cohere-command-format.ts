@@ -22,6 +22,7 @@ import type { OpeningReader } from '../opening-reader.js';
 import { openingText, type OpeningContext, type OpeningSyntax } from '../parser-block.js';
 import type { TextParserEvent } from '../text-tool-call-types.js';
 import { JsonValueScanner, NOT_A_VALUE, STILL_OPEN } from '../value-scanner.js';
+import { trailingTokenSyntax } from '../trailing-token-syntax.js';
 import { CitationStrippedBlock } from './cohere-citations.js';
 import { readFenceLineEnd } from './gemma-tool-code-format.js';
 
@@ -32,6 +33,8 @@ const RESPONSE_BLOCKS: ReadonlyArray<readonly [string, string]> = [
   ['<|START_RESPONSE|>', '<|END_RESPONSE|>'],
   ['<|START_TEXT|>', '<|END_TEXT|>'],
 ];
+/** Ends the turn; it may close an answer block whose own end token never came, or trail after it. */
+const END_OF_TURN = '<|END_OF_TURN_TOKEN|>';
 const ACTION_START = '<|START_ACTION|>';
 const ACTION_END = '<|END_ACTION|>';
 const ACTION_LINE = 'Action:';
@@ -54,25 +57,40 @@ function callFromItem(item: unknown, tools: OfferedToolSet): ParsedCall | undefi
   return { name, argumentsJson: JSON.stringify(parameters ?? {}) };
 }
 
+/**
+ * The action list's items one by one, as Ollama reads them: an item that is not JSON (`"time": 15:30`)
+ * is skipped, and a missing comma between items does not matter. Every item read must name an
+ * offered tool, or the block stays text.
+ */
+function readActionItems(list: string, tools: OfferedToolSet): ParsedCall[] | undefined {
+  const calls: ParsedCall[] = [];
+  let position = list.indexOf('{');
+  while (position !== -1) {
+    const end = new JsonValueScanner().scan(list, position, list.length);
+    if (end === STILL_OPEN || end === NOT_A_VALUE) break;
+    let item: unknown;
+    try {
+      item = JSON.parse(list.slice(position, end));
+    } catch {
+      item = undefined;
+    }
+    if (item !== undefined) {
+      const call = callFromItem(item, tools);
+      if (call === undefined) return undefined;
+      calls.push(call);
+    }
+    position = list.indexOf('{', end);
+  }
+  return calls.length === 0 ? undefined : calls;
+}
+
 function readActions(body: string, ending: BlockEnding, tools: OfferedToolSet): TextParserEvent[] | undefined {
   const end = new JsonValueScanner().scan(body, 0, body.length);
   if (end === NOT_A_VALUE || end === STILL_OPEN) return undefined;
   // The end token is where the model stops; a complete list it never wrote is still its calls.
   if (ending === 'interrupted') return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(body.slice(0, end));
-  } catch {
-    return undefined;
-  }
-  const items = Array.isArray(value) ? value : [value];
-  const calls: ParsedCall[] = [];
-  for (const item of items) {
-    const call = callFromItem(item, tools);
-    if (call === undefined) return undefined;
-    calls.push(call);
-  }
-  return calls.length === 0 ? undefined : [...callEvents(calls, 'cohere_command'), ...textEvents(body.slice(end))];
+  const calls = readActionItems(body.slice(0, end), tools);
+  return calls === undefined ? undefined : [...callEvents(calls, 'cohere_command'), ...textEvents(body.slice(end))];
 }
 
 /** `[{` (or `{`) then, within the first few members, `"tool_name": "<offered>"`. */
@@ -144,6 +162,9 @@ export const cohereFencedActionSyntax: OpeningSyntax = {
   },
 };
 
+/** The end-of-turn token, dropped after a block or at the very end of the text. */
+export const cohereEndOfTurnSyntax: OpeningSyntax = trailingTokenSyntax(END_OF_TURN, ['cohere_command'], true);
+
 /** Thinking is reasoning wherever a reasoning block may start, in every setting (as `<think>` is). */
 export const cohereThinkingSyntax: OpeningSyntax = {
   triggers: '<',
@@ -151,7 +172,7 @@ export const cohereThinkingSyntax: OpeningSyntax = {
   prefixes: [THINKING_START],
   open(reader, context) {
     if (!context.atSegmentStart || !reader.accept(THINKING_START)) return undefined;
-    return { length: THINKING_START.length, block: new CitationStrippedBlock('reasoning', THINKING_END, context.counter) };
+    return { length: THINKING_START.length, block: new CitationStrippedBlock('reasoning', [THINKING_END], context.counter) };
   },
 };
 
@@ -165,6 +186,6 @@ export const cohereResponseSyntax: OpeningSyntax = {
     if (!context.atSegmentStart) return undefined;
     const block = RESPONSE_BLOCKS.find(([start]) => reader.accept(start));
     if (block === undefined) return undefined;
-    return { length: block[0].length, block: new CitationStrippedBlock('text', block[1], context.counter) };
+    return { length: block[0].length, block: new CitationStrippedBlock('text', [block[1], END_OF_TURN], context.counter) };
   },
 };

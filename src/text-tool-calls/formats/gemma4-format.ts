@@ -13,10 +13,10 @@
 import { BalancedCallBlock } from '../balanced-call-block.js';
 import { DelimitedCallBlock } from '../delimited-call-block.js';
 import type { OfferedToolSet } from '../offered-tool-set.js';
-import { END, type OpeningReader } from '../opening-reader.js';
+import type { OpeningReader } from '../opening-reader.js';
 import { openingText, type OpeningContext, type OpeningSyntax } from '../parser-block.js';
 import { StreamedBlock } from '../streamed-block.js';
-import { EmptyBlock } from '../trailing-token-syntax.js';
+import { trailingTokenSyntax } from '../trailing-token-syntax.js';
 import { toolCallEvent, type TextParserEvent } from '../text-tool-call-types.js';
 import { gemmaArgumentsJson, GemmaValueScanner } from './gemma4-values.js';
 import { NOT_A_VALUE, STILL_OPEN } from '../value-scanner.js';
@@ -126,17 +126,5 @@ export const gemma4ThoughtSyntax: OpeningSyntax = {
   },
 };
 
-/**
- * A `<channel|>` with no channel open, which Gemma 4 leaves after a call or at the very end of its
- * answer: dropped there, and kept as text anywhere else.
- */
-export const strayChannelCloseSyntax: OpeningSyntax = {
-  triggers: '<',
-  formats: ['gemma4'],
-  prefixes: [CHANNEL_CLOSE],
-  open(reader, context) {
-    if (!reader.accept(CHANNEL_CLOSE)) return undefined;
-    if (!context.atSegmentStart && reader.peek() !== END) return undefined;
-    return { length: CHANNEL_CLOSE.length, block: new EmptyBlock() };
-  },
-};
+/** A `<channel|>` with no channel open, which Gemma 4 leaves after a call or at the very end of its answer. */
+export const strayChannelCloseSyntax: OpeningSyntax = trailingTokenSyntax(CHANNEL_CLOSE, ['gemma4'], true);
