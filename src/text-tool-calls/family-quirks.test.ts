@@ -160,6 +160,16 @@ describe("Cohere Command's blocks", () => {
     expect(parse(commaless).calls.map((call) => call.name)).toEqual(['get_time', 'bash']);
   });
 
+  it("read Command R's fenced Action block in the cohere_command setting only", () => {
+    const text = 'I will look it up.\nAction: ```json\n{\n    "tool_name": "get_weather",\n    "parameters": {"city": "Lima"}\n}\n```';
+    expect(parse(text, 'cohere_command')).toEqual({
+      text: 'I will look it up.\n',
+      reasoning: '',
+      calls: [{ name: 'get_weather', arguments: { city: 'Lima' }, format: 'cohere_command' }],
+    });
+    expect(parse(text)).toEqual({ text, reasoning: '', calls: [] });
+  });
+
   it('keep a citation-like mark that never closes as text', () => {
     const unclosed = `<|START_RESPONSE|>a </co: ${'x'.repeat(200)}<|END_RESPONSE|>`;
     expect(parse(unclosed).text).toBe(`a </co: ${'x'.repeat(200)}`);

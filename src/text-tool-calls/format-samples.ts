@@ -562,12 +562,6 @@ export const FORMAT_SAMPLES: readonly FormatSamples[] = [
           '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "search_course_materials", "parameters": {"query": "cells", "top_k": 2}}]<|END_ACTION|>',
       },
       {
-        description: 'Command R: a fenced action after prose, a single object without its list',
-        text: 'I will look it up.\nAction: ```json\n{\n    "tool_name": "get_weather",\n    "parameters": {"city": "Lima"}\n}\n```',
-        calls: [{ name: 'get_weather', arguments: { city: 'Lima' } }],
-        answer: 'I will look it up.\n',
-      },
-      {
         description: 'a response block with citation marks, then an action',
         text: '<|START_RESPONSE|>It is <co>sunny</co: 0:[1,2]> today.<|END_RESPONSE|><|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_time", "parameters": {}}]<|END_ACTION|>',
         calls: [{ name: 'get_time', arguments: {} }],

@@ -8,8 +8,8 @@
  * or, for an answer, `<|START_RESPONSE|>The weather…<|END_RESPONSE|>` (R7B: `<|START_TEXT|>…<|END_TEXT|>`).
  * The older Command R writes the same action list in a fenced block after an `Action:` line,
  * `Action: ```json` ⏎ `[{"tool_name": "get_weather", "parameters": {…}}]` ⏎ ` ``` `; as that opens
- * with an ordinary word, it is taken only with the fence right after it and an offered tool's name
- * in `tool_name`. Thinking is reasoning, the
+ * with an ordinary word, it is read only in the `cohere_command` setting, never in `auto`, and only
+ * with the fence right after the word and an offered tool's name in `tool_name`. Thinking is reasoning, the
  * response block is text without its tokens (and without the `<co>…</co: 0:[1]>` citation marks the
  * model puts around cited spans), and the action block holds the calls as a JSON list of objects
  * naming the tool in `tool_name`.
@@ -143,6 +143,8 @@ export const cohereFencedActionSyntax: OpeningSyntax = {
   triggers: 'A',
   formats: ['cohere_command'],
   prefixes: [ACTION_LINE],
+  // An ordinary word opens it, and a stop at every capital A would halve auto mode's speed on prose.
+  namedOnly: true,
   open(reader, context) {
     if (!reader.accept(ACTION_LINE)) return undefined;
     while (reader.peek() === 0x20) reader.advance();
