@@ -6,13 +6,14 @@
  *   <|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Paris"}}]<|END_ACTION|>
  *
  * or, for an answer, `<|START_RESPONSE|>The weather…<|END_RESPONSE|>` (R7B: `<|START_TEXT|>…<|END_TEXT|>`).
- * The older Command R writes the same action list in a fenced block after an `Action:` line,
- * `Action: ```json` ⏎ `[{"tool_name": "get_weather", "parameters": {…}}]` ⏎ ` ``` `; as that opens
- * with an ordinary word, it is read only in the `cohere_command` setting, never in `auto`, and only
- * with the fence right after the word and an offered tool's name in `tool_name`. Thinking is reasoning, the
- * response block is text without its tokens (and without the `<co>…</co: 0:[1]>` citation marks the
- * model puts around cited spans), and the action block holds the calls as a JSON list of objects
- * naming the tool in `tool_name`.
+ * Thinking is reasoning; the answer block is text without its tokens and without the
+ * `<co>…</co: 0:[1]>` citation marks the model puts around cited spans; the action block holds the
+ * calls as a JSON list of objects naming the tool in `tool_name`.
+ *
+ * The older Command R writes the same list in a fence after an `Action:` line (`Action: ```json` ⏎
+ * `[…]` ⏎ ` ``` `). That opens with an ordinary word, so it is read only in the `cohere_command`
+ * setting, never in `auto`, and only with the fence right after the word and an offered tool's
+ * name in `tool_name`.
  */
 import { callEvents, textEvents } from '../call-events.js';
 import { DelimitedCallBlock, type BlockEnding } from '../delimited-call-block.js';
