@@ -81,15 +81,15 @@ interface Parsed {
   calls: Array<{ name: string; argumentsJson: string }>;
 }
 
-function readJson<T>(file: string): T {
-  return JSON.parse(readFileSync(join(CORPUS_FOLDER, file), 'utf8')) as T;
+function readJson(file: string): unknown {
+  return JSON.parse(readFileSync(join(CORPUS_FOLDER, file), 'utf8'));
 }
 
 const samples: CorpusSample[] = readdirSync(CORPUS_FOLDER)
   .filter((file) => file.endsWith('.json') && file !== 'disputed.json' && file !== 'prose.json')
   .sort()
-  .flatMap((file) => readJson<CorpusSample[]>(file));
-const disputes = new Map(readJson<Dispute[]>('disputed.json').map((dispute) => [dispute.id, dispute]));
+  .flatMap((file) => readJson(file) as CorpusSample[]);
+const disputes = new Map((readJson('disputed.json') as Dispute[]).map((dispute) => [dispute.id, dispute]));
 const knownFormats: readonly string[] = TEXT_TOOL_CALL_FORMATS;
 
 function isPending(sample: CorpusSample): boolean {

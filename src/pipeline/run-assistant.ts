@@ -24,7 +24,12 @@ import type { AssistantRunner, FileReader, Integrations, KnowledgeSearch, QueryR
 import type { Registries } from './registries.js';
 import { functionToolsOf, type FunctionToolRun, type FunctionTools, type SkippedFunctionTool } from './function-tools.js';
 import type { PromptInput, PromptProcessorDefinition } from './prompt-processor-definition.js';
-import { TextToolCallParser, type ToolCallFormatSetting } from '../text-tool-calls/index.js';
+import {
+  resolveReasoningOpened,
+  TextToolCallParser,
+  type ReasoningOpenedSetting,
+  type ToolCallFormatSetting,
+} from '../text-tool-calls/index.js';
 import type { ToolContext } from './tool-definition.js';
 import { runToolLoop, type TextCallParser, type ToolCallStep, type ToolLoopOutcome } from './tool-loop.js';
 import { toolLoopLimitsFor, type ToolLoopSettings } from './tool-loop-limits.js';
@@ -87,12 +92,30 @@ function processorPlaceholders(registries: Registries): string[] {
   return [...registries.promptProcessors.values()].flatMap((processor) => processor.placeholders ?? []);
 }
 
-/** Calls written as text are read unless the assistant asks for native calls only (`tool_call_format`). */
-function textParserFor(assistant: AssistantSnapshot, functions: readonly FunctionToolRun[]): { createTextParser?: () => TextCallParser } {
+/**
+ * Calls written as text are read unless the assistant asks for native calls only (`tool_call_format`).
+ * When the chat template opens reasoning (`reasoning_opened`, resolved for the assistant's model), a
+ * round that offers no tools still gets a parser, one that reads no calls, so that reasoning never
+ * reaches the answer.
+ */
+function textParserFor(
+  assistant: AssistantSnapshot,
+  functions: readonly FunctionToolRun[],
+): { createTextParser?: (offering: boolean) => TextCallParser | undefined } {
   const format = assistant.metadata.tool_call_format ?? 'auto';
-  if (format === 'native' || functions.length === 0) return {};
+  if (format === 'native') return {};
+  const reasoningOpened = resolveReasoningOpened(
+    (assistant.metadata.reasoning_opened ?? 'auto') as ReasoningOpenedSetting,
+    assistant.metadata.llm,
+  );
   const tools = functions.map((run) => ({ name: run.functionName, parameters: run.specification.parameters }));
-  return { createTextParser: () => new TextToolCallParser({ tools, format: format as Exclude<ToolCallFormatSetting, 'native'> }) };
+  const setting = format as Exclude<ToolCallFormatSetting, 'native'>;
+  return {
+    createTextParser: (offering) => {
+      if (offering) return new TextToolCallParser({ tools, format: setting, reasoningOpened });
+      return reasoningOpened === 'always' ? new TextToolCallParser({ tools: [], format: setting, reasoningOpened }) : undefined;
+    },
+  };
 }
 
 /** A processor's own placeholders (moodle_augment's `moodle_user`); a failure leaves them empty rather than failing the request. */

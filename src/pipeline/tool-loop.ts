@@ -55,8 +55,12 @@ export interface ToolLoopInput {
   unavailable?: readonly SkippedFunctionTool[];
   toolContext: ToolContext;
   limits: ToolLoopLimits;
-  /** Reads calls written as text; absent when the assistant asks for native calls only. */
-  createTextParser?: () => TextCallParser;
+  /**
+   * Reads calls written as text (and reasoning) in one round; absent when the assistant asks for
+   * native calls only. `offering` tells whether the round offers tools: a round that does not may
+   * still need a parser that reads no calls, for reasoning its chat template opened.
+   */
+  createTextParser?: (offering: boolean) => TextCallParser | undefined;
   nextStatusId(): string;
   /** Told of every usage report as it arrives, so a run that fails still knows what it used. */
   usageReceived?(usage: Usage): void;
@@ -288,7 +292,7 @@ async function* modelRound(
   offer: boolean,
   signal: AbortSignal,
 ): AsyncGenerator<PipelineEvent, RoundResult> {
-  const parser = offer ? input.createTextParser?.() : undefined;
+  const parser = input.createTextParser?.(offer);
   const result: RoundResult = { text: '', calls: [], finishReason: 'stop', usage: NO_USAGE };
   const fromParser = function* (events: TextParserEvent[]): Generator<PipelineEvent> {
     for (const event of events) {

@@ -6,15 +6,19 @@
  */
 import type { TextParserEvent } from './text-tool-call-types.js';
 
+/** `lastTextCode` when no text came since the start, the last call or the last reasoning. */
+export const NO_TEXT = -1;
+
 export class EventCollector {
   private readonly events: TextParserEvent[] = [];
   private pendingType: 'text' | 'reasoning' | undefined;
   private pendingPieces: string[] = [];
 
-  constructor(private readonly segment: { atSegmentStart: boolean; afterCall: boolean }) {}
+  constructor(private readonly segment: { atSegmentStart: boolean; afterCall: boolean; lastTextCode: number }) {}
 
   text(text: string): void {
     if (text.length === 0) return;
+    this.segment.lastTextCode = text.charCodeAt(text.length - 1);
     if (this.segment.atSegmentStart && text.trim() !== '') {
       this.segment.atSegmentStart = false;
       this.segment.afterCall = false;
@@ -26,10 +30,12 @@ export class EventCollector {
     for (const event of events) {
       if (event.type === 'text') this.text(event.text);
       else if (event.type === 'reasoning') {
+        this.segment.lastTextCode = NO_TEXT;
         this.segment.atSegmentStart = true;
         this.segment.afterCall = false;
         this.append('reasoning', event.text);
       } else {
+        this.segment.lastTextCode = NO_TEXT;
         this.segment.atSegmentStart = true;
         this.segment.afterCall = true;
         this.flush();

@@ -52,7 +52,7 @@ function followingCalls(body: string, from: number, reading: JsonCallBodyReading
 /** Repair: the extra `}` or `]` a model added after a complete call, with blank space around it. */
 function isStrayClosing(rest: string): boolean {
   const trimmed = rest.trim();
-  return trimmed !== '' && trimmed.length <= 4 && [...trimmed].every((character) => character === '}' || character === ']');
+  return trimmed !== '' && trimmed.length <= 4 && trimmed.replaceAll('}', '').replaceAll(']', '') === '';
 }
 
 export function readJsonCallBody(body: string, ending: BlockEnding, reading: JsonCallBodyReading): TextParserEvent[] | undefined {

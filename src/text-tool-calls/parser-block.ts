@@ -42,6 +42,8 @@ export interface OpeningContext {
   atSegmentStart: boolean;
   /** Only whitespace was emitted since the last call (none yet: false). */
   afterCall: boolean;
+  /** The code of the last character emitted as text (NO_TEXT after a call or reasoning). */
+  lastTextCode: number;
   /** Whether the configured setting lets this format through (`auto` lets all through). */
   accepts(format: TextToolCallFormat): boolean;
 }

@@ -118,6 +118,8 @@ export class TemplateOpenedReasoningBlock implements ParserBlock {
 
 /** Characters just before or after a marker that show it is being quoted, not used (`` `</think>` ``, "</think>"). */
 const QUOTING = new Set(['`', '"', "'"]);
+/** A character before a marker that shows it sits mid-sentence, mentioned in prose. */
+const MID_SENTENCE = new Set([' ', '\t']);
 
 const LONGEST_MARKER = Math.max(...REASONING_END_MARKERS.map((marker) => marker.length));
 
@@ -134,7 +136,8 @@ export interface OpenedReasoningDecision {
  * `auto` for a model not known to open reasoning: the output's first characters decide. Answers
  * the end marker that shows the template opened the reasoning, or undefined when the output starts
  * as an answer: no marker (with the character after it) within the first
- * OPENED_REASONING_HEAD_CHARACTERS, an opening of the model's own before it, or a quoted marker.
+ * OPENED_REASONING_HEAD_CHARACTERS, an opening of the model's own before it, a quoted marker, or
+ * one mid-sentence after a space.
  * `head` is the output's start; `ended` when the output ends with it.
  */
 export function findTemplateOpenedEnd(head: string, ended: boolean): OpenedReasoningDecision | undefined {
@@ -151,6 +154,8 @@ export function findTemplateOpenedEnd(head: string, ended: boolean): OpenedReaso
   const before = head.slice(0, first.markerAt);
   if (REPEATED_OPENINGS.some((opening) => before.includes(opening))) return undefined;
   if (QUOTING.has(head.charAt(first.markerAt - 1)) || QUOTING.has(head.charAt(first.resumeAt))) return undefined;
+  // Reasoning runs up to its marker, or a line break does; prose puts a space before a tag it names ("write </think> here").
+  if (MID_SENTENCE.has(head.charAt(first.markerAt - 1))) return undefined;
   return first;
 }
 

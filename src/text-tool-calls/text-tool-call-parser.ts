@@ -13,7 +13,7 @@
  * text whole or in any chunking gives the same text, reasoning and calls. Each character is scanned
  * once by the text scan and at most a bounded number of times by openings; blocks read forward only.
  */
-import { EventCollector } from './event-collector.js';
+import { EventCollector, NO_TEXT } from './event-collector.js';
 import { OfferedToolSet } from './offered-tool-set.js';
 import { NEED_MORE_TEXT, OpeningReader } from './opening-reader.js';
 import type { Opening, OpeningContext, ParserBlock } from './parser-block.js';
@@ -31,6 +31,8 @@ export interface TextParserStatistics {
   /** Whether the held characters belong to a recognised call (then bounded by CALL_CHARACTERS_MAXIMUM). */
   insideCall: boolean;
 }
+
+const BACKTICK = 0x60;
 
 export class TextToolCallParser {
   private readonly table: SyntaxTable;
@@ -67,6 +69,7 @@ export class TextToolCallParser {
       counter: this.counter,
       atSegmentStart: true,
       afterCall: false,
+      lastTextCode: NO_TEXT,
       accepts: (candidate: TextToolCallFormat) => format === 'auto' || format === candidate,
     };
     this.events = new EventCollector(this.context);
@@ -197,7 +200,7 @@ export class TextToolCallParser {
         this.events.text(text.slice(emitFrom, trigger));
         emitFrom = trigger;
       }
-      const opening = this.tryOpenings(text, trigger, atEnd, trigger === start ? firstSyntax : 0);
+      const opening = this.tryOpenings(text, trigger, { start, atEnd }, trigger === start ? firstSyntax : 0);
       if (typeof opening === 'number') {
         this.events.text(text.slice(emitFrom, trigger));
         this.pending = text.slice(trigger);
@@ -218,17 +221,26 @@ export class TextToolCallParser {
    * The first opening that the syntaxes starting with this character recognise at `at`, from the
    * syntax `firstSyntax` on; or, when one cannot decide yet, that syntax's index.
    */
-  private tryOpenings(text: string, at: number, atEnd: boolean, firstSyntax: number): Opening | number | undefined {
+  private tryOpenings(
+    text: string,
+    at: number,
+    scan: { start: number; atEnd: boolean },
+    firstSyntax: number,
+  ): Opening | number | undefined {
+    const { start, atEnd } = scan;
     const windowEnd = Math.min(text.length, at + OPENING_CHARACTERS_MAXIMUM);
     // Past the window an opening cannot grow, so reading reaches a definite end there too.
     const final = atEnd || windowEnd === at + OPENING_CHARACTERS_MAXIMUM;
     const reader = this.reader.load(text, at, windowEnd, final);
     const code = text.charCodeAt(at);
+    // Inline code (`[get_time()]`, `<tool_call>…`) is quoted, not called: no call opens right after a backtick.
+    const quoted = (at > start ? text.charCodeAt(at - 1) : this.context.lastTextCode) === BACKTICK;
     const syntaxes = this.table.syntaxesFor(code);
     const gate = this.table.gate(code, reader);
     this.counter.add(reader.furthest - at + 1);
     for (let index = firstSyntax; index < syntaxes.length; index += 1) {
       const syntax = syntaxes[index]!;
+      if (quoted && syntax.formats !== 'reasoning') continue;
       // A syntax whose token is not there is ruled out without being asked; one whose token may still come waits.
       if (syntax.prefixes !== undefined && !gate?.complete.has(index)) {
         if (gate?.waiting.has(index)) return index;

@@ -36,7 +36,7 @@ function parse(chunks: readonly string[], format: Exclude<ToolCallFormatSetting,
 /** Whole, and one character at a time: a repair must not depend on where the deltas fall. */
 function parseEveryWay(text: string, format: Exclude<ToolCallFormatSetting, 'native'>): Parsed {
   const whole = parse([text], format);
-  expect(parse([...text], format)).toEqual(whole);
+  expect(parse(Array.from(text), format)).toEqual(whole);
   return whole;
 }
 
