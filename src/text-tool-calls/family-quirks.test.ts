@@ -195,6 +195,14 @@ describe('readings and repairs the engines make', () => {
     expect(parse(json).calls).toEqual([{ name: 'get_weather', arguments: { city: 'Lima', days: 2 }, format: 'deepseek_v32' }]);
   });
 
+  it('skips a MiniMax-M1 line that is no call object, and keeps the block text when a line names a tool not offered', () => {
+    const skipped =
+      '<tool_calls>\n{"name": "get_time", "arguments": {}}\n{invalid json here}\n{"arguments": {"city": "Oslo"}}\n</tool_calls>';
+    expect(parse(skipped)).toEqual({ text: '', reasoning: '', calls: [{ name: 'get_time', arguments: {}, format: 'minimax_m1' }] });
+    const foreign = '<tool_calls>\n{"name": "get_time", "arguments": {}}\n{"name": "translate_text", "arguments": {}}\n</tool_calls>';
+    expect(parse(foreign)).toEqual({ text: foreign, reasoning: '', calls: [] });
+  });
+
   it('takes a GigaChat object without arguments for no call', () => {
     const text = '<|message_sep|>\n\nfunction call<|role_sep|>\n{"name": "get_time"}';
     expect(parse(text)).toEqual({ text, reasoning: '', calls: [] });

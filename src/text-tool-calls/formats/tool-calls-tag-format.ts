@@ -22,6 +22,16 @@ import { JsonValueScanner, NOT_A_VALUE, STILL_OPEN } from '../value-scanner.js';
 const OPEN = '<tool_calls>';
 const CLOSE = '</tool_calls>';
 
+/** Whether a JSON object names a tool (`"name": "…"`), so it was meant as a call. */
+function namesATool(object: string): boolean {
+  try {
+    const value: unknown = JSON.parse(object);
+    return typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>)['name'] === 'string';
+  } catch {
+    return false;
+  }
+}
+
 /** MiniMax-M1's body: JSON call objects separated by blank space; anything else after them is text. */
 function readCallObjects(body: string, ending: BlockEnding, tools: OfferedToolSet): TextParserEvent[] | undefined {
   const events: TextParserEvent[] = [];
@@ -40,9 +50,11 @@ function readCallObjects(body: string, ending: BlockEnding, tools: OfferedToolSe
       position = body.length;
       break;
     }
-    const calls = readJsonCalls(body.slice(position, end), tools);
-    if (calls === undefined) return undefined;
-    events.push(...callEvents(calls.calls, 'minimax_m1'));
+    const object = body.slice(position, end);
+    const calls = readJsonCalls(object, tools);
+    if (calls !== undefined) events.push(...callEvents(calls.calls, 'minimax_m1'));
+    // One that names a tool not offered keeps the block text; one that is no call object at all is skipped, as vLLM does.
+    else if (namesATool(object)) return undefined;
     position = end;
   }
   if (events.length === 0) return undefined;
