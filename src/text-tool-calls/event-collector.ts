@@ -10,9 +10,10 @@ import type { TextParserEvent } from './text-tool-call-types.js';
 export const NO_TEXT = -1;
 
 export class EventCollector {
-  private readonly events: TextParserEvent[] = [];
+  private events: TextParserEvent[] = [];
   private pendingType: 'text' | 'reasoning' | undefined;
-  private pendingPieces: string[] = [];
+  /** Neighbouring pieces joined as they come: a push rarely yields more than a few. */
+  private pendingText = '';
 
   constructor(private readonly segment: { atSegmentStart: boolean; afterCall: boolean; lastTextCode: number }) {}
 
@@ -44,23 +45,26 @@ export class EventCollector {
     }
   }
 
+  /** The events gathered since the last call, which starts a new list (the collector is reused from push to push). */
   list(): TextParserEvent[] {
     this.flush();
-    return this.events;
+    const events = this.events;
+    this.events = [];
+    return events;
   }
 
   private append(type: 'text' | 'reasoning', text: string): void {
     if (text.length === 0) return;
     if (this.pendingType !== type) this.flush();
     this.pendingType = type;
-    this.pendingPieces.push(text);
+    this.pendingText += text;
   }
 
   private flush(): void {
-    if (this.pendingType !== undefined && this.pendingPieces.length > 0) {
-      this.events.push({ type: this.pendingType, text: this.pendingPieces.join('') });
+    if (this.pendingType !== undefined && this.pendingText.length > 0) {
+      this.events.push({ type: this.pendingType, text: this.pendingText });
     }
     this.pendingType = undefined;
-    this.pendingPieces = [];
+    this.pendingText = '';
   }
 }

@@ -5,10 +5,11 @@
  *    `<tool_call>`, `…[/TOOL_CALLS]` after Mistral calls);
  *  - an extra `}` or `]` after a complete JSON or pythonic call (`{"name": …, "arguments": {…}}}`);
  *  - a bare `commentary` gpt-oss leaves between two Harmony calls (the channel name of a header whose
- *    tokens are missing), before the next header or at the end.
+ *    tokens are missing), before the next header or at the end;
+ *  - DeepSeek's tool-output markers, special tokens that never occur in prose (anywhere).
  *
- * Each is dropped only right after a call, with nothing but blank space between: there it can only
- * be the call's leftover. Anywhere else (prose that mentions `</tool_call>`, a `}` in code) it is text
+ * The leftovers are dropped only right after a call, with nothing but blank space between: there
+ * they can only be the call's leftover. Anywhere else (prose that mentions `</tool_call>`, a `}` in code) it is text
  * as written, so no repair ever turns prose into a call or hides prose.
  */
 import type { BlockStep, OpeningSyntax, ParserBlock } from './parser-block.js';
@@ -29,6 +30,21 @@ const DROPPED: ParserBlock = {
     return { events: [], end: { resumeAt: from, heldRest: '' } };
   },
   release: () => '',
+};
+
+/**
+ * Repair: DeepSeek's tool-output markers (`<｜tool▁output▁begin｜>…<｜tool▁output▁end｜>`) in the
+ * answer, which the model sometimes echoes around a result it quotes: special tokens no prose
+ * contains, so they are dropped wherever they stand and the words between them kept.
+ */
+export const deepSeekToolOutputMarkerSyntax: OpeningSyntax = {
+  triggers: '<',
+  formats: ['deepseek_v3', 'deepseek_v31'],
+  prefixes: ['<｜tool▁output▁begin｜>', '<｜tool▁output▁end｜>'],
+  open(reader) {
+    const token = ['<｜tool▁output▁begin｜>', '<｜tool▁output▁end｜>'].find((candidate) => reader.accept(candidate));
+    return token === undefined ? undefined : { length: token.length, block: DROPPED };
+  },
 };
 
 function strayCloser(token: string, formats: readonly TextToolCallFormat[]): OpeningSyntax {

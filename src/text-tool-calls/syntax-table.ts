@@ -34,7 +34,13 @@ import type { OpeningSyntax } from './parser-block.js';
 import { PrefixTrie, type PrefixGate } from './prefix-trie.js';
 import { barePythonicSyntax, pythonStartSyntax, taggedPythonicSyntax } from './formats/pythonic-format.js';
 import { thinkBracketSyntax, thinkTagSyntax } from './reasoning-syntaxes.js';
-import { strayBracketSyntax, strayHarmonyFillerSyntax, strayMistralCloseSyntax, strayToolCallCloseSyntax } from './stray-closer-repairs.js';
+import {
+  deepSeekToolOutputMarkerSyntax,
+  strayBracketSyntax,
+  strayHarmonyFillerSyntax,
+  strayMistralCloseSyntax,
+  strayToolCallCloseSyntax,
+} from './stray-closer-repairs.js';
 import type { TextToolCallFormat } from './text-tool-call-types.js';
 import { toolCallsTagSyntax } from './formats/tool-calls-tag-format.js';
 import { bareXmlFunctionSyntax, wrappedXmlFunctionSyntax } from './formats/xml-function-format.js';
@@ -85,7 +91,17 @@ const ALL_SYNTAXES: readonly OpeningSyntax[] = [
   strayMistralCloseSyntax,
   strayBracketSyntax,
   strayHarmonyFillerSyntax,
+  deepSeekToolOutputMarkerSyntax,
 ];
+
+/**
+ * A pattern matching any one of these UTF-16 code units, each written as a `\u` escape: a single
+ * character class, so finding the next match reads each character once.
+ */
+function characterClassOf(codes: readonly number[]): RegExp {
+  const escaped = codes.map((code) => `\\u${code.toString(16).padStart(4, '0')}`).join('');
+  return new RegExp(`[${escaped}]`, 'g');
+}
 
 /** The syntaxes one character can start, with the trie of their literal tokens. */
 export interface TriggerEntry {
@@ -99,6 +115,14 @@ export class SyntaxTable {
   /** The same, with the triggers of repairs that apply only right after a call. */
   private readonly isTriggerAfterCall = new Uint8Array(0x10000);
   private readonly byTrigger = new Map<number, TriggerEntry>();
+  /**
+   * For a trigger all of whose syntaxes start with a literal token: 1 for every character that can
+   * follow it in one of those tokens. Prose's `f`, `<` or backticks are then passed over after one
+   * look at the next character, without reading an opening.
+   */
+  private readonly secondCharacters = new Map<number, Uint8Array>();
+  private readonly triggerPattern: RegExp;
+  private readonly triggerPatternAfterCall: RegExp;
 
   constructor(setting: TextToolCallFormat | 'auto') {
     const active = ALL_SYNTAXES.filter(
@@ -116,13 +140,38 @@ export class SyntaxTable {
         if (syntax.onlyAfterCall !== true) this.isTrigger[code] = 1;
       }
     }
+    const characterClass = (table: Uint8Array) => characterClassOf([...this.byTrigger.keys()].filter((code) => table[code] === 1));
+    this.triggerPattern = characterClass(this.isTrigger);
+    this.triggerPatternAfterCall = characterClass(this.isTriggerAfterCall);
+    for (const [code, entry] of this.byTrigger) {
+      if (entry.syntaxes.some((syntax) => syntax.prefixes === undefined)) continue;
+      const allowed = new Uint8Array(0x10000);
+      for (const syntax of entry.syntaxes) {
+        for (const prefix of syntax.prefixes ?? [])
+          if (prefix.charCodeAt(0) === code && prefix.length > 1) allowed[prefix.charCodeAt(1)] = 1;
+      }
+      this.secondCharacters.set(code, allowed);
+    }
   }
 
-  /** The index of the next character at or after `from` that could start an opening; -1 when none. */
+  /**
+   * Whether no opening can start at `index`: every syntax of this trigger needs a literal token, and
+   * the next character (when there is one yet) fits none of them.
+   */
+  ruledOutByNextCharacter(text: string, index: number): boolean {
+    if (index + 1 >= text.length) return false;
+    const allowed = this.secondCharacters.get(text.charCodeAt(index));
+    return allowed !== undefined && allowed[text.charCodeAt(index + 1)] !== 1;
+  }
+
+  /**
+   * The index of the next character at or after `from` that could start an opening; -1 when none.
+   * A character-class search (the engine scans for it far faster than a loop over the codes).
+   */
   nextTrigger(text: string, from: number, afterCall: boolean): number {
-    const triggers = afterCall ? this.isTriggerAfterCall : this.isTrigger;
-    for (let index = from; index < text.length; index += 1) if (triggers[text.charCodeAt(index)] === 1) return index;
-    return -1;
+    const pattern = afterCall ? this.triggerPatternAfterCall : this.triggerPattern;
+    pattern.lastIndex = from;
+    return pattern.exec(text)?.index ?? -1;
   }
 
   syntaxesFor(code: number): readonly OpeningSyntax[] {

@@ -54,10 +54,11 @@ export class TextToolCallParser {
    */
   private openedReasoningHead: string | undefined;
   /**
-   * The events of the `push` or `end` under way. Kept here rather than passed along, so the methods
-   * on the per-character path take no more than four parameters and allocate nothing per call.
+   * The events of the `push` or `end` under way (each answers its list and starts a new one). Kept
+   * here rather than passed along, so the methods on the per-character path take no more than four
+   * parameters and allocate nothing per call.
    */
-  private events: EventCollector;
+  private readonly events: EventCollector;
 
   constructor(options: TextToolCallParserOptions) {
     const setting: string = options.format;
@@ -81,7 +82,6 @@ export class TextToolCallParser {
 
   push(delta: string): TextParserEvent[] {
     if (this.ended) throw new Error('TextToolCallParser: push after end');
-    this.events = new EventCollector(this.context);
     if (this.openedReasoningHead !== undefined) this.decideOpenedReasoning(delta, false);
     else this.process(delta, 0, false);
     return this.events.list();
@@ -91,7 +91,6 @@ export class TextToolCallParser {
   end(): TextParserEvent[] {
     if (this.ended) return [];
     this.ended = true;
-    this.events = new EventCollector(this.context);
     if (this.openedReasoningHead !== undefined) this.decideOpenedReasoning('', true);
     else this.process('', 0, true);
     return this.events.list();
@@ -194,6 +193,11 @@ export class TextToolCallParser {
       if (trigger === -1) {
         this.events.text(text.slice(emitFrom));
         return text.length;
+      }
+      if (this.table.ruledOutByNextCharacter(text, trigger)) {
+        this.counter.add(1);
+        searchFrom = trigger + 1;
+        continue;
       }
       // Only a reasoning opening asks whether text came before it; while that can still matter, emit first.
       if (this.context.atSegmentStart) {

@@ -113,12 +113,27 @@ describe.each(['auto', 'named'] as const)('repairs in %s mode', (mode) => {
     expect(parsed.text).toBe('Sure. ');
   });
 
+  it("drops DeepSeek's tool-output markers and keeps the words between them", () => {
+    const parsed = parseEveryWay('Weather: <｜tool▁output▁begin｜>22°C, sunny<｜tool▁output▁end｜> Enjoy!', setting('deepseek_v31'));
+    expect(parsed.calls).toEqual([]);
+    expect(parsed.text).toBe('Weather: 22°C, sunny Enjoy!');
+  });
+
   it('coerces loosely written schema types: float, bool and list', () => {
     const parsed = parseEveryWay(
       '<tool_call>\n<function=get_weather>\n<parameter=days>\n2.5\n</parameter>\n<parameter=metric>\nTrue\n</parameter>\n<parameter=tags>\n["a"]\n</parameter>\n</function>\n</tool_call>',
       setting('xml_function'),
     );
     expect(parsed.calls).toEqual([{ name: 'get_weather', arguments: { days: 2.5, metric: true, tags: ['a'] } }]);
+  });
+});
+
+describe("a value that quotes the call's own tags", () => {
+  it('is kept whole in a GLM call: the tags inside <arg_value> are data, not the end of the call', () => {
+    const value = 'Wrap each call in <tool_call> and </tool_call>; this is part of the value.';
+    const parsed = parseEveryWay(`<tool_call>get_weather<arg_key>city</arg_key><arg_value>${value}</arg_value></tool_call> Done.`, 'auto');
+    expect(parsed.calls).toEqual([{ name: 'get_weather', arguments: { city: value } }]);
+    expect(parsed.text).toBe(' Done.');
   });
 });
 

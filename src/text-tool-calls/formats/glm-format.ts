@@ -90,6 +90,8 @@ export const glmSyntax: OpeningSyntax = {
         opening,
         bodyOffset: opening.length,
         terminators: TOOL_CALL_TERMINATORS,
+        // A value may quote the tags themselves ("Wrap each call in <tool_call> and </tool_call>").
+        quietZone: { open: VALUE_OPEN, closes: [VALUE_CLOSE, KEY_OPEN] },
         parseBody: (body, ending) => readPairs(body, ending, name, context.tools),
       },
       context.counter,
