@@ -137,6 +137,13 @@ describe("a value that quotes the call's own tags", () => {
   });
 });
 
+describe("Qwen3-Coder's bare <function=…>", () => {
+  it('reads no call from a JSON body (Functionary v3.1 writes that), where it would lose the arguments', () => {
+    const output = '<function=get_weather>{"city": "Paris"}</function>';
+    expect(parseEveryWay(output, 'xml_function')).toEqual({ text: output, calls: [] });
+  });
+});
+
 describe('the repairs leave prose alone', () => {
   it.each([
     'Close the block with </tool_call> when you are done.',
