@@ -68,6 +68,17 @@ const DEEPSEEK = {
   separator: '<｜tool▁sep｜>',
 };
 
+const DSML = {
+  sectionOpen: '<｜DSML｜function_calls>',
+  sectionClose: '</｜DSML｜function_calls>',
+  v4Open: '<｜DSML｜tool_calls>',
+  v4Close: '</｜DSML｜tool_calls>',
+  invoke: (name: string) => `<｜DSML｜invoke name="${name}">`,
+  invokeClose: '</｜DSML｜invoke>',
+  parameter: (name: string, isString: boolean, value: string) =>
+    `<｜DSML｜parameter name="${name}" string="${String(isString)}">${value}</｜DSML｜parameter>`,
+};
+
 export const FORMAT_SAMPLES: readonly FormatSamples[] = [
   {
     format: 'xml_function',
@@ -679,5 +690,182 @@ export const FORMAT_SAMPLES: readonly FormatSamples[] = [
       },
     ],
     mentions: ['The commentary channel carries calls, as in commentary to=functions.name json{…}, and the final channel the answer.'],
+  },
+  {
+    format: 'lfm2',
+    samples: [
+      {
+        description: 'a pythonic list between the special tokens, text after it',
+        text: "<|tool_call_start|>[get_weather(city='Paris', days=3), get_time()]<|tool_call_end|>\nChecking both.",
+        calls: [
+          { name: 'get_weather', arguments: { city: 'Paris', days: 3 } },
+          { name: 'get_time', arguments: {} },
+        ],
+        answer: '\nChecking both.',
+      },
+      {
+        description: 'a JSON list, as fine-tuned models write it',
+        text: 'Sure. <|tool_call_start|>[{"name": "get_weather", "arguments": {"city": "Oslo"}}]<|tool_call_end|>',
+        calls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }],
+        answer: 'Sure. ',
+      },
+    ],
+    mentions: ['LFM2 writes <|tool_call_start|> before its list and <|tool_call_end|> after it: <|tool_call_start|>[f(x)]'],
+  },
+  {
+    format: 'gemma4',
+    samples: [
+      {
+        description: 'a call in Gemma notation, strings between quote tokens',
+        text: 'Let me look.<|tool_call>call:get_weather{city:<|"|>Paris, France<|"|>,days:3,metric:true,tags:[<|"|>rain<|"|>]}<tool_call|>',
+        calls: [{ name: 'get_weather', arguments: { city: 'Paris, France', days: 3, metric: true, tags: ['rain'] } }],
+        answer: 'Let me look.',
+      },
+      {
+        description: 'thought channel, two calls, the second closed by the end-of-turn token',
+        text: '<|channel>thought\nTwo lookups.<channel|><|tool_call>call:get_time{}<tool_call|><|tool_call>:call:get_weather{city:<|"|>Oslo<|"|>,filters:{<|"|>3<|"|>:<|"|>x<|"|>}}<turn|>',
+        calls: [
+          { name: 'get_time', arguments: {} },
+          { name: 'get_weather', arguments: { city: 'Oslo', filters: { '3': 'x' } } },
+        ],
+        answer: '',
+        answerWhenNotOffered:
+          '<|tool_call>call:get_time{}<tool_call|><|tool_call>:call:get_weather{city:<|"|>Oslo<|"|>,filters:{<|"|>3<|"|>:<|"|>x<|"|>}}<turn|>',
+      },
+    ],
+    mentions: [
+      'Gemma 4 opens a call with <|tool_call> and closes it with <tool_call|>; strings use <|"|>.',
+      'In the docs the bare shape starts with call:get_weather and its braces.',
+    ],
+  },
+  {
+    format: 'olmo3',
+    samples: [
+      {
+        description: 'two calls on separate lines, JSON literals mixed in',
+        text: "<function_calls>get_weather(city='Paris', metric=true)\nsearch_course_materials(query='cells', top_k=null)</function_calls>",
+        calls: [
+          { name: 'get_weather', arguments: { city: 'Paris', metric: true } },
+          { name: 'search_course_materials', arguments: { query: 'cells', top_k: null } },
+        ],
+        answer: '',
+      },
+      {
+        description: 'prose before a call without arguments',
+        text: 'One moment. <function_calls>get_time()</function_calls>',
+        calls: [{ name: 'get_time', arguments: {} }],
+        answer: 'One moment. ',
+      },
+    ],
+    mentions: ['Olmo wraps calls in <function_calls></function_calls>, like <function_calls><invoke name="x"> in other models.'],
+  },
+  {
+    format: 'deepseek_v32',
+    samples: [
+      {
+        description: 'one invoke, string and JSON parameters',
+        text: `Checking.${DSML.sectionOpen}\n${DSML.invoke('get_weather')}\n${DSML.parameter('city', true, 'Paris')}\n${DSML.parameter('days', false, '3')}\n${DSML.parameter('tags', false, '["rain"]')}\n${DSML.invokeClose}\n${DSML.sectionClose}`,
+        calls: [{ name: 'get_weather', arguments: { city: 'Paris', days: 3, tags: ['rain'] } }],
+        answer: 'Checking.',
+      },
+      {
+        description: 'two invokes in a V4 tool_calls section, one without parameters',
+        text: `${DSML.v4Open}${DSML.invoke('get_time')}${DSML.invokeClose}${DSML.invoke('search_course_materials')}${DSML.parameter('query', true, 'a < b')}${DSML.invokeClose}${DSML.v4Close} Done.`,
+        calls: [
+          { name: 'get_time', arguments: {} },
+          { name: 'search_course_materials', arguments: { query: 'a < b' } },
+        ],
+        answer: ' Done.',
+      },
+    ],
+    mentions: [`DeepSeek V3.2 opens calls with ${DSML.sectionOpen} and an ${DSML.invoke('name')} element.`],
+  },
+  {
+    format: 'gigachat3',
+    samples: [
+      {
+        description: 'GigaChat 3: a function call message, ended by </s>',
+        text: 'I will check.<|message_sep|>\n\nfunction call<|role_sep|>\n{"name": "get_weather", "arguments": {"city": "Paris", "filters": {"wind": true}}}</s>',
+        calls: [{ name: 'get_weather', arguments: { city: 'Paris', filters: { wind: true } } }],
+        answer: 'I will check.',
+      },
+      {
+        description: 'GigaChat 3.1: one token before the JSON',
+        text: '<|function_call|>{"name": "get_time", "arguments": {}}',
+        calls: [{ name: 'get_time', arguments: {} }],
+        answer: '',
+      },
+    ],
+    mentions: ['GigaChat separates messages with <|message_sep|> and writes "function call<|role_sep|>" before a call.'],
+  },
+  {
+    format: 'cohere_command',
+    samples: [
+      {
+        description: 'an action list of two calls',
+        text: '<|START_ACTION|>\n[\n    {"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Paris"}},\n    {"tool_call_id": "1", "tool_name": "get_time", "parameters": {}}\n]\n<|END_ACTION|>',
+        calls: [
+          { name: 'get_weather', arguments: { city: 'Paris' } },
+          { name: 'get_time', arguments: {} },
+        ],
+        answer: '',
+      },
+      {
+        description: 'thinking, then an action',
+        text: '<|START_THINKING|>I will look it up.<|END_THINKING|><|START_ACTION|>[{"tool_call_id": "0", "tool_name": "search_course_materials", "parameters": {"query": "cells", "top_k": 2}}]<|END_ACTION|>',
+        calls: [{ name: 'search_course_materials', arguments: { query: 'cells', top_k: 2 } }],
+        answer: '',
+        answerWhenNotOffered:
+          '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "search_course_materials", "parameters": {"query": "cells", "top_k": 2}}]<|END_ACTION|>',
+      },
+      {
+        description: 'a response block with citation marks, then an action',
+        text: '<|START_RESPONSE|>It is <co>sunny</co: 0:[1,2]> today.<|END_RESPONSE|><|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_time", "parameters": {}}]<|END_ACTION|>',
+        calls: [{ name: 'get_time', arguments: {} }],
+        answer: 'It is sunny today.',
+        answerWhenNotOffered:
+          'It is sunny today.<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_time", "parameters": {}}]<|END_ACTION|>',
+      },
+    ],
+    mentions: [
+      'Command writes <|START_ACTION|> before a JSON list with "tool_name" and <|END_ACTION|> after it.',
+      'Its answers sit in <|START_RESPONSE|> blocks with <co>cited</co: 0:[1]> spans.',
+      'Action: ```json\n[{"tool_name": "some_tool", "parameters": {}}]\n``` is how Command R acts; Action: is also a word.',
+    ],
+  },
+  {
+    format: 'seed_oss',
+    samples: [
+      {
+        description: 'a call with prose before it',
+        text: 'Let me check.\n<seed:tool_call>\n<function=get_time>\n</function>\n</seed:tool_call>',
+        calls: [{ name: 'get_time', arguments: {} }],
+        answer: 'Let me check.\n',
+      },
+      {
+        description: 'reasoning in seed tags, then a call typed by the schema',
+        text: '<seed:think>The user wants Paris.<seed:cot_budget_reflect>I have used 10 tokens.</seed:cot_budget_reflect></seed:think>\n<seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n<parameter=days>2</parameter>\n</function>\n</seed:tool_call>',
+        calls: [{ name: 'get_weather', arguments: { city: 'Paris', days: 2 } }],
+        answer: '\n',
+        answerWhenNotOffered:
+          '\n<seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n<parameter=days>2</parameter>\n</function>\n</seed:tool_call>',
+      },
+    ],
+    mentions: ['Seed-OSS wraps <function=name> calls in <seed:tool_call> tags and thinks in <seed:think>.'],
+  },
+  {
+    format: 'minimax_m1',
+    samples: [
+      {
+        description: 'two call objects on their own lines',
+        text: 'Checking. <tool_calls>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n{"name": "get_time", "arguments": {}}\n</tool_calls>',
+        calls: [
+          { name: 'get_weather', arguments: { city: 'Paris' } },
+          { name: 'get_time', arguments: {} },
+        ],
+        answer: 'Checking. ',
+      },
+    ],
+    mentions: ['MiniMax writes <tool_calls> then one {"name": …} object per line.'],
   },
 ];

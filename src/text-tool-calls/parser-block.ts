@@ -76,7 +76,7 @@ export interface OpeningSyntax {
   readonly formats: readonly TextToolCallFormat[] | 'reasoning';
   /**
    * Active only when the setting names one of its formats, never in `auto`: for openings too
-   * ordinary to be told from prose (a bare tool name at the start of the answer).
+   * ordinary to be told from prose (a bare tool name at the start of the answer, Gemma 4's bare `call:`).
    */
   readonly namedOnly?: boolean;
   /**

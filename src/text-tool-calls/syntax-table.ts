@@ -9,6 +9,19 @@ import { deepSeekSyntax } from './formats/deepseek-format.js';
 import { functionGemmaSyntax } from './formats/function-gemma-format.js';
 import { functionaryV31Syntax } from './formats/functionary-v31-format.js';
 import { functionaryV32SegmentStartSyntax, functionaryV32StartSyntax, functionaryV32Syntax } from './formats/functionary-v32-format.js';
+import {
+  cohereActionSyntax,
+  cohereEndOfTurnSyntax,
+  cohereFencedActionSyntax,
+  cohereResponseSyntax,
+  cohereThinkingSyntax,
+} from './formats/cohere-command-format.js';
+import { deepSeekV32Syntax } from './formats/deepseek-v32-format.js';
+import { bareGemma4Syntax, gemma4Syntax, gemma4ThoughtSyntax, strayChannelCloseSyntax } from './formats/gemma4-format.js';
+import { gigaChat3EndSyntax, gigaChat3Syntax } from './formats/gigachat3-format.js';
+import { lfm2EndSyntax, lfm2Syntax } from './formats/lfm2-format.js';
+import { olmo3Syntax } from './formats/olmo3-format.js';
+import { seedOssSyntax, seedThinkSyntax } from './formats/seed-oss-format.js';
 import { functoolsSyntax } from './formats/functools-format.js';
 import { jsonFenceSyntax, toolCodeFenceSyntax } from './formats/gemma-tool-code-format.js';
 import { glmSyntax } from './formats/glm-format.js';
@@ -42,6 +55,7 @@ import {
 } from './stray-closer-repairs.js';
 import type { TextToolCallFormat } from './text-tool-call-types.js';
 import { toolCallsTagSyntax } from './formats/tool-calls-tag-format.js';
+import { minimaxM1Syntax } from './formats/minimax-m1-format.js';
 import { bareXmlFunctionSyntax, wrappedXmlFunctionSyntax } from './formats/xml-function-format.js';
 
 const ALL_SYNTAXES: readonly OpeningSyntax[] = [
@@ -53,6 +67,8 @@ const ALL_SYNTAXES: readonly OpeningSyntax[] = [
   // Before xml_function's: the same `<function=name>` opening, told apart by the JSON body that follows.
   functionaryV31Syntax,
   bareXmlFunctionSyntax,
+  // Before tool_calls_tag's: the same opening, taken only when an object (not a list) follows it.
+  minimaxM1Syntax,
   toolCallsTagSyntax,
   taggedLlama3JsonSyntax,
   taggedPythonicSyntax,
@@ -70,6 +86,24 @@ const ALL_SYNTAXES: readonly OpeningSyntax[] = [
   functoolsSyntax,
   toolCodeFenceSyntax,
   jsonFenceSyntax,
+  // Group A of issue 18: each opens with its family's own tokens, so the order among them is free.
+  seedThinkSyntax,
+  gemma4ThoughtSyntax,
+  cohereThinkingSyntax,
+  cohereResponseSyntax,
+  cohereActionSyntax,
+  cohereFencedActionSyntax,
+  cohereEndOfTurnSyntax,
+  lfm2Syntax,
+  lfm2EndSyntax,
+  gemma4Syntax,
+  bareGemma4Syntax,
+  strayChannelCloseSyntax,
+  olmo3Syntax,
+  deepSeekV32Syntax,
+  gigaChat3Syntax,
+  gigaChat3EndSyntax,
+  seedOssSyntax,
   strayToolCallCloseSyntax,
   strayMistralCloseSyntax,
   strayBracketSyntax,

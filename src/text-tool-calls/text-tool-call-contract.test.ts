@@ -260,6 +260,9 @@ describe('adversarial text', () => {
     ['repeated stripped Harmony headers', repeatTo('assistantcommentary to=functions.get_weather json', MEGABYTE)],
     ['repeated >>> at the start', repeatTo('>>>', MEGABYTE)],
     ['an Apertus list of name-keyed objects never closed', `<|tools_prefix|>[${repeatTo('{"get_time": {}}, ', MEGABYTE)}`],
+    ['repeated Gemma 4 openings with unclosed strings', repeatTo('<|tool_call>call:get_weather{city:<|"|>', MEGABYTE)],
+    ['repeated LFM2 starts', repeatTo('<|tool_call_start|>[get_weather(', MEGABYTE)],
+    ['repeated DSML sections', repeatTo('<｜DSML｜function_calls><｜DSML｜invoke name="get_weather">', MEGABYTE)],
   ];
 
   it.each(inputs)(

@@ -34,6 +34,14 @@ export const TEXT_TOOL_CALL_FORMATS = [
   'functionary_v32',
   'nemotron_v2',
   'harmony_plain',
+  'lfm2',
+  'gemma4',
+  'olmo3',
+  'deepseek_v32',
+  'gigachat3',
+  'cohere_command',
+  'seed_oss',
+  'minimax_m1',
 ] as const;
 
 export type TextToolCallFormat = (typeof TEXT_TOOL_CALL_FORMATS)[number];
