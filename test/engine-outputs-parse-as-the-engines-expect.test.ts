@@ -22,12 +22,6 @@ const CHUNKINGS = 8;
 /** The share of samples auto mode must read as the engines do (the issue's bar). */
 const AUTO_MODE_PASS_RATE = 0.99;
 
-/**
- * Families whose format another branch of issue 18 is adding. Their samples are parsed and reported
- * but kept out of the pass-rate bar until their format lands; the lead empties this list on merge.
- */
-const PENDING_FAMILIES: readonly string[] = [];
-
 interface ExpectedCall {
   name: string;
   arguments?: Record<string, unknown>;
@@ -78,10 +72,6 @@ const samples: CorpusSample[] = readdirSync(CORPUS_FOLDER)
   .flatMap((file) => readJson(file) as CorpusSample[]);
 const disputes = new Map((readJson('disputed.json') as Dispute[]).map((dispute) => [dispute.id, dispute]));
 const knownFormats: readonly string[] = TEXT_TOOL_CALL_FORMATS;
-
-function isPending(sample: CorpusSample): boolean {
-  return PENDING_FAMILIES.includes(sample.format) && !knownFormats.includes(sample.format);
-}
 
 /** A small seeded generator (mulberry32), so every run cuts the texts at the same places. */
 function seededRandom(seed: number): () => number {
@@ -190,20 +180,14 @@ describe('the engine-derived corpus', () => {
     expect(samples.length).toBeGreaterThan(300);
     for (const sample of samples) {
       expect(['vllm', 'sglang', 'ollama', 'llama-cpp']).toContain(sample.engine);
-      expect([...knownFormats, ...PENDING_FAMILIES]).toContain(sample.format);
+      expect(knownFormats).toContain(sample.format);
     }
     for (const id of disputes.keys()) expect(ids).toContain(id);
   });
-
-  it('keeps the pending list honest: a family whose format exists is not pending', () => {
-    expect(PENDING_FAMILIES.filter((family) => knownFormats.includes(family))).toEqual([]);
-  });
 });
 
-const runnable = samples.filter((sample) => !isPending(sample));
-
 describe.each(['vllm', 'sglang', 'ollama', 'llama-cpp'])('%s samples in their named format', (engine) => {
-  const ofEngine = runnable.filter((sample) => sample.engine === engine);
+  const ofEngine = samples.filter((sample) => sample.engine === engine);
   it.each(ofEngine.map((sample, index) => ({ sample, index, id: sample.id })))('$id', ({ sample, index }) => {
     expect(check(sample, sample.format, index + 1)).toEqual([]);
   });
@@ -211,11 +195,11 @@ describe.each(['vllm', 'sglang', 'ollama', 'llama-cpp'])('%s samples in their na
 
 describe('auto mode over the whole corpus', () => {
   it(`reads at least ${AUTO_MODE_PASS_RATE * 100} % of the samples as the engines do, whole and chunked`, () => {
-    const failures = runnable.flatMap((sample, index) => {
+    const failures = samples.flatMap((sample, index) => {
       const problems = check(sample, 'auto', 1000 + index);
       return problems.length === 0 ? [] : [`${sample.id}: ${problems.join('; ')}`];
     });
-    const passRate = (runnable.length - failures.length) / runnable.length;
+    const passRate = (samples.length - failures.length) / samples.length;
     expect({
       passRate: passRate >= AUTO_MODE_PASS_RATE ? 'met' : passRate,
       failures: passRate >= AUTO_MODE_PASS_RATE ? [] : failures,
