@@ -14,7 +14,7 @@ export interface FoundationWalkWorld {
   target: { baseUrl: string };
   adminToken: string;
   /** Makes an organization (there is no API for it; suites insert it into the store). */
-  createOrganization(slug: string, name: string): Promise<number>;
+  createOrganization: (slug: string, name: string) => Promise<number>;
 }
 
 export interface FoundationWalkStep {

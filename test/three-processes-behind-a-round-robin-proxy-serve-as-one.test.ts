@@ -1,0 +1,308 @@
+/**
+ * Three Merino processes on one real PostgreSQL, each with its own DATA_DIR as on three machines,
+ * behind a round-robin load balancer (test/support/round-robin-proxy.ts), serve as one server.
+ * Every request goes through the proxy, whose record says which process served it:
+ * - the foundation walk (test/support/foundation-walk.ts) passes unchanged;
+ * - a file uploaded on one process is read by a single-file assistant chatting on another;
+ * - a session made on one process and ended on another fails on all three;
+ * - failed logins spread over the three hit the account's limit as if on one server;
+ * - the chat-retention purge deletes an expired chat, and the three processes together run it
+ *   about once per interval, as one fleet, not three times (the `periodic_runs` claim row);
+ * - the process ingesting a knowledge-base document is killed with SIGKILL; another takes the job
+ *   over when its lease runs out and finishes it with the same chunks, in the same order, as an
+ *   undisturbed run; its original downloads byte for byte through a process it was not uploaded to.
+ * With `postgres` storage, and with `s3` storage on the S3-compatible fake.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertOrganization } from '../src/store/organizations-repository.js';
+import { openStore, type Store } from '../src/store/store.js';
+import { startGatedEmbeddingServer, type GatedEmbeddingServer } from './fakes/gated-embedding-server.js';
+import { startFakeS3Server, type FakeS3Server } from './fakes/fake-s3-server.js';
+import { s3UrlFor } from './support/blob-drivers.js';
+import { foundationWalk } from './support/foundation-walk.js';
+import { uploadDocument, waitForJob } from './support/knowledge-uploads.js';
+import { possiblyUnset } from './support/possibly-unset.js';
+import { startRoundRobinProxy, type RoundRobinProxy } from './support/round-robin-proxy.js';
+import { startServerProcess, type ServerProcess } from './support/server-process.js';
+import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
+import { createUser, login, loginAsAdmin, request } from './support/test-server.js';
+
+const PROCESSES = 3;
+/** Short, so that the job of a killed process moves on quickly; renewed every third of it. */
+const LEASE_MILLISECONDS = 2_000;
+const PURGE_INTERVAL_MILLISECONDS = 300;
+/** How long the purge runs are counted for: several intervals. */
+const PURGE_WINDOW_MILLISECONDS = 3_000;
+const LOGIN_FAILURES_ALLOWED = 3;
+const WRONG_PASSWORD = 'not-the-password-at-all';
+const DAY_MILLISECONDS = 86_400_000;
+const FILE_TEXT = 'Lab safety: goggles on before the burner is lit, and off only once it is out.';
+/** About 1.6 MB of markdown, as the document in issue 16: many sections, many chunks. */
+const DOCUMENT_TEXT = Array.from(
+  { length: 400 },
+  (_, section) =>
+    `## Section ${section + 1}: eruptions\n\n` +
+    Array.from(
+      { length: 12 },
+      (__, paragraph) =>
+        `Paragraph ${paragraph + 1} of section ${section + 1}. Basalt forms when lava cools quickly at the surface, ` +
+        'while granite cools slowly deep underground and grows large crystals of quartz, feldspar and mica. ' +
+        'Pumice traps gas bubbles and floats on water; obsidian cools so fast that no crystals form at all.\n\n',
+    ).join(''),
+).join('');
+
+const storages = TEST_DIALECTS.includes('postgres') ? (['postgres', 's3'] as const) : [];
+
+/** The pid in an ingestion runner's name (`<machine>:<pid>:<random>`, src/knowledge/runner-identity.ts). */
+function pidOfRunner(owner: string): number {
+  const parts = owner.split(':');
+  return Number(parts[parts.length - 2]);
+}
+
+async function until<Value>(what: string, probe: () => Promise<Value | undefined>, timeoutMilliseconds = 30_000): Promise<Value> {
+  const deadline = Date.now() + timeoutMilliseconds;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMilliseconds} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe.each(storages)('three processes behind a round-robin proxy, with %s storage', (storage) => {
+  let database: TestDatabase;
+  let s3: FakeS3Server | undefined;
+  let embeddings: GatedEmbeddingServer;
+  let store: Store;
+  let proxy: RoundRobinProxy;
+  const processes: ServerProcess[] = [];
+  const folders: string[] = [];
+  let adminToken: string;
+
+  /** The process that served the `index`-th request through the proxy (negative: from the end). */
+  function servedBy(index: number): ServerProcess {
+    const upstream = proxy.served.at(index)?.upstream;
+    const served = processes.find((started) => started.baseUrl === upstream);
+    if (served === undefined) throw new Error(`no process served request ${index}`);
+    return served;
+  }
+
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+    embeddings = await startGatedEmbeddingServer();
+    if (storage === 's3') s3 = await startFakeS3Server();
+    const environment: Record<string, string> = {
+      // Shared, as docs/deployment.md asks: each machine would otherwise make its own key.
+      MERINO_SECRET_KEY: 'one secret key for the whole fleet',
+      INGESTION_POLL_MS: '20',
+      INGESTION_LEASE_MS: String(LEASE_MILLISECONDS),
+      OPENAI_API_KEY: 'sk-fleet-test-key',
+      OPENAI_BASE_URL: embeddings.baseUrl,
+      LOGIN_FAILURES_PER_ACCOUNT_MAX: String(LOGIN_FAILURES_ALLOWED),
+      CHAT_PURGE_INTERVAL_MS: String(PURGE_INTERVAL_MILLISECONDS),
+      ...(s3 !== undefined && {
+        STORAGE_URL: s3UrlFor(s3),
+        AWS_ACCESS_KEY_ID: 'merino-test-key',
+        AWS_SECRET_ACCESS_KEY: 'merino-test-secret',
+      }),
+    };
+    // All three start at once over an empty database, as a fleet does after an upgrade.
+    const started = await Promise.all(
+      Array.from({ length: PROCESSES }, async () => {
+        const folder = await mkdtemp(path.join(os.tmpdir(), 'merino-fleet-'));
+        folders.push(folder);
+        return startServerProcess(database, { ...environment, DATA_DIR: folder });
+      }),
+    );
+    processes.push(...started);
+    proxy = await startRoundRobinProxy(processes.map((started) => started.baseUrl));
+    store = await openStore({ databaseUrl: database.databaseUrl, dataDirectory: database.dataDirectory, poolSize: 2 });
+    adminToken = await loginAsAdmin(proxy);
+  }, 120_000);
+
+  afterAll(async () => {
+    possiblyUnset(embeddings)?.open();
+    for (const started of processes.splice(0)) await started.kill();
+    await possiblyUnset(proxy)?.close();
+    await possiblyUnset(store)?.close();
+    await possiblyUnset(embeddings)?.close();
+    await s3?.close();
+    await possiblyUnset(database)?.drop();
+    for (const folder of folders.splice(0)) await rm(folder, { recursive: true, force: true });
+  });
+
+  describe('walk the foundation through the proxy', () => {
+    const steps = foundationWalk(() => ({
+      target: proxy,
+      adminToken,
+      createOrganization: (slug, name) => insertOrganization(store.db, slug, name),
+    }));
+    for (const step of steps) it(step.name, () => step.run());
+    it('spread the walk over all three processes', () => {
+      expect(new Set(proxy.served.map((served) => served.upstream)).size).toBe(PROCESSES);
+    });
+  });
+
+  it('reads a file uploaded on one process from a chat on another', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([FILE_TEXT]), 'lab-safety.md');
+    const uploaded = await fetch(`${proxy.baseUrl}/api/files`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}` },
+      body: form,
+    });
+    expect(uploaded.status).toBe(201);
+    const uploader = servedBy(-1);
+    const filePath = ((await uploaded.json()) as { file_path: string }).file_path;
+    const assistant = await request(proxy, 'POST', '/api/assistants', {
+      token: adminToken,
+      body: {
+        name: 'Lab coach',
+        prompt_template: 'Rules:{file}\nQuestion:{user_input}',
+        metadata: {
+          assistant_type: 'multi_tool',
+          connector: 'bypass',
+          llm: 'simple-bypass',
+          tools: [{ type: 'single_file_rag', config: { file_path: filePath } }],
+        },
+      },
+    });
+    expect(assistant.status, assistant.text).toBe(201);
+    const client = new OpenAI({ apiKey: adminToken, baseURL: `${proxy.baseUrl}/v1`, maxRetries: 0 });
+    const answer = await client.chat.completions.create({
+      model: `lamb_assistant.${assistant.body.id}`,
+      messages: [{ role: 'user', content: 'When do the goggles come off?' }],
+    });
+    expect(servedBy(-1)).not.toBe(uploader);
+    expect(answer.choices[0]!.message.content).toContain(FILE_TEXT);
+  });
+
+  it('ends on every process a session made on one and logged out on another', async () => {
+    const visitor = await createUser(proxy, adminToken, { email: `visitor-${storage}@merino.test`, role: 'learner' });
+    const token = await login(proxy, visitor.email, visitor.password);
+    const loggedInOn = servedBy(-1);
+    const loggedOut = await request(proxy, 'POST', '/api/auth/logout', { token });
+    expect(loggedOut.status).toBe(204);
+    expect(servedBy(-1)).not.toBe(loggedInOn);
+    const checks = [];
+    for (let round = 0; round < PROCESSES; round += 1) checks.push((await request(proxy, 'GET', '/api/me', { token })).status);
+    expect(checks).toEqual(Array.from({ length: PROCESSES }, () => 401));
+    expect(new Set(proxy.served.slice(-PROCESSES).map((served) => served.upstream)).size).toBe(PROCESSES);
+  });
+
+  it('counts failed logins on all three processes against one limit', async () => {
+    const learner = await createUser(proxy, adminToken, { email: `guessed-${storage}@merino.test`, role: 'learner' });
+    const failures = [];
+    for (let attempt = 0; attempt < LOGIN_FAILURES_ALLOWED; attempt += 1) {
+      failures.push((await request(proxy, 'POST', '/api/auth/login', { body: { email: learner.email, password: WRONG_PASSWORD } })).status);
+    }
+    expect(failures).toEqual(Array.from({ length: LOGIN_FAILURES_ALLOWED }, () => 401));
+    // One failure on each process: a count kept per process would still be under the limit everywhere.
+    expect(new Set(proxy.served.slice(-LOGIN_FAILURES_ALLOWED).map((served) => served.upstream)).size).toBe(PROCESSES);
+    for (let round = 0; round < PROCESSES; round += 1) {
+      const refused = await request(proxy, 'POST', '/api/auth/login', { body: { email: learner.email, password: learner.password } });
+      expect(refused.status, refused.text).toBe(429);
+      expect(refused.body.error.code).toBe('rate_limited');
+    }
+  });
+
+  it('purges an expired chat, with the three processes running the purge as one fleet', async () => {
+    const me = await request(proxy, 'GET', '/api/me', { token: adminToken });
+    const assistant = await request(proxy, 'POST', '/api/assistants', {
+      token: adminToken,
+      body: { name: 'Short-lived', metadata: { connector: 'bypass', llm: 'simple-bypass' } },
+    });
+    const chat = await request(proxy, 'POST', '/api/chats', { token: adminToken, body: { assistant_id: assistant.body.id } });
+    expect(chat.status, chat.text).toBe(201);
+    const chatId = chat.body.id as number;
+    const longAgo = new Date(Date.now() - 10 * DAY_MILLISECONDS).toISOString();
+    await store.db.updateTable('chats').set({ updated_at: longAgo }).where('id', '=', chatId).execute();
+    const retention = await request(proxy, 'PATCH', `/api/organizations/${me.body.organization_id}/settings`, {
+      token: adminToken,
+      body: { chat_retention_days: 7 },
+    });
+    expect(retention.status, retention.text).toBe(200);
+    await until('the expired chat deleted', async () =>
+      (await store.db.selectFrom('chats').select('id').where('id', '=', chatId).executeTakeFirst()) === undefined ? true : undefined,
+    );
+
+    // The purge's claim row counts the fleet's runs (the name is the purge's own, whatever it says).
+    const purgeRuns = async (): Promise<number> => {
+      // Read with SQL of its own, so that the suite names no column type the store may change.
+      const { rows } = await sql<{ name: string; run_count: number | string }>`select name, run_count from periodic_runs`.execute(store.db);
+      const purge = rows.find((row) => row.name.includes('chat'));
+      if (purge === undefined) throw new Error(`no chat purge among the periodic runs: ${rows.map((row) => row.name).join(', ')}`);
+      return Number(purge.run_count);
+    };
+    const countedFrom = Date.now();
+    const before = await purgeRuns();
+    await new Promise((resolve) => setTimeout(resolve, PURGE_WINDOW_MILLISECONDS));
+    const after = await purgeRuns();
+    const intervals = (Date.now() - countedFrom) / PURGE_INTERVAL_MILLISECONDS;
+    // One fleet runs at most once per interval (plus the run under way when counting began);
+    // three processes each on their own would run about three times as often.
+    expect(after - before).toBeGreaterThan(0);
+    expect(after - before).toBeLessThanOrEqual(Math.floor(intervals) + 1);
+  });
+
+  it('finishes on another process, with the same chunks as an undisturbed run, a document whose ingesting process was killed', async () => {
+    const knowledgeBaseBody = { embeddings: { connector: 'openai', model: 'text-embedding-3-small' } };
+    const disturbed = await request(proxy, 'POST', '/api/knowledge-bases', {
+      token: adminToken,
+      body: { name: 'Volcanoes', ...knowledgeBaseBody },
+    });
+    expect(disturbed.status, disturbed.text).toBe(201);
+    const uploaded = await uploadDocument(proxy, adminToken, disturbed.body.id, 'volcanoes.md', DOCUMENT_TEXT);
+    expect(uploaded.status, uploaded.text).toBe(202);
+    const uploader = servedBy(-1);
+    const jobId = uploaded.body.job_id as number;
+
+    // The gate holds the first embeddings request: the job is in its runner's hands, mid-way.
+    await embeddings.waitForRequests(1);
+    const held = await store.db.selectFrom('ingestion_jobs').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow();
+    expect(held).toMatchObject({ status: 'processing', attempts: 1 });
+    const ingester = processes.find((started) => started.child.pid === pidOfRunner(held.lease_owner!));
+    expect(ingester, `no process of the fleet has pid ${pidOfRunner(held.lease_owner!)}`).toBeDefined();
+    await ingester!.kill();
+    // What the balancer's health check does once the process stops answering.
+    proxy.remove(ingester!.baseUrl);
+    embeddings.open();
+
+    const finished = await waitForJob(proxy, adminToken, disturbed.body.id, jobId, 60_000);
+    expect(finished).toMatchObject({ status: 'completed', attempts: 2, error: null });
+
+    const reference = await request(proxy, 'POST', '/api/knowledge-bases', {
+      token: adminToken,
+      body: { name: 'Volcanoes again', ...knowledgeBaseBody },
+    });
+    const undisturbedUpload = await uploadDocument(proxy, adminToken, reference.body.id, 'volcanoes.md', DOCUMENT_TEXT);
+    const undisturbed = await waitForJob(proxy, adminToken, reference.body.id, undisturbedUpload.body.job_id, 60_000);
+    expect(undisturbed).toMatchObject({ status: 'completed', attempts: 1 });
+    const chunksOf = (documentId: number) =>
+      store.db
+        .selectFrom('kb_chunks')
+        .select(['chunk_index', 'text'])
+        .where('document_id', '=', documentId)
+        .orderBy('chunk_index')
+        .execute();
+    const resumedChunks = await chunksOf(uploaded.body.document_id);
+    expect(resumedChunks.length).toBeGreaterThan(100);
+    expect(resumedChunks).toEqual(await chunksOf(undisturbedUpload.body.document_id));
+
+    // The original, through a live process that did not take the upload.
+    const downloader = processes.find((started) => started !== uploader && started !== ingester)!;
+    const download = await fetch(
+      `${downloader.baseUrl}/api/knowledge-bases/${disturbed.body.id}/documents/${uploaded.body.document_id}/content`,
+      {
+        headers: { authorization: `Bearer ${adminToken}` },
+      },
+    );
+    expect(download.status).toBe(200);
+    expect(await download.text()).toBe(DOCUMENT_TEXT);
+  }, 120_000);
+});
