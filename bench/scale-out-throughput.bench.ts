@@ -86,8 +86,9 @@ describe.runIf(TEST_DIALECTS.includes('postgres'))('chat throughput scaling out 
   it('serves the load through 1, 2 and 3 processes without a failed request', async () => {
     const loadBefore = os.loadavg()[0]!.toFixed(2);
     const rows = await chatThroughput();
+    const loadAfter = os.loadavg()[0]!.toFixed(2);
     printFigures(
-      `${os.availableParallelism()} cores, load average ${loadBefore} before the run; ` +
+      `${os.availableParallelism()} cores, load average ${loadBefore} before the run and ${loadAfter} after (other work on the machine counts); ` +
         `${REQUESTS} requests, ${CONCURRENCY} concurrent, through a round-robin proxy, fake model answering at once`,
       rows,
     );
