@@ -1,7 +1,8 @@
 /**
  * Three Merino processes on one real PostgreSQL, each with its own DATA_DIR as on three machines,
  * behind a round-robin load balancer (test/support/round-robin-proxy.ts), serve as one server.
- * Every request goes through the proxy, whose record says which process served it:
+ * Every request goes through the proxy, whose record says which process served it (and which
+ * checks each process's health endpoint, as balancers do):
  * - the foundation walk (test/support/foundation-walk.ts) passes unchanged;
  * - a file uploaded on one process is read by a single-file assistant chatting on another, and
  *   streamed through the proxy from the third;
@@ -9,8 +10,8 @@
  * - failed logins spread over the three hit the account's limit as if on one server;
  * - the chat-retention purge deletes an expired chat, and the three processes together run it
  *   about once per interval, as one fleet, not three times (the `periodic_runs` claim row);
- * - the process ingesting a knowledge-base document is killed with SIGKILL; another takes the job
- *   over when its lease runs out and finishes it with the same chunks, in the same order, as an
+ * - the process ingesting a knowledge-base document is killed with SIGKILL, and the proxy's health
+ *   check takes it out of the rotation; another process takes the job over when its lease runs out and finishes it with the same chunks, in the same order, as an
  *   undisturbed run; its original downloads byte for byte through a process it was not uploaded to.
  * With `postgres` storage, and with `s3` storage on the S3-compatible fake.
  */
@@ -34,6 +35,9 @@ import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/
 import { createUser, login, loginAsAdmin, request } from './support/test-server.js';
 
 const PROCESSES = 3;
+/** What the balancer checks on each process, and how often. */
+const HEALTH_PATH = '/healthz';
+const HEALTH_INTERVAL_MILLISECONDS = 50;
 /** Short, so that the job of a killed process moves on quickly; renewed every third of it. */
 const LEASE_MILLISECONDS = 2_000;
 const PURGE_INTERVAL_MILLISECONDS = 300;
@@ -121,7 +125,10 @@ describe.each(storages)('three processes behind a round-robin proxy, with %s sto
       }),
     );
     processes.push(...started);
-    proxy = await startRoundRobinProxy(processes.map((started) => started.baseUrl));
+    proxy = await startRoundRobinProxy(
+      processes.map((started) => started.baseUrl),
+      { healthPath: HEALTH_PATH, healthIntervalMilliseconds: HEALTH_INTERVAL_MILLISECONDS },
+    );
     store = await openStore({ databaseUrl: database.databaseUrl, dataDirectory: database.dataDirectory, poolSize: 2 });
     adminToken = await loginAsAdmin(proxy);
   }, 120_000);
@@ -295,8 +302,7 @@ describe.each(storages)('three processes behind a round-robin proxy, with %s sto
     const ingester = processes.find((started) => started.child.pid === pidOfRunner(held.lease_owner!));
     expect(ingester, `no process of the fleet has pid ${pidOfRunner(held.lease_owner!)}`).toBeDefined();
     await ingester!.kill();
-    // What the balancer's health check does once the process stops answering.
-    proxy.remove(ingester!.baseUrl);
+    await until('the balancer took the killed process out', async () => (proxy.upstreams().includes(ingester!.baseUrl) ? undefined : true));
     embeddings.open();
 
     // The undisturbed run of the same document goes on meanwhile, on whichever process is free first.

@@ -3,13 +3,14 @@
  * front of Merino keeps its promises: requests go to the upstreams in turn and the record says
  * which served each; methods, paths, headers and bodies pass both ways unchanged; a streamed answer
  * reaches the client piece by piece (the upstream writes its second piece only once the client
- * has read the first); an upstream taken out gets nothing more, one that refuses gives 502.
+ * has read the first); an upstream taken out, or failing its health check, gets nothing more, and
+ * one that refuses gives 502.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startRoundRobinProxy, type RoundRobinProxy } from './round-robin-proxy.js';
+import { startRoundRobinProxy, type RoundRobinProxy, type RoundRobinProxyOptions } from './round-robin-proxy.js';
 
 interface Upstream {
   baseUrl: string;
@@ -37,7 +38,7 @@ async function startUpstream(handler: http.RequestListener): Promise<Upstream> {
   return upstream;
 }
 
-/** An upstream that answers with its name and what it received: method, path, a header and the body's digest. */
+/** An upstream that answers with its name and what it received: method, path, a header and the body's digest; always ready. */
 function startEchoUpstream(name: string): Promise<Upstream> {
   return startUpstream((incoming, outgoing) => {
     const digest = createHash('sha256');
@@ -47,6 +48,10 @@ function startEchoUpstream(name: string): Promise<Upstream> {
       size += piece.length;
     });
     incoming.on('end', () => {
+      if (incoming.url === '/readyz') {
+        outgoing.writeHead(200).end();
+        return;
+      }
       outgoing.writeHead(201, { 'content-type': 'application/json', 'x-upstream': name, 'set-cookie': `served_by=${name}; HttpOnly` });
       outgoing.end(
         JSON.stringify({
@@ -62,8 +67,8 @@ function startEchoUpstream(name: string): Promise<Upstream> {
   });
 }
 
-async function startProxy(upstreams: readonly string[]): Promise<RoundRobinProxy> {
-  const proxy = await startRoundRobinProxy(upstreams);
+async function startProxy(upstreams: readonly string[], options: RoundRobinProxyOptions = {}): Promise<RoundRobinProxy> {
+  const proxy = await startRoundRobinProxy(upstreams, options);
   started.push(proxy);
   return proxy;
 }
@@ -139,5 +144,33 @@ describe('the round-robin proxy', () => {
     expect((await fetch(`${proxy.baseUrl}/`)).status).toBe(503);
     proxy.add(removed.baseUrl);
     expect((await fetch(`${proxy.baseUrl}/`)).status).toBe(201);
+  });
+
+  it('takes an upstream out of the rotation while its health check fails, back once it passes, and keeps all when all fail', async () => {
+    const steady = await startEchoUpstream('steady');
+    let ready = true;
+    const draining = await startUpstream((incoming, outgoing) => {
+      if (incoming.url === '/readyz') outgoing.writeHead(ready ? 200 : 503).end();
+      else outgoing.writeHead(201, { 'x-upstream': 'draining' }).end();
+    });
+    const proxy = await startProxy([steady.baseUrl, draining.baseUrl], { healthPath: '/readyz', healthIntervalMilliseconds: 20 });
+    const rotationIs = async (expected: string[]) => {
+      for (let tries = 0; JSON.stringify(proxy.upstreams()) !== JSON.stringify(expected); tries += 1) {
+        if (tries > 500) throw new Error(`the rotation stayed ${proxy.upstreams().join(', ')}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
+    ready = false;
+    await rotationIs([steady.baseUrl]);
+    const served = [];
+    for (let index = 0; index < 3; index += 1) served.push((await fetch(`${proxy.baseUrl}/`)).headers.get('x-upstream'));
+    expect(served).toEqual(['steady', 'steady', 'steady']);
+    ready = true;
+    await rotationIs([steady.baseUrl, draining.baseUrl]);
+    await draining.close();
+    await rotationIs([steady.baseUrl]);
+    // With every check failing, the balancer fails open: all stay in the rotation.
+    await steady.close();
+    await rotationIs([steady.baseUrl, draining.baseUrl]);
   });
 });
