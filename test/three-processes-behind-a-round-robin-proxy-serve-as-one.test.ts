@@ -117,14 +117,14 @@ describe.each(storages)('three processes behind a round-robin proxy, with %s sto
       }),
     };
     // All three start at once over an empty database, as a fleet does after an upgrade.
-    const started = await Promise.all(
+    // Each is kept as soon as it listens, so that afterAll stops it even when another failed to start.
+    await Promise.all(
       Array.from({ length: PROCESSES }, async () => {
         const folder = await mkdtemp(path.join(os.tmpdir(), 'merino-fleet-'));
         folders.push(folder);
-        return startServerProcess(database, { ...environment, DATA_DIR: folder });
+        processes.push(await startServerProcess(database, { ...environment, DATA_DIR: folder }));
       }),
     );
-    processes.push(...started);
     proxy = await startRoundRobinProxy(
       processes.map((started) => started.baseUrl),
       { healthPath: HEALTH_PATH, healthIntervalMilliseconds: HEALTH_INTERVAL_MILLISECONDS },
