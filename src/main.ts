@@ -2,8 +2,9 @@
  * The `merino` command. `merino serve` (the default): settings → store (migrated) → first admin →
  * leftovers of killed uploads swept → HTTP server → ingestion runner unless INGESTION_IN_WEB is
  * false (it first takes back the jobs of this machine's dead processes); and a graceful shutdown on
- * SIGINT/SIGTERM that stops accepting requests, lets running ones and the ingestion job in hand
- * finish, then closes the store. `merino worker`: the same without HTTP, ingestion only, under the
+ * SIGINT/SIGTERM that first fails readiness (SHUTDOWN_DRAIN_DELAY_MS), then stops accepting
+ * requests, lets running ones and the ingestion job in hand finish (streams get
+ * SHUTDOWN_STREAM_GRACE_MS, then end with a clear error), then closes the store. `merino worker`: the same without HTTP, ingestion only, under the
  * same leases. `merino storage copy --from A --to B`: copies every blob between storage drivers
  * and verifies the hashes (docs/storage.md).
  */
@@ -15,6 +16,7 @@ import { createLogger } from './http/logger.js';
 import { loadRegistries } from './pipeline/registries.js';
 import { createServices } from './services.js';
 import { installProcessPolicy } from './process-policy.js';
+import type { ServerDrain } from './health/server-drain.js';
 import { copyBlobs } from './storage/blob-copy.js';
 import { openBlobStorage } from './storage/open-blob-storage.js';
 import { openStore, type Store } from './store/store.js';
@@ -99,6 +101,29 @@ async function copyStorage(command: { from: string; to: string }): Promise<void>
   }
 }
 
+/** Streams are ended this long before the shutdown deadline at the latest, so their error chunk is written before the exit. */
+const STREAM_END_MARGIN_MILLISECONDS = 1_000;
+
+function sleep(milliseconds: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, milliseconds));
+}
+
+/**
+ * The HTTP side of a graceful stop: readiness already fails; after the drain delay the listener
+ * closes and requests in flight finish, and streams still running past their grace end with
+ * `server_shutting_down` so no client is left with a cut connection and no explanation.
+ */
+async function closeListener(app: Awaited<ReturnType<typeof buildApp>>, drain: ServerDrain, settings: Settings): Promise<void> {
+  await sleep(settings.shutdownDrainDelayMilliseconds);
+  const latest = settings.shutdownTimeoutMilliseconds - settings.shutdownDrainDelayMilliseconds - STREAM_END_MARGIN_MILLISECONDS;
+  const streamsEnd = setTimeout(() => drain.endStreams(), Math.max(0, Math.min(settings.shutdownStreamGraceMilliseconds, latest)));
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(streamsEnd);
+  }
+}
+
 async function start(command: Command): Promise<void> {
   if (command.name === 'storage-copy') return copyStorage(command);
   const settings = readSettings();
@@ -129,7 +154,8 @@ async function start(command: Command): Promise<void> {
       process.exit(1);
     }, settings.shutdownTimeoutMilliseconds);
     deadline.unref();
-    await app?.close();
+    services.drain.begin();
+    if (app !== undefined) await closeListener(app, services.drain, settings);
     // The job in hand finishes (or, past the deadline, is left to expire and be resumed by the next runner).
     await services.ingestionRunner.stop();
     await services.chatRetentionPurger.stop();

@@ -10,6 +10,8 @@ import { CompletionService } from './completions/completion-service.js';
 import type { Settings } from './config/settings.js';
 import { FileService } from './files/file-service.js';
 import { HealthService } from './health/health-service.js';
+import { ServerDrain } from './health/server-drain.js';
+import { runnerOwnerName } from './knowledge/runner-identity.js';
 import { IngestionRunner } from './knowledge/ingestion-runner.js';
 import { KnowledgeBaseService } from './knowledge/knowledge-base-service.js';
 import { KnowledgeDocumentService, knowledgeDocumentStorage } from './knowledge/knowledge-document-service.js';
@@ -35,6 +37,8 @@ export interface Services {
   /** Where uploaded files and knowledge-base originals live (docs/storage.md); closed on shutdown. */
   blobs: BlobStorage;
   health: HealthService;
+  /** This process's graceful stop: readiness fails, then streams still running end with a clear error. */
+  drain: ServerDrain;
   authenticator: Authenticator;
   /** Login and chat limits, counted in the store so they hold across processes. */
   rateLimiter: RateLimiter;
@@ -105,11 +109,13 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     smallFastModelFor: (organizationId) => providerSettings.smallFastModelFor(organizationId),
     moodleFor: (organizationId) => providerSettings.moodleFor(organizationId),
   });
+  const drain = new ServerDrain();
   return {
     settings,
     store,
     blobs,
-    health: new HealthService(store.db, store.dialect),
+    health: new HealthService(store.db, store.dialect, drain),
+    drain,
     authenticator,
     ltiRegistrations: new LtiRegistrationService(store.db, secrets, outbound),
     ltiLaunches,
@@ -178,6 +184,11 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       limits: { messagesMaximum: settings.chatMessagesMaximum },
       pseudonymDigest: (userId) => secrets.keyedDigest('chat-learner-pseudonym', String(userId)),
     }),
-    chatRetentionPurger: new ChatRetentionPurger(store.db, settings.chatPurgeIntervalMilliseconds),
+    chatRetentionPurger: new ChatRetentionPurger({
+      db: store.db,
+      dialect: store.dialect,
+      intervalMilliseconds: settings.chatPurgeIntervalMilliseconds,
+      runner: runnerOwnerName(),
+    }),
   };
 }

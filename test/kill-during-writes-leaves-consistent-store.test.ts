@@ -39,8 +39,8 @@ async function runAndKillWorker(database: TestDatabase): Promise<void> {
   const child = spawn(process.execPath, ['--import', 'tsx', WORKER], {
     env: {
       ...process.env,
-      DATA_DIR: database.dataDirectory,
-      DATABASE_URL: database.databaseUrl ?? '',
+      DATABASE_URL: '',
+      ...database.environment,
       WORKER_ADMIN_EMAIL: ADMIN_EMAIL,
       WORKER_SHARE_SET_A: JSON.stringify(SHARE_SET_A),
       WORKER_SHARE_SET_B: JSON.stringify(SHARE_SET_B),

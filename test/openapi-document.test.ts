@@ -176,14 +176,14 @@ describe.each(TEST_DIALECTS)('the public surface on %s', (dialect) => {
       expect(missing).toEqual([]);
     });
 
-    it('leaves login, /healthz and /status open and every other /api endpoint behind the bearer scheme', async () => {
+    it('leaves login, /healthz, /readyz and /status open and every other /api endpoint behind the bearer scheme', async () => {
       // The document declares bearer security globally; the server must agree: only the open endpoints answer without a token.
       const open: string[] = [];
       for (const { label, path, method } of operationsOf(document)) {
         const response = await request(server, method.toUpperCase(), path.replace(/\{[^}]+\}/g, '1'));
         if (response.status !== 401) open.push(label);
       }
-      expect(open.sort()).toEqual(['GET /healthz', 'GET /status', 'POST /api/auth/login'].sort());
+      expect(open.sort()).toEqual(['GET /healthz', 'GET /readyz', 'GET /status', 'POST /api/auth/login'].sort());
     });
   });
 
@@ -201,6 +201,12 @@ describe.each(TEST_DIALECTS)('the public surface on %s', (dialect) => {
   describe('health', () => {
     it('/healthz answers {status: "ok", database} naming the store, without authentication', async () => {
       const response = await request(server, 'GET', '/healthz');
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ status: 'ok', database: dialect });
+    });
+
+    it('/readyz answers like /healthz while the process is not draining, without authentication', async () => {
+      const response = await request(server, 'GET', '/readyz');
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ status: 'ok', database: dialect });
     });

@@ -63,7 +63,7 @@ describe.each(TEST_DIALECTS)('the server process on %s', (dialect) => {
 
   beforeAll(async () => {
     database = await createTestDatabase(dialect);
-    environment = { DATA_DIR: database.dataDirectory, ...(database.databaseUrl !== undefined && { DATABASE_URL: database.databaseUrl }) };
+    environment = database.environment;
   });
 
   afterAll(async () => {
@@ -107,6 +107,13 @@ describe('a bad setting', () => {
     const launched = launch({ PORT: 'not-a-port', DATA_DIR: '/tmp/merino-never-used' });
     expect(await launched.exited).toEqual({ code: 78, signal: null });
     expect(launched.output()).toContain('Invalid setting PORT');
+  });
+
+  it('refuses PostgreSQL without a shared MERINO_SECRET_KEY before connecting, saying why', async () => {
+    const launched = launch({ DATABASE_URL: 'postgres://merino:pw-never-shown@127.0.0.1:1/merino', DATA_DIR: '/tmp/merino-never-used' });
+    expect(await launched.exited).toEqual({ code: 78, signal: null });
+    expect(launched.output()).toContain('Invalid setting MERINO_SECRET_KEY: must be set when DATABASE_URL is set');
+    expect(launched.output()).not.toContain('pw-never-shown');
   });
 
   it('names MERINO_ADMIN_EMAIL when it is not an email address', async () => {

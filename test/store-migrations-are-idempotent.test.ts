@@ -29,6 +29,7 @@ const EXPECTED_TABLES = [
   'lti_users',
   'organization_roles',
   'organizations',
+  'periodic_runs',
   'rate_limit_counters',
   'rubrics',
   'sessions',

@@ -1,4 +1,4 @@
-/** Proves that losing the database under a running server gives a clear 503, never a 500 or a hang, and that /healthz reports it. */
+/** Proves that losing the database under a running server gives a clear 503, never a 500 or a hang, and that /healthz and /readyz report it. */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
@@ -33,8 +33,8 @@ describe('a PostgreSQL database that goes away under a running server', () => {
     }
   });
 
-  it('reports the outage on /healthz with 503', async () => {
-    const response = await request(server, 'GET', '/healthz');
+  it.each(['/healthz', '/readyz'])('reports the outage on %s with 503, so a load balancer sends this process nothing', async (path) => {
+    const response = await request(server, 'GET', path);
     expect(response.status).toBe(503);
     expect(response.body.error.code).toBe('store_unavailable');
   });

@@ -1,50 +1,51 @@
 /**
  * Deletes chats their organization no longer keeps (`chat_retention_days`), every
- * CHAT_PURGE_INTERVAL_MS. Every process runs it; the deletes are plain conditions on the store, so
- * runs at the same moment delete each chat once and keep no state of their own.
+ * CHAT_PURGE_INTERVAL_MS, as periodic work: one process of the fleet at a time, once per interval
+ * (scheduling/periodic-work.ts). The deletes are plain conditions on the store, so even a run
+ * forced on two processes at once deletes each chat once.
  */
 import type { Kysely } from 'kysely';
+import { PeriodicWork, type PeriodicRunOutcome, type PeriodicWorkLogger } from '../scheduling/periodic-work.js';
 import { purgeExpiredChats } from '../store/chats-repository.js';
+import type { Dialect } from '../store/dialect.js';
 import type { Database } from '../store/schema.js';
 
-export interface PurgeLogger {
-  info(fields: Record<string, unknown>, message: string): void;
-  error(fields: Record<string, unknown>, message: string): void;
+export const CHAT_RETENTION_PURGE = 'chat-retention-purge';
+
+export interface ChatRetentionPurgerOptions {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  intervalMilliseconds: number;
+  runner: string;
 }
 
 export class ChatRetentionPurger {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly schedule: PeriodicWork<number>;
 
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly intervalMilliseconds: number,
-  ) {}
+  constructor(private readonly options: ChatRetentionPurgerOptions) {
+    this.schedule = new PeriodicWork({
+      ...options,
+      name: CHAT_RETENTION_PURGE,
+      work: () => this.purgeOnce(),
+      describe: (deleted) => (deleted > 0 ? { deleted } : undefined),
+    });
+  }
 
-  /** One pass; returns how many chats it deleted. */
+  /** One pass, whatever the schedule says; returns how many chats it deleted. */
   async purgeOnce(now: Date = new Date()): Promise<number> {
-    return purgeExpiredChats(this.db, now);
+    return purgeExpiredChats(this.options.db, now);
   }
 
-  start(logger: PurgeLogger): void {
-    if (this.timer !== undefined) return;
-    this.timer = setInterval(() => {
-      if (this.running !== undefined) return;
-      this.running = this.purgeOnce()
-        .then((deleted) => {
-          if (deleted > 0) logger.info({ deleted }, 'expired chats deleted');
-        })
-        .catch((error: unknown) => logger.error({ errorName: (error as Error | null | undefined)?.name }, 'chat purge failed'))
-        .finally(() => {
-          this.running = undefined;
-        });
-    }, this.intervalMilliseconds);
-    this.timer.unref();
+  /** The scheduled pass: skipped when another process runs it now or ran it less than an interval ago. */
+  runIfDue(now?: number): Promise<PeriodicRunOutcome<number>> {
+    return this.schedule.runIfDue(now);
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running;
+  start(logger: PeriodicWorkLogger): void {
+    this.schedule.start(logger);
+  }
+
+  stop(): Promise<void> {
+    return this.schedule.stop();
   }
 }

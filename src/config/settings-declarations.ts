@@ -253,6 +253,22 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 0,
     maximum: 600_000,
   }),
+  shutdownDrainDelayMilliseconds: integerSetting({
+    variable: 'SHUTDOWN_DRAIN_DELAY_MS',
+    meaning:
+      'how long a stopping process keeps serving with `/readyz` failing before it closes its listener, so a load balancer polling readiness stops sending it requests first (counts towards `SHUTDOWN_TIMEOUT_MS`)',
+    defaultValue: 0,
+    minimum: 0,
+    maximum: 300_000,
+  }),
+  shutdownStreamGraceMilliseconds: integerSetting({
+    variable: 'SHUTDOWN_STREAM_GRACE_MS',
+    meaning:
+      'how long completions still streaming when the listener closes may go on before they end with a `server_shutting_down` error chunk; they end 1 s before `SHUTDOWN_TIMEOUT_MS` at the latest',
+    defaultValue: 7_000,
+    minimum: 0,
+    maximum: 600_000,
+  }),
   fileUploadBytesMaximum: integerSetting({
     variable: 'FILE_UPLOAD_MAX_BYTES',
     meaning: 'largest file `POST /api/files` accepts (10 MiB)',
@@ -368,7 +384,7 @@ export const SETTINGS_DECLARATIONS = {
   secretKey: {
     variable: 'MERINO_SECRET_KEY',
     meaning:
-      'encrypts secrets at rest (16+ characters); unset, a key is generated once in `DATA_DIR/secret.key`. Processes sharing one PostgreSQL must share it',
+      'encrypts secrets at rest (16+ characters); unset, a key is generated once in `DATA_DIR/secret.key`. Required with `DATABASE_URL`: every process sharing one PostgreSQL must have the same key',
     documentedDefault: 'key file',
     read: readSecretKey,
   },

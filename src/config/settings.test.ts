@@ -47,8 +47,24 @@ describe('loadSettings defaults', () => {
   });
 
   it('accepts a postgres:// and a postgresql:// DATABASE_URL unchanged', () => {
-    expect(loadSettings({ DATABASE_URL: 'postgres://u:secretpw@h/db' }).databaseUrl).toBe('postgres://u:secretpw@h/db');
-    expect(loadSettings({ DATABASE_URL: 'postgresql://u@h:5433/db' }).databaseUrl).toBe('postgresql://u@h:5433/db');
+    const sharedKey = 'a key every process shares';
+    expect(loadSettings({ DATABASE_URL: 'postgres://u:secretpw@h/db', MERINO_SECRET_KEY: sharedKey }).databaseUrl).toBe(
+      'postgres://u:secretpw@h/db',
+    );
+    expect(loadSettings({ DATABASE_URL: 'postgresql://u@h:5433/db', MERINO_SECRET_KEY: sharedKey }).databaseUrl).toBe(
+      'postgresql://u@h:5433/db',
+    );
+  });
+
+  it('refuses PostgreSQL without a shared MERINO_SECRET_KEY, saying why, and never echoes the database password', () => {
+    for (const key of [undefined, '', '   ']) {
+      const error = settingsErrorFor({ DATABASE_URL: 'postgres://u:secretpw@h/db', MERINO_SECRET_KEY: key });
+      expect(error.variable).toBe('MERINO_SECRET_KEY');
+      expect(error.message).toContain('DATABASE_URL');
+      expect(error.message).toContain('same key');
+      expect(error.message).not.toContain('secretpw');
+    }
+    expect(loadSettings({ MERINO_SECRET_KEY: undefined }).secretKey).toBeUndefined();
   });
 
   it('lower-cases MERINO_ADMIN_EMAIL', () => {
@@ -72,6 +88,8 @@ const LIMITS: readonly LimitCase[] = [
   { variable: 'PAGE_SIZE_MAX', field: 'pageSizeMaximum', defaultValue: 200, minimum: 1, customValue: 25 },
   { variable: 'JSON_DEPTH_MAX', field: 'jsonDepthMaximum', defaultValue: 64, minimum: 4, customValue: 16 },
   { variable: 'SHUTDOWN_TIMEOUT_MS', field: 'shutdownTimeoutMilliseconds', defaultValue: 10_000, minimum: 0, customValue: 2_500 },
+  { variable: 'SHUTDOWN_DRAIN_DELAY_MS', field: 'shutdownDrainDelayMilliseconds', defaultValue: 0, minimum: 0, customValue: 5_000 },
+  { variable: 'SHUTDOWN_STREAM_GRACE_MS', field: 'shutdownStreamGraceMilliseconds', defaultValue: 7_000, minimum: 0, customValue: 3_000 },
   { variable: 'DATABASE_POOL_SIZE', field: 'databasePoolSize', defaultValue: 10, minimum: 1, customValue: 3 },
   { variable: 'FILE_UPLOAD_MAX_BYTES', field: 'fileUploadBytesMaximum', defaultValue: 10_485_760, minimum: 1024, customValue: 2_097_152 },
   {

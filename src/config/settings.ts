@@ -32,11 +32,24 @@ function readSetting(environment: Environment, declaration: AnySettingDeclaratio
   return declaration.read(raw);
 }
 
-/** The one rule between two settings: the first administrator's password obeys the password rule. */
+/** A rule between two settings: the first administrator's password obeys the password rule. */
 function checkAdminPassword(settings: Settings): void {
   const { adminPassword, passwordLengthMinimum } = settings;
   if (adminPassword !== undefined && adminPassword.length < passwordLengthMinimum) {
     throw new SettingsError('MERINO_ADMIN_PASSWORD', `must be at least ${passwordLengthMinimum} characters`);
+  }
+}
+
+/**
+ * Processes that share one PostgreSQL share its encrypted secrets, so they must share the key: a key
+ * file generated in one process's DATA_DIR would leave every other process unable to read them.
+ */
+function checkSharedSecretKey(settings: Settings): void {
+  if (settings.databaseUrl !== undefined && settings.secretKey === undefined) {
+    throw new SettingsError(
+      'MERINO_SECRET_KEY',
+      'must be set when DATABASE_URL is set: every process sharing the database needs the same key to read the secrets stored in it, and a key file in one DATA_DIR is not shared',
+    );
   }
 }
 
@@ -46,6 +59,7 @@ export function loadSettings(environment: Environment = process.env): Settings {
     Object.entries(declarations).map(([property, declaration]) => [property, readSetting(environment, declaration)]),
   ) as Settings;
   checkAdminPassword(settings);
+  checkSharedSecretKey(settings);
   return settings;
 }
 

@@ -1,12 +1,14 @@
 /**
  * Liveness and readiness for load balancers and operators: whether this process can reach its
- * store. It lives apart from the routes so that HTTP never runs SQL itself (DESIGN §2).
+ * store, and whether it should get new requests (not while it drains to stop). It lives apart from
+ * the routes so that HTTP never runs SQL itself (DESIGN §2).
  */
 import type { Kysely } from 'kysely';
 import { AppError } from '../errors/app-error.js';
 import type { Dialect } from '../store/dialect.js';
 import type { Database } from '../store/schema.js';
 import { checkStore } from '../store/store-health.js';
+import type { ServerDrain } from './server-drain.js';
 
 export interface HealthReport {
   status: 'ok';
@@ -18,6 +20,7 @@ export class HealthService {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
+    private readonly drain: ServerDrain,
   ) {}
 
   /** The report when the store answers; `store_unavailable` (503) when it does not. */
@@ -28,5 +31,11 @@ export class HealthService {
       throw new AppError('store_unavailable', undefined, { cause: error });
     }
     return { status: 'ok', database: this.dialect };
+  }
+
+  /** Whether a load balancer should send this process new requests: not while it drains, nor while the store is unreachable. */
+  async ready(): Promise<HealthReport> {
+    if (this.drain.isDraining) throw new AppError('server_shutting_down');
+    return this.check();
   }
 }

@@ -18,20 +18,22 @@ export interface RunResponseOptions {
   statusAsContent: boolean | undefined;
   /** The model id the answer names. */
   modelId: string;
-  /** Aborts when the client hangs up, which ends the stream quietly. */
+  /** Aborts when the client hangs up, which ends the stream quietly, or when the server stops (see `serverStopping`). */
   clientGone: AbortSignal;
+  /** Aborts when a draining server ends the streams still running; they end with `server_shutting_down`. */
+  serverStopping: AbortSignal;
 }
 
-/** A signal that aborts when the client goes away before the reply is complete. */
-export function clientGoneSignal(reply: FastifyReply): AbortSignal {
+/** A signal that stops the run: the client went away before the reply was complete, or the server is ending its streams. */
+export function clientGoneSignal(reply: FastifyReply, serverStopping: AbortSignal): AbortSignal {
   const clientGone = new AbortController();
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) clientGone.abort();
   });
-  return clientGone.signal;
+  return AbortSignal.any([clientGone.signal, serverStopping]);
 }
 
-async function streamRun({ request, reply, run, statusAsContent, modelId, clientGone }: RunResponseOptions): Promise<void> {
+async function streamRun({ request, reply, run, statusAsContent, modelId, clientGone, serverStopping }: RunResponseOptions): Promise<void> {
   const iterator = run.events;
   // Waiting for the first event lets a failure before it become a real HTTP status.
   const first = await iterator.next();
@@ -49,11 +51,13 @@ async function streamRun({ request, reply, run, statusAsContent, modelId, client
   const writer = new ChunkWriter(reply.raw, newCompletionIdentity(modelId), { statusAsContent: statusAsContent ?? run.statusAsContent });
   try {
     for (let next = first; !next.done; next = await iterator.next()) {
-      if (clientGone.aborted) return;
+      if (clientGone.aborted) break;
       writer.write(next.value);
     }
-    writer.done();
+    if (serverStopping.aborted) writer.fail(errorBody(new AppError('server_shutting_down'), request.id));
+    else if (!clientGone.aborted) writer.done();
   } catch (error) {
+    if (serverStopping.aborted) writer.fail(errorBody(new AppError('server_shutting_down'), request.id));
     if (clientGone.aborted) return;
     const failure = toAppError(error) ?? new AppError('internal_error');
     if (failure.status >= 500 && !toAppError(error))
@@ -73,6 +77,8 @@ export async function sendRun(options: RunResponseOptions): Promise<FastifyReply
     return undefined;
   }
   const gathered = await gatherAnswer(run.events);
+  // A run the stopping server cut short is not an answer: the client asks again elsewhere.
+  if (options.serverStopping.aborted) throw new AppError('server_shutting_down');
   if (run.traceId !== undefined) reply.header('x-trace-id', run.traceId);
   return reply.send({
     ...completionBody(newCompletionIdentity(modelId), gathered),

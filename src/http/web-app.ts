@@ -16,7 +16,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 const FALLBACK_PAGE = 'app.html';
-const SERVER_PATHS = ['/api', '/v1', '/lamb', '/lti', '/mcp', '/docs', '/openapi.json', '/healthz', '/status', '/_app'];
+const SERVER_PATHS = ['/api', '/v1', '/lamb', '/lti', '/mcp', '/docs', '/openapi.json', '/healthz', '/readyz', '/status', '/_app'];
 const SCRIPT_OPEN = '<script>';
 const SCRIPT_CLOSE = '</script>';
 

@@ -283,6 +283,17 @@ export interface RubricsTable {
 }
 
 /** One fixed-window rate-limit counter per limited subject (see rate-limit-repository.ts). */
+export interface PeriodicRunsTable {
+  /** The kind of work, e.g. `chat-retention-purge`. */
+  name: string;
+  /** The process that started the last run (an ingestion-runner-style `<machine>:<pid>:<random>` name). */
+  runner: string;
+  /** Milliseconds since the epoch; bigints, which PostgreSQL's driver reads as text. */
+  started_at: ColumnType<number | string, number, number>;
+  finished_at: ColumnType<number | string | null, number | null, number | null>;
+  run_count: number;
+}
+
 export interface RateLimitCountersTable {
   /** What is limited, e.g. `login-address:<address>` or `chat-api-key:<id>`; never a secret or user text. */
   subject: string;
@@ -443,6 +454,7 @@ export interface Database {
   files: FilesTable;
   rubrics: RubricsTable;
   rate_limit_counters: RateLimitCountersTable;
+  periodic_runs: PeriodicRunsTable;
   chats: ChatsTable;
   chat_messages: ChatMessagesTable;
   blobs: BlobsTable;

@@ -31,9 +31,14 @@ export interface TestDatabase {
   databaseUrl: string | undefined;
   /** A fresh empty temp folder; the SQLite file will live here (the app's DATA_DIR). */
   dataDirectory: string;
+  /** What points a Merino process at this database: DATA_DIR, and for postgres DATABASE_URL with the shared MERINO_SECRET_KEY it requires. */
+  environment: Record<string, string>;
   /** Drops the postgres database (terminating its connections first) and removes the folder. */
   drop(): Promise<void>;
 }
+
+/** The key every test process on one PostgreSQL database shares, as production processes must. */
+export const TEST_SHARED_SECRET_KEY = 'the secret key every test process shares';
 
 const ADMIN_CONNECTION_TIMEOUT_MS = 10_000;
 const ADMIN_STATEMENT_TIMEOUT_MS = 30_000;
@@ -47,6 +52,7 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
       dialect,
       databaseUrl: undefined,
       dataDirectory,
+      environment: { DATA_DIR: dataDirectory },
       drop: once(async () => {
         await rm(dataDirectory, { recursive: true, force: true });
       }),
@@ -64,10 +70,12 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
     throw error;
   }
 
+  const databaseUrl = databaseUrlFor(adminUrl, databaseName);
   return {
     dialect,
-    databaseUrl: databaseUrlFor(adminUrl, databaseName),
+    databaseUrl,
     dataDirectory,
+    environment: { DATA_DIR: dataDirectory, DATABASE_URL: databaseUrl, MERINO_SECRET_KEY: TEST_SHARED_SECRET_KEY },
     drop: once(async () => {
       try {
         // FORCE terminates sessions the test left open (for example a pool that was never

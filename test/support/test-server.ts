@@ -40,8 +40,7 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
   const ownsDatabase = options.database === undefined;
   const settings: Settings = loadSettings({
     PORT: '0',
-    DATA_DIR: database.dataDirectory,
-    ...(database.databaseUrl !== undefined && { DATABASE_URL: database.databaseUrl }),
+    ...database.environment,
     MERINO_ADMIN_EMAIL: ADMIN_EMAIL,
     MERINO_ADMIN_PASSWORD: ADMIN_PASSWORD,
     LOG_LEVEL: 'info',

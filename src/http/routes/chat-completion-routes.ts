@@ -128,7 +128,7 @@ function trustedForwardedEmail(request: FastifyRequest, context: CallContext, tr
 }
 
 async function answer({ services, request, reply, context, assistant, body, modelId }: AnswerOptions): Promise<FastifyReply | undefined> {
-  const clientGone = clientGoneSignal(reply);
+  const clientGone = clientGoneSignal(reply, services.drain.streamsEnd);
   const forwardedEmail = trustedForwardedEmail(request, context, services.settings.trustForwardedUserHeaders);
   const run = await services.completions.start({
     context,
@@ -145,6 +145,7 @@ async function answer({ services, request, reply, context, assistant, body, mode
     statusAsContent: body.stream_options?.status_as_content,
     modelId,
     clientGone,
+    serverStopping: services.drain.streamsEnd,
   });
 }
 

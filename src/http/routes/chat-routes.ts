@@ -293,10 +293,19 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
       },
     },
     async (request, reply) => {
-      const clientGone = clientGoneSignal(reply);
+      const clientGone = clientGoneSignal(reply, services.drain.streamsEnd);
       const { content, stream, status_as_content: statusAsContent } = request.body;
       const turn = await services.chats.sendMessage(callContext(request), request.params.id, content, { signal: clientGone });
-      return sendRun({ request, reply, run: turn.run, stream: stream === true, statusAsContent, modelId: turn.modelId, clientGone });
+      return sendRun({
+        request,
+        reply,
+        run: turn.run,
+        stream: stream === true,
+        statusAsContent,
+        modelId: turn.modelId,
+        clientGone,
+        serverStopping: services.drain.streamsEnd,
+      });
     },
   );
 
@@ -317,10 +326,19 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
       },
     },
     async (request, reply) => {
-      const clientGone = clientGoneSignal(reply);
+      const clientGone = clientGoneSignal(reply, services.drain.streamsEnd);
       const { stream, status_as_content: statusAsContent } = request.body;
       const turn = await services.chats.regenerate(callContext(request), request.params.id, { signal: clientGone });
-      return sendRun({ request, reply, run: turn.run, stream: stream === true, statusAsContent, modelId: turn.modelId, clientGone });
+      return sendRun({
+        request,
+        reply,
+        run: turn.run,
+        stream: stream === true,
+        statusAsContent,
+        modelId: turn.modelId,
+        clientGone,
+        serverStopping: services.drain.streamsEnd,
+      });
     },
   );
 

@@ -1,4 +1,8 @@
-/** Liveness and readiness: `/healthz` asks the health service whether the store answers; `/status` answers as LAMB does. */
+/**
+ * Liveness and readiness: `/healthz` asks the health service whether the store answers; `/readyz`
+ * also fails while the process drains to stop, so load balancers send it nothing new; `/status`
+ * answers as LAMB does.
+ */
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { errorResponseSchema } from '../schemas.js';
@@ -31,6 +35,17 @@ export async function healthRoutes(app: FastifyInstance, services: Services): Pr
       },
     },
     async () => services.health.check(),
+  );
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        tags: ['health'],
+        summary: 'Readiness for load balancers: 503 while the database is unreachable or while this process drains to stop',
+        response: { 200: healthReportSchema, 503: errorResponseSchema },
+      },
+    },
+    async () => services.health.ready(),
   );
   app.get(
     '/status',

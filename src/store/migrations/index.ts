@@ -20,6 +20,7 @@ import { assistantOrchestratorFlagMigration } from './0013-assistant-orchestrato
 import { ltiMigration } from './0030-lti.js';
 import { chatsMigration } from './0014-chats.js';
 import { blobsMigration } from './0050-blobs.js';
+import { periodicRunsMigration } from './0051-periodic-runs.js';
 
 export function allMigrations(dialect: Dialect): Record<string, Migration> {
   return {
@@ -40,5 +41,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0030-lti': ltiMigration(dialect),
     '0014-chats': chatsMigration(dialect),
     '0050-blobs': blobsMigration(dialect),
+    '0051-periodic-runs': periodicRunsMigration(),
   };
 }
