@@ -12,7 +12,9 @@
  *   about once per interval, as one fleet, not three times (the `periodic_runs` claim row);
  * - the process ingesting a knowledge-base document is killed with SIGKILL, and the proxy's health
  *   check takes it out of the rotation; another process takes the job over when its lease runs out and finishes it with the same chunks, in the same order, as an
- *   undisturbed run; its original downloads byte for byte through a process it was not uploaded to.
+ *   undisturbed run; its original downloads byte for byte through a process it was not uploaded to;
+ * - a process stopped with SIGTERM fails its readiness, the balancer stops sending it requests
+ *   while it drains, and callers asking all along see not one failure.
  * With `postgres` storage, and with `s3` storage on the S3-compatible fake.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -39,6 +41,10 @@ const PROCESSES = 3;
 /** What the balancer checks on each process (readiness, as docs/deployment.md advises), and how often. */
 const HEALTH_PATH = '/readyz';
 const HEALTH_INTERVAL_MILLISECONDS = 50;
+const DRAIN_DELAY_MILLISECONDS = 1_500;
+/** Callers that keep asking through the balancer while a process stops, and how many calls each makes after it stopped. */
+const STEADY_CALLERS = 4;
+const STEADY_CALLS_AFTER_STOP = 10;
 /** Short, so that the job of a killed process moves on quickly; renewed every third of it. */
 const LEASE_MILLISECONDS = 2_000;
 const PURGE_INTERVAL_MILLISECONDS = 300;
@@ -111,6 +117,8 @@ describe.each(storages)('three processes behind a round-robin proxy, with %s sto
       OPENAI_BASE_URL: embeddings.baseUrl,
       LOGIN_FAILURES_PER_ACCOUNT_MAX: String(LOGIN_FAILURES_ALLOWED),
       CHAT_PURGE_INTERVAL_MS: String(PURGE_INTERVAL_MILLISECONDS),
+      // Several of the balancer's check intervals, as docs/deployment.md advises, with room for a busy machine.
+      SHUTDOWN_DRAIN_DELAY_MS: String(DRAIN_DELAY_MILLISECONDS),
       ...(s3 !== undefined && {
         STORAGE_URL: s3UrlFor(s3),
         AWS_ACCESS_KEY_ID: 'merino-test-key',
@@ -335,4 +343,33 @@ describe.each(storages)('three processes behind a round-robin proxy, with %s sto
     expect(download.status).toBe(200);
     expect(await download.text()).toBe(DOCUMENT_TEXT);
   }, 120_000);
+
+  if (storage === 'postgres') {
+    it('stops a process with SIGTERM under steady load without one failed request', async () => {
+      const stopping = processes.find((started) => proxy.upstreams().includes(started.baseUrl))!;
+      const exited = new Promise<number | null>((resolve) => stopping.child.once('exit', (code) => resolve(code)));
+      // How many requests the balancer had passed on when the process exited; set then.
+      const stop: { servedAt?: number } = {};
+      const statuses: number[] = [];
+      // Callers keep asking through the balancer, before, during and after the stop.
+      const callers = Array.from({ length: STEADY_CALLERS }, async () => {
+        for (let afterStop = 0; afterStop < STEADY_CALLS_AFTER_STOP;) {
+          statuses.push((await request(proxy, 'GET', '/api/me', { token: adminToken })).status);
+          if (stop.servedAt !== undefined) afterStop += 1;
+        }
+      });
+      await until('the process to stop served a caller', async () =>
+        proxy.served.slice(-STEADY_CALLERS * 2).some((served) => served.upstream === stopping.baseUrl) ? true : undefined,
+      );
+      const servedBeforeStop = proxy.served.length;
+      stopping.child.kill('SIGTERM');
+      // It fails /readyz at once and serves on for SHUTDOWN_DRAIN_DELAY_MS; the balancer stops sending it requests meanwhile.
+      expect(await exited).toBe(0);
+      stop.servedAt = proxy.served.length;
+      await Promise.all(callers);
+      expect(statuses.filter((status) => status !== 200)).toEqual([]);
+      expect(proxy.served.length).toBeGreaterThan(servedBeforeStop);
+      expect(proxy.served.slice(stop.servedAt).map((served) => served.upstream)).not.toContain(stopping.baseUrl);
+    });
+  }
 });
