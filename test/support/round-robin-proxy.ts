@@ -5,11 +5,12 @@
  * answer streamed back as it arrives (server-sent events are not buffered). It records which
  * upstream served each request, so a test can prove that two steps ran on different processes
  * without the server saying so. With `healthPath`, it checks each upstream as balancers do (every
- * `healthIntervalMilliseconds`, 200 means in) and sends requests only to those that pass, or to
- * all when none does; `remove` takes one out for good. An upstream that refuses a connection meanwhile gets the client a 502.
+ * `healthIntervalMilliseconds`, 200 means in, two failures in a row mean out) and sends requests
+ * only to those that pass, or to all when none does; `remove` takes one out for good. An upstream
+ * that refuses a connection meanwhile gets the client a 502 (no retries, so a test sees it).
  *
  * Written here rather than taken from a library (http-proxy and the like) because what the suites
- * need is the record of upstreams and nothing else: twenty lines of node:http piping.
+ * need beyond node:http piping is the record of upstreams and the health check, which those lack.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
