@@ -18,6 +18,8 @@ const configuration: KnipConfig = {
     // Started as child processes or worker threads by URL from tests.
     'test/support/unhandled-errors-script.ts',
     'test/support/write-load-worker.ts',
+    // The gateway comparison's mock provider, started as a child process by bench/gateway-comparison.ts.
+    'bench/support/mock-openai-server.ts',
     'scripts/*.mjs',
     // The web app: SvelteKit finds its pages, layouts and configs by name.
     'web/src/routes/**/+*.{svelte,ts}',

@@ -78,6 +78,7 @@ async function openMigratedStore(settings: Settings): Promise<Store> {
     databaseUrl: settings.databaseUrl,
     dataDirectory: settings.dataDirectory,
     poolSize: settings.databasePoolSize,
+    statementCacheSize: settings.sqliteStatementCacheSize,
   });
 }
 
@@ -159,6 +160,8 @@ async function start(command: Command): Promise<void> {
     // The job in hand finishes (or, past the deadline, is left to expire and be resumed by the next runner).
     await services.ingestionRunner.stop();
     await services.chatRetentionPurger.stop();
+    // Runs that ended in the last RUN_RECORD_WINDOW_MS have their usage logs and traces written before the store closes.
+    await services.runRecords.close();
     await services.blobs.close();
     await store.close();
     logger.info('stopped');

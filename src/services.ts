@@ -1,12 +1,14 @@
 /** Builds the services every route uses from the store and settings: the seam between HTTP and the domain. */
 import { ApiKeyService } from './auth/api-key-service.js';
-import { Authenticator } from './auth/authenticator.js';
+import { Authenticator, type CachedApiKey } from './auth/authenticator.js';
+import type { Identity } from './auth/identity.js';
 import { RateLimiter } from './auth/rate-limiter.js';
 import { UserService } from './auth/user-service.js';
 import { AssistantService } from './assistants/assistant-service.js';
 import { ChatRetentionPurger } from './chats/chat-retention-purger.js';
 import { ChatService } from './chats/chat-service.js';
 import { CompletionService } from './completions/completion-service.js';
+import { RunRecordWriter } from './completions/run-record-writer.js';
 import type { Settings } from './config/settings.js';
 import { FileService } from './files/file-service.js';
 import { HealthService } from './health/health-service.js';
@@ -16,7 +18,7 @@ import { IngestionRunner } from './knowledge/ingestion-runner.js';
 import { KnowledgeBaseService } from './knowledge/knowledge-base-service.js';
 import { KnowledgeDocumentService, knowledgeDocumentStorage } from './knowledge/knowledge-document-service.js';
 import { organizationEmbedder } from './knowledge/organization-embedder.js';
-import { ProviderSettingsService } from './organizations/provider-settings-service.js';
+import { ProviderSettingsService, type StoredConfig } from './organizations/provider-settings-service.js';
 import { OutboundGuard } from './outbound/outbound-guard.js';
 import { OrganizationSettingsService } from './organizations/organization-settings-service.js';
 import type { Registries } from './pipeline/registries.js';
@@ -24,6 +26,7 @@ import { RubricService } from './rubrics/rubric-service.js';
 import { SecretBox } from './secrets/secret-box.js';
 import type { BlobStorage } from './storage/blob-storage.js';
 import { openBlobStorage, storageUrlFor } from './storage/open-blob-storage.js';
+import { HotReadCache } from './store/hot-read-cache.js';
 import type { Store } from './store/store.js';
 import { LtiActivityService } from './lti/lti-activity-service.js';
 import { LtiAdvantageService } from './lti/lti-advantage-service.js';
@@ -40,6 +43,8 @@ export interface Services {
   /** This process's graceful stop: readiness fails, then streams still running end with a clear error. */
   drain: ServerDrain;
   authenticator: Authenticator;
+  /** Usage logs and traces of runs, written in batches; closed (flushed) when the process stops. */
+  runRecords: RunRecordWriter;
   /** Login and chat limits, counted in the store so they hold across processes. */
   rateLimiter: RateLimiter;
   users: UserService;
@@ -70,7 +75,22 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     settings.secretKey === undefined ? SecretBox.fromKeyFile(settings.dataDirectory) : SecretBox.fromPassphrase(settings.secretKey);
   // Every URL an organization sets is saved and reached through this guard (DESIGN §9).
   const outbound = new OutboundGuard({ allowedHosts: settings.outboundAllowedHosts });
-  const providerSettings = new ProviderSettingsService(store.db, secrets, { serverProviders: settings, outbound });
+  // Per-process caches of hot reads, each bounded in age so several processes stay consistent (docs/deployment.md, "Caches").
+  const cacheBounds = { entriesMaximum: settings.hotReadCacheEntriesMaximum };
+  const apiKeyIdentities = new HotReadCache<string, CachedApiKey>({
+    ...cacheBounds,
+    lifetimeMilliseconds: settings.apiKeyCacheMilliseconds,
+  });
+  const owners = new HotReadCache<number, Identity>({ ...cacheBounds, lifetimeMilliseconds: settings.hotReadCacheMilliseconds });
+  const organizationSettings = new HotReadCache<number, StoredConfig>({
+    ...cacheBounds,
+    lifetimeMilliseconds: settings.hotReadCacheMilliseconds,
+  });
+  const providerSettings = new ProviderSettingsService(store.db, secrets, {
+    serverProviders: settings,
+    outbound,
+    cache: organizationSettings,
+  });
   const blobs = openBlobStorage(storageUrlFor(settings, store.dialect), store, settings);
   const documentStorage = knowledgeDocumentStorage(blobs);
   const embedder = organizationEmbedder(
@@ -88,7 +108,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
   });
   const rateLimiter = new RateLimiter(store.db, settings);
   const rubrics = new RubricService(store.db);
-  const authenticator = new Authenticator(store.db, settings.sessionTtlHours, rateLimiter);
+  const authenticator = new Authenticator(store.db, settings.sessionTtlHours, rateLimiter, apiKeyIdentities);
   const ltiToolKeys = new LtiToolKeys(store.db, secrets);
   const ltiLaunches = new LtiLaunchService({
     db: store.db,
@@ -98,6 +118,10 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     sessionTtlHours: settings.sessionTtlHours,
   });
   const files = new FileService(store.db, { blobs, bytesMaximum: settings.fileUploadBytesMaximum });
+  const runRecords = new RunRecordWriter(store.db, {
+    windowMilliseconds: settings.runRecordWindowMilliseconds,
+    batchMaximum: settings.runRecordBatchMaximum,
+  });
   const completions = new CompletionService({
     db: store.db,
     settings,
@@ -108,11 +132,14 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     providersFor: (organizationId) => providerSettings.providersFor(organizationId),
     smallFastModelFor: (organizationId) => providerSettings.smallFastModelFor(organizationId),
     moodleFor: (organizationId) => providerSettings.moodleFor(organizationId),
+    owners,
+    runRecords,
   });
   const drain = new ServerDrain();
   return {
     settings,
     store,
+    runRecords,
     blobs,
     health: new HealthService(store.db, store.dialect, drain),
     drain,
@@ -134,8 +161,11 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     ltiActivities: new LtiActivityService(store.db),
     ltiToolKeys,
     rateLimiter,
-    users: new UserService(store.db, settings.passwordLengthMinimum),
-    apiKeys: new ApiKeyService(store.db),
+    users: new UserService(store.db, settings.passwordLengthMinimum, () => {
+      apiKeyIdentities.clear();
+      owners.clear();
+    }),
+    apiKeys: new ApiKeyService(store.db, () => apiKeyIdentities.clear()),
     assistants: new AssistantService(store.db, registries, {
       fileReaderFor: (owner) => files.readerFor(owner),
       rubricReaderFor: (owner) => rubrics.readerFor(owner),

@@ -67,6 +67,8 @@ describe.each(TEST_DIALECTS)('forwarded users and API keys on %s', (dialect) => 
         OPENAI_BASE_URL: model.baseUrl,
         TRUST_FORWARDED_USER_HEADERS: 'true',
         OUTBOUND_ALLOWED_HOSTS: '127.0.0.1',
+        // A key's expiry is moved by writing the store directly, as another process would; uncached, it is seen at once.
+        API_KEY_CACHE_MS: '0',
       },
     });
     systemAdmin = await loginAsAdmin(server);

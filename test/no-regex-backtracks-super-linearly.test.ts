@@ -48,12 +48,27 @@ const TERMINATOR_SAMPLES = [
 ];
 
 const DYNAMIC_SOURCES: readonly DynamicSource[] = [
-  ...['text-tool-calls/terminator-search.ts', 'text-tool-calls/streamed-block.ts'].map((file) => ({
-    file,
+  {
+    file: 'text-tool-calls/streamed-block.ts',
     expression: "terminators.map((terminator) => escapeRegExp(terminator.token)).join('|')",
     why: 'an alternation of fixed end tokens, each escaped by escapeRegExp; without quantifiers a match costs at most the longest token per position.',
     samples: TERMINATOR_SAMPLES.map((tokens) => ({ source: tokens.map(escapeRegExp).join('|'), flags: 'g' })),
-  })),
+  },
+  {
+    file: 'text-tool-calls/terminator-search.ts',
+    expression: "tokens.map((token) => escapeRegExp(token)).join('|')",
+    why: "an alternation of fixed tokens (end tokens and a quiet zone's open and close tags), each escaped by escapeRegExp; without quantifiers a match costs at most the longest token per position.",
+    samples: [...TERMINATOR_SAMPLES, ['</tool_call>', '<tool_call>', '<arg_value>', '</arg_value>', '<arg_key>']].map((tokens) => ({
+      source: tokens.map(escapeRegExp).join('|'),
+      flags: 'g',
+    })),
+  },
+  {
+    file: 'text-tool-calls/syntax-table.ts',
+    expression: '`[${escaped}]`',
+    why: 'one character class of \\u-escaped code units: a match is one character, nothing to backtrack over.',
+    samples: [{ source: '[\\u003c\\u005b\\u007b\\u0060\\u0066]', flags: 'g' }],
+  },
 ];
 
 /** Patterns recheck may answer `unknown` for, with why each is safe anyway. Empty: every pattern today gets a definite answer. */

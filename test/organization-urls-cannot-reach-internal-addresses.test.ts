@@ -121,7 +121,14 @@ describe.each(TEST_DIALECTS)('organization URLs and internal addresses on %s', (
     });
     // No exceptions: the fakes on loopback stand for services inside Merino's network.
     server = await startTestServer(dialect, {
-      environment: { OUTBOUND_ALLOWED_HOSTS: '', OPENAI_API_KEY: 'sk-server', OPENAI_BASE_URL: model.baseUrl, INGESTION_POLL_MS: '20' },
+      environment: {
+        OUTBOUND_ALLOWED_HOSTS: '',
+        OPENAI_API_KEY: 'sk-server',
+        OPENAI_BASE_URL: model.baseUrl,
+        INGESTION_POLL_MS: '20',
+        // storeUrls writes the settings straight into the store, as another process would; uncached, runs see them at once.
+        HOT_READ_CACHE_MS: '0',
+      },
     });
     adminToken = await loginAsAdmin(server);
     organizationId = (await request(server, 'GET', '/api/me', { token: adminToken })).body.organization_id;

@@ -66,7 +66,9 @@ describe.each(TEST_DIALECTS)('a server stopping on %s', (dialect) => {
       { chunks: ['Rivers ', 'carry ', 'water ', 'to ', 'the sea.'], chunkDelayMs: 100 },
       { chunks: ['Rivers ', 'meander '], hangAfterChunks: 2 },
     );
+    // One at a time, so the provider's replies go to them in this order.
     const short = streamAnswer();
+    while (provider.requests.length < 1) await new Promise((resolve) => setTimeout(resolve, 20));
     const long = streamAnswer();
     while (provider.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
     const exited = new Promise<number | null>((resolve) => server.child.on('exit', (code) => resolve(code)));

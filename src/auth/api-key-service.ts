@@ -62,7 +62,11 @@ function readExpiry(value: string | undefined, now: number): string | null {
 }
 
 export class ApiKeyService {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    /** Called once a key is deleted, so this process's caches stop accepting it at once. */
+    private readonly onKeyDeleted: () => void,
+  ) {}
 
   async create(context: CallContext, input: NewApiKeyInput): Promise<ApiKeyView & { key: string }> {
     const { identity } = context;
@@ -116,5 +120,6 @@ export class ApiKeyService {
         requestId: context.requestId,
       });
     });
+    this.onKeyDeleted();
   }
 }

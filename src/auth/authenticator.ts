@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import { AppError } from '../errors/app-error.js';
 import { findApiKeyByHash, markApiKeyUsed } from '../store/api-keys-repository.js';
 import { appendAuditEntry } from '../store/audit-log-repository.js';
+import type { HotReadCache } from '../store/hot-read-cache.js';
 import type { Database } from '../store/schema.js';
 import { findLiveSession, insertSession, revokeSession } from '../store/sessions-repository.js';
 import { findUserByEmail, findUserById, type UserWithRole } from '../store/users-repository.js';
@@ -17,6 +18,16 @@ import { API_KEY_PREFIX, generateSessionToken, hashToken, SESSION_TOKEN_PREFIX }
 
 /** An API key's last-use time is written at most this often, so busy keys do not cost a write per request. */
 const API_KEY_USE_RECORD_INTERVAL_MILLISECONDS = 60_000;
+
+/** What the identity cache keeps of an API key: who it is, and when the key itself expires. */
+export interface CachedApiKey {
+  identity: Identity;
+  keyId: number;
+  /** The key's own expiry in epoch milliseconds; undefined when it never expires. */
+  keyExpiresAt: number | undefined;
+  /** When this process last recorded a use of the key (epoch milliseconds). */
+  useRecordedAt: number;
+}
 
 export interface LoginResult {
   token: string;
@@ -56,6 +67,8 @@ export class Authenticator {
     private readonly db: Kysely<Database>,
     private readonly sessionTtlHours: number,
     private readonly rateLimiter: RateLimiter,
+    /** API key hash → identity, for API_KEY_CACHE_MS (docs/deployment.md, "Caches"). */
+    private readonly apiKeyIdentities: HotReadCache<string, CachedApiKey>,
   ) {}
 
   /**
@@ -200,16 +213,38 @@ export class Authenticator {
     return identityOf(user, 'session', session.id);
   }
 
+  /**
+   * A key seen within API_KEY_CACHE_MS is answered from memory (its expiry still checked); else the
+   * store is read. A key deleted or a user disabled through another process stops working here
+   * within that window; through this process, at once (forgetApiKeys).
+   */
   private async authenticateApiKey(key: string): Promise<Identity> {
-    const apiKey = await findApiKeyByHash(this.db, hashToken(key));
+    const keyHash = hashToken(key);
+    const now = Date.now();
+    const cached = this.apiKeyIdentities.get(keyHash) ?? (await this.loadApiKey(keyHash, now));
+    if (cached.keyExpiresAt !== undefined && cached.keyExpiresAt <= now) {
+      this.apiKeyIdentities.forget(keyHash);
+      throw new AppError('invalid_token');
+    }
+    if (now - cached.useRecordedAt > API_KEY_USE_RECORD_INTERVAL_MILLISECONDS) {
+      cached.useRecordedAt = now;
+      await markApiKeyUsed(this.db, cached.keyId, new Date(now - API_KEY_USE_RECORD_INTERVAL_MILLISECONDS).toISOString());
+    }
+    return cached.identity;
+  }
+
+  private async loadApiKey(keyHash: string, now: number): Promise<CachedApiKey> {
+    const apiKey = await findApiKeyByHash(this.db, keyHash);
     const user = apiKey && (await findUserById(this.db, apiKey.user_id));
     if (!apiKey || !user || user.disabled === 1) throw new AppError('invalid_token');
-    const now = Date.now();
-    if (apiKey.expires_at !== null && Date.parse(apiKey.expires_at) <= now) throw new AppError('invalid_token');
-    const lastUsed = apiKey.last_used_at === null ? 0 : Date.parse(apiKey.last_used_at);
-    if (now - lastUsed > API_KEY_USE_RECORD_INTERVAL_MILLISECONDS) {
-      await markApiKeyUsed(this.db, apiKey.id, new Date(now - API_KEY_USE_RECORD_INTERVAL_MILLISECONDS).toISOString());
-    }
-    return identityOf(user, 'api_key', apiKey.id, apiKey.trusted_front_end === 1);
+    const cached: CachedApiKey = {
+      identity: identityOf(user, 'api_key', apiKey.id, apiKey.trusted_front_end === 1),
+      keyId: apiKey.id,
+      keyExpiresAt: apiKey.expires_at === null ? undefined : Date.parse(apiKey.expires_at),
+      // A key used within the interval is not marked again; a key never used is marked at once.
+      useRecordedAt: apiKey.last_used_at === null ? 0 : Math.min(now, Date.parse(apiKey.last_used_at)),
+    };
+    this.apiKeyIdentities.set(keyHash, cached);
+    return cached;
   }
 }

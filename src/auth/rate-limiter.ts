@@ -11,6 +11,7 @@ import { AppError } from '../errors/app-error.js';
 import {
   clearRateLimitCounter,
   countRateLimitEvent,
+  countRateLimitEvents,
   pruneRateLimitCounters,
   readRateLimitCounter,
   type CounterState,
@@ -133,9 +134,17 @@ export class RateLimiter {
     ];
     if (identity.credential === 'api_key')
       counted.push({ subject: `chat-api-key:${identity.credentialId}`, limit: this.chatApiKeyLimit, what: 'this API key' });
+    // One statement counts the request against the user and the key: one write per request, not
+    // two. A request its user's limit refuses thus still counts against its key too.
+    const states = await countRateLimitEvents(
+      this.db,
+      counted.map((entry) => entry.subject),
+      now,
+      this.chatUserLimit.windowMilliseconds,
+    );
     for (const { subject, limit, what } of counted) {
-      const state = await countRateLimitEvent(this.db, subject, now, limit.windowMilliseconds);
-      if (state.count > limit.maximum) {
+      const state = states.get(subject);
+      if (state !== undefined && state.count > limit.maximum) {
         const retryAfterSeconds = secondsUntilWindowEnds(state, limit, now);
         throw rateLimited(
           `Too many chat requests for ${what}: at most ${limit.maximum} every ${limit.windowMilliseconds / 1000} seconds; try again in ${retryAfterSeconds} seconds.`,

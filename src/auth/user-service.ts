@@ -17,6 +17,8 @@ export class UserService {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly passwordLengthMinimum: number,
+    /** Called once a user is changed (disabled, role, name), so this process's cached identities are read again. */
+    private readonly onUserChanged: () => void,
   ) {}
 
   private checkPassword(password: string): void {
@@ -113,6 +115,7 @@ export class UserService {
         requestId: context.requestId,
       });
     });
+    this.onUserChanged();
     return userView((await findUserById(this.db, user.id))!);
   }
 

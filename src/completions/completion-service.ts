@@ -91,12 +91,12 @@ export class CompletionService {
       assistantId: record.id,
       traceId: run.traceId,
       statusAsContent: pipelineContext.assistant.metadata.status_as_content === true,
-      events: recordedRun(this.dependencies.db, events, run),
+      events: recordedRun(this.dependencies.runRecords, events, run),
     };
   }
 
   async trace(context: CallContext, traceId: string): Promise<Record<string, unknown>> {
-    return readTrace(this.dependencies.db, context, traceId);
+    return readTrace(this.dependencies.db, this.dependencies.runRecords, context, traceId);
   }
 
   /** An orchestrator's runner checks and runs its targets as its owner; anything else may not call assistants. */

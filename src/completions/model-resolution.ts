@@ -41,14 +41,14 @@ export async function resolveModel(db: Kysely<Database>, context: CallContext, m
   if (candidates.length > 1)
     throw new AppError('ambiguous_model', `Several assistants are named "${modelId}"; use ${MODEL_ID_PREFIX}<id>.`, { param: 'model' });
   const record = candidates[0];
-  const notFound = new AppError('model_not_found', `The model "${modelId}" does not exist or you do not have access to it.`, {
-    param: 'model',
-  });
-  if (!record) throw notFound;
+  // Made only when it is thrown: an error built on every request cost its stack trace each time.
+  const notFound = (): AppError =>
+    new AppError('model_not_found', `The model "${modelId}" does not exist or you do not have access to it.`, { param: 'model' });
+  if (!record) throw notFound();
   try {
     requireAssistantAction(context.identity, assistantFacts(record), 'chat');
   } catch {
-    throw notFound;
+    throw notFound();
   }
   return record;
 }

@@ -28,6 +28,8 @@ import { rewriteQuery } from '../pipeline/query-rewriting.js';
 import type { Registries } from '../pipeline/registries.js';
 import type { PipelineContext } from '../pipeline/run-assistant.js';
 import type { AssistantRecord } from '../store/assistants-repository.js';
+import type { HotReadCache } from '../store/hot-read-cache.js';
+import type { RunRecordWriter } from './run-record-writer.js';
 import type { Database } from '../store/schema.js';
 import { findUserById } from '../store/users-repository.js';
 
@@ -49,6 +51,10 @@ export interface PipelineContextDependencies {
   smallFastModelFor: (organizationId: number) => Promise<{ connector: string; model: string } | undefined>;
   /** The organization's Moodle Web Services URL and token, when it sets them. */
   moodleFor: (organizationId: number) => Promise<MoodleSettings | undefined>;
+  /** Assistant owners' identities by user id, for HOT_READ_CACHE_MS (docs/deployment.md, "Caches"). */
+  owners: HotReadCache<number, Identity>;
+  /** Writes each run's usage log and trace, in batches within RUN_RECORD_WINDOW_MS. */
+  runRecords: RunRecordWriter;
 }
 
 export interface PipelineContextOptions {
@@ -67,9 +73,14 @@ export class PipelineContextBuilder {
 
   /** The identity an assistant's tools act under: its owner's. */
   async ownerOf(record: AssistantRecord): Promise<Identity> {
-    const owner = await findUserById(this.dependencies.db, record.owner_id);
+    const { db, owners } = this.dependencies;
+    const cached = owners.get(record.owner_id);
+    if (cached !== undefined) return cached;
+    const owner = await findUserById(db, record.owner_id);
     if (!owner) throw new AppError('model_not_found');
-    return identityOf(owner, 'assistant_owner', 0);
+    const identity = identityOf(owner, 'assistant_owner', 0);
+    owners.set(record.owner_id, identity);
+    return identity;
   }
 
   /**

@@ -12,7 +12,8 @@ import type { PipelineEvent } from '../pipeline/events.js';
 import type { PipelineTrace } from '../pipeline/run-assistant.js';
 import type { AssistantRecord } from '../store/assistants-repository.js';
 import type { Database } from '../store/schema.js';
-import { recordedRun, type RunRecord } from './run-recording.js';
+import { RunRecordWriter } from './run-record-writer.js';
+import { recordedRun as recordedRunOver, type RunRecord } from './run-recording.js';
 
 interface WrittenRow {
   table: string;
@@ -34,6 +35,11 @@ function fakeStore(failing = false): { db: Kysely<Database>; written: WrittenRow
     }),
   };
   return { db: db as unknown as Kysely<Database>, written };
+}
+
+/** Records written before each answer ends (a window of 0), so the store's failures reach the run. */
+function recordedRun(db: Kysely<Database>, stream: AsyncGenerator<PipelineEvent>, run: RunRecord): AsyncGenerator<PipelineEvent> {
+  return recordedRunOver(new RunRecordWriter(db, { windowMilliseconds: 0, batchMaximum: 1 }), stream, run);
 }
 
 const USAGE = { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 };

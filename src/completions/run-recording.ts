@@ -13,8 +13,8 @@ import { NO_USAGE, type PipelineEvent, type Usage } from '../pipeline/events.js'
 import type { PipelineTrace } from '../pipeline/run-assistant.js';
 import type { AssistantRecord } from '../store/assistants-repository.js';
 import { nowTimestamp, type Database } from '../store/schema.js';
-import { findTrace, insertTrace } from '../store/traces-repository.js';
-import { insertUsageLog } from '../store/usage-logs-repository.js';
+import { findTrace } from '../store/traces-repository.js';
+import type { RunRecordWriter } from './run-record-writer.js';
 
 /** One run as it is recorded; the pipeline fills `trace` in as it ends. */
 export interface RunRecord {
@@ -33,10 +33,10 @@ interface RunEnding {
   durationMilliseconds: number;
 }
 
-async function persist(db: Kysely<Database>, run: RunRecord, ending: RunEnding): Promise<void> {
+async function persist(writer: RunRecordWriter, run: RunRecord, ending: RunEnding): Promise<void> {
   const { usage, outcome, durationMilliseconds } = ending;
   const createdAt = nowTimestamp();
-  await insertUsageLog(db, {
+  const usageRow = {
     created_at: createdAt,
     organization_id: run.record.organization_id,
     user_id: run.context.identity.userId,
@@ -49,9 +49,12 @@ async function persist(db: Kysely<Database>, run: RunRecord, ending: RunEnding):
     duration_ms: durationMilliseconds,
     outcome,
     request_id: run.context.requestId,
-  });
-  if (run.traceId === undefined || run.trace === undefined) return;
-  await insertTrace(db, {
+  };
+  if (run.traceId === undefined || run.trace === undefined) {
+    await writer.write({ usage: usageRow });
+    return;
+  }
+  const trace = {
     id: run.traceId,
     created_at: createdAt,
     assistant_id: run.record.id,
@@ -60,12 +63,13 @@ async function persist(db: Kysely<Database>, run: RunRecord, ending: RunEnding):
     caller_user_id: run.context.identity.userId,
     request_id: run.context.requestId,
     trace: JSON.stringify({ ...run.trace, outcome, durationMilliseconds }),
-  });
+  };
+  await writer.write({ usage: usageRow, trace });
 }
 
 /** Passes the events on; when the run ends, however it ends, writes its usage row and (if verbose) its trace. */
 export async function* recordedRun(
-  db: Kysely<Database>,
+  writer: RunRecordWriter,
   events: AsyncGenerator<PipelineEvent>,
   run: RunRecord,
 ): AsyncGenerator<PipelineEvent> {
@@ -86,17 +90,24 @@ export async function* recordedRun(
     if (outcome !== 'completed') {
       // A run that did not complete never yields its usage event; its trace kept what the provider reported.
       // It keeps its own error (or its cancellation): a record that could not be kept does not replace it.
-      await persist(db, run, { usage: run.trace?.usage ?? usage, outcome, durationMilliseconds: durationMilliseconds() }).catch(
+      await persist(writer, run, { usage: run.trace?.usage ?? usage, outcome, durationMilliseconds: durationMilliseconds() }).catch(
         () => undefined,
       );
     }
   }
   // A completed run reports that its record could not be kept.
-  await persist(db, run, { usage, outcome, durationMilliseconds: durationMilliseconds() });
+  await persist(writer, run, { usage, outcome, durationMilliseconds: durationMilliseconds() });
 }
 
 /** A stored trace, for those who may see the traces of its assistant; 404 when there is none. */
-export async function readTrace(db: Kysely<Database>, context: CallContext, traceId: string): Promise<Record<string, unknown>> {
+export async function readTrace(
+  db: Kysely<Database>,
+  writer: RunRecordWriter,
+  context: CallContext,
+  traceId: string,
+): Promise<Record<string, unknown>> {
+  // A trace this process still holds in its batch is written first, so its own runs' traces are readable at once.
+  await writer.flush();
   const row = await findTrace(db, traceId);
   if (!row) throw new AppError('not_found', 'Trace not found.');
   requireTraceAccess(context.identity, { assistantOwnerId: row.owner_id, organizationId: row.organization_id });

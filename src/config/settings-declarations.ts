@@ -161,6 +161,51 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1,
     maximum: 500,
   }),
+  sqliteStatementCacheSize: integerSetting({
+    variable: 'SQLITE_STATEMENT_CACHE_SIZE',
+    meaning: 'SQLite prepared statements kept per process, by SQL text (0 prepares every query anew)',
+    defaultValue: 256,
+    minimum: 0,
+    maximum: 100_000,
+  }),
+  apiKeyCacheMilliseconds: integerSetting({
+    variable: 'API_KEY_CACHE_MS',
+    meaning:
+      'how long a process answers an API key from memory; a key deleted or a user disabled through another process stops working within this window (0 reads the store on every request)',
+    defaultValue: 5_000,
+    minimum: 0,
+    maximum: 60_000,
+  }),
+  hotReadCacheMilliseconds: integerSetting({
+    variable: 'HOT_READ_CACHE_MS',
+    meaning:
+      "how long a process keeps an assistant owner's identity and an organization's provider settings for runs; changes made through another process reach runs within this window (0 turns these caches off)",
+    defaultValue: 5_000,
+    minimum: 0,
+    maximum: 60_000,
+  }),
+  hotReadCacheEntriesMaximum: integerSetting({
+    variable: 'HOT_READ_CACHE_ENTRIES',
+    meaning: 'entries each of those per-process caches holds at most; the oldest is dropped past it',
+    defaultValue: 10_000,
+    minimum: 1,
+    maximum: 1_000_000,
+  }),
+  runRecordWindowMilliseconds: integerSetting({
+    variable: 'RUN_RECORD_WINDOW_MS',
+    meaning:
+      "how long a finished run's usage log and trace may wait to be written with other runs' in one transaction; a process killed with SIGKILL loses at most this window's records (0 writes each before its answer ends)",
+    defaultValue: 50,
+    minimum: 0,
+    maximum: 5_000,
+  }),
+  runRecordBatchMaximum: integerSetting({
+    variable: 'RUN_RECORD_BATCH_MAX',
+    meaning: 'runs whose records are written at once, before the window ends, when that many are waiting',
+    defaultValue: 500,
+    minimum: 1,
+    maximum: 10_000,
+  }),
   /** Undefined when unset: `postgres` with DATABASE_URL, `local` without (see src/storage/open-blob-storage.ts). */
   storageUrl: {
     variable: 'STORAGE_URL',

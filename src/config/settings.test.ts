@@ -91,6 +91,12 @@ const LIMITS: readonly LimitCase[] = [
   { variable: 'SHUTDOWN_DRAIN_DELAY_MS', field: 'shutdownDrainDelayMilliseconds', defaultValue: 0, minimum: 0, customValue: 5_000 },
   { variable: 'SHUTDOWN_STREAM_GRACE_MS', field: 'shutdownStreamGraceMilliseconds', defaultValue: 7_000, minimum: 0, customValue: 3_000 },
   { variable: 'DATABASE_POOL_SIZE', field: 'databasePoolSize', defaultValue: 10, minimum: 1, customValue: 3 },
+  { variable: 'SQLITE_STATEMENT_CACHE_SIZE', field: 'sqliteStatementCacheSize', defaultValue: 256, minimum: 0, customValue: 32 },
+  { variable: 'API_KEY_CACHE_MS', field: 'apiKeyCacheMilliseconds', defaultValue: 5_000, minimum: 0, customValue: 1_000 },
+  { variable: 'HOT_READ_CACHE_MS', field: 'hotReadCacheMilliseconds', defaultValue: 5_000, minimum: 0, customValue: 2_000 },
+  { variable: 'HOT_READ_CACHE_ENTRIES', field: 'hotReadCacheEntriesMaximum', defaultValue: 10_000, minimum: 1, customValue: 500 },
+  { variable: 'RUN_RECORD_WINDOW_MS', field: 'runRecordWindowMilliseconds', defaultValue: 50, minimum: 0, customValue: 200 },
+  { variable: 'RUN_RECORD_BATCH_MAX', field: 'runRecordBatchMaximum', defaultValue: 500, minimum: 1, customValue: 50 },
   { variable: 'FILE_UPLOAD_MAX_BYTES', field: 'fileUploadBytesMaximum', defaultValue: 10_485_760, minimum: 1024, customValue: 2_097_152 },
   {
     variable: 'KB_UPLOAD_MAX_BYTES',

@@ -20,6 +20,7 @@ import { serverFetch, type OutboundFetch } from '../pipeline/outbound-fetch.js';
 import type { ProviderSettings } from '../pipeline/connector-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { appendAuditEntry } from '../store/audit-log-repository.js';
+import type { HotReadCache } from '../store/hot-read-cache.js';
 import { findOrganizationById, updateOrganizationConfig } from '../store/organizations-repository.js';
 import type { Database } from '../store/schema.js';
 import type { ProviderSettingsPatch } from './provider-settings-schemas.js';
@@ -47,7 +48,7 @@ interface StoredSmallFastModel {
   model: string;
 }
 
-interface StoredConfig {
+export interface StoredConfig {
   providers?: StoredProviders;
   kb_server?: StoredKnowledgeServer;
   small_fast_model?: StoredSmallFastModel;
@@ -89,6 +90,8 @@ export interface ProviderSettingsOptions {
   serverProviders: ServerProviderDefaults;
   /** Checks URLs when saved and reaches them when used. */
   outbound: OutboundGuard;
+  /** Organization id → its stored settings, as runs read them, for HOT_READ_CACHE_MS (docs/deployment.md, "Caches"). */
+  cache: HotReadCache<number, StoredConfig>;
 }
 
 function text(value: unknown): string | undefined {
@@ -154,6 +157,15 @@ export class ProviderSettingsService {
     const organization = await findOrganizationById(this.db, organizationId);
     if (!organization) throw new AppError('not_found', 'Organization not found.');
     return JSON.parse(organization.config) as StoredConfig;
+  }
+
+  /**
+   * The settings as runs read them: from this process's cache for up to HOT_READ_CACHE_MS, so a
+   * change saved through another process reaches runs here within that window (one saved here
+   * reaches them at once: update forgets the entry). Administrators' reads and updates never use it.
+   */
+  private async loadForRun(organizationId: number): Promise<StoredConfig> {
+    return this.options.cache.read(organizationId, () => this.load(organizationId));
   }
 
   private seal(key: string | null | undefined): string | null | undefined {
@@ -226,6 +238,7 @@ export class ProviderSettingsService {
         requestId: context.requestId,
       });
     });
+    this.options.cache.forget(organizationId);
     return view(next);
   }
 
@@ -234,7 +247,7 @@ export class ProviderSettingsService {
    * connector name, keys decrypted: for the pipeline and the embedder only.
    */
   async providersFor(organizationId: number): Promise<ProviderLookup> {
-    const providers = (await this.load(organizationId)).providers ?? {};
+    const providers = (await this.loadForRun(organizationId)).providers ?? {};
     const openaiKey = text(providers.openai?.api_key);
     const organization: OrganizationProviders = {
       openai: { apiKey: openaiKey === undefined ? undefined : this.secrets.decrypt(openaiKey), baseUrl: text(providers.openai?.base_url) },
@@ -248,7 +261,7 @@ export class ProviderSettingsService {
    * when it has no URL set. For server-side callers only: never return it to a client or log it.
    */
   async knowledgeServerFor(organizationId: number): Promise<KnowledgeServerSettings | undefined> {
-    const stored = (await this.load(organizationId)).kb_server;
+    const stored = (await this.loadForRun(organizationId)).kb_server;
     const url = text(stored?.url);
     if (url === undefined) return undefined;
     const sealedKey = text(stored?.api_key);
@@ -264,7 +277,7 @@ export class ProviderSettingsService {
    * URL and the token are set. For server-side callers only: never return it to a client or log it.
    */
   async moodleFor(organizationId: number): Promise<MoodleSettings | undefined> {
-    const stored = (await this.load(organizationId)).moodle;
+    const stored = (await this.loadForRun(organizationId)).moodle;
     const apiUrl = text(stored?.api_url);
     const sealedToken = text(stored?.token);
     if (apiUrl === undefined || sealedToken === undefined) return undefined;
@@ -273,6 +286,6 @@ export class ProviderSettingsService {
 
   /** The organization's small fast model (e.g. `openai` / `gpt-4o-mini`), or undefined when none is set. */
   async smallFastModelFor(organizationId: number): Promise<{ connector: string; model: string } | undefined> {
-    return storedSmallFastModel(await this.load(organizationId));
+    return storedSmallFastModel(await this.loadForRun(organizationId));
   }
 }

@@ -56,6 +56,12 @@ export interface ConnectorRequest {
   signal: AbortSignal;
   /** Milliseconds the upstream may take before it is abandoned with a 504. */
   timeoutMilliseconds: number;
+  /**
+   * The client waits for one whole answer and no functions are offered: a connector may ask its
+   * provider for one JSON answer instead of a stream, which costs far less to read. It still emits
+   * the same events, the text as one delta.
+   */
+  wholeAnswer?: boolean;
 }
 
 export type ConnectorEvent =

@@ -37,6 +37,8 @@ export interface AssistantMetadata {
   verbose?: boolean;
   tools?: ToolEntry[];
   tool_call_format?: string;
+  /** `auto` (the default), `always` or `never`: whether the chat template opens reasoning before the model writes. */
+  reasoning_opened?: string;
   /** A client's system and developer messages: dropped (the default) or put after the teacher's system prompt. */
   client_system_messages?: 'drop' | 'append';
   /** Status lines written into the answer's content, for clients that show only content, unless a request says otherwise. */

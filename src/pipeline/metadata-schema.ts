@@ -7,7 +7,7 @@
 
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { CLIENT_SYSTEM_MESSAGE_HANDLINGS } from './client-system-messages.js';
-import { TEXT_TOOL_CALL_FORMATS } from '../text-tool-calls/index.js';
+import { REASONING_OPENED_SETTINGS, TEXT_TOOL_CALL_FORMATS } from '../text-tool-calls/index.js';
 import { createAjv } from '../validation/create-ajv.js';
 
 /** 002's `{type: "assistant", assistant_id, name, description}`: the extra keys are typed here. */
@@ -88,6 +88,8 @@ export const assistantMetadataSchema = {
     verbose: { type: 'boolean' },
     // How calls written as text are read: every known format, natively structured calls only, or one format.
     tool_call_format: { type: 'string', enum: ['auto', 'native', ...TEXT_TOOL_CALL_FORMATS] },
+    // Whether the model's chat template opens reasoning before the model writes (its output starts inside it).
+    reasoning_opened: { type: 'string', enum: [...REASONING_OPENED_SETTINGS] },
     // What happens to a client's system and developer messages: dropped, or put after the teacher's system prompt.
     client_system_messages: { type: 'string', enum: [...CLIENT_SYSTEM_MESSAGE_HANDLINGS] },
     // Whether status lines go into the content when a request does not say (stream_options.status_as_content).

@@ -24,7 +24,12 @@ import type { AssistantRunner, FileReader, Integrations, KnowledgeSearch, QueryR
 import type { Registries } from './registries.js';
 import { functionToolsOf, type FunctionToolRun, type FunctionTools, type SkippedFunctionTool } from './function-tools.js';
 import type { PromptInput, PromptProcessorDefinition } from './prompt-processor-definition.js';
-import { TextToolCallParser, type ToolCallFormatSetting } from '../text-tool-calls/index.js';
+import {
+  resolveReasoningOpened,
+  TextToolCallParser,
+  type ReasoningOpenedSetting,
+  type ToolCallFormatSetting,
+} from '../text-tool-calls/index.js';
 import type { ToolContext } from './tool-definition.js';
 import { runToolLoop, type TextCallParser, type ToolCallStep, type ToolLoopOutcome } from './tool-loop.js';
 import { toolLoopLimitsFor, type ToolLoopSettings } from './tool-loop-limits.js';
@@ -32,6 +37,8 @@ import { toolLoopLimitsFor, type ToolLoopSettings } from './tool-loop-limits.js'
 export interface PipelineRequest {
   messages: ChatMessage[];
   parameters: GenerationParameters;
+  /** The client asked for one JSON answer rather than a stream (see ConnectorRequest.wholeAnswer). */
+  wholeAnswer?: boolean;
 }
 
 export interface PipelineLimits {
@@ -87,12 +94,30 @@ function processorPlaceholders(registries: Registries): string[] {
   return [...registries.promptProcessors.values()].flatMap((processor) => processor.placeholders ?? []);
 }
 
-/** Calls written as text are read unless the assistant asks for native calls only (`tool_call_format`). */
-function textParserFor(assistant: AssistantSnapshot, functions: readonly FunctionToolRun[]): { createTextParser?: () => TextCallParser } {
+/**
+ * Calls written as text are read unless the assistant asks for native calls only (`tool_call_format`).
+ * When the chat template opens reasoning (`reasoning_opened`, resolved for the assistant's model), a
+ * round that offers no tools still gets a parser, one that reads no calls, so that reasoning never
+ * reaches the answer.
+ */
+function textParserFor(
+  assistant: AssistantSnapshot,
+  functions: readonly FunctionToolRun[],
+): { createTextParser?: (offering: boolean) => TextCallParser | undefined } {
   const format = assistant.metadata.tool_call_format ?? 'auto';
-  if (format === 'native' || functions.length === 0) return {};
+  if (format === 'native') return {};
+  const reasoningOpened = resolveReasoningOpened(
+    (assistant.metadata.reasoning_opened ?? 'auto') as ReasoningOpenedSetting,
+    assistant.metadata.llm,
+  );
   const tools = functions.map((run) => ({ name: run.functionName, parameters: run.specification.parameters }));
-  return { createTextParser: () => new TextToolCallParser({ tools, format: format as Exclude<ToolCallFormatSetting, 'native'> }) };
+  const setting = format as Exclude<ToolCallFormatSetting, 'native'>;
+  return {
+    createTextParser: (offering) => {
+      if (offering) return new TextToolCallParser({ tools, format: setting, reasoningOpened });
+      return reasoningOpened === 'always' ? new TextToolCallParser({ tools: [], format: setting, reasoningOpened }) : undefined;
+    },
+  };
 }
 
 /** A processor's own placeholders (moodle_augment's `moodle_user`); a failure leaves them empty rather than failing the request. */
@@ -124,7 +149,14 @@ export async function* runAssistant(request: PipelineRequest, context: PipelineC
   const contextResult = yield* runContextToolsStep(setup, context.limits.toolTimeoutMilliseconds);
   const prompt = await preparePrompt(setup, context, contextResult);
   const trace = startTrace(setup, context, contextResult, prompt);
-  const outcome = yield* runModelStep({ setup, context, parameters: request.parameters, prompt, trace });
+  const outcome = yield* runModelStep({
+    setup,
+    context,
+    parameters: request.parameters,
+    wholeAnswer: request.wholeAnswer === true,
+    prompt,
+    trace,
+  });
   yield* closingEvents(contextResult.sources, outcome);
 }
 
@@ -239,6 +271,7 @@ interface ModelStep {
   setup: RunSetup;
   context: PipelineContext;
   parameters: GenerationParameters;
+  wholeAnswer: boolean;
   prompt: PreparedPrompt;
   /** Completed when the step ends, whether the model answered or not, and handed to `onTrace`. */
   trace: PipelineTrace;
@@ -255,6 +288,7 @@ async function* runModelStep(step: ModelStep): AsyncGenerator<PipelineEvent, Too
     model: plan.model,
     messages: prompt.messages,
     parameters: step.parameters,
+    wholeAnswer: step.wholeAnswer,
     provider: context.provider(plan.connector.name),
     signal: context.signal,
     upstreamTimeoutMilliseconds: context.limits.upstreamTimeoutMilliseconds,

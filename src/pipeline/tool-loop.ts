@@ -47,6 +47,8 @@ export interface ToolLoopInput {
   model: string;
   messages: readonly ChatMessage[];
   parameters: ConnectorRequest['parameters'];
+  /** The client waits for one whole answer; passed on to the connector in rounds that offer no functions. */
+  wholeAnswer?: boolean;
   provider: ProviderSettings;
   signal: AbortSignal;
   upstreamTimeoutMilliseconds: number;
@@ -55,8 +57,12 @@ export interface ToolLoopInput {
   unavailable?: readonly SkippedFunctionTool[];
   toolContext: ToolContext;
   limits: ToolLoopLimits;
-  /** Reads calls written as text; absent when the assistant asks for native calls only. */
-  createTextParser?: () => TextCallParser;
+  /**
+   * Reads calls written as text (and reasoning) in one round; absent when the assistant asks for
+   * native calls only. `offering` tells whether the round offers tools: a round that does not may
+   * still need a parser that reads no calls, for reasoning its chat template opened.
+   */
+  createTextParser?: (offering: boolean) => TextCallParser | undefined;
   nextStatusId(): string;
   /** Told of every usage report as it arrives, so a run that fails still knows what it used. */
   usageReceived?(usage: Usage): void;
@@ -288,7 +294,7 @@ async function* modelRound(
   offer: boolean,
   signal: AbortSignal,
 ): AsyncGenerator<PipelineEvent, RoundResult> {
-  const parser = offer ? input.createTextParser?.() : undefined;
+  const parser = input.createTextParser?.(offer);
   const result: RoundResult = { text: '', calls: [], finishReason: 'stop', usage: NO_USAGE };
   const fromParser = function* (events: TextParserEvent[]): Generator<PipelineEvent> {
     for (const event of events) {
@@ -307,6 +313,7 @@ async function* modelRound(
     provider: input.provider,
     signal,
     timeoutMilliseconds: input.upstreamTimeoutMilliseconds,
+    ...(input.wholeAnswer === true && !offer && { wholeAnswer: true }),
   };
   let finished = false;
   for await (const event of input.connector.complete(request)) {

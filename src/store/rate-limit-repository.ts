@@ -31,6 +31,28 @@ export async function countRateLimitEvent(
   return { count: Number(row.count), windowStartedAt: Number(row.window_started_at) };
 }
 
+/**
+ * Counts one event for each of several distinct subjects sharing one window length, in one
+ * statement (one commit on SQLite, one round trip on PostgreSQL); answers each subject's state.
+ */
+export async function countRateLimitEvents(
+  db: Kysely<Database>,
+  subjects: readonly string[],
+  now: number,
+  windowMilliseconds: number,
+): Promise<Map<string, CounterState>> {
+  const windowOpenSince = now - windowMilliseconds;
+  const rows = sql.join(subjects.map((subject) => sql`(${subject}, ${now}, 1)`));
+  const result = await sql<{ subject: string; count: number | string; window_started_at: number | string }>`
+    insert into rate_limit_counters (subject, window_started_at, count) values ${rows}
+    on conflict (subject) do update set
+      count = case when rate_limit_counters.window_started_at > ${windowOpenSince} then rate_limit_counters.count + 1 else 1 end,
+      window_started_at = case when rate_limit_counters.window_started_at > ${windowOpenSince} then rate_limit_counters.window_started_at else ${now} end
+    returning subject, count, window_started_at`.execute(db);
+  // PostgreSQL's driver reads bigint as text.
+  return new Map(result.rows.map((row) => [row.subject, { count: Number(row.count), windowStartedAt: Number(row.window_started_at) }]));
+}
+
 /** The subject's current window at `now`, or undefined when it has none open. */
 export async function readRateLimitCounter(
   db: Kysely<Database>,

@@ -14,6 +14,7 @@ import * as sqliteVec from 'sqlite-vec';
 import type { VectorBackend } from './chunk-vector-repository.js';
 import type { Dialect } from './dialect.js';
 import { allMigrations } from './migrations/index.js';
+import { cacheStatements } from './sqlite-statement-cache.js';
 import type { Database } from './schema.js';
 
 export interface Store {
@@ -28,7 +29,12 @@ export interface StoreOptions {
   databaseUrl: string | undefined;
   dataDirectory: string;
   poolSize: number;
+  /** SQLite prepared statements kept per process (SQLITE_STATEMENT_CACHE_SIZE); 0 prepares every query anew. */
+  statementCacheSize?: number;
 }
+
+/** SQLITE_STATEMENT_CACHE_SIZE's default, for the stores tests and tools open without settings. */
+export const DEFAULT_STATEMENT_CACHE_SIZE = 256;
 
 export const SQLITE_FILE_NAME = 'merino.sqlite';
 /** How long SQLite waits for another connection's write lock before failing. */
@@ -57,7 +63,7 @@ class MerinoSqliteDialect extends SqliteDialect {
   }
 }
 
-function openSqlite(dataDirectory: string): { db: Kysely<Database>; vectorBackend: VectorBackend } {
+function openSqlite(dataDirectory: string, statementCacheSize: number): { db: Kysely<Database>; vectorBackend: VectorBackend } {
   fs.mkdirSync(dataDirectory, { recursive: true });
   const connection = new SqliteDatabase(path.join(dataDirectory, SQLITE_FILE_NAME));
   // WAL keeps readers unblocked by a writer and, with synchronous=NORMAL, a killed process
@@ -73,7 +79,8 @@ function openSqlite(dataDirectory: string): { db: Kysely<Database>; vectorBacken
   } catch {
     // No sqlite-vec build for this platform, or extensions refused: vector search scans instead.
   }
-  return { db: new Kysely<Database>({ dialect: new MerinoSqliteDialect({ database: connection }) }), vectorBackend };
+  const database = cacheStatements(connection, statementCacheSize);
+  return { db: new Kysely<Database>({ dialect: new MerinoSqliteDialect({ database }) }), vectorBackend };
 }
 
 function openPostgres(databaseUrl: string, poolSize: number): Kysely<Database> {
@@ -134,7 +141,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const dialect: Dialect = options.databaseUrl === undefined ? 'sqlite' : 'postgres';
   const opened =
     options.databaseUrl === undefined
-      ? openSqlite(options.dataDirectory)
+      ? openSqlite(options.dataDirectory, options.statementCacheSize ?? DEFAULT_STATEMENT_CACHE_SIZE)
       : { db: openPostgres(options.databaseUrl, options.poolSize), vectorBackend: undefined };
   const db = opened.db;
   if (options.databaseUrl !== undefined) {

@@ -5,3 +5,12 @@ import type { Database, UsageLogsTable } from './schema.js';
 export async function insertUsageLog(db: Kysely<Database>, row: Insertable<UsageLogsTable>): Promise<void> {
   await db.insertInto('usage_logs').values(row).execute();
 }
+
+/** Several rows in one statement; callers keep a batch small enough for SQLite's parameter limit. */
+export async function insertUsageLogs(db: Kysely<Database>, rows: readonly Insertable<UsageLogsTable>[]): Promise<void> {
+  if (rows.length > 0)
+    await db
+      .insertInto('usage_logs')
+      .values([...rows])
+      .execute();
+}

@@ -4,7 +4,7 @@
  * its format's parser; a body that is no valid call is released exactly as written.
  */
 import type { BlockStep, ParserBlock } from './parser-block.js';
-import { TerminatorSearch, type Terminator } from './terminator-search.js';
+import { TerminatorSearch, type QuietZone, type Terminator } from './terminator-search.js';
 import type { TextParserEvent } from './text-tool-call-types.js';
 import type { WorkCounter } from './work-counter.js';
 
@@ -23,6 +23,8 @@ export interface DelimitedCallShape {
   /** Where, inside the opening, the body handed to the parser starts. */
   bodyOffset: number;
   terminators: readonly Terminator[];
+  /** Where the terminators are data (a value quoting the call's tags); absent: nowhere. */
+  quietZone?: QuietZone;
   parseBody: DelimitedBodyParser;
 }
 
@@ -38,7 +40,7 @@ export class DelimitedCallBlock implements ParserBlock {
   ) {
     this.pieces = [shape.opening];
     this.heldCharacters = shape.opening.length;
-    this.search = new TerminatorSearch(shape.terminators, counter);
+    this.search = new TerminatorSearch(shape.terminators, counter, shape.quietZone);
   }
 
   consume(input: string, from: number, to: number, atEnd: boolean): BlockStep {

@@ -6,7 +6,7 @@
  */
 import { callEvents, textEvents } from './call-events.js';
 import type { BlockEnding } from './delimited-call-block.js';
-import { readJsonCalls, type JsonCallRules } from './json-calls.js';
+import { readJsonCalls, type JsonCallRules, type ParsedCall } from './json-calls.js';
 import type { OfferedToolSet } from './offered-tool-set.js';
 import type { TextParserEvent, TextToolCallFormat } from './text-tool-call-types.js';
 import { JsonValueScanner, NOT_A_VALUE, STILL_OPEN } from './value-scanner.js';
@@ -17,9 +17,43 @@ export interface JsonCallBodyReading {
   format: TextToolCallFormat;
   /** Absent: a call need not carry `arguments` (the tags already say it is a call). */
   rules?: JsonCallRules;
+  /** Tags that may hold several call objects one after the other (a repair; see followingCalls). */
+  severalObjects?: boolean;
 }
 
 const TAGGED_CALL_RULES: JsonCallRules = { requireArguments: false };
+
+function isBlankOrComma(code: number): boolean {
+  return code === 0x2c || code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
+}
+
+/**
+ * Repair: further call objects after the first inside the same tags, separated by commas or line
+ * breaks (`<tool_call>{…}, {…}</tool_call>`, as SGLang and MiniMax read them). Answers the calls
+ * and where they end, or undefined when what follows is not one more complete call object.
+ */
+function followingCalls(body: string, from: number, reading: JsonCallBodyReading): { calls: ParsedCall[]; end: number } {
+  const { tools, rules = TAGGED_CALL_RULES } = reading;
+  const calls: ParsedCall[] = [];
+  let end = from;
+  for (;;) {
+    let start = end;
+    while (start < body.length && isBlankOrComma(body.charCodeAt(start))) start += 1;
+    if (start === end || body[start] !== '{') return { calls, end };
+    const valueEnd = new JsonValueScanner().scan(body, start, body.length);
+    if (valueEnd === NOT_A_VALUE || valueEnd === STILL_OPEN) return { calls, end };
+    const next = readJsonCalls(body.slice(start, valueEnd), tools, rules);
+    if (next === undefined) return { calls, end };
+    calls.push(...next.calls);
+    end = valueEnd;
+  }
+}
+
+/** Repair: the extra `}` or `]` a model added after a complete call, with blank space around it. */
+function isStrayClosing(rest: string): boolean {
+  const trimmed = rest.trim();
+  return trimmed !== '' && trimmed.length <= 4 && trimmed.replaceAll('}', '').replaceAll(']', '') === '';
+}
 
 export function readJsonCallBody(body: string, ending: BlockEnding, reading: JsonCallBodyReading): TextParserEvent[] | undefined {
   const { tools, format, rules = TAGGED_CALL_RULES } = reading;
@@ -33,5 +67,8 @@ export function readJsonCallBody(body: string, ending: BlockEnding, reading: Jso
   const calls = readJsonCalls(body.slice(0, end), tools, rules);
   if (calls === undefined) return undefined;
   const content = calls.content === undefined ? [] : textEvents(calls.content);
-  return [...content, ...callEvents(calls.calls, format), ...textEvents(body.slice(end))];
+  const more = reading.severalObjects === true ? followingCalls(body, end, reading) : { calls: [], end };
+  const rest = body.slice(more.end);
+  const after = isStrayClosing(rest) ? [] : textEvents(rest);
+  return [...content, ...callEvents([...calls.calls, ...more.calls], format), ...after];
 }

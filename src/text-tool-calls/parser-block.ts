@@ -40,6 +40,10 @@ export interface OpeningContext {
   counter: WorkCounter;
   /** Only whitespace was emitted since the start or since the last call or reasoning block. */
   atSegmentStart: boolean;
+  /** Only whitespace was emitted since the last call (none yet: false). */
+  afterCall: boolean;
+  /** The code of the last character emitted as text (NO_TEXT after a call or reasoning). */
+  lastTextCode: number;
   /** Whether the configured setting lets this format through (`auto` lets all through). */
   accepts(format: TextToolCallFormat): boolean;
 }
@@ -58,6 +62,11 @@ export interface OpeningSyntax {
    * syntax out without asking it when none is there. `open` reads the token itself all the same.
    */
   readonly prefixes?: readonly string[];
+  /**
+   * A repair that only ever applies right after a call (`context.afterCall`): its trigger characters
+   * are looked for only then, so prose is scanned as fast as without it.
+   */
+  readonly onlyAfterCall?: boolean;
   /** The formats it produces; `reasoning` for blocks that are not calls and run in every setting. */
   readonly formats: readonly TextToolCallFormat[] | 'reasoning';
   /**

@@ -24,10 +24,16 @@ function skipSeparators(text: string, index: number, separators: string): number
   return position;
 }
 
-/** The index after the bracket matching the one at `open`, minding Python strings; -1 when it never closes. */
+const CLOSING_BRACKETS: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
+
+/**
+ * The index after the bracket matching the one at `open`, minding Python strings; -1 when it never
+ * closes, or closes with a bracket of another kind (`[foo(x=1])]` is no call list).
+ */
 function matchingBracketEnd(text: string, open: number): number {
   const end = new PythonValueScanner().scan(text, open, text.length);
-  return end === STILL_OPEN || end === NOT_A_VALUE ? -1 : end;
+  if (end === STILL_OPEN || end === NOT_A_VALUE) return -1;
+  return text[end - 1] === CLOSING_BRACKETS[text[open]!] ? end : -1;
 }
 
 function toolName(callee: string): string {

@@ -9,18 +9,57 @@ import { parsePythonLiteral } from './python-literals.js';
 const INTEGER_PATTERN = /^[-+]?\d+$/;
 const NUMBER_PATTERN = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
 
+/**
+ * Repair: type names tools declare loosely, as the engines coerce them (`"float"` for `number`,
+ * Python's `"dict"` for `object`…), mapped to the JSON Schema type they mean.
+ */
+const LOOSE_TYPE_NAMES: Readonly<Record<string, string>> = {
+  float: 'number',
+  double: 'number',
+  decimal: 'number',
+  int: 'integer',
+  long: 'integer',
+  bool: 'boolean',
+  str: 'string',
+  text: 'string',
+  list: 'array',
+  tuple: 'array',
+  dict: 'object',
+  map: 'object',
+};
+
+function jsonSchemaTypeName(declared: string): string {
+  const lowered = declared.toLowerCase();
+  return Object.hasOwn(LOOSE_TYPE_NAMES, lowered) ? LOOSE_TYPE_NAMES[lowered]! : lowered;
+}
+
 /** The JSON types a schema allows: its `type` (a name or a list) and those of its anyOf/oneOf branches. */
 export function schemaTypes(schema: unknown): Set<string> {
   const types = new Set<string>();
   if (typeof schema !== 'object' || schema === null) return types;
   const record = schema as Record<string, unknown>;
   const declared = record['type'];
-  for (const type of Array.isArray(declared) ? declared : [declared]) if (typeof type === 'string') types.add(type);
+  for (const type of Array.isArray(declared) ? declared : [declared]) if (typeof type === 'string') types.add(jsonSchemaTypeName(type));
   for (const key of ['anyOf', 'oneOf']) {
     const branches = record[key];
     if (Array.isArray(branches)) for (const branch of branches) for (const type of schemaTypes(branch)) types.add(type);
   }
   return types;
+}
+
+/**
+ * Repair: JSON written double-escaped (`[{\"id\": \"1\"}]`, as some serving stacks re-escape
+ * it), read once as the inside of a JSON string and then as JSON. Only tried where the schema asks
+ * for an object or array and the text reads as neither, so a string value is never changed.
+ */
+function doubleEscapedJson(text: string): { value: unknown } | undefined {
+  if (!text.includes('\\"')) return undefined;
+  try {
+    const unescaped: unknown = JSON.parse(`"${text}"`);
+    return typeof unescaped === 'string' ? { value: JSON.parse(unescaped) as unknown } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function structured(text: string, wanted: 'object' | 'array'): { value: unknown } | undefined {
@@ -29,7 +68,7 @@ function structured(text: string, wanted: 'object' | 'array'): { value: unknown 
     value = JSON.parse(text);
   } catch {
     // Models often write Python literals (single quotes, True) where JSON was asked for.
-    const literal = parsePythonLiteral(text);
+    const literal = parsePythonLiteral(text) ?? doubleEscapedJson(text);
     if (literal === undefined) return undefined;
     value = literal.value;
   }

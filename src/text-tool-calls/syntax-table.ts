@@ -8,7 +8,7 @@ import { deepSeekSyntax } from './formats/deepseek-format.js';
 import { functoolsSyntax } from './formats/functools-format.js';
 import { jsonFenceSyntax, toolCodeFenceSyntax } from './formats/gemma-tool-code-format.js';
 import { glmSyntax } from './formats/glm-format.js';
-import { graniteSyntax } from './formats/granite-format.js';
+import { graniteSyntax, graniteToolCallTagSyntax } from './formats/granite-format.js';
 import { harmonySyntax } from './formats/harmony-format.js';
 import { hermesSyntax } from './formats/hermes-format.js';
 import { jsonArraySyntax } from './formats/json-array-format.js';
@@ -21,6 +21,13 @@ import type { OpeningSyntax } from './parser-block.js';
 import { PrefixTrie, type PrefixGate } from './prefix-trie.js';
 import { barePythonicSyntax, pythonStartSyntax, taggedPythonicSyntax } from './formats/pythonic-format.js';
 import { thinkBracketSyntax, thinkTagSyntax } from './reasoning-syntaxes.js';
+import {
+  deepSeekToolOutputMarkerSyntax,
+  strayBracketSyntax,
+  strayHarmonyFillerSyntax,
+  strayMistralCloseSyntax,
+  strayToolCallCloseSyntax,
+} from './stray-closer-repairs.js';
 import type { TextToolCallFormat } from './text-tool-call-types.js';
 import { toolCallsTagSyntax } from './formats/tool-calls-tag-format.js';
 import { bareXmlFunctionSyntax, wrappedXmlFunctionSyntax } from './formats/xml-function-format.js';
@@ -37,6 +44,7 @@ const ALL_SYNTAXES: readonly OpeningSyntax[] = [
   taggedPythonicSyntax,
   pythonStartSyntax,
   graniteSyntax,
+  graniteToolCallTagSyntax,
   kimiK2Syntax,
   harmonySyntax,
   deepSeekSyntax,
@@ -48,7 +56,21 @@ const ALL_SYNTAXES: readonly OpeningSyntax[] = [
   functoolsSyntax,
   toolCodeFenceSyntax,
   jsonFenceSyntax,
+  strayToolCallCloseSyntax,
+  strayMistralCloseSyntax,
+  strayBracketSyntax,
+  strayHarmonyFillerSyntax,
+  deepSeekToolOutputMarkerSyntax,
 ];
+
+/**
+ * A pattern matching any one of these UTF-16 code units, each written as a `\u` escape: a single
+ * character class, so finding the next match reads each character once.
+ */
+function characterClassOf(codes: readonly number[]): RegExp {
+  const escaped = codes.map((code) => `\\u${code.toString(16).padStart(4, '0')}`).join('');
+  return new RegExp(`[${escaped}]`, 'g');
+}
 
 /** The syntaxes one character can start, with the trie of their literal tokens. */
 export interface TriggerEntry {
@@ -59,7 +81,17 @@ export interface TriggerEntry {
 export class SyntaxTable {
   /** 1 for every UTF-16 code unit some active syntax can start with. */
   private readonly isTrigger = new Uint8Array(0x10000);
+  /** The same, with the triggers of repairs that apply only right after a call. */
+  private readonly isTriggerAfterCall = new Uint8Array(0x10000);
   private readonly byTrigger = new Map<number, TriggerEntry>();
+  /**
+   * For a trigger all of whose syntaxes start with a literal token: 1 for every character that can
+   * follow it in one of those tokens. Prose's `f`, `<` or backticks are then passed over after one
+   * look at the next character, without reading an opening.
+   */
+  private readonly secondCharacters = new Map<number, Uint8Array>();
+  private readonly triggerPattern: RegExp;
+  private readonly triggerPatternAfterCall: RegExp;
 
   constructor(setting: TextToolCallFormat | 'auto') {
     const active = ALL_SYNTAXES.filter(
@@ -73,15 +105,42 @@ export class SyntaxTable {
         (entry.syntaxes as OpeningSyntax[]).push(syntax);
         for (const prefix of syntax.prefixes ?? []) entry.trie.add(prefix, index);
         this.byTrigger.set(code, entry);
-        this.isTrigger[code] = 1;
+        this.isTriggerAfterCall[code] = 1;
+        if (syntax.onlyAfterCall !== true) this.isTrigger[code] = 1;
       }
+    }
+    const characterClass = (table: Uint8Array) => characterClassOf([...this.byTrigger.keys()].filter((code) => table[code] === 1));
+    this.triggerPattern = characterClass(this.isTrigger);
+    this.triggerPatternAfterCall = characterClass(this.isTriggerAfterCall);
+    for (const [code, entry] of this.byTrigger) {
+      if (entry.syntaxes.some((syntax) => syntax.prefixes === undefined)) continue;
+      const allowed = new Uint8Array(0x10000);
+      for (const syntax of entry.syntaxes) {
+        for (const prefix of syntax.prefixes ?? [])
+          if (prefix.charCodeAt(0) === code && prefix.length > 1) allowed[prefix.charCodeAt(1)] = 1;
+      }
+      this.secondCharacters.set(code, allowed);
     }
   }
 
-  /** The index of the next character at or after `from` that could start an opening; -1 when none. */
-  nextTrigger(text: string, from: number): number {
-    for (let index = from; index < text.length; index += 1) if (this.isTrigger[text.charCodeAt(index)] === 1) return index;
-    return -1;
+  /**
+   * Whether no opening can start at `index`: every syntax of this trigger needs a literal token, and
+   * the next character (when there is one yet) fits none of them.
+   */
+  ruledOutByNextCharacter(text: string, index: number): boolean {
+    if (index + 1 >= text.length) return false;
+    const allowed = this.secondCharacters.get(text.charCodeAt(index));
+    return allowed !== undefined && allowed[text.charCodeAt(index + 1)] !== 1;
+  }
+
+  /**
+   * The index of the next character at or after `from` that could start an opening; -1 when none.
+   * A character-class search (the engine scans for it far faster than a loop over the codes).
+   */
+  nextTrigger(text: string, from: number, afterCall: boolean): number {
+    const pattern = afterCall ? this.triggerPatternAfterCall : this.triggerPattern;
+    pattern.lastIndex = from;
+    return pattern.exec(text)?.index ?? -1;
   }
 
   syntaxesFor(code: number): readonly OpeningSyntax[] {

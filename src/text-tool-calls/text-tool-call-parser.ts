@@ -13,11 +13,12 @@
  * text whole or in any chunking gives the same text, reasoning and calls. Each character is scanned
  * once by the text scan and at most a bounded number of times by openings; blocks read forward only.
  */
-import { EventCollector } from './event-collector.js';
+import { EventCollector, NO_TEXT } from './event-collector.js';
 import { OfferedToolSet } from './offered-tool-set.js';
 import { NEED_MORE_TEXT, OpeningReader } from './opening-reader.js';
 import type { Opening, OpeningContext, ParserBlock } from './parser-block.js';
 import { CALL_CHARACTERS_MAXIMUM, OPENING_CHARACTERS_MAXIMUM } from './parser-limits.js';
+import { decidedEarly, findTemplateOpenedEnd, OPENED_REASONING_HEAD_CHARACTERS, TemplateOpenedReasoningBlock } from './reasoning-opened.js';
 import { SyntaxTable } from './syntax-table.js';
 import type { TextParserEvent, TextToolCallFormat, TextToolCallParserOptions } from './text-tool-call-types.js';
 import { WorkCounter } from './work-counter.js';
@@ -30,6 +31,8 @@ export interface TextParserStatistics {
   /** Whether the held characters belong to a recognised call (then bounded by CALL_CHARACTERS_MAXIMUM). */
   insideCall: boolean;
 }
+
+const BACKTICK = 0x60;
 
 export class TextToolCallParser {
   private readonly table: SyntaxTable;
@@ -46,10 +49,16 @@ export class TextToolCallParser {
   private pendingSyntax = 0;
   private ended = false;
   /**
-   * The events of the `push` or `end` under way. Kept here rather than passed along, so the methods
-   * on the per-character path take no more than four parameters and allocate nothing per call.
+   * `reasoningOpened: auto`: the first characters, held (never more than the opening bound and the
+   * longest end marker) until they show whether the template opened reasoning. Undefined once decided.
    */
-  private events: EventCollector;
+  private openedReasoningHead: string | undefined;
+  /**
+   * The events of the `push` or `end` under way (each answers its list and starts a new one). Kept
+   * here rather than passed along, so the methods on the per-character path take no more than four
+   * parameters and allocate nothing per call.
+   */
+  private readonly events: EventCollector;
 
   constructor(options: TextToolCallParserOptions) {
     const setting: string = options.format;
@@ -60,15 +69,21 @@ export class TextToolCallParser {
       tools: new OfferedToolSet(options.tools),
       counter: this.counter,
       atSegmentStart: true,
+      afterCall: false,
+      lastTextCode: NO_TEXT,
       accepts: (candidate: TextToolCallFormat) => format === 'auto' || format === candidate,
     };
     this.events = new EventCollector(this.context);
+    // Absent, the parser reads the output as an answer from its first character (the behaviour before the setting).
+    const reasoningOpened = options.reasoningOpened ?? 'never';
+    if (reasoningOpened === 'always') this.block = new TemplateOpenedReasoningBlock(this.counter);
+    if (reasoningOpened === 'auto') this.openedReasoningHead = '';
   }
 
   push(delta: string): TextParserEvent[] {
     if (this.ended) throw new Error('TextToolCallParser: push after end');
-    this.events = new EventCollector(this.context);
-    this.process(delta, 0, false);
+    if (this.openedReasoningHead !== undefined) this.decideOpenedReasoning(delta, false);
+    else this.process(delta, 0, false);
     return this.events.list();
   }
 
@@ -76,17 +91,41 @@ export class TextToolCallParser {
   end(): TextParserEvent[] {
     if (this.ended) return [];
     this.ended = true;
-    this.events = new EventCollector(this.context);
-    this.process('', 0, true);
+    if (this.openedReasoningHead !== undefined) this.decideOpenedReasoning('', true);
+    else this.process('', 0, true);
     return this.events.list();
   }
 
   get statistics(): TextParserStatistics {
     return {
       charactersExamined: this.counter.characters,
-      heldCharacters: this.pending.length + (this.block?.heldCharacters ?? 0),
+      heldCharacters: this.pending.length + (this.block?.heldCharacters ?? 0) + (this.openedReasoningHead?.length ?? 0),
       insideCall: this.block?.holdsText ?? false,
     };
+  }
+
+  /**
+   * `reasoningOpened: auto`: gathers the output's first characters until they decide whether the
+   * template opened reasoning, then emits that reasoning (never read for calls) and parses the rest.
+   * The decision looks only at the characters, so any chunking decides alike.
+   */
+  private decideOpenedReasoning(delta: string, atEnd: boolean): void {
+    const head = this.openedReasoningHead!;
+    const taken = Math.min(delta.length, OPENED_REASONING_HEAD_CHARACTERS - head.length);
+    const joined = head + delta.slice(0, taken);
+    this.counter.add(taken);
+    const complete = atEnd || joined.length >= OPENED_REASONING_HEAD_CHARACTERS;
+    const decision = findTemplateOpenedEnd(joined, atEnd && taken === delta.length);
+    if (!complete && (decision === undefined || !decidedEarly(joined, decision))) {
+      this.openedReasoningHead = joined;
+      return;
+    }
+    this.openedReasoningHead = undefined;
+    if (decision !== undefined) this.events.add([{ type: 'reasoning', text: joined.slice(0, decision.markerAt) }]);
+    // The head's rest first, then what follows it in `delta`, which is read in place, never copied.
+    const headRest = decision === undefined ? joined : joined.slice(decision.resumeAt);
+    this.process(headRest, 0, atEnd && taken === delta.length);
+    if (taken < delta.length) this.process(delta, taken, atEnd);
   }
 
   /** Processes `text` from `start`; `atEnd` when nothing follows it. `firstSyntax` applies to an opening at `start`. */
@@ -149,18 +188,23 @@ export class TextToolCallParser {
     let emitFrom = start;
     let searchFrom = start;
     for (;;) {
-      const trigger = this.table.nextTrigger(text, searchFrom);
+      const trigger = this.table.nextTrigger(text, searchFrom, this.context.afterCall);
       this.counter.add((trigger === -1 ? text.length : trigger + 1) - searchFrom);
       if (trigger === -1) {
         this.events.text(text.slice(emitFrom));
         return text.length;
+      }
+      if (this.table.ruledOutByNextCharacter(text, trigger)) {
+        this.counter.add(1);
+        searchFrom = trigger + 1;
+        continue;
       }
       // Only a reasoning opening asks whether text came before it; while that can still matter, emit first.
       if (this.context.atSegmentStart) {
         this.events.text(text.slice(emitFrom, trigger));
         emitFrom = trigger;
       }
-      const opening = this.tryOpenings(text, trigger, atEnd, trigger === start ? firstSyntax : 0);
+      const opening = this.tryOpenings(text, trigger, { start, atEnd }, trigger === start ? firstSyntax : 0);
       if (typeof opening === 'number') {
         this.events.text(text.slice(emitFrom, trigger));
         this.pending = text.slice(trigger);
@@ -181,17 +225,26 @@ export class TextToolCallParser {
    * The first opening that the syntaxes starting with this character recognise at `at`, from the
    * syntax `firstSyntax` on; or, when one cannot decide yet, that syntax's index.
    */
-  private tryOpenings(text: string, at: number, atEnd: boolean, firstSyntax: number): Opening | number | undefined {
+  private tryOpenings(
+    text: string,
+    at: number,
+    scan: { start: number; atEnd: boolean },
+    firstSyntax: number,
+  ): Opening | number | undefined {
+    const { start, atEnd } = scan;
     const windowEnd = Math.min(text.length, at + OPENING_CHARACTERS_MAXIMUM);
     // Past the window an opening cannot grow, so reading reaches a definite end there too.
     const final = atEnd || windowEnd === at + OPENING_CHARACTERS_MAXIMUM;
     const reader = this.reader.load(text, at, windowEnd, final);
     const code = text.charCodeAt(at);
+    // Inline code (`[get_time()]`, `<tool_call>…`) is quoted, not called: no call opens right after a backtick.
+    const quoted = (at > start ? text.charCodeAt(at - 1) : this.context.lastTextCode) === BACKTICK;
     const syntaxes = this.table.syntaxesFor(code);
     const gate = this.table.gate(code, reader);
     this.counter.add(reader.furthest - at + 1);
     for (let index = firstSyntax; index < syntaxes.length; index += 1) {
       const syntax = syntaxes[index]!;
+      if (quoted && syntax.formats !== 'reasoning') continue;
       // A syntax whose token is not there is ruled out without being asked; one whose token may still come waits.
       if (syntax.prefixes !== undefined && !gate?.complete.has(index)) {
         if (gate?.waiting.has(index)) return index;

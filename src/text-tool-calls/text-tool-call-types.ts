@@ -49,9 +49,20 @@ export type TextParserEvent =
 
 export type ToolCallEvent = Extract<TextParserEvent, { type: 'tool-call' }>;
 
+/**
+ * Whether the chat template opens reasoning before the model writes: `always` (the output starts
+ * inside reasoning and only its end marker appears), `never` (it does not), or `auto` (decided from
+ * the model family's template where known, otherwise from the output itself).
+ */
+export const REASONING_OPENED_SETTINGS = ['auto', 'always', 'never'] as const;
+
+export type ReasoningOpenedSetting = (typeof REASONING_OPENED_SETTINGS)[number];
+
 export interface TextToolCallParserOptions {
   tools: readonly OfferedTool[];
   format: Exclude<ToolCallFormatSetting, 'native'>;
+  /** Whether the output starts inside reasoning the template opened; `never` when absent. */
+  reasoningOpened?: ReasoningOpenedSetting;
 }
 
 export function toolCallEvent(name: string, argumentsJson: string, format: TextToolCallFormat): ToolCallEvent {

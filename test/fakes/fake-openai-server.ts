@@ -65,9 +65,12 @@ export interface ScriptedReply {
   dropAfterChunks?: number;
   /** Stream this many chunks, then a `data: {not json` event, then end. Non-stream: a truncated JSON body. */
   malformedAfterChunks?: number;
-  /** Stream this many chunks, then end the response cleanly: no finish reason, no usage, no `[DONE]`. */
+  /**
+   * Stream this many chunks, then end the response cleanly: no finish reason, no usage, no `[DONE]`.
+   * Non-stream: a whole JSON body whose choice has no finish reason and no usage.
+   */
   endAfterChunks?: number;
-  /** Stream this many chunks, then send nothing more until the client gives up (or the fake closes). */
+  /** Stream this many chunks, then send nothing more until the client gives up (or the fake closes). Non-stream: headers, then nothing. */
   hangAfterChunks?: number;
 }
 
@@ -342,6 +345,26 @@ export async function startFakeOpenAiServer(options: FakeOpenAiServerOptions = {
       await writeFlushed(response, '');
       exchange.markClosedByServer();
       response.destroy();
+      return;
+    }
+    if (reply.hangAfterChunks !== undefined) {
+      response.writeHead(200, { 'content-type': 'application/json', ...requestIdHeader() });
+      response.flushHeaders();
+      await pause(Number.POSITIVE_INFINITY, exchange.signal);
+      return;
+    }
+    if (reply.endAfterChunks !== undefined) {
+      const { usage: _usage, ...cut } = completion;
+      const content = streamDeltas(reply)
+        .slice(0, reply.endAfterChunks)
+        .map((delta) => (typeof delta.content === 'string' ? delta.content : ''))
+        .join('');
+      sendJson(
+        response,
+        200,
+        { ...cut, choices: [{ index: 0, message: { ...message, content }, logprobs: null, finish_reason: null }] },
+        requestIdHeader(),
+      );
       return;
     }
     sendJson(response, 200, completion, requestIdHeader());

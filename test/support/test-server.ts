@@ -47,12 +47,16 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
     // The fakes that stand in for organizations' providers, knowledge-base servers and Moodle
     // listen on loopback; suites about the outbound guard set this to '' to see it refuse them.
     OUTBOUND_ALLOWED_HOSTS: '127.0.0.1',
+    // Suites read usage logs and traces straight from the store as soon as an answer ends; batched
+    // writing is proven on its own (test/run-records-are-written-in-batches-and-on-stop.test.ts).
+    RUN_RECORD_WINDOW_MS: '0',
     ...options.environment,
   });
   const store = await openStore({
     databaseUrl: settings.databaseUrl,
     dataDirectory: settings.dataDirectory,
     poolSize: settings.databasePoolSize,
+    statementCacheSize: settings.sqliteStatementCacheSize,
   });
   await bootstrapAdmin(store.db, settings.adminEmail, settings.adminPassword);
   const logLines: string[] = [];
@@ -91,6 +95,7 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
       await closing;
       await services.ingestionRunner.stop();
       await services.chatRetentionPurger.stop();
+      await services.runRecords.close();
       await services.blobs.close();
       await store.close();
       if (ownsDatabase) await database.drop();

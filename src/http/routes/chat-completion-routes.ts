@@ -133,7 +133,7 @@ async function answer({ services, request, reply, context, assistant, body, mode
   const run = await services.completions.start({
     context,
     record: assistant,
-    request: { messages: normalizeMessages(body.messages), parameters: generationParameters(body) },
+    request: { messages: normalizeMessages(body.messages), parameters: generationParameters(body), wholeAnswer: body.stream !== true },
     signal: clientGone,
     forwardedEmail,
   });

@@ -11,6 +11,7 @@
 import { DelimitedCallBlock, type BlockEnding } from '../delimited-call-block.js';
 import { firstFound, ForwardSearch } from '../forward-search.js';
 import type { OfferedToolSet } from '../offered-tool-set.js';
+import type { OpeningReader } from '../opening-reader.js';
 import { openingText, type OpeningSyntax } from '../parser-block.js';
 import { trimTagLineBreaks, typedValue } from '../schema-typed-values.js';
 import { toolCallEvent, type TextParserEvent } from '../text-tool-call-types.js';
@@ -20,6 +21,9 @@ const KEY_OPEN = '<arg_key>';
 const KEY_CLOSE = '</arg_key>';
 const VALUE_OPEN = '<arg_value>';
 const VALUE_CLOSE = '</arg_value>';
+const ESCAPED_LINE_BREAK = '\\n';
+/** Escaped line breaks skipped between the name and the first key: models write one, rarely two. */
+const ESCAPED_LINE_BREAKS_MAXIMUM = 4;
 
 function readPairs(body: string, ending: BlockEnding, name: string, tools: OfferedToolSet): TextParserEvent[] | undefined {
   // GLM's closing tag is no stop token, so a call the text ends inside was cut off.
@@ -36,8 +40,14 @@ function readPairs(body: string, ending: BlockEnding, name: string, tools: Offer
     const valueOpen = search.indexOf(VALUE_OPEN, keyClose);
     const nextKey = search.indexOf(KEY_OPEN, keyClose);
     if (valueOpen === -1 || (nextKey !== -1 && nextKey < valueOpen)) {
-      // A key without a value: nothing to pass for it.
-      position = keyClose + KEY_CLOSE.length;
+      // Repair: a value whose <arg_value> the model left out still ends at its </arg_value>.
+      const valueClose = search.indexOf(VALUE_CLOSE, keyClose);
+      const closesBeforeNextKey = valueClose !== -1 && (nextKey === -1 || valueClose < nextKey);
+      if (closesBeforeNextKey) {
+        const value = trimTagLineBreaks(body.slice(keyClose + KEY_CLOSE.length, valueClose));
+        parameters[key] = typedValue(value, tools.parameterSchema(name, key));
+        position = valueClose + VALUE_CLOSE.length;
+      } else position = keyClose + KEY_CLOSE.length; // A key without a value: nothing to pass for it.
       continue;
     }
     const valueClose = search.indexOf(VALUE_CLOSE, valueOpen);
@@ -47,6 +57,17 @@ function readPairs(body: string, ending: BlockEnding, name: string, tools: Offer
     position = valueEnd === valueClose ? valueClose + VALUE_CLOSE.length : valueEnd;
   }
   return [toolCallEvent(name, JSON.stringify(parameters), 'glm')];
+}
+
+/**
+ * Blank space after the name; repair: also the literal `\n` of double-escaped output
+ * (`<tool_call>get_weather\n<arg_key>…`), which SGLang unescapes.
+ */
+function skipLineBreaksEvenEscaped(reader: OpeningReader): void {
+  for (let round = 0; round < ESCAPED_LINE_BREAKS_MAXIMUM; round += 1) {
+    reader.skipWhitespace();
+    if (!reader.accept(ESCAPED_LINE_BREAK)) return;
+  }
 }
 
 export const glmSyntax: OpeningSyntax = {
@@ -59,7 +80,7 @@ export const glmSyntax: OpeningSyntax = {
     const name = reader.offeredName(context.tools);
     if (name === undefined) return undefined;
     const nameEnd = reader.position;
-    reader.skipWhitespace();
+    skipLineBreaksEvenEscaped(reader);
     // The name alone proves little ("<tool_call>search the web"); what follows it must be GLM's.
     if (!reader.accept(KEY_OPEN) && !reader.accept(TOOL_CALL_CLOSE)) return undefined;
     reader.position = nameEnd;
@@ -69,6 +90,8 @@ export const glmSyntax: OpeningSyntax = {
         opening,
         bodyOffset: opening.length,
         terminators: TOOL_CALL_TERMINATORS,
+        // A value may quote the tags themselves ("Wrap each call in <tool_call> and </tool_call>").
+        quietZone: { open: VALUE_OPEN, closes: [VALUE_CLOSE, KEY_OPEN] },
         parseBody: (body, ending) => readPairs(body, ending, name, context.tools),
       },
       context.counter,

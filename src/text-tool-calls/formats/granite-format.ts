@@ -1,31 +1,49 @@
-/** IBM Granite 3.x: `<|tool_call|>[{"name": "get_weather", "arguments": {…}}]`. */
+/**
+ * IBM Granite 3.x: `<|tool_call|>[{"name": "get_weather", "arguments": {…}}]`; Granite 3.1 may write
+ * the token as plain text, `<tool_call>[…]` with no closing tag (in auto mode Hermes reads that
+ * spelling first; this syntax reads it when the setting is `granite`).
+ */
 import { BalancedCallBlock } from '../balanced-call-block.js';
 import { readCallObjectOrArrayHead } from '../call-object-head.js';
 import { jsonValueCallEvents } from '../json-value-calls.js';
-import { openingText, type OpeningSyntax } from '../parser-block.js';
+import type { OpeningReader } from '../opening-reader.js';
+import { openingText, type Opening, type OpeningContext, type OpeningSyntax } from '../parser-block.js';
+import { TOOL_CALL_OPEN } from '../tool-call-tags.js';
 import { JsonValueScanner } from '../value-scanner.js';
 
 const TOOL_CALL_TOKEN = '<|tool_call|>';
 
-export const graniteSyntax: OpeningSyntax = {
-  triggers: '<',
-  formats: ['granite'],
-  prefixes: [TOOL_CALL_TOKEN],
-  open(reader, context) {
-    if (!reader.accept(TOOL_CALL_TOKEN)) return undefined;
-    reader.skipWhitespace();
-    const valueOffset = reader.position - reader.start;
-    if (readCallObjectOrArrayHead(reader, context.tools) === undefined) return undefined;
-    const block = new BalancedCallBlock(
-      {
-        opening: openingText(reader),
-        valueOffset,
-        createScanner: () => new JsonValueScanner(context.counter),
-        chained: false,
-        parseValues: (values) => jsonValueCallEvents(values, context.tools, 'granite'),
-      },
-      context.counter,
-    );
-    return { length: reader.position - reader.start, block };
-  },
-};
+function graniteSyntaxAfter(token: string, requireList: boolean): OpeningSyntax {
+  return {
+    triggers: '<',
+    formats: ['granite'],
+    prefixes: [token],
+    open(reader, context) {
+      if (!reader.accept(token)) return undefined;
+      reader.skipWhitespace();
+      if (requireList && reader.peek() !== 0x5b) return undefined;
+      return openGraniteList(reader, context);
+    },
+  };
+}
+
+function openGraniteList(reader: OpeningReader, context: OpeningContext): Opening | undefined {
+  const valueOffset = reader.position - reader.start;
+  if (readCallObjectOrArrayHead(reader, context.tools) === undefined) return undefined;
+  const block = new BalancedCallBlock(
+    {
+      opening: openingText(reader),
+      valueOffset,
+      createScanner: () => new JsonValueScanner(context.counter),
+      chained: false,
+      parseValues: (values) => jsonValueCallEvents(values, context.tools, 'granite'),
+    },
+    context.counter,
+  );
+  return { length: reader.position - reader.start, block };
+}
+
+export const graniteSyntax = graniteSyntaxAfter(TOOL_CALL_TOKEN, false);
+
+/** Granite 3.1's plain-text spelling; a list must follow, so Hermes-style single objects are not read as Granite's. */
+export const graniteToolCallTagSyntax = graniteSyntaxAfter(TOOL_CALL_OPEN, true);

@@ -21,7 +21,7 @@ export const hermesSyntax: OpeningSyntax = {
         opening: openingText(reader),
         bodyOffset: TOOL_CALL_OPEN.length,
         terminators: TOOL_CALL_TERMINATORS,
-        parseBody: (body, ending) => readJsonCallBody(body, ending, { tools: context.tools, format: 'hermes' }),
+        parseBody: (body, ending) => readJsonCallBody(body, ending, { tools: context.tools, format: 'hermes', severalObjects: true }),
       },
       context.counter,
     );

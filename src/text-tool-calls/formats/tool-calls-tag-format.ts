@@ -23,7 +23,8 @@ export const toolCallsTagSyntax: OpeningSyntax = {
           { token: CLOSE, consumed: true },
           { token: OPEN, consumed: false },
         ],
-        parseBody: (body, ending) => readJsonCallBody(body, ending, { tools: context.tools, format: 'tool_calls_tag' }),
+        parseBody: (body, ending) =>
+          readJsonCallBody(body, ending, { tools: context.tools, format: 'tool_calls_tag', severalObjects: true }),
       },
       context.counter,
     );

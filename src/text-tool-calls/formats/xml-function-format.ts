@@ -108,6 +108,11 @@ export const bareXmlFunctionSyntax: OpeningSyntax = {
   open(reader, context) {
     const name = readFunctionOpening(reader, context);
     if (name === undefined) return undefined;
+    const nameEnd = reader.position;
+    // Functionary v3.1 writes `<function=name>{JSON}</function>`: that body is not Qwen3-Coder's.
+    reader.skipWhitespace();
+    if (!reader.accept(PARAMETER_OPEN) && !reader.accept(FUNCTION_CLOSE)) return undefined;
+    reader.position = nameEnd;
     const opening = openingText(reader);
     const block = new DelimitedCallBlock(
       {
