@@ -210,7 +210,9 @@ describe('text tool-call parser throughput', () => {
         const mixed = withCalls(paragraphs, group.samples, Math.round(CALLS_MEGABYTES * MEGABYTE));
         const auto = best(mixed.text, 'auto');
         const own = best(mixed.text, group.format);
-        expect(auto.calls).toBe(mixed.calls);
+        // A format read everywhere only in its own setting reads in auto at most the calls that start a segment.
+        if (group.namedOnly === true) expect(auto.calls).toBeLessThanOrEqual(mixed.calls);
+        else expect(auto.calls).toBe(mixed.calls);
         expect(own.calls).toBe(mixed.calls);
         rows.push([
           group.format,

@@ -43,6 +43,18 @@ const CALLS_AS_TEXT: Record<string, string> = {
   gemma_tool_code: '```tool_code\nsearch_knowledge_base(query="Krebs")\n```',
   gemma_json: `\`\`\`json\n${JSON_CALL}\n\`\`\``,
   openai_json: `{"tool_calls": [${JSON_CALL}]}`,
+  apertus: '<|tools_prefix|>[{"search_knowledge_base": {"query": "Krebs"}}]<|tools_suffix|>',
+  internlm2: '<|action_start|><|plugin|>\n{"name": "search_knowledge_base", "parameters": {"query": "Krebs"}}<|action_end|>',
+  granite_20b_fc: `<function_call> ${JSON_CALL}`,
+  longcat: `<longcat_tool_call>${JSON_CALL}</longcat_tool_call>`,
+  function_gemma: '<start_function_call>call:search_knowledge_base{query:<escape>Krebs<escape>}<end_function_call>',
+  minimax_m2:
+    '<minimax:tool_call>\n<invoke name="search_knowledge_base">\n<parameter name="query">Krebs</parameter>\n</invoke>\n</minimax:tool_call>',
+  step3:
+    '<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="search_knowledge_base"><steptml:parameter name="query">Krebs</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>',
+  hunyuan: `<answer>\n<tool_calls>[${JSON_CALL}]</tool_calls>\n</answer>`,
+  functionary_v31: '<function=search_knowledge_base>{"query": "Krebs"}</function>',
+  nemotron_v2: `<TOOLCALL>[${JSON_CALL}]</TOOLCALL>`,
 };
 
 const PREAMBLE = 'Let me look that up. ';
@@ -150,6 +162,20 @@ describe('tool calls written as text', () => {
     const model = await createAssistant();
     const answer = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Where?' }] });
     expect(answer.choices[0]!.message.content).toBe('Mitochondria.');
+  });
+
+  it('runs a Functionary v3.2 call, a format read only when the assistant names it', async () => {
+    const callText = 'all\nLet me look that up.\n>>>search_knowledge_base\n{"query": "Krebs"}';
+    fake.enqueue({ chunks: pieces(callText) }, { text: 'Mitochondria.' }, { chunks: pieces(callText) });
+    const named = await createAssistant({ tool_call_format: 'functionary_v32' });
+    const answer = await client.chat.completions.create({ model: named, messages: [{ role: 'user', content: 'Where?' }] });
+    // The `all` header is gone; the words for the learner stay before the answer.
+    expect(answer.choices[0]!.message.content).toBe('Let me look that up.\nMitochondria.');
+    expect(toolResults(chatRequests()[1])[0]).toContain(KREBS);
+    // In auto, the same text is prose.
+    const automatic = await createAssistant();
+    const prose = await client.chat.completions.create({ model: automatic, messages: [{ role: 'user', content: 'Where?' }] });
+    expect(prose.choices[0]!.message.content).toBe(callText);
   });
 
   it('reads no text calls for an assistant that asks for native calls only', async () => {

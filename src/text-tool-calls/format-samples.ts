@@ -28,6 +28,11 @@ export interface FormatSamples {
   samples: FormatSample[];
   /** Prose that mentions the format's tags or tokens without calling anything: it must stay as written. */
   mentions: string[];
+  /**
+   * Read everywhere only in the format's own setting (its opening is ordinary text elsewhere): `auto`
+   * may read a sample only where it stands alone, so the properties run in the format's setting.
+   */
+  namedOnly?: boolean;
 }
 
 export const SAMPLE_TOOLS: readonly OfferedTool[] = [
@@ -61,6 +66,17 @@ const DEEPSEEK = {
   callBegin: '<｜tool▁call▁begin｜>',
   callEnd: '<｜tool▁call▁end｜>',
   separator: '<｜tool▁sep｜>',
+};
+
+const DSML = {
+  sectionOpen: '<｜DSML｜function_calls>',
+  sectionClose: '</｜DSML｜function_calls>',
+  v4Open: '<｜DSML｜tool_calls>',
+  v4Close: '</｜DSML｜tool_calls>',
+  invoke: (name: string) => `<｜DSML｜invoke name="${name}">`,
+  invokeClose: '</｜DSML｜invoke>',
+  parameter: (name: string, isString: boolean, value: string) =>
+    `<｜DSML｜parameter name="${name}" string="${String(isString)}">${value}</｜DSML｜parameter>`,
 };
 
 export const FORMAT_SAMPLES: readonly FormatSamples[] = [
@@ -422,5 +438,434 @@ export const FORMAT_SAMPLES: readonly FormatSamples[] = [
       },
     ],
     mentions: ['The API returns {"tool_calls": []} when nothing is called, or {"tool_calls": null}.'],
+  },
+  {
+    format: 'apertus',
+    samples: [
+      {
+        description: 'prose, then a list of one name-keyed call',
+        text: 'Let me check. <|tools_prefix|>[{"get_weather": {"city": "Paris", "days": 2}}]<|tools_suffix|>',
+        calls: [{ name: 'get_weather', arguments: { city: 'Paris', days: 2 } }],
+        answer: 'Let me check. ',
+      },
+      {
+        description: 'two calls in one list',
+        text: '<|tools_prefix|>[{"get_weather": {"city": "Oslo"}}, {"get_time": {}}]<|tools_suffix|>',
+        calls: [
+          { name: 'get_weather', arguments: { city: 'Oslo' } },
+          { name: 'get_time', arguments: {} },
+        ],
+        answer: '',
+      },
+      {
+        description: 'reasoning between the inner tokens, and the suffix stripped by the server',
+        text: '<|inner_prefix|>I need the time.<|inner_suffix|><|tools_prefix|>[{"get_time": {}}]',
+        calls: [{ name: 'get_time', arguments: {} }],
+        answer: '',
+        answerWhenNotOffered: '<|tools_prefix|>[{"get_time": {}}]',
+      },
+    ],
+    mentions: ['Apertus wraps calls in <|tools_prefix|> and <|tools_suffix|>, as in <|tools_prefix|>[{"name": {}}].'],
+  },
+  {
+    format: 'internlm2',
+    samples: [
+      {
+        description: 'prose, then a plugin action',
+        text: 'Let me check. <|action_start|><|plugin|>\n{"name": "get_weather", "parameters": {"city": "Tokyo"}}<|action_end|>',
+        calls: [{ name: 'get_weather', arguments: { city: 'Tokyo' } }],
+        answer: 'Let me check. ',
+      },
+      {
+        description: 'empty parameters, text after',
+        text: '<|action_start|><|plugin|>{"name": "get_time", "parameters": {}}<|action_end|>Done.',
+        calls: [{ name: 'get_time', arguments: {} }],
+        answer: 'Done.',
+      },
+    ],
+    mentions: ['InternLM2 runs code after <|action_start|><|interpreter|> and calls plugins after <|action_start|><|plugin|>.'],
+  },
+  {
+    format: 'granite_20b_fc',
+    samples: [
+      {
+        description: 'prose, then one call',
+        text: 'Let me check the weather for you.\n<function_call> {"name": "get_weather", "arguments": {"city": "Tokyo"}}',
+        calls: [{ name: 'get_weather', arguments: { city: 'Tokyo' } }],
+        answer: 'Let me check the weather for you.\n',
+      },
+      {
+        description: 'two calls, one per tag',
+        text: '<function_call> {"name": "get_weather", "arguments": {"city": "Tokyo", "days": 1}}\n<function_call> {"name": "get_time", "arguments": {}}',
+        calls: [
+          { name: 'get_weather', arguments: { city: 'Tokyo', days: 1 } },
+          { name: 'get_time', arguments: {} },
+        ],
+        answer: '\n',
+      },
+    ],
+    mentions: ['Granite 20B starts each call with <function_call> and then a JSON object such as {"name": "x"}.'],
+  },
+  {
+    format: 'longcat',
+    samples: [
+      {
+        description: 'text before and after',
+        text: 'Let me check the weather for you.\n<longcat_tool_call>{"name": "get_weather", "arguments": {"city": "Tokyo"}}</longcat_tool_call>\nHere is the result.',
+        calls: [{ name: 'get_weather', arguments: { city: 'Tokyo' } }],
+        answer: 'Let me check the weather for you.\n\nHere is the result.',
+      },
+      {
+        description: 'two calls',
+        text: '<longcat_tool_call>{"name": "get_weather", "arguments": {"city": "Tokyo"}}</longcat_tool_call>\n<longcat_tool_call>{"name": "get_time", "arguments": {}}</longcat_tool_call>',
+        calls: [
+          { name: 'get_weather', arguments: { city: 'Tokyo' } },
+          { name: 'get_time', arguments: {} },
+        ],
+        answer: '\n',
+      },
+    ],
+    mentions: ['LongCat wraps each call in <longcat_tool_call> and </longcat_tool_call>.'],
+  },
+  {
+    format: 'function_gemma',
+    samples: [
+      {
+        description: 'escaped strings, bare number and boolean',
+        text: 'Let me check. <start_function_call>call:get_weather{city:<escape>San Francisco, CA<escape>,days:3,metric:true}<end_function_call>',
+        calls: [{ name: 'get_weather', arguments: { city: 'San Francisco, CA', days: 3, metric: true } }],
+        answer: 'Let me check. ',
+      },
+      {
+        description: 'a list, a nested object, an escaped integer typed by the schema, and a second call',
+        text: '<start_function_call>call:get_weather{city:<escape>Oslo<escape>,days:<escape>4<escape>,tags:[<escape>rain<escape>,<escape>wind<escape>],filters:{hours:6,kind:<escape>rain<escape>}}<end_function_call><start_function_call>call:get_time{}<end_function_call>',
+        calls: [
+          { name: 'get_weather', arguments: { city: 'Oslo', days: 4, tags: ['rain', 'wind'], filters: { hours: 6, kind: 'rain' } } },
+          { name: 'get_time', arguments: {} },
+        ],
+        answer: '',
+      },
+    ],
+    mentions: ['FunctionGemma writes <start_function_call>call:name{…}<end_function_call>, strings between <escape> tokens.'],
+  },
+  {
+    format: 'minimax_m2',
+    samples: [
+      {
+        description: 'one invocation, values typed by the schema',
+        text: 'Let me check.\n<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Seattle</parameter>\n<parameter name="days">5</parameter>\n</invoke>\n</minimax:tool_call>',
+        calls: [{ name: 'get_weather', arguments: { city: 'Seattle', days: 5 } }],
+        answer: 'Let me check.\n',
+      },
+      {
+        description: 'two invocations; a string keeps its spaces and a closing tag it contains',
+        text: '<minimax:tool_call><invoke name="search_course_materials"><parameter name="query">  if x: </parameter> in it</parameter></invoke><invoke name="get_time"></invoke></minimax:tool_call> Done.',
+        calls: [
+          { name: 'search_course_materials', arguments: { query: '  if x: </parameter> in it' } },
+          { name: 'get_time', arguments: {} },
+        ],
+        answer: ' Done.',
+      },
+    ],
+    mentions: ['MiniMax M2 calls look like <minimax:tool_call><invoke name="tool">…</invoke></minimax:tool_call>.'],
+  },
+  {
+    format: 'step3',
+    samples: [
+      {
+        description: 'prose around a section with the function header',
+        text: 'Let me check the weather for you.\n\n<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="get_weather"><steptml:parameter name="city">Tokyo</steptml:parameter><steptml:parameter name="days"> 4 </steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>\n\nI will get that information.',
+        calls: [{ name: 'get_weather', arguments: { city: 'Tokyo', days: 4 } }],
+        answer: 'Let me check the weather for you.\n\n\n\nI will get that information.',
+      },
+      {
+        description: 'two calls without the header',
+        text: '<｜tool_calls_begin｜><｜tool_call_begin｜><steptml:invoke name="get_weather"><steptml:parameter name="city">Tokyo</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_sep｜><｜tool_call_begin｜><steptml:invoke name="get_time"></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>',
+        calls: [
+          { name: 'get_weather', arguments: { city: 'Tokyo' } },
+          { name: 'get_time', arguments: {} },
+        ],
+        answer: '',
+      },
+    ],
+    mentions: ['Step3 opens a section with <｜tool_calls_begin｜> and writes <steptml:invoke name="…"> inside.'],
+  },
+  {
+    format: 'hunyuan',
+    samples: [
+      {
+        description: 'the answer wrapper around one call',
+        text: '<answer>\n<tool_calls>[{"name": "get_weather", "arguments": {"city": "Boston"}}]</tool_calls>\n</answer>',
+        calls: [{ name: 'get_weather', arguments: { city: 'Boston' } }],
+        answer: '',
+      },
+      {
+        description: 'reasoning, then the answer wrapper around the calls',
+        text: '<think>\nNeed the weather.\n</think>\n<answer>\n<tool_calls>[{"name": "get_weather", "arguments": {"city": "Boston"}}, {"name": "get_time", "arguments": {}}]</tool_calls>\n</answer>',
+        calls: [
+          { name: 'get_weather', arguments: { city: 'Boston' } },
+          { name: 'get_time', arguments: {} },
+        ],
+        answer: '\n',
+        answerWhenNotOffered:
+          '\n<answer>\n<tool_calls>[{"name": "get_weather", "arguments": {"city": "Boston"}}, {"name": "get_time", "arguments": {}}]</tool_calls>\n</answer>',
+      },
+    ],
+    mentions: ['Hunyuan puts its reply in <answer> tags and its calls in <tool_calls>.'],
+  },
+  {
+    format: 'functionary_v31',
+    samples: [
+      {
+        description: 'calls inside the text',
+        text: 'Hell<function=get_weather>{"city": "Paris"}</function>o, world<function=get_time>{}</function>!',
+        calls: [
+          { name: 'get_weather', arguments: { city: 'Paris' } },
+          { name: 'get_time', arguments: {} },
+        ],
+        answer: 'Hello, world!',
+      },
+    ],
+    mentions: ['Functionary writes <function=name>{…}</function>; Qwen3-Coder writes <function=name><parameter=…>.'],
+  },
+  {
+    format: 'functionary_v32',
+    namedOnly: true,
+    samples: [
+      {
+        description: 'two calls',
+        text: '>>>get_weather\n{"city": "Oslo", "days": 2}\n>>>get_time\n{}',
+        calls: [
+          { name: 'get_weather', arguments: { city: 'Oslo', days: 2 } },
+          { name: 'get_time', arguments: {} },
+        ],
+        answer: '\n',
+      },
+      {
+        description: 'text for the user, then a call',
+        text: '>>>all\nLet me call a tool\n>>>get_weather\n{"city": "Paris"}',
+        calls: [{ name: 'get_weather', arguments: { city: 'Paris' } }],
+        answer: 'Let me call a tool\n',
+        answerWhenNotOffered: 'Let me call a tool\n>>>get_weather\n{"city": "Paris"}',
+      },
+    ],
+    mentions: ['In the REPL type >>> get_weather("Paris"); Functionary starts its text with >>>all and a line break.'],
+  },
+  {
+    format: 'nemotron_v2',
+    samples: [
+      {
+        description: 'prose, then a list of calls',
+        text: 'Let me check that.<TOOLCALL>[{"name": "get_weather", "arguments": {"city": "Tokyo", "metric": true}}, {"name": "get_time", "arguments": {}}]</TOOLCALL>',
+        calls: [
+          { name: 'get_weather', arguments: { city: 'Tokyo', metric: true } },
+          { name: 'get_time', arguments: {} },
+        ],
+        answer: 'Let me check that.',
+      },
+      {
+        description: 'one object without a list',
+        text: '<TOOLCALL>{"name": "get_time", "arguments": {}}</TOOLCALL>',
+        calls: [{ name: 'get_time', arguments: {} }],
+        answer: '',
+      },
+    ],
+    mentions: ['Nemotron wraps its calls in <TOOLCALL> and </TOOLCALL>.'],
+  },
+  {
+    format: 'harmony_plain',
+    namedOnly: true,
+    samples: [
+      {
+        description: 'a call whose tokens were stripped, the content type glued on',
+        text: 'assistantcommentary to=functions.get_weather json{"city": "Paris"}',
+        calls: [{ name: 'get_weather', arguments: { city: 'Paris' } }],
+        answer: '',
+      },
+      {
+        description: 'prose, a call without role or content type, and prose',
+        text: 'Checking now. commentary to=functions.get_time {} Back soon.',
+        calls: [{ name: 'get_time', arguments: {} }],
+        answer: 'Checking now.  Back soon.',
+      },
+    ],
+    mentions: ['The commentary channel carries calls, as in commentary to=functions.name json{…}, and the final channel the answer.'],
+  },
+  {
+    format: 'lfm2',
+    samples: [
+      {
+        description: 'a pythonic list between the special tokens, text after it',
+        text: "<|tool_call_start|>[get_weather(city='Paris', days=3), get_time()]<|tool_call_end|>\nChecking both.",
+        calls: [
+          { name: 'get_weather', arguments: { city: 'Paris', days: 3 } },
+          { name: 'get_time', arguments: {} },
+        ],
+        answer: '\nChecking both.',
+      },
+      {
+        description: 'a JSON list, as fine-tuned models write it',
+        text: 'Sure. <|tool_call_start|>[{"name": "get_weather", "arguments": {"city": "Oslo"}}]<|tool_call_end|>',
+        calls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }],
+        answer: 'Sure. ',
+      },
+    ],
+    mentions: ['LFM2 writes <|tool_call_start|> before its list and <|tool_call_end|> after it: <|tool_call_start|>[f(x)]'],
+  },
+  {
+    format: 'gemma4',
+    samples: [
+      {
+        description: 'a call in Gemma notation, strings between quote tokens',
+        text: 'Let me look.<|tool_call>call:get_weather{city:<|"|>Paris, France<|"|>,days:3,metric:true,tags:[<|"|>rain<|"|>]}<tool_call|>',
+        calls: [{ name: 'get_weather', arguments: { city: 'Paris, France', days: 3, metric: true, tags: ['rain'] } }],
+        answer: 'Let me look.',
+      },
+      {
+        description: 'thought channel, two calls, the second closed by the end-of-turn token',
+        text: '<|channel>thought\nTwo lookups.<channel|><|tool_call>call:get_time{}<tool_call|><|tool_call>:call:get_weather{city:<|"|>Oslo<|"|>,filters:{<|"|>3<|"|>:<|"|>x<|"|>}}<turn|>',
+        calls: [
+          { name: 'get_time', arguments: {} },
+          { name: 'get_weather', arguments: { city: 'Oslo', filters: { '3': 'x' } } },
+        ],
+        answer: '',
+        answerWhenNotOffered:
+          '<|tool_call>call:get_time{}<tool_call|><|tool_call>:call:get_weather{city:<|"|>Oslo<|"|>,filters:{<|"|>3<|"|>:<|"|>x<|"|>}}<turn|>',
+      },
+    ],
+    mentions: [
+      'Gemma 4 opens a call with <|tool_call> and closes it with <tool_call|>; strings use <|"|>.',
+      'In the docs the bare shape starts with call:get_weather and its braces.',
+    ],
+  },
+  {
+    format: 'olmo3',
+    samples: [
+      {
+        description: 'two calls on separate lines, JSON literals mixed in',
+        text: "<function_calls>get_weather(city='Paris', metric=true)\nsearch_course_materials(query='cells', top_k=null)</function_calls>",
+        calls: [
+          { name: 'get_weather', arguments: { city: 'Paris', metric: true } },
+          { name: 'search_course_materials', arguments: { query: 'cells', top_k: null } },
+        ],
+        answer: '',
+      },
+      {
+        description: 'prose before a call without arguments',
+        text: 'One moment. <function_calls>get_time()</function_calls>',
+        calls: [{ name: 'get_time', arguments: {} }],
+        answer: 'One moment. ',
+      },
+    ],
+    mentions: ['Olmo wraps calls in <function_calls></function_calls>, like <function_calls><invoke name="x"> in other models.'],
+  },
+  {
+    format: 'deepseek_v32',
+    samples: [
+      {
+        description: 'one invoke, string and JSON parameters',
+        text: `Checking.${DSML.sectionOpen}\n${DSML.invoke('get_weather')}\n${DSML.parameter('city', true, 'Paris')}\n${DSML.parameter('days', false, '3')}\n${DSML.parameter('tags', false, '["rain"]')}\n${DSML.invokeClose}\n${DSML.sectionClose}`,
+        calls: [{ name: 'get_weather', arguments: { city: 'Paris', days: 3, tags: ['rain'] } }],
+        answer: 'Checking.',
+      },
+      {
+        description: 'two invokes in a V4 tool_calls section, one without parameters',
+        text: `${DSML.v4Open}${DSML.invoke('get_time')}${DSML.invokeClose}${DSML.invoke('search_course_materials')}${DSML.parameter('query', true, 'a < b')}${DSML.invokeClose}${DSML.v4Close} Done.`,
+        calls: [
+          { name: 'get_time', arguments: {} },
+          { name: 'search_course_materials', arguments: { query: 'a < b' } },
+        ],
+        answer: ' Done.',
+      },
+    ],
+    mentions: [`DeepSeek V3.2 opens calls with ${DSML.sectionOpen} and an ${DSML.invoke('name')} element.`],
+  },
+  {
+    format: 'gigachat3',
+    samples: [
+      {
+        description: 'GigaChat 3: a function call message, ended by </s>',
+        text: 'I will check.<|message_sep|>\n\nfunction call<|role_sep|>\n{"name": "get_weather", "arguments": {"city": "Paris", "filters": {"wind": true}}}</s>',
+        calls: [{ name: 'get_weather', arguments: { city: 'Paris', filters: { wind: true } } }],
+        answer: 'I will check.',
+      },
+      {
+        description: 'GigaChat 3.1: one token before the JSON',
+        text: '<|function_call|>{"name": "get_time", "arguments": {}}',
+        calls: [{ name: 'get_time', arguments: {} }],
+        answer: '',
+      },
+    ],
+    mentions: ['GigaChat separates messages with <|message_sep|> and writes "function call<|role_sep|>" before a call.'],
+  },
+  {
+    format: 'cohere_command',
+    samples: [
+      {
+        description: 'an action list of two calls',
+        text: '<|START_ACTION|>\n[\n    {"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Paris"}},\n    {"tool_call_id": "1", "tool_name": "get_time", "parameters": {}}\n]\n<|END_ACTION|>',
+        calls: [
+          { name: 'get_weather', arguments: { city: 'Paris' } },
+          { name: 'get_time', arguments: {} },
+        ],
+        answer: '',
+      },
+      {
+        description: 'thinking, then an action',
+        text: '<|START_THINKING|>I will look it up.<|END_THINKING|><|START_ACTION|>[{"tool_call_id": "0", "tool_name": "search_course_materials", "parameters": {"query": "cells", "top_k": 2}}]<|END_ACTION|>',
+        calls: [{ name: 'search_course_materials', arguments: { query: 'cells', top_k: 2 } }],
+        answer: '',
+        answerWhenNotOffered:
+          '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "search_course_materials", "parameters": {"query": "cells", "top_k": 2}}]<|END_ACTION|>',
+      },
+      {
+        description: 'a response block with citation marks, then an action',
+        text: '<|START_RESPONSE|>It is <co>sunny</co: 0:[1,2]> today.<|END_RESPONSE|><|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_time", "parameters": {}}]<|END_ACTION|>',
+        calls: [{ name: 'get_time', arguments: {} }],
+        answer: 'It is sunny today.',
+        answerWhenNotOffered:
+          'It is sunny today.<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_time", "parameters": {}}]<|END_ACTION|>',
+      },
+    ],
+    mentions: [
+      'Command writes <|START_ACTION|> before a JSON list with "tool_name" and <|END_ACTION|> after it.',
+      'Its answers sit in <|START_RESPONSE|> blocks with <co>cited</co: 0:[1]> spans.',
+      'Action: ```json\n[{"tool_name": "some_tool", "parameters": {}}]\n``` is how Command R acts; Action: is also a word.',
+    ],
+  },
+  {
+    format: 'seed_oss',
+    samples: [
+      {
+        description: 'a call with prose before it',
+        text: 'Let me check.\n<seed:tool_call>\n<function=get_time>\n</function>\n</seed:tool_call>',
+        calls: [{ name: 'get_time', arguments: {} }],
+        answer: 'Let me check.\n',
+      },
+      {
+        description: 'reasoning in seed tags, then a call typed by the schema',
+        text: '<seed:think>The user wants Paris.<seed:cot_budget_reflect>I have used 10 tokens.</seed:cot_budget_reflect></seed:think>\n<seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n<parameter=days>2</parameter>\n</function>\n</seed:tool_call>',
+        calls: [{ name: 'get_weather', arguments: { city: 'Paris', days: 2 } }],
+        answer: '\n',
+        answerWhenNotOffered:
+          '\n<seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n<parameter=days>2</parameter>\n</function>\n</seed:tool_call>',
+      },
+    ],
+    mentions: ['Seed-OSS wraps <function=name> calls in <seed:tool_call> tags and thinks in <seed:think>.'],
+  },
+  {
+    format: 'minimax_m1',
+    samples: [
+      {
+        description: 'two call objects on their own lines',
+        text: 'Checking. <tool_calls>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n{"name": "get_time", "arguments": {}}\n</tool_calls>',
+        calls: [
+          { name: 'get_weather', arguments: { city: 'Paris' } },
+          { name: 'get_time', arguments: {} },
+        ],
+        answer: 'Checking. ',
+      },
+    ],
+    mentions: ['MiniMax writes <tool_calls> then one {"name": …} object per line.'],
   },
 ];

@@ -67,8 +67,18 @@ export interface OpeningSyntax {
    * are looked for only then, so prose is scanned as fast as without it.
    */
   readonly onlyAfterCall?: boolean;
+  /**
+   * An opening that only ever starts a segment (`context.atSegmentStart`: the start of the answer, or
+   * right after a call or reasoning): its trigger characters are looked for only then.
+   */
+  readonly onlyAtSegmentStart?: boolean;
   /** The formats it produces; `reasoning` for blocks that are not calls and run in every setting. */
   readonly formats: readonly TextToolCallFormat[] | 'reasoning';
+  /**
+   * Active only when the setting names one of its formats, never in `auto`: for openings too
+   * ordinary to be told from prose (a bare tool name at the start of the answer, Gemma 4's bare `call:`).
+   */
+  readonly namedOnly?: boolean;
   /**
    * Reads from the reader's start; answers the opening, or undefined when this is not one.
    * Throws NEED_MORE_TEXT when the characters so far cannot decide.

@@ -6,6 +6,7 @@
  */
 import { isWhitespaceCode } from './opening-reader.js';
 import { parsePythonKeywordArguments } from './python-literals.js';
+import { repairPythonStrings } from './python-string-repair.js';
 import { NOT_A_VALUE, PythonValueScanner, STILL_OPEN } from './value-scanner.js';
 
 export interface PythonCall {
@@ -42,7 +43,7 @@ function toolName(callee: string): string {
 }
 
 function argumentsJson(argumentsText: string): string {
-  const parsed = parsePythonKeywordArguments(argumentsText);
+  const parsed = parsePythonKeywordArguments(argumentsText) ?? parsePythonKeywordArguments(repairPythonStrings(argumentsText));
   if (parsed === undefined) return argumentsText.trim();
   try {
     return JSON.stringify(parsed);

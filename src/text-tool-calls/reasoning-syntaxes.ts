@@ -7,7 +7,8 @@
 import type { OpeningSyntax } from './parser-block.js';
 import { StreamedBlock } from './streamed-block.js';
 
-function reasoningSyntax(open: string, close: string): OpeningSyntax {
+/** A reasoning block between two literal tags, as the families with their own tags write it. */
+export function reasoningSyntax(open: string, close: string): OpeningSyntax {
   return {
     triggers: open[0]!,
     formats: 'reasoning',

@@ -3,6 +3,8 @@
 // gives the same text, reasoning and calls (property-tested with fast-check); prose that mentions a
 // format's tags stays prose; names of tools that were not offered stay text exactly as written; and
 // 1 MB of adversarial openings costs linear work (counted, never timed) with bounded hold-back.
+// A format read everywhere only in its own setting (its opening is ordinary text elsewhere) keeps
+// every property there; what `auto` reads of it is proved in text-tool-call-family-quirks.test.ts.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FORMAT_SAMPLES, SAMPLE_TOOLS, UNRELATED_TOOLS, type FormatSample } from './format-samples.js';
@@ -133,10 +135,15 @@ describe('the sample table', () => {
   });
 });
 
-describe.each(FORMAT_SAMPLES)('format $format', ({ format, samples, mentions }) => {
+describe.each(FORMAT_SAMPLES)('format $format', ({ format, samples, mentions, namedOnly = false }) => {
+  /** The settings that read this format's calls. */
+  const readingSettings: readonly Setting[] = namedOnly ? [format] : ['auto', format];
+  /** The setting the properties run in: `auto`, unless only the format's own setting reads it. */
+  const home: Setting = namedOnly ? format : 'auto';
+
   describe.each(samples)('$description', (sample) => {
     it('reads its calls and keeps the text around them exactly, in auto mode and in its own setting', () => {
-      for (const setting of ['auto', format] as const) {
+      for (const setting of readingSettings) {
         const parsed = parse(sample.text, setting);
         expectCalls(parsed, sample, format);
         expect(parsed.text).toBe(sample.answer);
@@ -144,11 +151,11 @@ describe.each(FORMAT_SAMPLES)('format $format', ({ format, samples, mentions }) 
     });
 
     it('gives the same text, reasoning and calls in any chunking, single characters included', () => {
-      const whole = parse(sample.text);
-      expect(parseChunks(chunksOf(sample.text, 1))).toEqual(whole);
+      const whole = parse(sample.text, home);
+      expect(parseChunks(chunksOf(sample.text, 1), home)).toEqual(whole);
       fc.assert(
         fc.property(chunkings(sample.text), (chunks) => {
-          const streamed = parseChunks(chunks);
+          const streamed = parseChunks(chunks, home);
           expect(streamed.text).toBe(whole.text);
           expect(streamed.calls).toEqual(whole.calls);
           expect(streamed.reasoning).toBe(whole.reasoning);
@@ -159,7 +166,7 @@ describe.each(FORMAT_SAMPLES)('format $format', ({ format, samples, mentions }) 
     });
 
     it('stays text exactly as written when its tools are not offered', () => {
-      for (const setting of ['auto', format] as const) {
+      for (const setting of readingSettings) {
         const parsed = parse(sample.text, setting, UNRELATED_TOOLS);
         expect(parsed.calls).toEqual([]);
         expect(parsed.text).toBe(sample.answerWhenNotOffered ?? sample.text);
@@ -189,7 +196,9 @@ describe.each(FORMAT_SAMPLES)('format $format', ({ format, samples, mentions }) 
 });
 
 describe('formats mixed in one response', () => {
-  const samples = FORMAT_SAMPLES.flatMap((group) => group.samples.map((sample) => ({ ...sample, format: group.format })));
+  const samples = FORMAT_SAMPLES.filter((group) => group.namedOnly !== true).flatMap((group) =>
+    group.samples.map((sample) => ({ ...sample, format: group.format })),
+  );
   const pieces = fc.array(
     fc.oneof(
       fc
@@ -239,6 +248,21 @@ describe('adversarial text', () => {
     ['repeated fence openings', repeatTo('```tool_code\n', MEGABYTE)],
     ['blank space after an opening', repeatTo(`{${' '.repeat(300)}`, MEGABYTE)],
     ['repeated functools', repeatTo('functools', MEGABYTE)],
+    [
+      'MiniMax sections of 4000 unclosed parameters each, under the call size limit so each is parsed',
+      repeatTo(
+        `<minimax:tool_call><invoke name="get_weather">${'<parameter name="city">x'.repeat(4000)}</invoke></minimax:tool_call>`,
+        MEGABYTE,
+      ),
+    ],
+    ['FunctionGemma arguments nesting forever', `<start_function_call>call:get_weather{a:${repeatTo('{b:', MEGABYTE)}<end_function_call>`],
+    ['FunctionGemma escapes never closed', `<start_function_call>call:get_weather{${repeatTo('a:<escape>', MEGABYTE)}<end_function_call>`],
+    ['repeated stripped Harmony headers', repeatTo('assistantcommentary to=functions.get_weather json', MEGABYTE)],
+    ['repeated >>> at the start', repeatTo('>>>', MEGABYTE)],
+    ['an Apertus list of name-keyed objects never closed', `<|tools_prefix|>[${repeatTo('{"get_time": {}}, ', MEGABYTE)}`],
+    ['repeated Gemma 4 openings with unclosed strings', repeatTo('<|tool_call>call:get_weather{city:<|"|>', MEGABYTE)],
+    ['repeated LFM2 starts', repeatTo('<|tool_call_start|>[get_weather(', MEGABYTE)],
+    ['repeated DSML sections', repeatTo('<｜DSML｜function_calls><｜DSML｜invoke name="get_weather">', MEGABYTE)],
   ];
 
   it.each(inputs)(

@@ -188,7 +188,7 @@ export class TextToolCallParser {
     let emitFrom = start;
     let searchFrom = start;
     for (;;) {
-      const trigger = this.table.nextTrigger(text, searchFrom, this.context.afterCall);
+      const trigger = this.table.nextTrigger(text, searchFrom, this.context);
       this.counter.add((trigger === -1 ? text.length : trigger + 1) - searchFrom);
       if (trigger === -1) {
         this.events.text(text.slice(emitFrom));

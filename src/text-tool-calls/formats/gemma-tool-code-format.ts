@@ -21,7 +21,7 @@ const JSON_FENCE = '```json';
 const FENCE_TERMINATORS: readonly Terminator[] = [{ token: '```', consumed: true }];
 
 /** The rest of the fence's first line (spaces only), then any blank space before the content. */
-function readFenceLineEnd(reader: OpeningReader): boolean {
+export function readFenceLineEnd(reader: OpeningReader): boolean {
   while (reader.peek() === 0x20 || reader.peek() === 0x09) reader.advance();
   if (!reader.accept('\n') && !reader.accept('\r\n')) return false;
   reader.skipWhitespace();

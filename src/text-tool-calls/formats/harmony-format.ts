@@ -8,13 +8,14 @@
  * The recipient (`to=functions.name`) may sit in the role part or the channel part of the header,
  * and the content type may follow `<|constrain|>` or stand alone. A message to an offered function
  * is a call; the analysis channel is reasoning; final and commentary without recipient are the
- * answer's text. A message to anything else (a built-in tool, an unknown function) stays text,
- * exactly as written.
+ * answer's text. When the template wrote `<|start|>assistant` into the prompt, the answer opens with
+ * the rest of that header (` to=functions.get_weather<|channel|>…`). A message to anything else (a
+ * built-in tool, an unknown function) stays text, exactly as written.
  */
 import { DelimitedCallBlock } from '../delimited-call-block.js';
 import { argumentsJsonFromText } from '../json-calls.js';
 import type { OpeningReader } from '../opening-reader.js';
-import { openingText, type OpeningSyntax } from '../parser-block.js';
+import { openingText, type Opening, type OpeningContext, type OpeningSyntax } from '../parser-block.js';
 import { StreamedBlock } from '../streamed-block.js';
 import type { Terminator } from '../terminator-search.js';
 import { toolCallEvent } from '../text-tool-call-types.js';
@@ -68,33 +69,57 @@ function readHeader(reader: OpeningReader): Header | undefined {
   return reader.accept(MESSAGE) ? { channel, recipient } : undefined;
 }
 
+/** Opens the block of the message whose header the reader just read. */
+function openMessage(reader: OpeningReader, context: OpeningContext, header: Header): Opening {
+  const length = reader.position - reader.start;
+  if (header.recipient === undefined) {
+    const kind = header.channel === 'analysis' ? 'reasoning' : 'text';
+    return { length, block: new StreamedBlock(kind, MESSAGE_TERMINATORS, context.counter) };
+  }
+  const name = header.recipient.startsWith(FUNCTIONS) ? header.recipient.slice(FUNCTIONS.length) : undefined;
+  const offered = name !== undefined && context.tools.has(name);
+  const opening = openingText(reader);
+  // A message to anything else is still a whole message: held to its end and released as written,
+  // so its header is never read again as the header of a message to nobody.
+  const block = new DelimitedCallBlock(
+    {
+      opening,
+      bodyOffset: opening.length,
+      terminators: MESSAGE_TERMINATORS,
+      // `<|call|>` is a stop token servers often strip, so a call the text ends inside still counts.
+      parseBody: (body) => (offered ? [toolCallEvent(name, argumentsJsonFromText(body), 'harmony')] : undefined),
+    },
+    context.counter,
+  );
+  return { length, block };
+}
+
 export const harmonySyntax: OpeningSyntax = {
   triggers: '<',
   formats: ['harmony'],
   prefixes: [START, CHANNEL],
   open(reader, context) {
     const header = readHeader(reader);
-    if (header === undefined) return undefined;
-    const length = reader.position - reader.start;
-    if (header.recipient === undefined) {
-      const kind = header.channel === 'analysis' ? 'reasoning' : 'text';
-      return { length, block: new StreamedBlock(kind, MESSAGE_TERMINATORS, context.counter) };
-    }
-    const name = header.recipient.startsWith(FUNCTIONS) ? header.recipient.slice(FUNCTIONS.length) : undefined;
-    const offered = name !== undefined && context.tools.has(name);
-    const opening = openingText(reader);
-    // A message to anything else is still a whole message: held to its end and released as written,
-    // so its header is never read again as the header of a message to nobody.
-    const block = new DelimitedCallBlock(
-      {
-        opening,
-        bodyOffset: opening.length,
-        terminators: MESSAGE_TERMINATORS,
-        // `<|call|>` is a stop token servers often strip, so a call the text ends inside still counts.
-        parseBody: (body) => (offered ? [toolCallEvent(name, argumentsJsonFromText(body), 'harmony')] : undefined),
-      },
-      context.counter,
-    );
-    return { length, block };
+    return header === undefined ? undefined : openMessage(reader, context, header);
+  },
+};
+
+/**
+ * A first message whose `<|start|>assistant` the template wrote into the prompt, so the answer opens
+ * with the rest of the role part: ` to=functions.get_weather<|channel|>commentary json<|message|>{…}`.
+ * Read only where the answer's messages start, and only with a function recipient and a channel
+ * header after it, so prose that writes `to=` stays prose.
+ */
+export const harmonyRecipientFirstSyntax: OpeningSyntax = {
+  triggers: 't',
+  formats: ['harmony'],
+  onlyAtSegmentStart: true,
+  prefixes: [RECIPIENT + FUNCTIONS],
+  open(reader, context) {
+    if (!context.atSegmentStart || !reader.accept(RECIPIENT)) return undefined;
+    const recipient = reader.word();
+    const header = readHeader(reader);
+    if (header?.channel === undefined) return undefined;
+    return openMessage(reader, context, { channel: header.channel, recipient: header.recipient ?? recipient });
   },
 };

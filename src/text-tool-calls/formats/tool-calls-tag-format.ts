@@ -1,33 +1,16 @@
-/** Jamba and others: `<tool_calls>[{"name": "get_weather", "arguments": {…}}, …]</tool_calls>`. */
-import { readCallObjectOrArrayHead } from '../call-object-head.js';
-import { DelimitedCallBlock } from '../delimited-call-block.js';
-import { readJsonCallBody } from '../json-call-body.js';
-import { openingText, type OpeningSyntax } from '../parser-block.js';
+/**
+ * Jamba and others: `<tool_calls>[{"name": "get_weather", "arguments": {…}}, …]</tool_calls>`. Hunyuan
+ * A13B writes the same tags; in the `hunyuan` setting its calls are reported as Hunyuan's.
+ */
+import { taggedJsonCallSyntax } from '../tagged-json-call.js';
 
-const OPEN = '<tool_calls>';
-const CLOSE = '</tool_calls>';
+export const TOOL_CALLS_OPEN = '<tool_calls>';
+export const TOOL_CALLS_CLOSE = '</tool_calls>';
 
-export const toolCallsTagSyntax: OpeningSyntax = {
-  triggers: '<',
-  formats: ['tool_calls_tag'],
-  prefixes: [OPEN],
-  open(reader, context) {
-    if (!reader.accept(OPEN)) return undefined;
-    reader.skipWhitespace();
-    if (readCallObjectOrArrayHead(reader, context.tools) === undefined) return undefined;
-    const block = new DelimitedCallBlock(
-      {
-        opening: openingText(reader),
-        bodyOffset: OPEN.length,
-        terminators: [
-          { token: CLOSE, consumed: true },
-          { token: OPEN, consumed: false },
-        ],
-        parseBody: (body, ending) =>
-          readJsonCallBody(body, ending, { tools: context.tools, format: 'tool_calls_tag', severalObjects: true }),
-      },
-      context.counter,
-    );
-    return { length: reader.position - reader.start, block };
-  },
-};
+export const toolCallsTagSyntax = taggedJsonCallSyntax({
+  opening: [TOOL_CALLS_OPEN],
+  close: TOOL_CALLS_CLOSE,
+  formats: ['tool_calls_tag', 'hunyuan'],
+  formatFor: (context) => (context.accepts('tool_calls_tag') ? 'tool_calls_tag' : 'hunyuan'),
+  severalObjects: true,
+});

@@ -18,16 +18,19 @@ import type { OfferedToolSet } from '../offered-tool-set.js';
 import { openingText, type OpeningContext, type OpeningSyntax } from '../parser-block.js';
 import { trimTagLineBreaks, typedValue } from '../schema-typed-values.js';
 import type { OpeningReader } from '../opening-reader.js';
-import { toolCallEvent, type TextParserEvent } from '../text-tool-call-types.js';
+import { toolCallEvent, type TextParserEvent, type TextToolCallFormat } from '../text-tool-call-types.js';
 import { TOOL_CALL_OPEN, TOOL_CALL_TERMINATORS } from '../tool-call-tags.js';
 
-const FUNCTION_OPEN = '<function=';
-const FUNCTION_CLOSE = '</function>';
+export const FUNCTION_OPEN = '<function=';
+export const FUNCTION_CLOSE = '</function>';
 const PARAMETER_OPEN = '<parameter=';
 const PARAMETER_CLOSE = '</parameter>';
 
+/** What of a value's surrounding line breaks belongs to the tags rather than to the value. */
+export type ValueTrimming = (value: string) => string;
+
 /** The parameters of one function body as a JSON object, each value typed by the tool's schema. */
-function parametersJson(body: string, toolName: string, tools: OfferedToolSet): string {
+function parametersJson(body: string, toolName: string, tools: OfferedToolSet, trimValue: ValueTrimming = trimTagLineBreaks): string {
   const search = new ForwardSearch(body);
   const parameters: Record<string, unknown> = {};
   let position = 0;
@@ -41,14 +44,23 @@ function parametersJson(body: string, toolName: string, tools: OfferedToolSet): 
     // A value without its close ends where the next parameter starts (models do forget).
     const boundary = firstFound(close, search.indexOf(PARAMETER_OPEN, nameEnd));
     const valueEnd = boundary === -1 ? body.length : boundary;
-    parameters[key] = typedValue(trimTagLineBreaks(body.slice(nameEnd + 1, valueEnd)), tools.parameterSchema(toolName, key));
+    parameters[key] = typedValue(trimValue(body.slice(nameEnd + 1, valueEnd)), tools.parameterSchema(toolName, key));
     position = valueEnd === close ? close + PARAMETER_CLOSE.length : valueEnd;
   }
   return JSON.stringify(parameters);
 }
 
-/** Every `<function=…>…</function>` in a wrapped body, with any other non-blank text kept in order. */
-function readWrappedBody(body: string, ending: BlockEnding, tools: OfferedToolSet): TextParserEvent[] | undefined {
+/**
+ * Every `<function=…>…</function>` in a wrapped body, with any other non-blank text kept in order.
+ * Seed-OSS writes the same body in its own wrapper, so the format reported is the caller's.
+ */
+export function readWrappedBody(
+  body: string,
+  ending: BlockEnding,
+  tools: OfferedToolSet,
+  format: TextToolCallFormat = 'xml_function',
+  trimValue: ValueTrimming = trimTagLineBreaks,
+): TextParserEvent[] | undefined {
   const search = new ForwardSearch(body);
   const events: TextParserEvent[] = [];
   let position = 0;
@@ -66,15 +78,15 @@ function readWrappedBody(body: string, ending: BlockEnding, tools: OfferedToolSe
     // A function cut off by the end of the text is not a call.
     if (!closed && ending === 'end-of-text') return undefined;
     const functionEnd = closed ? close : nextOpen === -1 ? body.length : nextOpen;
-    events.push(toolCallEvent(name, parametersJson(body.slice(nameEnd + 1, functionEnd), name, tools), 'xml_function'));
+    events.push(toolCallEvent(name, parametersJson(body.slice(nameEnd + 1, functionEnd), name, tools, trimValue), format));
     position = closed ? close + FUNCTION_CLOSE.length : functionEnd;
   }
   events.push(...textEvents(body.slice(position)));
   return events.some((event) => event.type === 'tool-call') ? events : undefined;
 }
 
-/** Reads `<function=name>` with an offered name; answers the name. */
-function readFunctionOpening(reader: OpeningReader, context: OpeningContext): string | undefined {
+/** Reads `<function=name>` with an offered name; answers the name. Functionary v3.1 shares this opening. */
+export function readFunctionOpening(reader: OpeningReader, context: OpeningContext): string | undefined {
   if (!reader.accept(FUNCTION_OPEN)) return undefined;
   const name = reader.offeredName(context.tools);
   return name !== undefined && reader.accept('>') ? name : undefined;
