@@ -141,13 +141,13 @@ export async function request<Body = any>(
   return { status: response.status, body: body as Body, headers: response.headers, text };
 }
 
-export async function login(server: TestServer, email: string, password: string): Promise<string> {
+export async function login(server: { baseUrl: string }, email: string, password: string): Promise<string> {
   const response = await request(server, 'POST', '/api/auth/login', { body: { email, password } });
   if (response.status !== 200) throw new Error(`login of ${email} failed with ${response.status}: ${response.text}`);
   return response.body.token as string;
 }
 
-export async function loginAsAdmin(server: TestServer): Promise<string> {
+export async function loginAsAdmin(server: { baseUrl: string }): Promise<string> {
   return login(server, ADMIN_EMAIL, ADMIN_PASSWORD);
 }
 
@@ -160,7 +160,7 @@ export interface CreatedUser {
 
 /** Creates a user through the API (as `adminToken`) and logs them in. */
 export async function createUser(
-  server: TestServer,
+  server: { baseUrl: string },
   adminToken: string,
   fields: { email: string; role: 'admin' | 'creator' | 'learner'; organization_id?: number; password?: string },
 ): Promise<CreatedUser> {
