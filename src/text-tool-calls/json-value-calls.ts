@@ -1,11 +1,16 @@
 /**
  * Turns the bracketed JSON values a balanced block collected into events: each value is a call
- * object, an array of them, or an OpenAI-style message; every call must name an offered tool.
+ * object, an array of them, or an OpenAI-style message; every call must name an offered tool. Also
+ * opens that block for the formats whose call is JSON right after their opening.
  */
+import { BalancedCallBlock } from './balanced-call-block.js';
 import { callEvents, textEvents } from './call-events.js';
 import { readJsonCalls, type JsonCallRules } from './json-calls.js';
 import type { OfferedToolSet } from './offered-tool-set.js';
+import type { OpeningReader } from './opening-reader.js';
+import { openingText, type Opening, type OpeningContext } from './parser-block.js';
 import type { TextParserEvent, TextToolCallFormat } from './text-tool-call-types.js';
+import { JsonValueScanner } from './value-scanner.js';
 
 export function jsonValueCallEvents(
   values: readonly string[],
@@ -21,4 +26,28 @@ export function jsonValueCallEvents(
     events.push(...callEvents(calls.calls, format));
   }
   return events;
+}
+
+export interface JsonValueCallOpening {
+  /** Where the JSON value starts, counted from the opening's first character. */
+  valueOffset: number;
+  format: TextToolCallFormat;
+  /** Several values one after another (`{…}; {…}`), as Llama 3 writes them. */
+  chained?: boolean;
+  rules?: JsonCallRules;
+}
+
+/** The block of a call written as JSON right after its opening: what the reader has read so far, then balanced JSON values. */
+export function openJsonValueCall(reader: OpeningReader, context: OpeningContext, options: JsonValueCallOpening): Opening {
+  const block = new BalancedCallBlock(
+    {
+      opening: openingText(reader),
+      valueOffset: options.valueOffset,
+      createScanner: () => new JsonValueScanner(context.counter),
+      chained: options.chained ?? false,
+      parseValues: (values) => jsonValueCallEvents(values, context.tools, options.format, options.rules),
+    },
+    context.counter,
+  );
+  return { length: reader.position - reader.start, block };
 }

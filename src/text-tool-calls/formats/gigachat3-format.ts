@@ -11,12 +11,10 @@
  * token `</s>` the model may write after it is dropped (trailing-token-syntax.ts).
  */
 import { readCallObjectHead } from '../call-object-head.js';
-import { BalancedCallBlock } from '../balanced-call-block.js';
-import { jsonValueCallEvents } from '../json-value-calls.js';
 import type { OpeningReader } from '../opening-reader.js';
-import { openingText, type OpeningSyntax } from '../parser-block.js';
+import type { OpeningSyntax } from '../parser-block.js';
 import { trailingTokenSyntax } from '../trailing-token-syntax.js';
-import { JsonValueScanner } from '../value-scanner.js';
+import { openJsonValueCall } from '../json-value-calls.js';
 
 const MESSAGE_SEPARATOR = '<|message_sep|>';
 const ROLE_SEPARATOR = '<|role_sep|>';
@@ -43,18 +41,8 @@ export const gigaChat3Syntax: OpeningSyntax = {
     reader.skipWhitespace();
     const valueOffset = reader.position - reader.start;
     if (readCallObjectHead(reader, context.tools, false) === undefined) return undefined;
-    const block = new BalancedCallBlock(
-      {
-        opening: openingText(reader),
-        valueOffset,
-        createScanner: () => new JsonValueScanner(context.counter),
-        chained: false,
-        // As for bare JSON, an object without `arguments` is no call (SGLang's reading).
-        parseValues: (values) => jsonValueCallEvents(values, context.tools, 'gigachat3', { requireArguments: true }),
-      },
-      context.counter,
-    );
-    return { length: reader.position - reader.start, block };
+    // As for bare JSON, an object without `arguments` is no call (SGLang's reading).
+    return openJsonValueCall(reader, context, { valueOffset, format: 'gigachat3', rules: { requireArguments: true } });
   },
 };
 

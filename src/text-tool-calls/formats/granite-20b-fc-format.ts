@@ -5,11 +5,9 @@
  *   <function_call> {"name": "get_weather", "arguments": {"city": "Paris"}}
  *   <function_call> {"name": "get_time", "arguments": {}}
  */
-import { BalancedCallBlock } from '../balanced-call-block.js';
 import { readCallObjectHead } from '../call-object-head.js';
-import { jsonValueCallEvents } from '../json-value-calls.js';
-import { openingText, type OpeningSyntax } from '../parser-block.js';
-import { JsonValueScanner } from '../value-scanner.js';
+import type { OpeningSyntax } from '../parser-block.js';
+import { openJsonValueCall } from '../json-value-calls.js';
 
 const FUNCTION_CALL_TAG = '<function_call>';
 
@@ -22,16 +20,6 @@ export const granite20bFcSyntax: OpeningSyntax = {
     reader.skipWhitespace();
     const valueOffset = reader.position - reader.start;
     if (readCallObjectHead(reader, context.tools, false) === undefined) return undefined;
-    const block = new BalancedCallBlock(
-      {
-        opening: openingText(reader),
-        valueOffset,
-        createScanner: () => new JsonValueScanner(context.counter),
-        chained: false,
-        parseValues: (values) => jsonValueCallEvents(values, context.tools, 'granite_20b_fc'),
-      },
-      context.counter,
-    );
-    return { length: reader.position - reader.start, block };
+    return openJsonValueCall(reader, context, { valueOffset, format: 'granite_20b_fc' });
   },
 };

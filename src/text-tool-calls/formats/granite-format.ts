@@ -3,13 +3,11 @@
  * the token as plain text, `<tool_call>[…]` with no closing tag (in auto mode Hermes reads that
  * spelling first; this syntax reads it when the setting is `granite`).
  */
-import { BalancedCallBlock } from '../balanced-call-block.js';
 import { readCallObjectOrArrayHead } from '../call-object-head.js';
-import { jsonValueCallEvents } from '../json-value-calls.js';
 import type { OpeningReader } from '../opening-reader.js';
-import { openingText, type Opening, type OpeningContext, type OpeningSyntax } from '../parser-block.js';
+import type { Opening, OpeningContext, OpeningSyntax } from '../parser-block.js';
 import { TOOL_CALL_OPEN } from '../tool-call-tags.js';
-import { JsonValueScanner } from '../value-scanner.js';
+import { openJsonValueCall } from '../json-value-calls.js';
 
 const TOOL_CALL_TOKEN = '<|tool_call|>';
 
@@ -30,17 +28,7 @@ function graniteSyntaxAfter(token: string, requireList: boolean): OpeningSyntax 
 function openGraniteList(reader: OpeningReader, context: OpeningContext): Opening | undefined {
   const valueOffset = reader.position - reader.start;
   if (readCallObjectOrArrayHead(reader, context.tools) === undefined) return undefined;
-  const block = new BalancedCallBlock(
-    {
-      opening: openingText(reader),
-      valueOffset,
-      createScanner: () => new JsonValueScanner(context.counter),
-      chained: false,
-      parseValues: (values) => jsonValueCallEvents(values, context.tools, 'granite'),
-    },
-    context.counter,
-  );
-  return { length: reader.position - reader.start, block };
+  return openJsonValueCall(reader, context, { valueOffset, format: 'granite' });
 }
 
 export const graniteSyntax = graniteSyntaxAfter(TOOL_CALL_TOKEN, false);

@@ -2,11 +2,9 @@
  * A bare JSON array of calls (seed 004 format 3): `[{"name": "get_weather", "arguments": {…}}, …]`.
  * With no tag around it, each object must carry its arguments to count as a call.
  */
-import { BalancedCallBlock } from '../balanced-call-block.js';
 import { readCallObjectHead } from '../call-object-head.js';
-import { jsonValueCallEvents } from '../json-value-calls.js';
-import { openingText, type OpeningSyntax } from '../parser-block.js';
-import { JsonValueScanner } from '../value-scanner.js';
+import type { OpeningSyntax } from '../parser-block.js';
+import { openJsonValueCall } from '../json-value-calls.js';
 
 export const jsonArraySyntax: OpeningSyntax = {
   triggers: '[',
@@ -15,16 +13,6 @@ export const jsonArraySyntax: OpeningSyntax = {
     if (!reader.accept('[')) return undefined;
     reader.skipWhitespace();
     if (readCallObjectHead(reader, context.tools, false) === undefined) return undefined;
-    const block = new BalancedCallBlock(
-      {
-        opening: openingText(reader),
-        valueOffset: 0,
-        createScanner: () => new JsonValueScanner(context.counter),
-        chained: false,
-        parseValues: (values) => jsonValueCallEvents(values, context.tools, 'json_array', { requireArguments: true }),
-      },
-      context.counter,
-    );
-    return { length: reader.position - reader.start, block };
+    return openJsonValueCall(reader, context, { valueOffset: 0, format: 'json_array', rules: { requireArguments: true } });
   },
 };

@@ -3,12 +3,10 @@
  * after `<|python_tag|>`, several separated by `;`. A bare object must carry its arguments to count
  * as a call; after the tag, the tag is evidence enough.
  */
-import { BalancedCallBlock } from '../balanced-call-block.js';
 import { readCallObjectHead } from '../call-object-head.js';
-import { jsonValueCallEvents } from '../json-value-calls.js';
-import { openingText, type OpeningContext, type OpeningSyntax } from '../parser-block.js';
+import type { OpeningContext, OpeningSyntax } from '../parser-block.js';
 import type { OpeningReader } from '../opening-reader.js';
-import { JsonValueScanner } from '../value-scanner.js';
+import { openJsonValueCall } from '../json-value-calls.js';
 
 export const PYTHON_TAG = '<|python_tag|>';
 
@@ -19,17 +17,7 @@ function openChain(
   requireArguments: boolean,
 ): ReturnType<OpeningSyntax['open']> {
   if (readCallObjectHead(reader, context.tools, false) === undefined) return undefined;
-  const block = new BalancedCallBlock(
-    {
-      opening: openingText(reader),
-      valueOffset,
-      createScanner: () => new JsonValueScanner(context.counter),
-      chained: true,
-      parseValues: (values) => jsonValueCallEvents(values, context.tools, 'llama3_json', { requireArguments }),
-    },
-    context.counter,
-  );
-  return { length: reader.position - reader.start, block };
+  return openJsonValueCall(reader, context, { valueOffset, format: 'llama3_json', chained: true, rules: { requireArguments } });
 }
 
 export const bareLlama3JsonSyntax: OpeningSyntax = {

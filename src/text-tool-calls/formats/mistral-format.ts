@@ -6,11 +6,11 @@
 import { BalancedCallBlock } from '../balanced-call-block.js';
 import { readCallObjectOrArrayHead } from '../call-object-head.js';
 import { argumentsJsonFromText } from '../json-calls.js';
-import { jsonValueCallEvents } from '../json-value-calls.js';
 import { openingText, type OpeningContext, type OpeningSyntax } from '../parser-block.js';
 import type { OpeningReader } from '../opening-reader.js';
 import { toolCallEvent } from '../text-tool-call-types.js';
 import { JsonValueScanner } from '../value-scanner.js';
+import { openJsonValueCall } from '../json-value-calls.js';
 
 const TOOL_CALLS = '[TOOL_CALLS]';
 const CALL_ID = '[CALL_ID]';
@@ -20,17 +20,7 @@ const ARGS = '[ARGS]';
 function openJsonList(reader: OpeningReader, context: OpeningContext): ReturnType<OpeningSyntax['open']> {
   const valueOffset = reader.position - reader.start;
   if (readCallObjectOrArrayHead(reader, context.tools) === undefined) return undefined;
-  const block = new BalancedCallBlock(
-    {
-      opening: openingText(reader),
-      valueOffset,
-      createScanner: () => new JsonValueScanner(context.counter),
-      chained: false,
-      parseValues: (values) => jsonValueCallEvents(values, context.tools, 'mistral'),
-    },
-    context.counter,
-  );
-  return { length: reader.position - reader.start, block };
+  return openJsonValueCall(reader, context, { valueOffset, format: 'mistral' });
 }
 
 /** `[TOOL_CALLS]name[CALL_ID]id[ARGS]{…}`, the call id and `[ARGS]` being optional. */
