@@ -3,9 +3,9 @@
  * pipeline and wire format as `/v1/chat/completions`, export and delete-all; and, for an
  * assistant's managers where the organization allows it, members' chats with it by pseudonym.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { chatListFilters } from '../../chats/chat-list-filters.js';
-import type { ChatExport, ChatWithMessages } from '../../chats/chat-service.js';
+import type { ChatExport, ChatTurn, ChatWithMessages } from '../../chats/chat-service.js';
 import type { Services } from '../../services.js';
 import { pageQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
@@ -148,6 +148,34 @@ function exportMarkdown(exported: ChatExport): string {
     );
   });
   return [`# Merino chats`, `Exported ${exported.exported_at}`, ...sections].join('\n\n') + '\n';
+}
+
+interface TurnAnswer {
+  services: Services;
+  request: FastifyRequest;
+  reply: FastifyReply;
+  stream: boolean | undefined;
+  statusAsContent: boolean | undefined;
+}
+
+/** Starts a chat turn that stops when the client leaves or the server ends its streams, and sends its answer as `/v1` would. */
+async function answerTurn(
+  { services, request, reply, stream, statusAsContent }: TurnAnswer,
+  start: (signal: AbortSignal) => Promise<ChatTurn>,
+): Promise<FastifyReply | undefined> {
+  const serverStopping = services.drain.streamsEnd;
+  const clientGone = clientGoneSignal(reply, serverStopping);
+  const turn = await start(clientGone);
+  return sendRun({
+    request,
+    reply,
+    run: turn.run,
+    stream: stream === true,
+    statusAsContent,
+    modelId: turn.modelId,
+    clientGone,
+    serverStopping,
+  });
 }
 
 export async function chatRoutes(app: FastifyInstance, services: Services): Promise<void> {
@@ -293,19 +321,10 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
       },
     },
     async (request, reply) => {
-      const clientGone = clientGoneSignal(reply, services.drain.streamsEnd);
       const { content, stream, status_as_content: statusAsContent } = request.body;
-      const turn = await services.chats.sendMessage(callContext(request), request.params.id, content, { signal: clientGone });
-      return sendRun({
-        request,
-        reply,
-        run: turn.run,
-        stream: stream === true,
-        statusAsContent,
-        modelId: turn.modelId,
-        clientGone,
-        serverStopping: services.drain.streamsEnd,
-      });
+      return answerTurn({ services, request, reply, stream, statusAsContent }, (signal) =>
+        services.chats.sendMessage(callContext(request), request.params.id, content, { signal }),
+      );
     },
   );
 
@@ -326,19 +345,10 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
       },
     },
     async (request, reply) => {
-      const clientGone = clientGoneSignal(reply, services.drain.streamsEnd);
       const { stream, status_as_content: statusAsContent } = request.body;
-      const turn = await services.chats.regenerate(callContext(request), request.params.id, { signal: clientGone });
-      return sendRun({
-        request,
-        reply,
-        run: turn.run,
-        stream: stream === true,
-        statusAsContent,
-        modelId: turn.modelId,
-        clientGone,
-        serverStopping: services.drain.streamsEnd,
-      });
+      return answerTurn({ services, request, reply, stream, statusAsContent }, (signal) =>
+        services.chats.regenerate(callContext(request), request.params.id, { signal }),
+      );
     },
   );
 
