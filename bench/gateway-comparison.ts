@@ -28,7 +28,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request as undiciRequest } from 'undici';
-import { ascending, percentile } from './support/measure.js';
+import { ascending, percentile, wholeNumberSetting } from './support/measure.js';
 import {
   FILE_MARKER,
   KNOWLEDGE_MARKER,
@@ -39,23 +39,15 @@ import {
   MULTI_TOOL_MARKER,
 } from './support/mock-answer.js';
 
-function setting(variable: string, defaultValue: number): number {
-  const raw = process.env[variable];
-  if (raw === undefined || raw.trim() === '') return defaultValue;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${variable} must be a whole number, got "${raw}"`);
-  return value;
-}
-
-const ROUNDS = setting('BENCH_ROUNDS', 2);
-const SERIAL_REQUESTS = setting('BENCH_SERIAL_REQUESTS', 300);
-const CONCURRENT_REQUESTS = setting('BENCH_CONCURRENT_REQUESTS', 2_000);
-const CONCURRENCY = setting('BENCH_CONCURRENCY', 32);
-const BURST_STREAMS = setting('BENCH_BURST_STREAMS', 200);
-const STREAMS = setting('BENCH_STREAMS', 1_000);
-const SOAK_STREAMS = setting('BENCH_SOAK_STREAMS', 500);
-const SOAK_SECONDS = setting('BENCH_SOAK_SECONDS', 60);
-const SOAK_IDLE_SECONDS = setting('BENCH_SOAK_IDLE_SECONDS', 15);
+const ROUNDS = wholeNumberSetting('BENCH_ROUNDS', 2);
+const SERIAL_REQUESTS = wholeNumberSetting('BENCH_SERIAL_REQUESTS', 300);
+const CONCURRENT_REQUESTS = wholeNumberSetting('BENCH_CONCURRENT_REQUESTS', 2_000);
+const CONCURRENCY = wholeNumberSetting('BENCH_CONCURRENCY', 32);
+const BURST_STREAMS = wholeNumberSetting('BENCH_BURST_STREAMS', 200);
+const STREAMS = wholeNumberSetting('BENCH_STREAMS', 1_000);
+const SOAK_STREAMS = wholeNumberSetting('BENCH_SOAK_STREAMS', 500);
+const SOAK_SECONDS = wholeNumberSetting('BENCH_SOAK_SECONDS', 60);
+const SOAK_IDLE_SECONDS = wholeNumberSetting('BENCH_SOAK_IDLE_SECONDS', 15);
 const CPU_PROFILE_FOLDER = process.env.BENCH_CPU_PROFILE;
 /** Requests sent to each target before each measured series and not counted: pools and JIT warm up. */
 const WARM_UP_REQUESTS = 30;

@@ -23,22 +23,14 @@ import { hostileCorpus, pdfFlateBomb, type HostileDocument } from '../test/suppo
 import { uploadDocument, waitForJob } from '../test/support/knowledge-uploads.js';
 import type { Dialect } from '../test/support/test-databases.js';
 import { loginAsAdmin, request, startTestServer } from '../test/support/test-server.js';
-import { milliseconds, printTable } from './support/measure.js';
+import { milliseconds, printTable, wholeNumberSetting } from './support/measure.js';
 
 /** What the benchmark needs of a document; its own extra cases carry no expected outcome. */
 type BenchDocument = Pick<HostileDocument, 'label' | 'fileName' | 'bytes'>;
 
-function setting(variable: string, defaultValue: number): number {
-  const raw = process.env[variable];
-  if (raw === undefined || raw.trim() === '') return defaultValue;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${variable} must be a whole number of 1 or more, got "${raw}"`);
-  return value;
-}
-
 const MEGABYTE = 1024 * 1024;
-const BOMB_BYTES = setting('HOSTILE_BOMB_MB', 300) * MEGABYTE;
-const HEALTH_INTERVAL_MS = setting('HEALTH_INTERVAL_MS', 10);
+const BOMB_BYTES = wholeNumberSetting('HOSTILE_BOMB_MB', 300, 1) * MEGABYTE;
+const HEALTH_INTERVAL_MS = wholeNumberSetting('HEALTH_INTERVAL_MS', 10, 1);
 const IDLE_BASELINE_MS = 5_000;
 /** `sqlite` (the default) or `postgres`. */
 const DIALECT: Dialect = process.env.HOSTILE_BENCH_DIALECT === 'postgres' ? 'postgres' : 'sqlite';

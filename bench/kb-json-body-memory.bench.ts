@@ -17,18 +17,10 @@ import { describe, expect, it } from 'vitest';
 import { startServerProcess } from '../test/support/server-process.js';
 import { createTestDatabase } from '../test/support/test-databases.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, request } from '../test/support/test-server.js';
-import { printTable } from './support/measure.js';
+import { printTable, wholeNumberSetting } from './support/measure.js';
 
-function setting(variable: string, defaultValue: number): number {
-  const raw = process.env[variable];
-  if (raw === undefined || raw.trim() === '') return defaultValue;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${variable} must be a whole number of 1 or more, got "${raw}"`);
-  return value;
-}
-
-const BODY_MEGABYTES = setting('JSON_BODY_MB', 49);
-const REQUESTS = setting('JSON_BODY_REQUESTS', 3);
+const BODY_MEGABYTES = wholeNumberSetting('JSON_BODY_MB', 49, 1);
+const REQUESTS = wholeNumberSetting('JSON_BODY_REQUESTS', 3, 1);
 const megabytes = (bytes: number): string => `${(bytes / 1_048_576).toFixed(0)} MB`;
 
 /** The server process's resident memory, from Linux's /proc (the server runs apart from this client, so only its own memory counts). */

@@ -57,28 +57,20 @@ import { openStore, type Store } from '../src/store/store.js';
 import { deterministicEmbedding, EMBEDDING_DIMENSIONS } from '../test/fakes/fake-http.js';
 import { createTestDatabase, TEST_DIALECTS, type Dialect } from '../test/support/test-databases.js';
 import { readJsonLines, type BeirQuery, type CorpusDocument } from './support/beir-data.js';
-import { ascending, describeError, milliseconds, percentile, printTable } from './support/measure.js';
+import { ascending, describeError, milliseconds, percentile, printTable, wholeNumberSetting } from './support/measure.js';
 
-function setting(variable: string, defaultValue: number): number {
-  const raw = process.env[variable];
-  if (raw === undefined || raw.trim() === '') return defaultValue;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${variable} must be a whole number above 0, got "${raw}"`);
-  return value;
-}
-
-const ABSTRACTS_PER_DOCUMENT = setting('INGEST_ABSTRACTS_PER_DOCUMENT', 50);
+const ABSTRACTS_PER_DOCUMENT = wholeNumberSetting('INGEST_ABSTRACTS_PER_DOCUMENT', 50, 1);
 /** How many times the corpus is ingested in each measured run (as documents of other names), for steadier figures. */
-const INGEST_PASSES = setting('INGEST_PASSES', 2);
+const INGEST_PASSES = wholeNumberSetting('INGEST_PASSES', 2, 1);
 /** Documents ingested, untimed, before the measured runs. */
 const WARM_UP_DOCUMENTS = 3;
-const SMALL_CHUNKS = setting('SCALE_CHUNKS_SMALL', 10_000);
-const LARGE_CHUNKS = setting('SCALE_CHUNKS_LARGE', 100_000);
+const SMALL_CHUNKS = wholeNumberSetting('SCALE_CHUNKS_SMALL', 10_000, 1);
+const LARGE_CHUNKS = wholeNumberSetting('SCALE_CHUNKS_LARGE', 100_000, 1);
 /** Chunks per document and transaction while building the large sets. */
-const BUILD_BATCH = setting('SCALE_BATCH', 1_000);
-const QUERY_COUNT = setting('SCALE_QUERIES', 100);
+const BUILD_BATCH = wholeNumberSetting('SCALE_BATCH', 1_000, 1);
+const QUERY_COUNT = wholeNumberSetting('SCALE_QUERIES', 100, 1);
 /** At the large size, the 'scan' vector backend runs at most this many vector and hybrid queries. */
-const SCAN_QUERY_CAP = setting('SCALE_SCAN_QUERY_CAP', 30);
+const SCAN_QUERY_CAP = wholeNumberSetting('SCALE_SCAN_QUERY_CAP', 30, 1);
 const WARM_UP_QUERIES = 5;
 const TOP_K = 5;
 const CHUNK_SIZE = 1000;

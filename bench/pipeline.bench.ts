@@ -35,25 +35,18 @@ import {
   printTable,
   runPool,
   type Figures,
+  wholeNumberSetting,
 } from './support/measure.js';
 
-function setting(variable: string, defaultValue: number): number {
-  const raw = process.env[variable];
-  if (raw === undefined || raw.trim() === '') return defaultValue;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${variable} must be a whole number, got "${raw}"`);
-  return value;
-}
-
-const SERIAL_REQUESTS = setting('PIPELINE_REQUESTS', 300);
-const CONCURRENT_REQUESTS = setting('PIPELINE_CONCURRENT_REQUESTS', 2_000);
-const CONCURRENCY = setting('PIPELINE_CONCURRENCY', 32);
+const SERIAL_REQUESTS = wholeNumberSetting('PIPELINE_REQUESTS', 300);
+const CONCURRENT_REQUESTS = wholeNumberSetting('PIPELINE_CONCURRENT_REQUESTS', 2_000);
+const CONCURRENCY = wholeNumberSetting('PIPELINE_CONCURRENCY', 32);
 /** Calls made before each measured series and not counted: connection pools and JIT warm up. */
 const WARM_UP_REQUESTS = 50;
-const STREAMS = setting('STREAMS', 1_000);
-const STREAM_CONCURRENCY = setting('STREAM_CONCURRENCY', 200);
-const STREAM_CHUNKS = setting('STREAM_CHUNKS', 40);
-const STREAM_CHUNK_DELAY_MS = setting('STREAM_CHUNK_DELAY_MS', 10);
+const STREAMS = wholeNumberSetting('STREAMS', 1_000);
+const STREAM_CONCURRENCY = wholeNumberSetting('STREAM_CONCURRENCY', 200);
+const STREAM_CHUNKS = wholeNumberSetting('STREAM_CHUNKS', 40);
+const STREAM_CHUNK_DELAY_MS = wholeNumberSetting('STREAM_CHUNK_DELAY_MS', 10);
 
 const FILE_CHARACTERS = 20_000;
 const PROVIDER_KEY = 'sk-bench-provider-key-0123456789';

@@ -17,6 +17,16 @@ export interface Figures {
 }
 
 /** The value at `fraction` of an ascending list (nearest rank, rounded down); 0 for an empty list. */
+/** A whole-number knob of a benchmark from the environment: its default when unset or blank, else at least `minimum`. */
+export function wholeNumberSetting(variable: string, defaultValue: number, minimum = 0): number {
+  const raw = process.env[variable];
+  if (raw === undefined || raw.trim() === '') return defaultValue;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < minimum)
+    throw new Error(`${variable} must be a whole number of ${minimum} or more, got "${raw}"`);
+  return value;
+}
+
 export function percentile(sorted: readonly number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0;
 }

@@ -1,7 +1,8 @@
 /**
  * A marker that carries nothing for the reader (Functionary's `>>>all` header before plain text,
- * Hunyuan's `<answer>` wrapper): the opening that recognised it covers it, and this block ends at
- * once, so the marker is dropped and the text after it is scanned as usual.
+ * Hunyuan's `<answer>` wrapper, a token left after a call, a stray closer the repairs drop): the
+ * opening that recognised it covers it, and this block ends at once, so the marker is dropped and
+ * the text after it is scanned as usual.
  */
 import type { BlockStep, ParserBlock } from './parser-block.js';
 

@@ -12,7 +12,8 @@
  * they can only be the call's leftover. Anywhere else (prose that mentions `</tool_call>`, a `}` in code) it is text
  * as written, so no repair ever turns prose into a call or hides prose.
  */
-import type { BlockStep, OpeningSyntax, ParserBlock } from './parser-block.js';
+import { DroppedMarkerBlock } from './dropped-marker-block.js';
+import type { OpeningSyntax } from './parser-block.js';
 import type { TextToolCallFormat } from './text-tool-call-types.js';
 import { END } from './opening-reader.js';
 import { TOOL_CALL_CLOSE } from './tool-call-tags.js';
@@ -22,15 +23,8 @@ const CLOSING_BRACKETS = new Set([0x7d, 0x5d]);
 /** A run of stray brackets longer than this is not a leftover; it stays text. */
 const STRAY_BRACKETS_MAXIMUM = 4;
 
-/** A block that ends where it starts: the opening itself was the leftover, and it is dropped. */
-const DROPPED: ParserBlock = {
-  holdsText: false,
-  heldCharacters: 0,
-  consume(_input: string, from: number): BlockStep {
-    return { events: [], end: { resumeAt: from, heldRest: '' } };
-  },
-  release: () => '',
-};
+/** The opening itself was the leftover, and it is dropped. */
+const DROPPED = new DroppedMarkerBlock();
 
 /**
  * Repair: DeepSeek's tool-output markers (`<｜tool▁output▁begin｜>…<｜tool▁output▁end｜>`) in the

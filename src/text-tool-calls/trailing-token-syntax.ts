@@ -6,22 +6,9 @@
  * end of the text, it is dropped; anywhere else it stays text.
  */
 import { END } from './opening-reader.js';
-import type { BlockStep, OpeningSyntax, ParserBlock } from './parser-block.js';
+import { DroppedMarkerBlock } from './dropped-marker-block.js';
+import type { OpeningSyntax } from './parser-block.js';
 import type { TextToolCallFormat } from './text-tool-call-types.js';
-
-/** A block that ends at once with no events: the opening was the whole of it. */
-export class EmptyBlock implements ParserBlock {
-  readonly holdsText = false;
-  readonly heldCharacters = 0;
-
-  consume(_input: string, from: number): BlockStep {
-    return { events: [], end: { resumeAt: from, heldRest: '' } };
-  }
-
-  release(): string {
-    return '';
-  }
-}
 
 /**
  * `token` dropped where a call (or reasoning) has just ended; with `alsoAtTextEnd`, also as the very
@@ -35,7 +22,7 @@ export function trailingTokenSyntax(token: string, formats: readonly TextToolCal
     open(reader, context) {
       if (!reader.accept(token)) return undefined;
       if (!context.atSegmentStart && !(alsoAtTextEnd && reader.peek() === END)) return undefined;
-      return { length: token.length, block: new EmptyBlock() };
+      return { length: token.length, block: new DroppedMarkerBlock() };
     },
   };
 }
