@@ -1,21 +1,15 @@
 /**
  * openai — any OpenAI-compatible server (OpenAI, vLLM, llama.cpp, LM Studio, Ollama's /v1).
- * Whole answers (a client that waits for one JSON answer, no functions offered) go through the
- * official SDK, one pooled client per key and base URL. Streams are read leanly instead: the
- * provider's fetch plus `eventsource-parser`, because the SDK's stream iterator (line decoding,
- * byte concatenation, an object per event) was a quarter of the server's CPU under load. Chunks
- * are passed on as they arrive, and streamed tool calls are put back together and emitted whole
- * before `finish`. Upstream failures become AppErrors with real statuses and messages of our own.
+ * Every call is one lean POST (the provider's `post`, undici underneath) rather than the official
+ * SDK over fetch: the SDK's request building and stream iterator, with fetch's web streams, were a
+ * third of the server's CPU per request under load, and the wire format is two small JSON shapes.
+ * A client that waits for one JSON answer (no functions offered) gets the provider's JSON answer;
+ * streams are parsed with `eventsource-parser` as the text arrives. Chunks are passed on as they
+ * arrive, and streamed tool calls are put back together and emitted whole before `finish`.
+ * Upstream failures become AppErrors with real statuses and messages of our own.
  */
-import { createHash } from 'node:crypto';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
-import type {
-  ChatCompletion,
-  ChatCompletionChunk,
-  ChatCompletionCreateParamsNonStreaming,
-  ChatCompletionCreateParamsStreaming,
-} from 'openai/resources/chat/completions';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { AppError } from '../errors/app-error.js';
 import {
   defineConnector,
@@ -30,7 +24,7 @@ import {
   type ConnectorEvent,
   type ConnectorRequest,
   type FinishReason,
-  type ProviderSettings,
+  type OutboundPostResponse,
 } from '../pipeline/plugin-api.js';
 import { trimCharactersEnd } from '../validation/trim-characters.js';
 
@@ -42,36 +36,6 @@ const LISTED_MODELS = ['gpt-4o-mini', 'gpt-4o', 'gpt-4.1-mini', 'gpt-4.1'];
 /** Servers that need no key (a local vLLM, say) still get a syntactically valid one. */
 const PLACEHOLDER_API_KEY = 'not-needed';
 
-const clients = new Map<string, OpenAI>();
-/** A number per fetch function, so clients that reach their URL differently (guarded or not) are never shared. */
-const fetchNumbers = new WeakMap<ProviderSettings['fetch'], number>();
-
-function fetchNumberOf(fetch: ProviderSettings['fetch']): number {
-  let number = fetchNumbers.get(fetch);
-  if (number === undefined) {
-    number = nextFetchNumber;
-    nextFetchNumber += 1;
-    fetchNumbers.set(fetch, number);
-  }
-  return number;
-}
-let nextFetchNumber = 1;
-
-function clientFor(provider: ProviderSettings): OpenAI {
-  const apiKey = provider.apiKey ?? PLACEHOLDER_API_KEY;
-  // The pool is keyed by a hash so the key itself is not kept twice in memory.
-  const poolKey = `${provider.baseUrl ?? ''}|${createHash('sha256').update(apiKey).digest('hex')}|${fetchNumberOf(provider.fetch)}`;
-  let client = clients.get(poolKey);
-  if (!client) {
-    // The SDK's own logger writes raw upstream data (a malformed chunk, whole) to the console,
-    // outside our logger and its redaction; our errors say what went wrong without quoting it.
-    // Every request, redirects included, goes through the provider's fetch: the outbound guard for an organization's URL.
-    client = new OpenAI({ apiKey, baseURL: provider.baseUrl, maxRetries: 0, logLevel: 'off', fetch: provider.fetch });
-    clients.set(poolKey, client);
-  }
-  return client;
-}
-
 /** Only an assistant turn may have no content upstream; any other empty turn is sent as empty text. */
 function upstreamMessages(messages: readonly ChatMessage[]): ChatCompletionCreateParamsStreaming['messages'] {
   return messages.map((message) =>
@@ -79,22 +43,37 @@ function upstreamMessages(messages: readonly ChatMessage[]): ChatCompletionCreat
   ) as ChatCompletionCreateParamsStreaming['messages'];
 }
 
-function requestBody(request: ConnectorRequest): ChatCompletionCreateParamsStreaming {
-  return {
+/** The request body; without a stream, one JSON answer, which is what a client waiting for the whole answer costs least to read. */
+function requestBody(request: ConnectorRequest, stream: boolean): string {
+  return JSON.stringify({
     ...request.parameters,
     model: request.model || DEFAULT_MODEL,
     messages: upstreamMessages(request.messages),
     ...(request.tools !== undefined &&
       request.tools.length > 0 && { tools: request.tools.map((tool) => ({ type: 'function', function: tool })) }),
-    stream: true,
-    stream_options: { include_usage: true },
-  } as ChatCompletionCreateParamsStreaming;
+    stream,
+    ...(stream && { stream_options: { include_usage: true } }),
+  });
 }
 
-/** The same request for one JSON answer: what a client that waits for the whole answer costs least to read. */
-function wholeRequestBody(request: ConnectorRequest): ChatCompletionCreateParamsNonStreaming {
-  const { stream_options: _streamOptions, ...body } = requestBody(request);
-  return { ...body, stream: false };
+/** Posts the request; an error status becomes an AppError with the body discarded. */
+async function post(request: ConnectorRequest, signal: AbortSignal, stream: boolean): Promise<OutboundPostResponse> {
+  const baseUrl = trimCharactersEnd(request.provider.baseUrl ?? DEFAULT_BASE_URL, '/');
+  const response = await request.provider.post({
+    url: `${baseUrl}/chat/completions`,
+    headers: {
+      'content-type': 'application/json',
+      accept: stream ? 'text/event-stream' : 'application/json',
+      authorization: `Bearer ${request.provider.apiKey ?? PLACEHOLDER_API_KEY}`,
+    },
+    body: requestBody(request, stream),
+    signal,
+  });
+  if (response.status < 200 || response.status > 299) {
+    await response.discard().catch(() => undefined);
+    throw upstreamStatusError(response.status, { keySent: request.provider.apiKey !== undefined });
+  }
+  return response;
 }
 
 type ReasoningMessage = ChatCompletion.Choice['message'] & { reasoning_content?: string; reasoning?: string };
@@ -139,20 +118,28 @@ function* eventsOf(
   }
 }
 
+/** What a failed call means to the client: our own errors pass, an abort is a timeout or a client gone, anything else unreachable. */
 function translateError(error: unknown, request: ConnectorRequest, signal: AbortSignal): Error {
-  if (error instanceof APIUserAbortError || signal.aborted) return upstreamAbortError(request.signal, request.timeoutMilliseconds);
-  const refusal = outboundRefusalIn(error);
-  if (refusal !== undefined) return refusal;
-  if (error instanceof APIConnectionError) return unreachableProviderError();
-  if (error instanceof APIError && typeof error.status === 'number')
-    return upstreamStatusError(error.status, { keySent: request.provider.apiKey !== undefined });
-  return unreachableProviderError();
+  if (error instanceof AppError && !signal.aborted) return error;
+  if (signal.aborted) return upstreamAbortError(request.signal, request.timeoutMilliseconds);
+  return outboundRefusalIn(error) ?? unreachableProviderError();
+}
+
+/** The provider's JSON answer; a body that is not one is a malformed answer. */
+function completionOf(text: string): ChatCompletion {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === 'object' && parsed !== null && !('error' in parsed)) return parsed as ChatCompletion;
+  } catch {
+    // Reported below, as for a body that parses to something else.
+  }
+  throw new AppError('upstream_error', 'The model provider sent a malformed answer.');
 }
 
 async function* wholeChat(request: ConnectorRequest, signal: AbortSignal): AsyncGenerator<ConnectorEvent> {
   let completion: ChatCompletion;
   try {
-    completion = await clientFor(request.provider).chat.completions.create(wholeRequestBody(request), { signal });
+    completion = completionOf(await (await post(request, signal, false)).text());
   } catch (error) {
     throw translateError(error, request, signal);
   }
@@ -174,12 +161,11 @@ function chunkOf(message: EventSourceMessage): ChatCompletionChunk {
 }
 
 /** The stream's events, parsed as the bytes arrive, up to `data: [DONE]` or the end of the body. */
-async function* sseMessages(body: ReadableStream<Uint8Array>): AsyncGenerator<EventSourceMessage> {
+async function* sseMessages(body: AsyncIterable<string>): AsyncGenerator<EventSourceMessage> {
   const pending: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (message) => pending.push(message) });
-  const decoder = new TextDecoder();
-  for await (const bytes of body) {
-    parser.feed(decoder.decode(bytes, { stream: true }));
+  for await (const text of body) {
+    parser.feed(text);
     for (const message of pending) {
       if (message.data === '[DONE]') return;
       yield message;
@@ -191,32 +177,14 @@ async function* sseMessages(body: ReadableStream<Uint8Array>): AsyncGenerator<Ev
 async function* streamedChat(request: ConnectorRequest, signal: AbortSignal): AsyncGenerator<ConnectorEvent> {
   const calls = new ToolCallAssembler();
   const ending: { finishReason?: FinishReason } = {};
-  const baseUrl = trimCharactersEnd(request.provider.baseUrl ?? DEFAULT_BASE_URL, '/');
   try {
-    // The provider's fetch: the outbound guard when an organization set the URL.
-    const response = await request.provider.fetch(`${baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'text/event-stream',
-        authorization: `Bearer ${request.provider.apiKey ?? PLACEHOLDER_API_KEY}`,
-      },
-      body: JSON.stringify(requestBody(request)),
-      signal,
-    });
-    if (!response.ok || !response.body) {
-      await response.body?.cancel().catch(() => undefined);
-      throw upstreamStatusError(response.status, { keySent: request.provider.apiKey !== undefined });
-    }
+    const response = await post(request, signal, true);
     for await (const message of sseMessages(response.body)) yield* eventsOf(chunkOf(message), calls, ending);
   } catch (error) {
-    if (error instanceof AppError && !signal.aborted) throw error;
-    if (signal.aborted) throw upstreamAbortError(request.signal, request.timeoutMilliseconds);
-    throw outboundRefusalIn(error) ?? unreachableProviderError();
+    throw translateError(error, request, signal);
   }
-  // The SDK ends its stream quietly when its request is aborted (our timeout, or the client
-  // leaving), and a stream that just stops looks like one that finished: only a finish reason
-  // says the answer is whole.
+  // A stream cut by an abort (our timeout, or the client leaving) may end quietly, and a stream
+  // that just stops looks like one that finished: only a finish reason says the answer is whole.
   if (signal.aborted) throw upstreamAbortError(request.signal, request.timeoutMilliseconds);
   if (ending.finishReason === undefined) throw upstreamEndedEarlyError();
   for (const call of calls.finish()) yield { type: 'tool-call', call };
@@ -230,7 +198,7 @@ function chat(request: ConnectorRequest, signal: AbortSignal): AsyncGenerator<Co
 export default defineConnector({
   name: 'openai',
   description:
-    'OpenAI and every OpenAI-compatible server (vLLM, llama.cpp, LM Studio, Ollama /v1): streams read as server-sent events, whole answers through the official SDK.',
+    'OpenAI and every OpenAI-compatible server (vLLM, llama.cpp, LM Studio, Ollama /v1): streams read as server-sent events, whole answers as one JSON answer.',
   models: () => LISTED_MODELS,
   complete: (request) => streamWithinDeadline(request.timeoutMilliseconds, request.signal, (signal) => chat(request, signal)),
 });

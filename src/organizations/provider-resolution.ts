@@ -13,6 +13,7 @@
  */
 import type { Settings } from '../config/settings.js';
 import { type OutboundFetch } from '../pipeline/outbound-fetch.js';
+import type { OutboundPost } from '../pipeline/outbound-post.js';
 import type { ProviderSettings } from '../pipeline/connector-definition.js';
 
 export type ServerProviderDefaults = Pick<Settings, 'openaiApiKey' | 'openaiBaseUrl' | 'ollamaBaseUrl'>;
@@ -23,10 +24,16 @@ export interface OrganizationProviders {
   ollama?: { baseUrl?: string };
 }
 
+/** How one URL is reached: a fetch, and the lean POST for provider calls, going the same way. */
+export interface OutboundRoute {
+  fetch: OutboundFetch;
+  post: OutboundPost;
+}
+
 /** How URLs are reached: `server` for the environment's, `organization(field)` for the one an organization set in `field`. */
 export interface OutboundRoutes {
-  server: OutboundFetch;
-  organization(field: string): OutboundFetch;
+  server: OutboundRoute;
+  organization(field: string): OutboundRoute;
 }
 
 export function resolveProvider(
@@ -41,21 +48,21 @@ export function resolveProvider(
       return {
         baseUrl: own.baseUrl,
         ...(own.apiKey !== undefined && { apiKey: own.apiKey }),
-        fetch: routes.organization('providers.openai.base_url'),
+        ...routes.organization('providers.openai.base_url'),
       };
     }
     const apiKey = own.apiKey ?? server.openaiApiKey;
     return {
       ...(server.openaiBaseUrl !== undefined && { baseUrl: server.openaiBaseUrl }),
       ...(apiKey !== undefined && { apiKey }),
-      fetch: routes.server,
+      ...routes.server,
     };
   }
   if (connectorName === 'ollama') {
     const own = organization.ollama ?? {};
-    if (own.baseUrl !== undefined) return { baseUrl: own.baseUrl, fetch: routes.organization('providers.ollama.base_url') };
-    return { baseUrl: server.ollamaBaseUrl, fetch: routes.server };
+    if (own.baseUrl !== undefined) return { baseUrl: own.baseUrl, ...routes.organization('providers.ollama.base_url') };
+    return { baseUrl: server.ollamaBaseUrl, ...routes.server };
   }
   // Connectors without provider settings (bypass, plugins) reach only what the server configured.
-  return { fetch: routes.server };
+  return { ...routes.server };
 }

@@ -16,6 +16,7 @@ import type { CallContext } from '../auth/call-context.js';
 import { requireOrganizationAdministration } from '../auth/permissions.js';
 import { AppError } from '../errors/app-error.js';
 import { type OutboundGuard } from '../outbound/outbound-guard.js';
+import { serverPost } from '../outbound/outbound-post.js';
 import { serverFetch, type OutboundFetch } from '../pipeline/outbound-fetch.js';
 import type { ProviderSettings } from '../pipeline/connector-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
@@ -139,7 +140,10 @@ export class ProviderSettingsService {
     private readonly secrets: SecretBox,
     private readonly options: ProviderSettingsOptions,
   ) {
-    this.routes = { server: serverFetch, organization: (field) => options.outbound.fetchFor(field) };
+    this.routes = {
+      server: { fetch: serverFetch, post: serverPost },
+      organization: (field) => ({ fetch: options.outbound.fetchFor(field), post: options.outbound.postFor(field) }),
+    };
   }
 
   /** Refuses, naming the field, any URL in the patch whose host is plainly internal. */
@@ -268,7 +272,7 @@ export class ProviderSettingsService {
     return {
       url,
       apiKey: sealedKey === undefined ? undefined : this.secrets.decrypt(sealedKey),
-      fetch: this.routes.organization('kb_server.url'),
+      fetch: this.routes.organization('kb_server.url').fetch,
     };
   }
 
@@ -281,7 +285,7 @@ export class ProviderSettingsService {
     const apiUrl = text(stored?.api_url);
     const sealedToken = text(stored?.token);
     if (apiUrl === undefined || sealedToken === undefined) return undefined;
-    return { apiUrl, token: this.secrets.decrypt(sealedToken), fetch: this.routes.organization('moodle.api_url') };
+    return { apiUrl, token: this.secrets.decrypt(sealedToken), fetch: this.routes.organization('moodle.api_url').fetch };
   }
 
   /** The organization's small fast model (e.g. `openai` / `gpt-4o-mini`), or undefined when none is set. */

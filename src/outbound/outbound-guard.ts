@@ -22,6 +22,8 @@ import { networkInterfaces } from 'node:os';
 import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
 import { AppError } from '../errors/app-error.js';
 import type { OutboundFetch } from '../pipeline/outbound-fetch.js';
+import type { OutboundPost } from '../pipeline/outbound-post.js';
+import { postThrough } from './outbound-post.js';
 import { canonicalAddress, classifyAddress, type AddressKind } from './address-classification.js';
 
 export interface ResolvedAddress {
@@ -97,7 +99,8 @@ export class OutboundGuard {
   private readonly ownAddresses: Set<string>;
   private readonly resolve: HostResolver;
   private readonly agent: Agent;
-  /** One fetch per field, so clients pooled by their fetch (the OpenAI SDK's) are reused, not rebuilt per request. */
+  private readonly post: OutboundPost;
+  /** One fetch per field, built once rather than on every request. */
   private readonly fetches = new Map<string, OutboundFetch>();
 
   constructor(options: OutboundGuardOptions) {
@@ -126,6 +129,7 @@ export class OutboundGuard {
         connect(connectOptions, callback);
       },
     });
+    this.post = postThrough(this.agent);
   }
 
   /** Why connecting to this address on behalf of `host` is refused, or undefined when it may go ahead. */
@@ -188,31 +192,43 @@ export class OutboundGuard {
     const existing = this.fetches.get(field);
     if (existing !== undefined) return existing;
     const guardedFetch: OutboundFetch = async (input, init) => {
-      const url = new URL(input instanceof Request ? input.url : input.toString());
-      const refused = (host: string): AppError =>
-        new AppError(
-          'upstream_refused',
-          `The organization's ${field} points to ${host}, which is not a public address; Merino does not call private or internal addresses for an organization (an operator can allow a host with OUTBOUND_ALLOWED_HOSTS).`,
-          { details: { field, host } },
-        );
-      if (url.protocol !== 'http:' && url.protocol !== 'https:')
-        throw new AppError('upstream_refused', `The organization's ${field} is not an http(s) URL.`, { details: { field } });
-      try {
-        // undici's own fetch, since only it takes this dispatcher. Its Response is another class than
-        // the global one, with the same web interface, which is all any caller uses.
-        // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- see above.
-        return await undiciFetch(input as Parameters<typeof undiciFetch>[0], {
-          ...(init as Parameters<typeof undiciFetch>[1]),
-          dispatcher: this.agent,
-        });
-      } catch (error) {
-        const refusal = refusalIn(error);
-        if (refusal instanceof DestinationRefused) throw refused(refusal.host);
-        throw error;
-      }
+      this.checkScheme(new URL(input instanceof Request ? input.url : input.toString()), field);
+      // undici's own fetch, since only it takes this dispatcher. Its Response is another class than
+      // the global one, with the same web interface, which is all any caller uses.
+      return this.refusalsNamed(field, () =>
+        undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: this.agent }),
+      );
     };
     this.fetches.set(field, guardedFetch);
     return guardedFetch;
+  }
+
+  /** The lean POST (src/outbound/outbound-post.ts) for the URL an organization set in `field`, checked as `fetchFor`'s is. */
+  postFor(field: string): OutboundPost {
+    return async (request) => {
+      this.checkScheme(new URL(request.url), field);
+      return this.refusalsNamed(field, () => this.post(request));
+    };
+  }
+
+  private checkScheme(url: URL, field: string): void {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new AppError('upstream_refused', `The organization's ${field} is not an http(s) URL.`, { details: { field } });
+  }
+
+  /** Runs a call, turning a refused destination into a 502 `upstream_refused` naming the field and host, never the addresses. */
+  private async refusalsNamed<Result>(field: string, call: () => Promise<Result>): Promise<Result> {
+    try {
+      return await call();
+    } catch (error) {
+      const refusal = refusalIn(error);
+      if (!(refusal instanceof DestinationRefused)) throw error;
+      throw new AppError(
+        'upstream_refused',
+        `The organization's ${field} points to ${refusal.host}, which is not a public address; Merino does not call private or internal addresses for an organization (an operator can allow a host with OUTBOUND_ALLOWED_HOSTS).`,
+        { details: { field, host: refusal.host } },
+      );
+    }
   }
 
   /**

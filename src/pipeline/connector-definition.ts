@@ -4,6 +4,7 @@
  * edge gathers the events for clients that asked for one JSON answer.
  */
 import type { OutboundFetch } from './outbound-fetch.js';
+import type { OutboundPost } from './outbound-post.js';
 import type { FinishReason, Usage } from './events.js';
 import type { ChatMessage } from './messages.js';
 
@@ -29,6 +30,8 @@ export interface ProviderSettings {
   baseUrl?: string;
   /** Every request to `baseUrl` goes through this: the guarded fetch for an organization's URL. */
   fetch: OutboundFetch;
+  /** The lean POST to `baseUrl` for calls made on every request, reaching it the same way as `fetch`. */
+  post: OutboundPost;
 }
 
 /** A function the model may call, as the OpenAI tools format describes one. */

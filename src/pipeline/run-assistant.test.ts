@@ -2,6 +2,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AssistantMetadata } from './metadata-normalizer.js';
 import { AppError } from '../errors/app-error.js';
+import { serverPost } from '../outbound/outbound-post.js';
 import { serverFetch } from './outbound-fetch.js';
 import type { AssistantSnapshot } from './assistant-snapshot.js';
 import type { PipelineEvent, StatusEvent } from './events.js';
@@ -78,7 +79,7 @@ function pipelineContext(snapshot: AssistantSnapshot, overrides: Partial<Pipelin
     requester: { userId: 1, email: 'learner@merino.test' },
     integrations: TEST_INTEGRATIONS,
     assistants: buildToolContext().assistants,
-    provider: () => ({ fetch: serverFetch }),
+    provider: () => ({ fetch: serverFetch, post: serverPost }),
     signal: new AbortController().signal,
     limits: {
       toolTimeoutMilliseconds: 5_000,

@@ -1,6 +1,7 @@
 // Proves the tool loop's details that the main suite (tool-loop.test.ts) leaves open, against a scripted connector: identical calls are recognised through nested key order and nothing else; every malformed argument shape is refused with its kind in the trace; trace keys are only declared ones, bounded; unavailable and unknown functions are told apart; results at exactly the limit are not marked; nested statuses, sources, usage, reasoning and text-parser events pass through; the conversation goes on with the right messages; an abort during a call ends the loop.
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
+import { serverPost } from '../outbound/outbound-post.js';
 import { serverFetch } from './outbound-fetch.js';
 import { buildToolContext } from '../../test/support/tool-context.js';
 import type { ConnectorDefinition, ConnectorEvent, ConnectorRequest } from './connector-definition.js';
@@ -128,7 +129,7 @@ async function run(script: Script, options: RunOptions = {}) {
       { role: 'user', content: 'hello' },
     ],
     parameters: {},
-    provider: { fetch: serverFetch },
+    provider: { fetch: serverFetch, post: serverPost },
     signal: options.signal ?? new AbortController().signal,
     upstreamTimeoutMilliseconds: 5_000,
     functions: await Promise.all([echo, bare].map(functionRun)),

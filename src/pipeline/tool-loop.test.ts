@@ -1,6 +1,7 @@
 // Proves the tool loop against a scripted connector and tools defined here: calls run and their results go back as tool messages; a round's calls run at once; unknown tools, broken JSON, schema-invalid arguments, refused repeats, timeouts and throwing tools all become results the model reads; the round limit ends with one call without functions; the total time limit ends the request with a clear error; results are truncated with a marker; text of every round streams; the trace keeps argument keys, never values.
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
+import { serverPost } from '../outbound/outbound-post.js';
 import { serverFetch } from './outbound-fetch.js';
 import type { ConnectorDefinition, ConnectorEvent, ConnectorRequest, ModelToolCall } from './connector-definition.js';
 import type { PipelineEvent, StatusEvent } from './events.js';
@@ -135,7 +136,7 @@ async function run(script: Script, options: { limits?: Partial<ToolLoopLimits>; 
     model: 'test-model',
     messages: [{ role: 'user', content: 'hello' }],
     parameters: {},
-    provider: { fetch: serverFetch },
+    provider: { fetch: serverFetch, post: serverPost },
     signal: options.signal ?? new AbortController().signal,
     upstreamTimeoutMilliseconds: 5_000,
     functions: await Promise.all((options.tools ?? [lookup, slow]).map(functionRun)),

@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../errors/app-error.js';
+import { serverPost } from '../../outbound/outbound-post.js';
 import { serverFetch } from '../../pipeline/outbound-fetch.js';
 import { checkToolConfig } from '../../pipeline/tool-config-validation.js';
 import { toolKind, type ToolDefinition } from '../../pipeline/tool-definition.js';
@@ -147,7 +148,10 @@ export async function toolCatalogueRoutes(app: FastifyInstance, services: Servic
         connectors: Object.fromEntries(
           [...services.registries.connectors.values()]
             .sort((a, b) => a.name.localeCompare(b.name))
-            .map((connector) => [connector.name, { description: connector.description, models: connector.models({ fetch: serverFetch }) }]),
+            .map((connector) => [
+              connector.name,
+              { description: connector.description, models: connector.models({ fetch: serverFetch, post: serverPost }) },
+            ]),
         ),
         rag_processors: tools.filter((definition) => definition.provide !== undefined).map((definition) => definition.name),
         tools: tools.map((definition) => toolEntry(registry, definition)),

@@ -1,8 +1,8 @@
 /**
- * Proves that the official OpenAI SDK inside the openai connector never writes to the console,
- * even with OPENAI_LOG=debug in the environment: a provider that sends a malformed chunk (which
- * the SDK would print raw through console.error, outside our logger and its redaction) gets a
- * clean 502 error chunk, and the console stays silent. Watching the console is not mocking
+ * Proves that a provider's malformed answer, streamed or whole, fails with a clean 502
+ * `upstream_error` naming nothing of what it sent, and that nothing is written to the console
+ * (where raw upstream data would escape our logger and its redaction), even with OPENAI_LOG=debug
+ * in the environment, which the official SDK would obey. Watching the console is not mocking
  * Merino: the spies pass every call through.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -13,7 +13,7 @@ import { possiblyUnset } from './support/possibly-unset.js';
 
 const CONSOLE_METHODS = ['error', 'warn', 'info', 'log', 'debug'] as const;
 
-describe.each(TEST_DIALECTS)('the provider SDK never writes to the console on %s', (dialect) => {
+describe.each(TEST_DIALECTS)('malformed provider answers on %s', (dialect) => {
   let fake: FakeOpenAiServer;
   let server: TestServer;
   let token: string;
@@ -36,7 +36,7 @@ describe.each(TEST_DIALECTS)('the provider SDK never writes to the console on %s
     await possiblyUnset(fake)?.close();
   });
 
-  it('answers a malformed provider chunk with an error chunk and leaves the console silent', async () => {
+  it('ends a stream cut by a malformed chunk with an error chunk, refuses a half JSON answer with a 502, and leaves the console silent', async () => {
     const spies = CONSOLE_METHODS.map((method) => vi.spyOn(console, method));
     try {
       fake.enqueue(
@@ -47,7 +47,7 @@ describe.each(TEST_DIALECTS)('the provider SDK never writes to the console on %s
         token,
         body: { model, stream: true, messages: [{ role: 'user', content: 'x' }] },
       });
-      expect(cut.status).toBe(200);
+      expect(cut.status, cut.text).toBe(200);
       expect(cut.text).not.toContain('[DONE]');
       expect(cut.text).not.toContain('not json');
       expect(cut.text).toContain('"code":"upstream_error"');
@@ -56,6 +56,16 @@ describe.each(TEST_DIALECTS)('the provider SDK never writes to the console on %s
         body: { model, messages: [{ role: 'user', content: 'x' }] },
       });
       expect(whole.status).toBe(200);
+      expect(whole.body.choices[0].message.content).toBe('fine');
+      fake.enqueue({ text: 'cut in half', malformedAfterChunks: 0 });
+      const halfWhole = await request(server, 'POST', '/v1/chat/completions', {
+        token,
+        body: { model, messages: [{ role: 'user', content: 'x' }] },
+      });
+      expect(halfWhole.status).toBe(502);
+      expect(halfWhole.body.error.code).toBe('upstream_error');
+      expect(halfWhole.body.error.message).toBe('The model provider sent a malformed answer.');
+      expect(halfWhole.text).not.toContain('cut in half');
       for (const spy of spies) expect(spy.mock.calls).toEqual([]);
     } finally {
       for (const spy of spies) spy.mockRestore();

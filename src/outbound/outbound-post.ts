@@ -1,0 +1,35 @@
+/**
+ * OutboundPost over undici's `request` (src/pipeline/outbound-post.ts says why not fetch): Node
+ * streams, one keep-alive pool per origin, no redirects followed (a provider that redirects a
+ * completion is answered as the status it sent). The server's own URLs use one shared agent; the
+ * outbound guard passes its checking agent for the URLs an organization set.
+ */
+import { Agent, request, type Dispatcher } from 'undici';
+import type { OutboundPost, OutboundPostResponse } from '../pipeline/outbound-post.js';
+
+/** The pieces as text; a character split between two pieces comes whole with the second. */
+async function* decoded(pieces: AsyncIterable<Buffer>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  for await (const piece of pieces) yield decoder.decode(piece, { stream: true });
+  const rest = decoder.decode();
+  if (rest !== '') yield rest;
+}
+
+/** A POST through `dispatcher`; errors (connection, abort) are undici's, for the caller to translate. */
+export function postThrough(dispatcher: Dispatcher): OutboundPost {
+  return async ({ url, headers, body, signal }): Promise<OutboundPostResponse> => {
+    const { statusCode, body: stream } = await request(url, { method: 'POST', headers, body, signal, dispatcher });
+    return {
+      status: statusCode,
+      body: decoded(stream),
+      text: () => stream.text(),
+      discard: () => stream.dump(),
+    };
+  };
+}
+
+/** For URLs from the server's environment, which may point anywhere (a local vLLM is normal). */
+export const serverPost: OutboundPost = postThrough(
+  // The pipeline's deadlines bound every call; undici's own timeouts would only cut long answers short.
+  new Agent({ headersTimeout: 0, bodyTimeout: 0 }),
+);
