@@ -117,7 +117,11 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     timestampSkewSeconds: settings.ltiTimestampSkewSeconds,
     sessionTtlHours: settings.sessionTtlHours,
   });
-  const files = new FileService(store.db, { blobs, bytesMaximum: settings.fileUploadBytesMaximum });
+  const files = new FileService(store.db, {
+    blobs,
+    bytesMaximum: settings.fileUploadBytesMaximum,
+    textCacheCharactersMaximum: settings.fileTextCacheCharactersMaximum,
+  });
   const runRecords = new RunRecordWriter(store.db, {
     windowMilliseconds: settings.runRecordWindowMilliseconds,
     batchMaximum: settings.runRecordBatchMaximum,

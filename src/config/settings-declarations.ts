@@ -191,6 +191,14 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1,
     maximum: 1_000_000,
   }),
+  fileTextCacheCharactersMaximum: integerSetting({
+    variable: 'FILE_TEXT_CACHE_CHARACTERS',
+    meaning:
+      "characters of stored files' text a process keeps for the single-file tool, keyed by each file's SHA-256 so an entry is never stale; the least recently used go past it (0 reads the file on every request)",
+    defaultValue: 4_000_000,
+    minimum: 0,
+    maximum: 1_000_000_000,
+  }),
   runRecordWindowMilliseconds: integerSetting({
     variable: 'RUN_RECORD_WINDOW_MS',
     meaning:

@@ -27,11 +27,14 @@ import { acceptedFileType, FileContentInspector } from './file-content.js';
 import { displayFileName, parseFilePath, sanitizeFileName, withCollisionSuffix } from './file-paths.js';
 import type { BlobStorage } from '../storage/blob-storage.js';
 import { FileStorage, type StoredBytes } from './file-storage.js';
+import { FileTextCache } from './file-text-cache.js';
 
 export interface FileServiceOptions {
   /** Where the bytes live: local disk, the database or S3 (docs/storage.md). */
   blobs: BlobStorage;
   bytesMaximum: number;
+  /** Characters of file text kept in memory for the single-file tool (FILE_TEXT_CACHE_CHARACTERS); 0 keeps none. */
+  textCacheCharactersMaximum: number;
 }
 
 export interface UploadInput {
@@ -78,6 +81,7 @@ function requireCharacterBudget(charactersMaximum: number): void {
 export class FileService {
   private readonly storage: FileStorage;
   private readonly bytesMaximum: number;
+  private readonly texts: FileTextCache;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -85,6 +89,7 @@ export class FileService {
   ) {
     this.storage = new FileStorage(options.blobs);
     this.bytesMaximum = options.bytesMaximum;
+    this.texts = new FileTextCache(options.textCacheCharactersMaximum);
   }
 
   async upload(context: CallContext, input: UploadInput): Promise<FileView> {
@@ -217,7 +222,9 @@ export class FileService {
     // A row whose path names another owner than its owner_id was not written by us: treat it as absent.
     if (!row || row.owner_id !== parsed.ownerId) throw new AppError('not_found', `${subject} not found.`);
     requireFileAction(owner, fileFacts(row), 'read', subject);
-    const text = await this.storage.readTextPrefix(row.owner_id, row.stored_name, charactersMaximum);
+    const text = await this.texts.read(row.sha256, charactersMaximum, () =>
+      this.storage.readTextPrefix(row.owner_id, row.stored_name, charactersMaximum),
+    );
     if (text === undefined) throw new AppError('not_found', `${subject} not found: its contents cannot be read.`);
     return text;
   }
