@@ -32,10 +32,12 @@ import { listDocuments } from '../store/ingestion-jobs-repository.js';
 import {
   deleteKnowledgeBaseContents,
   findKnowledgeBase,
+  findKnowledgeBaseRow,
   insertKnowledgeBase,
   listKnowledgeBases,
   updateKnowledgeBase,
   type KnowledgeBaseRecord,
+  type KnowledgeBaseRow,
 } from '../store/knowledge-repository.js';
 import type { Database } from '../store/schema.js';
 import type { PageQuery } from '../validation/page-query-schema.js';
@@ -79,7 +81,7 @@ export interface QueryAnswer {
   mode: RetrievalMode;
 }
 
-export function knowledgeBaseFacts(record: KnowledgeBaseRecord): KnowledgeBaseFacts {
+export function knowledgeBaseFacts(record: KnowledgeBaseRow): KnowledgeBaseFacts {
   return {
     ownerId: record.owner_id,
     organizationId: record.organization_id,
@@ -211,7 +213,7 @@ export class KnowledgeBaseService {
    * with embeddings; if the query cannot be embedded (provider down), it falls back to full text
    * rather than failing the learner's request. Asking for `vector` explicitly surfaces the error.
    */
-  private async rank(record: KnowledgeBaseRecord, query: RankQuery): Promise<{ hits: ChunkHit[]; mode: RetrievalMode }> {
+  private async rank(record: KnowledgeBaseRow, query: RankQuery): Promise<{ hits: ChunkHit[]; mode: RetrievalMode }> {
     const { text: queryText, topK, signal } = query;
     const { embedder } = this.options;
     const choice = embeddingChoiceOf(record);
@@ -237,7 +239,10 @@ export class KnowledgeBaseService {
   }
 
   private async search(identity: Identity, id: number, query: SearchQuery): Promise<{ hits: KnowledgeHit[]; mode: RetrievalMode }> {
-    const record = await this.load(identity, id, 'query');
+    // The row alone: a search needs neither the owner's email nor the counts.
+    const record = await findKnowledgeBaseRow(this.db, id);
+    if (!record) throw new AppError('not_found', 'Knowledge base not found.');
+    requireKnowledgeBaseAction(identity, knowledgeBaseFacts(record), 'query');
     const ranked = await this.rank(record, query);
     const hits = ranked.hits
       .filter((hit) => hit.similarity >= query.threshold)

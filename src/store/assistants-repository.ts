@@ -1,6 +1,7 @@
 /** Assistants (soft-deleted rows stay, with `deleted_at` set) and their shares. */
 import type { Kysely } from 'kysely';
 import type { AssistantListScope } from './list-scopes.js';
+import { precompiledQuery } from './precompiled-query.js';
 import { containsText, searchText } from './search-pattern.js';
 import { nowTimestamp, type AssistantRow, type AssistantUpdate, type Database, type NewAssistantRow } from './schema.js';
 
@@ -46,9 +47,14 @@ export async function insertAssistant(db: Kysely<Database>, row: Omit<NewAssista
   return id;
 }
 
+// Every chat request looks its assistant up: compiled once (precompiled-query.ts).
+const selectAssistantById = precompiledQuery(['id', 'callerId'], (db: Kysely<Database>, { id, callerId }) =>
+  selectAssistants(db, callerId).where('assistants.id', '=', id),
+);
+
 /** Finds an assistant, deleted or not, with whether it is shared with the caller. */
 export async function findAssistant(db: Kysely<Database>, id: number, callerId: number): Promise<AssistantRecord | undefined> {
-  const row = await selectAssistants(db, callerId).where('assistants.id', '=', id).executeTakeFirst();
+  const [row] = await selectAssistantById(db, { id, callerId });
   return row && toRecord(row);
 }
 

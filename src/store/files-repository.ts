@@ -1,6 +1,7 @@
 /** Uploaded files (soft-deleted rows stay, with `deleted_at` set). The bytes are on disk, see src/files/. */
 import type { Kysely } from 'kysely';
 import type { FileListScope } from './list-scopes.js';
+import { precompiledQuery } from './precompiled-query.js';
 import type { Database, FileRow, NewFileRow } from './schema.js';
 
 export async function insertFile(db: Kysely<Database>, row: NewFileRow): Promise<FileRow> {
@@ -12,8 +13,14 @@ export async function findFileById(db: Kysely<Database>, id: number): Promise<Fi
   return db.selectFrom('files').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+// The single-file tool reads its file's row on every request: compiled once.
+const selectLiveFileByPath = precompiledQuery(['filePath'], (db: Kysely<Database>, { filePath }) =>
+  db.selectFrom('files').selectAll().where('file_path', '=', filePath).where('deleted_at', 'is', null),
+);
+
 export async function findLiveFileByPath(db: Kysely<Database>, filePath: string): Promise<FileRow | undefined> {
-  return db.selectFrom('files').selectAll().where('file_path', '=', filePath).where('deleted_at', 'is', null).executeTakeFirst();
+  const [row] = await selectLiveFileByPath(db, { filePath });
+  return row;
 }
 
 /** The file paths an owner's live files hold, to pick a name that does not collide with them. */

@@ -2,6 +2,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { KnowledgeBaseListScope } from './list-scopes.js';
+import { precompiledQuery } from './precompiled-query.js';
 import { containsText, searchText } from './search-pattern.js';
 import {
   nowTimestamp,
@@ -114,7 +115,9 @@ export async function deleteDocumentChunks(db: Kysely<Database>, documentId: num
   await db.deleteFrom('kb_chunks').where('document_id', '=', documentId).execute();
 }
 
-export type KnowledgeBaseRecord = Selectable<KnowledgeBasesTable> & { owner_email: string; document_count: number; chunk_count: number };
+/** A knowledge base's own row. */
+export type KnowledgeBaseRow = Selectable<KnowledgeBasesTable>;
+export type KnowledgeBaseRecord = KnowledgeBaseRow & { owner_email: string; document_count: number; chunk_count: number };
 
 function selectKnowledgeBases(db: Kysely<Database>) {
   return db
@@ -143,6 +146,17 @@ function toRecord(
 }
 
 /** Finds a knowledge base, deleted or not (the permission module decides who sees what). */
+// Every search of a knowledge base reads its row: compiled once, and without the counts, which cost a scan of its chunks.
+const selectKnowledgeBaseRow = precompiledQuery(['id'], (db: Kysely<Database>, { id }) =>
+  db.selectFrom('knowledge_bases').selectAll().where('id', '=', id),
+);
+
+/** A knowledge base's own row, deleted or not, without its owner's email or its counts. */
+export async function findKnowledgeBaseRow(db: Kysely<Database>, id: number): Promise<KnowledgeBaseRow | undefined> {
+  const [row] = await selectKnowledgeBaseRow(db, { id });
+  return row;
+}
+
 export async function findKnowledgeBase(db: Kysely<Database>, id: number): Promise<KnowledgeBaseRecord | undefined> {
   const row = await selectKnowledgeBases(db).where('knowledge_bases.id', '=', id).executeTakeFirst();
   return row && toRecord(row);

@@ -5,6 +5,7 @@
  * racing on one subject never lose an event.
  */
 import { sql, type Kysely } from 'kysely';
+import { precompiledQuery, type PrecompiledRun } from './precompiled-query.js';
 import type { Database } from './schema.js';
 
 export interface CounterState {
@@ -31,6 +32,27 @@ export async function countRateLimitEvent(
   return { count: Number(row.count), windowStartedAt: Number(row.window_started_at) };
 }
 
+type CountedRow = { subject: string; count: number | string; window_started_at: number | string };
+
+/** The upsert for `subjectCount` subjects, compiled once (a chat request runs it every time). */
+function countingQuery(subjectCount: number): PrecompiledRun<Database, CountedRow, string> {
+  const subjectNames = Array.from({ length: subjectCount }, (_, index) => `subject${index}`);
+  return precompiledQuery([...subjectNames, 'now', 'windowOpenSince'], (db: Kysely<Database>, values) => {
+    const { now, windowOpenSince } = values;
+    const rows = sql.join(subjectNames.map((name) => sql`(${values[name]}, ${now}, 1)`));
+    const upsert = sql<CountedRow>`
+      insert into rate_limit_counters (subject, window_started_at, count) values ${rows}
+      on conflict (subject) do update set
+        count = case when rate_limit_counters.window_started_at > ${windowOpenSince} then rate_limit_counters.count + 1 else 1 end,
+        window_started_at = case when rate_limit_counters.window_started_at > ${windowOpenSince} then rate_limit_counters.window_started_at else ${now} end
+      returning subject, count, window_started_at`;
+    return { compile: () => upsert.compile(db) };
+  });
+}
+
+/** Requests count one or two subjects (the user, and the key when one is used); others are compiled when first asked for. */
+const countingQueries = new Map<number, PrecompiledRun<Database, CountedRow, string>>();
+
 /**
  * Counts one event for each of several distinct subjects sharing one window length, in one
  * statement (one commit on SQLite, one round trip on PostgreSQL); answers each subject's state.
@@ -41,16 +63,16 @@ export async function countRateLimitEvents(
   now: number,
   windowMilliseconds: number,
 ): Promise<Map<string, CounterState>> {
-  const windowOpenSince = now - windowMilliseconds;
-  const rows = sql.join(subjects.map((subject) => sql`(${subject}, ${now}, 1)`));
-  const result = await sql<{ subject: string; count: number | string; window_started_at: number | string }>`
-    insert into rate_limit_counters (subject, window_started_at, count) values ${rows}
-    on conflict (subject) do update set
-      count = case when rate_limit_counters.window_started_at > ${windowOpenSince} then rate_limit_counters.count + 1 else 1 end,
-      window_started_at = case when rate_limit_counters.window_started_at > ${windowOpenSince} then rate_limit_counters.window_started_at else ${now} end
-    returning subject, count, window_started_at`.execute(db);
+  let query = countingQueries.get(subjects.length);
+  if (query === undefined) {
+    query = countingQuery(subjects.length);
+    countingQueries.set(subjects.length, query);
+  }
+  const values: Record<string, unknown> = { now, windowOpenSince: now - windowMilliseconds };
+  subjects.forEach((subject, index) => (values[`subject${index}`] = subject));
+  const rows = await query(db, values);
   // PostgreSQL's driver reads bigint as text.
-  return new Map(result.rows.map((row) => [row.subject, { count: Number(row.count), windowStartedAt: Number(row.window_started_at) }]));
+  return new Map(rows.map((row) => [row.subject, { count: Number(row.count), windowStartedAt: Number(row.window_started_at) }]));
 }
 
 /** The subject's current window at `now`, or undefined when it has none open. */
