@@ -179,7 +179,12 @@ async function* streamedChat(request: ConnectorRequest, signal: AbortSignal): As
   const ending: { finishReason?: FinishReason } = {};
   try {
     const response = await post(request, signal, true);
-    for await (const message of sseMessages(response.body)) yield* eventsOf(chunkOf(message), calls, ending);
+    try {
+      for await (const message of sseMessages(response.body)) yield* eventsOf(chunkOf(message), calls, ending);
+    } finally {
+      // What follows `[DONE]` (normally nothing) is read so the connection goes back to the pool.
+      void response.discard().catch(() => undefined);
+    }
   } catch (error) {
     throw translateError(error, request, signal);
   }

@@ -5,12 +5,21 @@
  * outbound guard passes its checking agent for the URLs an organization set.
  */
 import { Agent, request, type Dispatcher } from 'undici';
+
+/** The body undici's `request` answers with: a Node Readable with `text` and `dump`. */
+type ResponseBody = Dispatcher.ResponseData['body'];
 import type { OutboundPost, OutboundPostResponse } from '../pipeline/outbound-post.js';
 
-/** The pieces as text; a character split between two pieces comes whole with the second. */
-async function* decoded(pieces: AsyncIterable<Buffer>): AsyncGenerator<string> {
+/**
+ * The body as text; a character split between two pieces comes whole with the second. A reader
+ * that stops early (a stream read up to its `[DONE]`) leaves the body open rather than destroyed,
+ * so that `discard` can read the rest and the connection goes back to the pool: destroying it
+ * cost a new connection, and an AbortError, per request.
+ */
+async function* decoded(stream: ResponseBody): AsyncGenerator<string> {
   const decoder = new TextDecoder();
-  for await (const piece of pieces) yield decoder.decode(piece, { stream: true });
+  for await (const piece of stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>)
+    yield decoder.decode(piece, { stream: true });
   const rest = decoder.decode();
   if (rest !== '') yield rest;
 }
@@ -23,7 +32,9 @@ export function postThrough(dispatcher: Dispatcher): OutboundPost {
       status: statusCode,
       body: decoded(stream),
       text: () => stream.text(),
-      discard: () => stream.dump(),
+      discard: async () => {
+        await stream.dump();
+      },
     };
   };
 }

@@ -14,11 +14,14 @@ export interface OutboundPostRequest {
 
 export interface OutboundPostResponse {
   status: number;
-  /** The body as it arrives, decoded as UTF-8 (a character split between pieces is kept whole). */
+  /**
+   * The body as it arrives, decoded as UTF-8 (a character split between pieces is kept whole).
+   * Stopping early leaves the rest unread: call `discard` then, so the connection can be reused.
+   */
   body: AsyncIterable<string>;
   /** The whole body as text. */
   text(): Promise<string>;
-  /** Discards the rest of the body (an error status's), so the connection is freed. */
+  /** Reads and drops the rest of the body (an error status's, or what follows a stream's end), so the connection is freed. */
   discard(): Promise<void>;
 }
 
