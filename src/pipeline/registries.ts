@@ -16,6 +16,7 @@ const PLACEHOLDER_NAME = /^[a-z][a-z0-9_]*$/;
 export class ToolRegistry {
   private readonly byName = new Map<string, ToolDefinition>();
   private readonly aliases = new Map<string, string>();
+  private declaredPlaceholders: ReadonlySet<string> | undefined;
 
   constructor(definitions: readonly ToolDefinition[]) {
     for (const definition of definitions) {
@@ -43,8 +44,12 @@ export class ToolRegistry {
   }
 
   /** The placeholders tools declare: the only ones prompt processors substitute besides user_input. */
-  placeholders(): Set<string> {
-    return new Set([...this.byName.values()].flatMap((definition) => (definition.placeholder ? [definition.placeholder] : [])));
+  placeholders(): ReadonlySet<string> {
+    // Asked for on every run; the tools are fixed once loaded.
+    this.declaredPlaceholders ??= new Set(
+      [...this.byName.values()].flatMap((definition) => (definition.placeholder ? [definition.placeholder] : [])),
+    );
+    return this.declaredPlaceholders;
   }
 }
 

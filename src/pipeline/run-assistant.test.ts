@@ -253,6 +253,7 @@ describe('runAssistant traces', () => {
         assistant_type: 'multi_tool',
         connector: 'bypass',
         llm: 'debug-bypass',
+        verbose: true,
         tools: [{ type: 'single_file_rag', enabled: true, config: { file_path: FILE_PATH } }],
       },
       'File:{file}Question:{user_input}',
@@ -296,7 +297,7 @@ describe('runAssistant traces', () => {
   it('marks a classic assistant’s file as [context: N chars] in the trace', async () => {
     const traces: PipelineTrace[] = [];
     const snapshot = assistant(
-      { connector: 'bypass', llm: 'simple-bypass', rag_processor: 'single_file_rag', file_path: FILE_PATH },
+      { connector: 'bypass', llm: 'simple-bypass', rag_processor: 'single_file_rag', file_path: FILE_PATH, verbose: true },
       '{context}|{user_input}',
     );
     await collect(
@@ -306,6 +307,22 @@ describe('runAssistant traces', () => {
       ),
     );
     expect(traces[0]?.prompt.at(-1)?.content).toBe('\n\n[context: 1,360 chars]\n\n|\n\n[user: 40 chars]\n\n');
+  });
+
+  it('leaves the prompt out of the trace of an assistant that is not verbose, whose trace is never kept', async () => {
+    const traces: PipelineTrace[] = [];
+    const snapshot = assistant(
+      { connector: 'bypass', llm: 'simple-bypass', rag_processor: 'single_file_rag', file_path: FILE_PATH },
+      '{context}|{user_input}',
+    );
+    await collect(
+      runAssistant(
+        { messages: [userTurn(USER_TEXT)], parameters: {} },
+        pipelineContext(snapshot, { onTrace: (trace) => traces.push(trace) }),
+      ),
+    );
+    expect(traces[0]?.prompt).toEqual([]);
+    expect(traces[0]?.connector).toBe('bypass');
     expect(traces[0]?.promptProcessor).toBe('simple_augment');
     expect(JSON.stringify(traces[0])).not.toContain('canary');
   });

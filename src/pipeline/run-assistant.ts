@@ -54,7 +54,10 @@ export interface PipelineTrace {
   model: string;
   promptProcessor: string;
   steps: ToolStep[];
-  /** The messages the model received, each inserted value and user text replaced by a length marker. */
+  /**
+   * The messages the model received, each inserted value and user text replaced by a length
+   * marker; empty unless the assistant is verbose, since only a verbose run's trace is kept.
+   */
   prompt: ChatMessage[];
   modelDurationMilliseconds: number;
   /** What the provider reported using, also when the run failed part way. */
@@ -130,8 +133,10 @@ async function processorValuesOf(processor: PromptProcessorDefinition, context: 
   }
 }
 
+const CHARACTER_COUNT = new Intl.NumberFormat('en-US');
+
 function marker(name: string, text: string): string {
-  return `[${name}: ${text.length.toLocaleString('en-US')} chars]`;
+  return `[${name}: ${CHARACTER_COUNT.format(text.length)} chars]`;
 }
 
 /** The prompt as the trace keeps it: the processor run again with markers in place of every value and message. */
@@ -252,11 +257,11 @@ function startTrace(setup: RunSetup, context: PipelineContext, contextResult: Co
     model: plan.model,
     promptProcessor: plan.promptProcessor.name,
     steps: contextResult.steps,
-    prompt: withClientSystemMessages(
-      redactedPrompt(plan.promptProcessor, prompt.input),
-      redactedMessages(clientSystem),
-      clientSystemHandling,
-    ),
+    // Rendering the prompt again with markers is only worth it for a trace that is kept.
+    prompt:
+      context.assistant.metadata.verbose === true
+        ? withClientSystemMessages(redactedPrompt(plan.promptProcessor, prompt.input), redactedMessages(clientSystem), clientSystemHandling)
+        : [],
     ...(clientSystemNote !== undefined && { clientSystemMessages: clientSystemNote }),
     modelDurationMilliseconds: 0,
     usage: NO_USAGE,
