@@ -14,7 +14,7 @@ import { AppError } from '../errors/app-error.js';
 import {
   defineConnector,
   outboundRefusalIn,
-  streamWithinDeadline,
+  startDeadline,
   ToolCallAssembler,
   unreachableProviderError,
   upstreamAbortError,
@@ -160,27 +160,28 @@ function chunkOf(message: EventSourceMessage): ChatCompletionChunk {
   return parsed as ChatCompletionChunk;
 }
 
-/** The stream's events, parsed as the bytes arrive, up to `data: [DONE]` or the end of the body. */
-async function* sseMessages(body: AsyncIterable<string>): AsyncGenerator<EventSourceMessage> {
-  const pending: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (message) => pending.push(message) });
-  for await (const text of body) {
-    parser.feed(text);
-    for (const message of pending) {
-      if (message.data === '[DONE]') return;
-      yield message;
-    }
-    pending.length = 0;
-  }
-}
-
+/**
+ * The stream's events as the bytes arrive, up to `data: [DONE]` or the end of the body. Decoding
+ * and parsing happen in this one generator rather than in generators of their own: each layer of
+ * async generator costs every chunk of every stream a promise and a turn of the microtask queue.
+ */
 async function* streamedChat(request: ConnectorRequest, signal: AbortSignal): AsyncGenerator<ConnectorEvent> {
   const calls = new ToolCallAssembler();
   const ending: { finishReason?: FinishReason } = {};
   try {
     const response = await post(request, signal, true);
+    const pending: EventSourceMessage[] = [];
+    const parser = createParser({ onEvent: (message) => pending.push(message) });
+    const decoder = new TextDecoder();
     try {
-      for await (const message of sseMessages(response.body)) yield* eventsOf(chunkOf(message), calls, ending);
+      reading: for await (const bytes of response.body) {
+        parser.feed(decoder.decode(bytes, { stream: true }));
+        for (const message of pending) {
+          if (message.data === '[DONE]') break reading;
+          for (const event of eventsOf(chunkOf(message), calls, ending)) yield event;
+        }
+        pending.length = 0;
+      }
     } finally {
       // What follows `[DONE]` (normally nothing) is read so the connection goes back to the pool.
       void response.discard().catch(() => undefined);
@@ -196,8 +197,16 @@ async function* streamedChat(request: ConnectorRequest, signal: AbortSignal): As
   yield { type: 'finish', finishReason: ending.finishReason };
 }
 
-function chat(request: ConnectorRequest, signal: AbortSignal): AsyncGenerator<ConnectorEvent> {
-  return request.wholeAnswer === true ? wholeChat(request, signal) : streamedChat(request, signal);
+/** The answer under the upstream deadline, which ends with it however it ends. */
+async function* chat(request: ConnectorRequest): AsyncGenerator<ConnectorEvent> {
+  // Not streamWithinDeadline: its own generator would be one more layer for every chunk.
+  const deadline = startDeadline(request.timeoutMilliseconds, request.signal);
+  try {
+    if (request.wholeAnswer === true) yield* wholeChat(request, deadline.signal);
+    else yield* streamedChat(request, deadline.signal);
+  } finally {
+    deadline.clear();
+  }
 }
 
 export default defineConnector({
@@ -205,5 +214,5 @@ export default defineConnector({
   description:
     'OpenAI and every OpenAI-compatible server (vLLM, llama.cpp, LM Studio, Ollama /v1): streams read as server-sent events, whole answers as one JSON answer.',
   models: () => LISTED_MODELS,
-  complete: (request) => streamWithinDeadline(request.timeoutMilliseconds, request.signal, (signal) => chat(request, signal)),
+  complete: chat,
 });

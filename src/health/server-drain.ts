@@ -5,9 +5,17 @@
  * their grace runs out are ended with a clear `server_shutting_down` error instead of being cut.
  * The state is this process's alone on purpose: draining is about one process leaving the fleet.
  */
+import { setMaxListeners } from 'node:events';
+
 export class ServerDrain {
   private draining = false;
   private readonly streamsEnding = new AbortController();
+
+  constructor() {
+    // Every request in flight listens to this one signal (and stops listening when it ends), so
+    // thousands of listeners at once are normal here, not the leak Node warns of past ten.
+    setMaxListeners(0, this.streamsEnding.signal);
+  }
 
   /** True from the start of a graceful stop: readiness answers 503 from then on. */
   get isDraining(): boolean {

@@ -5,24 +5,7 @@
  * outbound guard passes its checking agent for the URLs an organization set.
  */
 import { Agent, request, type Dispatcher } from 'undici';
-
-/** The body undici's `request` answers with: a Node Readable with `text` and `dump`. */
-type ResponseBody = Dispatcher.ResponseData['body'];
 import type { OutboundPost, OutboundPostResponse } from '../pipeline/outbound-post.js';
-
-/**
- * The body as text; a character split between two pieces comes whole with the second. A reader
- * that stops early (a stream read up to its `[DONE]`) leaves the body open rather than destroyed,
- * so that `discard` can read the rest and the connection goes back to the pool: destroying it
- * cost a new connection, and an AbortError, per request.
- */
-async function* decoded(stream: ResponseBody): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  for await (const piece of stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>)
-    yield decoder.decode(piece, { stream: true });
-  const rest = decoder.decode();
-  if (rest !== '') yield rest;
-}
 
 /** A POST through `dispatcher`; errors (connection, abort) are undici's, for the caller to translate. */
 export function postThrough(dispatcher: Dispatcher): OutboundPost {
@@ -30,7 +13,12 @@ export function postThrough(dispatcher: Dispatcher): OutboundPost {
     const { statusCode, body: stream } = await request(url, { method: 'POST', headers, body, signal, dispatcher });
     return {
       status: statusCode,
-      body: decoded(stream),
+      // Made only when asked for, so that `text` alone reads a whole answer. A reader that stops early
+      // (a stream read up to its `[DONE]`) leaves the body open, not destroyed, so that `discard`
+      // reads the rest and the connection goes back to the pool.
+      get body() {
+        return stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Uint8Array>;
+      },
       text: () => stream.text(),
       discard: async () => {
         await stream.dump();

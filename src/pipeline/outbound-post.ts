@@ -15,10 +15,10 @@ export interface OutboundPostRequest {
 export interface OutboundPostResponse {
   status: number;
   /**
-   * The body as it arrives, decoded as UTF-8 (a character split between pieces is kept whole).
-   * Stopping early leaves the rest unread: call `discard` then, so the connection can be reused.
+   * The body's bytes as they arrive. Stopping early leaves the rest unread (not destroyed): call
+   * `discard` then, so the connection can be reused.
    */
-  body: AsyncIterable<string>;
+  body: AsyncIterable<Uint8Array>;
   /** The whole body as text. */
   text(): Promise<string>;
   /** Reads and drops the rest of the body (an error status's, or what follows a stream's end), so the connection is freed. */
