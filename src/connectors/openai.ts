@@ -136,15 +136,23 @@ function completionOf(text: string): ChatCompletion {
   throw new AppError('upstream_error', 'The model provider sent a malformed answer.');
 }
 
-async function* wholeChat(request: ConnectorRequest, signal: AbortSignal): AsyncGenerator<ConnectorEvent> {
-  let completion: ChatCompletion;
+/** One JSON answer, read whole under the upstream deadline. */
+async function wholeAnswer(request: ConnectorRequest): Promise<ChatCompletion> {
+  const deadline = startDeadline(request.timeoutMilliseconds, request.signal);
+  const { signal } = deadline;
   try {
-    completion = completionOf(await (await post(request, signal, false)).text());
+    const completion = completionOf(await (await post(request, signal, false)).text());
+    if (signal.aborted) throw upstreamAbortError(request.signal, request.timeoutMilliseconds);
+    return completion;
   } catch (error) {
     throw translateError(error, request, signal);
+  } finally {
+    deadline.clear();
   }
-  if (signal.aborted) throw upstreamAbortError(request.signal, request.timeoutMilliseconds);
-  yield* eventsOfWhole(completion);
+}
+
+async function* wholeChat(request: ConnectorRequest): AsyncGenerator<ConnectorEvent> {
+  yield* eventsOfWhole(await wholeAnswer(request));
 }
 
 /** A `data:` event as a chunk; anything that is not one is a malformed stream, like a provider's error event. */
@@ -161,49 +169,44 @@ function chunkOf(message: EventSourceMessage): ChatCompletionChunk {
 }
 
 /**
- * The stream's events as the bytes arrive, up to `data: [DONE]` or the end of the body. Decoding
- * and parsing happen in this one generator rather than in generators of their own: each layer of
- * async generator costs every chunk of every stream a promise and a turn of the microtask queue.
+ * The stream's events as the bytes arrive, up to `data: [DONE]` or the end of the body, under the
+ * upstream deadline. Decoding, parsing and the deadline live in this one generator rather than in
+ * generators of their own (streamWithinDeadline's, say): each layer of async generator costs every
+ * chunk of every stream a promise and a turn of the microtask queue.
  */
-async function* streamedChat(request: ConnectorRequest, signal: AbortSignal): AsyncGenerator<ConnectorEvent> {
+async function* streamedChat(request: ConnectorRequest): AsyncGenerator<ConnectorEvent> {
+  const deadline = startDeadline(request.timeoutMilliseconds, request.signal);
+  const { signal } = deadline;
   const calls = new ToolCallAssembler();
   const ending: { finishReason?: FinishReason } = {};
   try {
-    const response = await post(request, signal, true);
-    const pending: EventSourceMessage[] = [];
-    const parser = createParser({ onEvent: (message) => pending.push(message) });
-    const decoder = new TextDecoder();
     try {
-      reading: for await (const bytes of response.body) {
-        parser.feed(decoder.decode(bytes, { stream: true }));
-        for (const message of pending) {
-          if (message.data === '[DONE]') break reading;
-          for (const event of eventsOf(chunkOf(message), calls, ending)) yield event;
+      const response = await post(request, signal, true);
+      const pending: EventSourceMessage[] = [];
+      const parser = createParser({ onEvent: (message) => pending.push(message) });
+      const decoder = new TextDecoder();
+      try {
+        reading: for await (const bytes of response.body) {
+          parser.feed(decoder.decode(bytes, { stream: true }));
+          for (const message of pending) {
+            if (message.data === '[DONE]') break reading;
+            for (const event of eventsOf(chunkOf(message), calls, ending)) yield event;
+          }
+          pending.length = 0;
         }
-        pending.length = 0;
+      } finally {
+        // What follows `[DONE]` (normally nothing) is read so the connection goes back to the pool.
+        void response.discard().catch(() => undefined);
       }
-    } finally {
-      // What follows `[DONE]` (normally nothing) is read so the connection goes back to the pool.
-      void response.discard().catch(() => undefined);
+    } catch (error) {
+      throw translateError(error, request, signal);
     }
-  } catch (error) {
-    throw translateError(error, request, signal);
-  }
-  // A stream cut by an abort (our timeout, or the client leaving) may end quietly, and a stream
-  // that just stops looks like one that finished: only a finish reason says the answer is whole.
-  if (signal.aborted) throw upstreamAbortError(request.signal, request.timeoutMilliseconds);
-  if (ending.finishReason === undefined) throw upstreamEndedEarlyError();
-  for (const call of calls.finish()) yield { type: 'tool-call', call };
-  yield { type: 'finish', finishReason: ending.finishReason };
-}
-
-/** The answer under the upstream deadline, which ends with it however it ends. */
-async function* chat(request: ConnectorRequest): AsyncGenerator<ConnectorEvent> {
-  // Not streamWithinDeadline: its own generator would be one more layer for every chunk.
-  const deadline = startDeadline(request.timeoutMilliseconds, request.signal);
-  try {
-    if (request.wholeAnswer === true) yield* wholeChat(request, deadline.signal);
-    else yield* streamedChat(request, deadline.signal);
+    // A stream cut by an abort (our timeout, or the client leaving) may end quietly, and a stream
+    // that just stops looks like one that finished: only a finish reason says the answer is whole.
+    if (signal.aborted) throw upstreamAbortError(request.signal, request.timeoutMilliseconds);
+    if (ending.finishReason === undefined) throw upstreamEndedEarlyError();
+    for (const call of calls.finish()) yield { type: 'tool-call', call };
+    yield { type: 'finish', finishReason: ending.finishReason };
   } finally {
     deadline.clear();
   }
@@ -214,5 +217,5 @@ export default defineConnector({
   description:
     'OpenAI and every OpenAI-compatible server (vLLM, llama.cpp, LM Studio, Ollama /v1): streams read as server-sent events, whole answers as one JSON answer.',
   models: () => LISTED_MODELS,
-  complete: chat,
+  complete: (request) => (request.wholeAnswer === true ? wholeChat(request) : streamedChat(request)),
 });
