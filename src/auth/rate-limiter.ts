@@ -11,11 +11,11 @@ import { AppError } from '../errors/app-error.js';
 import {
   clearRateLimitCounter,
   countRateLimitEvent,
-  countRateLimitEvents,
   pruneRateLimitCounters,
   readRateLimitCounter,
   type CounterState,
 } from '../store/rate-limit-repository.js';
+import { RateLimitEventBatcher } from '../store/rate-limit-event-batcher.js';
 import type { Database } from '../store/schema.js';
 import type { Identity } from './identity.js';
 
@@ -49,6 +49,8 @@ export class RateLimiter {
   private readonly chatUserLimit: Limit;
   private readonly chatApiKeyLimit: Limit;
   private readonly ltiLaunchLimit: Limit;
+  /** Chat requests are counted in batches; both chat limits share one window length. */
+  private readonly chatEvents: RateLimitEventBatcher;
   private lastPrune = 0;
 
   constructor(
@@ -71,6 +73,7 @@ export class RateLimiter {
     const chatWindow = settings.chatRateWindowSeconds * 1000;
     this.chatUserLimit = { maximum: settings.chatRequestsPerUserMaximum, windowMilliseconds: chatWindow };
     this.chatApiKeyLimit = { maximum: settings.chatRequestsPerApiKeyMaximum, windowMilliseconds: chatWindow };
+    this.chatEvents = new RateLimitEventBatcher(db, chatWindow);
     this.ltiLaunchLimit = { maximum: settings.ltiLaunchesPerAddressMaximum, windowMilliseconds: settings.ltiLaunchWindowSeconds * 1000 };
   }
 
@@ -134,14 +137,10 @@ export class RateLimiter {
     ];
     if (identity.credential === 'api_key')
       counted.push({ subject: `chat-api-key:${identity.credentialId}`, limit: this.chatApiKeyLimit, what: 'this API key' });
-    // One statement counts the request against the user and the key: one write per request, not
-    // two. A request its user's limit refuses thus still counts against its key too.
-    const states = await countRateLimitEvents(
-      this.db,
-      counted.map((entry) => entry.subject),
-      now,
-      this.chatUserLimit.windowMilliseconds,
-    );
+    // One statement counts the request against the user and the key, together with the other
+    // requests of this turn of the event loop (rate-limit-event-batcher.ts). A request its user's
+    // limit refuses thus still counts against its key too.
+    const states = await this.chatEvents.count(counted.map((entry) => entry.subject));
     for (const { subject, limit, what } of counted) {
       const state = states.get(subject);
       if (state !== undefined && state.count > limit.maximum) {

@@ -34,42 +34,52 @@ export async function countRateLimitEvent(
 
 type CountedRow = { subject: string; count: number | string; window_started_at: number | string };
 
-/** The upsert for `subjectCount` subjects, compiled once (a chat request runs it every time). */
+/** The upsert for `subjectCount` subjects, each with its own number of events, compiled once. */
 function countingQuery(subjectCount: number): PrecompiledRun<Database, CountedRow, string> {
-  const subjectNames = Array.from({ length: subjectCount }, (_, index) => `subject${index}`);
-  return precompiledQuery([...subjectNames, 'now', 'windowOpenSince'], (db: Kysely<Database>, values) => {
-    const { now, windowOpenSince } = values;
-    const rows = sql.join(subjectNames.map((name) => sql`(${values[name]}, ${now}, 1)`));
-    const upsert = sql<CountedRow>`
-      insert into rate_limit_counters (subject, window_started_at, count) values ${rows}
-      on conflict (subject) do update set
-        count = case when rate_limit_counters.window_started_at > ${windowOpenSince} then rate_limit_counters.count + 1 else 1 end,
-        window_started_at = case when rate_limit_counters.window_started_at > ${windowOpenSince} then rate_limit_counters.window_started_at else ${now} end
-      returning subject, count, window_started_at`;
-    return { compile: () => upsert.compile(db) };
-  });
+  const indexes = Array.from({ length: subjectCount }, (_, index) => index);
+  return precompiledQuery(
+    [...indexes.flatMap((index) => [`subject${index}`, `events${index}`]), 'now', 'windowOpenSince'],
+    (db: Kysely<Database>, values) => {
+      const { now, windowOpenSince } = values;
+      const rows = sql.join(indexes.map((index) => sql`(${values[`subject${index}`]}, ${now}, ${values[`events${index}`]})`));
+      const upsert = sql<CountedRow>`
+        insert into rate_limit_counters (subject, window_started_at, count) values ${rows}
+        on conflict (subject) do update set
+          count = case when rate_limit_counters.window_started_at > ${windowOpenSince} then rate_limit_counters.count + excluded.count else excluded.count end,
+          window_started_at = case when rate_limit_counters.window_started_at > ${windowOpenSince} then rate_limit_counters.window_started_at else ${now} end
+        returning subject, count, window_started_at`;
+      return { compile: () => upsert.compile(db) };
+    },
+  );
 }
 
-/** Requests count one or two subjects (the user, and the key when one is used); others are compiled when first asked for. */
+/** Statements for up to this many subjects are kept compiled; a larger batch is compiled when it comes. */
+const COMPILED_SUBJECTS_MAXIMUM = 64;
 const countingQueries = new Map<number, PrecompiledRun<Database, CountedRow, string>>();
 
 /**
- * Counts one event for each of several distinct subjects sharing one window length, in one
- * statement (one commit on SQLite, one round trip on PostgreSQL); answers each subject's state.
+ * Counts events for several distinct subjects sharing one window length, `events` of them for
+ * each, in one statement (one commit on SQLite, one round trip on PostgreSQL); answers each
+ * subject's state once all of its events are counted.
  */
 export async function countRateLimitEvents(
   db: Kysely<Database>,
-  subjects: readonly string[],
+  events: ReadonlyMap<string, number>,
   now: number,
   windowMilliseconds: number,
 ): Promise<Map<string, CounterState>> {
-  let query = countingQueries.get(subjects.length);
+  let query = countingQueries.get(events.size);
   if (query === undefined) {
-    query = countingQuery(subjects.length);
-    countingQueries.set(subjects.length, query);
+    query = countingQuery(events.size);
+    if (events.size <= COMPILED_SUBJECTS_MAXIMUM) countingQueries.set(events.size, query);
   }
   const values: Record<string, unknown> = { now, windowOpenSince: now - windowMilliseconds };
-  subjects.forEach((subject, index) => (values[`subject${index}`] = subject));
+  let index = 0;
+  for (const [subject, count] of events) {
+    values[`subject${index}`] = subject;
+    values[`events${index}`] = count;
+    index += 1;
+  }
   const rows = await query(db, values);
   // PostgreSQL's driver reads bigint as text.
   return new Map(rows.map((row) => [row.subject, { count: Number(row.count), windowStartedAt: Number(row.window_started_at) }]));
