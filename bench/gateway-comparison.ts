@@ -10,7 +10,8 @@
  * Merino on a fresh SQLite folder, creates a classic `no_rag` assistant and a multi-tool assistant
  * (single_file_rag over a 20,000-character file plus simple_rag over a ~200-chunk knowledge base),
  * then measures the targets interleaved, phase by phase, for BENCH_ROUNDS rounds, and prints the
- * issue's table of medians with the ratios the targets name, and a soak of Merino classic.
+ * issue's table of medians with the ratios the targets name, and a soak of Merino classic on a
+ * fresh Merino process of its own (the others stopped first), so that its idle figure is true.
  *
  * Settings (environment; the defaults are the issue's figures, smaller ones make a quick run):
  *   BENCH_ROUNDS=2 BENCH_SERIAL_REQUESTS=300 BENCH_CONCURRENT_REQUESTS=2000 BENCH_CONCURRENCY=32
@@ -48,6 +49,8 @@ const STREAMS = wholeNumberSetting('BENCH_STREAMS', 1_000);
 const SOAK_STREAMS = wholeNumberSetting('BENCH_SOAK_STREAMS', 500);
 const SOAK_SECONDS = wholeNumberSetting('BENCH_SOAK_SECONDS', 60);
 const SOAK_IDLE_SECONDS = wholeNumberSetting('BENCH_SOAK_IDLE_SECONDS', 15);
+/** Seconds the soak's fresh Merino sits idle after its set-up before its idle RSS is read. */
+const SOAK_SETTLE_SECONDS = 5;
 const CPU_PROFILE_FOLDER = process.env.BENCH_CPU_PROFILE;
 /** Requests sent to each target before each measured series and not counted: pools and JIT warm up. */
 const WARM_UP_REQUESTS = 30;
@@ -662,6 +665,25 @@ function printRatios(summaries: Record<TargetName, Summary>): void {
 // ---------------------------------------------------------------------------------------------
 // Soak
 
+/**
+ * How much the samples grew over their span, in percent of their mean, read from the
+ * least-squares line through them: RSS under load rises and falls with every collection, so two
+ * single samples say more about where each fell in that cycle than about growth.
+ */
+function trendGrowthPercent(samples: readonly { second: number; rss: number }[]): number {
+  if (samples.length < 2) return 0;
+  const meanSecond = samples.reduce((sum, sample) => sum + sample.second, 0) / samples.length;
+  const meanRss = samples.reduce((sum, sample) => sum + sample.rss, 0) / samples.length;
+  let covariance = 0;
+  let variance = 0;
+  for (const sample of samples) {
+    covariance += (sample.second - meanSecond) * (sample.rss - meanRss);
+    variance += (sample.second - meanSecond) ** 2;
+  }
+  const span = (samples.at(-1)?.second ?? 0) - (samples[0]?.second ?? 0);
+  return variance === 0 ? 0 : ((covariance / variance) * span * 100) / meanRss;
+}
+
 async function soak(target: Target): Promise<void> {
   if (SOAK_SECONDS === 0 || target.pid === undefined) return;
   const pid = target.pid;
@@ -691,17 +713,16 @@ async function soak(target: Target): Promise<void> {
   );
   clearInterval(sampler);
   const atEnd = rssMebibytes(pid);
-  const halfway = samples.find((sample) => sample.second >= SOAK_SECONDS - 30) ?? samples[0];
   await new Promise((resolve) => setTimeout(resolve, SOAK_IDLE_SECONDS * 1000));
   const idleAfter = rssMebibytes(pid);
-  const growth = halfway === undefined ? 0 : ((atEnd - halfway.rss) / halfway.rss) * 100;
+  const growth = trendGrowthPercent(samples.filter((sample) => sample.second >= SOAK_SECONDS - 30));
   const everyTen = samples.filter((_, index) => index % 10 === 9).map((sample) => format(sample.rss, 0));
   console.log(
     `\nSoak of ${HEADINGS[target.name]}: ${SOAK_STREAMS} concurrent streams in a closed loop for ${SOAK_SECONDS} s\n` +
       `  streams ${streams}, errors ${failures.errors}${failures.firstError === undefined ? '' : ` (first: ${failures.firstError})`}, ` +
       `lost frames ${lost}, stalled frames (gap > ${STALL_MS} ms) ${stalled}\n` +
       `  RSS idle before ${format(idleBefore, 0)} MiB; every 10 s ${everyTen.join(' → ')} MiB; at the end ${format(atEnd, 0)} MiB\n` +
-      `  RSS growth over the last 30 s: ${format(growth, 1)} % (target ≤ 5 %); ` +
+      `  RSS growth over the last 30 s (least-squares trend of the samples): ${format(growth, 1)} % (target ≤ 5 %); ` +
       `${SOAK_IDLE_SECONDS} s after the load ${format(idleAfter, 0)} MiB, ${format(((idleAfter - idleBefore) / idleBefore) * 100, 1)} % over idle (target ≤ 20 %)`,
   );
 }
@@ -751,7 +772,14 @@ async function main(): Promise<void> {
   for (const name of TARGETS) summaries[name] = summarize(rounds, name);
   printTable(summaries);
   printRatios(summaries);
-  await soak(targets.classic);
+  if (SOAK_SECONDS > 0) {
+    // The soak gets a fresh Merino of its own, alone on the machine, so its idle figure is a
+    // process that has served nothing yet rather than one the rounds left large.
+    for (const name of ['portkey', 'classic'] as const) if (targets[name].pid !== undefined) process.kill(targets[name].pid, 'SIGTERM');
+    const fresh = await startMerino(mock.url);
+    await new Promise((resolve) => setTimeout(resolve, SOAK_SETTLE_SECONDS * 1000));
+    await soak(fresh.classic);
+  }
   await agent.close();
 }
 

@@ -12,6 +12,7 @@ import { bootstrapAdmin, type BootstrapResult } from './auth/admin-bootstrap.js'
 import { loadSettings, SettingsError, type Settings } from './config/settings.js';
 import { sweepCrashLeftovers } from './crash-leftovers.js';
 import { buildApp } from './http/app.js';
+import { releaseMemoryWhenIdle } from './idle-memory-release.js';
 import { createLogger } from './http/logger.js';
 import { loadRegistries } from './pipeline/registries.js';
 import { createServices } from './services.js';
@@ -140,6 +141,7 @@ async function start(command: Command): Promise<void> {
   const serving = command.name === 'serve';
   const app = serving ? await buildApp(services, { logger }) : undefined;
   await app?.listen({ host: settings.host, port: settings.port });
+  if (app !== undefined) releaseMemoryWhenIdle(app.server, { idleMilliseconds: settings.idleMemoryReleaseMilliseconds, logger });
   if (!serving || settings.ingestionInWeb) services.ingestionRunner.start(logger);
   if (serving) services.chatRetentionPurger.start(logger);
   if (serving) announceAdmin(bootstrap, settings);

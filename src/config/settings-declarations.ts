@@ -191,6 +191,14 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1,
     maximum: 1_000_000,
   }),
+  idleMemoryReleaseMilliseconds: integerSetting({
+    variable: 'IDLE_MEMORY_RELEASE_MS',
+    meaning:
+      'after this long with no request in flight, following a busy spell, the server runs full garbage collections once so that memory the load left behind goes back to the system (each blocks for up to about 0.1 s, hence the wait); 0 never does',
+    defaultValue: 5_000,
+    minimum: 0,
+    maximum: 3_600_000,
+  }),
   fileTextCacheCharactersMaximum: integerSetting({
     variable: 'FILE_TEXT_CACHE_CHARACTERS',
     meaning:
