@@ -20,6 +20,7 @@ import { KnowledgeDocumentService, knowledgeDocumentStorage } from './knowledge/
 import { organizationEmbedder } from './knowledge/organization-embedder.js';
 import { ProviderSettingsService, type StoredConfig } from './organizations/provider-settings-service.js';
 import { OutboundGuard } from './outbound/outbound-guard.js';
+import { serverPost } from './outbound/outbound-post.js';
 import { OrganizationSettingsService } from './organizations/organization-settings-service.js';
 import type { Registries } from './pipeline/registries.js';
 import { RubricService } from './rubrics/rubric-service.js';
@@ -74,7 +75,10 @@ export function createServices(store: Store, settings: Settings, registries: Reg
   const secrets =
     settings.secretKey === undefined ? SecretBox.fromKeyFile(settings.dataDirectory) : SecretBox.fromPassphrase(settings.secretKey);
   // Every URL an organization sets is saved and reached through this guard (DESIGN §9).
-  const outbound = new OutboundGuard({ allowedHosts: settings.outboundAllowedHosts });
+  const outbound = new OutboundGuard({
+    allowedHosts: settings.outboundAllowedHosts,
+    responseBytesMaximum: settings.upstreamResponseBytesMaximum,
+  });
   // Per-process caches of hot reads, each bounded in age so several processes stay consistent (docs/deployment.md, "Caches").
   const cacheBounds = { entriesMaximum: settings.hotReadCacheEntriesMaximum };
   const apiKeyIdentities = new HotReadCache<string, CachedApiKey>({
@@ -89,6 +93,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
   const providerSettings = new ProviderSettingsService(store.db, secrets, {
     serverProviders: settings,
     outbound,
+    serverPost: serverPost(settings.upstreamResponseBytesMaximum),
     cache: organizationSettings,
   });
   const blobs = openBlobStorage(storageUrlFor(settings, store.dialect), store, settings);

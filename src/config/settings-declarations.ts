@@ -478,6 +478,14 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1,
     maximum: 3_600_000,
   }),
+  upstreamResponseBytesMaximum: integerSetting({
+    variable: 'UPSTREAM_RESPONSE_MAX_BYTES',
+    meaning:
+      "largest answer a model provider may send to one call, streamed or whole (and any answer from an organization's URL); past it the call fails with 502 `upstream_error`, so a broken or hostile server cannot fill the process's memory",
+    defaultValue: 67_108_864,
+    minimum: 1_024,
+    maximum: 1_073_741_824,
+  }),
   embeddingTimeoutMilliseconds: integerSetting({
     variable: 'EMBEDDING_TIMEOUT_MS',
     meaning: 'how long one embeddings request (a batch of chunks, or a query) may take',

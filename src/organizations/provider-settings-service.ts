@@ -16,8 +16,8 @@ import type { CallContext } from '../auth/call-context.js';
 import { requireOrganizationAdministration } from '../auth/permissions.js';
 import { AppError } from '../errors/app-error.js';
 import { type OutboundGuard } from '../outbound/outbound-guard.js';
-import { serverPost } from '../outbound/outbound-post.js';
 import { serverFetch, type OutboundFetch } from '../pipeline/outbound-fetch.js';
+import type { OutboundPost } from '../pipeline/outbound-post.js';
 import type { ProviderSettings } from '../pipeline/connector-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { appendAuditEntry } from '../store/audit-log-repository.js';
@@ -91,6 +91,8 @@ export interface ProviderSettingsOptions {
   serverProviders: ServerProviderDefaults;
   /** Checks URLs when saved and reaches them when used. */
   outbound: OutboundGuard;
+  /** How provider calls reach the server's own URLs (src/outbound/outbound-post.ts). */
+  serverPost: OutboundPost;
   /** Organization id → its stored settings, as runs read them, for HOT_READ_CACHE_MS (docs/deployment.md, "Caches"). */
   cache: HotReadCache<number, StoredConfig>;
 }
@@ -141,7 +143,7 @@ export class ProviderSettingsService {
     private readonly options: ProviderSettingsOptions,
   ) {
     this.routes = {
-      server: { fetch: serverFetch, post: serverPost },
+      server: { fetch: serverFetch, post: options.serverPost },
       organization: (field) => ({ fetch: options.outbound.fetchFor(field), post: options.outbound.postFor(field) }),
     };
   }
@@ -258,6 +260,11 @@ export class ProviderSettingsService {
       ollama: { baseUrl: text(providers.ollama?.base_url) },
     };
     return (connectorName) => resolveProvider(connectorName, organization, this.options.serverProviders, this.routes);
+  }
+
+  /** Where a connector reaches its provider with the server's own settings only (what the tool catalogue shows). */
+  serverProviderFor(connectorName: string): ProviderSettings {
+    return resolveProvider(connectorName, {}, this.options.serverProviders, this.routes);
   }
 
   /**

@@ -37,6 +37,8 @@ export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
 export interface OutboundGuardOptions {
   /** Host names or addresses (OUTBOUND_ALLOWED_HOSTS) organizations may reach although they are not public. */
   allowedHosts: readonly string[];
+  /** UPSTREAM_RESPONSE_MAX_BYTES: undici cuts any answer larger than this; unbounded when absent. */
+  responseBytesMaximum?: number;
   /** Defaults to the system resolver (getaddrinfo: /etc/hosts, then DNS). */
   resolve?: HostResolver;
   /** Addresses of this machine, refused even when public; defaults to every network interface's. */
@@ -119,6 +121,7 @@ export class OutboundGuard {
     this.resolve = options.resolve ?? systemResolver;
     const connect = buildConnector({ lookup: this.lookup });
     this.agent = new Agent({
+      ...(options.responseBytesMaximum !== undefined && { maxResponseSize: options.responseBytesMaximum }),
       connect: (connectOptions, callback) => {
         // Node skips `lookup` for a literal address, so literals are checked here.
         const refusal = isIP(connectOptions.hostname) === 0 ? undefined : this.refusalFor(connectOptions.hostname, connectOptions.hostname);

@@ -27,8 +27,12 @@ export function postThrough(dispatcher: Dispatcher): OutboundPost {
   };
 }
 
-/** For URLs from the server's environment, which may point anywhere (a local vLLM is normal). */
-export const serverPost: OutboundPost = postThrough(
-  // The pipeline's deadlines bound every call; undici's own timeouts would only cut long answers short.
-  new Agent({ headersTimeout: 0, bodyTimeout: 0 }),
-);
+/**
+ * For URLs from the server's environment, which may point anywhere (a local vLLM is normal). An
+ * answer larger than `responseBytesMaximum` (UPSTREAM_RESPONSE_MAX_BYTES) is cut by undici itself
+ * and fails as `oversizedAnswerIn` recognises; the pipeline's deadlines bound every call in time,
+ * so undici's own timeouts, which would only cut long answers short, are off.
+ */
+export function serverPost(responseBytesMaximum: number): OutboundPost {
+  return postThrough(new Agent({ headersTimeout: 0, bodyTimeout: 0, maxResponseSize: responseBytesMaximum }));
+}

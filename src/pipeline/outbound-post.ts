@@ -26,3 +26,22 @@ export interface OutboundPostResponse {
 }
 
 export type OutboundPost = (request: OutboundPostRequest) => Promise<OutboundPostResponse>;
+
+/** The code undici gives a body cut for passing the client's maximum response size. */
+const OVERSIZED_RESPONSE_CODE = 'UND_ERR_RES_EXCEEDED_MAX_SIZE';
+/** How deep a chain of `cause`s is followed. */
+const CAUSE_DEPTH_MAXIMUM = 8;
+
+/**
+ * True when a POST or fetch failed because the answer passed UPSTREAM_RESPONSE_MAX_BYTES: a
+ * provider sending more than any answer needs (a hostile or broken server) is stopped before it
+ * can fill the process's memory, and the client is told so rather than that it could not connect.
+ */
+export function oversizedAnswerIn(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < CAUSE_DEPTH_MAXIMUM && current instanceof Error; depth += 1) {
+    if ((current as { code?: unknown }).code === OVERSIZED_RESPONSE_CODE) return true;
+    current = current.cause;
+  }
+  return false;
+}

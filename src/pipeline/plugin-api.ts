@@ -58,7 +58,7 @@ export { CONTEXT_PLACEHOLDER, renderClassicPrompt, renderMessages, type Template
 export { sanitizeFunctionName } from './function-tools.js';
 export { startDeadline, streamWithinDeadline, type Deadline } from './deadline.js';
 export { outboundRefusalIn, serverFetch, type OutboundFetch } from './outbound-fetch.js';
-export type { OutboundPost, OutboundPostRequest, OutboundPostResponse } from './outbound-post.js';
+export { oversizedAnswerIn, type OutboundPost, type OutboundPostRequest, type OutboundPostResponse } from './outbound-post.js';
 export { ToolCallAssembler, type ToolCallDelta } from './tool-call-assembly.js';
 export {
   estimateTokens,

@@ -129,7 +129,7 @@ async function run(script: Script, options: RunOptions = {}) {
       { role: 'user', content: 'hello' },
     ],
     parameters: {},
-    provider: { fetch: serverFetch, post: serverPost },
+    provider: { fetch: serverFetch, post: serverPost(1_048_576) },
     signal: options.signal ?? new AbortController().signal,
     upstreamTimeoutMilliseconds: 5_000,
     functions: await Promise.all([echo, bare].map(functionRun)),

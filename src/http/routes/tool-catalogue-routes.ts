@@ -4,8 +4,6 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../errors/app-error.js';
-import { serverPost } from '../../outbound/outbound-post.js';
-import { serverFetch } from '../../pipeline/outbound-fetch.js';
 import { checkToolConfig } from '../../pipeline/tool-config-validation.js';
 import { toolKind, type ToolDefinition } from '../../pipeline/tool-definition.js';
 import type { ToolRegistry } from '../../pipeline/registries.js';
@@ -150,7 +148,7 @@ export async function toolCatalogueRoutes(app: FastifyInstance, services: Servic
             .sort((a, b) => a.name.localeCompare(b.name))
             .map((connector) => [
               connector.name,
-              { description: connector.description, models: connector.models({ fetch: serverFetch, post: serverPost }) },
+              { description: connector.description, models: connector.models(services.providerSettings.serverProviderFor(connector.name)) },
             ]),
         ),
         rag_processors: tools.filter((definition) => definition.provide !== undefined).map((definition) => definition.name),
