@@ -11,7 +11,6 @@ import type { Identity } from '../auth/identity.js';
 import type { PipelineEvent } from '../pipeline/events.js';
 import { isOrchestrator } from '../pipeline/metadata-normalizer.js';
 import type { AssistantRunner, Requester } from '../pipeline/ports.js';
-import type { ToolRegistry } from '../pipeline/registries.js';
 import { runAssistant, type PipelineRequest } from '../pipeline/run-assistant.js';
 import type { AssistantRecord } from '../store/assistants-repository.js';
 import { AssistantToolRunner, NO_ASSISTANT_TOOLS } from './assistant-tool-runner.js';
@@ -41,16 +40,6 @@ export interface CompletionStart {
   signal: AbortSignal;
   /** The learner a trusted front end names (see trustedForwardedEmail in the HTTP layer). */
   forwardedEmail?: string | undefined;
-}
-
-/** Names each status's tool as the tool registry displays it, so clients can show "Knowledge Base RAG" rather than `simple_rag`. */
-async function* withDisplayNames(events: AsyncGenerator<PipelineEvent>, tools: ToolRegistry): AsyncGenerator<PipelineEvent> {
-  for await (const event of events) {
-    const displayName = event.type === 'status' ? tools.get(event.status.tool)?.displayName : undefined;
-    yield event.type === 'status' && displayName !== undefined
-      ? { type: 'status', status: { ...event.status, display_name: displayName } }
-      : event;
-  }
 }
 
 export class CompletionService {
@@ -83,10 +72,8 @@ export class CompletionService {
       traceId: pipelineContext.assistant.metadata.verbose === true ? randomUUID() : undefined,
       signal,
     };
-    const events = withDisplayNames(
-      runAssistant(request, { ...pipelineContext, onTrace: (trace) => (run.trace = trace) }),
-      this.dependencies.registries.tools,
-    );
+    // Statuses come named by their tools' display names from the pipeline itself (run-assistant.ts).
+    const events = runAssistant(request, { ...pipelineContext, onTrace: (trace) => (run.trace = trace) });
     return {
       assistantId: record.id,
       traceId: run.traceId,

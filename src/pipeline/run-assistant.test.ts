@@ -179,8 +179,8 @@ describe('runAssistant with single_file_rag', () => {
     const phases = events.map((event) => event.type).filter((type, index, types) => index === 0 || types[index - 1] !== type);
     expect(phases).toEqual(['status', 'text-delta', 'finish', 'sources', 'usage']);
     expect(statuses(events)).toEqual([
-      { id: 'status-1', tool: 'single_file_rag', state: 'running', message: `reading file ${FILE_PATH}` },
-      { id: 'status-1', tool: 'single_file_rag', state: 'done', message: `reading file ${FILE_PATH}` },
+      { id: 'status-1', tool: 'single_file_rag', display_name: 'Single file', state: 'running', message: `reading file ${FILE_PATH}` },
+      { id: 'status-1', tool: 'single_file_rag', display_name: 'Single file', state: 'done', message: `reading file ${FILE_PATH}` },
     ]);
     expect(events.filter((event) => event.type === 'text-delta').length).toBeGreaterThan(1);
     expect(events.find((event) => event.type === 'finish')).toEqual({ type: 'finish', finishReason: 'stop' });

@@ -175,6 +175,8 @@ interface RunSetup {
   toolContext: ToolContext;
   /** One sequence for context tools and function calls alike, so every status id of a run is unique. */
   nextStatusId: () => string;
+  /** A status with its tool's display name ("Knowledge Base RAG" rather than `simple_rag`), for clients to show. */
+  nameStatus: (status: StatusEvent) => StatusEvent;
 }
 
 function setUpRun(request: PipelineRequest, context: PipelineContext): RunSetup {
@@ -200,13 +202,17 @@ function setUpRun(request: PipelineRequest, context: PipelineContext): RunSetup 
       assistants: context.assistants,
     },
     nextStatusId: () => `status-${++statusCount}`,
+    nameStatus: (status) => {
+      const displayName = context.registries.tools.get(status.tool)?.displayName;
+      return displayName === undefined ? status : { ...status, display_name: displayName };
+    },
   };
 }
 
 /** Step 1: every context tool at once, their statuses streamed as they happen. */
 async function* runContextToolsStep(setup: RunSetup, timeoutMilliseconds: number): AsyncGenerator<PipelineEvent, ContextResult> {
   const channel = new EventChannel<PipelineEvent>();
-  const emitStatus = (status: StatusEvent) => channel.push({ type: 'status', status });
+  const emitStatus = (status: StatusEvent) => channel.push({ type: 'status', status: setup.nameStatus(status) });
   const work = runContextTools(setup.plan.contextTools, setup.toolContext, {
     timeoutMilliseconds,
     emitStatus,
@@ -303,6 +309,7 @@ async function* runModelStep(step: ModelStep): AsyncGenerator<PipelineEvent, Too
     limits: toolLoopLimitsFor(context.assistant.metadata.tool_loop, context.limits.toolLoop),
     ...textParserFor(context.assistant, prompt.functions.offered),
     nextStatusId: setup.nextStatusId,
+    nameStatus: setup.nameStatus,
     usageReceived: (usage) => {
       usageReceived = addUsage(usageReceived, usage);
     },

@@ -64,6 +64,8 @@ export interface ToolLoopInput {
    */
   createTextParser?: (offering: boolean) => TextCallParser | undefined;
   nextStatusId(): string;
+  /** Gives a status the display name its tool has (the run's tool registry); statuses go out as they are without it. */
+  nameStatus?: (status: StatusEvent) => StatusEvent;
   /** Told of every usage report as it arrives, so a run that fails still knows what it used. */
   usageReceived?(usage: Usage): void;
 }
@@ -350,11 +352,15 @@ async function* modelRound(
 }
 
 /** Runs a round's calls at once, streaming their status events as they happen; results keep the calls' order. */
-async function* runCalls(runner: CallRunner, calls: readonly ModelToolCall[], round: number): AsyncGenerator<PipelineEvent, CallResult[]> {
+async function* runCalls(
+  runner: CallRunner,
+  calls: readonly ModelToolCall[],
+  round: number,
+  nameStatus: (status: StatusEvent) => StatusEvent,
+): AsyncGenerator<PipelineEvent, CallResult[]> {
   const channel = new EventChannel<PipelineEvent>();
-  const work = Promise.all(calls.map((call) => runner.run(call, round, (status) => channel.push({ type: 'status', status })))).finally(() =>
-    channel.close(),
-  );
+  const emit = (status: StatusEvent): void => channel.push({ type: 'status', status: nameStatus(status) });
+  const work = Promise.all(calls.map((call) => runner.run(call, round, emit))).finally(() => channel.close());
   yield* channel;
   return work;
 }
@@ -386,7 +392,7 @@ export async function* runToolLoop(input: ToolLoopInput): AsyncGenerator<Pipelin
           function: { name: call.name, arguments: call.argumentsJson },
         })),
       });
-      const results = yield* runCalls(runner, round.calls, outcome.rounds);
+      const results = yield* runCalls(runner, round.calls, outcome.rounds, input.nameStatus ?? ((status) => status));
       for (const result of results) {
         messages.push(result.message);
         outcome.sources.push(...result.sources);
