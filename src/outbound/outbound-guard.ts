@@ -21,7 +21,7 @@ import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
 import { AppError } from '../errors/app-error.js';
-import type { OutboundFetch } from '../pipeline/outbound-fetch.js';
+import { causeMatching, type OutboundFetch } from '../pipeline/outbound-fetch.js';
 import type { OutboundPost } from '../pipeline/outbound-post.js';
 import { postThrough } from './outbound-post.js';
 import { canonicalAddress, classifyAddress, type AddressKind } from './address-classification.js';
@@ -82,17 +82,6 @@ function normalizedHost(host: string): string {
 /** Names every resolver answers with loopback, so a URL naming them is refused when saved. */
 function isLoopbackName(host: string): boolean {
   return host === 'localhost' || host.endsWith('.localhost') || host === 'localhost.localdomain';
-}
-
-/** The refusal an error carries, however deeply fetch, undici or a client SDK wrapped it. */
-function refusalIn(error: unknown): DestinationRefused | AppError | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 8 && current instanceof Error; depth += 1) {
-    if (current instanceof DestinationRefused) return current;
-    if (current instanceof AppError && current.code === 'upstream_refused') return current;
-    current = current.cause;
-  }
-  return undefined;
 }
 
 export class OutboundGuard {
@@ -224,8 +213,8 @@ export class OutboundGuard {
     try {
       return await call();
     } catch (error) {
-      const refusal = refusalIn(error);
-      if (!(refusal instanceof DestinationRefused)) throw error;
+      const refusal = causeMatching(error, (cause): cause is DestinationRefused => cause instanceof DestinationRefused);
+      if (refusal === undefined) throw error;
       throw new AppError(
         'upstream_refused',
         `The organization's ${field} points to ${refusal.host}, which is not a public address; Merino does not call private or internal addresses for an organization (an operator can allow a host with OUTBOUND_ALLOWED_HOSTS).`,

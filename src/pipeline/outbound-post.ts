@@ -5,6 +5,8 @@
  * costs a fraction of it. As with OutboundFetch the caller decides how the destination is reached:
  * src/outbound/outbound-post.ts makes the server's and the outbound guard's.
  */
+import { causeMatching } from './outbound-fetch.js';
+
 export interface OutboundPostRequest {
   url: string;
   headers: Readonly<Record<string, string>>;
@@ -29,8 +31,6 @@ export type OutboundPost = (request: OutboundPostRequest) => Promise<OutboundPos
 
 /** The code undici gives a body cut for passing the client's maximum response size. */
 const OVERSIZED_RESPONSE_CODE = 'UND_ERR_RES_EXCEEDED_MAX_SIZE';
-/** How deep a chain of `cause`s is followed. */
-const CAUSE_DEPTH_MAXIMUM = 8;
 
 /**
  * True when a POST or fetch failed because the answer passed UPSTREAM_RESPONSE_MAX_BYTES: a
@@ -38,10 +38,5 @@ const CAUSE_DEPTH_MAXIMUM = 8;
  * can fill the process's memory, and the client is told so rather than that it could not connect.
  */
 export function oversizedAnswerIn(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < CAUSE_DEPTH_MAXIMUM && current instanceof Error; depth += 1) {
-    if ((current as { code?: unknown }).code === OVERSIZED_RESPONSE_CODE) return true;
-    current = current.cause;
-  }
-  return false;
+  return causeMatching(error, (cause) => (cause as { code?: unknown }).code === OVERSIZED_RESPONSE_CODE) !== undefined;
 }
