@@ -21,7 +21,7 @@ describe('stopping an answer', () => {
     await page.getByText('Stopped before the answer was complete.').waitFor();
     const shown = ((await answer.textContent()) ?? '').trim();
     expect(shown.length).toBeLessThan(PIECES.join('').trim().length);
-    expect(await page.getByRole('button', { name: 'Send' }).isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'Send' }).waitFor();
 
     const path = await keptChatPath(page, suite.world.assistantId);
     // The server saves the stopped answer as the request ends; a reload may come a moment before that.

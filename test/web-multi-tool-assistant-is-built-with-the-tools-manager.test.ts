@@ -94,13 +94,13 @@ describe('building a multi-tool assistant with the tools manager', () => {
     const dialog = page.getByRole('dialog', { name: 'Choose a tool' });
     const functions = dialog.getByRole('region', { name: 'Functions the model may call' });
     await screenshot(page, 'web-tools-manager-selector');
-    expect(await functions.getByRole('button', { name: 'Weather', exact: true }).isVisible()).toBe(true);
+    await functions.getByRole('button', { name: 'Weather', exact: true }).waitFor();
     expect(await dialog.getByRole('region', { name: 'Context tools' }).getByRole('button', { name: 'Weather', exact: true }).count()).toBe(
       0,
     );
     await functions.getByRole('button', { name: 'Weather', exact: true }).click();
     const weather = page.getByRole('article', { name: 'Weather' });
-    expect(await weather.getByText('Function the model may call').isVisible()).toBe(true);
+    await weather.getByText('Function the model may call').waitFor();
     expect(await cardTitles(page)).toEqual(['Knowledge Base RAG', 'Assessment rubric', 'Weather']);
 
     const warnings = page.getByRole('status').filter({ hasText: /fills|no enabled tool/ });
@@ -120,7 +120,7 @@ describe('building a multi-tool assistant with the tools manager', () => {
     await page.getByRole('button', { name: 'Insert {rubric}' }).click();
     expect(await template.inputValue()).toBe('Context: {context}\nRubric: {rubric}\nQuestion: {user_input}');
     await expect.poll(() => warnings.count()).toBe(0);
-    expect(await page.getByText('Every placeholder in the template is filled').isVisible()).toBe(true);
+    await page.getByText('Every placeholder in the template is filled').waitFor();
 
     // Keyboard reordering: the focus stays on the button that moved the card, and the move is announced.
     await weather.getByRole('button', { name: 'Move up' }).focus();
@@ -132,7 +132,7 @@ describe('building a multi-tool assistant with the tools manager', () => {
     expect(await page.evaluate('document.activeElement.textContent.trim()')).toBe('Move down');
 
     await weather.getByLabel('Enabled').uncheck();
-    expect(await weather.getByText('Disabled', { exact: true }).isVisible()).toBe(true);
+    await weather.getByText('Disabled', { exact: true }).waitFor();
 
     // The server's live check names a field; its message appears there and goes when it is fixed.
     const passages = knowledge.getByLabel('Passages to retrieve');
@@ -187,7 +187,7 @@ describe('building a multi-tool assistant with the tools manager', () => {
     await expect.poll(() => cardTitles(page)).toEqual(['Single file', 'Weather']);
     await addTool(page, 'Assistant');
     const assistantCard = page.getByRole('article', { name: 'Assistant' });
-    expect(await assistantCard.getByText('Calls go one level deep').isVisible()).toBe(true);
+    await assistantCard.getByText('Calls go one level deep').waitFor();
     await expect.poll(() => assistantCard.getByLabel('Assistant to call').locator('option').count()).toBeGreaterThan(0);
     expect(await page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth')).toBe(true);
     await expectAccessible(page);
