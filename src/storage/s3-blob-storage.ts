@@ -6,21 +6,11 @@
  * a profile, an instance role), never from the URL, so the URL can be logged. Writes go through
  * the SDK's multipart uploader: a file larger than one part is sent in parts, a few at a time,
  * and an object appears under its key only when the upload completes. This is the operator's own
- * storage, so it is not subject to the outbound rules that guard organization-set URLs.
+ * storage, so it is not subject to the outbound rules that guard organization-set URLs. The SDK is
+ * loaded on first use: its modules take a few MiB of heap, which servers on other storage never pay.
  */
 import { Readable } from 'node:stream';
-import {
-  AbortMultipartUploadCommand,
-  CopyObjectCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListMultipartUploadsCommand,
-  ListObjectsV2Command,
-  S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { AppError } from '../errors/app-error.js';
 import {
   checkBlobKey,
@@ -53,27 +43,48 @@ function unavailable(error: unknown): AppError {
   return new AppError('storage_unavailable', undefined, { cause: error });
 }
 
-function isMissing(error: unknown): boolean {
-  if (!(error instanceof S3ServiceException)) return false;
+/** The SDK's two packages, loaded together the first time a storage call needs them. */
+interface Sdk {
+  s3: typeof import('@aws-sdk/client-s3');
+  storage: typeof import('@aws-sdk/lib-storage');
+}
+
+let sdkLoading: Promise<Sdk> | undefined;
+
+function loadSdk(): Promise<Sdk> {
+  sdkLoading ??= Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')]).then(([s3, storage]) => ({ s3, storage }));
+  return sdkLoading;
+}
+
+function isMissing(error: unknown, sdk: Sdk): boolean {
+  if (!(error instanceof sdk.s3.S3ServiceException)) return false;
   return error.name === 'NoSuchKey' || error.name === 'NotFound' || error.$metadata.httpStatusCode === 404;
 }
 
 export class S3BlobStorage implements BlobStorage {
   readonly driver = 's3';
-  private readonly client: S3Client;
   private readonly location: S3Location;
+  private connecting: Promise<{ sdk: Sdk; client: S3Client }> | undefined;
 
   constructor(private readonly options: S3BlobStorageOptions) {
     this.location = options.location;
-    this.client = new S3Client({
-      region: this.location.region,
-      ...(this.location.endpoint !== undefined && { endpoint: this.location.endpoint }),
-      forcePathStyle: this.location.pathStyle,
-      // Checksums only where S3 requires them: many S3-compatible stores do not take the newer trailing checksums.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-      requestHandler: { connectionTimeout: options.timeoutMilliseconds, requestTimeout: options.timeoutMilliseconds },
-    });
+  }
+
+  /** The SDK and one client, made on the first call. */
+  private connect(): Promise<{ sdk: Sdk; client: S3Client }> {
+    this.connecting ??= loadSdk().then((sdk) => ({
+      sdk,
+      client: new sdk.s3.S3Client({
+        region: this.location.region,
+        ...(this.location.endpoint !== undefined && { endpoint: this.location.endpoint }),
+        forcePathStyle: this.location.pathStyle,
+        // Checksums only where S3 requires them: many S3-compatible stores do not take the newer trailing checksums.
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+        requestHandler: { connectionTimeout: this.options.timeoutMilliseconds, requestTimeout: this.options.timeoutMilliseconds },
+      }),
+    }));
+    return this.connecting;
   }
 
   private objectKey(key: string): string {
@@ -81,6 +92,7 @@ export class S3BlobStorage implements BlobStorage {
   }
 
   async write(key: string, bytes: AsyncIterable<Uint8Array>): Promise<WrittenBlob> {
+    const { sdk, client } = await this.connect();
     const counter = new HashingCounter();
     // The source's own failure (a size limit, a content check, a client gone) is passed on as it is.
     let sourceFailure: { error: unknown } | undefined;
@@ -92,8 +104,8 @@ export class S3BlobStorage implements BlobStorage {
         throw error;
       }
     }
-    const upload = new Upload({
-      client: this.client,
+    const upload = new sdk.storage.Upload({
+      client,
       params: { Bucket: this.location.bucket, Key: this.objectKey(key), Body: Readable.from(source()) },
       partSize: this.options.partBytes,
       queueSize: this.options.partsInFlight,
@@ -118,9 +130,10 @@ export class S3BlobStorage implements BlobStorage {
       // S3 answers a range starting past the end with 416; an empty stream says the same thing without an error.
       if (range.start >= info.sizeBytes) return Readable.from([]);
     }
+    const { sdk, client } = await this.connect();
     try {
-      const answer = await this.client.send(
-        new GetObjectCommand({
+      const answer = await client.send(
+        new sdk.s3.GetObjectCommand({
           Bucket: this.location.bucket,
           Key: objectKey,
           ...(range !== undefined && { Range: `bytes=${range.start}-${range.end ?? ''}` }),
@@ -128,25 +141,27 @@ export class S3BlobStorage implements BlobStorage {
       );
       return answer.Body as Readable;
     } catch (error) {
-      if (isMissing(error)) return undefined;
+      if (isMissing(error, sdk)) return undefined;
       throw unavailable(error);
     }
   }
 
   async stat(key: string): Promise<BlobInfo | undefined> {
     const objectKey = this.objectKey(key);
+    const { sdk, client } = await this.connect();
     try {
-      const answer = await this.client.send(new HeadObjectCommand({ Bucket: this.location.bucket, Key: objectKey }));
+      const answer = await client.send(new sdk.s3.HeadObjectCommand({ Bucket: this.location.bucket, Key: objectKey }));
       return { key, sizeBytes: answer.ContentLength ?? 0, modifiedAt: answer.LastModified?.getTime() ?? 0 };
     } catch (error) {
-      if (isMissing(error)) return undefined;
+      if (isMissing(error, sdk)) return undefined;
       throw unavailable(error);
     }
   }
 
   async delete(key: string): Promise<void> {
     const objectKey = this.objectKey(key);
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key: objectKey })).catch((error: unknown) => {
+    const { sdk, client } = await this.connect();
+    await client.send(new sdk.s3.DeleteObjectCommand({ Bucket: this.location.bucket, Key: objectKey })).catch((error: unknown) => {
       throw unavailable(error);
     });
   }
@@ -158,9 +173,10 @@ export class S3BlobStorage implements BlobStorage {
 
   async move(from: string, to: string): Promise<void> {
     const source = this.objectKey(from);
-    await this.client
+    const { sdk, client } = await this.connect();
+    await client
       .send(
-        new CopyObjectCommand({ Bucket: this.location.bucket, Key: this.objectKey(to), CopySource: `${this.location.bucket}/${source}` }),
+        new sdk.s3.CopyObjectCommand({ Bucket: this.location.bucket, Key: this.objectKey(to), CopySource: `${this.location.bucket}/${source}` }),
       )
       .catch((error: unknown) => {
         throw unavailable(error);
@@ -170,11 +186,12 @@ export class S3BlobStorage implements BlobStorage {
 
   async *list(prefix: string): AsyncGenerator<BlobInfo> {
     checkBlobPrefix(prefix);
+    const { sdk, client } = await this.connect();
     let continuationToken: string | undefined;
     do {
-      const page = await this.client
+      const page = await client
         .send(
-          new ListObjectsV2Command({
+          new sdk.s3.ListObjectsV2Command({
             Bucket: this.location.bucket,
             Prefix: `${this.location.prefix}${prefix}`,
             ...(continuationToken !== undefined && { ContinuationToken: continuationToken }),
@@ -194,17 +211,18 @@ export class S3BlobStorage implements BlobStorage {
   /** Aborts multipart uploads a killed process left open (a bucket lifecycle rule can do the same). */
   async sweepUnfinished(graceMilliseconds: number): Promise<number> {
     const cutoff = Date.now() - graceMilliseconds;
-    const answer = await this.client.send(new ListMultipartUploadsCommand({ Bucket: this.location.bucket, Prefix: this.location.prefix }));
+    const { sdk, client } = await this.connect();
+    const answer = await client.send(new sdk.s3.ListMultipartUploadsCommand({ Bucket: this.location.bucket, Prefix: this.location.prefix }));
     let aborted = 0;
     for (const upload of answer.Uploads ?? []) {
       if ((upload.Initiated?.getTime() ?? cutoff) >= cutoff || upload.Key === undefined || upload.UploadId === undefined) continue;
-      await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.location.bucket, Key: upload.Key, UploadId: upload.UploadId }));
+      await client.send(new sdk.s3.AbortMultipartUploadCommand({ Bucket: this.location.bucket, Key: upload.Key, UploadId: upload.UploadId }));
       aborted += 1;
     }
     return aborted;
   }
 
   async close(): Promise<void> {
-    this.client.destroy();
+    if (this.connecting !== undefined) (await this.connecting).client.destroy();
   }
 }

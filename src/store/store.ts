@@ -9,7 +9,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, sql, SqliteAdapter, SqliteDialect, type DialectAdapter } from 'kysely';
-import pg from 'pg';
 import * as sqliteVec from 'sqlite-vec';
 import type { VectorBackend } from './chunk-vector-repository.js';
 import type { Dialect } from './dialect.js';
@@ -83,7 +82,9 @@ function openSqlite(dataDirectory: string, statementCacheSize: number): { db: Ky
   return { db: new Kysely<Database>({ dialect: new MerinoSqliteDialect({ database }) }), vectorBackend };
 }
 
-function openPostgres(databaseUrl: string, poolSize: number): Kysely<Database> {
+/** The driver is loaded only when PostgreSQL is the store: a SQLite server never pays its memory. */
+async function openPostgres(databaseUrl: string, poolSize: number): Promise<Kysely<Database>> {
+  const { default: pg } = await import('pg');
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: poolSize,
@@ -142,7 +143,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const opened =
     options.databaseUrl === undefined
       ? openSqlite(options.dataDirectory, options.statementCacheSize ?? DEFAULT_STATEMENT_CACHE_SIZE)
-      : { db: openPostgres(options.databaseUrl, options.poolSize), vectorBackend: undefined };
+      : { db: await openPostgres(options.databaseUrl, options.poolSize), vectorBackend: undefined };
   const db = opened.db;
   if (options.databaseUrl !== undefined) {
     try {
