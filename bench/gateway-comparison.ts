@@ -7,8 +7,9 @@
  * It installs `@portkey-ai/gateway@1.15.2` with the hono packages it needs pinned into a scratch
  * folder outside the repository (reused when already there), builds nothing itself (the npm script
  * compiles `dist/` first), starts the mock (bench/support/mock-openai-server.ts), the gateway and
- * Merino on a fresh SQLite folder, creates a classic `no_rag` assistant and a multi-tool assistant
- * (single_file_rag over a 20,000-character file plus simple_rag over a ~200-chunk knowledge base),
+ * two Merinos, each on a fresh SQLite folder: one for a classic `no_rag` assistant, one for a
+ * multi-tool assistant (single_file_rag over a 20,000-character file plus simple_rag over a
+ * ~200-chunk knowledge base),
  * then measures the targets interleaved, phase by phase, for BENCH_ROUNDS rounds, and prints the
  * issue's table of medians with the ratios the targets name, and a soak of Merino classic on a
  * fresh Merino process of its own (the others stopped first), so that its idle figure is true.
@@ -270,6 +271,10 @@ async function main(): Promise<void> {
   const gatewayScript = await ensureGateway();
   const mock = await startMock();
   mockUrl = mock.url;
+  // Classic and multi-tool each get a Merino of their own, as the gateway does, so that each row's
+  // memory and CPU are its own rather than what the other's phases left in a shared process.
+  const classicMerino = await startMerino(mock.url, { cpuProfileFolder: CPU_PROFILE_FOLDER });
+  const multiMerino = await startMerino(mock.url, { cpuProfileFolder: CPU_PROFILE_FOLDER });
   const targets: Record<TargetName, Target> = {
     direct: {
       name: 'direct',
@@ -279,7 +284,8 @@ async function main(): Promise<void> {
       pid: undefined,
     },
     portkey: await startPortkey(gatewayScript, mock.url),
-    ...(await startMerino(mock.url, { cpuProfileFolder: CPU_PROFILE_FOLDER })),
+    classic: classicMerino.classic,
+    multi: multiMerino.multi,
   };
   console.log(
     `Targets interleaved, ${ROUNDS} rounds, medians; ${SERIAL_REQUESTS} requests at concurrency 1, ${CONCURRENT_REQUESTS} at ${CONCURRENCY}; ` +
@@ -310,7 +316,7 @@ async function main(): Promise<void> {
   if (SOAK_SECONDS > 0) {
     // The soak gets a fresh Merino of its own, alone on the machine, so its idle figure is a
     // process that has served nothing yet rather than one the rounds left large.
-    for (const name of ['portkey', 'classic'] as const) if (targets[name].pid !== undefined) process.kill(targets[name].pid, 'SIGTERM');
+    for (const name of ['portkey', 'classic', 'multi'] as const) if (targets[name].pid !== undefined) process.kill(targets[name].pid, 'SIGTERM');
     const fresh = await startMerino(mock.url, { cpuProfileFolder: CPU_PROFILE_FOLDER });
     await new Promise((resolve) => setTimeout(resolve, SOAK_SETTLE_SECONDS * 1000));
     await soak(fresh.classic);
