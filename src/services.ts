@@ -20,6 +20,7 @@ import { KnowledgeDocumentService, knowledgeDocumentStorage } from './knowledge/
 import { organizationEmbedder } from './knowledge/organization-embedder.js';
 import { ProviderSettingsService, type StoredConfig } from './organizations/provider-settings-service.js';
 import { OutboundGuard } from './outbound/outbound-guard.js';
+import { boundedServerFetch } from './outbound/bounded-server-fetch.js';
 import { serverPost } from './outbound/outbound-post.js';
 import { OrganizationSettingsService } from './organizations/organization-settings-service.js';
 import type { Registries } from './pipeline/registries.js';
@@ -93,7 +94,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
   const providerSettings = new ProviderSettingsService(store.db, secrets, {
     serverProviders: settings,
     outbound,
-    serverPost: serverPost(settings.upstreamResponseBytesMaximum),
+    server: { fetch: boundedServerFetch(settings.upstreamResponseBytesMaximum), post: serverPost(settings.upstreamResponseBytesMaximum) },
     cache: organizationSettings,
   });
   const blobs = openBlobStorage(storageUrlFor(settings, store.dialect), store, settings);

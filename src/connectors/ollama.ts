@@ -8,6 +8,8 @@ import {
   defineConnector,
   isTextPart,
   outboundRefusalIn,
+  oversizedAnswerError,
+  oversizedAnswerIn,
   streamWithinDeadline,
   unreachableProviderError,
   upstreamAbortError,
@@ -183,6 +185,7 @@ async function* chat(request: ConnectorRequest, signal: AbortSignal): AsyncGener
   } catch (error) {
     if (error instanceof AppError) throw error;
     if (signal.aborted) throw upstreamAbortError(request.signal, request.timeoutMilliseconds);
+    if (oversizedAnswerIn(error)) throw oversizedAnswerError();
     throw outboundRefusalIn(error) ?? unreachableProviderError();
   }
   if (!finished) throw upstreamEndedEarlyError();

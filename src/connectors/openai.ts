@@ -14,6 +14,7 @@ import { AppError } from '../errors/app-error.js';
 import {
   defineConnector,
   outboundRefusalIn,
+  oversizedAnswerError,
   oversizedAnswerIn,
   startDeadline,
   ToolCallAssembler,
@@ -123,8 +124,7 @@ function* eventsOf(
 function translateError(error: unknown, request: ConnectorRequest, signal: AbortSignal): Error {
   if (error instanceof AppError && !signal.aborted) return error;
   if (signal.aborted) return upstreamAbortError(request.signal, request.timeoutMilliseconds);
-  if (oversizedAnswerIn(error))
-    return new AppError('upstream_error', 'The model provider sent a larger answer than UPSTREAM_RESPONSE_MAX_BYTES allows.');
+  if (oversizedAnswerIn(error)) return oversizedAnswerError();
   return outboundRefusalIn(error) ?? unreachableProviderError();
 }
 

@@ -10,7 +10,8 @@ import { startDeadline } from '../pipeline/deadline.js';
 import type { EmbeddingConnector } from '../store/schema.js';
 import { outboundRefusalIn } from '../pipeline/outbound-fetch.js';
 import type { ProviderSettings } from '../pipeline/connector-definition.js';
-import { unreachableProviderError, upstreamStatusError } from '../pipeline/upstream-errors.js';
+import { oversizedAnswerIn } from '../pipeline/outbound-post.js';
+import { oversizedAnswerError, unreachableProviderError, upstreamStatusError } from '../pipeline/upstream-errors.js';
 import { trimCharactersEnd } from '../validation/trim-characters.js';
 
 export type { EmbeddingConnector };
@@ -97,7 +98,8 @@ async function exchangeJson(provider: ProviderSettings, exchange: JsonExchange):
   }
   try {
     return await response.json();
-  } catch {
+  } catch (error) {
+    if (oversizedAnswerIn(error)) throw oversizedAnswerError();
     throw invalidAnswer('a body that is not JSON');
   }
 }

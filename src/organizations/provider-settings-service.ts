@@ -16,8 +16,7 @@ import type { CallContext } from '../auth/call-context.js';
 import { requireOrganizationAdministration } from '../auth/permissions.js';
 import { AppError } from '../errors/app-error.js';
 import { type OutboundGuard } from '../outbound/outbound-guard.js';
-import { serverFetch, type OutboundFetch } from '../pipeline/outbound-fetch.js';
-import type { OutboundPost } from '../pipeline/outbound-post.js';
+import type { OutboundFetch } from '../pipeline/outbound-fetch.js';
 import type { ProviderSettings } from '../pipeline/connector-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { appendAuditEntry } from '../store/audit-log-repository.js';
@@ -25,7 +24,13 @@ import type { HotReadCache } from '../store/hot-read-cache.js';
 import { findOrganizationById, updateOrganizationConfig } from '../store/organizations-repository.js';
 import type { Database } from '../store/schema.js';
 import type { ProviderSettingsPatch } from './provider-settings-schemas.js';
-import { resolveProvider, type OrganizationProviders, type OutboundRoutes, type ServerProviderDefaults } from './provider-resolution.js';
+import {
+  resolveProvider,
+  type OrganizationProviders,
+  type OutboundRoute,
+  type OutboundRoutes,
+  type ServerProviderDefaults,
+} from './provider-resolution.js';
 
 interface StoredProviders {
   openai?: { api_key?: string; base_url?: string };
@@ -91,8 +96,8 @@ export interface ProviderSettingsOptions {
   serverProviders: ServerProviderDefaults;
   /** Checks URLs when saved and reaches them when used. */
   outbound: OutboundGuard;
-  /** How provider calls reach the server's own URLs (src/outbound/outbound-post.ts). */
-  serverPost: OutboundPost;
+  /** How provider calls reach the server's own URLs (src/outbound/outbound-post.ts, src/outbound/bounded-server-fetch.ts). */
+  server: OutboundRoute;
   /** Organization id → its stored settings, as runs read them, for HOT_READ_CACHE_MS (docs/deployment.md, "Caches"). */
   cache: HotReadCache<number, StoredConfig>;
 }
@@ -143,7 +148,7 @@ export class ProviderSettingsService {
     private readonly options: ProviderSettingsOptions,
   ) {
     this.routes = {
-      server: { fetch: serverFetch, post: options.serverPost },
+      server: options.server,
       organization: (field) => ({ fetch: options.outbound.fetchFor(field), post: options.outbound.postFor(field) }),
     };
   }

@@ -62,6 +62,7 @@ export { oversizedAnswerIn, type OutboundPost, type OutboundPostRequest, type Ou
 export { ToolCallAssembler, type ToolCallDelta } from './tool-call-assembly.js';
 export {
   estimateTokens,
+  oversizedAnswerError,
   unreachableProviderError,
   upstreamAbortError,
   upstreamEndedEarlyError,

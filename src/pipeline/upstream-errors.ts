@@ -41,6 +41,11 @@ export function upstreamEndedEarlyError(): AppError {
   return new AppError('upstream_error', 'The model provider ended the answer early.');
 }
 
+/** The provider's answer passed UPSTREAM_RESPONSE_MAX_BYTES and was cut (outbound-post.ts's `oversizedAnswerIn` recognises it). */
+export function oversizedAnswerError(): AppError {
+  return new AppError('upstream_error', 'The model provider sent a larger answer than UPSTREAM_RESPONSE_MAX_BYTES allows.');
+}
+
 export function unreachableProviderError(): AppError {
   return new AppError('upstream_error', 'The model provider could not be reached.');
 }
