@@ -24,6 +24,17 @@ export function currentUser(): CurrentUser | undefined {
   return state.user;
 }
 
+/**
+ * How the header names the signed-in person: their name, or their email when they have none. An
+ * LTI launch without an email gets an address of its own under `.invalid`, which means nothing to
+ * the learner, so it is never shown.
+ */
+export function displayNameOf(user: Pick<CurrentUser, 'name' | 'email'>): { label: string; email: string | undefined } {
+  const email = user.email.endsWith('.invalid') ? undefined : user.email;
+  const name = user.name.trim();
+  return { label: name !== '' ? name : (email ?? ''), email };
+}
+
 export function sessionChecked(): boolean {
   return state.checked;
 }
