@@ -17,7 +17,8 @@
  * Settings (environment; the defaults are the issue's figures, smaller ones make a quick run):
  *   BENCH_ROUNDS=2 BENCH_SERIAL_REQUESTS=300 BENCH_CONCURRENT_REQUESTS=2000 BENCH_CONCURRENCY=32
  *   BENCH_BURST_STREAMS=200 BENCH_STREAMS=1000 BENCH_SOAK_STREAMS=500 BENCH_SOAK_SECONDS=60
- *   BENCH_SOAK_IDLE_SECONDS=15 BENCH_CPU_PROFILE=<folder> (runs Merino with --cpu-prof into it)
+ *   BENCH_SOAK_IDLE_SECONDS=40 BENCH_WARM_UP_REQUESTS=1500
+ *   BENCH_CPU_PROFILE=<folder> (runs Merino with --cpu-prof into it)
  *
  * Figures are printed, never asserted on. Every answer is checked whole (the 64 deltas in order),
  * and the mock refuses a multi-tool prompt that lacks the file's or the knowledge base's text, so a
@@ -62,7 +63,13 @@ const BURST_STREAMS = wholeNumberSetting('BENCH_BURST_STREAMS', 200);
 const STREAMS = wholeNumberSetting('BENCH_STREAMS', 1_000);
 const SOAK_STREAMS = wholeNumberSetting('BENCH_SOAK_STREAMS', 500);
 const SOAK_SECONDS = wholeNumberSetting('BENCH_SOAK_SECONDS', 60);
-const SOAK_IDLE_SECONDS = wholeNumberSetting('BENCH_SOAK_IDLE_SECONDS', 15);
+const SOAK_IDLE_SECONDS = wholeNumberSetting('BENCH_SOAK_IDLE_SECONDS', 40);
+/**
+ * Requests (and half as many streams) each target serves once before the first round and are not
+ * counted: V8 needs on the order of a thousand requests to compile a server's hot paths, and the
+ * rounds should compare steady states, not how far each process got with its compiling.
+ */
+const WARM_UP_REQUESTS = wholeNumberSetting('BENCH_WARM_UP_REQUESTS', 1_500);
 /** Seconds the soak's fresh Merino sits idle after its set-up before its idle RSS is read. */
 const SOAK_SETTLE_SECONDS = 5;
 const CPU_PROFILE_FOLDER = process.env.BENCH_CPU_PROFILE;
@@ -291,6 +298,12 @@ async function main(): Promise<void> {
     `Targets interleaved, ${ROUNDS} rounds, medians; ${SERIAL_REQUESTS} requests at concurrency 1, ${CONCURRENT_REQUESTS} at ${CONCURRENCY}; ` +
       `${BURST_STREAMS} and ${STREAMS} streams at once of ${MOCK_DELTAS} deltas ${MOCK_DELTA_INTERVAL_MS} ms apart.`,
   );
+  for (const name of TARGETS) {
+    await setPaced(mockUrl, false);
+    await throughput(targets[name], WARM_UP_REQUESTS, CONCURRENCY);
+    await setPaced(mockUrl, true);
+    await streamBurst(targets[name], Math.ceil(WARM_UP_REQUESTS / 2));
+  }
   const rounds: Record<TargetName, RoundFigures>[] = [];
   for (let round = 1; round <= ROUNDS; round += 1) {
     const figures = {} as Record<TargetName, Partial<RoundFigures>>;
@@ -316,7 +329,8 @@ async function main(): Promise<void> {
   if (SOAK_SECONDS > 0) {
     // The soak gets a fresh Merino of its own, alone on the machine, so its idle figure is a
     // process that has served nothing yet rather than one the rounds left large.
-    for (const name of ['portkey', 'classic', 'multi'] as const) if (targets[name].pid !== undefined) process.kill(targets[name].pid, 'SIGTERM');
+    for (const name of ['portkey', 'classic', 'multi'] as const)
+      if (targets[name].pid !== undefined) process.kill(targets[name].pid, 'SIGTERM');
     const fresh = await startMerino(mock.url, { cpuProfileFolder: CPU_PROFILE_FOLDER });
     await new Promise((resolve) => setTimeout(resolve, SOAK_SETTLE_SECONDS * 1000));
     await soak(fresh.classic);

@@ -194,8 +194,8 @@ export const SETTINGS_DECLARATIONS = {
   idleMemoryReleaseMilliseconds: integerSetting({
     variable: 'IDLE_MEMORY_RELEASE_MS',
     meaning:
-      'after this long with no request in flight, following a busy spell, the server runs full garbage collections once so that memory the load left behind goes back to the system (each blocks for up to about 0.1 s, hence the wait); 0 never does',
-    defaultValue: 5_000,
+      'after this long with no request in flight after a busy spell, full garbage collections run once so memory the load left goes back to the system; they also drop compiled code (the next thousands of requests cost more CPU), hence the long wait; 0 never does',
+    defaultValue: 30_000,
     minimum: 0,
     maximum: 3_600_000,
   }),
