@@ -12,6 +12,7 @@ import { bootstrapAdmin, type BootstrapResult } from './auth/admin-bootstrap.js'
 import { loadSettings, SettingsError, type Settings } from './config/settings.js';
 import { sweepCrashLeftovers } from './crash-leftovers.js';
 import { buildApp } from './http/app.js';
+import { limitHeapGrowth } from './heap-growth-limit.js';
 import { releaseMemoryWhenIdle } from './idle-memory-release.js';
 import { createLogger } from './http/logger.js';
 import { loadRegistries } from './pipeline/registries.js';
@@ -131,6 +132,7 @@ async function start(command: Command): Promise<void> {
   const settings = readSettings();
   const logger = createLogger(settings.logLevel);
   installProcessPolicy(logger);
+  limitHeapGrowth(settings.heapGrowthPercent);
   const store = await openMigratedStore(settings);
   logger.info({ dialect: store.dialect }, 'store ready');
   const bootstrap = await bootstrapAdmin(store.db, settings.adminEmail, settings.adminPassword);

@@ -199,6 +199,14 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 0,
     maximum: 3_600_000,
   }),
+  heapGrowthPercent: integerSetting({
+    variable: 'HEAP_GROWTH_PERCENT',
+    meaning:
+      "how far past what is live the heap may grow before V8's next full collection, in percent; lower keeps memory down under load at the cost of more frequent collections; 0 leaves it to V8",
+    defaultValue: 50,
+    minimum: 0,
+    maximum: 1_000,
+  }),
   fileTextCacheCharactersMaximum: integerSetting({
     variable: 'FILE_TEXT_CACHE_CHARACTERS',
     meaning:
