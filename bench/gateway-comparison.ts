@@ -115,6 +115,7 @@ interface Summary {
   streamsAddedP99: number;
   stalled: number;
   lost: number;
+  cpuPerStreamMs: number;
   errors: number;
   rssLow: number;
   rssHigh: number;
@@ -133,6 +134,7 @@ function summarize(rounds: readonly Record<TargetName, RoundFigures>[], name: Ta
     streamsAddedP99: of((round) => round[name].streams.firstTokenP99 - round.direct.streams.firstTokenP99),
     stalled: of((round) => round[name].streams.stalledFrames),
     lost: of((round) => round[name].streams.lostFrames),
+    cpuPerStreamMs: of((round) => round[name].streams.cpuPerStreamMs),
     errors: rounds.reduce(
       (sum, round) =>
         sum + round[name].serial.errors + round[name].throughput.errors + round[name].burst.errors + round[name].streams.errors,
@@ -170,6 +172,10 @@ function printTable(summaries: Record<TargetName, Summary>): void {
     ),
     row(`${STREAMS} streams, stalled frames (gap > ${STALL_MS} ms)`, (summary) => format(summary.stalled, 0)),
     row(`${STREAMS} streams, lost frames`, (summary) => format(summary.lost, 0)),
+    row(
+      `${STREAMS} streams, server CPU per stream, ms`,
+      gatewayOnly((summary) => format(summary.cpuPerStreamMs)),
+    ),
     row(
       'peak RSS under load',
       gatewayOnly((summary) => `${format(summary.rssLow, 0)}–${format(summary.rssHigh, 0)} MiB`),

@@ -183,6 +183,8 @@ export interface StreamBurstFigures extends Failures {
   lostFrames: number;
   stalledFrames: number;
   peakRss: number;
+  /** The server's CPU for the whole burst over its streams: what one stream of 64 deltas costs it. */
+  cpuPerStreamMs: number;
 }
 
 /** `count` streams opened at once; their first tokens, lost and stalled frames, and the server's peak RSS. */
@@ -192,6 +194,7 @@ export async function streamBurst(target: Target, count: number): Promise<Stream
   let lostFrames = 0;
   let stalledFrames = 0;
   const stopWatching = watchRss(target.pid);
+  const cpuBefore = target.pid === undefined ? 0 : cpuMilliseconds(target.pid);
   await Promise.all(
     Array.from({ length: count }, async () => {
       try {
@@ -205,6 +208,7 @@ export async function streamBurst(target: Target, count: number): Promise<Stream
     }),
   );
   const peakRss = stopWatching();
+  const cpu = target.pid === undefined ? 0 : cpuMilliseconds(target.pid) - cpuBefore;
   const sorted = ascending(firstTokens);
   return {
     ...failures,
@@ -213,5 +217,6 @@ export async function streamBurst(target: Target, count: number): Promise<Stream
     lostFrames,
     stalledFrames,
     peakRss,
+    cpuPerStreamMs: cpu / count,
   };
 }
