@@ -176,7 +176,11 @@ export class S3BlobStorage implements BlobStorage {
     const { sdk, client } = await this.connect();
     await client
       .send(
-        new sdk.s3.CopyObjectCommand({ Bucket: this.location.bucket, Key: this.objectKey(to), CopySource: `${this.location.bucket}/${source}` }),
+        new sdk.s3.CopyObjectCommand({
+          Bucket: this.location.bucket,
+          Key: this.objectKey(to),
+          CopySource: `${this.location.bucket}/${source}`,
+        }),
       )
       .catch((error: unknown) => {
         throw unavailable(error);
@@ -212,11 +216,15 @@ export class S3BlobStorage implements BlobStorage {
   async sweepUnfinished(graceMilliseconds: number): Promise<number> {
     const cutoff = Date.now() - graceMilliseconds;
     const { sdk, client } = await this.connect();
-    const answer = await client.send(new sdk.s3.ListMultipartUploadsCommand({ Bucket: this.location.bucket, Prefix: this.location.prefix }));
+    const answer = await client.send(
+      new sdk.s3.ListMultipartUploadsCommand({ Bucket: this.location.bucket, Prefix: this.location.prefix }),
+    );
     let aborted = 0;
     for (const upload of answer.Uploads ?? []) {
       if ((upload.Initiated?.getTime() ?? cutoff) >= cutoff || upload.Key === undefined || upload.UploadId === undefined) continue;
-      await client.send(new sdk.s3.AbortMultipartUploadCommand({ Bucket: this.location.bucket, Key: upload.Key, UploadId: upload.UploadId }));
+      await client.send(
+        new sdk.s3.AbortMultipartUploadCommand({ Bucket: this.location.bucket, Key: upload.Key, UploadId: upload.UploadId }),
+      );
       aborted += 1;
     }
     return aborted;

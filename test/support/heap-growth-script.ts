@@ -14,6 +14,9 @@ let largestOldSpace = 0;
 for (let round = 0; round < ROUNDS; round += 1) {
   inFlight[round % WINDOW] = { round, text: `in flight ${round}`, parts: [round, round + 1] };
   if (round % 20_000 === 0)
-    largestOldSpace = Math.max(largestOldSpace, getHeapSpaceStatistics().find((space) => space.space_name === 'old_space')?.space_size ?? 0);
+    largestOldSpace = Math.max(
+      largestOldSpace,
+      getHeapSpaceStatistics().find((space) => space.space_name === 'old_space')?.space_size ?? 0,
+    );
 }
 process.stdout.write(`${JSON.stringify({ largestOldSpaceBytes: largestOldSpace })}\n`);
