@@ -20,8 +20,8 @@ import { KnowledgeDocumentService, knowledgeDocumentStorage } from './knowledge/
 import { organizationEmbedder } from './knowledge/organization-embedder.js';
 import { ProviderSettingsService, type StoredConfig } from './organizations/provider-settings-service.js';
 import { OutboundGuard } from './outbound/outbound-guard.js';
-import { boundedServerFetch } from './outbound/bounded-server-fetch.js';
-import { serverPost } from './outbound/outbound-post.js';
+import { fetchThrough } from './outbound/fetch-through.js';
+import { postThrough, serverAgent } from './outbound/outbound-post.js';
 import { OrganizationSettingsService } from './organizations/organization-settings-service.js';
 import type { Registries } from './pipeline/registries.js';
 import { RubricService } from './rubrics/rubric-service.js';
@@ -91,10 +91,11 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     ...cacheBounds,
     lifetimeMilliseconds: settings.hotReadCacheMilliseconds,
   });
+  const serverDispatcher = serverAgent(settings.upstreamResponseBytesMaximum);
   const providerSettings = new ProviderSettingsService(store.db, secrets, {
     serverProviders: settings,
     outbound,
-    server: { fetch: boundedServerFetch(settings.upstreamResponseBytesMaximum), post: serverPost(settings.upstreamResponseBytesMaximum) },
+    server: { fetch: fetchThrough(serverDispatcher), post: postThrough(serverDispatcher) },
     cache: organizationSettings,
   });
   const blobs = openBlobStorage(storageUrlFor(settings, store.dialect), store, settings);

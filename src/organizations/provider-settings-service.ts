@@ -96,7 +96,7 @@ export interface ProviderSettingsOptions {
   serverProviders: ServerProviderDefaults;
   /** Checks URLs when saved and reaches them when used. */
   outbound: OutboundGuard;
-  /** How provider calls reach the server's own URLs (src/outbound/outbound-post.ts, src/outbound/bounded-server-fetch.ts). */
+  /** How provider calls reach the server's own URLs (src/outbound/outbound-post.ts's `serverAgent`). */
   server: OutboundRoute;
   /** Organization id → its stored settings, as runs read them, for HOT_READ_CACHE_MS (docs/deployment.md, "Caches"). */
   cache: HotReadCache<number, StoredConfig>;

@@ -19,10 +19,11 @@
 import { lookup as systemLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
+import { Agent, buildConnector } from 'undici';
 import { AppError } from '../errors/app-error.js';
 import { causeMatching, type OutboundFetch } from '../pipeline/outbound-fetch.js';
 import type { OutboundPost } from '../pipeline/outbound-post.js';
+import { fetchThrough } from './fetch-through.js';
 import { postThrough } from './outbound-post.js';
 import { canonicalAddress, classifyAddress, type AddressKind } from './address-classification.js';
 
@@ -91,6 +92,7 @@ export class OutboundGuard {
   private readonly resolve: HostResolver;
   private readonly agent: Agent;
   private readonly post: OutboundPost;
+  private readonly fetch: OutboundFetch;
   /** One fetch per field, built once rather than on every request. */
   private readonly fetches = new Map<string, OutboundFetch>();
 
@@ -122,6 +124,7 @@ export class OutboundGuard {
       },
     });
     this.post = postThrough(this.agent);
+    this.fetch = fetchThrough(this.agent);
   }
 
   /** Why connecting to this address on behalf of `host` is refused, or undefined when it may go ahead. */
@@ -185,11 +188,7 @@ export class OutboundGuard {
     if (existing !== undefined) return existing;
     const guardedFetch: OutboundFetch = async (input, init) => {
       this.checkScheme(new URL(input instanceof Request ? input.url : input.toString()), field);
-      // undici's own fetch, since only it takes this dispatcher. Its Response is another class than
-      // the global one, with the same web interface, which is all any caller uses.
-      return this.refusalsNamed(field, () =>
-        undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: this.agent }),
-      );
+      return this.refusalsNamed(field, () => this.fetch(input, init));
     };
     this.fetches.set(field, guardedFetch);
     return guardedFetch;

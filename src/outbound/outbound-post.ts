@@ -28,11 +28,18 @@ export function postThrough(dispatcher: Dispatcher): OutboundPost {
 }
 
 /**
- * For URLs from the server's environment, which may point anywhere (a local vLLM is normal). An
- * answer larger than `responseBytesMaximum` (UPSTREAM_RESPONSE_MAX_BYTES) is cut by undici itself
- * and fails as `oversizedAnswerIn` recognises; the pipeline's deadlines bound every call in time,
- * so undici's own timeouts, which would only cut long answers short, are off.
+ * The one connection pool for URLs from the server's environment (OPENAI_BASE_URL,
+ * OLLAMA_BASE_URL), which may point anywhere (a local vLLM is normal): provider calls, model lists
+ * and embeddings all go through it. An answer larger than `responseBytesMaximum`
+ * (UPSTREAM_RESPONSE_MAX_BYTES) is cut by undici itself and fails as `oversizedAnswerIn`
+ * recognises; the pipeline's deadlines bound every call in time, so undici's own timeouts, which
+ * would only cut long answers short, are off.
  */
+export function serverAgent(responseBytesMaximum: number): Agent {
+  return new Agent({ headersTimeout: 0, bodyTimeout: 0, maxResponseSize: responseBytesMaximum });
+}
+
+/** A POST to the server's own URLs through an agent of its own (tests; the server shares `serverAgent` with its fetch). */
 export function serverPost(responseBytesMaximum: number): OutboundPost {
-  return postThrough(new Agent({ headersTimeout: 0, bodyTimeout: 0, maxResponseSize: responseBytesMaximum }));
+  return postThrough(serverAgent(responseBytesMaximum));
 }
