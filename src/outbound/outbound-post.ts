@@ -10,7 +10,10 @@ import type { OutboundPost, OutboundPostResponse } from '../pipeline/outbound-po
 /** A POST through `dispatcher`; errors (connection, abort) are undici's, for the caller to translate. */
 export function postThrough(dispatcher: Dispatcher): OutboundPost {
   return async ({ url, headers, body, signal }): Promise<OutboundPostResponse> => {
-    const { statusCode, body: stream } = await request(url, { method: 'POST', headers, body, signal, dispatcher });
+    // Given text, undici would keep it (in its handler) besides the bytes it makes of it (in its request)
+    // until the answer ends: for a stream with a long prompt, the prompt twice over for minutes.
+    const bytes = Buffer.from(body);
+    const { statusCode, body: stream } = await request(url, { method: 'POST', headers, body: bytes, signal, dispatcher });
     return {
       status: statusCode,
       // Made only when asked for, so that `text` alone reads a whole answer. A reader that stops early
