@@ -37,7 +37,14 @@ beforeEach(() => {
 });
 
 function moodleIntegration(overrides: Partial<NonNullable<Integrations['moodle']>> = {}): NonNullable<Integrations['moodle']> {
-  return { apiUrl: moodle.apiUrl, token: TOKEN, timeoutMilliseconds: 2_000, fetch: serverFetch, ...overrides };
+  return {
+    apiUrl: moodle.apiUrl,
+    token: TOKEN,
+    timeoutMilliseconds: 2_000,
+    responseBytesMaximum: 4_194_304,
+    fetch: serverFetch,
+    ...overrides,
+  };
 }
 
 function resolve(requester: Requester, moodleSettings?: NonNullable<Integrations['moodle']>) {

@@ -32,7 +32,13 @@ beforeEach(() => {
 });
 
 function endpoints(overrides: Partial<Integrations['weather']> = {}): Integrations['weather'] {
-  return { geocodingUrl: openMeteo.geocodingUrl, forecastUrl: openMeteo.forecastUrl, timeoutMilliseconds: 2_000, ...overrides };
+  return {
+    geocodingUrl: openMeteo.geocodingUrl,
+    forecastUrl: openMeteo.forecastUrl,
+    timeoutMilliseconds: 2_000,
+    responseBytesMaximum: 4_194_304,
+    ...overrides,
+  };
 }
 
 function contextWith(overrides: Partial<Integrations['weather']> = {}, signal?: AbortSignal): ToolContext {

@@ -128,7 +128,10 @@ export class PipelineContextBuilder {
   /** Open-Meteo from the server's settings; Moodle from the organization's settings, else the server's, else none. */
   private async integrationsFor(organizationId: number): Promise<Integrations> {
     const { settings, moodleFor } = this.dependencies;
-    const timeoutMilliseconds = settings.integrationTimeoutMilliseconds;
+    const bounds = {
+      timeoutMilliseconds: settings.integrationTimeoutMilliseconds,
+      responseBytesMaximum: settings.integrationResponseBytesMaximum,
+    };
     // The server's Moodle is the operator's choice and may be anywhere; the organization's is reached through the outbound guard.
     const serverMoodle =
       settings.moodleApiUrl !== undefined && settings.moodleToken !== undefined
@@ -136,8 +139,8 @@ export class PipelineContextBuilder {
         : undefined;
     const moodle = (await moodleFor(organizationId)) ?? serverMoodle;
     return {
-      weather: { geocodingUrl: settings.openMeteoGeocodingUrl, forecastUrl: settings.openMeteoForecastUrl, timeoutMilliseconds },
-      ...(moodle !== undefined && { moodle: { ...moodle, timeoutMilliseconds } }),
+      weather: { geocodingUrl: settings.openMeteoGeocodingUrl, forecastUrl: settings.openMeteoForecastUrl, ...bounds },
+      ...(moodle !== undefined && { moodle: { ...moodle, ...bounds } }),
     };
   }
 

@@ -612,6 +612,15 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1,
     maximum: 600_000,
   }),
+  /** The answer is read whole and parsed as JSON, so the bound is what one call may hold in memory. */
+  integrationResponseBytesMaximum: integerSetting({
+    variable: 'INTEGRATION_RESPONSE_MAX_BYTES',
+    meaning:
+      "largest answer Open-Meteo or Moodle may send to one call (4 MiB); past it the call fails with `upstream_error` naming the service and this setting, so a broken or hostile service cannot fill the process's memory (an organization's Moodle is also held to `UPSTREAM_RESPONSE_MAX_BYTES`)",
+    defaultValue: 4_194_304,
+    minimum: 1_024,
+    maximum: 1_073_741_824,
+  }),
   outboundAllowedHosts: {
     variable: 'OUTBOUND_ALLOWED_HOSTS',
     meaning:

@@ -181,6 +181,13 @@ const LIMITS: readonly LimitCase[] = [
   { variable: 'TOOL_IDENTICAL_CALLS_MAX', field: 'toolIdenticalCallsMaximum', defaultValue: 2, minimum: 1, customValue: 1 },
   { variable: 'TOOL_RESULT_CHARS_MAX', field: 'toolResultCharactersMaximum', defaultValue: 20_000, minimum: 100, customValue: 500 },
   { variable: 'INTEGRATION_TIMEOUT_MS', field: 'integrationTimeoutMilliseconds', defaultValue: 10_000, minimum: 1, customValue: 250 },
+  {
+    variable: 'INTEGRATION_RESPONSE_MAX_BYTES',
+    field: 'integrationResponseBytesMaximum',
+    defaultValue: 4_194_304,
+    minimum: 1_024,
+    customValue: 65_536,
+  },
   { variable: 'ASSISTANT_TOOL_TIMEOUT_MS', field: 'assistantToolTimeoutMilliseconds', defaultValue: 60_000, minimum: 1, customValue: 900 },
   { variable: 'ASSISTANT_TOOL_CALLS_MAX', field: 'assistantToolCallsMaximum', defaultValue: 6, minimum: 1, customValue: 2 },
   { variable: 'ASSISTANT_TOOL_TOTAL_MS', field: 'assistantToolTotalMilliseconds', defaultValue: 120_000, minimum: 1, customValue: 3_000 },

@@ -1,7 +1,7 @@
 /**
  * One HTTP request from a built-in function tool to an external service (Open-Meteo, Moodle),
  * answered by JSON. It runs under the integration's own timeout and the tool call's abort signal,
- * reads at most a bounded answer, never follows a redirect (a token in the request must reach only
+ * reads at most INTEGRATION_RESPONSE_MAX_BYTES of answer, never follows a redirect (a token in the request must reach only
  * the configured server), and fails with an AppError of our own that names the service and its
  * host: never the URL's query (it can carry a token), the request body, or what the service said.
  * The caller passes the fetch that reaches the URL: the outbound guard's for an organization's
@@ -9,9 +9,6 @@
  */
 import { AppError } from '../errors/app-error.js';
 import { outboundRefusalIn, startDeadline, type OutboundFetch } from '../pipeline/plugin-api.js';
-
-/** A larger answer is refused, so a misbehaving service cannot exhaust memory. */
-export const INTEGRATION_RESPONSE_BYTES_MAXIMUM = 4 * 1024 * 1024;
 
 export interface IntegrationRequest {
   /** The service's name as people know it, used in error messages: `Open-Meteo`, `Moodle`. */
@@ -21,6 +18,8 @@ export interface IntegrationRequest {
   form?: URLSearchParams;
   /** The whole exchange (connecting, waiting, reading) is abandoned after this. */
   timeoutMilliseconds: number;
+  /** INTEGRATION_RESPONSE_MAX_BYTES: a larger answer is refused, so a misbehaving service cannot exhaust memory. */
+  responseBytesMaximum: number;
   /** The tool call's signal: its timeout or the learner leaving. */
   signal: AbortSignal;
   /** How the URL is reached: the outbound guard's fetch when an organization set it, `serverFetch` when the server did. */
@@ -79,6 +78,14 @@ export async function readBoundedText(response: Response, maximumBytes: number, 
   return Buffer.concat(pieces).toString('utf8');
 }
 
+/** Names the setting as well as the number, so an operator knows what to raise when a service's answers are legitimately large. */
+function oversizedAnswerError(request: IntegrationRequest, host: string): AppError {
+  return new AppError(
+    'upstream_error',
+    `${request.service} at ${host} sent an answer larger than INTEGRATION_RESPONSE_MAX_BYTES (${request.responseBytesMaximum} bytes) allows.`,
+  );
+}
+
 function parseJson(text: string, service: string, host: string): unknown {
   try {
     return JSON.parse(text);
@@ -103,15 +110,7 @@ async function exchange(request: IntegrationRequest, signal: AbortSignal, host: 
     await response.body?.cancel().catch(() => undefined);
     throw statusError(request.service, host, response.status);
   }
-  return readBoundedText(
-    response,
-    INTEGRATION_RESPONSE_BYTES_MAXIMUM,
-    () =>
-      new AppError(
-        'upstream_error',
-        `${request.service} at ${host} sent an answer larger than ${INTEGRATION_RESPONSE_BYTES_MAXIMUM} bytes.`,
-      ),
-  );
+  return readBoundedText(response, request.responseBytesMaximum, () => oversizedAnswerError(request, host));
 }
 
 /** Sends the request and returns the parsed JSON answer of a 2xx response. */

@@ -26,6 +26,8 @@ export interface MoodleConnection {
   apiUrl: string;
   token: string;
   timeoutMilliseconds: number;
+  /** INTEGRATION_RESPONSE_MAX_BYTES: the largest answer read from one call. */
+  responseBytesMaximum: number;
   /** The guarded fetch when the organization set the URL; the server's own MOODLE_API_URL may go anywhere. */
   fetch: OutboundFetch;
 }
@@ -219,6 +221,7 @@ export class MoodleClient {
       url: this.endpoint,
       form,
       timeoutMilliseconds: this.connection.timeoutMilliseconds,
+      responseBytesMaximum: this.connection.responseBytesMaximum,
       signal: this.signal,
       fetch: this.connection.fetch,
     });

@@ -32,6 +32,8 @@ export interface OpenMeteoEndpoints {
   geocodingUrl: string;
   forecastUrl: string;
   timeoutMilliseconds: number;
+  /** INTEGRATION_RESPONSE_MAX_BYTES: the largest answer read from either API. */
+  responseBytesMaximum: number;
 }
 
 export interface Place {
@@ -110,7 +112,14 @@ function placeOf(answer: unknown): Place | undefined {
 export async function findPlace(endpoints: OpenMeteoEndpoints, name: string, signal: AbortSignal): Promise<Place | undefined> {
   const url = endpointUrl(endpoints.geocodingUrl, { name, count: '1', language: 'en', format: 'json' });
   return placeOf(
-    await requestIntegrationJson({ service: SERVICE, url, timeoutMilliseconds: endpoints.timeoutMilliseconds, signal, fetch: serverFetch }),
+    await requestIntegrationJson({
+      service: SERVICE,
+      url,
+      timeoutMilliseconds: endpoints.timeoutMilliseconds,
+      responseBytesMaximum: endpoints.responseBytesMaximum,
+      signal,
+      fetch: serverFetch,
+    }),
   );
 }
 
@@ -149,6 +158,7 @@ export async function fetchCurrentWeather(
     service: SERVICE,
     url,
     timeoutMilliseconds: endpoints.timeoutMilliseconds,
+    responseBytesMaximum: endpoints.responseBytesMaximum,
     signal,
     fetch: serverFetch,
   });

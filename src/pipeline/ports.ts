@@ -88,9 +88,9 @@ export interface Requester {
 
 /** External services the built-in function tools reach, resolved for the assistant owner's organization. */
 export interface Integrations {
-  weather: { geocodingUrl: string; forecastUrl: string; timeoutMilliseconds: number };
+  weather: { geocodingUrl: string; forecastUrl: string; timeoutMilliseconds: number; responseBytesMaximum: number };
   /** Absent when neither the organization nor the server configures Moodle: Moodle tools are then not offered. */
-  moodle?: { apiUrl: string; token: string; timeoutMilliseconds: number; fetch: OutboundFetch };
+  moodle?: { apiUrl: string; token: string; timeoutMilliseconds: number; responseBytesMaximum: number; fetch: OutboundFetch };
 }
 
 /** An assistant another assistant may call as a tool, as its owner sees it. */

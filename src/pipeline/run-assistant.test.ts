@@ -13,7 +13,12 @@ import { loadRegistries, type Registries } from './registries.js';
 import { runAssistant, type PipelineContext, type PipelineTrace } from './run-assistant.js';
 
 const TEST_INTEGRATIONS: Integrations = {
-  weather: { geocodingUrl: 'http://127.0.0.1:9/geocoding', forecastUrl: 'http://127.0.0.1:9/forecast', timeoutMilliseconds: 1_000 },
+  weather: {
+    geocodingUrl: 'http://127.0.0.1:9/geocoding',
+    forecastUrl: 'http://127.0.0.1:9/forecast',
+    timeoutMilliseconds: 1_000,
+    responseBytesMaximum: 4_194_304,
+  },
 };
 
 const FILE_PATH = 'files/1/notes.md';

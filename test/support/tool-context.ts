@@ -25,6 +25,7 @@ export const UNREACHABLE_WEATHER: Integrations['weather'] = {
   geocodingUrl: 'http://127.0.0.1:9/v1/search',
   forecastUrl: 'http://127.0.0.1:9/v1/forecast',
   timeoutMilliseconds: 1_000,
+  responseBytesMaximum: 4_194_304,
 };
 
 export interface ToolContextOptions {
