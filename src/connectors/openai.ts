@@ -46,8 +46,8 @@ function upstreamMessages(messages: readonly ChatMessage[]): ChatCompletionCreat
 }
 
 /** The request body; without a stream, one JSON answer, which is what a client waiting for the whole answer costs least to read. */
-function requestBody(request: ConnectorRequest, stream: boolean): string {
-  return JSON.stringify({
+function requestBody(request: ConnectorRequest, stream: boolean): Buffer {
+  const text = JSON.stringify({
     ...request.parameters,
     model: request.model || DEFAULT_MODEL,
     messages: upstreamMessages(request.messages),
@@ -56,6 +56,7 @@ function requestBody(request: ConnectorRequest, stream: boolean): string {
     stream,
     ...(stream && { stream_options: { include_usage: true } }),
   });
+  return Buffer.from(text);
 }
 
 /** Posts the request; an error status becomes an AppError with the body discarded. */

@@ -4,29 +4,60 @@
  * completion is answered as the status it sent). The server's own URLs use one shared agent; the
  * outbound guard passes its checking agent for the URLs an organization set.
  */
+import { Readable } from 'node:stream';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { OutboundPost, OutboundPostResponse } from '../pipeline/outbound-post.js';
+
+/**
+ * The answer's reading functions. Made here rather than inside the async POST: a closure made in
+ * an async function keeps that function's whole frame, its arguments with the request's body
+ * among them, alive for as long as the closure lives, which for a stream is its whole length.
+ */
+function answerOf(status: number, stream: Dispatcher.ResponseData['body']): OutboundPostResponse {
+  return {
+    status,
+    // Made only when asked for, so that `text` alone reads a whole answer. A reader that stops early
+    // (a stream read up to its `[DONE]`) leaves the body open, not destroyed, so that `discard`
+    // reads the rest and the connection goes back to the pool.
+    get body() {
+      return stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Uint8Array>;
+    },
+    text: () => stream.text(),
+    discard: async () => {
+      await stream.dump();
+    },
+  };
+}
+
+/**
+ * The request's bytes as a stream that lets go of them once read. undici keeps the body it was
+ * given until the answer ends: given the bytes, it would hold a long prompt for the whole of a
+ * stream of minutes; given this, it holds an emptied stream. (`Readable.from` would keep them:
+ * its iterator holds the array.)
+ */
+function readOnce(bytes: Uint8Array): Readable {
+  let pending: Uint8Array | undefined = bytes;
+  return new Readable({
+    read() {
+      const chunk = pending;
+      pending = undefined;
+      this.push(chunk ?? null);
+      if (chunk !== undefined) this.push(null);
+    },
+  });
+}
 
 /** A POST through `dispatcher`; errors (connection, abort) are undici's, for the caller to translate. */
 export function postThrough(dispatcher: Dispatcher): OutboundPost {
   return async ({ url, headers, body, signal }): Promise<OutboundPostResponse> => {
-    // Given text, undici would keep it (in its handler) besides the bytes it makes of it (in its request)
-    // until the answer ends: for a stream with a long prompt, the prompt twice over for minutes.
-    const bytes = Buffer.from(body);
-    const { statusCode, body: stream } = await request(url, { method: 'POST', headers, body: bytes, signal, dispatcher });
-    return {
-      status: statusCode,
-      // Made only when asked for, so that `text` alone reads a whole answer. A reader that stops early
-      // (a stream read up to its `[DONE]`) leaves the body open, not destroyed, so that `discard`
-      // reads the rest and the connection goes back to the pool.
-      get body() {
-        return stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Uint8Array>;
-      },
-      text: () => stream.text(),
-      discard: async () => {
-        await stream.dump();
-      },
-    };
+    const { statusCode, body: stream } = await request(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-length': String(body.byteLength) },
+      body: readOnce(body),
+      signal,
+      dispatcher,
+    });
+    return answerOf(statusCode, stream);
   };
 }
 

@@ -10,7 +10,11 @@ import { causeMatching } from './outbound-fetch.js';
 export interface OutboundPostRequest {
   url: string;
   headers: Readonly<Record<string, string>>;
-  body: string;
+  /**
+   * Bytes rather than text: undici keeps the bytes it sends until the answer ends, and with text
+   * it would keep the text too, so that a stream with a long prompt held it twice over.
+   */
+  body: Uint8Array;
   signal: AbortSignal;
 }
 
