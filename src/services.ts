@@ -112,6 +112,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     embedder,
     knowledgeServerFor: (organizationId) => providerSettings.knowledgeServerFor(organizationId),
     knowledgeServerTimeoutMilliseconds: settings.knowledgeServerTimeoutMilliseconds,
+    knowledgeServerResponseBytesMaximum: settings.knowledgeServerResponseBytesMaximum,
   });
   const rateLimiter = new RateLimiter(store.db, settings);
   const rubrics = new RubricService(store.db);

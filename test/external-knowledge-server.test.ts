@@ -15,7 +15,8 @@ import { possiblyUnset } from './support/possibly-unset.js';
 
 const KB_KEY = 'kb-secret-key-9f8e7d6c5b4a';
 const QUERY_TEXT = 'how does photosynthesis turn light into sugar';
-const TIMEOUT = { timeoutMilliseconds: 5_000 };
+/** KB_SERVER_TIMEOUT_MS and KB_SERVER_RESPONSE_MAX_BYTES as a server would pass them (the bound at its default). */
+const BOUNDS = { timeoutMilliseconds: 5_000, responseBytesMaximum: 8_388_608 };
 /** Reached as Merino reaches an organization's server: through the outbound guard, which allows the fakes' loopback address. */
 const KB_FETCH = new OutboundGuard({ allowedHosts: ['127.0.0.1'] }).fetchFor('kb_server.url');
 
@@ -68,7 +69,7 @@ describe('the client of LAMB knowledge-base servers', () => {
   });
 
   it('maps the results to hits, best first, keeping their metadata', async () => {
-    const hits = await queryExternalKnowledgeServer(server(), '7', query(), TIMEOUT);
+    const hits = await queryExternalKnowledgeServer(server(), '7', query(), BOUNDS);
     expect(hits[0]).toEqual({
       text: 'Photosynthesis uses light to turn water and carbon dioxide into sugar.',
       similarity: wordOverlap(QUERY_TEXT, PASSAGES[1]!.text),
@@ -85,7 +86,7 @@ describe('the client of LAMB knowledge-base servers', () => {
       server(),
       '7',
       query({ topK: 3, threshold: 0.25, pluginParams: { return_parent_context: true } }),
-      TIMEOUT,
+      BOUNDS,
     );
     const sent = knowledgeBase.requests.at(-1)!;
     expect(sent.method).toBe('POST');
@@ -94,14 +95,14 @@ describe('the client of LAMB knowledge-base servers', () => {
     expect(sent.headers['content-type']).toBe('application/json');
     expect(sent.body).toEqual({ query_text: QUERY_TEXT, top_k: 3, threshold: 0.25, plugin_params: { return_parent_context: true } });
 
-    await queryExternalKnowledgeServer(server(), '7', query(), TIMEOUT);
+    await queryExternalKnowledgeServer(server(), '7', query(), BOUNDS);
     expect(knowledgeBase.requests.at(-1)!.body.plugin_params).toEqual({});
   });
 
   it('passes top_k and the threshold, and the server honours them', async () => {
-    const topTwo = await queryExternalKnowledgeServer(server(), '7', query({ topK: 2 }), TIMEOUT);
+    const topTwo = await queryExternalKnowledgeServer(server(), '7', query({ topK: 2 }), BOUNDS);
     expect(topTwo.map((hit) => hit.metadata.source)).toEqual(['plants.pdf', 'cells.pdf']);
-    const aboveHalf = await queryExternalKnowledgeServer(server(), '7', query({ threshold: 0.5 }), TIMEOUT);
+    const aboveHalf = await queryExternalKnowledgeServer(server(), '7', query({ threshold: 0.5 }), BOUNDS);
     expect(aboveHalf.map((hit) => hit.metadata.source)).toEqual(['plants.pdf']);
     expect(knowledgeBase.queries.map((recorded) => recorded.body.top_k)).toEqual([2, 5]);
     expect(knowledgeBase.queries.map((recorded) => recorded.body.threshold)).toEqual([0, 0.5]);
@@ -122,22 +123,20 @@ describe('the client of LAMB knowledge-base servers', () => {
         query: QUERY_TEXT,
       },
     });
-    const hits = await queryExternalKnowledgeServer(server(), '7', query({ topK: 2, threshold: 0.5 }), TIMEOUT);
+    const hits = await queryExternalKnowledgeServer(server(), '7', query({ topK: 2, threshold: 0.5 }), BOUNDS);
     expect(hits).toEqual([
       { text: 'over one', similarity: 1, metadata: { n: 2 } },
       { text: 'strong', similarity: 0.9, metadata: {} },
     ]);
 
     knowledgeBase.enqueue({ body: { results: [{ similarity: -0.4, data: 'negative', metadata: {} }], count: 1 } });
-    expect(await queryExternalKnowledgeServer(server(), '7', query(), TIMEOUT)).toEqual([
-      { text: 'negative', similarity: 0, metadata: {} },
-    ]);
+    expect(await queryExternalKnowledgeServer(server(), '7', query(), BOUNDS)).toEqual([{ text: 'negative', similarity: 0, metadata: {} }]);
   });
 
   it('encodes the collection id in the path', async () => {
     const awkwardId = 'unit 3/week?2#a%b';
     knowledgeBase.setCollection(awkwardId, [{ text: 'Light and sugar.', metadata: { source: 'awkward.md' } }]);
-    const hits = await queryExternalKnowledgeServer(server(), awkwardId, query(), TIMEOUT);
+    const hits = await queryExternalKnowledgeServer(server(), awkwardId, query(), BOUNDS);
     expect(hits.map((hit) => hit.metadata.source)).toEqual(['awkward.md']);
     expect(knowledgeBase.requests.at(-1)!.path).toBe(`/collections/${encodeURIComponent(awkwardId)}/query`);
     expect(knowledgeBase.queries.at(-1)!.collectionId).toBe(awkwardId);
@@ -145,16 +144,14 @@ describe('the client of LAMB knowledge-base servers', () => {
   });
 
   it('keeps a base path of the server URL and ignores a trailing slash', async () => {
-    await queryExternalKnowledgeServer({ fetch: KB_FETCH, url: `${knowledgeBase.url}/`, apiKey: KB_KEY }, '7', query(), TIMEOUT);
+    await queryExternalKnowledgeServer({ fetch: KB_FETCH, url: `${knowledgeBase.url}/`, apiKey: KB_KEY }, '7', query(), BOUNDS);
     expect(knowledgeBase.requests.at(-1)!.path).toBe('/collections/7/query');
-    await failure(
-      queryExternalKnowledgeServer({ fetch: KB_FETCH, url: `${knowledgeBase.url}/kb/`, apiKey: KB_KEY }, '7', query(), TIMEOUT),
-    );
+    await failure(queryExternalKnowledgeServer({ fetch: KB_FETCH, url: `${knowledgeBase.url}/kb/`, apiKey: KB_KEY }, '7', query(), BOUNDS));
     expect(knowledgeBase.requests.at(-1)!.path).toBe('/kb/collections/7/query');
   });
 
   it('says which knowledge base the server does not have (404)', async () => {
-    const error = await failure(queryExternalKnowledgeServer(server(), '99', query(), TIMEOUT));
+    const error = await failure(queryExternalKnowledgeServer(server(), '99', query(), BOUNDS));
     expect(error.code).toBe('not_found');
     expect(error.status).toBe(404);
     expect(error.message).toContain("Knowledge base 99 not found on the organization's knowledge-base server");
@@ -164,7 +161,7 @@ describe('the client of LAMB knowledge-base servers', () => {
   it('says the server refused the key (401), and that a key is missing (403)', async () => {
     const wrongKey = 'kb-wrong-key-0000000000';
     const refused = await failure(
-      queryExternalKnowledgeServer({ fetch: KB_FETCH, url: knowledgeBase.url, apiKey: wrongKey }, '7', query(), TIMEOUT),
+      queryExternalKnowledgeServer({ fetch: KB_FETCH, url: knowledgeBase.url, apiKey: wrongKey }, '7', query(), BOUNDS),
     );
     expect(refused.code).toBe('upstream_error');
     expect(refused.message).toContain("refused the organization's API key");
@@ -172,7 +169,7 @@ describe('the client of LAMB knowledge-base servers', () => {
     expect(refused.message).not.toContain(wrongKey);
     expect(knowledgeBase.queries.at(-1)!.bearer).toBe(wrongKey);
 
-    const keyless = await failure(queryExternalKnowledgeServer({ fetch: KB_FETCH, url: knowledgeBase.url }, '7', query(), TIMEOUT));
+    const keyless = await failure(queryExternalKnowledgeServer({ fetch: KB_FETCH, url: knowledgeBase.url }, '7', query(), BOUNDS));
     expect(keyless.code).toBe('upstream_error');
     expect(keyless.message).toMatch(/requires an API key/);
     expect(knowledgeBase.requests.at(-1)!.headers.authorization).toBeUndefined();
@@ -180,7 +177,7 @@ describe('the client of LAMB knowledge-base servers', () => {
 
   it("reports a server error (500) without repeating the server's error text", async () => {
     knowledgeBase.enqueue({ status: 500, errorDetail: `Failed to query collection: '${QUERY_TEXT}' with key ${KB_KEY}` });
-    const error = await failure(queryExternalKnowledgeServer(server(), '7', query(), TIMEOUT));
+    const error = await failure(queryExternalKnowledgeServer(server(), '7', query(), BOUNDS));
     expect(error.code).toBe('upstream_error');
     expect(error.status).toBe(502);
     expect(error.message).toContain(host);
@@ -190,13 +187,13 @@ describe('the client of LAMB knowledge-base servers', () => {
 
   it('reports a rejected query (422) and rate limiting (429) with their own codes', async () => {
     knowledgeBase.enqueue({ status: 422 }, { status: 429 });
-    expect((await failure(queryExternalKnowledgeServer(server(), '7', query(), TIMEOUT))).code).toBe('upstream_rejected');
-    expect((await failure(queryExternalKnowledgeServer(server(), '7', query(), TIMEOUT))).code).toBe('upstream_rate_limited');
+    expect((await failure(queryExternalKnowledgeServer(server(), '7', query(), BOUNDS))).code).toBe('upstream_rejected');
+    expect((await failure(queryExternalKnowledgeServer(server(), '7', query(), BOUNDS))).code).toBe('upstream_rate_limited');
   });
 
   it('refuses a malformed answer: broken JSON', async () => {
     knowledgeBase.enqueue({ malformedJson: true });
-    const error = await failure(queryExternalKnowledgeServer(server(), '7', query(), TIMEOUT));
+    const error = await failure(queryExternalKnowledgeServer(server(), '7', query(), BOUNDS));
     expect(error.code).toBe('upstream_error');
     expect(error.message).toContain(host);
     expect(error.message).toMatch(/malformed answer: it is not JSON/);
@@ -225,16 +222,29 @@ describe('the client of LAMB knowledge-base servers', () => {
     ];
     for (const [body, problem] of garbage) {
       knowledgeBase.enqueue({ body });
-      const error = await failure(queryExternalKnowledgeServer(server(), '7', query(), TIMEOUT));
+      const error = await failure(queryExternalKnowledgeServer(server(), '7', query(), BOUNDS));
       expect(error.code, JSON.stringify(body)).toBe('upstream_error');
       expect(error.message, JSON.stringify(body)).toContain(problem);
     }
   });
 
+  it('reads an answer of exactly responseBytesMaximum bytes, and refuses one byte more naming the host and the setting', async () => {
+    const body = { results: [{ similarity: 0.9, data: `fits ${'x'.repeat(2_000)}`, metadata: {} }], count: 1 };
+    const answerBytes = Buffer.byteLength(JSON.stringify(body));
+    knowledgeBase.enqueue({ body }, { body });
+    const hits = await queryExternalKnowledgeServer(server(), '7', query(), { ...BOUNDS, responseBytesMaximum: answerBytes });
+    expect(hits).toHaveLength(1);
+    const error = await failure(queryExternalKnowledgeServer(server(), '7', query(), { ...BOUNDS, responseBytesMaximum: answerBytes - 1 }));
+    expect(error.code).toBe('upstream_error');
+    expect(error.message).toBe(
+      `The knowledge-base server at ${host} sent an answer larger than KB_SERVER_RESPONSE_MAX_BYTES (${answerBytes - 1} bytes) allows.`,
+    );
+  });
+
   it('gives up after the timeout with a clear error, abandoning the request', async () => {
     knowledgeBase.enqueue({ delayMs: 10_000 });
     const started = Date.now();
-    const error = await failure(queryExternalKnowledgeServer(server(), '7', query(), { timeoutMilliseconds: 200 }));
+    const error = await failure(queryExternalKnowledgeServer(server(), '7', query(), { ...BOUNDS, timeoutMilliseconds: 200 }));
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(error.code).toBe('upstream_timeout');
     expect(error.status).toBe(504);
@@ -250,7 +260,7 @@ describe('the client of LAMB knowledge-base servers', () => {
     setTimeout(() => controller.abort(reason), 100);
     const started = Date.now();
     await expect(
-      queryExternalKnowledgeServer(server(), '7', query(), { timeoutMilliseconds: 10_000, signal: controller.signal }),
+      queryExternalKnowledgeServer(server(), '7', query(), { ...BOUNDS, timeoutMilliseconds: 10_000, signal: controller.signal }),
     ).rejects.toBe(reason);
     expect(Date.now() - started).toBeLessThan(3_000);
     await expect.poll(() => knowledgeBase.disconnectedRequests()).toBe(1);
@@ -258,7 +268,7 @@ describe('the client of LAMB knowledge-base servers', () => {
     // An already-aborted signal sends nothing at all.
     const before = knowledgeBase.requests.length;
     await expect(
-      queryExternalKnowledgeServer(server(), '7', query(), { timeoutMilliseconds: 10_000, signal: AbortSignal.abort() }),
+      queryExternalKnowledgeServer(server(), '7', query(), { ...BOUNDS, timeoutMilliseconds: 10_000, signal: AbortSignal.abort() }),
     ).rejects.toMatchObject({
       name: 'AbortError',
     });
@@ -269,7 +279,7 @@ describe('the client of LAMB knowledge-base servers', () => {
     const gone = await startFakeLambKnowledgeServer();
     const goneUrl = gone.url;
     await gone.close();
-    const error = await failure(queryExternalKnowledgeServer({ fetch: KB_FETCH, url: goneUrl, apiKey: KB_KEY }, '7', query(), TIMEOUT));
+    const error = await failure(queryExternalKnowledgeServer({ fetch: KB_FETCH, url: goneUrl, apiKey: KB_KEY }, '7', query(), BOUNDS));
     expect(error.code).toBe('upstream_error');
     expect(error.message).toContain(`${new URL(goneUrl).host} could not be reached`);
   });
@@ -279,13 +289,13 @@ describe('the client of LAMB knowledge-base servers', () => {
     url.username = 'lamb';
     url.password = KB_KEY;
     url.search = `?token=${KB_KEY}`;
-    const error = await failure(queryExternalKnowledgeServer({ fetch: KB_FETCH, url: url.toString() }, '404', query(), TIMEOUT));
+    const error = await failure(queryExternalKnowledgeServer({ fetch: KB_FETCH, url: url.toString() }, '404', query(), BOUNDS));
     expect(error.message).toContain(host);
   });
 
   it('refuses a URL that is not http(s)', async () => {
     const error = await failure(
-      queryExternalKnowledgeServer({ fetch: KB_FETCH, url: 'file:///etc/passwd', apiKey: KB_KEY }, '7', query(), TIMEOUT),
+      queryExternalKnowledgeServer({ fetch: KB_FETCH, url: 'file:///etc/passwd', apiKey: KB_KEY }, '7', query(), BOUNDS),
     );
     expect(error.code).toBe('upstream_error');
     expect(error.message).toMatch(/not an http\(s\) URL/);

@@ -118,7 +118,7 @@ describe("the external LAMB knowledge-base server's threshold", () => {
       { url: knowledgeServer.url, fetch: serverFetch },
       '7',
       { queryText: 'anything', topK: 10, threshold: 0.5 },
-      { timeoutMilliseconds: 5_000 },
+      { timeoutMilliseconds: 5_000, responseBytesMaximum: 8_388_608 },
     );
     expect(hits.map((hit) => hit.text)).toEqual(['just above', 'exactly at the threshold']);
   });

@@ -515,6 +515,15 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1,
     maximum: 600_000,
   }),
+  /** The answer is read whole and parsed as JSON, so the bound is what one query may hold in memory. */
+  knowledgeServerResponseBytesMaximum: integerSetting({
+    variable: 'KB_SERVER_RESPONSE_MAX_BYTES',
+    meaning:
+      "largest answer an organization's knowledge-base server (`kb_server`) may send to one query (8 MiB); past it the query fails with `upstream_error` naming the host and this setting, so a broken or hostile server cannot fill the process's memory (also held to `UPSTREAM_RESPONSE_MAX_BYTES`)",
+    defaultValue: 8_388_608,
+    minimum: 1_024,
+    maximum: 1_073_741_824,
+  }),
   queryRewriteTimeoutMilliseconds: integerSetting({
     variable: 'QUERY_REWRITE_TIMEOUT_MS',
     meaning: 'how long the small fast model may take to rewrite a `context_aware` query before the last message is used',

@@ -158,6 +158,13 @@ const LIMITS: readonly LimitCase[] = [
   { variable: 'EMBEDDING_TIMEOUT_MS', field: 'embeddingTimeoutMilliseconds', defaultValue: 60_000, minimum: 1, customValue: 1_500 },
   { variable: 'EMBEDDING_BATCH_SIZE', field: 'embeddingBatchSize', defaultValue: 64, minimum: 1, customValue: 8 },
   { variable: 'KB_SERVER_TIMEOUT_MS', field: 'knowledgeServerTimeoutMilliseconds', defaultValue: 10_000, minimum: 1, customValue: 750 },
+  {
+    variable: 'KB_SERVER_RESPONSE_MAX_BYTES',
+    field: 'knowledgeServerResponseBytesMaximum',
+    defaultValue: 8_388_608,
+    minimum: 1_024,
+    customValue: 65_536,
+  },
   { variable: 'QUERY_REWRITE_TIMEOUT_MS', field: 'queryRewriteTimeoutMilliseconds', defaultValue: 5_000, minimum: 1, customValue: 300 },
   { variable: 'KB_JSON_DOCUMENTS_MAX', field: 'knowledgeJsonDocumentsMaximum', defaultValue: 100, minimum: 1, customValue: 3 },
   { variable: 'TOOL_LOOP_ITERATIONS', field: 'toolLoopIterations', defaultValue: 5, minimum: 1, customValue: 3 },

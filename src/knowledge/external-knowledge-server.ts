@@ -6,11 +6,12 @@
  *   {query_text, top_k, threshold, plugin_params}
  *   → {results: [{similarity, data, metadata}], count, timing, query}
  *
- * The answer is checked before anything uses it: similarities are clamped into [0, 1], results
- * below the threshold are dropped and at most `top_k` are kept, best first. Every failure is an
- * AppError whose message names the server's host and never the API key, the query text or what
- * the server answered (a server's own error text can quote both). The URL is an organization's,
- * so it is reached only through the outbound guard's fetch, which refuses internal addresses.
+ * The answer is read only up to KB_SERVER_RESPONSE_MAX_BYTES and checked before anything uses it:
+ * similarities are clamped into [0, 1], results below the threshold are dropped and at most
+ * `top_k` are kept, best first. Every failure is an AppError whose message names the server's
+ * host and never the API key, the query text or what the server answered (a server's own error
+ * text can quote both). The URL is an organization's, so it is reached only through the outbound
+ * guard's fetch, which refuses internal addresses.
  */
 import { AppError } from '../errors/app-error.js';
 import { startDeadline } from '../pipeline/deadline.js';
@@ -19,8 +20,6 @@ import { outboundRefusalIn, type OutboundFetch } from '../pipeline/outbound-fetc
 import type { KnowledgeHit } from '../pipeline/ports.js';
 import { trimCharactersEnd } from '../validation/trim-characters.js';
 
-/** A larger answer is refused, so a misbehaving server cannot exhaust memory. */
-export const RESPONSE_BYTES_MAXIMUM = 8 * 1024 * 1024;
 /** Collection ids are shown in error messages; a longer one is cut there. */
 const SHOWN_ID_CHARACTERS = 120;
 
@@ -46,6 +45,8 @@ export interface ExternalKnowledgeQuery {
 export interface ExternalKnowledgeQueryOptions {
   /** The whole call (connecting, waiting and reading the answer) is abandoned after this. */
   timeoutMilliseconds: number;
+  /** KB_SERVER_RESPONSE_MAX_BYTES: a larger answer is refused, so a misbehaving server cannot exhaust memory. */
+  responseBytesMaximum: number;
   /** The caller's cancellation: aborting it aborts the request and rejects with its reason. */
   signal?: AbortSignal;
 }
@@ -133,6 +134,14 @@ function hitsOf(text: string, host: string): KnowledgeHit[] {
   });
 }
 
+/** Names the setting as well as the number, so an operator knows what to raise when a server's answers are legitimately large. */
+function oversizedAnswerError(host: string, responseBytesMaximum: number): AppError {
+  return new AppError(
+    'upstream_error',
+    `The knowledge-base server at ${host} sent an answer larger than KB_SERVER_RESPONSE_MAX_BYTES (${responseBytesMaximum} bytes) allows.`,
+  );
+}
+
 /** The caller's own cancellation keeps its reason; anything else that aborted the call was the timeout. */
 function abortError(callerSignal: AbortSignal | undefined, host: string, timeoutMilliseconds: number): Error {
   if (callerSignal?.aborted) {
@@ -179,12 +188,7 @@ export async function queryExternalKnowledgeServer(
       await response.body?.cancel().catch(() => undefined);
       throw statusError(response.status, host, collectionId, keySent);
     }
-    text = await readBoundedText(
-      response,
-      RESPONSE_BYTES_MAXIMUM,
-      () =>
-        new AppError('upstream_error', `The knowledge-base server at ${host} sent an answer larger than ${RESPONSE_BYTES_MAXIMUM} bytes.`),
-    );
+    text = await readBoundedText(response, options.responseBytesMaximum, () => oversizedAnswerError(host, options.responseBytesMaximum));
   } catch (error) {
     if (signal.aborted) throw abortError(options.signal, host, timeoutMilliseconds);
     if (error instanceof AppError) throw error;

@@ -43,7 +43,6 @@ import type { Database } from '../store/schema.js';
 import type { PageQuery } from '../validation/page-query-schema.js';
 
 const DEFAULT_TOP_K = 5;
-const DEFAULT_KNOWLEDGE_SERVER_TIMEOUT_MILLISECONDS = 10_000;
 
 export interface KnowledgeBaseServiceOptions {
   db: Kysely<Database>;
@@ -55,7 +54,10 @@ export interface KnowledgeBaseServiceOptions {
   embedder?: Embedder;
   /** The organization's external LAMB knowledge-base server, when it names one. */
   knowledgeServerFor?(organizationId: number): Promise<ExternalKnowledgeServer | undefined>;
-  knowledgeServerTimeoutMilliseconds?: number;
+  /** KB_SERVER_TIMEOUT_MS; required, so the setting's default is the only one. */
+  knowledgeServerTimeoutMilliseconds: number;
+  /** KB_SERVER_RESPONSE_MAX_BYTES; required for the same reason. */
+  knowledgeServerResponseBytesMaximum: number;
 }
 
 /** What ranking a knowledge base's chunks needs: the query, how many, and how (unset: what the knowledge base supports best). */
@@ -308,7 +310,8 @@ export class KnowledgeBaseService {
             collectionId,
             { queryText, topK, threshold },
             {
-              timeoutMilliseconds: this.options.knowledgeServerTimeoutMilliseconds ?? DEFAULT_KNOWLEDGE_SERVER_TIMEOUT_MILLISECONDS,
+              timeoutMilliseconds: this.options.knowledgeServerTimeoutMilliseconds,
+              responseBytesMaximum: this.options.knowledgeServerResponseBytesMaximum,
               ...(signal !== undefined && { signal }),
             },
           );
