@@ -51,8 +51,8 @@ function pause(milliseconds: number): Promise<void> {
 describe('a provider POST', () => {
   it('sends the body whole, with its length, and lets go of it while the answer still streams', async () => {
     const post = serverPost(1_000_000);
-    let collected = false;
-    const registry = new FinalizationRegistry(() => (collected = true));
+    const prompt = { collected: false };
+    const registry = new FinalizationRegistry(() => (prompt.collected = true));
     const answer = await (async () => {
       const body = Buffer.alloc(PROMPT_BYTES, 'a');
       registry.register(body, 'prompt');
@@ -62,11 +62,11 @@ describe('a provider POST', () => {
     expect(Buffer.from((await chunks.next()).value as Uint8Array).toString()).toBe('data: first\n\n');
     expect(received).toEqual({ length: String(PROMPT_BYTES), chunked: false, bytes: PROMPT_BYTES });
 
-    for (let attempt = 0; attempt < 20 && !collected; attempt += 1) {
+    for (let attempt = 0; attempt < 20 && !prompt.collected; attempt += 1) {
       collectGarbage();
       await pause(20);
     }
-    expect(collected).toBe(true);
+    expect(prompt.collected).toBe(true);
 
     finishAnswer();
     const rest: string[] = [];
