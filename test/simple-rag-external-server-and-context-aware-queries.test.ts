@@ -61,6 +61,7 @@ describe.each(TEST_DIALECTS)('simple_rag with organization settings on %s', (dia
             metadata: { filename: 'mechanics.pdf', page: 12, source_url: 'https://lamb.example/files/mechanics.pdf' },
           },
         ],
+        'optics-101': [{ text: 'Light bends towards the normal when it enters glass from air.' }],
       },
     });
     provider = await startFakeOpenAiServer({ apiKey: PROVIDER_KEY });
@@ -109,6 +110,15 @@ describe.each(TEST_DIALECTS)('simple_rag with organization settings on %s', (dia
         page: 12,
         tool: 'simple_rag',
       });
+    });
+
+    it('names the collection as the source of a passage the server gave no file name', async () => {
+      const model = await createAssistant({ collections: ['optics-101'], top_k: 1, threshold: 0 });
+      const answer = await chat(model, [{ role: 'user', content: 'How does light bend entering glass?' }]);
+      expect(answer.status, answer.text).toBe(200);
+      expect(promptOf(answer)).toContain('Light bends towards the normal');
+      expect(promptOf(answer)).toContain('[knowledge base optics-101]');
+      expect(answer.body.sources[0]).toMatchObject({ title: 'knowledge base optics-101', tool: 'simple_rag' });
     });
 
     it('leaves {context} empty for a collection the server does not know, with a status that never shows the key', async () => {

@@ -305,7 +305,7 @@ export class KnowledgeBaseService {
       query: async ({ collectionId, queryText, topK, threshold, signal }) => {
         const server = await this.options.knowledgeServerFor?.(owner.organizationId);
         if (server !== undefined) {
-          return queryExternalKnowledgeServer(
+          const hits = await queryExternalKnowledgeServer(
             server,
             collectionId,
             { queryText, topK, threshold },
@@ -315,6 +315,9 @@ export class KnowledgeBaseService {
               ...(signal !== undefined && { signal }),
             },
           );
+          // A server's passage names its collection as a local one does, so that its source reads
+          // "knowledge base <id>" when the server gave no file name, rather than "undefined".
+          return hits.map((hit) => ({ ...hit, metadata: { knowledge_base_id: collectionId, ...hit.metadata } }));
         }
         return (
           await this.search(owner, localId(collectionId), { text: queryText, topK, threshold, ...(signal !== undefined && { signal }) })
