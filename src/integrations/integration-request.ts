@@ -8,7 +8,7 @@
  * Moodle, so it can never be pointed at an internal address (src/outbound/outbound-guard.ts).
  */
 import { AppError } from '../errors/app-error.js';
-import { outboundRefusalIn, startDeadline, type OutboundFetch } from '../pipeline/plugin-api.js';
+import { answerPastBoundError, outboundRefusalIn, startDeadline, type OutboundFetch } from '../pipeline/plugin-api.js';
 
 export interface IntegrationRequest {
   /** The service's name as people know it, used in error messages: `Open-Meteo`, `Moodle`. */
@@ -78,14 +78,6 @@ export async function readBoundedText(response: Response, maximumBytes: number, 
   return Buffer.concat(pieces).toString('utf8');
 }
 
-/** Names the setting as well as the number, so an operator knows what to raise when a service's answers are legitimately large. */
-function oversizedAnswerError(request: IntegrationRequest, host: string): AppError {
-  return new AppError(
-    'upstream_error',
-    `${request.service} at ${host} sent an answer larger than INTEGRATION_RESPONSE_MAX_BYTES (${request.responseBytesMaximum} bytes) allows.`,
-  );
-}
-
 function parseJson(text: string, service: string, host: string): unknown {
   try {
     return JSON.parse(text);
@@ -110,7 +102,9 @@ async function exchange(request: IntegrationRequest, signal: AbortSignal, host: 
     await response.body?.cancel().catch(() => undefined);
     throw statusError(request.service, host, response.status);
   }
-  return readBoundedText(response, request.responseBytesMaximum, () => oversizedAnswerError(request, host));
+  return readBoundedText(response, request.responseBytesMaximum, () =>
+    answerPastBoundError(`${request.service} at ${host}`, 'INTEGRATION_RESPONSE_MAX_BYTES', request.responseBytesMaximum),
+  );
 }
 
 /** Sends the request and returns the parsed JSON answer of a 2xx response. */

@@ -18,6 +18,7 @@ import { startDeadline } from '../pipeline/deadline.js';
 import { readBoundedText } from '../integrations/integration-request.js';
 import { outboundRefusalIn, type OutboundFetch } from '../pipeline/outbound-fetch.js';
 import type { KnowledgeHit } from '../pipeline/ports.js';
+import { answerPastBoundError } from '../pipeline/upstream-errors.js';
 import { trimCharactersEnd } from '../validation/trim-characters.js';
 
 /** Collection ids are shown in error messages; a longer one is cut there. */
@@ -134,14 +135,6 @@ function hitsOf(text: string, host: string): KnowledgeHit[] {
   });
 }
 
-/** Names the setting as well as the number, so an operator knows what to raise when a server's answers are legitimately large. */
-function oversizedAnswerError(host: string, responseBytesMaximum: number): AppError {
-  return new AppError(
-    'upstream_error',
-    `The knowledge-base server at ${host} sent an answer larger than KB_SERVER_RESPONSE_MAX_BYTES (${responseBytesMaximum} bytes) allows.`,
-  );
-}
-
 /** The caller's own cancellation keeps its reason; anything else that aborted the call was the timeout. */
 function abortError(callerSignal: AbortSignal | undefined, host: string, timeoutMilliseconds: number): Error {
   if (callerSignal?.aborted) {
@@ -188,7 +181,9 @@ export async function queryExternalKnowledgeServer(
       await response.body?.cancel().catch(() => undefined);
       throw statusError(response.status, host, collectionId, keySent);
     }
-    text = await readBoundedText(response, options.responseBytesMaximum, () => oversizedAnswerError(host, options.responseBytesMaximum));
+    text = await readBoundedText(response, options.responseBytesMaximum, () =>
+      answerPastBoundError(`The knowledge-base server at ${host}`, 'KB_SERVER_RESPONSE_MAX_BYTES', options.responseBytesMaximum),
+    );
   } catch (error) {
     if (signal.aborted) throw abortError(options.signal, host, timeoutMilliseconds);
     if (error instanceof AppError) throw error;

@@ -61,6 +61,7 @@ export { outboundRefusalIn, serverFetch, type OutboundFetch } from './outbound-f
 export { oversizedAnswerIn, type OutboundPost, type OutboundPostRequest, type OutboundPostResponse } from './outbound-post.js';
 export { ToolCallAssembler, type ToolCallDelta } from './tool-call-assembly.js';
 export {
+  answerPastBoundError,
   estimateTokens,
   oversizedAnswerError,
   unreachableProviderError,

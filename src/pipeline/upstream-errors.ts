@@ -46,6 +46,15 @@ export function oversizedAnswerError(): AppError {
   return new AppError('upstream_error', 'The model provider sent a larger answer than UPSTREAM_RESPONSE_MAX_BYTES allows.');
 }
 
+/**
+ * An outside service's answer (Moodle, Open-Meteo, a knowledge-base server) passed the setting that
+ * bounds it. The setting is named with its value, so an operator knows what to raise when a
+ * service's answers are legitimately large.
+ */
+export function answerPastBoundError(sender: string, setting: string, bytesMaximum: number): AppError {
+  return new AppError('upstream_error', `${sender} sent an answer larger than ${setting} (${bytesMaximum} bytes) allows.`);
+}
+
 export function unreachableProviderError(): AppError {
   return new AppError('upstream_error', 'The model provider could not be reached.');
 }
