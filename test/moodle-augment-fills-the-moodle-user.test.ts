@@ -6,14 +6,13 @@
  * tool output) and a learner's own "{moodle_user}" left as written.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { serverFetch } from '../src/pipeline/outbound-fetch.js';
 import type { ChatMessage } from '../src/pipeline/messages.js';
 import type { Integrations, Requester } from '../src/pipeline/ports.js';
 import type { PromptInput } from '../src/pipeline/prompt-processor-definition.js';
 import { loadRegistries } from '../src/pipeline/registries.js';
 import moodleAugment from '../src/prompt-processors/moodle_augment.js';
 import { startFakeMoodleServer, type FakeMoodleServer } from './fakes/fake-moodle-server.js';
-import { buildToolContext, TEST_ASSISTANT } from './support/tool-context.js';
+import { buildToolContext, TEST_ASSISTANT, moodleIntegration as sharedMoodleIntegration } from './support/tool-context.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 
 const TOKEN = 'augment-token-81d0';
@@ -37,14 +36,7 @@ beforeEach(() => {
 });
 
 function moodleIntegration(overrides: Partial<NonNullable<Integrations['moodle']>> = {}): NonNullable<Integrations['moodle']> {
-  return {
-    apiUrl: moodle.apiUrl,
-    token: TOKEN,
-    timeoutMilliseconds: 2_000,
-    responseBytesMaximum: 4_194_304,
-    fetch: serverFetch,
-    ...overrides,
-  };
+  return sharedMoodleIntegration({ apiUrl: moodle.apiUrl, token: TOKEN }, overrides);
 }
 
 function resolve(requester: Requester, moodleSettings?: NonNullable<Integrations['moodle']>) {

@@ -8,7 +8,6 @@
  * and a call that arrives anyway is a clear error. LAMB's `moodle` tool name resolves to the courses tool.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { serverFetch } from '../src/pipeline/outbound-fetch.js';
 import { normalizeMetadata } from '../src/pipeline/metadata-normalizer.js';
 import { findRegistryProblems } from '../src/assistants/metadata-registry-check.js';
 import { AppError } from '../src/errors/app-error.js';
@@ -18,7 +17,7 @@ import { toolKind, type ToolContext } from '../src/pipeline/tool-definition.js';
 import moodleAssignments, { ASSIGNMENTS_CHECKED_MAXIMUM, SUBMISSION_STATUS_CONCURRENCY } from '../src/tools/moodle_assignments.js';
 import moodleCourses from '../src/tools/moodle_courses.js';
 import { startFakeMoodleServer, type FakeMoodleServer } from './fakes/fake-moodle-server.js';
-import { buildToolContext } from './support/tool-context.js';
+import { buildToolContext, moodleIntegration as sharedMoodleIntegration } from './support/tool-context.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 
 const TOKEN = 'moodle-ws-token-5f2c9a';
@@ -80,14 +79,7 @@ beforeEach(() => {
 });
 
 function moodleIntegration(overrides: Partial<NonNullable<Integrations['moodle']>> = {}): NonNullable<Integrations['moodle']> {
-  return {
-    apiUrl: moodle.apiUrl,
-    token: TOKEN,
-    timeoutMilliseconds: 2_000,
-    responseBytesMaximum: 4_194_304,
-    fetch: serverFetch,
-    ...overrides,
-  };
+  return sharedMoodleIntegration({ apiUrl: moodle.apiUrl, token: TOKEN }, overrides);
 }
 
 function contextFor(requester: Requester, overrides: Partial<NonNullable<Integrations['moodle']>> = {}): ToolContext {

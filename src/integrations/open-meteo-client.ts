@@ -108,19 +108,16 @@ function placeOf(answer: unknown): Place | undefined {
   };
 }
 
+/** One GET to Open-Meteo, under the integration's time and size bounds; Open-Meteo is the server's choice, so it is reached directly. */
+function openMeteoJson(endpoints: OpenMeteoEndpoints, url: URL, signal: AbortSignal): Promise<unknown> {
+  const { timeoutMilliseconds, responseBytesMaximum } = endpoints;
+  return requestIntegrationJson({ service: SERVICE, url, timeoutMilliseconds, responseBytesMaximum, signal, fetch: serverFetch });
+}
+
 /** The best match for a place name, or undefined when Open-Meteo knows no such place. */
 export async function findPlace(endpoints: OpenMeteoEndpoints, name: string, signal: AbortSignal): Promise<Place | undefined> {
   const url = endpointUrl(endpoints.geocodingUrl, { name, count: '1', language: 'en', format: 'json' });
-  return placeOf(
-    await requestIntegrationJson({
-      service: SERVICE,
-      url,
-      timeoutMilliseconds: endpoints.timeoutMilliseconds,
-      responseBytesMaximum: endpoints.responseBytesMaximum,
-      signal,
-      fetch: serverFetch,
-    }),
-  );
+  return placeOf(await openMeteoJson(endpoints, url, signal));
 }
 
 function currentWeatherOf(answer: unknown, sourceUrl: string): CurrentWeather {
@@ -154,13 +151,6 @@ export async function fetchCurrentWeather(
     wind_speed_unit: unit === 'fahrenheit' ? 'mph' : 'kmh',
     timezone: 'auto',
   });
-  const answer = await requestIntegrationJson({
-    service: SERVICE,
-    url,
-    timeoutMilliseconds: endpoints.timeoutMilliseconds,
-    responseBytesMaximum: endpoints.responseBytesMaximum,
-    signal,
-    fetch: serverFetch,
-  });
+  const answer = await openMeteoJson(endpoints, url, signal);
   return currentWeatherOf(answer, shareableUrl(url));
 }

@@ -5,6 +5,7 @@
  */
 import { AppError } from '../../src/errors/app-error.js';
 import type { AssistantSnapshot } from '../../src/pipeline/assistant-snapshot.js';
+import { serverFetch } from '../../src/pipeline/outbound-fetch.js';
 import type { Integrations, Requester } from '../../src/pipeline/ports.js';
 import type { ToolContext } from '../../src/pipeline/tool-definition.js';
 
@@ -19,6 +20,22 @@ export const TEST_ASSISTANT: AssistantSnapshot = {
   ragCollections: [],
   ragTopK: 3,
 };
+
+type MoodleIntegration = NonNullable<Integrations['moodle']>;
+
+/** The Moodle integration a test's fake Moodle answers for, with the server's defaults and what the test overrides. */
+export function moodleIntegration(
+  connection: { apiUrl: string; token: string },
+  overrides: Partial<MoodleIntegration> = {},
+): MoodleIntegration {
+  return {
+    ...connection,
+    timeoutMilliseconds: 2_000,
+    responseBytesMaximum: 4_194_304,
+    fetch: serverFetch,
+    ...overrides,
+  };
+}
 
 /** Weather endpoints nobody listens on: a test that should not reach Open-Meteo fails loudly if it does. */
 export const UNREACHABLE_WEATHER: Integrations['weather'] = {
