@@ -4,12 +4,10 @@
  * organization's Moodle, reached through the outbound guard) larger than the bound fails the tool
  * call with one clear sentence naming the service, its host and the setting — the model reads it
  * as the call's result, with no stack trace and nothing the service sent — and the answer ends
- * normally; answers under the bound still work. A bound that is not a number of bytes in range
- * stops start-up with an error naming the setting.
+ * normally; answers under the bound still work. (src/config/settings.test.ts checks the setting's
+ * default and range.)
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadSettings } from '../src/config/settings.js';
-import { SettingsError } from '../src/config/settings-error.js';
 import { startFakeMoodleServer, type FakeMoodleCourse, type FakeMoodleServer } from './fakes/fake-moodle-server.js';
 import { startFakeOpenAiServer, type FakeOpenAiServer, type RecordedRequest } from './fakes/fake-openai-server.js';
 import { startFakeOpenMeteoServer, type FakeOpenMeteoServer } from './fakes/fake-open-meteo-server.js';
@@ -168,22 +166,5 @@ describe.each(TEST_DIALECTS)('integration answers past INTEGRATION_RESPONSE_MAX_
   it('still lists the courses when Moodle’s answer is under the bound', async () => {
     const result = await callTool(fewCourses, 'get_moodle_courses', '{}', 'You take biology.');
     expect(result).toContain('Introduction to Biology');
-  });
-});
-
-describe('INTEGRATION_RESPONSE_MAX_BYTES at start-up', () => {
-  it('defaults to 4 MiB', () => {
-    expect(loadSettings({}).integrationResponseBytesMaximum).toBe(4_194_304);
-  });
-
-  it.each([
-    ['512', 'expected a number from 1024 to 1073741824, got 512'],
-    ['4MiB', 'expected a whole number, got "4MiB"'],
-    ['2147483648', 'expected a number from 1024 to 1073741824, got 2147483648'],
-  ])('refuses %s with an error naming the setting and the rule', (value, problem) => {
-    expect(() => loadSettings({ INTEGRATION_RESPONSE_MAX_BYTES: value })).toThrow(SettingsError);
-    expect(() => loadSettings({ INTEGRATION_RESPONSE_MAX_BYTES: value })).toThrow(
-      `Invalid setting INTEGRATION_RESPONSE_MAX_BYTES: ${problem}`,
-    );
   });
 });

@@ -5,11 +5,9 @@
  * server's host and the setting — in the tool's status, with no stack trace and nothing the server
  * sent — and the request still answers, its {context} empty; answers under the bound still fill
  * {context}. KB_SERVER_TIMEOUT_MS reaches the same query (the service has no default of its own).
- * A bound that is not a number of bytes in range stops start-up with an error naming the setting.
+ * (src/config/settings.test.ts checks the setting's default and range.)
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadSettings } from '../src/config/settings.js';
-import { SettingsError } from '../src/config/settings-error.js';
 import { startFakeLambKnowledgeServer, type FakeLambKnowledgeServer } from './fakes/fake-lamb-knowledge-server.js';
 import { serverSentEvents } from './support/chat-world.js';
 import { possiblyUnset } from './support/possibly-unset.js';
@@ -154,20 +152,5 @@ describe.each(TEST_DIALECTS)('knowledge-base server answers past KB_SERVER_RESPO
       `querying knowledge base small: The knowledge-base server at ${host} did not answer within ${TIMEOUT_MILLISECONDS} ms.`,
     );
     await expect.poll(() => knowledgeServer.disconnectedRequests()).toBe(1);
-  });
-});
-
-describe('KB_SERVER_RESPONSE_MAX_BYTES at start-up', () => {
-  it('defaults to 8 MiB', () => {
-    expect(loadSettings({}).knowledgeServerResponseBytesMaximum).toBe(8_388_608);
-  });
-
-  it.each([
-    ['512', 'expected a number from 1024 to 1073741824, got 512'],
-    ['8MiB', 'expected a whole number, got "8MiB"'],
-    ['2147483648', 'expected a number from 1024 to 1073741824, got 2147483648'],
-  ])('refuses %s with an error naming the setting and the rule', (value, problem) => {
-    expect(() => loadSettings({ KB_SERVER_RESPONSE_MAX_BYTES: value })).toThrow(SettingsError);
-    expect(() => loadSettings({ KB_SERVER_RESPONSE_MAX_BYTES: value })).toThrow(`Invalid setting KB_SERVER_RESPONSE_MAX_BYTES: ${problem}`);
   });
 });
