@@ -38,7 +38,7 @@ export const MUTATION_GROUPS = {
       'src/store/chunk-search-repository.ts',
       'src/knowledge/external-knowledge-server.ts',
       // The threshold filter of the knowledge-base service: its search method only (lines move when the file changes).
-      'src/knowledge/knowledge-base-service.ts:225-236',
+      'src/knowledge/knowledge-base-service.ts:243-257',
     ],
     tests: [
       'src/knowledge/reciprocal-rank-fusion.test.ts',

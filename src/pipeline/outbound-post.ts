@@ -11,8 +11,8 @@ export interface OutboundPostRequest {
   url: string;
   headers: Readonly<Record<string, string>>;
   /**
-   * Bytes rather than text: undici keeps the bytes it sends until the answer ends, and with text
-   * it would keep the text too, so that a stream with a long prompt held it twice over.
+   * Bytes rather than text: text would be kept beside the bytes made of it for as long as the call
+   * lasts, and the POST lets the bytes go once they are sent (src/outbound/outbound-post.ts).
    */
   body: Uint8Array;
   signal: AbortSignal;
