@@ -3,9 +3,11 @@
  * the real wire format on loopback: hits come back mapped with their metadata, best first, within
  * top_k and above the threshold; the bearer key and the query travel as LAMB expects; and every
  * failure (unknown collection, refused key, server error, malformed answer, timeout, unreachable
- * server) is a clear AppError naming the server's host, never the key, the query or the answer.
- * The caller's abort signal cancels the request at once.
+ * server, redirect, refused destination) is a clear AppError naming the server's host, never the
+ * key, the query or the answer; an error answer's body is cancelled, not read. The caller's abort
+ * signal cancels the request at once, and the call lets go of that signal when it ends.
  */
+import { getEventListeners } from 'node:events';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../src/errors/app-error.js';
 import { queryExternalKnowledgeServer, type ExternalKnowledgeQuery } from '../src/knowledge/external-knowledge-server.js';
@@ -93,6 +95,7 @@ describe('the client of LAMB knowledge-base servers', () => {
     expect(sent.path).toBe('/collections/7/query');
     expect(sent.headers.authorization).toBe(`Bearer ${KB_KEY}`);
     expect(sent.headers['content-type']).toBe('application/json');
+    expect(sent.headers.accept).toBe('application/json');
     expect(sent.body).toEqual({ query_text: QUERY_TEXT, top_k: 3, threshold: 0.25, plugin_params: { return_parent_context: true } });
 
     await queryExternalKnowledgeServer(server(), '7', query(), BOUNDS);
@@ -299,6 +302,177 @@ describe('the client of LAMB knowledge-base servers', () => {
     );
     expect(error.code).toBe('upstream_error');
     expect(error.message).toMatch(/not an http\(s\) URL/);
+  });
+
+  it('refuses a URL that does not parse, sending nothing', async () => {
+    const error = await failure(
+      queryExternalKnowledgeServer({ fetch: KB_FETCH, url: 'lamb kb server', apiKey: KB_KEY }, '7', query(), BOUNDS),
+    );
+    expect(error.code).toBe('upstream_error');
+    expect(error.message).toBe("The organization's knowledge-base server URL is not a valid URL.");
+    expect(knowledgeBase.requests).toEqual([]);
+  });
+
+  it('takes an https URL: a server that does not speak TLS there is unreachable, not a refused scheme', async () => {
+    const error = await failure(
+      queryExternalKnowledgeServer(
+        { fetch: KB_FETCH, url: knowledgeBase.url.replace(/^http:/, 'https:'), apiKey: KB_KEY },
+        '7',
+        query(),
+        BOUNDS,
+      ),
+    );
+    expect(error.code).toBe('upstream_error');
+    expect(error.message).toBe(`The knowledge-base server at ${host} could not be reached.`);
+  });
+
+  it("passes on the outbound guard's refusal of an internal address, also when the fetch wrapped it, and sends nothing", async () => {
+    const guard = new OutboundGuard({ allowedHosts: [] });
+    const guardedFetch = guard.fetchFor('kb_server.url');
+    // As fetch itself does with a connector's error: a TypeError whose cause is the refusal.
+    const wrappingFetch: typeof guardedFetch = (input, init) =>
+      guardedFetch(input, init).catch((error: unknown) => {
+        throw new TypeError('fetch failed', { cause: error });
+      });
+    try {
+      for (const fetch of [guardedFetch, wrappingFetch]) {
+        const error = await failure(queryExternalKnowledgeServer({ fetch, url: knowledgeBase.url, apiKey: KB_KEY }, '7', query(), BOUNDS));
+        expect(error.code).toBe('upstream_refused');
+        expect(error.status).toBe(502);
+        expect(error.message).toMatch(/^The organization's kb_server\.url points to 127\.0\.0\.1, which is not a public address;/);
+      }
+      expect(knowledgeBase.requests).toEqual([]);
+    } finally {
+      await guard.close();
+    }
+  });
+
+  it('refuses an empty collection id before sending anything', async () => {
+    const error = await failure(queryExternalKnowledgeServer(server(), '', query(), BOUNDS));
+    expect(error.code).toBe('assistant_misconfigured');
+    expect(error.message).toBe('The knowledge base id is empty.');
+    expect(knowledgeBase.requests).toEqual([]);
+  });
+
+  it('treats an empty API key as none: no authorization header, and the error says a key is missing', async () => {
+    const error = await failure(
+      queryExternalKnowledgeServer({ fetch: KB_FETCH, url: knowledgeBase.url, apiKey: '' }, '7', query(), BOUNDS),
+    );
+    expect(knowledgeBase.requests.at(-1)!.headers.authorization).toBeUndefined();
+    expect(error.code).toBe('upstream_error');
+    expect(error.message).toBe(`The knowledge-base server at ${host} requires an API key, and the organization has none set (HTTP 403).`);
+  });
+
+  it('refuses a redirect status (300 to 399) without following it, naming the host and never the key', async () => {
+    const elsewhere = await startFakeLambKnowledgeServer({ collections: { '7': PASSAGES } });
+    try {
+      for (const status of [300, 301, 302, 303, 307, 308, 399]) {
+        knowledgeBase.enqueue({ status, headers: { location: `${elsewhere.url}/collections/7/query` } });
+        const error = await failure(queryExternalKnowledgeServer(server(), '7', query(), BOUNDS));
+        expect(error.code, String(status)).toBe('upstream_error');
+        expect(error.status).toBe(502);
+        expect(error.message).toBe(
+          `The knowledge-base server at ${host} answered with a redirect (HTTP ${status}); set the organization's knowledge-base URL to where it points.`,
+        );
+      }
+      expect(elsewhere.requests).toEqual([]);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
+  it('refuses a 304, which comes without a body, as a redirect too', async () => {
+    knowledgeBase.enqueue({ status: 304 });
+    const error = await failure(queryExternalKnowledgeServer(server(), '7', query(), BOUNDS));
+    expect(error.code).toBe('upstream_error');
+    expect(error.message).toBe(
+      `The knowledge-base server at ${host} answered with a redirect (HTTP 304); set the organization's knowledge-base URL to where it points.`,
+    );
+  });
+
+  it('cancels the body of an error answer instead of reading it', async () => {
+    knowledgeBase.enqueue({ status: 500, errorBodyStallMs: 10_000, errorDetail: `Failed on '${QUERY_TEXT}'` });
+    const started = Date.now();
+    const error = await failure(queryExternalKnowledgeServer(server(), '7', query(), BOUNDS));
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(error.message).toBe(`The knowledge-base server at ${host} failed to answer (HTTP 500).`);
+    await expect.poll(() => knowledgeBase.disconnectedRequests()).toBe(1);
+  });
+
+  it('names a rejected query (400 to 499) and rate limiting (429) in full', async () => {
+    for (const status of [400, 422, 499]) {
+      knowledgeBase.enqueue({ status });
+      const error = await failure(queryExternalKnowledgeServer(server(), '7', query(), BOUNDS));
+      expect(error.code, String(status)).toBe('upstream_rejected');
+      expect(error.message).toBe(`The knowledge-base server at ${host} rejected the query (HTTP ${status}).`);
+    }
+    knowledgeBase.enqueue({ status: 429 });
+    const limited = await failure(queryExternalKnowledgeServer(server(), '7', query(), BOUNDS));
+    expect(limited.code).toBe('upstream_rate_limited');
+    expect(limited.message).toBe(`The knowledge-base server at ${host} is rate limiting requests; try again later.`);
+  });
+
+  it('shows a collection id of up to 120 characters in full in a 404, and cuts a longer one there', async () => {
+    const fits = 'k'.repeat(120);
+    const notFound = (shown: string) => `Knowledge base ${shown} not found on the organization's knowledge-base server (${host}).`;
+    expect((await failure(queryExternalKnowledgeServer(server(), fits, query(), BOUNDS))).message).toBe(notFound(fits));
+    const long = `${fits}XYZ`;
+    const error = await failure(queryExternalKnowledgeServer(server(), long, query(), BOUNDS));
+    expect(error.code).toBe('not_found');
+    expect(error.message).toBe(notFound(`${fits}…`));
+  });
+
+  it('refuses a count that is negative or not whole, and takes a count of zero or none', async () => {
+    for (const count of [-1, 1.5]) {
+      knowledgeBase.enqueue({ body: { results: [], count } });
+      const error = await failure(queryExternalKnowledgeServer(server(), '7', query(), BOUNDS));
+      expect(error.message, String(count)).toBe(`The knowledge-base server at ${host} sent a malformed answer: "count" is not a count.`);
+    }
+    knowledgeBase.enqueue({ body: { results: [], count: 0 } }, { body: { results: [{ similarity: 0.5, data: 'no count' }] } });
+    expect(await queryExternalKnowledgeServer(server(), '7', query(), BOUNDS)).toEqual([]);
+    expect(await queryExternalKnowledgeServer(server(), '7', query(), BOUNDS)).toEqual([
+      { text: 'no count', similarity: 0.5, metadata: {} },
+    ]);
+  });
+
+  it('refuses a similarity that is not finite (1e999 and -1e999 parse to infinities)', async () => {
+    for (const similarity of ['1e999', '-1e999']) {
+      knowledgeBase.enqueue({
+        rawJson: `{"results": [{"similarity": 0.9, "data": "ok"}, {"similarity": ${similarity}, "data": "huge"}], "count": 2}`,
+      });
+      const error = await failure(queryExternalKnowledgeServer(server(), '7', query(), BOUNDS));
+      expect(error.message, similarity).toBe(
+        `The knowledge-base server at ${host} sent a malformed answer: "results[1].similarity" is not a number.`,
+      );
+    }
+  });
+
+  it('rejects with an AbortError of its own when the caller aborts with a reason that is not an Error', async () => {
+    knowledgeBase.enqueue({ delayMs: 10_000 });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort('the learner went away'), 100);
+    const error: unknown = await queryExternalKnowledgeServer(server(), '7', query(), {
+      ...BOUNDS,
+      timeoutMilliseconds: 10_000,
+      signal: controller.signal,
+    }).then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(error).toBeInstanceOf(DOMException);
+    expect(error).toMatchObject({ name: 'AbortError', message: 'The query was cancelled.' });
+    await expect.poll(() => knowledgeBase.disconnectedRequests()).toBe(1);
+  });
+
+  it("lets go of the caller's signal when the call ends, answered or failed", async () => {
+    const controller = new AbortController();
+    const options = { ...BOUNDS, signal: controller.signal };
+    expect(await queryExternalKnowledgeServer(server(), '7', query({ topK: 1 }), options)).toHaveLength(1);
+    expect(getEventListeners(controller.signal, 'abort')).toEqual([]);
+    knowledgeBase.enqueue({ status: 500 });
+    await failure(queryExternalKnowledgeServer(server(), '7', query(), options));
+    expect(getEventListeners(controller.signal, 'abort')).toEqual([]);
+    expect(controller.signal.aborted).toBe(false);
   });
 });
 

@@ -42,6 +42,15 @@ export interface ScriptedKnowledgeReply {
   status?: number;
   /** The `detail` text of a scripted error; LAMB's can quote the query, which clients must not repeat. */
   errorDetail?: string;
+  /** With `status`: extra response headers, e.g. a redirect's `location`. */
+  headers?: Record<string, string>;
+  /**
+   * With `status`: send the headers and the first bytes of the error body, then hold the rest back
+   * this long (cut short when the client leaves), so a test can see whether the client drops the body.
+   */
+  errorBodyStallMs?: number;
+  /** Answer 200 with exactly this text as a JSON body, for what JSON.stringify cannot write (`1e999` parses to Infinity). */
+  rawJson?: string;
   /** Answer 200 with a JSON content type and a truncated, unparsable body. */
   malformedJson?: boolean;
   /** Answer 200 with exactly this JSON value instead of the ranked results (for shape tests). */
@@ -205,11 +214,25 @@ export async function startFakeLambKnowledgeServer(options: FakeLambKnowledgeSer
     if (reply !== undefined && !(await pause(reply.delayMs, exchange.signal))) return;
 
     if (reply?.status !== undefined) {
-      sendJson(
-        response,
-        reply.status,
-        detail(reply.errorDetail ?? (reply.status >= 500 ? 'Internal Server Error' : `Request failed with status ${reply.status}`)),
+      const errorBody = detail(
+        reply.errorDetail ?? (reply.status >= 500 ? 'Internal Server Error' : `Request failed with status ${reply.status}`),
       );
+      if (reply.errorBodyStallMs === undefined) {
+        sendJson(response, reply.status, errorBody, reply.headers);
+        return;
+      }
+      const text = JSON.stringify(errorBody);
+      response.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', ...reply.headers });
+      await writeFlushed(response, text.slice(0, 10));
+      if (await pause(reply.errorBodyStallMs, exchange.signal)) response.end(text.slice(10));
+      return;
+    }
+    if (reply?.rawJson !== undefined) {
+      response.writeHead(200, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': String(Buffer.byteLength(reply.rawJson)),
+      });
+      response.end(reply.rawJson);
       return;
     }
     if (reply?.malformedJson === true) {
