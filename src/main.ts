@@ -18,6 +18,7 @@ import { createLogger } from './http/logger.js';
 import { loadRegistries } from './pipeline/registries.js';
 import { createServices } from './services.js';
 import { installProcessPolicy } from './process-policy.js';
+import { deferSignalsUntilStarted } from './stop-signals.js';
 import type { ServerDrain } from './health/server-drain.js';
 import { copyBlobs } from './storage/blob-copy.js';
 import { openBlobStorage } from './storage/open-blob-storage.js';
@@ -133,6 +134,7 @@ async function start(command: Command): Promise<void> {
   const logger = createLogger(settings.logLevel);
   installProcessPolicy(logger);
   limitHeapGrowth(settings.heapGrowthPercent);
+  const signals = deferSignalsUntilStarted(logger);
   const store = await openMigratedStore(settings);
   logger.info({ dialect: store.dialect }, 'store ready');
   const bootstrap = await bootstrapAdmin(store.db, settings.adminEmail, settings.adminPassword);
@@ -171,8 +173,7 @@ async function start(command: Command): Promise<void> {
     logger.info('stopped');
     process.exit(0);
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  signals.started((signal) => void stop(signal));
 }
 
 start(parseCommand(process.argv.slice(2))).catch((error: unknown) => {

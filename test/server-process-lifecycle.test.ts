@@ -1,7 +1,8 @@
 /**
  * Proves the server process's life as an operator sees it: the first start prints a generated
  * admin password once (and nowhere in the logs), later starts do not, a bad setting stops the
- * process with a message naming it, and SIGTERM lets an in-flight request finish before exiting.
+ * process with a message naming it, and SIGTERM lets an in-flight request finish before exiting,
+ * also when it comes during start-up.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -88,6 +89,16 @@ describe.each(TEST_DIALECTS)('the server process on %s', (dialect) => {
     expect(await stopServer(server)).toEqual({ code: 0, signal: null });
     // Checked after exit, so a banner written late would still be seen.
     expect(server.output()).not.toMatch(/password/i);
+  });
+
+  it('stops cleanly on a SIGTERM that comes while it is still starting, once it has started', async () => {
+    const launched = launch(environment);
+    // The store is ready well before the server listens: the signal lands in the middle of start-up.
+    await expect.poll(() => launched.output(), { timeout: START_TIMEOUT_MILLISECONDS, interval: 5 }).toContain('"msg":"store ready"');
+    launched.child.kill('SIGTERM');
+    expect(await launched.exited).toEqual({ code: 0, signal: null });
+    expect(launched.output()).toContain('stop requested while starting');
+    expect(launched.output()).toMatch(/Server listening at[\s\S]*"msg":"stopped"/);
   });
 
   it('finishes an in-flight request on SIGTERM, then exits cleanly', async () => {
