@@ -1,9 +1,10 @@
 /**
  * One HTTP request from a built-in function tool to an external service (Open-Meteo, Moodle),
  * answered by JSON. It runs under the integration's own timeout and the tool call's abort signal,
- * reads at most INTEGRATION_RESPONSE_MAX_BYTES of answer, never follows a redirect (a token in the request must reach only
- * the configured server), and fails with an AppError of our own that names the service and its
- * host: never the URL's query (it can carry a token), the request body, or what the service said.
+ * reads at most INTEGRATION_RESPONSE_MAX_BYTES of answer, never follows a redirect (a token in the
+ * request must reach only the configured server), and fails with an AppError of our own that
+ * names the service and its host: never the URL's query (it can carry a token), the request body,
+ * or what the service said.
  * The caller passes the fetch that reaches the URL: the outbound guard's for an organization's
  * Moodle, so it can never be pointed at an internal address (src/outbound/outbound-guard.ts).
  */
