@@ -13,7 +13,7 @@ import { findLiveSession, insertSession, revokeSession } from '../store/sessions
 import { findUserByEmail, findUserById, type UserWithRole } from '../store/users-repository.js';
 import type { Identity } from './identity.js';
 import { verifyAgainstDecoy, verifyPassword } from './passwords.js';
-import { rateLimited, type LoginLimitScope, type LoginSubjects, type RateLimiter } from './rate-limiter.js';
+import { rateLimited, type LoginLimitScope, type LoginReservation, type RateLimiter } from './rate-limiter.js';
 import { API_KEY_PREFIX, generateSessionToken, hashToken, SESSION_TOKEN_PREFIX } from './tokens.js';
 
 /** An API key's last-use time is written at most this often, so busy keys do not cost a write per request. */
@@ -74,33 +74,37 @@ export class Authenticator {
   /**
    * Checks the password unless the account or the client address has used up its failed logins
    * (429 with the seconds to wait; nothing is hashed then, so a locked-out guesser costs no CPU).
+   * The attempt is counted before the hash is checked, so a burst cannot slip past the limit.
    */
   async login(attempt: LoginAttempt): Promise<LoginResult> {
     const { password, requestId } = attempt;
     const email = attempt.email.trim();
-    const subjects = this.rateLimiter.loginSubjects(email, attempt.clientAddress);
     const user = await findUserByEmail(this.db, email);
-    const lockout = await this.rateLimiter.loginLockout(subjects);
-    if (lockout !== undefined) {
-      await this.recordLoginLockout('auth.login_refused', user?.id ?? null, lockout, attempt);
+    const admission = await this.rateLimiter.admitLoginAttempt(this.rateLimiter.loginSubjects(email, attempt.clientAddress));
+    if (!admission.admitted) {
+      await this.recordLoginLockout('auth.login_refused', user?.id ?? null, admission, attempt);
       throw rateLimited(
-        `Too many failed logins from ${lockout.scope === 'account' ? 'this account' : 'this address'}; try again in ${lockout.retryAfterSeconds} seconds.`,
-        lockout.retryAfterSeconds,
+        `Too many failed logins from ${admission.scope === 'account' ? 'this account' : 'this address'}; try again in ${admission.retryAfterSeconds} seconds.`,
+        admission.retryAfterSeconds,
       );
     }
+    const { reservation } = admission;
     if (user?.password_hash == null) {
       await verifyAgainstDecoy(password);
       await this.recordFailedLogin(user?.id ?? null, 'unknown_user', requestId);
-      await this.countFailure(subjects, user?.id ?? null, attempt);
+      await this.countFailure(reservation, user?.id ?? null, attempt);
       throw new AppError('invalid_credentials');
     }
     if (!(await verifyPassword(password, user.password_hash))) {
       await this.recordFailedLogin(user.id, 'wrong_password', requestId);
-      await this.countFailure(subjects, user.id, attempt);
+      await this.countFailure(reservation, user.id, attempt);
       throw new AppError('invalid_credentials');
     }
-    if (user.disabled === 1) throw new AppError('account_disabled');
-    await this.rateLimiter.recordLoginSuccess(subjects);
+    if (user.disabled === 1) {
+      await this.rateLimiter.releaseLoginAttempt(reservation);
+      throw new AppError('account_disabled');
+    }
+    await this.rateLimiter.loginSucceeded(reservation);
     const token = generateSessionToken();
     const expiresAt = new Date(Date.now() + this.sessionTtlHours * 3_600_000).toISOString();
     await this.db.transaction().execute(async (transaction) => {
@@ -147,8 +151,8 @@ export class Authenticator {
     return (await findLiveSession(this.db, hashToken(token)))?.id;
   }
 
-  private async countFailure(subjects: LoginSubjects, userId: number | null, attempt: LoginAttempt): Promise<void> {
-    for (const lockout of await this.rateLimiter.recordLoginFailure(subjects))
+  private async countFailure(reservation: LoginReservation, userId: number | null, attempt: LoginAttempt): Promise<void> {
+    for (const lockout of this.rateLimiter.loginFailed(reservation))
       await this.recordLoginLockout('auth.login_locked', userId, lockout, attempt);
   }
 

@@ -11,8 +11,9 @@ import { AppError } from '../errors/app-error.js';
 import {
   clearRateLimitCounter,
   countRateLimitEvent,
+  countRateLimitEvents,
   pruneRateLimitCounters,
-  readRateLimitCounter,
+  releaseRateLimitEvent,
   type CounterState,
 } from '../store/rate-limit-repository.js';
 import { RateLimitEventBatcher } from '../store/rate-limit-event-batcher.js';
@@ -29,10 +30,21 @@ export interface Limit {
 
 export type LoginLimitScope = 'account' | 'address';
 
+const LOGIN_LIMIT_SCOPES: readonly LoginLimitScope[] = ['account', 'address'];
+
 export interface LoginSubjects {
   account: string;
   address: string;
 }
+
+/** A login attempt's place in the account's and the address's windows, held while its password is checked. */
+export interface LoginReservation {
+  subjects: LoginSubjects;
+  places: Record<LoginLimitScope, CounterState>;
+}
+
+export type LoginAdmission =
+  { admitted: true; reservation: LoginReservation } | { admitted: false; scope: LoginLimitScope; retryAfterSeconds: number };
 
 /** The rate-limit answer a client gets: 429 with the seconds until the window ends, also sent as Retry-After. */
 export function rateLimited(message: string, retryAfterSeconds: number): AppError {
@@ -98,34 +110,57 @@ export class RateLimiter {
     return scope === 'account' ? this.loginAccountLimit : this.loginAddressLimit;
   }
 
-  /** The first login limit that is used up, with the seconds until it frees, or undefined when login may be tried. */
-  async loginLockout(subjects: LoginSubjects): Promise<{ scope: LoginLimitScope; retryAfterSeconds: number } | undefined> {
-    const now = Date.now();
-    for (const scope of ['account', 'address'] as const) {
-      const limit = this.loginLimit(scope);
-      const state = await readRateLimitCounter(this.db, subjects[scope], now, limit.windowMilliseconds);
-      if (state !== undefined && state.count >= limit.maximum)
-        return { scope, retryAfterSeconds: secondsUntilWindowEnds(state, limit, now) };
-    }
-    return undefined;
-  }
-
-  /** Counts a failed login against both subjects; answers the scopes this failure just locked. */
-  async recordLoginFailure(subjects: LoginSubjects): Promise<Array<{ scope: LoginLimitScope; retryAfterSeconds: number }>> {
+  /**
+   * Takes a place in both login windows before the password is checked, in one atomic statement,
+   * so the attempts of a burst (on one process or many) each see the others: at most the maximum
+   * are ever admitted to the slow hash. An admitted attempt keeps its place when it fails (it is
+   * the failure the limit counts) and gives it back when it succeeds; a refused one gives its
+   * places back at once, so waiting out a lock-out never lengthens it.
+   */
+  async admitLoginAttempt(subjects: LoginSubjects): Promise<LoginAdmission> {
     const now = Date.now();
     this.pruneNow(now);
-    const lockedNow: Array<{ scope: LoginLimitScope; retryAfterSeconds: number }> = [];
-    for (const scope of ['account', 'address'] as const) {
+    const counted = await countRateLimitEvents(
+      this.db,
+      new Map([
+        [subjects.account, 1],
+        [subjects.address, 1],
+      ]),
+      now,
+      this.loginAccountLimit.windowMilliseconds,
+    );
+    const places = { account: counted.get(subjects.account)!, address: counted.get(subjects.address)! };
+    const reservation: LoginReservation = { subjects, places };
+    for (const scope of LOGIN_LIMIT_SCOPES) {
       const limit = this.loginLimit(scope);
-      const state = await countRateLimitEvent(this.db, subjects[scope], now, limit.windowMilliseconds);
-      if (state.count === limit.maximum) lockedNow.push({ scope, retryAfterSeconds: secondsUntilWindowEnds(state, limit, now) });
+      if (places[scope].count > limit.maximum) {
+        await this.releaseLoginAttempt(reservation);
+        return { admitted: false, scope, retryAfterSeconds: secondsUntilWindowEnds(places[scope], limit, now) };
+      }
     }
-    return lockedNow;
+    return { admitted: true, reservation };
+  }
+
+  /** The attempt's password was wrong: its places stay counted. Answers the scopes this failure just used up. */
+  loginFailed(reservation: LoginReservation): Array<{ scope: LoginLimitScope; retryAfterSeconds: number }> {
+    const now = Date.now();
+    return LOGIN_LIMIT_SCOPES.flatMap((scope) => {
+      const limit = this.loginLimit(scope);
+      const place = reservation.places[scope];
+      return place.count === limit.maximum ? [{ scope, retryAfterSeconds: secondsUntilWindowEnds(place, limit, now) }] : [];
+    });
   }
 
   /** A successful login forgets the account's failures; the address's stay, so one known password cannot reset them. */
-  async recordLoginSuccess(subjects: LoginSubjects): Promise<void> {
-    await clearRateLimitCounter(this.db, subjects.account);
+  async loginSucceeded(reservation: LoginReservation): Promise<void> {
+    await clearRateLimitCounter(this.db, reservation.subjects.account);
+    await releaseRateLimitEvent(this.db, reservation.subjects.address, reservation.places.address.windowStartedAt);
+  }
+
+  /** Gives back both places of an attempt that was not a failed guess (refused, or a right password for a disabled account). */
+  async releaseLoginAttempt(reservation: LoginReservation): Promise<void> {
+    for (const scope of LOGIN_LIMIT_SCOPES)
+      await releaseRateLimitEvent(this.db, reservation.subjects[scope], reservation.places[scope].windowStartedAt);
   }
 
   /** Counts one chat request against its user and, when made with one, its API key; throws 429 past either limit. */

@@ -85,20 +85,19 @@ export async function countRateLimitEvents(
   return new Map(rows.map((row) => [row.subject, { count: Number(row.count), windowStartedAt: Number(row.window_started_at) }]));
 }
 
-/** The subject's current window at `now`, or undefined when it has none open. */
-export async function readRateLimitCounter(
-  db: Kysely<Database>,
-  subject: string,
-  now: number,
-  windowMilliseconds: number,
-): Promise<CounterState | undefined> {
-  const row = await db
-    .selectFrom('rate_limit_counters')
-    .select(['count', 'window_started_at'])
+/**
+ * Takes back one event counted in the window that opened at `windowStartedAt`: an attempt that
+ * held a place in the window while it was checked and turned out not to be what the limit counts.
+ * A window that has since closed (or a counter cleared meanwhile) is left alone.
+ */
+export async function releaseRateLimitEvent(db: Kysely<Database>, subject: string, windowStartedAt: number): Promise<void> {
+  await db
+    .updateTable('rate_limit_counters')
+    .set((expression) => ({ count: expression('count', '-', 1) }))
     .where('subject', '=', subject)
-    .where('window_started_at', '>', now - windowMilliseconds)
-    .executeTakeFirst();
-  return row && { count: row.count, windowStartedAt: Number(row.window_started_at) };
+    .where('window_started_at', '=', windowStartedAt)
+    .where('count', '>', 0)
+    .execute();
 }
 
 export async function clearRateLimitCounter(db: Kysely<Database>, subject: string): Promise<void> {
