@@ -3,18 +3,35 @@
  *
  *   http  →  services  →  plugins  →  pipeline core  →  errors/, validation/
  *              ↓                            ↓
- *            store                  text-tool-calls (a library)
+ *       infrastructure              text-tool-calls (a library)
+ *
+ * Which folder is in which layer is the table in layer-table.cjs; a folder it does not name stops
+ * the check.
  *
  * An arrow is "may import". Nothing imports upwards, no folder takes part in a cycle, plugins see
  * the core only through its plugin API, and the text tool-call parser imports nothing of Merino.
  * Test files may reach into anything they test, so they are left out of the check.
  */
-const FOUNDATION = '^src/(errors|validation)/';
-const CORE = '^src/pipeline/';
-const LIBRARY = '^src/text-tool-calls/';
-const PLUGINS = '^src/(tools|prompt-processors|connectors|integrations)/';
+const path = require('node:path');
+const { LAYER_TABLE, foldersWithoutLayer } = require('./layer-table.cjs');
+
+const unplaced = foldersWithoutLayer(path.join(process.cwd(), 'src'));
+if (unplaced.length > 0) {
+  throw new Error(`${unplaced.join(', ')} belong(s) to no layer: name each in LAYER_TABLE in layer-table.cjs.`);
+}
+
+/** The path pattern of a layer's folders, for the rules below. */
+function layer(name) {
+  return `^src/(${LAYER_TABLE[name].join('|')})/`;
+}
+
+const FOUNDATION = layer('foundation');
+const CORE = layer('core');
+const LIBRARY = layer('library');
+const PLUGINS = layer('plugins');
+const INFRASTRUCTURE = layer('infrastructure');
 const STORE = '^src/store/';
-const HTTP = '^src/http/';
+const HTTP = layer('http');
 const COMPOSITION = '^src/[^/]+\\.ts$';
 const SERVICE_CONTAINER = '^src/services\\.ts$';
 
@@ -83,6 +100,14 @@ module.exports = {
       severity: 'error',
       from: { path: PLUGINS },
       to: { path: '^src/', pathNot: [PLUGINS, CORE, FOUNDATION] },
+    },
+    {
+      name: 'infrastructure-imports-no-service',
+      comment:
+        'Infrastructure (the store, blob storage, outbound requests, secrets, scheduling, settings) sits below the services and the plugins; it may implement a port the core declares.',
+      severity: 'error',
+      from: { path: INFRASTRUCTURE },
+      to: { path: '^src/', pathNot: [INFRASTRUCTURE, CORE, FOUNDATION] },
     },
     {
       name: 'store-sits-below-the-services',
