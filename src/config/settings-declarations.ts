@@ -769,6 +769,14 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 10,
     maximum: 86_400,
   }),
+  ltiPlatformStorageWaitMilliseconds: integerSetting({
+    variable: 'LTI_PLATFORM_STORAGE_WAIT_MS',
+    meaning:
+      "how long an LTI 1.3 login or launch page waits for the platform to answer its `lti.put_data`/`lti.get_data` message (platform storage, for browsers without the login's cookie)",
+    defaultValue: 5_000,
+    minimum: 100,
+    maximum: 60_000,
+  }),
   ltiLaunchesPerAddressMaximum: integerSetting({
     variable: 'LTI_LAUNCHES_PER_ADDRESS_MAX',
     meaning: 'LTI launch and login requests from one client address per window; more get 429 with `Retry-After`',
