@@ -72,7 +72,9 @@ describe.each(TEST_DIALECTS)('LTI 1.3 login bound to its browser (%s)', (dialect
     expect(genuine.status, genuine.text).toBe(303);
     expect(genuine.location).toBe(`/chat/${world.assistantId}`);
     expect(genuine.sessionCookie).toBeDefined();
-    expect(genuine.setCookies).toContainEqual(expect.stringMatching(/^merino_lti_state_[A-Za-z0-9_-]+=; Path=\/lti\/1\.3\/launch; Max-Age=0;/));
+    expect(genuine.setCookies).toContainEqual(
+      expect.stringMatching(/^merino_lti_state_[A-Za-z0-9_-]+=; Path=\/lti\/1\.3\/launch; Max-Age=0;/),
+    );
   });
 
   it("refuses another login's cookie presented under this state's name", async () => {

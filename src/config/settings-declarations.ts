@@ -764,7 +764,8 @@ export const SETTINGS_DECLARATIONS = {
   }),
   ltiLoginStateSeconds: integerSetting({
     variable: 'LTI_LOGIN_STATE_SECONDS',
-    meaning: 'how long an LTI 1.3 login (OIDC `state` and `nonce`, kept in the store) waits for its launch',
+    meaning:
+      'how long an LTI 1.3 login (OIDC `state` and `nonce`, kept in the store, and its browser cookie) waits for its launch; also the oldest `iat` an `id_token` may have',
     defaultValue: 600,
     minimum: 10,
     maximum: 86_400,

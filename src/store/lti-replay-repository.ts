@@ -25,10 +25,7 @@ export interface LoginState {
   storageTarget: string | null;
 }
 
-export async function insertLoginState(
-  db: Kysely<Database>,
-  state: LoginState & { state: string; expiresAt: number },
-): Promise<void> {
+export async function insertLoginState(db: Kysely<Database>, state: LoginState & { state: string; expiresAt: number }): Promise<void> {
   await db
     .insertInto('lti_login_states')
     .values({

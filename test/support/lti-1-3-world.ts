@@ -31,7 +31,10 @@ export async function startLti13World(dialect: Dialect, environment: Record<stri
     },
   });
   const assistantId = created.body.id as number;
-  const published = await request(server, 'PUT', `/api/assistants/${assistantId}/publish`, { token: creator.token, body: { published: true } });
+  const published = await request(server, 'PUT', `/api/assistants/${assistantId}/publish`, {
+    token: creator.token,
+    body: { published: true },
+  });
   expect(published.status).toBe(200);
   const registered = await request(server, 'POST', '/api/lti/platforms', {
     token: adminToken,

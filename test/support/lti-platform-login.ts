@@ -59,7 +59,7 @@ export async function submitLaunch(
   post: FormPost & { cookie?: string },
   options: { withoutCookie?: boolean; headers?: Record<string, string> } = {},
 ): Promise<LaunchAnswer> {
-  const cookie = options.withoutCookie === true || !post.cookie ? {} : { cookie: post.cookie };
+  const cookie: Record<string, string> = options.withoutCookie === true || !post.cookie ? {} : { cookie: post.cookie };
   const response = await fetch(post.action, {
     method: 'POST',
     redirect: 'manual',
