@@ -8,7 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAuditEntries } from '../src/store/audit-log-repository.js';
-import { FakeLtiPlatform, formIn, type FormPost, type NextLaunch } from './fakes/lti-platform.js';
+import { FakeLtiPlatform, formIn, type NextLaunch } from './fakes/lti-platform.js';
+import { loginThroughPlatform, submitLaunch, type PlatformLogin } from './support/lti-platform-login.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
 
@@ -24,38 +25,14 @@ describe.each(TEST_DIALECTS)('LTI 1.3 launches (%s)', (dialect) => {
     return entries.filter((entry) => (JSON.parse(entry.details) as { reason: string }).reason === reason).length;
   }
 
-  /** The platform's form_post for a fresh login: Merino's redirect followed to the platform's /auth page. */
-  async function authorizedPost(next: NextLaunch): Promise<FormPost> {
-    platform.next = next;
-    const login = new URL(`${server.baseUrl}/lti/1.3/login`);
-    login.search = new URLSearchParams({
-      iss: platform.issuer,
-      login_hint: 'user-1',
-      target_link_uri: `${server.baseUrl}/lti/1.3/launch`,
-      client_id: platform.clientId,
-    }).toString();
-    const redirected = await fetch(login, { redirect: 'manual' });
-    expect(redirected.status).toBe(302);
-    const location = redirected.headers.get('location')!;
-    expect(location.startsWith(platform.authUrl)).toBe(true);
-    const authPage = await fetch(location);
-    expect(authPage.status).toBe(200);
-    return formIn(await authPage.text());
+  /** The platform's form_post for a fresh login, with the state cookie of the browser that made it. */
+  async function authorizedPost(next: NextLaunch): Promise<PlatformLogin> {
+    return loginThroughPlatform(server.baseUrl, platform, next);
   }
 
-  async function submit(post: FormPost, headers: Record<string, string> = {}) {
-    const response = await fetch(post.action, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-      body: new URLSearchParams(post.fields).toString(),
-    });
-    return {
-      status: response.status,
-      location: response.headers.get('location'),
-      cookie: response.headers.get('set-cookie'),
-      text: await response.text(),
-    };
+  async function submit(post: PlatformLogin) {
+    const answer = await submitLaunch(post);
+    return { ...answer, cookie: answer.sessionCookie };
   }
 
   beforeAll(async () => {
@@ -100,7 +77,7 @@ describe.each(TEST_DIALECTS)('LTI 1.3 launches (%s)', (dialect) => {
     const launched = await submit(await authorizedPost({ custom: { assistant_id: String(assistantId) } }));
     expect(launched.status, launched.text).toBe(303);
     expect(launched.location).toBe(`/chat/${assistantId}`);
-    const me = await request(server, 'GET', '/api/me', { headers: { cookie: launched.cookie!.split(';')[0]! } });
+    const me = await request(server, 'GET', '/api/me', { headers: { cookie: launched.cookie! } });
     expect(me.body).toMatchObject({
       name: 'Pat Platform',
       role: 'learner',
@@ -164,7 +141,7 @@ describe.each(TEST_DIALECTS)('LTI 1.3 launches (%s)', (dialect) => {
     expect(picker.text).toContain('Platform tutor');
     const pickerForm = formIn(picker.text);
     expect(pickerForm.action).toBe('/lti/1.3/deep-linking');
-    const cookie = picker.cookie!.split(';')[0]!;
+    const cookie = picker.cookie!;
     const answered = await fetch(`${server.baseUrl}/lti/1.3/deep-linking`, {
       method: 'POST',
       headers: { cookie, origin: server.baseUrl, 'content-type': 'application/x-www-form-urlencoded' },
@@ -216,7 +193,7 @@ describe.each(TEST_DIALECTS)('LTI 1.3 launches (%s)', (dialect) => {
     );
     const answered = await fetch(`${server.baseUrl}/lti/1.3/deep-linking`, {
       method: 'POST',
-      headers: { cookie: other.cookie!.split(';')[0]!, origin: server.baseUrl, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: { cookie: other.cookie!, origin: server.baseUrl, 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ ...formIn(picker.text).fields, assistant_id: String(assistantId) }).toString(),
     });
     expect(answered.status).toBe(401);

@@ -764,10 +764,19 @@ export const SETTINGS_DECLARATIONS = {
   }),
   ltiLoginStateSeconds: integerSetting({
     variable: 'LTI_LOGIN_STATE_SECONDS',
-    meaning: 'how long an LTI 1.3 login (OIDC `state` and `nonce`, kept in the store) waits for its launch',
+    meaning:
+      'how long an LTI 1.3 login (OIDC `state` and `nonce`, kept in the store, and its browser cookie) waits for its launch; also the oldest `iat` an `id_token` may have',
     defaultValue: 600,
     minimum: 10,
     maximum: 86_400,
+  }),
+  ltiPlatformStorageWaitMilliseconds: integerSetting({
+    variable: 'LTI_PLATFORM_STORAGE_WAIT_MS',
+    meaning:
+      "how long an LTI 1.3 login or launch page waits for the platform to answer its `lti.put_data`/`lti.get_data` message (platform storage, for browsers without the login's cookie)",
+    defaultValue: 5_000,
+    minimum: 100,
+    maximum: 60_000,
   }),
   ltiLaunchesPerAddressMaximum: integerSetting({
     variable: 'LTI_LAUNCHES_PER_ADDRESS_MAX',

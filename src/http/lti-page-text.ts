@@ -9,6 +9,11 @@ export type PageLocale = 'en' | 'es';
 const ENGLISH = {
   refusedTitle: 'This launch could not be accepted',
   refusedHint: 'Nothing was changed. If this keeps happening, tell your teacher or your administrator.',
+  signingInTitle: 'Signing you in',
+  storingBody: 'Connecting to your course…',
+  continueLink: 'Continue',
+  checkingBody: 'Checking this sign-in with your course…',
+  checkFailed: 'Your course could not confirm this sign-in. Go back to your course and open the activity again.',
   notSetUpTitle: 'Not ready yet',
   notSetUpBody: 'Your teacher has not set this activity up yet. Please try again later.',
   setUpTitle: 'Set up this activity',
@@ -53,6 +58,11 @@ export type PageText = Record<keyof typeof ENGLISH, string>;
 const SPANISH: PageText = {
   refusedTitle: 'No se ha podido aceptar este acceso',
   refusedHint: 'No se ha cambiado nada. Si vuelve a ocurrir, avisa a tu docente o a quien administre Merino.',
+  signingInTitle: 'Iniciando sesión',
+  storingBody: 'Conectando con tu curso…',
+  continueLink: 'Continuar',
+  checkingBody: 'Comprobando este acceso con tu curso…',
+  checkFailed: 'Tu curso no ha podido confirmar este acceso. Vuelve a tu curso y abre la actividad de nuevo.',
   notSetUpTitle: 'Todavía no está listo',
   notSetUpBody: 'Tu docente aún no ha configurado esta actividad. Vuelve a intentarlo más tarde.',
   setUpTitle: 'Configura esta actividad',

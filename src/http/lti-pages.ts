@@ -1,11 +1,15 @@
 /**
- * The server's own HTML pages for LTI: small, script-free documents (one same-origin script posts
- * a deep-linking answer back, with a button for when scripts are off) that work inside any LMS
- * frame. Every value is escaped; the words come from lti-page-text.ts.
+ * The server's own HTML pages for LTI: small, script-free documents (same-origin scripts only post
+ * a deep-linking answer back, with a button for when scripts are off, and keep a login's secret in
+ * the platform's storage) that work inside any LMS frame. Every value is escaped; the words come
+ * from lti-page-text.ts.
  */
 import type { ActivityDashboard, ActivityView, AssistantChoice } from '../lti/lti-activity-service.js';
 import type { ReadableChatWithMessages } from '../chats/chat-service.js';
+import type { PlatformStorage } from '../lti/lti-advantage-service.js';
 import { pageText, type PageLocale, type PageText } from './lti-page-text.js';
+import { PLATFORM_STORAGE_SCRIPT_PATH } from './lti-platform-storage-script.js';
+import { LAUNCH_PATH } from './lti-state-cookie.js';
 
 export const AUTO_SUBMIT_SCRIPT_PATH = '/lti/assets/auto-submit.js';
 
@@ -30,7 +34,7 @@ th,td{text-align:left;padding:.25rem .5rem;border-bottom:1px solid GrayText}
 dl{display:grid;grid-template-columns:auto auto;gap:.25rem 1rem}
 dd{margin:0}`;
 
-function page(locale: PageLocale, title: string, body: string, script = false): string {
+function page(locale: PageLocale, title: string, body: string, scriptPath?: string): string {
   return `<!doctype html>
 <html lang="${locale}">
 <head>
@@ -43,7 +47,7 @@ function page(locale: PageLocale, title: string, body: string, script = false): 
 <main>
 <h1>${escapeHtml(title)}</h1>
 ${body}
-</main>${script ? `\n<script src="${AUTO_SUBMIT_SCRIPT_PATH}"></script>` : ''}
+</main>${scriptPath === undefined ? '' : `\n<script src="${scriptPath}"></script>`}
 </body>
 </html>
 `;
@@ -52,6 +56,63 @@ ${body}
 export function refusedLaunchPage(locale: PageLocale, explanation: string): string {
   const text = pageText(locale);
   return page(locale, text.refusedTitle, `<p>${escapeHtml(explanation)}</p>\n<p>${escapeHtml(text.refusedHint)}</p>`);
+}
+
+/** What both platform-storage pages tell their script: where the platform is, the key, and how long to wait. */
+function storageAttributes(storage: PlatformStorage, waitMilliseconds: number, failed: string): string {
+  return [
+    ['target', storage.target],
+    ['origin', storage.platformOrigin],
+    ['key', storage.key],
+    ['wait', String(waitMilliseconds)],
+    ['failed', failed],
+  ]
+    .map(([name, value]) => ` data-lti-${name}="${escapeHtml(value ?? '')}"`)
+    .join('');
+}
+
+export interface StoringPageContent {
+  storage: PlatformStorage;
+  secret: string;
+  authorizationUrl: string;
+  waitMilliseconds: number;
+}
+
+/** The login's answer when the platform offers its storage: keeps the secret there, then goes on to the platform (a link when scripts are off). */
+export function platformStorageLoginPage(locale: PageLocale, content: StoringPageContent): string {
+  const text = pageText(locale);
+  const attributes = storageAttributes(content.storage, content.waitMilliseconds, text.checkFailed);
+  return page(
+    locale,
+    text.signingInTitle,
+    `<p id="lti-storage-status" data-lti-storage="put"${attributes} data-lti-value="${escapeHtml(content.secret)}" data-lti-next="${escapeHtml(content.authorizationUrl)}">${escapeHtml(text.storingBody)}</p>
+<p><a href="${escapeHtml(content.authorizationUrl)}">${escapeHtml(text.continueLink)}</a></p>`,
+    PLATFORM_STORAGE_SCRIPT_PATH,
+  );
+}
+
+export interface CheckingPageContent {
+  storage: PlatformStorage;
+  idToken: string;
+  state: string;
+  waitMilliseconds: number;
+}
+
+/** The launch's answer when the browser brought no cookie: reads the secret back from the platform's storage and posts the launch again with it. */
+export function platformStorageLaunchPage(locale: PageLocale, content: CheckingPageContent): string {
+  const text = pageText(locale);
+  const attributes = storageAttributes(content.storage, content.waitMilliseconds, text.checkFailed);
+  return page(
+    locale,
+    text.signingInTitle,
+    `<form method="post" action="${LAUNCH_PATH}" data-lti-storage="get"${attributes}>
+<input type="hidden" name="id_token" value="${escapeHtml(content.idToken)}">
+<input type="hidden" name="state" value="${escapeHtml(content.state)}">
+<input type="hidden" name="platform_storage_secret" value="">
+</form>
+<p id="lti-storage-status" role="status">${escapeHtml(text.checkingBody)}</p>`,
+    PLATFORM_STORAGE_SCRIPT_PATH,
+  );
 }
 
 export function notSetUpPage(locale: PageLocale): string {
@@ -112,7 +173,7 @@ export function deepLinkingReturnPage(locale: PageLocale, returnUrl: string, jwt
 <input type="hidden" name="JWT" value="${escapeHtml(jwt)}">
 <button type="submit">${escapeHtml(text.returnToCourse)}</button>
 </form>`,
-    true,
+    AUTO_SUBMIT_SCRIPT_PATH,
   );
 }
 

@@ -1,6 +1,6 @@
 /**
- * LTI 1.3 (LTI Advantage) as a tool: OIDC login initiation (state and nonce kept in the store),
- * the launch (the platform's id_token verified with `jose` against its JWKS, fetched and cached,
+ * LTI 1.3 (LTI Advantage) as a tool: OIDC login initiation (state and nonce kept in the store,
+ * bound to the browser that started the login, see lti-browser-binding.ts), the launch (the platform's id_token verified with `jose` against its JWKS, fetched and cached,
  * and fetched again when a token names an unknown key), and deep linking (the teacher picks an
  * assistant; Merino answers the platform with a signed LtiDeepLinkingResponse).
  */
@@ -21,8 +21,9 @@ import type { Kysely } from 'kysely';
 import type { Identity } from '../auth/identity.js';
 import type { OutboundGuard } from '../outbound/outbound-guard.js';
 import { findLtiPlatform, findLtiPlatformsByIssuer } from '../store/lti-registrations-repository.js';
-import { insertLoginState, takeLoginState } from '../store/lti-replay-repository.js';
+import { findLoginState, insertLoginState, takeLoginState } from '../store/lti-replay-repository.js';
 import type { Database, LtiPlatformRow } from '../store/schema.js';
+import { browserSecretMatches, newBrowserSecret, storageKeyOf, storageTargetOf } from './lti-browser-binding.js';
 import { LtiLaunchRefusal } from './lti-launch-refusal.js';
 import { isInstructorRole, type LaunchOutcome, type LaunchPerson, type LtiLaunchService } from './lti-launch-service.js';
 import { TOOL_KEY_ALGORITHM, type LtiToolKeys } from './lti-tool-keys.js';
@@ -42,6 +43,36 @@ export interface LoginInitiation {
   lti_message_hint: string | undefined;
   client_id: string | undefined;
   lti_deployment_id: string | undefined;
+  /** The platform's storage frame for the LTI postMessage API, when it offers one. */
+  lti_storage_target: string | undefined;
+}
+
+/** Where the platform keeps a value for this tool's origin (LTI Client Side postMessages, platform storage). */
+export interface PlatformStorage {
+  /** `_parent` or the name of a frame of the parent window. */
+  target: string;
+  /** The origin of the platform's authorization URL: where the messages go, and the only origin answers are taken from. */
+  platformOrigin: string;
+  key: string;
+}
+
+export interface LoginAnswer {
+  /** The platform's authorization URL, carrying state and nonce. */
+  authorizationUrl: string;
+  state: string;
+  /** What the browser must present at the launch; the store keeps only its hash. */
+  browserSecret: string;
+  lifetimeSeconds: number;
+  /** Set when the platform offered its storage: the secret is kept there too, for browsers that drop the cookie. */
+  storage: PlatformStorage | undefined;
+  frameOrigins: string[];
+}
+
+/** A launch that came without the login's secret, from a login that kept it in the platform's storage: it is read back from there first. */
+export interface PlatformStorageCheck {
+  kind: 'platform_storage';
+  storage: PlatformStorage;
+  frameOrigins: string[];
 }
 
 export interface DeepLinkingStart {
@@ -55,7 +86,7 @@ export interface DeepLinkingStart {
   frameOrigins: string[];
 }
 
-export type AdvantageLaunchOutcome = (LaunchOutcome & { kind: 'launch' }) | DeepLinkingStart;
+export type AdvantageLaunchOutcome = (LaunchOutcome & { kind: 'launch' }) | DeepLinkingStart | PlatformStorageCheck;
 
 export interface DeepLinkingAnswer {
   returnUrl: string;
@@ -96,6 +127,29 @@ function audiences(payload: JWTPayload): string[] {
   return Array.isArray(payload.aud) ? payload.aud : [];
 }
 
+/** Plainer words for the token faults a person can act on; the reason's own words for the rest. */
+function tokenRefusalDetail(error: unknown): string | undefined {
+  const { code, claim } = error as { code?: unknown; claim?: unknown };
+  if (code === 'ERR_JWT_EXPIRED') return 'The launch token from your course has expired. Open the activity again from your course.';
+  if (code === 'ERR_JWT_CLAIM_VALIDATION_FAILED' && claim === 'iat')
+    return "The launch token from your course is dated in the future: the course platform's clock is probably wrong. Ask your administrator to check it.";
+  if (code === 'ERR_JWKS_NO_MATCHING_KEY')
+    return "The launch token was signed with a key the platform does not publish. Ask your administrator to check the platform's keys.";
+  return undefined;
+}
+
+function platformStorage(platform: LtiPlatformRow, target: string, state: string): PlatformStorage {
+  return { target, platformOrigin: new URL(platform.auth_login_url).origin, key: storageKeyOf(state) };
+}
+
+export interface LaunchInput {
+  idToken: string | undefined;
+  state: string | undefined;
+  /** The login's secret as this browser presents it; undefined when it presents none. */
+  browserSecret: string | undefined;
+  requestId: string | null;
+}
+
 export class LtiAdvantageService {
   private readonly keySets = new Map<string, JWTVerifyGetKey>();
 
@@ -105,8 +159,11 @@ export class LtiAdvantageService {
     return this.options.db;
   }
 
-  /** Step 1 of the launch: remembers a state and a nonce, and answers the platform's authorization URL to redirect to. */
-  async login(initiation: LoginInitiation, redirectUri: string): Promise<string> {
+  /**
+   * Step 1 of the launch: remembers a state and a nonce, bound to a secret for the browser (only its
+   * hash is stored), and answers the platform's authorization URL to send the browser to.
+   */
+  async login(initiation: LoginInitiation, redirectUri: string): Promise<LoginAnswer> {
     const { iss, login_hint: loginHint, target_link_uri: targetLinkUri } = initiation;
     if (!iss || !loginHint || !targetLinkUri)
       throw new LtiLaunchRefusal('malformed_launch', 'An LTI 1.3 login must name iss, login_hint and target_link_uri.');
@@ -117,11 +174,15 @@ export class LtiAdvantageService {
     if (!platform || candidates.length > 1) throw new LtiLaunchRefusal('unknown_platform');
     const state = randomBytes(24).toString('base64url');
     const nonce = randomBytes(24).toString('base64url');
+    const browser = newBrowserSecret();
+    const storageTarget = storageTargetOf(initiation.lti_storage_target) ?? null;
     await insertLoginState(this.db, {
       state,
       platformId: platform.id,
       nonce,
       expiresAt: Date.now() + this.options.loginStateSeconds * 1000,
+      browserSecretHash: browser.hash,
+      storageTarget,
     });
     const authorization = new URL(platform.auth_login_url);
     const parameters: Record<string, string | undefined> = {
@@ -137,7 +198,14 @@ export class LtiAdvantageService {
       nonce,
     };
     for (const [name, value] of Object.entries(parameters)) if (value !== undefined) authorization.searchParams.set(name, value);
-    return authorization.toString();
+    return {
+      authorizationUrl: authorization.toString(),
+      state,
+      browserSecret: browser.secret,
+      lifetimeSeconds: this.options.loginStateSeconds,
+      storage: storageTarget === null ? undefined : platformStorage(platform, storageTarget, state),
+      frameOrigins: JSON.parse(platform.frame_origins) as string[],
+    };
   }
 
   private keySetFor(platform: LtiPlatformRow): JWTVerifyGetKey | Promise<CryptoKey> {
@@ -164,6 +232,9 @@ export class LtiAdvantageService {
       audience: platform.client_id,
       algorithms: [TOOL_KEY_ALGORITHM],
       clockTolerance: this.options.tokenClockSkewSeconds,
+      // jose refuses an `iat` in the future (past the skew) only when a maximum age is given: a
+      // platform's token is issued after the login it answers, so none older than a login state is genuine.
+      maxTokenAge: this.options.loginStateSeconds,
       requiredClaims: ['exp', 'iat', 'nonce'],
     };
     try {
@@ -171,14 +242,7 @@ export class LtiAdvantageService {
         typeof keys === 'function' ? await jwtVerify(idToken, keys, verifyOptions) : await jwtVerify(idToken, keys, verifyOptions);
       return payload;
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      const detail =
-        code === 'ERR_JWT_EXPIRED'
-          ? 'The launch token from your course has expired. Open the activity again from your course.'
-          : code === 'ERR_JWKS_NO_MATCHING_KEY'
-            ? "The launch token was signed with a key the platform does not publish. Ask your administrator to check the platform's keys."
-            : undefined;
-      throw new LtiLaunchRefusal('invalid_token', detail);
+      throw new LtiLaunchRefusal('invalid_token', tokenRefusalDetail(error));
     }
   }
 
@@ -201,12 +265,11 @@ export class LtiAdvantageService {
     return platform;
   }
 
-  /** Step 2: the platform's form_post with `id_token` and `state`. */
-  async launch(input: {
-    idToken: string | undefined;
-    state: string | undefined;
-    requestId: string | null;
-  }): Promise<AdvantageLaunchOutcome> {
+  /**
+   * Step 2: the platform's form_post with `id_token` and `state`, and the login's secret the
+   * browser presents (its cookie, or the value read back from the platform's storage).
+   */
+  async launch(input: LaunchInput): Promise<AdvantageLaunchOutcome> {
     try {
       return await this.verifyAndComplete(input);
     } catch (error) {
@@ -215,17 +278,26 @@ export class LtiAdvantageService {
     }
   }
 
-  private async verifyAndComplete(input: {
-    idToken: string | undefined;
-    state: string | undefined;
-    requestId: string | null;
-  }): Promise<AdvantageLaunchOutcome> {
+  private async verifyAndComplete(input: LaunchInput): Promise<AdvantageLaunchOutcome> {
     if (!input.idToken || !input.state) throw new LtiLaunchRefusal('malformed_launch', 'The launch must carry id_token and state.');
-    const login = await takeLoginState(this.db, input.state, Date.now());
+    const login = await findLoginState(this.db, input.state, Date.now());
     if (!login) throw new LtiLaunchRefusal('unknown_state');
+    if (input.browserSecret === undefined && login.storageTarget !== null) {
+      const platform = await findLtiPlatform(this.db, login.platformId);
+      if (!platform) throw new LtiLaunchRefusal('unknown_platform');
+      return {
+        kind: 'platform_storage',
+        storage: platformStorage(platform, login.storageTarget, input.state),
+        frameOrigins: JSON.parse(platform.frame_origins) as string[],
+      };
+    }
+    if (input.browserSecret === undefined || !browserSecretMatches(input.browserSecret, login.browserSecretHash))
+      throw new LtiLaunchRefusal('unbound_state');
     const platform = await this.platformOf(input.idToken, login.platformId);
     const payload = await this.verifiedToken(input.idToken, platform);
     if (payload.nonce !== login.nonce) throw new LtiLaunchRefusal('reused_nonce');
+    // Taken only now: a launch with a forged or broken token leaves the state for the browser's real launch.
+    if (!(await takeLoginState(this.db, input.state, Date.now()))) throw new LtiLaunchRefusal('unknown_state');
     await this.options.launches.spend(
       `platform:${platform.id}`,
       login.nonce,
@@ -318,6 +390,10 @@ export class LtiAdvantageService {
       ({ payload: context } = await jwtVerify(input.context, createLocalJWKSet(await this.options.toolKeys.jwks()), {
         audience: DEEP_LINKING_CONTEXT_AUDIENCE,
         subject: String(input.userId),
+        algorithms: [TOOL_KEY_ALGORITHM],
+        // Signed by this tool for one picker: never dated in the future, never older than a login state.
+        maxTokenAge: this.options.loginStateSeconds,
+        requiredClaims: ['exp', 'iat'],
       }));
     } catch {
       throw new LtiLaunchRefusal('unknown_state', 'This activity picker expired or belongs to someone else. Start again from your course.');

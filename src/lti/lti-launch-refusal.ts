@@ -12,6 +12,7 @@ export type LtiRefusalReason =
   | 'invalid_token'
   | 'unknown_deployment'
   | 'unknown_state'
+  | 'unbound_state'
   | 'unknown_assistant'
   | 'account_disabled';
 
@@ -28,6 +29,8 @@ const MESSAGES: Record<LtiRefusalReason, string> = {
     'The launch token from your course could not be verified (signature, audience or time). Open the activity again from your course.',
   unknown_deployment: 'This deployment of the tool is not registered in Merino. Ask your administrator to add its deployment id.',
   unknown_state: 'The sign-in from your course expired or was already used. Go back to your course and open the activity again.',
+  unbound_state:
+    'This sign-in was not started in this browser, so Merino cannot accept it here. Go back to your course and open the activity again.',
   unknown_assistant: 'The assistant this activity points to does not exist or is not available to you.',
   account_disabled: 'Your Merino account is disabled.',
 };

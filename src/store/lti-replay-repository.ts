@@ -1,7 +1,8 @@
 /**
  * What keeps an LTI launch from being replayed, in the store so it holds across processes: used
  * nonces (single use through the primary key: of two processes inserting the same nonce, one
- * wins) and OIDC login states (taken by a delete, so only one launch can use each).
+ * wins) and OIDC login states (read while the launch is checked, then taken by a delete, so only
+ * one launch can use each, and a launch that fails its checks leaves the state for the real one).
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
@@ -15,29 +16,45 @@ export async function spendNonce(db: Kysely<Database>, scope: string, nonce: str
   return result.rows.length === 1;
 }
 
-export async function insertLoginState(
-  db: Kysely<Database>,
-  state: { state: string; platformId: number; nonce: string; expiresAt: number },
-): Promise<void> {
+export interface LoginState {
+  platformId: number;
+  nonce: string;
+  /** SHA-256 (hex) of the secret the login gave the browser; null for a state written before binding existed. */
+  browserSecretHash: string | null;
+  /** The platform's storage frame (`lti_storage_target`) when the login offered platform storage. */
+  storageTarget: string | null;
+}
+
+export async function insertLoginState(db: Kysely<Database>, state: LoginState & { state: string; expiresAt: number }): Promise<void> {
   await db
     .insertInto('lti_login_states')
-    .values({ state: state.state, platform_id: state.platformId, nonce: state.nonce, expires_at: state.expiresAt })
+    .values({
+      state: state.state,
+      platform_id: state.platformId,
+      nonce: state.nonce,
+      expires_at: state.expiresAt,
+      browser_secret_hash: state.browserSecretHash,
+      storage_target: state.storageTarget,
+    })
     .execute();
 }
 
-/** Deletes and answers the login state if it is still live; a second call for the same state finds nothing. */
-export async function takeLoginState(
-  db: Kysely<Database>,
-  state: string,
-  now: number,
-): Promise<{ platformId: number; nonce: string } | undefined> {
+/** The login state if it is still live, left in place: a launch that fails its checks must not use it up. */
+export async function findLoginState(db: Kysely<Database>, state: string, now: number): Promise<LoginState | undefined> {
   const row = await db
-    .deleteFrom('lti_login_states')
+    .selectFrom('lti_login_states')
+    .select(['platform_id', 'nonce', 'browser_secret_hash', 'storage_target'])
     .where('state', '=', state)
-    .returning(['platform_id', 'nonce', 'expires_at'])
+    .where('expires_at', '>', now)
     .executeTakeFirst();
-  if (!row || Number(row.expires_at) <= now) return undefined;
-  return { platformId: row.platform_id, nonce: row.nonce };
+  if (!row) return undefined;
+  return { platformId: row.platform_id, nonce: row.nonce, browserSecretHash: row.browser_secret_hash, storageTarget: row.storage_target };
+}
+
+/** Deletes the login state; true for the one caller that deleted it while it was live (of two launches racing, one wins). */
+export async function takeLoginState(db: Kysely<Database>, state: string, now: number): Promise<boolean> {
+  const row = await db.deleteFrom('lti_login_states').where('state', '=', state).returning(['expires_at']).executeTakeFirst();
+  return row !== undefined && Number(row.expires_at) > now;
 }
 
 /** Deletes nonces and login states that have expired; they can no longer be accepted anyway. */

@@ -395,6 +395,10 @@ export interface LtiLoginStatesTable {
   platform_id: number;
   nonce: string;
   expires_at: ColumnType<number | string, number, number>;
+  /** SHA-256 (hex) of the secret the login gave the browser; null only for states older than migration 0060. */
+  browser_secret_hash: string | null;
+  /** The platform's storage frame (`lti_storage_target`) when the login offered platform storage. */
+  storage_target: string | null;
 }
 
 export interface LtiUsersTable {

@@ -3,7 +3,10 @@
  * own RSA keys and JWKS (`/jwks`, rotatable), the OIDC authorization endpoint (`/auth`) that
  * answers a tool's login redirect with a form_post page carrying a signed id_token and the
  * state, and the deep-linking return endpoint (`/deep-link-return`) that verifies the tool's
- * LtiDeepLinkingResponse against the tool's own JWKS, as a platform must.
+ * LtiDeepLinkingResponse against the tool's own JWKS, as a platform must. For a real browser it
+ * also serves a course page (`/course`) that opens the tool's login in an iframe with
+ * `lti_storage_target=_parent` and answers the LTI Client Side postMessages `lti.put_data` and
+ * `lti.get_data` (platform storage, kept per sending origin) as the spec says a platform does.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,6 +32,8 @@ export interface NextLaunch {
   deploymentId?: string;
   /** Seconds from now; negative for a token that has expired. */
   expiresIn?: number;
+  /** When the token says it was issued, in seconds from now (`iat`); positive dates it in the future. */
+  issuedIn?: number;
   /** Sign with this key id (one the platform holds, published or not). */
   kid?: string;
   /** Claims added as they are, after the others. */
@@ -44,6 +49,30 @@ async function newKey(kid: string): Promise<PlatformKey> {
   const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
   return { kid, privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' } };
 }
+
+/**
+ * The course page's platform storage: answers put and get for the origin that sent them, and
+ * reports each message to the page's `storageLog` so a test can see what the tool asked.
+ */
+const STORAGE_SCRIPT = `
+const stored = {};
+window.storageLog = [];
+window.addEventListener('message', (event) => {
+  const message = event.data;
+  if (!message || typeof message !== 'object' || typeof message.subject !== 'string') return;
+  window.storageLog.push({ subject: message.subject, origin: event.origin, key: message.key });
+  if (document.body.dataset.answers !== 'yes') return;
+  const own = (stored[event.origin] ??= {});
+  const reply = { subject: message.subject + '.response', message_id: message.message_id, key: message.key };
+  if (message.subject === 'lti.put_data') {
+    own[message.key] = message.value;
+    reply.value = message.value;
+  } else if (message.subject === 'lti.get_data') {
+    if (message.key in own) reply.value = own[message.key];
+    else reply.error = { code: 'bad_request', message: 'There is no value stored for this key' };
+  } else return;
+  event.source.postMessage(reply, event.origin);
+});`;
 
 function escapeAttribute(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
@@ -71,6 +100,10 @@ export class FakeLtiPlatform {
   /** Deep-linking responses received and verified, newest last. */
   readonly deepLinkingResponses: JWTPayload[] = [];
   jwksRequests = 0;
+  /** The tool's login initiation URL, which the course page frames. */
+  toolLoginUrl = '';
+  /** Whether the course page answers platform-storage messages (a platform that does not support them stays silent). */
+  answersStorage = true;
   private readonly keys = new Map<string, PlatformKey>();
   private published: string[] = [];
   private server: Server | undefined;
@@ -129,6 +162,11 @@ export class FakeLtiPlatform {
       response.end(JSON.stringify({ keys: this.published.map((kid) => this.keys.get(kid)!.publicJwk) }));
       return;
     }
+    if (url.pathname === '/course') {
+      response.setHeader('content-type', 'text/html; charset=utf-8');
+      response.end(this.coursePage());
+      return;
+    }
     if (url.pathname === '/auth') {
       const post = await this.authorize(url);
       response.setHeader('content-type', 'text/html');
@@ -156,6 +194,22 @@ export class FakeLtiPlatform {
     response.end();
   }
 
+  /** A course page framing the tool's login with platform storage offered, as Moodle or Canvas frames an activity. */
+  private coursePage(): string {
+    const login = new URL(this.toolLoginUrl);
+    login.search = new URLSearchParams({
+      iss: this.issuerUrl,
+      login_hint: 'framed-user',
+      target_link_uri: login.href.replace(/\/login$/, '/launch'),
+      client_id: this.clientId,
+      lti_deployment_id: this.deploymentId,
+      lti_storage_target: '_parent',
+    }).toString();
+    return `<!doctype html><html lang="en"><head><title>Course</title><script>${STORAGE_SCRIPT}</script></head>
+<body data-answers="${this.answersStorage ? 'yes' : 'no'}"><h1>Biology 101</h1>
+<iframe name="activity" title="Activity" src="${escapeAttribute(login.href)}" style="width:100%;height:600px"></iframe></body></html>`;
+  }
+
   /** The platform's side of the OIDC login: checks the tool's request and answers the form_post it would send back. */
   async authorize(url: URL): Promise<FormPost> {
     const parameters = url.searchParams;
@@ -179,6 +233,7 @@ export class FakeLtiPlatform {
     const key = this.keys.get(next.kid ?? this.published[0]!)!;
     const messageType = next.messageType ?? 'LtiResourceLinkRequest';
     const now = Math.floor(Date.now() / 1000);
+    const issuedAt = now + (next.issuedIn ?? 0);
     const claims: Record<string, unknown> = {
       nonce,
       name: 'Pat Platform',
@@ -208,7 +263,7 @@ export class FakeLtiPlatform {
       .setIssuer(this.issuerUrl)
       .setAudience(next.audience ?? this.clientId)
       .setSubject(next.subject ?? 'platform-user-1')
-      .setIssuedAt(now)
+      .setIssuedAt(issuedAt)
       .setExpirationTime(now + (next.expiresIn ?? 300))
       .sign(key.privateKey);
   }

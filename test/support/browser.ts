@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 
 const CHROMIUM_ARGS = [
@@ -77,7 +77,7 @@ const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
  * through the DevTools protocol, which the page's Content-Security-Policy does not govern, so the
  * app's real policy stays in force while it is scanned.
  */
-export async function accessibilityViolations(page: Page): Promise<string[]> {
+export async function accessibilityViolations(page: Page | Frame): Promise<string[]> {
   await page.evaluate(axeSource);
   // A string, not a function: the server's TypeScript program has no DOM types, and this runs in the page.
   const violations = await page.evaluate<AxeViolation[]>('axe.run(document).then((result) => result.violations)');
@@ -89,7 +89,7 @@ export async function accessibilityViolations(page: Page): Promise<string[]> {
     );
 }
 
-export async function expectAccessible(page: Page): Promise<void> {
+export async function expectAccessible(page: Page | Frame): Promise<void> {
   expect(await accessibilityViolations(page)).toEqual([]);
 }
 

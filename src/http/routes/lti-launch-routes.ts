@@ -1,6 +1,7 @@
 /**
  * The public LTI endpoints a learning platform calls: the LTI 1.1 launch, the LTI 1.3 login
- * initiation and launch, and the tool's JWKS. Launches are rate-limited per client address; a
+ * initiation (which gives the browser the login's secret: a cookie, and the platform's storage
+ * when it offers one) and launch (which asks the browser for it back), and the tool's JWKS. Launches are rate-limited per client address; a
  * refused launch is a 401 page saying why in plain words (audited by the service), never JSON
  * or a stack. Form bodies are read here only, as ordered name/value pairs, since the 1.1
  * signature covers every occurrence of every parameter.
@@ -10,8 +11,18 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { LaunchDestination, LaunchOutcome } from '../../lti/lti-launch-service.js';
 import { isLtiLaunchRefusal } from '../../lti/lti-launch-refusal.js';
 import type { Services } from '../../services.js';
-import { AUTO_SUBMIT_SCRIPT, AUTO_SUBMIT_SCRIPT_PATH, deepLinkingPickerPage, notSetUpPage, refusedLaunchPage } from '../lti-pages.js';
+import {
+  AUTO_SUBMIT_SCRIPT,
+  AUTO_SUBMIT_SCRIPT_PATH,
+  deepLinkingPickerPage,
+  notSetUpPage,
+  platformStorageLaunchPage,
+  platformStorageLoginPage,
+  refusedLaunchPage,
+} from '../lti-pages.js';
 import { pageLocale } from '../lti-page-text.js';
+import { PLATFORM_STORAGE_SCRIPT, PLATFORM_STORAGE_SCRIPT_PATH } from '../lti-platform-storage-script.js';
+import { clearLtiStateCookie, LAUNCH_PATH, ltiStateCookieValue, setLtiStateCookie } from '../lti-state-cookie.js';
 import { widenContentSecurityPolicy } from '../security-headers.js';
 import { setLtiSessionCookie } from '../session-cookie.js';
 
@@ -77,6 +88,18 @@ function sendDestination(request: FastifyRequest, reply: FastifyReply, outcome: 
   return sendPage(reply, 200, notSetUpPage(locale(request)));
 }
 
+/**
+ * The login's secret as this browser presents it: its cookie, or the value a platform-storage page
+ * read back from the platform. The latter only from Merino's own page (its Origin): any site can
+ * post a form field, and an attacker knows the secret of the login they started themselves.
+ */
+function presentedSecret(request: FastifyRequest, state: string | undefined): string | undefined {
+  const cookie = ltiStateCookieValue(request, state);
+  if (cookie !== undefined) return cookie;
+  if (request.headers.origin !== ownOrigin(request)) return undefined;
+  return formValue(request, 'platform_storage_secret') || undefined;
+}
+
 function queryOrForm(request: FastifyRequest, name: string): string | undefined {
   const query = request.query as Record<string, unknown>;
   const value = request.method === 'POST' ? formValue(request, name) : query[name];
@@ -105,7 +128,7 @@ export async function ltiLaunchRoutes(app: FastifyInstance, services: Services):
 
   const login = async (request: FastifyRequest, reply: FastifyReply) => {
     try {
-      const location = await services.ltiAdvantage.login(
+      const answer = await services.ltiAdvantage.login(
         {
           iss: queryOrForm(request, 'iss'),
           login_hint: queryOrForm(request, 'login_hint'),
@@ -113,10 +136,21 @@ export async function ltiLaunchRoutes(app: FastifyInstance, services: Services):
           lti_message_hint: queryOrForm(request, 'lti_message_hint'),
           client_id: queryOrForm(request, 'client_id'),
           lti_deployment_id: queryOrForm(request, 'lti_deployment_id'),
+          lti_storage_target: queryOrForm(request, 'lti_storage_target'),
         },
-        `${ownOrigin(request)}/lti/1.3/launch`,
+        `${ownOrigin(request)}${LAUNCH_PATH}`,
       );
-      return await reply.status(302).header('location', location).send();
+      setLtiStateCookie(reply, answer.state, answer.browserSecret, answer.lifetimeSeconds);
+      widenContentSecurityPolicy(reply, 'frame-ancestors', answer.frameOrigins);
+      if (answer.storage === undefined)
+        return await reply.status(302).header('cache-control', 'no-store').header('location', answer.authorizationUrl).send();
+      const content = {
+        storage: answer.storage,
+        secret: answer.browserSecret,
+        authorizationUrl: answer.authorizationUrl,
+        waitMilliseconds: services.settings.ltiPlatformStorageWaitMilliseconds,
+      };
+      return await sendPage(reply, 200, platformStorageLoginPage(locale(request), content));
     } catch (error) {
       return refused(request, reply, error);
     }
@@ -124,13 +158,27 @@ export async function ltiLaunchRoutes(app: FastifyInstance, services: Services):
   app.get('/lti/1.3/login', { ...hidden, preHandler: admit }, login);
   app.post('/lti/1.3/login', { ...hidden, preHandler: admit }, login);
 
-  app.post('/lti/1.3/launch', { ...hidden, preHandler: admit }, async (request, reply) => {
+  app.post(LAUNCH_PATH, { ...hidden, preHandler: admit }, async (request, reply) => {
     try {
+      const idToken = formValue(request, 'id_token');
+      const state = formValue(request, 'state');
       const outcome = await services.ltiAdvantage.launch({
-        idToken: formValue(request, 'id_token'),
-        state: formValue(request, 'state'),
+        idToken,
+        state,
+        browserSecret: presentedSecret(request, state),
         requestId: request.id,
       });
+      if (outcome.kind === 'platform_storage') {
+        widenContentSecurityPolicy(reply, 'frame-ancestors', outcome.frameOrigins);
+        const content = {
+          storage: outcome.storage,
+          idToken: idToken ?? '',
+          state: state ?? '',
+          waitMilliseconds: services.settings.ltiPlatformStorageWaitMilliseconds,
+        };
+        return await sendPage(reply, 200, platformStorageLaunchPage(locale(request), content));
+      }
+      clearLtiStateCookie(reply, state);
       setLtiSessionCookie(request, reply, outcome.token, outcome.lifetimeSeconds);
       if (outcome.kind === 'launch') return await sendDestination(request, reply, outcome);
       widenContentSecurityPolicy(reply, 'frame-ancestors', outcome.frameOrigins);
@@ -145,7 +193,12 @@ export async function ltiLaunchRoutes(app: FastifyInstance, services: Services):
     reply.header('cache-control', 'public, max-age=300').send(await services.ltiToolKeys.jwks()),
   );
 
-  app.get(AUTO_SUBMIT_SCRIPT_PATH, hidden, async (_request, reply) =>
-    reply.header('cache-control', 'public, max-age=3600').type('text/javascript; charset=utf-8').send(AUTO_SUBMIT_SCRIPT),
-  );
+  for (const [path, script] of [
+    [AUTO_SUBMIT_SCRIPT_PATH, AUTO_SUBMIT_SCRIPT],
+    [PLATFORM_STORAGE_SCRIPT_PATH, PLATFORM_STORAGE_SCRIPT],
+  ] as const) {
+    app.get(path, hidden, async (_request, reply) =>
+      reply.header('cache-control', 'public, max-age=3600').type('text/javascript; charset=utf-8').send(script),
+    );
+  }
 }
