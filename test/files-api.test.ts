@@ -104,7 +104,7 @@ async function fileRows(server: TestServer, ownerId: number) {
 async function listPaths(server: TestServer, token: string): Promise<string[]> {
   const response = await request(server, 'GET', '/api/files', { token });
   expect(response.status, response.text).toBe(200);
-  expect(Object.keys(response.body)).toEqual(['items']);
+  expect(Object.keys(response.body)).toEqual(['items', 'total']);
   return (response.body.items as FileView[]).map((item) => item.file_path);
 }
 

@@ -11,6 +11,7 @@ import { appendAuditEntry } from '../store/audit-log-repository.js';
 import { findOrganizationPolicies } from '../store/organization-settings-repository.js';
 import type { ApiKeyRow, Database } from '../store/schema.js';
 import { findUserById } from '../store/users-repository.js';
+import type { PageBounds } from '../validation/page-query-schema.js';
 import type { NewApiKeyInput } from './api-key-schemas.js';
 import type { CallContext } from './call-context.js';
 import { requireApiKeyCreation, requireApiKeyOwner } from './permissions.js';
@@ -102,8 +103,9 @@ export class ApiKeyService {
     return { ...apiKeyView(row), key };
   }
 
-  async list(context: CallContext): Promise<ApiKeyView[]> {
-    return (await listApiKeys(this.db, context.identity.userId)).map(apiKeyView);
+  async list(context: CallContext, page: PageBounds): Promise<{ items: ApiKeyView[]; total: number }> {
+    const keys = await listApiKeys(this.db, context.identity.userId, page);
+    return { items: keys.items.map(apiKeyView), total: keys.total };
   }
 
   async delete(context: CallContext, id: number): Promise<void> {

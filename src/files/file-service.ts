@@ -28,6 +28,7 @@ import { displayFileName, parseFilePath, sanitizeFileName, withCollisionSuffix }
 import type { BlobStorage } from '../storage/blob-storage.js';
 import { FileStorage, type StoredBytes } from './file-storage.js';
 import { FileTextCache } from './file-text-cache.js';
+import type { PageBounds } from '../validation/page-query-schema.js';
 
 export interface FileServiceOptions {
   /** Where the bytes live: local disk, the database or S3 (docs/storage.md). */
@@ -169,8 +170,9 @@ export class FileService {
     };
   }
 
-  async list(context: CallContext): Promise<FileView[]> {
-    return (await listLiveFiles(this.db, fileListScope(context.identity))).map(fileView);
+  async list(context: CallContext, page: PageBounds): Promise<{ items: FileView[]; total: number }> {
+    const files = await listLiveFiles(this.db, fileListScope(context.identity), page);
+    return { items: files.items.map(fileView), total: files.total };
   }
 
   async delete(context: CallContext, id: number): Promise<void> {

@@ -56,16 +56,6 @@ export function pageSchema<const Item extends object>(description: string, item:
   } as const;
 }
 
-/** An unpaged list under `items`. */
-export function itemsSchema<const Item extends object>(description: string, item: Item) {
-  return {
-    type: 'object',
-    description,
-    properties: { items: { type: 'array', items: item } },
-    required: ['items'],
-  } as const;
-}
-
 export const timestampSchema = { type: 'string', description: 'ISO 8601 date and time' } as const;
 export const nullableTimestampSchema = { type: ['string', 'null'], description: 'ISO 8601 date and time, or null' } as const;
 

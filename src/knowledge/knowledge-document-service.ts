@@ -22,7 +22,7 @@ import {
   findDocument,
   findIngestionJob,
   insertIngestionJob,
-  listDocuments,
+  listDocumentPage,
   listDocumentsWithoutJobs,
   listIngestionJobs,
   retryIngestionJob,
@@ -34,6 +34,7 @@ import type { Database } from '../store/schema.js';
 import { detectUploadedDocumentType } from './document-types.js';
 import { knowledgeBaseFacts } from './knowledge-base-service.js';
 import type { TextDocumentInput } from './knowledge-document-schemas.js';
+import type { PageBounds } from '../validation/page-query-schema.js';
 
 /** Stored documents are named by their id; an upload still streaming in has a random temporary name. */
 const DOCUMENT_STORED_NAME = /^(?:[0-9a-f]{32}\.upload|[1-9][0-9]{0,9})$/;
@@ -277,9 +278,10 @@ export class KnowledgeDocumentService {
     return { documents, files };
   }
 
-  async list(context: CallContext, knowledgeBaseId: number): Promise<{ items: DocumentView[] }> {
+  async list(context: CallContext, knowledgeBaseId: number, page: PageBounds): Promise<{ items: DocumentView[]; total: number }> {
     const record = await this.load(context, knowledgeBaseId, 'view');
-    return { items: (await listDocuments(this.db, record.id)).map(documentView) };
+    const documents = await listDocumentPage(this.db, record.id, page);
+    return { items: documents.items.map(documentView), total: documents.total };
   }
 
   async get(context: CallContext, knowledgeBaseId: number, documentId: number): Promise<DocumentView> {
@@ -324,9 +326,10 @@ export class KnowledgeDocumentService {
     await this.storage.remove(record.id, String(row.id));
   }
 
-  async listJobs(context: CallContext, knowledgeBaseId: number): Promise<{ items: JobView[] }> {
+  async listJobs(context: CallContext, knowledgeBaseId: number, page: PageBounds): Promise<{ items: JobView[]; total: number }> {
     const record = await this.load(context, knowledgeBaseId, 'view');
-    return { items: (await listIngestionJobs(this.db, record.id)).map(jobView) };
+    const jobs = await listIngestionJobs(this.db, record.id, page);
+    return { items: jobs.items.map(jobView), total: jobs.total };
   }
 
   async getJob(context: CallContext, knowledgeBaseId: number, jobId: number): Promise<JobView> {

@@ -26,6 +26,7 @@ import {
   type LtiPlatformFields,
 } from '../store/lti-registrations-repository.js';
 import type { Database, LtiConsumerRow, LtiPlatformRow } from '../store/schema.js';
+import type { PageBounds } from '../validation/page-query-schema.js';
 
 export interface LtiConsumerView {
   id: number;
@@ -63,16 +64,9 @@ export interface LtiPlatformInput {
   frame_origins?: string[];
 }
 
-export interface ListQuery {
+/** A page of an organization's registrations; the caller's own organization unless named. */
+export interface ListQuery extends PageBounds {
   organization_id?: number;
-  limit?: number;
-  offset?: number;
-}
-
-/** An organization has a handful of registrations, so they are read whole and paged here. */
-function page<Row>(rows: Row[], query: ListQuery): Row[] {
-  const offset = query.offset ?? 0;
-  return rows.slice(offset, offset + (query.limit ?? 100));
 }
 
 function stringList(stored: string): string[] {
@@ -160,10 +154,11 @@ export class LtiRegistrationService {
     return { ...consumerView((await findLtiConsumer(this.db, id))!), consumer_secret: secret };
   }
 
-  async listConsumers(context: CallContext, query: ListQuery): Promise<{ items: LtiConsumerView[] }> {
+  async listConsumers(context: CallContext, query: ListQuery): Promise<{ items: LtiConsumerView[]; total: number }> {
     const organization = query.organization_id ?? context.identity.organizationId;
     requireLtiAdministration(context.identity, organization, 'Organization');
-    return { items: page(await listLtiConsumers(this.db, organization), query).map(consumerView) };
+    const rows = await listLtiConsumers(this.db, organization, query);
+    return { items: rows.items.map(consumerView), total: rows.total };
   }
 
   private async consumer(context: CallContext, id: number): Promise<LtiConsumerRow> {
@@ -246,10 +241,11 @@ export class LtiRegistrationService {
     return platformView((await findLtiPlatform(this.db, id))!);
   }
 
-  async listPlatforms(context: CallContext, query: ListQuery): Promise<{ items: LtiPlatformView[] }> {
+  async listPlatforms(context: CallContext, query: ListQuery): Promise<{ items: LtiPlatformView[]; total: number }> {
     const organization = query.organization_id ?? context.identity.organizationId;
     requireLtiAdministration(context.identity, organization, 'Organization');
-    return { items: page(await listLtiPlatforms(this.db, organization), query).map(platformView) };
+    const rows = await listLtiPlatforms(this.db, organization, query);
+    return { items: rows.items.map(platformView), total: rows.total };
   }
 
   private async platform(context: CallContext, id: number): Promise<LtiPlatformRow> {

@@ -1,5 +1,6 @@
 /** API keys, stored as hashes with a short display prefix. */
 import type { Kysely } from 'kysely';
+import type { PageBounds } from '../validation/page-query-schema.js';
 import { nowTimestamp, toFlag, type ApiKeyRow, type Database } from './schema.js';
 
 export interface NewApiKey {
@@ -36,8 +37,12 @@ export async function findApiKeyById(db: Kysely<Database>, id: number): Promise<
   return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function listApiKeys(db: Kysely<Database>, userId: number): Promise<ApiKeyRow[]> {
-  return db.selectFrom('api_keys').selectAll().where('user_id', '=', userId).orderBy('id').execute();
+/** A page of a user's keys, oldest first (by id alone, so pages never overlap), with the count of all of them. */
+export async function listApiKeys(db: Kysely<Database>, userId: number, page: PageBounds): Promise<{ items: ApiKeyRow[]; total: number }> {
+  const ofUser = db.selectFrom('api_keys').where('user_id', '=', userId);
+  const items = await ofUser.selectAll().orderBy('id').limit(page.limit).offset(page.offset).execute();
+  const { total } = await ofUser.select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow();
+  return { items, total: Number(total) };
 }
 
 export async function deleteApiKey(db: Kysely<Database>, id: number): Promise<void> {

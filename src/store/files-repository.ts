@@ -1,5 +1,6 @@
 /** Uploaded files (soft-deleted rows stay, with `deleted_at` set). The bytes are on disk, see src/files/. */
 import type { Kysely } from 'kysely';
+import type { PageBounds } from '../validation/page-query-schema.js';
 import type { FileListScope } from './list-scopes.js';
 import { precompiledQuery } from './precompiled-query.js';
 import type { Database, FileRow, NewFileRow } from './schema.js';
@@ -29,11 +30,18 @@ export async function listLiveFilePaths(db: Kysely<Database>, ownerId: number): 
   return new Set(rows.map((row) => row.file_path));
 }
 
-export async function listLiveFiles(db: Kysely<Database>, scope: FileListScope): Promise<FileRow[]> {
-  let query = db.selectFrom('files').selectAll().where('deleted_at', 'is', null);
-  if (scope.kind === 'organization') query = query.where('organization_id', '=', scope.organizationId);
-  if (scope.kind === 'owner') query = query.where('owner_id', '=', scope.userId);
-  return query.orderBy('id', 'desc').execute();
+/** A page of the live files a scope includes, newest first (by id alone, so pages never overlap), with the count of all of them. */
+export async function listLiveFiles(
+  db: Kysely<Database>,
+  scope: FileListScope,
+  page: PageBounds,
+): Promise<{ items: FileRow[]; total: number }> {
+  let live = db.selectFrom('files').where('deleted_at', 'is', null);
+  if (scope.kind === 'organization') live = live.where('organization_id', '=', scope.organizationId);
+  if (scope.kind === 'owner') live = live.where('owner_id', '=', scope.userId);
+  const items = await live.selectAll().orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
+  const { total } = await live.select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow();
+  return { items, total: Number(total) };
 }
 
 /** Which of `storedNames` (files in the owner's folder) a live row of that owner names; the others are bytes nothing can read. */

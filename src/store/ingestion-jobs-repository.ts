@@ -10,6 +10,7 @@
  */
 import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { Dialect } from './dialect.js';
+import type { PageBounds } from '../validation/page-query-schema.js';
 import { nowTimestamp, type Database, type DocumentStatus, type IngestionJobsTable, type KnowledgeDocumentsTable } from './schema.js';
 
 export type IngestionJobRow = Selectable<IngestionJobsTable>;
@@ -215,8 +216,16 @@ export async function findIngestionJob(db: Kysely<Database>, jobId: number): Pro
   return db.selectFrom('ingestion_jobs').selectAll().where('id', '=', jobId).executeTakeFirst();
 }
 
-export async function listIngestionJobs(db: Kysely<Database>, knowledgeBaseId: number): Promise<IngestionJobRow[]> {
-  return db.selectFrom('ingestion_jobs').selectAll().where('knowledge_base_id', '=', knowledgeBaseId).orderBy('id', 'desc').execute();
+/** A page of a knowledge base's jobs, newest first; ordered by id alone, so pages never overlap while jobs change status. */
+export async function listIngestionJobs(
+  db: Kysely<Database>,
+  knowledgeBaseId: number,
+  page: PageBounds,
+): Promise<{ items: IngestionJobRow[]; total: number }> {
+  const ofKnowledgeBase = db.selectFrom('ingestion_jobs').where('knowledge_base_id', '=', knowledgeBaseId);
+  const items = await ofKnowledgeBase.selectAll().orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
+  const { total } = await ofKnowledgeBase.select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow();
+  return { items, total: Number(total) };
 }
 
 /** Cancels a pending or processing job (and marks its document cancelled); false when it had already ended. */
@@ -311,11 +320,9 @@ export async function findDocument(
     .executeTakeFirst();
 }
 
-/** A knowledge base's documents, newest first, each with the id of its latest job. */
-export async function listDocuments(
-  db: Kysely<Database>,
-  knowledgeBaseId: number,
-): Promise<Array<KnowledgeDocumentRow & { job_id: number | null }>> {
+export type DocumentWithJob = KnowledgeDocumentRow & { job_id: number | null };
+
+function selectDocumentsWithJobs(db: Kysely<Database>, knowledgeBaseId: number) {
   return db
     .selectFrom('kb_documents')
     .selectAll('kb_documents')
@@ -327,8 +334,27 @@ export async function listDocuments(
         .as('job_id'),
     )
     .where('kb_documents.knowledge_base_id', '=', knowledgeBaseId)
-    .orderBy('kb_documents.id', 'desc')
-    .execute();
+    .orderBy('kb_documents.id', 'desc');
+}
+
+/** All of a knowledge base's documents, newest first, each with the id of its latest job. */
+export async function listDocuments(db: Kysely<Database>, knowledgeBaseId: number): Promise<DocumentWithJob[]> {
+  return selectDocumentsWithJobs(db, knowledgeBaseId).execute();
+}
+
+/** A page of a knowledge base's documents, newest first (by id alone, so pages never overlap), with the count of all of them. */
+export async function listDocumentPage(
+  db: Kysely<Database>,
+  knowledgeBaseId: number,
+  page: PageBounds,
+): Promise<{ items: DocumentWithJob[]; total: number }> {
+  const items = await selectDocumentsWithJobs(db, knowledgeBaseId).limit(page.limit).offset(page.offset).execute();
+  const { total } = await db
+    .selectFrom('kb_documents')
+    .where('knowledge_base_id', '=', knowledgeBaseId)
+    .select((eb) => eb.fn.countAll().as('total'))
+    .executeTakeFirstOrThrow();
+  return { items, total: Number(total) };
 }
 
 /** Removes a document with its chunks and jobs; call inside a transaction. */

@@ -1,5 +1,6 @@
 /** LTI 1.1 consumers and LTI 1.3 platform registrations of organizations. */
 import type { Kysely } from 'kysely';
+import type { PageBounds } from '../validation/page-query-schema.js';
 import { nowTimestamp, type Database, type LtiConsumerRow, type LtiPlatformRow } from './schema.js';
 
 export interface NewLtiConsumer {
@@ -29,14 +30,16 @@ export async function insertLtiConsumer(db: Kysely<Database>, consumer: NewLtiCo
   return id;
 }
 
-export async function listLtiConsumers(db: Kysely<Database>, organizationId: number): Promise<LtiConsumerRow[]> {
-  return db
-    .selectFrom('lti_consumers')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('revoked_at', 'is', null)
-    .orderBy('id')
-    .execute();
+/** A page of an organization's live consumers, oldest first (by id alone, so pages never overlap), with the count of all of them. */
+export async function listLtiConsumers(
+  db: Kysely<Database>,
+  organizationId: number,
+  page: PageBounds,
+): Promise<{ items: LtiConsumerRow[]; total: number }> {
+  const live = db.selectFrom('lti_consumers').where('organization_id', '=', organizationId).where('revoked_at', 'is', null);
+  const items = await live.selectAll().orderBy('id').limit(page.limit).offset(page.offset).execute();
+  const { total } = await live.select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow();
+  return { items, total: Number(total) };
 }
 
 export async function findLtiConsumer(db: Kysely<Database>, id: number): Promise<LtiConsumerRow | undefined> {
@@ -118,8 +121,16 @@ export async function deleteLtiPlatform(db: Kysely<Database>, id: number): Promi
   await db.deleteFrom('lti_platforms').where('id', '=', id).execute();
 }
 
-export async function listLtiPlatforms(db: Kysely<Database>, organizationId: number): Promise<LtiPlatformRow[]> {
-  return db.selectFrom('lti_platforms').selectAll().where('organization_id', '=', organizationId).orderBy('id').execute();
+/** A page of an organization's platforms, oldest first (by id alone, so pages never overlap), with the count of all of them. */
+export async function listLtiPlatforms(
+  db: Kysely<Database>,
+  organizationId: number,
+  page: PageBounds,
+): Promise<{ items: LtiPlatformRow[]; total: number }> {
+  const ofOrganization = db.selectFrom('lti_platforms').where('organization_id', '=', organizationId);
+  const items = await ofOrganization.selectAll().orderBy('id').limit(page.limit).offset(page.offset).execute();
+  const { total } = await ofOrganization.select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow();
+  return { items, total: Number(total) };
 }
 
 export async function findLtiPlatform(db: Kysely<Database>, id: number): Promise<LtiPlatformRow | undefined> {

@@ -2,9 +2,17 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { newApiKeySchema } from '../../auth/api-key-schemas.js';
+import { pageBoundsQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
-import { commonErrorResponses, idParametersSchema, noContentResponse, nullableTimestampSchema, timestampSchema } from '../schemas.js';
+import {
+  commonErrorResponses,
+  idParametersSchema,
+  noContentResponse,
+  nullableTimestampSchema,
+  pageSchema,
+  timestampSchema,
+} from '../schemas.js';
 
 /** An API key as src/auth/api-key-service.ts shows it: never the key itself, only its first characters. */
 const apiKeyViewProperties = {
@@ -23,12 +31,7 @@ const createdApiKeySchema = {
   properties: { ...apiKeyViewProperties, key: { type: 'string', description: 'the API key (mrk_…)' } },
 } as const;
 
-const apiKeyListSchema = {
-  type: 'object',
-  description: 'Your API keys',
-  properties: { items: { type: 'array', items: { type: 'object', properties: apiKeyViewProperties } } },
-  required: ['items'],
-} as const;
+const apiKeyListSchema = pageSchema('A page of your API keys, oldest first', { type: 'object', properties: apiKeyViewProperties } as const);
 
 export async function apiKeyRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const routes = typedRoutes(app);
@@ -52,12 +55,11 @@ export async function apiKeyRoutes(app: FastifyInstance, services: Services): Pr
       schema: {
         tags: ['api-keys'],
         summary: 'List your API keys (never the keys themselves)',
+        querystring: pageBoundsQuerySchema(services.settings.pageSizeMaximum),
         response: { 200: apiKeyListSchema, ...commonErrorResponses },
       },
     },
-    async (request) => ({
-      items: await services.apiKeys.list(callContext(request)),
-    }),
+    async (request) => services.apiKeys.list(callContext(request), request.query),
   );
 
   routes.delete(

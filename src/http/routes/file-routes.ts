@@ -10,9 +10,10 @@ import type { Readable } from 'node:stream';
 import { AppError, isAppError } from '../../errors/app-error.js';
 import { fileTooLarge } from '../../files/file-storage.js';
 import type { Services } from '../../services.js';
+import { pageBoundsQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
-import { commonErrorResponses, errorResponseSchema, idParametersSchema, itemsSchema, noContentResponse } from '../schemas.js';
+import { commonErrorResponses, errorResponseSchema, idParametersSchema, noContentResponse, pageSchema } from '../schemas.js';
 import { validatorCompiler } from '../validation.js';
 
 /** Room for the multipart envelope around the file: boundaries, part headers and a few small fields. */
@@ -179,14 +180,15 @@ export async function fileRoutes(app: FastifyInstance, services: Services): Prom
     {
       schema: {
         tags: ['files'],
-        summary: 'List your files (admins: their organization’s; system admins: all)',
+        summary: 'List your files, newest first (admins: their organization’s; system admins: all)',
+        querystring: pageBoundsQuerySchema(services.settings.pageSizeMaximum),
         response: {
-          200: itemsSchema('Your files', fileSchema),
+          200: pageSchema('A page of your files', fileSchema),
           ...commonErrorResponses,
         },
       },
     },
-    async (request) => ({ items: await services.files.list(callContext(request)) }),
+    async (request) => services.files.list(callContext(request), request.query),
   );
 
   routes.delete(

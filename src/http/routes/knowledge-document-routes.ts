@@ -9,6 +9,7 @@ import { AppError } from '../../errors/app-error.js';
 import { ACCEPTED_DOCUMENT_EXTENSIONS } from '../../knowledge/document-types.js';
 import { textDocumentsSchema } from '../../knowledge/knowledge-document-schemas.js';
 import type { Services } from '../../services.js';
+import { pageBoundsQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
 import { bodyCheckerFor } from '../validation.js';
 import { typedRoutes } from '../route-type-provider.js';
@@ -16,8 +17,8 @@ import {
   commonErrorResponses,
   errorResponseSchema,
   idParametersSchema,
-  itemsSchema,
   noContentResponse,
+  pageSchema,
   timestampSchema,
 } from '../schemas.js';
 import { documentOnlyBodyValidator, SEND_AS_MULTIPART, uploadBodySchema, withUploadedFile } from './file-routes.js';
@@ -116,6 +117,7 @@ export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Se
   const bytesMaximum = services.settings.knowledgeUploadBytesMaximum;
   const jsonBytesMaximum = services.settings.knowledgeJsonBodyBytesMaximum;
   const documents = services.knowledgeDocuments;
+  const pageQuery = pageBoundsQuerySchema(services.settings.pageSizeMaximum);
   const routes = typedRoutes(app);
 
   routes.post(
@@ -153,12 +155,13 @@ export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Se
     {
       schema: {
         tags: ['knowledge-bases'],
-        summary: 'List the documents with their ingestion status',
+        summary: 'List the documents with their ingestion status, newest first',
         params: idParametersSchema,
-        response: { 200: itemsSchema('The documents', documentSchema('a document')), ...commonErrorResponses },
+        querystring: pageQuery,
+        response: { 200: pageSchema('A page of the documents', documentSchema('a document')), ...commonErrorResponses },
       },
     },
-    async (request) => documents.list(callContext(request), request.params.id),
+    async (request) => documents.list(callContext(request), request.params.id, request.query),
   );
 
   routes.get(
@@ -221,12 +224,13 @@ export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Se
     {
       schema: {
         tags: ['knowledge-bases'],
-        summary: 'List the ingestion jobs',
+        summary: 'List the ingestion jobs, newest first',
         params: idParametersSchema,
-        response: { 200: itemsSchema('The ingestion jobs', jobSchema('a job')), ...commonErrorResponses },
+        querystring: pageQuery,
+        response: { 200: pageSchema('A page of the ingestion jobs', jobSchema('a job')), ...commonErrorResponses },
       },
     },
-    async (request) => documents.listJobs(callContext(request), request.params.id),
+    async (request) => documents.listJobs(callContext(request), request.params.id, request.query),
   );
 
   routes.get(

@@ -5,9 +5,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
+import { pageBoundsQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
-import { commonErrorResponses, idParametersSchema, itemsSchema, noContentResponse, timestampSchema } from '../schemas.js';
+import { commonErrorResponses, idParametersSchema, noContentResponse, pageSchema, timestampSchema } from '../schemas.js';
 import { ownOrigin } from './lti-launch-routes.js';
 
 const TAGS = ['lti'];
@@ -18,14 +19,8 @@ const originListSchema = {
   description: 'origins (https://lms.example.edu) allowed to show Merino in a frame after launches from here',
 } as const;
 
-const organizationQuerySchema = {
-  type: 'object',
-  properties: {
-    organization_id: { type: 'integer', minimum: 1, maximum: 2_147_483_647, description: "default: the caller's organization" },
-    limit: { type: 'integer', minimum: 1, maximum: 200, default: 100, description: 'how many to answer' },
-    offset: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0, description: 'how many to skip' },
-  },
-  additionalProperties: false,
+const organizationFilter = {
+  organization_id: { type: 'integer', minimum: 1, maximum: 2_147_483_647, description: "default: the caller's organization" },
 } as const;
 
 const consumerProperties = {
@@ -114,6 +109,7 @@ const dashboardSchema = {
 
 export async function ltiAdminRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const routes = typedRoutes(app);
+  const organizationPageQuery = pageBoundsQuerySchema(services.settings.pageSizeMaximum, organizationFilter);
 
   routes.get(
     '/api/lti/tool',
@@ -143,8 +139,8 @@ export async function ltiAdminRoutes(app: FastifyInstance, services: Services): 
       schema: {
         tags: TAGS,
         summary: "The organization's LTI 1.1 consumers",
-        querystring: organizationQuerySchema,
-        response: { 200: itemsSchema('LTI 1.1 consumers', consumerSchema), ...commonErrorResponses },
+        querystring: organizationPageQuery,
+        response: { 200: pageSchema('A page of LTI 1.1 consumers, oldest first', consumerSchema), ...commonErrorResponses },
       },
     },
     async (request) => services.ltiRegistrations.listConsumers(callContext(request), request.query),
@@ -220,8 +216,8 @@ export async function ltiAdminRoutes(app: FastifyInstance, services: Services): 
       schema: {
         tags: TAGS,
         summary: "The organization's LTI 1.3 platforms",
-        querystring: organizationQuerySchema,
-        response: { 200: itemsSchema('LTI 1.3 platforms', platformSchema), ...commonErrorResponses },
+        querystring: organizationPageQuery,
+        response: { 200: pageSchema('A page of LTI 1.3 platforms, oldest first', platformSchema), ...commonErrorResponses },
       },
     },
     async (request) => services.ltiRegistrations.listPlatforms(callContext(request), request.query),
