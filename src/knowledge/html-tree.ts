@@ -34,6 +34,7 @@ export function decodeHtmlEntities(text: string): string {
   if (!text.includes('&')) return text;
   return text.replace(
     REFERENCE,
+    // eslint-disable-next-line max-params -- String.replace hands each capture group over as an argument of its own.
     (match, decimal: string | undefined, hex: string | undefined, name: string | undefined, semicolon: string) => {
       if (decimal !== undefined) return numericReference(Number.parseInt(decimal, 10));
       if (hex !== undefined) return numericReference(Number.parseInt(hex, 16));

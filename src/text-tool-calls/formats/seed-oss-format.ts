@@ -44,7 +44,8 @@ export const seedOssSyntax: OpeningSyntax = {
           { token: CALL_CLOSE, consumed: true },
           { token: CALL_OPEN, consumed: false },
         ],
-        parseBody: (body, ending) => readWrappedBody(body, ending, context.tools, 'seed_oss', withoutLeadingLineBreak),
+        parseBody: (body, ending) =>
+          readWrappedBody(body, ending, context.tools, { format: 'seed_oss', trimValue: withoutLeadingLineBreak }),
       },
       context.counter,
     );

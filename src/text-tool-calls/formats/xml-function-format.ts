@@ -50,6 +50,12 @@ function parametersJson(body: string, toolName: string, tools: OfferedToolSet, t
   return JSON.stringify(parameters);
 }
 
+/** How a wrapper other than this format's own reads its body: the format it reports, and how it trims values. */
+export interface WrapperReading {
+  format?: TextToolCallFormat;
+  trimValue?: ValueTrimming;
+}
+
 /**
  * Every `<function=…>…</function>` in a wrapped body, with any other non-blank text kept in order.
  * Seed-OSS writes the same body in its own wrapper, so the format reported is the caller's.
@@ -58,9 +64,9 @@ export function readWrappedBody(
   body: string,
   ending: BlockEnding,
   tools: OfferedToolSet,
-  format: TextToolCallFormat = 'xml_function',
-  trimValue: ValueTrimming = trimTagLineBreaks,
+  wrapper: WrapperReading = {},
 ): TextParserEvent[] | undefined {
+  const { format = 'xml_function', trimValue = trimTagLineBreaks } = wrapper;
   const search = new ForwardSearch(body);
   const events: TextParserEvent[] = [];
   let position = 0;
