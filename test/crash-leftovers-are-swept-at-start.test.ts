@@ -4,8 +4,9 @@
  * it was receiving when killed (a real server process, killed mid-body), and the states a kill
  * between two steps of an upload leaves (made here by hand, since no timing hits them reliably):
  * a staged knowledge-base upload, stored bytes without a row, bytes of a deleted file, a file
- * named by a document that no longer exists, a document that never got its job. Leftovers are
- * removed only once older than UPLOAD_LEFTOVER_GRACE_MS, so another process's upload in progress
+ * named by a document that no longer exists, a document that never got its job (written, as
+ * before upload leases, without an owner: marked failed, not deleted). Leftovers are
+ * handled only once older than UPLOAD_LEFTOVER_GRACE_MS, so another process's upload in progress
  * over the same store and data folder survives the sweep and completes; live files and
  * documents stay whatever their age.
  */
@@ -217,12 +218,18 @@ describe.each(TEST_DIALECTS)('start-up after a kill during uploads on %s', (dial
     expect(knowledgeLeft).not.toContain(stagedUpload);
     expect(knowledgeLeft).not.toContain('999999');
     expect(knowledgeLeft).not.toContain(String(jobless.id));
-    expect(await db.selectFrom('kb_documents').select('id').where('id', '=', jobless.id).executeTakeFirst()).toBeUndefined();
+    // Not deleted behind the teacher's back: marked failed with the reason, its bytes gone; uploading again is the retry.
+    expect(await db.selectFrom('kb_documents').select(['status', 'error']).where('id', '=', jobless.id).executeTakeFirst()).toEqual({
+      status: 'failed',
+      error: 'the upload was interrupted',
+    });
     // Kept: the live file, the ingested document, the fresh job-less document, the upload in progress.
     expect(filesLeft).toContain(keptFileRow.stored_name);
     expect(knowledgeLeft).toContain(String(keptDocument.body.document_id));
     expect(knowledgeLeft).toContain(String(freshJobless.id));
-    expect(await db.selectFrom('kb_documents').select('id').where('id', '=', freshJobless.id).executeTakeFirst()).toBeDefined();
+    expect(await db.selectFrom('kb_documents').select('status').where('id', '=', freshJobless.id).executeTakeFirst()).toEqual({
+      status: 'pending',
+    });
     expect(filesLeft).toContain(livePart);
     expect(restarted.logLines.some((line) => line.includes('removed the leftovers of interrupted uploads'))).toBe(true);
 

@@ -21,6 +21,7 @@ import { ltiMigration } from './0030-lti.js';
 import { chatsMigration } from './0014-chats.js';
 import { blobsMigration } from './0050-blobs.js';
 import { periodicRunsMigration } from './0051-periodic-runs.js';
+import { documentUploadLeaseMigration } from './0060-document-upload-lease.js';
 
 export function allMigrations(dialect: Dialect): Record<string, Migration> {
   return {
@@ -42,5 +43,7 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0014-chats': chatsMigration(dialect),
     '0050-blobs': blobsMigration(dialect),
     '0051-periodic-runs': periodicRunsMigration(),
+    // Numbered apart from 0052 onwards, which other branches add meanwhile.
+    '0060-document-upload-lease': documentUploadLeaseMigration(),
   };
 }
