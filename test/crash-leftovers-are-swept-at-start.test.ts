@@ -13,11 +13,11 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, utimes, writeFile } from 'node:fs/promises';
-import http from 'node:http';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { uploadDocument, waitForJob } from './support/knowledge-uploads.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';
+import { startSlowUpload } from './support/slow-upload.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
 
@@ -25,43 +25,6 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, loginAsAdmin, request, startTestServer, ty
 const LOCAL_STORAGE = { STORAGE_URL: 'local' };
 
 const TWO_HOURS = 2 * 3_600_000;
-
-interface SlowUpload {
-  /** Sends the rest of the file and the closing boundary; resolves with the answer. */
-  finish(rest: string): Promise<{ status: number; body: any }>;
-}
-
-/** Starts a multipart upload and sends only its first part, keeping the request open. */
-function startSlowUpload(baseUrl: string, urlPath: string, token: string, fileName: string, firstPart: string): SlowUpload {
-  const boundary = `----merino-slow-${randomBytes(8).toString('hex')}`;
-  const url = new URL(urlPath, baseUrl);
-  const outgoing = http.request({
-    method: 'POST',
-    hostname: url.hostname,
-    port: url.port,
-    path: url.pathname,
-    headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
-  });
-  const answer = new Promise<{ status: number; body: any }>((resolve, reject) => {
-    outgoing.on('error', reject);
-    outgoing.on('response', (response) => {
-      let text = '';
-      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text === '' ? undefined : JSON.parse(text) }));
-    });
-  });
-  // A killed server resets the connection: that failure is expected, not a test error.
-  answer.catch(() => undefined);
-  outgoing.write(
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\nContent-Type: text/plain\r\n\r\n${firstPart}`,
-  );
-  return {
-    finish(rest) {
-      outgoing.end(`${rest}\r\n--${boundary}--\r\n`);
-      return answer;
-    },
-  };
-}
 
 async function temporaryFiles(folder: string): Promise<string[]> {
   const names = await readdir(folder).catch(() => [] as string[]);
