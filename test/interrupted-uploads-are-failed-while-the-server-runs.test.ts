@@ -23,7 +23,8 @@ import { startSlowUpload } from './support/slow-upload.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, request, startTestServer, type TestServer } from './support/test-server.js';
 
-const GRACE_MILLISECONDS = 6_000;
+// Longer than a restart takes, so what the last kill leaves is younger than the grace when the last server starts.
+const GRACE_MILLISECONDS = 15_000;
 const ENVIRONMENT = {
   // The checks look at the local driver's files on disk; the other drivers keep the same contract.
   STORAGE_URL: 'local',
@@ -33,7 +34,7 @@ const ENVIRONMENT = {
 };
 const ROUNDS = 4;
 const UPLOAD_LANES = 6;
-const SETTLE_TIMEOUT_MILLISECONDS = 45_000;
+const SETTLE_TIMEOUT_MILLISECONDS = 60_000;
 const INTERRUPTED = 'the upload was interrupted';
 const STAGED_NAME = /^(?:\.upload-[0-9a-f]{32}\.part|[0-9a-f]{32}\.upload)$/;
 
@@ -60,6 +61,10 @@ async function waitUntil(condition: () => Promise<boolean>, what: string): Promi
     if (Date.now() > deadline) throw new Error(`never settled: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+async function temporaryFiles(folder: string): Promise<string[]> {
+  return (await readdir(folder).catch(() => [] as string[])).filter((name) => name.startsWith('.upload-'));
 }
 
 /** Staged and temporary upload files in the folder older than the grace period. */
@@ -126,15 +131,22 @@ describe.each(TEST_DIALECTS)('uploads interrupted by kill -9 on %s', (dialect) =
     const trickle = setInterval(() => neighbourUpload.send('and more '), 500);
 
     let accepted = 0;
+    const cutParts: string[] = [];
     let current = await startServerProcess(database, ENVIRONMENT);
     for (let round = 1; round <= ROUNDS; round += 1) {
       const counted = { count: 0 };
       const lanes = uploadUntilKilled(current, token, knowledgeBase, round, counted);
-      // Two uploads are mid-body when the kill comes, so each round surely leaves temporary files.
-      startSlowUpload(current.baseUrl, documentsUrl, token, `cut-${round}-a.md`, '# Cut\n\nThe first half ');
-      startSlowUpload(current.baseUrl, documentsUrl, token, `cut-${round}-b.md`, '# Cut\n\nThe first half ');
       // Killed after a number of accepted uploads that grows with the round, so the kill lands at different steps.
       await waitUntil(async () => counted.count >= 2 + round * 3, `round ${round} accepting uploads`);
+      // Two uploads are mid-body when the kill comes, so each round surely leaves temporary files younger than the grace.
+      const partsBefore = await temporaryFiles(knowledgeFolder);
+      startSlowUpload(current.baseUrl, documentsUrl, token, `cut-${round}-a.md`, '# Cut\n\nThe first half ');
+      startSlowUpload(current.baseUrl, documentsUrl, token, `cut-${round}-b.md`, '# Cut\n\nThe first half ');
+      await waitUntil(
+        async () => (await temporaryFiles(knowledgeFolder)).filter((name) => !partsBefore.includes(name)).length >= 2,
+        `round ${round} receiving the cut uploads`,
+      );
+      cutParts.push(...(await temporaryFiles(knowledgeFolder)).filter((name) => !partsBefore.includes(name)));
       await current.kill();
       await lanes;
       accepted += counted.count;
@@ -146,9 +158,12 @@ describe.each(TEST_DIALECTS)('uploads interrupted by kill -9 on %s', (dialect) =
     const settledStore = store;
     await waitUntil(
       async () =>
-        (await pendingWithoutJob(settledStore, knowledgeBase)).length === 0 && (await staleStagedFiles(knowledgeFolder)).length === 0,
-      'no pending document without a job and no staged file older than the grace',
+        (await pendingWithoutJob(settledStore, knowledgeBase)).length === 0 &&
+        (await temporaryFiles(knowledgeFolder)).every((name) => !cutParts.includes(name)),
+      'no pending document without a job, and the files of the cut uploads gone',
     );
+    // The last kill's files were the youngest leftovers: with them gone, nothing staged older than the grace is left.
+    expect(await staleStagedFiles(knowledgeFolder)).toEqual([]);
     // The same server process is still up: the restart and its periodic sweep did it, not a later start.
     expect(current.child.exitCode).toBeNull();
     expect((await request(current, 'GET', '/healthz')).status).toBe(200);

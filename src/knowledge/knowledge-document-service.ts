@@ -228,7 +228,7 @@ export class KnowledgeDocumentService {
           .catch(() => undefined);
         await this.storage.remove(record.id, String(failedId)).catch(() => undefined);
       }
-      return this.uploadFailure(record.id, error);
+      return await this.uploadFailure(record.id, error);
     } finally {
       clearInterval(heartbeat);
     }
