@@ -1,6 +1,6 @@
 /**
  * The `merino` command. `merino serve` (the default): settings → store (migrated) → first admin →
- * leftovers of killed uploads swept → HTTP server → ingestion runner unless INGESTION_IN_WEB is
+ * leftovers of killed uploads swept (and again every UPLOAD_SWEEP_INTERVAL_MS) → HTTP server → ingestion runner unless INGESTION_IN_WEB is
  * false (it first takes back the jobs of this machine's dead processes); and a graceful shutdown on
  * SIGINT/SIGTERM that first fails readiness (SHUTDOWN_DRAIN_DELAY_MS), then stops accepting
  * requests, lets running ones and the ingestion job in hand finish (streams get
@@ -10,7 +10,7 @@
  */
 import { bootstrapAdmin, type BootstrapResult } from './auth/admin-bootstrap.js';
 import { loadSettings, SettingsError, type Settings } from './config/settings.js';
-import { sweepCrashLeftovers } from './crash-leftovers.js';
+import { startLeftoverSweeps, sweepCrashLeftovers } from './crash-leftovers.js';
 import { buildApp } from './http/app.js';
 import { limitHeapGrowth } from './heap-growth-limit.js';
 import { releaseMemoryWhenIdle } from './idle-memory-release.js';
@@ -142,6 +142,8 @@ async function start(command: Command): Promise<void> {
   const services = createServices(store, settings, registries);
   logger.info({ driver: services.blobs.driver }, 'blob storage ready');
   await sweepCrashLeftovers(services, logger);
+  // Workers sweep too: the sweep is the fleet's, run by whichever process claims it, and a worker shares the store and storage.
+  const leftoverSweeps = startLeftoverSweeps(services, logger);
   const serving = command.name === 'serve';
   const app = serving ? await buildApp(services, { logger }) : undefined;
   await app?.listen({ host: settings.host, port: settings.port });
@@ -166,6 +168,7 @@ async function start(command: Command): Promise<void> {
     // The job in hand finishes (or, past the deadline, is left to expire and be resumed by the next runner).
     await services.ingestionRunner.stop();
     await services.chatRetentionPurger.stop();
+    await leftoverSweeps.stop();
     // Runs that ended in the last RUN_RECORD_WINDOW_MS have their usage logs and traces written before the store closes.
     await services.runRecords.close();
     await services.blobs.close();

@@ -189,12 +189,14 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     providerSettings,
     organizationSettings: new OrganizationSettingsService(store.db),
     knowledgeBases,
-    knowledgeDocuments: new KnowledgeDocumentService(
-      store.db,
-      documentStorage,
-      settings.knowledgeUploadBytesMaximum,
-      settings.knowledgeJsonDocumentsMaximum,
-    ),
+    knowledgeDocuments: new KnowledgeDocumentService({
+      db: store.db,
+      storage: documentStorage,
+      bytesMaximum: settings.knowledgeUploadBytesMaximum,
+      textDocumentsMaximum: settings.knowledgeJsonDocumentsMaximum,
+      uploadOwner: runnerOwnerName(),
+      uploadLeaseMilliseconds: settings.uploadLeaseMilliseconds,
+    }),
     ingestionRunner: new IngestionRunner({
       db: store.db,
       dialect: store.dialect,

@@ -4,19 +4,20 @@
  * it was receiving when killed (a real server process, killed mid-body), and the states a kill
  * between two steps of an upload leaves (made here by hand, since no timing hits them reliably):
  * a staged knowledge-base upload, stored bytes without a row, bytes of a deleted file, a file
- * named by a document that no longer exists, a document that never got its job. Leftovers are
- * removed only once older than UPLOAD_LEFTOVER_GRACE_MS, so another process's upload in progress
+ * named by a document that no longer exists, a document that never got its job (written, as
+ * before upload leases, without an owner: marked failed, not deleted). Leftovers are
+ * handled only once older than UPLOAD_LEFTOVER_GRACE_MS, so another process's upload in progress
  * over the same store and data folder survives the sweep and completes; live files and
  * documents stay whatever their age.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, utimes, writeFile } from 'node:fs/promises';
-import http from 'node:http';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { uploadDocument, waitForJob } from './support/knowledge-uploads.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';
+import { startSlowUpload } from './support/slow-upload.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
 
@@ -24,43 +25,6 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, loginAsAdmin, request, startTestServer, ty
 const LOCAL_STORAGE = { STORAGE_URL: 'local' };
 
 const TWO_HOURS = 2 * 3_600_000;
-
-interface SlowUpload {
-  /** Sends the rest of the file and the closing boundary; resolves with the answer. */
-  finish(rest: string): Promise<{ status: number; body: any }>;
-}
-
-/** Starts a multipart upload and sends only its first part, keeping the request open. */
-function startSlowUpload(baseUrl: string, urlPath: string, token: string, fileName: string, firstPart: string): SlowUpload {
-  const boundary = `----merino-slow-${randomBytes(8).toString('hex')}`;
-  const url = new URL(urlPath, baseUrl);
-  const outgoing = http.request({
-    method: 'POST',
-    hostname: url.hostname,
-    port: url.port,
-    path: url.pathname,
-    headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
-  });
-  const answer = new Promise<{ status: number; body: any }>((resolve, reject) => {
-    outgoing.on('error', reject);
-    outgoing.on('response', (response) => {
-      let text = '';
-      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text === '' ? undefined : JSON.parse(text) }));
-    });
-  });
-  // A killed server resets the connection: that failure is expected, not a test error.
-  answer.catch(() => undefined);
-  outgoing.write(
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\nContent-Type: text/plain\r\n\r\n${firstPart}`,
-  );
-  return {
-    finish(rest) {
-      outgoing.end(`${rest}\r\n--${boundary}--\r\n`);
-      return answer;
-    },
-  };
-}
 
 async function temporaryFiles(folder: string): Promise<string[]> {
   const names = await readdir(folder).catch(() => [] as string[]);
@@ -217,12 +181,18 @@ describe.each(TEST_DIALECTS)('start-up after a kill during uploads on %s', (dial
     expect(knowledgeLeft).not.toContain(stagedUpload);
     expect(knowledgeLeft).not.toContain('999999');
     expect(knowledgeLeft).not.toContain(String(jobless.id));
-    expect(await db.selectFrom('kb_documents').select('id').where('id', '=', jobless.id).executeTakeFirst()).toBeUndefined();
+    // Not deleted behind the teacher's back: marked failed with the reason, its bytes gone; uploading again is the retry.
+    expect(await db.selectFrom('kb_documents').select(['status', 'error']).where('id', '=', jobless.id).executeTakeFirst()).toEqual({
+      status: 'failed',
+      error: 'the upload was interrupted',
+    });
     // Kept: the live file, the ingested document, the fresh job-less document, the upload in progress.
     expect(filesLeft).toContain(keptFileRow.stored_name);
     expect(knowledgeLeft).toContain(String(keptDocument.body.document_id));
     expect(knowledgeLeft).toContain(String(freshJobless.id));
-    expect(await db.selectFrom('kb_documents').select('id').where('id', '=', freshJobless.id).executeTakeFirst()).toBeDefined();
+    expect(await db.selectFrom('kb_documents').select('status').where('id', '=', freshJobless.id).executeTakeFirst()).toEqual({
+      status: 'pending',
+    });
     expect(filesLeft).toContain(livePart);
     expect(restarted.logLines.some((line) => line.includes('removed the leftovers of interrupted uploads'))).toBe(true);
 

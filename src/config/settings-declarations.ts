@@ -437,10 +437,26 @@ export const SETTINGS_DECLARATIONS = {
   uploadLeftoverGraceMilliseconds: integerSetting({
     variable: 'UPLOAD_LEFTOVER_GRACE_MS',
     meaning:
-      "how old the leftovers of an interrupted upload (temporary `.upload-*.part` files, staged uploads, stored files without a row) must be before start-up removes them; younger ones may belong to another process's upload in progress",
+      "how old the files an interrupted upload leaves (temporary `.upload-*.part` files, staged uploads, stored files without a row) must be before the leftover sweep removes them; younger ones may belong to another process's upload in progress",
     defaultValue: 3_600_000,
     minimum: 0,
     maximum: 2_592_000_000,
+  }),
+  uploadLeaseMilliseconds: integerSetting({
+    variable: 'UPLOAD_LEASE_MS',
+    meaning:
+      'how long a knowledge-base document being uploaded stays its process\'s without renewal (renewed every third of it) before its job is queued; past it, or as soon as that process is gone from the same host, the leftover sweep marks the document failed with "the upload was interrupted"',
+    defaultValue: 60_000,
+    minimum: 1_000,
+    maximum: 86_400_000,
+  }),
+  uploadSweepIntervalMilliseconds: integerSetting({
+    variable: 'UPLOAD_SWEEP_INTERVAL_MS',
+    meaning:
+      'how often the fleet sweeps the leftovers of interrupted uploads while it runs (one process at a time, once per interval); every process also sweeps once at start-up',
+    defaultValue: 600_000,
+    minimum: 100,
+    maximum: 86_400_000,
   }),
   knowledgeJsonBodyBytesMaximum: integerSetting({
     variable: 'KB_JSON_BODY_MAX_BYTES',

@@ -146,6 +146,14 @@ const LIMITS: readonly LimitCase[] = [
     minimum: 0,
     customValue: 600_000,
   },
+  { variable: 'UPLOAD_LEASE_MS', field: 'uploadLeaseMilliseconds', defaultValue: 60_000, minimum: 1_000, customValue: 5_000 },
+  {
+    variable: 'UPLOAD_SWEEP_INTERVAL_MS',
+    field: 'uploadSweepIntervalMilliseconds',
+    defaultValue: 600_000,
+    minimum: 100,
+    customValue: 30_000,
+  },
   {
     variable: 'KB_JSON_BODY_MAX_BYTES',
     field: 'knowledgeJsonBodyBytesMaximum',

@@ -99,6 +99,7 @@ export const catalogue = {
   store_unavailable: { status: 503, type: 'server_error', message: 'The database is unavailable.' },
   storage_unavailable: { status: 503, type: 'server_error', message: 'The file storage is unavailable.' },
   server_shutting_down: { status: 503, type: 'server_error', message: 'This server is shutting down; send the request again.' },
+  upload_interrupted: { status: 503, type: 'server_error', message: 'The upload was interrupted; upload the file again.' },
   internal_error: { status: 500, type: 'server_error', message: 'Something went wrong on our side.' },
   unreadable_document: { status: 400, type: 'invalid_request_error', message: 'No text could be read from the document.' },
   document_too_large: { status: 413, type: 'invalid_request_error', message: 'The document is too long to index.' },

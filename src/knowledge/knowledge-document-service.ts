@@ -3,6 +3,9 @@
  * `knowledge/<knowledge base id>/<document id>`, its type checked by content, then
  * queued for the ingestion runner), list, download, delete, and the jobs' status, retry and
  * cancel. Permissions come from the knowledge base: changing needs `update`, reading `view`.
+ * Between writing a document's row and queuing its job, the uploading process holds the row
+ * under a lease it renews (`upload_owner`), so an upload cut short by a killed process is told
+ * apart from one still running in another process and marked failed as soon as it is orphaned.
  */
 import { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
@@ -17,17 +20,20 @@ import { auditEntryOf } from '../auth/call-context.js';
 import {
   cancelIngestionJob,
   deleteDocument,
-  deleteDocumentWithoutJob,
-  existingDocumentIds,
+  documentIdsWithKeptBytes,
   findDocument,
   findIngestionJob,
   insertIngestionJob,
   listDocumentPage,
-  listDocumentsWithoutJobs,
   listIngestionJobs,
+  listUploadsInProgress,
+  markUploadInterrupted,
+  releaseUploadLease,
+  renewUploadLease,
   retryIngestionJob,
   type IngestionJobRow,
   type KnowledgeDocumentRow,
+  type UploadInProgress,
 } from '../store/ingestion-jobs-repository.js';
 import { findKnowledgeBase, insertDocument, type KnowledgeBaseRecord } from '../store/knowledge-repository.js';
 import type { Database } from '../store/schema.js';
@@ -35,6 +41,10 @@ import { detectUploadedDocumentType } from './document-types.js';
 import { knowledgeBaseFacts } from './knowledge-base-service.js';
 import type { TextDocumentInput } from './knowledge-document-schemas.js';
 import type { PageBounds } from '../validation/page-query-schema.js';
+import { isDeadLocalOwner } from './runner-identity.js';
+
+/** What a teacher reads on a document whose upload a killed or stalled process never finished. */
+export const UPLOAD_INTERRUPTED_REASON = 'the upload was interrupted';
 
 /** Stored documents are named by their id; an upload still streaming in has a random temporary name. */
 const DOCUMENT_STORED_NAME = /^(?:[0-9a-f]{32}\.upload|[1-9][0-9]{0,9})$/;
@@ -105,13 +115,35 @@ function jobView(row: IngestionJobRow) {
 
 export type JobView = ReturnType<typeof jobView>;
 
+export interface KnowledgeDocumentServiceOptions {
+  db: Kysely<Database>;
+  storage: FileStorage;
+  bytesMaximum: number;
+  textDocumentsMaximum: number;
+  /** This process, as it signs the uploads it holds (runner-identity.ts). */
+  uploadOwner: string;
+  /** How long an upload stays its process's without renewal (renewed every third of it). */
+  uploadLeaseMilliseconds: number;
+}
+
+export interface LeftoverSweepCounts {
+  /** Documents whose upload was cut short, now marked failed. */
+  documents: number;
+  files: number;
+}
+
 export class KnowledgeDocumentService {
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly storage: FileStorage,
-    private readonly bytesMaximum: number,
-    private readonly textDocumentsMaximum: number,
-  ) {}
+  private readonly db: Kysely<Database>;
+  private readonly storage: FileStorage;
+  private readonly bytesMaximum: number;
+  private readonly textDocumentsMaximum: number;
+
+  constructor(private readonly options: KnowledgeDocumentServiceOptions) {
+    this.db = options.db;
+    this.storage = options.storage;
+    this.bytesMaximum = options.bytesMaximum;
+    this.textDocumentsMaximum = options.textDocumentsMaximum;
+  }
 
   private async load(context: CallContext, id: number, action: KnowledgeBaseAction): Promise<KnowledgeBaseRecord> {
     const record = await findKnowledgeBase(this.db, id);
@@ -143,6 +175,7 @@ export class KnowledgeDocumentService {
       .store(record.id, input.stream, { bytesMaximum: this.bytesMaximum, extension: UPLOAD_EXTENSION })
       .catch((error: unknown) => this.uploadFailure(record.id, error));
     let documentId: number | undefined;
+    let heartbeat: NodeJS.Timeout | undefined;
     try {
       const bytes = await this.storage.readAll(record.id, stored.storedName);
       if (bytes === undefined) throw new Error('The uploaded file vanished before it could be checked.');
@@ -156,11 +189,19 @@ export class KnowledgeDocumentService {
         sourceUrl: input.sourceUrl ?? null,
         status: 'pending',
         metadata: input.metadata ?? {},
+        upload: { owner: this.options.uploadOwner, leaseExpiresAt: this.uploadLeaseEnd() },
       });
+      heartbeat = this.renewUploadLeaseWhileRunning(documentId);
       // Named by its id before the job exists, so a runner never claims a job whose file is not in place.
       await this.storage.rename(record.id, stored.storedName, String(documentId));
       const newDocumentId = documentId;
       const job = await this.db.transaction().execute(async (transaction) => {
+        if (!(await releaseUploadLease(transaction, newDocumentId, this.options.uploadOwner))) {
+          throw new AppError(
+            'upload_interrupted',
+            'This upload stalled for longer than its lease and was marked interrupted; upload the file again.',
+          );
+        }
         const inserted = await insertIngestionJob(transaction, { knowledgeBaseId: record.id, documentId: newDocumentId });
         await appendAuditEntry(
           transaction,
@@ -188,8 +229,24 @@ export class KnowledgeDocumentService {
           .catch(() => undefined);
         await this.storage.remove(record.id, String(failedId)).catch(() => undefined);
       }
-      return this.uploadFailure(record.id, error);
+      return await this.uploadFailure(record.id, error);
+    } finally {
+      clearInterval(heartbeat);
     }
+  }
+
+  private uploadLeaseEnd(): string {
+    return new Date(Date.now() + this.options.uploadLeaseMilliseconds).toISOString();
+  }
+
+  /** Keeps the upload's row this process's while the steps before its job run, however slow the storage is. */
+  private renewUploadLeaseWhileRunning(documentId: number): NodeJS.Timeout {
+    const timer = setInterval(
+      () => void renewUploadLease(this.db, documentId, this.options.uploadOwner, this.uploadLeaseEnd()).catch(() => undefined),
+      Math.max(1, Math.floor(this.options.uploadLeaseMilliseconds / 3)),
+    );
+    timer.unref();
+    return timer;
   }
 
   /**
@@ -249,33 +306,42 @@ export class KnowledgeDocumentService {
   }
 
   /**
-   * Removes what uploads cut short by a killed process left behind: documents that never got
-   * their job (with their files), temporary and staged upload files, and files named by the id of
-   * a document that no longer exists (a deletion cut short). Only what was written more than
-   * `graceMilliseconds` ago is touched, so an upload another process is running now survives.
-   * Returns how many documents and files it removed.
+   * Marks failed, with UPLOAD_INTERRUPTED_REASON, every upload that is known to be orphaned, and
+   * removes the bytes it had stored; then removes temporary and staged upload files and files
+   * named by the id of a document that no longer exists (a deletion cut short) or of an
+   * interrupted upload. Files are touched only once older than `graceMilliseconds`, since another
+   * process's upload in progress keeps writing its file. Returns how many documents it marked and
+   * files it removed.
    */
-  async sweepLeftovers(graceMilliseconds: number): Promise<{ documents: number; files: number }> {
+  async sweepLeftovers(graceMilliseconds: number): Promise<LeftoverSweepCounts> {
     const cutoff = Date.now() - graceMilliseconds;
-    let documents = 0;
-    for (const orphan of await listDocumentsWithoutJobs(this.db, new Date(cutoff).toISOString())) {
-      if (!(await this.db.transaction().execute((transaction) => deleteDocumentWithoutJob(transaction, orphan.id)))) continue;
-      await this.storage.remove(orphan.knowledge_base_id, String(orphan.id));
-      documents += 1;
-    }
+    const documents = await this.markInterruptedUploads(cutoff);
     let files = 0;
     for (const knowledgeBaseId of await this.storage.listOwners()) {
       const old = (await this.storage.listStored(knowledgeBaseId)).filter((entry) => entry.modifiedAt < cutoff).map((entry) => entry.name);
       const named = old.filter((name) => DOCUMENT_ID_NAME.test(name)).map(Number);
-      const existing = await existingDocumentIds(this.db, knowledgeBaseId, named);
+      const kept = await documentIdsWithKeptBytes(this.db, knowledgeBaseId, named);
       for (const name of old) {
-        if (DOCUMENT_ID_NAME.test(name) && existing.has(Number(name))) continue;
+        if (DOCUMENT_ID_NAME.test(name) && kept.has(Number(name))) continue;
         // A staged upload (random name) is renamed to its document's id within its request; an old one never will be.
         await this.storage.remove(knowledgeBaseId, name);
         files += 1;
       }
     }
     return { documents, files };
+  }
+
+  private async markInterruptedUploads(cutoff: number): Promise<number> {
+    const now = new Date().toISOString();
+    let marked = 0;
+    for (const upload of await listUploadsInProgress(this.db)) {
+      if (!isOrphanedUpload(upload, { now, cutoff: new Date(cutoff).toISOString() })) continue;
+      if (!(await markUploadInterrupted(this.db, upload, UPLOAD_INTERRUPTED_REASON))) continue;
+      // The teacher uploads the file again; these bytes are never read, whether renamed to the id yet or not.
+      await this.storage.remove(upload.knowledge_base_id, String(upload.id));
+      marked += 1;
+    }
+    return marked;
   }
 
   async list(context: CallContext, knowledgeBaseId: number, page: PageBounds): Promise<{ items: DocumentView[]; total: number }> {
@@ -353,4 +419,15 @@ export class KnowledgeDocumentService {
       throw new AppError('job_state_conflict', `Only a pending or processing job can be cancelled; this one is ${job.status}.`);
     return jobView(await this.job(record.id, jobId));
   }
+}
+
+/**
+ * Whether an upload between its row and its job has lost its process: the process that holds it
+ * is gone from this machine, or has not renewed its lease in time (it died elsewhere, or stalled).
+ * A row that names no process was written before uploads had leases, so only its age tells.
+ */
+function isOrphanedUpload(upload: UploadInProgress, moment: { now: string; cutoff: string }): boolean {
+  if (upload.upload_owner === null) return upload.created_at < moment.cutoff;
+  if (upload.upload_lease_expires_at === null || upload.upload_lease_expires_at < moment.now) return true;
+  return isDeadLocalOwner(upload.upload_owner);
 }

@@ -364,18 +364,18 @@ export async function deleteDocument(db: Kysely<Database>, documentId: number): 
   await db.deleteFrom('kb_documents').where('id', '=', documentId).execute();
 }
 
-/**
- * Documents created before `createdBefore` that have no job: their upload was cut short between
- * writing the row and queuing its job, so nothing will ever process or show them as done.
- */
-export async function listDocumentsWithoutJobs(
-  db: Kysely<Database>,
-  createdBefore: string,
-): Promise<Array<Pick<KnowledgeDocumentRow, 'id' | 'knowledge_base_id'>>> {
+/** A pending document without a job: an upload between writing its row and queuing its job, live or interrupted. */
+export type UploadInProgress = Pick<
+  KnowledgeDocumentRow,
+  'id' | 'knowledge_base_id' | 'upload_owner' | 'upload_lease_expires_at' | 'created_at'
+>;
+
+/** Every pending document that has no job yet; only uploads in progress (or cut short) are in this state, so the list is short. */
+export async function listUploadsInProgress(db: Kysely<Database>): Promise<UploadInProgress[]> {
   return db
     .selectFrom('kb_documents')
-    .select(['kb_documents.id', 'kb_documents.knowledge_base_id'])
-    .where('kb_documents.created_at', '<', createdBefore)
+    .select(['id', 'knowledge_base_id', 'upload_owner', 'upload_lease_expires_at', 'created_at'])
+    .where('status', '=', 'pending')
     .where((eb) =>
       eb.not(
         eb.exists(
@@ -383,20 +383,68 @@ export async function listDocumentsWithoutJobs(
         ),
       ),
     )
-    .orderBy('kb_documents.id')
+    .orderBy('id')
     .execute();
 }
 
-/** Removes a document that still has no job (as listDocumentsWithoutJobs found it); false when one was queued meanwhile. Call inside a transaction. */
-export async function deleteDocumentWithoutJob(db: Kysely<Database>, documentId: number): Promise<boolean> {
-  const job = await db.selectFrom('ingestion_jobs').select('id').where('document_id', '=', documentId).executeTakeFirst();
-  if (job !== undefined) return false;
-  await deleteDocument(db, documentId);
-  return true;
+/** Extends the upload's lease while `owner` still holds it; false when it no longer does (the sweep marked it interrupted). */
+export async function renewUploadLease(db: Kysely<Database>, documentId: number, owner: string, until: string): Promise<boolean> {
+  const result = await db
+    .updateTable('kb_documents')
+    .set({ upload_lease_expires_at: until })
+    .where('id', '=', documentId)
+    .where('upload_owner', '=', owner)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
-/** Which of `documentIds` are documents of the knowledge base; files named by any other id belong to no document. */
-export async function existingDocumentIds(
+/**
+ * Ends `owner`'s hold on the upload as its job is queued; call it in the transaction that inserts
+ * the job. False when the sweep has already marked the upload interrupted: the caller must not
+ * queue a job then. The row this updates is the one the sweep's update must also match, so on
+ * PostgreSQL whichever comes second sees the other's change and does nothing.
+ */
+export async function releaseUploadLease(db: Kysely<Database>, documentId: number, owner: string): Promise<boolean> {
+  const result = await db
+    .updateTable('kb_documents')
+    .set({ upload_owner: null, upload_lease_expires_at: null })
+    .where('id', '=', documentId)
+    .where('upload_owner', '=', owner)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Marks an upload that `listUploadsInProgress` found as interrupted: failed, with `reason`, its
+ * hold ended. Only while it is still pending, jobless and held by the same owner (or by none, as
+ * found), so an upload that queued its job meanwhile is left alone. False when nothing changed.
+ */
+export async function markUploadInterrupted(db: Kysely<Database>, upload: UploadInProgress, reason: string): Promise<boolean> {
+  const result = await db
+    .updateTable('kb_documents')
+    .set({ status: 'failed', error: reason, upload_owner: null, upload_lease_expires_at: null, updated_at: nowTimestamp() })
+    .where('id', '=', upload.id)
+    .where('status', '=', 'pending')
+    .where((eb) => (upload.upload_owner === null ? eb('upload_owner', 'is', null) : eb('upload_owner', '=', upload.upload_owner)))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb.selectFrom('ingestion_jobs').select('ingestion_jobs.id').whereRef('ingestion_jobs.document_id', '=', 'kb_documents.id'),
+        ),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Which of `documentIds` are documents of the knowledge base whose bytes are kept: files named by
+ * any other id belong to no document, or to an upload marked interrupted (failed without a job;
+ * a failed ingestion always has its job), whose bytes nothing will read.
+ */
+export async function documentIdsWithKeptBytes(
   db: Kysely<Database>,
   knowledgeBaseId: number,
   documentIds: readonly number[],
@@ -409,6 +457,14 @@ export async function existingDocumentIds(
       .select('id')
       .where('knowledge_base_id', '=', knowledgeBaseId)
       .where('id', 'in', slice)
+      .where((eb) =>
+        eb.or([
+          eb('status', '!=', 'failed'),
+          eb.exists(
+            eb.selectFrom('ingestion_jobs').select('ingestion_jobs.id').whereRef('ingestion_jobs.document_id', '=', 'kb_documents.id'),
+          ),
+        ]),
+      )
       .execute();
     for (const row of rows) existing.add(row.id);
   }

@@ -56,6 +56,8 @@ export interface NewDocument {
   sourceUrl: string | null;
   status: DocumentStatus;
   metadata: Record<string, unknown>;
+  /** The process uploading it and until when it holds the upload (see kb_documents.upload_owner); none for a document written whole. */
+  upload?: { owner: string; leaseExpiresAt: string };
 }
 
 export async function insertDocument(db: Kysely<Database>, document: NewDocument): Promise<number> {
@@ -72,6 +74,8 @@ export async function insertDocument(db: Kysely<Database>, document: NewDocument
       error: null,
       chunk_count: 0,
       metadata: JSON.stringify(document.metadata),
+      upload_owner: document.upload?.owner ?? null,
+      upload_lease_expires_at: document.upload?.leaseExpiresAt ?? null,
       created_at: timestamp,
       updated_at: timestamp,
     })

@@ -211,6 +211,10 @@ export interface KnowledgeDocumentsTable {
   /** Pages of a paged format (PDF), once ingested; null otherwise. */
   page_count: number | null;
   metadata: string;
+  /** The process still uploading it (a runner name, runner-identity.ts); null once its job is queued. */
+  upload_owner: string | null;
+  /** Until when that process keeps the upload its own without renewing; past it, the upload was interrupted. */
+  upload_lease_expires_at: string | null;
   created_at: string;
   updated_at: string;
 }

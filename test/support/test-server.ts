@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { bootstrapAdmin } from '../../src/auth/admin-bootstrap.js';
 import { loadSettings, type Settings } from '../../src/config/settings.js';
-import { sweepCrashLeftovers } from '../../src/crash-leftovers.js';
+import { startLeftoverSweeps, sweepCrashLeftovers } from '../../src/crash-leftovers.js';
 import { buildApp } from '../../src/http/app.js';
 import { createLogger } from '../../src/http/logger.js';
 import { loadRegistries } from '../../src/pipeline/registries.js';
@@ -76,6 +76,7 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
   const services = createServices(store, settings, registries);
   // What main.ts does at start-up, so a test server that follows a killed one sees the same sweep.
   await sweepCrashLeftovers(services, logger);
+  const leftoverSweeps = startLeftoverSweeps(services, logger);
   const app = await buildApp(services, { logger });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   if (settings.ingestionInWeb) services.ingestionRunner.start(logger);
@@ -95,6 +96,7 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
       await closing;
       await services.ingestionRunner.stop();
       await services.chatRetentionPurger.stop();
+      await leftoverSweeps.stop();
       await services.runRecords.close();
       await services.blobs.close();
       await store.close();

@@ -22,6 +22,7 @@ import { chatsMigration } from './0014-chats.js';
 import { blobsMigration } from './0050-blobs.js';
 import { periodicRunsMigration } from './0051-periodic-runs.js';
 import { ltiLoginBindingMigration } from './0060-lti-login-binding.js';
+import { documentUploadLeaseMigration } from './0061-document-upload-lease.js';
 
 export function allMigrations(dialect: Dialect): Record<string, Migration> {
   return {
@@ -45,5 +46,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0051-periodic-runs': periodicRunsMigration(),
     // After the newest migration: Kysely refuses a name sorting before one already run.
     '0060-lti-login-binding': ltiLoginBindingMigration(),
+    '0061-document-upload-lease': documentUploadLeaseMigration(),
   };
 }
