@@ -41,6 +41,7 @@ export function createMarkdown(labels: MarkdownLabels): MarkdownIt {
   markdown.disable('image');
   markdown.validateLink = isSafeLink;
 
+  // eslint-disable-next-line max-params -- markdown-it calls every render rule with these five arguments.
   markdown.renderer.rules.link_open = (tokens, index, options, _environment, self) => {
     const token = tokens[index];
     if (token) {
