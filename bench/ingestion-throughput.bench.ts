@@ -126,44 +126,52 @@ async function measure(server: TestServer, token: string, run: Run): Promise<str
 }
 
 describe('ingestion throughput over HTTP', () => {
-  it('prints documents per second for short JSON documents and for Markdown files', async () => {
-    const corpus = readJsonLines<CorpusDocument>('corpus.jsonl').filter((abstract) => abstract.text.trim() !== '');
-    const environment = ingestionEnvironment();
-    const server = await startTestServer(DIALECT, { environment });
-    try {
-      const token = await loginAsAdmin(server);
-      const warmUp = await createKnowledgeBase(server, token, 'Warm-up');
-      await postJsonDocuments(server, token, warmUp, corpus.slice(-WARM_UP_DOCUMENTS));
-      await untilEnded(server, warmUp, WARM_UP_DOCUMENTS);
+  it(
+    'prints documents per second for short JSON documents and for Markdown files',
+    async () => {
+      const corpus = readJsonLines<CorpusDocument>('corpus.jsonl').filter((abstract) => abstract.text.trim() !== '');
+      const environment = ingestionEnvironment();
+      const server = await startTestServer(DIALECT, { environment });
+      try {
+        const token = await loginAsAdmin(server);
+        const warmUp = await createKnowledgeBase(server, token, 'Warm-up');
+        await postJsonDocuments(server, token, warmUp, corpus.slice(-WARM_UP_DOCUMENTS));
+        await untilEnded(server, warmUp, WARM_UP_DOCUMENTS);
 
-      const runs: Run[] = [
-        {
-          name: `${JSON_DOCUMENTS} short JSON documents, ${JSON_BATCH} per request`,
-          documents: JSON_DOCUMENTS,
-          post: (target, bearer, id) => postJsonDocuments(target, bearer, id, corpus.slice(0, JSON_DOCUMENTS)),
-        },
-        {
-          name: `${MARKDOWN_FILES} Markdown files of ${ABSTRACTS_PER_FILE} abstracts, uploaded`,
-          documents: MARKDOWN_FILES,
-          post: (target, bearer, id) => uploadMarkdownFiles(target, bearer, id, corpus),
-        },
-      ];
-      const rows: string[][] = [];
-      for (const run of runs) rows.push(await measure(server, token, run));
-      printTable(
-        `Ingestion over HTTP on ${DIALECT} (server settings: ${JSON.stringify(environment)})`,
-        [
-          { label: 'run', width: 52 },
-          { label: 'documents', width: 10 },
-          { label: 'posting s', width: 10 },
-          { label: 'total s', width: 9 },
-          { label: 'documents/s', width: 12 },
-          { label: 'jobs', width: 15 },
-        ],
-        rows,
-      );
-    } finally {
-      await server.close();
-    }
-  });
+        const runs: Run[] = [
+          {
+            name: `${JSON_DOCUMENTS} short JSON documents, ${JSON_BATCH} per request`,
+            documents: JSON_DOCUMENTS,
+            post: (target, bearer, id) => postJsonDocuments(target, bearer, id, corpus.slice(0, JSON_DOCUMENTS)),
+          },
+          {
+            name: `${MARKDOWN_FILES} Markdown files of ${ABSTRACTS_PER_FILE} abstracts, uploaded`,
+            documents: MARKDOWN_FILES,
+            post: (target, bearer, id) => uploadMarkdownFiles(target, bearer, id, corpus),
+          },
+        ];
+        const rows: string[][] = [];
+        for (const run of runs) {
+          rows.push(await measure(server, token, run));
+          // Each figure as soon as it is known: a slow run still leaves the ones before it.
+          console.log(`ingestion throughput: ${rows.at(-1)!.join(' | ')}`);
+        }
+        printTable(
+          `Ingestion over HTTP on ${DIALECT} (server settings: ${JSON.stringify(environment)})`,
+          [
+            { label: 'run', width: 52 },
+            { label: 'documents', width: 10 },
+            { label: 'posting s', width: 10 },
+            { label: 'total s', width: 9 },
+            { label: 'documents/s', width: 12 },
+            { label: 'jobs', width: 15 },
+          ],
+          rows,
+        );
+      } finally {
+        await server.close();
+      }
+    },
+    RUN_TIMEOUT_MILLISECONDS * 3,
+  );
 });

@@ -88,6 +88,7 @@ export class DocumentWorkerPool {
   private readonly threads = new Set<PooledThread>();
   private readonly queue: PendingDocument[] = [];
   private sampler: NodeJS.Timeout | undefined;
+  private started = 0;
 
   constructor(private readonly options: DocumentWorkerPoolOptions) {}
 
@@ -101,6 +102,11 @@ export class DocumentWorkerPool {
       this.queue.push({ task, hooks, resolve, reject, alone: false });
       this.dispatch();
     });
+  }
+
+  /** Threads started since the pool was made, replacements included (for operators and tests). */
+  get threadsStarted(): number {
+    return this.started;
   }
 
   /** Terminates every thread; documents still waiting fail. Later documents start new threads. */
@@ -168,6 +174,7 @@ export class DocumentWorkerPool {
     worker.stderr.resume();
     const thread: PooledThread = { worker, taken: 0, batch: [], baseline: 0, timer: undefined };
     this.threads.add(thread);
+    this.started += 1;
     worker.on('message', (reply: WorkerReply) => this.answer(thread, reply));
     worker.on('error', (error: Error & { code?: string }) => {
       if (error.code === 'ERR_WORKER_OUT_OF_MEMORY')
