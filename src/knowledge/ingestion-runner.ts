@@ -103,6 +103,8 @@ export class IngestionRunner {
   /** The claiming pass under way, if any: at most one at a time. */
   private claiming: Promise<void> | undefined;
   private readonly inFlight = new Set<Promise<void>>();
+  /** The ids of the jobs in flight: a claim never takes one of them back from this runner itself. */
+  private readonly heldJobIds = new Set<number>();
   /** Started with the first job, terminated by stop(). */
   private pool: DocumentWorkerPool | undefined;
   private stopped = true;
@@ -178,10 +180,12 @@ export class IngestionRunner {
   }
 
   private track(job: IngestionJobRow): void {
+    this.heldJobIds.add(job.id);
     const running: Promise<void> = this.runClaimed(job)
       .catch((error: unknown) => this.logger?.error({ err: error, job_id: job.id }, 'ingestion runner failed to finish a job'))
       .finally(() => {
         this.inFlight.delete(running);
+        this.heldJobIds.delete(job.id);
         this.schedule(0);
       });
     this.inFlight.add(running);
@@ -208,6 +212,7 @@ export class IngestionRunner {
       owner: this.owner,
       leaseExpiresAt: this.leaseUntil(),
       attemptsMaximum: this.attemptsMaximum,
+      heldJobIds: [...this.heldJobIds],
     });
     for (const failed of failedJobs) {
       this.logger?.error(
