@@ -220,6 +220,12 @@ export function createServices(store: Store, settings: Settings, registries: Reg
           maximumPdfInflatedBytes: settings.ingestionPdfInflatedBytesMaximum,
         },
       },
+      concurrency: {
+        jobsInFlightMaximum: settings.ingestionJobsInFlightMaximum,
+        workerThreads: settings.ingestionWorkerThreads,
+        documentsPerThreadMaximum: settings.ingestionWorkerDocumentsMaximum,
+        batchMaximum: settings.ingestionWorkerBatchMaximum,
+      },
     }),
     completions,
     chats: new ChatService({

@@ -381,10 +381,42 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1,
     maximum: 100,
   }),
+  ingestionJobsInFlightMaximum: integerSetting({
+    variable: 'INGESTION_JOBS_IN_FLIGHT',
+    meaning:
+      "how many ingestion jobs one runner works on at once (each claimed under its own lease); their extraction and chunking share the runner's worker threads",
+    defaultValue: 8,
+    minimum: 1,
+    maximum: 256,
+  }),
+  ingestionWorkerThreads: integerSetting({
+    variable: 'INGESTION_WORKER_THREADS',
+    meaning:
+      'how many long-lived worker threads one ingestion runner extracts and chunks documents on, off the event loop; they start when first needed and end when the server stops',
+    defaultValue: 2,
+    minimum: 1,
+    maximum: 64,
+  }),
+  ingestionWorkerDocumentsMaximum: integerSetting({
+    variable: 'INGESTION_WORKER_DOCUMENTS_MAX',
+    meaning:
+      'how many documents a worker thread processes before it is replaced by a fresh one (a thread that breaks a budget is replaced at once)',
+    defaultValue: 500,
+    minimum: 1,
+    maximum: 1_000_000,
+  }),
+  ingestionWorkerBatchMaximum: integerSetting({
+    variable: 'INGESTION_WORKER_BATCH_MAX',
+    meaning:
+      'most small plain-text and Markdown documents (64 KiB or less each, JSON texts included) handed to a worker thread in one message; each still has its own budgets and outcome',
+    defaultValue: 16,
+    minimum: 1,
+    maximum: 1_000,
+  }),
   ingestionWorkerHeapMegabytes: integerSetting({
     variable: 'INGESTION_WORKER_HEAP_MB',
     meaning:
-      'heap cap (`resourceLimits`) of the worker thread that extracts and chunks one document off the event loop; a document that needs more fails its job with `document_processing_failed`',
+      'heap cap (`resourceLimits`) of each worker thread that extracts and chunks documents off the event loop, one at a time; a document that needs more fails its job with `document_processing_failed` and the thread is replaced',
     defaultValue: 512,
     minimum: 16,
     maximum: 16_384,
@@ -392,7 +424,7 @@ export const SETTINGS_DECLARATIONS = {
   ingestionWorkerResidentMegabytes: integerSetting({
     variable: 'INGESTION_WORKER_RSS_MB',
     meaning:
-      "how much the process's resident memory may grow while a worker processes one document (covers buffers the heap cap does not count); past it the worker is stopped and the job fails",
+      "how much the process's resident memory may grow while a worker processes one document (covers buffers the heap cap does not count); past it the worker is stopped and the job fails. When several threads were busy, their documents are run again alone first, so only the one that grew it fails",
     defaultValue: 1_024,
     minimum: 64,
     maximum: 65_536,

@@ -108,6 +108,10 @@ const LIMITS: readonly LimitCase[] = [
   { variable: 'INGESTION_POLL_MS', field: 'ingestionPollMilliseconds', defaultValue: 500, minimum: 10, customValue: 50 },
   { variable: 'INGESTION_LEASE_MS', field: 'ingestionLeaseMilliseconds', defaultValue: 60_000, minimum: 1_000, customValue: 3_600_000 },
   { variable: 'INGESTION_ATTEMPTS_MAX', field: 'ingestionAttemptsMaximum', defaultValue: 3, minimum: 1, customValue: 5 },
+  { variable: 'INGESTION_JOBS_IN_FLIGHT', field: 'ingestionJobsInFlightMaximum', defaultValue: 8, minimum: 1, customValue: 3 },
+  { variable: 'INGESTION_WORKER_THREADS', field: 'ingestionWorkerThreads', defaultValue: 2, minimum: 1, customValue: 4 },
+  { variable: 'INGESTION_WORKER_DOCUMENTS_MAX', field: 'ingestionWorkerDocumentsMaximum', defaultValue: 500, minimum: 1, customValue: 50 },
+  { variable: 'INGESTION_WORKER_BATCH_MAX', field: 'ingestionWorkerBatchMaximum', defaultValue: 16, minimum: 1, customValue: 4 },
   { variable: 'INGESTION_WORKER_HEAP_MB', field: 'ingestionWorkerHeapMegabytes', defaultValue: 512, minimum: 16, customValue: 256 },
   { variable: 'INGESTION_WORKER_RSS_MB', field: 'ingestionWorkerResidentMegabytes', defaultValue: 1_024, minimum: 64, customValue: 2_048 },
   {

@@ -1,23 +1,29 @@
 /**
  * The inside of a document worker (see document-worker.ts): runs in its own thread with its own
  * heap, so parsing a hostile PDF or Word document can exhaust that heap or spin for a minute
- * without the server's event loop noticing. It takes one task, extracts the document's text and
- * splits it into chunks, posts the result (or the AppError that refused the document) and is then
- * stopped by its parent. Nothing here logs: errors travel back as data, and only an AppError's
+ * without the server's event loop noticing. It lives for many documents: each message holds one
+ * or more tasks, and for each in turn it extracts the document's text, splits it into chunks and
+ * posts the result (or the AppError that refused the document). Its parent stops it when a budget
+ * runs out and retires it after a number of documents. Nothing here logs: errors travel back as data, and only an AppError's
  * safe fields cross, never a library's message, which may quote the document.
  */
 import { parentPort } from 'node:worker_threads';
 import { isAppError } from '../errors/app-error.js';
 import { chunkSections } from './chunking.js';
 import { extractDocument, requireWithinChunks } from './extraction.js';
-import type { DocumentTask, WorkerReply } from './document-worker.js';
+import type { DocumentTask, WorkerReply, WorkerRequest } from './document-worker-contract.js';
 
 const port = parentPort;
 if (port === null) throw new Error('document-worker-thread.ts runs only as a worker thread');
 
-port.once('message', (task: DocumentTask) => {
-  void run(task).then((reply) => port.postMessage(reply));
+// The parent sends the next message only once every task of the last one is answered.
+port.on('message', (request: WorkerRequest) => {
+  void runInTurn(request.tasks);
 });
+
+async function runInTurn(tasks: readonly DocumentTask[]): Promise<void> {
+  for (const task of tasks) port!.postMessage(await run(task));
+}
 
 async function run(task: DocumentTask): Promise<WorkerReply> {
   try {

@@ -1,6 +1,7 @@
 /**
- * The ingestion runner: polls for work and runs ONE job at a time under a lease it renews while
- * working. A job: read the stored file → extract its text → chunk it with the knowledge base's
+ * The ingestion runner: polls for work and runs up to INGESTION_JOBS_IN_FLIGHT jobs at a time,
+ * each under a lease it renews while working. Claiming stays one atomic statement per job, so
+ * several runners (and processes) never take the same job. A job: read the stored file → extract its text → chunk it with the knowledge base's
  * settings → embed the chunks in batches when the knowledge base has an embedding model → in one
  * transaction replace the document's chunks (and vectors) and mark job and document completed. Between steps it records progress, which also tells it whether the job was
  * cancelled (or taken over) meanwhile; then it stops without writing anything more. A process
@@ -9,6 +10,8 @@
  * A runner starting on the machine where that process died need not wait for the lease: it
  * releases the leases of dead local processes first (see runner-identity.ts). And a job cut short
  * as often as INGESTION_ATTEMPTS_MAX allows is failed by the claim instead of started again.
+ * Extraction and chunking run on the runner's pool of long-lived worker threads
+ * (document-worker-pool.ts), which stop() terminates once the jobs in hand have ended.
  */
 import type { Kysely, Selectable } from 'kysely';
 import { AppError, isAppError } from '../errors/app-error.js';
@@ -28,7 +31,8 @@ import { insertChunkEmbeddings, type VectorBackend } from '../store/chunk-vector
 import { deleteDocumentChunks, insertChunks } from '../store/knowledge-repository.js';
 import type { Database, KnowledgeBasesTable } from '../store/schema.js';
 import { chunkMetadata } from './chunking.js';
-import { processDocumentInWorker, type DocumentWorkerBudget } from './document-worker.js';
+import { DEFAULT_DOCUMENT_WORKER_BUDGET, type DocumentWorkerBudget } from './document-worker-contract.js';
+import { DocumentWorkerPool } from './document-worker-pool.js';
 import type { ExtractionLimits } from './extraction.js';
 import { embeddingChoiceOf, type Embedder } from './organization-embedder.js';
 import { isDeadLocalOwner, runnerOwnerName } from './runner-identity.js';
@@ -37,6 +41,13 @@ import { isDeadLocalOwner, runnerOwnerName } from './runner-identity.js';
 export const INGESTION_LEASE_MILLISECONDS = 60_000;
 /** INGESTION_ATTEMPTS_MAX's default: how many starts a job gets before being cut short once more fails it. */
 export const INGESTION_ATTEMPTS_MAXIMUM = 3;
+/** The defaults of INGESTION_JOBS_IN_FLIGHT, INGESTION_WORKER_THREADS, INGESTION_WORKER_DOCUMENTS_MAX and INGESTION_WORKER_BATCH_MAX. */
+export const INGESTION_CONCURRENCY_DEFAULTS: Readonly<IngestionConcurrency> = {
+  jobsInFlightMaximum: 8,
+  workerThreads: 2,
+  documentsPerThreadMaximum: 500,
+  batchMaximum: 16,
+};
 /** The steps progress counts besides one per embeddings batch: read, extract, chunk, index. */
 const STEPS = 4;
 const DEFAULT_EMBEDDING_BATCH_SIZE = 64;
@@ -60,8 +71,21 @@ export interface IngestionRunnerOptions {
   /** Embeds the chunks of knowledge bases that have an embedding model. */
   embedder?: Embedder;
   embeddingBatchSize?: number;
-  /** The budgets of the worker thread that extracts and chunks each document, and the extraction limits it applies. */
+  /** The budgets of the worker threads that extract and chunk each document, and the extraction limits they apply. */
   documentProcessing?: { budget?: DocumentWorkerBudget; limits?: Partial<ExtractionLimits> };
+  /** How many jobs run at once, and the pool of worker threads they share. */
+  concurrency?: Partial<IngestionConcurrency>;
+}
+
+export interface IngestionConcurrency {
+  /** Jobs this runner works on at once (INGESTION_JOBS_IN_FLIGHT). */
+  jobsInFlightMaximum: number;
+  /** Worker threads of its pool (INGESTION_WORKER_THREADS). */
+  workerThreads: number;
+  /** Documents a thread processes before it is replaced (INGESTION_WORKER_DOCUMENTS_MAX). */
+  documentsPerThreadMaximum: number;
+  /** Small text documents per message to a thread (INGESTION_WORKER_BATCH_MAX). */
+  batchMaximum: number;
 }
 
 /** The job was cancelled, deleted or taken over by another runner: stop quietly. */
@@ -72,16 +96,24 @@ export class IngestionRunner {
   readonly owner = runnerOwnerName();
   private readonly leaseMilliseconds: number;
   private readonly attemptsMaximum: number;
+  private readonly concurrency: IngestionConcurrency;
   /** The first poll after start takes back the jobs of dead processes of this machine; later ones need not. */
   private deadLeasesReleased = false;
   private timer: NodeJS.Timeout | undefined;
-  private current: Promise<void> | undefined;
+  /** The claiming pass under way, if any: at most one at a time. */
+  private claiming: Promise<void> | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+  /** The ids of the jobs in flight: a claim never takes one of them back from this runner itself. */
+  private readonly heldJobIds = new Set<number>();
+  /** Started with the first job, terminated by stop(). */
+  private pool: DocumentWorkerPool | undefined;
   private stopped = true;
   private logger: IngestionLogger | undefined;
 
   constructor(private readonly options: IngestionRunnerOptions) {
     this.leaseMilliseconds = options.leaseMilliseconds ?? INGESTION_LEASE_MILLISECONDS;
     this.attemptsMaximum = options.attemptsMaximum ?? INGESTION_ATTEMPTS_MAXIMUM;
+    this.concurrency = { ...INGESTION_CONCURRENCY_DEFAULTS, ...options.concurrency };
   }
 
   /** Starts polling; `logger` (the server's) receives a line per job claimed, finished or failed. */
@@ -92,34 +124,71 @@ export class IngestionRunner {
     this.schedule(0);
   }
 
-  /** Stops polling and waits for the job in hand, if any, to finish. */
+  /** Stops claiming, waits for the jobs in hand to finish, then terminates the worker threads. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    await this.current;
+    await this.claiming;
+    await Promise.allSettled([...this.inFlight]);
+    await this.pool?.close();
+    this.pool = undefined;
+  }
+
+  /** Jobs being worked on now (for tests and operators). */
+  get jobsInFlight(): number {
+    return this.inFlight.size;
   }
 
   private schedule(delay: number): void {
-    if (this.stopped) return;
+    if (this.stopped || this.timer !== undefined || this.claiming !== undefined) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.current = this.tick();
+      this.claiming = this.claimWhileRoom().then((idle) => {
+        this.claiming = undefined;
+        // Nothing waited: look again after the poll interval. Jobs that ended meanwhile left room: claim now.
+        if (idle) this.schedule(this.options.pollMilliseconds);
+        else if (this.inFlight.size < this.concurrency.jobsInFlightMaximum) this.schedule(0);
+      });
     }, delay);
   }
 
-  private async tick(): Promise<void> {
-    let worked = false;
+  /**
+   * Claims jobs until INGESTION_JOBS_IN_FLIGHT are in hand or none is waiting (then answers true).
+   * A full runner claims again as soon as one of its jobs ends; an idle one after INGESTION_POLL_MS.
+   */
+  private async claimWhileRoom(): Promise<boolean> {
+    let idle = false;
     try {
       if (!this.deadLeasesReleased) {
         await this.releaseDeadLocalLeases();
         this.deadLeasesReleased = true;
       }
-      worked = await this.runOnce();
+      while (!this.stopped && this.inFlight.size < this.concurrency.jobsInFlightMaximum) {
+        const claimed = await this.claimOne();
+        if (claimed === 'none') {
+          idle = true;
+          break;
+        }
+        if (claimed !== 'failed only') this.track(claimed);
+      }
     } catch (error) {
+      idle = true;
       this.logger?.error({ err: error }, 'ingestion runner failed to claim or finish a job');
     }
-    this.schedule(worked ? 0 : this.options.pollMilliseconds);
+    return idle;
+  }
+
+  private track(job: IngestionJobRow): void {
+    this.heldJobIds.add(job.id);
+    const running: Promise<void> = this.runClaimed(job)
+      .catch((error: unknown) => this.logger?.error({ err: error, job_id: job.id }, 'ingestion runner failed to finish a job'))
+      .finally(() => {
+        this.inFlight.delete(running);
+        this.heldJobIds.delete(job.id);
+        this.schedule(0);
+      });
+    this.inFlight.add(running);
   }
 
   private leaseUntil(): string {
@@ -137,12 +206,13 @@ export class IngestionRunner {
     this.logger?.info({ jobs: released, dead_runners: dead.length }, 'ingestion jobs of dead processes on this machine released');
   }
 
-  /** Claims and runs one job; false when there was none. */
-  async runOnce(): Promise<boolean> {
+  /** Claims one job: the job, 'failed only' when the claim only failed jobs out of attempts, 'none' when nothing waits. */
+  private async claimOne(): Promise<IngestionJobRow | 'failed only' | 'none'> {
     const { job, failedJobs } = await claimIngestionJob(this.options.db, this.options.dialect, {
       owner: this.owner,
       leaseExpiresAt: this.leaseUntil(),
       attemptsMaximum: this.attemptsMaximum,
+      heldJobIds: [...this.heldJobIds],
     });
     for (const failed of failedJobs) {
       this.logger?.error(
@@ -150,8 +220,13 @@ export class IngestionRunner {
         'ingestion job failed: the server stopped during every attempt',
       );
     }
-    if (job === undefined) return failedJobs.length > 0;
+    if (job === undefined) return failedJobs.length > 0 ? 'failed only' : 'none';
     this.logger?.info({ job_id: job.id, document_id: job.document_id, attempt: job.attempts }, 'ingestion job claimed');
+    return job;
+  }
+
+  /** Runs one claimed job to its end, renewing its lease meanwhile. */
+  private async runClaimed(job: IngestionJobRow): Promise<void> {
     const renewal = setInterval(
       () => {
         renewIngestionLease(this.options.db, job.id, this.owner, this.leaseUntil()).catch(() => undefined);
@@ -164,7 +239,7 @@ export class IngestionRunner {
     } catch (error) {
       if (error instanceof JobLost) {
         this.logger?.info({ job_id: job.id }, 'ingestion job cancelled or taken over; stopped');
-        return true;
+        return;
       }
       if (!isAppError(error)) this.logger?.error({ err: error, job_id: job.id }, 'ingestion job failed');
       const message = isAppError(error) ? error.message : INTERNAL_FAILURE;
@@ -176,7 +251,16 @@ export class IngestionRunner {
     } finally {
       clearInterval(renewal);
     }
-    return true;
+  }
+
+  private workerPool(): DocumentWorkerPool {
+    this.pool ??= new DocumentWorkerPool({
+      budget: this.options.documentProcessing?.budget ?? DEFAULT_DOCUMENT_WORKER_BUDGET,
+      threads: this.concurrency.workerThreads,
+      documentsPerThreadMaximum: this.concurrency.documentsPerThreadMaximum,
+      batchMaximum: this.concurrency.batchMaximum,
+    });
+    return this.pool;
   }
 
   /** Records progress (renewing the lease), or stops the job when it is no longer ours. */
@@ -239,14 +323,13 @@ export class IngestionRunner {
     await this.step(job, 1, STEPS, 'Extracting the text.');
     // Off the event loop, under heap, memory and time budgets: a hostile document fails its own job only.
     let chunkingStep: Promise<void> | undefined;
-    const extracted = await processDocumentInWorker(
+    const extracted = await this.workerPool().process(
       {
         fileName: document.file_name,
         bytes,
         limits: this.options.documentProcessing?.limits ?? {},
         chunking: { chunkSize: knowledgeBase.chunk_size, chunkOverlap: knowledgeBase.chunk_overlap },
       },
-      this.options.documentProcessing?.budget,
       {
         onExtracted: () => {
           chunkingStep = this.step(job, 2, STEPS, 'Splitting the text into chunks.');

@@ -49,6 +49,11 @@ export interface IngestionClaim {
   leaseExpiresAt: string;
   /** INGESTION_ATTEMPTS_MAX: a job cut short after this many starts since it was queued fails instead of starting again. */
   attemptsMaximum: number;
+  /**
+   * The jobs the claiming runner is still working on: never taken over or failed by its own claim,
+   * even when their lease has run out (a runner holds several jobs at once, all under one owner name).
+   */
+  heldJobIds?: readonly number[];
 }
 
 export interface IngestionClaimResult {
@@ -65,11 +70,13 @@ export function serverStoppedMessage(times: number): string {
 }
 
 /** Fails, with their documents, the jobs cut short (processing under an expired lease) that have used up their attempts. */
-async function failExhaustedJobs(db: Kysely<Database>, attemptsMaximum: number, now: string): Promise<IngestionClaimResult['failedJobs']> {
+async function failExhaustedJobs(db: Kysely<Database>, claim: IngestionClaim, now: string): Promise<IngestionClaimResult['failedJobs']> {
+  const { attemptsMaximum, heldJobIds = [] } = claim;
   const exhausted = await db
     .selectFrom('ingestion_jobs')
     .select(['id', 'document_id', 'attempts_since_queued'])
     .where('status', '=', 'processing')
+    .$if(heldJobIds.length > 0, (query) => query.where('id', 'not in', heldJobIds))
     .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', now)]))
     .where('attempts_since_queued', '>=', attemptsMaximum)
     .orderBy('id')
@@ -103,8 +110,10 @@ async function failExhaustedJobs(db: Kysely<Database>, attemptsMaximum: number, 
  */
 export async function claimIngestionJob(db: Kysely<Database>, dialect: Dialect, claim: IngestionClaim): Promise<IngestionClaimResult> {
   const now = nowTimestamp();
-  const failedJobs = await failExhaustedJobs(db, claim.attemptsMaximum, now);
+  const failedJobs = await failExhaustedJobs(db, claim, now);
   const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
+  const held = claim.heldJobIds ?? [];
+  const notHeld = held.length === 0 ? sql`` : sql`and id not in (${sql.join(held)})`;
   const result = await sql<IngestionJobRow>`
     update ingestion_jobs
     set status = 'processing', lease_owner = ${claim.owner}, lease_expires_at = ${claim.leaseExpiresAt},
@@ -112,8 +121,9 @@ export async function claimIngestionJob(db: Kysely<Database>, dialect: Dialect, 
         progress_current = 0, progress_total = 0, message = 'Started.', error = null, updated_at = ${now}
     where id = (
       select id from ingestion_jobs
-      where status = 'pending'
-         or (status = 'processing' and (lease_expires_at is null or lease_expires_at < ${now}) and attempts_since_queued < ${claim.attemptsMaximum})
+      where (status = 'pending'
+         or (status = 'processing' and (lease_expires_at is null or lease_expires_at < ${now}) and attempts_since_queued < ${claim.attemptsMaximum}))
+        ${notHeld}
       order by id
       limit 1
       ${lock}

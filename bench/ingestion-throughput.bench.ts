@@ -1,0 +1,186 @@
+/**
+ * Ingestion throughput over the HTTP API, on a real server (SQLite by default), with text from a
+ * real BEIR data set (DBpedia-Entity, 5,000 abstracts; see support/beir-data.ts):
+ *
+ *  1. Short JSON documents: INGEST_JSON_DOCUMENTS abstracts posted as `{"documents": [{text, metadata}]}`
+ *     to `POST /api/knowledge-bases/{id}/documents` in batches of INGEST_JSON_BATCH (at most
+ *     KB_JSON_DOCUMENTS_MAX, 100), one batch after another, as a script importing a collection does.
+ *  2. Markdown files: INGEST_MARKDOWN_FILES files uploaded one by one as multipart/form-data, each
+ *     with INGEST_ABSTRACTS_PER_FILE abstracts (a `#` title, one `##` heading per abstract).
+ *
+ * The clock runs from the first request until every job of the knowledge base has ended, which
+ * the benchmark learns by counting ended jobs in the store every 20 ms (the list routes page, and
+ * a poll per job would load the server it measures). Printed: documents per second, the seconds
+ * the posting alone took, the CPU seconds the process (server, client and worker threads alike)
+ * spent meanwhile with documents per CPU second (a figure a machine shared with other work
+ * disturbs less than the wall clock), and how the jobs ended. A few untimed documents warm the server up
+ * first (the worker threads start, the statements are prepared). It never passes or fails on a
+ * time; it checks only that every job completed.
+ *
+ *   npm run bench -- bench/ingestion-throughput.bench.ts
+ *   (INGEST_JSON_DOCUMENTS=1000 INGEST_JSON_BATCH=100 INGEST_MARKDOWN_FILES=200 INGEST_ABSTRACTS_PER_FILE=5
+ *    INGEST_BENCH_DIALECT=postgres change the work; the server's own INGESTION_* settings pass through)
+ */
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { uploadDocument } from '../test/support/knowledge-uploads.js';
+import type { Dialect } from '../test/support/test-databases.js';
+import { loginAsAdmin, request, startTestServer, type TestServer } from '../test/support/test-server.js';
+import { readJsonLines, type CorpusDocument } from './support/beir-data.js';
+import { printTable, wholeNumberSetting } from './support/measure.js';
+
+const JSON_DOCUMENTS = wholeNumberSetting('INGEST_JSON_DOCUMENTS', 1_000, 1);
+const JSON_BATCH = wholeNumberSetting('INGEST_JSON_BATCH', 100, 1);
+const MARKDOWN_FILES = wholeNumberSetting('INGEST_MARKDOWN_FILES', 200, 1);
+const ABSTRACTS_PER_FILE = wholeNumberSetting('INGEST_ABSTRACTS_PER_FILE', 5, 1);
+const WARM_UP_DOCUMENTS = 20;
+const DIALECT: Dialect = process.env.INGEST_BENCH_DIALECT === 'postgres' ? 'postgres' : 'sqlite';
+/** The longest one run may take before the benchmark gives up on it. */
+const RUN_TIMEOUT_MILLISECONDS = 900_000;
+const POLL_MILLISECONDS = 20;
+
+/** The server's ingestion settings given to this process (INGESTION_*), so runs can compare them. */
+function ingestionEnvironment(): Record<string, string> {
+  const passed = Object.entries(process.env).filter(
+    (entry): entry is [string, string] => entry[0].startsWith('INGESTION_') && entry[1] !== undefined,
+  );
+  return { INGESTION_POLL_MS: '20', ...Object.fromEntries(passed) };
+}
+
+interface JobCounts {
+  ended: number;
+  completed: number;
+}
+
+async function jobCounts(server: TestServer, knowledgeBaseId: number): Promise<JobCounts> {
+  const row = await server.store.db
+    .selectFrom('ingestion_jobs')
+    .select([
+      sql<number | string | null>`sum(case when status in ('completed', 'failed', 'cancelled') then 1 else 0 end)`.as('ended'),
+      sql<number | string | null>`sum(case when status = 'completed' then 1 else 0 end)`.as('completed'),
+    ])
+    .where('knowledge_base_id', '=', knowledgeBaseId)
+    .executeTakeFirstOrThrow();
+  return { ended: Number(row.ended ?? 0), completed: Number(row.completed ?? 0) };
+}
+
+async function untilEnded(server: TestServer, knowledgeBaseId: number, count: number): Promise<JobCounts> {
+  const deadline = Date.now() + RUN_TIMEOUT_MILLISECONDS;
+  for (;;) {
+    const counts = await jobCounts(server, knowledgeBaseId);
+    if (counts.ended >= count) return counts;
+    if (Date.now() > deadline) throw new Error(`${counts.ended} of ${count} jobs ended after ${RUN_TIMEOUT_MILLISECONDS} ms`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MILLISECONDS));
+  }
+}
+
+async function createKnowledgeBase(server: TestServer, token: string, name: string): Promise<number> {
+  const created = await request(server, 'POST', '/api/knowledge-bases', { token, body: { name } });
+  expect(created.status).toBe(201);
+  return created.body.id as number;
+}
+
+async function postJsonDocuments(server: TestServer, token: string, knowledgeBaseId: number, abstracts: readonly CorpusDocument[]) {
+  for (let start = 0; start < abstracts.length; start += JSON_BATCH) {
+    const documents = abstracts
+      .slice(start, start + JSON_BATCH)
+      .map((abstract) => ({ text: abstract.text, metadata: { title: abstract.title, source_id: abstract._id } }));
+    const posted = await request(server, 'POST', `/api/knowledge-bases/${knowledgeBaseId}/documents`, { token, body: { documents } });
+    expect(posted.status, posted.text).toBe(202);
+  }
+}
+
+function markdownFile(abstracts: readonly CorpusDocument[], part: number): string {
+  return `# DBpedia abstracts, part ${part}\n\n${abstracts.map((abstract) => `## ${abstract.title}\n\n${abstract.text}\n`).join('\n')}`;
+}
+
+async function uploadMarkdownFiles(server: TestServer, token: string, knowledgeBaseId: number, abstracts: readonly CorpusDocument[]) {
+  for (let part = 0; part < MARKDOWN_FILES; part += 1) {
+    const start = (part * ABSTRACTS_PER_FILE) % Math.max(1, abstracts.length - ABSTRACTS_PER_FILE);
+    const content = markdownFile(abstracts.slice(start, start + ABSTRACTS_PER_FILE), part + 1);
+    const uploaded = await uploadDocument(server, token, knowledgeBaseId, `dbpedia-part-${part + 1}.md`, content);
+    expect(uploaded.status, uploaded.text).toBe(202);
+  }
+}
+
+interface Run {
+  name: string;
+  documents: number;
+  post: (server: TestServer, token: string, knowledgeBaseId: number) => Promise<void>;
+}
+
+async function measure(server: TestServer, token: string, run: Run): Promise<string[]> {
+  const knowledgeBaseId = await createKnowledgeBase(server, token, run.name);
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  await run.post(server, token, knowledgeBaseId);
+  const posted = (performance.now() - started) / 1000;
+  const counts = await untilEnded(server, knowledgeBaseId, run.documents);
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  const cpuSeconds = (cpu.user + cpu.system) / 1_000_000;
+  expect(counts.completed, `${run.name}: every job completes`).toBe(run.documents);
+  return [
+    run.name,
+    String(run.documents),
+    posted.toFixed(2),
+    seconds.toFixed(2),
+    (run.documents / seconds).toFixed(1),
+    cpuSeconds.toFixed(2),
+    (run.documents / cpuSeconds).toFixed(1),
+    `${counts.completed} completed`,
+  ];
+}
+
+describe('ingestion throughput over HTTP', () => {
+  it(
+    'prints documents per second for short JSON documents and for Markdown files',
+    async () => {
+      const corpus = readJsonLines<CorpusDocument>('corpus.jsonl').filter((abstract) => abstract.text.trim() !== '');
+      const environment = ingestionEnvironment();
+      const server = await startTestServer(DIALECT, { environment });
+      try {
+        const token = await loginAsAdmin(server);
+        const warmUp = await createKnowledgeBase(server, token, 'Warm-up');
+        await postJsonDocuments(server, token, warmUp, corpus.slice(-WARM_UP_DOCUMENTS));
+        await untilEnded(server, warmUp, WARM_UP_DOCUMENTS);
+
+        const runs: Run[] = [
+          {
+            name: `${JSON_DOCUMENTS} short JSON documents, ${JSON_BATCH} per request`,
+            documents: JSON_DOCUMENTS,
+            post: (target, bearer, id) => postJsonDocuments(target, bearer, id, corpus.slice(0, JSON_DOCUMENTS)),
+          },
+          {
+            name: `${MARKDOWN_FILES} Markdown files of ${ABSTRACTS_PER_FILE} abstracts, uploaded`,
+            documents: MARKDOWN_FILES,
+            post: (target, bearer, id) => uploadMarkdownFiles(target, bearer, id, corpus),
+          },
+        ];
+        const rows: string[][] = [];
+        for (const run of runs) {
+          rows.push(await measure(server, token, run));
+          // Each figure as soon as it is known: a slow run still leaves the ones before it.
+          console.log(`ingestion throughput: ${rows.at(-1)!.join(' | ')}`);
+        }
+        printTable(
+          `Ingestion over HTTP on ${DIALECT} (server settings: ${JSON.stringify(environment)})`,
+          [
+            { label: 'run', width: 52 },
+            { label: 'documents', width: 10 },
+            { label: 'posting s', width: 10 },
+            { label: 'total s', width: 9 },
+            { label: 'documents/s', width: 12 },
+            { label: 'CPU s', width: 8 },
+            { label: 'per CPU s', width: 10 },
+            { label: 'jobs', width: 15 },
+          ],
+          rows,
+        );
+      } finally {
+        await server.close();
+      }
+    },
+    RUN_TIMEOUT_MILLISECONDS * 3,
+  );
+});

@@ -1,0 +1,71 @@
+// Proves the pool of long-lived document worker threads with real threads: small text documents share threads, each thread is replaced after INGESTION_WORKER_DOCUMENTS_MAX documents, and a document that breaks its heap cap fails alone, its thread replaced, while the other thread keeps serving the documents around it.
+import { afterEach, describe, expect, it } from 'vitest';
+import { AppError } from '../errors/app-error.js';
+import type { DocumentTask } from './document-worker-contract.js';
+import { DocumentWorkerPool, type DocumentWorkerPoolOptions } from './document-worker-pool.js';
+
+const encoder = new TextEncoder();
+const ROOMY = { heapMegabytes: 256, residentMegabytes: 4096, timeoutMilliseconds: 60_000 };
+
+function task(fileName: string, text: string): DocumentTask {
+  return { fileName, bytes: encoder.encode(text), limits: {}, chunking: { chunkSize: 100, chunkOverlap: 0 } };
+}
+
+const notes = (count: number) =>
+  Array.from({ length: count }, (_, index) => task(`note-${index}.txt`, `Note ${index}: basalt cools into columns.`));
+
+let pool: DocumentWorkerPool | undefined;
+function makePool(options: Partial<DocumentWorkerPoolOptions>): DocumentWorkerPool {
+  pool = new DocumentWorkerPool({ budget: ROOMY, threads: 1, documentsPerThreadMaximum: 100, batchMaximum: 16, ...options });
+  return pool;
+}
+
+afterEach(async () => {
+  await pool?.close();
+  pool = undefined;
+});
+
+describe('DocumentWorkerPool', () => {
+  it('keeps its threads for many documents, one message carrying several small texts', async () => {
+    const threads = makePool({ threads: 2 });
+    const results = await Promise.all(notes(30).map((note) => threads.process(note)));
+    expect(results.map((result) => result.chunks[0]!.text)).toEqual(
+      notes(30).map((_, index) => `Note ${index}: basalt cools into columns.`),
+    );
+    expect(threads.threadsStarted).toBeLessThanOrEqual(2);
+  });
+
+  it('replaces a thread after the number of documents it may process (INGESTION_WORKER_DOCUMENTS_MAX)', async () => {
+    const threads = makePool({ threads: 1, documentsPerThreadMaximum: 2 });
+    const results = await Promise.all(notes(5).map((note) => threads.process(note)));
+    expect(results).toHaveLength(5);
+    // Five documents, two per thread: the third thread took the last one.
+    expect(threads.threadsStarted).toBe(3);
+  });
+
+  it('fails only the document past its heap cap; the other thread keeps serving, before and after', async () => {
+    const threads = makePool({ threads: 2, budget: { ...ROOMY, heapMegabytes: 16 } });
+    const stopped: string[] = [];
+    // The notes come first: each thread takes one, the first free one the other notes, the last the hungry document.
+    const beside = Promise.all(notes(6).map((note) => threads.process(note)));
+    // About 8 MB of text: normalizing, splitting and chunking it holds several copies at once.
+    const hungry = threads.process(task('huge.md', 'granite basalt obsidian pumice\n'.repeat(280_000)), {
+      onStopped: (description) => stopped.push(description),
+    });
+    const error = await hungry.then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ code: 'document_processing_failed', details: { reason: 'out_of_memory', limit_mb: 16 } });
+    expect(stopped).toEqual(['heap cap of 16 MB reached']);
+    expect(await beside).toHaveLength(6);
+    // The thread that served the notes was not touched by the breach: the next document needs no new thread.
+    const startedBefore = threads.threadsStarted;
+    await expect(threads.process(task('after.txt', 'Pumice floats on water.'))).resolves.toMatchObject({
+      chunks: [{ text: 'Pumice floats on water.' }],
+    });
+    expect(startedBefore).toBe(2);
+    expect(threads.threadsStarted).toBe(2);
+  });
+});

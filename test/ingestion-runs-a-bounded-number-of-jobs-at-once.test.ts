@@ -1,0 +1,108 @@
+/**
+ * Proves INGESTION_JOBS_IN_FLIGHT on both dialects, over real HTTP: a runner works on several jobs
+ * at once, and never on more than the setting allows. Each knowledge base has an embedding model
+ * served by a gated fake (test/fakes/gated-embedding-server.ts), which holds every job mid-way
+ * until it opens, so the jobs in hand can be counted. With two servers on one database, each
+ * takes its own share under its own leases and no job is claimed twice.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startGatedEmbeddingServer, type GatedEmbeddingServer } from './fakes/gated-embedding-server.js';
+import { uploadDocument, waitForJob } from './support/knowledge-uploads.js';
+import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
+import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+
+const PROVIDER_KEY = 'sk-jobs-in-flight-key-0123456789';
+const POLL_MILLISECONDS = 20;
+/** Polls of an idle runner to let pass while the gate is shut: a runner past its bound would have claimed meanwhile. */
+const POLLS_TO_WAIT = 10;
+
+async function processingJobs(server: TestServer): Promise<Array<{ id: number; lease_owner: string | null }>> {
+  return server.store.db.selectFrom('ingestion_jobs').select(['id', 'lease_owner']).where('status', '=', 'processing').execute();
+}
+
+describe.each(TEST_DIALECTS)('ingestion jobs in flight on %s', (dialect) => {
+  let database: TestDatabase | undefined;
+  let embeddings: GatedEmbeddingServer | undefined;
+  const servers: TestServer[] = [];
+
+  afterEach(async () => {
+    embeddings?.open();
+    for (const server of servers.splice(0)) await server.close();
+    await embeddings?.close();
+    await database?.drop();
+    database = embeddings = undefined;
+  });
+
+  async function start(jobsInFlight: number): Promise<TestServer> {
+    const server = await startTestServer(dialect, {
+      database,
+      environment: {
+        INGESTION_POLL_MS: String(POLL_MILLISECONDS),
+        INGESTION_JOBS_IN_FLIGHT: String(jobsInFlight),
+        OPENAI_API_KEY: PROVIDER_KEY,
+        OPENAI_BASE_URL: embeddings!.baseUrl,
+      },
+    });
+    servers.push(server);
+    return server;
+  }
+
+  async function queueDocuments(server: TestServer, token: string, count: number): Promise<{ knowledgeBase: number; jobIds: number[] }> {
+    const created = await request(server, 'POST', '/api/knowledge-bases', {
+      token,
+      body: { name: 'In flight', embeddings: { connector: 'openai', model: 'text-embedding-3-small' } },
+    });
+    expect(created.status, created.text).toBe(201);
+    const knowledgeBase = created.body.id as number;
+    const jobIds: number[] = [];
+    for (let index = 0; index < count; index += 1) {
+      const uploaded = await uploadDocument(server, token, knowledgeBase, `note-${index}.md`, `# Note ${index}\n\nLava cools into basalt.`);
+      expect(uploaded.status, uploaded.text).toBe(202);
+      jobIds.push(uploaded.body.job_id as number);
+    }
+    return { knowledgeBase, jobIds };
+  }
+
+  const idlePolls = () => new Promise((resolve) => setTimeout(resolve, POLL_MILLISECONDS * POLLS_TO_WAIT));
+
+  it('works on up to INGESTION_JOBS_IN_FLIGHT jobs at once and no more, then completes them all', async () => {
+    database = await createTestDatabase(dialect);
+    embeddings = await startGatedEmbeddingServer();
+    const server = await start(3);
+    const token = await loginAsAdmin(server);
+    const { knowledgeBase, jobIds } = await queueDocuments(server, token, 5);
+
+    await embeddings.waitForRequests(3);
+    await idlePolls();
+    expect(embeddings.requests).toHaveLength(3);
+    expect(await processingJobs(server)).toHaveLength(3);
+    expect(server.services.ingestionRunner.jobsInFlight).toBe(3);
+
+    embeddings.open();
+    for (const jobId of jobIds)
+      expect(await waitForJob(server, token, knowledgeBase, jobId)).toMatchObject({ status: 'completed', attempts: 1 });
+    expect(embeddings.requests).toHaveLength(5);
+  });
+
+  it('shares the queue between two servers, each within its own bound, claiming no job twice', async () => {
+    database = await createTestDatabase(dialect);
+    embeddings = await startGatedEmbeddingServer();
+    const first = await start(2);
+    const second = await start(2);
+    const token = await loginAsAdmin(first);
+    const { knowledgeBase, jobIds } = await queueDocuments(first, token, 6);
+
+    await embeddings.waitForRequests(4);
+    await idlePolls();
+    expect(embeddings.requests).toHaveLength(4);
+    const held = await processingJobs(first);
+    const owners = [first, second].map((server) => server.services.ingestionRunner.owner);
+    expect(held.filter((job) => job.lease_owner === owners[0])).toHaveLength(2);
+    expect(held.filter((job) => job.lease_owner === owners[1])).toHaveLength(2);
+
+    embeddings.open();
+    for (const jobId of jobIds)
+      expect(await waitForJob(first, token, knowledgeBase, jobId)).toMatchObject({ status: 'completed', attempts: 1 });
+    expect(embeddings.requests).toHaveLength(6);
+  });
+});
