@@ -196,6 +196,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       textDocumentsMaximum: settings.knowledgeJsonDocumentsMaximum,
       uploadOwner: runnerOwnerName(),
       uploadLeaseMilliseconds: settings.uploadLeaseMilliseconds,
+      textWritesInFlight: settings.knowledgeJsonWritesInFlight,
     }),
     ingestionRunner: new IngestionRunner({
       db: store.db,

@@ -586,6 +586,14 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1,
     maximum: 10_000,
   }),
+  knowledgeJsonWritesInFlight: integerSetting({
+    variable: 'KB_JSON_WRITES_IN_FLIGHT',
+    meaning:
+      "how many texts of one JSON `POST /api/knowledge-bases/{id}/documents` are written to storage at once; each write waits on the disk's sync, so writing several together is what makes a batch fast",
+    defaultValue: 16,
+    minimum: 1,
+    maximum: 100,
+  }),
   toolLoopIterations: integerSetting({
     variable: 'TOOL_LOOP_ITERATIONS',
     meaning: "model rounds with tools offered per request, unless the assistant's `tool_loop.max_iterations` says otherwise",

@@ -35,13 +35,14 @@ import {
   type KnowledgeDocumentRow,
   type UploadInProgress,
 } from '../store/ingestion-jobs-repository.js';
-import { findKnowledgeBase, insertDocument, type KnowledgeBaseRecord } from '../store/knowledge-repository.js';
+import { findKnowledgeBase, insertDocument, type KnowledgeBaseRecord, type NewDocument } from '../store/knowledge-repository.js';
 import type { Database } from '../store/schema.js';
 import { detectUploadedDocumentType } from './document-types.js';
 import { knowledgeBaseFacts } from './knowledge-base-service.js';
 import type { TextDocumentInput } from './knowledge-document-schemas.js';
 import type { PageBounds } from '../validation/page-query-schema.js';
 import { isDeadLocalOwner } from './runner-identity.js';
+import { settleAll } from './settle-with-concurrency.js';
 
 /** What a teacher reads on a document whose upload a killed or stalled process never finished. */
 export const UPLOAD_INTERRUPTED_REASON = 'the upload was interrupted';
@@ -63,6 +64,31 @@ export interface DocumentUpload {
   /** Copied into every chunk's metadata. */
   metadata?: Record<string, unknown>;
   sourceUrl?: string | null;
+}
+
+/** A document whose bytes are stored under a staged name, ready to be recorded and queued. */
+interface StagedDocument {
+  fileName: string;
+  contentType: string;
+  metadata: Record<string, unknown>;
+  sourceUrl: string | null;
+  storedName: string;
+  sizeBytes: number;
+}
+
+/** A text of LAMB's JSON form, checked and ready to store. */
+interface PreparedText {
+  fileName: string;
+  text: string;
+  metadata: Record<string, unknown>;
+  sourceUrl: string | null;
+}
+
+interface QueuedBatch {
+  context: CallContext;
+  record: KnowledgeBaseRecord;
+  staged: readonly StagedDocument[];
+  documentIds: readonly number[];
 }
 
 /** A document's metadata is copied into each of its chunks, so it stays small. */
@@ -124,6 +150,8 @@ export interface KnowledgeDocumentServiceOptions {
   uploadOwner: string;
   /** How long an upload stays its process's without renewal (renewed every third of it). */
   uploadLeaseMilliseconds: number;
+  /** How many texts of one JSON request are written to storage at once (KB_JSON_WRITES_IN_FLIGHT). */
+  textWritesInFlight: number;
 }
 
 export interface LeftoverSweepCounts {
@@ -174,77 +202,125 @@ export class KnowledgeDocumentService {
     const stored = await this.storage
       .store(record.id, input.stream, { bytesMaximum: this.bytesMaximum, extension: UPLOAD_EXTENSION })
       .catch((error: unknown) => this.uploadFailure(record.id, error));
-    let documentId: number | undefined;
-    let heartbeat: NodeJS.Timeout | undefined;
+    let contentType: string;
     try {
       const bytes = await this.storage.readAll(record.id, stored.storedName);
       if (bytes === undefined) throw new Error('The uploaded file vanished before it could be checked.');
       // On the event loop: a text file is checked a slice at a time; archives and PDFs are only looked at here, read in the document worker.
-      const detected = await detectUploadedDocumentType({ fileName, bytes });
-      documentId = await insertDocument(this.db, {
-        knowledgeBaseId: record.id,
-        fileName,
-        contentType: detected.contentType,
-        sizeBytes: stored.sizeBytes,
-        sourceUrl: input.sourceUrl ?? null,
-        status: 'pending',
-        metadata: input.metadata ?? {},
-        upload: { owner: this.options.uploadOwner, leaseExpiresAt: this.uploadLeaseEnd() },
-      });
-      heartbeat = this.renewUploadLeaseWhileRunning(documentId);
-      // Named by its id before the job exists, so a runner never claims a job whose file is not in place.
-      await this.storage.rename(record.id, stored.storedName, String(documentId));
-      const newDocumentId = documentId;
-      const job = await this.db.transaction().execute(async (transaction) => {
-        if (!(await releaseUploadLease(transaction, newDocumentId, this.options.uploadOwner))) {
-          throw new AppError(
-            'upload_interrupted',
-            'This upload stalled for longer than its lease and was marked interrupted; upload the file again.',
-          );
-        }
-        const inserted = await insertIngestionJob(transaction, { knowledgeBaseId: record.id, documentId: newDocumentId });
-        await appendAuditEntry(
-          transaction,
-          auditEntryOf(
-            context,
-            { type: 'knowledge_base', id: record.id, organizationId: record.organization_id },
-            'knowledge_base.document_upload',
-            {
-              document_id: newDocumentId,
-              content_type: detected.contentType,
-              size_bytes: stored.sizeBytes,
-            },
-          ),
-        );
-        return inserted;
-      });
-      return { document_id: newDocumentId, job_id: job.id };
+      contentType = (await detectUploadedDocumentType({ fileName, bytes })).contentType;
     } catch (error) {
       await this.storage.remove(record.id, stored.storedName).catch(() => undefined);
-      if (documentId !== undefined) {
-        const failedId = documentId;
-        await this.db
-          .transaction()
-          .execute((transaction) => deleteDocument(transaction, failedId))
-          .catch(() => undefined);
-        await this.storage.remove(record.id, String(failedId)).catch(() => undefined);
-      }
+      return await this.uploadFailure(record.id, error);
+    }
+    const document = { fileName, contentType, metadata: input.metadata ?? {}, sourceUrl: input.sourceUrl ?? null, ...stored };
+    const [queued] = await this.queueStaged(context, record, [document]);
+    return queued!;
+  }
+
+  /**
+   * Records staged documents, names their files by their ids and queues their jobs: every row in
+   * one transaction, then every job with its audit entry in another, so a batch of texts costs two
+   * commits rather than two a document. A row holds its upload lease until its job is queued;
+   * whatever fails removes every row and file of the batch.
+   */
+  private async queueStaged(
+    context: CallContext,
+    record: KnowledgeBaseRecord,
+    staged: readonly StagedDocument[],
+  ): Promise<Array<{ document_id: number; job_id: number }>> {
+    let documentIds: number[] = [];
+    let heartbeat: NodeJS.Timeout | undefined;
+    try {
+      documentIds = await this.db.transaction().execute(async (transaction) => {
+        const ids: number[] = [];
+        for (const document of staged) ids.push(await insertDocument(transaction, this.newDocumentRow(record.id, document)));
+        return ids;
+      });
+      heartbeat = this.renewUploadLeasesWhileRunning(documentIds);
+      // Named by their ids before their jobs exist, so a runner never claims a job whose file is not in place.
+      const renamed = await settleAll(
+        staged.map((document, index) => () => this.storage.rename(record.id, document.storedName, String(documentIds[index]))),
+        this.options.textWritesInFlight,
+      );
+      const failedRename = renamed.find((outcome) => outcome.status === 'rejected');
+      if (failedRename !== undefined) throw failedRename.reason;
+      const jobIds = await this.db
+        .transaction()
+        .execute((transaction) => this.queueJobs(transaction, { context, record, staged, documentIds }));
+      return documentIds.map((documentId, index) => ({ document_id: documentId, job_id: jobIds[index]! }));
+    } catch (error) {
+      await this.discardStaged(record.id, staged, documentIds);
       return await this.uploadFailure(record.id, error);
     } finally {
       clearInterval(heartbeat);
     }
   }
 
+  private newDocumentRow(knowledgeBaseId: number, document: StagedDocument): NewDocument {
+    return {
+      knowledgeBaseId,
+      fileName: document.fileName,
+      contentType: document.contentType,
+      sizeBytes: document.sizeBytes,
+      sourceUrl: document.sourceUrl,
+      status: 'pending',
+      metadata: document.metadata,
+      upload: { owner: this.options.uploadOwner, leaseExpiresAt: this.uploadLeaseEnd() },
+    };
+  }
+
+  private async queueJobs(transaction: Kysely<Database>, batch: QueuedBatch): Promise<number[]> {
+    const { context, record, staged, documentIds } = batch;
+    const jobIds: number[] = [];
+    for (const [index, documentId] of documentIds.entries()) {
+      if (!(await releaseUploadLease(transaction, documentId, this.options.uploadOwner))) {
+        throw new AppError(
+          'upload_interrupted',
+          'This upload stalled for longer than its lease and was marked interrupted; upload the file again.',
+        );
+      }
+      jobIds.push((await insertIngestionJob(transaction, { knowledgeBaseId: record.id, documentId })).id);
+      const document = staged[index]!;
+      await appendAuditEntry(
+        transaction,
+        auditEntryOf(
+          context,
+          { type: 'knowledge_base', id: record.id, organizationId: record.organization_id },
+          'knowledge_base.document_upload',
+          { document_id: documentId, content_type: document.contentType, size_bytes: document.sizeBytes },
+        ),
+      );
+    }
+    return jobIds;
+  }
+
+  /** Removes what a batch that failed had written: its staged files, its rows and the files already named by their ids. */
+  private async discardStaged(knowledgeBaseId: number, staged: readonly StagedDocument[], documentIds: readonly number[]): Promise<void> {
+    await settleAll(
+      [...staged.map((document) => document.storedName), ...documentIds.map(String)].map(
+        (name) => () => this.storage.remove(knowledgeBaseId, name).catch(() => undefined),
+      ),
+      this.options.textWritesInFlight,
+    );
+    if (documentIds.length === 0) return;
+    await this.db
+      .transaction()
+      .execute(async (transaction) => {
+        for (const documentId of documentIds) await deleteDocument(transaction, documentId);
+      })
+      .catch(() => undefined);
+  }
+
   private uploadLeaseEnd(): string {
     return new Date(Date.now() + this.options.uploadLeaseMilliseconds).toISOString();
   }
 
-  /** Keeps the upload's row this process's while the steps before its job run, however slow the storage is. */
-  private renewUploadLeaseWhileRunning(documentId: number): NodeJS.Timeout {
-    const timer = setInterval(
-      () => void renewUploadLease(this.db, documentId, this.options.uploadOwner, this.uploadLeaseEnd()).catch(() => undefined),
-      Math.max(1, Math.floor(this.options.uploadLeaseMilliseconds / 3)),
-    );
+  /** Keeps the uploads' rows this process's while the steps before their jobs run, however slow the storage is. */
+  private renewUploadLeasesWhileRunning(documentIds: readonly number[]): NodeJS.Timeout {
+    const renew = async (): Promise<void> => {
+      for (const documentId of documentIds) await renewUploadLease(this.db, documentId, this.options.uploadOwner, this.uploadLeaseEnd());
+    };
+    const timer = setInterval(() => void renew().catch(() => undefined), Math.max(1, Math.floor(this.options.uploadLeaseMilliseconds / 3)));
     timer.unref();
     return timer;
   }
@@ -271,7 +347,6 @@ export class KnowledgeDocumentService {
     knowledgeBaseId: number,
     documents: readonly TextDocumentInput[],
   ): Promise<{ documents: Array<{ document_id: number; job_id: number }> }> {
-    await this.load(context, knowledgeBaseId, 'update');
     if (documents.length > this.textDocumentsMaximum) {
       throw new AppError(
         'invalid_body',
@@ -279,7 +354,7 @@ export class KnowledgeDocumentService {
         { param: 'documents' },
       );
     }
-    const prepared = documents.map((document, index) => {
+    const prepared = documents.map((document, index): PreparedText => {
       const metadata = document.metadata ?? {};
       // Measured, not encoded: the bytes of each text are made only when it is stored, one at a time.
       const byteLength = Buffer.byteLength(document.text, 'utf8');
@@ -298,11 +373,39 @@ export class KnowledgeDocumentService {
       }
       return { fileName: textDocumentName(metadata, index), text: document.text, metadata, sourceUrl: sourceUrlOf(metadata) };
     });
-    const queued: Array<{ document_id: number; job_id: number }> = [];
-    for (const { text, ...document } of prepared) {
-      queued.push(await this.upload(context, knowledgeBaseId, { ...document, stream: Readable.from([Buffer.from(text, 'utf8')]) }));
-    }
-    return { documents: queued };
+    const record = await this.load(context, knowledgeBaseId, 'update');
+    const staged = await this.stageTexts(record.id, prepared);
+    return { documents: await this.queueStaged(context, record, staged) };
+  }
+
+  /**
+   * Stores every text of a batch as a staged file, KB_JSON_WRITES_IN_FLIGHT at a time (each write
+   * waits on the disk's sync, so writing them together takes little longer than writing one), and
+   * checks each one's type from the bytes in hand. When any fails, every file of the batch goes.
+   */
+  private async stageTexts(knowledgeBaseId: number, texts: readonly PreparedText[]): Promise<StagedDocument[]> {
+    const outcomes = await settleAll(
+      texts.map(({ text, ...document }) => async (): Promise<StagedDocument> => {
+        const bytes = Buffer.from(text, 'utf8');
+        const stored = await this.storage.store(knowledgeBaseId, Readable.from([bytes]), {
+          bytesMaximum: this.bytesMaximum,
+          extension: UPLOAD_EXTENSION,
+        });
+        try {
+          const { contentType } = await detectUploadedDocumentType({ fileName: document.fileName, bytes });
+          return { ...document, contentType, ...stored };
+        } catch (error) {
+          await this.storage.remove(knowledgeBaseId, stored.storedName).catch(() => undefined);
+          throw error;
+        }
+      }),
+      this.options.textWritesInFlight,
+    );
+    const staged = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+    const failure = outcomes.find((outcome) => outcome.status === 'rejected');
+    if (failure === undefined) return staged;
+    await this.discardStaged(knowledgeBaseId, staged, []);
+    return await this.uploadFailure(knowledgeBaseId, failure.reason);
   }
 
   /**

@@ -51,6 +51,7 @@ export class LocalBlobStorage implements BlobStorage {
   readonly driver = 'local';
   /** The data folder: nothing is ever read or written outside it. */
   readonly root: string;
+  private realRoot: Promise<string> | undefined;
 
   constructor(dataDirectory: string) {
     this.root = path.resolve(dataDirectory);
@@ -63,7 +64,13 @@ export class LocalBlobStorage implements BlobStorage {
   private async folderFor(key: string): Promise<string> {
     const relative = path.dirname(key);
     await fs.mkdir(path.join(this.root, relative), { recursive: true, mode: 0o700 });
-    const expected = path.join(await fs.realpath(this.root), relative);
+    // The data folder itself is the operator's to place (it may well be a link); only what lies
+    // inside it is checked on every call, so its real path is looked up once.
+    this.realRoot ??= fs.realpath(this.root).catch((error: unknown) => {
+      this.realRoot = undefined;
+      throw error;
+    });
+    const expected = path.join(await this.realRoot, relative);
     if ((await fs.realpath(path.join(this.root, relative))) !== expected)
       throw new Error(`The storage folder ${relative} is not a plain folder inside the data folder.`);
     return expected;
@@ -133,7 +140,8 @@ export class LocalBlobStorage implements BlobStorage {
     checkBlobKey(from);
     checkBlobKey(to);
     const target = await this.folderFor(to);
-    const source = await this.folderFor(from);
+    // A rename within one folder (a staged upload named by its id) checks that folder once.
+    const source = path.dirname(from) === path.dirname(to) ? target : await this.folderFor(from);
     await fs.rename(path.join(source, path.basename(from)), path.join(target, path.basename(to)));
     await syncFolder(target);
   }
