@@ -2,7 +2,9 @@
  * Chats as the API answers with them (/api/chats): a conversation kept for its owner, its
  * messages with the tool steps, sources and reasoning the answer came with.
  */
+import type { Sent } from './client';
 import type { paths } from './generated/openapi';
+import type { JsonAnswer } from './json-answer';
 
 type StoredChat = paths['/api/chats/{id}']['get']['responses'][200]['content']['application/json'];
 type StoredMessage = NonNullable<StoredChat['messages']>[number];
@@ -45,20 +47,11 @@ export interface ChatMessage {
   created_at: string;
 }
 
-export interface Chat {
-  id: number;
-  assistant_id: number;
-  assistant_name: string;
-  title: string;
-  created_at: string;
-  updated_at: string;
-}
+/** A kept conversation, as the list of chats answers it. */
+export type Chat = Sent<JsonAnswer<'/api/chats', 'get'>['items'][number]>;
 
 export interface ChatWithMessages extends Chat {
   messages: ChatMessage[];
 }
 
-export interface ChatPage {
-  items: Chat[];
-  total: number;
-}
+export type ChatPage = Sent<JsonAnswer<'/api/chats', 'get'>>;

@@ -2,9 +2,16 @@
  * The LTI administration area of the API (/api/lti): the tool's own URLs, LTI 1.1 consumers and
  * LTI 1.3 platform registrations. Every call goes through the typed client.
  */
-import type { CreatedLtiConsumer, LtiConsumer, LtiPlatform, ToolUrls } from '$lib/lti/lti-types';
-import { answerOf, apiClient, sent } from './client';
+import { answerOf, apiClient, sent, type Sent } from './client';
+import type { JsonAnswer } from './json-answer';
 import type { RequestBody } from './request-body';
+
+/** The tool's own URLs, which a platform's administrator copies. */
+export type ToolUrls = Sent<JsonAnswer<'/api/lti/tool', 'get'>>;
+export type LtiConsumer = Sent<JsonAnswer<'/api/lti/consumers', 'get'>['items'][number]>;
+/** A consumer as created: with its secret, shown this once. */
+export type CreatedLtiConsumer = Sent<JsonAnswer<'/api/lti/consumers', 'post'>>;
+export type LtiPlatform = Sent<JsonAnswer<'/api/lti/platforms', 'get'>['items'][number]>;
 
 export type NewLtiConsumer = RequestBody<'/api/lti/consumers', 'post'>;
 export type NewLtiPlatform = RequestBody<'/api/lti/platforms', 'post'>;
