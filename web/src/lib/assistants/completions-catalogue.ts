@@ -3,7 +3,7 @@
  * connectors with their models, and installed tools (GET /lamb/v1/completions/list). Loaded once
  * per page load, since several parts of the form read it.
  */
-import { answerOf, apiClient, sent } from '$lib/api/client';
+import { readCompletionsList } from '$lib/api/completions';
 
 export type ToolKind = 'context' | 'function' | 'context+function';
 
@@ -24,12 +24,10 @@ export interface CompletionsCatalogue {
 let loading: Promise<CompletionsCatalogue> | undefined;
 
 export function loadCompletionsCatalogue(): Promise<CompletionsCatalogue> {
-  loading ??= answerOf(apiClient.GET('/lamb/v1/completions/list'))
-    .then((answer): CompletionsCatalogue => sent(answer))
-    .catch((error: unknown) => {
-      loading = undefined;
-      throw error;
-    });
+  loading ??= readCompletionsList().catch((error: unknown) => {
+    loading = undefined;
+    throw error;
+  });
   return loading;
 }
 

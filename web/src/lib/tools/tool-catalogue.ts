@@ -4,7 +4,7 @@
  * teacher types. `placeholder` in an entry's config is LAMB's routing key, not tool config, so it
  * is left out of the check, as the server leaves it out when it saves.
  */
-import { answerOf, apiClient, sent } from '$lib/api/client';
+import { checkToolConfigOf, listInstalledTools } from '$lib/api/completions';
 import type { JsonSchema } from './schema-form';
 
 export interface CatalogueTool {
@@ -27,7 +27,7 @@ export interface ConfigProblem {
 }
 
 export async function loadToolCatalogue(): Promise<CatalogueTool[]> {
-  return sent(await answerOf(apiClient.GET('/lamb/v1/completions/tools'))).tools;
+  return listInstalledTools();
 }
 
 /** The catalogue entry for an entry's type, which may be a tool's name or one of its aliases. */
@@ -42,8 +42,5 @@ export function isContextTool(tool: CatalogueTool): boolean {
 
 export async function checkToolConfig(name: string, config: Record<string, unknown>): Promise<ConfigProblem[]> {
   const { placeholder: _routingKey, ...toolConfig } = config;
-  const check = await answerOf(
-    apiClient.POST('/lamb/v1/completions/tools/{name}/validate', { params: { path: { name } }, body: { config: toolConfig } }),
-  );
-  return sent(check).errors;
+  return (await checkToolConfigOf(name, toolConfig)).errors;
 }
