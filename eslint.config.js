@@ -21,7 +21,19 @@ const FILES_PAST_THE_LINE_LIMIT = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'data/', 'coverage/', 'reports/', '.stryker-tmp/', 'web/build/', 'web/.svelte-kit/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'dist/',
+      'data/',
+      'coverage/',
+      'reports/',
+      '.stryker-tmp/',
+      'web/build/',
+      'web/.svelte-kit/',
+      'web/src/lib/api/generated/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   ...svelte.configs.recommended,

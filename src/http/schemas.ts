@@ -25,6 +25,30 @@ export const idParametersSchema = {
   required: ['id'],
 } as const;
 
+/**
+ * Where part of an answer came from (Source in src/pipeline/events.ts). The keys Merino's own
+ * tools and the assistant tool write are declared, so the web app's generated types know them;
+ * a plugin's own keys are still sent as they are.
+ */
+export const sourceSchema = {
+  type: 'object',
+  description: 'a source: where part of the answer came from',
+  properties: {
+    title: { type: 'string' },
+    url: { type: 'string' },
+    similarity: { type: 'number' },
+    document_id: { type: 'string' },
+    chunk_index: { type: 'integer' },
+    page: { type: 'integer' },
+    tool: { type: 'string', description: 'the tool that found it' },
+    function: { type: 'string', description: 'the function of that tool the model called, when it called one' },
+    placeholder: { type: 'string', description: 'the prompt placeholder the tool filled, for a context tool' },
+    assistant_id: { type: 'integer', description: 'the assistant called as a tool whose answer brought it' },
+    assistant: { type: 'string', description: "that assistant's name" },
+  },
+  additionalProperties: true,
+} as const;
+
 /** Error responses every authenticated route may give; listed so the OpenAPI document shows them. */
 export const commonErrorResponses = {
   400: errorResponseSchema,

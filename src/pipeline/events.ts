@@ -27,6 +27,11 @@ export interface Source {
   /** The tool that produced it, and the placeholder its output filled. */
   tool?: string;
   placeholder?: string;
+  /** The tool's function the model called, when a function call found it (src/pipeline/tool-loop.ts). */
+  function?: string;
+  /** The assistant called as a tool whose answer brought it (src/completions/assistant-tool-runner.ts). */
+  assistant_id?: number;
+  assistant?: string;
   [key: string]: unknown;
 }
 

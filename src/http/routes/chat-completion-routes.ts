@@ -14,7 +14,7 @@ import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
 import { clientGoneSignal, sendRun } from '../completion-responses.js';
 import { typedRoutes } from '../route-type-provider.js';
-import { commonErrorResponses, openObjectSchema } from '../schemas.js';
+import { commonErrorResponses, sourceSchema } from '../schemas.js';
 
 /** Longest conversation accepted in one request; the body size limit bounds it too. */
 const MESSAGES_MAXIMUM = 1_000;
@@ -184,7 +184,7 @@ const completionSchema = {
       },
     },
     usage: usageSchema,
-    sources: { type: 'array', items: openObjectSchema('a source: title, url, similarity, document, page, and the tool that found it') },
+    sources: { type: 'array', items: sourceSchema },
     trace_id: { type: 'string', description: 'the id of the trace of this request (verbose assistants only)' },
   },
 } as const;

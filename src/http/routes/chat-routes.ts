@@ -18,6 +18,7 @@ import {
   noContentResponse,
   openObjectSchema,
   pageSchema,
+  sourceSchema,
   timestampSchema,
 } from '../schemas.js';
 import { completionResponse } from './chat-completion-routes.js';
@@ -56,7 +57,7 @@ const messageSchema = {
     role: { type: 'string', enum: ['user', 'assistant'] },
     content: { type: 'string' },
     reasoning: { type: ['string', 'null'] },
-    sources: { type: 'array', items: openObjectSchema('a source: title, url, similarity, document, page, and the tool that found it') },
+    sources: { type: 'array', items: sourceSchema },
     steps: { type: 'array', items: stepSchema },
     usage: {
       anyOf: [

@@ -71,7 +71,15 @@ const catalogueSchema = {
   description: 'Prompt processors, connectors with their models, and tools',
   properties: {
     prompt_processors: { type: 'array', items: { type: 'string' } },
-    connectors: openObjectSchema('each connector by name: its description and models'),
+    connectors: {
+      type: 'object',
+      description: 'each connector by name: its description and models',
+      additionalProperties: {
+        type: 'object',
+        properties: { description: { type: 'string' }, models: { type: 'array', items: { type: 'string' } } },
+        additionalProperties: true,
+      },
+    },
     rag_processors: { type: 'array', items: { type: 'string' }, description: 'the context tools' },
     tools: { type: 'array', items: toolEntrySchema },
   },

@@ -1,27 +1,8 @@
 /**
- * An API key as `GET /api/api-keys` lists it (src/auth/api-key-service.ts): never the key itself,
- * only its first characters. The answer to creating one adds the whole key, that once.
+ * What the API keys page works out about keys (the shapes are the API's: $lib/api/api-keys):
+ * the expiry choices and whether a key has expired.
  */
-export interface ApiKey {
-  id: number;
-  name: string;
-  prefix: string;
-  created_at: string;
-  last_used_at: string | null;
-  expires_at: string | null;
-  trusted_front_end: boolean;
-}
-
-export interface CreatedApiKey extends ApiKey {
-  key: string;
-}
-
-/** What `POST /api/api-keys` accepts from this page (src/auth/api-key-schemas.ts). */
-export interface NewApiKey {
-  name: string;
-  expires_at?: string;
-  trusted_front_end?: boolean;
-}
+import type { ApiKey } from '$lib/api/api-keys';
 
 /** The expiry choices the form offers, in days; 0 is a key that works until it is revoked. */
 export const EXPIRY_DAYS_CHOICES = [0, 7, 30, 90, 365] as const;

@@ -2,6 +2,13 @@
  * Chats as the API answers with them (/api/chats): a conversation kept for its owner, its
  * messages with the tool steps, sources and reasoning the answer came with.
  */
+import type { Sent } from './client';
+import type { paths } from './generated/openapi';
+import type { JsonAnswer } from './json-answer';
+
+type StoredChat = paths['/api/chats/{id}']['get']['responses'][200]['content']['application/json'];
+type StoredMessage = NonNullable<StoredChat['messages']>[number];
+
 export type StepState = 'running' | 'done' | 'error';
 
 /** One tool step of an answer: a context tool, a function call or an assistant called as a tool. */
@@ -15,20 +22,11 @@ export interface Step {
   parent?: string | null;
 }
 
-/** Where part of an answer came from (src/pipeline/events.ts); only these fields are shown. */
-export interface Source {
-  title: string;
-  url?: string;
-  page?: number;
-  section?: string;
-  tool?: string;
-  placeholder?: string;
-  document_id?: string;
-  chunk_index?: number;
-  similarity?: number;
-  excerpt?: string;
-  [key: string]: unknown;
-}
+/**
+ * Where part of an answer came from, as the server's source schema declares it (src/http/schemas.ts,
+ * sourceSchema); every source has a title (the stream's reader drops any without one).
+ */
+export type Source = NonNullable<StoredMessage['sources']>[number] & { title: string };
 
 export interface Usage {
   prompt_tokens: number;
@@ -49,20 +47,11 @@ export interface ChatMessage {
   created_at: string;
 }
 
-export interface Chat {
-  id: number | string;
-  assistant_id: number;
-  assistant_name: string;
-  title: string;
-  created_at: string;
-  updated_at: string;
-}
+/** A kept conversation, as the list of chats answers it. */
+export type Chat = Sent<JsonAnswer<'/api/chats', 'get'>['items'][number]>;
 
 export interface ChatWithMessages extends Chat {
   messages: ChatMessage[];
 }
 
-export interface ChatPage {
-  items: Chat[];
-  total: number;
-}
+export type ChatPage = Sent<JsonAnswer<'/api/chats', 'get'>>;

@@ -1,28 +1,31 @@
 /**
- * How the web app calls Merino's API. The browser attaches the HttpOnly session cookie by itself
- * (same origin), so no script ever holds a token; state-changing calls carry the page's Origin,
- * which the server checks against CSRF. A 401 sends the user to the login page.
+ * How the web app calls Merino's API: one typed client (openapi-fetch) over the types generated
+ * from the server's OpenAPI document (generated/openapi.ts, `npm run generate:api`), so every
+ * path, parameter and body is checked against the routes. Only the area modules beside this file
+ * call it; pages and components call their functions and never write a URL.
+ *
+ * The browser attaches the HttpOnly session cookie by itself (same origin), so no script ever
+ * holds a token; state-changing calls carry the page's Origin, which the server checks against
+ * CSRF. A 401 sends the user to the login page.
  */
 import { goto } from '$app/navigation';
+import createClient from 'openapi-fetch';
 import { ApiError, apiErrorFromBody } from './api-error';
+import type { paths } from './generated/openapi';
 
-type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+/** The typed client, for the area modules of this folder. */
+export const apiClient = createClient<paths>({ credentials: 'same-origin', headers: { accept: 'application/json' } });
 
-interface RequestOptions {
-  method?: Method;
-  body?: unknown;
-  /** Leave a 401 to the caller instead of going to the login page (the login page itself). */
-  allowUnauthenticated?: boolean;
+/** What every call of the typed client answers: the body on success, the error body otherwise. */
+interface Outcome<Data> {
+  data?: Data;
+  error?: unknown;
+  response: Response;
 }
 
-async function readBody(response: Response): Promise<unknown> {
-  const text = await response.text();
-  if (!text) return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
+export interface AnswerOptions {
+  /** Leave a 401 to the caller instead of going to the login page (the login page itself). */
+  allowUnauthenticated?: boolean;
 }
 
 function loginRedirect(): void {
@@ -30,57 +33,60 @@ function loginRedirect(): void {
   if (location.pathname !== '/login') void goto(`/login?next=${encodeURIComponent(here)}`);
 }
 
-/** Calls the API and answers with the parsed JSON body; throws ApiError on any status outside 2xx. */
-export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
-  const init: RequestInit = { method: options.method ?? 'GET', credentials: 'same-origin', headers: { accept: 'application/json' } };
-  if (options.body !== undefined) {
-    init.headers = { accept: 'application/json', 'content-type': 'application/json' };
-    init.body = JSON.stringify(options.body);
-  }
-  let response: Response;
+async function settled<Data>(pending: Promise<Outcome<Data>>): Promise<Outcome<Data>> {
   try {
-    response = await fetch(path, init);
-  } catch {
+    return await pending;
+  } catch (error) {
+    if (error instanceof DOMException && error.name === 'AbortError') throw error;
     throw new ApiError({ status: 0, code: 'network_error', message: 'The server could not be reached.' });
   }
-  const body = await readBody(response);
-  if (response.ok) return body as T;
-  if (response.status === 401 && !options.allowUnauthenticated) loginRedirect();
-  throw apiErrorFromBody(response.status, body);
+}
+
+/** The body of a typed call; throws ApiError on any status outside 2xx. */
+export async function answerOf<Data>(pending: Promise<Outcome<Data>>, options: AnswerOptions = {}): Promise<Data> {
+  const outcome = await settled(pending);
+  if (outcome.response.ok) return outcome.data as Data;
+  if (outcome.response.status === 401 && !options.allowUnauthenticated) loginRedirect();
+  throw apiErrorFromBody(outcome.response.status, outcome.error);
 }
 
 /**
- * Starts a streamed answer (server-sent events) under the same rules as `api`: the cookie, a JSON
- * body (the browser adds the Origin the CSRF check reads), a 401 to the login page, and any
- * status outside 2xx thrown as ApiError. `signal` aborts it (the Stop button).
+ * The body of a streamed answer (server-sent events, asked for with `parseAs: 'stream'`) under
+ * the same rules as `answerOf`: a 401 to the login page, any status outside 2xx thrown as ApiError.
  */
-export async function apiStream(path: string, body: unknown, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
-  const response = await fetch(path, {
-    method: 'POST',
-    credentials: 'same-origin',
-    headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    signal,
-  });
-  if (!response.ok) {
-    if (response.status === 401) loginRedirect();
-    throw apiErrorFromBody(response.status, await readBody(response));
-  }
-  if (!response.body) throw new ApiError({ status: response.status, code: 'unexpected_response', message: 'The answer had no body.' });
-  return response.body;
+export async function streamOf(pending: Promise<Outcome<ReadableStream<Uint8Array> | null>>): Promise<ReadableStream<Uint8Array>> {
+  const body = await answerOf(pending);
+  if (!body) throw new ApiError({ status: 200, code: 'unexpected_response', message: 'The answer had no body.' });
+  return body;
 }
 
-/** Downloads an API answer as a file (export), keeping the name the server gives it. */
-export async function downloadFromApi(path: string, fallbackName: string): Promise<void> {
-  const response = await fetch(path, { credentials: 'same-origin' });
-  if (!response.ok) throw apiErrorFromBody(response.status, await readBody(response));
-  const disposition = response.headers.get('content-disposition') ?? '';
+/** Saves a file the API answers with (an export, asked for with `parseAs: 'blob'`), keeping the name the server gives it. */
+export async function saveDownload(pending: Promise<Outcome<Blob>>, fallbackName: string): Promise<void> {
+  const outcome = await settled(pending);
+  if (!outcome.response.ok) throw apiErrorFromBody(outcome.response.status, outcome.error);
+  const disposition = outcome.response.headers.get('content-disposition') ?? '';
   const named = /filename="([^"]{1,200})"/.exec(disposition);
   const link = document.createElement('a');
-  link.href = URL.createObjectURL(await response.blob());
+  link.href = URL.createObjectURL(outcome.data ?? new Blob());
   link.download = named?.[1] ?? fallbackName;
   document.body.append(link);
   link.click();
   link.remove();
   URL.revokeObjectURL(link.href);
+}
+
+/**
+ * Every property a response schema names, as sent. The server's response schemas do not yet
+ * list which properties are `required`, so the generated types make them all optional; the
+ * services always send them. Area modules pass a body through this so the compiler still checks
+ * its names and types against the page's shape. When the schemas say `required`, this goes.
+ */
+export type Sent<T> = T extends (infer Item)[]
+  ? Sent<Item>[]
+  : T extends Record<string, unknown>
+    ? { [Key in keyof T]-?: Sent<Exclude<T[Key], undefined>> }
+    : T;
+
+export function sent<T>(body: T): Sent<T> {
+  return body as Sent<T>;
 }

@@ -4,6 +4,7 @@
  * rag_processor reads. Keys the form does not know stay in the metadata as they were.
  */
 import type { Assistant, AssistantMetadata } from '$lib/api/assistant-types';
+import type { AssistantBody } from '$lib/api/assistants';
 
 export type AssistantKind = 'classic' | 'multi_tool';
 
@@ -83,8 +84,8 @@ export function isMultiTool(metadata: AssistantMetadata): boolean {
   return metadata.assistant_type === 'multi_tool';
 }
 
-/** The body of POST /api/assistants or PATCH /api/assistants/{id}: the whole form. */
-export function requestBodyOf(values: AssistantFormValues): Record<string, unknown> {
+/** The body that creates or saves an assistant: the whole form. */
+export function requestBodyOf(values: AssistantFormValues): AssistantBody {
   const multiTool = isMultiTool(values.metadata);
   return {
     name: values.name,

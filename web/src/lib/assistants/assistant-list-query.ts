@@ -2,6 +2,8 @@
  * The assistant list's filter, search and page, read from and written to the page's URL query so
  * a filtered page can be bookmarked and shared, and turned into the API's query.
  */
+import type { AssistantListParameters } from '$lib/api/assistants';
+
 export type TypeFilter = 'all' | 'classic' | 'multi_tool' | 'orchestrator';
 
 export interface AssistantListQuery {
@@ -40,14 +42,14 @@ export function pageSearchOf(query: AssistantListQuery): string {
   return text === '' ? '' : `?${text}`;
 }
 
-export function apiPathOf(query: AssistantListQuery): string {
-  const parameters = new URLSearchParams({
-    limit: String(ASSISTANT_PAGE_SIZE),
-    offset: String((query.page - 1) * ASSISTANT_PAGE_SIZE),
-  });
-  if (query.type !== 'all') parameters.set('type', query.type);
-  if (query.search !== '') parameters.set('q', query.search);
-  return `/api/assistants?${parameters.toString()}`;
+/** What the list asks the API for: one page, of the chosen type, matching the search. */
+export function listParametersOf(query: AssistantListQuery): AssistantListParameters {
+  return {
+    limit: ASSISTANT_PAGE_SIZE,
+    offset: (query.page - 1) * ASSISTANT_PAGE_SIZE,
+    ...(query.type !== 'all' && { type: query.type }),
+    ...(query.search !== '' && { q: query.search }),
+  };
 }
 
 export function pageCountOf(total: number): number {

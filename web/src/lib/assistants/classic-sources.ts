@@ -3,7 +3,7 @@
  * files the signed-in user may pick. A list the server refuses leaves its picker empty rather
  * than failing the whole form.
  */
-import { api } from '$lib/api/client';
+import { listFiles, listKnowledgeBases, listRubrics } from '$lib/api/knowledge';
 
 export interface PickableItem {
   /** The value stored in the assistant (a collection id, rubricId or file_path). */
@@ -17,24 +17,9 @@ export interface ClassicSources {
   files: PickableItem[];
 }
 
-interface KnowledgeBaseRow {
-  id: number;
-  name: string;
-}
-
-interface RubricRow {
-  rubricId: string;
-  title: string;
-}
-
-interface FileRow {
-  file_path: string;
-  name: string;
-}
-
-async function itemsOf<Row>(path: string): Promise<Row[]> {
+async function itemsOf<Row>(listing: Promise<Row[]>): Promise<Row[]> {
   try {
-    return (await api<{ items: Row[] }>(path)).items;
+    return await listing;
   } catch {
     return [];
   }
@@ -42,20 +27,13 @@ async function itemsOf<Row>(path: string): Promise<Row[]> {
 
 /** Own rubrics and the organization's readable ones, each once. */
 async function rubrics(): Promise<PickableItem[]> {
-  const [mine, organization] = await Promise.all([
-    itemsOf<RubricRow>('/api/rubrics?scope=mine'),
-    itemsOf<RubricRow>('/api/rubrics?scope=organization'),
-  ]);
+  const [mine, organization] = await Promise.all([itemsOf(listRubrics('mine')), itemsOf(listRubrics('organization'))]);
   const byId = new Map([...mine, ...organization].map((rubric) => [rubric.rubricId, { value: rubric.rubricId, name: rubric.title }]));
   return [...byId.values()];
 }
 
 export async function loadClassicSources(): Promise<ClassicSources> {
-  const [knowledgeBases, rubricItems, files] = await Promise.all([
-    itemsOf<KnowledgeBaseRow>('/api/knowledge-bases'),
-    rubrics(),
-    itemsOf<FileRow>('/api/files'),
-  ]);
+  const [knowledgeBases, rubricItems, files] = await Promise.all([itemsOf(listKnowledgeBases()), rubrics(), itemsOf(listFiles())]);
   return {
     knowledgeBases: knowledgeBases.map((base) => ({ value: String(base.id), name: base.name })),
     rubrics: rubricItems,

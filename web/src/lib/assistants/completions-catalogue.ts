@@ -3,7 +3,7 @@
  * connectors with their models, and installed tools (GET /lamb/v1/completions/list). Loaded once
  * per page load, since several parts of the form read it.
  */
-import { api } from '$lib/api/client';
+import { readCompletionsList } from '$lib/api/completions';
 
 export type ToolKind = 'context' | 'function' | 'context+function';
 
@@ -24,7 +24,7 @@ export interface CompletionsCatalogue {
 let loading: Promise<CompletionsCatalogue> | undefined;
 
 export function loadCompletionsCatalogue(): Promise<CompletionsCatalogue> {
-  loading ??= api<CompletionsCatalogue>('/lamb/v1/completions/list').catch((error: unknown) => {
+  loading ??= readCompletionsList().catch((error: unknown) => {
     loading = undefined;
     throw error;
   });

@@ -4,10 +4,10 @@
  * misses a field the list does not know of, and the import re-checks plugins and assistant tools
  * as the person copying (who will own the copy) and leaves it unpublished and unshared.
  */
-import { api } from '$lib/api/client';
+import { exportAssistant, importAssistant } from '$lib/api/assistants';
 import type { Assistant } from '$lib/api/assistant-types';
 
 export async function duplicateAssistant(assistantId: number, copyName: string): Promise<Assistant> {
-  const document = await api<Record<string, unknown>>(`/api/assistants/${assistantId}/export`);
-  return api<Assistant>('/api/assistants/import', { method: 'POST', body: { ...document, name: copyName } });
+  const document = await exportAssistant(assistantId);
+  return importAssistant({ ...document, name: copyName });
 }

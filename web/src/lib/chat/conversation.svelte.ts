@@ -4,9 +4,9 @@
  * first message; `onCreated` lets the page move its address to the chat's own without a reload.
  */
 import { ApiError } from '$lib/api/api-error';
-import { api, apiStream } from '$lib/api/client';
-import type { AssistantSummary } from '$lib/api/assistant-types';
+import { readAssistant } from '$lib/api/assistants';
 import type { Chat, ChatMessage, ChatWithMessages } from '$lib/api/chat-types';
+import { readChat, startChat, streamAnswer, streamRegeneratedAnswer } from '$lib/api/chats';
 import { readChatStream } from './chat-stream';
 import { applyStreamEvent, emptyAnswer, timestampNow, type LiveAnswer } from './live-answer';
 
@@ -55,7 +55,7 @@ export class Conversation {
   /** A new conversation: the assistant must exist for the caller. */
   async loadAssistant(): Promise<LoadOutcome> {
     try {
-      this.assistantName = (await api<AssistantSummary>(`/api/assistants/${this.assistantId}`)).name;
+      this.assistantName = (await readAssistant(this.assistantId)).name;
       return 'ready';
     } catch (caught) {
       return isNotFound(caught) ? 'not-found' : 'failed';
@@ -66,7 +66,7 @@ export class Conversation {
   async loadChat(chatId: string): Promise<LoadOutcome> {
     if (!/^\d{1,15}$/.test(chatId)) return 'not-found';
     try {
-      const chat = await api<ChatWithMessages>(`/api/chats/${encodeURIComponent(chatId)}`);
+      const chat = await readChat(Number(chatId));
       if (chat.assistant_id !== this.assistantId) return 'not-found';
       this.#show(chat);
       return 'ready';
@@ -89,7 +89,7 @@ export class Conversation {
     this.busy = true;
     try {
       if (this.chatId === undefined) {
-        const chat = await api<Chat>('/api/chats', { method: 'POST', body: { assistant_id: this.assistantId } });
+        const chat = await startChat(this.assistantId);
         this.chatId = String(chat.id);
         this.title = chat.title;
         await this.#events.onCreated(chat);
@@ -101,7 +101,8 @@ export class Conversation {
       this.busy = false;
       return;
     }
-    await this.#stream(`/api/chats/${this.chatId}/messages`, { content: text, stream: true, status_as_content: false });
+    const chatId = Number(this.chatId);
+    await this.#stream((signal) => streamAnswer(chatId, text, signal));
   }
 
   async regenerate(): Promise<void> {
@@ -111,19 +112,21 @@ export class Conversation {
     const last = this.messages.at(-1);
     if (last?.role === 'assistant') this.messages = this.messages.slice(0, -1);
     this.busy = true;
-    await this.#stream(`/api/chats/${this.chatId}/regenerate`, { stream: true, status_as_content: false });
+    const chatId = Number(this.chatId);
+    await this.#stream((signal) => streamRegeneratedAnswer(chatId, signal));
   }
 
   stop(): void {
     this.#controller?.abort();
   }
 
-  async #stream(path: string, body: unknown): Promise<void> {
+  /** Runs one streamed answer that `open` starts, showing it as it arrives; the Stop button aborts it. */
+  async #stream(open: (signal: AbortSignal) => Promise<ReadableStream<Uint8Array>>): Promise<void> {
     const controller = new AbortController();
     this.#controller = controller;
     const answer = emptyAnswer();
     try {
-      const stream = await apiStream(path, body, controller.signal);
+      const stream = await open(controller.signal);
       this.#showQuestion();
       this.live = answer;
       this.busy = false;
@@ -182,7 +185,7 @@ export class Conversation {
     if (answer.finish_reason === 'stopped' || this.chatId === undefined) return;
     // The stored chat brings the title the first answer gave it, and the messages as kept.
     try {
-      const chat = await api<ChatWithMessages>(`/api/chats/${this.chatId}`);
+      const chat = await readChat(Number(this.chatId));
       this.#show(chat);
       this.#events.onListChanged();
     } catch {

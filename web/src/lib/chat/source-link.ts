@@ -20,12 +20,9 @@ export function sourceLink(source: Source, origin: string): string | undefined {
   return absoluteWeb || sitePath ? parsed.href : undefined;
 }
 
-/** Where in the document the source is: its page, section or chunk. */
-export function sourcePlace(source: Source): { page?: number; section?: string } {
-  const place: { page?: number; section?: string } = {};
-  if (typeof source.page === 'number') place.page = source.page;
-  if (typeof source.section === 'string' && source.section !== '') place.section = source.section;
-  return place;
+/** The page of the document the source is on, when its tool knows it (a PDF's passages do). */
+export function sourcePage(source: Source): number | undefined {
+  return typeof source.page === 'number' ? source.page : undefined;
 }
 
 /** A file path or title's last part, which names the document for a reader. */

@@ -5,8 +5,9 @@
  * of assistants stands in, with the orchestrators among them marked unavailable (calls are one
  * level deep), and saving checks the rest.
  */
-import { api } from '$lib/api/client';
-import { hasConfiguration, type AssistantPage } from '$lib/api/assistant-types';
+import { listAssistants, listToolCandidates, type ToolCandidate } from '$lib/api/assistants';
+import { listFiles, listKnowledgeBases, listRubrics } from '$lib/api/knowledge';
+import { hasConfiguration } from '$lib/api/assistant-types';
 import { t } from '$lib/i18n/translate.svelte';
 import { refusalReason } from './field-labels';
 import type { PickerKind } from './schema-form';
@@ -15,17 +16,6 @@ export interface PickerOption {
   value: string;
   label: string;
   disabled: boolean;
-}
-
-interface Named {
-  items: { id: number; name: string }[];
-}
-
-interface ToolCandidate {
-  id: number;
-  name: string;
-  available: boolean;
-  reason?: string;
 }
 
 function option(value: string | number, label: string): PickerOption {
@@ -43,10 +33,9 @@ function refusalLabel(name: string, reason: string): string {
 
 async function assistantOptions(assistantId: number | undefined): Promise<PickerOption[]> {
   if (assistantId !== undefined) {
-    const candidates = await api<{ items: ToolCandidate[] }>(`/api/assistants/${assistantId}/tool-candidates`);
-    return candidates.items.map(candidateOption);
+    return (await listToolCandidates(assistantId)).map(candidateOption);
   }
-  const page = await api<AssistantPage>('/api/assistants');
+  const page = await listAssistants();
   return page.items.map((assistant) => {
     const orchestrator = hasConfiguration(assistant) && (assistant.metadata.tools ?? []).some((entry) => entry.type === 'assistant');
     return candidateOption({ id: assistant.id, name: assistant.name, available: !orchestrator, reason: 'orchestrator' });
@@ -54,14 +43,12 @@ async function assistantOptions(assistantId: number | undefined): Promise<Picker
 }
 
 export async function pickerOptions(kind: PickerKind, assistantId: number | undefined): Promise<PickerOption[]> {
-  if (kind === 'knowledge_bases') return (await api<Named>('/api/knowledge-bases')).items.map((base) => option(base.id, base.name));
+  if (kind === 'knowledge_bases') return (await listKnowledgeBases()).map((base) => option(base.id, base.name));
   if (kind === 'rubric') {
-    const rubrics = await api<{ items: { rubricId: string; title: string }[] }>('/api/rubrics');
-    return rubrics.items.map((rubric) => option(rubric.rubricId, rubric.title));
+    return (await listRubrics()).map((rubric) => option(rubric.rubricId, rubric.title));
   }
   if (kind === 'file') {
-    const files = await api<{ items: { file_path: string; name: string }[] }>('/api/files');
-    return files.items.map((file) => option(file.file_path, file.name));
+    return (await listFiles()).map((file) => option(file.file_path, file.name));
   }
   return assistantOptions(assistantId);
 }

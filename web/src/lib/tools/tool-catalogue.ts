@@ -4,7 +4,7 @@
  * teacher types. `placeholder` in an entry's config is LAMB's routing key, not tool config, so it
  * is left out of the check, as the server leaves it out when it saves.
  */
-import { api } from '$lib/api/client';
+import { checkToolConfigOf, listInstalledTools } from '$lib/api/completions';
 import type { JsonSchema } from './schema-form';
 
 export interface CatalogueTool {
@@ -27,7 +27,7 @@ export interface ConfigProblem {
 }
 
 export async function loadToolCatalogue(): Promise<CatalogueTool[]> {
-  return (await api<{ tools: CatalogueTool[] }>('/lamb/v1/completions/tools')).tools;
+  return listInstalledTools();
 }
 
 /** The catalogue entry for an entry's type, which may be a tool's name or one of its aliases. */
@@ -42,9 +42,5 @@ export function isContextTool(tool: CatalogueTool): boolean {
 
 export async function checkToolConfig(name: string, config: Record<string, unknown>): Promise<ConfigProblem[]> {
   const { placeholder: _routingKey, ...toolConfig } = config;
-  const check = await api<{ valid: boolean; errors: ConfigProblem[] }>(`/lamb/v1/completions/tools/${encodeURIComponent(name)}/validate`, {
-    method: 'POST',
-    body: { config: toolConfig },
-  });
-  return check.errors;
+  return (await checkToolConfigOf(name, toolConfig)).errors;
 }

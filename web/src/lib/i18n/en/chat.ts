@@ -62,7 +62,6 @@ export const chat = {
   thinking: 'Thinking',
   sources: 'Sources',
   sourcePage: 'page {{page}}',
-  sourceSection: 'section {{section}}',
   stopped: 'Stopped before the answer was complete.',
   cutAtLength: 'The answer was cut at the length limit.',
   answerFailed: 'The answer failed: {{message}}',

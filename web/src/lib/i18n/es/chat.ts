@@ -65,7 +65,6 @@ export const chat: CatalogueArea<typeof english> = {
   thinking: 'Razonamiento',
   sources: 'Fuentes',
   sourcePage: 'página {{page}}',
-  sourceSection: 'sección {{section}}',
   stopped: 'Detenida antes de completar la respuesta.',
   cutAtLength: 'La respuesta se cortó en el límite de longitud.',
   answerFailed: 'La respuesta falló: {{message}}',

@@ -1,5 +1,5 @@
 /** What `POST /api/assistants/import?dry_run=true` answers (src/assistants/assistant-service.ts, ImportPreview). */
-import type { AssistantMetadata } from '$lib/api/assistant-types';
+import type { AssistantMetadata } from './assistant-types';
 
 export interface ImportProblem {
   path: string;

@@ -1,0 +1,62 @@
+/**
+ * The chats area of the API (/api/chats): a person's kept conversations, asked and answered as
+ * server-sent events, renamed, exported and deleted. Every call goes through the typed client.
+ */
+import type { Chat, ChatPage, ChatWithMessages } from './chat-types';
+import { answerOf, apiClient, saveDownload, sent, streamOf } from './client';
+
+export type ChatExportFormat = 'json' | 'markdown';
+
+export async function listChats(limit: number): Promise<ChatPage> {
+  return sent(await answerOf(apiClient.GET('/api/chats', { params: { query: { limit } } })));
+}
+
+export async function readChat(chatId: number): Promise<ChatWithMessages> {
+  return sent(await answerOf(apiClient.GET('/api/chats/{id}', { params: { path: { id: chatId } } })));
+}
+
+export async function startChat(assistantId: number): Promise<Chat> {
+  return sent(await answerOf(apiClient.POST('/api/chats', { body: { assistant_id: assistantId } })));
+}
+
+export async function renameChat(chatId: number, title: string): Promise<void> {
+  await answerOf(apiClient.PATCH('/api/chats/{id}', { params: { path: { id: chatId } }, body: { title } }));
+}
+
+export async function deleteChat(chatId: number): Promise<void> {
+  await answerOf(apiClient.DELETE('/api/chats/{id}', { params: { path: { id: chatId } } }));
+}
+
+export async function deleteAllChats(): Promise<void> {
+  await answerOf(apiClient.DELETE('/api/chats'));
+}
+
+export async function downloadChats(format: ChatExportFormat, fallbackName: string): Promise<void> {
+  await saveDownload(apiClient.GET('/api/chats/export', { params: { query: { format } }, parseAs: 'blob' }), fallbackName);
+}
+
+/** The answer to a new question, streamed; `signal` aborts it (the Stop button). */
+export async function streamAnswer(chatId: number, content: string, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+  return streamOf(
+    apiClient.POST('/api/chats/{id}/messages', {
+      params: { path: { id: chatId } },
+      body: { content, stream: true, status_as_content: false },
+      headers: { accept: 'text/event-stream' },
+      parseAs: 'stream',
+      signal,
+    }),
+  );
+}
+
+/** A new answer to the last question, streamed; `signal` aborts it. */
+export async function streamRegeneratedAnswer(chatId: number, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+  return streamOf(
+    apiClient.POST('/api/chats/{id}/regenerate', {
+      params: { path: { id: chatId } },
+      body: { stream: true, status_as_content: false },
+      headers: { accept: 'text/event-stream' },
+      parseAs: 'stream',
+      signal,
+    }),
+  );
+}

@@ -1,0 +1,37 @@
+/**
+ * What an assistant can read, as the API lists it for the signed-in user: knowledge bases
+ * (/api/knowledge-bases), rubrics (/api/rubrics) and files (/api/files), by the names and ids
+ * the assistant editor's pickers show. Every call goes through the typed client.
+ */
+import { answerOf, apiClient, sent } from './client';
+
+export interface KnowledgeBaseRow {
+  id: number;
+  name: string;
+}
+
+export interface RubricRow {
+  rubricId: string;
+  title: string;
+}
+
+export interface FileRow {
+  file_path: string;
+  name: string;
+}
+
+/** Whose rubrics: the user's own, or the organization's readable ones; unset, the server's default. */
+export type RubricScope = 'mine' | 'organization';
+
+export async function listKnowledgeBases(): Promise<KnowledgeBaseRow[]> {
+  return sent(await answerOf(apiClient.GET('/api/knowledge-bases'))).items;
+}
+
+export async function listRubrics(scope?: RubricScope): Promise<RubricRow[]> {
+  const query = scope === undefined ? {} : { scope };
+  return sent(await answerOf(apiClient.GET('/api/rubrics', { params: { query } }))).items;
+}
+
+export async function listFiles(): Promise<FileRow[]> {
+  return sent(await answerOf(apiClient.GET('/api/files'))).items;
+}
