@@ -11,7 +11,8 @@ import { listAuditEntries } from '../src/store/audit-log-repository.js';
 import { FakeLtiPlatform, formIn, type NextLaunch } from './fakes/lti-platform.js';
 import { loginThroughPlatform, submitLaunch, type PlatformLogin } from './support/lti-platform-login.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
-import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { startLti13World, type Lti13World } from './support/lti-1-3-world.js';
+import { request, type TestServer } from './support/test-server.js';
 
 const CLAIM = 'https://purl.imsglobal.org/spec/lti/claim/';
 
@@ -35,42 +36,15 @@ describe.each(TEST_DIALECTS)('LTI 1.3 launches (%s)', (dialect) => {
     return { ...answer, cookie: answer.sessionCookie };
   }
 
+  let world: Lti13World;
+
   beforeAll(async () => {
-    server = await startTestServer(dialect, { environment: { LTI_JWKS_REFETCH_COOLDOWN_MS: '0' } });
-    platform = new FakeLtiPlatform();
-    await platform.start(`${server.baseUrl}/lti/1.3/jwks`);
-    const adminToken = await loginAsAdmin(server);
-    const creator = await createUser(server, adminToken, { email: 'teacher13@lti.test', role: 'creator' });
-    const created = await request(server, 'POST', '/api/assistants', {
-      token: creator.token,
-      body: {
-        name: 'Platform tutor',
-        system_prompt: 'You tutor.',
-        prompt_template: '{user_input}',
-        metadata: { llm: 'gpt-4o-mini', rag_processor: 'no_rag' },
-      },
-    });
-    assistantId = created.body.id;
-    expect(
-      (await request(server, 'PUT', `/api/assistants/${assistantId}/publish`, { token: creator.token, body: { published: true } })).status,
-    ).toBe(200);
-    const registered = await request(server, 'POST', '/api/lti/platforms', {
-      token: adminToken,
-      body: {
-        issuer: platform.issuer,
-        client_id: platform.clientId,
-        deployment_ids: [platform.deploymentId],
-        auth_login_url: platform.authUrl,
-        auth_token_url: `${platform.issuer}/token`,
-        jwks_url: platform.jwksUrl,
-      },
-    });
-    expect(registered.status, registered.text).toBe(201);
+    world = await startLti13World(dialect, { LTI_JWKS_REFETCH_COOLDOWN_MS: '0' });
+    ({ server, platform, assistantId } = world);
   }, 120_000);
 
   afterAll(async () => {
-    await platform.stop();
-    await server.close();
+    await world.close();
   });
 
   it('lands a good launch on the chat of the assistant its custom claim names, with the return URL', async () => {
