@@ -20,20 +20,16 @@ import { auditEntryOf } from '../auth/call-context.js';
 import {
   cancelIngestionJob,
   deleteDocument,
-  documentIdsWithKeptBytes,
   findDocument,
   findIngestionJob,
   insertIngestionJob,
   listDocumentPage,
   listIngestionJobs,
-  listUploadsInProgress,
-  markUploadInterrupted,
   releaseUploadLease,
   renewUploadLease,
   retryIngestionJob,
   type IngestionJobRow,
   type KnowledgeDocumentRow,
-  type UploadInProgress,
 } from '../store/ingestion-jobs-repository.js';
 import { findKnowledgeBase, insertDocument, type KnowledgeBaseRecord, type NewDocument } from '../store/knowledge-repository.js';
 import type { Database } from '../store/schema.js';
@@ -41,17 +37,12 @@ import { detectUploadedDocumentType } from './document-types.js';
 import { knowledgeBaseFacts } from './knowledge-base-service.js';
 import type { TextDocumentInput } from './knowledge-document-schemas.js';
 import type { PageBounds } from '../validation/page-query-schema.js';
-import { isDeadLocalOwner } from './runner-identity.js';
 import { settleAll } from './settle-with-concurrency.js';
-
-/** What a teacher reads on a document whose upload a killed or stalled process never finished. */
-export const UPLOAD_INTERRUPTED_REASON = 'the upload was interrupted';
+import { sweepUploadLeftovers, type LeftoverSweepCounts } from './upload-leftover-sweep.js';
 
 /** Stored documents are named by their id; an upload still streaming in has a random temporary name. */
 const DOCUMENT_STORED_NAME = /^(?:[0-9a-f]{32}\.upload|[1-9][0-9]{0,9})$/;
 const UPLOAD_EXTENSION = 'upload';
-/** A stored document's name: its id. Anything else under a stored name is an upload still being staged. */
-const DOCUMENT_ID_NAME = /^[1-9][0-9]{0,9}$/;
 
 /** The storage of knowledge-base documents: blobs `knowledge/<knowledge base id>/<document id>`. */
 export function knowledgeDocumentStorage(blobs: BlobStorage): FileStorage {
@@ -152,12 +143,6 @@ export interface KnowledgeDocumentServiceOptions {
   uploadLeaseMilliseconds: number;
   /** How many texts of one JSON request are written to storage at once (KB_JSON_WRITES_IN_FLIGHT). */
   textWritesInFlight: number;
-}
-
-export interface LeftoverSweepCounts {
-  /** Documents whose upload was cut short, now marked failed. */
-  documents: number;
-  files: number;
 }
 
 export class KnowledgeDocumentService {
@@ -408,43 +393,9 @@ export class KnowledgeDocumentService {
     return await this.uploadFailure(knowledgeBaseId, failure.reason);
   }
 
-  /**
-   * Marks failed, with UPLOAD_INTERRUPTED_REASON, every upload that is known to be orphaned, and
-   * removes the bytes it had stored; then removes temporary and staged upload files and files
-   * named by the id of a document that no longer exists (a deletion cut short) or of an
-   * interrupted upload. Files are touched only once older than `graceMilliseconds`, since another
-   * process's upload in progress keeps writing its file. Returns how many documents it marked and
-   * files it removed.
-   */
+  /** Fails orphaned uploads and removes stale upload files (upload-leftover-sweep.ts). */
   async sweepLeftovers(graceMilliseconds: number): Promise<LeftoverSweepCounts> {
-    const cutoff = Date.now() - graceMilliseconds;
-    const documents = await this.markInterruptedUploads(cutoff);
-    let files = 0;
-    for (const knowledgeBaseId of await this.storage.listOwners()) {
-      const old = (await this.storage.listStored(knowledgeBaseId)).filter((entry) => entry.modifiedAt < cutoff).map((entry) => entry.name);
-      const named = old.filter((name) => DOCUMENT_ID_NAME.test(name)).map(Number);
-      const kept = await documentIdsWithKeptBytes(this.db, knowledgeBaseId, named);
-      for (const name of old) {
-        if (DOCUMENT_ID_NAME.test(name) && kept.has(Number(name))) continue;
-        // A staged upload (random name) is renamed to its document's id within its request; an old one never will be.
-        await this.storage.remove(knowledgeBaseId, name);
-        files += 1;
-      }
-    }
-    return { documents, files };
-  }
-
-  private async markInterruptedUploads(cutoff: number): Promise<number> {
-    const now = new Date().toISOString();
-    let marked = 0;
-    for (const upload of await listUploadsInProgress(this.db)) {
-      if (!isOrphanedUpload(upload, { now, cutoff: new Date(cutoff).toISOString() })) continue;
-      if (!(await markUploadInterrupted(this.db, upload, UPLOAD_INTERRUPTED_REASON))) continue;
-      // The teacher uploads the file again; these bytes are never read, whether renamed to the id yet or not.
-      await this.storage.remove(upload.knowledge_base_id, String(upload.id));
-      marked += 1;
-    }
-    return marked;
+    return await sweepUploadLeftovers({ db: this.db, storage: this.storage }, graceMilliseconds);
   }
 
   async list(context: CallContext, knowledgeBaseId: number, page: PageBounds): Promise<{ items: DocumentView[]; total: number }> {
@@ -522,15 +473,4 @@ export class KnowledgeDocumentService {
       throw new AppError('job_state_conflict', `Only a pending or processing job can be cancelled; this one is ${job.status}.`);
     return jobView(await this.job(record.id, jobId));
   }
-}
-
-/**
- * Whether an upload between its row and its job has lost its process: the process that holds it
- * is gone from this machine, or has not renewed its lease in time (it died elsewhere, or stalled).
- * A row that names no process was written before uploads had leases, so only its age tells.
- */
-function isOrphanedUpload(upload: UploadInProgress, moment: { now: string; cutoff: string }): boolean {
-  if (upload.upload_owner === null) return upload.created_at < moment.cutoff;
-  if (upload.upload_lease_expires_at === null || upload.upload_lease_expires_at < moment.now) return true;
-  return isDeadLocalOwner(upload.upload_owner);
 }
