@@ -4,6 +4,7 @@
  * so the shape of a new user or a change is declared once.
  */
 import type { FromSchema } from 'json-schema-to-ts';
+import { timestampSchema } from '../validation/shape-fragments.js';
 
 export const emailSchema = { type: 'string', minLength: 3, maxLength: 320, pattern: '^[^\\s@]+@[^\\s@]+$' } as const;
 export const passwordSchema = { type: 'string', minLength: 1, maxLength: 1024 } as const;
@@ -39,3 +40,20 @@ export const userPatchSchema = {
 } as const;
 
 export type UserPatchInput = FromSchema<typeof userPatchSchema>;
+
+/** A user as the API shows one (src/auth/user-view.ts): never the password hash. */
+export const userViewProperties = {
+  id: { type: 'integer' },
+  email: { type: 'string' },
+  name: { type: 'string' },
+  organization_id: { type: 'integer' },
+  role: { type: 'string' },
+  is_system_admin: { type: 'boolean' },
+  disabled: { type: 'boolean' },
+  created_at: timestampSchema,
+  updated_at: timestampSchema,
+} as const;
+
+export function userViewSchema(description: string) {
+  return { type: 'object', description, properties: userViewProperties } as const;
+}

@@ -1,4 +1,7 @@
-/** JSON Schema fragments shared by routes; they also feed the OpenAPI document. */
+/**
+ * JSON Schema fragments only HTTP has: error answers, the id in a path, an empty answer. The
+ * fragments of the API's shapes themselves are in src/validation/shape-fragments.ts.
+ */
 
 export const errorResponseSchema = {
   type: 'object',
@@ -25,30 +28,6 @@ export const idParametersSchema = {
   required: ['id'],
 } as const;
 
-/**
- * Where part of an answer came from (Source in src/pipeline/events.ts). The keys Merino's own
- * tools and the assistant tool write are declared, so the web app's generated types know them;
- * a plugin's own keys are still sent as they are.
- */
-export const sourceSchema = {
-  type: 'object',
-  description: 'a source: where part of the answer came from',
-  properties: {
-    title: { type: 'string' },
-    url: { type: 'string' },
-    similarity: { type: 'number' },
-    document_id: { type: 'string' },
-    chunk_index: { type: 'integer' },
-    page: { type: 'integer' },
-    tool: { type: 'string', description: 'the tool that found it' },
-    function: { type: 'string', description: 'the function of that tool the model called, when it called one' },
-    placeholder: { type: 'string', description: 'the prompt placeholder the tool filled, for a context tool' },
-    assistant_id: { type: 'integer', description: 'the assistant called as a tool whose answer brought it' },
-    assistant: { type: 'string', description: "that assistant's name" },
-  },
-  additionalProperties: true,
-} as const;
-
 /** Error responses every authenticated route may give; listed so the OpenAPI document shows them. */
 export const commonErrorResponses = {
   400: errorResponseSchema,
@@ -57,45 +36,7 @@ export const commonErrorResponses = {
   404: errorResponseSchema,
 } as const;
 
-/**
- * A JSON object whose keys are open (metadata, configs, LAMB documents): every key is sent as it
- * is. Fast serialization drops keys a response schema does not list, so open objects must say so.
- */
-export function openObjectSchema(description: string) {
-  return { type: 'object', description, additionalProperties: true } as const;
-}
-
 /** The answer of a 204 route: no body. */
 export function noContentResponse(description: string) {
   return { type: 'null', description } as const;
-}
-
-/** A page of a list with the count of all matches, as every paged list answers. */
-export function pageSchema<const Item extends object>(description: string, item: Item) {
-  return {
-    type: 'object',
-    description,
-    properties: { items: { type: 'array', items: item }, total: { type: 'integer', description: 'how many match, over all pages' } },
-    required: ['items', 'total'],
-  } as const;
-}
-
-export const timestampSchema = { type: 'string', description: 'ISO 8601 date and time' } as const;
-export const nullableTimestampSchema = { type: ['string', 'null'], description: 'ISO 8601 date and time, or null' } as const;
-
-/** A user as the API shows one (src/auth/user-view.ts): never the password hash. */
-export const userViewProperties = {
-  id: { type: 'integer' },
-  email: { type: 'string' },
-  name: { type: 'string' },
-  organization_id: { type: 'integer' },
-  role: { type: 'string' },
-  is_system_admin: { type: 'boolean' },
-  disabled: { type: 'boolean' },
-  created_at: timestampSchema,
-  updated_at: timestampSchema,
-} as const;
-
-export function userViewSchema(description: string) {
-  return { type: 'object', description, properties: userViewProperties } as const;
 }

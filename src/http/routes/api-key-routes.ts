@@ -5,14 +5,8 @@ import { newApiKeySchema } from '../../auth/api-key-schemas.js';
 import { pageBoundsQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
-import {
-  commonErrorResponses,
-  idParametersSchema,
-  noContentResponse,
-  nullableTimestampSchema,
-  pageSchema,
-  timestampSchema,
-} from '../schemas.js';
+import { commonErrorResponses, idParametersSchema, noContentResponse } from '../schemas.js';
+import { nullableTimestampSchema, pageSchema, timestampSchema } from '../../validation/shape-fragments.js';
 
 /** An API key as src/auth/api-key-service.ts shows it: never the key itself, only its first characters. */
 const apiKeyViewProperties = {

@@ -6,15 +6,8 @@ import { assistantListFilters, assistantPatchSchema, newAssistantSchema } from '
 import { emailSchema } from '../../auth/user-schemas.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
-import {
-  commonErrorResponses,
-  idParametersSchema,
-  noContentResponse,
-  nullableTimestampSchema,
-  openObjectSchema,
-  pageSchema,
-  timestampSchema,
-} from '../schemas.js';
+import { commonErrorResponses, idParametersSchema, noContentResponse } from '../schemas.js';
+import { nullableTimestampSchema, openObjectSchema, pageSchema, timestampSchema } from '../../validation/shape-fragments.js';
 
 const SHARES_MAXIMUM = 1_000;
 

@@ -10,15 +10,9 @@ import { canCreateAssistants, canManageLti } from '../../auth/permissions.js';
 import { callContext } from '../authentication.js';
 import { clearSessionCookie, setSessionCookie } from '../session-cookie.js';
 import { typedRoutes } from '../route-type-provider.js';
-import { emailSchema, passwordSchema } from '../../auth/user-schemas.js';
-import {
-  commonErrorResponses,
-  errorResponseSchema,
-  noContentResponse,
-  timestampSchema,
-  userViewProperties,
-  userViewSchema,
-} from '../schemas.js';
+import { emailSchema, passwordSchema, userViewProperties, userViewSchema } from '../../auth/user-schemas.js';
+import { commonErrorResponses, errorResponseSchema, noContentResponse } from '../schemas.js';
+import { timestampSchema } from '../../validation/shape-fragments.js';
 
 const loginSchema = {
   type: 'object',

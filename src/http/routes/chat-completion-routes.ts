@@ -14,7 +14,8 @@ import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
 import { clientGoneSignal, sendRun } from '../completion-responses.js';
 import { typedRoutes } from '../route-type-provider.js';
-import { commonErrorResponses, sourceSchema } from '../schemas.js';
+import { commonErrorResponses } from '../schemas.js';
+import { sourceSchema } from '../../validation/shape-fragments.js';
 
 /** Longest conversation accepted in one request; the body size limit bounds it too. */
 const MESSAGES_MAXIMUM = 1_000;

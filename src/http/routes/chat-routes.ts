@@ -11,16 +11,8 @@ import { pageQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
 import { clientGoneSignal, sendRun } from '../completion-responses.js';
 import { typedRoutes } from '../route-type-provider.js';
-import {
-  commonErrorResponses,
-  errorResponseSchema,
-  idParametersSchema,
-  noContentResponse,
-  openObjectSchema,
-  pageSchema,
-  sourceSchema,
-  timestampSchema,
-} from '../schemas.js';
+import { commonErrorResponses, errorResponseSchema, idParametersSchema, noContentResponse } from '../schemas.js';
+import { openObjectSchema, pageSchema, sourceSchema, timestampSchema } from '../../validation/shape-fragments.js';
 import { completionResponse } from './chat-completion-routes.js';
 
 const TITLE_CHARACTERS_MAXIMUM = 200;

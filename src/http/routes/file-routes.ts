@@ -13,7 +13,8 @@ import type { Services } from '../../services.js';
 import { pageBoundsQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
-import { commonErrorResponses, errorResponseSchema, idParametersSchema, noContentResponse, pageSchema } from '../schemas.js';
+import { commonErrorResponses, errorResponseSchema, idParametersSchema, noContentResponse } from '../schemas.js';
+import { pageSchema } from '../../validation/shape-fragments.js';
 import { validatorCompiler } from '../validation.js';
 
 /** Room for the multipart envelope around the file: boundaries, part headers and a few small fields. */

@@ -6,7 +6,8 @@ import type { Services } from '../../services.js';
 import { pageQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
-import { commonErrorResponses, idParametersSchema, noContentResponse, openObjectSchema, pageSchema, timestampSchema } from '../schemas.js';
+import { commonErrorResponses, idParametersSchema, noContentResponse } from '../schemas.js';
+import { openObjectSchema, pageSchema, timestampSchema } from '../../validation/shape-fragments.js';
 
 /** A knowledge base as src/knowledge/knowledge-base-service.ts shows it. */
 function knowledgeBaseSchema(description: string) {

@@ -13,14 +13,8 @@ import { pageBoundsQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
 import { bodyCheckerFor } from '../validation.js';
 import { typedRoutes } from '../route-type-provider.js';
-import {
-  commonErrorResponses,
-  errorResponseSchema,
-  idParametersSchema,
-  noContentResponse,
-  pageSchema,
-  timestampSchema,
-} from '../schemas.js';
+import { commonErrorResponses, errorResponseSchema, idParametersSchema, noContentResponse } from '../schemas.js';
+import { pageSchema, timestampSchema } from '../../validation/shape-fragments.js';
 import { documentOnlyBodyValidator, SEND_AS_MULTIPART, uploadBodySchema, withUploadedFile } from './file-routes.js';
 
 const ID = { type: 'integer', minimum: 1, maximum: 2_147_483_647 } as const;

@@ -8,7 +8,8 @@ import type { Services } from '../../services.js';
 import { pageBoundsQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
-import { commonErrorResponses, idParametersSchema, noContentResponse, pageSchema, timestampSchema } from '../schemas.js';
+import { commonErrorResponses, idParametersSchema, noContentResponse } from '../schemas.js';
+import { pageSchema, timestampSchema } from '../../validation/shape-fragments.js';
 import { ownOrigin } from './lti-launch-routes.js';
 
 const TAGS = ['lti'];

@@ -12,7 +12,8 @@ import type { Services } from '../../services.js';
 import { pageQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
-import { commonErrorResponses, errorResponseSchema, noContentResponse, openObjectSchema, pageSchema, timestampSchema } from '../schemas.js';
+import { commonErrorResponses, errorResponseSchema, noContentResponse } from '../schemas.js';
+import { openObjectSchema, pageSchema, timestampSchema } from '../../validation/shape-fragments.js';
 import { validatorCompiler } from '../validation.js';
 
 const rubricIdParametersSchema = {

@@ -9,7 +9,8 @@ import { toolKind, type ToolDefinition } from '../../pipeline/tool-definition.js
 import type { ToolRegistry } from '../../pipeline/registries.js';
 import type { Services } from '../../services.js';
 import { typedRoutes } from '../route-type-provider.js';
-import { commonErrorResponses, openObjectSchema } from '../schemas.js';
+import { commonErrorResponses } from '../schemas.js';
+import { openObjectSchema } from '../../validation/shape-fragments.js';
 
 function toolEntry(registry: ToolRegistry, definition: ToolDefinition) {
   return {

@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
-import { commonErrorResponses, openObjectSchema } from '../schemas.js';
+import { commonErrorResponses } from '../schemas.js';
+import { openObjectSchema } from '../../validation/shape-fragments.js';
 
 export async function traceRoutes(app: FastifyInstance, services: Services): Promise<void> {
   typedRoutes(app).get(

@@ -4,8 +4,9 @@ import type { Services } from '../../services.js';
 import { pageQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
-import { newUserSchema, userPatchSchema } from '../../auth/user-schemas.js';
-import { commonErrorResponses, idParametersSchema, pageSchema, userViewSchema } from '../schemas.js';
+import { newUserSchema, userPatchSchema, userViewSchema } from '../../auth/user-schemas.js';
+import { commonErrorResponses, idParametersSchema } from '../schemas.js';
+import { pageSchema } from '../../validation/shape-fragments.js';
 
 export async function userRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const routes = typedRoutes(app);
