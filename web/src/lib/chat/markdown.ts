@@ -1,6 +1,7 @@
 /**
  * Model answers as HTML, built to be safe before it is sanitized: markdown-it with raw HTML off
- * (a `<script>` in an answer is shown as text), links only to http(s), mailto or this site, no
+ * (a `<script>` in an answer is shown as text), links only to http(s), mailto or this site and
+ * only where the text wrote a scheme or a markdown link (a file name is not a domain), no
  * images (an answer cannot make the browser fetch anything), code blocks with a Copy button, and
  * tables that scroll on a phone. The page then runs DOMPurify over the result (sanitize-html.ts)
  * as a second line. Math is rendered by KaTeX, loaded only for answers that contain some
@@ -38,6 +39,9 @@ function escapeHtml(text: string): string {
 /** A markdown-it with Merino's safe settings and renderers; `math.ts` adds KaTeX to a copy. */
 export function createMarkdown(labels: MarkdownLabels): MarkdownIt {
   const markdown = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: false });
+  // A bare name like "photosynthesis.md" or "notes.py" looks like a domain to a fuzzy linkifier;
+  // only text written with a scheme (https://…) or as a markdown link becomes a link.
+  markdown.linkify.set({ fuzzyLink: false, fuzzyEmail: false });
   markdown.disable('image');
   markdown.validateLink = isSafeLink;
 
