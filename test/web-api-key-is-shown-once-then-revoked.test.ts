@@ -11,7 +11,15 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginAsAdmin, request, startTestServer, createUser, type CreatedUser, type TestServer } from './support/test-server.js';
-import { expectAccessible, expectOneHeading, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
+import {
+  expectAccessible,
+  expectOneHeading,
+  launchBrowser,
+  logInThroughPage,
+  openAccountMenu,
+  openPage,
+  screenshot,
+} from './support/browser.js';
 import { insertOrganization } from '../src/store/organizations-repository.js';
 
 const KEY_NAME = 'Laptop scripts';
@@ -49,6 +57,7 @@ describe('API keys in the web app', () => {
 
   async function openKeysPage(page: Page, person: CreatedUser): Promise<void> {
     await logInThroughPage(page, server.baseUrl, person.email, person.password);
+    await openAccountMenu(page);
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.waitForURL(/\/settings\/api-keys$/);
     await expectOneHeading(page, 'API keys');
@@ -96,6 +105,7 @@ describe('API keys in the web app', () => {
 
     await page.getByRole('link', { name: 'Assistants' }).click();
     await page.waitForURL(/\/assistants$/);
+    await openAccountMenu(page);
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.waitForURL(/\/settings\/api-keys$/);
     await expectOneHeading(page, 'API keys');

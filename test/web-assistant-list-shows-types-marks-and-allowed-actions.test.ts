@@ -160,6 +160,9 @@ describe('the assistant list page', () => {
   it('shows a learner the published assistant with Chat only', async () => {
     const { context, page, pageErrors } = await openPage(browser);
     await logInThroughPage(page, server.baseUrl, learner.email, learner.password);
+    // A learner lands on the chat home; the assistant list is one link away.
+    expect(new URL(page.url()).pathname).toBe('/chat');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Assistants' }).click();
     await expect.poll(() => listedNames(page)).toEqual(['Conductor']);
     const conductor = page.getByRole('article', { name: 'Conductor' });
     expect(await conductor.innerText()).toMatch(/Orchestrator[\s\S]*Published/);

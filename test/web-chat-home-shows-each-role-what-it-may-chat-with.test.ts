@@ -2,7 +2,8 @@
  * /chat, the learner's home, per role: a learner sees the published assistant and not a creator's
  * unpublished one; that creator sees both; an anonymous visitor goes to the login page. The
  * learner's recent chats are listed; "Export as JSON" downloads them, and "Delete all my chats"
- * deletes them only after the confirmation, leaving another person's chats alone.
+ * deletes them only after the confirmation, leaving another person's chats alone. A learner lands
+ * here after logging in, and someone with no chats is offered no export and no deletion.
  */
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -47,6 +48,23 @@ describe('the chat home', () => {
     await context.close();
   });
 
+  it('is where a learner lands, with no export or deletion before a first chat', async () => {
+    const newcomer = await createUser(suite.world.server, suite.world.adminToken, { email: 'newcomer@merino.test', role: 'learner' });
+    const { page, context, pageErrors } = await signedInPage(suite.browser, suite.world, newcomer);
+    expect(new URL(page.url()).pathname).toBe('/chat');
+    await page.getByRole('region', { name: 'Your recent chats' }).getByText('You have no chats yet.').waitFor();
+    for (const name of ['Export as JSON', 'Export as Markdown', 'Delete all my chats'])
+      expect(await page.getByRole('button', { name }).count()).toBe(0);
+    await page.goto(`${suite.world.server.baseUrl}/`);
+    await page.waitForURL(/\/chat$/);
+    expect(pageErrors).toEqual([]);
+    await context.close();
+
+    const teacher = await signedInPage(suite.browser, suite.world, creator);
+    expect(new URL(teacher.page.url()).pathname).toBe('/assistants');
+    await teacher.context.close();
+  });
+
   it('lists, exports and, after confirmation, deletes all of my chats', async () => {
     await startChat(suite.world, suite.world.learner.token, 'Mitosis questions');
     await startChat(suite.world, suite.world.learner.token, 'Meiosis questions');
@@ -71,6 +89,7 @@ describe('the chat home', () => {
     await page.getByRole('status').filter({ hasText: 'All your chats were deleted.' }).waitFor();
     await recent.getByText('You have no chats yet.').waitFor();
     expect(await recent.getByRole('link').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Delete all my chats' }).count()).toBe(0);
     expect((await request(suite.world.server, 'GET', '/api/chats', { token: suite.world.learner.token })).body.total).toBe(0);
     expect((await request(suite.world.server, 'GET', `/api/chats/${othersChat}`, { token: creator.token })).status).toBe(200);
     expect(pageErrors).toEqual([]);

@@ -87,7 +87,7 @@ describe('an LTI launch inside a course page on another site', () => {
     const me = await frame.evaluate<{ name: string; lti: { return_url: string } }>("fetch('/api/me').then((response) => response.json())");
     expect(me).toMatchObject({ name: 'Lea Learner', lti: { return_url: `${courseOrigin}/course` } });
     // The header names the learner; the address of their own that a launch without an email gets is never shown.
-    await frame.getByRole('banner').getByText('Lea Learner', { exact: true }).waitFor();
+    await frame.getByRole('banner').getByRole('button', { name: 'Account and settings: Lea Learner', exact: true }).waitFor();
     expect(await frame.locator('body').innerText()).not.toContain('.invalid');
 
     world.provider.enqueue({ text: 'Cells divide by mitosis.' });

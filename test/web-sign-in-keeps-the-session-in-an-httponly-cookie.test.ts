@@ -12,7 +12,15 @@ import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
-import { expectAccessible, expectOneHeading, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
+import {
+  expectAccessible,
+  expectOneHeading,
+  launchBrowser,
+  logInThroughPage,
+  openAccountMenu,
+  openPage,
+  screenshot,
+} from './support/browser.js';
 
 /** A page on another origin of the same site (127.0.0.1, another port) that tries to act with the user's cookie. */
 function attackerPage(target: string): string {
@@ -87,6 +95,7 @@ describe('signing in through the web app', () => {
     const cookieHeader = { cookie: `merino_session=${sessionCookie!.value}` };
     expect((await request(server, 'GET', '/api/me', { headers: cookieHeader })).status).toBe(200);
 
+    await openAccountMenu(page);
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.waitForURL(/\/login$/);
     expect((await context.cookies()).some((cookie) => cookie.name === 'merino_session')).toBe(false);
@@ -114,7 +123,7 @@ describe('signing in through the web app', () => {
       expect(after.map((assistant) => assistant.name)).not.toContain('planted by another site');
       // The session survived the cross-origin logout form: the app still opens signed in.
       await page.goto(`${server.baseUrl}/assistants`);
-      await expect.poll(() => page.getByRole('button', { name: 'Log out' }).count()).toBe(1);
+      await expect.poll(() => page.getByRole('button', { name: /^Account and settings:/ }).count()).toBe(1);
     } finally {
       await context.close();
       await attacker.close();

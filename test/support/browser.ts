@@ -54,13 +54,19 @@ export async function openPage(browser: Browser, options: PageOptions = {}): Pro
   return { context, page, pageErrors };
 }
 
-/** Logs in through the login page with the accessible names the app keeps stable, and waits for the assistants page. */
+/** Logs in through the login page with the accessible names the app keeps stable, and waits for the user's home (assistants, or chat for learners). */
 export async function logInThroughPage(page: Page, baseUrl: string, email: string, password: string): Promise<void> {
   await page.goto(`${baseUrl}/login`);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Log in' }).click();
-  await page.waitForURL(/\/assistants$/);
+  await page.waitForURL(/\/(assistants|chat)$/);
+}
+
+/** Opens the header's account menu (API keys, language, theme, "Log out"), as a person clicks it. */
+export async function openAccountMenu(page: Page): Promise<void> {
+  const toggle = page.getByRole('button', { name: /^Account and settings:/ });
+  if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
 }
 
 interface AxeViolation {

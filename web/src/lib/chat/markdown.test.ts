@@ -37,6 +37,15 @@ describe('the markdown renderer', () => {
     expect(html.toLowerCase()).not.toContain('href="javascript');
   });
 
+  it.each(['photosynthesis.md', 'notes.py', 'data.zip', 'www.example.org', 'teacher@example.org'])(
+    'leaves %s as text, since it was written without a scheme',
+    (name) => {
+      const html = render(`Open ${name} now, or https://example.org/page.`);
+      expect(html).toContain(`Open ${name} now`);
+      expect(html.match(/<a /g)).toHaveLength(1);
+    },
+  );
+
   it('links to http(s), mailto and site paths, opening them apart from the chat', () => {
     const html = render('[a](https://example.org/a) [b](/files/1) [c](mailto:someone@example.org)');
     expect(html).toContain('<a href="https://example.org/a" target="_blank" rel="noopener noreferrer nofollow">a</a>');

@@ -22,6 +22,14 @@ export function displayNameOf(user: Pick<CurrentUser, 'name' | 'email'>): { labe
   return { label: name !== '' ? name : (email ?? ''), email };
 }
 
+/**
+ * Where someone lands when they asked for no page: those who may build assistants on the
+ * assistant list, everyone else (learners) on the chat home, where what they came for is.
+ */
+export function homePathOf(user: Pick<CurrentUser, 'capabilities'> | undefined): string {
+  return user?.capabilities.create_assistants ? '/assistants' : '/chat';
+}
+
 export function sessionChecked(): boolean {
   return state.checked;
 }

@@ -8,6 +8,7 @@ export const common = {
   navApiKeys: 'API keys',
   navLti: 'LTI',
   logOut: 'Log out',
+  accountMenu: 'Account and settings',
   signedInAs: 'Signed in as {{email}}',
   language: 'Language',
   theme: 'Theme',

@@ -11,6 +11,7 @@ export const common: CatalogueArea<typeof english> = {
   navApiKeys: 'Claves de API',
   navLti: 'LTI',
   logOut: 'Cerrar sesión',
+  accountMenu: 'Cuenta y ajustes',
   signedInAs: 'Sesión iniciada como {{email}}',
   language: 'Idioma',
   theme: 'Tema',
