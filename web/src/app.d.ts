@@ -1,6 +1,11 @@
-// SvelteKit's ambient types; the app declares nothing of its own here.
+// SvelteKit's ambient types: what the app keeps in a history entry's page state.
 declare global {
-  namespace App {}
+  namespace App {
+    interface PageState {
+      /** Set when the page was opened right after creating what it shows, so it can say so. */
+      created?: boolean;
+    }
+  }
 }
 
 export {};

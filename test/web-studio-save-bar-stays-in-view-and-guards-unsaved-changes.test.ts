@@ -1,0 +1,110 @@
+/**
+ * The studio's save bar in a real Chromium, on a form far taller than the screen: after creating
+ * an assistant the new page says "Created and saved" where the reader is looking; an edit says
+ * "Unsaved changes", a save says "Saved" — always inside the visible screen, at 375 and 1280 px;
+ * a refused save says so in the bar, and its button takes focus to the field. Leaving with
+ * unsaved changes asks first: "Cancel" stays with the edits, "Leave without saving" leaves and
+ * nothing is saved. axe-core finds no serious or critical violation with the bar showing.
+ */
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
+import { expectAccessible, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
+import { isFocused, waitForHeading } from './support/page-checks.js';
+
+async function expectInView(page: Page, target: Locator): Promise<void> {
+  const box = await target.boundingBox();
+  const viewport = page.viewportSize();
+  expect(box).not.toBeNull();
+  expect(box!.y).toBeGreaterThanOrEqual(0);
+  expect(box!.y + box!.height).toBeLessThanOrEqual(viewport!.height);
+}
+
+function barStatus(page: Page): Locator {
+  return page.locator('.save-bar [role="status"]');
+}
+
+describe('the studio save bar', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let creator: CreatedUser;
+
+  beforeAll(async () => {
+    server = await startTestServer('sqlite');
+    browser = await launchBrowser();
+    creator = await createUser(server, await loginAsAdmin(server), { email: 'maker@school.test', role: 'creator' });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser.close();
+    await server.close();
+  });
+
+  for (const width of [375, 1280]) {
+    it(`shows each save where the reader is, at ${width} px`, async () => {
+      const { context, page, pageErrors } = await openPage(browser, { width });
+      await logInThroughPage(page, server.baseUrl, creator.email, creator.password);
+      await page.goto(`${server.baseUrl}/assistants/new`);
+      await page.getByLabel('Multi-tool', { exact: true }).check();
+      await page.getByRole('textbox', { name: 'Name', exact: true }).fill(`Tall form ${width}`);
+      await expect.poll(() => barStatus(page).innerText()).toBe('Unsaved changes');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.waitForURL(/\/assistants\/\d+$/);
+      await expect.poll(() => barStatus(page).innerText()).toBe('Created and saved');
+      await expectInView(page, barStatus(page));
+      expect(await page.evaluate<number>('document.documentElement.scrollHeight')).toBeGreaterThan(page.viewportSize()!.height);
+
+      await page.getByRole('textbox', { name: 'Description' }).fill('Answers with care.');
+      await expect.poll(() => barStatus(page).innerText()).toBe('Unsaved changes');
+      await expectInView(page, page.getByRole('button', { name: 'Save' }));
+      await page.getByRole('button', { name: 'Save' }).click();
+      await expect.poll(() => barStatus(page).innerText()).toBe('Saved');
+      await expectInView(page, barStatus(page));
+      await expectAccessible(page);
+      await screenshot(page, `studio-save-bar-${width}`);
+      expect(pageErrors).toEqual([]);
+      await context.close();
+    });
+  }
+
+  it('says in the bar when the server refuses, and takes focus to the field', async () => {
+    const created = await request(server, 'POST', '/api/assistants', { token: creator.token, body: { name: 'Refusable' } });
+    const { context, page } = await openPage(browser);
+    await logInThroughPage(page, server.baseUrl, creator.email, creator.password);
+    await page.goto(`${server.baseUrl}/assistants/${created.body.id}`);
+    await waitForHeading(page, 'Refusable');
+    const name = page.getByRole('textbox', { name: 'Name', exact: true });
+    await name.fill('x'.repeat(300));
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => barStatus(page).innerText()).toContain('Some fields need attention');
+    await page.getByRole('textbox', { name: 'Description' }).focus();
+    await page.getByRole('button', { name: 'Go to the first problem' }).click();
+    expect(await isFocused(name)).toBe(true);
+    await context.close();
+  });
+
+  it('asks before leaving with unsaved changes, and saves nothing when told to leave', async () => {
+    const created = await request(server, 'POST', '/api/assistants', { token: creator.token, body: { name: 'Guarded' } });
+    const { context, page, pageErrors } = await openPage(browser);
+    await logInThroughPage(page, server.baseUrl, creator.email, creator.password);
+    await page.goto(`${server.baseUrl}/assistants/${created.body.id}`);
+    await waitForHeading(page, 'Guarded');
+    expect(await barStatus(page).innerText()).toBe('');
+
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Guarded, edited');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Chat' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Leave without saving?' });
+    await dialog.waitFor();
+    await expectAccessible(page);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(new URL(page.url()).pathname).toBe(`/assistants/${created.body.id}`);
+    expect(await page.getByRole('textbox', { name: 'Name', exact: true }).inputValue()).toBe('Guarded, edited');
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Chat' }).click();
+    await dialog.getByRole('button', { name: 'Leave without saving' }).click();
+    await page.waitForURL(/\/chat$/);
+    expect((await request(server, 'GET', `/api/assistants/${created.body.id}`, { token: creator.token })).body.name).toBe('Guarded');
+    expect(pageErrors).toEqual([]);
+    await context.close();
+  });
+});
