@@ -10,6 +10,7 @@
  *
  * An arrow is "may import". Nothing imports upwards, no folder takes part in a cycle, plugins see
  * the core only through its plugin API, and the text tool-call parser imports nothing of Merino.
+ * src/process/ (the composition layer) is start-up work beside src/main.ts: only main.ts imports it.
  * Test files may reach into anything they test, so they are left out of the check.
  */
 const path = require('node:path');
@@ -34,6 +35,7 @@ const STORE = '^src/store/';
 const HTTP = layer('http');
 const COMPOSITION = '^src/[^/]+\\.ts$';
 const SERVICE_CONTAINER = '^src/services\\.ts$';
+const PROCESS = layer('composition');
 
 module.exports = {
   forbidden: [
@@ -139,10 +141,18 @@ module.exports = {
     },
     {
       name: 'only-http-sees-the-service-container',
-      comment: 'Routes receive the composed services; services receive what they need one by one.',
+      comment: 'Routes (and the start-up work in src/process/) receive the composed services; services receive what they need one by one.',
       severity: 'error',
-      from: { path: '^src/.+/', pathNot: HTTP },
+      from: { path: '^src/.+/', pathNot: [HTTP, PROCESS] },
       to: { path: SERVICE_CONTAINER },
+    },
+    {
+      name: 'only-start-up-imports-the-process-files',
+      comment:
+        'src/process/ holds what src/main.ts does to the process (signals, heap, crash leftovers); it sits beside start-up, so nothing else imports it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/main\\.ts$', PROCESS] },
+      to: { path: PROCESS },
     },
     {
       name: 'no-unresolvable-import',

@@ -8,10 +8,11 @@
 const { existsSync, readdirSync } = require('node:fs');
 
 const LAYER_TABLE = {
+  composition: ['process'],
   http: ['http'],
   services: ['assistants', 'auth', 'chats', 'completions', 'files', 'health', 'knowledge', 'lti', 'organizations', 'rubrics'],
   plugins: ['tools', 'prompt-processors', 'connectors', 'integrations'],
-  infrastructure: ['config', 'outbound', 'scheduling', 'secrets', 'storage', 'store'],
+  infrastructure: ['blobs', 'config', 'outbound', 'scheduling', 'secrets', 'store'],
   core: ['pipeline'],
   library: ['text-tool-calls'],
   foundation: ['errors', 'validation'],

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { STORAGE_CHUNK_BYTES } from '../src/storage/postgres-blob-storage.js';
+import { STORAGE_CHUNK_BYTES } from '../src/blobs/postgres-blob-storage.js';
 import { openTestDriver, TESTED_DRIVERS } from '../test/support/blob-drivers.js';
 
 const SIZES_MEGABYTES = (process.env.SIZES_MB ?? '1,16,64').split(',').map(Number);

@@ -38,7 +38,7 @@
  * write figures are those of a server that does not wait for the disk. Prints figures; it checks
  * only that every job completed and that every vector and hybrid query found chunks.
  */
-import { LocalBlobStorage } from '../src/storage/local-blob-storage.js';
+import { LocalBlobStorage } from '../src/blobs/local-blob-storage.js';
 import { Readable } from 'node:stream';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';

@@ -13,7 +13,7 @@ import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { loadSettings } from '../src/config/settings.js';
 import { buildApp } from '../src/http/app.js';
 import { createLogger } from '../src/http/logger.js';
-import { loadRegistries } from '../src/pipeline/registries.js';
+import { loadRegistries } from '../src/pipeline/plugin-loading/registries.js';
 import { createServices } from '../src/services.js';
 import { openStore } from '../src/store/store.js';
 

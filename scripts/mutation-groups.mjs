@@ -18,18 +18,18 @@ export const MUTATION_GROUPS = {
     ],
   },
   'tool-loop': {
-    mutate: ['src/pipeline/tool-loop.ts'],
+    mutate: ['src/pipeline/tool-loop/tool-loop.ts'],
     tests: [
-      'src/pipeline/tool-loop.test.ts',
-      'src/pipeline/tool-loop-keeps-every-detail.test.ts',
+      'src/pipeline/tool-loop/tool-loop.test.ts',
+      'src/pipeline/tool-loop/tool-loop-keeps-every-detail.test.ts',
       'test/final-tool-round-runs-no-calls.test.ts',
       'test/function-calling-with-the-official-client.test.ts',
       'test/tool-calls-written-as-text-are-run.test.ts',
     ],
   },
   'template-rendering': {
-    mutate: ['src/pipeline/template-rendering.ts'],
-    tests: ['src/pipeline/template-rendering.test.ts', 'src/pipeline/classic-prompt-rendering.test.ts'],
+    mutate: ['src/pipeline/templates/template-rendering.ts'],
+    tests: ['src/pipeline/templates/template-rendering.test.ts', 'src/pipeline/templates/classic-prompt-rendering.test.ts'],
   },
   'knowledge-search': {
     mutate: [

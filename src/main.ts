@@ -6,22 +6,22 @@
  * requests, lets running ones and the ingestion job in hand finish (streams get
  * SHUTDOWN_STREAM_GRACE_MS, then end with a clear error), then closes the store. `merino worker`: the same without HTTP, ingestion only, under the
  * same leases. `merino storage copy --from A --to B`: copies every blob between storage drivers
- * and verifies the hashes (docs/storage.md).
+ * and verifies the hashes (docs/blob-storage.md).
  */
 import { bootstrapAdmin, type BootstrapResult } from './auth/admin-bootstrap.js';
 import { loadSettings, SettingsError, type Settings } from './config/settings.js';
-import { startLeftoverSweeps, sweepCrashLeftovers } from './crash-leftovers.js';
+import { startLeftoverSweeps, sweepCrashLeftovers } from './process/crash-leftovers.js';
 import { buildApp } from './http/app.js';
-import { limitHeapGrowth } from './heap-growth-limit.js';
-import { releaseMemoryWhenIdle } from './idle-memory-release.js';
+import { limitHeapGrowth } from './process/heap-growth-limit.js';
+import { releaseMemoryWhenIdle } from './process/idle-memory-release.js';
 import { createLogger } from './http/logger.js';
-import { loadRegistries } from './pipeline/registries.js';
+import { loadRegistries } from './pipeline/plugin-loading/registries.js';
 import { createServices } from './services.js';
-import { installProcessPolicy } from './process-policy.js';
-import { deferSignalsUntilStarted } from './stop-signals.js';
+import { installProcessPolicy } from './process/process-policy.js';
+import { deferSignalsUntilStarted } from './process/stop-signals.js';
 import type { ServerDrain } from './health/server-drain.js';
-import { copyBlobs } from './storage/blob-copy.js';
-import { openBlobStorage } from './storage/open-blob-storage.js';
+import { copyBlobs } from './blobs/blob-copy.js';
+import { openBlobStorage } from './blobs/open-blob-storage.js';
 import { openStore, type Store } from './store/store.js';
 
 /** Printed straight to the console, once: the generated password must not pass through the logger. */

@@ -23,11 +23,11 @@ import { OutboundGuard } from './outbound/outbound-guard.js';
 import { fetchThrough } from './outbound/fetch-through.js';
 import { postThrough, serverAgent } from './outbound/outbound-post.js';
 import { OrganizationSettingsService } from './organizations/organization-settings-service.js';
-import type { Registries } from './pipeline/registries.js';
+import type { Registries } from './pipeline/plugin-loading/registries.js';
 import { RubricService } from './rubrics/rubric-service.js';
 import { SecretBox } from './secrets/secret-box.js';
-import type { BlobStorage } from './storage/blob-storage.js';
-import { openBlobStorage, storageUrlFor } from './storage/open-blob-storage.js';
+import type { BlobStorage } from './blobs/blob-storage.js';
+import { openBlobStorage, storageUrlFor } from './blobs/open-blob-storage.js';
 import { HotReadCache } from './store/hot-read-cache.js';
 import type { Store } from './store/store.js';
 import { LtiActivityService } from './lti/lti-activity-service.js';
@@ -39,7 +39,7 @@ import { LtiToolKeys } from './lti/lti-tool-keys.js';
 export interface Services {
   settings: Settings;
   store: Store;
-  /** Where uploaded files and knowledge-base originals live (docs/storage.md); closed on shutdown. */
+  /** Where uploaded files and knowledge-base originals live (docs/blob-storage.md); closed on shutdown. */
   blobs: BlobStorage;
   health: HealthService;
   /** This process's graceful stop: readiness fails, then streams still running end with a clear error. */

@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readWhole, UnsafeBlobKey } from '../src/storage/blob-storage.js';
+import { readWhole, UnsafeBlobKey } from '../src/blobs/blob-storage.js';
 import { openTestDriver, TEST_CHUNK_BYTES, TEST_S3_PART_BYTES, TESTED_DRIVERS, type OpenedDriver } from './support/blob-drivers.js';
 
 function sha256(bytes: Buffer): string {

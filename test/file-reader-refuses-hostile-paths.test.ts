@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { identityOf } from '../src/auth/authenticator.js';
 import type { Identity } from '../src/auth/identity.js';
 import { AppError } from '../src/errors/app-error.js';
-import type { FileReader } from '../src/pipeline/ports.js';
+import type { FileReader } from '../src/pipeline/plugin-contract/ports.js';
 import { insertFile } from '../src/store/files-repository.js';
 import { insertOrganization } from '../src/store/organizations-repository.js';
 import { nowTimestamp } from '../src/store/schema.js';

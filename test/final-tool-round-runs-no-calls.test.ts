@@ -6,7 +6,7 @@
  * the model wrote, no further model call is made, and the trace shows the calls of the offered
  * rounds only, with `stoppedBy: "iterations"`.
  *
- * Why this file exists: dropping the `if (offer)` guard in src/pipeline/tool-loop.ts, which runs
+ * Why this file exists: dropping the `if (offer)` guard in src/pipeline/tool-loop/tool-loop.ts, which runs
  * calls in the round where no tools are offered, failed no test before.
  */
 import OpenAI from 'openai';

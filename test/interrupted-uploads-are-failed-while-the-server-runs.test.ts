@@ -14,7 +14,7 @@ import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runnerOwnerName } from '../src/knowledge/runner-identity.js';
-import { UPLOAD_LEFTOVER_SWEEP } from '../src/crash-leftovers.js';
+import { UPLOAD_LEFTOVER_SWEEP } from '../src/process/crash-leftovers.js';
 import { readPeriodicRun } from '../src/store/periodic-runs-repository.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { uploadDocument, waitForJob } from './support/knowledge-uploads.js';

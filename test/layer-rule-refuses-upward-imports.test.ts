@@ -31,7 +31,9 @@ const LAWFUL_TREE: Record<string, string> = {
     "import { users } from '../store/users-repository.js';\nimport { step } from '../pipeline/run.js';\nexport const service = users + step;\n",
   'src/services.ts': "import { service } from './auth/user-service.js';\nexport const services = service;\n",
   'src/http/routes.ts': "import { services } from '../services.js';\nexport const routes = services;\n",
-  'src/main.ts': "import { routes } from './http/routes.js';\nexport const main = routes;\n",
+  'src/process/crash-leftovers.ts': "import { services } from '../services.js';\nexport const sweep = services;\n",
+  'src/main.ts':
+    "import { routes } from './http/routes.js';\nimport { sweep } from './process/crash-leftovers.js';\nexport const main = routes + sweep;\n",
 };
 
 let workspace: string;
@@ -126,6 +128,19 @@ describe('the layer rule', () => {
       { 'src/errors/app-error.ts': "import { step } from '../pipeline/run.js';\nexport const code = step;\n" },
       'foundation-imports-only-itself',
     ],
+    [
+      'a service importing the start-up work of src/process/',
+      { 'src/auth/user-service.ts': "import { sweep } from '../process/crash-leftovers.js';\nexport const service = sweep;\n" },
+      'only-start-up-imports-the-process-files',
+    ],
+    [
+      'a plugin importing a file of a subfolder of the core',
+      {
+        'src/pipeline/conversation/events.ts': 'export const event = 1;\n',
+        'src/tools/weather.ts': "import { event } from '../pipeline/conversation/events.js';\nexport default event;\n",
+      },
+      'plugins-see-the-core-through-its-plugin-api',
+    ],
   ])('fails on %s, naming the rule', async (name, changes, rule) => {
     const result = await cruise(name.replaceAll(' ', '-'), changes);
     expect(result.exitCode).not.toBe(0);
@@ -138,6 +153,17 @@ describe('the layer rule', () => {
       'src/files/file-service.ts':
         "import { users } from '../store/users-repository.js';\nexport const files = users;\nexport const more = 1;\n",
       'src/files/file-view.ts': "import { service } from '../auth/user-service.js';\nexport const view = service;\n",
+    });
+    expect(result.exitCode).not.toBe(0);
+    expect(result.report).toContain('error no-folder-cycle:');
+  });
+
+  it('fails on two subfolders of one folder importing each other', async () => {
+    const result = await cruise('subfolder-cycle', {
+      'src/pipeline/conversation/events.ts': "import type { Port } from '../plugin-contract/ports.js';\nexport type Event = Port;\n",
+      'src/pipeline/plugin-contract/ports.ts': "import type { Event } from '../conversation/events.js';\nexport type Port = Event | 1;\n",
+      'src/pipeline/run.ts':
+        "import type { Port } from './plugin-contract/ports.js';\nimport { parser } from '../text-tool-calls/index.js';\nexport const step: Port | number = parser;\n",
     });
     expect(result.exitCode).not.toBe(0);
     expect(result.report).toContain('error no-folder-cycle:');

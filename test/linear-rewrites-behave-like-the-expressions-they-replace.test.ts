@@ -8,9 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { sanitizeFileName } from '../src/files/file-paths.js';
 import { normalizeText } from '../src/knowledge/extraction.js';
 import { splitMarkdownSections } from '../src/knowledge/markdown-sections.js';
-import { sanitizeFunctionName } from '../src/pipeline/function-tools.js';
-import { parsePythonLiteral } from '../src/text-tool-calls/python-literals.js';
-import { typedValue } from '../src/text-tool-calls/schema-typed-values.js';
+import { sanitizeFunctionName } from '../src/pipeline/tool-loop/function-tools.js';
+import { parsePythonLiteral } from '../src/text-tool-calls/python/python-literals.js';
+import { typedValue } from '../src/text-tool-calls/xml/schema-typed-values.js';
 import type { RubricDocument } from '../src/rubrics/rubric-document.js';
 import { evaluationInstructions } from '../src/rubrics/rubric-rendering.js';
 

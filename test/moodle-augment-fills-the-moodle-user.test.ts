@@ -6,10 +6,10 @@
  * tool output) and a learner's own "{moodle_user}" left as written.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../src/pipeline/messages.js';
-import type { Integrations, Requester } from '../src/pipeline/ports.js';
-import type { PromptInput } from '../src/pipeline/prompt-processor-definition.js';
-import { loadRegistries } from '../src/pipeline/registries.js';
+import type { ChatMessage } from '../src/pipeline/conversation/messages.js';
+import type { Integrations, Requester } from '../src/pipeline/plugin-contract/ports.js';
+import type { PromptInput } from '../src/pipeline/plugin-contract/prompt-processor-definition.js';
+import { loadRegistries } from '../src/pipeline/plugin-loading/registries.js';
 import moodleAugment from '../src/prompt-processors/moodle_augment.js';
 import { startFakeMoodleServer, type FakeMoodleServer } from './fakes/fake-moodle-server.js';
 import { buildToolContext, TEST_ASSISTANT, moodleIntegration as sharedMoodleIntegration } from './support/tool-context.js';

@@ -8,12 +8,12 @@
  * and a call that arrives anyway is a clear error. LAMB's `moodle` tool name resolves to the courses tool.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { normalizeMetadata } from '../src/pipeline/metadata-normalizer.js';
+import { normalizeMetadata } from '../src/pipeline/assistant-metadata/metadata-normalizer.js';
 import { findRegistryProblems } from '../src/assistants/metadata-registry-check.js';
 import { AppError } from '../src/errors/app-error.js';
-import { loadRegistries, type Registries } from '../src/pipeline/registries.js';
-import type { Integrations, Requester } from '../src/pipeline/ports.js';
-import { toolKind, type ToolContext } from '../src/pipeline/tool-definition.js';
+import { loadRegistries, type Registries } from '../src/pipeline/plugin-loading/registries.js';
+import type { Integrations, Requester } from '../src/pipeline/plugin-contract/ports.js';
+import { toolKind, type ToolContext } from '../src/pipeline/plugin-contract/tool-definition.js';
 import moodleAssignments, { ASSIGNMENTS_CHECKED_MAXIMUM, SUBMISSION_STATUS_CONCURRENCY } from '../src/tools/moodle_assignments.js';
 import moodleCourses from '../src/tools/moodle_courses.js';
 import { startFakeMoodleServer, type FakeMoodleServer } from './fakes/fake-moodle-server.js';

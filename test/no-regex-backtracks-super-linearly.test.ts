@@ -18,7 +18,7 @@ import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { check, type Diagnostics } from 'recheck';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
-import { escapeRegExp } from '../src/text-tool-calls/terminator-search.js';
+import { escapeRegExp } from '../src/text-tool-calls/scanning/terminator-search.js';
 
 const SOURCE_ROOT = fileURLToPath(new URL('../src/', import.meta.url));
 
@@ -49,13 +49,13 @@ const TERMINATOR_SAMPLES = [
 
 const DYNAMIC_SOURCES: readonly DynamicSource[] = [
   {
-    file: 'text-tool-calls/streamed-block.ts',
+    file: 'text-tool-calls/blocks/streamed-block.ts',
     expression: "terminators.map((terminator) => escapeRegExp(terminator.token)).join('|')",
     why: 'an alternation of fixed end tokens, each escaped by escapeRegExp; without quantifiers a match costs at most the longest token per position.',
     samples: TERMINATOR_SAMPLES.map((tokens) => ({ source: tokens.map(escapeRegExp).join('|'), flags: 'g' })),
   },
   {
-    file: 'text-tool-calls/terminator-search.ts',
+    file: 'text-tool-calls/scanning/terminator-search.ts',
     expression: "tokens.map((token) => escapeRegExp(token)).join('|')",
     why: "an alternation of fixed tokens (end tokens and a quiet zone's open and close tags), each escaped by escapeRegExp; without quantifiers a match costs at most the longest token per position.",
     samples: [...TERMINATOR_SAMPLES, ['</tool_call>', '<tool_call>', '<arg_value>', '</arg_value>', '<arg_key>']].map((tokens) => ({

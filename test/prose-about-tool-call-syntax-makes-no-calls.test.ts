@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TextToolCallParser, type TextParserEvent } from '../src/text-tool-calls/index.js';
-import type { OfferedTool } from '../src/text-tool-calls/text-tool-call-types.js';
+import type { OfferedTool } from '../src/text-tool-calls/vocabulary/text-tool-call-types.js';
 
 interface ProseText {
   id: string;

@@ -9,7 +9,7 @@
  * threshold was only tried at 0 and 0.999.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serverFetch } from '../src/pipeline/outbound-fetch.js';
+import { serverFetch } from '../src/pipeline/upstream/outbound-fetch.js';
 import { queryExternalKnowledgeServer } from '../src/knowledge/external-knowledge-server.js';
 import { startFakeLambKnowledgeServer, type FakeLambKnowledgeServer } from './fakes/fake-lamb-knowledge-server.js';
 import { waitForJob } from './support/knowledge-uploads.js';

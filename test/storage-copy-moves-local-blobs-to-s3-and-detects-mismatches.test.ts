@@ -12,7 +12,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalBlobStorage } from '../src/storage/local-blob-storage.js';
+import { LocalBlobStorage } from '../src/blobs/local-blob-storage.js';
 import { startFakeS3Server, type FakeS3Server } from './fakes/fake-s3-server.js';
 import { s3UrlFor } from './support/blob-drivers.js';
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadSettings } from '../src/config/settings.js';
 import { SettingsError } from '../src/config/settings-error.js';
-import { storageUrlFor } from '../src/storage/open-blob-storage.js';
+import { storageUrlFor } from '../src/blobs/open-blob-storage.js';
 
 function load(environment: Record<string, string>) {
   return loadSettings({ DATA_DIR: '/tmp/merino-settings-test', ...environment });

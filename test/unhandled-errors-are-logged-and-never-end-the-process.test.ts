@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { describeErrorSafely } from '../src/process-policy.js';
+import { describeErrorSafely } from '../src/process/process-policy.js';
 
 const SCRIPT = fileURLToPath(new URL('./support/unhandled-errors-script.ts', import.meta.url));
 const SECRET = 'my-password-is-hunter2-and-my-grade-is-F';

@@ -7,9 +7,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../src/errors/app-error.js';
-import { loadRegistries } from '../src/pipeline/registries.js';
-import type { Integrations } from '../src/pipeline/ports.js';
-import { toolKind, type ToolContext } from '../src/pipeline/tool-definition.js';
+import { loadRegistries } from '../src/pipeline/plugin-loading/registries.js';
+import type { Integrations } from '../src/pipeline/plugin-contract/ports.js';
+import { toolKind, type ToolContext } from '../src/pipeline/plugin-contract/tool-definition.js';
 import weather from '../src/tools/weather.js';
 import { startFakeOpenMeteoServer, type FakeOpenMeteoServer } from './fakes/fake-open-meteo-server.js';
 import { buildToolContext } from './support/tool-context.js';

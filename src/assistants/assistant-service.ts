@@ -20,7 +20,7 @@ import {
   type AssistantToolRefusal,
 } from '../auth/permissions.js';
 import { AppError } from '../errors/app-error.js';
-import type { Registries } from '../pipeline/registries.js';
+import type { Registries } from '../pipeline/plugin-loading/registries.js';
 import {
   findAssistant,
   insertAssistant,
@@ -51,7 +51,7 @@ import {
   isOrchestrator,
   normalizeMetadata,
   type AssistantMetadata,
-} from '../pipeline/metadata-normalizer.js';
+} from '../pipeline/assistant-metadata/metadata-normalizer.js';
 import { requireInstalledPlugins } from './metadata-registry-check.js';
 import { blockingProblemsOf, missingReferences, type ImportProblem, type ReferenceReaders } from './import-references.js';
 import { convertClassicAssistant, type ConvertibleTool } from '../pipeline/classic-conversion.js';

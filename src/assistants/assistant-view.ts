@@ -5,8 +5,8 @@
 import { decideAssistant, type AssistantAction, type AssistantFacts } from '../auth/permissions.js';
 import type { Identity } from '../auth/identity.js';
 import type { AssistantRecord } from '../store/assistants-repository.js';
-import type { AssistantSnapshot } from '../pipeline/assistant-snapshot.js';
-import type { AssistantMetadata } from '../pipeline/metadata-normalizer.js';
+import type { AssistantSnapshot } from '../pipeline/assistant-metadata/assistant-snapshot.js';
+import type { AssistantMetadata } from '../pipeline/assistant-metadata/metadata-normalizer.js';
 
 const ALL_ACTIONS: readonly AssistantAction[] = ['view', 'view_configuration', 'chat', 'update', 'delete', 'publish', 'share', 'export'];
 

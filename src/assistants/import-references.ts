@@ -6,8 +6,8 @@
  */
 import type { Identity } from '../auth/identity.js';
 import { AppError } from '../errors/app-error.js';
-import type { FileReader, KnowledgeSearch, RubricReader } from '../pipeline/ports.js';
-import type { AssistantMetadata } from '../pipeline/metadata-normalizer.js';
+import type { FileReader, KnowledgeSearch, RubricReader } from '../pipeline/plugin-contract/ports.js';
+import type { AssistantMetadata } from '../pipeline/assistant-metadata/metadata-normalizer.js';
 
 /** One thing the preview reports: where in the document, a stable code, and a message for people. */
 export interface ImportProblem {
@@ -20,7 +20,7 @@ export interface ImportProblem {
   blocking: boolean;
 }
 
-/** The owner-bound readers of src/pipeline/ports.ts, built for the importer. */
+/** The owner-bound readers of src/pipeline/plugin-contract/ports.ts, built for the importer. */
 export interface ReferenceReaders {
   knowledgeSearchFor: (owner: Identity) => KnowledgeSearch;
   fileReaderFor: (owner: Identity) => FileReader;

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
 import { asImportMetadataError, fromImportDocument, toExportDocument, type ExportableAssistant } from './lamb-export.js';
-import { normalizeMetadata } from '../pipeline/metadata-normalizer.js';
+import { normalizeMetadata } from '../pipeline/assistant-metadata/metadata-normalizer.js';
 import { LAMB_ROW_KEYS } from '../../test/support/lamb-export-keys.js';
 
 function makeAssistant(overrides: Partial<ExportableAssistant> = {}): ExportableAssistant {

@@ -6,7 +6,7 @@
  */
 
 import { AppError } from '../errors/app-error.js';
-import { normalizeMetadata, type AssistantMetadata } from '../pipeline/metadata-normalizer.js';
+import { normalizeMetadata, type AssistantMetadata } from '../pipeline/assistant-metadata/metadata-normalizer.js';
 
 export const MERINO_EXPORT_VERSION = 1;
 

@@ -1,9 +1,9 @@
 // Proves the registry check of assistant metadata against the real plugin folders: installed tools pass by name or alias and are named canonically, unknown tools, processors and connectors are refused with the installed ones listed, every config problem is reported with its full path, disabled entries are checked too, and the placeholder routing key is not tool config.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
-import { loadRegistries, ToolRegistry, type Registries } from '../pipeline/registries.js';
-import type { ToolDefinition } from '../pipeline/tool-definition.js';
-import { normalizeMetadata, type AssistantMetadata } from '../pipeline/metadata-normalizer.js';
+import { loadRegistries, ToolRegistry, type Registries } from '../pipeline/plugin-loading/registries.js';
+import type { ToolDefinition } from '../pipeline/plugin-contract/tool-definition.js';
+import { normalizeMetadata, type AssistantMetadata } from '../pipeline/assistant-metadata/metadata-normalizer.js';
 import { findRegistryProblems, requireInstalledPlugins } from './metadata-registry-check.js';
 
 let registries: Registries;

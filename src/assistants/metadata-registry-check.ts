@@ -13,10 +13,10 @@
  * - `prompt_processor` and `connector`, when present, are installed.
  */
 import { AppError } from '../errors/app-error.js';
-import type { Registries } from '../pipeline/registries.js';
-import { checkToolConfig } from '../pipeline/tool-config-validation.js';
+import type { Registries } from '../pipeline/plugin-loading/registries.js';
+import { checkToolConfig } from '../pipeline/plugin-contract/tool-config-validation.js';
 import type { FieldProblem } from '../validation/json-schema-problems.js';
-import { assistantTypeOf, type AssistantMetadata, type ToolEntry } from '../pipeline/metadata-normalizer.js';
+import { assistantTypeOf, type AssistantMetadata, type ToolEntry } from '../pipeline/assistant-metadata/metadata-normalizer.js';
 
 /** LAMB's multi-tool entries choose their placeholder in config; it routes output and is not tool config. */
 const PLACEHOLDER_KEY = 'placeholder';

@@ -3,7 +3,7 @@
  * finished, partial with finish reason `stopped` when the client stopped or left, and not at all
  * when the run failed (the error goes on to the client; the question stays so it can be retried).
  */
-import type { FinishReason, PipelineEvent, Source, StatusEvent, Usage } from '../pipeline/events.js';
+import type { FinishReason, PipelineEvent, Source, StatusEvent, Usage } from '../pipeline/conversation/events.js';
 import type { ChatStep } from './chat-view.js';
 
 export interface RecordedAnswer {

@@ -11,7 +11,7 @@ import { assistantChatsScope, mayReadAssistantChats, ownChatsScope, requireChatO
 import { assistantFacts } from '../assistants/assistant-view.js';
 import { MODEL_ID_PREFIX, type CompletionRun, type CompletionService } from '../completions/completion-service.js';
 import { AppError } from '../errors/app-error.js';
-import type { ChatMessage } from '../pipeline/messages.js';
+import type { ChatMessage } from '../pipeline/conversation/messages.js';
 import { findAssistant, type AssistantRecord } from '../store/assistants-repository.js';
 import {
   countMessages,

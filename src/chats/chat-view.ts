@@ -2,7 +2,7 @@
  * Chats and messages as the API shows them (docs/chats.md): timestamps in ISO-8601, JSON columns
  * parsed, and for readers other than the owner, the learner named by a pseudonym only.
  */
-import type { FinishReason, Source, Usage } from '../pipeline/events.js';
+import type { FinishReason, Source, Usage } from '../pipeline/conversation/events.js';
 import type { ChatMessageRow, ChatRecord } from '../store/chats-repository.js';
 
 /** A summary of one tool step of an answer, as the stream's status events said it. */

@@ -8,9 +8,9 @@
 import { randomUUID } from 'node:crypto';
 import type { CallContext } from '../auth/call-context.js';
 import type { Identity } from '../auth/identity.js';
-import type { PipelineEvent } from '../pipeline/events.js';
-import { isOrchestrator } from '../pipeline/metadata-normalizer.js';
-import type { AssistantRunner, Requester } from '../pipeline/ports.js';
+import type { PipelineEvent } from '../pipeline/conversation/events.js';
+import { isOrchestrator } from '../pipeline/assistant-metadata/metadata-normalizer.js';
+import type { AssistantRunner, Requester } from '../pipeline/plugin-contract/ports.js';
 import { runAssistant, type PipelineRequest } from '../pipeline/run-assistant.js';
 import type { AssistantRecord } from '../store/assistants-repository.js';
 import { AssistantToolRunner, NO_ASSISTANT_TOOLS } from './assistant-tool-runner.js';

@@ -12,9 +12,9 @@ import { snapshotOf } from '../assistants/assistant-view.js';
 import type { Settings } from '../config/settings.js';
 import { AppError } from '../errors/app-error.js';
 import type { MoodleSettings } from '../organizations/provider-settings-service.js';
-import type { ProviderSettings } from '../pipeline/connector-definition.js';
-import { isOrchestrator } from '../pipeline/metadata-normalizer.js';
-import { serverFetch } from '../pipeline/outbound-fetch.js';
+import type { ProviderSettings } from '../pipeline/plugin-contract/connector-definition.js';
+import { isOrchestrator } from '../pipeline/assistant-metadata/metadata-normalizer.js';
+import { serverFetch } from '../pipeline/upstream/outbound-fetch.js';
 import type {
   AssistantRunner,
   FileReader,
@@ -23,9 +23,9 @@ import type {
   QueryRewriter,
   Requester,
   RubricReader,
-} from '../pipeline/ports.js';
-import { rewriteQuery } from '../pipeline/query-rewriting.js';
-import type { Registries } from '../pipeline/registries.js';
+} from '../pipeline/plugin-contract/ports.js';
+import { rewriteQuery } from '../pipeline/context-tools/query-rewriting.js';
+import type { Registries } from '../pipeline/plugin-loading/registries.js';
 import type { PipelineContext } from '../pipeline/run-assistant.js';
 import type { AssistantRecord } from '../store/assistants-repository.js';
 import type { HotReadCache } from '../store/hot-read-cache.js';

@@ -18,7 +18,7 @@ import {
   type SettingDeclaration,
 } from './setting-declaration.js';
 import { SettingsError } from './settings-error.js';
-import { parseS3Url } from '../storage/s3-location.js';
+import { parseS3Url } from '../blobs/s3-location.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -230,11 +230,11 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1,
     maximum: 10_000,
   }),
-  /** Undefined when unset: `postgres` with DATABASE_URL, `local` without (see src/storage/open-blob-storage.ts). */
+  /** Undefined when unset: `postgres` with DATABASE_URL, `local` without (see src/blobs/open-blob-storage.ts). */
   storageUrl: {
     variable: 'STORAGE_URL',
     meaning:
-      'where uploaded files and knowledge-base originals live: `local` (files under `DATA_DIR`), `postgres` (chunks in the database) or `s3://bucket/prefix?endpoint=…&region=…&path_style=true` (credentials from `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`); see docs/storage.md',
+      'where uploaded files and knowledge-base originals live: `local` (files under `DATA_DIR`), `postgres` (chunks in the database) or `s3://bucket/prefix?endpoint=…&region=…&path_style=true` (credentials from `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`); see docs/blob-storage.md',
     documentedDefault: '`postgres` with `DATABASE_URL`, else `local`',
     read: readStorageUrl,
   },

@@ -10,7 +10,7 @@ import type { CallContext } from '../auth/call-context.js';
 import type { Identity } from '../auth/identity.js';
 import { fileListScope, requireFileAction, requireFileUpload, type FileFacts } from '../auth/permissions.js';
 import { AppError } from '../errors/app-error.js';
-import type { FileReader, FileText } from '../pipeline/ports.js';
+import type { FileReader, FileText } from '../pipeline/plugin-contract/ports.js';
 import { appendAuditEntry, type AuditEntry } from '../store/audit-log-repository.js';
 import {
   findFileById,
@@ -25,13 +25,13 @@ import {
 import { nowTimestamp, type Database, type FileRow } from '../store/schema.js';
 import { acceptedFileType, FileContentInspector } from './file-content.js';
 import { displayFileName, parseFilePath, sanitizeFileName, withCollisionSuffix } from './file-paths.js';
-import type { BlobStorage } from '../storage/blob-storage.js';
+import type { BlobStorage } from '../blobs/blob-storage.js';
 import { FileStorage, type StoredBytes } from './file-storage.js';
 import { FileTextCache } from './file-text-cache.js';
 import type { PageBounds } from '../validation/page-query-schema.js';
 
 export interface FileServiceOptions {
-  /** Where the bytes live: local disk, the database or S3 (docs/storage.md). */
+  /** Where the bytes live: local disk, the database or S3 (docs/blob-storage.md). */
   blobs: BlobStorage;
   bytesMaximum: number;
   /** Characters of file text kept in memory for the single-file tool (FILE_TEXT_CACHE_CHARACTERS); 0 keeps none. */

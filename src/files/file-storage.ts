@@ -5,12 +5,12 @@
  * systems cannot make two names collide. An upload streams through a size limit and a content
  * inspector into the blob storage, which never shows a half-written blob under a real key; which
  * driver holds the bytes (local disk, the database, S3) is the blob storage's business
- * (docs/storage.md). Reads refuse any stored name this storage could not have given.
+ * (docs/blob-storage.md). Reads refuse any stored name this storage could not have given.
  */
 import { randomBytes } from 'node:crypto';
-import type { FileText } from '../pipeline/ports.js';
+import type { FileText } from '../pipeline/plugin-contract/ports.js';
 import { AppError } from '../errors/app-error.js';
-import { readWhole, type BlobStorage, type ByteRange } from '../storage/blob-storage.js';
+import { readWhole, type BlobStorage, type ByteRange } from '../blobs/blob-storage.js';
 
 /** Stored names look like this and nothing else; a row holding anything other than this was not written by us. */
 const STORED_NAME_PATTERN = /^[0-9a-f]{32}\.[a-z0-9]{1,16}$/;

@@ -6,7 +6,7 @@
  * stale: a file whose bytes change has another hash, and a deleted file is refused by its row
  * before the cache is asked. Past `charactersMaximum` the least recently used entries are dropped.
  */
-import type { FileText } from '../pipeline/ports.js';
+import type { FileText } from '../pipeline/plugin-contract/ports.js';
 
 export class FileTextCache {
   // A Map iterates in insertion order: re-inserting on every hit keeps the least recently used first.

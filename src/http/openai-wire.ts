@@ -7,8 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { FinishReason, PipelineEvent, Source, StatusEvent, Usage } from '../pipeline/events.js';
-import { NO_USAGE } from '../pipeline/events.js';
+import type { FinishReason, PipelineEvent, Source, StatusEvent, Usage } from '../pipeline/conversation/events.js';
+import { NO_USAGE } from '../pipeline/conversation/events.js';
 import type { ErrorBody } from './error-rendering.js';
 
 export interface CompletionIdentity {

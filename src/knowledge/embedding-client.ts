@@ -6,12 +6,12 @@
  * provider's own fetch (the outbound guard's when an organization set the URL).
  */
 import { AppError } from '../errors/app-error.js';
-import { startDeadline } from '../pipeline/deadline.js';
+import { startDeadline } from '../pipeline/bounds/deadline.js';
 import type { EmbeddingConnector } from '../store/schema.js';
-import { outboundRefusalIn } from '../pipeline/outbound-fetch.js';
-import type { ProviderSettings } from '../pipeline/connector-definition.js';
-import { oversizedAnswerIn } from '../pipeline/outbound-post.js';
-import { oversizedAnswerError, unreachableProviderError, upstreamStatusError } from '../pipeline/upstream-errors.js';
+import { outboundRefusalIn } from '../pipeline/upstream/outbound-fetch.js';
+import type { ProviderSettings } from '../pipeline/plugin-contract/connector-definition.js';
+import { oversizedAnswerIn } from '../pipeline/upstream/outbound-post.js';
+import { oversizedAnswerError, unreachableProviderError, upstreamStatusError } from '../pipeline/upstream/upstream-errors.js';
 import { trimCharactersEnd } from '../validation/trim-characters.js';
 
 export type { EmbeddingConnector };

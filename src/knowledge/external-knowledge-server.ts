@@ -14,11 +14,11 @@
  * guard's fetch, which refuses internal addresses.
  */
 import { AppError } from '../errors/app-error.js';
-import { startDeadline } from '../pipeline/deadline.js';
+import { startDeadline } from '../pipeline/bounds/deadline.js';
 import { readBoundedText } from '../integrations/integration-request.js';
-import { outboundRefusalIn, type OutboundFetch } from '../pipeline/outbound-fetch.js';
-import type { KnowledgeHit } from '../pipeline/ports.js';
-import { answerPastBoundError } from '../pipeline/upstream-errors.js';
+import { outboundRefusalIn, type OutboundFetch } from '../pipeline/upstream/outbound-fetch.js';
+import type { KnowledgeHit } from '../pipeline/plugin-contract/ports.js';
+import { answerPastBoundError } from '../pipeline/upstream/upstream-errors.js';
 import { trimCharactersEnd } from '../validation/trim-characters.js';
 
 /** Collection ids are shown in error messages; a longer one is cut there. */

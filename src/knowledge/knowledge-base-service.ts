@@ -22,7 +22,7 @@ import { resolveChunkingOptions } from './chunking.js';
 import type { KnowledgeBaseInput, KnowledgeBasePatch, QueryInput } from './knowledge-base-schemas.js';
 import { queryExternalKnowledgeServer, type ExternalKnowledgeServer } from './external-knowledge-server.js';
 import { embeddingChoiceOf, type Embedder } from './organization-embedder.js';
-import type { KnowledgeHit, KnowledgeSearch } from '../pipeline/ports.js';
+import type { KnowledgeHit, KnowledgeSearch } from '../pipeline/plugin-contract/ports.js';
 import { appendAuditEntry, type AuditEntry } from '../store/audit-log-repository.js';
 import { auditEntryOf } from '../auth/call-context.js';
 import type { ChunkHit } from '../store/chunk-search-repository.js';

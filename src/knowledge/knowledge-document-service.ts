@@ -14,7 +14,7 @@ import { requireKnowledgeBaseAction, type KnowledgeBaseAction } from '../auth/pe
 import { AppError } from '../errors/app-error.js';
 import { displayFileName } from '../files/file-paths.js';
 import { FileStorage } from '../files/file-storage.js';
-import type { BlobStorage } from '../storage/blob-storage.js';
+import type { BlobStorage } from '../blobs/blob-storage.js';
 import { appendAuditEntry } from '../store/audit-log-repository.js';
 import { auditEntryOf } from '../auth/call-context.js';
 import {

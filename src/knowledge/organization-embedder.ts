@@ -3,7 +3,7 @@
  * through its organization's settings (or the server's defaults), resolved as chat's are (one
  * rule for keys and URLs, provider-resolution.ts), under the embeddings timeout.
  */
-import type { ProviderSettings } from '../pipeline/connector-definition.js';
+import type { ProviderSettings } from '../pipeline/plugin-contract/connector-definition.js';
 import { embedTexts, type EmbeddingConnector } from './embedding-client.js';
 
 export interface EmbeddingChoice {

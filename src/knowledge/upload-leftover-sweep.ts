@@ -3,7 +3,7 @@
  * lost its process are marked failed with UPLOAD_INTERRUPTED_REASON (their bytes removed, so the
  * teacher uploads again), and upload files nobody will ever name are deleted. Kept apart from the
  * document service, which takes uploads in, because this runs on a timer and at start-up
- * (src/crash-leftovers.ts), with no caller to check.
+ * (src/process/crash-leftovers.ts), with no caller to check.
  */
 import type { Kysely } from 'kysely';
 import type { FileStorage } from '../files/file-storage.js';

@@ -12,9 +12,9 @@
  * - An organization's URL is reached through the outbound guard; the server's may go anywhere.
  */
 import type { Settings } from '../config/settings.js';
-import { type OutboundFetch } from '../pipeline/outbound-fetch.js';
-import type { OutboundPost } from '../pipeline/outbound-post.js';
-import type { ProviderSettings } from '../pipeline/connector-definition.js';
+import { type OutboundFetch } from '../pipeline/upstream/outbound-fetch.js';
+import type { OutboundPost } from '../pipeline/upstream/outbound-post.js';
+import type { ProviderSettings } from '../pipeline/plugin-contract/connector-definition.js';
 
 export type ServerProviderDefaults = Pick<Settings, 'openaiApiKey' | 'openaiBaseUrl' | 'ollamaBaseUrl'>;
 

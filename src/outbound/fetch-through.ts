@@ -4,7 +4,7 @@
  * environment's. undici's own fetch is used because only it takes a dispatcher.
  */
 import { fetch as undiciFetch, type Dispatcher } from 'undici';
-import type { OutboundFetch } from '../pipeline/outbound-fetch.js';
+import type { OutboundFetch } from '../pipeline/upstream/outbound-fetch.js';
 
 export function fetchThrough(dispatcher: Dispatcher): OutboundFetch {
   return (input, init) =>

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
 import { OutboundGuard, type HostResolver, type ResolvedAddress } from './outbound-guard.js';
-import { outboundRefusalIn } from '../pipeline/outbound-fetch.js';
+import { outboundRefusalIn } from '../pipeline/upstream/outbound-fetch.js';
 import { possiblyUnset } from '../../test/support/possibly-unset.js';
 
 const FIELD = 'kb_server.url';

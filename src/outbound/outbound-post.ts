@@ -1,12 +1,12 @@
 /**
- * OutboundPost over undici's `request` (src/pipeline/outbound-post.ts says why not fetch): Node
+ * OutboundPost over undici's `request` (src/pipeline/upstream/outbound-post.ts says why not fetch): Node
  * streams, one keep-alive pool per origin, no redirects followed (a provider that redirects a
  * completion is answered as the status it sent). The server's own URLs use one shared agent; the
  * outbound guard passes its checking agent for the URLs an organization set.
  */
 import { Readable } from 'node:stream';
 import { Agent, request, type Dispatcher } from 'undici';
-import type { OutboundPost, OutboundPostResponse } from '../pipeline/outbound-post.js';
+import type { OutboundPost, OutboundPostResponse } from '../pipeline/upstream/outbound-post.js';
 
 /**
  * The answer's reading functions. Made here rather than inside the async POST: a closure made in

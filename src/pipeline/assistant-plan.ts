@@ -4,16 +4,16 @@
  * `rag_processor` through the same tool plugins, configured from LAMB's legacy fields, and its
  * output fills `{context}` as in LAMB; multi-tool assistants run every enabled context tool.
  */
-import { assistantTypeOf, isOrchestrator } from './metadata-normalizer.js';
+import { assistantTypeOf, isOrchestrator } from './assistant-metadata/metadata-normalizer.js';
 import { AppError } from '../errors/app-error.js';
-import type { AssistantSnapshot } from './assistant-snapshot.js';
-import type { ConnectorDefinition } from './connector-definition.js';
-import type { ContextToolRun } from './context-orchestrator.js';
-import type { PromptProcessorDefinition } from './prompt-processor-definition.js';
-import type { Registries } from './registries.js';
-import { CONTEXT_PLACEHOLDER } from './template-rendering.js';
-import { checkToolConfig } from './tool-config-validation.js';
-import type { ToolConfig } from './tool-definition.js';
+import type { AssistantSnapshot } from './assistant-metadata/assistant-snapshot.js';
+import type { ConnectorDefinition } from './plugin-contract/connector-definition.js';
+import type { ContextToolRun } from './context-tools/context-orchestrator.js';
+import type { PromptProcessorDefinition } from './plugin-contract/prompt-processor-definition.js';
+import type { Registries } from './plugin-loading/registries.js';
+import { CONTEXT_PLACEHOLDER } from './templates/template-rendering.js';
+import { checkToolConfig } from './plugin-contract/tool-config-validation.js';
+import type { ToolConfig } from './plugin-contract/tool-definition.js';
 
 export interface AssistantPlan {
   contextTools: ContextToolRun[];

@@ -6,10 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
-import type { AssistantSnapshot } from './assistant-snapshot.js';
+import type { AssistantSnapshot } from './assistant-metadata/assistant-snapshot.js';
 import { convertClassicAssistant, type ConvertibleTool } from './classic-conversion.js';
-import { normalizeMetadata } from './metadata-normalizer.js';
-import { CLASSIC_DEFAULT_TEMPLATE } from './template-rendering.js';
+import { normalizeMetadata } from './assistant-metadata/metadata-normalizer.js';
+import { CLASSIC_DEFAULT_TEMPLATE } from './templates/template-rendering.js';
 
 const INSTALLED: Record<string, ConvertibleTool> = {
   no_rag: { name: 'no_rag', placeholder: 'context', runsBeforehand: true },

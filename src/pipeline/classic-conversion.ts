@@ -9,10 +9,15 @@
  * to `{context}` (config `placeholder`), because a classic template reads every tool's output there.
  */
 import { classicToolConfig } from './assistant-plan.js';
-import type { AssistantSnapshot } from './assistant-snapshot.js';
+import type { AssistantSnapshot } from './assistant-metadata/assistant-snapshot.js';
 import { AppError } from '../errors/app-error.js';
-import { assistantTypeOf, CURRENT_FORMAT_VERSION, type AssistantMetadata, type ToolEntry } from './metadata-normalizer.js';
-import { CLASSIC_DEFAULT_TEMPLATE, CONTEXT_PLACEHOLDER } from './template-rendering.js';
+import {
+  assistantTypeOf,
+  CURRENT_FORMAT_VERSION,
+  type AssistantMetadata,
+  type ToolEntry,
+} from './assistant-metadata/metadata-normalizer.js';
+import { CLASSIC_DEFAULT_TEMPLATE, CONTEXT_PLACEHOLDER } from './templates/template-rendering.js';
 
 /** What the conversion needs to know of an installed tool. */
 export interface ConvertibleTool {

@@ -16,8 +16,8 @@ export {
   type ToolDefinition,
   type ToolOutput,
   type ToolSchema,
-} from './tool-definition.js';
-export { definePromptProcessor, type PromptInput, type PromptProcessorDefinition } from './prompt-processor-definition.js';
+} from './plugin-contract/tool-definition.js';
+export { definePromptProcessor, type PromptInput, type PromptProcessorDefinition } from './plugin-contract/prompt-processor-definition.js';
 export {
   defineConnector,
   type ConnectorDefinition,
@@ -27,12 +27,12 @@ export {
   type GenerationParameters,
   type ModelToolCall,
   type ProviderSettings,
-} from './connector-definition.js';
+} from './plugin-contract/connector-definition.js';
 
 // What a plugin reads and writes: the assistant, messages, sources and events.
-export type { AssistantSnapshot } from './assistant-snapshot.js';
-export { isTextPart, lastUserText, messageText, type ChatMessage, type ContentPart, type TextPart } from './messages.js';
-export type { FinishReason, Source, StatusEvent, Usage } from './events.js';
+export type { AssistantSnapshot } from './assistant-metadata/assistant-snapshot.js';
+export { isTextPart, lastUserText, messageText, type ChatMessage, type ContentPart, type TextPart } from './conversation/messages.js';
+export type { FinishReason, Source, StatusEvent, Usage } from './conversation/events.js';
 
 // The ports a tool reaches the rest of Merino through, bound to the assistant owner's identity.
 export type {
@@ -50,16 +50,16 @@ export type {
   Requester,
   RubricEvaluation,
   RubricReader,
-} from './ports.js';
+} from './plugin-contract/ports.js';
 
 // Helpers the built-in plugins share.
-export { collectionsSchema, searchCollections, sourceOfHit, type CollectionsSearch } from './knowledge-sources.js';
-export { CONTEXT_PLACEHOLDER, renderClassicPrompt, renderMessages, type TemplateInput } from './template-rendering.js';
-export { sanitizeFunctionName } from './function-tools.js';
-export { startDeadline, streamWithinDeadline, type Deadline } from './deadline.js';
-export { outboundRefusalIn, serverFetch, type OutboundFetch } from './outbound-fetch.js';
-export { oversizedAnswerIn, type OutboundPost, type OutboundPostRequest, type OutboundPostResponse } from './outbound-post.js';
-export { ToolCallAssembler, type ToolCallDelta } from './tool-call-assembly.js';
+export { collectionsSchema, searchCollections, sourceOfHit, type CollectionsSearch } from './plugin-contract/knowledge-sources.js';
+export { CONTEXT_PLACEHOLDER, renderClassicPrompt, renderMessages, type TemplateInput } from './templates/template-rendering.js';
+export { sanitizeFunctionName } from './tool-loop/function-tools.js';
+export { startDeadline, streamWithinDeadline, type Deadline } from './bounds/deadline.js';
+export { outboundRefusalIn, serverFetch, type OutboundFetch } from './upstream/outbound-fetch.js';
+export { oversizedAnswerIn, type OutboundPost, type OutboundPostRequest, type OutboundPostResponse } from './upstream/outbound-post.js';
+export { ToolCallAssembler, type ToolCallDelta } from './plugin-contract/tool-call-assembly.js';
 export {
   answerPastBoundError,
   estimateTokens,
@@ -69,4 +69,4 @@ export {
   upstreamEndedEarlyError,
   upstreamStatusError,
   type UpstreamCall,
-} from './upstream-errors.js';
+} from './upstream/upstream-errors.js';

@@ -1,15 +1,15 @@
 // Proves runAssistant end to end with the real registries, the bypass connector and an inline FileReader port: where single_file_rag's text lands, event order, the redacted trace, misconfiguration errors and the bypass models.
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { AssistantMetadata } from './metadata-normalizer.js';
+import type { AssistantMetadata } from './assistant-metadata/metadata-normalizer.js';
 import { AppError } from '../errors/app-error.js';
 import { serverPost } from '../outbound/outbound-post.js';
-import { serverFetch } from './outbound-fetch.js';
-import type { AssistantSnapshot } from './assistant-snapshot.js';
-import type { PipelineEvent, StatusEvent } from './events.js';
-import type { ChatMessage } from './messages.js';
+import { serverFetch } from './upstream/outbound-fetch.js';
+import type { AssistantSnapshot } from './assistant-metadata/assistant-snapshot.js';
+import type { PipelineEvent, StatusEvent } from './conversation/events.js';
+import type { ChatMessage } from './conversation/messages.js';
 import { buildToolContext } from '../../test/support/tool-context.js';
-import type { FileReader, Integrations } from './ports.js';
-import { loadRegistries, type Registries } from './registries.js';
+import type { FileReader, Integrations } from './plugin-contract/ports.js';
+import { loadRegistries, type Registries } from './plugin-loading/registries.js';
 import { runAssistant, type PipelineContext, type PipelineTrace } from './run-assistant.js';
 
 const TEST_INTEGRATIONS: Integrations = {

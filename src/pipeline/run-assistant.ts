@@ -5,9 +5,9 @@
  * arrives in the PipelineContext.
  */
 import { AppError } from '../errors/app-error.js';
-import type { AssistantSnapshot } from './assistant-snapshot.js';
+import type { AssistantSnapshot } from './assistant-metadata/assistant-snapshot.js';
 import { planAssistant, type AssistantPlan } from './assistant-plan.js';
-import type { GenerationParameters, ProviderSettings } from './connector-definition.js';
+import type { GenerationParameters, ProviderSettings } from './plugin-contract/connector-definition.js';
 import {
   clientSystemMessageHandlingOf,
   clientSystemMessagesNote,
@@ -15,24 +15,32 @@ import {
   withClientSystemMessages,
   type ClientSystemMessageHandling,
   type ClientSystemMessagesNote,
-} from './client-system-messages.js';
-import { runContextTools, type ContextResult, type ToolStep } from './context-orchestrator.js';
-import { EventChannel } from './event-channel.js';
-import { addUsage, NO_USAGE, type PipelineEvent, type Source, type StatusEvent, type Usage } from './events.js';
-import { messageText, type ChatMessage } from './messages.js';
-import type { AssistantRunner, FileReader, Integrations, KnowledgeSearch, QueryRewriter, Requester, RubricReader } from './ports.js';
-import type { Registries } from './registries.js';
-import { functionToolsOf, type FunctionToolRun, type FunctionTools, type SkippedFunctionTool } from './function-tools.js';
-import type { PromptInput, PromptProcessorDefinition } from './prompt-processor-definition.js';
+} from './conversation/client-system-messages.js';
+import { runContextTools, type ContextResult, type ToolStep } from './context-tools/context-orchestrator.js';
+import { EventChannel } from './conversation/event-channel.js';
+import { addUsage, NO_USAGE, type PipelineEvent, type Source, type StatusEvent, type Usage } from './conversation/events.js';
+import { messageText, type ChatMessage } from './conversation/messages.js';
+import type {
+  AssistantRunner,
+  FileReader,
+  Integrations,
+  KnowledgeSearch,
+  QueryRewriter,
+  Requester,
+  RubricReader,
+} from './plugin-contract/ports.js';
+import type { Registries } from './plugin-loading/registries.js';
+import { functionToolsOf, type FunctionToolRun, type FunctionTools, type SkippedFunctionTool } from './tool-loop/function-tools.js';
+import type { PromptInput, PromptProcessorDefinition } from './plugin-contract/prompt-processor-definition.js';
 import {
   resolveReasoningOpened,
   TextToolCallParser,
   type ReasoningOpenedSetting,
   type ToolCallFormatSetting,
 } from '../text-tool-calls/index.js';
-import type { ToolContext } from './tool-definition.js';
-import { runToolLoop, type TextCallParser, type ToolCallStep, type ToolLoopOutcome } from './tool-loop.js';
-import { toolLoopLimitsFor, type ToolLoopSettings } from './tool-loop-limits.js';
+import type { ToolContext } from './plugin-contract/tool-definition.js';
+import { runToolLoop, type TextCallParser, type ToolCallStep, type ToolLoopOutcome } from './tool-loop/tool-loop.js';
+import { toolLoopLimitsFor, type ToolLoopSettings } from './tool-loop/tool-loop-limits.js';
 
 export interface PipelineRequest {
   messages: ChatMessage[];

@@ -1,10 +1,10 @@
 // Proves the real simple_augment and multi_augment processors, loaded through the registry: which placeholders each fills, which sources it lists, and that unknown braces survive.
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { AssistantSnapshot } from '../pipeline/assistant-snapshot.js';
-import type { Source } from '../pipeline/events.js';
-import type { ChatMessage } from '../pipeline/messages.js';
-import type { PromptProcessorDefinition } from '../pipeline/prompt-processor-definition.js';
-import { loadRegistries, type Registries } from '../pipeline/registries.js';
+import type { AssistantSnapshot } from '../pipeline/assistant-metadata/assistant-snapshot.js';
+import type { Source } from '../pipeline/conversation/events.js';
+import type { ChatMessage } from '../pipeline/conversation/messages.js';
+import type { PromptProcessorDefinition } from '../pipeline/plugin-contract/prompt-processor-definition.js';
+import { loadRegistries, type Registries } from '../pipeline/plugin-loading/registries.js';
 
 let registries: Registries;
 const logLines: string[] = [];

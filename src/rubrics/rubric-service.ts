@@ -16,7 +16,7 @@ import {
   type RubricFacts,
 } from '../auth/permissions.js';
 import { AppError } from '../errors/app-error.js';
-import type { RubricReader } from '../pipeline/ports.js';
+import type { RubricReader } from '../pipeline/plugin-contract/ports.js';
 import { appendAuditEntry, type AuditEntry } from '../store/audit-log-repository.js';
 import { auditEntryOf } from '../auth/call-context.js';
 import { isUniqueViolation } from '../store/files-repository.js';

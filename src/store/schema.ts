@@ -336,7 +336,7 @@ export interface ChatMessagesTable {
   created_at: string;
 }
 
-/** One blob of the `postgres` blob driver (see src/storage/postgres-blob-storage.ts). */
+/** One blob of the `postgres` blob driver (see src/blobs/postgres-blob-storage.ts). */
 export interface BlobsTable {
   id: Generated<number>;
   /** Null while the blob is being written: it gets its key only once every chunk is in. */

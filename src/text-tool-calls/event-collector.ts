@@ -4,7 +4,7 @@
  * the last call or the last reasoning block (and whether that was a call, for the repairs that only
  * apply right after one).
  */
-import type { TextParserEvent } from './text-tool-call-types.js';
+import type { TextParserEvent } from './vocabulary/text-tool-call-types.js';
 
 /** `lastTextCode` when no text came since the start, the last call or the last reasoning. */
 export const NO_TEXT = -1;

@@ -6,9 +6,9 @@
 // required arguments).
 import { describe, expect, it } from 'vitest';
 import { SAMPLE_TOOLS } from './format-samples.js';
-import { OPENING_CHARACTERS_MAXIMUM } from './parser-limits.js';
+import { OPENING_CHARACTERS_MAXIMUM } from './vocabulary/parser-limits.js';
 import { TextToolCallParser, type TextParserEvent, type ToolCallFormatSetting } from './index.js';
-import type { OfferedTool } from './text-tool-call-types.js';
+import type { OfferedTool } from './vocabulary/text-tool-call-types.js';
 
 type Setting = Exclude<ToolCallFormatSetting, 'native'>;
 

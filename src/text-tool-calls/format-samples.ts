@@ -3,7 +3,7 @@
  * contract suite runs every property over, and the bench's input. Each sample keeps prose around its
  * calls where the format allows, so the suite can check that the prose survives untouched.
  */
-import type { OfferedTool, TextToolCallFormat } from './text-tool-call-types.js';
+import type { OfferedTool, TextToolCallFormat } from './vocabulary/text-tool-call-types.js';
 
 export interface ExpectedCall {
   name: string;

@@ -40,11 +40,11 @@ import { minimaxM2Syntax } from './formats/minimax-m2-format.js';
 import { mistralSyntax } from './formats/mistral-format.js';
 import { nemotronV2Syntax } from './formats/nemotron-v2-format.js';
 import { openAiJsonSyntax } from './formats/openai-json-format.js';
-import type { OpeningReader } from './opening-reader.js';
-import type { OpeningSyntax } from './parser-block.js';
-import { PrefixTrie, type PrefixGate } from './prefix-trie.js';
+import type { OpeningReader } from './scanning/opening-reader.js';
+import type { OpeningSyntax } from './blocks/parser-block.js';
+import { PrefixTrie, type PrefixGate } from './scanning/prefix-trie.js';
 import { barePythonicSyntax, pythonStartSyntax, taggedPythonicSyntax } from './formats/pythonic-format.js';
-import { thinkBracketSyntax, thinkTagSyntax } from './reasoning-syntaxes.js';
+import { thinkBracketSyntax, thinkTagSyntax } from './reasoning/reasoning-syntaxes.js';
 import { step3Syntax } from './formats/step3-format.js';
 import {
   deepSeekToolOutputMarkerSyntax,
@@ -52,8 +52,8 @@ import {
   strayHarmonyFillerSyntax,
   strayMistralCloseSyntax,
   strayToolCallCloseSyntax,
-} from './stray-closer-repairs.js';
-import type { TextToolCallFormat } from './text-tool-call-types.js';
+} from './blocks/stray-closer-repairs.js';
+import type { TextToolCallFormat } from './vocabulary/text-tool-call-types.js';
 import { toolCallsTagSyntax } from './formats/tool-calls-tag-format.js';
 import { minimaxM1Syntax } from './formats/minimax-m1-format.js';
 import { bareXmlFunctionSyntax, wrappedXmlFunctionSyntax } from './formats/xml-function-format.js';

@@ -9,8 +9,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FORMAT_SAMPLES, SAMPLE_TOOLS, UNRELATED_TOOLS, type FormatSample } from './format-samples.js';
 import { TEXT_TOOL_CALL_FORMATS, TextToolCallParser, type TextParserEvent, type ToolCallFormatSetting } from './index.js';
-import { CALL_CHARACTERS_MAXIMUM, OPENING_CHARACTERS_MAXIMUM } from './parser-limits.js';
-import type { OfferedTool } from './text-tool-call-types.js';
+import { CALL_CHARACTERS_MAXIMUM, OPENING_CHARACTERS_MAXIMUM } from './vocabulary/parser-limits.js';
+import type { OfferedTool } from './vocabulary/text-tool-call-types.js';
 
 type Setting = Exclude<ToolCallFormatSetting, 'native'>;
 

@@ -14,14 +14,19 @@
  * once by the text scan and at most a bounded number of times by openings; blocks read forward only.
  */
 import { EventCollector, NO_TEXT } from './event-collector.js';
-import { OfferedToolSet } from './offered-tool-set.js';
-import { NEED_MORE_TEXT, OpeningReader } from './opening-reader.js';
-import type { Opening, OpeningContext, ParserBlock } from './parser-block.js';
-import { CALL_CHARACTERS_MAXIMUM, OPENING_CHARACTERS_MAXIMUM } from './parser-limits.js';
-import { decidedEarly, findTemplateOpenedEnd, OPENED_REASONING_HEAD_CHARACTERS, TemplateOpenedReasoningBlock } from './reasoning-opened.js';
+import { OfferedToolSet } from './vocabulary/offered-tool-set.js';
+import { NEED_MORE_TEXT, OpeningReader } from './scanning/opening-reader.js';
+import type { Opening, OpeningContext, ParserBlock } from './blocks/parser-block.js';
+import { CALL_CHARACTERS_MAXIMUM, OPENING_CHARACTERS_MAXIMUM } from './vocabulary/parser-limits.js';
+import {
+  decidedEarly,
+  findTemplateOpenedEnd,
+  OPENED_REASONING_HEAD_CHARACTERS,
+  TemplateOpenedReasoningBlock,
+} from './reasoning/reasoning-opened.js';
 import { SyntaxTable } from './syntax-table.js';
-import type { TextParserEvent, TextToolCallFormat, TextToolCallParserOptions } from './text-tool-call-types.js';
-import { WorkCounter } from './work-counter.js';
+import type { TextParserEvent, TextToolCallFormat, TextToolCallParserOptions } from './vocabulary/text-tool-call-types.js';
+import { WorkCounter } from './scanning/work-counter.js';
 
 export interface TextParserStatistics {
   /** Characters examined so far, every pass counted: the measure of the parser's work. */

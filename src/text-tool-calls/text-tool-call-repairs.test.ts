@@ -3,7 +3,7 @@
 // after a call, not inside a call's tags) stay exactly as written, so no repair turns prose into a call.
 import { describe, expect, it } from 'vitest';
 import { TextToolCallParser, type TextParserEvent, type ToolCallFormatSetting } from './index.js';
-import type { OfferedTool } from './text-tool-call-types.js';
+import type { OfferedTool } from './vocabulary/text-tool-call-types.js';
 
 const TOOLS: readonly OfferedTool[] = [
   {

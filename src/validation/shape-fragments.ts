@@ -27,7 +27,7 @@ export function openObjectSchema(description: string) {
 }
 
 /**
- * Where part of an answer came from (Source in src/pipeline/events.ts). The keys Merino's own
+ * Where part of an answer came from (Source in src/pipeline/conversation/events.ts). The keys Merino's own
  * tools and the assistant tool write are declared, so the web app's generated types know them;
  * a plugin's own keys are still sent as they are.
  */

@@ -7,10 +7,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { BlobDriverName, BlobStorage } from '../../src/storage/blob-storage.js';
-import { LocalBlobStorage } from '../../src/storage/local-blob-storage.js';
-import { PostgresBlobStorage } from '../../src/storage/postgres-blob-storage.js';
-import { S3BlobStorage } from '../../src/storage/s3-blob-storage.js';
+import type { BlobDriverName, BlobStorage } from '../../src/blobs/blob-storage.js';
+import { LocalBlobStorage } from '../../src/blobs/local-blob-storage.js';
+import { PostgresBlobStorage } from '../../src/blobs/postgres-blob-storage.js';
+import { S3BlobStorage } from '../../src/blobs/s3-blob-storage.js';
 import { openStore } from '../../src/store/store.js';
 import { startFakeS3Server, type FakeS3Server } from '../fakes/fake-s3-server.js';
 import { createTestDatabase, TEST_DIALECTS } from './test-databases.js';

@@ -4,7 +4,7 @@
  * (objects that live a while, as a request's do, then die) and prints the largest old space seen.
  */
 import { getHeapSpaceStatistics } from 'node:v8';
-import { limitHeapGrowth } from '../../src/heap-growth-limit.js';
+import { limitHeapGrowth } from '../../src/process/heap-growth-limit.js';
 
 limitHeapGrowth(Number(process.argv[2]));
 const WINDOW = 150_000;

@@ -4,10 +4,10 @@
  * under test do not use them), and the requester, integrations and signal the test chooses.
  */
 import { AppError } from '../../src/errors/app-error.js';
-import type { AssistantSnapshot } from '../../src/pipeline/assistant-snapshot.js';
-import { serverFetch } from '../../src/pipeline/outbound-fetch.js';
-import type { Integrations, Requester } from '../../src/pipeline/ports.js';
-import type { ToolContext } from '../../src/pipeline/tool-definition.js';
+import type { AssistantSnapshot } from '../../src/pipeline/assistant-metadata/assistant-snapshot.js';
+import { serverFetch } from '../../src/pipeline/upstream/outbound-fetch.js';
+import type { Integrations, Requester } from '../../src/pipeline/plugin-contract/ports.js';
+import type { ToolContext } from '../../src/pipeline/plugin-contract/tool-definition.js';
 
 export const TEST_ASSISTANT: AssistantSnapshot = {
   id: 11,

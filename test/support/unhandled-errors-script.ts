@@ -4,7 +4,7 @@
  * says it is still alive afterwards, which it could not under Node's default policy.
  */
 import { createLogger } from '../../src/http/logger.js';
-import { installProcessPolicy } from '../../src/process-policy.js';
+import { installProcessPolicy } from '../../src/process/process-policy.js';
 
 const secret = process.argv[2] ?? 'missing secret';
 installProcessPolicy(createLogger('info'));

@@ -5,7 +5,7 @@
  */
 import { identityOf } from '../../src/auth/authenticator.js';
 import { loadSettings } from '../../src/config/settings.js';
-import { loadRegistries } from '../../src/pipeline/registries.js';
+import { loadRegistries } from '../../src/pipeline/plugin-loading/registries.js';
 import { createServices } from '../../src/services.js';
 import { openStore } from '../../src/store/store.js';
 import { findUserByEmail } from '../../src/store/users-repository.js';

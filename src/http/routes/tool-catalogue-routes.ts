@@ -4,9 +4,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../errors/app-error.js';
-import { checkToolConfig } from '../../pipeline/tool-config-validation.js';
-import { toolKind, type ToolDefinition } from '../../pipeline/tool-definition.js';
-import type { ToolRegistry } from '../../pipeline/registries.js';
+import { checkToolConfig } from '../../pipeline/plugin-contract/tool-config-validation.js';
+import { toolKind, type ToolDefinition } from '../../pipeline/plugin-contract/tool-definition.js';
+import type { ToolRegistry } from '../../pipeline/plugin-loading/registries.js';
 import type { Services } from '../../services.js';
 import { typedRoutes } from '../route-type-provider.js';
 import { commonErrorResponses } from '../schemas.js';

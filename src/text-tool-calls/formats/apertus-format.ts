@@ -9,16 +9,16 @@
  * tokens are special and never prose. The turn's own tokens, `<|assistant_start|>` at the start and
  * `<|assistant_end|>` at the very end, are dropped when a server leaves them in.
  */
-import { BalancedCallBlock } from '../balanced-call-block.js';
-import { DroppedMarkerBlock } from '../dropped-marker-block.js';
-import { argumentsJsonFromText } from '../json-calls.js';
-import { looseArrayElements, looseObjectMembers } from '../loose-json.js';
-import type { OfferedToolSet } from '../offered-tool-set.js';
-import { END } from '../opening-reader.js';
-import { openingText, type OpeningSyntax } from '../parser-block.js';
-import { StreamedBlock } from '../streamed-block.js';
-import { toolCallEvent, type TextParserEvent } from '../text-tool-call-types.js';
-import { JsonValueScanner } from '../value-scanner.js';
+import { BalancedCallBlock } from '../blocks/balanced-call-block.js';
+import { DroppedMarkerBlock } from '../blocks/dropped-marker-block.js';
+import { argumentsJsonFromText } from '../json/json-calls.js';
+import { looseArrayElements, looseObjectMembers } from '../json/loose-json.js';
+import type { OfferedToolSet } from '../vocabulary/offered-tool-set.js';
+import { END } from '../scanning/opening-reader.js';
+import { openingText, type OpeningSyntax } from '../blocks/parser-block.js';
+import { StreamedBlock } from '../blocks/streamed-block.js';
+import { toolCallEvent, type TextParserEvent } from '../vocabulary/text-tool-call-types.js';
+import { JsonValueScanner } from '../scanning/value-scanner.js';
 
 const TOOLS_PREFIX = '<|tools_prefix|>';
 const TOOLS_SUFFIX = '<|tools_suffix|>';

@@ -4,8 +4,8 @@
  * documents it cites, and only the span belongs to the answer. Like the other streamed blocks it holds
  * back only what could still become a mark or its end token, never more than a mark's bound.
  */
-import type { BlockStep, ParserBlock } from '../parser-block.js';
-import type { WorkCounter } from '../work-counter.js';
+import type { BlockStep, ParserBlock } from '../blocks/parser-block.js';
+import type { WorkCounter } from '../scanning/work-counter.js';
 
 const CITATION_OPEN = '<co>';
 const CITATION_CLOSE_START = '</co:';

@@ -15,15 +15,15 @@
  * setting, never in `auto`, and only with the fence right after the word and an offered tool's
  * name in `tool_name`.
  */
-import { callEvents, textEvents } from '../call-events.js';
-import { DelimitedCallBlock, type BlockEnding } from '../delimited-call-block.js';
-import type { ParsedCall } from '../json-calls.js';
-import type { OfferedToolSet } from '../offered-tool-set.js';
-import type { OpeningReader } from '../opening-reader.js';
-import { openingText, type OpeningContext, type OpeningSyntax } from '../parser-block.js';
-import type { TextParserEvent } from '../text-tool-call-types.js';
-import { JsonValueScanner, NOT_A_VALUE, STILL_OPEN } from '../value-scanner.js';
-import { trailingTokenSyntax } from '../trailing-token-syntax.js';
+import { callEvents, textEvents } from '../json/call-events.js';
+import { DelimitedCallBlock, type BlockEnding } from '../blocks/delimited-call-block.js';
+import type { ParsedCall } from '../json/json-calls.js';
+import type { OfferedToolSet } from '../vocabulary/offered-tool-set.js';
+import type { OpeningReader } from '../scanning/opening-reader.js';
+import { openingText, type OpeningContext, type OpeningSyntax } from '../blocks/parser-block.js';
+import type { TextParserEvent } from '../vocabulary/text-tool-call-types.js';
+import { JsonValueScanner, NOT_A_VALUE, STILL_OPEN } from '../scanning/value-scanner.js';
+import { trailingTokenSyntax } from '../blocks/trailing-token-syntax.js';
 import { CitationStrippedBlock } from './cohere-citations.js';
 import { readFenceLineEnd } from './gemma-tool-code-format.js';
 

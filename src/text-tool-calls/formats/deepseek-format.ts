@@ -9,12 +9,12 @@
  *
  * The shape after the first call's separator tells the two apart; each call reports its own.
  */
-import { DelimitedCallBlock, type BlockEnding } from '../delimited-call-block.js';
-import { ForwardSearch } from '../forward-search.js';
-import { argumentsJsonFromText } from '../json-calls.js';
-import { openingText, type OpeningContext, type OpeningSyntax } from '../parser-block.js';
-import { isWhitespaceCode, type OpeningReader } from '../opening-reader.js';
-import { toolCallEvent, type TextParserEvent, type TextToolCallFormat } from '../text-tool-call-types.js';
+import { DelimitedCallBlock, type BlockEnding } from '../blocks/delimited-call-block.js';
+import { ForwardSearch } from '../scanning/forward-search.js';
+import { argumentsJsonFromText } from '../json/json-calls.js';
+import { openingText, type OpeningContext, type OpeningSyntax } from '../blocks/parser-block.js';
+import { isWhitespaceCode, type OpeningReader } from '../scanning/opening-reader.js';
+import { toolCallEvent, type TextParserEvent, type TextToolCallFormat } from '../vocabulary/text-tool-call-types.js';
 
 const CALLS_BEGIN = '<｜tool▁calls▁begin｜>';
 const CALLS_END = '<｜tool▁calls▁end｜>';

@@ -12,14 +12,14 @@
  * text, typed by the tool's schema like other XML-style values; one marked `string="false"` is JSON,
  * read as such (and typed by the schema when it is not JSON).
  */
-import { textEvents } from '../call-events.js';
-import { DelimitedCallBlock, type BlockEnding } from '../delimited-call-block.js';
-import { firstFound, ForwardSearch } from '../forward-search.js';
-import { argumentsJsonFromText } from '../json-calls.js';
-import type { OfferedToolSet } from '../offered-tool-set.js';
-import { openingText, type OpeningSyntax } from '../parser-block.js';
-import { typedValue } from '../schema-typed-values.js';
-import { toolCallEvent, type TextParserEvent } from '../text-tool-call-types.js';
+import { textEvents } from '../json/call-events.js';
+import { DelimitedCallBlock, type BlockEnding } from '../blocks/delimited-call-block.js';
+import { firstFound, ForwardSearch } from '../scanning/forward-search.js';
+import { argumentsJsonFromText } from '../json/json-calls.js';
+import type { OfferedToolSet } from '../vocabulary/offered-tool-set.js';
+import { openingText, type OpeningSyntax } from '../blocks/parser-block.js';
+import { typedValue } from '../xml/schema-typed-values.js';
+import { toolCallEvent, type TextParserEvent } from '../vocabulary/text-tool-call-types.js';
 
 const SECTIONS = ['function_calls', 'tool_calls'];
 const MARK = '<｜DSML｜';

@@ -11,12 +11,12 @@
  * Written here rather than taken from a library: the notation is FunctionGemma's own, and no
  * maintained parser for it exists for Node.
  */
-import { textEvents } from '../call-events.js';
-import { DelimitedCallBlock, type BlockEnding } from '../delimited-call-block.js';
-import type { OfferedToolSet } from '../offered-tool-set.js';
-import { openingText, type OpeningSyntax } from '../parser-block.js';
-import { typedValue } from '../schema-typed-values.js';
-import { toolCallEvent, type TextParserEvent } from '../text-tool-call-types.js';
+import { textEvents } from '../json/call-events.js';
+import { DelimitedCallBlock, type BlockEnding } from '../blocks/delimited-call-block.js';
+import type { OfferedToolSet } from '../vocabulary/offered-tool-set.js';
+import { openingText, type OpeningSyntax } from '../blocks/parser-block.js';
+import { typedValue } from '../xml/schema-typed-values.js';
+import { toolCallEvent, type TextParserEvent } from '../vocabulary/text-tool-call-types.js';
 
 const START = '<start_function_call>';
 const END = '<end_function_call>';

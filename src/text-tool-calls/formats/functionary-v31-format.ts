@@ -4,10 +4,10 @@
  * a JSON object, so it is that opening with a JSON body: it must be tried before xml_function's,
  * and only an opening followed by `{` is Functionary's.
  */
-import { DelimitedCallBlock } from '../delimited-call-block.js';
-import { argumentsJsonFromText } from '../json-calls.js';
-import { openingText, type OpeningSyntax } from '../parser-block.js';
-import { toolCallEvent } from '../text-tool-call-types.js';
+import { DelimitedCallBlock } from '../blocks/delimited-call-block.js';
+import { argumentsJsonFromText } from '../json/json-calls.js';
+import { openingText, type OpeningSyntax } from '../blocks/parser-block.js';
+import { toolCallEvent } from '../vocabulary/text-tool-call-types.js';
 import { FUNCTION_CLOSE, FUNCTION_OPEN, readFunctionOpening } from './xml-function-format.js';
 
 function isJsonObject(text: string): boolean {

@@ -14,12 +14,12 @@
  * bare start too (a word and a line break at the start of an answer are ordinary prose otherwise).
  * The `>>>all` header is dropped; a message to anything else (`python`) stays text.
  */
-import { BalancedCallBlock } from '../balanced-call-block.js';
-import { DroppedMarkerBlock } from '../dropped-marker-block.js';
-import type { OpeningReader } from '../opening-reader.js';
-import { openingText, type Opening, type OpeningContext, type OpeningSyntax } from '../parser-block.js';
-import { toolCallEvent, type TextParserEvent } from '../text-tool-call-types.js';
-import { JsonValueScanner } from '../value-scanner.js';
+import { BalancedCallBlock } from '../blocks/balanced-call-block.js';
+import { DroppedMarkerBlock } from '../blocks/dropped-marker-block.js';
+import type { OpeningReader } from '../scanning/opening-reader.js';
+import { openingText, type Opening, type OpeningContext, type OpeningSyntax } from '../blocks/parser-block.js';
+import { toolCallEvent, type TextParserEvent } from '../vocabulary/text-tool-call-types.js';
+import { JsonValueScanner } from '../scanning/value-scanner.js';
 
 const MARKER = '>>>';
 const ALL = 'all';

@@ -2,9 +2,9 @@
  * Phi-4-mini and Firefunction: `functools[{"name": "get_weather", "arguments": {…}}, …]`, with no
  * closing marker but the list's own `]`.
  */
-import { readCallObjectHead } from '../call-object-head.js';
-import type { OpeningSyntax } from '../parser-block.js';
-import { openJsonValueCall } from '../json-value-calls.js';
+import { readCallObjectHead } from '../json/call-object-head.js';
+import type { OpeningSyntax } from '../blocks/parser-block.js';
+import { openJsonValueCall } from '../json/json-value-calls.js';
 
 const MARKER = 'functools';
 

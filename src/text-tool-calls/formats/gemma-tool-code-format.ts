@@ -8,13 +8,13 @@
  * (also `print(default_api.get_weather(…))`), or as JSON in a ```json fence, which must carry the
  * call's arguments. A fence whose content names no offered tool is ordinary markdown and stays text.
  */
-import { readCallObjectHead, readCallObjectOrArrayHead } from '../call-object-head.js';
-import { DelimitedCallBlock } from '../delimited-call-block.js';
-import { readJsonCallBody } from '../json-call-body.js';
-import type { OpeningReader } from '../opening-reader.js';
-import { openingText, type OpeningContext, type OpeningSyntax } from '../parser-block.js';
+import { readCallObjectHead, readCallObjectOrArrayHead } from '../json/call-object-head.js';
+import { DelimitedCallBlock } from '../blocks/delimited-call-block.js';
+import { readJsonCallBody } from '../json/json-call-body.js';
+import type { OpeningReader } from '../scanning/opening-reader.js';
+import { openingText, type OpeningContext, type OpeningSyntax } from '../blocks/parser-block.js';
 import { pythonCallEvents } from './pythonic-format.js';
-import type { Terminator } from '../terminator-search.js';
+import type { Terminator } from '../scanning/terminator-search.js';
 
 const TOOL_CODE_FENCE = '```tool_code';
 const JSON_FENCE = '```json';

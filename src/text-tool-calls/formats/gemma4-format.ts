@@ -10,16 +10,16 @@
  * thought channel). That bare form starts with an ordinary word, so it is read only in the `gemma4`
  * setting, never in `auto`.
  */
-import { BalancedCallBlock } from '../balanced-call-block.js';
-import { DelimitedCallBlock } from '../delimited-call-block.js';
-import type { OfferedToolSet } from '../offered-tool-set.js';
-import type { OpeningReader } from '../opening-reader.js';
-import { openingText, type OpeningContext, type OpeningSyntax } from '../parser-block.js';
-import { StreamedBlock } from '../streamed-block.js';
-import { trailingTokenSyntax } from '../trailing-token-syntax.js';
-import { toolCallEvent, type TextParserEvent } from '../text-tool-call-types.js';
+import { BalancedCallBlock } from '../blocks/balanced-call-block.js';
+import { DelimitedCallBlock } from '../blocks/delimited-call-block.js';
+import type { OfferedToolSet } from '../vocabulary/offered-tool-set.js';
+import type { OpeningReader } from '../scanning/opening-reader.js';
+import { openingText, type OpeningContext, type OpeningSyntax } from '../blocks/parser-block.js';
+import { StreamedBlock } from '../blocks/streamed-block.js';
+import { trailingTokenSyntax } from '../blocks/trailing-token-syntax.js';
+import { toolCallEvent, type TextParserEvent } from '../vocabulary/text-tool-call-types.js';
 import { gemmaArgumentsJson, GemmaValueScanner } from './gemma4-values.js';
-import { NOT_A_VALUE, STILL_OPEN } from '../value-scanner.js';
+import { NOT_A_VALUE, STILL_OPEN } from '../scanning/value-scanner.js';
 
 const CALL_OPEN = '<|tool_call>';
 const CALL_CLOSE = '<tool_call|>';

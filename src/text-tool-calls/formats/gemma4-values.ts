@@ -5,9 +5,9 @@
  * scanner that finds where a value ends while it streams, and a reader that turns a complete one into
  * JSON. Both move forward only; nesting deeper than a bound is not read.
  */
-import { isWhitespaceCode } from '../opening-reader.js';
-import { NOT_A_VALUE, STILL_OPEN, type ValueScanner } from '../value-scanner.js';
-import type { WorkCounter } from '../work-counter.js';
+import { isWhitespaceCode } from '../scanning/opening-reader.js';
+import { NOT_A_VALUE, STILL_OPEN, type ValueScanner } from '../scanning/value-scanner.js';
+import type { WorkCounter } from '../scanning/work-counter.js';
 
 export const GEMMA_QUOTE = '<|"|>';
 /** Deeper nesting than this is no model's arguments; it is not read (and the recursion stays shallow). */

@@ -10,11 +10,11 @@
  * JSON object after the header, read to its closing brace as bare JSON calls are; the end-of-sequence
  * token `</s>` the model may write after it is dropped (trailing-token-syntax.ts).
  */
-import { readCallObjectHead } from '../call-object-head.js';
-import type { OpeningReader } from '../opening-reader.js';
-import type { OpeningSyntax } from '../parser-block.js';
-import { trailingTokenSyntax } from '../trailing-token-syntax.js';
-import { openJsonValueCall } from '../json-value-calls.js';
+import { readCallObjectHead } from '../json/call-object-head.js';
+import type { OpeningReader } from '../scanning/opening-reader.js';
+import type { OpeningSyntax } from '../blocks/parser-block.js';
+import { trailingTokenSyntax } from '../blocks/trailing-token-syntax.js';
+import { openJsonValueCall } from '../json/json-value-calls.js';
 
 const MESSAGE_SEPARATOR = '<|message_sep|>';
 const ROLE_SEPARATOR = '<|role_sep|>';

@@ -8,14 +8,14 @@
  *
  * (4.7 may leave out the line breaks). Values are text, typed by the tool's schema.
  */
-import { DelimitedCallBlock, type BlockEnding } from '../delimited-call-block.js';
-import { firstFound, ForwardSearch } from '../forward-search.js';
-import type { OfferedToolSet } from '../offered-tool-set.js';
-import type { OpeningReader } from '../opening-reader.js';
-import { openingText, type OpeningSyntax } from '../parser-block.js';
-import { trimTagLineBreaks, typedValue } from '../schema-typed-values.js';
-import { toolCallEvent, type TextParserEvent } from '../text-tool-call-types.js';
-import { TOOL_CALL_CLOSE, TOOL_CALL_OPEN, TOOL_CALL_TERMINATORS } from '../tool-call-tags.js';
+import { DelimitedCallBlock, type BlockEnding } from '../blocks/delimited-call-block.js';
+import { firstFound, ForwardSearch } from '../scanning/forward-search.js';
+import type { OfferedToolSet } from '../vocabulary/offered-tool-set.js';
+import type { OpeningReader } from '../scanning/opening-reader.js';
+import { openingText, type OpeningSyntax } from '../blocks/parser-block.js';
+import { trimTagLineBreaks, typedValue } from '../xml/schema-typed-values.js';
+import { toolCallEvent, type TextParserEvent } from '../vocabulary/text-tool-call-types.js';
+import { TOOL_CALL_CLOSE, TOOL_CALL_OPEN, TOOL_CALL_TERMINATORS } from '../blocks/tool-call-tags.js';
 
 const KEY_OPEN = '<arg_key>';
 const KEY_CLOSE = '</arg_key>';

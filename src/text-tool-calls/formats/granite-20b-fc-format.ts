@@ -5,9 +5,9 @@
  *   <function_call> {"name": "get_weather", "arguments": {"city": "Paris"}}
  *   <function_call> {"name": "get_time", "arguments": {}}
  */
-import { readCallObjectHead } from '../call-object-head.js';
-import type { OpeningSyntax } from '../parser-block.js';
-import { openJsonValueCall } from '../json-value-calls.js';
+import { readCallObjectHead } from '../json/call-object-head.js';
+import type { OpeningSyntax } from '../blocks/parser-block.js';
+import { openJsonValueCall } from '../json/json-value-calls.js';
 
 const FUNCTION_CALL_TAG = '<function_call>';
 

@@ -3,11 +3,11 @@
  * the token as plain text, `<tool_call>[…]` with no closing tag (in auto mode Hermes reads that
  * spelling first; this syntax reads it when the setting is `granite`).
  */
-import { readCallObjectOrArrayHead } from '../call-object-head.js';
-import type { OpeningReader } from '../opening-reader.js';
-import type { Opening, OpeningContext, OpeningSyntax } from '../parser-block.js';
-import { TOOL_CALL_OPEN } from '../tool-call-tags.js';
-import { openJsonValueCall } from '../json-value-calls.js';
+import { readCallObjectOrArrayHead } from '../json/call-object-head.js';
+import type { OpeningReader } from '../scanning/opening-reader.js';
+import type { Opening, OpeningContext, OpeningSyntax } from '../blocks/parser-block.js';
+import { TOOL_CALL_OPEN } from '../blocks/tool-call-tags.js';
+import { openJsonValueCall } from '../json/json-value-calls.js';
 
 const TOOL_CALL_TOKEN = '<|tool_call|>';
 

@@ -12,13 +12,13 @@
  * the rest of that header (` to=functions.get_weather<|channel|>…`). A message to anything else (a
  * built-in tool, an unknown function) stays text, exactly as written.
  */
-import { DelimitedCallBlock } from '../delimited-call-block.js';
-import { argumentsJsonFromText } from '../json-calls.js';
-import type { OpeningReader } from '../opening-reader.js';
-import { openingText, type Opening, type OpeningContext, type OpeningSyntax } from '../parser-block.js';
-import { StreamedBlock } from '../streamed-block.js';
-import type { Terminator } from '../terminator-search.js';
-import { toolCallEvent } from '../text-tool-call-types.js';
+import { DelimitedCallBlock } from '../blocks/delimited-call-block.js';
+import { argumentsJsonFromText } from '../json/json-calls.js';
+import type { OpeningReader } from '../scanning/opening-reader.js';
+import { openingText, type Opening, type OpeningContext, type OpeningSyntax } from '../blocks/parser-block.js';
+import { StreamedBlock } from '../blocks/streamed-block.js';
+import type { Terminator } from '../scanning/terminator-search.js';
+import { toolCallEvent } from '../vocabulary/text-tool-call-types.js';
 
 const START = '<|start|>';
 const CHANNEL = '<|channel|>';

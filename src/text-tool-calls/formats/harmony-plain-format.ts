@@ -12,14 +12,14 @@
  * character in ten and halve auto mode's throughput on prose. This is not read by the `harmony`
  * format: with the tokens gone, its header syntax has nothing to anchor on.
  */
-import { BalancedCallBlock } from '../balanced-call-block.js';
-import { DroppedMarkerBlock } from '../dropped-marker-block.js';
-import { argumentsJsonFromText } from '../json-calls.js';
-import { openingText, type OpeningSyntax } from '../parser-block.js';
-import { StreamedBlock } from '../streamed-block.js';
-import type { Terminator } from '../terminator-search.js';
-import { toolCallEvent } from '../text-tool-call-types.js';
-import { JsonValueScanner } from '../value-scanner.js';
+import { BalancedCallBlock } from '../blocks/balanced-call-block.js';
+import { DroppedMarkerBlock } from '../blocks/dropped-marker-block.js';
+import { argumentsJsonFromText } from '../json/json-calls.js';
+import { openingText, type OpeningSyntax } from '../blocks/parser-block.js';
+import { StreamedBlock } from '../blocks/streamed-block.js';
+import type { Terminator } from '../scanning/terminator-search.js';
+import { toolCallEvent } from '../vocabulary/text-tool-call-types.js';
+import { JsonValueScanner } from '../scanning/value-scanner.js';
 
 const ROLE = 'assistant';
 const COMMENTARY = 'commentary';

@@ -11,14 +11,14 @@
  * this file adds the wrapper: `<answer>` is read only when a call follows it, and a `</answer>`
  * right after a call is dropped. A plain answer's wrapper stays text: `<answer>` alone is ordinary markup.
  */
-import { textEvents } from '../call-events.js';
-import { readCallObjectOrArrayHead } from '../call-object-head.js';
-import { DelimitedCallBlock, type BlockEnding } from '../delimited-call-block.js';
-import { DroppedMarkerBlock } from '../dropped-marker-block.js';
-import { readJsonCallBody } from '../json-call-body.js';
-import type { OfferedToolSet } from '../offered-tool-set.js';
-import { openingText, type OpeningSyntax } from '../parser-block.js';
-import type { TextParserEvent } from '../text-tool-call-types.js';
+import { textEvents } from '../json/call-events.js';
+import { readCallObjectOrArrayHead } from '../json/call-object-head.js';
+import { DelimitedCallBlock, type BlockEnding } from '../blocks/delimited-call-block.js';
+import { DroppedMarkerBlock } from '../blocks/dropped-marker-block.js';
+import { readJsonCallBody } from '../json/json-call-body.js';
+import type { OfferedToolSet } from '../vocabulary/offered-tool-set.js';
+import { openingText, type OpeningSyntax } from '../blocks/parser-block.js';
+import type { TextParserEvent } from '../vocabulary/text-tool-call-types.js';
 import { TOOL_CALLS_CLOSE, TOOL_CALLS_OPEN } from './tool-calls-tag-format.js';
 
 const ANSWER_OPEN = '<answer>';

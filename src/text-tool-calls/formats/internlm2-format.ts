@@ -6,6 +6,6 @@
  *
  * The code interpreter's action (`<|action_start|><|interpreter|>`) is not a function call and stays text.
  */
-import { singleFormatTags, taggedJsonCallSyntax } from '../tagged-json-call.js';
+import { singleFormatTags, taggedJsonCallSyntax } from '../json/tagged-json-call.js';
 
 export const internlm2Syntax = taggedJsonCallSyntax(singleFormatTags(['<|action_start|>', '<|plugin|>'], '<|action_end|>', 'internlm2'));

@@ -2,9 +2,9 @@
  * A bare JSON array of calls (seed 004 format 3): `[{"name": "get_weather", "arguments": {…}}, …]`.
  * With no tag around it, each object must carry its arguments to count as a call.
  */
-import { readCallObjectHead } from '../call-object-head.js';
-import type { OpeningSyntax } from '../parser-block.js';
-import { openJsonValueCall } from '../json-value-calls.js';
+import { readCallObjectHead } from '../json/call-object-head.js';
+import type { OpeningSyntax } from '../blocks/parser-block.js';
+import { openJsonValueCall } from '../json/json-value-calls.js';
 
 export const jsonArraySyntax: OpeningSyntax = {
   triggers: '[',

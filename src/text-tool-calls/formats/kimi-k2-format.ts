@@ -5,12 +5,12 @@
  *
  * Some servers write the section tokens singular (`<|tool_call_section_begin|>`); both are read.
  */
-import { DelimitedCallBlock, type BlockEnding } from '../delimited-call-block.js';
-import { ForwardSearch } from '../forward-search.js';
-import { argumentsJsonFromText } from '../json-calls.js';
-import type { OfferedToolSet } from '../offered-tool-set.js';
-import { openingText, type OpeningSyntax } from '../parser-block.js';
-import { toolCallEvent, type TextParserEvent } from '../text-tool-call-types.js';
+import { DelimitedCallBlock, type BlockEnding } from '../blocks/delimited-call-block.js';
+import { ForwardSearch } from '../scanning/forward-search.js';
+import { argumentsJsonFromText } from '../json/json-calls.js';
+import type { OfferedToolSet } from '../vocabulary/offered-tool-set.js';
+import { openingText, type OpeningSyntax } from '../blocks/parser-block.js';
+import { toolCallEvent, type TextParserEvent } from '../vocabulary/text-tool-call-types.js';
 
 const SECTION_BEGINS = ['<|tool_calls_section_begin|>', '<|tool_call_section_begin|>'];
 const SECTION_ENDS = ['<|tool_calls_section_end|>', '<|tool_call_section_end|>'];

@@ -10,13 +10,13 @@
  * readers the other formats use; the end token after it is dropped (trailing-token-syntax.ts), so a
  * model that stops before writing it still made its call.
  */
-import { BalancedCallBlock } from '../balanced-call-block.js';
-import { readCallObjectOrArrayHead } from '../call-object-head.js';
-import { jsonValueCallEvents } from '../json-value-calls.js';
-import type { OpeningReader } from '../opening-reader.js';
-import { openingText, type OpeningContext, type OpeningSyntax } from '../parser-block.js';
-import { trailingTokenSyntax } from '../trailing-token-syntax.js';
-import { JsonValueScanner, PythonValueScanner } from '../value-scanner.js';
+import { BalancedCallBlock } from '../blocks/balanced-call-block.js';
+import { readCallObjectOrArrayHead } from '../json/call-object-head.js';
+import { jsonValueCallEvents } from '../json/json-value-calls.js';
+import type { OpeningReader } from '../scanning/opening-reader.js';
+import { openingText, type OpeningContext, type OpeningSyntax } from '../blocks/parser-block.js';
+import { trailingTokenSyntax } from '../blocks/trailing-token-syntax.js';
+import { JsonValueScanner, PythonValueScanner } from '../scanning/value-scanner.js';
 import { pythonCallEvents } from './pythonic-format.js';
 
 const CALL_START = '<|tool_call_start|>';

@@ -3,10 +3,10 @@
  * after `<|python_tag|>`, several separated by `;`. A bare object must carry its arguments to count
  * as a call; after the tag, the tag is evidence enough.
  */
-import { readCallObjectHead } from '../call-object-head.js';
-import type { OpeningContext, OpeningSyntax } from '../parser-block.js';
-import type { OpeningReader } from '../opening-reader.js';
-import { openJsonValueCall } from '../json-value-calls.js';
+import { readCallObjectHead } from '../json/call-object-head.js';
+import type { OpeningContext, OpeningSyntax } from '../blocks/parser-block.js';
+import type { OpeningReader } from '../scanning/opening-reader.js';
+import { openJsonValueCall } from '../json/json-value-calls.js';
 
 export const PYTHON_TAG = '<|python_tag|>';
 

@@ -5,15 +5,15 @@
  * says MiniMax-M1. It often stops without writing the closing tag, so complete objects the text
  * ends after are calls.
  */
-import { readCallObjectOrArrayHead } from '../call-object-head.js';
-import { callEvents, textEvents } from '../call-events.js';
-import { DelimitedCallBlock, type BlockEnding } from '../delimited-call-block.js';
-import { readJsonCalls } from '../json-calls.js';
-import type { OfferedToolSet } from '../offered-tool-set.js';
-import { isWhitespaceCode } from '../opening-reader.js';
-import { openingText, type OpeningSyntax } from '../parser-block.js';
-import type { TextParserEvent } from '../text-tool-call-types.js';
-import { JsonValueScanner, NOT_A_VALUE, STILL_OPEN } from '../value-scanner.js';
+import { readCallObjectOrArrayHead } from '../json/call-object-head.js';
+import { callEvents, textEvents } from '../json/call-events.js';
+import { DelimitedCallBlock, type BlockEnding } from '../blocks/delimited-call-block.js';
+import { readJsonCalls } from '../json/json-calls.js';
+import type { OfferedToolSet } from '../vocabulary/offered-tool-set.js';
+import { isWhitespaceCode } from '../scanning/opening-reader.js';
+import { openingText, type OpeningSyntax } from '../blocks/parser-block.js';
+import type { TextParserEvent } from '../vocabulary/text-tool-call-types.js';
+import { JsonValueScanner, NOT_A_VALUE, STILL_OPEN } from '../scanning/value-scanner.js';
 import { TOOL_CALLS_CLOSE, TOOL_CALLS_OPEN } from './tool-calls-tag-format.js';
 
 /** Whether a JSON object names a tool (`"name": "…"`), so it was meant as a call. */

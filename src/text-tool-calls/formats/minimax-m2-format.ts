@@ -10,9 +10,9 @@
  * several invocations in one section. The closing tag is a special token a server may strip, so a
  * section the text ends inside still counts when each of its invocations is closed.
  */
-import { DelimitedCallBlock } from '../delimited-call-block.js';
-import { invokeTags, readInvokeCalls, readInvokeOpening } from '../invoke-calls.js';
-import { openingText, type OpeningSyntax } from '../parser-block.js';
+import { DelimitedCallBlock } from '../blocks/delimited-call-block.js';
+import { invokeTags, readInvokeCalls, readInvokeOpening } from '../xml/invoke-calls.js';
+import { openingText, type OpeningSyntax } from '../blocks/parser-block.js';
 
 const SECTION_OPEN = '<minimax:tool_call>';
 const SECTION_CLOSE = '</minimax:tool_call>';

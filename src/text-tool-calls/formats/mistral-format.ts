@@ -3,14 +3,14 @@
  * From v11 on, one `[TOOL_CALLS]` per call: `[TOOL_CALLS]get_weather[ARGS]{…}`, with
  * `[CALL_ID]abc123def` before `[ARGS]` in some versions (Mistral Small 3.2).
  */
-import { BalancedCallBlock } from '../balanced-call-block.js';
-import { readCallObjectOrArrayHead } from '../call-object-head.js';
-import { argumentsJsonFromText } from '../json-calls.js';
-import { openingText, type OpeningContext, type OpeningSyntax } from '../parser-block.js';
-import type { OpeningReader } from '../opening-reader.js';
-import { toolCallEvent } from '../text-tool-call-types.js';
-import { JsonValueScanner } from '../value-scanner.js';
-import { openJsonValueCall } from '../json-value-calls.js';
+import { BalancedCallBlock } from '../blocks/balanced-call-block.js';
+import { readCallObjectOrArrayHead } from '../json/call-object-head.js';
+import { argumentsJsonFromText } from '../json/json-calls.js';
+import { openingText, type OpeningContext, type OpeningSyntax } from '../blocks/parser-block.js';
+import type { OpeningReader } from '../scanning/opening-reader.js';
+import { toolCallEvent } from '../vocabulary/text-tool-call-types.js';
+import { JsonValueScanner } from '../scanning/value-scanner.js';
+import { openJsonValueCall } from '../json/json-value-calls.js';
 
 const TOOL_CALLS = '[TOOL_CALLS]';
 const CALL_ID = '[CALL_ID]';

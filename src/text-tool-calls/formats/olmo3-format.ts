@@ -8,8 +8,8 @@
  * as Olmo writes them too). The opening must name an offered tool and open its parentheses, so prose
  * about the tag, and Claude-style `<function_calls><invoke …>` blocks, stay text.
  */
-import { DelimitedCallBlock } from '../delimited-call-block.js';
-import { openingText, type OpeningSyntax } from '../parser-block.js';
+import { DelimitedCallBlock } from '../blocks/delimited-call-block.js';
+import { openingText, type OpeningSyntax } from '../blocks/parser-block.js';
 import { pythonCallEvents } from './pythonic-format.js';
 
 const OPEN = '<function_calls>';

@@ -4,9 +4,9 @@
  * `{"type": "function", "function": {"name": …, "arguments": "<JSON text>"}}`. A `content` string
  * beside the calls is kept as text.
  */
-import { readCallObjectHead } from '../call-object-head.js';
-import type { OpeningSyntax } from '../parser-block.js';
-import { openJsonValueCall } from '../json-value-calls.js';
+import { readCallObjectHead } from '../json/call-object-head.js';
+import type { OpeningSyntax } from '../blocks/parser-block.js';
+import { openJsonValueCall } from '../json/json-value-calls.js';
 
 export const openAiJsonSyntax: OpeningSyntax = {
   triggers: '{',

@@ -3,16 +3,16 @@
  * bare, after `<|python_tag|>`, or between `<|python_start|>` and `<|python_end|>`. Arguments are
  * Python literals.
  */
-import { BalancedCallBlock } from '../balanced-call-block.js';
-import { callEvents } from '../call-events.js';
-import { DelimitedCallBlock } from '../delimited-call-block.js';
+import { BalancedCallBlock } from '../blocks/balanced-call-block.js';
+import { callEvents } from '../json/call-events.js';
+import { DelimitedCallBlock } from '../blocks/delimited-call-block.js';
 import { PYTHON_TAG } from './llama3-json-format.js';
-import type { OfferedToolSet } from '../offered-tool-set.js';
-import { openingText, type OpeningContext, type OpeningSyntax } from '../parser-block.js';
-import type { OpeningReader } from '../opening-reader.js';
-import { readPythonCalls } from '../python-calls.js';
-import type { TextParserEvent, TextToolCallFormat } from '../text-tool-call-types.js';
-import { PythonValueScanner } from '../value-scanner.js';
+import type { OfferedToolSet } from '../vocabulary/offered-tool-set.js';
+import { openingText, type OpeningContext, type OpeningSyntax } from '../blocks/parser-block.js';
+import type { OpeningReader } from '../scanning/opening-reader.js';
+import { readPythonCalls } from '../python/python-calls.js';
+import type { TextParserEvent, TextToolCallFormat } from '../vocabulary/text-tool-call-types.js';
+import { PythonValueScanner } from '../scanning/value-scanner.js';
 
 const PYTHON_START = '<|python_start|>';
 const PYTHON_END = '<|python_end|>';

@@ -13,9 +13,9 @@
  * Seed's template writes values right against their tags, so a line break before `</parameter>` is
  * the value's own (llama.cpp keeps it); only one right after the opening tag is dropped.
  */
-import { DelimitedCallBlock } from '../delimited-call-block.js';
-import { openingText, type OpeningSyntax } from '../parser-block.js';
-import { reasoningSyntax } from '../reasoning-syntaxes.js';
+import { DelimitedCallBlock } from '../blocks/delimited-call-block.js';
+import { openingText, type OpeningSyntax } from '../blocks/parser-block.js';
+import { reasoningSyntax } from '../reasoning/reasoning-syntaxes.js';
 import { readFunctionOpening, readWrappedBody } from './xml-function-format.js';
 
 const CALL_OPEN = '<seed:tool_call>';

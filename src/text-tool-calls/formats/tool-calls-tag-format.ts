@@ -2,7 +2,7 @@
  * Jamba and others: `<tool_calls>[{"name": "get_weather", "arguments": {…}}, …]</tool_calls>`. Hunyuan
  * A13B writes the same tags; in the `hunyuan` setting its calls are reported as Hunyuan's.
  */
-import { taggedJsonCallSyntax } from '../tagged-json-call.js';
+import { taggedJsonCallSyntax } from '../json/tagged-json-call.js';
 
 export const TOOL_CALLS_OPEN = '<tool_calls>';
 export const TOOL_CALLS_CLOSE = '</tool_calls>';

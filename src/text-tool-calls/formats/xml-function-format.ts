@@ -11,15 +11,15 @@
  *
  * with or without the `<tool_call>` wrapper. Parameter values are text, typed by the tool's schema.
  */
-import { textEvents } from '../call-events.js';
-import { DelimitedCallBlock, type BlockEnding } from '../delimited-call-block.js';
-import { firstFound, ForwardSearch } from '../forward-search.js';
-import type { OfferedToolSet } from '../offered-tool-set.js';
-import { openingText, type OpeningContext, type OpeningSyntax } from '../parser-block.js';
-import { trimTagLineBreaks, typedValue } from '../schema-typed-values.js';
-import type { OpeningReader } from '../opening-reader.js';
-import { toolCallEvent, type TextParserEvent, type TextToolCallFormat } from '../text-tool-call-types.js';
-import { TOOL_CALL_OPEN, TOOL_CALL_TERMINATORS } from '../tool-call-tags.js';
+import { textEvents } from '../json/call-events.js';
+import { DelimitedCallBlock, type BlockEnding } from '../blocks/delimited-call-block.js';
+import { firstFound, ForwardSearch } from '../scanning/forward-search.js';
+import type { OfferedToolSet } from '../vocabulary/offered-tool-set.js';
+import { openingText, type OpeningContext, type OpeningSyntax } from '../blocks/parser-block.js';
+import { trimTagLineBreaks, typedValue } from '../xml/schema-typed-values.js';
+import type { OpeningReader } from '../scanning/opening-reader.js';
+import { toolCallEvent, type TextParserEvent, type TextToolCallFormat } from '../vocabulary/text-tool-call-types.js';
+import { TOOL_CALL_OPEN, TOOL_CALL_TERMINATORS } from '../blocks/tool-call-tags.js';
 
 export const FUNCTION_OPEN = '<function=';
 export const FUNCTION_CLOSE = '</function>';

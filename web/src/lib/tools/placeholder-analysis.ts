@@ -2,7 +2,7 @@
  * Which placeholders a multi-tool prompt template uses, which enabled tool fills each, and what is
  * wrong: a `{name}` in the template that nothing fills reaches the model as written, and an enabled
  * context tool whose placeholder the template lacks does its work for nothing. Placeholders are
- * written as the server reads them (src/pipeline/template-rendering.ts): `{` a lower-case name `}`.
+ * written as the server reads them (src/pipeline/templates/template-rendering.ts): `{` a lower-case name `}`.
  */
 
 const PLACEHOLDER_PATTERN = /\{([a-z][a-z0-9_]*)\}/g;

@@ -1,6 +1,6 @@
 /**
  * Proves schema-form.ts over the schemas of the tools the server really registers (loaded through
- * src/pipeline/registries.ts, so a tool that starts using a construct the form does not know fails
+ * src/pipeline/plugin-loading/registries.ts, so a tool that starts using a construct the form does not know fails
  * here) and over every other construct it promises: enums, formats, numbers with bounds, booleans,
  * lists of values and of objects, nested objects, required markers, defaults and pickers.
  */
@@ -13,7 +13,7 @@ interface RegisteredTool {
 }
 
 // A computed path keeps the web app's type check out of the server's program (it has no Node types).
-const REGISTRIES_MODULE = new URL('../../../../src/pipeline/registries.ts', import.meta.url).href;
+const REGISTRIES_MODULE = new URL('../../../../src/pipeline/plugin-loading/registries.ts', import.meta.url).href;
 const SILENT_LOG = { info: () => undefined, error: (message: string) => console.error(message) };
 
 let registered: RegisteredTool[] = [];

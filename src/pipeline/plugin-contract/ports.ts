@@ -1,0 +1,123 @@
+/**
+ * What the pipeline core may ask of the rest of Merino. The core imports nothing from HTTP or
+ * SQL: services build these ports for each request, already bound to the assistant owner's
+ * identity, so a tool can only reach what that owner may reach.
+ */
+import { type OutboundFetch } from '../upstream/outbound-fetch.js';
+import type { Source, StatusEvent } from '../conversation/events.js';
+import type { ChatMessage } from '../conversation/messages.js';
+
+export interface FileText {
+  text: string;
+  /** True when the file held more than the characters asked for. */
+  truncated: boolean;
+}
+
+/** Reads the text of the files the assistant owner may read, by the `file_path` the files API gave them. */
+export interface FileReader {
+  /** Rejects with an AppError (not_found, invalid_parameter) for a missing, foreign or unsafe path. */
+  readText(filePath: string, charactersMaximum: number): Promise<FileText>;
+}
+
+export interface KnowledgeHit {
+  text: string;
+  /** In [0, 1], whatever the retrieval mode. */
+  similarity: number;
+  metadata: Record<string, unknown>;
+}
+
+/** One document of a knowledge base, as the model may see it: no contents, no storage details. */
+export interface DocumentSummary {
+  title: string;
+  type: string;
+  pages: number | null;
+  chunks: number;
+  status: string;
+  added_at: string;
+}
+
+/** One search of one knowledge base: the passages most like `queryText`, at most `topK`, none below `threshold`. */
+export interface KnowledgeQuery {
+  collectionId: string;
+  queryText: string;
+  topK: number;
+  /** In [0, 1], compared with each hit's similarity. */
+  threshold: number;
+  signal?: AbortSignal;
+}
+
+/** Searches the knowledge bases the assistant owner may read, by collection id. */
+export interface KnowledgeSearch {
+  /** Rejects with an AppError (not_found) for a collection the owner may not read or that does not exist. */
+  query(request: KnowledgeQuery): Promise<KnowledgeHit[]>;
+  /** The collection's documents, newest first; same permission as `query`. */
+  listDocuments(collectionId: string): Promise<DocumentSummary[]>;
+}
+
+/** A rubric as the rubric tool puts it into a prompt: its evaluation document, written in the asked format. */
+export interface RubricEvaluation {
+  rubricId: string;
+  title: string;
+  criterionCount: number;
+  /** The instructions, criteria, levels and weighted formula, in Markdown or JSON. */
+  document: string;
+}
+
+/** Reads the rubrics the assistant owner may read (their own, and their organization's shared ones), by rubricId. */
+export interface RubricReader {
+  /** Rejects with an AppError (not_found) for a rubric that does not exist, was deleted or is not the owner's to read. */
+  evaluation(rubricId: string, format: 'markdown' | 'json'): Promise<RubricEvaluation>;
+}
+
+/** Turns the conversation into one standalone search query with the organization's small fast model. */
+export interface QueryRewriter {
+  /** Undefined when no small fast model is configured or it failed: the caller then uses the last message. */
+  rewrite(messages: readonly ChatMessage[], signal: AbortSignal): Promise<string | undefined>;
+}
+
+/**
+ * Who is chatting, as the authenticated request says: never what the model says. Moodle tools
+ * and moodle_augment act as this person.
+ */
+export interface Requester {
+  userId: number;
+  email: string;
+  /** A Moodle user id the request carries from a trusted source (an LTI launch), when there is one. */
+  moodleUserId?: string;
+}
+
+/** External services the built-in function tools reach, resolved for the assistant owner's organization. */
+export interface Integrations {
+  weather: { geocodingUrl: string; forecastUrl: string; timeoutMilliseconds: number; responseBytesMaximum: number };
+  /** Absent when neither the organization nor the server configures Moodle: Moodle tools are then not offered. */
+  moodle?: { apiUrl: string; token: string; timeoutMilliseconds: number; responseBytesMaximum: number; fetch: OutboundFetch };
+}
+
+/** An assistant another assistant may call as a tool, as its owner sees it. */
+export interface AssistantTarget {
+  id: number;
+  name: string;
+  description: string;
+}
+
+/** Status lines of a running call, so work nested under it shows as its children. */
+export interface CallStatus {
+  /** The id of the call's own status event: nested events carry it as `parent`. */
+  id: string;
+  emit(status: StatusEvent): void;
+}
+
+/**
+ * Assistants used as tools (orchestrators), checked as the orchestrator's owner every time:
+ * the target exists, is not deleted, the owner may use it, and it is not an orchestrator itself.
+ */
+export interface AssistantRunner {
+  /** The target, or an AppError saying why it may not be used (also written to the audit log). */
+  check(targetId: number): Promise<AssistantTarget>;
+  /** Runs the target's whole pipeline, not streamed, with `query` as the user message. */
+  run(
+    targetId: number,
+    query: string,
+    options: { signal: AbortSignal; status?: CallStatus },
+  ): Promise<{ content: string; sources: Source[] }>;
+}
