@@ -9,11 +9,24 @@ const { existsSync, readdirSync } = require('node:fs');
 
 const LAYER_TABLE = {
   http: ['http'],
-  services: ['assistants', 'auth', 'chats', 'completions', 'files', 'health', 'knowledge', 'lti', 'organizations', 'rubrics'],
+  services: [
+    'assistants',
+    'auth',
+    'chats',
+    'completions',
+    'files',
+    'health',
+    'ingestion',
+    'knowledge',
+    'lti',
+    'organizations',
+    'retrieval',
+    'rubrics',
+  ],
   plugins: ['tools', 'prompt-processors', 'connectors', 'integrations'],
   infrastructure: ['config', 'outbound', 'scheduling', 'secrets', 'storage', 'store'],
   core: ['pipeline'],
-  library: ['text-tool-calls'],
+  library: ['document-reading', 'text-tool-calls'],
   foundation: ['errors', 'validation'],
 };
 

@@ -17,11 +17,11 @@ import {
 } from '../auth/permissions.js';
 import { AppError } from '../errors/app-error.js';
 import type { FileStorage } from '../files/file-storage.js';
-import { rankChunks, type RetrievalMode } from './chunk-ranking.js';
-import { resolveChunkingOptions } from './chunking.js';
+import { rankChunks, type RetrievalMode } from '../retrieval/chunk-ranking.js';
+import { resolveChunkingOptions } from '../document-reading/chunking.js';
 import type { KnowledgeBaseInput, KnowledgeBasePatch, QueryInput } from './knowledge-base-schemas.js';
-import { queryExternalKnowledgeServer, type ExternalKnowledgeServer } from './external-knowledge-server.js';
-import { embeddingChoiceOf, type Embedder } from './organization-embedder.js';
+import { queryExternalKnowledgeServer, type ExternalKnowledgeServer } from '../retrieval/external-knowledge-server.js';
+import { embeddingChoiceOf, type Embedder } from '../retrieval/organization-embedder.js';
 import type { KnowledgeHit, KnowledgeSearch } from '../pipeline/ports.js';
 import { appendAuditEntry, type AuditEntry } from '../store/audit-log-repository.js';
 import { auditEntryOf } from '../auth/call-context.js';

@@ -33,12 +33,12 @@ import {
 } from '../store/ingestion-jobs-repository.js';
 import { findKnowledgeBase, insertDocument, type KnowledgeBaseRecord, type NewDocument } from '../store/knowledge-repository.js';
 import type { Database } from '../store/schema.js';
-import { detectUploadedDocumentType } from './document-types.js';
+import { detectUploadedDocumentType } from '../document-reading/document-types.js';
 import { knowledgeBaseFacts } from './knowledge-base-service.js';
 import type { TextDocumentInput } from './knowledge-document-schemas.js';
 import type { PageBounds } from '../validation/page-query-schema.js';
 import { settleAll } from './settle-with-concurrency.js';
-import { sweepUploadLeftovers, type LeftoverSweepCounts } from './upload-leftover-sweep.js';
+import { sweepUploadLeftovers, type LeftoverSweepCounts } from '../ingestion/upload-leftover-sweep.js';
 
 /** Stored documents are named by their id; an upload still streaming in has a random temporary name. */
 const DOCUMENT_STORED_NAME = /^(?:[0-9a-f]{32}\.upload|[1-9][0-9]{0,9})$/;

@@ -9,8 +9,8 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { isAppError } from '../errors/app-error.js';
-import { chunkSections } from './chunking.js';
-import { extractDocument, requireWithinChunks } from './extraction.js';
+import { chunkSections } from '../document-reading/chunking.js';
+import { extractDocument, requireWithinChunks } from '../document-reading/extraction.js';
 import type { DocumentTask, WorkerReply, WorkerRequest } from './document-worker-contract.js';
 
 const port = parentPort;
