@@ -19,6 +19,7 @@ import { AppError } from '../errors/app-error.js';
 import type { FileStorage } from '../files/file-storage.js';
 import { rankChunks, type RetrievalMode } from '../retrieval/chunk-ranking.js';
 import { resolveChunkingOptions } from '../document-reading/chunking.js';
+import { refusingWithAppError } from '../ingestion/reading-refusals.js';
 import type { KnowledgeBaseInput, KnowledgeBasePatch, QueryInput } from './knowledge-base-schemas.js';
 import { queryExternalKnowledgeServer, type ExternalKnowledgeServer } from '../retrieval/external-knowledge-server.js';
 import { embeddingChoiceOf, type Embedder } from '../retrieval/organization-embedder.js';
@@ -150,7 +151,9 @@ export class KnowledgeBaseService {
     const name = input.name.trim();
     if (name === '') throw new AppError('invalid_body', 'The name must not be empty.', { param: 'name' });
     // The chunker's own rule, so a knowledge base can never hold settings its documents would fail on.
-    const { chunkSize, chunkOverlap } = resolveChunkingOptions({ chunkSize: input.chunk_size, chunkOverlap: input.chunk_overlap });
+    const { chunkSize, chunkOverlap } = refusingWithAppError(() =>
+      resolveChunkingOptions({ chunkSize: input.chunk_size, chunkOverlap: input.chunk_overlap }),
+    );
     const organizationId = context.identity.organizationId;
     const id = await this.db.transaction().execute(async (transaction) => {
       const insertedId = await insertKnowledgeBase(transaction, {

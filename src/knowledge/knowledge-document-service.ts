@@ -34,6 +34,7 @@ import {
 import { findKnowledgeBase, insertDocument, type KnowledgeBaseRecord, type NewDocument } from '../store/knowledge-repository.js';
 import type { Database } from '../store/schema.js';
 import { detectUploadedDocumentType } from '../document-reading/document-types.js';
+import { asAppError } from '../ingestion/reading-refusals.js';
 import { knowledgeBaseFacts } from './knowledge-base-service.js';
 import type { TextDocumentInput } from './knowledge-document-schemas.js';
 import type { PageBounds } from '../validation/page-query-schema.js';
@@ -195,7 +196,7 @@ export class KnowledgeDocumentService {
       contentType = (await detectUploadedDocumentType({ fileName, bytes })).contentType;
     } catch (error) {
       await this.storage.remove(record.id, stored.storedName).catch(() => undefined);
-      return await this.uploadFailure(record.id, error);
+      return await this.uploadFailure(record.id, asAppError(error));
     }
     const document = { fileName, contentType, metadata: input.metadata ?? {}, sourceUrl: input.sourceUrl ?? null, ...stored };
     const [queued] = await this.queueStaged(context, record, [document]);
@@ -381,7 +382,7 @@ export class KnowledgeDocumentService {
           return { ...document, contentType, ...stored };
         } catch (error) {
           await this.storage.remove(knowledgeBaseId, stored.storedName).catch(() => undefined);
-          throw error;
+          throw asAppError(error);
         }
       }),
       this.options.textWritesInFlight,
