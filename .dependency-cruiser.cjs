@@ -2,14 +2,15 @@
  * The layer rule of DESIGN.md §2 and §6, checked by `npm test` (npm run layers):
  *
  *   http  →  services  →  plugins  →  pipeline core  →  errors/, validation/
- *              ↓                            ↓
- *       infrastructure              text-tool-calls (a library)
+ *              ↓    ↘                       ↓
+ *       infrastructure   document-reading   text-tool-calls   (the libraries)
  *
  * Which folder is in which layer is the table in layer-table.cjs; a folder it does not name stops
  * the check.
  *
  * An arrow is "may import". Nothing imports upwards, no folder takes part in a cycle, plugins see
- * the core only through its plugin API, and the text tool-call parser imports nothing of Merino.
+ * the core only through its plugin API, and each library (the text tool-call parser, document
+ * reading) imports nothing of Merino but its own folder.
  * src/process/ (the composition layer) is start-up work beside src/main.ts: only main.ts imports it.
  * Test files may reach into anything they test, so they are left out of the check.
  */
@@ -28,7 +29,8 @@ function layer(name) {
 
 const FOUNDATION = layer('foundation');
 const CORE = layer('core');
-const LIBRARY = layer('library');
+const TEXT_TOOL_CALLS = '^src/text-tool-calls/';
+const DOCUMENT_READING = '^src/document-reading/';
 const PLUGINS = layer('plugins');
 const INFRASTRUCTURE = layer('infrastructure');
 const STORE = '^src/store/';
@@ -72,15 +74,23 @@ module.exports = {
       name: 'library-imports-nothing-of-merino',
       comment: 'The text tool-call parser is a self-contained library.',
       severity: 'error',
-      from: { path: LIBRARY },
-      to: { path: '^src/', pathNot: LIBRARY },
+      from: { path: TEXT_TOOL_CALLS },
+      to: { path: '^src/', pathNot: TEXT_TOOL_CALLS },
     },
     {
       name: 'library-has-one-entry-file',
       comment: 'Merino uses the text tool-call parser through src/text-tool-calls/index.ts only.',
       severity: 'error',
-      from: { path: '^src/', pathNot: LIBRARY },
-      to: { path: LIBRARY, pathNot: '^src/text-tool-calls/index\\.ts$' },
+      from: { path: '^src/', pathNot: TEXT_TOOL_CALLS },
+      to: { path: TEXT_TOOL_CALLS, pathNot: '^src/text-tool-calls/index\\.ts$' },
+    },
+    {
+      name: 'document-reading-imports-nothing-of-merino',
+      comment:
+        'Document reading (type detection, extraction, chunking) is a self-contained library: it refuses a document with its own DocumentReadingError, which the services turn into an AppError.',
+      severity: 'error',
+      from: { path: DOCUMENT_READING },
+      to: { path: '^src/', pathNot: DOCUMENT_READING },
     },
     {
       name: 'core-imports-only-core-and-foundation',

@@ -14,7 +14,7 @@ const configuration: KnipConfig = {
     'src/connectors/*.ts',
     'src/prompt-processors/*.ts',
     // Started as a worker thread by URL (document-worker.ts).
-    'src/knowledge/document-worker-thread.ts',
+    'src/ingestion/document-worker-thread.ts',
     // Started as child processes or worker threads by URL from tests.
     'test/support/unhandled-errors-script.ts',
     'test/support/write-load-worker.ts',

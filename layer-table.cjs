@@ -10,11 +10,24 @@ const { existsSync, readdirSync } = require('node:fs');
 const LAYER_TABLE = {
   composition: ['process'],
   http: ['http'],
-  services: ['assistants', 'auth', 'chats', 'completions', 'files', 'health', 'knowledge', 'lti', 'organizations', 'rubrics'],
+  services: [
+    'assistants',
+    'auth',
+    'chats',
+    'completions',
+    'files',
+    'health',
+    'ingestion',
+    'knowledge',
+    'lti',
+    'organizations',
+    'retrieval',
+    'rubrics',
+  ],
   plugins: ['tools', 'prompt-processors', 'connectors', 'integrations'],
   infrastructure: ['blobs', 'config', 'outbound', 'scheduling', 'secrets', 'store'],
   core: ['pipeline'],
-  library: ['text-tool-calls'],
+  library: ['document-reading', 'text-tool-calls'],
   foundation: ['errors', 'validation'],
 };
 

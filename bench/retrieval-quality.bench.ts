@@ -14,7 +14,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { bootstrapAdmin } from '../src/auth/admin-bootstrap.js';
-import { rankChunks } from '../src/knowledge/chunk-ranking.js';
+import { rankChunks } from '../src/retrieval/chunk-ranking.js';
 import { searchChunksFullText } from '../src/store/chunk-search-repository.js';
 import { insertChunkEmbeddings } from '../src/store/chunk-vector-repository.js';
 import { insertChunks, insertDocument, insertKnowledgeBase } from '../src/store/knowledge-repository.js';

@@ -12,9 +12,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { sanitizeFileName } from '../src/files/file-paths.js';
-import { normalizeText } from '../src/knowledge/extraction.js';
-import { htmlToMarkdown } from '../src/knowledge/html-to-markdown.js';
-import { splitMarkdownSections } from '../src/knowledge/markdown-sections.js';
+import { normalizeText } from '../src/document-reading/extraction.js';
+import { htmlToMarkdown } from '../src/document-reading/html-to-markdown.js';
+import { splitMarkdownSections } from '../src/document-reading/markdown-sections.js';
 import { milliseconds, printTable } from './support/measure.js';
 
 interface Case {

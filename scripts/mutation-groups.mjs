@@ -33,15 +33,15 @@ export const MUTATION_GROUPS = {
   },
   'knowledge-search': {
     mutate: [
-      'src/knowledge/chunk-ranking.ts',
-      'src/knowledge/reciprocal-rank-fusion.ts',
+      'src/retrieval/chunk-ranking.ts',
+      'src/retrieval/reciprocal-rank-fusion.ts',
       'src/store/chunk-search-repository.ts',
-      'src/knowledge/external-knowledge-server.ts',
+      'src/retrieval/external-knowledge-server.ts',
       // The threshold filter of the knowledge-base service: its search method only (lines move when the file changes).
       'src/knowledge/knowledge-base-service.ts:243-257',
     ],
     tests: [
-      'src/knowledge/reciprocal-rank-fusion.test.ts',
+      'src/retrieval/reciprocal-rank-fusion.test.ts',
       'test/full-text-chunk-search.test.ts',
       'test/similarity-threshold-keeps-an-exact-match.test.ts',
       'test/knowledge-base-embeddings-and-hybrid-search.test.ts',

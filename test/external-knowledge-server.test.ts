@@ -10,7 +10,7 @@
 import { getEventListeners } from 'node:events';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../src/errors/app-error.js';
-import { queryExternalKnowledgeServer, type ExternalKnowledgeQuery } from '../src/knowledge/external-knowledge-server.js';
+import { queryExternalKnowledgeServer, type ExternalKnowledgeQuery } from '../src/retrieval/external-knowledge-server.js';
 import { OutboundGuard } from '../src/outbound/outbound-guard.js';
 import { startFakeLambKnowledgeServer, wordOverlap, type FakeLambKnowledgeServer } from './fakes/fake-lamb-knowledge-server.js';
 import { possiblyUnset } from './support/possibly-unset.js';

@@ -13,7 +13,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runnerOwnerName } from '../src/knowledge/runner-identity.js';
+import { runnerOwnerName } from '../src/ingestion/runner-identity.js';
 import { UPLOAD_LEFTOVER_SWEEP } from '../src/process/crash-leftovers.js';
 import { readPeriodicRun } from '../src/store/periodic-runs-repository.js';
 import { openStore, type Store } from '../src/store/store.js';

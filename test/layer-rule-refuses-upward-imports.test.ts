@@ -27,8 +27,10 @@ const LAWFUL_TREE: Record<string, string> = {
     "import { parser } from '../text-tool-calls/index.js';\nimport { ajv } from '../validation/create-ajv.js';\nexport const step = parser + ajv;\n",
   'src/tools/weather.ts': "import { api } from '../pipeline/plugin-api.js';\nexport default api;\n",
   'src/store/users-repository.ts': "import { code } from '../errors/app-error.js';\nexport const users = code;\n",
+  'src/document-reading/extraction.ts': "import { chunk } from './chunking.js';\nexport const text = chunk;\n",
+  'src/document-reading/chunking.ts': 'export const chunk = 1;\n',
   'src/auth/user-service.ts':
-    "import { users } from '../store/users-repository.js';\nimport { step } from '../pipeline/run.js';\nexport const service = users + step;\n",
+    "import { users } from '../store/users-repository.js';\nimport { step } from '../pipeline/run.js';\nimport { text } from '../document-reading/extraction.js';\nexport const service = users + step + text;\n",
   'src/services.ts': "import { service } from './auth/user-service.js';\nexport const services = service;\n",
   'src/http/routes.ts': "import { services } from '../services.js';\nexport const routes = services;\n",
   'src/process/crash-leftovers.ts': "import { services } from '../services.js';\nexport const sweep = services;\n",
@@ -102,6 +104,11 @@ describe('the layer rule', () => {
       'the parser library importing Merino',
       { 'src/text-tool-calls/inner.ts': "import { code } from '../errors/app-error.js';\nexport const inner = code;\n" },
       'library-imports-nothing-of-merino',
+    ],
+    [
+      'document reading importing Merino',
+      { 'src/document-reading/chunking.ts': "import { code } from '../errors/app-error.js';\nexport const chunk = code;\n" },
+      'document-reading-imports-nothing-of-merino',
     ],
     [
       'the core reaching past the library entry file',

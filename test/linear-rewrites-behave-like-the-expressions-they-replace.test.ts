@@ -6,8 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { sanitizeFileName } from '../src/files/file-paths.js';
-import { normalizeText } from '../src/knowledge/extraction.js';
-import { splitMarkdownSections } from '../src/knowledge/markdown-sections.js';
+import { normalizeText } from '../src/document-reading/extraction.js';
+import { splitMarkdownSections } from '../src/document-reading/markdown-sections.js';
 import { sanitizeFunctionName } from '../src/pipeline/tool-loop/function-tools.js';
 import { parsePythonLiteral } from '../src/text-tool-calls/python/python-literals.js';
 import { typedValue } from '../src/text-tool-calls/xml/schema-typed-values.js';

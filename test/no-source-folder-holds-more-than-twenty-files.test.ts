@@ -29,8 +29,6 @@ const PEER_FOLDERS: PeerFolder[] = [
   { folder: 'store', peers: /-repository\.ts$/, reason: 'one repository per table or group of tables' },
   { folder: 'store/migrations', peers: /^\d{4}-[a-z0-9-]+\.ts$/, reason: 'one file per migration, applied in order' },
   { folder: 'http/routes', peers: /-routes\.ts$/, reason: 'one route file per area of the API' },
-  // split on branch split-knowledge
-  { folder: 'knowledge', peers: /\.ts$/, reason: 'a temporary exception until its split by concept is merged' },
 ];
 
 interface CrowdedFolder {

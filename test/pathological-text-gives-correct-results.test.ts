@@ -7,10 +7,10 @@
 // far past the suite's time-out, and the answers are checked exactly.
 import { describe, expect, it } from 'vitest';
 import { sanitizeFileName } from '../src/files/file-paths.js';
-import { chunkSections, splitText } from '../src/knowledge/chunking.js';
-import { normalizeText } from '../src/knowledge/extraction.js';
-import { htmlToMarkdown } from '../src/knowledge/html-to-markdown.js';
-import { splitMarkdownSections } from '../src/knowledge/markdown-sections.js';
+import { chunkSections, splitText } from '../src/document-reading/chunking.js';
+import { normalizeText } from '../src/document-reading/extraction.js';
+import { htmlToMarkdown } from '../src/document-reading/html-to-markdown.js';
+import { splitMarkdownSections } from '../src/document-reading/markdown-sections.js';
 import { sanitizeFunctionName } from '../src/pipeline/tool-loop/function-tools.js';
 import { substitutePlaceholders } from '../src/pipeline/templates/template-rendering.js';
 import { SAMPLE_TOOLS } from '../src/text-tool-calls/format-samples.js';

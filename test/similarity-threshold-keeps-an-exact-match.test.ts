@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverFetch } from '../src/pipeline/upstream/outbound-fetch.js';
-import { queryExternalKnowledgeServer } from '../src/knowledge/external-knowledge-server.js';
+import { queryExternalKnowledgeServer } from '../src/retrieval/external-knowledge-server.js';
 import { startFakeLambKnowledgeServer, type FakeLambKnowledgeServer } from './fakes/fake-lamb-knowledge-server.js';
 import { waitForJob } from './support/knowledge-uploads.js';
 import { TEST_DIALECTS } from './support/test-databases.js';

@@ -70,7 +70,7 @@ const DOCUMENT_TEXT = Array.from(
 
 const storages = TEST_DIALECTS.includes('postgres') ? (['postgres', 's3'] as const) : [];
 
-/** The pid in an ingestion runner's name (`<machine>:<pid>:<random>`, src/knowledge/runner-identity.ts). */
+/** The pid in an ingestion runner's name (`<machine>:<pid>:<random>`, src/ingestion/runner-identity.ts). */
 function pidOfRunner(owner: string): number {
   const parts = owner.split(':');
   return Number(parts[parts.length - 2]);

@@ -1,19 +1,19 @@
 /**
  * Which files may be uploaded, judged twice: by extension, and by content as the bytes stream
- * in. Every accepted type is UTF-8 text without NUL bytes or other binary control characters;
- * JSON must parse and HTML must contain markup. A renamed image or a broken JSON file is
- * refused with `invalid_file` and a `details.reason` saying why, instead of reaching a prompt.
+ * in (document reading's text check, src/document-reading/text-content.ts). Every accepted type is
+ * UTF-8 text without NUL bytes or other binary control characters; JSON must parse and HTML must
+ * contain markup. A renamed image or a broken JSON file is refused with `invalid_file` and a
+ * `details.reason` saying why, instead of reaching a prompt.
  */
 import { AppError } from '../errors/app-error.js';
+import { TextContentInspector, type TextContentKind } from '../document-reading/text-content.js';
 import { fileExtension } from './file-paths.js';
-
-type ContentKind = 'text' | 'json' | 'html';
 
 export interface AcceptedFileType {
   extension: string;
   /** What we store and report, whatever the client declared: browsers disagree about text types. */
   contentType: string;
-  kind: ContentKind;
+  kind: TextContentKind;
 }
 
 export const ACCEPTED_FILE_TYPES: readonly AcceptedFileType[] = [
@@ -25,13 +25,6 @@ export const ACCEPTED_FILE_TYPES: readonly AcceptedFileType[] = [
 ];
 
 const ACCEPTED_LIST = ACCEPTED_FILE_TYPES.map((type) => `.${type.extension}`).join(', ');
-
-/** C0 control characters other than tab, line feed, vertical tab, form feed and carriage return: text files do not hold them, binary ones do. */
-const BINARY_CONTROL_CHARACTER = /[\u0001-\u0008\u000e-\u001f]/;
-/** A tag, a comment or a doctype: what makes a text file HTML. */
-const HTML_MARKUP = /<(?:!doctype\b|!--|\/?[a-z][a-z0-9-]*[\s/>])/i;
-/** Characters kept from the end of one chunk, so markup split across two chunks is still seen. */
-const MARKUP_CARRY_LENGTH = 64;
 
 export type InvalidFileReason =
   'unsupported_type' | 'empty' | 'binary_content' | 'not_utf8' | 'control_characters' | 'invalid_json' | 'not_html';
@@ -51,92 +44,13 @@ export function acceptedFileType(fileName: string): AcceptedFileType {
   return type;
 }
 
-function codePointLabel(character: string): string {
-  return `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-}
-
-/** Where JSON.parse stopped, from its message, without the message's quote of the content. */
-function jsonErrorPlace(error: unknown): string {
-  const message = error instanceof Error ? error.message : '';
-  const lineAndColumn = /line (\d+) column (\d+)/.exec(message);
-  if (lineAndColumn) return ` at line ${lineAndColumn[1]}, column ${lineAndColumn[2]}`;
-  const position = /position (\d+)/.exec(message);
-  if (position) return ` at character ${position[1]}`;
-  return /end of JSON input/i.test(message) ? ' (it ends too early)' : '';
-}
-
 /**
  * Checks a file's bytes chunk by chunk, as they are written to disk, so a binary upload is
- * refused at its first bad chunk. Only a JSON file's text is kept, since parsing needs all of it.
+ * refused at its first bad chunk: document reading's text check, refusing with the files API's
+ * `invalid_file`.
  */
-export class FileContentInspector {
-  private readonly decoder = new TextDecoder('utf-8', { fatal: true });
-  private bytesSeen = 0;
-  private readonly jsonPieces: string[] = [];
-  private markupSeen = false;
-  private carry = '';
-
-  constructor(private readonly type: AcceptedFileType) {}
-
-  inspect(chunk: Uint8Array): void {
-    const nulIndex = chunk.indexOf(0);
-    if (nulIndex !== -1) {
-      throw invalidFile(
-        'binary_content',
-        `The file is binary, not text: it holds a NUL byte at byte ${this.bytesSeen + nulIndex}. Accepted are UTF-8 text files (${ACCEPTED_LIST}).`,
-      );
-    }
-    this.bytesSeen += chunk.length;
-    this.inspectText(this.decode(chunk, true));
-  }
-
-  /** Call once all bytes are in; throws when the file as a whole is not of its type. */
-  finish(): void {
-    this.inspectText(this.decode(new Uint8Array(0), false));
-    if (this.bytesSeen === 0) throw invalidFile('empty', 'The file is empty.');
-    if (this.type.kind === 'json') this.requireJson();
-    if (this.type.kind === 'html' && !this.markupSeen) {
-      throw invalidFile(
-        'not_html',
-        'The file is named .html but holds no HTML markup (no tag, comment or doctype); upload plain text as .txt.',
-      );
-    }
-  }
-
-  private decode(chunk: Uint8Array, more: boolean): string {
-    try {
-      return this.decoder.decode(chunk, { stream: more });
-    } catch {
-      throw invalidFile(
-        'not_utf8',
-        `The file is not UTF-8 text (an invalid byte sequence ends before byte ${this.bytesSeen + 1}). Save it as UTF-8 and upload it again.`,
-      );
-    }
-  }
-
-  private inspectText(text: string): void {
-    const control = BINARY_CONTROL_CHARACTER.exec(text);
-    if (control) {
-      throw invalidFile(
-        'control_characters',
-        `The file holds the control character ${codePointLabel(control[0])}, which text files do not contain; binary files are not accepted.`,
-      );
-    }
-    if (this.type.kind === 'json') this.jsonPieces.push(text);
-    if (this.type.kind === 'html' && !this.markupSeen) {
-      const window = this.carry + text;
-      this.markupSeen = HTML_MARKUP.test(window);
-      this.carry = window.slice(-MARKUP_CARRY_LENGTH);
-    }
-  }
-
-  private requireJson(): void {
-    try {
-      JSON.parse(this.jsonPieces.join(''));
-    } catch (error) {
-      throw invalidFile('invalid_json', `The file is named .json but is not valid JSON${jsonErrorPlace(error)}.`);
-    } finally {
-      this.jsonPieces.length = 0;
-    }
+export class FileContentInspector extends TextContentInspector {
+  constructor(type: AcceptedFileType) {
+    super({ kind: type.kind, acceptedList: ACCEPTED_LIST, refuse: invalidFile });
   }
 }

@@ -4,9 +4,9 @@
  * reads its input types from them, so each shape is declared once.
  */
 import type { FromSchema } from 'json-schema-to-ts';
-import { RETRIEVAL_MODES } from './chunk-ranking.js';
-import { CHUNK_SIZE_MAXIMUM, CHUNK_SIZE_MINIMUM } from './chunking.js';
-import { EMBEDDING_CONNECTORS } from './embedding-client.js';
+import { RETRIEVAL_MODES } from '../retrieval/chunk-ranking.js';
+import { CHUNK_SIZE_MAXIMUM, CHUNK_SIZE_MINIMUM } from '../document-reading/chunking.js';
+import { EMBEDDING_CONNECTORS } from '../retrieval/embedding-client.js';
 
 /** Chunk sizes in characters that a knowledge base may choose: the chunker's own bounds. */
 const CHUNK_SIZE_RANGE = { minimum: CHUNK_SIZE_MINIMUM, maximum: CHUNK_SIZE_MAXIMUM } as const;

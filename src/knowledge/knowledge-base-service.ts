@@ -17,11 +17,12 @@ import {
 } from '../auth/permissions.js';
 import { AppError } from '../errors/app-error.js';
 import type { FileStorage } from '../files/file-storage.js';
-import { rankChunks, type RetrievalMode } from './chunk-ranking.js';
-import { resolveChunkingOptions } from './chunking.js';
+import { rankChunks, type RetrievalMode } from '../retrieval/chunk-ranking.js';
+import { resolveChunkingOptions } from '../document-reading/chunking.js';
+import { refusingWithAppError } from '../ingestion/reading-refusals.js';
 import type { KnowledgeBaseInput, KnowledgeBasePatch, QueryInput } from './knowledge-base-schemas.js';
-import { queryExternalKnowledgeServer, type ExternalKnowledgeServer } from './external-knowledge-server.js';
-import { embeddingChoiceOf, type Embedder } from './organization-embedder.js';
+import { queryExternalKnowledgeServer, type ExternalKnowledgeServer } from '../retrieval/external-knowledge-server.js';
+import { embeddingChoiceOf, type Embedder } from '../retrieval/organization-embedder.js';
 import type { KnowledgeHit, KnowledgeSearch } from '../pipeline/plugin-contract/ports.js';
 import { appendAuditEntry, type AuditEntry } from '../store/audit-log-repository.js';
 import { auditEntryOf } from '../auth/call-context.js';
@@ -150,7 +151,9 @@ export class KnowledgeBaseService {
     const name = input.name.trim();
     if (name === '') throw new AppError('invalid_body', 'The name must not be empty.', { param: 'name' });
     // The chunker's own rule, so a knowledge base can never hold settings its documents would fail on.
-    const { chunkSize, chunkOverlap } = resolveChunkingOptions({ chunkSize: input.chunk_size, chunkOverlap: input.chunk_overlap });
+    const { chunkSize, chunkOverlap } = refusingWithAppError(() =>
+      resolveChunkingOptions({ chunkSize: input.chunk_size, chunkOverlap: input.chunk_overlap }),
+    );
     const organizationId = context.identity.organizationId;
     const id = await this.db.transaction().execute(async (transaction) => {
       const insertedId = await insertKnowledgeBase(transaction, {

@@ -33,12 +33,13 @@ import {
 } from '../store/ingestion-jobs-repository.js';
 import { findKnowledgeBase, insertDocument, type KnowledgeBaseRecord, type NewDocument } from '../store/knowledge-repository.js';
 import type { Database } from '../store/schema.js';
-import { detectUploadedDocumentType } from './document-types.js';
+import { detectUploadedDocumentType } from '../document-reading/document-types.js';
+import { asAppError } from '../ingestion/reading-refusals.js';
 import { knowledgeBaseFacts } from './knowledge-base-service.js';
 import type { TextDocumentInput } from './knowledge-document-schemas.js';
 import type { PageBounds } from '../validation/page-query-schema.js';
 import { settleAll } from './settle-with-concurrency.js';
-import { sweepUploadLeftovers, type LeftoverSweepCounts } from './upload-leftover-sweep.js';
+import { sweepUploadLeftovers, type LeftoverSweepCounts } from '../ingestion/upload-leftover-sweep.js';
 
 /** Stored documents are named by their id; an upload still streaming in has a random temporary name. */
 const DOCUMENT_STORED_NAME = /^(?:[0-9a-f]{32}\.upload|[1-9][0-9]{0,9})$/;
@@ -195,7 +196,7 @@ export class KnowledgeDocumentService {
       contentType = (await detectUploadedDocumentType({ fileName, bytes })).contentType;
     } catch (error) {
       await this.storage.remove(record.id, stored.storedName).catch(() => undefined);
-      return await this.uploadFailure(record.id, error);
+      return await this.uploadFailure(record.id, asAppError(error));
     }
     const document = { fileName, contentType, metadata: input.metadata ?? {}, sourceUrl: input.sourceUrl ?? null, ...stored };
     const [queued] = await this.queueStaged(context, record, [document]);
@@ -381,7 +382,7 @@ export class KnowledgeDocumentService {
           return { ...document, contentType, ...stored };
         } catch (error) {
           await this.storage.remove(knowledgeBaseId, stored.storedName).catch(() => undefined);
-          throw error;
+          throw asAppError(error);
         }
       }),
       this.options.textWritesInFlight,

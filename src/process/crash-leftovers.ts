@@ -13,7 +13,7 @@
  * sweeps, the others skip, as they share the storage it sweeps. main.ts and the test server both
  * call this, so tests see exactly what production does.
  */
-import { runnerOwnerName } from '../knowledge/runner-identity.js';
+import { runnerOwnerName } from '../ingestion/runner-identity.js';
 import { PeriodicWork, type PeriodicWorkLogger } from '../scheduling/periodic-work.js';
 import type { Services } from '../services.js';
 import { runUnderFleetLock } from '../store/periodic-runs-repository.js';

@@ -1,6 +1,6 @@
 /** The knowledge-bases API: create, list, read, change and share, delete, and LAMB's query contract. */
 import type { FastifyInstance } from 'fastify';
-import { RETRIEVAL_MODES } from '../../knowledge/chunk-ranking.js';
+import { RETRIEVAL_MODES } from '../../retrieval/chunk-ranking.js';
 import { knowledgeBasePatchSchema, knowledgeBaseQuerySchema, newKnowledgeBaseSchema } from '../../knowledge/knowledge-base-schemas.js';
 import type { Services } from '../../services.js';
 import { pageQuerySchema } from '../../validation/page-query-schema.js';

@@ -6,7 +6,7 @@
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError } from '../../errors/app-error.js';
-import { ACCEPTED_DOCUMENT_EXTENSIONS } from '../../knowledge/document-types.js';
+import { ACCEPTED_DOCUMENT_EXTENSIONS } from '../../document-reading/document-types.js';
 import { textDocumentsSchema } from '../../knowledge/knowledge-document-schemas.js';
 import type { Services } from '../../services.js';
 import { pageBoundsQuerySchema } from '../../validation/page-query-schema.js';

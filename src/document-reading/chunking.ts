@@ -12,7 +12,7 @@
  * at the end of the piece before it, so sentences keep their full stops. A chunk never spans two
  * sections, so it keeps its section's page and heading.
  */
-import { AppError } from '../errors/app-error.js';
+import { DocumentReadingError } from './document-reading-error.js';
 import type { TextSection } from './markdown-sections.js';
 
 export const DEFAULT_CHUNK_SIZE = 1000;
@@ -56,8 +56,8 @@ export interface ChunkMetadata {
   source_url: string | null;
 }
 
-function invalidChunking(param: 'chunk_size' | 'chunk_overlap', message: string): AppError {
-  return new AppError('invalid_chunking', message, {
+function invalidChunking(param: 'chunk_size' | 'chunk_overlap', message: string): DocumentReadingError {
+  return new DocumentReadingError('invalid_chunking', message, {
     param,
     details: {
       minimum_chunk_size: CHUNK_SIZE_MINIMUM,

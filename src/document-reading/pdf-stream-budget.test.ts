@@ -2,6 +2,8 @@
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
+import { asAppError } from '../ingestion/reading-refusals.js';
+import { DocumentReadingError } from './document-reading-error.js';
 import { pdfFlateBomb } from '../../test/support/hostile-documents.js';
 import { buildPdf } from '../../test/support/pdf-fixture.js';
 import { requirePdfStreamsWithinBudget } from './pdf-stream-budget.js';
@@ -31,8 +33,11 @@ function pdfWithStreams(
 
 async function refusal(bytes: Uint8Array, budget: number): Promise<AppError> {
   const error = await requirePdfStreamsWithinBudget(bytes, budget).catch((caught: unknown) => caught);
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
+  expect(error).toBeInstanceOf(DocumentReadingError);
+  // What clients see: the AppError the services make of it.
+  const appError = asAppError(error);
+  expect(appError).toBeInstanceOf(AppError);
+  return appError as AppError;
 }
 
 describe('requirePdfStreamsWithinBudget', () => {

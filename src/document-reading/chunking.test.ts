@@ -1,6 +1,8 @@
 // Proves the chunker: chunks are never empty and never longer than chunkSize, consecutive chunks overlap, cuts prefer paragraphs, then lines, sentences and words, and never split a surrogate pair or a grapheme cluster; chunks are numbered across the document, keep their section's page and heading, and come out the same every time; bad settings are refused with invalid_chunking.
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
+import { asAppError } from '../ingestion/reading-refusals.js';
+import { DocumentReadingError } from './document-reading-error.js';
 import {
   chunkMetadata,
   chunkSections,
@@ -46,8 +48,11 @@ function refusal(options: ChunkingOptions): AppError {
   try {
     resolveChunkingOptions(options);
   } catch (error) {
-    expect(error).toBeInstanceOf(AppError);
-    return error as AppError;
+    expect(error).toBeInstanceOf(DocumentReadingError);
+    // What clients see: the AppError the services make of it.
+    const appError = asAppError(error);
+    expect(appError).toBeInstanceOf(AppError);
+    return appError as AppError;
   }
   throw new Error(`expected ${JSON.stringify(options)} to be refused`);
 }
@@ -88,8 +93,8 @@ describe('chunking options', () => {
   });
 
   it('are checked by chunkSections and splitText too', () => {
-    expect(() => chunkSections([{ text: 'x' }], { chunkSize: 10 })).toThrow(AppError);
-    expect(() => splitText('x', { chunkOverlap: 900 })).toThrow(AppError);
+    expect(() => chunkSections([{ text: 'x' }], { chunkSize: 10 })).toThrow(DocumentReadingError);
+    expect(() => splitText('x', { chunkOverlap: 900 })).toThrow(DocumentReadingError);
   });
 });
 

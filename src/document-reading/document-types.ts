@@ -1,14 +1,13 @@
 /**
  * Which documents a knowledge base accepts, judged by name and by content: a PDF must start like
  * a PDF, a Word document must be a ZIP archive holding `word/document.xml`, and text types must
- * be UTF-8 text without NUL bytes (the files API's own content checks, reused). A file whose
+ * be UTF-8 text without NUL bytes (text-content.ts, the same check the files API makes). A file whose
  * content is not what its name says — a PNG named .pdf, a spreadsheet named .docx, a PDF named
  * .txt — is refused with `invalid_file` naming what the content actually is.
  */
-import { AppError, isAppError } from '../errors/app-error.js';
-import { FileContentInspector, type AcceptedFileType } from '../files/file-content.js';
-import { fileExtension } from '../files/file-paths.js';
 import { looksLikeZip, ZIP_DIRECTORY_ENTRIES_MAXIMUM, readZipDirectory, type ZipEntry } from './bounded-zip.js';
+import { DocumentReadingError, isDocumentReadingError } from './document-reading-error.js';
+import { TextContentInspector } from './text-content.js';
 
 export type DocumentType = 'txt' | 'md' | 'html' | 'pdf' | 'docx';
 
@@ -54,8 +53,19 @@ export interface DetectedDocumentType {
 }
 
 /** `invalid_file` about the uploaded file, with `details.reason` (and what was found, when known). */
-function refuse(reason: DocumentRefusalReason, message: string, extra: Record<string, unknown> = {}, cause?: unknown): AppError {
-  return new AppError('invalid_file', message, { param: 'file', details: { reason, ...extra }, cause });
+function refuse(
+  reason: DocumentRefusalReason,
+  message: string,
+  extra: Record<string, unknown> = {},
+  cause?: unknown,
+): DocumentReadingError {
+  return new DocumentReadingError('invalid_file', message, { param: 'file', details: { reason, ...extra }, cause });
+}
+
+/** A file name's extension, lower case, without the dot; '' when it has none (as src/files/file-paths.ts reads it). */
+function fileExtension(name: string): string {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? name.slice(dot + 1).toLowerCase() : '';
 }
 
 /** The accepted type of a file name, or `invalid_file` naming the accepted extensions. */
@@ -160,12 +170,12 @@ function hintFor(found: RecognizedContent | undefined): string {
 const TEXT_SLICE_BYTES = 1024 * 1024;
 
 /**
- * Checks text content with the files API's inspector (UTF-8, no NUL or binary control characters,
+ * Checks text content (UTF-8, no NUL or binary control characters,
  * HTML holds markup) a slice at a time, letting other requests run in between: checked at once, a
  * 50 MB upload held the event loop for 220 to 360 ms.
  */
 async function requireTextInSlices(info: DocumentTypeInfo, extension: string, bytes: Uint8Array): Promise<void> {
-  const inspector = textInspector(info, extension);
+  const inspector = textInspector(info);
   try {
     for (let offset = 0; offset < bytes.length; offset += TEXT_SLICE_BYTES) {
       if (offset > 0) await new Promise((resolve) => setImmediate(resolve));
@@ -177,14 +187,13 @@ async function requireTextInSlices(info: DocumentTypeInfo, extension: string, by
   }
 }
 
-function textInspector(info: DocumentTypeInfo, extension: string): FileContentInspector {
-  const accepted: AcceptedFileType = { extension, contentType: info.contentType, kind: info.type === 'html' ? 'html' : 'text' };
-  return new FileContentInspector(accepted);
+function textInspector(info: DocumentTypeInfo): TextContentInspector {
+  return new TextContentInspector({ kind: info.type === 'html' ? 'html' : 'text', acceptedList: ACCEPTED_LIST });
 }
 
-/** Checks text content with the files API's inspector, all at once (off the event loop, in the document worker). */
+/** Checks text content all at once (off the event loop, in the document worker). */
 function requireText(info: DocumentTypeInfo, extension: string, bytes: Uint8Array): void {
-  const inspector = textInspector(info, extension);
+  const inspector = textInspector(info);
   try {
     inspector.inspect(bytes);
     inspector.finish();
@@ -193,9 +202,9 @@ function requireText(info: DocumentTypeInfo, extension: string, bytes: Uint8Arra
   }
 }
 
-/** The inspector's wording for NUL bytes lists the files API's types; say it in knowledge-base terms. */
+/** The text check's wording for NUL bytes is about files in general; say it in knowledge-base terms. */
 function inKnowledgeBaseTerms(error: unknown, extension: string): unknown {
-  if (isAppError(error) && error.details?.reason === 'binary_content') {
+  if (isDocumentReadingError(error) && error.details?.reason === 'binary_content') {
     return refuse(
       'binary_content',
       `The file is named .${extension} but holds binary data (NUL bytes), not text.`,

@@ -2,6 +2,8 @@
 import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
+import { asAppError } from '../ingestion/reading-refusals.js';
+import { DocumentReadingError } from './document-reading-error.js';
 import { detectDocumentType, detectUploadedDocumentType } from './document-types.js';
 import { ZIP_DIRECTORY_ENTRIES_MAXIMUM, readZipDirectory } from './bounded-zip.js';
 
@@ -26,8 +28,10 @@ async function refusal(fileName: string, bytes: Uint8Array | string): Promise<Ap
   try {
     await detectDocumentType({ fileName, bytes: typeof bytes === 'string' ? encoder.encode(bytes) : bytes });
   } catch (error) {
-    expect(error).toBeInstanceOf(AppError);
-    const appError = error as AppError;
+    expect(error).toBeInstanceOf(DocumentReadingError);
+    // What clients see: the AppError the services make of it.
+    const appError = asAppError(error) as AppError;
+    expect(appError).toBeInstanceOf(AppError);
     expect(appError.code).toBe('invalid_file');
     expect(appError.status).toBe(400);
     expect(appError.param).toBe('file');
@@ -163,8 +167,11 @@ describe('detectUploadedDocumentType checks large text a slice at a time, with t
 
   async function uploadRefusal(fileName: string, bytes: Uint8Array): Promise<AppError> {
     const error = await detectUploadedDocumentType({ fileName, bytes }).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(AppError);
-    return error as AppError;
+    expect(error).toBeInstanceOf(DocumentReadingError);
+    // What clients see: the AppError the services make of it.
+    const appError = asAppError(error);
+    expect(appError).toBeInstanceOf(AppError);
+    return appError as AppError;
   }
 
   it('lets other callbacks run while a 5 MB text is checked, and accepts it', async () => {

@@ -7,12 +7,12 @@
  * without a text layer, a password-protected or damaged file, a document without text
  * (`unreadable_document`), or one past the limits on pages and characters (`document_too_large`).
  */
-import { AppError } from '../errors/app-error.js';
+import { DocumentReadingError } from './document-reading-error.js';
 import { ZIP_DIRECTORY_ENTRIES_MAXIMUM, readZipParts, writeStoredZip, type ZipPart } from './bounded-zip.js';
 import { detectDocumentType, type DocumentType } from './document-types.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { splitMarkdownSections, type TextSection } from './markdown-sections.js';
-import { trimCharactersAtLineEnds } from '../validation/trim-characters.js';
+import { trimCharactersAtLineEnds } from './trim-characters.js';
 import { requirePdfStreamsWithinBudget } from './pdf-stream-budget.js';
 
 /** Most pages read from one PDF; a longer one is refused before its text is extracted. */
@@ -69,8 +69,8 @@ const DOCX_STYLE_MAP = ["p[style-name='Title'] => h1:fresh", 'p.Title => h1:fres
 
 export type UnreadableReason = 'no_text_layer' | 'no_text' | 'encrypted' | 'damaged' | 'document_type_declaration';
 
-function unreadable(reason: UnreadableReason, message: string, cause?: unknown): AppError {
-  return new AppError('unreadable_document', message, { param: 'file', details: { reason }, cause });
+function unreadable(reason: UnreadableReason, message: string, cause?: unknown): DocumentReadingError {
+  return new DocumentReadingError('unreadable_document', message, { param: 'file', details: { reason }, cause });
 }
 
 function formatCount(count: number): string {
@@ -81,8 +81,8 @@ function plural(count: number, noun: string): string {
   return `${formatCount(count)} ${noun}${count === 1 ? '' : 's'}`;
 }
 
-function tooManyCharacters(limit: number): AppError {
-  return new AppError(
+function tooManyCharacters(limit: number): DocumentReadingError {
+  return new DocumentReadingError(
     'document_too_large',
     `The document holds more than ${formatCount(limit)} characters of text, the most indexed from one document; split it into smaller documents.`,
     {
@@ -96,7 +96,7 @@ function tooManyCharacters(limit: number): AppError {
 export function requireWithinChunks(count: number, limits: Partial<ExtractionLimits>): void {
   const limit = limits.maximumChunks ?? DOCUMENT_CHUNKS_MAXIMUM;
   if (count <= limit) return;
-  throw new AppError(
+  throw new DocumentReadingError(
     'document_too_large',
     `The document splits into ${formatCount(count)} chunks, more than the ${formatCount(limit)} indexed from one document; raise the knowledge base's chunk size or split the document.`,
     { param: 'file', details: { reason: 'too_many_chunks', limit } },
@@ -136,7 +136,7 @@ function decodeUtf8(bytes: Uint8Array): string {
 
 type PdfDocument = Awaited<ReturnType<(typeof import('unpdf'))['getDocumentProxy']>>;
 
-function pdfOpenError(error: unknown): AppError {
+function pdfOpenError(error: unknown): DocumentReadingError {
   if (error instanceof Error && error.name === 'PasswordException') {
     return unreadable(
       'encrypted',
@@ -179,7 +179,7 @@ async function extractPdf(
   try {
     const pageCount = pdf.numPages;
     if (pageCount > limits.maximumPages) {
-      throw new AppError(
+      throw new DocumentReadingError(
         'document_too_large',
         `The PDF has ${plural(pageCount, 'page')}; at most ${formatCount(limits.maximumPages)} are read from one document. Split it into smaller documents.`,
         {
@@ -304,7 +304,7 @@ const NO_TEXT_MESSAGES: Record<Exclude<DocumentType, 'pdf'>, string> = {
 
 /**
  * The text sections of a document: its type is detected from name and content first, and
- * anything unreadable, empty or too large is refused with an AppError saying why.
+ * anything unreadable, empty or too large is refused with a DocumentReadingError saying why.
  */
 export async function extractDocument(input: DocumentInput, limits: Partial<ExtractionLimits> = {}): Promise<ExtractedDocument> {
   const bounds: ExtractionLimits = { ...DEFAULT_EXTRACTION_LIMITS, ...limits };

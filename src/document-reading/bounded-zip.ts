@@ -11,7 +11,7 @@
  */
 import { crc32 } from 'node:zlib';
 import yauzl from 'yauzl';
-import { AppError } from '../errors/app-error.js';
+import { DocumentReadingError } from './document-reading-error.js';
 
 export interface ZipPartLimits {
   /** Most bytes one part may inflate to. */
@@ -95,16 +95,16 @@ function formatCount(count: number): string {
   return count.toLocaleString('en-US');
 }
 
-function damaged(cause: unknown): AppError {
-  return new AppError(
+function damaged(cause: unknown): DocumentReadingError {
+  return new DocumentReadingError(
     'unreadable_document',
     'The Word document could not be read: the ZIP archive it is made of is damaged, or the sizes it declares for its parts do not match their content. Open it in Word or LibreOffice, save it again as .docx and upload the new file.',
     { param: 'file', details: { reason: 'damaged' }, cause },
   );
 }
 
-function partTooLarge(name: string, limit: number): AppError {
-  return new AppError(
+function partTooLarge(name: string, limit: number): DocumentReadingError {
+  return new DocumentReadingError(
     'document_too_large',
     `${partLabel(name)} unpacks to more than ${formatCount(limit)} bytes, the most read from one part. Split the document or remove what makes that part so large.`,
     {
@@ -114,8 +114,8 @@ function partTooLarge(name: string, limit: number): AppError {
   );
 }
 
-function archiveTooLarge(limit: number): AppError {
-  return new AppError(
+function archiveTooLarge(limit: number): DocumentReadingError {
+  return new DocumentReadingError(
     'document_too_large',
     `The parts of the Word document unpack to more than ${formatCount(limit)} bytes together, the most read from one document. Split it into smaller documents.`,
     {
@@ -162,7 +162,7 @@ export async function readZipParts(bytes: Uint8Array, wanted: (name: string) => 
   }
   try {
     if (zipFile.entryCount > limits.maximumEntries) {
-      throw new AppError(
+      throw new DocumentReadingError(
         'document_too_large',
         `The Word document is an archive of ${formatCount(zipFile.entryCount)} parts; at most ${formatCount(limits.maximumEntries)} are read.`,
         {
@@ -187,7 +187,7 @@ export async function readZipParts(bytes: Uint8Array, wanted: (name: string) => 
     }
     return parts;
   } catch (error) {
-    if (error instanceof AppError) throw error;
+    if (error instanceof DocumentReadingError) throw error;
     throw damaged(error);
   } finally {
     zipFile.close();

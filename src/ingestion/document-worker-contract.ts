@@ -16,8 +16,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { WorkerOptions } from 'node:worker_threads';
 import { AppError, type ErrorCode } from '../errors/app-error.js';
-import type { Chunk, ChunkingOptions } from './chunking.js';
-import type { ExtractionLimits } from './extraction.js';
+import type { Chunk, ChunkingOptions } from '../document-reading/chunking.js';
+import type { ExtractionLimits } from '../document-reading/extraction.js';
 
 export interface DocumentTask {
   fileName: string;

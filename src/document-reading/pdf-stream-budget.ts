@@ -12,7 +12,7 @@
  * the worker's memory and time budgets are the second line for those.
  */
 import zlib from 'node:zlib';
-import { AppError } from '../errors/app-error.js';
+import { DocumentReadingError } from './document-reading-error.js';
 
 const STREAM_KEYWORD = Buffer.from('stream', 'latin1');
 /** How far back from `stream` the stream's dictionary is looked for. */
@@ -26,8 +26,8 @@ function formatCount(count: number): string {
   return count.toLocaleString('en-US');
 }
 
-function tooMuchData(limit: number): AppError {
-  return new AppError(
+function tooMuchData(limit: number): DocumentReadingError {
+  return new DocumentReadingError(
     'document_too_large',
     `The PDF's compressed content unpacks to more than ${formatCount(limit)} bytes, the most read from one document. Split it into smaller documents or export it again without the oversized content.`,
     {

@@ -30,11 +30,11 @@ import {
 import { insertChunkEmbeddings, type VectorBackend } from '../store/chunk-vector-repository.js';
 import { deleteDocumentChunks, insertChunks } from '../store/knowledge-repository.js';
 import type { Database, KnowledgeBasesTable } from '../store/schema.js';
-import { chunkMetadata } from './chunking.js';
+import { chunkMetadata } from '../document-reading/chunking.js';
 import { DEFAULT_DOCUMENT_WORKER_BUDGET, type DocumentWorkerBudget } from './document-worker-contract.js';
 import { DocumentWorkerPool } from './document-worker-pool.js';
-import type { ExtractionLimits } from './extraction.js';
-import { embeddingChoiceOf, type Embedder } from './organization-embedder.js';
+import type { ExtractionLimits } from '../document-reading/extraction.js';
+import { embeddingChoiceOf, type Embedder } from '../retrieval/organization-embedder.js';
 import { isDeadLocalOwner, runnerOwnerName } from './runner-identity.js';
 
 /** How long a claimed job stays ours without a renewal (INGESTION_LEASE_MS); renewed every third of it while working. */

@@ -3,15 +3,17 @@
  * heap, so parsing a hostile PDF or Word document can exhaust that heap or spin for a minute
  * without the server's event loop noticing. It lives for many documents: each message holds one
  * or more tasks, and for each in turn it extracts the document's text, splits it into chunks and
- * posts the result (or the AppError that refused the document). Its parent stops it when a budget
- * runs out and retires it after a number of documents. Nothing here logs: errors travel back as data, and only an AppError's
- * safe fields cross, never a library's message, which may quote the document.
+ * posts the result (or the AppError that refused the document: document reading's own refusal
+ * turned into one, see reading-refusals.ts). Its parent stops it when a budget runs out and
+ * retires it after a number of documents. Nothing here logs: errors travel back as data, and only
+ * an AppError's safe fields cross, never a library's message, which may quote the document.
  */
 import { parentPort } from 'node:worker_threads';
 import { isAppError } from '../errors/app-error.js';
-import { chunkSections } from './chunking.js';
-import { extractDocument, requireWithinChunks } from './extraction.js';
+import { chunkSections } from '../document-reading/chunking.js';
+import { extractDocument, requireWithinChunks } from '../document-reading/extraction.js';
 import type { DocumentTask, WorkerReply, WorkerRequest } from './document-worker-contract.js';
+import { asAppError } from './reading-refusals.js';
 
 const port = parentPort;
 if (port === null) throw new Error('document-worker-thread.ts runs only as a worker thread');
@@ -32,7 +34,8 @@ async function run(task: DocumentTask): Promise<WorkerReply> {
     const chunks = chunkSections(extracted.sections, task.chunking);
     requireWithinChunks(chunks.length, task.limits);
     return { kind: 'done', chunks, ...(extracted.pageCount !== undefined ? { pageCount: extracted.pageCount } : {}) };
-  } catch (error) {
+  } catch (caught) {
+    const error = asAppError(caught);
     if (isAppError(error)) {
       return { kind: 'refused', error: { code: error.code, message: error.message, param: error.param, details: error.details } };
     }

@@ -2,6 +2,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
+import { asAppError } from '../ingestion/reading-refusals.js';
+import { DocumentReadingError } from './document-reading-error.js';
 import { chunkMetadata, chunkSections } from './chunking.js';
 import { buildDocx, wordParagraph } from '../../test/support/docx-fixture.js';
 import { docx, wordBody, wordParts } from '../../test/support/hostile-documents.js';
@@ -68,8 +70,11 @@ async function refusal(document: DocumentInput, limits: Partial<ExtractionLimits
   try {
     await extractDocument(document, limits);
   } catch (error) {
-    expect(error).toBeInstanceOf(AppError);
-    return error as AppError;
+    expect(error).toBeInstanceOf(DocumentReadingError);
+    // What clients see: the AppError the services make of it.
+    const appError = asAppError(error);
+    expect(appError).toBeInstanceOf(AppError);
+    return appError as AppError;
   }
   throw new Error(`expected ${document.fileName} to be refused`);
 }
