@@ -5,6 +5,9 @@ import type { Identity } from './auth/identity.js';
 import { RateLimiter } from './auth/rate-limiter.js';
 import { UserService } from './auth/user-service.js';
 import { AssistantService } from './assistants/assistant-service.js';
+import { AssistantConversionService } from './assistants/assistant-conversion-service.js';
+import { AssistantSharingService } from './assistants/assistant-sharing-service.js';
+import { AssistantTransferService } from './assistants/assistant-transfer-service.js';
 import { ChatRetentionPurger } from './chats/chat-retention-purger.js';
 import { ChatService } from './chats/chat-service.js';
 import { CompletionService } from './completions/completion-service.js';
@@ -51,7 +54,14 @@ export interface Services {
   rateLimiter: RateLimiter;
   users: UserService;
   apiKeys: ApiKeyService;
+  /** Assistants themselves: create, read, list, update, delete, publish, assistant-tool candidates. */
   assistants: AssistantService;
+  /** Who else an assistant is shared with. */
+  assistantSharing: AssistantSharingService;
+  /** LAMB export documents in and out: import, its dry run, export. */
+  assistantTransfer: AssistantTransferService;
+  /** Classic → multi-tool conversion and its dry run. */
+  assistantConversion: AssistantConversionService;
   files: FileService;
   rubrics: RubricService;
   registries: Registries;
@@ -178,11 +188,14 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       owners.clear();
     }),
     apiKeys: new ApiKeyService(store.db, () => apiKeyIdentities.clear()),
-    assistants: new AssistantService(store.db, registries, {
+    assistants: new AssistantService(store.db, registries),
+    assistantSharing: new AssistantSharingService(store.db),
+    assistantTransfer: new AssistantTransferService(store.db, registries, {
       fileReaderFor: (owner) => files.readerFor(owner),
       rubricReaderFor: (owner) => rubrics.readerFor(owner),
       knowledgeSearchFor: (owner) => knowledgeBases.searcherFor(owner),
     }),
+    assistantConversion: new AssistantConversionService(store.db, registries),
     files,
     rubrics,
     registries,

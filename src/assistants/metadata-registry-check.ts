@@ -1,8 +1,8 @@
 /**
  * Checks normalized assistant metadata against the installed plugins, so an assistant is never
  * saved with a tool, prompt processor or connector this server does not have, nor with a tool
- * config its tool would refuse. Pure over (metadata, registries): the assistant service runs it
- * after the normalizer on every write (create, update with metadata, import).
+ * config its tool would refuse. Pure over (metadata, registries): the assistant services run it
+ * after the normalizer on every write (create, update with metadata, import, conversion).
  *
  * What is checked, each problem with the full path a client wrote:
  * - every entry of `tools` (disabled ones too: a teacher may enable them later) names an installed

@@ -28,7 +28,7 @@ for (;;) {
     metadata: { assistant_type: 'multi_tool', tools: ['no_rag'] },
     rag_collections: ['kb-1', 'kb-2'],
   });
-  await services.assistants.putShares(context, assistant.id, shareSets[round % 2] ?? []);
+  await services.assistantSharing.putShares(context, assistant.id, shareSets[round % 2] ?? []);
   if (round === 0) process.stdout.write('ready\n');
   round += 1;
 }

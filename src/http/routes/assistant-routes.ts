@@ -191,8 +191,8 @@ export async function assistantRoutes(app: FastifyInstance, services: Services):
     },
     async (request, reply) => {
       const context = callContext(request);
-      if (request.query.dry_run === true) return services.assistants.previewImport(context, request.body);
-      return reply.status(201).send(await services.assistants.import(context, request.body));
+      if (request.query.dry_run === true) return services.assistantTransfer.previewImport(context, request.body);
+      return reply.status(201).send(await services.assistantTransfer.import(context, request.body));
     },
   );
 
@@ -263,7 +263,7 @@ export async function assistantRoutes(app: FastifyInstance, services: Services):
         response: { 200: sharesSchema, ...commonErrorResponses },
       },
     },
-    async (request) => services.assistants.getShares(callContext(request), request.params.id),
+    async (request) => services.assistantSharing.getShares(callContext(request), request.params.id),
   );
 
   routes.put(
@@ -282,7 +282,7 @@ export async function assistantRoutes(app: FastifyInstance, services: Services):
         response: { 200: sharesSchema, ...commonErrorResponses },
       },
     },
-    async (request) => services.assistants.putShares(callContext(request), request.params.id, request.body.user_emails),
+    async (request) => services.assistantSharing.putShares(callContext(request), request.params.id, request.body.user_emails),
   );
 
   routes.get(
@@ -317,8 +317,8 @@ export async function assistantRoutes(app: FastifyInstance, services: Services):
     },
     async (request, reply) => {
       const context = callContext(request);
-      if (request.body.dry_run) return services.assistants.previewConversion(context, request.params.id);
-      return reply.status(201).send(await services.assistants.convert(context, request.params.id));
+      if (request.body.dry_run) return services.assistantConversion.previewConversion(context, request.params.id);
+      return reply.status(201).send(await services.assistantConversion.convert(context, request.params.id));
     },
   );
 
@@ -336,7 +336,7 @@ export async function assistantRoutes(app: FastifyInstance, services: Services):
       },
     },
     async (request, reply) => {
-      const { document, fileName } = await services.assistants.export(callContext(request), request.params.id);
+      const { document, fileName } = await services.assistantTransfer.export(callContext(request), request.params.id);
       return reply.header('content-disposition', `attachment; filename="${fileName}"`).send(document);
     },
   );

@@ -1,4 +1,4 @@
-/** What `POST /api/assistants/import?dry_run=true` answers (src/assistants/assistant-service.ts, ImportPreview). */
+/** What `POST /api/assistants/import?dry_run=true` answers (src/assistants/assistant-transfer-service.ts, ImportPreview). */
 import type { AssistantMetadata } from './assistant-types';
 
 export interface ImportProblem {
