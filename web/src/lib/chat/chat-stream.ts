@@ -5,7 +5,8 @@
  * this module only reads the JSON each event carries.
  */
 import { createParser } from 'eventsource-parser';
-import { isTitledSource, type Source, type StepState, type Usage } from '$lib/api/chat-types';
+// Relative, not $lib: the repository's vitest runs this module's tests without SvelteKit's alias.
+import { isTitledSource, type Source, type StepState, type Usage } from '../api/chat-types';
 
 export interface StatusChunk {
   id: string;
