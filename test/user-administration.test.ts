@@ -14,7 +14,7 @@ import {
   type TestServer,
 } from './support/test-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
-import type { UserView } from '../src/auth/user-view.js';
+import type { UserView } from '../src/auth/user-schemas.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 
 function expectError(response: JsonResponse, status: number, code?: string, param?: string | null): void {

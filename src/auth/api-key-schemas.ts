@@ -1,10 +1,12 @@
 /**
- * What an API key is created from, as a JSON Schema: the route validates the body with it and
- * shows it in the OpenAPI document, and api-key-service.ts reads NewApiKeyInput from it, so the
- * shape is declared once. The schema checks only the expiry's length; the service checks that it
- * is a real, future date and time with a zone.
+ * What an API key is created from and how the API shows one, as JSON Schemas: the routes validate
+ * the body and describe their answers with them in the OpenAPI document, and api-key-service.ts
+ * reads NewApiKeyInput and ApiKeyView from them, so each shape is declared once. The schema
+ * checks only the expiry's length; the service checks that it is a real, future date and time
+ * with a zone.
  */
 import type { FromSchema } from 'json-schema-to-ts';
+import { nullableTimestampSchema, pageSchema, timestampSchema } from '../validation/shape-fragments.js';
 
 export const newApiKeySchema = {
   type: 'object',
@@ -33,3 +35,34 @@ export const newApiKeySchema = {
 } as const;
 
 export type NewApiKeyInput = FromSchema<typeof newApiKeySchema>;
+
+/** An API key as api-key-service.ts shows it: never the key itself, only its first characters. */
+const apiKeyViewProperties = {
+  id: { type: 'integer' },
+  name: { type: 'string' },
+  prefix: { type: 'string', description: 'the first characters of the key, to tell keys apart' },
+  created_at: timestampSchema,
+  last_used_at: nullableTimestampSchema,
+  expires_at: { ...nullableTimestampSchema, description: 'when the key stops working; null: never' },
+  trusted_front_end: { type: 'boolean' },
+} as const;
+
+const apiKeyViewRequired = ['id', 'name', 'prefix', 'created_at', 'last_used_at', 'expires_at', 'trusted_front_end'] as const;
+
+export const apiKeyViewSchema = {
+  type: 'object',
+  description: 'an API key',
+  properties: apiKeyViewProperties,
+  required: apiKeyViewRequired,
+} as const;
+
+export type ApiKeyView = FromSchema<typeof apiKeyViewSchema>;
+
+export const createdApiKeySchema = {
+  type: 'object',
+  description: 'The new key: `key` is shown here and never again',
+  properties: { ...apiKeyViewProperties, key: { type: 'string', description: 'the API key (mrk_…)' } },
+  required: [...apiKeyViewRequired, 'key'],
+} as const;
+
+export const apiKeyListSchema = pageSchema('A page of your API keys, oldest first', apiKeyViewSchema);

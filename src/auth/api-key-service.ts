@@ -12,20 +12,10 @@ import { findOrganizationPolicies } from '../store/organization-settings-reposit
 import type { ApiKeyRow, Database } from '../store/schema.js';
 import { findUserById } from '../store/users-repository.js';
 import type { PageBounds } from '../validation/page-query-schema.js';
-import type { NewApiKeyInput } from './api-key-schemas.js';
+import type { ApiKeyView, NewApiKeyInput } from './api-key-schemas.js';
 import type { CallContext } from './call-context.js';
 import { requireApiKeyCreation, requireApiKeyOwner } from './permissions.js';
 import { API_KEY_DISPLAY_LENGTH, generateApiKey, hashToken } from './tokens.js';
-
-export interface ApiKeyView {
-  id: number;
-  name: string;
-  prefix: string;
-  created_at: string;
-  last_used_at: string | null;
-  expires_at: string | null;
-  trusted_front_end: boolean;
-}
 
 /** A date, a time and a zone, as in 2027-01-31T23:59:59Z or 2027-01-31T23:59:59.5+01:00; fixed widths, so it cannot backtrack. */
 const DATE_TIME_SHAPE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;

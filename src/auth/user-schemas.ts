@@ -54,6 +54,21 @@ export const userViewProperties = {
   updated_at: timestampSchema,
 } as const;
 
+/** Every property of the user view: user-view.ts always sends them all. */
+export const userViewRequired = [
+  'id',
+  'email',
+  'name',
+  'organization_id',
+  'role',
+  'is_system_admin',
+  'disabled',
+  'created_at',
+  'updated_at',
+] as const;
+
 export function userViewSchema(description: string) {
-  return { type: 'object', description, properties: userViewProperties } as const;
+  return { type: 'object', description, properties: userViewProperties, required: userViewRequired } as const;
 }
+
+export type UserView = FromSchema<ReturnType<typeof userViewSchema>>;

@@ -9,8 +9,8 @@ import { findUserByEmail, findUserById, insertUser, listUsers, updateUser, type 
 import type { CallContext } from './call-context.js';
 import { hashPassword } from './passwords.js';
 import { requireSystemAdminGrant, requireUserAction, requireUserAdministration, requireUserCreation } from './permissions.js';
-import type { NewUserInput, UserPatchInput } from './user-schemas.js';
-import { userView, type UserView } from './user-view.js';
+import type { NewUserInput, UserPatchInput, UserView } from './user-schemas.js';
+import { userView } from './user-view.js';
 import type { PageQuery } from '../validation/page-query-schema.js';
 
 export class UserService {

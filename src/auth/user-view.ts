@@ -1,17 +1,6 @@
-/** How a user account is shown over the API: never the password hash. */
+/** How a user account is shown over the API (UserView, declared by its schema in user-schemas.ts): never the password hash. */
 import type { UserWithRole } from '../store/users-repository.js';
-
-export interface UserView {
-  id: number;
-  email: string;
-  name: string;
-  organization_id: number;
-  role: string;
-  is_system_admin: boolean;
-  disabled: boolean;
-  created_at: string;
-  updated_at: string;
-}
+import type { UserView } from './user-schemas.js';
 
 export function userView(user: UserWithRole): UserView {
   return {

@@ -4,7 +4,7 @@
  * when the run failed (the error goes on to the client; the question stays so it can be retried).
  */
 import type { FinishReason, PipelineEvent, Source, StatusEvent, Usage } from '../pipeline/conversation/events.js';
-import type { ChatStep } from './chat-view.js';
+import type { ChatStep } from './chat-schemas.js';
 
 export interface RecordedAnswer {
   content: string;

@@ -35,7 +35,8 @@ import { nowTimestamp, type Database } from '../store/schema.js';
 import type { PageQuery } from '../validation/page-query-schema.js';
 import { recordedAnswer, type RecordedAnswer } from './answer-recording.js';
 import { automaticTitle } from './chat-title.js';
-import { chatMessageView, chatView, type ChatMessageView, type ChatView } from './chat-view.js';
+import type { ChatView } from './chat-schemas.js';
+import { chatMessageView, chatView, type ChatMessageView } from './chat-view.js';
 import type { chatListFilters } from './chat-list-filters.js';
 
 export interface ChatLimits {

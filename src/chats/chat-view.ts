@@ -1,28 +1,11 @@
 /**
  * Chats and messages as the API shows them (docs/chats.md): timestamps in ISO-8601, JSON columns
- * parsed, and for readers other than the owner, the learner named by a pseudonym only.
+ * parsed, and for readers other than the owner, the learner named by a pseudonym only. ChatView
+ * and ChatStep are read from chat-schemas.ts; ChatMessageView is pinned to its schema by a test.
  */
 import type { FinishReason, Source, Usage } from '../pipeline/conversation/events.js';
 import type { ChatMessageRow, ChatRecord } from '../store/chats-repository.js';
-
-/** A summary of one tool step of an answer, as the stream's status events said it. */
-export interface ChatStep {
-  id: string;
-  tool: string;
-  display_name: string;
-  state: 'running' | 'done' | 'error';
-  duration_ms: number | null;
-  parent?: string;
-}
-
-export interface ChatView {
-  id: number;
-  assistant_id: number;
-  assistant_name: string;
-  title: string;
-  created_at: string;
-  updated_at: string;
-}
+import type { ChatStep, ChatView } from './chat-schemas.js';
 
 export interface ChatMessageView {
   id: number;

@@ -8,13 +8,8 @@ import { AppError } from '../errors/app-error.js';
 import type { Dialect } from '../store/dialect.js';
 import type { Database } from '../store/schema.js';
 import { checkStore } from '../store/store-health.js';
+import type { HealthReport } from './health-schemas.js';
 import type { ServerDrain } from './server-drain.js';
-
-export interface HealthReport {
-  status: 'ok';
-  /** Which store answered, so an operator can tell a SQLite process from a PostgreSQL one. */
-  database: Dialect;
-}
 
 export class HealthService {
   constructor(

@@ -14,6 +14,7 @@ import { requireAuthentication } from './authentication.js';
 import { limitChatRequests } from './chat-rate-limit.js';
 import { errorBody, handleError } from './error-rendering.js';
 import { answerClientError, answerFrameworkError } from './framework-errors.js';
+import { pick } from './pick-services.js';
 import { apiKeyRoutes } from './routes/api-key-routes.js';
 import { chatCompletionRoutes } from './routes/chat-completion-routes.js';
 import { chatRoutes } from './routes/chat-routes.js';
@@ -124,23 +125,26 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   await registerOpenApi(app);
   if (webApp) await registerWebAppFiles(app, services.settings.webAppDirectory);
   await app.register(async (scope) => {
-    await healthRoutes(scope, services);
-    await loginRoutes(scope, services);
+    await scope.register(healthRoutes, pick(services, 'health'));
+    await scope.register(loginRoutes, pick(services, 'authenticator', 'settings'));
   });
   // Form bodies are parsed in the LTI scopes only; every other route keeps refusing them with 415.
   await app.register(async (scope) => ltiLaunchRoutes(scope, services));
   await app.register(async (scope) => {
     requireAuthentication(scope, services.authenticator, services.settings.corsOrigins);
     limitChatRequests(scope, services.rateLimiter);
-    await accountRoutes(scope, services);
-    await userRoutes(scope, services);
-    await apiKeyRoutes(scope, services);
-    await assistantRoutes(scope, services);
+    await scope.register(accountRoutes, pick(services, 'authenticator', 'ltiLaunches', 'users'));
+    await scope.register(userRoutes, pick(services, 'users', 'settings'));
+    await scope.register(apiKeyRoutes, pick(services, 'apiKeys', 'settings'));
+    await scope.register(
+      assistantRoutes,
+      pick(services, 'assistants', 'assistantSharing', 'assistantTransfer', 'assistantConversion', 'settings'),
+    );
     await rubricRoutes(scope, services);
-    await chatCompletionRoutes(scope, services);
-    await chatRoutes(scope, services);
-    await toolCatalogueRoutes(scope, services);
-    await traceRoutes(scope, services);
+    await scope.register(chatCompletionRoutes, pick(services, 'completions', 'drain', 'settings'));
+    await scope.register(chatRoutes, pick(services, 'chats', 'drain', 'settings'));
+    await scope.register(toolCatalogueRoutes, pick(services, 'registries', 'providerSettings'));
+    await scope.register(traceRoutes, pick(services, 'completions'));
     await organizationRoutes(scope, services);
     await organizationSettingsRoutes(scope, services);
     await knowledgeBaseRoutes(scope, services);

@@ -22,11 +22,20 @@ export const errorResponseSchema = {
   required: ['error'],
 } as const;
 
-export const idParametersSchema = {
-  type: 'object',
-  properties: { id: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } },
-  required: ['id'],
-} as const;
+/** A row's id, in a path, a query or a body: a positive integer a PostgreSQL `integer` column holds. */
+export const idSchema = { type: 'integer', minimum: 1, maximum: 2_147_483_647 } as const;
+
+/** The parameters of a path with several ids, e.g. `pathIdsSchema('id', 'chatId')` for /api/assistants/{id}/chats/{chatId}. */
+export function pathIdsSchema<const Name extends string>(...names: Name[]) {
+  return {
+    type: 'object',
+    properties: Object.fromEntries(names.map((name) => [name, idSchema])) as { [Key in Name]: typeof idSchema },
+    required: names,
+  } as const;
+}
+
+/** The parameters of a path with one id, `{id}`: every such route validates it with this. */
+export const idParametersSchema = pathIdsSchema('id');
 
 /** Error responses every authenticated route may give; listed so the OpenAPI document shows them. */
 export const commonErrorResponses = {

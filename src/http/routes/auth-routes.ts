@@ -3,65 +3,20 @@
  * Login answers with the token for programs and also sets the browser's HttpOnly session cookie;
  * logout revokes the session and clears the cookie.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { Services } from '../../services.js';
 import { userView } from '../../auth/user-view.js';
 import { canCreateAssistants, canManageLti } from '../../auth/permissions.js';
 import { callContext } from '../authentication.js';
 import { clearSessionCookie, setSessionCookie } from '../session-cookie.js';
 import { typedRoutes } from '../route-type-provider.js';
-import { emailSchema, passwordSchema, userViewProperties, userViewSchema } from '../../auth/user-schemas.js';
+import { loginSchema, meSchema, sessionSchema } from '../../auth/session-schemas.js';
 import { commonErrorResponses, errorResponseSchema, noContentResponse } from '../schemas.js';
-import { timestampSchema } from '../../validation/shape-fragments.js';
 
-const loginSchema = {
-  type: 'object',
-  properties: { email: emailSchema, password: passwordSchema },
-  required: ['email', 'password'],
-  additionalProperties: false,
-} as const;
+/** What the login route uses: nothing else of the service container reaches it. */
+export type LoginRouteServices = Pick<Services, 'authenticator' | 'settings'>;
 
-const sessionSchema = {
-  type: 'object',
-  description: 'A session token for the Authorization header, and who it belongs to',
-  properties: {
-    token: { type: 'string', description: 'the session token (mrs_…)' },
-    token_type: { type: 'string', enum: ['Bearer'] },
-    expires_at: timestampSchema,
-    user: userViewSchema('the user logged in'),
-  },
-} as const;
-
-const meSchema = {
-  type: 'object',
-  description: 'The authenticated user, and the kind of credential this request used',
-  properties: {
-    ...userViewProperties,
-    credential: { type: 'string', enum: ['session', 'api_key', 'assistant_owner'] },
-    capabilities: {
-      type: 'object',
-      description: 'what the permission module lets the user do beyond single resources, so pages show only the controls that will work',
-      properties: {
-        create_assistants: { type: 'boolean', description: 'may create and import assistants' },
-        manage_lti: { type: 'boolean', description: "may manage the organization's LTI consumers and platforms (/admin/lti)" },
-      },
-      required: ['create_assistants', 'manage_lti'],
-    },
-    lti: {
-      type: 'object',
-      description:
-        'present only for a session an LTI launch opened: the activity it opened and where "Back to course" leads (null when the platform gave no return URL)',
-      properties: {
-        activity_id: { type: 'integer', description: 'the LTI activity (resource link); its dashboard is /lti/activities/{activity_id}' },
-        return_url: { type: ['string', 'null'], description: "the platform's launch_presentation_return_url, an http(s) URL" },
-        instructor: { type: 'boolean', description: 'whether the launch named the user Instructor' },
-      },
-      required: ['activity_id', 'return_url', 'instructor'],
-    },
-  },
-} as const;
-
-export async function loginRoutes(app: FastifyInstance, services: Services): Promise<void> {
+export const loginRoutes: FastifyPluginAsync<LoginRouteServices> = async (app, services) => {
   typedRoutes(app).post(
     '/api/auth/login',
     {
@@ -91,9 +46,12 @@ export async function loginRoutes(app: FastifyInstance, services: Services): Pro
       return { token: result.token, token_type: 'Bearer', expires_at: result.expiresAt, user: userView(result.user) };
     },
   );
-}
+};
 
-export async function accountRoutes(app: FastifyInstance, services: Services): Promise<void> {
+/** What the account routes use: nothing else of the service container reaches them. */
+export type AccountRouteServices = Pick<Services, 'authenticator' | 'ltiLaunches' | 'users'>;
+
+export const accountRoutes: FastifyPluginAsync<AccountRouteServices> = async (app, services) => {
   const routes = typedRoutes(app);
   routes.post(
     '/api/auth/logout',
@@ -126,4 +84,4 @@ export async function accountRoutes(app: FastifyInstance, services: Services): P
       };
     },
   );
-}
+};

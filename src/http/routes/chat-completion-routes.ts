@@ -2,84 +2,28 @@
  * The OpenAI-compatible endpoints (`GET /v1/models`, `POST /v1/chat/completions`) and LAMB's
  * `POST /lamb/v1/completions?assistant=<id>`, all running the same pipeline.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { FromSchema } from 'json-schema-to-ts';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { CallContext } from '../../auth/call-context.js';
 import { mayNameForwardedUser } from '../../auth/permissions.js';
+import {
+  chatCompletionBodySchema,
+  lambCompletionBodySchema,
+  modelListSchema,
+  type CompletionBody,
+} from '../../completions/completion-schemas.js';
 import { MODEL_ID_PREFIX, type CompletionStart } from '../../completions/completion-service.js';
 import { AppError } from '../../errors/app-error.js';
 import type { GenerationParameters } from '../../pipeline/plugin-contract/connector-definition.js';
 import { normalizeMessages } from '../../pipeline/conversation/messages.js';
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
+import { completionResponse } from '../completion-response-schema.js';
 import { clientGoneSignal, sendRun } from '../completion-responses.js';
 import { typedRoutes } from '../route-type-provider.js';
-import { commonErrorResponses } from '../schemas.js';
-import { sourceSchema } from '../../validation/shape-fragments.js';
+import { commonErrorResponses, idSchema } from '../schemas.js';
 
-/** Longest conversation accepted in one request; the body size limit bounds it too. */
-const MESSAGES_MAXIMUM = 1_000;
-const CONTENT_PARTS_MAXIMUM = 100;
-
-const messageSchema = {
-  type: 'object',
-  required: ['role'],
-  properties: {
-    role: { type: 'string', enum: ['system', 'user', 'assistant', 'tool', 'developer'] },
-    content: {
-      anyOf: [
-        { type: 'string' },
-        { type: 'null' },
-        {
-          type: 'array',
-          maxItems: CONTENT_PARTS_MAXIMUM,
-          items: { type: 'object', required: ['type'], properties: { type: { type: 'string' } } },
-        },
-      ],
-    },
-    name: { type: 'string', maxLength: 256 },
-    tool_call_id: { type: 'string', maxLength: 256 },
-    tool_calls: { type: 'array' },
-  },
-} as const;
-
-/**
- * LAMB's completion body: the assistant is named in the query, so `model` is optional.
- * Unknown OpenAI parameters are accepted and ignored: clients send many, and rejecting them would break them.
- */
-const lambCompletionBodySchema = {
-  type: 'object',
-  required: ['messages'],
-  additionalProperties: true,
-  properties: {
-    model: { type: 'string', minLength: 1, maxLength: 300 },
-    messages: { type: 'array', minItems: 1, maxItems: MESSAGES_MAXIMUM, items: messageSchema },
-    stream: { type: 'boolean' },
-    stream_options: {
-      type: ['object', 'null'],
-      properties: { include_usage: { type: 'boolean' }, status_as_content: { type: 'boolean' } },
-    },
-    temperature: { type: 'number', minimum: 0, maximum: 2 },
-    top_p: { type: 'number', minimum: 0, maximum: 1 },
-    max_tokens: { type: 'integer', minimum: 1 },
-    max_completion_tokens: { type: 'integer', minimum: 1 },
-    stop: { anyOf: [{ type: 'string' }, { type: 'array', maxItems: 4, items: { type: 'string' } }, { type: 'null' }] },
-    seed: { type: 'integer' },
-    response_format: {
-      type: 'object',
-      required: ['type'],
-      properties: { type: { type: 'string', enum: ['text', 'json_object', 'json_schema'] } },
-    },
-    user: { type: 'string', maxLength: 256 },
-    n: { type: 'integer', minimum: 1, maximum: 1 },
-  },
-} as const;
-
-/** OpenAI's chat completion body: the same, with `model` naming the assistant. */
-const chatCompletionBodySchema = { ...lambCompletionBodySchema, required: ['model', 'messages'] } as const;
-
-/** What either body holds once validated. */
-type CompletionBody = FromSchema<typeof lambCompletionBodySchema>;
+/** What the completion routes use: nothing else of the service container reaches them. */
+export type ChatCompletionRouteServices = Pick<Services, 'completions' | 'drain' | 'settings'>;
 
 function generationParameters(body: CompletionBody): GenerationParameters {
   const parameters: GenerationParameters = {
@@ -96,7 +40,7 @@ function generationParameters(body: CompletionBody): GenerationParameters {
 
 /** One completion request as the routes hand it on: who asks, which assistant, what they sent. */
 interface AnswerOptions {
-  services: Services;
+  services: ChatCompletionRouteServices;
   request: FastifyRequest;
   reply: FastifyReply;
   context: CallContext;
@@ -150,76 +94,7 @@ async function answer({ services, request, reply, context, assistant, body, mode
   });
 }
 
-/** The usage of a run; connectors may report more counts than these three. */
-const usageSchema = {
-  type: 'object',
-  properties: { prompt_tokens: { type: 'integer' }, completion_tokens: { type: 'integer' }, total_tokens: { type: 'integer' } },
-  additionalProperties: true,
-} as const;
-
-/** A non-streamed answer, as openai-wire.ts writes it. */
-const completionSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    object: { type: 'string', enum: ['chat.completion'] },
-    created: { type: 'integer' },
-    model: { type: 'string', description: 'the model id exactly as sent' },
-    choices: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          index: { type: 'integer' },
-          message: {
-            type: 'object',
-            properties: {
-              role: { type: 'string', enum: ['assistant'] },
-              content: { type: 'string' },
-              reasoning_content: { type: 'string', description: "the model's reasoning, when it gave any" },
-            },
-          },
-          logprobs: { type: 'null' },
-          finish_reason: { type: 'string', enum: ['stop', 'length', 'tool_calls', 'content_filter'] },
-        },
-      },
-    },
-    usage: usageSchema,
-    sources: { type: 'array', items: sourceSchema },
-    trace_id: { type: 'string', description: 'the id of the trace of this request (verbose assistants only)' },
-  },
-} as const;
-
-export const completionResponse = {
-  description: 'The answer: one chat.completion, or with `stream: true` a stream of chat.completion.chunk events ending in `data: [DONE]`',
-  content: {
-    'application/json': { schema: completionSchema },
-    'text/event-stream': { schema: { type: 'string', description: 'server-sent events, one `data:` line of JSON each' } },
-  },
-} as const;
-
-const modelListSchema = {
-  type: 'object',
-  description: 'The assistants you may chat with, as OpenAI models',
-  properties: {
-    object: { type: 'string', enum: ['list'] },
-    data: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          id: { type: 'string', description: 'lamb_assistant.<id>' },
-          object: { type: 'string', enum: ['model'] },
-          created: { type: 'integer' },
-          owned_by: { type: 'string' },
-          name: { type: 'string' },
-        },
-      },
-    },
-  },
-} as const;
-
-export async function chatCompletionRoutes(app: FastifyInstance, services: Services): Promise<void> {
+export const chatCompletionRoutes: FastifyPluginAsync<ChatCompletionRouteServices> = async (app, services) => {
   const routes = typedRoutes(app);
 
   routes.get(
@@ -267,7 +142,7 @@ export async function chatCompletionRoutes(app: FastifyInstance, services: Servi
         querystring: {
           type: 'object',
           required: ['assistant'],
-          properties: { assistant: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } },
+          properties: { assistant: idSchema },
         },
         body: lambCompletionBodySchema,
         response: { 200: completionResponse, ...commonErrorResponses },
@@ -280,4 +155,4 @@ export async function chatCompletionRoutes(app: FastifyInstance, services: Servi
       return answer({ services, request, reply, context, assistant, body: request.body, modelId: request.body.model ?? modelId });
     },
   );
-}
+};

@@ -3,105 +3,24 @@
  * pipeline and wire format as `/v1/chat/completions`, export and delete-all; and, for an
  * assistant's managers where the organization allows it, members' chats with it by pseudonym.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { chatListFilters } from '../../chats/chat-list-filters.js';
+import {
+  chatSchema,
+  chatWithMessagesSchema,
+  readableChatSchema,
+  readableChatWithMessagesSchema,
+  titleSchema,
+} from '../../chats/chat-schemas.js';
 import type { ChatExport, ChatTurn, ChatWithMessages } from '../../chats/chat-service.js';
 import type { Services } from '../../services.js';
 import { pageQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
+import { completionResponse } from '../completion-response-schema.js';
 import { clientGoneSignal, sendRun } from '../completion-responses.js';
 import { typedRoutes } from '../route-type-provider.js';
-import { commonErrorResponses, errorResponseSchema, idParametersSchema, noContentResponse } from '../schemas.js';
-import { openObjectSchema, pageSchema, sourceSchema, timestampSchema } from '../../validation/shape-fragments.js';
-import { completionResponse } from './chat-completion-routes.js';
-
-const TITLE_CHARACTERS_MAXIMUM = 200;
-const ID_MAXIMUM = 2_147_483_647;
-
-const chatProperties = {
-  id: { type: 'integer' },
-  assistant_id: { type: 'integer' },
-  assistant_name: { type: 'string' },
-  title: { type: 'string', description: 'empty until the first answer names the chat from its question, or the owner does' },
-  created_at: timestampSchema,
-  updated_at: timestampSchema,
-} as const;
-
-const chatSchema = { type: 'object', description: 'A kept chat', properties: chatProperties } as const;
-
-const stepSchema = {
-  type: 'object',
-  description: 'one tool step of an answer, as its status events said it',
-  properties: {
-    id: { type: 'string' },
-    tool: { type: 'string' },
-    display_name: { type: 'string' },
-    state: { type: 'string', enum: ['running', 'done', 'error'] },
-    duration_ms: { type: ['integer', 'null'] },
-    parent: { type: 'string' },
-  },
-} as const;
-
-const messageSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'integer' },
-    role: { type: 'string', enum: ['user', 'assistant'] },
-    content: { type: 'string' },
-    reasoning: { type: ['string', 'null'] },
-    sources: { type: 'array', items: sourceSchema },
-    steps: { type: 'array', items: stepSchema },
-    usage: {
-      anyOf: [
-        {
-          type: 'object',
-          properties: { prompt_tokens: { type: 'integer' }, completion_tokens: { type: 'integer' }, total_tokens: { type: 'integer' } },
-          additionalProperties: true,
-        },
-        { type: 'null' },
-      ],
-    },
-    finish_reason: {
-      type: ['string', 'null'],
-      description: "the model's finish reason; `stopped` when the learner stopped (or left) part way; null for a question",
-    },
-    created_at: timestampSchema,
-  },
-} as const;
-
-const chatWithMessagesSchema = {
-  type: 'object',
-  description: 'A kept chat with its messages, oldest first',
-  properties: { ...chatProperties, messages: { type: 'array', items: messageSchema } },
-} as const;
-
-const learnerProperty = {
-  learner: { type: 'string', description: 'the learner by a stable pseudonym, e.g. "Learner 4f2a1c"; never their email' },
-} as const;
-
-const readableChatSchema = {
-  type: 'object',
-  description: "A member's chat",
-  properties: { ...chatProperties, ...learnerProperty },
-} as const;
-const readableChatWithMessagesSchema = {
-  type: 'object',
-  description: "A member's chat with its messages, oldest first, the learner by pseudonym",
-  properties: { ...chatWithMessagesSchema.properties, ...learnerProperty },
-} as const;
-
-const chatIdParametersSchema = idParametersSchema;
-
-const assistantChatParametersSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'integer', minimum: 1, maximum: ID_MAXIMUM },
-    chatId: { type: 'integer', minimum: 1, maximum: ID_MAXIMUM },
-  },
-  required: ['id', 'chatId'],
-} as const;
-
-const titleSchema = { type: 'string', minLength: 1, maxLength: TITLE_CHARACTERS_MAXIMUM, pattern: '\\S' } as const;
+import { commonErrorResponses, errorResponseSchema, idParametersSchema, idSchema, noContentResponse, pathIdsSchema } from '../schemas.js';
+import { openObjectSchema, pageSchema } from '../../validation/shape-fragments.js';
 
 const statusAsContentProperty = {
   status_as_content: {
@@ -143,8 +62,11 @@ function exportMarkdown(exported: ChatExport): string {
   return [`# Merino chats`, `Exported ${exported.exported_at}`, ...sections].join('\n\n') + '\n';
 }
 
+/** What the chat routes use: nothing else of the service container reaches them. */
+export type ChatRouteServices = Pick<Services, 'chats' | 'drain' | 'settings'>;
+
 interface TurnAnswer {
-  services: Services;
+  services: ChatRouteServices;
   request: FastifyRequest;
   reply: FastifyReply;
   stream: boolean | undefined;
@@ -171,7 +93,7 @@ async function answerTurn(
   });
 }
 
-export async function chatRoutes(app: FastifyInstance, services: Services): Promise<void> {
+export const chatRoutes: FastifyPluginAsync<ChatRouteServices> = async (app, services) => {
   const routes = typedRoutes(app);
   const pageSizeMaximum = services.settings.pageSizeMaximum;
 
@@ -185,7 +107,7 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
           type: 'object',
           required: ['assistant_id'],
           additionalProperties: false,
-          properties: { assistant_id: { type: 'integer', minimum: 1, maximum: ID_MAXIMUM }, title: titleSchema },
+          properties: { assistant_id: idSchema, title: titleSchema },
         },
         response: { 201: chatSchema, ...commonErrorResponses },
       },
@@ -256,7 +178,7 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
       schema: {
         tags: ['chats'],
         summary: 'One of your chats with its messages',
-        params: chatIdParametersSchema,
+        params: idParametersSchema,
         response: { 200: chatWithMessagesSchema, ...commonErrorResponses },
       },
     },
@@ -269,7 +191,7 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
       schema: {
         tags: ['chats'],
         summary: 'Rename one of your chats',
-        params: chatIdParametersSchema,
+        params: idParametersSchema,
         body: { type: 'object', required: ['title'], additionalProperties: false, properties: { title: titleSchema } },
         response: { 200: chatSchema, ...commonErrorResponses },
       },
@@ -283,7 +205,7 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
       schema: {
         tags: ['chats'],
         summary: 'Delete one of your chats',
-        params: chatIdParametersSchema,
+        params: idParametersSchema,
         response: { 204: noContentResponse('Deleted'), ...commonErrorResponses },
       },
     },
@@ -299,7 +221,7 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
       schema: {
         tags: ['chats'],
         summary: 'Ask in one of your chats: the question is kept, then answered on the whole conversation (as /v1/chat/completions)',
-        params: chatIdParametersSchema,
+        params: idParametersSchema,
         body: {
           type: 'object',
           required: ['content'],
@@ -328,7 +250,7 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
         tags: ['chats'],
         summary: 'Answer the last question of one of your chats again, replacing its answer',
         description: 'The body is a JSON object, `{}` at least.',
-        params: chatIdParametersSchema,
+        params: idParametersSchema,
         body: {
           type: 'object',
           additionalProperties: false,
@@ -365,10 +287,10 @@ export async function chatRoutes(app: FastifyInstance, services: Services): Prom
       schema: {
         tags: ['chats'],
         summary: "A member's chat with your assistant, the learner by pseudonym",
-        params: assistantChatParametersSchema,
+        params: pathIdsSchema('id', 'chatId'),
         response: { 200: readableChatWithMessagesSchema, ...commonErrorResponses },
       },
     },
     async (request) => services.chats.getOfAssistant(callContext(request), request.params.id, request.params.chatId),
   );
-}
+};

@@ -3,28 +3,15 @@
  * also fails while the process drains to stop, so load balancers send it nothing new; `/status`
  * answers as LAMB does.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { Services } from '../../services.js';
+import { healthReportSchema, lambStatusSchema } from '../../health/health-schemas.js';
 import { errorResponseSchema } from '../schemas.js';
 
-const healthReportSchema = {
-  type: 'object',
-  description: 'The store answered',
-  properties: {
-    status: { type: 'string', enum: ['ok'] },
-    database: { type: 'string', enum: ['sqlite', 'postgres'], description: 'which store this process uses' },
-  },
-  required: ['status', 'database'],
-} as const;
+/** What the health routes use: nothing else of the service container reaches them. */
+export type HealthRouteServices = Pick<Services, 'health'>;
 
-const lambStatusSchema = {
-  type: 'object',
-  description: 'The server is up (LAMB-compatible)',
-  properties: { status: { type: 'boolean' } },
-  required: ['status'],
-} as const;
-
-export async function healthRoutes(app: FastifyInstance, services: Services): Promise<void> {
+export const healthRoutes: FastifyPluginAsync<HealthRouteServices> = async (app, services) => {
   app.get(
     '/healthz',
     {
@@ -52,4 +39,4 @@ export async function healthRoutes(app: FastifyInstance, services: Services): Pr
     { schema: { tags: ['health'], summary: 'LAMB-compatible status', response: { 200: lambStatusSchema } } },
     async () => ({ status: true }),
   );
-}
+};

@@ -2,7 +2,7 @@
  * LAMB's catalogue endpoints: the installed tools with their config schemas, config validation
  * for the assistant editor, and `/lamb/v1/completions/list` of processors, connectors and tools.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import { AppError } from '../../errors/app-error.js';
 import { checkToolConfig } from '../../pipeline/plugin-contract/tool-config-validation.js';
 import { toolKind, type ToolDefinition } from '../../pipeline/plugin-contract/tool-definition.js';
@@ -10,7 +10,7 @@ import type { ToolRegistry } from '../../pipeline/plugin-loading/registries.js';
 import type { Services } from '../../services.js';
 import { typedRoutes } from '../route-type-provider.js';
 import { commonErrorResponses } from '../schemas.js';
-import { openObjectSchema } from '../../validation/shape-fragments.js';
+import { catalogueSchema, configCheckSchema, toolEntrySchema, toolListSchema } from '../../completions/tool-catalogue-schemas.js';
 
 function toolEntry(registry: ToolRegistry, definition: ToolDefinition) {
   return {
@@ -32,61 +32,10 @@ const toolNameParameters = {
   properties: { name: { type: 'string', minLength: 1, maxLength: 100 } },
 } as const;
 
-/** One installed tool, as toolEntry builds it. */
-const toolEntrySchema = {
-  type: 'object',
-  description: 'an installed tool',
-  properties: {
-    name: { type: 'string' },
-    display_name: { type: 'string' },
-    description: { type: 'string' },
-    placeholder: { type: ['string', 'null'], description: 'the placeholder a context tool fills; null for a function tool' },
-    category: { type: 'string' },
-    version: { type: 'string' },
-    kind: { type: 'string', enum: ['context', 'function', 'context+function'] },
-    aliases: { type: 'array', items: { type: 'string' } },
-    config_schema: openObjectSchema("the JSON Schema of the tool's per-assistant config"),
-  },
-} as const;
+/** What the catalogue routes use: nothing else of the service container reaches them. */
+export type ToolCatalogueRouteServices = Pick<Services, 'registries' | 'providerSettings'>;
 
-const toolListSchema = {
-  type: 'object',
-  description: 'The installed tools',
-  properties: { tools: { type: 'array', items: toolEntrySchema } },
-} as const;
-
-const configCheckSchema = {
-  type: 'object',
-  description: 'Whether the config is valid, with every problem',
-  properties: {
-    valid: { type: 'boolean' },
-    errors: {
-      type: 'array',
-      items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } }, additionalProperties: true },
-    },
-  },
-} as const;
-
-const catalogueSchema = {
-  type: 'object',
-  description: 'Prompt processors, connectors with their models, and tools',
-  properties: {
-    prompt_processors: { type: 'array', items: { type: 'string' } },
-    connectors: {
-      type: 'object',
-      description: 'each connector by name: its description and models',
-      additionalProperties: {
-        type: 'object',
-        properties: { description: { type: 'string' }, models: { type: 'array', items: { type: 'string' } } },
-        additionalProperties: true,
-      },
-    },
-    rag_processors: { type: 'array', items: { type: 'string' }, description: 'the context tools' },
-    tools: { type: 'array', items: toolEntrySchema },
-  },
-} as const;
-
-export async function toolCatalogueRoutes(app: FastifyInstance, services: Services): Promise<void> {
+export const toolCatalogueRoutes: FastifyPluginAsync<ToolCatalogueRouteServices> = async (app, services) => {
   const routes = typedRoutes(app);
   const registry = services.registries.tools;
   const lookUp = (name: string): ToolDefinition => {
@@ -165,4 +114,4 @@ export async function toolCatalogueRoutes(app: FastifyInstance, services: Servic
       };
     },
   );
-}
+};

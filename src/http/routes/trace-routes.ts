@@ -1,12 +1,15 @@
 /** Verbose assistants' redacted traces, for their owner and the admins over them. */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
 import { commonErrorResponses } from '../schemas.js';
 import { openObjectSchema } from '../../validation/shape-fragments.js';
 
-export async function traceRoutes(app: FastifyInstance, services: Services): Promise<void> {
+/** What the trace route uses: nothing else of the service container reaches it. */
+export type TraceRouteServices = Pick<Services, 'completions'>;
+
+export const traceRoutes: FastifyPluginAsync<TraceRouteServices> = async (app, services) => {
   typedRoutes(app).get(
     '/api/traces/:id',
     {
@@ -22,4 +25,4 @@ export async function traceRoutes(app: FastifyInstance, services: Services): Pro
     },
     async (request) => services.completions.trace(callContext(request), request.params.id),
   );
-}
+};

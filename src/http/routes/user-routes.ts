@@ -1,5 +1,5 @@
 /** User administration, for system admins and organization admins. */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { Services } from '../../services.js';
 import { pageQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
@@ -8,7 +8,10 @@ import { newUserSchema, userPatchSchema, userViewSchema } from '../../auth/user-
 import { commonErrorResponses, idParametersSchema } from '../schemas.js';
 import { pageSchema } from '../../validation/shape-fragments.js';
 
-export async function userRoutes(app: FastifyInstance, services: Services): Promise<void> {
+/** What the user routes use: nothing else of the service container reaches them. */
+export type UserRouteServices = Pick<Services, 'users' | 'settings'>;
+
+export const userRoutes: FastifyPluginAsync<UserRouteServices> = async (app, services) => {
   const routes = typedRoutes(app);
 
   routes.post(
@@ -63,4 +66,4 @@ export async function userRoutes(app: FastifyInstance, services: Services): Prom
     },
     async (request) => services.users.update(callContext(request), request.params.id, request.body),
   );
-}
+};

@@ -1,9 +1,12 @@
 /**
  * The assistant as the API answers with it (src/assistants/assistant-view.ts): a summary for
  * those who may only use it, the whole configuration for those who may see it. `allowed_actions`
- * is the permission module's decision; pages show only the controls it allows.
+ * is the permission module's decision; pages show only the controls it allows. The shapes are
+ * the generated ones (generated/openapi.ts); only the metadata is read more closely here.
  */
-export type AssistantAction = 'view' | 'view_configuration' | 'chat' | 'update' | 'delete' | 'publish' | 'share' | 'export';
+import type { JsonAnswer } from './json-answer';
+
+export type AssistantAction = AssistantSummary['allowed_actions'][number];
 
 export interface ToolEntry {
   type: string;
@@ -21,41 +24,21 @@ export interface AssistantMetadata {
   [key: string]: unknown;
 }
 
-export interface AssistantSummary {
-  id: number;
-  name: string;
-  description: string;
-  owner: string;
-  organization_id: number;
-  assistant_type: 'classic' | 'multi_tool';
-  published: boolean;
-  published_at: string | null;
-  created_at: string;
-  updated_at: string;
-  /** A multi-tool assistant with at least one enabled assistant tool. */
-  is_orchestrator: boolean;
-  /** Whether its owner shared it with the caller. */
-  shared_with_caller: boolean;
-  /** How many users it is shared with; only for callers allowed to `share` it. */
-  shared_with_count?: number;
-  allowed_actions: AssistantAction[];
-}
+/** An assistant as the API answers with it: the summary fields always, the configuration only to those who may see it. */
+type AssistantAnswer = JsonAnswer<'/api/assistants/{id}', 'get'>;
 
-export interface Assistant extends AssistantSummary {
-  system_prompt: string;
-  prompt_template: string;
-  metadata: AssistantMetadata;
-  rag_collections: string[];
-  rag_top_k: number;
-}
+/** The fields only those who may configure an assistant see (`view_configuration`). */
+type ConfigurationField = 'system_prompt' | 'prompt_template' | 'metadata' | 'rag_collections' | 'rag_top_k';
 
-export interface AssistantPage {
-  items: (AssistantSummary | Assistant)[];
-  /** How many match over all pages. */
-  total: number;
-}
+export type AssistantSummary = Omit<AssistantAnswer, ConfigurationField>;
 
-export function hasConfiguration(assistant: AssistantSummary | Assistant): assistant is Assistant {
+/** The whole assistant; its metadata read as the pages use it (the server sends it as it is stored). */
+export type Assistant = AssistantSummary &
+  Required<Pick<AssistantAnswer, Exclude<ConfigurationField, 'metadata'>>> & { metadata: AssistantMetadata };
+
+export type AssistantPage = Omit<JsonAnswer<'/api/assistants', 'get'>, 'items'> & { items: (AssistantSummary | Assistant)[] };
+
+export function hasConfiguration(assistant: AssistantSummary): assistant is Assistant {
   return 'metadata' in assistant;
 }
 

@@ -3,9 +3,10 @@
  * sharing, converting, importing and exporting assistants. Every call goes through the typed client.
  */
 import type { ImportPreview } from './import-preview';
-import type { Assistant, AssistantPage, AssistantSummary } from './assistant-types';
+import { hasConfiguration, type Assistant, type AssistantPage, type AssistantSummary } from './assistant-types';
 import { ApiError } from './api-error';
-import { answerOf, apiClient, saveDownload, sent } from './client';
+import { answerOf, apiClient, saveDownload } from './client';
+import type { JsonAnswer } from './json-answer';
 import type { RequestBody } from './request-body';
 
 /** Which assistants a list asks for: a page of them, of one type, matching a search. */
@@ -17,12 +18,7 @@ export interface AssistantListParameters {
 }
 
 /** An assistant another may call as a tool, or the reason it may not (GET /api/assistants/{id}/tool-candidates). */
-export interface ToolCandidate {
-  id: number;
-  name: string;
-  available: boolean;
-  reason?: string;
-}
+export type ToolCandidate = JsonAnswer<'/api/assistants/{id}/tool-candidates', 'get'>['items'][number];
 
 export type AssistantBody = RequestBody<'/api/assistants', 'post'>;
 
@@ -34,20 +30,20 @@ function byId(id: number): { params: { path: { id: number } } } {
 }
 
 export async function listAssistants(parameters: AssistantListParameters = {}): Promise<AssistantPage> {
-  return sent(await answerOf(apiClient.GET('/api/assistants', { params: { query: parameters } })));
+  return answerOf(apiClient.GET('/api/assistants', { params: { query: parameters } }));
 }
 
 /** The whole assistant for those who may see its configuration, its summary for the others. */
 export async function readAssistant(id: number): Promise<AssistantSummary | Assistant> {
-  return sent(await answerOf(apiClient.GET('/api/assistants/{id}', byId(id))));
+  return answerOf(apiClient.GET('/api/assistants/{id}', byId(id)));
 }
 
 export async function createAssistant(body: AssistantBody): Promise<Assistant> {
-  return sent(await answerOf(apiClient.POST('/api/assistants', { body })));
+  return configured(await answerOf(apiClient.POST('/api/assistants', { body })));
 }
 
 export async function updateAssistant(id: number, body: AssistantBody): Promise<Assistant> {
-  return sent(await answerOf(apiClient.PATCH('/api/assistants/{id}', { ...byId(id), body })));
+  return configured(await answerOf(apiClient.PATCH('/api/assistants/{id}', { ...byId(id), body })));
 }
 
 export async function deleteAssistant(id: number): Promise<void> {
@@ -55,21 +51,21 @@ export async function deleteAssistant(id: number): Promise<void> {
 }
 
 export async function publishAssistant(id: number, published: boolean): Promise<Assistant> {
-  return sent(await answerOf(apiClient.PUT('/api/assistants/{id}/publish', { ...byId(id), body: { published } })));
+  return configured(await answerOf(apiClient.PUT('/api/assistants/{id}/publish', { ...byId(id), body: { published } })));
 }
 
 /** The emails the assistant is shared with. */
 export async function readShares(id: number): Promise<string[]> {
-  return sent(await answerOf(apiClient.GET('/api/assistants/{id}/shares', byId(id)))).user_emails;
+  return (await answerOf(apiClient.GET('/api/assistants/{id}/shares', byId(id)))).user_emails;
 }
 
 /** Shares the assistant with exactly these emails; answers the list as kept. */
 export async function replaceShares(id: number, emails: string[]): Promise<string[]> {
-  return sent(await answerOf(apiClient.PUT('/api/assistants/{id}/shares', { ...byId(id), body: { user_emails: emails } }))).user_emails;
+  return (await answerOf(apiClient.PUT('/api/assistants/{id}/shares', { ...byId(id), body: { user_emails: emails } }))).user_emails;
 }
 
 export async function listToolCandidates(id: number): Promise<ToolCandidate[]> {
-  return sent(await answerOf(apiClient.GET('/api/assistants/{id}/tool-candidates', byId(id)))).items;
+  return (await answerOf(apiClient.GET('/api/assistants/{id}/tool-candidates', byId(id)))).items;
 }
 
 /** Converts a classic assistant to multi-tool; with `dryRun` only says what would change. */
@@ -78,7 +74,7 @@ export async function convertAssistant(id: number, dryRun: boolean): Promise<unk
 }
 
 export async function exportAssistant(id: number): Promise<AssistantDocument> {
-  return sent(await answerOf(apiClient.GET('/api/assistants/{id}/export', byId(id))));
+  return answerOf(apiClient.GET('/api/assistants/{id}/export', byId(id)));
 }
 
 export async function downloadAssistant(id: number, fallbackName: string): Promise<void> {
@@ -92,14 +88,25 @@ export async function downloadAssistant(id: number, fallbackName: string): Promi
  */
 export async function previewImport(document: unknown): Promise<ImportPreview> {
   const body = document as AssistantDocument;
-  const answer = sent(await answerOf(apiClient.POST('/api/assistants/import', { params: { query: { dry_run: true } }, body })));
+  const answer = await answerOf(apiClient.POST('/api/assistants/import', { params: { query: { dry_run: true } }, body }));
   if (!('problems' in answer)) throw unexpectedImportAnswer();
   return answer;
 }
 
 export async function importAssistant(document: unknown): Promise<Assistant> {
-  const answer = sent(await answerOf(apiClient.POST('/api/assistants/import', { body: document as AssistantDocument })));
+  const answer = await answerOf(apiClient.POST('/api/assistants/import', { body: document as AssistantDocument }));
   if ('problems' in answer) throw unexpectedImportAnswer();
+  return configured(answer);
+}
+
+/**
+ * An assistant the caller has just written (created, changed, published, imported): whoever may
+ * write it may see its configuration, so an answer without it is the server's mistake.
+ */
+function configured(answer: AssistantSummary): Assistant {
+  if (!hasConfiguration(answer)) {
+    throw new ApiError({ status: 200, code: 'unexpected_response', message: 'The assistant came back without its configuration.' });
+  }
   return answer;
 }
 

@@ -2,12 +2,11 @@
  * Chats as the API answers with them (/api/chats): a conversation kept for its owner, its
  * messages with the tool steps, sources and reasoning the answer came with.
  */
-import type { Sent } from './client';
 import type { paths } from './generated/openapi';
 import type { JsonAnswer } from './json-answer';
 
 type StoredChat = paths['/api/chats/{id}']['get']['responses'][200]['content']['application/json'];
-type StoredMessage = NonNullable<StoredChat['messages']>[number];
+type StoredMessage = StoredChat['messages'][number];
 
 export type StepState = 'running' | 'done' | 'error';
 
@@ -22,17 +21,22 @@ export interface Step {
   parent?: string | null;
 }
 
-/**
- * Where part of an answer came from, as the server's source schema declares it (src/http/schemas.ts,
- * sourceSchema); every source has a title (the stream's reader drops any without one).
- */
-export type Source = NonNullable<StoredMessage['sources']>[number] & { title: string };
+/** A source as the server sends it: its schema (src/validation/shape-fragments.ts) does not promise a title. */
+type SentSource = StoredMessage['sources'][number];
 
-export interface Usage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
+/**
+ * Where part of an answer came from, as the server's source schema declares it
+ * (src/validation/shape-fragments.ts, sourceSchema); every source shown has a title: the stream's
+ * reader and a stored chat's reading both drop any without one (a plugin may send one).
+ */
+export type Source = SentSource & { title: string };
+
+export function isTitledSource(source: unknown): source is Source {
+  return typeof source === 'object' && source !== null && typeof (source as Record<string, unknown>)['title'] === 'string';
 }
+
+/** The tokens an answer used, as the connector reported them; connectors may report more counts. */
+export type Usage = NonNullable<StoredMessage['usage']>;
 
 export interface ChatMessage {
   id: number | string;
@@ -48,10 +52,10 @@ export interface ChatMessage {
 }
 
 /** A kept conversation, as the list of chats answers it. */
-export type Chat = Sent<JsonAnswer<'/api/chats', 'get'>['items'][number]>;
+export type Chat = JsonAnswer<'/api/chats', 'get'>['items'][number];
 
 export interface ChatWithMessages extends Chat {
   messages: ChatMessage[];
 }
 
-export type ChatPage = Sent<JsonAnswer<'/api/chats', 'get'>>;
+export type ChatPage = JsonAnswer<'/api/chats', 'get'>;

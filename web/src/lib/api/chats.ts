@@ -2,21 +2,23 @@
  * The chats area of the API (/api/chats): a person's kept conversations, asked and answered as
  * server-sent events, renamed, exported and deleted. Every call goes through the typed client.
  */
-import type { Chat, ChatPage, ChatWithMessages } from './chat-types';
-import { answerOf, apiClient, saveDownload, sent, streamOf } from './client';
+import { isTitledSource, type Chat, type ChatPage, type ChatWithMessages } from './chat-types';
+import { answerOf, apiClient, saveDownload, streamOf } from './client';
 
 export type ChatExportFormat = 'json' | 'markdown';
 
 export async function listChats(limit: number): Promise<ChatPage> {
-  return sent(await answerOf(apiClient.GET('/api/chats', { params: { query: { limit } } })));
+  return answerOf(apiClient.GET('/api/chats', { params: { query: { limit } } }));
 }
 
+/** A chat with its messages; a stored source without a title is dropped, as the stream's reader drops it. */
 export async function readChat(chatId: number): Promise<ChatWithMessages> {
-  return sent(await answerOf(apiClient.GET('/api/chats/{id}', { params: { path: { id: chatId } } })));
+  const chat = await answerOf(apiClient.GET('/api/chats/{id}', { params: { path: { id: chatId } } }));
+  return { ...chat, messages: chat.messages.map((message) => ({ ...message, sources: message.sources.filter(isTitledSource) })) };
 }
 
 export async function startChat(assistantId: number): Promise<Chat> {
-  return sent(await answerOf(apiClient.POST('/api/chats', { body: { assistant_id: assistantId } })));
+  return answerOf(apiClient.POST('/api/chats', { body: { assistant_id: assistantId } }));
 }
 
 export async function renameChat(chatId: number, title: string): Promise<void> {

@@ -1,24 +1,15 @@
-/** What `POST /api/assistants/import?dry_run=true` answers (src/assistants/assistant-transfer-service.ts, ImportPreview). */
+/**
+ * What `POST /api/assistants/import?dry_run=true` answers (src/assistants/assistant-schemas.ts,
+ * importPreviewSchema), as the generated types say; only the metadata is read more closely, as
+ * the pages read an assistant's.
+ */
 import type { AssistantMetadata } from './assistant-types';
+import type { paths } from './generated/openapi';
 
-export interface ImportProblem {
-  path: string;
-  code: string;
-  message: string;
-  /** The unreachable knowledge-base id, file path or rubric id, on missing_* problems. */
-  reference?: string;
-  /** True when the import would be refused because of it. */
-  blocking: boolean;
-}
+type PreviewAnswer = paths['/api/assistants/import']['post']['responses'][200]['content']['application/json'];
 
-export interface ImportPreview {
-  assistant: {
-    name: string;
-    description: string;
-    assistant_type: 'classic' | 'multi_tool';
-    is_orchestrator: boolean;
-    metadata: AssistantMetadata;
-    rag_collections: string[];
-  };
-  problems: ImportProblem[];
-}
+export type ImportProblem = PreviewAnswer['problems'][number];
+
+export type ImportPreview = Omit<PreviewAnswer, 'assistant'> & {
+  assistant: Omit<PreviewAnswer['assistant'], 'metadata'> & { metadata: AssistantMetadata };
+};

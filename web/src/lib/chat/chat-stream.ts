@@ -5,7 +5,8 @@
  * this module only reads the JSON each event carries.
  */
 import { createParser } from 'eventsource-parser';
-import type { Source, StepState, Usage } from '$lib/api/chat-types';
+// Relative, not $lib: the repository's vitest runs this module's tests without SvelteKit's alias.
+import { isTitledSource, type Source, type StepState, type Usage } from '../api/chat-types';
 
 export interface StatusChunk {
   id: string;
@@ -83,7 +84,7 @@ export function eventsOfData(data: string): StreamEvent[] {
   if (status) events.push({ type: 'status', status });
   events.push(...choiceEvents(chunk['choices']));
   if (Array.isArray(chunk['sources'])) {
-    const sources = chunk['sources'].filter((source): source is Source => isRecord(source) && typeof source['title'] === 'string');
+    const sources = chunk['sources'].filter(isTitledSource);
     events.push({ type: 'sources', sources });
   }
   if (isRecord(chunk['usage'])) events.push({ type: 'usage', usage: chunk['usage'] as unknown as Usage });

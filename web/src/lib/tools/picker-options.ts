@@ -22,7 +22,8 @@ function option(value: string | number, label: string): PickerOption {
   return { value: String(value), label, disabled: false };
 }
 
-function candidateOption(candidate: ToolCandidate): PickerOption {
+/** A candidate as the picker shows it: only its id, name and availability matter (the list of assistants builds them too). */
+function candidateOption(candidate: Pick<ToolCandidate, 'id' | 'name' | 'available' | 'reason'>): PickerOption {
   if (candidate.available) return option(candidate.id, candidate.name);
   return { value: String(candidate.id), label: refusalLabel(candidate.name, candidate.reason ?? 'not_permitted'), disabled: true };
 }

@@ -207,24 +207,24 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @description the session token (mrs_…) */
-                            token?: string;
+                            token: string;
                             /** @enum {string} */
-                            token_type?: "Bearer";
+                            token_type: "Bearer";
                             /** @description ISO 8601 date and time */
-                            expires_at?: string;
+                            expires_at: string;
                             /** @description the user logged in */
-                            user?: {
-                                id?: number;
-                                email?: string;
-                                name?: string;
-                                organization_id?: number;
-                                role?: string;
-                                is_system_admin?: boolean;
-                                disabled?: boolean;
+                            user: {
+                                id: number;
+                                email: string;
+                                name: string;
+                                organization_id: number;
+                                role: string;
+                                is_system_admin: boolean;
+                                disabled: boolean;
                                 /** @description ISO 8601 date and time */
-                                created_at?: string;
+                                created_at: string;
                                 /** @description ISO 8601 date and time */
-                                updated_at?: string;
+                                updated_at: string;
                             };
                         };
                     };
@@ -455,21 +455,21 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            email?: string;
-                            name?: string;
-                            organization_id?: number;
-                            role?: string;
-                            is_system_admin?: boolean;
-                            disabled?: boolean;
+                            id: number;
+                            email: string;
+                            name: string;
+                            organization_id: number;
+                            role: string;
+                            is_system_admin: boolean;
+                            disabled: boolean;
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time */
-                            updated_at?: string;
+                            updated_at: string;
                             /** @enum {string} */
-                            credential?: "session" | "api_key" | "assistant_owner";
+                            credential: "session" | "api_key" | "assistant_owner";
                             /** @description what the permission module lets the user do beyond single resources, so pages show only the controls that will work */
-                            capabilities?: {
+                            capabilities: {
                                 /** @description may create and import assistants */
                                 create_assistants: boolean;
                                 /** @description may manage the organization's LTI consumers and platforms (/admin/lti) */
@@ -608,17 +608,17 @@ export interface paths {
                     content: {
                         "application/json": {
                             items: {
-                                id?: number;
-                                email?: string;
-                                name?: string;
-                                organization_id?: number;
-                                role?: string;
-                                is_system_admin?: boolean;
-                                disabled?: boolean;
+                                id: number;
+                                email: string;
+                                name: string;
+                                organization_id: number;
+                                role: string;
+                                is_system_admin: boolean;
+                                disabled: boolean;
                                 /** @description ISO 8601 date and time */
-                                created_at?: string;
+                                created_at: string;
                                 /** @description ISO 8601 date and time */
-                                updated_at?: string;
+                                updated_at: string;
                             }[];
                             /** @description how many match, over all pages */
                             total: number;
@@ -737,17 +737,17 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            email?: string;
-                            name?: string;
-                            organization_id?: number;
-                            role?: string;
-                            is_system_admin?: boolean;
-                            disabled?: boolean;
+                            id: number;
+                            email: string;
+                            name: string;
+                            organization_id: number;
+                            role: string;
+                            is_system_admin: boolean;
+                            disabled: boolean;
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time */
-                            updated_at?: string;
+                            updated_at: string;
                         };
                     };
                 };
@@ -865,17 +865,17 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            email?: string;
-                            name?: string;
-                            organization_id?: number;
-                            role?: string;
-                            is_system_admin?: boolean;
-                            disabled?: boolean;
+                            id: number;
+                            email: string;
+                            name: string;
+                            organization_id: number;
+                            role: string;
+                            is_system_admin: boolean;
+                            disabled: boolean;
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time */
-                            updated_at?: string;
+                            updated_at: string;
                         };
                     };
                 };
@@ -996,17 +996,17 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            email?: string;
-                            name?: string;
-                            organization_id?: number;
-                            role?: string;
-                            is_system_admin?: boolean;
-                            disabled?: boolean;
+                            id: number;
+                            email: string;
+                            name: string;
+                            organization_id: number;
+                            role: string;
+                            is_system_admin: boolean;
+                            disabled: boolean;
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time */
-                            updated_at?: string;
+                            updated_at: string;
                         };
                     };
                 };
@@ -1124,17 +1124,17 @@ export interface paths {
                     content: {
                         "application/json": {
                             items: {
-                                id?: number;
-                                name?: string;
+                                id: number;
+                                name: string;
                                 /** @description the first characters of the key, to tell keys apart */
-                                prefix?: string;
+                                prefix: string;
                                 /** @description ISO 8601 date and time */
-                                created_at?: string;
+                                created_at: string;
                                 /** @description ISO 8601 date and time, or null */
-                                last_used_at?: string | null;
+                                last_used_at: string | null;
                                 /** @description when the key stops working; null: never */
-                                expires_at?: string | null;
-                                trusted_front_end?: boolean;
+                                expires_at: string | null;
+                                trusted_front_end: boolean;
                             }[];
                             /** @description how many match, over all pages */
                             total: number;
@@ -1253,19 +1253,19 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            name?: string;
+                            id: number;
+                            name: string;
                             /** @description the first characters of the key, to tell keys apart */
-                            prefix?: string;
+                            prefix: string;
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time, or null */
-                            last_used_at?: string | null;
+                            last_used_at: string | null;
                             /** @description when the key stops working; null: never */
-                            expires_at?: string | null;
-                            trusted_front_end?: boolean;
+                            expires_at: string | null;
+                            trusted_front_end: boolean;
                             /** @description the API key (mrk_…) */
-                            key?: string;
+                            key: string;
                         };
                     };
                 };
@@ -1505,29 +1505,29 @@ export interface paths {
                     content: {
                         "application/json": {
                             items: {
-                                id?: number;
-                                name?: string;
-                                description?: string;
+                                id: number;
+                                name: string;
+                                description: string;
                                 /** @description the owner's email */
-                                owner?: string;
-                                organization_id?: number;
+                                owner: string;
+                                organization_id: number;
                                 /** @enum {string} */
-                                assistant_type?: "classic" | "multi_tool";
-                                published?: boolean;
+                                assistant_type: "classic" | "multi_tool";
+                                published: boolean;
                                 /** @description ISO 8601 date and time, or null */
-                                published_at?: string | null;
+                                published_at: string | null;
                                 /** @description ISO 8601 date and time */
-                                created_at?: string;
+                                created_at: string;
                                 /** @description ISO 8601 date and time */
-                                updated_at?: string;
+                                updated_at: string;
                                 /** @description a multi-tool assistant with at least one enabled assistant tool */
-                                is_orchestrator?: boolean;
+                                is_orchestrator: boolean;
                                 /** @description whether it is shared with the caller */
-                                shared_with_caller?: boolean;
+                                shared_with_caller: boolean;
                                 /** @description how many users it is shared with; only for who may manage its sharing */
                                 shared_with_count?: number;
                                 /** @description what the caller may do with it */
-                                allowed_actions?: ("view" | "view_configuration" | "chat" | "update" | "delete" | "publish" | "share" | "export")[];
+                                allowed_actions: ("view" | "view_configuration" | "chat" | "update" | "delete" | "publish" | "share" | "export")[];
                                 /** @description only for who may configure it */
                                 system_prompt?: string;
                                 /** @description only for who may configure it */
@@ -1659,29 +1659,29 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            name?: string;
-                            description?: string;
+                            id: number;
+                            name: string;
+                            description: string;
                             /** @description the owner's email */
-                            owner?: string;
-                            organization_id?: number;
+                            owner: string;
+                            organization_id: number;
                             /** @enum {string} */
-                            assistant_type?: "classic" | "multi_tool";
-                            published?: boolean;
+                            assistant_type: "classic" | "multi_tool";
+                            published: boolean;
                             /** @description ISO 8601 date and time, or null */
-                            published_at?: string | null;
+                            published_at: string | null;
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time */
-                            updated_at?: string;
+                            updated_at: string;
                             /** @description a multi-tool assistant with at least one enabled assistant tool */
-                            is_orchestrator?: boolean;
+                            is_orchestrator: boolean;
                             /** @description whether it is shared with the caller */
-                            shared_with_caller?: boolean;
+                            shared_with_caller: boolean;
                             /** @description how many users it is shared with; only for who may manage its sharing */
                             shared_with_count?: number;
                             /** @description what the caller may do with it */
-                            allowed_actions?: ("view" | "view_configuration" | "chat" | "update" | "delete" | "publish" | "share" | "export")[];
+                            allowed_actions: ("view" | "view_configuration" | "chat" | "update" | "delete" | "publish" | "share" | "export")[];
                             /** @description only for who may configure it */
                             system_prompt?: string;
                             /** @description only for who may configure it */
@@ -1819,19 +1819,19 @@ export interface paths {
                     content: {
                         "application/json": {
                             assistant: {
-                                name?: string;
-                                description?: string;
+                                name: string;
+                                description: string;
                                 /** @enum {string} */
-                                assistant_type?: "classic" | "multi_tool";
-                                is_orchestrator?: boolean;
-                                system_prompt?: string;
-                                prompt_template?: string;
+                                assistant_type: "classic" | "multi_tool";
+                                is_orchestrator: boolean;
+                                system_prompt: string;
+                                prompt_template: string;
                                 /** @description the normalised metadata the assistant would get */
-                                metadata?: {
+                                metadata: {
                                     [key: string]: unknown;
                                 };
-                                rag_collections?: string[];
-                                rag_top_k?: number;
+                                rag_collections: string[];
+                                rag_top_k: number;
                             };
                             problems: {
                                 /** @description where in the document, e.g. metadata.tools[1].config.collections[0] or RAG_collections[0] */
@@ -1854,29 +1854,29 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            name?: string;
-                            description?: string;
+                            id: number;
+                            name: string;
+                            description: string;
                             /** @description the owner's email */
-                            owner?: string;
-                            organization_id?: number;
+                            owner: string;
+                            organization_id: number;
                             /** @enum {string} */
-                            assistant_type?: "classic" | "multi_tool";
-                            published?: boolean;
+                            assistant_type: "classic" | "multi_tool";
+                            published: boolean;
                             /** @description ISO 8601 date and time, or null */
-                            published_at?: string | null;
+                            published_at: string | null;
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time */
-                            updated_at?: string;
+                            updated_at: string;
                             /** @description a multi-tool assistant with at least one enabled assistant tool */
-                            is_orchestrator?: boolean;
+                            is_orchestrator: boolean;
                             /** @description whether it is shared with the caller */
-                            shared_with_caller?: boolean;
+                            shared_with_caller: boolean;
                             /** @description how many users it is shared with; only for who may manage its sharing */
                             shared_with_count?: number;
                             /** @description what the caller may do with it */
-                            allowed_actions?: ("view" | "view_configuration" | "chat" | "update" | "delete" | "publish" | "share" | "export")[];
+                            allowed_actions: ("view" | "view_configuration" | "chat" | "update" | "delete" | "publish" | "share" | "export")[];
                             /** @description only for who may configure it */
                             system_prompt?: string;
                             /** @description only for who may configure it */
@@ -2006,29 +2006,29 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            name?: string;
-                            description?: string;
+                            id: number;
+                            name: string;
+                            description: string;
                             /** @description the owner's email */
-                            owner?: string;
-                            organization_id?: number;
+                            owner: string;
+                            organization_id: number;
                             /** @enum {string} */
-                            assistant_type?: "classic" | "multi_tool";
-                            published?: boolean;
+                            assistant_type: "classic" | "multi_tool";
+                            published: boolean;
                             /** @description ISO 8601 date and time, or null */
-                            published_at?: string | null;
+                            published_at: string | null;
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time */
-                            updated_at?: string;
+                            updated_at: string;
                             /** @description a multi-tool assistant with at least one enabled assistant tool */
-                            is_orchestrator?: boolean;
+                            is_orchestrator: boolean;
                             /** @description whether it is shared with the caller */
-                            shared_with_caller?: boolean;
+                            shared_with_caller: boolean;
                             /** @description how many users it is shared with; only for who may manage its sharing */
                             shared_with_count?: number;
                             /** @description what the caller may do with it */
-                            allowed_actions?: ("view" | "view_configuration" | "chat" | "update" | "delete" | "publish" | "share" | "export")[];
+                            allowed_actions: ("view" | "view_configuration" | "chat" | "update" | "delete" | "publish" | "share" | "export")[];
                             /** @description only for who may configure it */
                             system_prompt?: string;
                             /** @description only for who may configure it */
@@ -2267,29 +2267,29 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            name?: string;
-                            description?: string;
+                            id: number;
+                            name: string;
+                            description: string;
                             /** @description the owner's email */
-                            owner?: string;
-                            organization_id?: number;
+                            owner: string;
+                            organization_id: number;
                             /** @enum {string} */
-                            assistant_type?: "classic" | "multi_tool";
-                            published?: boolean;
+                            assistant_type: "classic" | "multi_tool";
+                            published: boolean;
                             /** @description ISO 8601 date and time, or null */
-                            published_at?: string | null;
+                            published_at: string | null;
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time */
-                            updated_at?: string;
+                            updated_at: string;
                             /** @description a multi-tool assistant with at least one enabled assistant tool */
-                            is_orchestrator?: boolean;
+                            is_orchestrator: boolean;
                             /** @description whether it is shared with the caller */
-                            shared_with_caller?: boolean;
+                            shared_with_caller: boolean;
                             /** @description how many users it is shared with; only for who may manage its sharing */
                             shared_with_count?: number;
                             /** @description what the caller may do with it */
-                            allowed_actions?: ("view" | "view_configuration" | "chat" | "update" | "delete" | "publish" | "share" | "export")[];
+                            allowed_actions: ("view" | "view_configuration" | "chat" | "update" | "delete" | "publish" | "share" | "export")[];
                             /** @description only for who may configure it */
                             system_prompt?: string;
                             /** @description only for who may configure it */
@@ -2422,29 +2422,29 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            name?: string;
-                            description?: string;
+                            id: number;
+                            name: string;
+                            description: string;
                             /** @description the owner's email */
-                            owner?: string;
-                            organization_id?: number;
+                            owner: string;
+                            organization_id: number;
                             /** @enum {string} */
-                            assistant_type?: "classic" | "multi_tool";
-                            published?: boolean;
+                            assistant_type: "classic" | "multi_tool";
+                            published: boolean;
                             /** @description ISO 8601 date and time, or null */
-                            published_at?: string | null;
+                            published_at: string | null;
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time */
-                            updated_at?: string;
+                            updated_at: string;
                             /** @description a multi-tool assistant with at least one enabled assistant tool */
-                            is_orchestrator?: boolean;
+                            is_orchestrator: boolean;
                             /** @description whether it is shared with the caller */
-                            shared_with_caller?: boolean;
+                            shared_with_caller: boolean;
                             /** @description how many users it is shared with; only for who may manage its sharing */
                             shared_with_count?: number;
                             /** @description what the caller may do with it */
-                            allowed_actions?: ("view" | "view_configuration" | "chat" | "update" | "delete" | "publish" | "share" | "export")[];
+                            allowed_actions: ("view" | "view_configuration" | "chat" | "update" | "delete" | "publish" | "share" | "export")[];
                             /** @description only for who may configure it */
                             system_prompt?: string;
                             /** @description only for who may configure it */
@@ -2806,11 +2806,11 @@ export interface paths {
                     content: {
                         "application/json": {
                             items: {
-                                id?: number;
-                                name?: string;
-                                description?: string;
-                                owner?: string;
-                                available?: boolean;
+                                id: number;
+                                name: string;
+                                description: string;
+                                owner: string;
+                                available: boolean;
                                 /** @description why it may not be used, when it may not */
                                 reason?: string;
                             }[];
@@ -2962,29 +2962,29 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            name?: string;
-                            description?: string;
+                            id: number;
+                            name: string;
+                            description: string;
                             /** @description the owner's email */
-                            owner?: string;
-                            organization_id?: number;
+                            owner: string;
+                            organization_id: number;
                             /** @enum {string} */
-                            assistant_type?: "classic" | "multi_tool";
-                            published?: boolean;
+                            assistant_type: "classic" | "multi_tool";
+                            published: boolean;
                             /** @description ISO 8601 date and time, or null */
-                            published_at?: string | null;
+                            published_at: string | null;
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time */
-                            updated_at?: string;
+                            updated_at: string;
                             /** @description a multi-tool assistant with at least one enabled assistant tool */
-                            is_orchestrator?: boolean;
+                            is_orchestrator: boolean;
                             /** @description whether it is shared with the caller */
-                            shared_with_caller?: boolean;
+                            shared_with_caller: boolean;
                             /** @description how many users it is shared with; only for who may manage its sharing */
                             shared_with_count?: number;
                             /** @description what the caller may do with it */
-                            allowed_actions?: ("view" | "view_configuration" | "chat" | "update" | "delete" | "publish" | "share" | "export")[];
+                            allowed_actions: ("view" | "view_configuration" | "chat" | "update" | "delete" | "publish" | "share" | "export")[];
                             /** @description only for who may configure it */
                             system_prompt?: string;
                             /** @description only for who may configure it */
@@ -4262,15 +4262,15 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            object?: "list";
-                            data?: {
+                            object: "list";
+                            data: {
                                 /** @description lamb_assistant.<id> */
-                                id?: string;
+                                id: string;
                                 /** @enum {string} */
-                                object?: "model";
-                                created?: number;
-                                owned_by?: string;
-                                name?: string;
+                                object: "model";
+                                created: number;
+                                owned_by: string;
+                                name: string;
                             }[];
                         };
                     };
@@ -4426,34 +4426,34 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: string;
+                            id: string;
                             /** @enum {string} */
-                            object?: "chat.completion";
-                            created?: number;
+                            object: "chat.completion";
+                            created: number;
                             /** @description the model id exactly as sent */
-                            model?: string;
-                            choices?: {
-                                index?: number;
-                                message?: {
+                            model: string;
+                            choices: {
+                                index: number;
+                                message: {
                                     /** @enum {string} */
-                                    role?: "assistant";
-                                    content?: string;
+                                    role: "assistant";
+                                    content: string;
                                     /** @description the model's reasoning, when it gave any */
                                     reasoning_content?: string;
                                 };
                                 /** @enum {object|null} */
-                                logprobs?: never | null;
+                                logprobs: never | null;
                                 /** @enum {string} */
-                                finish_reason?: "stop" | "length" | "tool_calls" | "content_filter";
+                                finish_reason: "stop" | "length" | "tool_calls" | "content_filter";
                             }[];
-                            usage?: {
+                            usage: {
                                 prompt_tokens?: number;
                                 completion_tokens?: number;
                                 total_tokens?: number;
                             } & {
                                 [key: string]: unknown;
                             };
-                            sources?: ({
+                            sources: ({
                                 title?: string;
                                 url?: string;
                                 similarity?: number;
@@ -4630,34 +4630,34 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: string;
+                            id: string;
                             /** @enum {string} */
-                            object?: "chat.completion";
-                            created?: number;
+                            object: "chat.completion";
+                            created: number;
                             /** @description the model id exactly as sent */
-                            model?: string;
-                            choices?: {
-                                index?: number;
-                                message?: {
+                            model: string;
+                            choices: {
+                                index: number;
+                                message: {
                                     /** @enum {string} */
-                                    role?: "assistant";
-                                    content?: string;
+                                    role: "assistant";
+                                    content: string;
                                     /** @description the model's reasoning, when it gave any */
                                     reasoning_content?: string;
                                 };
                                 /** @enum {object|null} */
-                                logprobs?: never | null;
+                                logprobs: never | null;
                                 /** @enum {string} */
-                                finish_reason?: "stop" | "length" | "tool_calls" | "content_filter";
+                                finish_reason: "stop" | "length" | "tool_calls" | "content_filter";
                             }[];
-                            usage?: {
+                            usage: {
                                 prompt_tokens?: number;
                                 completion_tokens?: number;
                                 total_tokens?: number;
                             } & {
                                 [key: string]: unknown;
                             };
-                            sources?: ({
+                            sources: ({
                                 title?: string;
                                 url?: string;
                                 similarity?: number;
@@ -4804,15 +4804,15 @@ export interface paths {
                     content: {
                         "application/json": {
                             items: {
-                                id?: number;
-                                assistant_id?: number;
-                                assistant_name?: string;
+                                id: number;
+                                assistant_id: number;
+                                assistant_name: string;
                                 /** @description empty until the first answer names the chat from its question, or the owner does */
-                                title?: string;
+                                title: string;
                                 /** @description ISO 8601 date and time */
-                                created_at?: string;
+                                created_at: string;
                                 /** @description ISO 8601 date and time */
-                                updated_at?: string;
+                                updated_at: string;
                             }[];
                             /** @description how many match, over all pages */
                             total: number;
@@ -4926,15 +4926,15 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            assistant_id?: number;
-                            assistant_name?: string;
+                            id: number;
+                            assistant_id: number;
+                            assistant_name: string;
                             /** @description empty until the first answer names the chat from its question, or the owner does */
-                            title?: string;
+                            title: string;
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time */
-                            updated_at?: string;
+                            updated_at: string;
                         };
                     };
                 };
@@ -5284,22 +5284,22 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            assistant_id?: number;
-                            assistant_name?: string;
+                            id: number;
+                            assistant_id: number;
+                            assistant_name: string;
                             /** @description empty until the first answer names the chat from its question, or the owner does */
-                            title?: string;
+                            title: string;
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time */
-                            updated_at?: string;
-                            messages?: {
-                                id?: number;
+                            updated_at: string;
+                            messages: {
+                                id: number;
                                 /** @enum {string} */
-                                role?: "user" | "assistant";
-                                content?: string;
-                                reasoning?: string | null;
-                                sources?: ({
+                                role: "user" | "assistant";
+                                content: string;
+                                reasoning: string | null;
+                                sources: ({
                                     title?: string;
                                     url?: string;
                                     similarity?: number;
@@ -5319,16 +5319,17 @@ export interface paths {
                                 } & {
                                     [key: string]: unknown;
                                 })[];
-                                steps?: {
-                                    id?: string;
-                                    tool?: string;
-                                    display_name?: string;
+                                steps: {
+                                    id: string;
+                                    tool: string;
+                                    display_name: string;
                                     /** @enum {string} */
-                                    state?: "running" | "done" | "error";
-                                    duration_ms?: number | null;
+                                    state: "running" | "done" | "error";
+                                    duration_ms: number | null;
+                                    /** @description the step this one is nested under (a called assistant's own steps) */
                                     parent?: string;
                                 }[];
-                                usage?: ({
+                                usage: ({
                                     prompt_tokens?: number;
                                     completion_tokens?: number;
                                     total_tokens?: number;
@@ -5336,9 +5337,9 @@ export interface paths {
                                     [key: string]: unknown;
                                 }) | null;
                                 /** @description the model's finish reason; `stopped` when the learner stopped (or left) part way; null for a question */
-                                finish_reason?: string | null;
+                                finish_reason: string | null;
                                 /** @description ISO 8601 date and time */
-                                created_at?: string;
+                                created_at: string;
                             }[];
                         };
                     };
@@ -5555,15 +5556,15 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            assistant_id?: number;
-                            assistant_name?: string;
+                            id: number;
+                            assistant_id: number;
+                            assistant_name: string;
                             /** @description empty until the first answer names the chat from its question, or the owner does */
-                            title?: string;
+                            title: string;
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time */
-                            updated_at?: string;
+                            updated_at: string;
                         };
                     };
                 };
@@ -5688,34 +5689,34 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: string;
+                            id: string;
                             /** @enum {string} */
-                            object?: "chat.completion";
-                            created?: number;
+                            object: "chat.completion";
+                            created: number;
                             /** @description the model id exactly as sent */
-                            model?: string;
-                            choices?: {
-                                index?: number;
-                                message?: {
+                            model: string;
+                            choices: {
+                                index: number;
+                                message: {
                                     /** @enum {string} */
-                                    role?: "assistant";
-                                    content?: string;
+                                    role: "assistant";
+                                    content: string;
                                     /** @description the model's reasoning, when it gave any */
                                     reasoning_content?: string;
                                 };
                                 /** @enum {object|null} */
-                                logprobs?: never | null;
+                                logprobs: never | null;
                                 /** @enum {string} */
-                                finish_reason?: "stop" | "length" | "tool_calls" | "content_filter";
+                                finish_reason: "stop" | "length" | "tool_calls" | "content_filter";
                             }[];
-                            usage?: {
+                            usage: {
                                 prompt_tokens?: number;
                                 completion_tokens?: number;
                                 total_tokens?: number;
                             } & {
                                 [key: string]: unknown;
                             };
-                            sources?: ({
+                            sources: ({
                                 title?: string;
                                 url?: string;
                                 similarity?: number;
@@ -5888,34 +5889,34 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: string;
+                            id: string;
                             /** @enum {string} */
-                            object?: "chat.completion";
-                            created?: number;
+                            object: "chat.completion";
+                            created: number;
                             /** @description the model id exactly as sent */
-                            model?: string;
-                            choices?: {
-                                index?: number;
-                                message?: {
+                            model: string;
+                            choices: {
+                                index: number;
+                                message: {
                                     /** @enum {string} */
-                                    role?: "assistant";
-                                    content?: string;
+                                    role: "assistant";
+                                    content: string;
                                     /** @description the model's reasoning, when it gave any */
                                     reasoning_content?: string;
                                 };
                                 /** @enum {object|null} */
-                                logprobs?: never | null;
+                                logprobs: never | null;
                                 /** @enum {string} */
-                                finish_reason?: "stop" | "length" | "tool_calls" | "content_filter";
+                                finish_reason: "stop" | "length" | "tool_calls" | "content_filter";
                             }[];
-                            usage?: {
+                            usage: {
                                 prompt_tokens?: number;
                                 completion_tokens?: number;
                                 total_tokens?: number;
                             } & {
                                 [key: string]: unknown;
                             };
-                            sources?: ({
+                            sources: ({
                                 title?: string;
                                 url?: string;
                                 similarity?: number;
@@ -6082,17 +6083,17 @@ export interface paths {
                     content: {
                         "application/json": {
                             items: {
-                                id?: number;
-                                assistant_id?: number;
-                                assistant_name?: string;
+                                id: number;
+                                assistant_id: number;
+                                assistant_name: string;
                                 /** @description empty until the first answer names the chat from its question, or the owner does */
-                                title?: string;
+                                title: string;
                                 /** @description ISO 8601 date and time */
-                                created_at?: string;
+                                created_at: string;
                                 /** @description ISO 8601 date and time */
-                                updated_at?: string;
+                                updated_at: string;
                                 /** @description the learner by a stable pseudonym, e.g. "Learner 4f2a1c"; never their email */
-                                learner?: string;
+                                learner: string;
                             }[];
                             /** @description how many match, over all pages */
                             total: number;
@@ -6216,22 +6217,22 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            assistant_id?: number;
-                            assistant_name?: string;
+                            id: number;
+                            assistant_id: number;
+                            assistant_name: string;
                             /** @description empty until the first answer names the chat from its question, or the owner does */
-                            title?: string;
+                            title: string;
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time */
-                            updated_at?: string;
-                            messages?: {
-                                id?: number;
+                            updated_at: string;
+                            messages: {
+                                id: number;
                                 /** @enum {string} */
-                                role?: "user" | "assistant";
-                                content?: string;
-                                reasoning?: string | null;
-                                sources?: ({
+                                role: "user" | "assistant";
+                                content: string;
+                                reasoning: string | null;
+                                sources: ({
                                     title?: string;
                                     url?: string;
                                     similarity?: number;
@@ -6251,16 +6252,17 @@ export interface paths {
                                 } & {
                                     [key: string]: unknown;
                                 })[];
-                                steps?: {
-                                    id?: string;
-                                    tool?: string;
-                                    display_name?: string;
+                                steps: {
+                                    id: string;
+                                    tool: string;
+                                    display_name: string;
                                     /** @enum {string} */
-                                    state?: "running" | "done" | "error";
-                                    duration_ms?: number | null;
+                                    state: "running" | "done" | "error";
+                                    duration_ms: number | null;
+                                    /** @description the step this one is nested under (a called assistant's own steps) */
                                     parent?: string;
                                 }[];
-                                usage?: ({
+                                usage: ({
                                     prompt_tokens?: number;
                                     completion_tokens?: number;
                                     total_tokens?: number;
@@ -6268,12 +6270,12 @@ export interface paths {
                                     [key: string]: unknown;
                                 }) | null;
                                 /** @description the model's finish reason; `stopped` when the learner stopped (or left) part way; null for a question */
-                                finish_reason?: string | null;
+                                finish_reason: string | null;
                                 /** @description ISO 8601 date and time */
-                                created_at?: string;
+                                created_at: string;
                             }[];
                             /** @description the learner by a stable pseudonym, e.g. "Learner 4f2a1c"; never their email */
-                            learner?: string;
+                            learner: string;
                         };
                     };
                 };
@@ -6391,19 +6393,19 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            tools?: {
-                                name?: string;
-                                display_name?: string;
-                                description?: string;
+                            tools: {
+                                name: string;
+                                display_name: string;
+                                description: string;
                                 /** @description the placeholder a context tool fills; null for a function tool */
-                                placeholder?: string | null;
-                                category?: string;
-                                version?: string;
+                                placeholder: string | null;
+                                category: string;
+                                version: string;
                                 /** @enum {string} */
-                                kind?: "context" | "function" | "context+function";
-                                aliases?: string[];
+                                kind: "context" | "function" | "context+function";
+                                aliases: string[];
                                 /** @description the JSON Schema of the tool's per-assistant config */
-                                config_schema?: {
+                                config_schema: {
                                     [key: string]: unknown;
                                 };
                             }[];
@@ -6526,18 +6528,18 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            name?: string;
-                            display_name?: string;
-                            description?: string;
+                            name: string;
+                            display_name: string;
+                            description: string;
                             /** @description the placeholder a context tool fills; null for a function tool */
-                            placeholder?: string | null;
-                            category?: string;
-                            version?: string;
+                            placeholder: string | null;
+                            category: string;
+                            version: string;
                             /** @enum {string} */
-                            kind?: "context" | "function" | "context+function";
-                            aliases?: string[];
+                            kind: "context" | "function" | "context+function";
+                            aliases: string[];
                             /** @description the JSON Schema of the tool's per-assistant config */
-                            config_schema?: {
+                            config_schema: {
                                 [key: string]: unknown;
                             };
                         };
@@ -6667,10 +6669,10 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            valid?: boolean;
-                            errors?: ({
-                                path?: string;
-                                message?: string;
+                            valid: boolean;
+                            errors: ({
+                                path: string;
+                                message: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
@@ -6789,31 +6791,31 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            prompt_processors?: string[];
+                            prompt_processors: string[];
                             /** @description each connector by name: its description and models */
-                            connectors?: {
+                            connectors: {
                                 [key: string]: {
-                                    description?: string;
-                                    models?: string[];
+                                    description: string;
+                                    models: string[];
                                 } & {
                                     [key: string]: unknown;
                                 };
                             };
                             /** @description the context tools */
-                            rag_processors?: string[];
-                            tools?: {
-                                name?: string;
-                                display_name?: string;
-                                description?: string;
+                            rag_processors: string[];
+                            tools: {
+                                name: string;
+                                display_name: string;
+                                description: string;
                                 /** @description the placeholder a context tool fills; null for a function tool */
-                                placeholder?: string | null;
-                                category?: string;
-                                version?: string;
+                                placeholder: string | null;
+                                category: string;
+                                version: string;
                                 /** @enum {string} */
-                                kind?: "context" | "function" | "context+function";
-                                aliases?: string[];
+                                kind: "context" | "function" | "context+function";
+                                aliases: string[];
                                 /** @description the JSON Schema of the tool's per-assistant config */
-                                config_schema?: {
+                                config_schema: {
                                     [key: string]: unknown;
                                 };
                             }[];
