@@ -22,7 +22,7 @@ import { traceRoutes } from './routes/trace-routes.js';
 import { organizationRoutes } from './routes/organization-routes.js';
 import { organizationSettingsRoutes } from './routes/organization-settings-routes.js';
 import { knowledgeBaseRoutes } from './routes/knowledge-base-routes.js';
-import { fileRoutes, multipartOptions } from './routes/file-routes.js';
+import { fileRoutes } from './routes/file-routes.js';
 import { knowledgeDocumentRoutes } from './routes/knowledge-document-routes.js';
 import { assistantRoutes } from './routes/assistant-routes.js';
 import { rubricRoutes } from './routes/rubric-routes.js';
@@ -32,6 +32,7 @@ import { userRoutes } from './routes/user-routes.js';
 import { ltiAdminRoutes } from './routes/lti-admin-routes.js';
 import { ltiLaunchRoutes } from './routes/lti-launch-routes.js';
 import { ltiTeacherRoutes } from './routes/lti-teacher-routes.js';
+import { multipartOptions } from './multipart-upload.js';
 import { sessionCookieValue } from './session-cookie.js';
 import { registerSecurityHeaders, widenContentSecurityPolicy } from './security-headers.js';
 import { isAppPage, loadWebApp, registerWebAppFiles, sendAppPage } from './web-app.js';
@@ -128,7 +129,14 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await loginRoutes(scope, services);
   });
   // Form bodies are parsed in the LTI scopes only; every other route keeps refusing them with 415.
-  await app.register(async (scope) => ltiLaunchRoutes(scope, services));
+  await app.register(ltiLaunchRoutes, {
+    ltiLaunches: services.ltiLaunches,
+    ltiAdvantage: services.ltiAdvantage,
+    ltiActivities: services.ltiActivities,
+    ltiToolKeys: services.ltiToolKeys,
+    rateLimiter: services.rateLimiter,
+    settings: services.settings,
+  });
   await app.register(async (scope) => {
     requireAuthentication(scope, services.authenticator, services.settings.corsOrigins);
     limitChatRequests(scope, services.rateLimiter);
@@ -136,25 +144,38 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await userRoutes(scope, services);
     await apiKeyRoutes(scope, services);
     await assistantRoutes(scope, services);
-    await rubricRoutes(scope, services);
+    await scope.register(rubricRoutes, { rubrics: services.rubrics, settings: services.settings });
     await chatCompletionRoutes(scope, services);
     await chatRoutes(scope, services);
     await toolCatalogueRoutes(scope, services);
     await traceRoutes(scope, services);
-    await organizationRoutes(scope, services);
-    await organizationSettingsRoutes(scope, services);
-    await knowledgeBaseRoutes(scope, services);
-    await ltiAdminRoutes(scope, services);
-    await scope.register(async (teacherScope) => ltiTeacherRoutes(teacherScope, services));
+    await scope.register(organizationRoutes, { providerSettings: services.providerSettings });
+    await scope.register(organizationSettingsRoutes, { organizationSettings: services.organizationSettings });
+    await scope.register(knowledgeBaseRoutes, { knowledgeBases: services.knowledgeBases, settings: services.settings });
+    await scope.register(ltiAdminRoutes, {
+      ltiRegistrations: services.ltiRegistrations,
+      ltiActivities: services.ltiActivities,
+      settings: services.settings,
+    });
+    await scope.register(ltiTeacherRoutes, {
+      ltiActivities: services.ltiActivities,
+      ltiAdvantage: services.ltiAdvantage,
+      ltiLaunches: services.ltiLaunches,
+      chats: services.chats,
+      settings: services.settings,
+    });
     // Multipart parsing lives in a scope of its own: only the files routes read multipart bodies,
     // every other route keeps refusing them with 415.
     await scope.register(async (filesScope) => {
       await filesScope.register(fastifyMultipart, multipartOptions(services.settings.fileUploadBytesMaximum));
-      await fileRoutes(filesScope, services);
+      await filesScope.register(fileRoutes, { files: services.files, settings: services.settings });
     });
     await scope.register(async (documentsScope) => {
       await documentsScope.register(fastifyMultipart, multipartOptions(services.settings.knowledgeUploadBytesMaximum));
-      await knowledgeDocumentRoutes(documentsScope, services);
+      await documentsScope.register(knowledgeDocumentRoutes, {
+        knowledgeDocuments: services.knowledgeDocuments,
+        settings: services.settings,
+      });
     });
   });
   return app;

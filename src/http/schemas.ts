@@ -22,11 +22,20 @@ export const errorResponseSchema = {
   required: ['error'],
 } as const;
 
-export const idParametersSchema = {
-  type: 'object',
-  properties: { id: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } },
-  required: ['id'],
-} as const;
+/** A row id as the API takes one, in a path, a query or a body: a positive 32-bit integer. */
+export const idSchema = { type: 'integer', minimum: 1, maximum: 2_147_483_647 } as const;
+
+/** The parameters of a path that names rows by their ids, e.g. `pathIdsSchema('id', 'documentId')`. */
+export function pathIdsSchema<const Names extends readonly string[]>(...names: Names) {
+  return {
+    type: 'object',
+    properties: Object.fromEntries(names.map((name) => [name, idSchema])) as { [Name in Names[number]]: typeof idSchema },
+    required: names,
+  } as const;
+}
+
+/** The parameters of a path with one id, `:id`. */
+export const idParametersSchema = pathIdsSchema('id');
 
 /** Error responses every authenticated route may give; listed so the OpenAPI document shows them. */
 export const commonErrorResponses = {

@@ -19,7 +19,7 @@ import { AppError } from '../errors/app-error.js';
 import type { FileStorage } from '../files/file-storage.js';
 import { rankChunks, type RetrievalMode } from './chunk-ranking.js';
 import { resolveChunkingOptions } from './chunking.js';
-import type { KnowledgeBaseInput, KnowledgeBasePatch, QueryInput } from './knowledge-base-schemas.js';
+import type { KnowledgeBaseInput, KnowledgeBasePatch, KnowledgeBaseView, QueryAnswer, QueryInput } from './knowledge-base-schemas.js';
 import { queryExternalKnowledgeServer, type ExternalKnowledgeServer } from './external-knowledge-server.js';
 import { embeddingChoiceOf, type Embedder } from './organization-embedder.js';
 import type { KnowledgeHit, KnowledgeSearch } from '../pipeline/ports.js';
@@ -73,16 +73,6 @@ interface SearchQuery extends RankQuery {
   threshold: number;
 }
 
-/** LAMB's knowledge-base query answer. */
-export interface QueryAnswer {
-  results: Array<{ similarity: number; data: string; metadata: Record<string, unknown> }>;
-  count: number;
-  timing: { total_ms: number };
-  query: string;
-  /** How the results were found. */
-  mode: RetrievalMode;
-}
-
 export function knowledgeBaseFacts(record: KnowledgeBaseRow): KnowledgeBaseFacts {
   return {
     ownerId: record.owner_id,
@@ -92,7 +82,7 @@ export function knowledgeBaseFacts(record: KnowledgeBaseRow): KnowledgeBaseFacts
   };
 }
 
-function view(record: KnowledgeBaseRecord) {
+function view(record: KnowledgeBaseRecord): KnowledgeBaseView {
   return {
     id: record.id,
     name: record.name,
@@ -112,8 +102,6 @@ function view(record: KnowledgeBaseRecord) {
     updated_at: record.updated_at,
   };
 }
-
-export type KnowledgeBaseView = ReturnType<typeof view>;
 
 /** Collection ids are strings in LAMB's configs (`"12"`); ours are positive integers. */
 function knowledgeBaseIdOf(collectionId: string): number | undefined {
