@@ -39,6 +39,7 @@ export function rubricViewSchema(description: string) {
       ...ownershipProperties,
     },
     required: ['rubricId', 'title', 'description', 'metadata', 'criteria', 'scoringType', 'maxScore', ...ownershipRequired],
+    additionalProperties: false,
   } as const;
 }
 

@@ -3,7 +3,7 @@
  * (/api/knowledge-bases), rubrics (/api/rubrics) and files (/api/files), by the names and ids
  * the assistant editor's pickers show. Every call goes through the typed client.
  */
-import { answerOf, apiClient, sent } from './client';
+import { answerOf, apiClient } from './client';
 
 export interface KnowledgeBaseRow {
   id: number;
@@ -24,14 +24,14 @@ export interface FileRow {
 export type RubricScope = 'mine' | 'organization';
 
 export async function listKnowledgeBases(): Promise<KnowledgeBaseRow[]> {
-  return sent(await answerOf(apiClient.GET('/api/knowledge-bases'))).items;
+  return (await answerOf(apiClient.GET('/api/knowledge-bases'))).items;
 }
 
 export async function listRubrics(scope?: RubricScope): Promise<RubricRow[]> {
   const query = scope === undefined ? {} : { scope };
-  return sent(await answerOf(apiClient.GET('/api/rubrics', { params: { query } }))).items;
+  return (await answerOf(apiClient.GET('/api/rubrics', { params: { query } }))).items;
 }
 
 export async function listFiles(): Promise<FileRow[]> {
-  return sent(await answerOf(apiClient.GET('/api/files'))).items;
+  return (await answerOf(apiClient.GET('/api/files'))).items;
 }
