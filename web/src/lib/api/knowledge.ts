@@ -4,21 +4,12 @@
  * the assistant editor's pickers show. Every call goes through the typed client.
  */
 import { answerOf, apiClient } from './client';
+import type { JsonAnswer } from './json-answer';
 
-export interface KnowledgeBaseRow {
-  id: number;
-  name: string;
-}
-
-export interface RubricRow {
-  rubricId: string;
-  title: string;
-}
-
-export interface FileRow {
-  file_path: string;
-  name: string;
-}
+/** The fields of each listed item the pickers read, as the generated types declare them. */
+export type KnowledgeBaseRow = Pick<JsonAnswer<'/api/knowledge-bases', 'get'>['items'][number], 'id' | 'name'>;
+export type RubricRow = Pick<JsonAnswer<'/api/rubrics', 'get'>['items'][number], 'rubricId' | 'title'>;
+export type FileRow = Pick<JsonAnswer<'/api/files', 'get'>['items'][number], 'file_path' | 'name'>;
 
 /** Whose rubrics: the user's own, or the organization's readable ones; unset, the server's default. */
 export type RubricScope = 'mine' | 'organization';
