@@ -15,7 +15,7 @@ import {
   type TestServer,
 } from './support/test-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
-import type { FileView } from '../src/files/file-service.js';
+import type { FileView } from '../src/files/file-schemas.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 
 // These checks look at the local driver's files on disk, so storage is `local` on both stores; the other drivers keep the same contract (blob-storage-drivers-keep-one-contract.test.ts).

@@ -28,6 +28,7 @@ import { displayFileName, parseFilePath, sanitizeFileName, withCollisionSuffix }
 import type { BlobStorage } from '../blobs/blob-storage.js';
 import { FileStorage, type StoredBytes } from './file-storage.js';
 import { FileTextCache } from './file-text-cache.js';
+import type { FileView } from './file-schemas.js';
 import type { PageBounds } from '../validation/page-query-schema.js';
 
 export interface FileServiceOptions {
@@ -44,15 +45,6 @@ export interface UploadInput {
   /** What the client declared. Not trusted: the type is decided by extension and content. */
   contentType: string;
   stream: AsyncIterable<Uint8Array>;
-}
-
-export interface FileView {
-  id: number;
-  file_path: string;
-  name: string;
-  content_type: string;
-  size_bytes: number;
-  created_at: string;
 }
 
 /** How often an upload picks a fresh name after losing a race for one to a concurrent upload. */

@@ -23,7 +23,7 @@ import { traceRoutes } from './routes/trace-routes.js';
 import { organizationRoutes } from './routes/organization-routes.js';
 import { organizationSettingsRoutes } from './routes/organization-settings-routes.js';
 import { knowledgeBaseRoutes } from './routes/knowledge-base-routes.js';
-import { fileRoutes, multipartOptions } from './routes/file-routes.js';
+import { fileRoutes } from './routes/file-routes.js';
 import { knowledgeDocumentRoutes } from './routes/knowledge-document-routes.js';
 import { assistantRoutes } from './routes/assistant-routes.js';
 import { rubricRoutes } from './routes/rubric-routes.js';
@@ -33,6 +33,7 @@ import { userRoutes } from './routes/user-routes.js';
 import { ltiAdminRoutes } from './routes/lti-admin-routes.js';
 import { ltiLaunchRoutes } from './routes/lti-launch-routes.js';
 import { ltiTeacherRoutes } from './routes/lti-teacher-routes.js';
+import { multipartOptions } from './multipart-upload.js';
 import { sessionCookieValue } from './session-cookie.js';
 import { registerSecurityHeaders, widenContentSecurityPolicy } from './security-headers.js';
 import { isAppPage, loadWebApp, registerWebAppFiles, sendAppPage } from './web-app.js';
@@ -129,7 +130,10 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await scope.register(loginRoutes, pick(services, 'authenticator', 'settings'));
   });
   // Form bodies are parsed in the LTI scopes only; every other route keeps refusing them with 415.
-  await app.register(async (scope) => ltiLaunchRoutes(scope, services));
+  await app.register(
+    ltiLaunchRoutes,
+    pick(services, 'ltiLaunches', 'ltiAdvantage', 'ltiActivities', 'ltiToolKeys', 'rateLimiter', 'settings'),
+  );
   await app.register(async (scope) => {
     requireAuthentication(scope, services.authenticator, services.settings.corsOrigins);
     limitChatRequests(scope, services.rateLimiter);
@@ -140,25 +144,25 @@ export async function buildApp(services: Services, options: AppOptions): Promise
       assistantRoutes,
       pick(services, 'assistants', 'assistantSharing', 'assistantTransfer', 'assistantConversion', 'settings'),
     );
-    await rubricRoutes(scope, services);
+    await scope.register(rubricRoutes, pick(services, 'rubrics', 'settings'));
     await scope.register(chatCompletionRoutes, pick(services, 'completions', 'drain', 'settings'));
     await scope.register(chatRoutes, pick(services, 'chats', 'drain', 'settings'));
     await scope.register(toolCatalogueRoutes, pick(services, 'registries', 'providerSettings'));
     await scope.register(traceRoutes, pick(services, 'completions'));
-    await organizationRoutes(scope, services);
-    await organizationSettingsRoutes(scope, services);
-    await knowledgeBaseRoutes(scope, services);
-    await ltiAdminRoutes(scope, services);
-    await scope.register(async (teacherScope) => ltiTeacherRoutes(teacherScope, services));
+    await scope.register(organizationRoutes, pick(services, 'providerSettings'));
+    await scope.register(organizationSettingsRoutes, pick(services, 'organizationSettings'));
+    await scope.register(knowledgeBaseRoutes, pick(services, 'knowledgeBases', 'settings'));
+    await scope.register(ltiAdminRoutes, pick(services, 'ltiRegistrations', 'ltiActivities', 'settings'));
+    await scope.register(ltiTeacherRoutes, pick(services, 'ltiActivities', 'ltiAdvantage', 'ltiLaunches', 'chats', 'settings'));
     // Multipart parsing lives in a scope of its own: only the files routes read multipart bodies,
     // every other route keeps refusing them with 415.
     await scope.register(async (filesScope) => {
       await filesScope.register(fastifyMultipart, multipartOptions(services.settings.fileUploadBytesMaximum));
-      await fileRoutes(filesScope, services);
+      await filesScope.register(fileRoutes, pick(services, 'files', 'settings'));
     });
     await scope.register(async (documentsScope) => {
       await documentsScope.register(fastifyMultipart, multipartOptions(services.settings.knowledgeUploadBytesMaximum));
-      await knowledgeDocumentRoutes(documentsScope, services);
+      await documentsScope.register(knowledgeDocumentRoutes, pick(services, 'knowledgeDocuments', 'settings'));
     });
   });
   return app;

@@ -1,12 +1,14 @@
 /**
- * What a knowledge base is made and changed from, and LAMB's query, as JSON Schemas: the routes
- * validate bodies with them and show them in the OpenAPI document, and knowledge-base-service.ts
- * reads its input types from them, so each shape is declared once.
+ * What a knowledge base is made and changed from, how the API shows one, and LAMB's query and its
+ * answer, as JSON Schemas: the routes validate bodies and serialize answers with them and show them
+ * in the OpenAPI document, and knowledge-base-service.ts reads its input and view types from them,
+ * so each shape is declared once.
  */
 import type { FromSchema } from 'json-schema-to-ts';
 import { RETRIEVAL_MODES } from '../retrieval/chunk-ranking.js';
 import { CHUNK_SIZE_MAXIMUM, CHUNK_SIZE_MINIMUM } from '../document-reading/chunking.js';
 import { EMBEDDING_CONNECTORS } from '../retrieval/embedding-client.js';
+import { openObjectSchema, timestampSchema } from '../validation/shape-fragments.js';
 
 /** Chunk sizes in characters that a knowledge base may choose: the chunker's own bounds. */
 const CHUNK_SIZE_RANGE = { minimum: CHUNK_SIZE_MINIMUM, maximum: CHUNK_SIZE_MAXIMUM } as const;
@@ -69,3 +71,83 @@ export const knowledgeBaseQuerySchema = {
 } as const;
 
 export type QueryInput = FromSchema<typeof knowledgeBaseQuerySchema>;
+
+/** A knowledge base as the API answers with it (knowledge-base-service.ts builds its views to this type). */
+export function knowledgeBaseViewSchema(description: string) {
+  return {
+    type: 'object',
+    description,
+    properties: {
+      id: { type: 'integer' },
+      name: { type: 'string' },
+      description: { type: 'string' },
+      owner: { type: 'string', description: "the owner's email" },
+      organization_id: { type: 'integer' },
+      visibility: { type: 'string', enum: ['private', 'organization'] },
+      chunk_size: { type: 'integer' },
+      chunk_overlap: { type: 'integer' },
+      embeddings: {
+        type: ['object', 'null'],
+        description: 'how the chunks are embedded; null: full-text search only',
+        properties: {
+          connector: { type: ['string', 'null'] },
+          model: { type: ['string', 'null'] },
+          dimensions: { type: ['integer', 'null'], description: 'the length of its vectors; null until the first are stored' },
+        },
+        required: ['connector', 'model', 'dimensions'],
+        additionalProperties: false,
+      },
+      document_count: { type: 'integer' },
+      chunk_count: { type: 'integer' },
+      created_at: timestampSchema,
+      updated_at: timestampSchema,
+    },
+    required: [
+      'id',
+      'name',
+      'description',
+      'owner',
+      'organization_id',
+      'visibility',
+      'chunk_size',
+      'chunk_overlap',
+      'embeddings',
+      'document_count',
+      'chunk_count',
+      'created_at',
+      'updated_at',
+    ],
+    additionalProperties: false,
+  } as const;
+}
+
+export type KnowledgeBaseView = FromSchema<ReturnType<typeof knowledgeBaseViewSchema>>;
+
+/** LAMB's query answer: the best-matching chunks, best first. */
+export const queryAnswerSchema = {
+  type: 'object',
+  description: 'The best-matching chunks, best first',
+  properties: {
+    results: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          similarity: { type: 'number' },
+          data: { type: 'string', description: "the chunk's text" },
+          metadata: openObjectSchema("the chunk's metadata: file name, document id, chunk index, page, source URL and the document's own"),
+        },
+        required: ['similarity', 'data', 'metadata'],
+        additionalProperties: false,
+      },
+    },
+    count: { type: 'integer' },
+    timing: { type: 'object', properties: { total_ms: { type: 'number' } }, required: ['total_ms'], additionalProperties: false },
+    query: { type: 'string' },
+    mode: { type: 'string', enum: RETRIEVAL_MODES, description: 'how the results were found' },
+  },
+  required: ['results', 'count', 'timing', 'query', 'mode'],
+  additionalProperties: false,
+} as const;
+
+export type QueryAnswer = FromSchema<typeof queryAnswerSchema>;

@@ -20,7 +20,7 @@ import type { FileStorage } from '../files/file-storage.js';
 import { rankChunks, type RetrievalMode } from '../retrieval/chunk-ranking.js';
 import { resolveChunkingOptions } from '../document-reading/chunking.js';
 import { refusingWithAppError } from '../ingestion/reading-refusals.js';
-import type { KnowledgeBaseInput, KnowledgeBasePatch, QueryInput } from './knowledge-base-schemas.js';
+import type { KnowledgeBaseInput, KnowledgeBasePatch, KnowledgeBaseView, QueryAnswer, QueryInput } from './knowledge-base-schemas.js';
 import { queryExternalKnowledgeServer, type ExternalKnowledgeServer } from '../retrieval/external-knowledge-server.js';
 import { embeddingChoiceOf, type Embedder } from '../retrieval/organization-embedder.js';
 import type { KnowledgeHit, KnowledgeSearch } from '../pipeline/plugin-contract/ports.js';
@@ -74,16 +74,6 @@ interface SearchQuery extends RankQuery {
   threshold: number;
 }
 
-/** LAMB's knowledge-base query answer. */
-export interface QueryAnswer {
-  results: Array<{ similarity: number; data: string; metadata: Record<string, unknown> }>;
-  count: number;
-  timing: { total_ms: number };
-  query: string;
-  /** How the results were found. */
-  mode: RetrievalMode;
-}
-
 export function knowledgeBaseFacts(record: KnowledgeBaseRow): KnowledgeBaseFacts {
   return {
     ownerId: record.owner_id,
@@ -93,7 +83,7 @@ export function knowledgeBaseFacts(record: KnowledgeBaseRow): KnowledgeBaseFacts
   };
 }
 
-function view(record: KnowledgeBaseRecord) {
+function view(record: KnowledgeBaseRecord): KnowledgeBaseView {
   return {
     id: record.id,
     name: record.name,
@@ -113,8 +103,6 @@ function view(record: KnowledgeBaseRecord) {
     updated_at: record.updated_at,
   };
 }
-
-export type KnowledgeBaseView = ReturnType<typeof view>;
 
 /** Collection ids are strings in LAMB's configs (`"12"`); ours are positive integers. */
 function knowledgeBaseIdOf(collectionId: string): number | undefined {

@@ -1,9 +1,11 @@
 /**
- * LAMB's JSON form of adding documents, as a JSON Schema: the route checks such bodies with it, and
- * knowledge-document-service.ts reads TextDocumentInput from it, so the shape of a text document
- * is declared once. Sizes are checked by the service, which names the limits.
+ * LAMB's JSON form of adding documents, and how the API shows documents, their ingestion jobs and
+ * what it queued, as JSON Schemas: the routes check bodies and serialize answers with them, and
+ * knowledge-document-service.ts reads its input and view types from them, so each shape is
+ * declared once. Sizes are checked by the service, which names the limits.
  */
 import type { FromSchema } from 'json-schema-to-ts';
+import { timestampSchema } from '../validation/shape-fragments.js';
 
 export const textDocumentsSchema = {
   type: 'object',
@@ -25,3 +27,84 @@ export const textDocumentsSchema = {
 
 /** One document of the JSON form: its text, and metadata every chunk of it will carry. */
 export type TextDocumentInput = FromSchema<typeof textDocumentsSchema>['documents'][number];
+
+const documentStatusSchema = { type: 'string', enum: ['pending', 'processing', 'completed', 'failed', 'cancelled'] } as const;
+
+/** A document as the API answers with it, with its ingestion status (knowledge-document-service.ts builds its views to this type). */
+export function documentViewSchema(description: string) {
+  return {
+    type: 'object',
+    description,
+    properties: {
+      id: { type: 'integer' },
+      file_name: { type: 'string' },
+      content_type: { type: 'string' },
+      size_bytes: { type: 'integer' },
+      status: documentStatusSchema,
+      error: { type: ['string', 'null'], description: 'why its ingestion failed' },
+      chunk_count: { type: 'integer' },
+      job_id: { type: ['integer', 'null'], description: 'its latest ingestion job' },
+      created_at: timestampSchema,
+      updated_at: timestampSchema,
+    },
+    required: ['id', 'file_name', 'content_type', 'size_bytes', 'status', 'error', 'chunk_count', 'job_id', 'created_at', 'updated_at'],
+    additionalProperties: false,
+  } as const;
+}
+
+export type DocumentView = FromSchema<ReturnType<typeof documentViewSchema>>;
+
+/** An ingestion job with its progress, as the API answers with it. */
+export function jobViewSchema(description: string) {
+  return {
+    type: 'object',
+    description,
+    properties: {
+      id: { type: 'integer' },
+      document_id: { type: 'integer' },
+      status: documentStatusSchema,
+      progress: {
+        type: 'object',
+        properties: {
+          current: { type: 'integer' },
+          total: { type: 'integer' },
+          percentage: { type: 'integer' },
+          message: { type: ['string', 'null'] },
+        },
+        required: ['current', 'total', 'percentage', 'message'],
+        additionalProperties: false,
+      },
+      error: { type: ['string', 'null'], description: 'the safe message of what failed' },
+      attempts: { type: 'integer' },
+      created_at: timestampSchema,
+      updated_at: timestampSchema,
+    },
+    required: ['id', 'document_id', 'status', 'progress', 'error', 'attempts', 'created_at', 'updated_at'],
+    additionalProperties: false,
+  } as const;
+}
+
+export type JobView = FromSchema<ReturnType<typeof jobViewSchema>>;
+
+/** One document queued for ingestion, and its job. */
+const queuedDocumentSchema = {
+  type: 'object',
+  properties: { document_id: { type: 'integer' }, job_id: { type: 'integer' } },
+  required: ['document_id', 'job_id'],
+  additionalProperties: false,
+} as const;
+
+export type QueuedDocument = FromSchema<typeof queuedDocumentSchema>;
+
+/**
+ * The answer to an upload (one document) or to JSON texts (one entry per text). One object
+ * declares both, so neither form's keys are required at the top.
+ */
+export const queuedSchema = {
+  type: 'object',
+  description: 'Queued for ingestion: `{document_id, job_id}` for an upload, `{documents: [{document_id, job_id}]}` for JSON texts',
+  properties: {
+    ...queuedDocumentSchema.properties,
+    documents: { type: 'array', items: queuedDocumentSchema },
+  },
+} as const;

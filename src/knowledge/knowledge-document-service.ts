@@ -36,7 +36,7 @@ import type { Database } from '../store/schema.js';
 import { detectUploadedDocumentType } from '../document-reading/document-types.js';
 import { asAppError } from '../ingestion/reading-refusals.js';
 import { knowledgeBaseFacts } from './knowledge-base-service.js';
-import type { TextDocumentInput } from './knowledge-document-schemas.js';
+import type { DocumentView, JobView, QueuedDocument, TextDocumentInput } from './knowledge-document-schemas.js';
 import type { PageBounds } from '../validation/page-query-schema.js';
 import { settleAll } from './settle-with-concurrency.js';
 import { sweepUploadLeftovers, type LeftoverSweepCounts } from '../ingestion/upload-leftover-sweep.js';
@@ -99,7 +99,7 @@ function sourceUrlOf(metadata: Record<string, unknown>): string | null {
   return candidate !== undefined && /^https?:\/\/\S+$/i.test(candidate) ? candidate : null;
 }
 
-function documentView(row: KnowledgeDocumentRow & { job_id?: number | null }) {
+function documentView(row: KnowledgeDocumentRow & { job_id?: number | null }): DocumentView {
   return {
     id: row.id,
     file_name: row.file_name,
@@ -114,9 +114,7 @@ function documentView(row: KnowledgeDocumentRow & { job_id?: number | null }) {
   };
 }
 
-export type DocumentView = ReturnType<typeof documentView>;
-
-function jobView(row: IngestionJobRow) {
+function jobView(row: IngestionJobRow): JobView {
   const total = row.progress_total;
   const percentage = row.status === 'completed' ? 100 : total > 0 ? Math.min(100, Math.round((row.progress_current / total) * 100)) : 0;
   return {
@@ -130,8 +128,6 @@ function jobView(row: IngestionJobRow) {
     updated_at: row.updated_at,
   };
 }
-
-export type JobView = ReturnType<typeof jobView>;
 
 export interface KnowledgeDocumentServiceOptions {
   db: Kysely<Database>;
@@ -182,7 +178,7 @@ export class KnowledgeDocumentService {
    * Streams the upload to disk under the size limit, checks its type by content, then records the
    * document, names the file by its id and queues its job. Whatever fails removes what was written.
    */
-  async upload(context: CallContext, knowledgeBaseId: number, input: DocumentUpload): Promise<{ document_id: number; job_id: number }> {
+  async upload(context: CallContext, knowledgeBaseId: number, input: DocumentUpload): Promise<QueuedDocument> {
     const record = await this.load(context, knowledgeBaseId, 'update');
     const fileName = displayFileName(input.fileName);
     const stored = await this.storage
@@ -213,7 +209,7 @@ export class KnowledgeDocumentService {
     context: CallContext,
     record: KnowledgeBaseRecord,
     staged: readonly StagedDocument[],
-  ): Promise<Array<{ document_id: number; job_id: number }>> {
+  ): Promise<QueuedDocument[]> {
     let documentIds: number[] = [];
     let heartbeat: NodeJS.Timeout | undefined;
     try {
@@ -332,7 +328,7 @@ export class KnowledgeDocumentService {
     context: CallContext,
     knowledgeBaseId: number,
     documents: readonly TextDocumentInput[],
-  ): Promise<{ documents: Array<{ document_id: number; job_id: number }> }> {
+  ): Promise<{ documents: QueuedDocument[] }> {
     if (documents.length > this.textDocumentsMaximum) {
       throw new AppError(
         'invalid_body',

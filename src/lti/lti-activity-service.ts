@@ -13,6 +13,7 @@ import { findAssistant, listAssistants } from '../store/assistants-repository.js
 import { appendAuditEntry } from '../store/audit-log-repository.js';
 import { activityUsage, bindLtiLink, findLtiLink, launchedAsInstructor, listActivityLearners } from '../store/lti-launches-repository.js';
 import type { Database, LtiLinkRow } from '../store/schema.js';
+import type { ActivityDashboard, ActivityView } from './lti-activity-schemas.js';
 
 /** How many assistants a picker offers; the newest first. */
 const CHOICES_MAXIMUM = 200;
@@ -21,18 +22,6 @@ export interface AssistantChoice {
   id: number;
   name: string;
   description: string;
-}
-
-export interface ActivityView {
-  id: number;
-  title: string;
-  assistant_id: number | null;
-}
-
-export interface ActivityDashboard {
-  activity: ActivityView;
-  learners: Array<{ name: string; launches: number; last_visit: string }>;
-  usage: { requests: number; prompt_tokens: number; completion_tokens: number; chats: number; messages: number };
 }
 
 function activityView(link: LtiLinkRow): ActivityView {

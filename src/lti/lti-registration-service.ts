@@ -27,30 +27,7 @@ import {
 } from '../store/lti-registrations-repository.js';
 import type { Database, LtiConsumerRow, LtiPlatformRow } from '../store/schema.js';
 import type { PageBounds } from '../validation/page-query-schema.js';
-
-export interface LtiConsumerView {
-  id: number;
-  organization_id: number;
-  name: string;
-  consumer_key: string;
-  frame_origins: string[];
-  created_at: string;
-}
-
-export interface LtiPlatformView {
-  id: number;
-  organization_id: number;
-  issuer: string;
-  client_id: string;
-  deployment_ids: string[];
-  auth_login_url: string;
-  auth_token_url: string;
-  jwks_url: string | null;
-  public_key: string | null;
-  frame_origins: string[];
-  created_at: string;
-  updated_at: string;
-}
+import type { CreatedLtiConsumer, LtiConsumerView, LtiPlatformView } from './lti-registration-schemas.js';
 
 export interface LtiPlatformInput {
   organization_id?: number;
@@ -130,7 +107,7 @@ export class LtiRegistrationService {
   async createConsumer(
     context: CallContext,
     input: { organization_id?: number; name: string; frame_origins?: string[] },
-  ): Promise<LtiConsumerView & { consumer_secret: string }> {
+  ): Promise<CreatedLtiConsumer> {
     const organizationId = input.organization_id ?? context.identity.organizationId;
     requireLtiAdministration(context.identity, organizationId, 'Organization');
     const origins = frameOrigins(input.frame_origins, 'frame_origins');

@@ -15,15 +15,7 @@ import {
   type OrganizationPolicies,
 } from '../store/organization-settings-repository.js';
 import type { Database } from '../store/schema.js';
-
-export interface OrganizationSettingsView {
-  learners_create_api_keys: boolean;
-  chat_retention_days: number | null;
-  owners_can_read_chats: boolean;
-  lti_instructors_create: boolean;
-}
-
-export type OrganizationSettingsPatch = Partial<OrganizationSettingsView>;
+import type { OrganizationSettingsPatch, OrganizationSettingsView } from './organization-settings-schemas.js';
 
 function settingsView(policies: OrganizationPolicies): OrganizationSettingsView {
   return {

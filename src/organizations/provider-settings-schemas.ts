@@ -1,7 +1,8 @@
 /**
- * What an organization's provider settings are changed with, as a JSON Schema: the route validates
- * the body with it and shows it in the OpenAPI document, and provider-settings-service.ts reads
- * ProviderSettingsPatch from it, so the shape is declared once. In the patch, `null` clears a
+ * What an organization's provider settings are changed with and how the API shows them, as JSON
+ * Schemas: the route validates the body and serializes the answer with them and shows them in the
+ * OpenAPI document, and provider-settings-service.ts reads ProviderSettingsPatch and
+ * ProviderSettingsView from them, so each shape is declared once. In the patch, `null` clears a
  * value and an absent field leaves it as it is.
  */
 import type { FromSchema } from 'json-schema-to-ts';
@@ -58,3 +59,38 @@ export const providerSettingsPatchSchema = {
 } as const;
 
 export type ProviderSettingsPatch = FromSchema<typeof providerSettingsPatchSchema>;
+
+const nullableUrlSchema = { type: ['string', 'null'] } as const;
+
+/** An object every key of which is always sent, and no other. */
+function closedObject<const Properties extends Record<string, unknown>>(properties: Properties) {
+  return {
+    type: 'object',
+    properties,
+    required: Object.keys(properties) as Array<keyof Properties & string>,
+    additionalProperties: false,
+  } as const;
+}
+
+/** What provider-settings-service.ts shows: URLs, and whether each key or token is set, never the key. */
+export function providerSettingsViewSchema(description: string) {
+  return {
+    ...closedObject({
+      providers: closedObject({
+        openai: closedObject({ base_url: nullableUrlSchema, api_key_set: { type: 'boolean' } }),
+        ollama: closedObject({ base_url: nullableUrlSchema }),
+      }),
+      kb_server: closedObject({ url: nullableUrlSchema, api_key_set: { type: 'boolean' } }),
+      small_fast_model: {
+        type: ['object', 'null'],
+        properties: { connector: { type: 'string' }, model: { type: 'string' } },
+        required: ['connector', 'model'],
+        additionalProperties: false,
+      },
+      moodle: closedObject({ api_url: nullableUrlSchema, token_set: { type: 'boolean' } }),
+    }),
+    description,
+  } as const;
+}
+
+export type ProviderSettingsView = FromSchema<ReturnType<typeof providerSettingsViewSchema>>;

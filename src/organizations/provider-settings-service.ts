@@ -23,7 +23,7 @@ import { appendAuditEntry } from '../store/audit-log-repository.js';
 import type { HotReadCache } from '../store/hot-read-cache.js';
 import { findOrganizationById, updateOrganizationConfig } from '../store/organizations-repository.js';
 import type { Database } from '../store/schema.js';
-import type { ProviderSettingsPatch } from './provider-settings-schemas.js';
+import type { ProviderSettingsPatch, ProviderSettingsView } from './provider-settings-schemas.js';
 import {
   resolveProvider,
   type OrganizationProviders,
@@ -60,16 +60,6 @@ export interface StoredConfig {
   small_fast_model?: StoredSmallFastModel;
   moodle?: StoredMoodle;
   [key: string]: unknown;
-}
-
-export interface ProviderSettingsView {
-  providers: {
-    openai: { base_url: string | null; api_key_set: boolean };
-    ollama: { base_url: string | null };
-  };
-  kb_server: { url: string | null; api_key_set: boolean };
-  small_fast_model: { connector: string; model: string } | null;
-  moodle: { api_url: string | null; token_set: boolean };
 }
 
 /** The organization's Moodle Web Services, with the token decrypted: for server-side callers only. */

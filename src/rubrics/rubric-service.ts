@@ -41,6 +41,7 @@ import {
   type RubricVisibility,
 } from './rubric-document.js';
 import type { RubricListInput } from './rubric-list-schemas.js';
+import type { RubricSummaryView } from './rubric-view-schemas.js';
 import { evaluationJson, evaluationMarkdown, rubricToMarkdown } from './rubric-rendering.js';
 
 /** Who owns a rubric and who may see it, as every view of it shows. */
@@ -53,19 +54,12 @@ interface RubricOwnership {
   updated_at: string;
 }
 
-/** A rubric as the API shows it: LAMB's rubric JSON at the top level, plus its ownership. */
+/**
+ * A rubric as the API shows it: LAMB's rubric JSON at the top level, plus its ownership. Written
+ * here rather than derived from rubricViewSchema, whose criteria and metadata are open objects;
+ * test/rubric-views-match-their-response-schemas.test.ts pins it to that schema.
+ */
 export type RubricView = RubricDocument & RubricOwnership;
-
-export interface RubricSummaryView extends RubricOwnership {
-  rubricId: string;
-  title: string;
-  description: string;
-  subject: string | null;
-  gradeLevel: string | null;
-  scoringType: RubricDocument['scoringType'];
-  maxScore: number;
-  criteria_count: number;
-}
 
 export type RubricExport =
   { format: 'json'; fileName: string; document: RubricDocument } | { format: 'markdown'; fileName: string; markdown: string };

@@ -1,86 +1,25 @@
 /**
  * Documents of a knowledge base and their ingestion jobs: upload (multipart, field `file`;
  * answered 202 with the queued job), list with status, download the original, delete; list and
- * read jobs, retry a failed or cancelled one, cancel a pending or running one. Multipart reading
- * reuses the files API's pieces, so the same malformed or oversized uploads get the same 4xx.
+ * read jobs, retry a failed or cancelled one, cancel a pending or running one. Uploads are read
+ * by multipart-upload.ts as the files API's are, so the same malformed or oversized uploads get the same 4xx.
  */
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { AppError } from '../../errors/app-error.js';
 import { ACCEPTED_DOCUMENT_EXTENSIONS } from '../../document-reading/document-types.js';
-import { textDocumentsSchema } from '../../knowledge/knowledge-document-schemas.js';
+import { documentViewSchema, jobViewSchema, queuedSchema, textDocumentsSchema } from '../../knowledge/knowledge-document-schemas.js';
 import type { Services } from '../../services.js';
 import { pageBoundsQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
 import { bodyCheckerFor } from '../validation.js';
 import { typedRoutes } from '../route-type-provider.js';
-import { commonErrorResponses, errorResponseSchema, idParametersSchema, noContentResponse } from '../schemas.js';
-import { pageSchema, timestampSchema } from '../../validation/shape-fragments.js';
-import { documentOnlyBodyValidator, SEND_AS_MULTIPART, uploadBodySchema, withUploadedFile } from './file-routes.js';
+import { commonErrorResponses, errorResponseSchema, idParametersSchema, noContentResponse, pathIdsSchema } from '../schemas.js';
+import { pageSchema } from '../../validation/shape-fragments.js';
+import { documentOnlyBodyValidator, SEND_AS_MULTIPART, uploadBodySchema, withUploadedFile } from '../multipart-upload.js';
 
-const ID = { type: 'integer', minimum: 1, maximum: 2_147_483_647 } as const;
-const documentParametersSchema = { type: 'object', properties: { id: ID, documentId: ID }, required: ['id', 'documentId'] } as const;
-const jobParametersSchema = { type: 'object', properties: { id: ID, jobId: ID }, required: ['id', 'jobId'] } as const;
+const documentParametersSchema = pathIdsSchema('id', 'documentId');
+const jobParametersSchema = pathIdsSchema('id', 'jobId');
 const conflictResponses = { ...commonErrorResponses, 409: errorResponseSchema } as const;
-
-const documentStatusSchema = { type: 'string', enum: ['pending', 'processing', 'completed', 'failed', 'cancelled'] } as const;
-
-/** A document as src/knowledge/knowledge-document-service.ts shows it, with its ingestion status. */
-function documentSchema(description: string) {
-  return {
-    type: 'object',
-    description,
-    properties: {
-      id: { type: 'integer' },
-      file_name: { type: 'string' },
-      content_type: { type: 'string' },
-      size_bytes: { type: 'integer' },
-      status: documentStatusSchema,
-      error: { type: ['string', 'null'], description: 'why its ingestion failed' },
-      chunk_count: { type: 'integer' },
-      job_id: { type: ['integer', 'null'], description: 'its latest ingestion job' },
-      created_at: timestampSchema,
-      updated_at: timestampSchema,
-    },
-  } as const;
-}
-
-/** An ingestion job with its progress. */
-function jobSchema(description: string) {
-  return {
-    type: 'object',
-    description,
-    properties: {
-      id: { type: 'integer' },
-      document_id: { type: 'integer' },
-      status: documentStatusSchema,
-      progress: {
-        type: 'object',
-        properties: {
-          current: { type: 'integer' },
-          total: { type: 'integer' },
-          percentage: { type: 'integer' },
-          message: { type: ['string', 'null'] },
-        },
-      },
-      error: { type: ['string', 'null'], description: 'the safe message of what failed' },
-      attempts: { type: 'integer' },
-      created_at: timestampSchema,
-      updated_at: timestampSchema,
-    },
-  } as const;
-}
-
-const queuedDocumentProperties = { document_id: { type: 'integer' }, job_id: { type: 'integer' } } as const;
-
-/** The answer to an upload (one document) or to JSON texts (one entry per text). */
-const queuedSchema = {
-  type: 'object',
-  description: 'Queued for ingestion: `{document_id, job_id}` for an upload, `{documents: [{document_id, job_id}]}` for JSON texts',
-  properties: {
-    ...queuedDocumentProperties,
-    documents: { type: 'array', items: { type: 'object', properties: queuedDocumentProperties } },
-  },
-} as const;
 
 const checkTextDocuments = bodyCheckerFor(textDocumentsSchema);
 
@@ -107,7 +46,10 @@ function jsonBodyLimitErrors(jsonBytesMaximum: number) {
   };
 }
 
-export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Services): Promise<void> {
+/** What the knowledge-document routes use: nothing else of the service container reaches them. */
+export type KnowledgeDocumentRouteServices = Pick<Services, 'knowledgeDocuments' | 'settings'>;
+
+export const knowledgeDocumentRoutes: FastifyPluginAsync<KnowledgeDocumentRouteServices> = async (app, services) => {
   const bytesMaximum = services.settings.knowledgeUploadBytesMaximum;
   const jsonBytesMaximum = services.settings.knowledgeJsonBodyBytesMaximum;
   const documents = services.knowledgeDocuments;
@@ -152,7 +94,7 @@ export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Se
         summary: 'List the documents with their ingestion status, newest first',
         params: idParametersSchema,
         querystring: pageQuery,
-        response: { 200: pageSchema('A page of the documents', documentSchema('a document')), ...commonErrorResponses },
+        response: { 200: pageSchema('A page of the documents', documentViewSchema('a document')), ...commonErrorResponses },
       },
     },
     async (request) => documents.list(callContext(request), request.params.id, request.query),
@@ -165,7 +107,7 @@ export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Se
         tags: ['knowledge-bases'],
         summary: 'Get a document with its ingestion status',
         params: documentParametersSchema,
-        response: { 200: documentSchema('The document'), ...commonErrorResponses },
+        response: { 200: documentViewSchema('The document'), ...commonErrorResponses },
       },
     },
     async (request) => documents.get(callContext(request), request.params.id, request.params.documentId),
@@ -221,7 +163,7 @@ export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Se
         summary: 'List the ingestion jobs, newest first',
         params: idParametersSchema,
         querystring: pageQuery,
-        response: { 200: pageSchema('A page of the ingestion jobs', jobSchema('a job')), ...commonErrorResponses },
+        response: { 200: pageSchema('A page of the ingestion jobs', jobViewSchema('a job')), ...commonErrorResponses },
       },
     },
     async (request) => documents.listJobs(callContext(request), request.params.id, request.query),
@@ -234,7 +176,7 @@ export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Se
         tags: ['knowledge-bases'],
         summary: 'Get an ingestion job with its progress',
         params: jobParametersSchema,
-        response: { 200: jobSchema('The job'), ...commonErrorResponses },
+        response: { 200: jobViewSchema('The job'), ...commonErrorResponses },
       },
     },
     async (request) => documents.getJob(callContext(request), request.params.id, request.params.jobId),
@@ -247,7 +189,7 @@ export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Se
         tags: ['knowledge-bases'],
         summary: 'Queue a failed or cancelled job again',
         params: jobParametersSchema,
-        response: { 200: jobSchema('The job, queued again'), ...conflictResponses },
+        response: { 200: jobViewSchema('The job, queued again'), ...conflictResponses },
       },
     },
     async (request) => documents.retryJob(callContext(request), request.params.id, request.params.jobId),
@@ -260,9 +202,9 @@ export async function knowledgeDocumentRoutes(app: FastifyInstance, services: Se
         tags: ['knowledge-bases'],
         summary: 'Cancel a pending or running job',
         params: jobParametersSchema,
-        response: { 200: jobSchema('The job, cancelled'), ...conflictResponses },
+        response: { 200: jobViewSchema('The job, cancelled'), ...conflictResponses },
       },
     },
     async (request) => documents.cancelJob(callContext(request), request.params.id, request.params.jobId),
   );
-}
+};

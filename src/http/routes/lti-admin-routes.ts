@@ -3,14 +3,16 @@
  * answered once, at creation), LTI 1.3 platform registrations, and the tool's URLs a platform's
  * administrator pastes. Teachers' JSON view of an activity (dashboard, binding) lives here too.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
+import { activityDashboardSchema, activityViewSchema } from '../../lti/lti-activity-schemas.js';
+import { consumerViewSchema, createdConsumerSchema, platformViewSchema, toolUrlsSchema } from '../../lti/lti-registration-schemas.js';
 import type { Services } from '../../services.js';
 import { pageBoundsQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
-import { commonErrorResponses, idParametersSchema, noContentResponse } from '../schemas.js';
-import { pageSchema, timestampSchema } from '../../validation/shape-fragments.js';
-import { ownOrigin } from './lti-launch-routes.js';
+import { commonErrorResponses, idParametersSchema, idSchema, noContentResponse } from '../schemas.js';
+import { pageSchema } from '../../validation/shape-fragments.js';
+import { ownOrigin } from '../own-origin.js';
 
 const TAGS = ['lti'];
 const originListSchema = {
@@ -21,34 +23,8 @@ const originListSchema = {
 } as const;
 
 const organizationFilter = {
-  organization_id: { type: 'integer', minimum: 1, maximum: 2_147_483_647, description: "default: the caller's organization" },
+  organization_id: { ...idSchema, description: "default: the caller's organization" },
 } as const;
-
-const consumerProperties = {
-  id: { type: 'integer' },
-  organization_id: { type: 'integer' },
-  name: { type: 'string' },
-  consumer_key: { type: 'string' },
-  frame_origins: { type: 'array', items: { type: 'string' } },
-  created_at: timestampSchema,
-} as const;
-const consumerSchema = { type: 'object', description: 'An LTI 1.1 consumer (never its secret)', properties: consumerProperties } as const;
-
-const platformProperties = {
-  id: { type: 'integer' },
-  organization_id: { type: 'integer' },
-  issuer: { type: 'string' },
-  client_id: { type: 'string' },
-  deployment_ids: { type: 'array', items: { type: 'string' } },
-  auth_login_url: { type: 'string' },
-  auth_token_url: { type: 'string' },
-  jwks_url: { type: ['string', 'null'] },
-  public_key: { type: ['string', 'null'] },
-  frame_origins: { type: 'array', items: { type: 'string' } },
-  created_at: timestampSchema,
-  updated_at: timestampSchema,
-} as const;
-const platformSchema = { type: 'object', description: 'An LTI 1.3 platform registration', properties: platformProperties } as const;
 
 const urlText = { type: 'string', minLength: 1, maxLength: 2000 } as const;
 const platformBodySchema = {
@@ -56,7 +32,7 @@ const platformBodySchema = {
   additionalProperties: false,
   required: ['issuer', 'client_id', 'deployment_ids', 'auth_login_url', 'auth_token_url'],
   properties: {
-    organization_id: { type: 'integer', minimum: 1, maximum: 2_147_483_647 },
+    organization_id: idSchema,
     issuer: { type: 'string', minLength: 1, maxLength: 500, description: "the platform's issuer (iss), e.g. https://moodle.example.edu" },
     client_id: { type: 'string', minLength: 1, maxLength: 255, description: 'the client id the platform gave Merino' },
     deployment_ids: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 255 } },
@@ -68,47 +44,10 @@ const platformBodySchema = {
   },
 } as const;
 
-const toolSchema = {
-  type: 'object',
-  description: "The URLs a learning platform's administrator pastes to add Merino",
-  properties: {
-    launch_url: { type: 'string', description: 'LTI 1.1 launch URL (Moodle: Tool URL)' },
-    login_url: { type: 'string', description: 'LTI 1.3 initiate login URL' },
-    redirect_uri: { type: 'string', description: 'LTI 1.3 redirection URI, also the target link and deep-linking URL' },
-    jwks_url: { type: 'string', description: "LTI 1.3 tool's public keyset URL" },
-    deep_linking_url: { type: 'string', description: 'LTI 1.3 content selection (deep linking) URL' },
-  },
-} as const;
+/** What the LTI administration routes use: nothing else of the service container reaches them. */
+export type LtiAdminRouteServices = Pick<Services, 'ltiRegistrations' | 'ltiActivities' | 'settings'>;
 
-const activitySchema = {
-  type: 'object',
-  description: 'An LTI activity (resource link) and the assistant it opens',
-  properties: { id: { type: 'integer' }, title: { type: 'string' }, assistant_id: { type: ['integer', 'null'] } },
-} as const;
-
-const dashboardSchema = {
-  type: 'object',
-  description: "An LTI activity's learners and usage, for its teachers",
-  properties: {
-    activity: activitySchema,
-    learners: {
-      type: 'array',
-      items: { type: 'object', properties: { name: { type: 'string' }, launches: { type: 'integer' }, last_visit: timestampSchema } },
-    },
-    usage: {
-      type: 'object',
-      properties: {
-        requests: { type: 'integer' },
-        prompt_tokens: { type: 'integer' },
-        completion_tokens: { type: 'integer' },
-        chats: { type: 'integer', description: "chats the activity's learners keep with its assistant" },
-        messages: { type: 'integer', description: 'messages in those chats' },
-      },
-    },
-  },
-} as const;
-
-export async function ltiAdminRoutes(app: FastifyInstance, services: Services): Promise<void> {
+export const ltiAdminRoutes: FastifyPluginAsync<LtiAdminRouteServices> = async (app, services) => {
   const routes = typedRoutes(app);
   const organizationPageQuery = pageBoundsQuerySchema(services.settings.pageSizeMaximum, organizationFilter);
 
@@ -118,7 +57,7 @@ export async function ltiAdminRoutes(app: FastifyInstance, services: Services): 
       schema: {
         tags: TAGS,
         summary: "The tool's URLs for a platform's administrator",
-        response: { 200: toolSchema, ...commonErrorResponses },
+        response: { 200: toolUrlsSchema, ...commonErrorResponses },
       },
     },
     async (request) => {
@@ -141,7 +80,7 @@ export async function ltiAdminRoutes(app: FastifyInstance, services: Services): 
         tags: TAGS,
         summary: "The organization's LTI 1.1 consumers",
         querystring: organizationPageQuery,
-        response: { 200: pageSchema('A page of LTI 1.1 consumers, oldest first', consumerSchema), ...commonErrorResponses },
+        response: { 200: pageSchema('A page of LTI 1.1 consumers, oldest first', consumerViewSchema), ...commonErrorResponses },
       },
     },
     async (request) => services.ltiRegistrations.listConsumers(callContext(request), request.query),
@@ -158,17 +97,13 @@ export async function ltiAdminRoutes(app: FastifyInstance, services: Services): 
           additionalProperties: false,
           required: ['name'],
           properties: {
-            organization_id: { type: 'integer', minimum: 1, maximum: 2_147_483_647 },
+            organization_id: idSchema,
             name: { type: 'string', minLength: 1, maxLength: 200 },
             frame_origins: originListSchema,
           },
         },
         response: {
-          201: {
-            type: 'object',
-            description: 'The consumer, with its secret (shown once)',
-            properties: { ...consumerProperties, consumer_secret: { type: 'string' } },
-          },
+          201: createdConsumerSchema,
           ...commonErrorResponses,
         },
       },
@@ -189,7 +124,7 @@ export async function ltiAdminRoutes(app: FastifyInstance, services: Services): 
           minProperties: 1,
           properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, frame_origins: originListSchema },
         },
-        response: { 200: consumerSchema, ...commonErrorResponses },
+        response: { 200: consumerViewSchema, ...commonErrorResponses },
       },
     },
     async (request) => services.ltiRegistrations.updateConsumer(callContext(request), request.params.id, request.body),
@@ -218,7 +153,7 @@ export async function ltiAdminRoutes(app: FastifyInstance, services: Services): 
         tags: TAGS,
         summary: "The organization's LTI 1.3 platforms",
         querystring: organizationPageQuery,
-        response: { 200: pageSchema('A page of LTI 1.3 platforms, oldest first', platformSchema), ...commonErrorResponses },
+        response: { 200: pageSchema('A page of LTI 1.3 platforms, oldest first', platformViewSchema), ...commonErrorResponses },
       },
     },
     async (request) => services.ltiRegistrations.listPlatforms(callContext(request), request.query),
@@ -231,7 +166,7 @@ export async function ltiAdminRoutes(app: FastifyInstance, services: Services): 
         tags: TAGS,
         summary: 'Register an LTI 1.3 platform',
         body: platformBodySchema,
-        response: { 201: platformSchema, 409: commonErrorResponses[404], ...commonErrorResponses },
+        response: { 201: platformViewSchema, 409: commonErrorResponses[404], ...commonErrorResponses },
       },
     },
     async (request, reply) => reply.status(201).send(await services.ltiRegistrations.createPlatform(callContext(request), request.body)),
@@ -245,7 +180,7 @@ export async function ltiAdminRoutes(app: FastifyInstance, services: Services): 
         summary: 'Replace an LTI 1.3 platform registration',
         params: idParametersSchema,
         body: platformBodySchema,
-        response: { 200: platformSchema, 409: commonErrorResponses[404], ...commonErrorResponses },
+        response: { 200: platformViewSchema, 409: commonErrorResponses[404], ...commonErrorResponses },
       },
     },
     async (request) => services.ltiRegistrations.updatePlatform(callContext(request), request.params.id, request.body),
@@ -274,7 +209,7 @@ export async function ltiAdminRoutes(app: FastifyInstance, services: Services): 
         tags: TAGS,
         summary: "An LTI activity's dashboard: learners who opened it, their last visit, usage",
         params: idParametersSchema,
-        response: { 200: dashboardSchema, ...commonErrorResponses },
+        response: { 200: activityDashboardSchema, ...commonErrorResponses },
       },
     },
     async (request) => services.ltiActivities.dashboard(callContext(request), request.params.id),
@@ -291,11 +226,11 @@ export async function ltiAdminRoutes(app: FastifyInstance, services: Services): 
           type: 'object',
           additionalProperties: false,
           required: ['assistant_id'],
-          properties: { assistant_id: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } },
+          properties: { assistant_id: idSchema },
         },
-        response: { 200: activitySchema, ...commonErrorResponses },
+        response: { 200: activityViewSchema, ...commonErrorResponses },
       },
     },
     async (request) => services.ltiActivities.bind(callContext(request), request.params.id, request.body.assistant_id),
   );
-}
+};

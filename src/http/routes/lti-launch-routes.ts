@@ -3,11 +3,11 @@
  * initiation (which gives the browser the login's secret: a cookie, and the platform's storage
  * when it offers one) and launch (which asks the browser for it back), and the tool's JWKS. Launches are rate-limited per client address; a
  * refused launch is a 401 page saying why in plain words (audited by the service), never JSON
- * or a stack. Form bodies are read here only, as ordered name/value pairs, since the 1.1
- * signature covers every occurrence of every parameter.
+ * or a stack. Form bodies are read here (and in the teacher's pages) only, as ordered name/value
+ * pairs (lti-form-body.ts).
  */
 import fastifyFormbody from '@fastify/formbody';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { LaunchDestination, LaunchOutcome } from '../../lti/lti-launch-service.js';
 import { isLtiLaunchRefusal } from '../../lti/lti-launch-refusal.js';
 import type { Services } from '../../services.js';
@@ -20,56 +20,19 @@ import {
   platformStorageLoginPage,
   refusedLaunchPage,
 } from '../lti-pages.js';
-import { pageLocale } from '../lti-page-text.js';
+import { formPairs, formPairsParser, formValue } from '../lti-form-body.js';
+import { requestPageLocale, sendPage } from '../lti-page-reply.js';
 import { PLATFORM_STORAGE_SCRIPT, PLATFORM_STORAGE_SCRIPT_PATH } from '../lti-platform-storage-script.js';
 import { clearLtiStateCookie, LAUNCH_PATH, ltiStateCookieValue, setLtiStateCookie } from '../lti-state-cookie.js';
 import { widenContentSecurityPolicy } from '../security-headers.js';
+import { ownOrigin } from '../own-origin.js';
 import { setLtiSessionCookie } from '../session-cookie.js';
-
-/** A form body as the LTI routes see it: every pair, in order. */
-export type FormPairs = Record<string, unknown> & { pairs: Array<[string, string]> };
-
-export function formPairsParser(body: string): FormPairs {
-  return { pairs: [...new URLSearchParams(body)] };
-}
-
-export function formPairs(request: FastifyRequest): Array<[string, string]> {
-  const body = request.body as FormPairs | undefined;
-  return Array.isArray(body?.pairs) ? body.pairs : [];
-}
-
-export function formValue(request: FastifyRequest, name: string): string | undefined {
-  return formPairs(request).find(([key]) => key === name)?.[1];
-}
-
-/** Merino's own origin as the platform or browser addressed it (behind a proxy, per TRUST_PROXY). */
-export function ownOrigin(request: FastifyRequest): string {
-  return `${request.protocol}://${request.host}`;
-}
-
-/**
- * An LTI page. Its referrer policy is same-origin rather than the server's no-referrer: with
- * no-referrer a browser sends `Origin: null` on the page's own form posts, which the cookie's
- * CSRF check must refuse; same-origin still tells other sites nothing.
- */
-export function sendPage(reply: FastifyReply, status: number, html: string): FastifyReply {
-  return reply
-    .status(status)
-    .header('cache-control', 'no-store')
-    .header('referrer-policy', 'same-origin')
-    .type('text/html; charset=utf-8')
-    .send(html);
-}
-
-function locale(request: FastifyRequest) {
-  return pageLocale(request.headers.cookie, request.headers['accept-language']);
-}
 
 /** Refusal pages hold nothing to click on, so any course page may frame them: the learner sees why, not a blank frame. */
 function refused(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
   if (!isLtiLaunchRefusal(error)) throw error;
   widenContentSecurityPolicy(reply, 'frame-ancestors', ['*']);
-  return sendPage(reply, 401, refusedLaunchPage(locale(request), error.message));
+  return sendPage(reply, 401, refusedLaunchPage(requestPageLocale(request), error.message));
 }
 
 function destinationPath(destination: LaunchDestination): string | undefined {
@@ -85,7 +48,7 @@ function sendDestination(request: FastifyRequest, reply: FastifyReply, outcome: 
   const path = destinationPath(destination);
   if (path !== undefined) return reply.status(303).header('location', path).send();
   widenContentSecurityPolicy(reply, 'frame-ancestors', ['*']);
-  return sendPage(reply, 200, notSetUpPage(locale(request)));
+  return sendPage(reply, 200, notSetUpPage(requestPageLocale(request)));
 }
 
 /**
@@ -106,7 +69,13 @@ function queryOrForm(request: FastifyRequest, name: string): string | undefined 
   return typeof value === 'string' ? value : undefined;
 }
 
-export async function ltiLaunchRoutes(app: FastifyInstance, services: Services): Promise<void> {
+/** What the LTI launch routes use: nothing else of the service container reaches them. */
+export type LtiLaunchRouteServices = Pick<
+  Services,
+  'ltiLaunches' | 'ltiAdvantage' | 'ltiActivities' | 'ltiToolKeys' | 'rateLimiter' | 'settings'
+>;
+
+export const ltiLaunchRoutes: FastifyPluginAsync<LtiLaunchRouteServices> = async (app, services) => {
   await app.register(fastifyFormbody, { parser: formPairsParser });
   const hidden = { schema: { hide: true } };
   const admit = async (request: FastifyRequest) => services.rateLimiter.admitLtiLaunch(request.ip);
@@ -150,7 +119,7 @@ export async function ltiLaunchRoutes(app: FastifyInstance, services: Services):
         authorizationUrl: answer.authorizationUrl,
         waitMilliseconds: services.settings.ltiPlatformStorageWaitMilliseconds,
       };
-      return await sendPage(reply, 200, platformStorageLoginPage(locale(request), content));
+      return await sendPage(reply, 200, platformStorageLoginPage(requestPageLocale(request), content));
     } catch (error) {
       return refused(request, reply, error);
     }
@@ -176,14 +145,14 @@ export async function ltiLaunchRoutes(app: FastifyInstance, services: Services):
           state: state ?? '',
           waitMilliseconds: services.settings.ltiPlatformStorageWaitMilliseconds,
         };
-        return await sendPage(reply, 200, platformStorageLaunchPage(locale(request), content));
+        return await sendPage(reply, 200, platformStorageLaunchPage(requestPageLocale(request), content));
       }
       clearLtiStateCookie(reply, state);
       setLtiSessionCookie(request, reply, outcome.token, outcome.lifetimeSeconds);
       if (outcome.kind === 'launch') return await sendDestination(request, reply, outcome);
       widenContentSecurityPolicy(reply, 'frame-ancestors', outcome.frameOrigins);
       const choices = await services.ltiActivities.choices(outcome.teacher);
-      return await sendPage(reply, 200, deepLinkingPickerPage(locale(request), outcome.context, choices));
+      return await sendPage(reply, 200, deepLinkingPickerPage(requestPageLocale(request), outcome.context, choices));
     } catch (error) {
       return refused(request, reply, error);
     }
@@ -201,4 +170,4 @@ export async function ltiLaunchRoutes(app: FastifyInstance, services: Services):
       reply.header('cache-control', 'public, max-age=3600').type('text/javascript; charset=utf-8').send(script),
     );
   }
-}
+};

@@ -5,35 +5,36 @@
  * Merino's own origin like every cookie-authenticated change).
  */
 import fastifyFormbody from '@fastify/formbody';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors/app-error.js';
 import { isLtiLaunchRefusal } from '../../lti/lti-launch-refusal.js';
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
+import { idSchema } from '../schemas.js';
 import { boundPage, dashboardPage, deepLinkingReturnPage, refusedLaunchPage, setUpPage } from '../lti-pages.js';
-import { pageLocale } from '../lti-page-text.js';
+import { formPairsParser, formValue } from '../lti-form-body.js';
+import { requestPageLocale, sendPage } from '../lti-page-reply.js';
+import { ownOrigin } from '../own-origin.js';
 import { widenContentSecurityPolicy } from '../security-headers.js';
-import { formPairsParser, formValue, ownOrigin, sendPage } from './lti-launch-routes.js';
-
-function locale(request: FastifyRequest) {
-  return pageLocale(request.headers.cookie, request.headers['accept-language']);
-}
 
 function activityId(request: FastifyRequest): number {
   const id = Number((request.params as { id?: string }).id);
-  if (!Number.isSafeInteger(id) || id < 1 || id > 2_147_483_647)
+  if (!Number.isSafeInteger(id) || id < idSchema.minimum || id > idSchema.maximum)
     throw new AppError('invalid_parameter', 'The activity id must be a positive integer.', { param: 'id' });
   return id;
 }
 
 function assistantIdOf(request: FastifyRequest): number {
   const id = Number(formValue(request, 'assistant_id'));
-  if (!Number.isSafeInteger(id) || id < 1 || id > 2_147_483_647)
+  if (!Number.isSafeInteger(id) || id < idSchema.minimum || id > idSchema.maximum)
     throw new AppError('invalid_body', 'Choose an assistant.', { param: 'assistant_id' });
   return id;
 }
 
-export async function ltiTeacherRoutes(app: FastifyInstance, services: Services): Promise<void> {
+/** What the teacher's LTI pages use: nothing else of the service container reaches them. */
+export type LtiTeacherRouteServices = Pick<Services, 'ltiActivities' | 'ltiAdvantage' | 'ltiLaunches' | 'chats' | 'settings'>;
+
+export const ltiTeacherRoutes: FastifyPluginAsync<LtiTeacherRouteServices> = async (app, services) => {
   await app.register(fastifyFormbody, { parser: formPairsParser });
   const hidden = { schema: { hide: true } };
 
@@ -48,13 +49,13 @@ export async function ltiTeacherRoutes(app: FastifyInstance, services: Services)
   app.get('/lti/activities/:id/setup', hidden, async (request, reply) => {
     const view = await services.ltiActivities.setUp(callContext(request), activityId(request));
     await allowCourseFrame(request, reply);
-    return sendPage(reply, 200, setUpPage(locale(request), view.activity, view.choices));
+    return sendPage(reply, 200, setUpPage(requestPageLocale(request), view.activity, view.choices));
   });
 
   app.post('/lti/activities/:id/setup', hidden, async (request, reply) => {
     const activity = await services.ltiActivities.bind(callContext(request), activityId(request), assistantIdOf(request));
     await allowCourseFrame(request, reply);
-    return sendPage(reply, 200, boundPage(locale(request), activity));
+    return sendPage(reply, 200, boundPage(requestPageLocale(request), activity));
   });
 
   app.get('/lti/activities/:id', hidden, async (request, reply) => {
@@ -71,7 +72,7 @@ export async function ltiTeacherRoutes(app: FastifyInstance, services: Services)
           });
     await allowCourseFrame(request, reply);
     const assistantName = choices.find((choice) => choice.id === assistantId)?.name;
-    return sendPage(reply, 200, dashboardPage(locale(request), { dashboard, assistantName, chats }));
+    return sendPage(reply, 200, dashboardPage(requestPageLocale(request), { dashboard, assistantName, chats }));
   });
 
   app.post('/lti/1.3/deep-linking', hidden, async (request, reply) => {
@@ -90,10 +91,10 @@ export async function ltiTeacherRoutes(app: FastifyInstance, services: Services)
       });
       widenContentSecurityPolicy(reply, 'form-action', [new URL(answer.returnUrl).origin]);
       widenContentSecurityPolicy(reply, 'frame-ancestors', answer.frameOrigins);
-      return await sendPage(reply, 200, deepLinkingReturnPage(locale(request), answer.returnUrl, answer.jwt));
+      return await sendPage(reply, 200, deepLinkingReturnPage(requestPageLocale(request), answer.returnUrl, answer.jwt));
     } catch (error) {
       if (!isLtiLaunchRefusal(error)) throw error;
-      return sendPage(reply, 401, refusedLaunchPage(locale(request), error.message));
+      return sendPage(reply, 401, refusedLaunchPage(requestPageLocale(request), error.message));
     }
   });
-}
+};

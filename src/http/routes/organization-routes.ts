@@ -2,39 +2,17 @@
  * An organization's model-provider settings, its external knowledge-base server, its small fast
  * model and its Moodle Web Services, for its admins; API keys and tokens go in and never come out.
  */
-import type { FastifyInstance } from 'fastify';
-import { providerSettingsPatchSchema } from '../../organizations/provider-settings-schemas.js';
+import type { FastifyPluginAsync } from 'fastify';
+import { providerSettingsPatchSchema, providerSettingsViewSchema } from '../../organizations/provider-settings-schemas.js';
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
 import { commonErrorResponses, idParametersSchema } from '../schemas.js';
 
-const nullableUrlSchema = { type: ['string', 'null'] } as const;
+/** What the provider-settings routes use: nothing else of the service container reaches them. */
+export type OrganizationRouteServices = Pick<Services, 'providerSettings'>;
 
-/** What src/organizations/provider-settings-service.ts shows: URLs, and whether each key or token is set, never the key. */
-function providerSettingsSchema(description: string) {
-  return {
-    type: 'object',
-    description,
-    properties: {
-      providers: {
-        type: 'object',
-        properties: {
-          openai: { type: 'object', properties: { base_url: nullableUrlSchema, api_key_set: { type: 'boolean' } } },
-          ollama: { type: 'object', properties: { base_url: nullableUrlSchema } },
-        },
-      },
-      kb_server: { type: 'object', properties: { url: nullableUrlSchema, api_key_set: { type: 'boolean' } } },
-      small_fast_model: {
-        type: ['object', 'null'],
-        properties: { connector: { type: 'string' }, model: { type: 'string' } },
-      },
-      moodle: { type: 'object', properties: { api_url: nullableUrlSchema, token_set: { type: 'boolean' } } },
-    },
-  } as const;
-}
-
-export async function organizationRoutes(app: FastifyInstance, services: Services): Promise<void> {
+export const organizationRoutes: FastifyPluginAsync<OrganizationRouteServices> = async (app, services) => {
   const routes = typedRoutes(app);
 
   routes.get(
@@ -44,7 +22,7 @@ export async function organizationRoutes(app: FastifyInstance, services: Service
         tags: ['organizations'],
         summary: "The organization's model providers, knowledge-base server, small fast model and Moodle (keys and tokens are never shown)",
         params: idParametersSchema,
-        response: { 200: providerSettingsSchema("The organization's provider settings"), ...commonErrorResponses },
+        response: { 200: providerSettingsViewSchema("The organization's provider settings"), ...commonErrorResponses },
       },
     },
     async (request) => services.providerSettings.get(callContext(request), request.params.id),
@@ -58,9 +36,9 @@ export async function organizationRoutes(app: FastifyInstance, services: Service
         summary: "Set or clear (null) the organization's provider keys and base URLs, knowledge-base server, small fast model and Moodle",
         params: idParametersSchema,
         body: providerSettingsPatchSchema,
-        response: { 200: providerSettingsSchema('The provider settings as changed'), ...commonErrorResponses },
+        response: { 200: providerSettingsViewSchema('The provider settings as changed'), ...commonErrorResponses },
       },
     },
     async (request) => services.providerSettings.update(callContext(request), request.params.id, request.body),
   );
-}
+};

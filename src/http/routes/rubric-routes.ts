@@ -4,16 +4,17 @@
  * schemas describe LAMB's format for the OpenAPI document; the bodies themselves are checked by
  * rubric-document.ts, which applies LAMB's rules and names every problem by its path.
  */
-import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
+import type { FastifyPluginAsync, FastifySchemaCompiler } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
 import { RUBRIC_LIMITS, RUBRIC_VISIBILITIES, SCORING_TYPES } from '../../rubrics/rubric-document.js';
 import { rubricListFilters } from '../../rubrics/rubric-list-schemas.js';
+import { rubricExportResponse, rubricSummaryViewSchema, rubricViewSchema } from '../../rubrics/rubric-view-schemas.js';
 import type { Services } from '../../services.js';
 import { pageQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
-import { commonErrorResponses, errorResponseSchema, noContentResponse } from '../schemas.js';
-import { openObjectSchema, pageSchema, timestampSchema } from '../../validation/shape-fragments.js';
+import { commonErrorResponses, errorResponseSchema, idSchema, noContentResponse } from '../schemas.js';
+import { pageSchema } from '../../validation/shape-fragments.js';
 import { validatorCompiler } from '../validation.js';
 
 const rubricIdParametersSchema = {
@@ -33,9 +34,7 @@ const rubricIdParametersSchema = {
 /** Rubric ids are unique per organization: the caller's own by default, another one only for system admins. */
 const organizationQueryProperty = {
   organization_id: {
-    type: 'integer',
-    minimum: 1,
-    maximum: 2_147_483_647,
+    ...idSchema,
     description: "The organization whose rubricId this is; yours by default. Only system admins reach other organizations' rubrics.",
   },
 } as const;
@@ -123,62 +122,10 @@ const exportQuerySchema = {
   additionalProperties: false,
 } as const;
 
-/** Who owns a rubric and who may see it, as every view of it shows (src/rubrics/rubric-service.ts). */
-const ownershipProperties = {
-  visibility: { type: 'string', enum: [...RUBRIC_VISIBILITIES] },
-  owner: { type: 'string', description: "the owner's email" },
-  organization_id: { type: 'integer' },
-  is_mine: { type: 'boolean' },
-  created_at: timestampSchema,
-  updated_at: timestampSchema,
-} as const;
+/** What the rubric routes use: nothing else of the service container reaches them. */
+export type RubricRouteServices = Pick<Services, 'rubrics' | 'settings'>;
 
-/** A rubric: LAMB's rubric JSON at the top level, plus its ownership. Criteria and metadata keep every key they hold. */
-function rubricSchema(description: string) {
-  return {
-    type: 'object',
-    description,
-    properties: {
-      rubricId: { type: 'string' },
-      title: { type: 'string' },
-      description: { type: 'string' },
-      metadata: openObjectSchema('subject, gradeLevel, author, version, tags, createdAt, modifiedAt and any other keys'),
-      criteria: {
-        type: 'array',
-        items: openObjectSchema('a criterion: id, name, description, weight, order and its levels (id, score, label, description, order)'),
-      },
-      scoringType: { type: 'string', enum: [...SCORING_TYPES] },
-      maxScore: { type: 'number' },
-      ...ownershipProperties,
-    },
-  } as const;
-}
-
-const rubricSummarySchema = {
-  type: 'object',
-  description: 'a rubric, without its criteria',
-  properties: {
-    rubricId: { type: 'string' },
-    title: { type: 'string' },
-    description: { type: 'string' },
-    subject: { type: ['string', 'null'] },
-    gradeLevel: { type: ['string', 'null'] },
-    scoringType: { type: 'string', enum: [...SCORING_TYPES] },
-    maxScore: { type: 'number' },
-    criteria_count: { type: 'integer' },
-    ...ownershipProperties,
-  },
-} as const;
-
-const rubricExportResponse = {
-  description: 'The rubric as an attachment: LAMB rubric JSON (format=json) or a markdown document (format=markdown)',
-  content: {
-    'application/json': { schema: openObjectSchema("LAMB's rubric JSON") },
-    'text/markdown': { schema: { type: 'string' } },
-  },
-} as const;
-
-export async function rubricRoutes(app: FastifyInstance, services: Services): Promise<void> {
+export const rubricRoutes: FastifyPluginAsync<RubricRouteServices> = async (app, services) => {
   const routes = typedRoutes(app);
 
   routes.post<RubricBody>(
@@ -194,7 +141,7 @@ export async function rubricRoutes(app: FastifyInstance, services: Services): Pr
           required: ['title', 'criteria', 'scoringType', 'maxScore'],
           additionalProperties: false,
         },
-        response: { 201: rubricSchema('The new rubric, with every generated id'), ...commonErrorResponses, 409: errorResponseSchema },
+        response: { 201: rubricViewSchema('The new rubric, with every generated id'), ...commonErrorResponses, 409: errorResponseSchema },
       },
       validatorCompiler: objectBodyValidator(),
     },
@@ -208,7 +155,7 @@ export async function rubricRoutes(app: FastifyInstance, services: Services): Pr
         tags: ['rubrics'],
         summary: "List your rubrics (scope=mine) or your organization's (scope=organization)",
         querystring: pageQuerySchema(services.settings.pageSizeMaximum, rubricListFilters),
-        response: { 200: pageSchema('A page of rubrics', rubricSummarySchema), ...commonErrorResponses },
+        response: { 200: pageSchema('A page of rubrics', rubricSummaryViewSchema), ...commonErrorResponses },
       },
     },
     async (request) => services.rubrics.list(callContext(request), request.query),
@@ -221,7 +168,7 @@ export async function rubricRoutes(app: FastifyInstance, services: Services): Pr
         tags: ['rubrics'],
         summary: 'Import LAMB rubric JSON (or a LAMB rubric row with rubric_data) as a new private rubric with a new rubricId',
         body: { type: 'object' },
-        response: { 201: rubricSchema('The imported rubric'), ...commonErrorResponses },
+        response: { 201: rubricViewSchema('The imported rubric'), ...commonErrorResponses },
       },
     },
     async (request, reply) => reply.status(201).send(await services.rubrics.import(callContext(request), request.body)),
@@ -235,7 +182,7 @@ export async function rubricRoutes(app: FastifyInstance, services: Services): Pr
         summary: 'Get a rubric',
         params: rubricIdParametersSchema,
         querystring: itemQuerySchema,
-        response: { 200: rubricSchema('The rubric'), ...commonErrorResponses },
+        response: { 200: rubricViewSchema('The rubric'), ...commonErrorResponses },
       },
     },
     async (request) => services.rubrics.get(callContext(request), request.params.rubricId, request.query.organization_id),
@@ -250,7 +197,7 @@ export async function rubricRoutes(app: FastifyInstance, services: Services): Pr
         params: rubricIdParametersSchema,
         querystring: itemQuerySchema,
         body: { type: 'object', properties: { ...rubricFields, ...visibilityField }, additionalProperties: false, minProperties: 1 },
-        response: { 200: rubricSchema('The rubric as changed'), ...commonErrorResponses },
+        response: { 200: rubricViewSchema('The rubric as changed'), ...commonErrorResponses },
       },
       validatorCompiler: objectBodyValidator(1),
     },
@@ -297,4 +244,4 @@ export async function rubricRoutes(app: FastifyInstance, services: Services): Pr
       return reply.send(exported.document);
     },
   );
-}
+};

@@ -74,19 +74,3 @@ export async function saveDownload(pending: Promise<Outcome<Blob>>, fallbackName
   link.remove();
   URL.revokeObjectURL(link.href);
 }
-
-/**
- * Every property a response schema names, as sent. The server's response schemas do not yet
- * list which properties are `required`, so the generated types make them all optional; the
- * services always send them. Area modules pass a body through this so the compiler still checks
- * its names and types against the page's shape. When the schemas say `required`, this goes.
- */
-export type Sent<T> = T extends (infer Item)[]
-  ? Sent<Item>[]
-  : T extends Record<string, unknown>
-    ? { [Key in keyof T]-?: Sent<Exclude<T[Key], undefined>> }
-    : T;
-
-export function sent<T>(body: T): Sent<T> {
-  return body as Sent<T>;
-}

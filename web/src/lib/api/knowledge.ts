@@ -3,35 +3,26 @@
  * (/api/knowledge-bases), rubrics (/api/rubrics) and files (/api/files), by the names and ids
  * the assistant editor's pickers show. Every call goes through the typed client.
  */
-import { answerOf, apiClient, sent } from './client';
+import { answerOf, apiClient } from './client';
+import type { JsonAnswer } from './json-answer';
 
-export interface KnowledgeBaseRow {
-  id: number;
-  name: string;
-}
-
-export interface RubricRow {
-  rubricId: string;
-  title: string;
-}
-
-export interface FileRow {
-  file_path: string;
-  name: string;
-}
+/** The fields of each listed item the pickers read, as the generated types declare them. */
+export type KnowledgeBaseRow = Pick<JsonAnswer<'/api/knowledge-bases', 'get'>['items'][number], 'id' | 'name'>;
+export type RubricRow = Pick<JsonAnswer<'/api/rubrics', 'get'>['items'][number], 'rubricId' | 'title'>;
+export type FileRow = Pick<JsonAnswer<'/api/files', 'get'>['items'][number], 'file_path' | 'name'>;
 
 /** Whose rubrics: the user's own, or the organization's readable ones; unset, the server's default. */
 export type RubricScope = 'mine' | 'organization';
 
 export async function listKnowledgeBases(): Promise<KnowledgeBaseRow[]> {
-  return sent(await answerOf(apiClient.GET('/api/knowledge-bases'))).items;
+  return (await answerOf(apiClient.GET('/api/knowledge-bases'))).items;
 }
 
 export async function listRubrics(scope?: RubricScope): Promise<RubricRow[]> {
   const query = scope === undefined ? {} : { scope };
-  return sent(await answerOf(apiClient.GET('/api/rubrics', { params: { query } }))).items;
+  return (await answerOf(apiClient.GET('/api/rubrics', { params: { query } }))).items;
 }
 
 export async function listFiles(): Promise<FileRow[]> {
-  return sent(await answerOf(apiClient.GET('/api/files'))).items;
+  return (await answerOf(apiClient.GET('/api/files'))).items;
 }

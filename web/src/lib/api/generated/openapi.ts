@@ -3241,25 +3241,25 @@ export interface paths {
                     content: {
                         "application/json": {
                             items: {
-                                rubricId?: string;
-                                title?: string;
-                                description?: string;
-                                subject?: string | null;
-                                gradeLevel?: string | null;
+                                rubricId: string;
+                                title: string;
+                                description: string;
+                                subject: string | null;
+                                gradeLevel: string | null;
                                 /** @enum {string} */
-                                scoringType?: "points" | "percentage" | "holistic" | "single-point" | "checklist";
-                                maxScore?: number;
-                                criteria_count?: number;
+                                scoringType: "points" | "percentage" | "holistic" | "single-point" | "checklist";
+                                maxScore: number;
+                                criteria_count: number;
                                 /** @enum {string} */
-                                visibility?: "private" | "organization";
+                                visibility: "private" | "organization";
                                 /** @description the owner's email */
-                                owner?: string;
-                                organization_id?: number;
-                                is_mine?: boolean;
+                                owner: string;
+                                organization_id: number;
+                                is_mine: boolean;
                                 /** @description ISO 8601 date and time */
-                                created_at?: string;
+                                created_at: string;
                                 /** @description ISO 8601 date and time */
-                                updated_at?: string;
+                                updated_at: string;
                             }[];
                             /** @description how many match, over all pages */
                             total: number;
@@ -3411,29 +3411,29 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            rubricId?: string;
-                            title?: string;
-                            description?: string;
+                            rubricId: string;
+                            title: string;
+                            description: string;
                             /** @description subject, gradeLevel, author, version, tags, createdAt, modifiedAt and any other keys */
-                            metadata?: {
+                            metadata: {
                                 [key: string]: unknown;
                             };
-                            criteria?: {
+                            criteria: {
                                 [key: string]: unknown;
                             }[];
                             /** @enum {string} */
-                            scoringType?: "points" | "percentage" | "holistic" | "single-point" | "checklist";
-                            maxScore?: number;
+                            scoringType: "points" | "percentage" | "holistic" | "single-point" | "checklist";
+                            maxScore: number;
                             /** @enum {string} */
-                            visibility?: "private" | "organization";
+                            visibility: "private" | "organization";
                             /** @description the owner's email */
-                            owner?: string;
-                            organization_id?: number;
-                            is_mine?: boolean;
+                            owner: string;
+                            organization_id: number;
+                            is_mine: boolean;
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time */
-                            updated_at?: string;
+                            updated_at: string;
                         };
                     };
                 };
@@ -3575,29 +3575,29 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            rubricId?: string;
-                            title?: string;
-                            description?: string;
+                            rubricId: string;
+                            title: string;
+                            description: string;
                             /** @description subject, gradeLevel, author, version, tags, createdAt, modifiedAt and any other keys */
-                            metadata?: {
+                            metadata: {
                                 [key: string]: unknown;
                             };
-                            criteria?: {
+                            criteria: {
                                 [key: string]: unknown;
                             }[];
                             /** @enum {string} */
-                            scoringType?: "points" | "percentage" | "holistic" | "single-point" | "checklist";
-                            maxScore?: number;
+                            scoringType: "points" | "percentage" | "holistic" | "single-point" | "checklist";
+                            maxScore: number;
                             /** @enum {string} */
-                            visibility?: "private" | "organization";
+                            visibility: "private" | "organization";
                             /** @description the owner's email */
-                            owner?: string;
-                            organization_id?: number;
-                            is_mine?: boolean;
+                            owner: string;
+                            organization_id: number;
+                            is_mine: boolean;
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time */
-                            updated_at?: string;
+                            updated_at: string;
                         };
                     };
                 };
@@ -3719,29 +3719,29 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            rubricId?: string;
-                            title?: string;
-                            description?: string;
+                            rubricId: string;
+                            title: string;
+                            description: string;
                             /** @description subject, gradeLevel, author, version, tags, createdAt, modifiedAt and any other keys */
-                            metadata?: {
+                            metadata: {
                                 [key: string]: unknown;
                             };
-                            criteria?: {
+                            criteria: {
                                 [key: string]: unknown;
                             }[];
                             /** @enum {string} */
-                            scoringType?: "points" | "percentage" | "holistic" | "single-point" | "checklist";
-                            maxScore?: number;
+                            scoringType: "points" | "percentage" | "holistic" | "single-point" | "checklist";
+                            maxScore: number;
                             /** @enum {string} */
-                            visibility?: "private" | "organization";
+                            visibility: "private" | "organization";
                             /** @description the owner's email */
-                            owner?: string;
-                            organization_id?: number;
-                            is_mine?: boolean;
+                            owner: string;
+                            organization_id: number;
+                            is_mine: boolean;
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time */
-                            updated_at?: string;
+                            updated_at: string;
                         };
                     };
                 };
@@ -4001,29 +4001,29 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            rubricId?: string;
-                            title?: string;
-                            description?: string;
+                            rubricId: string;
+                            title: string;
+                            description: string;
                             /** @description subject, gradeLevel, author, version, tags, createdAt, modifiedAt and any other keys */
-                            metadata?: {
+                            metadata: {
                                 [key: string]: unknown;
                             };
-                            criteria?: {
+                            criteria: {
                                 [key: string]: unknown;
                             }[];
                             /** @enum {string} */
-                            scoringType?: "points" | "percentage" | "holistic" | "single-point" | "checklist";
-                            maxScore?: number;
+                            scoringType: "points" | "percentage" | "holistic" | "single-point" | "checklist";
+                            maxScore: number;
                             /** @enum {string} */
-                            visibility?: "private" | "organization";
+                            visibility: "private" | "organization";
                             /** @description the owner's email */
-                            owner?: string;
-                            organization_id?: number;
-                            is_mine?: boolean;
+                            owner: string;
+                            organization_id: number;
+                            is_mine: boolean;
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time */
-                            updated_at?: string;
+                            updated_at: string;
                         };
                     };
                 };
@@ -7058,26 +7058,26 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            providers?: {
-                                openai?: {
-                                    base_url?: string | null;
-                                    api_key_set?: boolean;
+                            providers: {
+                                openai: {
+                                    base_url: string | null;
+                                    api_key_set: boolean;
                                 };
-                                ollama?: {
-                                    base_url?: string | null;
+                                ollama: {
+                                    base_url: string | null;
                                 };
                             };
-                            kb_server?: {
-                                url?: string | null;
-                                api_key_set?: boolean;
+                            kb_server: {
+                                url: string | null;
+                                api_key_set: boolean;
                             };
-                            small_fast_model?: {
-                                connector?: string;
-                                model?: string;
+                            small_fast_model: {
+                                connector: string;
+                                model: string;
                             } | null;
-                            moodle?: {
-                                api_url?: string | null;
-                                token_set?: boolean;
+                            moodle: {
+                                api_url: string | null;
+                                token_set: boolean;
                             };
                         };
                     };
@@ -7218,26 +7218,26 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            providers?: {
-                                openai?: {
-                                    base_url?: string | null;
-                                    api_key_set?: boolean;
+                            providers: {
+                                openai: {
+                                    base_url: string | null;
+                                    api_key_set: boolean;
                                 };
-                                ollama?: {
-                                    base_url?: string | null;
+                                ollama: {
+                                    base_url: string | null;
                                 };
                             };
-                            kb_server?: {
-                                url?: string | null;
-                                api_key_set?: boolean;
+                            kb_server: {
+                                url: string | null;
+                                api_key_set: boolean;
                             };
-                            small_fast_model?: {
-                                connector?: string;
-                                model?: string;
+                            small_fast_model: {
+                                connector: string;
+                                model: string;
                             } | null;
-                            moodle?: {
-                                api_url?: string | null;
-                                token_set?: boolean;
+                            moodle: {
+                                api_url: string | null;
+                                token_set: boolean;
                             };
                         };
                     };
@@ -7353,13 +7353,13 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @description whether learners may create their own API keys */
-                            learners_create_api_keys?: boolean;
+                            learners_create_api_keys: boolean;
                             /** @description days a chat is kept after its last change; null keeps chats */
-                            chat_retention_days?: number | null;
+                            chat_retention_days: number | null;
                             /** @description whether assistants' owners and admins may read members' chats with them */
-                            owners_can_read_chats?: boolean;
+                            owners_can_read_chats: boolean;
                             /** @description whether users an LTI launch names Instructor become creators */
-                            lti_instructors_create?: boolean;
+                            lti_instructors_create: boolean;
                         };
                     };
                 };
@@ -7483,13 +7483,13 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @description whether learners may create their own API keys */
-                            learners_create_api_keys?: boolean;
+                            learners_create_api_keys: boolean;
                             /** @description days a chat is kept after its last change; null keeps chats */
-                            chat_retention_days?: number | null;
+                            chat_retention_days: number | null;
                             /** @description whether assistants' owners and admins may read members' chats with them */
-                            owners_can_read_chats?: boolean;
+                            owners_can_read_chats: boolean;
                             /** @description whether users an LTI launch names Instructor become creators */
-                            lti_instructors_create?: boolean;
+                            lti_instructors_create: boolean;
                         };
                     };
                 };
@@ -7608,29 +7608,29 @@ export interface paths {
                     content: {
                         "application/json": {
                             items: {
-                                id?: number;
-                                name?: string;
-                                description?: string;
+                                id: number;
+                                name: string;
+                                description: string;
                                 /** @description the owner's email */
-                                owner?: string;
-                                organization_id?: number;
+                                owner: string;
+                                organization_id: number;
                                 /** @enum {string} */
-                                visibility?: "private" | "organization";
-                                chunk_size?: number;
-                                chunk_overlap?: number;
+                                visibility: "private" | "organization";
+                                chunk_size: number;
+                                chunk_overlap: number;
                                 /** @description how the chunks are embedded; null: full-text search only */
-                                embeddings?: {
-                                    connector?: string | null;
-                                    model?: string | null;
+                                embeddings: {
+                                    connector: string | null;
+                                    model: string | null;
                                     /** @description the length of its vectors; null until the first are stored */
-                                    dimensions?: number | null;
+                                    dimensions: number | null;
                                 } | null;
-                                document_count?: number;
-                                chunk_count?: number;
+                                document_count: number;
+                                chunk_count: number;
                                 /** @description ISO 8601 date and time */
-                                created_at?: string;
+                                created_at: string;
                                 /** @description ISO 8601 date and time */
-                                updated_at?: string;
+                                updated_at: string;
                             }[];
                             /** @description how many match, over all pages */
                             total: number;
@@ -7752,29 +7752,29 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            name?: string;
-                            description?: string;
+                            id: number;
+                            name: string;
+                            description: string;
                             /** @description the owner's email */
-                            owner?: string;
-                            organization_id?: number;
+                            owner: string;
+                            organization_id: number;
                             /** @enum {string} */
-                            visibility?: "private" | "organization";
-                            chunk_size?: number;
-                            chunk_overlap?: number;
+                            visibility: "private" | "organization";
+                            chunk_size: number;
+                            chunk_overlap: number;
                             /** @description how the chunks are embedded; null: full-text search only */
-                            embeddings?: {
-                                connector?: string | null;
-                                model?: string | null;
+                            embeddings: {
+                                connector: string | null;
+                                model: string | null;
                                 /** @description the length of its vectors; null until the first are stored */
-                                dimensions?: number | null;
+                                dimensions: number | null;
                             } | null;
-                            document_count?: number;
-                            chunk_count?: number;
+                            document_count: number;
+                            chunk_count: number;
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time */
-                            updated_at?: string;
+                            updated_at: string;
                         };
                     };
                 };
@@ -7892,29 +7892,29 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            name?: string;
-                            description?: string;
+                            id: number;
+                            name: string;
+                            description: string;
                             /** @description the owner's email */
-                            owner?: string;
-                            organization_id?: number;
+                            owner: string;
+                            organization_id: number;
                             /** @enum {string} */
-                            visibility?: "private" | "organization";
-                            chunk_size?: number;
-                            chunk_overlap?: number;
+                            visibility: "private" | "organization";
+                            chunk_size: number;
+                            chunk_overlap: number;
                             /** @description how the chunks are embedded; null: full-text search only */
-                            embeddings?: {
-                                connector?: string | null;
-                                model?: string | null;
+                            embeddings: {
+                                connector: string | null;
+                                model: string | null;
                                 /** @description the length of its vectors; null until the first are stored */
-                                dimensions?: number | null;
+                                dimensions: number | null;
                             } | null;
-                            document_count?: number;
-                            chunk_count?: number;
+                            document_count: number;
+                            chunk_count: number;
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time */
-                            updated_at?: string;
+                            updated_at: string;
                         };
                     };
                 };
@@ -8133,29 +8133,29 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            name?: string;
-                            description?: string;
+                            id: number;
+                            name: string;
+                            description: string;
                             /** @description the owner's email */
-                            owner?: string;
-                            organization_id?: number;
+                            owner: string;
+                            organization_id: number;
                             /** @enum {string} */
-                            visibility?: "private" | "organization";
-                            chunk_size?: number;
-                            chunk_overlap?: number;
+                            visibility: "private" | "organization";
+                            chunk_size: number;
+                            chunk_overlap: number;
                             /** @description how the chunks are embedded; null: full-text search only */
-                            embeddings?: {
-                                connector?: string | null;
-                                model?: string | null;
+                            embeddings: {
+                                connector: string | null;
+                                model: string | null;
                                 /** @description the length of its vectors; null until the first are stored */
-                                dimensions?: number | null;
+                                dimensions: number | null;
                             } | null;
-                            document_count?: number;
-                            chunk_count?: number;
+                            document_count: number;
+                            chunk_count: number;
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time */
-                            updated_at?: string;
+                            updated_at: string;
                         };
                     };
                 };
@@ -8284,25 +8284,25 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            results?: {
-                                similarity?: number;
+                            results: {
+                                similarity: number;
                                 /** @description the chunk's text */
-                                data?: string;
+                                data: string;
                                 /** @description the chunk's metadata: file name, document id, chunk index, page, source URL and the document's own */
-                                metadata?: {
+                                metadata: {
                                     [key: string]: unknown;
                                 };
                             }[];
-                            count?: number;
-                            timing?: {
-                                total_ms?: number;
+                            count: number;
+                            timing: {
+                                total_ms: number;
                             };
-                            query?: string;
+                            query: string;
                             /**
                              * @description how the results were found
                              * @enum {string}
                              */
-                            mode?: "full_text" | "vector" | "hybrid";
+                            mode: "full_text" | "vector" | "hybrid";
                         };
                     };
                 };
@@ -8419,15 +8419,15 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @description LTI 1.1 launch URL (Moodle: Tool URL) */
-                            launch_url?: string;
+                            launch_url: string;
                             /** @description LTI 1.3 initiate login URL */
-                            login_url?: string;
+                            login_url: string;
                             /** @description LTI 1.3 redirection URI, also the target link and deep-linking URL */
-                            redirect_uri?: string;
+                            redirect_uri: string;
                             /** @description LTI 1.3 tool's public keyset URL */
-                            jwks_url?: string;
+                            jwks_url: string;
                             /** @description LTI 1.3 content selection (deep linking) URL */
-                            deep_linking_url?: string;
+                            deep_linking_url: string;
                         };
                     };
                 };
@@ -8553,13 +8553,13 @@ export interface paths {
                     content: {
                         "application/json": {
                             items: {
-                                id?: number;
-                                organization_id?: number;
-                                name?: string;
-                                consumer_key?: string;
-                                frame_origins?: string[];
+                                id: number;
+                                organization_id: number;
+                                name: string;
+                                consumer_key: string;
+                                frame_origins: string[];
                                 /** @description ISO 8601 date and time */
-                                created_at?: string;
+                                created_at: string;
                             }[];
                             /** @description how many match, over all pages */
                             total: number;
@@ -8675,14 +8675,14 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            organization_id?: number;
-                            name?: string;
-                            consumer_key?: string;
-                            frame_origins?: string[];
+                            id: number;
+                            organization_id: number;
+                            name: string;
+                            consumer_key: string;
+                            frame_origins: string[];
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
-                            consumer_secret?: string;
+                            created_at: string;
+                            consumer_secret: string;
                         };
                     };
                 };
@@ -8914,13 +8914,13 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            organization_id?: number;
-                            name?: string;
-                            consumer_key?: string;
-                            frame_origins?: string[];
+                            id: number;
+                            organization_id: number;
+                            name: string;
+                            consumer_key: string;
+                            frame_origins: string[];
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                         };
                     };
                 };
@@ -9040,20 +9040,20 @@ export interface paths {
                     content: {
                         "application/json": {
                             items: {
-                                id?: number;
-                                organization_id?: number;
-                                issuer?: string;
-                                client_id?: string;
-                                deployment_ids?: string[];
-                                auth_login_url?: string;
-                                auth_token_url?: string;
-                                jwks_url?: string | null;
-                                public_key?: string | null;
-                                frame_origins?: string[];
+                                id: number;
+                                organization_id: number;
+                                issuer: string;
+                                client_id: string;
+                                deployment_ids: string[];
+                                auth_login_url: string;
+                                auth_token_url: string;
+                                jwks_url: string | null;
+                                public_key: string | null;
+                                frame_origins: string[];
                                 /** @description ISO 8601 date and time */
-                                created_at?: string;
+                                created_at: string;
                                 /** @description ISO 8601 date and time */
-                                updated_at?: string;
+                                updated_at: string;
                             }[];
                             /** @description how many match, over all pages */
                             total: number;
@@ -9181,20 +9181,20 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            organization_id?: number;
-                            issuer?: string;
-                            client_id?: string;
-                            deployment_ids?: string[];
-                            auth_login_url?: string;
-                            auth_token_url?: string;
-                            jwks_url?: string | null;
-                            public_key?: string | null;
-                            frame_origins?: string[];
+                            id: number;
+                            organization_id: number;
+                            issuer: string;
+                            client_id: string;
+                            deployment_ids: string[];
+                            auth_login_url: string;
+                            auth_token_url: string;
+                            jwks_url: string | null;
+                            public_key: string | null;
+                            frame_origins: string[];
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time */
-                            updated_at?: string;
+                            updated_at: string;
                         };
                     };
                 };
@@ -9354,20 +9354,20 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            organization_id?: number;
-                            issuer?: string;
-                            client_id?: string;
-                            deployment_ids?: string[];
-                            auth_login_url?: string;
-                            auth_token_url?: string;
-                            jwks_url?: string | null;
-                            public_key?: string | null;
-                            frame_origins?: string[];
+                            id: number;
+                            organization_id: number;
+                            issuer: string;
+                            client_id: string;
+                            deployment_ids: string[];
+                            auth_login_url: string;
+                            auth_token_url: string;
+                            jwks_url: string | null;
+                            public_key: string | null;
+                            frame_origins: string[];
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time */
-                            updated_at?: string;
+                            updated_at: string;
                         };
                     };
                 };
@@ -9607,25 +9607,25 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @description An LTI activity (resource link) and the assistant it opens */
-                            activity?: {
-                                id?: number;
-                                title?: string;
-                                assistant_id?: number | null;
+                            activity: {
+                                id: number;
+                                title: string;
+                                assistant_id: number | null;
                             };
-                            learners?: {
-                                name?: string;
-                                launches?: number;
+                            learners: {
+                                name: string;
+                                launches: number;
                                 /** @description ISO 8601 date and time */
-                                last_visit?: string;
+                                last_visit: string;
                             }[];
-                            usage?: {
-                                requests?: number;
-                                prompt_tokens?: number;
-                                completion_tokens?: number;
+                            usage: {
+                                requests: number;
+                                prompt_tokens: number;
+                                completion_tokens: number;
                                 /** @description chats the activity's learners keep with its assistant */
-                                chats?: number;
+                                chats: number;
                                 /** @description messages in those chats */
-                                messages?: number;
+                                messages: number;
                             };
                         };
                     };
@@ -9753,9 +9753,9 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            title?: string;
-                            assistant_id?: number | null;
+                            id: number;
+                            title: string;
+                            assistant_id: number | null;
                         };
                     };
                 };
@@ -9885,6 +9885,7 @@ export interface paths {
                                 name: string;
                                 content_type: string;
                                 size_bytes: number;
+                                /** @description ISO 8601 date and time */
                                 created_at: string;
                             }[];
                             /** @description how many match, over all pages */
@@ -10012,6 +10013,7 @@ export interface paths {
                             name: string;
                             content_type: string;
                             size_bytes: number;
+                            /** @description ISO 8601 date and time */
                             created_at: string;
                         };
                     };
@@ -10292,21 +10294,21 @@ export interface paths {
                     content: {
                         "application/json": {
                             items: {
-                                id?: number;
-                                file_name?: string;
-                                content_type?: string;
-                                size_bytes?: number;
+                                id: number;
+                                file_name: string;
+                                content_type: string;
+                                size_bytes: number;
                                 /** @enum {string} */
-                                status?: "pending" | "processing" | "completed" | "failed" | "cancelled";
+                                status: "pending" | "processing" | "completed" | "failed" | "cancelled";
                                 /** @description why its ingestion failed */
-                                error?: string | null;
-                                chunk_count?: number;
+                                error: string | null;
+                                chunk_count: number;
                                 /** @description its latest ingestion job */
-                                job_id?: number | null;
+                                job_id: number | null;
                                 /** @description ISO 8601 date and time */
-                                created_at?: string;
+                                created_at: string;
                                 /** @description ISO 8601 date and time */
-                                updated_at?: string;
+                                updated_at: string;
                             }[];
                             /** @description how many match, over all pages */
                             total: number;
@@ -10438,8 +10440,8 @@ export interface paths {
                             document_id?: number;
                             job_id?: number;
                             documents?: {
-                                document_id?: number;
-                                job_id?: number;
+                                document_id: number;
+                                job_id: number;
                             }[];
                         };
                     };
@@ -10599,21 +10601,21 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            file_name?: string;
-                            content_type?: string;
-                            size_bytes?: number;
+                            id: number;
+                            file_name: string;
+                            content_type: string;
+                            size_bytes: number;
                             /** @enum {string} */
-                            status?: "pending" | "processing" | "completed" | "failed" | "cancelled";
+                            status: "pending" | "processing" | "completed" | "failed" | "cancelled";
                             /** @description why its ingestion failed */
-                            error?: string | null;
-                            chunk_count?: number;
+                            error: string | null;
+                            chunk_count: number;
                             /** @description its latest ingestion job */
-                            job_id?: number | null;
+                            job_id: number | null;
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time */
-                            updated_at?: string;
+                            updated_at: string;
                         };
                     };
                 };
@@ -10959,23 +10961,23 @@ export interface paths {
                     content: {
                         "application/json": {
                             items: {
-                                id?: number;
-                                document_id?: number;
+                                id: number;
+                                document_id: number;
                                 /** @enum {string} */
-                                status?: "pending" | "processing" | "completed" | "failed" | "cancelled";
-                                progress?: {
-                                    current?: number;
-                                    total?: number;
-                                    percentage?: number;
-                                    message?: string | null;
+                                status: "pending" | "processing" | "completed" | "failed" | "cancelled";
+                                progress: {
+                                    current: number;
+                                    total: number;
+                                    percentage: number;
+                                    message: string | null;
                                 };
                                 /** @description the safe message of what failed */
-                                error?: string | null;
-                                attempts?: number;
+                                error: string | null;
+                                attempts: number;
                                 /** @description ISO 8601 date and time */
-                                created_at?: string;
+                                created_at: string;
                                 /** @description ISO 8601 date and time */
-                                updated_at?: string;
+                                updated_at: string;
                             }[];
                             /** @description how many match, over all pages */
                             total: number;
@@ -11099,23 +11101,23 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            document_id?: number;
+                            id: number;
+                            document_id: number;
                             /** @enum {string} */
-                            status?: "pending" | "processing" | "completed" | "failed" | "cancelled";
-                            progress?: {
-                                current?: number;
-                                total?: number;
-                                percentage?: number;
-                                message?: string | null;
+                            status: "pending" | "processing" | "completed" | "failed" | "cancelled";
+                            progress: {
+                                current: number;
+                                total: number;
+                                percentage: number;
+                                message: string | null;
                             };
                             /** @description the safe message of what failed */
-                            error?: string | null;
-                            attempts?: number;
+                            error: string | null;
+                            attempts: number;
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time */
-                            updated_at?: string;
+                            updated_at: string;
                         };
                     };
                 };
@@ -11238,23 +11240,23 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            document_id?: number;
+                            id: number;
+                            document_id: number;
                             /** @enum {string} */
-                            status?: "pending" | "processing" | "completed" | "failed" | "cancelled";
-                            progress?: {
-                                current?: number;
-                                total?: number;
-                                percentage?: number;
-                                message?: string | null;
+                            status: "pending" | "processing" | "completed" | "failed" | "cancelled";
+                            progress: {
+                                current: number;
+                                total: number;
+                                percentage: number;
+                                message: string | null;
                             };
                             /** @description the safe message of what failed */
-                            error?: string | null;
-                            attempts?: number;
+                            error: string | null;
+                            attempts: number;
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time */
-                            updated_at?: string;
+                            updated_at: string;
                         };
                     };
                 };
@@ -11395,23 +11397,23 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id?: number;
-                            document_id?: number;
+                            id: number;
+                            document_id: number;
                             /** @enum {string} */
-                            status?: "pending" | "processing" | "completed" | "failed" | "cancelled";
-                            progress?: {
-                                current?: number;
-                                total?: number;
-                                percentage?: number;
-                                message?: string | null;
+                            status: "pending" | "processing" | "completed" | "failed" | "cancelled";
+                            progress: {
+                                current: number;
+                                total: number;
+                                percentage: number;
+                                message: string | null;
                             };
                             /** @description the safe message of what failed */
-                            error?: string | null;
-                            attempts?: number;
+                            error: string | null;
+                            attempts: number;
                             /** @description ISO 8601 date and time */
-                            created_at?: string;
+                            created_at: string;
                             /** @description ISO 8601 date and time */
-                            updated_at?: string;
+                            updated_at: string;
                         };
                     };
                 };
