@@ -12,7 +12,7 @@ import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
 import { commonErrorResponses, idParametersSchema, idSchema, noContentResponse } from '../schemas.js';
 import { pageSchema } from '../../validation/shape-fragments.js';
-import { ownOrigin } from '../own-origin.js';
+import { ownOrigin } from '../lti/own-origin.js';
 
 const TAGS = ['lti'];
 const originListSchema = {

@@ -19,13 +19,13 @@ import {
   platformStorageLaunchPage,
   platformStorageLoginPage,
   refusedLaunchPage,
-} from '../lti-pages.js';
-import { formPairs, formPairsParser, formValue } from '../lti-form-body.js';
-import { requestPageLocale, sendPage } from '../lti-page-reply.js';
-import { PLATFORM_STORAGE_SCRIPT, PLATFORM_STORAGE_SCRIPT_PATH } from '../lti-platform-storage-script.js';
-import { clearLtiStateCookie, LAUNCH_PATH, ltiStateCookieValue, setLtiStateCookie } from '../lti-state-cookie.js';
+} from '../lti/lti-pages.js';
+import { formPairs, formPairsParser, formValue } from '../lti/lti-form-body.js';
+import { requestPageLocale, sendPage } from '../lti/lti-page-reply.js';
+import { PLATFORM_STORAGE_SCRIPT, PLATFORM_STORAGE_SCRIPT_PATH } from '../lti/lti-platform-storage-script.js';
+import { clearLtiStateCookie, LAUNCH_PATH, ltiStateCookieValue, setLtiStateCookie } from '../lti/lti-state-cookie.js';
 import { widenContentSecurityPolicy } from '../security-headers.js';
-import { ownOrigin } from '../own-origin.js';
+import { ownOrigin } from '../lti/own-origin.js';
 import { setLtiSessionCookie } from '../session-cookie.js';
 
 /** Refusal pages hold nothing to click on, so any course page may frame them: the learner sees why, not a blank frame. */

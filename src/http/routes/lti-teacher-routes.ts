@@ -11,10 +11,10 @@ import { isLtiLaunchRefusal } from '../../lti/lti-launch-refusal.js';
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
 import { idSchema } from '../schemas.js';
-import { boundPage, dashboardPage, deepLinkingReturnPage, refusedLaunchPage, setUpPage } from '../lti-pages.js';
-import { formPairsParser, formValue } from '../lti-form-body.js';
-import { requestPageLocale, sendPage } from '../lti-page-reply.js';
-import { ownOrigin } from '../own-origin.js';
+import { boundPage, dashboardPage, deepLinkingReturnPage, refusedLaunchPage, setUpPage } from '../lti/lti-pages.js';
+import { formPairsParser, formValue } from '../lti/lti-form-body.js';
+import { requestPageLocale, sendPage } from '../lti/lti-page-reply.js';
+import { ownOrigin } from '../lti/own-origin.js';
 import { widenContentSecurityPolicy } from '../security-headers.js';
 
 function activityId(request: FastifyRequest): number {

@@ -4,10 +4,10 @@
  * the platform's storage) that work inside any LMS frame. Every value is escaped; the words come
  * from lti-page-text.ts.
  */
-import type { ActivityDashboard, ActivityView } from '../lti/lti-activity-schemas.js';
-import type { AssistantChoice } from '../lti/lti-activity-service.js';
-import type { ReadableChatWithMessages } from '../chats/chat-service.js';
-import type { PlatformStorage } from '../lti/lti-advantage-service.js';
+import type { ActivityDashboard, ActivityView } from '../../lti/lti-activity-schemas.js';
+import type { AssistantChoice } from '../../lti/lti-activity-service.js';
+import type { ReadableChatWithMessages } from '../../chats/chat-service.js';
+import type { PlatformStorage } from '../../lti/lti-advantage-service.js';
 import { pageText, type PageLocale, type PageText } from './lti-page-text.js';
 import { PLATFORM_STORAGE_SCRIPT_PATH } from './lti-platform-storage-script.js';
 import { LAUNCH_PATH } from './lti-state-cookie.js';
