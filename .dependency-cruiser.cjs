@@ -31,6 +31,7 @@ const FOUNDATION = layer('foundation');
 const CORE = layer('core');
 const TEXT_TOOL_CALLS = '^src/text-tool-calls/';
 const DOCUMENT_READING = '^src/document-reading/';
+const TEXT_TRIMMING = '^src/text-trimming/';
 const PLUGINS = layer('plugins');
 const INFRASTRUCTURE = layer('infrastructure');
 const STORE = '^src/store/';
@@ -87,17 +88,24 @@ module.exports = {
     {
       name: 'document-reading-imports-nothing-of-merino',
       comment:
-        'Document reading (type detection, extraction, chunking) is a self-contained library: it refuses a document with its own DocumentReadingError, which the services turn into an AppError.',
+        'Document reading (type detection, extraction, chunking) is a self-contained library: it refuses a document with its own DocumentReadingError, which the services turn into an AppError. It shares only the linear trimming helpers, a library of their own.',
       severity: 'error',
       from: { path: DOCUMENT_READING },
-      to: { path: '^src/', pathNot: DOCUMENT_READING },
+      to: { path: '^src/', pathNot: [DOCUMENT_READING, TEXT_TRIMMING] },
+    },
+    {
+      name: 'text-trimming-imports-nothing-of-merino',
+      comment: 'The linear trimming helpers are a library every layer may use, so they import nothing of Merino.',
+      severity: 'error',
+      from: { path: TEXT_TRIMMING },
+      to: { path: '^src/', pathNot: TEXT_TRIMMING },
     },
     {
       name: 'core-imports-only-core-and-foundation',
       comment: 'The pipeline core knows nothing of HTTP, SQL, services or plugins (DESIGN §2).',
       severity: 'error',
       from: { path: CORE },
-      to: { path: '^src/', pathNot: [CORE, FOUNDATION, '^src/text-tool-calls/index\\.ts$'] },
+      to: { path: '^src/', pathNot: [CORE, FOUNDATION, TEXT_TRIMMING, '^src/text-tool-calls/index\\.ts$'] },
     },
     {
       name: 'plugins-see-the-core-through-its-plugin-api',
@@ -111,7 +119,7 @@ module.exports = {
       comment: 'Plugins sit below the services: they reach them only through the ports the core hands them.',
       severity: 'error',
       from: { path: PLUGINS },
-      to: { path: '^src/', pathNot: [PLUGINS, CORE, FOUNDATION] },
+      to: { path: '^src/', pathNot: [PLUGINS, CORE, FOUNDATION, TEXT_TRIMMING] },
     },
     {
       name: 'infrastructure-imports-no-service',
@@ -119,7 +127,7 @@ module.exports = {
         'Infrastructure (the store, blob storage, outbound requests, secrets, scheduling, settings) sits below the services and the plugins; it may implement a port the core declares.',
       severity: 'error',
       from: { path: INFRASTRUCTURE },
-      to: { path: '^src/', pathNot: [INFRASTRUCTURE, CORE, FOUNDATION] },
+      to: { path: '^src/', pathNot: [INFRASTRUCTURE, CORE, FOUNDATION, TEXT_TRIMMING] },
     },
     {
       name: 'store-sits-below-the-services',

@@ -27,7 +27,7 @@ const LAYER_TABLE = {
   plugins: ['tools', 'prompt-processors', 'connectors', 'integrations'],
   infrastructure: ['blobs', 'config', 'outbound', 'scheduling', 'secrets', 'store'],
   core: ['pipeline'],
-  library: ['document-reading', 'text-tool-calls'],
+  library: ['document-reading', 'text-tool-calls', 'text-trimming'],
   foundation: ['errors', 'validation'],
 };
 

@@ -221,7 +221,7 @@ describe('no regular expression in src/ backtracks super-linearly', () => {
       }
     }
     results.push(...vulnerable, ...unknown);
-    expect(vulnerable, 'rewrite these as linear code (see src/validation/trim-characters.ts) or an unambiguous pattern').toEqual([]);
+    expect(vulnerable, 'rewrite these as linear code (see src/text-trimming/trim-characters.ts) or an unambiguous pattern').toEqual([]);
     expect(
       unknown,
       'the analyser could not decide these; make them simpler or list them in UNKNOWN_ACCEPTED with why they are safe',

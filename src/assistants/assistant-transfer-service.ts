@@ -11,7 +11,7 @@ import { AppError } from '../errors/app-error.js';
 import { assistantTypeOf, isOrchestrator, type AssistantMetadata } from '../pipeline/assistant-metadata/metadata-normalizer.js';
 import type { Registries } from '../pipeline/plugin-loading/registries.js';
 import type { Database } from '../store/schema.js';
-import { trimCharacters } from '../validation/trim-characters.js';
+import { trimCharacters } from '../text-trimming/trim-characters.js';
 import { insertAssistantRecord, loadAssistant } from './assistant-records.js';
 import { requireUsableTargets } from './assistant-tool-targets.js';
 import { splitCollections, type AssistantView } from './assistant-view.js';

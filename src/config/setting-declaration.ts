@@ -5,7 +5,7 @@
  * the kinds of setting Merino has; each reader throws a SettingsError naming the variable.
  */
 import path from 'node:path';
-import { trimCharactersEnd } from '../validation/trim-characters.js';
+import { trimCharactersEnd } from '../text-trimming/trim-characters.js';
 import { SettingsError } from './settings-error.js';
 
 export interface SettingDeclaration<Value> {

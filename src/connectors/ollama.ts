@@ -20,7 +20,7 @@ import {
   type ConnectorRequest,
   type FinishReason,
 } from '../pipeline/plugin-api.js';
-import { trimCharactersEnd } from '../validation/trim-characters.js';
+import { trimCharactersEnd } from '../text-trimming/trim-characters.js';
 
 const DEFAULT_BASE_URL = 'http://127.0.0.1:11434';
 const DEFAULT_MODEL = 'llama3.1';

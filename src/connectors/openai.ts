@@ -28,7 +28,7 @@ import {
   type FinishReason,
   type OutboundPostResponse,
 } from '../pipeline/plugin-api.js';
-import { trimCharactersEnd } from '../validation/trim-characters.js';
+import { trimCharactersEnd } from '../text-trimming/trim-characters.js';
 
 const DEFAULT_MODEL = 'gpt-4o-mini';
 /** The SDK's default, used when neither the organization nor the server names a URL. */

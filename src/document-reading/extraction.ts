@@ -12,7 +12,7 @@ import { ZIP_DIRECTORY_ENTRIES_MAXIMUM, readZipParts, writeStoredZip, type ZipPa
 import { detectDocumentType, type DocumentType } from './document-types.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { splitMarkdownSections, type TextSection } from './markdown-sections.js';
-import { trimCharactersAtLineEnds } from './trim-characters.js';
+import { trimCharactersAtLineEnds } from '../text-trimming/trim-characters.js';
 import { requirePdfStreamsWithinBudget } from './pdf-stream-budget.js';
 
 /** Most pages read from one PDF; a longer one is refused before its text is extracted. */

@@ -8,7 +8,7 @@
  * Lines are read with plain index arithmetic, not regular expressions with nested or adjacent
  * quantifiers, so a line of 100,000 spaces or `#`s costs time in proportion to its length.
  */
-import { trimCharacters, trimCharactersEnd } from './trim-characters.js';
+import { trimCharacters, trimCharactersEnd } from '../text-trimming/trim-characters.js';
 
 export interface TextSection {
   text: string;

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { AppError } from '../errors/app-error.js';
-import { trimCharacters } from '../validation/trim-characters.js';
+import { trimCharacters } from '../text-trimming/trim-characters.js';
 
 /** Longest name part of a `file_path` we create, in UTF-16 code units (room for the owner id and a suffix stays under the path limit). */
 export const FILE_NAME_LENGTH_MAXIMUM = 160;

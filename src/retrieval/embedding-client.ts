@@ -12,7 +12,7 @@ import { outboundRefusalIn } from '../pipeline/upstream/outbound-fetch.js';
 import type { ProviderSettings } from '../pipeline/plugin-contract/connector-definition.js';
 import { oversizedAnswerIn } from '../pipeline/upstream/outbound-post.js';
 import { oversizedAnswerError, unreachableProviderError, upstreamStatusError } from '../pipeline/upstream/upstream-errors.js';
-import { trimCharactersEnd } from '../validation/trim-characters.js';
+import { trimCharactersEnd } from '../text-trimming/trim-characters.js';
 
 export type { EmbeddingConnector };
 export const EMBEDDING_CONNECTORS: readonly EmbeddingConnector[] = ['openai', 'ollama'];

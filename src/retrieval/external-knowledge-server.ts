@@ -19,7 +19,7 @@ import { readBoundedText } from '../integrations/integration-request.js';
 import { outboundRefusalIn, type OutboundFetch } from '../pipeline/upstream/outbound-fetch.js';
 import type { KnowledgeHit } from '../pipeline/plugin-contract/ports.js';
 import { answerPastBoundError } from '../pipeline/upstream/upstream-errors.js';
-import { trimCharactersEnd } from '../validation/trim-characters.js';
+import { trimCharactersEnd } from '../text-trimming/trim-characters.js';
 
 /** Collection ids are shown in error messages; a longer one is cut there. */
 const SHOWN_ID_CHARACTERS = 120;

@@ -30,7 +30,7 @@ import {
   type RubricRecord,
 } from '../store/rubrics-repository.js';
 import { nowTimestamp, type Database } from '../store/schema.js';
-import { trimCharacters } from '../validation/trim-characters.js';
+import { trimCharacters } from '../text-trimming/trim-characters.js';
 import {
   completeRubric,
   readRubricDraft,

@@ -4,7 +4,7 @@
  * so "and what about its causes?" searches for the causes of what was being discussed. Any
  * failure, timeout or empty answer yields undefined and the caller falls back to the last message.
  */
-import { trimCharacters } from '../../validation/trim-characters.js';
+import { trimCharacters } from '../../text-trimming/trim-characters.js';
 import type { ConnectorDefinition, ProviderSettings } from '../plugin-contract/connector-definition.js';
 import { messageText, type ChatMessage } from '../conversation/messages.js';
 

@@ -6,7 +6,7 @@
  * the same entries.
  */
 import { AppError } from '../../errors/app-error.js';
-import { trimCharacters } from '../../validation/trim-characters.js';
+import { trimCharacters } from '../../text-trimming/trim-characters.js';
 import type { AssistantSnapshot } from '../assistant-metadata/assistant-snapshot.js';
 import type { FunctionSpecification } from '../plugin-contract/connector-definition.js';
 import type { Registries } from '../plugin-loading/registries.js';

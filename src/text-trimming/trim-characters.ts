@@ -3,7 +3,9 @@
  * lines, in one pass. The obvious regular expressions (`/[ .]+$/`, `/^_+|_+$/g`, `/[ \t]+$/gm`)
  * backtrack quadratically: at every start inside a long run that is not at the end they scan the
  * whole run again, so `x` + 100,000 dots + `x` held the event loop for seconds. These loops look at
- * each character at most twice, whatever the text.
+ * each character at most twice, whatever the text. A library of its own that imports nothing of
+ * Merino, so document reading (which imports nothing else of Merino) and everything above it
+ * share one copy.
  */
 
 /** Line terminators as a multiline `$` sees them. */
