@@ -3,7 +3,8 @@
  * unpublished one; that creator sees both; an anonymous visitor goes to the login page. The
  * learner's recent chats are listed; "Export as JSON" downloads them, and "Delete all my chats"
  * deletes them only after the confirmation, leaving another person's chats alone. A learner lands
- * here after logging in, and someone with no chats is offered no export and no deletion.
+ * here after logging in, and someone with no chats is offered no export and no deletion. Cards name
+ * an assistant's owner by name, and by email only when the account has no name.
  */
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +18,11 @@ describe('the chat home', () => {
   let creator: CreatedUser;
 
   beforeAll(async () => {
-    creator = await createUser(suite.world.server, suite.world.adminToken, { email: 'creator@merino.test', role: 'creator' });
+    creator = await createUser(suite.world.server, suite.world.adminToken, {
+      email: 'creator@merino.test',
+      role: 'creator',
+      name: 'Carmen Creator',
+    });
     const draft = await request(suite.world.server, 'POST', '/api/assistants', {
       token: creator.token,
       body: { name: 'Unfinished draft', description: 'Not published yet' },
@@ -39,6 +44,19 @@ describe('the chat home', () => {
   it('shows a learner the published assistant only, and its creator their draft too', async () => {
     expect(await cardNames(suite.world.learner)).toEqual(['Biology tutor']);
     expect(await cardNames(creator)).toEqual(['Biology tutor', 'Unfinished draft']);
+  });
+
+  it("names each card's owner by name, or by email when the account has none", async () => {
+    const { page, context } = await signedInPage(suite.browser, suite.world, creator);
+    await page.goto(`${suite.world.server.baseUrl}/chat`);
+    const card = (name: string) => page.locator('.assistant-card').filter({ has: page.getByRole('heading', { name }) });
+    await expect.poll(() => card('Unfinished draft').locator('.owner').innerText()).toBe('By Carmen Creator');
+    const admin = (await request(suite.world.server, 'GET', '/api/me', { token: suite.world.adminToken })).body as {
+      email: string;
+      name: string;
+    };
+    expect(await card('Biology tutor').locator('.owner').innerText()).toBe(`By ${admin.name || admin.email}`);
+    await context.close();
   });
 
   it('sends an anonymous visitor to the login page', async () => {

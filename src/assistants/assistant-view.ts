@@ -32,6 +32,8 @@ export interface AssistantSummaryView {
   name: string;
   description: string;
   owner: string;
+  /** The owner's name, for people to read; empty when the account has none (then pages show `owner`). */
+  owner_name: string;
   organization_id: number;
   assistant_type: 'classic' | 'multi_tool';
   published: boolean;
@@ -64,6 +66,7 @@ export function assistantView(identity: Identity, record: AssistantRecord): Assi
     name: record.name,
     description: record.description,
     owner: record.owner_email,
+    owner_name: record.owner_name,
     organization_id: record.organization_id,
     assistant_type: record.assistant_type,
     published: record.published === 1,

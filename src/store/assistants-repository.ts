@@ -5,14 +5,19 @@ import { precompiledQuery } from './precompiled-query.js';
 import { containsText, searchText } from './search-pattern.js';
 import { nowTimestamp, type AssistantRow, type AssistantUpdate, type Database, type NewAssistantRow } from './schema.js';
 
-export type AssistantRecord = AssistantRow & { owner_email: string; shared_with_caller: boolean; shared_with_count: number };
+export type AssistantRecord = AssistantRow & {
+  owner_email: string;
+  owner_name: string;
+  shared_with_caller: boolean;
+  shared_with_count: number;
+};
 
 function selectAssistants(db: Kysely<Database>, callerId: number) {
   return db
     .selectFrom('assistants')
     .innerJoin('users', 'users.id', 'assistants.owner_id')
     .selectAll('assistants')
-    .select('users.email as owner_email')
+    .select(['users.email as owner_email', 'users.name as owner_name'])
     .select((eb) =>
       eb
         .exists(
@@ -33,7 +38,9 @@ function selectAssistants(db: Kysely<Database>, callerId: number) {
     );
 }
 
-function toRecord(row: AssistantRow & { owner_email: string; shared_with_caller: unknown; shared_with_count: unknown }): AssistantRecord {
+function toRecord(
+  row: AssistantRow & { owner_email: string; owner_name: string; shared_with_caller: unknown; shared_with_count: unknown },
+): AssistantRecord {
   // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean; PostgreSQL counts as a bigint string.
   return { ...row, shared_with_caller: Boolean(row.shared_with_caller), shared_with_count: Number(row.shared_with_count ?? 0) };
 }

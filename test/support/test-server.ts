@@ -164,7 +164,7 @@ export interface CreatedUser {
 export async function createUser(
   server: { baseUrl: string },
   adminToken: string,
-  fields: { email: string; role: 'admin' | 'creator' | 'learner'; organization_id?: number; password?: string },
+  fields: { email: string; role: 'admin' | 'creator' | 'learner'; organization_id?: number; password?: string; name?: string },
 ): Promise<CreatedUser> {
   const password = fields.password ?? `${fields.email}-password`;
   const response = await request(server, 'POST', '/api/users', { token: adminToken, body: { ...fields, password } });

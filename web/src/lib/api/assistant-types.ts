@@ -45,3 +45,8 @@ export function hasConfiguration(assistant: AssistantSummary): assistant is Assi
 export function may(assistant: AssistantSummary, action: AssistantAction): boolean {
   return assistant.allowed_actions.includes(action);
 }
+
+/** Who owns an assistant, as people read it: the owner's name, or their email when the account has none. */
+export function ownerLabel(assistant: Pick<AssistantSummary, 'owner' | 'owner_name'>): string {
+  return assistant.owner_name.trim() !== '' ? assistant.owner_name : assistant.owner;
+}

@@ -1510,6 +1510,8 @@ export interface paths {
                                 description: string;
                                 /** @description the owner's email */
                                 owner: string;
+                                /** @description the owner's name, empty when the account has none */
+                                owner_name: string;
                                 organization_id: number;
                                 /** @enum {string} */
                                 assistant_type: "classic" | "multi_tool";
@@ -1664,6 +1666,8 @@ export interface paths {
                             description: string;
                             /** @description the owner's email */
                             owner: string;
+                            /** @description the owner's name, empty when the account has none */
+                            owner_name: string;
                             organization_id: number;
                             /** @enum {string} */
                             assistant_type: "classic" | "multi_tool";
@@ -1859,6 +1863,8 @@ export interface paths {
                             description: string;
                             /** @description the owner's email */
                             owner: string;
+                            /** @description the owner's name, empty when the account has none */
+                            owner_name: string;
                             organization_id: number;
                             /** @enum {string} */
                             assistant_type: "classic" | "multi_tool";
@@ -2011,6 +2017,8 @@ export interface paths {
                             description: string;
                             /** @description the owner's email */
                             owner: string;
+                            /** @description the owner's name, empty when the account has none */
+                            owner_name: string;
                             organization_id: number;
                             /** @enum {string} */
                             assistant_type: "classic" | "multi_tool";
@@ -2272,6 +2280,8 @@ export interface paths {
                             description: string;
                             /** @description the owner's email */
                             owner: string;
+                            /** @description the owner's name, empty when the account has none */
+                            owner_name: string;
                             organization_id: number;
                             /** @enum {string} */
                             assistant_type: "classic" | "multi_tool";
@@ -2427,6 +2437,8 @@ export interface paths {
                             description: string;
                             /** @description the owner's email */
                             owner: string;
+                            /** @description the owner's name, empty when the account has none */
+                            owner_name: string;
                             organization_id: number;
                             /** @enum {string} */
                             assistant_type: "classic" | "multi_tool";
@@ -2967,6 +2979,8 @@ export interface paths {
                             description: string;
                             /** @description the owner's email */
                             owner: string;
+                            /** @description the owner's name, empty when the account has none */
+                            owner_name: string;
                             organization_id: number;
                             /** @enum {string} */
                             assistant_type: "classic" | "multi_tool";
