@@ -1,7 +1,9 @@
 /**
  * JSON Schema fragments only HTTP has: error answers, the id in a path, an empty answer. The
- * fragments of the API's shapes themselves are in src/validation/shape-fragments.ts.
+ * fragments of the API's shapes themselves (the one id schema among them) are in
+ * src/validation/shape-fragments.ts.
  */
+import { idSchema } from '../validation/shape-fragments.js';
 
 export const errorResponseSchema = {
   type: 'object',
@@ -21,9 +23,6 @@ export const errorResponseSchema = {
   },
   required: ['error'],
 } as const;
-
-/** A row's id, in a path, a query or a body: a positive integer a PostgreSQL `integer` column holds. */
-export const idSchema = { type: 'integer', minimum: 1, maximum: 2_147_483_647 } as const;
 
 /** The parameters of a path with several ids, e.g. `pathIdsSchema('id', 'chatId')` for /api/assistants/{id}/chats/{chatId}. */
 export function pathIdsSchema<const Name extends string>(...names: Name[]) {

@@ -1,12 +1,13 @@
 /**
  * How the API shows an organization's LTI registrations, as JSON Schemas: LTI 1.1 consumers (with
  * the secret only as created) and LTI 1.3 platforms, and the tool's own URLs a platform's
- * administrator pastes. The routes serialize answers with them and show them in the OpenAPI
+ * administrator pastes, and the bodies that create and change them. The routes validate bodies and
+ * serialize answers with them and show them in the OpenAPI
  * document, and lti-registration-service.ts reads its view types from them, so each shape is
  * declared once.
  */
 import type { FromSchema } from 'json-schema-to-ts';
-import { timestampSchema } from '../validation/shape-fragments.js';
+import { idSchema, timestampSchema } from '../validation/shape-fragments.js';
 
 const consumerProperties = {
   id: { type: 'integer' },
@@ -86,4 +87,53 @@ export const toolUrlsSchema = {
   },
   required: ['launch_url', 'login_url', 'redirect_uri', 'jwks_url', 'deep_linking_url'],
   additionalProperties: false,
+} as const;
+
+export const originListSchema = {
+  type: 'array',
+  maxItems: 20,
+  items: { type: 'string', minLength: 1, maxLength: 300 },
+  description: 'origins (https://lms.example.edu) allowed to show Merino in a frame after launches from here',
+} as const;
+
+export const organizationFilter = {
+  organization_id: { ...idSchema, description: "default: the caller's organization" },
+} as const;
+
+const urlText = { type: 'string', minLength: 1, maxLength: 2000 } as const;
+export const platformBodySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['issuer', 'client_id', 'deployment_ids', 'auth_login_url', 'auth_token_url'],
+  properties: {
+    organization_id: idSchema,
+    issuer: { type: 'string', minLength: 1, maxLength: 500, description: "the platform's issuer (iss), e.g. https://moodle.example.edu" },
+    client_id: { type: 'string', minLength: 1, maxLength: 255, description: 'the client id the platform gave Merino' },
+    deployment_ids: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 255 } },
+    auth_login_url: { ...urlText, description: "the platform's OIDC authentication request URL" },
+    auth_token_url: { ...urlText, description: "the platform's OAuth2 access token URL" },
+    jwks_url: { ...urlText, type: ['string', 'null'], description: "the platform's public keyset URL (or give public_key)" },
+    public_key: { type: ['string', 'null'], minLength: 1, maxLength: 10_000, description: 'a PEM public key instead of jwks_url' },
+    frame_origins: originListSchema,
+  },
+} as const;
+
+/** A new LTI 1.1 consumer: its name, and the origins that may frame its launches. */
+export const newConsumerSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name'],
+  properties: {
+    organization_id: idSchema,
+    name: { type: 'string', minLength: 1, maxLength: 200 },
+    frame_origins: originListSchema,
+  },
+} as const;
+
+/** A change to an LTI 1.1 consumer: a new name or new framing origins. */
+export const consumerPatchSchema = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, frame_origins: originListSchema },
 } as const;

@@ -5,6 +5,9 @@
  * reads them from there.
  */
 
+/** A row's id, in a path, a query or a body: a positive integer a PostgreSQL `integer` column holds. */
+export const idSchema = { type: 'integer', minimum: 1, maximum: 2_147_483_647 } as const;
+
 export const timestampSchema = { type: 'string', description: 'ISO 8601 date and time' } as const;
 export const nullableTimestampSchema = { type: ['string', 'null'], description: 'ISO 8601 date and time, or null' } as const;
 

@@ -20,7 +20,8 @@ import { callContext } from '../authentication.js';
 import { completionResponse } from '../completion-response-schema.js';
 import { clientGoneSignal, sendRun } from '../completion-responses.js';
 import { typedRoutes } from '../route-type-provider.js';
-import { commonErrorResponses, idSchema } from '../schemas.js';
+import { commonErrorResponses } from '../schemas.js';
+import { idSchema } from '../../validation/shape-fragments.js';
 
 /** What the completion routes use: nothing else of the service container reaches them. */
 export type ChatCompletionRouteServices = Pick<Services, 'completions' | 'drain' | 'settings'>;

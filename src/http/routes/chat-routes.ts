@@ -19,8 +19,8 @@ import { callContext } from '../authentication.js';
 import { completionResponse } from '../completion-response-schema.js';
 import { clientGoneSignal, sendRun } from '../completion-responses.js';
 import { typedRoutes } from '../route-type-provider.js';
-import { commonErrorResponses, errorResponseSchema, idParametersSchema, idSchema, noContentResponse, pathIdsSchema } from '../schemas.js';
-import { openObjectSchema, pageSchema } from '../../validation/shape-fragments.js';
+import { commonErrorResponses, errorResponseSchema, idParametersSchema, noContentResponse, pathIdsSchema } from '../schemas.js';
+import { idSchema, openObjectSchema, pageSchema } from '../../validation/shape-fragments.js';
 
 const statusAsContentProperty = {
   status_as_content: {

@@ -5,45 +5,26 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { activityDashboardSchema, activityViewSchema } from '../../lti/lti-activity-schemas.js';
-import { consumerViewSchema, createdConsumerSchema, platformViewSchema, toolUrlsSchema } from '../../lti/lti-registration-schemas.js';
+import {
+  consumerPatchSchema,
+  consumerViewSchema,
+  createdConsumerSchema,
+  newConsumerSchema,
+  organizationFilter,
+  platformBodySchema,
+  platformViewSchema,
+  toolUrlsSchema,
+} from '../../lti/lti-registration-schemas.js';
 import type { Services } from '../../services.js';
 import { pageBoundsQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
-import { commonErrorResponses, idParametersSchema, idSchema, noContentResponse } from '../schemas.js';
+import { commonErrorResponses, idParametersSchema, noContentResponse } from '../schemas.js';
+import { idSchema } from '../../validation/shape-fragments.js';
 import { pageSchema } from '../../validation/shape-fragments.js';
 import { ownOrigin } from '../lti/own-origin.js';
 
 const TAGS = ['lti'];
-const originListSchema = {
-  type: 'array',
-  maxItems: 20,
-  items: { type: 'string', minLength: 1, maxLength: 300 },
-  description: 'origins (https://lms.example.edu) allowed to show Merino in a frame after launches from here',
-} as const;
-
-const organizationFilter = {
-  organization_id: { ...idSchema, description: "default: the caller's organization" },
-} as const;
-
-const urlText = { type: 'string', minLength: 1, maxLength: 2000 } as const;
-const platformBodySchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['issuer', 'client_id', 'deployment_ids', 'auth_login_url', 'auth_token_url'],
-  properties: {
-    organization_id: idSchema,
-    issuer: { type: 'string', minLength: 1, maxLength: 500, description: "the platform's issuer (iss), e.g. https://moodle.example.edu" },
-    client_id: { type: 'string', minLength: 1, maxLength: 255, description: 'the client id the platform gave Merino' },
-    deployment_ids: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 255 } },
-    auth_login_url: { ...urlText, description: "the platform's OIDC authentication request URL" },
-    auth_token_url: { ...urlText, description: "the platform's OAuth2 access token URL" },
-    jwks_url: { ...urlText, type: ['string', 'null'], description: "the platform's public keyset URL (or give public_key)" },
-    public_key: { type: ['string', 'null'], minLength: 1, maxLength: 10_000, description: 'a PEM public key instead of jwks_url' },
-    frame_origins: originListSchema,
-  },
-} as const;
-
 /** What the LTI administration routes use: nothing else of the service container reaches them. */
 export type LtiAdminRouteServices = Pick<Services, 'ltiRegistrations' | 'ltiActivities' | 'settings'>;
 
@@ -92,16 +73,7 @@ export const ltiAdminRoutes: FastifyPluginAsync<LtiAdminRouteServices> = async (
       schema: {
         tags: TAGS,
         summary: 'Create an LTI 1.1 consumer; its secret is answered this once',
-        body: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['name'],
-          properties: {
-            organization_id: idSchema,
-            name: { type: 'string', minLength: 1, maxLength: 200 },
-            frame_origins: originListSchema,
-          },
-        },
+        body: newConsumerSchema,
         response: {
           201: createdConsumerSchema,
           ...commonErrorResponses,
@@ -118,12 +90,7 @@ export const ltiAdminRoutes: FastifyPluginAsync<LtiAdminRouteServices> = async (
         tags: TAGS,
         summary: 'Rename an LTI 1.1 consumer or change the origins that may frame its launches',
         params: idParametersSchema,
-        body: {
-          type: 'object',
-          additionalProperties: false,
-          minProperties: 1,
-          properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, frame_origins: originListSchema },
-        },
+        body: consumerPatchSchema,
         response: { 200: consumerViewSchema, ...commonErrorResponses },
       },
     },

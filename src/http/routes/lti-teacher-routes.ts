@@ -5,12 +5,12 @@
  * Merino's own origin like every cookie-authenticated change).
  */
 import fastifyFormbody from '@fastify/formbody';
+import { idSchema } from '../../validation/shape-fragments.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors/app-error.js';
 import { isLtiLaunchRefusal } from '../../lti/lti-launch-refusal.js';
 import type { Services } from '../../services.js';
 import { callContext } from '../authentication.js';
-import { idSchema } from '../schemas.js';
 import { boundPage, dashboardPage, deepLinkingReturnPage, refusedLaunchPage, setUpPage } from '../lti/lti-pages.js';
 import { formPairsParser, formValue } from '../lti/lti-form-body.js';
 import { requestPageLocale, sendPage } from '../lti/lti-page-reply.js';

@@ -1,45 +1,27 @@
 /**
  * The rubrics API: CRUD over LAMB's rubric JSON, lists of one's own and one's organization's
  * rubrics, LAMB-compatible JSON import, and export as JSON or markdown. The documented body
- * schemas describe LAMB's format for the OpenAPI document; the bodies themselves are checked by
+ * schemas (rubric-request-schemas.ts) describe LAMB's format for the OpenAPI document; the bodies themselves are checked by
  * rubric-document.ts, which applies LAMB's rules and names every problem by its path.
  */
 import type { FastifyPluginAsync, FastifySchemaCompiler } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
-import { RUBRIC_LIMITS, RUBRIC_VISIBILITIES, SCORING_TYPES } from '../../rubrics/rubric-document.js';
 import { rubricListFilters } from '../../rubrics/rubric-list-schemas.js';
+import {
+  exportQuerySchema,
+  itemQuerySchema,
+  rubricFields,
+  rubricIdParametersSchema,
+  visibilityField,
+} from '../../rubrics/rubric-request-schemas.js';
 import { rubricExportResponse, rubricSummaryViewSchema, rubricViewSchema } from '../../rubrics/rubric-view-schemas.js';
 import type { Services } from '../../services.js';
 import { pageQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
-import { commonErrorResponses, errorResponseSchema, idSchema, noContentResponse } from '../schemas.js';
+import { commonErrorResponses, errorResponseSchema, noContentResponse } from '../schemas.js';
 import { pageSchema } from '../../validation/shape-fragments.js';
 import { validatorCompiler } from '../validation.js';
-
-const rubricIdParametersSchema = {
-  type: 'object',
-  properties: {
-    rubricId: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 200,
-      pattern: '^[\\p{L}\\p{N}._:~-]+$',
-      description: 'The rubricId the API answered with',
-    },
-  },
-  required: ['rubricId'],
-} as const;
-
-/** Rubric ids are unique per organization: the caller's own by default, another one only for system admins. */
-const organizationQueryProperty = {
-  organization_id: {
-    ...idSchema,
-    description: "The organization whose rubricId this is; yours by default. Only system admins reach other organizations' rubrics.",
-  },
-} as const;
-
-const itemQuerySchema = { type: 'object', properties: organizationQueryProperty } as const;
 
 /**
  * The bodies of create, import and update are checked as JSON objects only (see
@@ -55,59 +37,6 @@ interface RubricUpdate extends RubricBody {
   Querystring: FromSchema<typeof itemQuerySchema>;
 }
 
-const levelSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string', description: 'unique within its criterion; generated when missing' },
-    score: { type: 'number' },
-    label: { type: 'string', minLength: 1, maxLength: RUBRIC_LIMITS.nameLength },
-    description: { type: 'string', minLength: 1, maxLength: RUBRIC_LIMITS.textLength },
-    order: { type: 'integer', minimum: 0 },
-  },
-  required: ['score', 'label', 'description'],
-} as const;
-
-const criterionSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string', description: 'unique within the rubric; generated when missing' },
-    name: { type: 'string', minLength: 1, maxLength: RUBRIC_LIMITS.nameLength },
-    description: { type: 'string', minLength: 1, maxLength: RUBRIC_LIMITS.textLength },
-    weight: { type: 'number', minimum: 0, description: "the criterion's share of the final score is its weight over the sum of weights" },
-    order: { type: 'integer', minimum: 0 },
-    levels: { type: 'array', minItems: 2, maxItems: RUBRIC_LIMITS.levelsPerCriterion, items: levelSchema },
-  },
-  required: ['name', 'description', 'weight', 'levels'],
-} as const;
-
-const rubricFields = {
-  rubricId: { type: 'string', minLength: 10, maxLength: 200, description: 'LAMB rubricId; generated (a UUID) when missing' },
-  title: { type: 'string', minLength: 1, maxLength: RUBRIC_LIMITS.titleLength },
-  description: { type: 'string', maxLength: RUBRIC_LIMITS.descriptionLength },
-  metadata: {
-    type: 'object',
-    description: 'subject, gradeLevel, author, version, tags and any other keys; createdAt and modifiedAt are set by the server',
-    properties: {
-      subject: { type: ['string', 'null'] },
-      gradeLevel: { type: ['string', 'null'] },
-      author: { type: 'string' },
-      version: { type: 'string' },
-      tags: { type: 'array', items: { type: 'string' } },
-    },
-  },
-  criteria: { type: 'array', minItems: 1, maxItems: RUBRIC_LIMITS.criteria, items: criterionSchema },
-  scoringType: { type: 'string', enum: [...SCORING_TYPES] },
-  maxScore: { type: 'number', exclusiveMinimum: 0 },
-} as const;
-
-const visibilityField = {
-  visibility: {
-    type: 'string',
-    enum: [...RUBRIC_VISIBILITIES],
-    description: 'private (default): you and your admins; organization: every member may read it and use it in assistants',
-  },
-} as const;
-
 /**
  * The route's body schema documents LAMB's format; only "is it a JSON object" is checked here, so
  * every rule is applied in one place (rubric-document.ts) with LAMB's wording and full paths.
@@ -115,12 +44,6 @@ const visibilityField = {
 function objectBodyValidator(minProperties = 0): FastifySchemaCompiler<object> {
   return (route) => validatorCompiler(route.httpPart === 'body' ? { ...route, schema: { type: 'object', minProperties } } : route);
 }
-
-const exportQuerySchema = {
-  type: 'object',
-  properties: { format: { type: 'string', enum: ['json', 'markdown'], default: 'json' }, ...organizationQueryProperty },
-  additionalProperties: false,
-} as const;
 
 /** What the rubric routes use: nothing else of the service container reaches them. */
 export type RubricRouteServices = Pick<Services, 'rubrics' | 'settings'>;
