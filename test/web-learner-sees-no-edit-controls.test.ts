@@ -1,7 +1,7 @@
 /**
  * Proves in a real Chromium that /assistants/{id} shows only what the server's allowed_actions
  * permit: a learner opening a published assistant, and a creator of the same organization it is
- * not shared with, see its name and a read-only view with no textbox, no select, no "Save", no
+ * not shared with, see its name, a "Start a chat" link and a read-only view with no textbox, no select, no "Save", no
  * "Delete" and no "Convert to multi-tool"; a creator it is shared with sees its configuration,
  * still read-only; someone of another organization gets "Assistant not found". The read-only page
  * passes axe-core at 375 px in dark mode without horizontal overflow.
@@ -72,6 +72,9 @@ describe('the assistant page for those who may not change it', () => {
     await expect.poll(() => page.getByText('Helps every class').count()).toBe(1);
     await expectNoEditControls(page);
     expect(await page.getByText('Be brief and kind.').count()).toBe(0);
+    // What a learner may do with it is one link away: a chat with it.
+    const chat = page.getByRole('link', { name: 'Start a chat with Published helper' });
+    expect(await chat.getAttribute('href')).toBe(`/chat/${assistantId}`);
     await expectAccessible(page);
     expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
     await screenshot(page, 'assistant-read-only-learner-375-dark');
