@@ -67,7 +67,7 @@ describe('creating an assistant with the keyboard only', () => {
     expect(await template.inputValue()).toBe('Question: {user_input} Sources: {context}');
     expect(await isFocused(template)).toBe(true);
 
-    const processor = page.getByRole('combobox', { name: 'RAG processor' });
+    const processor = page.getByRole('combobox', { name: 'Knowledge source' });
     await tabTo(page, processor);
     for (let presses = 0; presses < 10 && (await processor.inputValue()) !== 'simple_rag'; presses += 1)
       await page.keyboard.press('ArrowDown');

@@ -1,6 +1,6 @@
 /**
  * Proves in a real Chromium that /assistants shows each assistant's type badge (Classic,
- * Multi-tool, Orchestrator) and its Published and Shared marks, narrows by type and search and
+ * Multi-tool, Calls other assistants) and its Published and Shared marks, narrows by type and search and
  * pages through the API's total with all three kept in the URL, duplicates an assistant, deletes
  * one only after a confirmation naming it (checked through the API), and shows a learner the
  * published assistant with Chat only. The page passes axe-core, fits 375 px, and is screenshot in
@@ -81,7 +81,7 @@ describe('the assistant list page', () => {
       ...[9, 8, 7, 6, 5, 4, 3].map((n) => `Filler ${n}`),
     ]);
     const conductor = page.getByRole('article', { name: 'Conductor' });
-    await expect.poll(() => conductor.innerText()).toMatch(/Orchestrator[\s\S]*Published/);
+    await expect.poll(() => conductor.innerText()).toMatch(/Calls other assistants[\s\S]*Published/);
     expect(await page.getByRole('article', { name: 'Tool user' }).innerText()).toContain('Multi-tool');
     const classic = page.getByRole('article', { name: 'Classic tutor' });
     expect(await classic.innerText()).toMatch(/Classic[\s\S]*Shared/);
@@ -165,7 +165,7 @@ describe('the assistant list page', () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Assistants' }).click();
     await expect.poll(() => listedNames(page)).toEqual(['Conductor']);
     const conductor = page.getByRole('article', { name: 'Conductor' });
-    expect(await conductor.innerText()).toMatch(/Orchestrator[\s\S]*Published/);
+    expect(await conductor.innerText()).toMatch(/Calls other assistants[\s\S]*Published/);
     expect(await conductor.getByRole('link').allInnerTexts()).toEqual(['Chat']);
     expect(await conductor.getByRole('button').count()).toBe(0);
     for (const name of ['New assistant', 'Edit', 'View']) expect(await page.getByRole('link', { name }).count()).toBe(0);

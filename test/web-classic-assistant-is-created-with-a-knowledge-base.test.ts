@@ -64,7 +64,7 @@ describe('creating a classic assistant with a knowledge base in the web app', ()
       expect.arrayContaining(['openai', 'ollama']),
     );
     await model.selectOption('openai/gpt-4.1');
-    await page.getByRole('combobox', { name: 'RAG processor' }).selectOption('simple_rag');
+    await page.getByRole('combobox', { name: 'Knowledge source' }).selectOption('simple_rag');
     await page.getByRole('checkbox', { name: 'Photosynthesis notes' }).check();
     await page.getByRole('spinbutton', { name: 'Passages to retrieve (top k)' }).fill('5');
     await page.getByRole('checkbox', { name: 'Vision' }).check();
@@ -111,7 +111,7 @@ describe('creating a classic assistant with a knowledge base in the web app', ()
     await page.goto(`${server.baseUrl}/assistants/new`);
     await page.getByRole('radio', { name: 'Multi-tool' }).check();
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Toolbox');
-    expect(await page.getByRole('combobox', { name: 'RAG processor' }).count()).toBe(0);
+    expect(await page.getByRole('combobox', { name: 'Knowledge source' }).count()).toBe(0);
     await page.getByRole('button', { name: 'Save' }).click();
     await page.waitForURL(/\/assistants\/\d+$/);
     const id = Number(new URL(page.url()).pathname.split('/').pop());
@@ -134,7 +134,7 @@ describe('creating a classic assistant with a knowledge base in the web app', ()
     await logInThroughPage(page, server.baseUrl, creator.email, creator.password);
     await page.goto(`${server.baseUrl}/assistants/new`);
     await page.getByRole('radio', { name: 'Classic' }).check();
-    await page.getByRole('combobox', { name: 'RAG processor' }).selectOption('simple_rag');
+    await page.getByRole('combobox', { name: 'Knowledge source' }).selectOption('simple_rag');
     await page.getByRole('checkbox', { name: 'Photosynthesis notes' }).waitFor();
     await expectAccessible(page);
     expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);

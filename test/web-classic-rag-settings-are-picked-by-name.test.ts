@@ -53,7 +53,7 @@ describe('the rubric and file pickers of a classic assistant', () => {
     const { context, page, pageErrors } = await openPage(browser);
     await logInThroughPage(page, server.baseUrl, creator.email, creator.password);
     await page.goto(`${server.baseUrl}/assistants/${created.body.id}`);
-    await page.getByRole('combobox', { name: 'RAG processor' }).selectOption('rubric_rag');
+    await page.getByRole('combobox', { name: 'Knowledge source' }).selectOption('rubric_rag');
     const rubricPicker = page.getByRole('combobox', { name: 'Rubric', exact: true });
     expect(await rubricPicker.locator('option').allInnerTexts()).toEqual(['Choose…', 'Lab report rubric']);
     await rubricPicker.selectOption({ label: 'Lab report rubric' });
@@ -65,7 +65,7 @@ describe('the rubric and file pickers of a classic assistant', () => {
     const withRubric = await request(server, 'GET', `/api/assistants/${created.body.id}`, { token: creator.token });
     expect(withRubric.body.metadata).toMatchObject({ rag_processor: 'rubric_rag', rubric_id: rubric.body.rubricId, rubric_format: 'json' });
 
-    await page.getByRole('combobox', { name: 'RAG processor' }).selectOption('single_file_rag');
+    await page.getByRole('combobox', { name: 'Knowledge source' }).selectOption('single_file_rag');
     const filePicker = page.getByRole('combobox', { name: 'File', exact: true });
     expect(await filePicker.locator('option').allInnerTexts()).toEqual(['Choose…', 'syllabus.md']);
     await filePicker.selectOption({ label: 'syllabus.md' });

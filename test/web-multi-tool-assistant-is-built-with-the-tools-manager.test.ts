@@ -81,10 +81,10 @@ describe('building a multi-tool assistant with the tools manager', () => {
     const template = page.getByRole('textbox', { name: 'Prompt template', exact: true });
     await template.fill('Context: {context}\nNotes: {notes}\nQuestion: {user_input}');
 
-    await addTool(page, 'Knowledge Base RAG');
-    const knowledge = page.getByRole('article', { name: 'Knowledge Base RAG' });
+    await addTool(page, 'Knowledge base passages');
+    const knowledge = page.getByRole('article', { name: 'Knowledge base passages' });
     await expect.poll(() => knowledge.getByText('Fills {context}').isVisible()).toBe(true);
-    await knowledge.getByLabel('Plant biology notes').check();
+    await page.getByRole('group', { name: 'Knowledge bases of this assistant' }).getByLabel('Plant biology notes').check();
 
     await addTool(page, 'Assessment rubric');
     const rubric = page.getByRole('article', { name: 'Assessment rubric' });
@@ -101,7 +101,7 @@ describe('building a multi-tool assistant with the tools manager', () => {
     await functions.getByRole('button', { name: 'Weather', exact: true }).click();
     const weather = page.getByRole('article', { name: 'Weather' });
     await weather.getByText('Function the model may call').waitFor();
-    expect(await cardTitles(page)).toEqual(['Knowledge Base RAG', 'Assessment rubric', 'Weather']);
+    expect(await cardTitles(page)).toEqual(['Knowledge base passages', 'Assessment rubric', 'Weather']);
 
     const warnings = page.getByRole('status').filter({ hasText: /fills|no enabled tool/ });
     await expect
@@ -125,9 +125,9 @@ describe('building a multi-tool assistant with the tools manager', () => {
     // Keyboard reordering: the focus stays on the button that moved the card, and the move is announced.
     await weather.getByRole('button', { name: 'Move up' }).focus();
     await page.keyboard.press('Enter');
-    await expect.poll(() => cardTitles(page)).toEqual(['Knowledge Base RAG', 'Weather', 'Assessment rubric']);
+    await expect.poll(() => cardTitles(page)).toEqual(['Knowledge base passages', 'Weather', 'Assessment rubric']);
     await page.keyboard.press('Enter');
-    await expect.poll(() => cardTitles(page)).toEqual(['Weather', 'Knowledge Base RAG', 'Assessment rubric']);
+    await expect.poll(() => cardTitles(page)).toEqual(['Weather', 'Knowledge base passages', 'Assessment rubric']);
     expect(await page.getByText('Weather moved to position 1 of 3.').count()).toBe(1);
     expect(await page.evaluate('document.activeElement.textContent.trim()')).toBe('Move down');
 

@@ -97,8 +97,3 @@ export function stepTree(steps: Step[]): StepNode[] {
 export function timestampNow(): string {
   return new Date().toISOString();
 }
-
-/** The name a step shows: the tool's display name when it has one. */
-export function stepName(step: Step): string {
-  return step.display_name ?? step.tool;
-}

@@ -5,6 +5,7 @@
  * is left out of the check, as the server leaves it out when it saves.
  */
 import { checkToolConfigOf, listInstalledTools } from '$lib/api/completions';
+import { toolLabel } from '$lib/i18n/plain-names';
 import type { JsonSchema } from './schema-form';
 
 export interface CatalogueTool {
@@ -26,8 +27,19 @@ export interface ConfigProblem {
   message: string;
 }
 
+/** The installed tools do not change while the server runs: one request serves every part of the form. */
+let loaded: Promise<CatalogueTool[]> | undefined;
+
 export async function loadToolCatalogue(): Promise<CatalogueTool[]> {
-  return listInstalledTools();
+  loaded ??= listInstalledTools()
+    // Shown by its plain label ("Knowledge base passages", not "Knowledge Base RAG").
+    .then((tools) => tools.map((tool) => ({ ...tool, display_name: toolLabel(tool.name, tool.display_name) })))
+    .catch((error: unknown) => {
+      // A failed load is not kept: the next form to ask tries again.
+      loaded = undefined;
+      throw error;
+    });
+  return loaded;
 }
 
 /** The catalogue entry for an entry's type, which may be a tool's name or one of its aliases. */

@@ -7,7 +7,7 @@ export const assistantList = {
   typeAll: 'All',
   typeClassic: 'Classic',
   typeMultiTool: 'Multi-tool',
-  typeOrchestrator: 'Orchestrator',
+  typeOrchestrator: 'Calls other assistants',
   searchLabel: 'Search',
   searchHint: 'Words in the name or description',
   searchSubmit: 'Search',

@@ -3,7 +3,7 @@ export const classicForm = {
   placeholdersLabel: 'Insert in the prompt template',
   insertPlaceholder: 'Insert {{placeholder}}',
   retrievalLegend: 'Retrieval',
-  ragProcessor: 'RAG processor',
+  ragProcessor: 'Knowledge source',
   chooseOne: 'Choose…',
   knowledgeBases: 'Knowledge bases',
   unseenKnowledgeBase: 'A knowledge base you cannot see',

@@ -28,7 +28,7 @@ export const toolsManager = {
   noSettings: 'This tool has no settings.',
   field_collections: 'Knowledge bases',
   field_top_k: 'Passages to retrieve',
-  field_threshold: 'Least similarity (0 to 1)',
+  field_threshold: 'How close a passage must be to count (0 = any, 1 = identical)',
   field_query_mode: 'Search with',
   field_rubric_id: 'Rubric',
   field_format: 'Format',

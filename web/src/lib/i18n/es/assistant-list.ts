@@ -10,7 +10,7 @@ export const assistantList: CatalogueArea<typeof english> = {
   typeAll: 'Todos',
   typeClassic: 'Clásico',
   typeMultiTool: 'Multiherramienta',
-  typeOrchestrator: 'Orquestador',
+  typeOrchestrator: 'Llama a otros asistentes',
   searchLabel: 'Buscar',
   searchHint: 'Palabras del nombre o la descripción',
   searchSubmit: 'Buscar',

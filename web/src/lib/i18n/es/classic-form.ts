@@ -6,7 +6,7 @@ export const classicForm: CatalogueArea<typeof english> = {
   placeholdersLabel: 'Insertar en la plantilla del prompt',
   insertPlaceholder: 'Insertar {{placeholder}}',
   retrievalLegend: 'Recuperación',
-  ragProcessor: 'Procesador RAG',
+  ragProcessor: 'Fuente de conocimiento',
   chooseOne: 'Elige…',
   knowledgeBases: 'Bases de conocimiento',
   unseenKnowledgeBase: 'Una base de conocimiento que no puedes ver',

@@ -31,7 +31,7 @@ export const toolsManager: CatalogueArea<typeof english> = {
   noSettings: 'Esta herramienta no tiene configuración.',
   field_collections: 'Bases de conocimiento',
   field_top_k: 'Pasajes que recuperar',
-  field_threshold: 'Similitud mínima (de 0 a 1)',
+  field_threshold: 'Cuánto debe parecerse un fragmento para contar (0 = cualquiera, 1 = idéntico)',
   field_query_mode: 'Buscar con',
   field_rubric_id: 'Rúbrica',
   field_format: 'Formato',
