@@ -109,12 +109,19 @@ describe('reasoning_opened: auto', () => {
     expect(parsed.text).toBe(text);
   });
 
-  it('resolves to always for model families whose templates always open reasoning, and stays auto otherwise', () => {
+  it('resolves to always for families whose templates always open reasoning, auto for those that may, never otherwise', () => {
     expect(resolveReasoningOpened('auto', 'Qwen/QwQ-32B')).toBe('always');
     expect(resolveReasoningOpened('auto', 'deepseek-r1-distill-qwen-7b')).toBe('always');
     expect(resolveReasoningOpened('auto', 'ServiceNow-AI/Apriel-1.6-15b-Thinker')).toBe('always');
     expect(resolveReasoningOpened('auto', 'qwen3.5-9b')).toBe('auto');
-    expect(resolveReasoningOpened('auto', undefined)).toBe('auto');
+    expect(resolveReasoningOpened('auto', 'deepseek-ai/DeepSeek-V3.1')).toBe('auto');
+    expect(resolveReasoningOpened('auto', 'nvidia/Nemotron-3-Nano-30B-A3B')).toBe('auto');
+    expect(resolveReasoningOpened('auto', 'moonshotai/Kimi-K2-Thinking')).toBe('auto');
+    // Models whose templates never open reasoning stream their answer from the first character.
+    expect(resolveReasoningOpened('auto', 'gpt-4o-mini')).toBe('never');
+    expect(resolveReasoningOpened('auto', 'llama3.1:8b')).toBe('never');
+    expect(resolveReasoningOpened('auto', undefined)).toBe('never');
     expect(resolveReasoningOpened('never', 'QwQ-32B')).toBe('never');
+    expect(resolveReasoningOpened('always', 'gpt-4o-mini')).toBe('always');
   });
 });
