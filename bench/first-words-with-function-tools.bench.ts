@@ -4,7 +4,8 @@
  * over loopback streams a fake model's prose, a chunk every CHUNK_DELAY_MS; the bench prints the
  * characters the model had sent, and the milliseconds that passed, between the model's first content
  * and the client's first content (the client reads `/v1/chat/completions` with fetch, in this
- * process, so both ends share one clock). Medians and worst over RUNS answers per assistant.
+ * process, so both ends share one clock). Medians and worst over RUNS answers per assistant; the
+ * last row is a model whose template may open reasoning, for which the wait remains.
  *
  *   npm run bench -- bench/first-words-with-function-tools.bench.ts
  *
@@ -17,6 +18,7 @@ import { loginAsAdmin, request, startTestServer, type TestServer } from '../test
 import { ascending, milliseconds, percentile, printTable } from './support/measure.js';
 
 const RUNS = 10;
+const WEATHER = [{ type: 'weather' }];
 const WARM_UP_RUNS = 2;
 const CHUNK_DELAY_MS = 40;
 // A short prose answer of about 300 characters, in the word-sized pieces a local model streams.
@@ -35,13 +37,14 @@ interface FirstWords {
   firstChunk: number;
 }
 
-async function createAssistant(server: TestServer, token: string, tools: unknown[]): Promise<string> {
+async function createAssistant(server: TestServer, token: string, setup: { llm: string; tools: unknown[] }): Promise<string> {
+  const { llm, tools } = setup;
   const created = await request(server, 'POST', '/api/assistants', {
     token,
     body: {
-      name: `Tutor ${tools.length}`,
+      name: `Tutor ${llm} ${tools.length}`,
       system_prompt: 'You teach biology.',
-      metadata: { assistant_type: 'multi_tool', connector: 'openai', llm: 'gpt-4o-mini', tools },
+      metadata: { assistant_type: 'multi_tool', connector: 'openai', llm, tools },
     },
   });
   expect(created.status, created.text).toBe(201);
@@ -100,8 +103,10 @@ describe('first words of a prose answer with function tools offered', () => {
     try {
       const token = await loginAsAdmin(server);
       const assistants = [
-        { label: 'function tools (get_weather)', model: await createAssistant(server, token, [{ type: 'weather' }]) },
-        { label: 'no tools', model: await createAssistant(server, token, []) },
+        { label: 'gpt-4o-mini, function tools', model: await createAssistant(server, token, { llm: 'gpt-4o-mini', tools: WEATHER }) },
+        { label: 'gpt-4o-mini, no tools', model: await createAssistant(server, token, { llm: 'gpt-4o-mini', tools: [] }) },
+        // A family whose template may open reasoning: `auto` still decides from the output's first characters.
+        { label: 'qwen3:8b, function tools', model: await createAssistant(server, token, { llm: 'qwen3:8b', tools: WEATHER }) },
       ];
       const rows: string[][] = [];
       for (const assistant of assistants) {
@@ -122,7 +127,7 @@ describe('first words of a prose answer with function tools offered', () => {
       printTable(
         `Model's first content to the client's first content, ${RUNS} prose answers of ${PROSE_PIECES.join('').length} characters, a chunk every ${CHUNK_DELAY_MS} ms`,
         [
-          { label: 'assistant', width: 30 },
+          { label: 'assistant', width: 28 },
           { label: 'chars sent, median / worst', width: 28 },
           { label: 'ms, median / worst', width: 22 },
           { label: 'first chunk chars', width: 18 },

@@ -102,6 +102,14 @@ describe('reasoning_opened: auto', () => {
     expect(parseEveryWay(late, 'auto')).toEqual({ text: late, reasoning: '', calls: [] });
   });
 
+  it("decides at the model's own opening, so its reasoning streams at once", () => {
+    const reasoning = 'Step one. '.repeat(10);
+    const chunks = ['<think>', ...reasoning.match(/.{1,10}/gu)!];
+    const parsed = parse(chunks, 'auto');
+    expect(parsed.mostHeld).toBeLessThan('<think>'.length + 10);
+    expect(parseEveryWay(`<think>${reasoning}</think>Answer.`, 'auto')).toEqual({ text: 'Answer.', reasoning, calls: [] });
+  });
+
   it('holds back no more than OPENING_CHARACTERS_MAXIMUM while it decides', () => {
     const text = 'x'.repeat(OPENING_CHARACTERS_MAXIMUM * 4);
     const parsed = parse(text.split(''), 'auto'); // ASCII only, so code units are characters

@@ -135,6 +135,16 @@ export function findTemplateOpenedEnd(head: string, ended: boolean): OpenedReaso
 }
 
 /**
+ * Whether the output's start already shows the model opened its reasoning itself (`<think>`): an
+ * end marker can only follow that opening (no marker can straddle one), so the output starts as the
+ * answer whatever follows, and the head need not wait for its whole window. Asked only when
+ * `findTemplateOpenedEnd` found no decision in `head`.
+ */
+export function openedByTheModel(head: string): boolean {
+  return REPEATED_OPENINGS.some((opening) => head.includes(opening));
+}
+
+/**
  * Whether a decision found in `head`, the start of a longer output, stands whatever follows: no
  * longer marker starting before it can still be completing.
  */
