@@ -4,7 +4,7 @@
  * assistant's `tool_call_format` and `reasoning_opened` against the values listed here. The library imports nothing of
  * Merino, so it can be read, tested and benchmarked on its own.
  */
-export { resolveReasoningOpened } from './reasoning/reasoning-opened.js';
+export { resolveReasoningOpened } from './reasoning/reasoning-families.js';
 export { TextToolCallParser } from './text-tool-call-parser.js';
 export {
   REASONING_OPENED_SETTINGS,

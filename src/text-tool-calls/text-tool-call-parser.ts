@@ -22,6 +22,7 @@ import {
   decidedEarly,
   findTemplateOpenedEnd,
   OPENED_REASONING_HEAD_CHARACTERS,
+  openedByTheModel,
   TemplateOpenedReasoningBlock,
 } from './reasoning/reasoning-opened.js';
 import { SyntaxTable } from './syntax-table.js';
@@ -121,7 +122,8 @@ export class TextToolCallParser {
     this.counter.add(taken);
     const complete = atEnd || joined.length >= OPENED_REASONING_HEAD_CHARACTERS;
     const decision = findTemplateOpenedEnd(joined, atEnd && taken === delta.length);
-    if (!complete && (decision === undefined || !decidedEarly(joined, decision))) {
+    const decided = decision === undefined ? openedByTheModel(joined) : decidedEarly(joined, decision);
+    if (!complete && !decided) {
       this.openedReasoningHead = joined;
       return;
     }

@@ -72,6 +72,10 @@ export interface ScriptedReply {
   endAfterChunks?: number;
   /** Stream this many chunks, then send nothing more until the client gives up (or the fake closes). Non-stream: headers, then nothing. */
   hangAfterChunks?: number;
+  /** Streamed: the last content delta waits for this, so a test can look while the model has not finished. */
+  lastContentReleased?: Promise<void>;
+  /** Streamed: called as each content delta has been written, for figures on what the client got when. */
+  onContentSent?(content: string): void;
 }
 
 export interface FakeOpenAiServer {
@@ -185,6 +189,14 @@ function usageFor(reply: ScriptedReply, body: Record<string, any>): Record<strin
       rejected_prediction_tokens: 0,
     },
   };
+}
+
+/** The content text a streamed chunk carries, '' for the others. */
+function contentOf(chunk: Record<string, unknown>): string {
+  const choices = chunk.choices;
+  const first: unknown = Array.isArray(choices) ? choices[0] : undefined;
+  const delta: unknown = isRecord(first) ? first.delta : undefined;
+  return isRecord(delta) && typeof delta.content === 'string' ? delta.content : '';
 }
 
 function finishReasonFor(reply: ScriptedReply): FinishReason {
@@ -403,6 +415,7 @@ export async function startFakeOpenAiServer(options: FakeOpenAiServerOptions = {
     });
     response.flushHeaders();
 
+    const lastContentIndex = events.findLastIndex((event) => contentOf(event) !== '');
     for (const [index, event] of events.entries()) {
       if (reply.dropAfterChunks !== undefined && index >= reply.dropAfterChunks) {
         exchange.markClosedByServer();
@@ -422,8 +435,11 @@ export async function startFakeOpenAiServer(options: FakeOpenAiServerOptions = {
         return;
       }
       if (index > 0 && !(await pause(reply.chunkDelayMs, exchange.signal))) return;
+      if (index === lastContentIndex && reply.lastContentReleased !== undefined) await reply.lastContentReleased;
       if (exchange.signal.aborted) return;
       await writeFlushed(response, `data: ${JSON.stringify(event)}\n\n`);
+      const content = contentOf(event);
+      if (content !== '') reply.onContentSent?.(content);
     }
     if (reply.dropAfterChunks !== undefined) {
       exchange.markClosedByServer();

@@ -102,6 +102,14 @@ describe('reasoning_opened: auto', () => {
     expect(parseEveryWay(late, 'auto')).toEqual({ text: late, reasoning: '', calls: [] });
   });
 
+  it("decides at the model's own opening, so its reasoning streams at once", () => {
+    const reasoning = 'Step one. '.repeat(10);
+    const chunks = ['<think>', ...reasoning.match(/.{1,10}/gu)!];
+    const parsed = parse(chunks, 'auto');
+    expect(parsed.mostHeld).toBeLessThan('<think>'.length + 10);
+    expect(parseEveryWay(`<think>${reasoning}</think>Answer.`, 'auto')).toEqual({ text: 'Answer.', reasoning, calls: [] });
+  });
+
   it('holds back no more than OPENING_CHARACTERS_MAXIMUM while it decides', () => {
     const text = 'x'.repeat(OPENING_CHARACTERS_MAXIMUM * 4);
     const parsed = parse(text.split(''), 'auto'); // ASCII only, so code units are characters
@@ -109,12 +117,19 @@ describe('reasoning_opened: auto', () => {
     expect(parsed.text).toBe(text);
   });
 
-  it('resolves to always for model families whose templates always open reasoning, and stays auto otherwise', () => {
+  it('resolves to always for families whose templates always open reasoning, auto for those that may, never otherwise', () => {
     expect(resolveReasoningOpened('auto', 'Qwen/QwQ-32B')).toBe('always');
     expect(resolveReasoningOpened('auto', 'deepseek-r1-distill-qwen-7b')).toBe('always');
     expect(resolveReasoningOpened('auto', 'ServiceNow-AI/Apriel-1.6-15b-Thinker')).toBe('always');
     expect(resolveReasoningOpened('auto', 'qwen3.5-9b')).toBe('auto');
-    expect(resolveReasoningOpened('auto', undefined)).toBe('auto');
+    expect(resolveReasoningOpened('auto', 'deepseek-ai/DeepSeek-V3.1')).toBe('auto');
+    expect(resolveReasoningOpened('auto', 'nvidia/Nemotron-3-Nano-30B-A3B')).toBe('auto');
+    expect(resolveReasoningOpened('auto', 'moonshotai/Kimi-K2-Thinking')).toBe('auto');
+    // Models whose templates never open reasoning stream their answer from the first character.
+    expect(resolveReasoningOpened('auto', 'gpt-4o-mini')).toBe('never');
+    expect(resolveReasoningOpened('auto', 'llama3.1:8b')).toBe('never');
+    expect(resolveReasoningOpened('auto', undefined)).toBe('never');
     expect(resolveReasoningOpened('never', 'QwQ-32B')).toBe('never');
+    expect(resolveReasoningOpened('always', 'gpt-4o-mini')).toBe('always');
   });
 });

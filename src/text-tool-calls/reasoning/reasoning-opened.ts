@@ -6,10 +6,10 @@
  *  - `always`: everything up to the first end marker is reasoning. A model that writes the opening
  *    tag again anyway (`<think>` after the template's) has it dropped.
  *  - `never`: the output starts as the answer; end markers are text like any other.
- *  - `auto`: the model families whose templates always open reasoning are `always` (decided from the
- *    model's name before parsing); for the others the parser decides from the output itself, within
- *    the first OPENING_CHARACTERS_MAXIMUM characters (the bound it already holds back): an end
- *    marker there with no opening before it means the template opened the reasoning.
+ *  - `auto`: the parser decides from the output itself, within the first OPENING_CHARACTERS_MAXIMUM
+ *    characters, which it holds back meanwhile: an end marker there with no opening before it means
+ *    the template opened the reasoning. Which models get `auto`, and which `always` or `never`
+ *    instead, is read from the model's name before parsing (reasoning-families.ts).
  *
  * Calls written inside reasoning are never executed, however the reasoning was opened: the block
  * below streams everything up to its end marker as reasoning and reads no calls.
@@ -18,7 +18,6 @@ import type { BlockStep, ParserBlock } from '../blocks/parser-block.js';
 import { OPENING_CHARACTERS_MAXIMUM, OPENING_WHITESPACE_MAXIMUM } from '../vocabulary/parser-limits.js';
 import { StreamedBlock } from '../blocks/streamed-block.js';
 import type { Terminator } from '../scanning/terminator-search.js';
-import type { ReasoningOpenedSetting } from '../vocabulary/text-tool-call-types.js';
 import type { WorkCounter } from '../scanning/work-counter.js';
 
 /** The markers that end reasoning a template opened, each family's own. */
@@ -35,30 +34,6 @@ export const REASONING_END_MARKERS: readonly string[] = [
 const REPEATED_OPENINGS: readonly string[] = ['<think>', '[THINK]', '<seed:think>', '<|START_THINKING|>', '◁think▷'];
 
 const END_TERMINATORS: readonly Terminator[] = REASONING_END_MARKERS.map((token) => ({ token, consumed: true }));
-
-/**
- * Model names (lower-cased substrings) whose chat templates always open reasoning in the prompt, so
- * their output starts inside it. Templates that open it only when thinking is switched on (Qwen3.5,
- * Nemotron 3, GLM 4.7 Flash) are left to the output-based decision: with thinking off, `always` would
- * hide the whole answer as reasoning.
- */
-const TEMPLATE_OPENS_REASONING: readonly string[] = [
-  'qwq',
-  'deepseek-r1',
-  'r1-distill',
-  'thinking-2507',
-  'apriel',
-  'reka-flash',
-  'cohere2moe',
-  'command-a-reasoning',
-];
-
-/** What `auto` means for this model: `always` for the families above, `auto` (decide from the output) otherwise. */
-export function resolveReasoningOpened(setting: ReasoningOpenedSetting, modelName: string | undefined): ReasoningOpenedSetting {
-  if (setting !== 'auto' || modelName === undefined) return setting;
-  const lowered = modelName.toLowerCase();
-  return TEMPLATE_OPENS_REASONING.some((family) => lowered.includes(family)) ? 'always' : 'auto';
-}
 
 function isBlank(text: string): boolean {
   return text.trim() === '';
@@ -157,6 +132,16 @@ export function findTemplateOpenedEnd(head: string, ended: boolean): OpenedReaso
   // Reasoning runs up to its marker, or a line break does; prose puts a space before a tag it names ("write </think> here").
   if (MID_SENTENCE.has(head.charAt(first.markerAt - 1))) return undefined;
   return first;
+}
+
+/**
+ * Whether the output's start already shows the model opened its reasoning itself (`<think>`): an
+ * end marker can only follow that opening (no marker can straddle one), so the output starts as the
+ * answer whatever follows, and the head need not wait for its whole window. Asked only when
+ * `findTemplateOpenedEnd` found no decision in `head`.
+ */
+export function openedByTheModel(head: string): boolean {
+  return REPEATED_OPENINGS.some((opening) => head.includes(opening));
 }
 
 /**
