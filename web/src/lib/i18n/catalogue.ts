@@ -14,6 +14,8 @@ import { importExport as importExportEn } from './en/import-export';
 import { apiKeys as apiKeysEn } from './en/api-keys';
 import { ltiAdmin as ltiAdminEn } from './en/lti-admin';
 import { chat as chatEn } from './en/chat';
+import { chatVersions as chatVersionsEn } from './en/chat-versions';
+import { serverErrors as serverErrorsEn } from './en/server-errors';
 import { common as commonEs } from './es/common';
 import { login as loginEs } from './es/login';
 import { assistantList as assistantListEs } from './es/assistant-list';
@@ -25,6 +27,8 @@ import { importExport as importExportEs } from './es/import-export';
 import { apiKeys as apiKeysEs } from './es/api-keys';
 import { ltiAdmin as ltiAdminEs } from './es/lti-admin';
 import { chat as chatEs } from './es/chat';
+import { chatVersions as chatVersionsEs } from './es/chat-versions';
+import { serverErrors as serverErrorsEs } from './es/server-errors';
 
 export const english = {
   common: commonEn,
@@ -38,6 +42,8 @@ export const english = {
   apiKeys: apiKeysEn,
   ltiAdmin: ltiAdminEn,
   chat: chatEn,
+  chatVersions: chatVersionsEn,
+  serverErrors: serverErrorsEn,
 };
 
 export type English = typeof english;
@@ -54,6 +60,8 @@ const spanish: Catalogue<English> = {
   apiKeys: apiKeysEs,
   ltiAdmin: ltiAdminEs,
   chat: chatEs,
+  chatVersions: chatVersionsEs,
+  serverErrors: serverErrorsEs,
 };
 
 /** Catalan and Basque are wired in and fall back to English key by key until translated. */
