@@ -10,6 +10,7 @@ import { AssistantSharingService } from './assistants/assistant-sharing-service.
 import { AssistantTransferService } from './assistants/assistant-transfer-service.js';
 import { ChatRetentionPurger } from './chats/chat-retention-purger.js';
 import { ChatService } from './chats/chat-service.js';
+import { AnswerFeedbackService } from './chats/answer-feedback-service.js';
 import { CompletionService } from './completions/completion-service.js';
 import { RunRecordWriter } from './completions/run-record-writer.js';
 import type { Settings } from './config/settings.js';
@@ -67,6 +68,8 @@ export interface Services {
   registries: Registries;
   completions: CompletionService;
   chats: ChatService;
+  /** Ratings of answers: the chat owner's, and members' for an assistant's managers. */
+  answerFeedback: AnswerFeedbackService;
   /** Not started here: main.ts (and the test server) start it and stop it on shutdown. */
   chatRetentionPurger: ChatRetentionPurger;
   providerSettings: ProviderSettingsService;
@@ -246,6 +249,10 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       db: store.db,
       completions,
       limits: { messagesMaximum: settings.chatMessagesMaximum },
+      pseudonymDigest: (userId) => secrets.keyedDigest('chat-learner-pseudonym', String(userId)),
+    }),
+    answerFeedback: new AnswerFeedbackService({
+      db: store.db,
       pseudonymDigest: (userId) => secrets.keyedDigest('chat-learner-pseudonym', String(userId)),
     }),
     chatRetentionPurger: new ChatRetentionPurger({

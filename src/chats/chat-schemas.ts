@@ -6,6 +6,7 @@
  */
 import type { FromSchema } from 'json-schema-to-ts';
 import { sourceSchema, timestampSchema } from '../validation/shape-fragments.js';
+import { feedbackSchema } from './answer-feedback-schemas.js';
 
 const TITLE_CHARACTERS_MAXIMUM = 200;
 
@@ -65,13 +66,37 @@ export const chatMessageSchema = {
       description: "the model's finish reason; `stopped` when the learner stopped (or left) part way; null for a question",
     },
     created_at: timestampSchema,
+    parent_id: { type: ['integer', 'null'], description: 'the message this one follows; null for a first question' },
+    version_ids: {
+      type: 'array',
+      items: { type: 'integer' },
+      description:
+        'the ids of every version of this message (regenerated answers, edited questions), itself included, oldest first; PUT /api/chats/{id}/active-version shows another',
+    },
+    feedback: {
+      anyOf: [feedbackSchema, { type: 'null' }],
+      description: "the owner's rating of this answer; null if none, or for a question",
+    },
   },
-  required: ['id', 'role', 'content', 'reasoning', 'sources', 'steps', 'usage', 'finish_reason', 'created_at'],
+  required: [
+    'id',
+    'role',
+    'content',
+    'reasoning',
+    'sources',
+    'steps',
+    'usage',
+    'finish_reason',
+    'created_at',
+    'parent_id',
+    'version_ids',
+    'feedback',
+  ],
 } as const;
 
 export const chatWithMessagesSchema = {
   type: 'object',
-  description: 'A kept chat with its messages, oldest first',
+  description: 'A kept chat with the messages of the branch it shows, oldest first',
   properties: { ...chatProperties, messages: { type: 'array', items: chatMessageSchema } },
   required: [...chatRequired, 'messages'],
 } as const;

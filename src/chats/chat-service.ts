@@ -17,7 +17,6 @@ import {
   countMessages,
   deleteChat,
   deleteChatsOfOwner,
-  deleteMessagesAfter,
   findChat,
   findScopedChat,
   insertChat,
@@ -25,18 +24,23 @@ import {
   listChats,
   listMessages,
   nameUntitledChat,
+  setActiveLeaf,
   setChatTitle,
   touchChat,
   type ChatMessageRow,
   type ChatRecord,
 } from '../store/chats-repository.js';
+import { listFeedbackOfChats } from '../store/answer-feedback-repository.js';
 import { findOrganizationPolicies } from '../store/organization-settings-repository.js';
 import { nowTimestamp, type Database } from '../store/schema.js';
 import type { PageQuery } from '../validation/page-query-schema.js';
 import { recordedAnswer, type RecordedAnswer } from './answer-recording.js';
 import { automaticTitle } from './chat-title.js';
+import { learnerPseudonym } from './learner-pseudonym.js';
 import type { ChatView } from './chat-schemas.js';
-import { chatMessageView, chatView, type ChatMessageView } from './chat-view.js';
+import { chatView, type ChatMessageView } from './chat-view.js';
+import { chatMessagesShown } from './chat-branch-view.js';
+import { branchTo, newestLeafBelow } from './message-tree.js';
 import type { chatListFilters } from './chat-list-filters.js';
 
 export interface ChatLimits {
@@ -81,12 +85,14 @@ export interface TurnStart {
   signal: AbortSignal;
 }
 
+/** An exported chat: the branch it shows, and every other version kept, so nothing is lost. */
+export type ExportedChat = ChatWithMessages & { other_versions: ChatMessageView[] };
+
 export interface ChatExport {
   exported_at: string;
-  chats: ChatWithMessages[];
+  chats: ExportedChat[];
 }
 
-const PSEUDONYM_CHARACTERS = 6;
 /** An export without a limit holds every chat; the store takes this as no limit at all. */
 const EVERY_ROW = Number.MAX_SAFE_INTEGER;
 
@@ -125,15 +131,20 @@ export class ChatService {
     }
   }
 
-  private async withMessages(chats: readonly ChatRecord[]): Promise<ChatWithMessages[]> {
-    const messages = await listMessages(
-      this.db,
-      chats.map((chat) => chat.id),
-    );
-    return chats.map((chat) => ({
-      ...chatView(chat),
-      messages: messages.filter((message) => message.chat_id === chat.id).map(chatMessageView),
-    }));
+  /** Each chat with the branch it shows; `every` adds the other versions (an export). */
+  private async withMessages(chats: readonly ChatRecord[], every = false): Promise<ExportedChat[]> {
+    const ids = chats.map((chat) => chat.id);
+    const [messages, feedback] = await Promise.all([listMessages(this.db, ids), listFeedbackOfChats(this.db, ids)]);
+    return chats.map((chat) => {
+      const shown = chatMessagesShown(chat, messages, feedback);
+      return { ...chatView(chat), messages: shown.branch, other_versions: every ? shown.otherVersions : [] };
+    });
+  }
+
+  /** The chat as GET shows it: without the export's other versions. */
+  private async shownChat(chat: ChatRecord): Promise<ChatWithMessages> {
+    const [{ other_versions: _others, ...shown }] = (await this.withMessages([chat])) as [ExportedChat];
+    return shown;
   }
 
   async create(context: CallContext, input: { assistant_id: number; title?: string | undefined }): Promise<ChatView> {
@@ -159,8 +170,7 @@ export class ChatService {
   }
 
   async get(context: CallContext, chatId: number): Promise<ChatWithMessages> {
-    const [chat] = await this.withMessages([await this.ownChat(context, chatId)]);
-    return chat as ChatWithMessages;
+    return this.shownChat(await this.ownChat(context, chatId));
   }
 
   async rename(context: CallContext, chatId: number, title: string): Promise<ChatView> {
@@ -186,39 +196,83 @@ export class ChatService {
       assistantId: query.assistant_id,
       search: query.q,
     });
-    return { exported_at: nowTimestamp(), chats: await this.withMessages(page.items) };
+    return { exported_at: nowTimestamp(), chats: await this.withMessages(page.items, true) };
   }
 
   /** Saves the question, then starts the answer on the whole conversation. */
   async sendMessage(context: CallContext, chatId: number, content: string, start: TurnStart): Promise<ChatTurn> {
     const chat = await this.ownChat(context, chatId);
-    if ((await countMessages(this.db, chatId)) + 2 > this.dependencies.limits.messagesMaximum)
-      throw new AppError('chat_full', undefined, { details: { messages_maximum: this.dependencies.limits.messagesMaximum } });
+    await this.requireRoom(chatId, 2);
     // Checked before the question is kept: a chat with an assistant the owner may no longer use takes no more questions.
     const assistant = await this.chatAssistant(context, chat.assistant_id);
-    const now = nowTimestamp();
-    await this.db.transaction().execute(async (transaction) => {
-      await insertMessage(transaction, { ...emptyMessage(chatId, now), role: 'user', content });
-      await touchChat(transaction, chatId, now);
-    });
-    return this.answer(context, { chat, assistant, start });
+    const question = await this.keepQuestion(chatId, { content, parentId: chat.active_leaf_id });
+    return this.answer(context, { chat, assistant, start, question });
   }
 
-  /** Answers the last question again, replacing the answer it had (if any) once the new one is saved. */
+  /** Keeps a question after `parentId` and shows the branch it starts. */
+  private async keepQuestion(chatId: number, question: { content: string; parentId: number | null }): Promise<ChatMessageRow> {
+    const now = nowTimestamp();
+    const row = { ...emptyMessage(chatId, now), role: 'user' as const, content: question.content, parent_id: question.parentId };
+    const id = await this.db.transaction().execute(async (transaction) => {
+      const inserted = await insertMessage(transaction, row);
+      await setActiveLeaf(transaction, chatId, inserted);
+      await touchChat(transaction, chatId, now);
+      return inserted;
+    });
+    return { ...row, id };
+  }
+
+  /**
+   * A new version of one of the chat's questions: it follows what the original followed, becomes
+   * the branch shown, and is answered; the original and its answers stay as the other version.
+   */
+  async editQuestion(
+    context: CallContext,
+    target: { chatId: number; messageId: number },
+    content: string,
+    start: TurnStart,
+  ): Promise<ChatTurn> {
+    const chat = await this.ownChat(context, target.chatId);
+    const original = (await listMessages(this.db, [chat.id])).find((message) => message.id === target.messageId);
+    if (original?.role !== 'user') throw new AppError('not_found', 'Question not found in this chat.', { param: 'messageId' });
+    await this.requireRoom(chat.id, 2);
+    const assistant = await this.chatAssistant(context, chat.assistant_id);
+    const question = await this.keepQuestion(chat.id, { content, parentId: original.parent_id });
+    return this.answer(context, { chat, assistant, start, question });
+  }
+
+  /** Shows the branch through `messageId`, following the newest version below it; answers the chat as GET does. */
+  async selectVersion(context: CallContext, chatId: number, messageId: number): Promise<ChatWithMessages> {
+    const chat = await this.ownChat(context, chatId);
+    const messages = await listMessages(this.db, [chat.id]);
+    if (!messages.some((message) => message.id === messageId))
+      throw new AppError('not_found', 'Message not found in this chat.', { param: 'message_id' });
+    await setActiveLeaf(this.db, chat.id, newestLeafBelow(messages, messageId));
+    return this.shownChat(await this.ownChat(context, chatId));
+  }
+
+  private async requireRoom(chatId: number, messages: number): Promise<void> {
+    if ((await countMessages(this.db, chatId)) + messages > this.dependencies.limits.messagesMaximum)
+      throw new AppError('chat_full', undefined, { details: { messages_maximum: this.dependencies.limits.messagesMaximum } });
+  }
+
+  /** Answers the last question of the branch shown again: a new version beside the answer it had, shown once saved. */
   async regenerate(context: CallContext, chatId: number, start: TurnStart): Promise<ChatTurn> {
     const chat = await this.ownChat(context, chatId);
-    const messages = await listMessages(this.db, [chatId]);
-    if (!messages.some((message) => message.role === 'user')) throw new AppError('nothing_to_regenerate');
+    const branch = branchTo(await listMessages(this.db, [chatId]), chat.active_leaf_id);
+    const question = branch.findLast((message) => message.role === 'user');
+    if (question === undefined) throw new AppError('nothing_to_regenerate');
+    await this.requireRoom(chat.id, 1);
     const assistant = await this.chatAssistant(context, chat.assistant_id);
-    return this.answer(context, { chat, assistant, start });
+    return this.answer(context, { chat, assistant, start, question });
   }
 
-  private async answer(context: CallContext, turn: { chat: ChatRecord; assistant: AssistantRecord; start: TurnStart }): Promise<ChatTurn> {
-    const { chat, assistant, start } = turn;
-    const stored = await listMessages(this.db, [chat.id]);
-    const lastQuestionIndex = stored.findLastIndex((message) => message.role === 'user');
-    const conversation = stored.slice(0, lastQuestionIndex + 1);
-    const lastQuestion = conversation.at(-1) as ChatMessageRow;
+  private async answer(
+    context: CallContext,
+    turn: { chat: ChatRecord; assistant: AssistantRecord; start: TurnStart; question: ChatMessageRow },
+  ): Promise<ChatTurn> {
+    const { chat, assistant, start, question: lastQuestion } = turn;
+    const conversation = branchTo(await listMessages(this.db, [chat.id]), lastQuestion.id);
     const run = await this.dependencies.completions.start({
       context,
       record: assistant,
@@ -229,14 +283,13 @@ export class ChatService {
     return { run: { ...run, events: recordedAnswer(run.events, start.signal, save) }, modelId: `${MODEL_ID_PREFIX}${assistant.id}` };
   }
 
-  /** One transaction: the answer replaces any after its question, and names an untitled chat. */
+  /** One transaction: the answer follows its question as a new version, becomes the branch shown, and names an untitled chat. */
   private async saveAnswer(chatId: number, question: ChatMessageRow, answer: RecordedAnswer): Promise<void> {
     const now = nowTimestamp();
     await this.db.transaction().execute(async (transaction) => {
       // The chat may have been deleted while the answer ran: then there is nothing to keep it in.
       if ((await findChat(transaction, chatId)) === undefined) return;
-      await deleteMessagesAfter(transaction, chatId, question.id);
-      await insertMessage(transaction, {
+      const answerId = await insertMessage(transaction, {
         ...emptyMessage(chatId, now),
         role: 'assistant',
         content: answer.content,
@@ -245,7 +298,9 @@ export class ChatService {
         steps: JSON.stringify(answer.steps),
         usage: answer.usage === null ? null : JSON.stringify(answer.usage),
         finish_reason: answer.finishReason,
+        parent_id: question.id,
       });
+      await setActiveLeaf(transaction, chatId, answerId);
       await touchChat(transaction, chatId, now);
       const title = automaticTitle(question.content);
       if (title !== '') await nameUntitledChat(transaction, chatId, title);
@@ -263,8 +318,7 @@ export class ChatService {
     const scope = await this.assistantReadersScope(context, assistantId);
     const chat = await findScopedChat(this.db, scope, chatId);
     if (chat === undefined) throw new AppError('not_found', 'Chat not found.');
-    const [withMessages] = await this.withMessages([chat]);
-    return { ...(withMessages as ChatWithMessages), learner: this.pseudonym(chat.owner_id) };
+    return { ...(await this.shownChat(chat)), learner: this.pseudonym(chat.owner_id) };
   }
 
   /**
@@ -285,7 +339,10 @@ export class ChatService {
       ownerIds: audience.learnerUserIds,
     });
     const chats = await this.withMessages(page.items);
-    return chats.map((chat, index) => ({ ...chat, learner: this.pseudonym((page.items[index] as ChatRecord).owner_id) }));
+    return chats.map(({ other_versions: _others, ...chat }, index) => ({
+      ...chat,
+      learner: this.pseudonym((page.items[index] as ChatRecord).owner_id),
+    }));
   }
 
   private async assistantReadersScope(context: CallContext, assistantId: number) {
@@ -299,7 +356,7 @@ export class ChatService {
   }
 
   private pseudonym(userId: number): string {
-    return `Learner ${this.dependencies.pseudonymDigest(userId).slice(0, PSEUDONYM_CHARACTERS)}`;
+    return learnerPseudonym(this.dependencies.pseudonymDigest, userId);
   }
 }
 

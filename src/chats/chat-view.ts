@@ -5,7 +5,9 @@
  */
 import type { FinishReason, Source, Usage } from '../pipeline/conversation/events.js';
 import type { ChatMessageRow, ChatRecord } from '../store/chats-repository.js';
+import type { FeedbackView } from './answer-feedback-schemas.js';
 import type { ChatStep, ChatView } from './chat-schemas.js';
+import type { AnswerFeedbackRow } from '../store/answer-feedback-repository.js';
 
 export interface ChatMessageView {
   id: number;
@@ -18,6 +20,10 @@ export interface ChatMessageView {
   /** The model's finish reason, or `stopped` for an answer the learner stopped (or left) part way. */
   finish_reason: FinishReason | 'stopped' | null;
   created_at: string;
+  parent_id: number | null;
+  /** Every version of this message, itself included, oldest first (message-tree.ts). */
+  version_ids: number[];
+  feedback: FeedbackView | null;
 }
 
 export function chatView(record: ChatRecord): ChatView {
@@ -36,7 +42,17 @@ function parsedArray<Item>(text: string): Item[] {
   return Array.isArray(value) ? (value as Item[]) : [];
 }
 
-export function chatMessageView(row: ChatMessageRow): ChatMessageView {
+/** What a message's view needs beyond its row: its versions and its rating. */
+export interface MessageSurroundings {
+  versionIds: number[];
+  feedback: AnswerFeedbackRow | undefined;
+}
+
+function feedbackView(row: AnswerFeedbackRow | undefined): FeedbackView | null {
+  return row === undefined ? null : { rating: row.rating, comment: row.comment, updated_at: row.updated_at };
+}
+
+export function chatMessageView(row: ChatMessageRow, surroundings: MessageSurroundings): ChatMessageView {
   return {
     id: row.id,
     role: row.role,
@@ -47,5 +63,8 @@ export function chatMessageView(row: ChatMessageRow): ChatMessageView {
     usage: row.usage === null ? null : (JSON.parse(row.usage) as Usage),
     finish_reason: row.finish_reason as ChatMessageView['finish_reason'],
     created_at: row.created_at,
+    parent_id: row.parent_id,
+    version_ids: surroundings.versionIds,
+    feedback: feedbackView(surroundings.feedback),
   };
 }

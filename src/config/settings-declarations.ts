@@ -768,6 +768,13 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1,
     maximum: 1_000_000,
   }),
+  chatFeedbackCommentCharactersMaximum: integerSetting({
+    variable: 'CHAT_FEEDBACK_COMMENT_MAX_CHARS',
+    meaning: 'longest comment a learner may write with a thumb up or down on an answer; longer ones get 400 naming `comment`',
+    defaultValue: 2_000,
+    minimum: 1,
+    maximum: 100_000,
+  }),
   chatMessagesMaximum: integerSetting({
     variable: 'CHAT_MESSAGES_MAX',
     meaning: 'most messages (questions and answers) one kept chat may hold; a question past it gets 409 `chat_full` (start a new chat)',

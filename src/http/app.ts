@@ -18,6 +18,7 @@ import { pick } from './pick-services.js';
 import { apiKeyRoutes } from './routes/api-key-routes.js';
 import { chatCompletionRoutes } from './routes/chat-completion-routes.js';
 import { chatRoutes } from './routes/chat-routes.js';
+import { chatVersionRoutes } from './routes/chat-version-routes.js';
 import { toolCatalogueRoutes } from './routes/tool-catalogue-routes.js';
 import { traceRoutes } from './routes/trace-routes.js';
 import { organizationRoutes } from './routes/organization-routes.js';
@@ -147,6 +148,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await scope.register(rubricRoutes, pick(services, 'rubrics', 'settings'));
     await scope.register(chatCompletionRoutes, pick(services, 'completions', 'drain', 'settings'));
     await scope.register(chatRoutes, pick(services, 'chats', 'drain', 'settings'));
+    await scope.register(chatVersionRoutes, pick(services, 'chats', 'answerFeedback', 'drain', 'settings'));
     await scope.register(toolCatalogueRoutes, pick(services, 'registries', 'providerSettings'));
     await scope.register(traceRoutes, pick(services, 'completions'));
     await scope.register(organizationRoutes, pick(services, 'providerSettings'));

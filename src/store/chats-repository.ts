@@ -44,6 +44,7 @@ function chatsWithAssistant(db: Kysely<Database>) {
       'chats.title',
       'chats.created_at',
       'chats.updated_at',
+      'chats.active_leaf_id',
     ]);
 }
 
@@ -80,6 +81,11 @@ function scoped(db: Kysely<Database>, scope: ChatListScope, query: ChatListQuery
   // An empty list matches nobody; `in ()` is not valid SQL, so an impossible id stands in.
   if (query.ownerIds !== undefined) chats = chats.where('chats.owner_id', 'in', query.ownerIds.length === 0 ? [-1] : [...query.ownerIds]);
   return chats;
+}
+
+/** The ids of the scope's chats, as a subquery (the ratings given in them, for one). */
+export function scopedChatIds(db: Kysely<Database>, scope: ChatListScope) {
+  return scoped(db, scope, { limit: 0, offset: 0, assistantId: undefined, search: undefined }).clearSelect().select('chats.id');
 }
 
 /** A page of chats, newest change first. */
@@ -159,9 +165,9 @@ export async function insertMessage(db: Kysely<Database>, row: NewChatMessageRow
   return inserted.id;
 }
 
-/** Deletes the messages of a chat that come after `afterId` (the answers a regeneration replaces). */
-export async function deleteMessagesAfter(db: Kysely<Database>, chatId: number, afterId: number): Promise<void> {
-  await db.deleteFrom('chat_messages').where('chat_id', '=', chatId).where('id', '>', afterId).execute();
+/** Makes `leafId` the last message of the branch the chat shows (migration 0071). */
+export async function setActiveLeaf(db: Kysely<Database>, chatId: number, leafId: number): Promise<void> {
+  await db.updateTable('chats').set({ active_leaf_id: leafId }).where('id', '=', chatId).execute();
 }
 
 /**

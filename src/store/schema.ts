@@ -318,6 +318,8 @@ export interface ChatsTable {
   search_text: string;
   created_at: string;
   updated_at: string;
+  /** The last message of the branch the owner is looking at (migration 0071); null in an empty chat. */
+  active_leaf_id: number | null;
 }
 
 export interface ChatMessagesTable {
@@ -334,6 +336,19 @@ export interface ChatMessagesTable {
   usage: string | null;
   finish_reason: string | null;
   created_at: string;
+  /** The message this one follows (migration 0071); null for a first question. Siblings are versions. */
+  parent_id: number | null;
+}
+
+/** One rating of an answer by its chat's owner (migration 0071). */
+export interface AnswerFeedbackTable {
+  id: Generated<number>;
+  message_id: number;
+  chat_id: number;
+  rating: 'up' | 'down';
+  comment: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 /** One blob of the `postgres` blob driver (see src/blobs/postgres-blob-storage.ts). */
@@ -465,6 +480,7 @@ export interface Database {
   periodic_runs: PeriodicRunsTable;
   chats: ChatsTable;
   chat_messages: ChatMessagesTable;
+  answer_feedback: AnswerFeedbackTable;
   blobs: BlobsTable;
   blob_chunks: BlobChunksTable;
   lti_consumers: LtiConsumersTable;

@@ -22,7 +22,7 @@ import { typedRoutes } from '../route-type-provider.js';
 import { commonErrorResponses, errorResponseSchema, idParametersSchema, noContentResponse, pathIdsSchema } from '../schemas.js';
 import { idSchema, openObjectSchema, pageSchema } from '../../validation/shape-fragments.js';
 
-const statusAsContentProperty = {
+export const statusAsContentProperty = {
   status_as_content: {
     type: 'boolean',
     description: "write status lines into the content (as /v1's stream_options.status_as_content); absent, the assistant's setting decides",
@@ -53,7 +53,9 @@ function exportMarkdown(exported: ChatExport): string {
     const turns = chat.messages.map((message) => {
       const who = message.role === 'user' ? 'You' : chat.assistant_name;
       const stopped = message.finish_reason === 'stopped' ? '\n\n_(stopped)_' : '';
-      return `**${who}** (${message.created_at}):\n\n${message.content}${stopped}`;
+      const versions = message.version_ids.length;
+      const version = versions > 1 ? ` · version ${message.version_ids.indexOf(message.id) + 1} of ${versions}` : '';
+      return `**${who}** (${message.created_at}${version}):\n\n${message.content}${stopped}`;
     });
     return [`## ${chat.title === '' ? 'Untitled chat' : chat.title}`, `_${chat.assistant_name} · ${chat.created_at}_`, ...turns].join(
       '\n\n',
@@ -65,8 +67,8 @@ function exportMarkdown(exported: ChatExport): string {
 /** What the chat routes use: nothing else of the service container reaches them. */
 export type ChatRouteServices = Pick<Services, 'chats' | 'drain' | 'settings'>;
 
-interface TurnAnswer {
-  services: ChatRouteServices;
+export interface TurnAnswer {
+  services: Pick<ChatRouteServices, 'drain'>;
   request: FastifyRequest;
   reply: FastifyReply;
   stream: boolean | undefined;
@@ -74,7 +76,7 @@ interface TurnAnswer {
 }
 
 /** Starts a chat turn that stops when the client leaves or the server ends its streams, and sends its answer as `/v1` would. */
-async function answerTurn(
+export async function answerTurn(
   { services, request, reply, stream, statusAsContent }: TurnAnswer,
   start: (signal: AbortSignal) => Promise<ChatTurn>,
 ): Promise<FastifyReply | undefined> {

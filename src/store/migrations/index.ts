@@ -23,6 +23,7 @@ import { blobsMigration } from './0050-blobs.js';
 import { periodicRunsMigration } from './0051-periodic-runs.js';
 import { ltiLoginBindingMigration } from './0060-lti-login-binding.js';
 import { documentUploadLeaseMigration } from './0061-document-upload-lease.js';
+import { answerVersionsAndFeedbackMigration } from './0071-answer-versions-and-feedback.js';
 
 export function allMigrations(dialect: Dialect): Record<string, Migration> {
   return {
@@ -47,5 +48,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     // After the newest migration: Kysely refuses a name sorting before one already run.
     '0060-lti-login-binding': ltiLoginBindingMigration(),
     '0061-document-upload-lease': documentUploadLeaseMigration(),
+    '0071-answer-versions-and-feedback': answerVersionsAndFeedbackMigration(dialect),
   };
 }

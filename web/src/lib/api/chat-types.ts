@@ -49,7 +49,14 @@ export interface ChatMessage {
   /** 'stopped' when the reader pressed Stop before the answer was complete. */
   finish_reason: string | null;
   created_at: string;
+  /** Every version of this message, itself included, oldest first; absent on a message not yet kept. */
+  version_ids?: number[];
+  /** The owner's rating of a kept answer. */
+  feedback?: Feedback | null;
 }
+
+/** The owner's thumb up or down on an answer, with an optional comment. */
+export type Feedback = NonNullable<StoredMessage['feedback']>;
 
 /** A kept conversation, as the list of chats answers it. */
 export type Chat = JsonAnswer<'/api/chats', 'get'>['items'][number];

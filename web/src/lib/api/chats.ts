@@ -2,8 +2,9 @@
  * The chats area of the API (/api/chats): a person's kept conversations, asked and answered as
  * server-sent events, renamed, exported and deleted. Every call goes through the typed client.
  */
-import { isTitledSource, type Chat, type ChatPage, type ChatWithMessages } from './chat-types';
+import { isTitledSource, type Chat, type ChatPage, type ChatWithMessages, type Feedback } from './chat-types';
 import { answerOf, apiClient, saveDownload, streamOf } from './client';
+import type { JsonAnswer } from './json-answer';
 
 export type ChatExportFormat = 'json' | 'markdown';
 
@@ -13,7 +14,11 @@ export async function listChats(limit: number): Promise<ChatPage> {
 
 /** A chat with its messages; a stored source without a title is dropped, as the stream's reader drops it. */
 export async function readChat(chatId: number): Promise<ChatWithMessages> {
-  const chat = await answerOf(apiClient.GET('/api/chats/{id}', { params: { path: { id: chatId } } }));
+  return withTitledSources(await answerOf(apiClient.GET('/api/chats/{id}', { params: { path: { id: chatId } } })));
+}
+
+/** A stored source without a title is dropped, as the stream's reader drops it. */
+function withTitledSources(chat: JsonAnswer<'/api/chats/{id}', 'get'>): ChatWithMessages {
   return { ...chat, messages: chat.messages.map((message) => ({ ...message, sources: message.sources.filter(isTitledSource) })) };
 }
 
@@ -59,6 +64,52 @@ export async function streamRegeneratedAnswer(chatId: number, signal: AbortSigna
       headers: { accept: 'text/event-stream' },
       parseAs: 'stream',
       signal,
+    }),
+  );
+}
+
+/** An edited question, kept as a new version of `messageId`, and its answer, streamed; `signal` aborts it. */
+export async function streamEditedQuestion(
+  target: { chatId: number; messageId: number },
+  content: string,
+  signal: AbortSignal,
+): Promise<ReadableStream<Uint8Array>> {
+  return streamOf(
+    apiClient.POST('/api/chats/{id}/messages/{messageId}/versions', {
+      params: { path: { id: target.chatId, messageId: target.messageId } },
+      body: { content, stream: true, status_as_content: false },
+      headers: { accept: 'text/event-stream' },
+      parseAs: 'stream',
+      signal,
+    }),
+  );
+}
+
+/** Shows the branch through `messageId` (another version); answers with the chat as it now reads. */
+export async function showVersion(chatId: number, messageId: number): Promise<ChatWithMessages> {
+  return withTitledSources(
+    await answerOf(apiClient.PUT('/api/chats/{id}/active-version', { params: { path: { id: chatId } }, body: { message_id: messageId } })),
+  );
+}
+
+export type AnswerRating = 'up' | 'down';
+
+export async function rateAnswer(
+  target: { chatId: number; messageId: number },
+  rating: { rating: AnswerRating; comment: string | null },
+): Promise<Feedback> {
+  return answerOf(
+    apiClient.PUT('/api/chats/{id}/messages/{messageId}/feedback', {
+      params: { path: { id: target.chatId, messageId: target.messageId } },
+      body: rating,
+    }),
+  );
+}
+
+export async function clearRating(target: { chatId: number; messageId: number }): Promise<void> {
+  await answerOf(
+    apiClient.DELETE('/api/chats/{id}/messages/{messageId}/feedback', {
+      params: { path: { id: target.chatId, messageId: target.messageId } },
     }),
   );
 }

@@ -6,7 +6,8 @@
 import { ApiError } from '$lib/api/api-error';
 import { readAssistant } from '$lib/api/assistants';
 import type { Chat, ChatMessage, ChatWithMessages } from '$lib/api/chat-types';
-import { readChat, startChat, streamAnswer, streamRegeneratedAnswer } from '$lib/api/chats';
+import { readChat, showVersion, startChat, streamAnswer, streamEditedQuestion, streamRegeneratedAnswer } from '$lib/api/chats';
+import { serverErrorText } from '$lib/i18n/server-error-text';
 import { readChatStream } from './chat-stream';
 import { applyStreamEvent, emptyAnswer, timestampNow, type LiveAnswer } from './live-answer';
 
@@ -23,7 +24,9 @@ function isNotFound(caught: unknown): boolean {
   return caught instanceof ApiError && (caught.status === 404 || caught.status === 403);
 }
 
+/** In the reader's language where the server gave a code the catalogue knows. */
 function messageOf(caught: unknown): string {
+  if (caught instanceof ApiError) return serverErrorText(caught.code, caught.message);
   return caught instanceof Error ? caught.message : String(caught);
 }
 
@@ -116,6 +119,31 @@ export class Conversation {
     await this.#stream((signal) => streamRegeneratedAnswer(chatId, signal));
   }
 
+  /** A new version of a kept question: the branch from it is replaced on screen by the edit and its answer. */
+  async edit(messageId: number, text: string): Promise<void> {
+    if (this.chatId === undefined || this.streaming || this.busy) return;
+    this.sendError = undefined;
+    this.failed = undefined;
+    const index = this.messages.findIndex((message) => message.id === messageId);
+    if (index >= 0) this.messages = this.messages.slice(0, index);
+    this.pendingQuestion = text;
+    this.busy = true;
+    const chatId = Number(this.chatId);
+    await this.#stream((signal) => streamEditedQuestion({ chatId, messageId }, text, signal));
+  }
+
+  /** Shows another version of a message, and the branch that goes on from it. */
+  async showVersion(messageId: number): Promise<void> {
+    if (this.chatId === undefined || this.streaming || this.busy) return;
+    this.sendError = undefined;
+    try {
+      this.#show(await showVersion(Number(this.chatId), messageId));
+      this.failed = undefined;
+    } catch (caught) {
+      this.sendError = messageOf(caught);
+    }
+  }
+
   stop(): void {
     this.#controller?.abort();
   }
@@ -133,13 +161,18 @@ export class Conversation {
       // The page's own proxy of the answer, so that each event re-renders what it changed.
       const shown = this.live;
       await readChatStream(stream, (event) => applyStreamEvent(shown, event, performance.now()));
-      if (!shown.ended) shown.error ??= 'The answer ended early.';
+      if (!shown.ended) {
+        shown.error ??= 'The answer ended early.';
+        shown.errorCode ??= 'stream_ended';
+      }
       shown.ended = true;
     } catch (caught) {
       this.#showQuestion();
       if (controller.signal.aborted) this.#keepStopped();
-      else if (this.live) this.live.error = messageOf(caught);
-      else this.sendError = messageOf(caught);
+      else if (this.live) {
+        this.live.error = messageOf(caught);
+        this.live.errorCode = caught instanceof ApiError ? caught.code : undefined;
+      } else this.sendError = messageOf(caught);
       if (this.live) this.live.ended = true;
     } finally {
       this.busy = false;

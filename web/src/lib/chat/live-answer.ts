@@ -11,6 +11,8 @@ export interface LiveAnswer extends Omit<ChatMessage, 'id' | 'created_at' | 'rol
   startedAt: Record<string, number>;
   /** A readable reason the answer failed. */
   error: string | undefined;
+  /** The server's stable code for it, which the page shows in the reader's language. */
+  errorCode: string | undefined;
   /** The stream has ended, whichever way. */
   ended: boolean;
 }
@@ -25,6 +27,7 @@ export function emptyAnswer(): LiveAnswer {
     finish_reason: null,
     startedAt: {},
     error: undefined,
+    errorCode: undefined,
     ended: false,
   };
 }
@@ -68,6 +71,7 @@ export function applyStreamEvent(answer: LiveAnswer, event: StreamEvent, now: nu
       break;
     case 'error':
       answer.error = event.message || event.code;
+      answer.errorCode = event.code;
       answer.ended = true;
       break;
     case 'done':

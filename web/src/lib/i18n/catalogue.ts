@@ -15,6 +15,8 @@ import { apiKeys as apiKeysEn } from './en/api-keys';
 import { ltiAdmin as ltiAdminEn } from './en/lti-admin';
 import { chat as chatEn } from './en/chat';
 import { studio as studioEn } from './en/studio';
+import { chatVersions as chatVersionsEn } from './en/chat-versions';
+import { serverErrors as serverErrorsEn } from './en/server-errors';
 import { common as commonEs } from './es/common';
 import { login as loginEs } from './es/login';
 import { assistantList as assistantListEs } from './es/assistant-list';
@@ -27,6 +29,8 @@ import { apiKeys as apiKeysEs } from './es/api-keys';
 import { ltiAdmin as ltiAdminEs } from './es/lti-admin';
 import { chat as chatEs } from './es/chat';
 import { studio as studioEs } from './es/studio';
+import { chatVersions as chatVersionsEs } from './es/chat-versions';
+import { serverErrors as serverErrorsEs } from './es/server-errors';
 
 export const english = {
   common: commonEn,
@@ -41,6 +45,8 @@ export const english = {
   ltiAdmin: ltiAdminEn,
   chat: chatEn,
   studio: studioEn,
+  chatVersions: chatVersionsEn,
+  serverErrors: serverErrorsEn,
 };
 
 export type English = typeof english;
@@ -58,6 +64,8 @@ const spanish: Catalogue<English> = {
   ltiAdmin: ltiAdminEs,
   chat: chatEs,
   studio: studioEs,
+  chatVersions: chatVersionsEs,
+  serverErrors: serverErrorsEs,
 };
 
 /** Catalan and Basque are wired in and fall back to English key by key until translated. */

@@ -5291,7 +5291,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description A kept chat with its messages, oldest first */
+                /** @description A kept chat with the messages of the branch it shows, oldest first */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -5354,6 +5354,22 @@ export interface paths {
                                 finish_reason: string | null;
                                 /** @description ISO 8601 date and time */
                                 created_at: string;
+                                /** @description the message this one follows; null for a first question */
+                                parent_id: number | null;
+                                /** @description the ids of every version of this message (regenerated answers, edited questions), itself included, oldest first; PUT /api/chats/{id}/active-version shows another */
+                                version_ids: number[];
+                                /** @description the owner's rating of this answer; null if none, or for a question */
+                                feedback: {
+                                    /**
+                                     * @description thumb up (helpful) or down (not helpful)
+                                     * @enum {string}
+                                     */
+                                    rating: "up" | "down";
+                                    /** @description what the owner wrote with the rating, if anything */
+                                    comment: string | null;
+                                    /** @description ISO 8601 date and time */
+                                    updated_at: string;
+                                } | (never | null);
                             }[];
                         };
                     };
@@ -6287,9 +6303,812 @@ export interface paths {
                                 finish_reason: string | null;
                                 /** @description ISO 8601 date and time */
                                 created_at: string;
+                                /** @description the message this one follows; null for a first question */
+                                parent_id: number | null;
+                                /** @description the ids of every version of this message (regenerated answers, edited questions), itself included, oldest first; PUT /api/chats/{id}/active-version shows another */
+                                version_ids: number[];
+                                /** @description the owner's rating of this answer; null if none, or for a question */
+                                feedback: {
+                                    /**
+                                     * @description thumb up (helpful) or down (not helpful)
+                                     * @enum {string}
+                                     */
+                                    rating: "up" | "down";
+                                    /** @description what the owner wrote with the rating, if anything */
+                                    comment: string | null;
+                                    /** @description ISO 8601 date and time */
+                                    updated_at: string;
+                                } | (never | null);
                             }[];
                             /** @description the learner by a stable pseudonym, e.g. "Learner 4f2a1c"; never their email */
                             learner: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chats/{id}/messages/{messageId}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Edit a question of one of your chats: a new version of it starts its own branch and is answered (as POST …/messages)
+         * @description The question edited and its answers stay, as the other version; PUT /api/chats/{id}/active-version shows them again.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                    messageId: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        content: string;
+                        stream?: boolean;
+                        /** @description write status lines into the content (as /v1's stream_options.status_as_content); absent, the assistant's setting decides */
+                        status_as_content?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description The answer: one chat.completion, or with `stream: true` a stream of chat.completion.chunk events ending in `data: [DONE]` */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {string} */
+                            object: "chat.completion";
+                            created: number;
+                            /** @description the model id exactly as sent */
+                            model: string;
+                            choices: {
+                                index: number;
+                                message: {
+                                    /** @enum {string} */
+                                    role: "assistant";
+                                    content: string;
+                                    /** @description the model's reasoning, when it gave any */
+                                    reasoning_content?: string;
+                                };
+                                /** @enum {object|null} */
+                                logprobs: never | null;
+                                /** @enum {string} */
+                                finish_reason: "stop" | "length" | "tool_calls" | "content_filter";
+                            }[];
+                            usage: {
+                                prompt_tokens?: number;
+                                completion_tokens?: number;
+                                total_tokens?: number;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            sources: ({
+                                title?: string;
+                                url?: string;
+                                similarity?: number;
+                                document_id?: string;
+                                chunk_index?: number;
+                                page?: number;
+                                /** @description the tool that found it */
+                                tool?: string;
+                                /** @description the function of that tool the model called, when it called one */
+                                function?: string;
+                                /** @description the prompt placeholder the tool filled, for a context tool */
+                                placeholder?: string;
+                                /** @description the assistant called as a tool whose answer brought it */
+                                assistant_id?: number;
+                                /** @description that assistant's name */
+                                assistant?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description the id of the trace of this request (verbose assistants only) */
+                            trace_id?: string;
+                        };
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chats/{id}/active-version": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Show another version in one of your chats: the branch through this message, then the newest version at each step */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        message_id: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description A kept chat with the messages of the branch it shows, oldest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            assistant_id: number;
+                            assistant_name: string;
+                            /** @description empty until the first answer names the chat from its question, or the owner does */
+                            title: string;
+                            /** @description ISO 8601 date and time */
+                            created_at: string;
+                            /** @description ISO 8601 date and time */
+                            updated_at: string;
+                            messages: {
+                                id: number;
+                                /** @enum {string} */
+                                role: "user" | "assistant";
+                                content: string;
+                                reasoning: string | null;
+                                sources: ({
+                                    title?: string;
+                                    url?: string;
+                                    similarity?: number;
+                                    document_id?: string;
+                                    chunk_index?: number;
+                                    page?: number;
+                                    /** @description the tool that found it */
+                                    tool?: string;
+                                    /** @description the function of that tool the model called, when it called one */
+                                    function?: string;
+                                    /** @description the prompt placeholder the tool filled, for a context tool */
+                                    placeholder?: string;
+                                    /** @description the assistant called as a tool whose answer brought it */
+                                    assistant_id?: number;
+                                    /** @description that assistant's name */
+                                    assistant?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
+                                steps: {
+                                    id: string;
+                                    tool: string;
+                                    display_name: string;
+                                    /** @enum {string} */
+                                    state: "running" | "done" | "error";
+                                    duration_ms: number | null;
+                                    /** @description the step this one is nested under (a called assistant's own steps) */
+                                    parent?: string;
+                                }[];
+                                usage: ({
+                                    prompt_tokens?: number;
+                                    completion_tokens?: number;
+                                    total_tokens?: number;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                /** @description the model's finish reason; `stopped` when the learner stopped (or left) part way; null for a question */
+                                finish_reason: string | null;
+                                /** @description ISO 8601 date and time */
+                                created_at: string;
+                                /** @description the message this one follows; null for a first question */
+                                parent_id: number | null;
+                                /** @description the ids of every version of this message (regenerated answers, edited questions), itself included, oldest first; PUT /api/chats/{id}/active-version shows another */
+                                version_ids: number[];
+                                /** @description the owner's rating of this answer; null if none, or for a question */
+                                feedback: {
+                                    /**
+                                     * @description thumb up (helpful) or down (not helpful)
+                                     * @enum {string}
+                                     */
+                                    rating: "up" | "down";
+                                    /** @description what the owner wrote with the rating, if anything */
+                                    comment: string | null;
+                                    /** @description ISO 8601 date and time */
+                                    updated_at: string;
+                                } | (never | null);
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chats/{id}/messages/{messageId}/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Rate an answer of one of your chats: thumb up or down, with an optional comment (a new rating replaces the old) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                    messageId: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description thumb up (helpful) or down (not helpful)
+                         * @enum {string}
+                         */
+                        rating: "up" | "down";
+                        /** @description optional; blank is kept as none */
+                        comment?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description The owner's rating of this answer */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /**
+                             * @description thumb up (helpful) or down (not helpful)
+                             * @enum {string}
+                             */
+                            rating: "up" | "down";
+                            /** @description what the owner wrote with the rating, if anything */
+                            comment: string | null;
+                            /** @description ISO 8601 date and time */
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Take back your rating of an answer */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                    messageId: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Removed */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistants/{id}/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Members' ratings of your assistant's answers, learners by pseudonym (only where their organization lets owners read chats) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description how many to answer at most (PAGE_SIZE_MAX is the largest) */
+                    limit?: number;
+                    /** @description how many to skip */
+                    offset?: number;
+                    q?: string;
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of members' ratings, newest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: number;
+                                chat_id: number;
+                                message_id: number;
+                                /** @description the learner by a stable pseudonym, as in the chats list */
+                                learner: string;
+                                /**
+                                 * @description thumb up (helpful) or down (not helpful)
+                                 * @enum {string}
+                                 */
+                                rating: "up" | "down";
+                                /** @description what the owner wrote with the rating, if anything */
+                                comment: string | null;
+                                /** @description ISO 8601 date and time */
+                                updated_at: string;
+                                /** @description ISO 8601 date and time */
+                                created_at: string;
+                            }[];
+                            /** @description how many match, over all pages */
+                            total: number;
                         };
                     };
                 };

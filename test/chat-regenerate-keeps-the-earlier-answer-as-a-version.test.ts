@@ -1,7 +1,8 @@
 /**
- * Regenerate answers the chat's last question again on the conversation up to it, and the new
- * answer replaces the old one (streamed or not); a chat with no question gets 409
- * `nothing_to_regenerate`; an answer that fails while regenerating leaves the old one in place.
+ * Regenerate answers the chat's last question again on the conversation up to it; the new answer
+ * is shown (streamed or not) and the old one stays as an earlier version of it; a chat with no
+ * question gets 409 `nothing_to_regenerate`; an answer that fails while regenerating leaves the
+ * old one shown.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { serverSentEvents, startChat, startChatWorld, type ChatWorld } from './support/chat-world.js';
@@ -29,7 +30,7 @@ describe.each(TEST_DIALECTS)('regenerating on %s', (dialect) => {
       (message) => message.content,
     );
 
-  it('replaces the last answer, running on the conversation up to the last question', async () => {
+  it('shows the new answer and keeps the old as a version, running on the conversation up to the last question', async () => {
     const chatId = await startChat(world, world.adminToken);
     world.provider.enqueue({ text: 'Answer one.' }, { text: 'Answer two.' });
     await request(world.server, 'POST', `/api/chats/${chatId}/messages`, { token: world.adminToken, body: { content: 'Question one' } });
@@ -51,6 +52,10 @@ describe.each(TEST_DIALECTS)('regenerating on %s', (dialect) => {
     });
     expect(serverSentEvents(streamed.text).at(-1)).toBe('[DONE]');
     expect(await contentsOf(chatId)).toEqual(['Question one', 'Answer one.', 'Question two', 'Streamed answer two.']);
+    const shown = await request(world.server, 'GET', `/api/chats/${chatId}`, { token: world.adminToken });
+    const last = shown.body.messages.at(-1) as { id: number; version_ids: number[] };
+    expect(last.version_ids).toHaveLength(3);
+    expect(last.version_ids.at(-1)).toBe(last.id);
   });
 
   it('keeps the old answer when regenerating fails', async () => {
