@@ -145,14 +145,11 @@ export class ModelListService {
         message: messageOf(listing.failure, listing.status, this.options.timeoutMilliseconds),
         models: [],
       };
+    // The allowed list chooses among providers' models; a test connector is shown only to those who may use it anyway.
+    const allowed = connector.testing === true ? undefined : choices.allowed;
     const models = listing.ids.map((id) => {
       const choice = `${connector.name}/${id}`;
-      return {
-        id,
-        choice,
-        allowed: choices.allowed === undefined || choices.allowed.includes(choice),
-        default: choice === choices.default,
-      };
+      return { id, choice, allowed: allowed === undefined || allowed.includes(choice), default: choice === choices.default };
     });
     return { ...common, available: true, reason: null, message: null, models };
   }
