@@ -14,6 +14,7 @@ import { importExport as importExportEn } from './en/import-export';
 import { apiKeys as apiKeysEn } from './en/api-keys';
 import { ltiAdmin as ltiAdminEn } from './en/lti-admin';
 import { chat as chatEn } from './en/chat';
+import { modelList as modelListEn } from './en/model-list';
 import { common as commonEs } from './es/common';
 import { login as loginEs } from './es/login';
 import { assistantList as assistantListEs } from './es/assistant-list';
@@ -25,6 +26,7 @@ import { importExport as importExportEs } from './es/import-export';
 import { apiKeys as apiKeysEs } from './es/api-keys';
 import { ltiAdmin as ltiAdminEs } from './es/lti-admin';
 import { chat as chatEs } from './es/chat';
+import { modelList as modelListEs } from './es/model-list';
 
 export const english = {
   common: commonEn,
@@ -38,6 +40,7 @@ export const english = {
   apiKeys: apiKeysEn,
   ltiAdmin: ltiAdminEn,
   chat: chatEn,
+  modelList: modelListEn,
 };
 
 export type English = typeof english;
@@ -54,6 +57,7 @@ const spanish: Catalogue<English> = {
   apiKeys: apiKeysEs,
   ltiAdmin: ltiAdminEs,
   chat: chatEs,
+  modelList: modelListEs,
 };
 
 /** Catalan and Basque are wired in and fall back to English key by key until translated. */
