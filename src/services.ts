@@ -39,6 +39,7 @@ import { LtiAdvantageService } from './lti/lti-advantage-service.js';
 import { LtiLaunchService } from './lti/lti-launch-service.js';
 import { LtiRegistrationService } from './lti/lti-registration-service.js';
 import { LtiToolKeys } from './lti/lti-tool-keys.js';
+import { ModelListService } from './completions/model-list-service.js';
 
 export interface Services {
   settings: Settings;
@@ -73,6 +74,8 @@ export interface Services {
   /** Not started here: main.ts (and the test server) start it and stop it on shutdown. */
   chatRetentionPurger: ChatRetentionPurger;
   providerSettings: ProviderSettingsService;
+  /** The studio's Model list: what each provider serves, asked of the provider and cached. */
+  modelLists: ModelListService;
   organizationSettings: OrganizationSettingsService;
   knowledgeBases: KnowledgeBaseService;
   knowledgeDocuments: KnowledgeDocumentService;
@@ -203,6 +206,15 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     rubrics,
     registries,
     providerSettings,
+    modelLists: new ModelListService({
+      connectors: registries.connectors,
+      providersFor: (organizationId) => providerSettings.providersFor(organizationId),
+      modelChoicesFor: (organizationId) => providerSettings.modelChoicesFor(organizationId),
+      cacheMilliseconds: settings.modelListCacheMilliseconds,
+      timeoutMilliseconds: settings.modelListTimeoutMilliseconds,
+      entriesMaximum: settings.hotReadCacheEntriesMaximum,
+      testConnectorsForEveryone: settings.modelListTestConnectors,
+    }),
     organizationSettings: new OrganizationSettingsService(store.db),
     knowledgeBases,
     knowledgeDocuments: new KnowledgeDocumentService({

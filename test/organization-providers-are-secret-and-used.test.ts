@@ -54,6 +54,7 @@ describe.each(TEST_DIALECTS)('organization provider settings on %s', (dialect) =
       kb_server: { url: null, api_key_set: false },
       small_fast_model: null,
       moodle: { api_url: null, token_set: false },
+      models: { allowed: null, default: null },
     });
   });
 

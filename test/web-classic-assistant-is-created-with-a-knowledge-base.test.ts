@@ -1,7 +1,8 @@
 /**
  * Proves in a real Chromium that a creator builds a classic assistant on /assistants/new: the type
  * choice comes first, "Insert {context}" puts the placeholder at the cursor in "Prompt template",
- * the knowledge base is picked by its name, and the model comes from the connector-grouped list.
+ * the knowledge base is picked by its name, and the model comes from the connector-grouped list of
+ * what the organization's (fake) provider serves.
  * After "Save" the assistant's page opens and the API holds exactly what was chosen; choosing
  * "Multi-tool" instead saves the multi-tool defaults (multi_augment, no tools yet). The type
  * choice, the form and the edit page pass axe-core, at 1280 px light and 375 px dark without
@@ -9,6 +10,7 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAiServer, type FakeOpenAiServer } from './fakes/fake-openai-server.js';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
 import { expectAccessible, expectOneHeading, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
 import { horizontalOverflow, waitForHeading } from './support/page-checks.js';
@@ -18,11 +20,22 @@ describe('creating a classic assistant with a knowledge base in the web app', ()
   let browser: Browser;
   let creator: CreatedUser;
   let knowledgeBaseId: string;
+  let provider: FakeOpenAiServer;
 
   beforeAll(async () => {
     server = await startTestServer('sqlite');
     browser = await launchBrowser();
-    creator = await createUser(server, await loginAsAdmin(server), { email: 'teacher@school.test', role: 'creator' });
+    // The Model list shows what the organization's provider serves: this one serves gpt-4.1.
+    provider = await startFakeOpenAiServer();
+    provider.setModelList({ models: ['gpt-4.1', 'gpt-4o-mini'] });
+    const adminToken = await loginAsAdmin(server);
+    const organizationId = (await request(server, 'GET', '/api/me', { token: adminToken })).body.organization_id;
+    const providers = await request(server, 'PATCH', `/api/organizations/${organizationId}/providers`, {
+      token: adminToken,
+      body: { providers: { openai: { base_url: provider.baseUrl, api_key: 'sk-classic-form' } } },
+    });
+    expect(providers.status).toBe(200);
+    creator = await createUser(server, adminToken, { email: 'teacher@school.test', role: 'creator' });
     const created = await request(server, 'POST', '/api/knowledge-bases', { token: creator.token, body: { name: 'Photosynthesis notes' } });
     expect(created.status).toBe(201);
     knowledgeBaseId = String(created.body.id);
@@ -32,6 +45,7 @@ describe('creating a classic assistant with a knowledge base in the web app', ()
   afterAll(async () => {
     await browser.close();
     await server.close();
+    await provider.close();
   });
 
   it('saves the classic settings as chosen and opens the new assistant', async () => {

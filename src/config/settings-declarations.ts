@@ -534,6 +534,27 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1,
     maximum: 3_600_000,
   }),
+  modelListCacheMilliseconds: integerSetting({
+    variable: 'MODEL_LIST_CACHE_MS',
+    meaning:
+      "how long a process keeps the models a provider listed (its `/models`, Ollama's `/api/tags`) for the studio's Model list, and a provider's failure to list them (0 asks the provider every time)",
+    defaultValue: 60_000,
+    minimum: 0,
+    maximum: 3_600_000,
+  }),
+  modelListTimeoutMilliseconds: integerSetting({
+    variable: 'MODEL_LIST_TIMEOUT_MS',
+    meaning: 'how long a provider may take to list its models before the Model list shows it as unavailable',
+    defaultValue: 5_000,
+    minimum: 1,
+    maximum: 60_000,
+  }),
+  modelListTestConnectors: booleanSetting({
+    variable: 'MODEL_LIST_TEST_CONNECTORS',
+    meaning:
+      'when `true`, every creator sees the test connectors (`bypass`: answers without a model) in the Model list; otherwise only system admins do',
+    defaultValue: false,
+  }),
   upstreamResponseBytesMaximum: integerSetting({
     variable: 'UPSTREAM_RESPONSE_MAX_BYTES',
     meaning:

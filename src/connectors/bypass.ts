@@ -30,6 +30,7 @@ export default defineConnector({
   name: 'bypass',
   description: 'Answers without a model, for debugging: the prompt the model would get, the last message, or the conversation.',
   models: () => MODELS,
+  testing: true,
   async *complete(request) {
     const answer = answerFor(request);
     for (let start = 0; start < answer.length; start += PIECE_LENGTH) {

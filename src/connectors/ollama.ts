@@ -6,10 +6,12 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '../errors/app-error.js';
 import {
   defineConnector,
+  idsInList,
   isTextPart,
   outboundRefusalIn,
   oversizedAnswerError,
   oversizedAnswerIn,
+  requestModelList,
   streamWithinDeadline,
   unreachableProviderError,
   upstreamAbortError,
@@ -19,12 +21,12 @@ import {
   type ConnectorEvent,
   type ConnectorRequest,
   type FinishReason,
+  type ProviderSettings,
 } from '../pipeline/plugin-api.js';
 import { trimCharactersEnd } from '../text-trimming/trim-characters.js';
 
 const DEFAULT_BASE_URL = 'http://127.0.0.1:11434';
 const DEFAULT_MODEL = 'llama3.1';
-const LISTED_MODELS = ['llama3.1', 'llama3.2', 'qwen3', 'mistral', 'gemma3'];
 
 interface OllamaMessage {
   role: string;
@@ -191,9 +193,20 @@ async function* chat(request: ConnectorRequest, signal: AbortSignal): AsyncGener
   if (!finished) throw upstreamEndedEarlyError();
 }
 
+/** The models the Ollama server has pulled (`GET /api/tags`), by the names chats use. */
+function listedModels(provider: ProviderSettings, signal: AbortSignal): Promise<string[]> {
+  return requestModelList({
+    provider,
+    url: `${trimCharactersEnd(provider.baseUrl ?? DEFAULT_BASE_URL, '/')}/api/tags`,
+    ...(provider.apiKey !== undefined && { headers: { authorization: `Bearer ${provider.apiKey}` } }),
+    signal,
+    read: (answer) => idsInList(answer, 'models', 'name'),
+  });
+}
+
 export default defineConnector({
   name: 'ollama',
   description: "Ollama's native chat API (OLLAMA_BASE_URL), streamed as NDJSON.",
-  models: () => LISTED_MODELS,
+  models: listedModels,
   complete: (request) => streamWithinDeadline(request.timeoutMilliseconds, request.signal, (signal) => chat(request, signal)),
 });

@@ -13,9 +13,12 @@ import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParamsStr
 import { AppError } from '../errors/app-error.js';
 import {
   defineConnector,
+  idsInList,
+  ModelListError,
   outboundRefusalIn,
   oversizedAnswerError,
   oversizedAnswerIn,
+  requestModelList,
   startDeadline,
   ToolCallAssembler,
   unreachableProviderError,
@@ -27,14 +30,13 @@ import {
   type ConnectorRequest,
   type FinishReason,
   type OutboundPostResponse,
+  type ProviderSettings,
 } from '../pipeline/plugin-api.js';
 import { trimCharactersEnd } from '../text-trimming/trim-characters.js';
 
 const DEFAULT_MODEL = 'gpt-4o-mini';
 /** The SDK's default, used when neither the organization nor the server names a URL. */
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
-/** Shown in /lamb/v1/completions/list; the server accepts any model name its provider knows. */
-const LISTED_MODELS = ['gpt-4o-mini', 'gpt-4o', 'gpt-4.1-mini', 'gpt-4.1'];
 /** Servers that need no key (a local vLLM, say) still get a syntactically valid one. */
 const PLACEHOLDER_API_KEY = 'not-needed';
 
@@ -216,10 +218,25 @@ async function* streamedChat(request: ConnectorRequest): AsyncGenerator<Connecto
   }
 }
 
+/**
+ * The models the provider serves (`GET {base}/models`). OpenAI's own API lists nothing without a
+ * key, so with neither a key nor a URL of its own nothing is asked.
+ */
+function listedModels(provider: ProviderSettings, signal: AbortSignal): Promise<string[]> {
+  if (provider.baseUrl === undefined && provider.apiKey === undefined) return Promise.reject(new ModelListError('no_key'));
+  return requestModelList({
+    provider,
+    url: `${trimCharactersEnd(provider.baseUrl ?? DEFAULT_BASE_URL, '/')}/models`,
+    headers: { authorization: `Bearer ${provider.apiKey ?? PLACEHOLDER_API_KEY}` },
+    signal,
+    read: (answer) => idsInList(answer, 'data', 'id'),
+  });
+}
+
 export default defineConnector({
   name: 'openai',
   description:
     'OpenAI and every OpenAI-compatible server (vLLM, llama.cpp, LM Studio, Ollama /v1): streams read as server-sent events, whole answers as one JSON answer.',
-  models: () => LISTED_MODELS,
+  models: listedModels,
   complete: (request) => (request.wholeAnswer === true ? wholeChat(request) : streamedChat(request)),
 });

@@ -20,6 +20,7 @@ import { chatCompletionRoutes } from './routes/chat-completion-routes.js';
 import { chatRoutes } from './routes/chat-routes.js';
 import { chatVersionRoutes } from './routes/chat-version-routes.js';
 import { toolCatalogueRoutes } from './routes/tool-catalogue-routes.js';
+import { modelListRoutes } from './routes/model-list-routes.js';
 import { traceRoutes } from './routes/trace-routes.js';
 import { organizationRoutes } from './routes/organization-routes.js';
 import { organizationSettingsRoutes } from './routes/organization-settings-routes.js';
@@ -149,7 +150,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await scope.register(chatCompletionRoutes, pick(services, 'completions', 'drain', 'settings'));
     await scope.register(chatRoutes, pick(services, 'chats', 'drain', 'settings'));
     await scope.register(chatVersionRoutes, pick(services, 'chats', 'answerFeedback', 'drain', 'settings'));
-    await scope.register(toolCatalogueRoutes, pick(services, 'registries', 'providerSettings'));
+    await scope.register(toolCatalogueRoutes, pick(services, 'registries', 'modelLists'));
+    await scope.register(modelListRoutes, pick(services, 'modelLists'));
     await scope.register(traceRoutes, pick(services, 'completions'));
     await scope.register(organizationRoutes, pick(services, 'providerSettings'));
     await scope.register(organizationSettingsRoutes, pick(services, 'organizationSettings'));

@@ -15,6 +15,11 @@ const baseUrlSchema = { type: ['string', 'null'], maxLength: 2_000, pattern: '^h
 // refused here rather than stored and then failing every chat as an unreachable provider.
 const apiKeySchema = { type: ['string', 'null'], minLength: 1, maxLength: 1_000, pattern: '^[\\x21-\\x7E]+$' } as const;
 
+/** A model as `connector/model` (`openai/gpt-4o-mini`): connector names hold no slash, model names may. */
+const modelChoiceSchema = { type: 'string', minLength: 3, maxLength: 300, pattern: '^[a-z0-9_-]{1,100}/\\S' } as const;
+/** More models than a provider would serve; the list is a choice from what it serves. */
+const ALLOWED_MODELS_MAXIMUM = 500;
+
 export const providerSettingsPatchSchema = {
   type: 'object',
   minProperties: 1,
@@ -44,6 +49,25 @@ export const providerSettingsPatchSchema = {
         'Moodle Web Services for the Moodle tools: the full REST URL (…/webservice/rest/server.php) and a web-service token; null clears both.',
       additionalProperties: false,
       properties: { api_url: baseUrlSchema, token: apiKeySchema },
+    },
+    models: {
+      type: 'object',
+      description: "The studio's Model list: which of the providers' models creators may pick, and the one marked as the default.",
+      additionalProperties: false,
+      properties: {
+        allowed: {
+          type: ['array', 'null'],
+          description: 'Models as `connector/model`; null (the default) allows every model the providers serve.',
+          maxItems: ALLOWED_MODELS_MAXIMUM,
+          uniqueItems: true,
+          items: modelChoiceSchema,
+        },
+        default: {
+          ...modelChoiceSchema,
+          type: ['string', 'null'],
+          description: 'The model marked as the default, as `connector/model`; null clears it.',
+        },
+      },
     },
     small_fast_model: {
       type: ['object', 'null'],
@@ -88,6 +112,10 @@ export function providerSettingsViewSchema(description: string) {
         additionalProperties: false,
       },
       moodle: closedObject({ api_url: nullableUrlSchema, token_set: { type: 'boolean' } }),
+      models: closedObject({
+        allowed: { type: ['array', 'null'], items: { type: 'string' } },
+        default: { type: ['string', 'null'] },
+      }),
     }),
     description,
   } as const;

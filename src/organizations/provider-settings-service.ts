@@ -54,8 +54,16 @@ interface StoredSmallFastModel {
   model: string;
 }
 
+/** The studio's Model list choices, models as `connector/model`. */
+export interface ModelChoices {
+  /** Undefined allows every model the providers serve. */
+  allowed?: string[];
+  default?: string;
+}
+
 export interface StoredConfig {
   providers?: StoredProviders;
+  models?: ModelChoices;
   kb_server?: StoredKnowledgeServer;
   small_fast_model?: StoredSmallFastModel;
   moodle?: StoredMoodle;
@@ -104,8 +112,19 @@ function storedSmallFastModel(config: StoredConfig): StoredSmallFastModel | unde
   return connector === undefined || model === undefined ? undefined : { connector, model };
 }
 
+function storedModelChoices(config: StoredConfig): ModelChoices {
+  const stored: unknown = config.models;
+  if (typeof stored !== 'object' || stored === null) return {};
+  const { allowed, default: defaultModel } = stored as Record<string, unknown>;
+  return {
+    ...(Array.isArray(allowed) && { allowed: allowed.filter((model): model is string => typeof model === 'string') }),
+    ...(typeof defaultModel === 'string' && { default: defaultModel }),
+  };
+}
+
 function view(config: StoredConfig): ProviderSettingsView {
   const smallFastModel = storedSmallFastModel(config);
+  const modelChoices = storedModelChoices(config);
   return {
     providers: {
       openai: { base_url: config.providers?.openai?.base_url ?? null, api_key_set: config.providers?.openai?.api_key !== undefined },
@@ -114,6 +133,7 @@ function view(config: StoredConfig): ProviderSettingsView {
     kb_server: { url: text(config.kb_server?.url) ?? null, api_key_set: text(config.kb_server?.api_key) !== undefined },
     small_fast_model: smallFastModel === undefined ? null : { connector: smallFastModel.connector, model: smallFastModel.model },
     moodle: { api_url: text(config.moodle?.api_url) ?? null, token_set: text(config.moodle?.token) !== undefined },
+    models: { allowed: modelChoices.allowed ?? null, default: modelChoices.default ?? null },
   };
 }
 
@@ -221,6 +241,17 @@ export class ProviderSettingsService {
       changed.push(...Object.keys(change).map((field) => `moodle.${field}`));
     }
 
+    if (patch.models !== undefined) {
+      const current = storedModelChoices(config);
+      const choices = compact<ModelChoices>({
+        allowed: apply(current.allowed, patch.models.allowed),
+        default: apply(current.default, patch.models.default),
+      });
+      if (choices === undefined) delete next.models;
+      else next.models = choices;
+      changed.push(...Object.keys(patch.models).map((field) => `models.${field}`));
+    }
+
     if (patch.small_fast_model !== undefined) {
       if (patch.small_fast_model === null) delete next.small_fast_model;
       else next.small_fast_model = { connector: patch.small_fast_model.connector, model: patch.small_fast_model.model };
@@ -257,11 +288,6 @@ export class ProviderSettingsService {
     return (connectorName) => resolveProvider(connectorName, organization, this.options.serverProviders, this.routes);
   }
 
-  /** Where a connector reaches its provider with the server's own settings only (what the tool catalogue shows). */
-  serverProviderFor(connectorName: string): ProviderSettings {
-    return resolveProvider(connectorName, {}, this.options.serverProviders, this.routes);
-  }
-
   /**
    * The organization's external (LAMB) knowledge-base server with its key decrypted, or undefined
    * when it has no URL set. For server-side callers only: never return it to a client or log it.
@@ -288,6 +314,11 @@ export class ProviderSettingsService {
     const sealedToken = text(stored?.token);
     if (apiUrl === undefined || sealedToken === undefined) return undefined;
     return { apiUrl, token: this.secrets.decrypt(sealedToken), fetch: this.routes.organization('moodle.api_url').fetch };
+  }
+
+  /** The organization's allowed models and its default, for the studio's Model list. */
+  async modelChoicesFor(organizationId: number): Promise<ModelChoices> {
+    return storedModelChoices(await this.loadForRun(organizationId));
   }
 
   /** The organization's small fast model (e.g. `openai` / `gpt-4o-mini`), or undefined when none is set. */

@@ -60,6 +60,7 @@ export { startDeadline, streamWithinDeadline, type Deadline } from './bounds/dea
 export { outboundRefusalIn, serverFetch, type OutboundFetch } from './upstream/outbound-fetch.js';
 export { oversizedAnswerIn, type OutboundPost, type OutboundPostRequest, type OutboundPostResponse } from './upstream/outbound-post.js';
 export { ToolCallAssembler, type ToolCallDelta } from './plugin-contract/tool-call-assembly.js';
+export { idsInList, ModelListError, requestModelList, type ModelListFailure } from './plugin-contract/model-list-request.js';
 export {
   answerPastBoundError,
   estimateTokens,

@@ -164,6 +164,18 @@ export function watchExchange(response: http.ServerResponse, shutdownSignal: Abo
   };
 }
 
+/** How a fake answers its model list (`GET /v1/models`, Ollama's `GET /api/tags`); by default, its fixed models. */
+export interface ScriptedModelList {
+  /** The model ids to list instead of the fake's fixed ones. */
+  models?: string[];
+  /** Wait before the response headers; a wait past the client's time limit makes a slow provider. */
+  delayMs?: number;
+  /** Answer with this HTTP status and the provider's error body instead of the list. */
+  status?: number;
+  /** Answer 200 with a truncated JSON body. */
+  malformed?: boolean;
+}
+
 export type RequestHandler = (request: http.IncomingMessage, response: http.ServerResponse, shutdownSignal: AbortSignal) => Promise<void>;
 
 export interface LoopbackServer {

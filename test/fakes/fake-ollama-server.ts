@@ -17,6 +17,7 @@ import {
   writeFlushed,
   type Exchange,
   type RecordedRequest,
+  type ScriptedModelList,
 } from './fake-http.js';
 
 export type { RecordedRequest } from './fake-http.js';
@@ -86,7 +87,9 @@ export interface FakeOllamaServer {
   setResponder(responder: (request: RecordedRequest) => ScriptedOllamaReply): void;
   /** How many chat requests the client closed before the response ended. */
   disconnectedRequests(): number;
-  /** Clears the queue, the recorded requests, the disconnect count, and restores the echo responder. */
+  /** How `GET /api/tags` answers from now on (models, a wait, an error status, a malformed body). */
+  setModelList(script: ScriptedModelList): void;
+  /** Clears the queue, the recorded requests, the disconnect count and the model list script, and restores the echo responder. */
   reset(): void;
   close(): Promise<void>;
 }
@@ -126,6 +129,7 @@ export async function startFakeOllamaServer(): Promise<FakeOllamaServer> {
   const queue: ScriptedOllamaReply[] = [];
   let responder: (request: RecordedRequest) => ScriptedOllamaReply = echoResponder;
   let disconnectedCount = 0;
+  let modelList: ScriptedModelList = {};
 
   /** The counters Ollama appends to its final object; total_duration covers the real time spent. */
   function finalCounters(reply: ScriptedOllamaReply, body: Record<string, any>, startedAt: bigint): Record<string, number> {
@@ -303,9 +307,24 @@ export async function startFakeOllamaServer(): Promise<FakeOllamaServer> {
     });
   }
 
-  function sendTags(response: http.ServerResponse): void {
+  /** `GET /api/tags` as Ollama answers it, or as the script says. */
+  async function sendScriptedTags(response: http.ServerResponse, shutdownSignal: AbortSignal): Promise<void> {
+    const exchange = watchExchange(response, shutdownSignal, () => undefined);
+    if (!(await pause(modelList.delayMs, exchange.signal))) return;
+    if (modelList.status !== undefined) {
+      sendOllamaError(response, modelList.status, modelList.status === 401 ? 'unauthorized' : 'internal server error');
+    } else if (modelList.malformed === true) {
+      response.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      response.end('{"models":[{"name":"llama');
+    } else {
+      const scripted = modelList.models?.map((name) => ({ ...LISTED_MODELS[0]!, name }));
+      sendTags(response, scripted ?? LISTED_MODELS);
+    }
+  }
+
+  function sendTags(response: http.ServerResponse, listed: readonly ListedModel[]): void {
     sendJson(response, 200, {
-      models: LISTED_MODELS.map((model) => ({
+      models: listed.map((model) => ({
         name: model.name,
         model: model.name,
         modified_at: MODIFIED_AT,
@@ -348,7 +367,7 @@ export async function startFakeOllamaServer(): Promise<FakeOllamaServer> {
         sendJson(response, 200, { version: OLLAMA_VERSION });
         return;
       case 'GET /api/tags':
-        sendTags(response);
+        await sendScriptedTags(response, shutdownSignal);
         return;
       case 'POST /api/chat':
       case 'POST /api/embed':
@@ -394,7 +413,11 @@ export async function startFakeOllamaServer(): Promise<FakeOllamaServer> {
       responder = next;
     },
     disconnectedRequests: () => disconnectedCount,
+    setModelList: (script) => {
+      modelList = script;
+    },
     reset: () => {
+      modelList = {};
       queue.length = 0;
       requests.length = 0;
       responder = echoResponder;

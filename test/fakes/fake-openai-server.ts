@@ -17,6 +17,7 @@ import {
   writeFlushed,
   type Exchange,
   type RecordedRequest,
+  type ScriptedModelList,
 } from './fake-http.js';
 
 export type { RecordedRequest } from './fake-http.js';
@@ -88,7 +89,9 @@ export interface FakeOpenAiServer {
   setResponder(responder: (request: RecordedRequest) => ScriptedReply): void;
   /** How many chat requests the client closed before the response ended. */
   disconnectedRequests(): number;
-  /** Clears the queue, the recorded requests, the disconnect count, and restores the echo responder. */
+  /** How `GET /v1/models` answers from now on (models, a wait, an error status, a malformed body). */
+  setModelList(script: ScriptedModelList): void;
+  /** Clears the queue, the recorded requests, the disconnect count and the model list script, and restores the echo responder. */
   reset(): void;
   close(): Promise<void>;
 }
@@ -241,6 +244,7 @@ export async function startFakeOpenAiServer(options: FakeOpenAiServerOptions = {
   const queue: ScriptedReply[] = [];
   let responder: (request: RecordedRequest) => ScriptedReply = echoResponder;
   let disconnectedCount = 0;
+  let modelList: ScriptedModelList = {};
 
   function nextReply(recorded: RecordedRequest): ScriptedReply {
     return queue.shift() ?? responder(recorded);
@@ -491,6 +495,22 @@ export async function startFakeOpenAiServer(options: FakeOpenAiServerOptions = {
     return { id, object: 'model', created: MODEL_CREATED_SECONDS, owned_by: 'system' };
   }
 
+  /** `GET /v1/models` as OpenAI answers it, or as the script says. */
+  async function sendModelList(response: http.ServerResponse, shutdownSignal: AbortSignal): Promise<void> {
+    const exchange = watchExchange(response, shutdownSignal, () => undefined);
+    if (!(await pause(modelList.delayMs, exchange.signal))) return;
+    const { status } = modelList;
+    if (status !== undefined) {
+      const code = status === 401 ? 'invalid_api_key' : null;
+      sendJson(response, status, openAiError(defaultErrorMessage(status), errorTypeForStatus(status), code), requestIdHeader());
+    } else if (modelList.malformed === true) {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end('{"object":"list","data":[{"id":"gpt-');
+    } else {
+      sendJson(response, 200, { object: 'list', data: (modelList.models ?? LISTED_MODELS).map(modelEntry) }, requestIdHeader());
+    }
+  }
+
   async function handle(request: http.IncomingMessage, response: http.ServerResponse, shutdownSignal: AbortSignal): Promise<void> {
     const method = request.method ?? 'GET';
     const path = new URL(request.url ?? '/', 'http://fake.invalid').pathname;
@@ -520,7 +540,7 @@ export async function startFakeOpenAiServer(options: FakeOpenAiServerOptions = {
 
     if (method === 'GET') {
       if (path === `${API_PREFIX}/models`) {
-        sendJson(response, 200, { object: 'list', data: LISTED_MODELS.map(modelEntry) }, requestIdHeader());
+        await sendModelList(response, shutdownSignal);
         return;
       }
       const modelId = decodeURIComponent(path.slice(modelPrefix.length));
@@ -561,7 +581,11 @@ export async function startFakeOpenAiServer(options: FakeOpenAiServerOptions = {
       responder = next;
     },
     disconnectedRequests: () => disconnectedCount,
+    setModelList: (script) => {
+      modelList = script;
+    },
     reset: () => {
+      modelList = {};
       queue.length = 0;
       requests.length = 0;
       responder = echoResponder;

@@ -8,6 +8,7 @@ import { checkToolConfig } from '../../pipeline/plugin-contract/tool-config-vali
 import { toolKind, type ToolDefinition } from '../../pipeline/plugin-contract/tool-definition.js';
 import type { ToolRegistry } from '../../pipeline/plugin-loading/registries.js';
 import type { Services } from '../../services.js';
+import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
 import { commonErrorResponses } from '../schemas.js';
 import { catalogueSchema, configCheckSchema, toolEntrySchema, toolListSchema } from '../../completions/tool-catalogue-schemas.js';
@@ -33,7 +34,7 @@ const toolNameParameters = {
 } as const;
 
 /** What the catalogue routes use: nothing else of the service container reaches them. */
-export type ToolCatalogueRouteServices = Pick<Services, 'registries' | 'providerSettings'>;
+export type ToolCatalogueRouteServices = Pick<Services, 'registries' | 'modelLists'>;
 
 export const toolCatalogueRoutes: FastifyPluginAsync<ToolCatalogueRouteServices> = async (app, services) => {
   const routes = typedRoutes(app);
@@ -97,16 +98,19 @@ export const toolCatalogueRoutes: FastifyPluginAsync<ToolCatalogueRouteServices>
         response: { 200: catalogueSchema, ...commonErrorResponses },
       },
     },
-    async () => {
+    async (request) => {
       const tools = registry.list();
+      // What each provider itself lists, as the studio's Model list shows it to this caller (test connectors to system admins only).
+      const modelIds = await services.modelLists.modelIdsFor(callContext(request).identity);
       return {
         prompt_processors: [...services.registries.promptProcessors.keys()].sort(),
         connectors: Object.fromEntries(
           [...services.registries.connectors.values()]
+            .filter((connector) => modelIds.has(connector.name))
             .sort((a, b) => a.name.localeCompare(b.name))
             .map((connector) => [
               connector.name,
-              { description: connector.description, models: connector.models(services.providerSettings.serverProviderFor(connector.name)) },
+              { description: connector.description, models: [...(modelIds.get(connector.name) ?? [])] },
             ]),
         ),
         rag_processors: tools.filter((definition) => definition.provide !== undefined).map((definition) => definition.name),

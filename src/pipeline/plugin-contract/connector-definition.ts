@@ -79,8 +79,18 @@ export type ConnectorEvent =
 export interface ConnectorDefinition {
   name: string;
   description: string;
-  /** Models this connector offers, for /lamb/v1/completions/list. */
-  models(provider: ProviderSettings): readonly string[];
+  /**
+   * The models this connector's provider serves, as the provider itself lists them (the studio's
+   * Model list and /lamb/v1/completions/list). A provider that gives no list throws a
+   * ModelListError (src/pipeline/plugin-contract/model-list-request.ts); a fixed list is for connectors
+   * without a provider only. `signal` ends the request when the list's time is up.
+   */
+  models(provider: ProviderSettings, signal: AbortSignal): readonly string[] | Promise<readonly string[]>;
+  /**
+   * A test connector answers without a model (bypass): listed only to system admins, or to every
+   * creator when MODEL_LIST_TEST_CONNECTORS is on.
+   */
+  testing?: boolean;
   complete(request: ConnectorRequest): AsyncIterable<ConnectorEvent>;
 }
 

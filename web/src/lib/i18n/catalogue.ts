@@ -17,6 +17,7 @@ import { chat as chatEn } from './en/chat';
 import { studio as studioEn } from './en/studio';
 import { chatVersions as chatVersionsEn } from './en/chat-versions';
 import { serverErrors as serverErrorsEn } from './en/server-errors';
+import { modelList as modelListEn } from './en/model-list';
 import { common as commonEs } from './es/common';
 import { login as loginEs } from './es/login';
 import { assistantList as assistantListEs } from './es/assistant-list';
@@ -31,6 +32,7 @@ import { chat as chatEs } from './es/chat';
 import { studio as studioEs } from './es/studio';
 import { chatVersions as chatVersionsEs } from './es/chat-versions';
 import { serverErrors as serverErrorsEs } from './es/server-errors';
+import { modelList as modelListEs } from './es/model-list';
 
 export const english = {
   common: commonEn,
@@ -47,6 +49,7 @@ export const english = {
   studio: studioEn,
   chatVersions: chatVersionsEn,
   serverErrors: serverErrorsEn,
+  modelList: modelListEn,
 };
 
 export type English = typeof english;
@@ -66,6 +69,7 @@ const spanish: Catalogue<English> = {
   studio: studioEs,
   chatVersions: chatVersionsEs,
   serverErrors: serverErrorsEs,
+  modelList: modelListEs,
 };
 
 /** Catalan and Basque are wired in and fall back to English key by key until translated. */

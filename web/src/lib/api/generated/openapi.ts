@@ -7745,6 +7745,151 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The models each of the organization's providers serves, or why it is unavailable */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The providers the caller's organization may use, each with the models it serves or why it is unavailable */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            providers: {
+                                connector: string;
+                                description: string;
+                                /** @description a test connector, answering without a model (bypass) */
+                                testing: boolean;
+                                /** @description whether the provider listed its models */
+                                available: boolean;
+                                /**
+                                 * @description why the provider is unavailable; null when it is available
+                                 * @enum {string|null}
+                                 */
+                                reason: "no_key" | "timeout" | "key_rejected" | "provider_error" | "malformed_answer" | "unreachable" | "address_refused" | null;
+                                /** @description the reason in plain English words; null when it is available */
+                                message: string | null;
+                                /** @description empty when the provider is unavailable */
+                                models: {
+                                    /** @description the provider's own model id, as the assistant's `llm` names it */
+                                    id: string;
+                                    /** @description `connector/id`, as the organization names allowed models and its default */
+                                    choice: string;
+                                    /** @description whether the organization's allowed models include it (all are, when it names none) */
+                                    allowed: boolean;
+                                    /** @description whether it is the organization's default model */
+                                    default: boolean;
+                                }[];
+                            }[];
+                            /** @description the organization's default model as `connector/model`, or null */
+                            default_model: string | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/traces/{id}": {
         parameters: {
             query?: never;
@@ -7912,6 +8057,10 @@ export interface paths {
                                 api_url: string | null;
                                 token_set: boolean;
                             };
+                            models: {
+                                allowed: string[] | null;
+                                default: string | null;
+                            };
                         };
                     };
                 };
@@ -8034,6 +8183,13 @@ export interface paths {
                             api_url?: string | null;
                             token?: string | null;
                         } | null;
+                        /** @description The studio's Model list: which of the providers' models creators may pick, and the one marked as the default. */
+                        models?: {
+                            /** @description Models as `connector/model`; null (the default) allows every model the providers serve. */
+                            allowed?: string[] | null;
+                            /** @description The model marked as the default, as `connector/model`; null clears it. */
+                            default?: string | null;
+                        };
                         /** @description The model used for quick helper calls such as rewriting retrieval queries; null clears it. */
                         small_fast_model?: {
                             /** @enum {string} */
@@ -8071,6 +8227,10 @@ export interface paths {
                             moodle: {
                                 api_url: string | null;
                                 token_set: boolean;
+                            };
+                            models: {
+                                allowed: string[] | null;
+                                default: string | null;
                             };
                         };
                     };
