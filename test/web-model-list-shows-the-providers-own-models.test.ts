@@ -1,7 +1,7 @@
 /**
  * Proves in a real Chromium that the studio's Model field lists the models the organization's
- * (fake) OpenAI-compatible provider itself serves, with the organization's default marked and
- * models it does not allow left out, shows a failing provider as unavailable with its reason in
+ * (fake) OpenAI-compatible provider itself serves, with the organization's default marked (and chosen for a new
+ * assistant) and models it does not allow left out, shows a failing provider as unavailable with its reason in
  * plain words, and offers a creator no test connector (bypass) while a system admin sees it. The
  * form passes axe-core at 1280 px and at 375 px without horizontal overflow.
  */
@@ -83,8 +83,10 @@ describe('the Model field in the studio', () => {
       // Ollama answered 500: it is unavailable, with its reason, and none of its models are guessed.
       await expect.poll(() => page.getByText('ollama is unavailable: the provider answered with an error.').count()).toBe(1);
       expect(await model.locator('optgroup[label="ollama"] option:not([disabled])').count()).toBe(0);
-      await model.selectOption('openai/university/llama-3.1-70b-instruct');
-      expect(await model.inputValue()).toBe('openai/university/llama-3.1-70b-instruct');
+      // A new assistant starts at the organization's default, not at the form's built-in fallback.
+      await expect.poll(() => model.inputValue()).toBe('openai/university/llama-3.1-70b-instruct');
+      await model.selectOption('openai/qwen2.5-7b-instruct');
+      expect(await model.inputValue()).toBe('openai/qwen2.5-7b-instruct');
       await model.scrollIntoViewIfNeeded();
       await expectAccessible(page);
       expect(await horizontalOverflow(page)).toBe(0);
