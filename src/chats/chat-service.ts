@@ -34,6 +34,7 @@ import { findOrganizationPolicies } from '../store/organization-settings-reposit
 import { nowTimestamp, type Database } from '../store/schema.js';
 import type { PageQuery } from '../validation/page-query-schema.js';
 import { recordedAnswer, type RecordedAnswer } from './answer-recording.js';
+import type { ChatRunKeeper } from './chat-run-keeper.js';
 import { automaticTitle } from './chat-title.js';
 import type { ChatView } from './chat-schemas.js';
 import { chatMessageView, chatView, type ChatMessageView } from './chat-view.js';
@@ -47,6 +48,8 @@ export interface ChatServiceDependencies {
   db: Kysely<Database>;
   completions: CompletionService;
   limits: ChatLimits;
+  /** Answers run under it: they belong to the chat, and any process can follow or stop them. */
+  runs: ChatRunKeeper;
   /** A stable keyed digest of a user id: the same learner gets the same pseudonym on every process. */
   pseudonymDigest: (userId: number) => string;
 }
@@ -69,16 +72,14 @@ export interface ChatPage<Item> {
   total: number;
 }
 
-/** An answer being produced: the run to send to the client, which saves the answer as it ends. */
+/**
+ * An answer being produced: the run to send to the client. Its events are a live follower of a
+ * run that belongs to the chat (chat-run-keeper.ts): the client leaving ends only the following.
+ */
 export interface ChatTurn {
   run: CompletionRun;
   /** The model id the answer names: `lamb_assistant.<id>`. */
   modelId: string;
-}
-
-export interface TurnStart {
-  /** Aborts when the client leaves or stops the answer; what was produced so far is saved. */
-  signal: AbortSignal;
 }
 
 export interface ChatExport {
@@ -190,43 +191,76 @@ export class ChatService {
   }
 
   /** Saves the question, then starts the answer on the whole conversation. */
-  async sendMessage(context: CallContext, chatId: number, content: string, start: TurnStart): Promise<ChatTurn> {
+  async sendMessage(context: CallContext, chatId: number, content: string): Promise<ChatTurn> {
     const chat = await this.ownChat(context, chatId);
     if ((await countMessages(this.db, chatId)) + 2 > this.dependencies.limits.messagesMaximum)
       throw new AppError('chat_full', undefined, { details: { messages_maximum: this.dependencies.limits.messagesMaximum } });
     // Checked before the question is kept: a chat with an assistant the owner may no longer use takes no more questions.
     const assistant = await this.chatAssistant(context, chat.assistant_id);
+    // Claimed before the question is kept too: a chat still answering, or an owner at their bound, takes no question.
+    const claimed = await this.dependencies.runs.begin(chatId, context.identity.userId);
     const now = nowTimestamp();
     await this.db.transaction().execute(async (transaction) => {
       await insertMessage(transaction, { ...emptyMessage(chatId, now), role: 'user', content });
       await touchChat(transaction, chatId, now);
     });
-    return this.answer(context, { chat, assistant, start });
+    return this.answer(context, { chat, assistant, claimed });
   }
 
   /** Answers the last question again, replacing the answer it had (if any) once the new one is saved. */
-  async regenerate(context: CallContext, chatId: number, start: TurnStart): Promise<ChatTurn> {
+  async regenerate(context: CallContext, chatId: number): Promise<ChatTurn> {
     const chat = await this.ownChat(context, chatId);
     const messages = await listMessages(this.db, [chatId]);
     if (!messages.some((message) => message.role === 'user')) throw new AppError('nothing_to_regenerate');
     const assistant = await this.chatAssistant(context, chat.assistant_id);
-    return this.answer(context, { chat, assistant, start });
+    const claimed = await this.dependencies.runs.begin(chatId, context.identity.userId);
+    return this.answer(context, { chat, assistant, claimed });
   }
 
-  private async answer(context: CallContext, turn: { chat: ChatRecord; assistant: AssistantRecord; start: TurnStart }): Promise<ChatTurn> {
-    const { chat, assistant, start } = turn;
+  /** Follows the chat's running answer from the store, from its first event; undefined when none runs. */
+  async followRun(context: CallContext, chatId: number, signal: AbortSignal): Promise<ChatTurn | undefined> {
+    const chat = await this.ownChat(context, chatId);
+    const runId = await this.dependencies.runs.running(chatId);
+    if (runId === undefined) return undefined;
+    const run: CompletionRun = {
+      assistantId: chat.assistant_id,
+      traceId: undefined,
+      statusAsContent: false,
+      events: this.dependencies.runs.followStored(runId, signal),
+    };
+    return { run, modelId: `${MODEL_ID_PREFIX}${chat.assistant_id}` };
+  }
+
+  /** Stops the chat's running answer wherever it runs; resolves once the partial answer is kept. */
+  async stopRun(context: CallContext, chatId: number): Promise<void> {
+    await this.ownChat(context, chatId);
+    await this.dependencies.runs.stop(chatId);
+  }
+
+  private async answer(
+    context: CallContext,
+    turn: { chat: ChatRecord; assistant: AssistantRecord; claimed: { runId: number; signal: AbortSignal } },
+  ): Promise<ChatTurn> {
+    const { chat, assistant, claimed } = turn;
     const stored = await listMessages(this.db, [chat.id]);
     const lastQuestionIndex = stored.findLastIndex((message) => message.role === 'user');
     const conversation = stored.slice(0, lastQuestionIndex + 1);
     const lastQuestion = conversation.at(-1) as ChatMessageRow;
-    const run = await this.dependencies.completions.start({
-      context,
-      record: assistant,
-      request: { messages: pipelineHistory(conversation), parameters: {} },
-      signal: start.signal,
-    });
+    let run: CompletionRun;
+    try {
+      run = await this.dependencies.completions.start({
+        context,
+        record: assistant,
+        request: { messages: pipelineHistory(conversation), parameters: {} },
+        signal: claimed.signal,
+      });
+    } catch (error) {
+      await this.dependencies.runs.abandon(claimed.runId);
+      throw error;
+    }
     const save = (answer: RecordedAnswer) => this.saveAnswer(chat.id, lastQuestion, answer);
-    return { run: { ...run, events: recordedAnswer(run.events, start.signal, save) }, modelId: `${MODEL_ID_PREFIX}${assistant.id}` };
+    const events = this.dependencies.runs.produce(claimed.runId, recordedAnswer(run.events, claimed.signal, save));
+    return { run: { ...run, events }, modelId: `${MODEL_ID_PREFIX}${assistant.id}` };
   }
 
   /** One transaction: the answer replaces any after its question, and names an untitled chat. */

@@ -775,6 +775,22 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 2,
     maximum: 10_000,
   }),
+  chatRunUnwatchedSecondsMaximum: integerSetting({
+    variable: 'CHAT_RUN_UNWATCHED_SECONDS_MAX',
+    meaning:
+      "how long a kept chat's answer may go on with no client following it (the asker left and nobody rejoined); then it ends and what it has is kept, as after Stop",
+    defaultValue: 600,
+    minimum: 1,
+    maximum: 86_400,
+  }),
+  chatRunsPerUserMaximum: integerSetting({
+    variable: 'CHAT_RUNS_PER_USER_MAX',
+    meaning:
+      'how many answers in kept chats one user may have running at once, across processes; a question past it gets 429 `chat_runs_limit` (one chat runs one answer at a time: 409 `chat_run_in_progress`)',
+    defaultValue: 3,
+    minimum: 1,
+    maximum: 1_000,
+  }),
   chatPurgeIntervalMilliseconds: integerSetting({
     variable: 'CHAT_PURGE_INTERVAL_MS',
     meaning: "how often each process deletes chats older than their organization's `chat_retention_days`",
