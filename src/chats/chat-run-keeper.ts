@@ -305,15 +305,13 @@ export class ChatRunKeeper {
     const local = this.runs.get(runId);
     if (local !== undefined) return local.nextBatch(FOLLOW_POLL_MILLISECONDS);
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, FOLLOW_POLL_MILLISECONDS);
-      signal.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(timer);
-          resolve();
-        },
-        { once: true },
-      );
+      const done = (): void => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, FOLLOW_POLL_MILLISECONDS);
+      signal.addEventListener('abort', done, { once: true });
     });
   }
 }
