@@ -249,6 +249,8 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       limits: { messagesMaximum: settings.chatMessagesMaximum },
       runs: new ChatRunKeeper({
         db: store.db,
+        dialect: store.dialect,
+        leaseMilliseconds: settings.chatRunLeaseMilliseconds,
         leaseOwner: runnerOwnerName(),
         unwatchedMillisecondsMaximum: settings.chatRunUnwatchedSecondsMaximum * 1_000,
         runsPerUserMaximum: settings.chatRunsPerUserMaximum,

@@ -5,7 +5,8 @@
  * a live follower waits for no timer), and ends on its own, on Stop (a flag in the store, which
  * any process may set), when nobody has watched it for `unwatchedMillisecondsMaximum`, or when this
  * process stops. A client on any process follows a run from the store (`followStored`); a process
- * that dies leaves its run's lease to run out, and whoever looks next marks it interrupted.
+ * that dies leaves its run's lease to run out, and whoever looks next marks it interrupted and keeps
+ * the answer it had logged (chat-run-sweep.ts, which also removes the logs of runs long ended).
  */
 import type { Kysely } from 'kysely';
 import { AppError, catalogue, type ErrorCode } from '../errors/app-error.js';
@@ -18,17 +19,22 @@ import {
   finishChatRun,
   insertChatRun,
   listRunEventsAfter,
-  markExpiredRunsInterrupted,
   markRunWatched,
   renewRunLease,
   requestRunStop,
   type StoredRunEvent,
 } from '../store/chat-runs-repository.js';
+import type { Dialect } from '../store/dialect.js';
 import type { ChatRunStatus, Database } from '../store/schema.js';
+import type { PeriodicWork, PeriodicWorkLogger } from '../scheduling/periodic-work.js';
+import { chatRunSweeps, settleInterruptedRuns, type ChatRunSweepResult, type KeepInterruptedAnswer } from './chat-run-sweep.js';
 import { LiveRunFeed } from './live-run-feed.js';
 
 export interface ChatRunKeeperOptions {
   db: Kysely<Database>;
+  dialect: Dialect;
+  /** How long a lease lasts without renewal: a run whose process died is known as interrupted after it. */
+  leaseMilliseconds: number;
   /** This process's name in leases. */
   leaseOwner: string;
   unwatchedMillisecondsMaximum: number;
@@ -40,8 +46,6 @@ export interface ChatRunKeeperOptions {
 /** What the store's event log holds: the pipeline's events, and the error that ends a failed run. */
 type StoredEvent = PipelineEvent | { type: 'error'; code: string; message: string };
 
-/** How long a lease lasts without renewal; a run whose process died is known as interrupted after it. */
-const LEASE_MILLISECONDS = 20_000;
 /** How often a running run renews its lease, looks for Stop and checks that someone watches it. */
 const CHECK_MILLISECONDS = 250;
 /** How often a follower on another process looks for new events. */
@@ -125,11 +129,39 @@ class KeptRun {
 
 export class ChatRunKeeper {
   private readonly runs = new Map<number, KeptRun>();
+  private keepAnswer: KeepInterruptedAnswer = async () => {};
+  private readonly sweeps: PeriodicWork<ChatRunSweepResult>;
 
   constructor(private readonly options: ChatRunKeeperOptions) {
     options.serverStopping.addEventListener('abort', () => {
       for (const run of this.runs.values()) run.end('interrupted');
     });
+    this.sweeps = chatRunSweeps({
+      db: options.db,
+      dialect: options.dialect,
+      leaseMilliseconds: options.leaseMilliseconds,
+      runner: options.leaseOwner,
+      keepAnswer: (chatId, answer) => this.keepAnswer(chatId, answer),
+    });
+  }
+
+  /** How an interrupted run's answer is kept: the chat service's own way of keeping answers, registered once it exists. */
+  keepInterruptedAnswersWith(keepAnswer: KeepInterruptedAnswer): void {
+    this.keepAnswer = keepAnswer;
+  }
+
+  /** Starts the periodic sweep of interrupted runs and old run logs; `stopSweeps()` before the store closes. */
+  startSweeps(logger: PeriodicWorkLogger): void {
+    this.sweeps.start(logger);
+  }
+
+  stopSweeps(): Promise<void> {
+    return this.sweeps.stop();
+  }
+
+  /** Marks runs whose lease lapsed interrupted and keeps their answers, as anyone who looks at runs does first. */
+  private async settleInterrupted(): Promise<void> {
+    await settleInterruptedRuns(this.db, timestamp(), this.keepAnswer);
   }
 
   private get db(): Kysely<Database> {
@@ -138,8 +170,8 @@ export class ChatRunKeeper {
 
   /** Claims the chat's one running run for its owner, within the owner's bound; the signal ends the run. */
   async begin(chatId: number, ownerId: number): Promise<{ runId: number; signal: AbortSignal }> {
+    await this.settleInterrupted();
     const now = timestamp();
-    await markExpiredRunsInterrupted(this.db, now);
     if ((await countRunningRunsOfOwner(this.db, ownerId)) >= this.options.runsPerUserMaximum)
       throw new AppError('chat_runs_limit', undefined, { details: { runs_maximum: this.options.runsPerUserMaximum } });
     let runId: number;
@@ -148,7 +180,7 @@ export class ChatRunKeeper {
         chatId,
         ownerId,
         leaseOwner: this.options.leaseOwner,
-        leaseExpiresAt: timestamp(LEASE_MILLISECONDS),
+        leaseExpiresAt: timestamp(this.options.leaseMilliseconds),
         now,
       });
     } catch (error) {
@@ -227,9 +259,10 @@ export class ChatRunKeeper {
   private async check(run: KeptRun, leaseRenewedAt: number): Promise<number> {
     const now = Date.now();
     let renewedAt = leaseRenewedAt;
-    if (now - leaseRenewedAt > LEASE_MILLISECONDS / 4) {
+    if (now - leaseRenewedAt > this.options.leaseMilliseconds / 4) {
       // A run whose lease another process already declared expired is no longer ours to finish.
-      if (!(await renewRunLease(this.db, run.id, this.options.leaseOwner, timestamp(LEASE_MILLISECONDS)))) run.end('interrupted');
+      if (!(await renewRunLease(this.db, run.id, this.options.leaseOwner, timestamp(this.options.leaseMilliseconds))))
+        run.end('interrupted');
       renewedAt = now;
     }
     const stored = await findChatRun(this.db, run.id);
@@ -246,12 +279,12 @@ export class ChatRunKeeper {
     if (running === undefined) return;
     await requestRunStop(this.db, chatId);
     this.runs.get(running.id)?.end('stopped');
-    const deadline = Date.now() + LEASE_MILLISECONDS;
+    const deadline = Date.now() + this.options.leaseMilliseconds;
     for (;;) {
       const run = await findChatRun(this.db, running.id);
       if (run === undefined || run.status !== 'running') return;
       if (run.lease_expires_at < timestamp() || Date.now() > deadline) {
-        await markExpiredRunsInterrupted(this.db, timestamp());
+        await this.settleInterrupted();
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MILLISECONDS));
@@ -260,7 +293,7 @@ export class ChatRunKeeper {
 
   /** The chat's running run, if any (one whose lease ran out is marked interrupted, and is not). */
   async running(chatId: number): Promise<number | undefined> {
-    await markExpiredRunsInterrupted(this.db, timestamp());
+    await this.settleInterrupted();
     return (await findRunningRunOfChat(this.db, chatId))?.id;
   }
 
@@ -289,7 +322,7 @@ export class ChatRunKeeper {
       // Events are all written before a run is marked ended: one more read takes the last of them.
       if (run.status !== 'running') ended = true;
       else if (run.lease_expires_at < timestamp()) {
-        await markExpiredRunsInterrupted(this.db, timestamp());
+        await this.settleInterrupted();
         throw new AppError('chat_run_interrupted');
       } else {
         if (Date.now() - watchMarkedAt > WATCH_MARK_MILLISECONDS) {

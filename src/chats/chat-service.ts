@@ -103,7 +103,14 @@ function pipelineHistory(messages: readonly ChatMessageRow[]): ChatMessage[] {
 }
 
 export class ChatService {
-  constructor(private readonly dependencies: ChatServiceDependencies) {}
+  constructor(private readonly dependencies: ChatServiceDependencies) {
+    dependencies.runs.keepInterruptedAnswersWith((chatId, answer) => this.keepInterruptedAnswer(chatId, answer));
+  }
+
+  /** The runs this service's answers run under: main.ts starts and stops their sweep. */
+  get runs(): ChatRunKeeper {
+    return this.dependencies.runs;
+  }
 
   private get db(): Kysely<Database> {
     return this.dependencies.db;
@@ -261,6 +268,12 @@ export class ChatService {
     const save = (answer: RecordedAnswer) => this.saveAnswer(chat.id, lastQuestion, answer);
     const events = this.dependencies.runs.produce(claimed.runId, recordedAnswer(run.events, claimed.signal, save));
     return { run: { ...run, events }, modelId: `${MODEL_ID_PREFIX}${assistant.id}` };
+  }
+
+  /** An answer whose process died, rebuilt from its log: kept as the answer to the chat's last question. */
+  private async keepInterruptedAnswer(chatId: number, answer: RecordedAnswer): Promise<void> {
+    const question = (await listMessages(this.db, [chatId])).findLast((message) => message.role === 'user');
+    if (question !== undefined) await this.saveAnswer(chatId, question, answer);
   }
 
   /** One transaction: the answer replaces any after its question, and names an untitled chat. */

@@ -791,6 +791,14 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1,
     maximum: 1_000,
   }),
+  chatRunLeaseMilliseconds: integerSetting({
+    variable: 'CHAT_RUN_LEASE_MS',
+    meaning:
+      "how long a process's claim on a running chat answer lasts unless renewed (renewed four times per lease); once a dead process's lease lapses its answer is kept as `interrupted`, and the run sweep (every lease) removes the logs of runs that ended a lease ago",
+    defaultValue: 20_000,
+    minimum: 1_000,
+    maximum: 600_000,
+  }),
   chatPurgeIntervalMilliseconds: integerSetting({
     variable: 'CHAT_PURGE_INTERVAL_MS',
     meaning: "how often each process deletes chats older than their organization's `chat_retention_days`",

@@ -33,13 +33,29 @@ export interface NewChatRun {
 }
 
 /** Runs still marked running whose process let the lease run out: they will never finish. */
-export async function markExpiredRunsInterrupted(db: Kysely<Database>, now: string): Promise<void> {
-  await db
+export async function listExpiredRunningRuns(db: Kysely<Database>, now: string): Promise<ChatRunRecord[]> {
+  return db.selectFrom('chat_runs').selectAll().where('status', '=', 'running').where('lease_expires_at', '<', now).execute();
+}
+
+/** Marks one expired run interrupted; true for the one caller (on any process) that did, so its answer is kept once. */
+export async function markRunInterrupted(db: Kysely<Database>, runId: number, now: string): Promise<boolean> {
+  const result = await db
     .updateTable('chat_runs')
     .set({ status: 'interrupted', ended_at: now })
+    .where('id', '=', runId)
     .where('status', '=', 'running')
     .where('lease_expires_at', '<', now)
-    .execute();
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Removes runs that ended before `before`, with their event logs; returns how many events went. */
+export async function deleteRunsEndedBefore(db: Kysely<Database>, before: string): Promise<number> {
+  const ended = (eb: Kysely<Database>) =>
+    eb.selectFrom('chat_runs').select('id').where('status', '!=', 'running').where('ended_at', '<', before);
+  const events = await db.deleteFrom('chat_run_events').where('run_id', 'in', ended(db)).executeTakeFirst();
+  await db.deleteFrom('chat_runs').where('status', '!=', 'running').where('ended_at', '<', before).execute();
+  return Number(events.numDeletedRows);
 }
 
 export async function countRunningRunsOfOwner(db: Kysely<Database>, ownerId: number): Promise<number> {

@@ -148,10 +148,15 @@ export class Conversation {
       rejoined.running = true;
       return stream;
     });
-    // The answer may have ended between reading the chat and asking for it: then the chat holds it now.
-    if (!rejoined.running && endedWithQuestion && this.chatId === String(chatId)) {
+    // The answer may have ended between reading the chat and asking for it, or been cut off with its
+    // server (the chat then keeps what had arrived, marked interrupted): either way the chat holds it now.
+    const cutOff = rejoined.running && this.failed !== undefined;
+    if (((!rejoined.running && endedWithQuestion) || cutOff) && this.chatId === String(chatId)) {
       try {
-        this.#show(await readChat(chatId));
+        const chat = await readChat(chatId);
+        if (cutOff && chat.messages.at(-1)?.role !== 'assistant') return;
+        this.failed = undefined;
+        this.#show(chat);
       } catch {
         // What is on screen stays; a reload shows the stored chat.
       }
