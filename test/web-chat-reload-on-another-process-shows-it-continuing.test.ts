@@ -38,7 +38,7 @@ describe.runIf(TEST_DIALECTS.includes('postgres'))('reloading mid-answer onto an
     await possiblyUnset(world)?.close();
   });
 
-  it('shows the answer A produces continuing on B after a reload, then complete', async () => {
+  it('shows the answer A produces continuing on B after a reload, then complete', { timeout: 90_000 }, async () => {
     const { page, context, pageErrors } = await openPage(browser);
     await logInThroughPage(page, proxy.baseUrl, world.learner.email, world.learner.password);
     await page.goto(`${proxy.baseUrl}/chat/${world.assistantId}`);
