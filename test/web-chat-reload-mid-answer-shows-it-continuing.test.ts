@@ -4,15 +4,17 @@
  * browser context opening the same chat follows it live to the end too.
  */
 import { describe, expect, it } from 'vitest';
+import { expectAccessible, screenshot } from './support/browser.js';
 import { chatPageSuite, keptChatPath, sendMessage, signedInPage } from './support/chat-pages.js';
+import { horizontalOverflow } from './support/page-checks.js';
 
-const PIECES = Array.from({ length: 40 }, (_, index) => `word${index} `);
+const PIECES = Array.from({ length: 60 }, (_, index) => `word${index} `);
 const WHOLE = PIECES.join('').trim();
 
 describe('reloading mid-answer', () => {
   const suite = chatPageSuite();
 
-  it('shows the answer continuing after a reload, and in a second browser context, then complete', async () => {
+  it('shows the answer continuing after a reload, and in a second browser context, then complete', { timeout: 90_000 }, async () => {
     const { page, context, pageErrors } = await signedInPage(suite.browser, suite.world, suite.world.learner);
     await page.goto(`${suite.world.server.baseUrl}/chat/${suite.world.assistantId}`);
     suite.world.provider.enqueue({ chunks: PIECES, chunkDelayMs: 120 });
@@ -27,6 +29,13 @@ describe('reloading mid-answer', () => {
     await page.getByRole('button', { name: 'Stop' }).waitFor({ timeout: 10_000 });
     const afterReload = ((await answer.textContent()) ?? '').trim();
     expect(afterReload.length).toBeLessThan(WHOLE.length);
+    // Mid-rejoin, at a laptop's width and a phone's: no serious or critical axe violation, no sideways scrolling.
+    await expectAccessible(page);
+    await page.setViewportSize({ width: 375, height: 800 });
+    await expectAccessible(page);
+    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+    await screenshot(page, 'i29-reload-mid-answer-375');
+    await page.setViewportSize({ width: 1280, height: 900 });
 
     const second = await signedInPage(suite.browser, suite.world, suite.world.learner);
     await second.page.goto(`${suite.world.server.baseUrl}${path}`);

@@ -2,11 +2,12 @@
  * Two real server processes on PostgreSQL behind a load balancer: a learner's answer starts on
  * process A; the balancer then sends everything to process B (A is taken out of the rotation, as
  * in a rolling restart), the learner reloads, and the page shows the answer continuing and then
- * complete, read by B from the shared store while A still produces it.
+ * complete, read by B from the shared store while A still produces it. And when the process
+ * producing an answer is killed, the reloaded page shows what had arrived with a plain notice.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
+import { expectAccessible, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
 import { sendMessage, keptChatPath } from './support/chat-pages.js';
 import { ASSISTANT_NAME, startChatProcesses, type ChatProcesses } from './support/chat-processes.js';
 import { possiblyUnset } from './support/possibly-unset.js';
@@ -25,7 +26,8 @@ describe.runIf(TEST_DIALECTS.includes('postgres'))('reloading mid-answer onto an
   let browser: Browser;
 
   beforeAll(async () => {
-    world = await startChatProcesses('postgres');
+    // A short lease, so the answer of the process the last test kills is known as cut off soon.
+    world = await startChatProcesses('postgres', { CHAT_RUN_LEASE_MS: '2000' });
     processA = world.processes[0]!;
     processB = await world.startProcess();
     proxy = await startRoundRobinProxy([processA.baseUrl]);
@@ -71,6 +73,32 @@ describe.runIf(TEST_DIALECTS.includes('postgres'))('reloading mid-answer onto an
     const afterReload = proxy.served.slice(servedBeforeReload);
     expect(afterReload.some((served) => served.path.startsWith(`/api/chats/${chatId}/run`))).toBe(true);
     expect(new Set(afterReload.map((served) => served.upstream))).toEqual(new Set([processB.baseUrl]));
+    expect(pageErrors).toEqual([]);
+    await context.close();
+  });
+
+  it('shows what had arrived, with a plain notice, when the process producing the answer is killed', { timeout: 120_000 }, async () => {
+    const processC = await world.startProcess();
+    const { page, context, pageErrors } = await openPage(browser);
+    await logInThroughPage(page, proxy.baseUrl, world.learner.email, world.learner.password);
+    await page.goto(`${proxy.baseUrl}/chat/${world.assistantId}`);
+    world.provider.enqueue({ chunks: PIECES, chunkDelayMs: 200 });
+    await sendMessage(page, 'Tell me about membranes.');
+    const answer = page.locator('li.assistant .markdown');
+    await expect.poll(async () => (await answer.textContent()) ?? '', { timeout: 10_000 }).toContain('word3');
+    await keptChatPath(page, world.assistantId);
+
+    proxy.add(processC.baseUrl);
+    proxy.remove(processB.baseUrl);
+    await processB.kill();
+    await page.reload();
+    await page.getByText('The answer was cut off: the server writing it stopped.').waitFor({ timeout: 60_000 });
+    const kept = ((await answer.textContent()) ?? '').trim();
+    expect(kept.startsWith('word0 word1 word2')).toBe(true);
+    expect(kept.length).toBeLessThan(WHOLE.length);
+    await page.getByRole('button', { name: 'Send' }).waitFor();
+    await expectAccessible(page);
+    await screenshot(page, 'i29-answer-of-a-killed-process');
     expect(pageErrors).toEqual([]);
     await context.close();
   });

@@ -157,6 +157,8 @@ export class Conversation {
         if (cutOff && chat.messages.at(-1)?.role !== 'assistant') return;
         this.failed = undefined;
         this.#show(chat);
+        // The kept answer may have named the chat.
+        this.#events.onListChanged();
       } catch {
         // What is on screen stays; a reload shows the stored chat.
       }
