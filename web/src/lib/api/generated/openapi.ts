@@ -5350,7 +5350,7 @@ export interface paths {
                                 } & {
                                     [key: string]: unknown;
                                 }) | null;
-                                /** @description the model's finish reason; `stopped` when the learner stopped (or left) part way; null for a question */
+                                /** @description the model's finish reason; `stopped` when the learner pressed Stop (or nobody followed the answer for `CHAT_RUN_UNWATCHED_SECONDS_MAX`); `interrupted` when the server process writing it died, keeping what it had logged; null for a question */
                                 finish_reason: string | null;
                                 /** @description ISO 8601 date and time */
                                 created_at: string;
@@ -6581,7 +6581,7 @@ export interface paths {
                                 } & {
                                     [key: string]: unknown;
                                 }) | null;
-                                /** @description the model's finish reason; `stopped` when the learner stopped (or left) part way; null for a question */
+                                /** @description the model's finish reason; `stopped` when the learner pressed Stop (or nobody followed the answer for `CHAT_RUN_UNWATCHED_SECONDS_MAX`); `interrupted` when the server process writing it died, keeping what it had logged; null for a question */
                                 finish_reason: string | null;
                                 /** @description ISO 8601 date and time */
                                 created_at: string;
