@@ -150,6 +150,7 @@ async function start(command: Command): Promise<void> {
   if (app !== undefined) releaseMemoryWhenIdle(app.server, { idleMilliseconds: settings.idleMemoryReleaseMilliseconds, logger });
   if (!serving || settings.ingestionInWeb) services.ingestionRunner.start(logger);
   if (serving) services.chatRetentionPurger.start(logger);
+  if (serving) services.chats.runs.startSweeps(logger);
   if (serving) announceAdmin(bootstrap, settings);
   else logger.info({ runner: services.ingestionRunner.owner }, 'worker ready: ingesting documents');
 
@@ -168,6 +169,7 @@ async function start(command: Command): Promise<void> {
     // The job in hand finishes (or, past the deadline, is left to expire and be resumed by the next runner).
     await services.ingestionRunner.stop();
     await services.chatRetentionPurger.stop();
+    await services.chats.runs.stopSweeps();
     await leftoverSweeps.stop();
     // Runs that ended in the last RUN_RECORD_WINDOW_MS have their usage logs and traces written before the store closes.
     await services.runRecords.close();

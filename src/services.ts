@@ -9,6 +9,7 @@ import { AssistantConversionService } from './assistants/assistant-conversion-se
 import { AssistantSharingService } from './assistants/assistant-sharing-service.js';
 import { AssistantTransferService } from './assistants/assistant-transfer-service.js';
 import { ChatRetentionPurger } from './chats/chat-retention-purger.js';
+import { ChatRunKeeper } from './chats/chat-run-keeper.js';
 import { ChatService } from './chats/chat-service.js';
 import { AnswerFeedbackService } from './chats/answer-feedback-service.js';
 import { CompletionService } from './completions/completion-service.js';
@@ -261,6 +262,15 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       db: store.db,
       completions,
       limits: { messagesMaximum: settings.chatMessagesMaximum },
+      runs: new ChatRunKeeper({
+        db: store.db,
+        dialect: store.dialect,
+        leaseMilliseconds: settings.chatRunLeaseMilliseconds,
+        leaseOwner: runnerOwnerName(),
+        unwatchedMillisecondsMaximum: settings.chatRunUnwatchedSecondsMaximum * 1_000,
+        runsPerUserMaximum: settings.chatRunsPerUserMaximum,
+        serverStopping: drain.streamsEnd,
+      }),
       pseudonymDigest: (userId) => secrets.keyedDigest('chat-learner-pseudonym', String(userId)),
     }),
     answerFeedback: new AnswerFeedbackService({

@@ -1,6 +1,6 @@
 /**
- * Stop (the client aborting its fetch mid-answer, as the chat page's Stop button does) keeps what
- * was said so far: the chat then holds the partial answer with finish reason `stopped`, and the
+ * Stop (`POST /api/chats/{id}/run/stop`, as the chat page's Stop button sends) keeps what was said
+ * so far: the chat then holds the partial answer with finish reason `stopped`, and the
  * provider request is abandoned at once. A failed model call keeps the question (so it can be
  * asked again) but no half answer, and says what failed: an HTTP error before the first byte, or
  * the stream's error event after it, never `[DONE]`.
@@ -41,7 +41,7 @@ describe.each(TEST_DIALECTS)('stopping and failing kept answers on %s', (dialect
   const messagesOf = async (chatId: number) =>
     (await request(world.server, 'GET', `/api/chats/${chatId}`, { token: world.adminToken })).body.messages as Record<string, any>[];
 
-  it('keeps the partial answer with finish_reason "stopped" when the client aborts mid-stream', async () => {
+  it('keeps the partial answer with finish_reason "stopped" when Stop is pressed mid-stream', async () => {
     const chatId = await startChat(world, world.adminToken);
     const pieces = Array.from({ length: 40 }, (_, index) => `part${index} `);
     world.provider.enqueue({ chunks: pieces, chunkDelayMs: 100 });
@@ -60,6 +60,8 @@ describe.each(TEST_DIALECTS)('stopping and failing kept answers on %s', (dialect
       const { value } = await reader.read();
       received += decoder.decode(value, { stream: true });
     }
+    const stopped = await request(world.server, 'POST', `/api/chats/${chatId}/run/stop`, { token: world.adminToken });
+    expect(stopped.status).toBe(204);
     abort.abort();
 
     const messages = await eventually(

@@ -12,11 +12,12 @@ export interface RecordedAnswer {
   sources: Source[];
   steps: ChatStep[];
   usage: Usage | null;
-  finishReason: FinishReason | 'stopped';
+  /** `interrupted`: the process producing it died, and what it had logged was kept (chat-run-sweep.ts). */
+  finishReason: FinishReason | 'stopped' | 'interrupted';
 }
 
 /** Builds the answer from the events; steps keep their order of first appearance. */
-class AnswerDraft {
+export class AnswerDraft {
   private content = '';
   private reasoning = '';
   private readonly sources: Source[] = [];
@@ -48,10 +49,12 @@ class AnswerDraft {
     });
   }
 
-  /** The answer as it stands; a step still running when the answer was stopped never finished, so it is an error. */
-  result(finishReason: FinishReason | 'stopped'): RecordedAnswer {
+  /** The answer as it stands; a step still running when the answer was stopped or cut off never finished, so it is an error. */
+  result(finishReason: RecordedAnswer['finishReason']): RecordedAnswer {
     const steps = [...this.steps.values()].map((step) =>
-      finishReason === 'stopped' && step.state === 'running' ? { ...step, state: 'error' as const } : step,
+      (finishReason === 'stopped' || finishReason === 'interrupted') && step.state === 'running'
+        ? { ...step, state: 'error' as const }
+        : step,
     );
     return {
       content: this.content,

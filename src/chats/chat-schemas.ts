@@ -63,7 +63,8 @@ export const chatMessageSchema = {
     },
     finish_reason: {
       type: ['string', 'null'],
-      description: "the model's finish reason; `stopped` when the learner stopped (or left) part way; null for a question",
+      description:
+        "the model's finish reason; `stopped` when the learner pressed Stop (or nobody followed the answer for `CHAT_RUN_UNWATCHED_SECONDS_MAX`); `interrupted` when the server process writing it died, keeping what it had logged; null for a question",
     },
     created_at: timestampSchema,
     parent_id: { type: ['integer', 'null'], description: 'the message this one follows; null for a first question' },

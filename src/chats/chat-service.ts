@@ -20,13 +20,10 @@ import {
   findChat,
   findScopedChat,
   insertChat,
-  insertMessage,
   listChats,
   listMessages,
-  nameUntitledChat,
   setActiveLeaf,
   setChatTitle,
-  touchChat,
   type ChatMessageRow,
   type ChatRecord,
 } from '../store/chats-repository.js';
@@ -35,7 +32,8 @@ import { findOrganizationPolicies } from '../store/organization-settings-reposit
 import { nowTimestamp, type Database } from '../store/schema.js';
 import type { PageQuery } from '../validation/page-query-schema.js';
 import { recordedAnswer, type RecordedAnswer } from './answer-recording.js';
-import { automaticTitle } from './chat-title.js';
+import { keepAnswer, keepQuestion } from './chat-message-writing.js';
+import type { ChatRunKeeper } from './chat-run-keeper.js';
 import { learnerPseudonym } from './learner-pseudonym.js';
 import type { ChatView } from './chat-schemas.js';
 import { chatView, type ChatMessageView } from './chat-view.js';
@@ -51,6 +49,8 @@ export interface ChatServiceDependencies {
   db: Kysely<Database>;
   completions: CompletionService;
   limits: ChatLimits;
+  /** Answers run under it: they belong to the chat, and any process can follow or stop them. */
+  runs: ChatRunKeeper;
   /** A stable keyed digest of a user id: the same learner gets the same pseudonym on every process. */
   pseudonymDigest: (userId: number) => string;
 }
@@ -73,16 +73,14 @@ export interface ChatPage<Item> {
   total: number;
 }
 
-/** An answer being produced: the run to send to the client, which saves the answer as it ends. */
+/**
+ * An answer being produced: the run to send to the client. Its events are a live follower of a
+ * run that belongs to the chat (chat-run-keeper.ts): the client leaving ends only the following.
+ */
 export interface ChatTurn {
   run: CompletionRun;
   /** The model id the answer names: `lamb_assistant.<id>`. */
   modelId: string;
-}
-
-export interface TurnStart {
-  /** Aborts when the client leaves or stops the answer; what was produced so far is saved. */
-  signal: AbortSignal;
 }
 
 /** An exported chat: the branch it shows, and every other version kept, so nothing is lost. */
@@ -108,7 +106,14 @@ function pipelineHistory(messages: readonly ChatMessageRow[]): ChatMessage[] {
 }
 
 export class ChatService {
-  constructor(private readonly dependencies: ChatServiceDependencies) {}
+  constructor(private readonly dependencies: ChatServiceDependencies) {
+    dependencies.runs.keepInterruptedAnswersWith((chatId, answer) => this.keepInterruptedAnswer(chatId, answer));
+  }
+
+  /** The runs this service's answers run under: main.ts starts and stops their sweep. */
+  get runs(): ChatRunKeeper {
+    return this.dependencies.runs;
+  }
 
   private get db(): Kysely<Database> {
     return this.dependencies.db;
@@ -200,45 +205,36 @@ export class ChatService {
   }
 
   /** Saves the question, then starts the answer on the whole conversation. */
-  async sendMessage(context: CallContext, chatId: number, content: string, start: TurnStart): Promise<ChatTurn> {
+  async sendMessage(context: CallContext, chatId: number, content: string): Promise<ChatTurn> {
     const chat = await this.ownChat(context, chatId);
     await this.requireRoom(chatId, 2);
     // Checked before the question is kept: a chat with an assistant the owner may no longer use takes no more questions.
     const assistant = await this.chatAssistant(context, chat.assistant_id);
-    const question = await this.keepQuestion(chatId, { content, parentId: chat.active_leaf_id });
-    return this.answer(context, { chat, assistant, start, question });
-  }
-
-  /** Keeps a question after `parentId` and shows the branch it starts. */
-  private async keepQuestion(chatId: number, question: { content: string; parentId: number | null }): Promise<ChatMessageRow> {
-    const now = nowTimestamp();
-    const row = { ...emptyMessage(chatId, now), role: 'user' as const, content: question.content, parent_id: question.parentId };
-    const id = await this.db.transaction().execute(async (transaction) => {
-      const inserted = await insertMessage(transaction, row);
-      await setActiveLeaf(transaction, chatId, inserted);
-      await touchChat(transaction, chatId, now);
-      return inserted;
+    // Claimed before the question is kept too: a chat still answering, or an owner at their bound, takes no question.
+    const claimed = await this.dependencies.runs.begin(chatId, context.identity.userId);
+    const question = await keepQuestion(this.db, chatId, { content, parentId: chat.active_leaf_id }).catch(async (error: unknown) => {
+      await this.dependencies.runs.abandon(claimed.runId);
+      throw error;
     });
-    return { ...row, id };
+    return this.answer(context, { chat, assistant, claimed, question });
   }
 
   /**
    * A new version of one of the chat's questions: it follows what the original followed, becomes
    * the branch shown, and is answered; the original and its answers stay as the other version.
    */
-  async editQuestion(
-    context: CallContext,
-    target: { chatId: number; messageId: number },
-    content: string,
-    start: TurnStart,
-  ): Promise<ChatTurn> {
+  async editQuestion(context: CallContext, target: { chatId: number; messageId: number }, content: string): Promise<ChatTurn> {
     const chat = await this.ownChat(context, target.chatId);
     const original = (await listMessages(this.db, [chat.id])).find((message) => message.id === target.messageId);
     if (original?.role !== 'user') throw new AppError('not_found', 'Question not found in this chat.', { param: 'messageId' });
     await this.requireRoom(chat.id, 2);
     const assistant = await this.chatAssistant(context, chat.assistant_id);
-    const question = await this.keepQuestion(chat.id, { content, parentId: original.parent_id });
-    return this.answer(context, { chat, assistant, start, question });
+    const claimed = await this.dependencies.runs.begin(chat.id, context.identity.userId);
+    const question = await keepQuestion(this.db, chat.id, { content, parentId: original.parent_id }).catch(async (error: unknown) => {
+      await this.dependencies.runs.abandon(claimed.runId);
+      throw error;
+    });
+    return this.answer(context, { chat, assistant, claimed, question });
   }
 
   /** Shows the branch through `messageId`, following the newest version below it; answers the chat as GET does. */
@@ -257,54 +253,71 @@ export class ChatService {
   }
 
   /** Answers the last question of the branch shown again: a new version beside the answer it had, shown once saved. */
-  async regenerate(context: CallContext, chatId: number, start: TurnStart): Promise<ChatTurn> {
+  async regenerate(context: CallContext, chatId: number): Promise<ChatTurn> {
     const chat = await this.ownChat(context, chatId);
     const branch = branchTo(await listMessages(this.db, [chatId]), chat.active_leaf_id);
     const question = branch.findLast((message) => message.role === 'user');
     if (question === undefined) throw new AppError('nothing_to_regenerate');
     await this.requireRoom(chat.id, 1);
     const assistant = await this.chatAssistant(context, chat.assistant_id);
-    return this.answer(context, { chat, assistant, start, question });
+    const claimed = await this.dependencies.runs.begin(chatId, context.identity.userId);
+    return this.answer(context, { chat, assistant, claimed, question });
+  }
+
+  /** Follows the chat's running answer from the store, from its first event; undefined when none runs. */
+  async followRun(context: CallContext, chatId: number, signal: AbortSignal): Promise<ChatTurn | undefined> {
+    const chat = await this.ownChat(context, chatId);
+    const runId = await this.dependencies.runs.running(chatId);
+    if (runId === undefined) return undefined;
+    const run: CompletionRun = {
+      assistantId: chat.assistant_id,
+      traceId: undefined,
+      statusAsContent: false,
+      events: this.dependencies.runs.followStored(runId, signal),
+    };
+    return { run, modelId: `${MODEL_ID_PREFIX}${chat.assistant_id}` };
+  }
+
+  /** Stops the chat's running answer wherever it runs; resolves once the partial answer is kept. */
+  async stopRun(context: CallContext, chatId: number): Promise<void> {
+    await this.ownChat(context, chatId);
+    await this.dependencies.runs.stop(chatId);
   }
 
   private async answer(
     context: CallContext,
-    turn: { chat: ChatRecord; assistant: AssistantRecord; start: TurnStart; question: ChatMessageRow },
+    turn: { chat: ChatRecord; assistant: AssistantRecord; claimed: { runId: number; signal: AbortSignal }; question: ChatMessageRow },
   ): Promise<ChatTurn> {
-    const { chat, assistant, start, question: lastQuestion } = turn;
+    const { chat, assistant, claimed, question: lastQuestion } = turn;
     const conversation = branchTo(await listMessages(this.db, [chat.id]), lastQuestion.id);
-    const run = await this.dependencies.completions.start({
-      context,
-      record: assistant,
-      request: { messages: pipelineHistory(conversation), parameters: {} },
-      signal: start.signal,
-    });
+    let run: CompletionRun;
+    try {
+      run = await this.dependencies.completions.start({
+        context,
+        record: assistant,
+        request: { messages: pipelineHistory(conversation), parameters: {} },
+        signal: claimed.signal,
+      });
+    } catch (error) {
+      await this.dependencies.runs.abandon(claimed.runId);
+      throw error;
+    }
     const save = (answer: RecordedAnswer) => this.saveAnswer(chat.id, lastQuestion, answer);
-    return { run: { ...run, events: recordedAnswer(run.events, start.signal, save) }, modelId: `${MODEL_ID_PREFIX}${assistant.id}` };
+    const events = this.dependencies.runs.produce(claimed.runId, recordedAnswer(run.events, claimed.signal, save));
+    return { run: { ...run, events }, modelId: `${MODEL_ID_PREFIX}${assistant.id}` };
   }
 
-  /** One transaction: the answer follows its question as a new version, becomes the branch shown, and names an untitled chat. */
+  /** An answer whose process died, rebuilt from its log: kept as the answer to the chat's last question. */
+  private async keepInterruptedAnswer(chatId: number, answer: RecordedAnswer): Promise<void> {
+    const chat = await findChat(this.db, chatId);
+    if (chat === undefined) return;
+    // The run answered the last question of the branch shown when it began; a question always becomes the branch shown.
+    const question = branchTo(await listMessages(this.db, [chatId]), chat.active_leaf_id).findLast((message) => message.role === 'user');
+    if (question !== undefined) await this.saveAnswer(chatId, question, answer);
+  }
+
   private async saveAnswer(chatId: number, question: ChatMessageRow, answer: RecordedAnswer): Promise<void> {
-    const now = nowTimestamp();
-    await this.db.transaction().execute(async (transaction) => {
-      // The chat may have been deleted while the answer ran: then there is nothing to keep it in.
-      if ((await findChat(transaction, chatId)) === undefined) return;
-      const answerId = await insertMessage(transaction, {
-        ...emptyMessage(chatId, now),
-        role: 'assistant',
-        content: answer.content,
-        reasoning: answer.reasoning,
-        sources: JSON.stringify(answer.sources),
-        steps: JSON.stringify(answer.steps),
-        usage: answer.usage === null ? null : JSON.stringify(answer.usage),
-        finish_reason: answer.finishReason,
-        parent_id: question.id,
-      });
-      await setActiveLeaf(transaction, chatId, answerId);
-      await touchChat(transaction, chatId, now);
-      const title = automaticTitle(question.content);
-      if (title !== '') await nameUntitledChat(transaction, chatId, title);
-    });
+    await keepAnswer(this.db, { chatId, question, answer });
   }
 
   /** The chats members had with an assistant, for its managers, where the members' organization allows it. */
@@ -358,8 +371,4 @@ export class ChatService {
   private pseudonym(userId: number): string {
     return learnerPseudonym(this.dependencies.pseudonymDigest, userId);
   }
-}
-
-function emptyMessage(chatId: number, createdAt: string) {
-  return { chat_id: chatId, reasoning: null, sources: '[]', steps: '[]', usage: null, finish_reason: null, created_at: createdAt };
 }

@@ -18,7 +18,7 @@ export interface ChatMessageView {
   steps: ChatStep[];
   usage: Usage | null;
   /** The model's finish reason, or `stopped` for an answer the learner stopped (or left) part way. */
-  finish_reason: FinishReason | 'stopped' | null;
+  finish_reason: FinishReason | 'stopped' | 'interrupted' | null;
   created_at: string;
   parent_id: number | null;
   /** Every version of this message, itself included, oldest first (message-tree.ts). */

@@ -803,6 +803,30 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 2,
     maximum: 10_000,
   }),
+  chatRunUnwatchedSecondsMaximum: integerSetting({
+    variable: 'CHAT_RUN_UNWATCHED_SECONDS_MAX',
+    meaning:
+      "how long a kept chat's answer may go on with no client following it (the asker left and nobody rejoined); then it ends and what it has is kept, as after Stop",
+    defaultValue: 600,
+    minimum: 1,
+    maximum: 86_400,
+  }),
+  chatRunsPerUserMaximum: integerSetting({
+    variable: 'CHAT_RUNS_PER_USER_MAX',
+    meaning:
+      'how many answers in kept chats one user may have running at once, across processes; a question past it gets 429 `chat_runs_limit` (one chat runs one answer at a time: 409 `chat_run_in_progress`)',
+    defaultValue: 3,
+    minimum: 1,
+    maximum: 1_000,
+  }),
+  chatRunLeaseMilliseconds: integerSetting({
+    variable: 'CHAT_RUN_LEASE_MS',
+    meaning:
+      "how long a process's claim on a running chat answer lasts unless renewed (renewed four times per lease); once a dead process's lease lapses its answer is kept as `interrupted`, and the run sweep (every lease) removes the logs of runs that ended a lease ago",
+    defaultValue: 20_000,
+    minimum: 1_000,
+    maximum: 600_000,
+  }),
   chatPurgeIntervalMilliseconds: integerSetting({
     variable: 'CHAT_PURGE_INTERVAL_MS',
     meaning: "how often each process deletes chats older than their organization's `chat_retention_days`",

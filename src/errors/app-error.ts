@@ -65,6 +65,21 @@ export const catalogue = {
     message: 'Another request made the same change at the same moment; try again.',
   },
   chat_full: { status: 409, type: 'conflict_error', message: 'This chat holds as many messages as a chat may; start a new chat.' },
+  chat_run_in_progress: {
+    status: 409,
+    type: 'conflict_error',
+    message: 'This chat is still answering; wait for the answer, or stop it, before asking again.',
+  },
+  chat_runs_limit: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'You have as many answers running as you may; wait for one to finish, or stop one.',
+  },
+  chat_run_interrupted: {
+    status: 503,
+    type: 'server_error',
+    message: 'The server producing this answer stopped before it finished; ask again.',
+  },
   nothing_to_regenerate: { status: 409, type: 'conflict_error', message: 'This chat has no question to answer again.' },
   model_not_found: { status: 404, type: 'not_found_error', message: 'The model does not exist or you do not have access to it.' },
   assistant_not_convertible: {

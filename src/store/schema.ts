@@ -351,6 +351,33 @@ export interface AnswerFeedbackTable {
   updated_at: string;
 }
 
+export type ChatRunStatus = 'running' | 'completed' | 'stopped' | 'timed_out' | 'failed' | 'interrupted';
+
+/** One answer being produced for a chat, by one process under a lease (migration 0070). */
+export interface ChatRunsTable {
+  id: Generated<number>;
+  chat_id: number;
+  owner_id: number;
+  status: ChatRunStatus;
+  /** 1 once the owner pressed Stop; the process producing the run checks it. */
+  stop_requested: ColumnType<number, number | undefined, number>;
+  /** The process producing the run, and until when it promised to renew. */
+  lease_owner: string;
+  lease_expires_at: string;
+  /** When a client last followed the run; an unwatched run ends after CHAT_RUN_UNWATCHED_SECONDS_MAX. */
+  watched_at: string;
+  started_at: string;
+  ended_at: string | null;
+}
+
+/** A run's pipeline events in order, as JSON (an `error` event ends a failed run). */
+export interface ChatRunEventsTable {
+  id: Generated<number>;
+  run_id: number;
+  sequence: number;
+  event: string;
+}
+
 /** One blob of the `postgres` blob driver (see src/blobs/postgres-blob-storage.ts). */
 export interface BlobsTable {
   id: Generated<number>;
@@ -481,6 +508,8 @@ export interface Database {
   chats: ChatsTable;
   chat_messages: ChatMessagesTable;
   answer_feedback: AnswerFeedbackTable;
+  chat_runs: ChatRunsTable;
+  chat_run_events: ChatRunEventsTable;
   blobs: BlobsTable;
   blob_chunks: BlobChunksTable;
   lti_consumers: LtiConsumersTable;

@@ -81,6 +81,7 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   if (settings.ingestionInWeb) services.ingestionRunner.start(logger);
   services.chatRetentionPurger.start(logger);
+  services.chats.runs.startSweeps(logger);
   return {
     baseUrl: address,
     store,
@@ -96,6 +97,7 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
       await closing;
       await services.ingestionRunner.stop();
       await services.chatRetentionPurger.stop();
+      await services.chats.runs.stopSweeps();
       await leftoverSweeps.stop();
       await services.runRecords.close();
       await services.blobs.close();

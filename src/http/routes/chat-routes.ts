@@ -75,14 +75,18 @@ export interface TurnAnswer {
   statusAsContent: boolean | undefined;
 }
 
-/** Starts a chat turn that stops when the client leaves or the server ends its streams, and sends its answer as `/v1` would. */
+/**
+ * Sends a chat turn's answer as `/v1` would. The answer belongs to the chat: the client leaving
+ * ends only this reply, not the run (only Stop, its bounds or the server stopping end that).
+ */
 export async function answerTurn(
   { services, request, reply, stream, statusAsContent }: TurnAnswer,
-  start: (signal: AbortSignal) => Promise<ChatTurn>,
+  start: (signal: AbortSignal) => Promise<ChatTurn | undefined>,
 ): Promise<FastifyReply | undefined> {
   const serverStopping = services.drain.streamsEnd;
   const clientGone = clientGoneSignal(reply, serverStopping);
   const turn = await start(clientGone);
+  if (turn === undefined) return reply.status(204).send();
   return sendRun({
     request,
     reply,
@@ -239,8 +243,8 @@ export const chatRoutes: FastifyPluginAsync<ChatRouteServices> = async (app, ser
     },
     async (request, reply) => {
       const { content, stream, status_as_content: statusAsContent } = request.body;
-      return answerTurn({ services, request, reply, stream, statusAsContent }, (signal) =>
-        services.chats.sendMessage(callContext(request), request.params.id, content, { signal }),
+      return answerTurn({ services, request, reply, stream, statusAsContent }, () =>
+        services.chats.sendMessage(callContext(request), request.params.id, content),
       );
     },
   );
@@ -263,9 +267,44 @@ export const chatRoutes: FastifyPluginAsync<ChatRouteServices> = async (app, ser
     },
     async (request, reply) => {
       const { stream, status_as_content: statusAsContent } = request.body;
-      return answerTurn({ services, request, reply, stream, statusAsContent }, (signal) =>
-        services.chats.regenerate(callContext(request), request.params.id, { signal }),
+      return answerTurn({ services, request, reply, stream, statusAsContent }, () =>
+        services.chats.regenerate(callContext(request), request.params.id),
       );
+    },
+  );
+
+  routes.get(
+    '/api/chats/:id/run',
+    {
+      schema: {
+        tags: ['chats'],
+        summary: "Rejoin one of your chats' running answer: its events so far, then live until it ends (any process, any tab)",
+        description:
+          "The stream of `POST /api/chats/{id}/messages` with `stream: true`, from the answer's first event. 204 when the chat has no answer running; then its messages hold the last answer.",
+        params: idParametersSchema,
+        querystring: { type: 'object', additionalProperties: false, properties: { ...statusAsContentProperty } },
+        response: { 200: completionResponse, 204: noContentResponse('No answer is running'), ...commonErrorResponses },
+      },
+    },
+    async (request, reply) =>
+      answerTurn({ services, request, reply, stream: true, statusAsContent: request.query.status_as_content }, (signal) =>
+        services.chats.followRun(callContext(request), request.params.id, signal),
+      ),
+  );
+
+  routes.post(
+    '/api/chats/:id/run/stop',
+    {
+      schema: {
+        tags: ['chats'],
+        summary: "Stop one of your chats' running answer, wherever it runs; answers once the partial answer is kept",
+        params: idParametersSchema,
+        response: { 204: noContentResponse('Stopped, or nothing was running'), ...commonErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      await services.chats.stopRun(callContext(request), request.params.id);
+      return reply.status(204).send();
     },
   );
 

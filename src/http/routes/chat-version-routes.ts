@@ -47,8 +47,8 @@ export const chatVersionRoutes: FastifyPluginAsync<ChatVersionRouteServices> = a
     async (request, reply) => {
       const { content, stream, status_as_content: statusAsContent } = request.body;
       const target = { chatId: request.params.id, messageId: request.params.messageId };
-      return answerTurn({ services, request, reply, stream, statusAsContent }, (signal) =>
-        services.chats.editQuestion(callContext(request), target, content, { signal }),
+      return answerTurn({ services, request, reply, stream, statusAsContent }, () =>
+        services.chats.editQuestion(callContext(request), target, content),
       );
     },
   );

@@ -2,6 +2,7 @@
  * Every migration, in order. Names sort lexically and are recorded in the store, so a migration
  * is never renamed or edited once released: add a new one instead.
  */
+import { chatRunsMigration } from './0070-chat-runs.js';
 import type { Migration } from 'kysely';
 import type { Dialect } from '../dialect.js';
 import { foundationMigration } from './0001-foundation.js';
@@ -48,6 +49,7 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     // After the newest migration: Kysely refuses a name sorting before one already run.
     '0060-lti-login-binding': ltiLoginBindingMigration(),
     '0061-document-upload-lease': documentUploadLeaseMigration(),
+    '0070-chat-runs': chatRunsMigration(dialect),
     '0071-answer-versions-and-feedback': answerVersionsAndFeedbackMigration(dialect),
   };
 }

@@ -46,7 +46,7 @@ export interface ChatMessage {
   sources: Source[];
   steps: Step[];
   usage: Usage | null;
-  /** 'stopped' when the reader pressed Stop before the answer was complete. */
+  /** 'stopped' when the reader pressed Stop before the answer was complete; 'interrupted' when the server writing it stopped. */
   finish_reason: string | null;
   created_at: string;
   /** Every version of this message, itself included, oldest first; absent on a message not yet kept. */

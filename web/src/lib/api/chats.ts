@@ -113,3 +113,24 @@ export async function clearRating(target: { chatId: number; messageId: number })
     }),
   );
 }
+
+/**
+ * The chat's answer still running, streamed from its first event (after a reload, or from another
+ * tab or device); undefined when none runs. `signal` only stops following: the answer goes on.
+ */
+export async function rejoinAnswer(chatId: number, signal: AbortSignal): Promise<ReadableStream<Uint8Array> | undefined> {
+  const body = await answerOf(
+    apiClient.GET('/api/chats/{id}/run', {
+      params: { path: { id: chatId } },
+      headers: { accept: 'text/event-stream' },
+      parseAs: 'stream',
+      signal,
+    }),
+  );
+  return body ?? undefined;
+}
+
+/** Stops the chat's running answer wherever it runs; resolves once its partial answer is kept. */
+export async function stopAnswer(chatId: number): Promise<void> {
+  await answerOf(apiClient.POST('/api/chats/{id}/run/stop', { params: { path: { id: chatId } } }));
+}

@@ -2,11 +2,22 @@
  * One conversation on the chat page: its kept messages, the answer streaming in, and what the
  * page can do with it (send, stop, regenerate). A new conversation becomes a kept chat on its
  * first message; `onCreated` lets the page move its address to the chat's own without a reload.
+ * An answer belongs to its chat, not to this page: opening a chat whose answer is still running
+ * rejoins it live, and only Stop (which tells the server) stops it.
  */
 import { ApiError } from '$lib/api/api-error';
 import { readAssistant } from '$lib/api/assistants';
 import type { Chat, ChatMessage, ChatWithMessages } from '$lib/api/chat-types';
-import { readChat, showVersion, startChat, streamAnswer, streamEditedQuestion, streamRegeneratedAnswer } from '$lib/api/chats';
+import {
+  readChat,
+  rejoinAnswer,
+  showVersion,
+  startChat,
+  stopAnswer,
+  streamAnswer,
+  streamEditedQuestion,
+  streamRegeneratedAnswer,
+} from '$lib/api/chats';
 import { serverErrorText } from '$lib/i18n/server-error-text';
 import { readChatStream } from './chat-stream';
 import { applyStreamEvent, emptyAnswer, timestampNow, type LiveAnswer } from './live-answer';
@@ -29,6 +40,9 @@ function messageOf(caught: unknown): string {
   if (caught instanceof ApiError) return serverErrorText(caught.code, caught.message);
   return caught instanceof Error ? caught.message : String(caught);
 }
+
+/** A rejoin found no answer running: nothing to show. */
+class NothingRunning extends Error {}
 
 export class Conversation {
   readonly assistantId: number;
@@ -72,6 +86,7 @@ export class Conversation {
       const chat = await readChat(Number(chatId));
       if (chat.assistant_id !== this.assistantId) return 'not-found';
       this.#show(chat);
+      void this.#rejoin(chat.id);
       return 'ready';
     } catch (caught) {
       return isNotFound(caught) ? 'not-found' : 'failed';
@@ -144,8 +159,47 @@ export class Conversation {
     }
   }
 
-  stop(): void {
-    this.#controller?.abort();
+  /** Stops the answer on the server (wherever it runs), then stops following it; Send waits until it is kept. */
+  async stop(): Promise<void> {
+    const controller = this.#controller;
+    if (controller === undefined) return;
+    this.busy = true;
+    controller.abort();
+    try {
+      if (this.chatId !== undefined) await stopAnswer(Number(this.chatId));
+    } catch {
+      // The answer may have ended meanwhile; a reload shows what was kept.
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /** Follows the chat's answer that is still running, if any, from its first word; then shows the kept chat. */
+  async #rejoin(chatId: number): Promise<void> {
+    if (this.#controller !== undefined) return;
+    const endedWithQuestion = this.messages.at(-1)?.role === 'user';
+    const rejoined = { running: false };
+    await this.#stream(async (signal) => {
+      const stream = await rejoinAnswer(chatId, signal);
+      if (stream === undefined) throw new NothingRunning();
+      rejoined.running = true;
+      return stream;
+    });
+    // The answer may have ended between reading the chat and asking for it, or been cut off with its
+    // server (the chat then keeps what had arrived, marked interrupted): either way the chat holds it now.
+    const cutOff = rejoined.running && this.failed !== undefined;
+    if (((!rejoined.running && endedWithQuestion) || cutOff) && this.chatId === String(chatId)) {
+      try {
+        const chat = await readChat(chatId);
+        if (cutOff && chat.messages.at(-1)?.role !== 'assistant') return;
+        this.failed = undefined;
+        this.#show(chat);
+        // The kept answer may have named the chat.
+        this.#events.onListChanged();
+      } catch {
+        // What is on screen stays; a reload shows the stored chat.
+      }
+    }
   }
 
   /** Runs one streamed answer that `open` starts, showing it as it arrives; the Stop button aborts it. */
@@ -167,6 +221,7 @@ export class Conversation {
       }
       shown.ended = true;
     } catch (caught) {
+      if (caught instanceof NothingRunning) return;
       this.#showQuestion();
       if (controller.signal.aborted) this.#keepStopped();
       else if (this.live) {

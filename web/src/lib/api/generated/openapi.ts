@@ -5350,7 +5350,7 @@ export interface paths {
                                 } & {
                                     [key: string]: unknown;
                                 }) | null;
-                                /** @description the model's finish reason; `stopped` when the learner stopped (or left) part way; null for a question */
+                                /** @description the model's finish reason; `stopped` when the learner pressed Stop (or nobody followed the answer for `CHAT_RUN_UNWATCHED_SECONDS_MAX`); `interrupted` when the server process writing it died, keeping what it had logged; null for a question */
                                 finish_reason: string | null;
                                 /** @description ISO 8601 date and time */
                                 created_at: string;
@@ -6080,6 +6080,304 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/chats/{id}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Rejoin one of your chats' running answer: its events so far, then live until it ends (any process, any tab)
+         * @description The stream of `POST /api/chats/{id}/messages` with `stream: true`, from the answer's first event. 204 when the chat has no answer running; then its messages hold the last answer.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description write status lines into the content (as /v1's stream_options.status_as_content); absent, the assistant's setting decides */
+                    status_as_content?: boolean;
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The answer: one chat.completion, or with `stream: true` a stream of chat.completion.chunk events ending in `data: [DONE]` */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {string} */
+                            object: "chat.completion";
+                            created: number;
+                            /** @description the model id exactly as sent */
+                            model: string;
+                            choices: {
+                                index: number;
+                                message: {
+                                    /** @enum {string} */
+                                    role: "assistant";
+                                    content: string;
+                                    /** @description the model's reasoning, when it gave any */
+                                    reasoning_content?: string;
+                                };
+                                /** @enum {object|null} */
+                                logprobs: never | null;
+                                /** @enum {string} */
+                                finish_reason: "stop" | "length" | "tool_calls" | "content_filter";
+                            }[];
+                            usage: {
+                                prompt_tokens?: number;
+                                completion_tokens?: number;
+                                total_tokens?: number;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            sources: ({
+                                title?: string;
+                                url?: string;
+                                similarity?: number;
+                                document_id?: string;
+                                chunk_index?: number;
+                                page?: number;
+                                /** @description the tool that found it */
+                                tool?: string;
+                                /** @description the function of that tool the model called, when it called one */
+                                function?: string;
+                                /** @description the prompt placeholder the tool filled, for a context tool */
+                                placeholder?: string;
+                                /** @description the assistant called as a tool whose answer brought it */
+                                assistant_id?: number;
+                                /** @description that assistant's name */
+                                assistant?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description the id of the trace of this request (verbose assistants only) */
+                            trace_id?: string;
+                        };
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description No answer is running */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chats/{id}/run/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop one of your chats' running answer, wherever it runs; answers once the partial answer is kept */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Stopped, or nothing was running */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/assistants/{id}/chats": {
         parameters: {
             query?: never;
@@ -6299,7 +6597,7 @@ export interface paths {
                                 } & {
                                     [key: string]: unknown;
                                 }) | null;
-                                /** @description the model's finish reason; `stopped` when the learner stopped (or left) part way; null for a question */
+                                /** @description the model's finish reason; `stopped` when the learner pressed Stop (or nobody followed the answer for `CHAT_RUN_UNWATCHED_SECONDS_MAX`); `interrupted` when the server process writing it died, keeping what it had logged; null for a question */
                                 finish_reason: string | null;
                                 /** @description ISO 8601 date and time */
                                 created_at: string;
@@ -6702,7 +7000,7 @@ export interface paths {
                                 } & {
                                     [key: string]: unknown;
                                 }) | null;
-                                /** @description the model's finish reason; `stopped` when the learner stopped (or left) part way; null for a question */
+                                /** @description the model's finish reason; `stopped` when the learner pressed Stop (or nobody followed the answer for `CHAT_RUN_UNWATCHED_SECONDS_MAX`); `interrupted` when the server process writing it died, keeping what it had logged; null for a question */
                                 finish_reason: string | null;
                                 /** @description ISO 8601 date and time */
                                 created_at: string;

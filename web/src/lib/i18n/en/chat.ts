@@ -63,6 +63,7 @@ export const chat = {
   sources: 'Sources',
   sourcePage: 'page {{page}}',
   stopped: 'Stopped before the answer was complete.',
+  interrupted: 'The answer was cut off: the server writing it stopped. What had arrived is kept; ask again for the rest.',
   cutAtLength: 'The answer was cut at the length limit.',
   answerFailed: 'The answer failed: {{message}}',
   sendFailed: 'The message could not be sent: {{message}}',

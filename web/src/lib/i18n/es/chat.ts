@@ -66,6 +66,8 @@ export const chat: CatalogueArea<typeof english> = {
   sources: 'Fuentes',
   sourcePage: 'página {{page}}',
   stopped: 'Detenida antes de completar la respuesta.',
+  interrupted:
+    'La respuesta se cortó: el servidor que la escribía se detuvo. Se guarda lo que había llegado; vuelve a preguntar para el resto.',
   cutAtLength: 'La respuesta se cortó en el límite de longitud.',
   answerFailed: 'La respuesta falló: {{message}}',
   sendFailed: 'No se pudo enviar el mensaje: {{message}}',
