@@ -21,6 +21,7 @@ import type { ConnectorDefinition, ConnectorRequest, ModelToolCall, ProviderSett
 import { EventChannel } from '../conversation/event-channel.js';
 import {
   addUsage,
+  listedSources,
   NO_USAGE,
   type FinishReason,
   type PipelineEvent,
@@ -100,7 +101,6 @@ export interface ToolCallStep {
 export interface ToolLoopOutcome {
   usage: Usage;
   finishReason: FinishReason;
-  sources: Source[];
   calls: ToolCallStep[];
   /** Model calls made. */
   rounds: number;
@@ -378,7 +378,7 @@ export async function* runToolLoop(input: ToolLoopInput): AsyncGenerator<Pipelin
   const signal = deadline.signal;
   const runner = new CallRunner({ ...input, signal, toolContext: { ...input.toolContext, signal } });
   const messages: ChatMessage[] = [...input.messages];
-  const outcome: ToolLoopOutcome = { usage: NO_USAGE, finishReason: 'stop', sources: [], calls: [], rounds: 0 };
+  const outcome: ToolLoopOutcome = { usage: NO_USAGE, finishReason: 'stop', calls: [], rounds: 0 };
   try {
     for (;;) {
       const offer = input.functions.length > 0 && outcome.rounds < input.limits.iterations;
@@ -401,11 +401,14 @@ export async function* runToolLoop(input: ToolLoopInput): AsyncGenerator<Pipelin
         })),
       });
       const results = yield* runCalls(runner, round.calls, outcome.rounds, input.nameStatus ?? ((status) => status));
+      const roundSources: Source[] = [];
       for (const result of results) {
         messages.push(result.message);
-        outcome.sources.push(...result.sources);
+        roundSources.push(...listedSources(result.sources));
         outcome.calls.push(result.step);
       }
+      // Sent after each round, so an answer stopped in a later round keeps what earlier calls found.
+      if (roundSources.length > 0) yield { type: 'sources', sources: roundSources };
     }
   } catch (error) {
     if (deadline.expired)

@@ -4474,6 +4474,12 @@ export interface paths {
                                 document_id?: string;
                                 chunk_index?: number;
                                 page?: number;
+                                /** @description the heading of the section the passage is under */
+                                section?: string;
+                                /** @description the knowledge base the document is in */
+                                knowledge_base_id?: string;
+                                /** @description the passage the answer was given */
+                                text?: string;
                                 /** @description the tool that found it */
                                 tool?: string;
                                 /** @description the function of that tool the model called, when it called one */
@@ -4678,6 +4684,12 @@ export interface paths {
                                 document_id?: string;
                                 chunk_index?: number;
                                 page?: number;
+                                /** @description the heading of the section the passage is under */
+                                section?: string;
+                                /** @description the knowledge base the document is in */
+                                knowledge_base_id?: string;
+                                /** @description the passage the answer was given */
+                                text?: string;
                                 /** @description the tool that found it */
                                 tool?: string;
                                 /** @description the function of that tool the model called, when it called one */
@@ -5320,6 +5332,12 @@ export interface paths {
                                     document_id?: string;
                                     chunk_index?: number;
                                     page?: number;
+                                    /** @description the heading of the section the passage is under */
+                                    section?: string;
+                                    /** @description the knowledge base the document is in */
+                                    knowledge_base_id?: string;
+                                    /** @description the passage the answer was given */
+                                    text?: string;
                                     /** @description the tool that found it */
                                     tool?: string;
                                     /** @description the function of that tool the model called, when it called one */
@@ -5737,6 +5755,12 @@ export interface paths {
                                 document_id?: string;
                                 chunk_index?: number;
                                 page?: number;
+                                /** @description the heading of the section the passage is under */
+                                section?: string;
+                                /** @description the knowledge base the document is in */
+                                knowledge_base_id?: string;
+                                /** @description the passage the answer was given */
+                                text?: string;
                                 /** @description the tool that found it */
                                 tool?: string;
                                 /** @description the function of that tool the model called, when it called one */
@@ -5937,6 +5961,12 @@ export interface paths {
                                 document_id?: string;
                                 chunk_index?: number;
                                 page?: number;
+                                /** @description the heading of the section the passage is under */
+                                section?: string;
+                                /** @description the knowledge base the document is in */
+                                knowledge_base_id?: string;
+                                /** @description the passage the answer was given */
+                                text?: string;
                                 /** @description the tool that found it */
                                 tool?: string;
                                 /** @description the function of that tool the model called, when it called one */
@@ -6253,6 +6283,12 @@ export interface paths {
                                     document_id?: string;
                                     chunk_index?: number;
                                     page?: number;
+                                    /** @description the heading of the section the passage is under */
+                                    section?: string;
+                                    /** @description the knowledge base the document is in */
+                                    knowledge_base_id?: string;
+                                    /** @description the passage the answer was given */
+                                    text?: string;
                                     /** @description the tool that found it */
                                     tool?: string;
                                     /** @description the function of that tool the model called, when it called one */
