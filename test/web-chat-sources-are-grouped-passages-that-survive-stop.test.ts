@@ -3,7 +3,8 @@
  * Chromium, against the fake provider: the sources name each document once, open to the passages
  * used (section, page and text), never list the rubric or the passage under the assistant's least
  * similarity, the model's `[1]` becomes a link to passage 1, and an answer stopped mid-stream keeps
- * its sources, also after a reload. axe finds nothing serious at 1280 and 375 px.
+ * its sources, also after a reload; "Show in context" opens a passage among its neighbours in the
+ * document. axe finds nothing serious at 1280 and 375 px.
  */
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -58,6 +59,15 @@ describe('the sources of a chat answer in the browser', () => {
     expect(await target.innerText()).toMatch(/^\[1\]\s+section “(Light reactions|Calvin cycle)”/);
     await expect.poll(() => target.isVisible()).toBe(true);
     expect(await isFocused(target)).toBe(true);
+    // The learner opens passage 1 in its document: both passages, in document order, the cited one marked.
+    const showContext = target.getByRole('button', { name: 'Show in context' });
+    await showContext.click();
+    expect(await target.getByRole('button', { name: 'Hide the context' }).getAttribute('aria-expanded')).toBe('true');
+    const neighbours = target.locator('ol.neighbours > li');
+    await expect.poll(() => neighbours.count()).toBe(2);
+    expect(await target.getByText('photosynthesis.md, 2 passages in all').count()).toBe(1);
+    expect((await neighbours.allInnerTexts()).join('\n')).toMatch(/chlorophyll absorbs light[\s\S]*Calvin cycle is the second stage/);
+    expect(await target.locator('ol.neighbours > li.cited').innerText()).toMatch(/^Cited:/);
     await expectAccessible(page);
     await screenshot(page, 'chat-sources-grouped-1280');
 
