@@ -168,6 +168,7 @@ export async function* runAssistant(request: PipelineRequest, context: PipelineC
   const outcome = yield* runModelStep({
     setup,
     context,
+    firstSourceNumber: contextSources.length + 1,
     parameters: request.parameters,
     wholeAnswer: request.wholeAnswer === true,
     prompt,
@@ -294,6 +295,8 @@ interface ModelStep {
   context: PipelineContext;
   parameters: GenerationParameters;
   wholeAnswer: boolean;
+  /** The number the first function call's source gets: after the context tools' listed sources. */
+  firstSourceNumber: number;
   prompt: PreparedPrompt;
   /** Completed when the step ends, whether the model answered or not, and handed to `onTrace`. */
   trace: PipelineTrace;
@@ -317,6 +320,7 @@ async function* runModelStep(step: ModelStep): AsyncGenerator<PipelineEvent, Too
     functions: prompt.functions.offered,
     unavailable: prompt.functions.skipped,
     toolContext: setup.toolContext,
+    firstSourceNumber: step.firstSourceNumber,
     limits: toolLoopLimitsFor(context.assistant.metadata.tool_loop, context.limits.toolLoop),
     ...textParserFor(context.assistant, prompt.functions.offered),
     nextStatusId: setup.nextStatusId,

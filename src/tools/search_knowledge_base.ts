@@ -16,11 +16,11 @@ import {
 const TOP_K_MAXIMUM = 20;
 const QUERY_CHARACTERS_MAXIMUM = 1_000;
 
-/** Numbered passages the model can cite: `[1] (notes.pdf, page 3) text`. */
-function passage(hit: KnowledgeHit, index: number): string {
+/** A numbered passage the model can cite: `[4] (notes.pdf, page 3) text`, numbered as the answer's sources are. */
+function passage(hit: KnowledgeHit, number: number): string {
   const source = sourceOfHit(hit);
   const where = [source.title, source.section, source.page === undefined ? undefined : `page ${source.page}`].filter(Boolean).join(', ');
-  return `[${index + 1}] (${where}) ${hit.text}`;
+  return `[${number}] (${where}) ${hit.text}`;
 }
 
 export default defineTool({
@@ -62,7 +62,8 @@ export default defineTool({
         threshold: config.threshold,
       });
       if (hits.length === 0) return { content: 'No passages matched this query.' };
-      return { content: hits.map(passage).join('\n\n'), sources: hits.map(sourceOfHit) };
+      const numbered = (firstNumber: number): string => hits.map((hit, index) => passage(hit, firstNumber + index)).join('\n\n');
+      return { content: numbered(1), numberedContent: numbered, sources: hits.map(sourceOfHit) };
     },
   },
 });
