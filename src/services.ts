@@ -22,6 +22,7 @@ import { runnerOwnerName } from './ingestion/runner-identity.js';
 import { IngestionRunner } from './ingestion/ingestion-runner.js';
 import { KnowledgeBaseService } from './knowledge/knowledge-base-service.js';
 import { KnowledgeDocumentService, knowledgeDocumentStorage } from './knowledge/knowledge-document-service.js';
+import { KnowledgePassageService } from './knowledge/knowledge-passage-service.js';
 import { organizationEmbedder } from './retrieval/organization-embedder.js';
 import { ProviderSettingsService, type StoredConfig } from './organizations/provider-settings-service.js';
 import { OutboundGuard } from './outbound/outbound-guard.js';
@@ -80,6 +81,7 @@ export interface Services {
   organizationSettings: OrganizationSettingsService;
   knowledgeBases: KnowledgeBaseService;
   knowledgeDocuments: KnowledgeDocumentService;
+  knowledgePassages: KnowledgePassageService;
   /** Not started here: main.ts (and the test server) start it and stop it on shutdown. */
   ingestionRunner: IngestionRunner;
   ltiRegistrations: LtiRegistrationService;
@@ -218,6 +220,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     }),
     organizationSettings: new OrganizationSettingsService(store.db),
     knowledgeBases,
+    knowledgePassages: new KnowledgePassageService(store.db),
     knowledgeDocuments: new KnowledgeDocumentService({
       db: store.db,
       storage: documentStorage,

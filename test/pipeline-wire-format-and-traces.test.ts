@@ -109,12 +109,12 @@ describe.each(TEST_DIALECTS)('the completion wire format on %s', (dialect) => {
     await possiblyUnset(server)?.close();
   });
 
-  it('streams statuses, then the answer, then finish, sources, usage and [DONE]', async () => {
+  it('streams statuses, then the sources of the context tools, then the answer, finish, usage and [DONE]', async () => {
     const { events } = await streamEvents(server, token, {
       model,
       messages: [{ role: 'user', content: `What divides? ${LEARNER_CANARY}` }],
     });
-    expect(collapse(events.map(kindOf))).toEqual(['status', 'text', 'finish', 'sources', 'usage', 'done']);
+    expect(collapse(events.map(kindOf))).toEqual(['status', 'sources', 'text', 'finish', 'usage', 'done']);
     const statuses = events.filter((event) => kindOf(event) === 'status').map((event) => event.json.status);
     expect(statuses.filter((status) => status.state === 'running').map((status) => status.message)).toEqual([
       `reading file ${files[0]!.file_path}`,

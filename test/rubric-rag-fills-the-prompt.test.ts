@@ -152,16 +152,8 @@ describe.each(TEST_DIALECTS)('rubric_rag on %s', (dialect) => {
     ]) {
       expect(document).toContain(part);
     }
-    expect(shown.sources).toEqual([
-      {
-        title: 'Essay writing',
-        url: 'rubric:essay-rubric-2025',
-        rubric_id: 'essay-rubric-2025',
-        format: 'markdown',
-        tool: 'rubric_rag',
-        placeholder: 'rubric',
-      },
-    ]);
+    // The rubric is an instruction the model follows, not where the answer came from: it is never a source.
+    expect(shown.sources).toEqual([]);
   });
 
   it('fills {rubric} with the JSON evaluation document when the config asks for json (by the alias rubric)', async () => {

@@ -379,6 +379,35 @@ export function requireKnowledgeBaseAction(identity: Identity, facts: KnowledgeB
   requireDecision(decideKnowledgeBase(identity, facts, action), 'Knowledge base');
 }
 
+/** How a reader reaches a knowledge base's passage through an assistant that searches it. */
+export interface PassageThroughAssistantFacts {
+  assistant: AssistantFacts;
+  /** Whether one of the assistant's knowledge tools names the knowledge base. */
+  searchesKnowledgeBase: boolean;
+  /** The assistant's owner, whose access its tools search with. */
+  owner: Identity;
+}
+
+/**
+ * Reading a passage of a knowledge base (with its neighbours): whoever may view the knowledge
+ * base, and whoever may chat with an assistant whose tools search it for them (a learner of a
+ * published or shared assistant sees the passages its answers cite), as long as the assistant's
+ * owner may still query it. Everyone else gets 404, as for a knowledge base that does not exist.
+ */
+export function decidePassageReading(
+  identity: Identity,
+  knowledgeBase: KnowledgeBaseFacts,
+  throughAssistant: PassageThroughAssistantFacts | undefined,
+): Decision {
+  if (decideKnowledgeBase(identity, knowledgeBase, 'view').allowed) return { allowed: true };
+  const viaAssistant =
+    throughAssistant !== undefined &&
+    throughAssistant.searchesKnowledgeBase &&
+    decideAssistant(identity, throughAssistant.assistant, 'chat').allowed &&
+    decideKnowledgeBase(throughAssistant.owner, knowledgeBase, 'query').allowed;
+  return viaAssistant ? { allowed: true } : { allowed: false, visible: false };
+}
+
 /** The same shape of scope as assistants: everything, one organization, or what a member may see. */
 export function knowledgeBaseListScope(identity: Identity): KnowledgeBaseListScope {
   return assistantListScope(identity);

@@ -53,7 +53,13 @@ export type {
 } from './plugin-contract/ports.js';
 
 // Helpers the built-in plugins share.
-export { collectionsSchema, searchCollections, sourceOfHit, type CollectionsSearch } from './plugin-contract/knowledge-sources.js';
+export {
+  collectionsSchema,
+  searchCollections,
+  sourceOfHit,
+  thresholdSchema,
+  type CollectionsSearch,
+} from './plugin-contract/knowledge-sources.js';
 export { CONTEXT_PLACEHOLDER, renderClassicPrompt, renderMessages, type TemplateInput } from './templates/template-rendering.js';
 export { sanitizeFunctionName } from './tool-loop/function-tools.js';
 export { startDeadline, streamWithinDeadline, type Deadline } from './bounds/deadline.js';

@@ -169,7 +169,7 @@ describe('runAssistant with single_file_rag', () => {
     expect(promptSent(events).at(-1)).toEqual({ role: 'user', content: `File:\n\n${FILE_TEXT}\n\nContext:Question:\n\n${USER_TEXT}\n\n` });
   });
 
-  it('emits statuses, then text deltas, then finish, sources and usage, in that order', async () => {
+  it('emits statuses, then the sources of context tools, then text deltas, then finish and usage, in that order', async () => {
     const snapshot = assistant(
       {
         assistant_type: 'multi_tool',
@@ -182,7 +182,7 @@ describe('runAssistant with single_file_rag', () => {
     const events = await collect(runAssistant({ messages: [userTurn(USER_TEXT)], parameters: {} }, pipelineContext(snapshot)));
 
     const phases = events.map((event) => event.type).filter((type, index, types) => index === 0 || types[index - 1] !== type);
-    expect(phases).toEqual(['status', 'text-delta', 'finish', 'sources', 'usage']);
+    expect(phases).toEqual(['status', 'sources', 'text-delta', 'finish', 'usage']);
     expect(statuses(events)).toEqual([
       { id: 'status-1', tool: 'single_file_rag', display_name: 'Single file', state: 'running', message: `reading file ${FILE_PATH}` },
       { id: 'status-1', tool: 'single_file_rag', display_name: 'Single file', state: 'done', message: `reading file ${FILE_PATH}` },

@@ -18,7 +18,7 @@ import {
 } from './conversation/client-system-messages.js';
 import { runContextTools, type ContextResult, type ToolStep } from './context-tools/context-orchestrator.js';
 import { EventChannel } from './conversation/event-channel.js';
-import { addUsage, NO_USAGE, type PipelineEvent, type Source, type StatusEvent, type Usage } from './conversation/events.js';
+import { addUsage, listedSources, NO_USAGE, type PipelineEvent, type StatusEvent, type Usage } from './conversation/events.js';
 import { messageText, type ChatMessage } from './conversation/messages.js';
 import type {
   AssistantRunner,
@@ -160,17 +160,21 @@ function redactedMessages(messages: readonly ChatMessage[]): ChatMessage[] {
 export async function* runAssistant(request: PipelineRequest, context: PipelineContext): AsyncGenerator<PipelineEvent> {
   const setup = setUpRun(request, context);
   const contextResult = yield* runContextToolsStep(setup, context.limits.toolTimeoutMilliseconds);
+  // Sent as soon as they are known, so an answer stopped mid-way keeps the sources it was given.
+  const contextSources = listedSources(contextResult.sources);
+  if (contextSources.length > 0) yield { type: 'sources', sources: contextSources };
   const prompt = await preparePrompt(setup, context, contextResult);
   const trace = startTrace(setup, context, contextResult, prompt);
   const outcome = yield* runModelStep({
     setup,
     context,
+    firstSourceNumber: contextSources.length + 1,
     parameters: request.parameters,
     wholeAnswer: request.wholeAnswer === true,
     prompt,
     trace,
   });
-  yield* closingEvents(contextResult.sources, outcome);
+  yield* closingEvents(outcome);
 }
 
 /** What every step of a run reads: the plan, the conversation as tools see it, and the status ids they share. */
@@ -291,6 +295,8 @@ interface ModelStep {
   context: PipelineContext;
   parameters: GenerationParameters;
   wholeAnswer: boolean;
+  /** The number the first function call's source gets: after the context tools' listed sources. */
+  firstSourceNumber: number;
   prompt: PreparedPrompt;
   /** Completed when the step ends, whether the model answered or not, and handed to `onTrace`. */
   trace: PipelineTrace;
@@ -314,6 +320,7 @@ async function* runModelStep(step: ModelStep): AsyncGenerator<PipelineEvent, Too
     functions: prompt.functions.offered,
     unavailable: prompt.functions.skipped,
     toolContext: setup.toolContext,
+    firstSourceNumber: step.firstSourceNumber,
     limits: toolLoopLimitsFor(context.assistant.metadata.tool_loop, context.limits.toolLoop),
     ...textParserFor(context.assistant, prompt.functions.offered),
     nextStatusId: setup.nextStatusId,
@@ -343,10 +350,8 @@ async function* runModelStep(step: ModelStep): AsyncGenerator<PipelineEvent, Too
   return outcome;
 }
 
-/** Step 4: the finish, then the sources of context tools and function calls together, then the usage. */
-function* closingEvents(contextSources: readonly Source[], outcome: ToolLoopOutcome): Generator<PipelineEvent> {
+/** Step 4: the finish, then the usage (the sources went out as each tool reported them). */
+function* closingEvents(outcome: ToolLoopOutcome): Generator<PipelineEvent> {
   yield { type: 'finish', finishReason: outcome.finishReason };
-  const sources = [...contextSources, ...outcome.sources];
-  if (sources.length > 0) yield { type: 'sources', sources };
   yield { type: 'usage', usage: outcome.usage };
 }

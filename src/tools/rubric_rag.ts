@@ -45,7 +45,10 @@ export default defineTool({
     const rubric = await context.rubrics.evaluation(rubricId, config.format);
     return {
       content: rubric.document,
-      sources: [{ title: rubric.title, url: `rubric:${rubric.rubricId}`, rubric_id: rubric.rubricId, format: config.format }],
+      // An instruction, not where the answer came from: a classic prompt still lists it, readers never see it.
+      sources: [
+        { title: rubric.title, url: `rubric:${rubric.rubricId}`, rubric_id: rubric.rubricId, format: config.format, instruction: true },
+      ],
       metadata: { criteria: rubric.criterionCount },
     };
   },

@@ -4,16 +4,23 @@
  * model runs, with the learner's message. Limited to the configured collections, each checked
  * against the assistant owner's access when it runs.
  */
-import { collectionsSchema, defineTool, searchCollections, sourceOfHit, type KnowledgeHit } from '../pipeline/plugin-api.js';
+import {
+  collectionsSchema,
+  defineTool,
+  searchCollections,
+  sourceOfHit,
+  thresholdSchema,
+  type KnowledgeHit,
+} from '../pipeline/plugin-api.js';
 
 const TOP_K_MAXIMUM = 20;
 const QUERY_CHARACTERS_MAXIMUM = 1_000;
 
-/** Numbered passages the model can cite: `[1] (notes.pdf, page 3) text`. */
-function passage(hit: KnowledgeHit, index: number): string {
+/** A numbered passage the model can cite: `[4] (notes.pdf, page 3) text`, numbered as the answer's sources are. */
+function passage(hit: KnowledgeHit, number: number): string {
   const source = sourceOfHit(hit);
-  const where = [source.title, source.page === undefined ? undefined : `page ${source.page}`].filter(Boolean).join(', ');
-  return `[${index + 1}] (${where}) ${hit.text}`;
+  const where = [source.title, source.section, source.page === undefined ? undefined : `page ${source.page}`].filter(Boolean).join(', ');
+  return `[${number}] (${where}) ${hit.text}`;
 }
 
 export default defineTool({
@@ -29,9 +36,10 @@ export default defineTool({
     properties: {
       collections: collectionsSchema,
       top_k: { type: 'integer', minimum: 1, maximum: TOP_K_MAXIMUM, default: 5 },
+      threshold: thresholdSchema,
     },
   } as const,
-  traceInput: (config) => ({ collections: config.collections, top_k: config.top_k }),
+  traceInput: (config) => ({ collections: config.collections, top_k: config.top_k, threshold: config.threshold }),
   function: {
     describe: () => ({
       name: 'search_knowledge_base',
@@ -51,10 +59,11 @@ export default defineTool({
         collections: config.collections,
         query: argumentsFromModel.query,
         topK: config.top_k,
-        threshold: 0,
+        threshold: config.threshold,
       });
       if (hits.length === 0) return { content: 'No passages matched this query.' };
-      return { content: hits.map(passage).join('\n\n'), sources: hits.map(sourceOfHit) };
+      const numbered = (firstNumber: number): string => hits.map((hit, index) => passage(hit, firstNumber + index)).join('\n\n');
+      return { content: numbered(1), numberedContent: numbered, sources: hits.map(sourceOfHit) };
     },
   },
 });

@@ -4,7 +4,7 @@
  * writes from the conversation) and puts them into `{context}`, with their sources. Every collection is
  * checked against the assistant owner's access when it is queried; they are queried at once.
  */
-import { collectionsSchema, defineTool, lastUserText, searchCollections, sourceOfHit } from '../pipeline/plugin-api.js';
+import { collectionsSchema, defineTool, lastUserText, searchCollections, sourceOfHit, thresholdSchema } from '../pipeline/plugin-api.js';
 
 const TOP_K_MAXIMUM = 20;
 
@@ -21,7 +21,7 @@ export default defineTool({
     properties: {
       collections: collectionsSchema,
       top_k: { type: 'integer', minimum: 1, maximum: TOP_K_MAXIMUM, default: 3 },
-      threshold: { type: 'number', minimum: 0, maximum: 1, default: 0 },
+      threshold: thresholdSchema,
       query_mode: { type: 'string', enum: ['last_message', 'context_aware'], default: 'last_message' },
     },
   } as const,

@@ -24,6 +24,17 @@ export interface Source {
   document_id?: string;
   chunk_index?: number;
   page?: number;
+  /** The heading of the section the passage is under, when its document has headings. */
+  section?: string;
+  /** The knowledge base (or a knowledge server's collection) the document is in. */
+  knowledge_base_id?: string;
+  /** The passage the answer was given, so a reader can see what it said. */
+  text?: string;
+  /**
+   * What the model was told to follow (a rubric), not where the answer came from: the prompt
+   * processor may still list it for the model, but it is never sent or stored as a source.
+   */
+  instruction?: boolean;
   /** The tool that produced it, and the placeholder its output filled. */
   tool?: string;
   placeholder?: string;
@@ -50,6 +61,11 @@ export type PipelineEvent =
   | { type: 'sources'; sources: Source[] }
   | { type: 'usage'; usage: Usage }
   | { type: 'finish'; finishReason: FinishReason };
+
+/** The sources a reader is shown: everything but instructions. */
+export function listedSources(sources: readonly Source[]): Source[] {
+  return sources.filter((source) => source.instruction !== true);
+}
 
 export function addUsage(total: Usage, more: Usage): Usage {
   return {

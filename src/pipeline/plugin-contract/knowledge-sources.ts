@@ -10,6 +10,28 @@ import type { ToolContext } from './tool-definition.js';
 /** Most knowledge bases one tool entry may search. */
 export const COLLECTIONS_MAXIMUM = 20;
 
+/**
+ * The least similarity a knowledge-base tool keeps when its assistant names none. Similarities of
+ * real matches differ by retrieval mode: a full-text match on PostgreSQL often scores under 0.1,
+ * a cosine of unrelated text embeddings reaches 0.2. No fixed number above 0 means "related" in
+ * every mode, so the default keeps every passage that shares anything with the query, and a
+ * passage at 0 (nothing shared) is never kept (searchCollections); a teacher who knows the mode
+ * raises it per tool.
+ */
+export const LEAST_SIMILARITY_DEFAULT = 0;
+
+/** JSON Schema of `threshold` in a knowledge-base tool's config: the least similarity a passage needs to be used and listed. */
+export const thresholdSchema = {
+  type: 'number',
+  minimum: 0,
+  maximum: 1,
+  default: LEAST_SIMILARITY_DEFAULT,
+  description: 'Least similarity (0 to 1) a passage needs to be used and listed as a source',
+} as const;
+
+/** Most characters of a passage a source keeps, so a stored answer stays small whatever a knowledge server sends. */
+export const SOURCE_PASSAGE_CHARACTERS_MAXIMUM = 4_000;
+
 /** JSON Schema of `collections` in a knowledge-base tool's config: LAMB's collection ids, as strings. */
 export const collectionsSchema = {
   type: 'array',
@@ -26,7 +48,11 @@ export interface CollectionsSearch {
   threshold: number;
 }
 
-/** Queries every collection at once (each checked by the search port) and keeps the best `topK` passages overall. */
+/**
+ * Queries every collection at once (each checked by the search port) and keeps the best `topK`
+ * passages overall. A passage with similarity 0 shares nothing with the query, so it is never
+ * kept, whatever the threshold.
+ */
 export async function searchCollections(context: ToolContext, search: CollectionsSearch): Promise<KnowledgeHit[]> {
   const { query, topK, threshold } = search;
   const perCollection = await Promise.all(
@@ -36,10 +62,12 @@ export async function searchCollections(context: ToolContext, search: Collection
   );
   return perCollection
     .flat()
+    .filter((hit) => hit.similarity > 0 && hit.similarity >= threshold)
     .sort((a, b) => b.similarity - a.similarity)
     .slice(0, topK);
 }
 
+/** A retrieved passage as a source: its document, where in it (chunk, page, section), and its text, which the reader can expand. */
 export function sourceOfHit(hit: KnowledgeHit): Source {
   const metadata = hit.metadata;
   return {
@@ -51,5 +79,9 @@ export function sourceOfHit(hit: KnowledgeHit): Source {
     ...(metadata.document_id !== undefined && { document_id: String(metadata.document_id) }),
     ...(typeof metadata.chunk_index === 'number' && { chunk_index: metadata.chunk_index }),
     ...(typeof metadata.page === 'number' && { page: metadata.page }),
+    ...(typeof metadata.heading === 'string' && metadata.heading.trim() !== '' && { section: metadata.heading }),
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string
+    ...(metadata.knowledge_base_id !== undefined && { knowledge_base_id: String(metadata.knowledge_base_id) }),
+    text: hit.text.slice(0, SOURCE_PASSAGE_CHARACTERS_MAXIMUM),
   };
 }

@@ -63,6 +63,13 @@ export interface ToolContext {
 export interface ToolOutput {
   content: string;
   sources?: Source[];
+  /**
+   * The content with its sources numbered from `firstNumber` (`[firstNumber]`, …), for a function
+   * call: the tool loop gives each call the number its first source has among the answer's
+   * sources, so citations run on across calls instead of restarting at [1]. `content` is used
+   * when this is absent.
+   */
+  numberedContent?: (firstNumber: number) => string;
   metadata?: Record<string, unknown>;
 }
 

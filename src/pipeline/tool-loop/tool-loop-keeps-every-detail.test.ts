@@ -287,7 +287,9 @@ describe('what the trace keeps of a call', () => {
       expect(step.durationMilliseconds).toBeGreaterThanOrEqual(0);
       expect(step.durationMilliseconds).toBeLessThanOrEqual(Math.ceil(result.elapsedMilliseconds));
     }
-    expect(result.outcome.sources).toEqual([{ title: 'a source', tool: 'echo_tool', function: 'echo' }]);
+    expect(result.events.filter((event) => event.type === 'sources')).toEqual([
+      { type: 'sources', sources: [{ title: 'a source', tool: 'echo_tool', function: 'echo' }] },
+    ]);
   });
 });
 

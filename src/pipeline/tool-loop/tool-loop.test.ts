@@ -153,7 +153,8 @@ async function run(script: Script, options: { limits?: Partial<ToolLoopLimits>; 
     .at(-1)!
     .messages.filter((message) => message.role === 'tool')
     .map((message) => message.content as string);
-  return { outcome, requests, statuses, text, toolMessages };
+  const sources = events.flatMap((event) => (event.type === 'sources' ? event.sources : []));
+  return { outcome, requests, statuses, text, toolMessages, sources };
 }
 
 describe('the tool loop', () => {
@@ -177,11 +178,8 @@ describe('the tool loop', () => {
       tool_calls: [{ type: 'function', function: { name: 'lookup', arguments: '{"word":"cell"}' } }],
     });
     expect(second.at(-1)).toMatchObject({ role: 'tool', content: 'definition of cell' });
-    expect(result.outcome).toMatchObject({
-      finishReason: 'stop',
-      rounds: 2,
-      sources: [{ title: 'dictionary: cell', tool: 'lookup', function: 'lookup' }],
-    });
+    expect(result.outcome).toMatchObject({ finishReason: 'stop', rounds: 2 });
+    expect(result.sources).toEqual([{ title: 'dictionary: cell', tool: 'lookup', function: 'lookup' }]);
     expect(result.statuses.map((status) => [status.state, status.message])).toEqual([
       ['running', 'calling lookup'],
       ['done', 'calling lookup'],

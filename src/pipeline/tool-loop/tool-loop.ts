@@ -21,6 +21,7 @@ import type { ConnectorDefinition, ConnectorRequest, ModelToolCall, ProviderSett
 import { EventChannel } from '../conversation/event-channel.js';
 import {
   addUsage,
+  listedSources,
   NO_USAGE,
   type FinishReason,
   type PipelineEvent,
@@ -65,6 +66,8 @@ export interface ToolLoopInput {
   unavailable?: readonly SkippedFunctionTool[];
   toolContext: ToolContext;
   limits: ToolLoopLimits;
+  /** The number the calls' first source has among the answer's sources (after the context tools'); 1 when unset. */
+  firstSourceNumber?: number;
   /**
    * Reads calls written as text (and reasoning) in one round; absent when the assistant asks for
    * native calls only. `offering` tells whether the round offers tools: a round that does not may
@@ -100,7 +103,6 @@ export interface ToolCallStep {
 export interface ToolLoopOutcome {
   usage: Usage;
   finishReason: FinishReason;
-  sources: Source[];
   calls: ToolCallStep[];
   /** Model calls made. */
   rounds: number;
@@ -198,6 +200,8 @@ interface CallResult {
   message: ChatMessage;
   sources: Source[];
   step: ToolCallStep;
+  /** The result's content with its sources numbered from a given number, when the tool numbers them. */
+  numbered?: (firstNumber: number) => string;
 }
 
 class CallRunner {
@@ -252,6 +256,7 @@ class CallRunner {
     };
     let content: string;
     let sources: Source[] = [];
+    let numbered: ((firstNumber: number) => string) | undefined;
     try {
       if (run === undefined)
         throw new CallRefused(
@@ -274,6 +279,9 @@ class CallRunner {
         ),
       );
       content = truncated(output.content, this.input.limits.resultCharactersMaximum);
+      const numberedContent = output.numberedContent;
+      if (typeof numberedContent === 'function')
+        numbered = (firstNumber) => truncated(numberedContent(firstNumber), this.input.limits.resultCharactersMaximum);
       sources = (output.sources ?? []).map((source) => ({ ...source, tool: run.toolName, function: run.functionName }));
       emitStatus({ id: statusId, tool: run.toolName, state: 'done', message: label });
     } catch (error) {
@@ -286,7 +294,7 @@ class CallRunner {
     step.durationMilliseconds = Math.round(performance.now() - started);
     step.resultCharacters = content.length;
     step.sourceCount = sources.length;
-    return { message: { role: 'tool', tool_call_id: call.id, content }, sources, step };
+    return { message: { role: 'tool', tool_call_id: call.id, content }, sources, step, ...(numbered && { numbered }) };
   }
 }
 
@@ -360,6 +368,13 @@ async function* modelRound(
 }
 
 /** Runs a round's calls at once, streaming their status events as they happen; results keep the calls' order. */
+/** Gives a call's content the numbers its sources have among the answer's. */
+function numberResult(result: CallResult, firstNumber: number): void {
+  const content = result.numbered?.(firstNumber) ?? result.message.content;
+  result.message = { ...result.message, content };
+  result.step.resultCharacters = typeof content === 'string' ? content.length : result.step.resultCharacters;
+}
+
 async function* runCalls(
   runner: CallRunner,
   calls: readonly ModelToolCall[],
@@ -378,7 +393,8 @@ export async function* runToolLoop(input: ToolLoopInput): AsyncGenerator<Pipelin
   const signal = deadline.signal;
   const runner = new CallRunner({ ...input, signal, toolContext: { ...input.toolContext, signal } });
   const messages: ChatMessage[] = [...input.messages];
-  const outcome: ToolLoopOutcome = { usage: NO_USAGE, finishReason: 'stop', sources: [], calls: [], rounds: 0 };
+  const outcome: ToolLoopOutcome = { usage: NO_USAGE, finishReason: 'stop', calls: [], rounds: 0 };
+  let nextSourceNumber = input.firstSourceNumber ?? 1;
   try {
     for (;;) {
       const offer = input.functions.length > 0 && outcome.rounds < input.limits.iterations;
@@ -401,11 +417,18 @@ export async function* runToolLoop(input: ToolLoopInput): AsyncGenerator<Pipelin
         })),
       });
       const results = yield* runCalls(runner, round.calls, outcome.rounds, input.nameStatus ?? ((status) => status));
+      const roundSources: Source[] = [];
       for (const result of results) {
+        // In call order, so the numbers a model sees are those its sources have on the page.
+        const listed = listedSources(result.sources);
+        if (result.numbered) numberResult(result, nextSourceNumber);
+        nextSourceNumber += listed.length;
         messages.push(result.message);
-        outcome.sources.push(...result.sources);
+        roundSources.push(...listed);
         outcome.calls.push(result.step);
       }
+      // Sent after each round, so an answer stopped in a later round keeps what earlier calls found.
+      if (roundSources.length > 0) yield { type: 'sources', sources: roundSources };
     }
   } catch (error) {
     if (deadline.expired)

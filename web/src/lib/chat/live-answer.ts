@@ -61,7 +61,8 @@ export function applyStreamEvent(answer: LiveAnswer, event: StreamEvent, now: nu
       answer.reasoning = (answer.reasoning ?? '') + event.text;
       break;
     case 'sources':
-      answer.sources = event.sources;
+      // Sources come as each tool reports them (context tools first, then each round of calls).
+      answer.sources = [...answer.sources, ...event.sources];
       break;
     case 'usage':
       answer.usage = event.usage;

@@ -3,6 +3,7 @@
  * math and the KaTeX chunk arrived. `renderAnswer` is what a component shows: sanitized HTML.
  */
 import type MarkdownIt from 'markdown-it';
+import { addCitationLinks, type CitationTargets } from './citation-links';
 import { createMarkdown, mayContainMath, type MarkdownLabels } from './markdown';
 import { sanitizeHtml } from './sanitize-html';
 
@@ -28,7 +29,7 @@ function rendererFor(labels: MarkdownLabels, math: boolean): MarkdownIt {
   const key = `${math ? 'math' : 'plain'}\u0000${labels.copyCode}\u0000${labels.code}`;
   let renderer = renderers[key];
   if (!renderer) {
-    renderer = createMarkdown(labels);
+    renderer = addCitationLinks(createMarkdown(labels));
     if (math && addMath) addMath(renderer);
     renderers[key] = renderer;
   }
@@ -40,9 +41,12 @@ export function mathReady(): boolean {
   return state.mathReady;
 }
 
-/** Sanitized HTML for a model's markdown; starts loading KaTeX when the text may hold math. */
-export function renderAnswer(text: string, labels: MarkdownLabels): string {
+/**
+ * Sanitized HTML for a model's markdown, its numbered citations linked to `citations` when given;
+ * starts loading KaTeX when the text may hold math.
+ */
+export function renderAnswer(text: string, labels: MarkdownLabels, citations?: CitationTargets): string {
   const wantsMath = mayContainMath(text);
   if (wantsMath && !state.mathReady) loadMath();
-  return sanitizeHtml(rendererFor(labels, wantsMath && state.mathReady).render(text));
+  return sanitizeHtml(rendererFor(labels, wantsMath && state.mathReady).render(text, { citations }));
 }

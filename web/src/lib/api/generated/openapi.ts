@@ -4474,6 +4474,12 @@ export interface paths {
                                 document_id?: string;
                                 chunk_index?: number;
                                 page?: number;
+                                /** @description the heading of the section the passage is under */
+                                section?: string;
+                                /** @description the knowledge base the document is in */
+                                knowledge_base_id?: string;
+                                /** @description the passage the answer was given */
+                                text?: string;
                                 /** @description the tool that found it */
                                 tool?: string;
                                 /** @description the function of that tool the model called, when it called one */
@@ -4678,6 +4684,12 @@ export interface paths {
                                 document_id?: string;
                                 chunk_index?: number;
                                 page?: number;
+                                /** @description the heading of the section the passage is under */
+                                section?: string;
+                                /** @description the knowledge base the document is in */
+                                knowledge_base_id?: string;
+                                /** @description the passage the answer was given */
+                                text?: string;
                                 /** @description the tool that found it */
                                 tool?: string;
                                 /** @description the function of that tool the model called, when it called one */
@@ -5320,6 +5332,12 @@ export interface paths {
                                     document_id?: string;
                                     chunk_index?: number;
                                     page?: number;
+                                    /** @description the heading of the section the passage is under */
+                                    section?: string;
+                                    /** @description the knowledge base the document is in */
+                                    knowledge_base_id?: string;
+                                    /** @description the passage the answer was given */
+                                    text?: string;
                                     /** @description the tool that found it */
                                     tool?: string;
                                     /** @description the function of that tool the model called, when it called one */
@@ -5753,6 +5771,12 @@ export interface paths {
                                 document_id?: string;
                                 chunk_index?: number;
                                 page?: number;
+                                /** @description the heading of the section the passage is under */
+                                section?: string;
+                                /** @description the knowledge base the document is in */
+                                knowledge_base_id?: string;
+                                /** @description the passage the answer was given */
+                                text?: string;
                                 /** @description the tool that found it */
                                 tool?: string;
                                 /** @description the function of that tool the model called, when it called one */
@@ -5953,6 +5977,12 @@ export interface paths {
                                 document_id?: string;
                                 chunk_index?: number;
                                 page?: number;
+                                /** @description the heading of the section the passage is under */
+                                section?: string;
+                                /** @description the knowledge base the document is in */
+                                knowledge_base_id?: string;
+                                /** @description the passage the answer was given */
+                                text?: string;
                                 /** @description the tool that found it */
                                 tool?: string;
                                 /** @description the function of that tool the model called, when it called one */
@@ -6146,6 +6176,12 @@ export interface paths {
                                 document_id?: string;
                                 chunk_index?: number;
                                 page?: number;
+                                /** @description the heading of the section the passage is under */
+                                section?: string;
+                                /** @description the knowledge base the document is in */
+                                knowledge_base_id?: string;
+                                /** @description the passage the answer was given */
+                                text?: string;
                                 /** @description the tool that found it */
                                 tool?: string;
                                 /** @description the function of that tool the model called, when it called one */
@@ -6567,6 +6603,12 @@ export interface paths {
                                     document_id?: string;
                                     chunk_index?: number;
                                     page?: number;
+                                    /** @description the heading of the section the passage is under */
+                                    section?: string;
+                                    /** @description the knowledge base the document is in */
+                                    knowledge_base_id?: string;
+                                    /** @description the passage the answer was given */
+                                    text?: string;
                                     /** @description the tool that found it */
                                     tool?: string;
                                     /** @description the function of that tool the model called, when it called one */
@@ -6788,6 +6830,12 @@ export interface paths {
                                 document_id?: string;
                                 chunk_index?: number;
                                 page?: number;
+                                /** @description the heading of the section the passage is under */
+                                section?: string;
+                                /** @description the knowledge base the document is in */
+                                knowledge_base_id?: string;
+                                /** @description the passage the answer was given */
+                                text?: string;
                                 /** @description the tool that found it */
                                 tool?: string;
                                 /** @description the function of that tool the model called, when it called one */
@@ -6970,6 +7018,12 @@ export interface paths {
                                     document_id?: string;
                                     chunk_index?: number;
                                     page?: number;
+                                    /** @description the heading of the section the passage is under */
+                                    section?: string;
+                                    /** @description the knowledge base the document is in */
+                                    knowledge_base_id?: string;
+                                    /** @description the passage the answer was given */
+                                    text?: string;
                                     /** @description the tool that found it */
                                     tool?: string;
                                     /** @description the function of that tool the model called, when it called one */
@@ -9679,6 +9733,146 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/knowledge-bases/{id}/documents/{documentId}/passages/{chunkIndex}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a passage with its neighbours in the document
+         * @description For whoever may view the knowledge base, or may chat with the assistant named by `assistant_id` when that assistant searches this knowledge base (a learner opening a source of an answer). Anyone else gets 404.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The assistant whose answer cited the passage: a reader who may chat with it may read what it searched */
+                    assistant_id?: number;
+                };
+                header?: never;
+                path: {
+                    id: number;
+                    documentId: number;
+                    chunkIndex: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The passage with up to 2 passages on each side, in document order */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            knowledge_base_id: number;
+                            document_id: number;
+                            file_name: string;
+                            /** @description the cited passage */
+                            chunk_index: number;
+                            chunk_count: number;
+                            passages: {
+                                chunk_index: number;
+                                text: string;
+                                page?: number;
+                                /** @description the heading of the section the passage is under */
+                                section?: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
