@@ -4,7 +4,8 @@
  * only; regenerating adds an answer version; PUT …/active-version shows any version again, then
  * the newest one at each step below it; the export keeps every version. Only the chat's owner may
  * do any of it: everyone else gets 404 (401 without credentials), and nothing changes. Hostile
- * input is a clear 400 or 404; fifty edits and fifty switches at once leave a consistent chat.
+ * input is a clear 400 or 404; fifty edits at once are answered one at a time (the others refused with
+ * chat_run_in_progress, keeping nothing), and fifty switches at once leave a consistent chat.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startChat, startChatWorld, type ChatWorld } from './support/chat-world.js';
@@ -192,16 +193,26 @@ describe.each(TEST_DIALECTS)('question versions on %s', (dialect) => {
         }),
       ),
     );
-    // The chat holds CHAT_MESSAGES_MAX messages (200 by default): all of these fit.
-    expect(edits.map((response) => response.status)).toEqual(edits.map(() => 200));
+    // A chat answers one question at a time (its run): an edit sent while another is answered is refused
+    // with chat_run_in_progress and keeps nothing, so every version kept is an edit that got its answer.
+    const answered = edits.filter((response) => response.status === 200);
+    const refused = edits.filter((response) => response.status !== 200);
+    expect(answered.length).toBeGreaterThanOrEqual(1);
+    for (const response of refused) {
+      expect(response.status).toBe(409);
+      expect(response.body.error.code).toBe('chat_run_in_progress');
+    }
     const branch = await shown(chatId);
     expect(branch).toHaveLength(4);
-    expect(branch[2]!.version_ids).toHaveLength(CONCURRENT_REQUESTS + 1);
+    expect(branch[2]!.version_ids).toHaveLength(answered.length + 1);
     expect(branch[3]!.parent_id).toBe(branch[2]!.id);
     const versions = branch[2]!.version_ids;
     const switches = await Promise.all(
-      versions.map((id) =>
-        request(world.server, 'PUT', `/api/chats/${chatId}/active-version`, { token: learner, body: { message_id: id } }),
+      Array.from({ length: CONCURRENT_REQUESTS }, (_, index) =>
+        request(world.server, 'PUT', `/api/chats/${chatId}/active-version`, {
+          token: learner,
+          body: { message_id: versions[index % versions.length] },
+        }),
       ),
     );
     expect(switches.map((response) => response.status)).toEqual(switches.map(() => 200));

@@ -91,6 +91,12 @@ describe.each(TEST_DIALECTS)('the sources of a chat answer on %s', (dialect) => 
     // The sources went out before the text, so a client has them while the answer streams.
     expect(received.indexOf('"sources"')).toBeGreaterThanOrEqual(0);
     expect(received.indexOf('"sources"')).toBeLessThan(received.indexOf('part0 '));
+    // Stop is the learner's button (the answer belongs to the chat, so leaving alone would not stop it).
+    const stopped = await fetch(`${world.server.baseUrl}/api/chats/${chatId}/run/stop`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${learner.token}` },
+    });
+    expect(stopped.status).toBe(204);
     abort.abort();
 
     const answer = await eventually(

@@ -8,6 +8,7 @@
  * that dies leaves its run's lease to run out, and whoever looks next marks it interrupted and keeps
  * the answer it had logged (chat-run-sweep.ts, which also removes the logs of runs long ended).
  */
+import { isUniqueViolation } from '../store/files-repository.js';
 import type { Kysely } from 'kysely';
 import { AppError, catalogue, type ErrorCode } from '../errors/app-error.js';
 import type { PipelineEvent } from '../pipeline/conversation/events.js';
@@ -184,8 +185,10 @@ export class ChatRunKeeper {
         now,
       });
     } catch (error) {
-      // The partial unique index: another request, on any process, started this chat's answer first.
-      if ((await findRunningRunOfChat(this.db, chatId)) !== undefined) throw new AppError('chat_run_in_progress');
+      // The partial unique index: another request, on any process, started this chat's answer first
+      // (and may have finished it already, so the violation itself is the answer, not a second look).
+      if (isUniqueViolation(error) || (await findRunningRunOfChat(this.db, chatId)) !== undefined)
+        throw new AppError('chat_run_in_progress');
       throw error;
     }
     const run = new KeptRun(runId, this.db);

@@ -26,7 +26,8 @@ export const thresholdSchema = {
   minimum: 0,
   maximum: 1,
   default: LEAST_SIMILARITY_DEFAULT,
-  description: 'Least similarity (0 to 1) a passage needs to be used and listed as a source',
+  description:
+    'How close a passage must be to the question to be used and listed as a source: 0 keeps any passage that shares something with it, 1 only an identical one',
 } as const;
 
 /** Most characters of a passage a source keeps, so a stored answer stays small whatever a knowledge server sends. */
