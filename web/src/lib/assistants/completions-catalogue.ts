@@ -1,7 +1,7 @@
 /**
- * What the assistant form offers to choose from, as the server lists it: prompt processors,
- * connectors with their models, and installed tools (GET /lamb/v1/completions/list). Loaded once
- * per page load, since several parts of the form read it.
+ * What the assistant form offers to choose from, as the server lists it: prompt processors and
+ * installed tools (GET /lamb/v1/completions/list; the Model field reads GET /api/models instead,
+ * model-list.ts). Loaded once per page load, since several parts of the form read it.
  */
 import { readCompletionsList } from '$lib/api/completions';
 
@@ -17,7 +17,6 @@ export interface CatalogueTool {
 
 export interface CompletionsCatalogue {
   prompt_processors: string[];
-  connectors: Record<string, { description: string; models: string[] }>;
   tools: CatalogueTool[];
 }
 

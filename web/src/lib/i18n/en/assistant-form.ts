@@ -22,7 +22,6 @@ export const assistantForm = {
   promptTemplateHint: 'The message the model gets: {user_input} is the question, {context} what retrieval found.',
   modelLegend: 'Model and capabilities',
   model: 'Model',
-  modelHint: 'Grouped by connector, as this server offers them.',
   promptProcessor: 'Prompt processor',
   promptProcessorHint: 'How the prompt is put together from the template and what the tools found.',
   vision: 'Vision',

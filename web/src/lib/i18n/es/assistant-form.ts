@@ -25,7 +25,6 @@ export const assistantForm: CatalogueArea<typeof english> = {
   promptTemplateHint: 'El mensaje que recibe el modelo: {user_input} es la pregunta y {context} lo que encontró la recuperación.',
   modelLegend: 'Modelo y capacidades',
   model: 'Modelo',
-  modelHint: 'Agrupados por conector, tal como los ofrece este servidor.',
   promptProcessor: 'Procesador del prompt',
   promptProcessorHint: 'Cómo se construye el prompt a partir de la plantilla y de lo que encontraron las herramientas.',
   vision: 'Visión',
