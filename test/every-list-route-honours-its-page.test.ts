@@ -71,6 +71,29 @@ function assistantWithChats(world: World): Promise<number> {
   });
 }
 
+/** The chats' assistant with one rated answer in each of its ITEMS_MADE chats (asked one at a time: a user's answers running at once are bounded). */
+function assistantWithRatedAnswers(world: World): Promise<number> {
+  return once(world, 'ratings', async () => {
+    const assistantId = await assistantWithChats(world);
+    const chats = await request(world.server, 'GET', `/api/chats?limit=${ITEMS_MADE}`, { token: world.adminToken });
+    for (const [index, chat] of (chats.body.items as JsonObject[]).entries()) {
+      const asked = await request(world.server, 'POST', `/api/chats/${chat.id}/messages`, {
+        token: world.adminToken,
+        body: { content: `Question ${index}` },
+      });
+      expect(asked.status, asked.text).toBe(200);
+      const kept = await request(world.server, 'GET', `/api/chats/${chat.id}`, { token: world.adminToken });
+      const answer = (kept.body.messages as JsonObject[]).find((message) => message.role === 'assistant');
+      const rated = await request(world.server, 'PUT', `/api/chats/${chat.id}/messages/${answer?.id}/feedback`, {
+        token: world.adminToken,
+        body: { rating: index % 2 === 0 ? 'up' : 'down', comment: null },
+      });
+      expect(rated.status, rated.text).toBe(200);
+    }
+    return assistantId;
+  });
+}
+
 /** A knowledge base with ITEMS_MADE documents, each queued as a job. */
 function knowledgeBaseWithDocuments(world: World): Promise<number> {
   return once(world, 'documents', async () => {
@@ -144,6 +167,7 @@ const FILLERS: Record<string, Filler> = {
     return '/api/chats/export';
   },
   '/api/assistants/{id}/chats': async (world) => `/api/assistants/${await assistantWithChats(world)}/chats`,
+  '/api/assistants/{id}/feedback': async (world) => `/api/assistants/${await assistantWithRatedAnswers(world)}/feedback`,
   '/api/knowledge-bases': async (world) => {
     await times((index) => created(world, '/api/knowledge-bases', { name: `Paged base ${index}` }));
     return '/api/knowledge-bases';

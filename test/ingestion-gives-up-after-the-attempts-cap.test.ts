@@ -157,7 +157,8 @@ describe.each(TEST_DIALECTS)('the ingestion attempts cap on %s', (dialect) => {
       error: STOPPED_THREE_TIMES,
     });
     expect(embeddings.requests).toHaveLength(3);
-  });
+    // Four real server processes start one after another; on a loaded machine that alone can take half a minute.
+  }, 120_000);
 
   it('fails an exhausted job exactly once when two processes claim at the same moment, and claims it for neither', async () => {
     database = await createTestDatabase(dialect);

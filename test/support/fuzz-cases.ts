@@ -75,6 +75,7 @@ function realValuesFor(operation: FuzzOperation, name: string, world: FuzzWorld)
   if (operation.path.startsWith('/api/assistants/{') && operation.method !== 'GET') return ids.spareAssistants;
   if (name === 'documentId') return ids.documents;
   if (name === 'jobId') return ids.jobs;
+  if (name === 'messageId') return ids.messages;
   if (name === 'rubricId') return ids.rubrics;
   if (name === 'name') return ids.toolNames;
   const prefixes: ReadonlyArray<readonly [string, Array<string | number>]> = [
@@ -84,6 +85,7 @@ function realValuesFor(operation: FuzzOperation, name: string, world: FuzzWorld)
     ['/api/organizations/', ids.organizations],
     ['/api/knowledge-bases/', ids.knowledgeBases],
     ['/api/files/', ids.files],
+    ['/api/chats/', ids.chats],
     ['/api/traces/', ids.traces],
     ['/api/lti/consumers/', ids.ltiConsumers],
     ['/api/lti/platforms/', ids.ltiPlatforms],

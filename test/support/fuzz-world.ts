@@ -30,6 +30,9 @@ export interface FuzzWorld {
     documents: number[];
     jobs: number[];
     files: number[];
+    /** A learner's kept chat with one question and its answer, for the chat routes and their message ids. */
+    chats: number[];
+    messages: number[];
     traces: string[];
     toolNames: string[];
     /** LTI consumers, platforms and activities of the fuzz school. */
@@ -205,6 +208,12 @@ export async function buildFuzzWorld(server: TestServer, providerUrls: FuzzWorld
   });
   expect(chat.status, chat.text).toBe(200);
   expect(chat.body.trace_id).toBeTypeOf('string');
+  const keptChat = await created(server, learner.token, '/api/chats', { assistant_id: published.id });
+  const asked = await request(server, 'POST', `/api/chats/${keptChat.id}/messages`, { token: learner.token, body: { content: 'hello' } });
+  expect(asked.status, asked.text).toBe(200);
+  const keptMessages = (await request(server, 'GET', `/api/chats/${keptChat.id}`, { token: learner.token })).body.messages as Array<{
+    id: number;
+  }>;
   const disposableTokens = [
     await login(server, victim.email, victim.password),
     await login(server, otherCreator.email, otherCreator.password),
@@ -234,6 +243,8 @@ export async function buildFuzzWorld(server: TestServer, providerUrls: FuzzWorld
       documents: [uploaded.body.document_id],
       jobs: [uploaded.body.job_id],
       files: [file.id],
+      chats: [keptChat.id],
+      messages: keptMessages.map((message) => message.id),
       traces: [chat.body.trace_id],
       toolNames: toolNames.length > 0 ? toolNames : ['simple_rag'],
       ...lti,
