@@ -5,6 +5,7 @@ import { migrateStore, openStore } from '../src/store/store.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
 
 const EXPECTED_TABLES = [
+  'answer_feedback',
   'api_keys',
   'assistant_shares',
   'assistants',
@@ -12,6 +13,8 @@ const EXPECTED_TABLES = [
   'blob_chunks',
   'blobs',
   'chat_messages',
+  'chat_run_events',
+  'chat_runs',
   'chats',
   'files',
   'ingestion_jobs',

@@ -16,6 +16,7 @@ import type { Identity } from '../auth/identity.js';
 import { requireAssistantCreation } from '../auth/permissions.js';
 import type { ModelChoices, ProviderLookup } from '../organizations/provider-settings-service.js';
 import type { ConnectorDefinition, ProviderSettings } from '../pipeline/plugin-contract/connector-definition.js';
+import { startDeadline } from '../pipeline/bounds/deadline.js';
 import { ModelListError, type ModelListFailure } from '../pipeline/plugin-contract/model-list-request.js';
 import { HotReadCache } from '../store/hot-read-cache.js';
 import type { ModelListView, ProviderModelsView } from './model-list-schemas.js';
@@ -123,7 +124,9 @@ export class ModelListService {
 
   /** Asks the provider under the time limit; a connector that ignores the signal is not waited for past it either. */
   private async ask(connector: ConnectorDefinition, provider: ProviderSettings): Promise<Listing> {
-    const signal = AbortSignal.timeout(this.options.timeoutMilliseconds);
+    // A real timer (startDeadline), since AbortSignal.timeout's can be collected before it fires.
+    const deadline = startDeadline(this.options.timeoutMilliseconds);
+    const { signal } = deadline;
     const timedOut = new Promise<never>((_resolve, reject) => {
       signal.addEventListener('abort', () => reject(new ModelListError('timeout')), { once: true });
     });
@@ -132,6 +135,8 @@ export class ModelListService {
     } catch (error) {
       if (error instanceof ModelListError) return { failure: error.reason, ...(error.status !== undefined && { status: error.status }) };
       return { failure: signal.aborted ? 'timeout' : 'provider_error' };
+    } finally {
+      deadline.clear();
     }
   }
 
