@@ -102,6 +102,14 @@ export function canCreateAssistants(identity: Identity): boolean {
   return identity.isSystemAdmin || identity.role === 'admin' || identity.role === 'creator';
 }
 
+/**
+ * Whether the test connectors (bypass) are offered in model lists: to system admins, or to every
+ * creator when the installation turns them on for everyone.
+ */
+export function mayListTestConnectors(identity: Identity, onForEveryone: boolean): boolean {
+  return identity.isSystemAdmin || onForEveryone;
+}
+
 export function requireAssistantCreation(identity: Identity): void {
   if (!canCreateAssistants(identity)) {
     throw new AppError('forbidden', 'Learners cannot create assistants; ask an administrator for the creator role.');

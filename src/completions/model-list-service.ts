@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import type { CallContext } from '../auth/call-context.js';
 import type { Identity } from '../auth/identity.js';
-import { requireAssistantCreation } from '../auth/permissions.js';
+import { mayListTestConnectors, requireAssistantCreation } from '../auth/permissions.js';
 import type { ModelChoices, ProviderLookup } from '../organizations/provider-settings-service.js';
 import type { ConnectorDefinition, ProviderSettings } from '../pipeline/plugin-contract/connector-definition.js';
 import { startDeadline } from '../pipeline/bounds/deadline.js';
@@ -106,7 +106,7 @@ export class ModelListService {
   }
 
   private connectorsFor(identity: Identity): ConnectorDefinition[] {
-    const showTesting = identity.isSystemAdmin || this.options.testConnectorsForEveryone;
+    const showTesting = mayListTestConnectors(identity, this.options.testConnectorsForEveryone);
     return [...this.options.connectors.values()]
       .filter((connector) => showTesting || connector.testing !== true)
       .sort((first, second) => first.name.localeCompare(second.name));
