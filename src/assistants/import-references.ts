@@ -44,22 +44,33 @@ function referencesOf(metadata: AssistantMetadata, ragCollections: readonly stri
     path: `RAG_collections[${index}]`,
     value,
   }));
+  // Files as the save-time check finds them, so the preview blocks exactly what import refuses.
+  const files = new Map(singleFileReferences(metadata).map((reference) => [reference.path, reference.filePath]));
+  references.push(...fileReference(files, 'metadata.file_path'));
   if (typeof metadata.rubric_id === 'string' && metadata.rubric_id !== '') {
     references.push({ kind: 'rubric', path: 'metadata.rubric_id', value: metadata.rubric_id });
   }
-  (metadata.tools ?? []).forEach((tool, index) => references.push(...toolReferences(tool.config, `metadata.tools[${index}].config`)));
-  // Files as the save-time check finds them, so the preview blocks exactly what import refuses.
-  references.push(...singleFileReferences(metadata).map(({ path, filePath }) => ({ kind: 'file' as const, path, value: filePath })));
+  (metadata.tools ?? []).forEach((tool, index) => {
+    const path = `metadata.tools[${index}].config`;
+    references.push(...toolReferences(tool.config, path, fileReference(files, `${path}.file_path`)));
+  });
   return references;
 }
 
-function toolReferences(config: Record<string, unknown>, path: string): Reference[] {
+function fileReference(files: ReadonlyMap<string, string>, path: string): Reference[] {
+  const value = files.get(path);
+  return value === undefined ? [] : [{ kind: 'file', path, value }];
+}
+
+/** A tool's references in document order: its collections, its file (`file`, as found by the save-time check), its rubric. */
+function toolReferences(config: Record<string, unknown>, path: string, file: Reference[]): Reference[] {
   const references: Reference[] = [];
   if (Array.isArray(config.collections)) {
     config.collections.forEach((value: unknown, index: number) => {
       if (typeof value === 'string') references.push({ kind: 'knowledge_base', path: `${path}.collections[${index}]`, value });
     });
   }
+  references.push(...file);
   if (typeof config.rubric_id === 'string' && config.rubric_id !== '') {
     references.push({ kind: 'rubric', path: `${path}.rubric_id`, value: config.rubric_id });
   }
