@@ -1,12 +1,11 @@
 /** Uploads one text file through POST /api/files over loopback, as a client would, and hands back the stored file. */
-import type { TestServer } from './test-server.js';
 
 export interface UploadedFile {
   id: number;
   file_path: string;
 }
 
-export async function uploadFile(server: TestServer, token: string, fileName: string, content: string): Promise<UploadedFile> {
+export async function uploadFile(server: { baseUrl: string }, token: string, fileName: string, content: string): Promise<UploadedFile> {
   const form = new FormData();
   form.append('file', new Blob([content]), fileName);
   const response = await fetch(`${server.baseUrl}/api/files`, {
