@@ -197,13 +197,18 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       owners.clear();
     }),
     apiKeys: new ApiKeyService(store.db, () => apiKeyIdentities.clear()),
-    assistants: new AssistantService(store.db, registries),
+    assistants: new AssistantService(store.db, registries, (owner, filePath) => files.mayRead(owner, filePath)),
     assistantSharing: new AssistantSharingService(store.db),
-    assistantTransfer: new AssistantTransferService(store.db, registries, {
-      fileReaderFor: (owner) => files.readerFor(owner),
-      rubricReaderFor: (owner) => rubrics.readerFor(owner),
-      knowledgeSearchFor: (owner) => knowledgeBases.searcherFor(owner),
-    }),
+    assistantTransfer: new AssistantTransferService(
+      store.db,
+      registries,
+      {
+        fileReaderFor: (owner) => files.readerFor(owner),
+        rubricReaderFor: (owner) => rubrics.readerFor(owner),
+        knowledgeSearchFor: (owner) => knowledgeBases.searcherFor(owner),
+      },
+      (owner, filePath) => files.mayRead(owner, filePath),
+    ),
     assistantConversion: new AssistantConversionService(store.db, registries),
     files,
     rubrics,

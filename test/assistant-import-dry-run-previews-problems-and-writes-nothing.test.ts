@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type JsonResponse, type TestServer } from './support/test-server.js';
 import { peopleInTwoOrganizations } from './support/two-organizations.js';
+import { uploadFile } from './support/upload-file.js';
 
 const DRY_RUN = '/api/assistants/import?dry_run=true';
 
@@ -81,7 +82,8 @@ describe.each(TEST_DIALECTS)('previewing an import on %s', (dialect) => {
     ]);
     expect(response.body.problems).toEqual([
       expect.objectContaining({ path: 'metadata.tools[0].config.collections[1]', code: 'missing_knowledge_base', blocking: false }),
-      expect.objectContaining({ path: 'metadata.tools[1].config.file_path', code: 'missing_file', blocking: false }),
+      // A file the importer may not read is refused by the import itself, so it blocks.
+      expect.objectContaining({ path: 'metadata.tools[1].config.file_path', code: 'missing_file', blocking: true }),
       expect.objectContaining({ path: 'metadata.tools[2].config.rubric_id', code: 'missing_rubric', blocking: false }),
     ]);
     expect(response.body.problems[0]).toMatchObject({ reference: '999999' });
@@ -157,7 +159,14 @@ describe.each(TEST_DIALECTS)('previewing an import on %s', (dialect) => {
   });
 
   it('still imports a LAMB body without the flag', async () => {
-    const response = await request(server, 'POST', '/api/assistants/import', { token: owner, body: document() });
+    const notes = await uploadFile(server, owner, 'notes.md', '# Notes');
+    const readable = JSON.stringify({
+      assistant_type: 'multi_tool',
+      connector: 'bypass',
+      llm: 'simple-bypass',
+      tools: [{ type: 'single_file_rag', enabled: true, config: { file_path: notes.file_path } }],
+    });
+    const response = await request(server, 'POST', '/api/assistants/import', { token: owner, body: document({ metadata: readable }) });
     expect(response.status, response.text).toBe(201);
     expect(response.body.name).toBe('Imported tutor');
   });

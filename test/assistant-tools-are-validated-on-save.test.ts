@@ -11,6 +11,7 @@ import {
   type TestServer,
 } from './support/test-server.js';
 import { possiblyUnset } from './support/possibly-unset.js';
+import { uploadFile } from './support/upload-file.js';
 
 /** A LAMB export row as LAMB writes it, with the given metadata in both of LAMB's fields. */
 function lambExport(metadata: Record<string, unknown>): Record<string, unknown> {
@@ -43,6 +44,8 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
   let server: TestServer;
   let creator: CreatedUser;
   let learner: CreatedUser;
+  /** A file the creator uploaded: a single-file tool may only name a file its owner may read. */
+  let notesPath: string;
 
   async function call(token: string, method: string, path: string, body?: unknown): Promise<JsonResponse> {
     return request(server, method, path, { token, ...(body !== undefined && { body }) });
@@ -78,6 +81,7 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
       createUser(server, adminToken, { email: 'creator@merino.test', role: 'creator' }),
       createUser(server, adminToken, { email: 'learner@merino.test', role: 'learner' }),
     ]);
+    notesPath = (await uploadFile(server, creator.token, 'notes.md', '# Notes')).file_path;
   });
 
   afterAll(async () => {
@@ -153,20 +157,20 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
           assistant_type: 'multi_tool',
           connector: 'bypass',
           prompt_processor: 'multi_augment',
-          tools: ['no_tool', { plugin: 'single_file', placeholder: 'notes', config: { file_path: '3/b.md', max_chars: 800 } }],
+          tools: ['no_tool', { plugin: 'single_file', placeholder: 'notes', config: { file_path: notesPath, max_chars: 800 } }],
         },
       });
       expect(response.status, response.text).toBe(201);
       const expectedTools = [
         { type: 'no_rag', enabled: true, config: {} },
-        { type: 'single_file_rag', enabled: true, config: { file_path: '3/b.md', max_chars: 800, placeholder: 'notes' } },
+        { type: 'single_file_rag', enabled: true, config: { file_path: notesPath, max_chars: 800, placeholder: 'notes' } },
       ];
       expect(response.body.metadata.tools).toEqual(expectedTools);
       expect(await storedMetadata(response.body.id)).toMatchObject({ tools: expectedTools });
 
       const classic = await call(creator.token, 'POST', '/api/assistants', {
         name: 'Aliased classic',
-        metadata: { rag_processor: 'single_file', file_path: '3/b.md' },
+        metadata: { rag_processor: 'single_file', file_path: notesPath },
       });
       expect(classic.status, classic.text).toBe(201);
       expect(await storedMetadata(classic.body.id)).toMatchObject({ rag_processor: 'single_file_rag' });
@@ -184,7 +188,7 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
       const created = await call(creator.token, 'POST', '/api/assistants', {
         name: 'Stays as it was',
         description: 'before',
-        metadata: { assistant_type: 'multi_tool', tools: [{ type: 'single_file_rag', config: { file_path: '3/a.md' } }] },
+        metadata: { assistant_type: 'multi_tool', tools: [{ type: 'single_file_rag', config: { file_path: notesPath } }] },
       });
       expect(created.status, created.text).toBe(201);
       const storedBefore = await server.store.db
@@ -195,7 +199,7 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
 
       for (const metadata of [
         { assistant_type: 'multi_tool', tools: ['stock_prices'] },
-        { assistant_type: 'multi_tool', tools: [{ type: 'single_file_rag', config: { file_path: '3/a.md', max_chars: 0 } }] },
+        { assistant_type: 'multi_tool', tools: [{ type: 'single_file_rag', config: { file_path: notesPath, max_chars: 0 } }] },
         { rag_processor: 'hierarchical_rag' },
         { assistant_type: 'multi_tool', connector: 'anthropic' },
       ]) {
@@ -223,10 +227,10 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
     it('accepts aliases in a PATCH and stores the canonical names', async () => {
       const created = await call(creator.token, 'POST', '/api/assistants', { name: 'Patched with aliases' });
       const patched = await call(creator.token, 'PATCH', `/api/assistants/${created.body.id}`, {
-        metadata: { assistant_type: 'multi_tool', tools: [{ type: 'single_file', config: { file_path: '3/c.md' } }] },
+        metadata: { assistant_type: 'multi_tool', tools: [{ type: 'single_file', config: { file_path: notesPath } }] },
       });
       expect(patched.status, patched.text).toBe(200);
-      expect(patched.body.metadata.tools).toEqual([{ type: 'single_file_rag', enabled: true, config: { file_path: '3/c.md' } }]);
+      expect(patched.body.metadata.tools).toEqual([{ type: 'single_file_rag', enabled: true, config: { file_path: notesPath } }]);
       expect(await storedMetadata(created.body.id)).toEqual(patched.body.metadata);
     });
 
@@ -282,13 +286,13 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
           connector: 'ollama',
           llm: 'llama3.1',
           rag_processor: 'no_tool',
-          tools: [{ plugin: 'single_file', config: { file_path: '3/d.md' } }],
+          tools: [{ plugin: 'single_file', config: { file_path: notesPath } }],
         }),
       );
       expect(response.status, response.text).toBe(201);
       expect(response.body.metadata).toMatchObject({
         rag_processor: 'no_rag',
-        tools: [{ type: 'single_file_rag', enabled: true, config: { file_path: '3/d.md' } }],
+        tools: [{ type: 'single_file_rag', enabled: true, config: { file_path: notesPath } }],
       });
       expect(await storedMetadata(response.body.id)).toEqual(response.body.metadata);
     });

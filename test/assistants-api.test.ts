@@ -13,6 +13,7 @@ import {
 } from './support/test-server.js';
 import { LAMB_ROW_KEYS } from './support/lamb-export-keys.js';
 import { possiblyUnset } from './support/possibly-unset.js';
+import { uploadFile } from './support/upload-file.js';
 
 /** Fields of an export that legitimately differ between an assistant and its imported copy. */
 const FIELDS_NOT_CARRIED_BY_IMPORT = [
@@ -468,6 +469,13 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
   });
 
   describe('export and import', () => {
+    // A single-file tool may only name a file its owner may read, so the creator uploads both first.
+    const filePaths = { a: '', b: '' };
+    beforeAll(async () => {
+      filePaths.a = (await uploadFile(server, creator.token, 'a.md', '# A')).file_path;
+      filePaths.b = (await uploadFile(server, creator.token, 'b.md', '# B')).file_path;
+    });
+
     async function exportAssistant(id: number): Promise<JsonResponse> {
       const response = await call(creator.token, 'GET', `/api/assistants/${id}/export`);
       expect(response.status, response.text).toBe(200);
@@ -494,8 +502,8 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
           lamb_extension: { nested: ['ü', 1, null, true] },
           tools: [
             'no_rag',
-            { type: 'single_file_rag', enabled: true, config: { file_path: '3/a.md' } },
-            { plugin: 'single_file', placeholder: 'notes', enabled: false, config: { file_path: '3/b.md' } },
+            { type: 'single_file_rag', enabled: true, config: { file_path: filePaths.a } },
+            { plugin: 'single_file', placeholder: 'notes', enabled: false, config: { file_path: filePaths.b } },
           ],
         },
       });
@@ -506,8 +514,8 @@ describe.each(TEST_DIALECTS)('the assistants API on %s', (dialect) => {
       expect(rich.assistant_type).toBe('multi_tool');
       expect(rich.metadata.tools).toEqual([
         { type: 'no_rag', enabled: true, config: {} },
-        { type: 'single_file_rag', enabled: true, config: { file_path: '3/a.md' } },
-        { type: 'single_file_rag', enabled: false, config: { file_path: '3/b.md', placeholder: 'notes' } },
+        { type: 'single_file_rag', enabled: true, config: { file_path: filePaths.a } },
+        { type: 'single_file_rag', enabled: false, config: { file_path: filePaths.b, placeholder: 'notes' } },
       ]);
     });
 

@@ -4,6 +4,7 @@ import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type JsonResponse, type TestServer } from './support/test-server.js';
 import { peopleInTwoOrganizations } from './support/two-organizations.js';
 import { possiblyUnset } from './support/possibly-unset.js';
+import { uploadFile } from './support/upload-file.js';
 
 const CLASSIC = {
   name: 'Essay Coach',
@@ -54,6 +55,8 @@ describe.each(TEST_DIALECTS)('converting a classic assistant to multi-tool on %s
       { email: 'learner@merino.test', role: 'learner', organization: 'A' },
       { email: 'outsider@merino.test', role: 'creator', organization: 'B' },
     ])) as [string, string, string, string, string];
+    // The single-file tool may only name a file its owner may read, so the owner uploads the rubric first.
+    CLASSIC.metadata.file_path = (await uploadFile(server, owner, 'essay.md', '# Essay rubric')).file_path;
     classicId = await createClassic({});
     const shares = await request(server, 'PUT', `/api/assistants/${classicId}/shares`, {
       token: owner,
@@ -81,7 +84,7 @@ describe.each(TEST_DIALECTS)('converting a classic assistant to multi-tool on %s
         llm: 'gpt-4o-mini',
         verbose: true,
         prompt_processor: 'multi_augment',
-        tools: [{ type: 'single_file_rag', enabled: true, config: { file_path: 'rubrics/essay.md', placeholder: 'context' } }],
+        tools: [{ type: 'single_file_rag', enabled: true, config: { file_path: CLASSIC.metadata.file_path, placeholder: 'context' } }],
       });
       expect(response.body.prompt_template).toBe(CLASSIC.prompt_template);
       const lines = (response.body.log as string).split('\n');

@@ -217,7 +217,7 @@ describe.each(TEST_DIALECTS)('the completion wire format on %s', (dialect) => {
         },
       },
     });
-    expect((await request(server, 'DELETE', `/api/files/${doomed.id}`, { token })).status).toBe(204);
+    expect((await request(server, 'DELETE', `/api/files/${doomed.id}?force=true`, { token })).status).toBe(204);
     const { events } = await streamEvents(server, token, {
       model: `lamb_assistant.${created.body.id}`,
       messages: [{ role: 'user', content: 'still there?' }],

@@ -6,7 +6,8 @@
  * normalises metadata through the one normalizer, checks it against the installed plugins
  * (metadata-registry-check.ts) and records an audit entry in the same transaction. An
  * orchestrator's assistant tools are checked too, as the assistant's owner would use them
- * (assistant-tool-targets.ts): a refused target is refused before anything is stored.
+ * (assistant-tool-targets.ts), and so are the files its single-file tools name
+ * (assistant-file-references.ts): a refused target or file is refused before anything is stored.
  */
 import type { Kysely } from 'kysely';
 import type { CallContext } from '../auth/call-context.js';
@@ -19,6 +20,7 @@ import { appendAuditEntry } from '../store/audit-log-repository.js';
 import { nowTimestamp, toFlag, type AssistantUpdate, type Database } from '../store/schema.js';
 import { assistantAuditEntry, insertAssistantRecord, loadAssistant, reloadAssistant, storableMetadata } from './assistant-records.js';
 import type { AssistantInput, AssistantListInput, AssistantPatch } from './assistant-schemas.js';
+import { requireReadableFiles, type FileReadCheck } from './assistant-file-references.js';
 import { assistantOwnerIdentity, requireUsableTargets, toolCandidatesOf, type ToolCandidateView } from './assistant-tool-targets.js';
 import { assistantView, splitCollections, type AssistantSummaryView, type AssistantView } from './assistant-view.js';
 
@@ -48,6 +50,7 @@ export class AssistantService {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly registries: Registries,
+    private readonly mayReadFile: FileReadCheck,
   ) {}
 
   async create(context: CallContext, input: AssistantInput): Promise<AssistantView> {
@@ -55,6 +58,7 @@ export class AssistantService {
     const metadata = storableMetadata(input.metadata ?? {}, this.registries);
     // The caller will own it, so its assistant tools are checked as the caller.
     await requireUsableTargets(this.db, metadata, context.identity, undefined);
+    await requireReadableFiles(metadata, context.identity, this.mayReadFile);
     return insertAssistantRecord(
       this.db,
       context,
@@ -103,7 +107,9 @@ export class AssistantService {
     if (patch.metadata !== undefined) {
       const metadata = storableMetadata(patch.metadata, this.registries);
       // Checked as the stored owner, who the tools run as, even when an administrator saves.
-      await requireUsableTargets(this.db, metadata, await assistantOwnerIdentity(this.db, record), record.id);
+      const owner = await assistantOwnerIdentity(this.db, record);
+      await requireUsableTargets(this.db, metadata, owner, record.id);
+      await requireReadableFiles(metadata, owner, this.mayReadFile);
       changes.metadata = JSON.stringify(metadata);
       changes.assistant_type = assistantTypeOf(metadata);
       changes.orchestrator = toFlag(isOrchestrator(metadata));

@@ -13,6 +13,7 @@ import type { Registries } from '../pipeline/plugin-loading/registries.js';
 import type { Database } from '../store/schema.js';
 import { trimCharacters } from '../text-trimming/trim-characters.js';
 import { insertAssistantRecord, loadAssistant } from './assistant-records.js';
+import { requireReadableFiles, type FileReadCheck } from './assistant-file-references.js';
 import { requireUsableTargets } from './assistant-tool-targets.js';
 import { splitCollections, type AssistantView } from './assistant-view.js';
 import { blockingProblemsOf, missingReferences, type ImportProblem, type ReferenceReaders } from './import-references.js';
@@ -40,6 +41,7 @@ export class AssistantTransferService {
     private readonly db: Kysely<Database>,
     private readonly registries: Registries,
     private readonly referenceReaders: ReferenceReaders,
+    private readonly mayReadFile: FileReadCheck,
   ) {}
 
   async import(context: CallContext, document: unknown): Promise<AssistantView> {
@@ -49,6 +51,7 @@ export class AssistantTransferService {
     try {
       metadata = requireInstalledPlugins(fields.metadata, this.registries);
       await requireUsableTargets(this.db, metadata, context.identity, undefined);
+      await requireReadableFiles(metadata, context.identity, this.mayReadFile);
     } catch (error) {
       throw asImportMetadataError(document, error);
     }

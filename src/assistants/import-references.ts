@@ -2,12 +2,14 @@
  * What an import dry run checks beyond the document's own validity: the knowledge bases, files
  * and rubrics the assistant names, each looked up through the same owner-bound readers the
  * pipeline uses at chat time, as the importer (who would own it). A reference they cannot reach
- * is a problem to show before importing, not a refusal: the import itself stores it as written.
+ * is a problem to show before importing; only a file is also a refusal (import checks it as a save
+ * does), the others the import stores as written.
  */
 import type { Identity } from '../auth/identity.js';
 import { AppError } from '../errors/app-error.js';
 import type { FileReader, KnowledgeSearch, RubricReader } from '../pipeline/plugin-contract/ports.js';
 import type { AssistantMetadata } from '../pipeline/assistant-metadata/metadata-normalizer.js';
+import { singleFileReferences } from './assistant-file-references.js';
 
 /** One thing the preview reports: where in the document, a stable code, and a message for people. */
 export interface ImportProblem {
@@ -42,26 +44,33 @@ function referencesOf(metadata: AssistantMetadata, ragCollections: readonly stri
     path: `RAG_collections[${index}]`,
     value,
   }));
-  if (typeof metadata.file_path === 'string' && metadata.file_path !== '') {
-    references.push({ kind: 'file', path: 'metadata.file_path', value: metadata.file_path });
-  }
+  // Files as the save-time check finds them, so the preview blocks exactly what import refuses.
+  const files = new Map(singleFileReferences(metadata).map((reference) => [reference.path, reference.filePath]));
+  references.push(...fileReference(files, 'metadata.file_path'));
   if (typeof metadata.rubric_id === 'string' && metadata.rubric_id !== '') {
     references.push({ kind: 'rubric', path: 'metadata.rubric_id', value: metadata.rubric_id });
   }
-  (metadata.tools ?? []).forEach((tool, index) => references.push(...toolReferences(tool.config, `metadata.tools[${index}].config`)));
+  (metadata.tools ?? []).forEach((tool, index) => {
+    const path = `metadata.tools[${index}].config`;
+    references.push(...toolReferences(tool.config, path, fileReference(files, `${path}.file_path`)));
+  });
   return references;
 }
 
-function toolReferences(config: Record<string, unknown>, path: string): Reference[] {
+function fileReference(files: ReadonlyMap<string, string>, path: string): Reference[] {
+  const value = files.get(path);
+  return value === undefined ? [] : [{ kind: 'file', path, value }];
+}
+
+/** A tool's references in document order: its collections, its file (`file`, as found by the save-time check), its rubric. */
+function toolReferences(config: Record<string, unknown>, path: string, file: Reference[]): Reference[] {
   const references: Reference[] = [];
   if (Array.isArray(config.collections)) {
     config.collections.forEach((value: unknown, index: number) => {
       if (typeof value === 'string') references.push({ kind: 'knowledge_base', path: `${path}.collections[${index}]`, value });
     });
   }
-  if (typeof config.file_path === 'string' && config.file_path !== '') {
-    references.push({ kind: 'file', path: `${path}.file_path`, value: config.file_path });
-  }
+  references.push(...file);
   if (typeof config.rubric_id === 'string' && config.rubric_id !== '') {
     references.push({ kind: 'rubric', path: `${path}.rubric_id`, value: config.rubric_id });
   }
@@ -98,7 +107,7 @@ async function reachable(reference: Reference, owner: Identity, readers: Referen
   }
 }
 
-/** The references `owner` cannot reach, as non-blocking problems, in document order. */
+/** The references `owner` cannot reach, in document order: files block the import, the others do not. */
 export async function missingReferences(
   owner: Identity,
   metadata: AssistantMetadata,
@@ -109,7 +118,9 @@ export async function missingReferences(
   for (const reference of referencesOf(metadata, ragCollections)) {
     if ((await reachable(reference, owner, readers)) !== false) continue;
     const { code, message } = PROBLEM_OF[reference.kind];
-    problems.push({ path: reference.path, code, message: message(reference.value), reference: reference.value, blocking: false });
+    // A file the importer may not read is refused by import itself (assistant-file-references.ts).
+    const blocking = reference.kind === 'file';
+    problems.push({ path: reference.path, code, message: message(reference.value), reference: reference.value, blocking });
   }
   return problems;
 }

@@ -80,6 +80,11 @@ export const catalogue = {
     type: 'server_error',
     message: 'The server producing this answer stopped before it finished; ask again.',
   },
+  file_in_use: {
+    status: 409,
+    type: 'conflict_error',
+    message: 'Assistants use this file; delete it with ?force=true to delete it anyway.',
+  },
   nothing_to_regenerate: { status: 409, type: 'conflict_error', message: 'This chat has no question to answer again.' },
   model_not_found: { status: 404, type: 'not_found_error', message: 'The model does not exist or you do not have access to it.' },
   assistant_not_convertible: {

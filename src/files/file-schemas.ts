@@ -22,3 +22,40 @@ export const fileViewSchema = {
 } as const;
 
 export type FileView = FromSchema<typeof fileViewSchema>;
+
+/** `GET /api/files/{id}/usage`: the assistants whose single-file tools name the file. */
+export const fileUsageSchema = {
+  type: 'object',
+  description: 'The assistants whose single-file tools name this file',
+  properties: {
+    assistants: {
+      type: 'array',
+      description: 'The ones you may see, lowest id first',
+      items: {
+        type: 'object',
+        properties: { id: { type: 'integer' }, name: { type: 'string' }, owner: { type: 'string', description: 'the owner’s email' } },
+        required: ['id', 'name', 'owner'],
+        additionalProperties: false,
+      },
+    },
+    hidden_count: { type: 'integer', minimum: 0, description: 'How many other assistants, which you may not see, use it too' },
+  },
+  required: ['assistants', 'hidden_count'],
+  additionalProperties: false,
+} as const;
+
+export type FileUsageView = FromSchema<typeof fileUsageSchema>;
+
+/** `DELETE /api/files/{id}`: a file some assistant uses is deleted only when the client confirms it. */
+export const fileDeletionQuerySchema = {
+  type: 'object',
+  properties: {
+    force: {
+      type: 'boolean',
+      default: false,
+      description:
+        'true deletes the file even when assistants use it (their single-file tool then fails); otherwise that is a 409 file_in_use',
+    },
+  },
+  additionalProperties: false,
+} as const;

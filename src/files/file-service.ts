@@ -8,7 +8,7 @@
 import type { Kysely } from 'kysely';
 import type { CallContext } from '../auth/call-context.js';
 import type { Identity } from '../auth/identity.js';
-import { fileListScope, requireFileAction, requireFileUpload, type FileFacts } from '../auth/permissions.js';
+import { decideFile, fileListScope, requireFileAction, requireFileUpload, type FileFacts } from '../auth/permissions.js';
 import { AppError } from '../errors/app-error.js';
 import type { FileReader, FileText } from '../pipeline/plugin-contract/ports.js';
 import { appendAuditEntry, type AuditEntry } from '../store/audit-log-repository.js';
@@ -28,7 +28,8 @@ import { displayFileName, parseFilePath, sanitizeFileName, withCollisionSuffix }
 import type { BlobStorage } from '../blobs/blob-storage.js';
 import { FileStorage, type StoredBytes } from './file-storage.js';
 import { FileTextCache } from './file-text-cache.js';
-import type { FileView } from './file-schemas.js';
+import type { FileUsageView, FileView } from './file-schemas.js';
+import { assistantIdsUsingFile, fileUsageOf } from './file-usage.js';
 import type { PageBounds } from '../validation/page-query-schema.js';
 
 export interface FileServiceOptions {
@@ -167,10 +168,20 @@ export class FileService {
     return { items: files.items.map(fileView), total: files.total };
   }
 
-  async delete(context: CallContext, id: number): Promise<void> {
+  /** The assistants whose single-file tools name file `id` (file-usage.ts); 404 unless the caller may read the file. */
+  async usage(context: CallContext, id: number): Promise<FileUsageView> {
+    const row = await findFileById(this.db, id);
+    if (!row) throw new AppError('not_found', 'File not found.');
+    requireFileAction(context.identity, fileFacts(row), 'read');
+    return fileUsageOf(this.db, context.identity, row.file_path);
+  }
+
+  /** Deletes file `id`; one that assistants use only with `force` (409 file_in_use otherwise), so a page can warn first. */
+  async delete(context: CallContext, id: number, options: { force: boolean } = { force: false }): Promise<void> {
     const row = await findFileById(this.db, id);
     if (!row) throw new AppError('not_found', 'File not found.');
     requireFileAction(context.identity, fileFacts(row), 'delete');
+    if (!options.force) await this.requireUnused(row);
     const deleted = await this.db.transaction().execute(async (transaction) => {
       // Only a live row is marked, so of two concurrent deletions exactly one succeeds and is audited.
       if (!(await markFileDeleted(transaction, id, nowTimestamp()))) return false;
@@ -179,6 +190,16 @@ export class FileService {
     });
     if (!deleted) throw new AppError('not_found', 'File not found.');
     await this.storage.remove(row.owner_id, row.stored_name);
+  }
+
+  private async requireUnused(row: FileRow): Promise<void> {
+    const users = await assistantIdsUsingFile(this.db, row.file_path);
+    if (users.length === 0) return;
+    throw new AppError(
+      'file_in_use',
+      `${users.length} assistant(s) use this file in a single-file tool; GET /api/files/${row.id}/usage lists them. Delete with ?force=true to delete it anyway.`,
+      { details: { assistant_count: users.length } },
+    );
   }
 
   /**
@@ -206,6 +227,23 @@ export class FileService {
   /** A FileReader that reads with `owner`'s permissions: the assistant owner's, for the single-file tool. */
   readerFor(owner: Identity): FileReader {
     return { readText: (filePath, charactersMaximum) => this.readText(owner, filePath, charactersMaximum) };
+  }
+
+  /**
+   * Whether `owner` may read the live file at `filePath`, as the single-file tool would read it:
+   * what an assistant's single-file tool must name when it is saved. A path that is not one we
+   * hand out, a missing file and another owner's file all answer false alike.
+   */
+  async mayRead(owner: Identity, filePath: string): Promise<boolean> {
+    let parsed: ReturnType<typeof parseFilePath>;
+    try {
+      parsed = parseFilePath(filePath);
+    } catch {
+      return false;
+    }
+    const row = await findLiveFileByPath(this.db, parsed.filePath);
+    if (!row || row.owner_id !== parsed.ownerId) return false;
+    return decideFile(owner, fileFacts(row), 'read').allowed;
   }
 
   private async readText(owner: Identity, filePath: string, charactersMaximum: number): Promise<FileText> {

@@ -8,6 +8,7 @@
  */
 import { expect } from 'vitest';
 import { createUser, request, type CreatedUser } from './test-server.js';
+import { uploadFile } from './upload-file.js';
 
 export interface FoundationWalkWorld {
   /** Where every request of the walk goes: a server, or a proxy in front of several. */
@@ -76,6 +77,8 @@ export function foundationWalk(world: () => FoundationWalkWorld): readonly Found
             rag_top_k: 4,
           },
         });
+        // A single-file tool may only name a file its owner may read: the teacher uploads it first.
+        const essayGuide = (await uploadFile(target, apiKey, 'essay-guide.md', '# Essay guide')).file_path;
         const multiTool = await request(target, 'POST', '/api/assistants', {
           token: apiKey,
           body: {
@@ -83,7 +86,7 @@ export function foundationWalk(world: () => FoundationWalkWorld): readonly Found
             metadata: {
               assistant_type: 'multi_tool',
               prompt_processor: 'multi_augment',
-              tools: ['no_rag', { plugin: 'single_file', config: { file_path: 'notes/essay-guide.md' } }],
+              tools: ['no_rag', { plugin: 'single_file', config: { file_path: essayGuide } }],
             },
           },
         });
@@ -97,7 +100,7 @@ export function foundationWalk(world: () => FoundationWalkWorld): readonly Found
         expect(multiTool.body.metadata.tools[1]).toEqual({
           type: 'single_file_rag',
           enabled: true,
-          config: { file_path: 'notes/essay-guide.md' },
+          config: { file_path: essayGuide },
         });
         ids.classic = classic.body.id;
         ids.multiTool = multiTool.body.id;

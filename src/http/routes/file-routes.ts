@@ -1,9 +1,9 @@
 /**
  * The files API: upload one text file (multipart/form-data, field `file`), list the files the
- * caller may see, delete one. The upload streams to disk through multipart-upload.ts.
+ * caller may see, list the assistants that use one, delete one (one in use only when confirmed). The upload streams to disk through multipart-upload.ts.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { fileViewSchema } from '../../files/file-schemas.js';
+import { fileDeletionQuerySchema, fileUsageSchema, fileViewSchema } from '../../files/file-schemas.js';
 import type { Services } from '../../services.js';
 import { pageBoundsQuerySchema } from '../../validation/page-query-schema.js';
 import { pageSchema } from '../../validation/shape-fragments.js';
@@ -55,18 +55,32 @@ export const fileRoutes: FastifyPluginAsync<FileRouteServices> = async (app, ser
     async (request) => services.files.list(callContext(request), request.query),
   );
 
+  routes.get(
+    '/api/files/:id/usage',
+    {
+      schema: {
+        tags: ['files'],
+        summary: 'Which assistants use a file (their single-file tools name it)',
+        params: idParametersSchema,
+        response: { 200: fileUsageSchema, ...commonErrorResponses },
+      },
+    },
+    async (request) => services.files.usage(callContext(request), request.params.id),
+  );
+
   routes.delete(
     '/api/files/:id',
     {
       schema: {
         tags: ['files'],
-        summary: 'Delete a file',
+        summary: 'Delete a file; one that assistants use only with ?force=true (409 file_in_use otherwise)',
         params: idParametersSchema,
-        response: { 204: noContentResponse('Deleted'), ...commonErrorResponses },
+        querystring: fileDeletionQuerySchema,
+        response: { 204: noContentResponse('Deleted'), ...commonErrorResponses, 409: errorResponseSchema },
       },
     },
     async (request, reply) => {
-      await services.files.delete(callContext(request), request.params.id);
+      await services.files.delete(callContext(request), request.params.id, { force: request.query.force });
       return reply.status(204).send();
     },
   );
