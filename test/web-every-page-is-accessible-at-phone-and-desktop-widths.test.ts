@@ -34,6 +34,7 @@ const PAGES: PageUnderTest[] = [
   { name: 'new-assistant', path: () => '/assistants/new', heading: 'New assistant' },
   { name: 'classic-assistant', path: (ids) => `/assistants/${ids.classic}`, heading: 'Essay coach' },
   { name: 'multi-tool-assistant', path: (ids) => `/assistants/${ids.multiTool}`, heading: 'Field trip planner' },
+  { name: 'knowledge-bases', path: () => '/knowledge-bases', heading: 'Knowledge bases' },
   { name: 'api-keys', path: () => '/settings/api-keys', heading: 'API keys' },
   { name: 'chat-home', path: () => '/chat', heading: 'Chat' },
   { name: 'new-chat', path: (ids) => `/chat/${ids.tutor}`, heading: 'Biology tutor' },
@@ -99,6 +100,11 @@ describe('every page of the web app', () => {
       body: { content: 'How do cells divide, and how fast do they grow?' },
     });
     expect([chat.status, answered.status], answered.text).toEqual([201, 200]);
+    const knowledgeBase = await request(server, 'POST', '/api/knowledge-bases', {
+      token: created.token,
+      body: { name: 'Cell biology notes', description: 'Lecture notes for weeks 1 to 4' },
+    });
+    expect(knowledgeBase.status, knowledgeBase.text).toBe(201);
   });
 
   afterAll(async () => {

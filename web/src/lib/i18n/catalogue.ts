@@ -18,6 +18,7 @@ import { studio as studioEn } from './en/studio';
 import { chatVersions as chatVersionsEn } from './en/chat-versions';
 import { serverErrors as serverErrorsEn } from './en/server-errors';
 import { modelList as modelListEn } from './en/model-list';
+import { knowledgeBaseList as knowledgeBaseListEn } from './en/knowledge-base-list';
 import { common as commonEs } from './es/common';
 import { login as loginEs } from './es/login';
 import { assistantList as assistantListEs } from './es/assistant-list';
@@ -33,6 +34,7 @@ import { studio as studioEs } from './es/studio';
 import { chatVersions as chatVersionsEs } from './es/chat-versions';
 import { serverErrors as serverErrorsEs } from './es/server-errors';
 import { modelList as modelListEs } from './es/model-list';
+import { knowledgeBaseList as knowledgeBaseListEs } from './es/knowledge-base-list';
 
 export const english = {
   common: commonEn,
@@ -50,6 +52,7 @@ export const english = {
   chatVersions: chatVersionsEn,
   serverErrors: serverErrorsEn,
   modelList: modelListEn,
+  knowledgeBaseList: knowledgeBaseListEn,
 };
 
 export type English = typeof english;
@@ -70,6 +73,7 @@ const spanish: Catalogue<English> = {
   chatVersions: chatVersionsEs,
   serverErrors: serverErrorsEs,
   modelList: modelListEs,
+  knowledgeBaseList: knowledgeBaseListEs,
 };
 
 /** Catalan and Basque are wired in and fall back to English key by key until translated. */

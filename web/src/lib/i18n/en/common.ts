@@ -6,6 +6,7 @@ export const common = {
   navAssistants: 'Assistants',
   navChat: 'Chat',
   navApiKeys: 'API keys',
+  navKnowledgeBases: 'Knowledge bases',
   navLti: 'LTI',
   logOut: 'Log out',
   accountMenu: 'Account and settings',

@@ -9,6 +9,7 @@ export const common: CatalogueArea<typeof english> = {
   navAssistants: 'Asistentes',
   navChat: 'Chat',
   navApiKeys: 'Claves de API',
+  navKnowledgeBases: 'Bases de conocimiento',
   navLti: 'LTI',
   logOut: 'Cerrar sesión',
   accountMenu: 'Cuenta y ajustes',
