@@ -22,6 +22,7 @@ import { runnerOwnerName } from './ingestion/runner-identity.js';
 import { IngestionRunner } from './ingestion/ingestion-runner.js';
 import { KnowledgeBaseService } from './knowledge/knowledge-base-service.js';
 import { KnowledgeDocumentService, knowledgeDocumentStorage } from './knowledge/knowledge-document-service.js';
+import { KnowledgeJobEventService } from './knowledge/knowledge-job-events.js';
 import { KnowledgePassageService } from './knowledge/knowledge-passage-service.js';
 import { organizationEmbedder } from './retrieval/organization-embedder.js';
 import { ProviderSettingsService, type StoredConfig } from './organizations/provider-settings-service.js';
@@ -81,6 +82,7 @@ export interface Services {
   organizationSettings: OrganizationSettingsService;
   knowledgeBases: KnowledgeBaseService;
   knowledgeDocuments: KnowledgeDocumentService;
+  knowledgeJobEvents: KnowledgeJobEventService;
   knowledgePassages: KnowledgePassageService;
   /** Not started here: main.ts (and the test server) start it and stop it on shutdown. */
   ingestionRunner: IngestionRunner;
@@ -234,6 +236,11 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       uploadOwner: runnerOwnerName(),
       uploadLeaseMilliseconds: settings.uploadLeaseMilliseconds,
       textWritesInFlight: settings.knowledgeJsonWritesInFlight,
+    }),
+    knowledgeJobEvents: new KnowledgeJobEventService({
+      db: store.db,
+      pollMilliseconds: settings.jobEventPollMilliseconds,
+      streamsPerUserMaximum: settings.jobEventStreamsPerUserMaximum,
     }),
     ingestionRunner: new IngestionRunner({
       db: store.db,

@@ -365,6 +365,21 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 10,
     maximum: 600_000,
   }),
+  jobEventPollMilliseconds: integerSetting({
+    variable: 'JOB_EVENTS_POLL_MS',
+    meaning:
+      "how often a knowledge base's job event stream (`GET /api/knowledge-bases/{id}/jobs/events`) reads the store for job changes; one read serves every stream of that knowledge base in the process",
+    defaultValue: 500,
+    minimum: 10,
+    maximum: 60_000,
+  }),
+  jobEventStreamsPerUserMaximum: integerSetting({
+    variable: 'JOB_EVENT_STREAMS_PER_USER_MAX',
+    meaning: 'how many job event streams one user may hold open at once in one process; one past it gets 429 `job_event_streams_limit`',
+    defaultValue: 10,
+    minimum: 1,
+    maximum: 1_000,
+  }),
   ingestionLeaseMilliseconds: integerSetting({
     variable: 'INGESTION_LEASE_MS',
     meaning:

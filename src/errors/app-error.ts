@@ -75,6 +75,11 @@ export const catalogue = {
     type: 'rate_limit_error',
     message: 'You have as many answers running as you may; wait for one to finish, or stop one.',
   },
+  job_event_streams_limit: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'You have as many job event streams open as you may; close one (or poll the jobs instead).',
+  },
   chat_run_interrupted: {
     status: 503,
     type: 'server_error',

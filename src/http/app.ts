@@ -27,6 +27,7 @@ import { organizationSettingsRoutes } from './routes/organization-settings-route
 import { knowledgeBaseRoutes } from './routes/knowledge-base-routes.js';
 import { fileRoutes } from './routes/file-routes.js';
 import { knowledgeDocumentRoutes } from './routes/knowledge-document-routes.js';
+import { knowledgeJobEventRoutes } from './routes/knowledge-job-event-routes.js';
 import { knowledgePassageRoutes } from './routes/knowledge-passage-routes.js';
 import { assistantRoutes } from './routes/assistant-routes.js';
 import { rubricRoutes } from './routes/rubric-routes.js';
@@ -158,6 +159,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await scope.register(organizationSettingsRoutes, pick(services, 'organizationSettings'));
     await scope.register(knowledgeBaseRoutes, pick(services, 'knowledgeBases', 'settings'));
     await scope.register(knowledgePassageRoutes, pick(services, 'knowledgePassages'));
+    await scope.register(knowledgeJobEventRoutes, pick(services, 'knowledgeJobEvents', 'drain'));
     await scope.register(ltiAdminRoutes, pick(services, 'ltiRegistrations', 'ltiActivities', 'settings'));
     await scope.register(ltiTeacherRoutes, pick(services, 'ltiActivities', 'ltiAdvantage', 'ltiLaunches', 'chats', 'settings'));
     // Multipart parsing lives in a scope of its own: only the files routes read multipart bodies,

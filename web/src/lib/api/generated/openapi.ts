@@ -9879,6 +9879,162 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/knowledge-bases/{id}/jobs/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow the knowledge base's ingestion jobs live, as server-sent events
+         * @description Each change of a job after the stream opened comes as one `data:` line holding a job event: `queued`, `running` with `percent` and `stage`, `completed` with `chunk_count`, `failed` with `reason`, `cancelled`. Open the stream, then list the jobs (`GET /api/knowledge-bases/{id}/jobs`) for where they stand. Changes are read from the store every `JOB_EVENTS_POLL_MS`, so jobs run by any server process show. A user may hold `JOB_EVENT_STREAMS_PER_USER_MAX` streams open per process (429 `job_event_streams_limit`). A stopping server ends the stream with `event: error` and an error body (`server_shutting_down`).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Server-sent events, one `data:` line of a job event each */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": {
+                            /** @enum {string} */
+                            event: "queued" | "running" | "completed" | "failed" | "cancelled";
+                            job_id: number;
+                            document_id: number;
+                            file_name: string;
+                            percent: number;
+                            /** @description what the job is doing now, in words */
+                            stage: string | null;
+                            /** @description the chunks the document was indexed into; only when completed */
+                            chunk_count: number | null;
+                            /** @description the safe message of what failed; only when failed */
+                            reason: string | null;
+                            /** @description ISO 8601 date and time */
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/lti/tool": {
         parameters: {
             query?: never;
