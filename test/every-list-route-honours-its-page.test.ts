@@ -9,6 +9,7 @@
  * non-numeric, empty) is a 400 naming the parameter.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uploadDocument, waitForJob } from './support/knowledge-uploads.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
 
@@ -111,6 +112,16 @@ function knowledgeBaseWithDocuments(world: World): Promise<number> {
   });
 }
 
+/** A document ingested from an upload into more than ITEMS_MADE passages of the smallest size; answers its passages' path. */
+async function documentWithPassages(world: World): Promise<string> {
+  const knowledgeBase = await created(world, '/api/knowledge-bases', { name: 'Paged text', chunk_size: 100, chunk_overlap: 0 });
+  const paragraphs = Array.from({ length: ITEMS_MADE * 3 }, (_unused, index) => `Paragraph ${index} says how cells divide and grow.`);
+  const uploaded = await uploadDocument(world.server, world.adminToken, knowledgeBase.id, 'cells.md', paragraphs.join('\n\n'));
+  expect(uploaded.status, uploaded.text).toBe(202);
+  expect((await waitForJob(world.server, world.adminToken, knowledgeBase.id, uploaded.body.job_id)).status).toBe('completed');
+  return `/api/knowledge-bases/${knowledgeBase.id}/documents/${uploaded.body.document_id}/passages`;
+}
+
 async function uploadFile(world: World, index: number): Promise<void> {
   const form = new FormData();
   form.append('file', new Blob([`# Notes ${index}\n`]), `notes-${index}.md`);
@@ -174,6 +185,7 @@ const FILLERS: Record<string, Filler> = {
   },
   '/api/knowledge-bases/{id}/documents': async (world) => `/api/knowledge-bases/${await knowledgeBaseWithDocuments(world)}/documents`,
   '/api/knowledge-bases/{id}/jobs': async (world) => `/api/knowledge-bases/${await knowledgeBaseWithDocuments(world)}/jobs`,
+  '/api/knowledge-bases/{id}/documents/{documentId}/passages': documentWithPassages,
   '/api/files': async (world) => {
     await times((index) => uploadFile(world, index));
     return '/api/files';
@@ -232,7 +244,7 @@ function itemsOf(body: JsonObject): JsonObject[] {
 }
 
 function identity(item: JsonObject): string {
-  const id = item.id ?? item.rubricId;
+  const id = item.id ?? item.rubricId ?? item.chunk_index;
   if (id === undefined) throw new Error(`an item without an id: ${JSON.stringify(item).slice(0, 200)}`);
   return String(id);
 }

@@ -158,7 +158,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await scope.register(organizationRoutes, pick(services, 'providerSettings'));
     await scope.register(organizationSettingsRoutes, pick(services, 'organizationSettings'));
     await scope.register(knowledgeBaseRoutes, pick(services, 'knowledgeBases', 'settings'));
-    await scope.register(knowledgePassageRoutes, pick(services, 'knowledgePassages'));
+    await scope.register(knowledgePassageRoutes, pick(services, 'knowledgePassages', 'settings'));
     await scope.register(knowledgeJobEventRoutes, pick(services, 'knowledgeJobEvents', 'drain'));
     await scope.register(ltiAdminRoutes, pick(services, 'ltiRegistrations', 'ltiActivities', 'settings'));
     await scope.register(ltiTeacherRoutes, pick(services, 'ltiActivities', 'ltiAdvantage', 'ltiLaunches', 'chats', 'settings'));

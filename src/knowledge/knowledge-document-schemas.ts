@@ -28,7 +28,7 @@ export const textDocumentsSchema = {
 /** One document of the JSON form: its text, and metadata every chunk of it will carry. */
 export type TextDocumentInput = FromSchema<typeof textDocumentsSchema>['documents'][number];
 
-const documentStatusSchema = { type: 'string', enum: ['pending', 'processing', 'completed', 'failed', 'cancelled'] } as const;
+export const documentStatusSchema = { type: 'string', enum: ['pending', 'processing', 'completed', 'failed', 'cancelled'] } as const;
 
 /** A document as the API answers with it, with its ingestion status (knowledge-document-service.ts builds its views to this type). */
 export function documentViewSchema(description: string) {

@@ -1,10 +1,13 @@
 /**
  * A knowledge-base passage in its context, as the API shows it to someone reading a cited source:
- * the passage and its neighbours in the document, in order. Declared once; the route checks and
- * serializes with it and knowledge-passage-service.ts reads its types from it.
+ * the passage and its neighbours in the document, in order; and a document's whole extracted text
+ * as pages of its passages. Declared once; the routes check and serialize with them and
+ * knowledge-passage-service.ts reads its types from them.
  */
 import type { FromSchema } from 'json-schema-to-ts';
+import { pageBoundsQuerySchema } from '../validation/page-query-schema.js';
 import { idSchema } from '../validation/shape-fragments.js';
+import { documentStatusSchema } from './knowledge-document-schemas.js';
 
 /** How many passages on each side of the cited one are shown with it. */
 export const PASSAGE_NEIGHBOURS = 2;
@@ -19,16 +22,29 @@ export const passageParametersSchema = {
   },
 } as const;
 
+const assistantIdQuerySchema = {
+  ...idSchema,
+  description: 'The assistant whose answer cited the passage: a reader who may chat with it may read what it searched',
+} as const;
+
 export const passageQuerySchema = {
   type: 'object',
   additionalProperties: false,
-  properties: {
-    assistant_id: {
-      ...idSchema,
-      description: 'The assistant whose answer cited the passage: a reader who may chat with it may read what it searched',
-    },
-  },
+  properties: { assistant_id: assistantIdQuerySchema },
 } as const;
+
+export const documentParametersSchema = {
+  type: 'object',
+  required: ['id', 'documentId'],
+  properties: { id: idSchema, documentId: idSchema },
+} as const;
+
+/** A page of a document's passages: limit and offset count passages; `assistant_id` as for one passage. */
+export function documentPassagesQuerySchema(pageSizeMaximum: number) {
+  return pageBoundsQuerySchema(pageSizeMaximum, { assistant_id: assistantIdQuerySchema });
+}
+
+export type DocumentPassagesQuery = FromSchema<ReturnType<typeof documentPassagesQuerySchema>>;
 
 const passageSchema = {
   type: 'object',
@@ -58,3 +74,21 @@ export const passageInContextSchema = {
 } as const;
 
 export type PassageInContext = FromSchema<typeof passageInContextSchema>;
+
+/** A page of a document's extracted text: its passages in reading order, with the document they are from. */
+export const documentPassagePageSchema = {
+  type: 'object',
+  description: "A page of the document's passages in reading order (by chunk index), with the count of all of them",
+  required: ['items', 'total', 'knowledge_base_id', 'document_id', 'file_name', 'status'],
+  additionalProperties: false,
+  properties: {
+    items: { type: 'array', items: passageSchema },
+    total: { type: 'integer', description: 'how many passages the document has, over all pages' },
+    knowledge_base_id: { type: 'integer' },
+    document_id: { type: 'integer' },
+    file_name: { type: 'string' },
+    status: { ...documentStatusSchema, description: "the document's ingestion status: its text is here once it is `completed`" },
+  },
+} as const;
+
+export type DocumentPassagePage = FromSchema<typeof documentPassagePageSchema>;

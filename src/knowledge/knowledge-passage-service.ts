@@ -1,7 +1,8 @@
 /**
- * Shows a cited passage in its document: the passage and its neighbours, to whoever may read the
- * knowledge base, or may chat with the assistant (named by the caller) whose tools search it.
- * The decision is the permission module's (decidePassageReading); this service gathers its facts.
+ * Shows a cited passage in its document (the passage and its neighbours), or the document's whole
+ * extracted text a page of passages at a time, to whoever may read the knowledge base, or may chat
+ * with the assistant (named by the caller) whose tools search it. The decision is the permission
+ * module's (decidePassageReading); this service gathers its facts.
  */
 import type { Kysely } from 'kysely';
 import { identityOf } from '../auth/authenticator.js';
@@ -12,18 +13,36 @@ import { AppError } from '../errors/app-error.js';
 import type { AssistantSnapshot } from '../pipeline/assistant-metadata/assistant-snapshot.js';
 import { findAssistant } from '../store/assistants-repository.js';
 import { findKnowledgeBaseRow } from '../store/knowledge-repository.js';
-import { findPassageDocument, listPassageWindow, type StoredPassage } from '../store/knowledge-passage-repository.js';
+import {
+  findPassageDocument,
+  listPassagePage,
+  listPassageWindow,
+  type PassageDocument,
+  type StoredPassage,
+} from '../store/knowledge-passage-repository.js';
 import type { Database } from '../store/schema.js';
 import { findUserById } from '../store/users-repository.js';
 import { knowledgeBaseFacts } from './knowledge-base-service.js';
-import { PASSAGE_NEIGHBOURS, type PassageInContext } from './knowledge-passage-schemas.js';
+import {
+  PASSAGE_NEIGHBOURS,
+  type DocumentPassagePage,
+  type DocumentPassagesQuery,
+  type PassageInContext,
+} from './knowledge-passage-schemas.js';
 
-export interface PassageRequest {
+/** Which document, and the assistant through which a learner reads it when they may not view the knowledge base. */
+export interface DocumentReadRequest {
   knowledgeBaseId: number;
   documentId: number;
-  chunkIndex: number;
   assistantId?: number;
 }
+
+export interface PassageRequest extends DocumentReadRequest {
+  chunkIndex: number;
+}
+
+/** A page of a document's passages: limit and offset filled in by the route. */
+export type DocumentPassagesRequest = DocumentReadRequest & Required<Pick<DocumentPassagesQuery, 'limit' | 'offset'>>;
 
 /** The knowledge bases an assistant's tools search: its classic collections and every enabled tool's `collections`. */
 export function searchedKnowledgeBaseIds(assistant: AssistantSnapshot): Set<string> {
@@ -70,14 +89,21 @@ export class KnowledgePassageService {
     };
   }
 
-  async passageInContext(context: CallContext, request: PassageRequest): Promise<PassageInContext> {
-    const { knowledgeBaseId, documentId, chunkIndex } = request;
+  /** The document, once the permission module has said this caller may read the knowledge base's text. */
+  private async readableDocument(context: CallContext, request: DocumentReadRequest): Promise<PassageDocument> {
+    const { knowledgeBaseId, documentId } = request;
     const knowledgeBase = await findKnowledgeBaseRow(this.db, knowledgeBaseId);
     if (!knowledgeBase) throw new AppError('not_found', 'Knowledge base not found.');
     const via = await this.throughAssistant(context, knowledgeBaseId, request.assistantId);
     requireDecision(decidePassageReading(context.identity, knowledgeBaseFacts(knowledgeBase), via), 'Knowledge base');
     const document = await findPassageDocument(this.db, knowledgeBaseId, documentId);
     if (!document) throw new AppError('not_found', 'Document not found.');
+    return document;
+  }
+
+  async passageInContext(context: CallContext, request: PassageRequest): Promise<PassageInContext> {
+    const { knowledgeBaseId, documentId, chunkIndex } = request;
+    const document = await this.readableDocument(context, request);
     const passages = await listPassageWindow(this.db, {
       knowledgeBaseId,
       documentId,
@@ -92,6 +118,25 @@ export class KnowledgePassageService {
       chunk_index: chunkIndex,
       chunk_count: document.chunk_count,
       passages: passages.map(passageView),
+    };
+  }
+
+  /** The document's extracted text, one page of passages in reading order. */
+  async documentPassages(context: CallContext, request: DocumentPassagesRequest): Promise<DocumentPassagePage> {
+    const document = await this.readableDocument(context, request);
+    const { passages, total } = await listPassagePage(this.db, {
+      knowledgeBaseId: request.knowledgeBaseId,
+      documentId: document.id,
+      limit: request.limit,
+      offset: request.offset,
+    });
+    return {
+      items: passages.map(passageView),
+      total,
+      knowledge_base_id: request.knowledgeBaseId,
+      document_id: document.id,
+      file_name: document.file_name,
+      status: document.status,
     };
   }
 }

@@ -1,15 +1,17 @@
 /**
- * A document's passages by position, for showing one passage in context: the document's name
- * and a window of its chunks in order. Both queries are scoped to the knowledge base, so a
- * document id of another knowledge base finds nothing.
+ * A document's passages by position, for showing one passage in context or the whole text a page
+ * at a time: the document's name and a window or a page of its chunks in order. Every query is
+ * scoped to the knowledge base, so a document id of another knowledge base finds nothing.
  */
 import type { Kysely } from 'kysely';
-import type { Database } from './schema.js';
+import type { PageBounds } from '../validation/page-query-schema.js';
+import type { Database, DocumentStatus } from './schema.js';
 
 export interface PassageDocument {
   id: number;
   file_name: string;
   chunk_count: number;
+  status: DocumentStatus;
 }
 
 export interface StoredPassage {
@@ -25,7 +27,7 @@ export async function findPassageDocument(
 ): Promise<PassageDocument | undefined> {
   return db
     .selectFrom('kb_documents')
-    .select(['id', 'file_name', 'chunk_count'])
+    .select(['id', 'file_name', 'chunk_count', 'status'])
     .where('id', '=', documentId)
     .where('knowledge_base_id', '=', knowledgeBaseId)
     .executeTakeFirst();
@@ -49,4 +51,25 @@ export async function listPassageWindow(db: Kysely<Database>, window: PassageWin
     .where('chunk_index', '<=', window.lastIndex)
     .orderBy('chunk_index')
     .execute();
+}
+
+export interface PassagePageRequest extends PageBounds {
+  knowledgeBaseId: number;
+  documentId: number;
+}
+
+/** One page of the document's chunks in reading order, and how many it has in all. */
+export async function listPassagePage(
+  db: Kysely<Database>,
+  page: PassagePageRequest,
+): Promise<{ passages: StoredPassage[]; total: number }> {
+  const ofDocument = db
+    .selectFrom('kb_chunks')
+    .where('knowledge_base_id', '=', page.knowledgeBaseId)
+    .where('document_id', '=', page.documentId);
+  const [passages, counted] = await Promise.all([
+    ofDocument.select(['chunk_index', 'text', 'metadata']).orderBy('chunk_index').limit(page.limit).offset(page.offset).execute(),
+    ofDocument.select((builder) => builder.fn.countAll<number | string>().as('count')).executeTakeFirstOrThrow(),
+  ]);
+  return { passages, total: Number(counted.count) };
 }

@@ -9739,6 +9739,153 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/knowledge-bases/{id}/documents/{documentId}/passages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a document's extracted text, a page of passages at a time
+         * @description The passages in reading order, each with its section and page where known. For whoever may view the knowledge base, or may chat with the assistant named by `assistant_id` when that assistant searches this knowledge base (a learner opening a source of an answer). Anyone else gets 404.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description how many to answer at most (PAGE_SIZE_MAX is the largest) */
+                    limit?: number;
+                    /** @description how many to skip */
+                    offset?: number;
+                    /** @description The assistant whose answer cited the passage: a reader who may chat with it may read what it searched */
+                    assistant_id?: number;
+                };
+                header?: never;
+                path: {
+                    id: number;
+                    documentId: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of the document's passages in reading order (by chunk index), with the count of all of them */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                chunk_index: number;
+                                text: string;
+                                page?: number;
+                                /** @description the heading of the section the passage is under */
+                                section?: string;
+                            }[];
+                            /** @description how many passages the document has, over all pages */
+                            total: number;
+                            knowledge_base_id: number;
+                            document_id: number;
+                            file_name: string;
+                            /**
+                             * @description the document's ingestion status: its text is here once it is `completed`
+                             * @enum {string}
+                             */
+                            status: "pending" | "processing" | "completed" | "failed" | "cancelled";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/knowledge-bases/{id}/documents/{documentId}/passages/{chunkIndex}": {
         parameters: {
             query?: never;
