@@ -72,6 +72,7 @@ export const chat = {
   contextUnavailable: 'This passage cannot be shown: the document may have changed, or you may not read it.',
   contextOf: '{{name}}, {{count}} passages in all',
   citedPassage: 'Cited:',
+  openDocument: 'Open the document',
   stopped: 'Stopped before the answer was complete.',
   interrupted: 'The answer was cut off: the server writing it stopped. What had arrived is kept; ask again for the rest.',
   cutAtLength: 'The answer was cut at the length limit.',

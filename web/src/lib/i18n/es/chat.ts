@@ -75,6 +75,7 @@ export const chat: CatalogueArea<typeof english> = {
   contextUnavailable: 'No se puede mostrar este pasaje: el documento puede haber cambiado o no tienes acceso.',
   contextOf: '{{name}}, {{count}} pasajes en total',
   citedPassage: 'Citado:',
+  openDocument: 'Abrir el documento',
   stopped: 'Detenida antes de completar la respuesta.',
   interrupted:
     'La respuesta se cortó: el servidor que la escribía se detuvo. Se guarda lo que había llegado; vuelve a preguntar para el resto.',
