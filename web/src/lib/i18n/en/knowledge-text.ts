@@ -26,7 +26,7 @@ export const knowledgeText = {
   page: 'Page {{page}}',
   passageNumber: 'Passage {{number}}',
   openInDocument: 'Open in the document',
-  openInDocumentNamed: 'Open passage {{number}} in {{name}}',
+  openInDocumentNamed: 'Open in the document (passage {{number}} of {{name}})',
   textPageTitle: 'Document text',
   textIntro: 'The text Merino read from this document, in reading order, as the passages assistants search.',
   backToKnowledgeBase: 'Back to the knowledge base',

@@ -29,7 +29,7 @@ export const knowledgeText: CatalogueArea<typeof english> = {
   page: 'Página {{page}}',
   passageNumber: 'Pasaje {{number}}',
   openInDocument: 'Abrir en el documento',
-  openInDocumentNamed: 'Abrir el pasaje {{number}} en {{name}}',
+  openInDocumentNamed: 'Abrir en el documento (pasaje {{number}} de {{name}})',
   textPageTitle: 'Texto del documento',
   textIntro: 'El texto que Merino leyó de este documento, en orden de lectura, dividido en los pasajes en que buscan los asistentes.',
   backToKnowledgeBase: 'Volver a la base de conocimiento',
