@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, request, type TestServer } from './support/test-server.js';
 import { startChatWorld, type ChatWorld } from './support/chat-world.js';
 import { RICH_ANSWER } from './support/chat-pages.js';
+import { uploadDocument, waitForJob } from './support/knowledge-uploads.js';
 import { expectAccessible, launchBrowser, logInThroughPage, openPage, screenshot, type OpenedPage } from './support/browser.js';
 
 interface PageUnderTest {
@@ -27,6 +28,9 @@ interface SeededIds {
   /** The chats world's assistant, which reads a file: its answers carry a step and a source. */
   tutor: number;
   chat: number;
+  /** A knowledge base with one ingested document, for the document text page. */
+  knowledgeBase: number;
+  document: number;
 }
 
 const PAGES: PageUnderTest[] = [
@@ -35,6 +39,11 @@ const PAGES: PageUnderTest[] = [
   { name: 'classic-assistant', path: (ids) => `/assistants/${ids.classic}`, heading: 'Essay coach' },
   { name: 'multi-tool-assistant', path: (ids) => `/assistants/${ids.multiTool}`, heading: 'Field trip planner' },
   { name: 'knowledge-bases', path: () => '/knowledge-bases', heading: 'Knowledge bases' },
+  {
+    name: 'document-text',
+    path: (ids) => `/knowledge-bases/${ids.knowledgeBase}/documents/${ids.document}?passage=1`,
+    heading: 'mitosis.md',
+  },
   { name: 'api-keys', path: () => '/settings/api-keys', heading: 'API keys' },
   { name: 'chat-home', path: () => '/chat', heading: 'Chat' },
   { name: 'new-chat', path: (ids) => `/chat/${ids.tutor}`, heading: 'Biology tutor' },
@@ -63,7 +72,7 @@ describe('every page of the web app', () => {
   let server: TestServer;
   let browser: Browser;
   let creator: { email: string; password: string };
-  const ids: SeededIds = { classic: 0, multiTool: 0, tutor: 0, chat: 0 };
+  const ids: SeededIds = { classic: 0, multiTool: 0, tutor: 0, chat: 0, knowledgeBase: 0, document: 0 };
 
   beforeAll(async () => {
     world = await startChatWorld('sqlite');
@@ -105,6 +114,12 @@ describe('every page of the web app', () => {
       body: { name: 'Cell biology notes', description: 'Lecture notes for weeks 1 to 4' },
     });
     expect(knowledgeBase.status, knowledgeBase.text).toBe(201);
+    ids.knowledgeBase = knowledgeBase.body.id;
+    const notes = '# Mitosis\n\nOne cell divides into two identical cells.\n\n# Meiosis\n\nOne cell divides into four gametes.';
+    const uploaded = await uploadDocument(server, created.token, ids.knowledgeBase, 'mitosis.md', notes);
+    expect(uploaded.status, uploaded.text).toBe(202);
+    expect((await waitForJob(server, created.token, ids.knowledgeBase, uploaded.body.job_id)).status).toBe('completed');
+    ids.document = uploaded.body.document_id;
   });
 
   afterAll(async () => {
