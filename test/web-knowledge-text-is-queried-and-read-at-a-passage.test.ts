@@ -1,9 +1,10 @@
 /**
  * Proves in a real Chromium that a teacher's "Try a query" on a knowledge base of three uploaded
  * documents (markdown, plain text, HTML) shows a passage from each, ranked, with its score and the
- * document it came from; that an impossible threshold says no passage scored above it; that "Open
- * in the document" opens the document's text at that passage (marked, focused, its sections as
- * headings) and a long document loads a page around it with earlier and later passages on demand;
+ * document it came from, its text shown as text (markup in it is not rendered); that an impossible
+ * threshold says no passage scored above it; that "Open in the document" opens the document's text
+ * at that passage (marked, focused, its sections as headings) and a long document loads a page
+ * around it with earlier and later passages on demand;
  * and that a learner following a chat source's "Open the document" reaches the text through the
  * assistant. axe-core finds nothing serious or critical at 1280 and 375 px, and nothing overflows.
  */
@@ -18,7 +19,7 @@ import { createUser, request, type CreatedUser } from './support/test-server.js'
 
 const DOCUMENTS: ReadonlyArray<[string, string]> = [
   ['leaves.md', '# Leaves\n\nLeaves hold chlorophyll, which captures light for photosynthesis in the chloroplasts.'],
-  ['roots.txt', 'Roots take up the water that photosynthesis splits; without water there is no light reaction.'],
+  ['roots.txt', 'Roots take up the <b>water</b> that photosynthesis splits; without water there is no light reaction.'],
   [
     'sugar.html',
     '<html><body><h1>Sugar</h1><p>The sugar that photosynthesis makes travels from the leaves to the roots through the phloem.</p></body></html>',
@@ -86,6 +87,9 @@ describe('a knowledge base text in the browser', () => {
       for (const [fileName] of DOCUMENTS) expect(shown.filter((text) => text.includes(fileName))).toHaveLength(1);
       shown.forEach((text, index) => expect(text).toMatch(new RegExp(`^#${index + 1}\\s+score \\d\\.\\d{3}`)));
       expect(shown.join('\n')).toContain('travels from the leaves to the roots');
+      // A passage's text is shown as written: markup in it is text, never an element.
+      expect(shown.join('\n')).toContain('Roots take up the <b>water</b>');
+      expect(await passages.locator('b').count()).toBe(0);
       expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
       await expectAccessible(page);
       await screenshot(page, `knowledge-base-try-a-query-${width}`);
