@@ -51,12 +51,18 @@ describe('job events across two server processes on postgres', () => {
   it('shows on process B, live, the job process A runs: queued, running, completed with its chunk count', async () => {
     const stream = await openJobEvents(follower, token, eventsOf(knowledgeBase));
     expect(stream.status).toBe(200);
-    const upload = await uploadDocument(runner, token, knowledgeBase, 'heart.md', '# Heart\n\nThe heart pumps blood through the body.\n');
+    // Long enough (many sections to chunk and index) that B reads it at least once while A runs it.
+    const sections = Array.from(
+      { length: 300 },
+      (_, index) => `## Chamber ${index}\n\nThe heart pumps blood through the body, beat ${index}.\n`,
+    );
+    const upload = await uploadDocument(runner, token, knowledgeBase, 'heart.md', `# Heart\n\n${sections.join('\n')}`);
     expect(upload.status, upload.text).toBe(202);
     const jobId: number = upload.body.job_id;
     const queued = await stream.next(ofJob(jobId, 'queued'));
     expect(queued).toMatchObject({ file_name: 'heart.md', percent: 0, chunk_count: null, reason: null });
-    await stream.next(ofJob(jobId, 'running'));
+    const running = await stream.next(ofJob(jobId, 'running'));
+    expect(running.percent).toBeLessThan(100);
     const completed = await stream.next(ofJob(jobId, 'completed'));
     expect(completed).toMatchObject({ percent: 100, reason: null });
     expect(completed.chunk_count).toBeGreaterThan(0);
