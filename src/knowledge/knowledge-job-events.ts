@@ -6,6 +6,11 @@
  * knowledge base (so a hundred open pages cost one read per poll, not a hundred). A watch re-reads
  * a short window before what it last saw, because processes write `updated_at` from their own
  * clocks; what it already sent is remembered, so a re-read change is not sent twice.
+ *
+ * A read sees where each job stands, not every step between two reads: a job queued and claimed
+ * (or even finished) within one poll interval would never show `queued`, and a client waiting for
+ * its start would wait forever. So a job whose start fell between two reads gets its `queued`
+ * event first; a short `running` may still be passed over, its end never is.
  */
 import type { Kysely } from 'kysely';
 import type { CallContext } from '../auth/call-context.js';
@@ -64,15 +69,29 @@ function jobEventOf(change: IngestionJobChange): JobEvent {
   };
 }
 
+function queuedEventOf(change: IngestionJobChange): JobEvent {
+  return { ...jobEventOf(change), event: 'queued', percent: 0, stage: null, chunk_count: null, reason: null };
+}
+
+const ENDED_STATUSES: ReadonlySet<IngestionJobChange['status']> = new Set(['completed', 'failed', 'cancelled']);
+
 function signatureOf(change: IngestionJobChange): string {
   return JSON.stringify([change.status, change.progress_current, change.progress_total, change.message, change.error, change.updated_at]);
+}
+
+interface SentChange {
+  signature: string;
+  status: IngestionJobChange['status'];
+  updatedAt: string;
 }
 
 /** One knowledge base's jobs, read from the store while anyone in this process follows them. */
 class KnowledgeBaseWatch {
   readonly listeners = new Set<JobEventListener>();
-  private newestSeen = nowTimestamp();
-  private readonly sent = new Map<number, { signature: string; updatedAt: string }>();
+  /** Jobs created from here on started while this watch followed them: their `queued` is owed to the clients. */
+  private readonly startedAt = nowTimestamp();
+  private newestSeen = this.startedAt;
+  private readonly sent = new Map<number, SentChange>();
   private seeded = false;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -129,11 +148,24 @@ class KnowledgeBaseWatch {
 
   private take(change: IngestionJobChange): void {
     const signature = signatureOf(change);
-    if (this.sent.get(change.id)?.signature === signature) return;
-    this.sent.set(change.id, { signature, updatedAt: change.updated_at });
+    const previous = this.sent.get(change.id);
+    if (previous?.signature === signature) return;
+    this.sent.set(change.id, { signature, status: change.status, updatedAt: change.updated_at });
     if (change.updated_at > this.newestSeen) this.newestSeen = change.updated_at;
     if (!this.seeded) return;
-    const event = jobEventOf(change);
+    if (this.startWasPassedOver(change, previous)) this.send(queuedEventOf(change));
+    this.send(jobEventOf(change));
+  }
+
+  /** True when the job was queued (uploaded, or retried after it ended) since the last read but is already past `pending`. */
+  private startWasPassedOver(change: IngestionJobChange, previous: SentChange | undefined): boolean {
+    if (change.status === 'pending') return false;
+    if (previous === undefined) return change.created_at >= this.startedAt;
+    // An ended job changes again only when retried: it was queued once more in between.
+    return ENDED_STATUSES.has(previous.status);
+  }
+
+  private send(event: JobEvent): void {
     for (const listener of this.listeners) listener(event);
   }
 }

@@ -17,6 +17,7 @@ export interface IngestionJobChange {
   message: string | null;
   error: string | null;
   chunk_count: number;
+  created_at: string;
   updated_at: string;
 }
 
@@ -45,6 +46,7 @@ export async function listIngestionJobChanges(db: Kysely<Database>, query: Inges
       'ingestion_jobs.message',
       'ingestion_jobs.error',
       'kb_documents.chunk_count',
+      'ingestion_jobs.created_at',
       'ingestion_jobs.updated_at',
     ])
     .where('ingestion_jobs.knowledge_base_id', '=', query.knowledgeBaseId)

@@ -2,10 +2,11 @@
  * Sends the API fuzz suite's generated requests to the test server on 127.0.0.1, a bounded number
  * at a time, and records what came back: status, content type and body text, or the transport
  * error when the connection was dropped. Requests cut short on the wire go over a raw socket,
- * since no HTTP client sends fewer bytes than it announces.
+ * since no HTTP client sends fewer bytes than it announces. A stream that follows (a GET answered
+ * with server-sent events) is read only to its first chunk, then left.
  */
 import net from 'node:net';
-import { Agent, request as undiciRequest } from 'undici';
+import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import type { FuzzCase } from './fuzz-cases.js';
 
 /** A request that takes longer than this is reported as stalled. */
@@ -29,6 +30,20 @@ export interface FuzzOutcome {
   milliseconds?: number;
 }
 
+/**
+ * The body as text. A GET answered with an event stream follows something (a knowledge base's jobs)
+ * and never ends by itself, so only what it sent first is read before hanging up, as a page that
+ * leaves does; the server must then free the stream. Every other body is read to its end.
+ */
+async function bodyTextOf(fuzzCase: FuzzCase, body: Dispatcher.ResponseData['body'], contentType: string): Promise<string> {
+  if (fuzzCase.method !== 'GET' || !contentType.includes('text/event-stream')) return body.text();
+  for await (const chunk of body) {
+    body.destroy();
+    return Buffer.from(chunk as Uint8Array).toString('utf8');
+  }
+  return '';
+}
+
 async function sendOverHttp(baseUrl: string, dispatcher: Agent, fuzzCase: FuzzCase): Promise<FuzzOutcome> {
   try {
     const response = await undiciRequest(`${baseUrl}${fuzzCase.url}`, {
@@ -41,8 +56,8 @@ async function sendOverHttp(baseUrl: string, dispatcher: Agent, fuzzCase: FuzzCa
       // Also bounds the time a request waits for a free connection, which the two timeouts above do not.
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
-    const text = await response.body.text();
     const contentType = response.headers['content-type'];
+    const text = await bodyTextOf(fuzzCase, response.body, String(contentType ?? ''));
     return {
       fuzzCase,
       status: response.statusCode,

@@ -5,6 +5,8 @@ export interface JobEventStream {
   body: any;
   /** Waits for the next event that `matches` (earlier ones are passed over); throws if the stream ends first. */
   next(matches: (event: any) => boolean): Promise<any>;
+  /** Every event read so far, in the order the server sent them. */
+  received: any[];
   close(): void;
 }
 
@@ -20,12 +22,14 @@ export async function openJobEvents(server: { baseUrl: string }, token: string |
       status: response.status,
       body: text === '' ? undefined : JSON.parse(text),
       next: () => Promise.reject(new Error('refused')),
+      received: [],
       close: () => {},
     };
   }
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffered = '';
   const pending: any[] = [];
+  const received: any[] = [];
   async function readEvent(): Promise<any> {
     for (;;) {
       const end = buffered.indexOf('\n\n');
@@ -33,9 +37,10 @@ export async function openJobEvents(server: { baseUrl: string }, token: string |
         const block = buffered.slice(0, end);
         buffered = buffered.slice(end + 2);
         const data = block.split('\n').find((line) => line.startsWith('data: '));
-        if (data !== undefined)
-          return { ...JSON.parse(data.slice(6)), sse_event: block.startsWith('event: ') ? block.split('\n')[0]!.slice(7) : 'message' };
-        continue;
+        if (data === undefined) continue;
+        const event = { ...JSON.parse(data.slice(6)), sse_event: block.startsWith('event: ') ? block.split('\n')[0]!.slice(7) : 'message' };
+        received.push(event);
+        return event;
       }
       const { value, done } = await reader.read();
       if (done) throw new Error('the event stream ended');
@@ -45,6 +50,7 @@ export async function openJobEvents(server: { baseUrl: string }, token: string |
   return {
     status: 200,
     body: undefined,
+    received,
     async next(matches) {
       const index = pending.findIndex(matches);
       if (index >= 0) return pending.splice(index, 1)[0];
