@@ -27,6 +27,7 @@ interface SeededIds {
   /** The chats world's assistant, which reads a file: its answers carry a step and a source. */
   tutor: number;
   chat: number;
+  knowledgeBase: number;
 }
 
 const PAGES: PageUnderTest[] = [
@@ -35,6 +36,7 @@ const PAGES: PageUnderTest[] = [
   { name: 'classic-assistant', path: (ids) => `/assistants/${ids.classic}`, heading: 'Essay coach' },
   { name: 'multi-tool-assistant', path: (ids) => `/assistants/${ids.multiTool}`, heading: 'Field trip planner' },
   { name: 'knowledge-bases', path: () => '/knowledge-bases', heading: 'Knowledge bases' },
+  { name: 'knowledge-base', path: (ids) => `/knowledge-bases/${ids.knowledgeBase}`, heading: 'Cell biology notes' },
   { name: 'api-keys', path: () => '/settings/api-keys', heading: 'API keys' },
   { name: 'chat-home', path: () => '/chat', heading: 'Chat' },
   { name: 'new-chat', path: (ids) => `/chat/${ids.tutor}`, heading: 'Biology tutor' },
@@ -63,7 +65,7 @@ describe('every page of the web app', () => {
   let server: TestServer;
   let browser: Browser;
   let creator: { email: string; password: string };
-  const ids: SeededIds = { classic: 0, multiTool: 0, tutor: 0, chat: 0 };
+  const ids: SeededIds = { classic: 0, multiTool: 0, tutor: 0, chat: 0, knowledgeBase: 0 };
 
   beforeAll(async () => {
     world = await startChatWorld('sqlite');
@@ -105,6 +107,7 @@ describe('every page of the web app', () => {
       body: { name: 'Cell biology notes', description: 'Lecture notes for weeks 1 to 4' },
     });
     expect(knowledgeBase.status, knowledgeBase.text).toBe(201);
+    ids.knowledgeBase = knowledgeBase.body.id;
   });
 
   afterAll(async () => {

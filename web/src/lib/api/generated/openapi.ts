@@ -12102,6 +12102,8 @@ export interface paths {
                                 file_name: string;
                                 content_type: string;
                                 size_bytes: number;
+                                /** @description its pages, for a format that has them (PDF); null otherwise or before it is read */
+                                page_count: number | null;
                                 /** @enum {string} */
                                 status: "pending" | "processing" | "completed" | "failed" | "cancelled";
                                 /** @description why its ingestion failed */
@@ -12409,6 +12411,8 @@ export interface paths {
                             file_name: string;
                             content_type: string;
                             size_bytes: number;
+                            /** @description its pages, for a format that has them (PDF); null otherwise or before it is read */
+                            page_count: number | null;
                             /** @enum {string} */
                             status: "pending" | "processing" | "completed" | "failed" | "cancelled";
                             /** @description why its ingestion failed */
