@@ -108,8 +108,10 @@ describe('the knowledge base page', () => {
     await page.getByLabel('Upload documents').setInputFiles(files);
 
     for (const file of await sampleFiles()) {
-      await expect.poll(() => progressOf(page, file.name).getAttribute('aria-valuenow'), { timeout: 20_000 }).toBe('100');
-      await expect.poll(() => uploadRow(page, file.name).innerText()).toMatch(/Done: \d+ chunks?/);
+      // The bar is first the upload's, then the job's: the job's reaching 100 is the end.
+      const jobBar = page.getByRole('progressbar', { name: `Indexing ${file.name}` });
+      await expect.poll(() => jobBar.getAttribute('aria-valuenow'), { timeout: 30_000 }).toBe('100');
+      expect(await uploadRow(page, file.name).innerText()).toMatch(/Done: \d+ chunks?/);
     }
     await expect
       .poll(() => uploadRow(page, 'scan.pdf').innerText(), { timeout: 20_000 })
