@@ -29,7 +29,10 @@ interface SampleFile {
 }
 
 async function sampleFiles(): Promise<SampleFile[]> {
-  const pdf = buildPdf([{ lines: ['Photosynthesis', 'Plants turn light into sugar in their leaves.'] }, { lines: ['Chlorophyll is green.'] }]);
+  const pdf = buildPdf([
+    { lines: ['Photosynthesis', 'Plants turn light into sugar in their leaves.'] },
+    { lines: ['Chlorophyll is green.'] },
+  ]);
   const docx = await buildDocx(wordParagraph('Mitosis', 'Heading1') + wordParagraph('A cell divides into two identical cells.'));
   return [
     { name: 'photosynthesis.pdf', mimeType: 'application/pdf', buffer: Buffer.from(pdf) },
@@ -38,7 +41,11 @@ async function sampleFiles(): Promise<SampleFile[]> {
       mimeType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
       buffer: Buffer.from(docx),
     },
-    { name: 'osmosis.md', mimeType: 'text/markdown', buffer: Buffer.from('# Osmosis\n\nWater moves across a membrane towards more salt.\n') },
+    {
+      name: 'osmosis.md',
+      mimeType: 'text/markdown',
+      buffer: Buffer.from('# Osmosis\n\nWater moves across a membrane towards more salt.\n'),
+    },
   ];
 }
 
@@ -113,15 +120,13 @@ describe('the knowledge base page', () => {
       await expect.poll(() => jobBar.getAttribute('aria-valuenow'), { timeout: 30_000 }).toBe('100');
       expect(await uploadRow(page, file.name).innerText()).toMatch(/Done: \d+ chunks?/);
     }
-    await expect
-      .poll(() => uploadRow(page, 'scan.pdf').innerText(), { timeout: 20_000 })
-      .toContain('Failed: The PDF has no text layer');
+    await expect.poll(() => uploadRow(page, 'scan.pdf').innerText(), { timeout: 20_000 }).toContain('Failed: The PDF has no text layer');
     expect(await uploadRow(page, 'scan.pdf').getByRole('button', { name: 'Retry' }).count()).toBe(1);
     await expect.poll(() => uploadRow(page, 'huge.md').innerText()).toMatch(/Failed: Too large: 10[0-9.]+ kB, the limit is 64 kB\./);
 
-    await expect.poll(() => documentNames(page), { timeout: 20_000 }).toEqual(
-      expect.arrayContaining(['photosynthesis.pdf', 'mitosis.docx', 'osmosis.md', 'scan.pdf']),
-    );
+    await expect
+      .poll(() => documentNames(page), { timeout: 20_000 })
+      .toEqual(expect.arrayContaining(['photosynthesis.pdf', 'mitosis.docx', 'osmosis.md', 'scan.pdf']));
     const table = page.getByRole('table', { name: 'Documents' });
     const pdfRow = table.getByRole('row', { name: /photosynthesis\.pdf/ });
     await expect.poll(() => pdfRow.innerText()).toMatch(/PDF\s+2\s+\d+\s+Ready/);
@@ -148,11 +153,10 @@ describe('the knowledge base page', () => {
     await server.services.ingestionRunner.stop();
     try {
       const dropZone = page.getByRole('group', { name: /Drop files here/ });
-      const transfer = await page.evaluateHandle(() => {
-        const data = new DataTransfer();
-        data.items.add(new File(['# Enzymes\n\nEnzymes speed up reactions in the cell.\n'], 'enzymes.md', { type: 'text/markdown' }));
-        return data;
-      });
+      // A string, not a function: it runs in the page, and the server's TypeScript program has no DOM types.
+      const transfer = await page.evaluateHandle(
+        `(() => { const data = new DataTransfer(); data.items.add(new File(['# Enzymes\\n\\nEnzymes speed up reactions in the cell.\\n'], 'enzymes.md', { type: 'text/markdown' })); return data; })()`,
+      );
       await dropZone.dispatchEvent('drop', { dataTransfer: transfer });
       const row = uploadRow(page, 'enzymes.md');
       await expect.poll(() => row.innerText()).toContain('Waiting to be indexed');
@@ -197,7 +201,9 @@ describe('the knowledge base page', () => {
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'could not be saved' }).count()).toBe(1);
     await page.getByLabel('Language', { exact: true }).selectOption('es');
     await page.getByRole('button', { name: 'Save language' }).click();
-    await expect.poll(async () => (await request(server, 'GET', `/api/knowledge-bases/${knowledgeBaseId}`, { token: teacher.token })).body.language).toBe('es');
+    await expect
+      .poll(async () => (await request(server, 'GET', `/api/knowledge-bases/${knowledgeBaseId}`, { token: teacher.token })).body.language)
+      .toBe('es');
     await page.getByLabel('Share with my organization').check();
     await expect
       .poll(async () => (await request(server, 'GET', `/api/knowledge-bases/${knowledgeBaseId}`, { token: teacher.token })).body.visibility)
@@ -246,9 +252,9 @@ describe('the knowledge base page', () => {
       await expect.poll(() => documentNames(page)).toContain('photosynthesis.pdf');
       await server.services.ingestionRunner.stop();
       try {
-        await page.getByLabel('Upload documents').setInputFiles([
-          { name: `cells-${width}.md`, mimeType: 'text/markdown', buffer: Buffer.from('# Cells\n\nCells are small.\n') },
-        ]);
+        await page
+          .getByLabel('Upload documents')
+          .setInputFiles([{ name: `cells-${width}.md`, mimeType: 'text/markdown', buffer: Buffer.from('# Cells\n\nCells are small.\n') }]);
         await expect.poll(() => uploadRow(page, `cells-${width}.md`).innerText()).toContain('Waiting to be indexed');
         expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
         await expectAccessible(page);

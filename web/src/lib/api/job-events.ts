@@ -7,8 +7,7 @@
  */
 import type { paths } from './generated/openapi';
 
-export type JobEvent =
-  paths['/api/knowledge-bases/{id}/jobs/events']['get']['responses'][200]['content']['text/event-stream'];
+export type JobEvent = paths['/api/knowledge-bases/{id}/jobs/events']['get']['responses'][200]['content']['text/event-stream'];
 
 const EVENTS_PATH_TEMPLATE = '/api/knowledge-bases/{id}/jobs/events' satisfies keyof paths;
 

@@ -29,7 +29,9 @@ export async function listDocuments(id: number): Promise<{ items: KnowledgeDocum
 }
 
 export async function listJobs(id: number): Promise<IngestionJob[]> {
-  const page = await answerOf(apiClient.GET('/api/knowledge-bases/{id}/jobs', { params: { path: { id }, query: { limit: LISTED_MAXIMUM } } }));
+  const page = await answerOf(
+    apiClient.GET('/api/knowledge-bases/{id}/jobs', { params: { path: { id }, query: { limit: LISTED_MAXIMUM } } }),
+  );
   return page.items;
 }
 

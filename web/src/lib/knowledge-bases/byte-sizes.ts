@@ -10,5 +10,7 @@ const UNITS: readonly { unit: 'byte' | 'kilobyte' | 'megabyte' | 'gigabyte'; byt
 
 export function formatBytes(bytes: number): string {
   const { unit, bytes: size } = UNITS.find((candidate) => bytes >= candidate.bytes) ?? { unit: 'byte', bytes: 1 };
-  return new Intl.NumberFormat(currentLocale(), { style: 'unit', unit, unitDisplay: 'short', maximumFractionDigits: 1 }).format(bytes / size);
+  return new Intl.NumberFormat(currentLocale(), { style: 'unit', unit, unitDisplay: 'short', maximumFractionDigits: 1 }).format(
+    bytes / size,
+  );
 }
