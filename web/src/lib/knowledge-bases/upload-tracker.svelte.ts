@@ -5,7 +5,7 @@
  * so an event that arrives before its upload's answer is kept and shown once the answer names it.
  */
 import { SvelteMap } from 'svelte/reactivity';
-import type { IngestionJob } from '$lib/api/knowledge-documents';
+import type { IngestionJob, KnowledgeDocument } from '$lib/api/knowledge-documents';
 import type { JobEvent } from '$lib/api/job-events';
 
 export type JobStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
@@ -104,6 +104,15 @@ export class UploadTracker {
       reason: job.error,
       updatedAt: job.updated_at,
     });
+  }
+
+  /** A polled job carries no chunk count: its document, listed after it finished, does. */
+  applyDocuments(documents: readonly KnowledgeDocument[]): void {
+    for (const document of documents) {
+      const job = document.job_id === null ? undefined : this.jobs.get(document.job_id);
+      if (job && job.status === 'completed' && job.chunkCount === null)
+        this.jobs.set(document.job_id!, { ...job, chunkCount: document.chunk_count });
+    }
   }
 
   /** A job the user just retried or cancelled, as the server answered. */

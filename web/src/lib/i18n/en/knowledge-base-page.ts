@@ -31,6 +31,7 @@ export const knowledgeBasePage = {
   stateRunning: 'Indexing',
   stateCompleted_one: 'Done: {{count}} chunk',
   stateCompleted_other: 'Done: {{count}} chunks',
+  stateDone: 'Done',
   stateFailed: 'Failed: {{reason}}',
   stateCancelled: 'Cancelled',
   retry: 'Retry',

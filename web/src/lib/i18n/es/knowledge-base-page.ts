@@ -34,6 +34,7 @@ export const knowledgeBasePage: CatalogueArea<typeof english> = {
   stateRunning: 'Indexando',
   stateCompleted_one: 'Hecho: {{count}} fragmento',
   stateCompleted_other: 'Hecho: {{count}} fragmentos',
+  stateDone: 'Hecho',
   stateFailed: 'Falló: {{reason}}',
   stateCancelled: 'Cancelado',
   retry: 'Reintentar',
