@@ -44,6 +44,7 @@ const PAGES: PageUnderTest[] = [
     path: (ids) => `/knowledge-bases/${ids.knowledgeBase}/documents/${ids.document}?passage=1`,
     heading: 'mitosis.md',
   },
+  { name: 'knowledge-base', path: (ids) => `/knowledge-bases/${ids.knowledgeBase}`, heading: 'Cell biology notes' },
   { name: 'api-keys', path: () => '/settings/api-keys', heading: 'API keys' },
   { name: 'chat-home', path: () => '/chat', heading: 'Chat' },
   { name: 'new-chat', path: (ids) => `/chat/${ids.tutor}`, heading: 'Biology tutor' },

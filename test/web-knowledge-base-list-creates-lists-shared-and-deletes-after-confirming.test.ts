@@ -101,6 +101,7 @@ describe('the knowledge base list page', () => {
     await expect.poll(() => isFocused(dialog.getByLabel('Name'))).toBe(true);
     await page.keyboard.type('Genetics readings');
     await dialog.getByLabel('Description').fill('Chapters 5 to 7');
+    await dialog.getByLabel('Language', { exact: true }).selectOption('ca');
     await dialog.getByLabel('Share with my organization').check();
     await expectAccessible(page);
     await dialog.getByRole('button', { name: 'Create' }).click();
@@ -109,6 +110,8 @@ describe('the knowledge base list page', () => {
     expect(await page.getByRole('article', { name: 'Genetics readings' }).innerText()).toContain('Shared with the organization');
     // Shared, so the colleague's API list holds it too.
     expect(await namesOf(colleague)).toContain('Genetics readings');
+    const listed = await request(server, 'GET', '/api/knowledge-bases?q=Genetics', { token: teacher.token });
+    expect(listed.body.items[0].language).toBe('ca');
     expect(pageErrors).toEqual([]);
     await context.close();
   });

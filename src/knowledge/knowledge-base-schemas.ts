@@ -14,6 +14,19 @@ import { openObjectSchema, timestampSchema } from '../validation/shape-fragments
 const CHUNK_SIZE_RANGE = { minimum: CHUNK_SIZE_MINIMUM, maximum: CHUNK_SIZE_MAXIMUM } as const;
 const QUERY_TOP_K_MAXIMUM = 100;
 
+/**
+ * A BCP-47 language tag: a 2–3 letter language, then up to four subtags (`en`, `es`, `pt-BR`,
+ * `ca-ES-valencia`); null says no language. The service also checks it with Intl and stores it in
+ * canonical case. Each subtag starts after a hyphen, so the pattern cannot backtrack.
+ */
+const languageSchema = {
+  type: ['string', 'null'],
+  minLength: 2,
+  maxLength: 35,
+  pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,4}$',
+  description: 'the language of its material, a BCP-47 tag such as `en`, `es`, `ca` or `eu`; null or absent: not said',
+} as const;
+
 export const newKnowledgeBaseSchema = {
   type: 'object',
   required: ['name'],
@@ -21,6 +34,7 @@ export const newKnowledgeBaseSchema = {
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 200 },
     description: { type: 'string', maxLength: 10_000 },
+    language: languageSchema,
     chunk_size: { type: 'integer', ...CHUNK_SIZE_RANGE },
     chunk_overlap: { type: 'integer', minimum: 0, maximum: CHUNK_SIZE_RANGE.maximum - 1 },
     embeddings: {
@@ -47,6 +61,7 @@ export const knowledgeBasePatchSchema = {
     description: { type: 'string', maxLength: 10_000 },
     // `organization` shares it with every member of the owner's organization.
     visibility: { type: 'string', enum: ['private', 'organization'] },
+    language: languageSchema,
   },
 } as const;
 
@@ -84,6 +99,7 @@ export function knowledgeBaseViewSchema(description: string) {
       owner: { type: 'string', description: "the owner's email" },
       organization_id: { type: 'integer' },
       visibility: { type: 'string', enum: ['private', 'organization'] },
+      language: { type: ['string', 'null'], description: 'the language of its material (BCP-47); null: not said' },
       chunk_size: { type: 'integer' },
       chunk_overlap: { type: 'integer' },
       embeddings: {
@@ -109,6 +125,7 @@ export function knowledgeBaseViewSchema(description: string) {
       'owner',
       'organization_id',
       'visibility',
+      'language',
       'chunk_size',
       'chunk_overlap',
       'embeddings',

@@ -91,6 +91,7 @@ function view(record: KnowledgeBaseRecord): KnowledgeBaseView {
     owner: record.owner_email,
     organization_id: record.organization_id,
     visibility: record.visibility,
+    language: record.language,
     chunk_size: record.chunk_size,
     chunk_overlap: record.chunk_overlap,
     embeddings:
@@ -102,6 +103,21 @@ function view(record: KnowledgeBaseRecord): KnowledgeBaseView {
     created_at: record.created_at,
     updated_at: record.updated_at,
   };
+}
+
+/**
+ * A language tag in canonical case (`PT-br` → `pt-BR`), or null for none; the schema's pattern has
+ * let it through, and Intl refuses what is still not a well-formed tag.
+ */
+function canonicalLanguage(tag: string | null | undefined): string | null {
+  if (tag === undefined || tag === null) return null;
+  try {
+    return Intl.getCanonicalLocales(tag)[0] ?? null;
+  } catch {
+    throw new AppError('invalid_body', 'The language must be a BCP-47 language tag such as "en", "es", "ca" or "eu".', {
+      param: 'language',
+    });
+  }
 }
 
 /** Collection ids are strings in LAMB's configs (`"12"`); ours are positive integers. */
@@ -149,6 +165,7 @@ export class KnowledgeBaseService {
         organizationId,
         name,
         description: input.description ?? '',
+        language: canonicalLanguage(input.language),
         chunkSize,
         chunkOverlap,
         ...(input.embeddings !== undefined && { embedding: input.embeddings }),
@@ -179,11 +196,13 @@ export class KnowledgeBaseService {
     const record = await this.load(context.identity, id, 'update');
     const name = patch.name?.trim();
     if (name === '') throw new AppError('invalid_body', 'The name must not be empty.', { param: 'name' });
+    const language = patch.language === undefined ? undefined : canonicalLanguage(patch.language);
     await this.db.transaction().execute(async (transaction) => {
       await updateKnowledgeBase(transaction, record, {
         ...(name !== undefined && { name }),
         ...(patch.description !== undefined && { description: patch.description }),
         ...(patch.visibility !== undefined && { visibility: patch.visibility }),
+        ...(language !== undefined && { language }),
       });
       await appendAuditEntry(transaction, this.audit(context, record, 'knowledge_base.update', { fields: Object.keys(patch).sort() }));
     });

@@ -40,6 +40,10 @@ export function documentViewSchema(description: string) {
       file_name: { type: 'string' },
       content_type: { type: 'string' },
       size_bytes: { type: 'integer' },
+      page_count: {
+        type: ['integer', 'null'],
+        description: 'its pages, for a format that has them (PDF); null otherwise or before it is read',
+      },
       status: documentStatusSchema,
       error: { type: ['string', 'null'], description: 'why its ingestion failed' },
       chunk_count: { type: 'integer' },
@@ -47,7 +51,19 @@ export function documentViewSchema(description: string) {
       created_at: timestampSchema,
       updated_at: timestampSchema,
     },
-    required: ['id', 'file_name', 'content_type', 'size_bytes', 'status', 'error', 'chunk_count', 'job_id', 'created_at', 'updated_at'],
+    required: [
+      'id',
+      'file_name',
+      'content_type',
+      'size_bytes',
+      'page_count',
+      'status',
+      'error',
+      'chunk_count',
+      'job_id',
+      'created_at',
+      'updated_at',
+    ],
     additionalProperties: false,
   } as const;
 }

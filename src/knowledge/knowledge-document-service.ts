@@ -105,6 +105,7 @@ function documentView(row: KnowledgeDocumentRow & { job_id?: number | null }): D
     file_name: row.file_name,
     content_type: row.content_type,
     size_bytes: row.size_bytes,
+    page_count: row.page_count,
     status: row.status,
     error: row.error,
     chunk_count: row.chunk_count,

@@ -20,6 +20,8 @@ export interface NewKnowledgeBase {
   description: string;
   chunkSize: number;
   chunkOverlap: number;
+  /** A BCP-47 tag; absent or null when not said. */
+  language?: string | null;
   /** How its chunks are embedded; absent, it is searched by full text only. */
   embedding?: { connector: EmbeddingConnector; model: string };
 }
@@ -39,6 +41,7 @@ export async function insertKnowledgeBase(db: Kysely<Database>, knowledgeBase: N
       chunk_overlap: knowledgeBase.chunkOverlap,
       embedding_connector: knowledgeBase.embedding?.connector ?? null,
       embedding_model: knowledgeBase.embedding?.model ?? null,
+      language: knowledgeBase.language ?? null,
       created_at: timestamp,
       updated_at: timestamp,
       deleted_at: null,

@@ -189,6 +189,8 @@ export interface KnowledgeBasesTable {
   embedding_model: string | null;
   /** The length of its vectors, learned from the first ones stored; null before. */
   embedding_dimensions: number | null;
+  /** Its material's language as a BCP-47 tag (`en`, `es`, `pt-BR`); null when not said. */
+  language: string | null;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;

@@ -25,6 +25,7 @@ import { periodicRunsMigration } from './0051-periodic-runs.js';
 import { ltiLoginBindingMigration } from './0060-lti-login-binding.js';
 import { documentUploadLeaseMigration } from './0061-document-upload-lease.js';
 import { answerVersionsAndFeedbackMigration } from './0071-answer-versions-and-feedback.js';
+import { knowledgeBaseLanguageMigration } from './0072-knowledge-base-language.js';
 
 export function allMigrations(dialect: Dialect): Record<string, Migration> {
   return {
@@ -51,5 +52,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0061-document-upload-lease': documentUploadLeaseMigration(),
     '0070-chat-runs': chatRunsMigration(dialect),
     '0071-answer-versions-and-feedback': answerVersionsAndFeedbackMigration(dialect),
+    '0072-knowledge-base-language': knowledgeBaseLanguageMigration(),
   };
 }

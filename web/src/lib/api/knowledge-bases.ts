@@ -15,6 +15,8 @@ export type KnowledgeBasePage = JsonAnswer<'/api/knowledge-bases', 'get'>;
 export interface NewKnowledgeBase {
   name: string;
   description: string;
+  /** A BCP-47 tag, or null when not said. */
+  language: string | null;
   shareWithOrganization: boolean;
 }
 
@@ -25,7 +27,7 @@ export async function listKnowledgeBasePage(): Promise<KnowledgeBasePage> {
 
 /** Creates it, then shares it: the create body has no visibility, PATCH sets it. */
 export async function createKnowledgeBase(input: NewKnowledgeBase): Promise<KnowledgeBase> {
-  const body: RequestBody<'/api/knowledge-bases', 'post'> = { name: input.name, description: input.description };
+  const body: RequestBody<'/api/knowledge-bases', 'post'> = { name: input.name, description: input.description, language: input.language };
   const created = await answerOf(apiClient.POST('/api/knowledge-bases', { body }));
   if (!input.shareWithOrganization) return created;
   return answerOf(

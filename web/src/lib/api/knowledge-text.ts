@@ -48,9 +48,3 @@ export async function readDocumentText(request: DocumentTextRequest): Promise<Do
     }),
   );
 }
-
-export type KnowledgeBaseSummary = JsonAnswer<'/api/knowledge-bases/{id}', 'get'>;
-
-export async function readKnowledgeBase(id: number): Promise<KnowledgeBaseSummary> {
-  return answerOf(apiClient.GET('/api/knowledge-bases/{id}', { params: { path: { id } } }));
-}

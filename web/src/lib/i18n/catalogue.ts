@@ -20,6 +20,7 @@ import { serverErrors as serverErrorsEn } from './en/server-errors';
 import { modelList as modelListEn } from './en/model-list';
 import { knowledgeBaseList as knowledgeBaseListEn } from './en/knowledge-base-list';
 import { knowledgeText as knowledgeTextEn } from './en/knowledge-text';
+import { knowledgeBasePage as knowledgeBasePageEn } from './en/knowledge-base-page';
 import { common as commonEs } from './es/common';
 import { login as loginEs } from './es/login';
 import { assistantList as assistantListEs } from './es/assistant-list';
@@ -37,6 +38,7 @@ import { serverErrors as serverErrorsEs } from './es/server-errors';
 import { modelList as modelListEs } from './es/model-list';
 import { knowledgeBaseList as knowledgeBaseListEs } from './es/knowledge-base-list';
 import { knowledgeText as knowledgeTextEs } from './es/knowledge-text';
+import { knowledgeBasePage as knowledgeBasePageEs } from './es/knowledge-base-page';
 
 export const english = {
   common: commonEn,
@@ -56,6 +58,7 @@ export const english = {
   modelList: modelListEn,
   knowledgeBaseList: knowledgeBaseListEn,
   knowledgeText: knowledgeTextEn,
+  knowledgeBasePage: knowledgeBasePageEn,
 };
 
 export type English = typeof english;
@@ -78,6 +81,7 @@ const spanish: Catalogue<English> = {
   modelList: modelListEs,
   knowledgeBaseList: knowledgeBaseListEs,
   knowledgeText: knowledgeTextEs,
+  knowledgeBasePage: knowledgeBasePageEs,
 };
 
 /** Catalan and Basque are wired in and fall back to English key by key until translated. */

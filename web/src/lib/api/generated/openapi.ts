@@ -8961,6 +8961,8 @@ export interface paths {
                                 organization_id: number;
                                 /** @enum {string} */
                                 visibility: "private" | "organization";
+                                /** @description the language of its material (BCP-47); null: not said */
+                                language: string | null;
                                 chunk_size: number;
                                 chunk_overlap: number;
                                 /** @description how the chunks are embedded; null: full-text search only */
@@ -9078,6 +9080,8 @@ export interface paths {
                     "application/json": {
                         name: string;
                         description?: string;
+                        /** @description the language of its material, a BCP-47 tag such as `en`, `es`, `ca` or `eu`; null or absent: not said */
+                        language?: string | null;
                         chunk_size?: number;
                         chunk_overlap?: number;
                         /** @description Also embed the chunks with this model of the organization's provider, for vector and hybrid search. Fixed at creation. */
@@ -9105,6 +9109,8 @@ export interface paths {
                             organization_id: number;
                             /** @enum {string} */
                             visibility: "private" | "organization";
+                            /** @description the language of its material (BCP-47); null: not said */
+                            language: string | null;
                             chunk_size: number;
                             chunk_overlap: number;
                             /** @description how the chunks are embedded; null: full-text search only */
@@ -9245,6 +9251,8 @@ export interface paths {
                             organization_id: number;
                             /** @enum {string} */
                             visibility: "private" | "organization";
+                            /** @description the language of its material (BCP-47); null: not said */
+                            language: string | null;
                             chunk_size: number;
                             chunk_overlap: number;
                             /** @description how the chunks are embedded; null: full-text search only */
@@ -9467,6 +9475,8 @@ export interface paths {
                         description?: string;
                         /** @enum {string} */
                         visibility?: "private" | "organization";
+                        /** @description the language of its material, a BCP-47 tag such as `en`, `es`, `ca` or `eu`; null or absent: not said */
+                        language?: string | null;
                     };
                 };
             };
@@ -9486,6 +9496,8 @@ export interface paths {
                             organization_id: number;
                             /** @enum {string} */
                             visibility: "private" | "organization";
+                            /** @description the language of its material (BCP-47); null: not said */
+                            language: string | null;
                             chunk_size: number;
                             chunk_overlap: number;
                             /** @description how the chunks are embedded; null: full-text search only */
@@ -12237,6 +12249,8 @@ export interface paths {
                                 file_name: string;
                                 content_type: string;
                                 size_bytes: number;
+                                /** @description its pages, for a format that has them (PDF); null otherwise or before it is read */
+                                page_count: number | null;
                                 /** @enum {string} */
                                 status: "pending" | "processing" | "completed" | "failed" | "cancelled";
                                 /** @description why its ingestion failed */
@@ -12544,6 +12558,8 @@ export interface paths {
                             file_name: string;
                             content_type: string;
                             size_bytes: number;
+                            /** @description its pages, for a format that has them (PDF); null otherwise or before it is read */
+                            page_count: number | null;
                             /** @enum {string} */
                             status: "pending" | "processing" | "completed" | "failed" | "cancelled";
                             /** @description why its ingestion failed */
