@@ -27,6 +27,7 @@ interface SeededIds {
   /** The chats world's assistant, which reads a file: its answers carry a step and a source. */
   tutor: number;
   chat: number;
+  rubric: string;
 }
 
 const PAGES: PageUnderTest[] = [
@@ -35,6 +36,9 @@ const PAGES: PageUnderTest[] = [
   { name: 'classic-assistant', path: (ids) => `/assistants/${ids.classic}`, heading: 'Essay coach' },
   { name: 'multi-tool-assistant', path: (ids) => `/assistants/${ids.multiTool}`, heading: 'Field trip planner' },
   { name: 'knowledge-bases', path: () => '/knowledge-bases', heading: 'Knowledge bases' },
+  { name: 'rubrics', path: () => '/rubrics', heading: 'Rubrics' },
+  { name: 'new-rubric', path: () => '/rubrics/new', heading: 'New rubric' },
+  { name: 'rubric', path: (ids) => `/rubrics/${ids.rubric}`, heading: 'Essay writing' },
   { name: 'api-keys', path: () => '/settings/api-keys', heading: 'API keys' },
   { name: 'chat-home', path: () => '/chat', heading: 'Chat' },
   { name: 'new-chat', path: (ids) => `/chat/${ids.tutor}`, heading: 'Biology tutor' },
@@ -63,7 +67,7 @@ describe('every page of the web app', () => {
   let server: TestServer;
   let browser: Browser;
   let creator: { email: string; password: string };
-  const ids: SeededIds = { classic: 0, multiTool: 0, tutor: 0, chat: 0 };
+  const ids: SeededIds = { classic: 0, multiTool: 0, tutor: 0, chat: 0, rubric: '' };
 
   beforeAll(async () => {
     world = await startChatWorld('sqlite');
@@ -105,6 +109,24 @@ describe('every page of the web app', () => {
       body: { name: 'Cell biology notes', description: 'Lecture notes for weeks 1 to 4' },
     });
     expect(knowledgeBase.status, knowledgeBase.text).toBe(201);
+    const levels = [
+      { score: 2, label: 'Good', description: 'Clear and supported' },
+      { score: 1, label: 'Weak', description: 'Unclear' },
+    ];
+    const rubric = await request(server, 'POST', '/api/rubrics', {
+      token: created.token,
+      body: {
+        title: 'Essay writing',
+        criteria: [
+          { name: 'Thesis', description: 'The main argument', weight: 50, levels },
+          { name: 'Evidence', description: 'Support for it', weight: 50, levels },
+        ],
+        scoringType: 'points',
+        maxScore: 10,
+      },
+    });
+    expect(rubric.status, rubric.text).toBe(201);
+    ids.rubric = rubric.body.rubricId;
   });
 
   afterAll(async () => {

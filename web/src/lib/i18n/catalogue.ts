@@ -19,6 +19,7 @@ import { chatVersions as chatVersionsEn } from './en/chat-versions';
 import { serverErrors as serverErrorsEn } from './en/server-errors';
 import { modelList as modelListEn } from './en/model-list';
 import { knowledgeBaseList as knowledgeBaseListEn } from './en/knowledge-base-list';
+import { rubrics as rubricsEn } from './en/rubrics';
 import { common as commonEs } from './es/common';
 import { login as loginEs } from './es/login';
 import { assistantList as assistantListEs } from './es/assistant-list';
@@ -35,6 +36,7 @@ import { chatVersions as chatVersionsEs } from './es/chat-versions';
 import { serverErrors as serverErrorsEs } from './es/server-errors';
 import { modelList as modelListEs } from './es/model-list';
 import { knowledgeBaseList as knowledgeBaseListEs } from './es/knowledge-base-list';
+import { rubrics as rubricsEs } from './es/rubrics';
 
 export const english = {
   common: commonEn,
@@ -53,6 +55,7 @@ export const english = {
   serverErrors: serverErrorsEn,
   modelList: modelListEn,
   knowledgeBaseList: knowledgeBaseListEn,
+  rubrics: rubricsEn,
 };
 
 export type English = typeof english;
@@ -74,6 +77,7 @@ const spanish: Catalogue<English> = {
   serverErrors: serverErrorsEs,
   modelList: modelListEs,
   knowledgeBaseList: knowledgeBaseListEs,
+  rubrics: rubricsEs,
 };
 
 /** Catalan and Basque are wired in and fall back to English key by key until translated. */
