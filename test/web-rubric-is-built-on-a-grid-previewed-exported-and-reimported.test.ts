@@ -113,6 +113,7 @@ describe('the rubric editor', () => {
     await page.getByLabel('Weight of criterion 3').fill('40');
     await weightError.waitFor({ state: 'detached' });
     await page.getByText('Weights total 100.').waitFor();
+    expect(await page.getByText('Fix the weights before saving.').count()).toBe(0);
 
     const preview = page.locator('pre[aria-label="What the assistant receives"]');
     await expect.poll(() => preview.innerText()).toContain('### 3. Analysis (weight 40, 40% of the final score)');
@@ -206,7 +207,8 @@ describe('the rubric editor', () => {
     await page.waitForURL((url) => url.pathname === '/assistants/new' && url.searchParams.get('rubric') === rubricId);
     const picker = page.getByRole('combobox', { name: 'Rubric', exact: true });
     await expect.poll(() => picker.inputValue()).toBe(rubricId);
-    expect(await picker.locator('option:checked').innerText()).toBe('Lab report');
+    // The picker's options load after the form: until then the chosen id shows as "not listed".
+    await expect.poll(() => picker.locator('option:checked').innerText()).toBe('Lab report');
     await expect.poll(() => page.getByLabel('Prompt template').inputValue()).toContain('{rubric}');
     expect(pageErrors).toEqual([]);
     await close();
