@@ -5,7 +5,8 @@
  * rubric_rag renders for the saved rubric, reorders criteria and levels with the keyboard
  * buttons, exports LAMB JSON and re-imports it identically; that "Use in an assistant" lands in
  * the studio with the rubric selected; that a colleague sees a shared rubric read-only; and that a
- * learner and a teacher of another organization get the not-found state. axe-core at 1280 and 375 px.
+ * learner and a teacher of another organization get the not-found state; and that Delete asks
+ * first. axe-core at 1280 and 375 px.
  */
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
@@ -283,6 +284,25 @@ describe('the rubric editor', () => {
     await expectOneHeading(page, 'Rubrics');
     await expectAccessible(page);
     await screenshot(page, 'rubric-list-375');
+    await close();
+  });
+
+  it('deletes a rubric from the list only after a confirmation', async () => {
+    const { page, close } = await signedIn(teacher);
+    await page.goto(`${server.baseUrl}/rubrics`);
+    await expectOneHeading(page, 'Rubrics');
+    const article = page.getByRole('article', { name: 'Private drafts' });
+    await article.waitFor();
+    await article.getByRole('button', { name: 'Delete Private drafts' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete this rubric?' });
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    expect(await article.count()).toBe(1);
+    await article.getByRole('button', { name: 'Delete Private drafts' }).click();
+    await confirm.getByRole('button', { name: 'Delete rubric' }).click();
+    await page.getByText('"Private drafts" was deleted.').waitFor();
+    await article.waitFor({ state: 'detached' });
+    const listed = await request(server, 'GET', '/api/rubrics', { token: teacher.token });
+    expect((listed.body.items as { title: string }[]).map((item) => item.title)).not.toContain('Private drafts');
     await close();
   });
 });
