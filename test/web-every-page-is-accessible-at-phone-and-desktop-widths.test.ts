@@ -31,6 +31,7 @@ interface SeededIds {
   /** A knowledge base with one ingested document, for the document text page. */
   knowledgeBase: number;
   document: number;
+  rubric: string;
 }
 
 const PAGES: PageUnderTest[] = [
@@ -45,6 +46,9 @@ const PAGES: PageUnderTest[] = [
     heading: 'mitosis.md',
   },
   { name: 'knowledge-base', path: (ids) => `/knowledge-bases/${ids.knowledgeBase}`, heading: 'Cell biology notes' },
+  { name: 'rubrics', path: () => '/rubrics', heading: 'Rubrics' },
+  { name: 'new-rubric', path: () => '/rubrics/new', heading: 'New rubric' },
+  { name: 'rubric', path: (ids) => `/rubrics/${ids.rubric}`, heading: 'Essay writing' },
   { name: 'api-keys', path: () => '/settings/api-keys', heading: 'API keys' },
   { name: 'chat-home', path: () => '/chat', heading: 'Chat' },
   { name: 'new-chat', path: (ids) => `/chat/${ids.tutor}`, heading: 'Biology tutor' },
@@ -73,7 +77,7 @@ describe('every page of the web app', () => {
   let server: TestServer;
   let browser: Browser;
   let creator: { email: string; password: string };
-  const ids: SeededIds = { classic: 0, multiTool: 0, tutor: 0, chat: 0, knowledgeBase: 0, document: 0 };
+  const ids: SeededIds = { classic: 0, multiTool: 0, tutor: 0, chat: 0, knowledgeBase: 0, document: 0, rubric: '' };
 
   beforeAll(async () => {
     world = await startChatWorld('sqlite');
@@ -121,6 +125,24 @@ describe('every page of the web app', () => {
     expect(uploaded.status, uploaded.text).toBe(202);
     expect((await waitForJob(server, created.token, ids.knowledgeBase, uploaded.body.job_id)).status).toBe('completed');
     ids.document = uploaded.body.document_id;
+    const levels = [
+      { score: 2, label: 'Good', description: 'Clear and supported' },
+      { score: 1, label: 'Weak', description: 'Unclear' },
+    ];
+    const rubric = await request(server, 'POST', '/api/rubrics', {
+      token: created.token,
+      body: {
+        title: 'Essay writing',
+        criteria: [
+          { name: 'Thesis', description: 'The main argument', weight: 50, levels },
+          { name: 'Evidence', description: 'Support for it', weight: 50, levels },
+        ],
+        scoringType: 'points',
+        maxScore: 10,
+      },
+    });
+    expect(rubric.status, rubric.text).toBe(201);
+    ids.rubric = rubric.body.rubricId;
   });
 
   afterAll(async () => {

@@ -89,3 +89,10 @@ export const exportQuerySchema = {
   properties: { format: { type: 'string', enum: ['json', 'markdown'], default: 'json' }, ...organizationQueryProperty },
   additionalProperties: false,
 } as const;
+
+/** The format of a preview: the two rubric_rag can put in `{rubric}`. */
+export const previewQuerySchema = {
+  type: 'object',
+  properties: { format: { type: 'string', enum: ['markdown', 'json'], default: 'markdown' } },
+  additionalProperties: false,
+} as const;

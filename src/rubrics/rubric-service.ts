@@ -41,7 +41,7 @@ import {
   type RubricVisibility,
 } from './rubric-document.js';
 import type { RubricListInput } from './rubric-list-schemas.js';
-import type { RubricSummaryView } from './rubric-view-schemas.js';
+import type { RubricPreview, RubricSummaryView } from './rubric-view-schemas.js';
 import { evaluationJson, evaluationMarkdown, rubricToMarkdown } from './rubric-rendering.js';
 
 /** Who owns a rubric and who may see it, as every view of it shows. */
@@ -63,6 +63,9 @@ export type RubricView = RubricDocument & RubricOwnership;
 
 export type RubricExport =
   { format: 'json'; fileName: string; document: RubricDocument } | { format: 'markdown'; fileName: string; markdown: string };
+
+/** The rubricId a preview shows when the draft has none yet (a new rubric). */
+const PREVIEW_RUBRIC_ID = 'unsaved-rubric';
 
 /** Fields of a view a client may send back in a PATCH but never change. */
 const IMMUTABLE_FIELDS = ['owner', 'organization_id', 'is_mine', 'created_at', 'updated_at'] as const;
@@ -289,6 +292,20 @@ export class RubricService {
     const document = documentOf(record);
     if (format === 'markdown') return { format, fileName: fileNameOf(document.title, 'md'), markdown: rubricToMarkdown(document) };
     return { format, fileName: fileNameOf(document.title, 'json'), document };
+  }
+
+  /**
+   * The evaluation document rubric_rag would put in `{rubric}` for a rubric not saved yet (the
+   * editor's live preview): read by the same rules as create and rendered by the same functions
+   * the tool uses, so the preview cannot drift from what a model receives. Nothing is stored.
+   */
+  preview(context: CallContext, body: Record<string, unknown>, format: 'markdown' | 'json'): RubricPreview {
+    requireRubricCreation(context.identity);
+    const draft = readRubricDraft(body, { strict: true, extraFields: [VISIBILITY_FIELD] });
+    readVisibility(body[VISIBILITY_FIELD], 'private');
+    const timestamp = nowTimestamp();
+    const rubric = completeRubric(draft, { rubricId: PREVIEW_RUBRIC_ID, createdAt: timestamp, modifiedAt: timestamp });
+    return { format, document: format === 'json' ? evaluationJson(rubric) : evaluationMarkdown(rubric) };
   }
 
   /** A RubricReader that reads with `owner`'s permissions: the assistant owner's, for the rubric_rag tool. */

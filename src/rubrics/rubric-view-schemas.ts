@@ -80,3 +80,17 @@ export const rubricExportResponse = {
     'text/markdown': { schema: { type: 'string' } },
   },
 } as const;
+
+/** The evaluation document of a rubric not saved yet (POST /api/rubrics/preview), as rubric_rag would put it in `{rubric}`. */
+export const rubricPreviewViewSchema = {
+  type: 'object',
+  description: 'The evaluation document rubric_rag would put in {rubric} for this rubric, in the format asked for',
+  properties: {
+    format: { type: 'string', enum: ['markdown', 'json'] },
+    document: { type: 'string' },
+  },
+  required: ['format', 'document'],
+  additionalProperties: false,
+} as const;
+
+export type RubricPreview = FromSchema<typeof rubricPreviewViewSchema>;

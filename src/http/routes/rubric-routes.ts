@@ -10,11 +10,17 @@ import { rubricListFilters } from '../../rubrics/rubric-list-schemas.js';
 import {
   exportQuerySchema,
   itemQuerySchema,
+  previewQuerySchema,
   rubricFields,
   rubricIdParametersSchema,
   visibilityField,
 } from '../../rubrics/rubric-request-schemas.js';
-import { rubricExportResponse, rubricSummaryViewSchema, rubricViewSchema } from '../../rubrics/rubric-view-schemas.js';
+import {
+  rubricExportResponse,
+  rubricPreviewViewSchema,
+  rubricSummaryViewSchema,
+  rubricViewSchema,
+} from '../../rubrics/rubric-view-schemas.js';
 import type { Services } from '../../services.js';
 import { pageQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
@@ -43,6 +49,11 @@ interface RubricUpdate extends RubricBody {
  */
 function objectBodyValidator(minProperties = 0): FastifySchemaCompiler<object> {
   return (route) => validatorCompiler(route.httpPart === 'body' ? { ...route, schema: { type: 'object', minProperties } } : route);
+}
+
+/** The preview's body is a rubric like create's; its query names the format. */
+interface RubricPreviewRequest extends RubricBody {
+  Querystring: FromSchema<typeof previewQuerySchema>;
 }
 
 /** What the rubric routes use: nothing else of the service container reaches them. */
@@ -95,6 +106,27 @@ export const rubricRoutes: FastifyPluginAsync<RubricRouteServices> = async (app,
       },
     },
     async (request, reply) => reply.status(201).send(await services.rubrics.import(callContext(request), request.body)),
+  );
+
+  routes.post<RubricPreviewRequest>(
+    '/api/rubrics/preview',
+    {
+      schema: {
+        tags: ['rubrics'],
+        summary: 'Render the evaluation document rubric_rag would put in {rubric} for a rubric not saved yet',
+        description: 'The body is a rubric as create takes it, checked by the same rules; nothing is stored.',
+        querystring: previewQuerySchema,
+        body: {
+          type: 'object',
+          properties: { ...rubricFields, ...visibilityField },
+          required: ['title', 'criteria', 'scoringType', 'maxScore'],
+          additionalProperties: false,
+        },
+        response: { 200: rubricPreviewViewSchema, ...commonErrorResponses },
+      },
+      validatorCompiler: objectBodyValidator(),
+    },
+    async (request) => services.rubrics.preview(callContext(request), request.body, request.query.format),
   );
 
   routes.get(

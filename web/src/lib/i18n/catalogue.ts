@@ -21,6 +21,7 @@ import { modelList as modelListEn } from './en/model-list';
 import { knowledgeBaseList as knowledgeBaseListEn } from './en/knowledge-base-list';
 import { knowledgeText as knowledgeTextEn } from './en/knowledge-text';
 import { knowledgeBasePage as knowledgeBasePageEn } from './en/knowledge-base-page';
+import { rubrics as rubricsEn } from './en/rubrics';
 import { common as commonEs } from './es/common';
 import { login as loginEs } from './es/login';
 import { assistantList as assistantListEs } from './es/assistant-list';
@@ -39,6 +40,7 @@ import { modelList as modelListEs } from './es/model-list';
 import { knowledgeBaseList as knowledgeBaseListEs } from './es/knowledge-base-list';
 import { knowledgeText as knowledgeTextEs } from './es/knowledge-text';
 import { knowledgeBasePage as knowledgeBasePageEs } from './es/knowledge-base-page';
+import { rubrics as rubricsEs } from './es/rubrics';
 
 export const english = {
   common: commonEn,
@@ -59,6 +61,7 @@ export const english = {
   knowledgeBaseList: knowledgeBaseListEn,
   knowledgeText: knowledgeTextEn,
   knowledgeBasePage: knowledgeBasePageEn,
+  rubrics: rubricsEn,
 };
 
 export type English = typeof english;
@@ -82,6 +85,7 @@ const spanish: Catalogue<English> = {
   knowledgeBaseList: knowledgeBaseListEs,
   knowledgeText: knowledgeTextEs,
   knowledgeBasePage: knowledgeBasePageEs,
+  rubrics: rubricsEs,
 };
 
 /** Catalan and Basque are wired in and fall back to English key by key until translated. */

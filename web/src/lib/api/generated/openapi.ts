@@ -3703,6 +3703,173 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/rubrics/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render the evaluation document rubric_rag would put in {rubric} for a rubric not saved yet
+         * @description The body is a rubric as create takes it, checked by the same rules; nothing is stored.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    format?: "markdown" | "json";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description LAMB rubricId; generated (a UUID) when missing */
+                        rubricId?: string;
+                        title: string;
+                        description?: string;
+                        /** @description subject, gradeLevel, author, version, tags and any other keys; createdAt and modifiedAt are set by the server */
+                        metadata?: {
+                            subject?: string | null;
+                            gradeLevel?: string | null;
+                            author?: string;
+                            version?: string;
+                            tags?: string[];
+                        };
+                        criteria: {
+                            /** @description unique within the rubric; generated when missing */
+                            id?: string;
+                            name: string;
+                            description: string;
+                            /** @description the criterion's share of the final score is its weight over the sum of weights */
+                            weight: number;
+                            order?: number;
+                            levels: {
+                                /** @description unique within its criterion; generated when missing */
+                                id?: string;
+                                score: number;
+                                label: string;
+                                description: string;
+                                order?: number;
+                            }[];
+                        }[];
+                        /** @enum {string} */
+                        scoringType: "points" | "percentage" | "holistic" | "single-point" | "checklist";
+                        maxScore: number;
+                        /**
+                         * @description private (default): you and your admins; organization: every member may read it and use it in assistants
+                         * @enum {string}
+                         */
+                        visibility?: "private" | "organization";
+                    };
+                };
+            };
+            responses: {
+                /** @description The evaluation document rubric_rag would put in {rubric} for this rubric, in the format asked for */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            format: "markdown" | "json";
+                            document: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/rubrics/{rubricId}": {
         parameters: {
             query?: never;
