@@ -35,6 +35,7 @@ const PAGES: PageUnderTest[] = [
   { name: 'classic-assistant', path: (ids) => `/assistants/${ids.classic}`, heading: 'Essay coach' },
   { name: 'multi-tool-assistant', path: (ids) => `/assistants/${ids.multiTool}`, heading: 'Field trip planner' },
   { name: 'knowledge-bases', path: () => '/knowledge-bases', heading: 'Knowledge bases' },
+  { name: 'files', path: () => '/files', heading: 'Files' },
   { name: 'api-keys', path: () => '/settings/api-keys', heading: 'API keys' },
   { name: 'chat-home', path: () => '/chat', heading: 'Chat' },
   { name: 'new-chat', path: (ids) => `/chat/${ids.tutor}`, heading: 'Biology tutor' },

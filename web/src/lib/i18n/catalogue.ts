@@ -19,6 +19,8 @@ import { chatVersions as chatVersionsEn } from './en/chat-versions';
 import { serverErrors as serverErrorsEn } from './en/server-errors';
 import { modelList as modelListEn } from './en/model-list';
 import { knowledgeBaseList as knowledgeBaseListEn } from './en/knowledge-base-list';
+import { materials as materialsEn } from './en/materials';
+import { fileList as fileListEn } from './en/file-list';
 import { common as commonEs } from './es/common';
 import { login as loginEs } from './es/login';
 import { assistantList as assistantListEs } from './es/assistant-list';
@@ -35,6 +37,8 @@ import { chatVersions as chatVersionsEs } from './es/chat-versions';
 import { serverErrors as serverErrorsEs } from './es/server-errors';
 import { modelList as modelListEs } from './es/model-list';
 import { knowledgeBaseList as knowledgeBaseListEs } from './es/knowledge-base-list';
+import { materials as materialsEs } from './es/materials';
+import { fileList as fileListEs } from './es/file-list';
 
 export const english = {
   common: commonEn,
@@ -53,6 +57,8 @@ export const english = {
   serverErrors: serverErrorsEn,
   modelList: modelListEn,
   knowledgeBaseList: knowledgeBaseListEn,
+  materials: materialsEn,
+  fileList: fileListEn,
 };
 
 export type English = typeof english;
@@ -74,6 +80,8 @@ const spanish: Catalogue<English> = {
   serverErrors: serverErrorsEs,
   modelList: modelListEs,
   knowledgeBaseList: knowledgeBaseListEs,
+  materials: materialsEs,
+  fileList: fileListEs,
 };
 
 /** Catalan and Basque are wired in and fall back to English key by key until translated. */
