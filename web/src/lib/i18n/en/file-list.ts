@@ -26,6 +26,8 @@ export const fileList = {
   usageUnknown: 'Which assistants use it could not be loaded.',
   preview: 'Preview {{name}}',
   hidePreview: 'Hide preview of {{name}}',
+  previewButton: 'Preview',
+  hidePreviewButton: 'Hide preview',
   previewLabel: 'Text of {{name}}',
   previewLoading: 'Loading the text…',
   previewFailed: 'The text could not be loaded: {{message}}',

@@ -26,6 +26,8 @@ export const fileList = {
   usageUnknown: 'No se pudo saber qué asistentes lo usan.',
   preview: 'Ver {{name}}',
   hidePreview: 'Ocultar {{name}}',
+  previewButton: 'Ver',
+  hidePreviewButton: 'Ocultar',
   previewLabel: 'Texto de {{name}}',
   previewLoading: 'Cargando el texto…',
   previewFailed: 'No se pudo cargar el texto: {{message}}',
