@@ -150,6 +150,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     blobs,
     bytesMaximum: settings.fileUploadBytesMaximum,
     textCacheCharactersMaximum: settings.fileTextCacheCharactersMaximum,
+    previewCharactersMaximum: settings.filePreviewCharactersMaximum,
   });
   const runRecords = new RunRecordWriter(store.db, {
     windowMilliseconds: settings.runRecordWindowMilliseconds,

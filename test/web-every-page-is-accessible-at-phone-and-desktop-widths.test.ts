@@ -49,6 +49,7 @@ const PAGES: PageUnderTest[] = [
   { name: 'rubrics', path: () => '/rubrics', heading: 'Rubrics' },
   { name: 'new-rubric', path: () => '/rubrics/new', heading: 'New rubric' },
   { name: 'rubric', path: (ids) => `/rubrics/${ids.rubric}`, heading: 'Essay writing' },
+  { name: 'files', path: () => '/files', heading: 'Files' },
   { name: 'api-keys', path: () => '/settings/api-keys', heading: 'API keys' },
   { name: 'chat-home', path: () => '/chat', heading: 'Chat' },
   { name: 'new-chat', path: (ids) => `/chat/${ids.tutor}`, heading: 'Biology tutor' },

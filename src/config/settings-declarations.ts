@@ -215,6 +215,14 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 0,
     maximum: 1_000_000_000,
   }),
+  filePreviewCharactersMaximum: integerSetting({
+    variable: 'FILE_PREVIEW_CHARACTERS',
+    meaning:
+      "characters of a stored file `GET /api/files/{id}/text` returns for the files page's preview; a longer file is cut there and marked `truncated`",
+    defaultValue: 20_000,
+    minimum: 100,
+    maximum: 1_000_000,
+  }),
   runRecordWindowMilliseconds: integerSetting({
     variable: 'RUN_RECORD_WINDOW_MS',
     meaning:

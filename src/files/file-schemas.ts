@@ -59,3 +59,17 @@ export const fileDeletionQuerySchema = {
   },
   additionalProperties: false,
 } as const;
+
+/** `GET /api/files/{id}/text`: the start of a file's text, for the files page's preview. */
+export const fileTextSchema = {
+  type: 'object',
+  description: 'The text of a stored file, up to FILE_PREVIEW_CHARACTERS characters',
+  properties: {
+    text: { type: 'string' },
+    truncated: { type: 'boolean', description: 'true when the file holds more than the characters shown' },
+  },
+  required: ['text', 'truncated'],
+  additionalProperties: false,
+} as const;
+
+export type FileTextView = FromSchema<typeof fileTextSchema>;

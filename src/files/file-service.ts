@@ -28,7 +28,7 @@ import { displayFileName, parseFilePath, sanitizeFileName, withCollisionSuffix }
 import type { BlobStorage } from '../blobs/blob-storage.js';
 import { FileStorage, type StoredBytes } from './file-storage.js';
 import { FileTextCache } from './file-text-cache.js';
-import type { FileUsageView, FileView } from './file-schemas.js';
+import type { FileTextView, FileUsageView, FileView } from './file-schemas.js';
 import { assistantIdsUsingFile, fileUsageOf } from './file-usage.js';
 import type { PageBounds } from '../validation/page-query-schema.js';
 
@@ -38,6 +38,8 @@ export interface FileServiceOptions {
   bytesMaximum: number;
   /** Characters of file text kept in memory for the single-file tool (FILE_TEXT_CACHE_CHARACTERS); 0 keeps none. */
   textCacheCharactersMaximum: number;
+  /** Characters of a file the preview shows (FILE_PREVIEW_CHARACTERS). */
+  previewCharactersMaximum: number;
 }
 
 export interface UploadInput {
@@ -76,6 +78,7 @@ export class FileService {
   private readonly storage: FileStorage;
   private readonly bytesMaximum: number;
   private readonly texts: FileTextCache;
+  private readonly previewCharactersMaximum: number;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -84,6 +87,7 @@ export class FileService {
     this.storage = new FileStorage(options.blobs);
     this.bytesMaximum = options.bytesMaximum;
     this.texts = new FileTextCache(options.textCacheCharactersMaximum);
+    this.previewCharactersMaximum = options.previewCharactersMaximum;
   }
 
   async upload(context: CallContext, input: UploadInput): Promise<FileView> {
@@ -174,6 +178,18 @@ export class FileService {
     if (!row) throw new AppError('not_found', 'File not found.');
     requireFileAction(context.identity, fileFacts(row), 'read');
     return fileUsageOf(this.db, context.identity, row.file_path);
+  }
+
+  /** The start of file `id`'s text for the files page's preview; 404 unless the caller may read the file. */
+  async preview(context: CallContext, id: number): Promise<FileTextView> {
+    const row = await findFileById(this.db, id);
+    if (!row) throw new AppError('not_found', 'File not found.');
+    requireFileAction(context.identity, fileFacts(row), 'read');
+    const text = await this.texts.read(row.sha256, this.previewCharactersMaximum, () =>
+      this.storage.readTextPrefix(row.owner_id, row.stored_name, this.previewCharactersMaximum),
+    );
+    if (text === undefined) throw new AppError('not_found', 'File not found: its contents cannot be read.');
+    return { text: text.text, truncated: text.truncated };
   }
 
   /** Deletes file `id`; one that assistants use only with `force` (409 file_in_use otherwise), so a page can warn first. */

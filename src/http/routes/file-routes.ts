@@ -1,9 +1,9 @@
 /**
  * The files API: upload one text file (multipart/form-data, field `file`), list the files the
- * caller may see, list the assistants that use one, delete one (one in use only when confirmed). The upload streams to disk through multipart-upload.ts.
+ * caller may see, show the start of one's text, list the assistants that use one, delete one (one in use only when confirmed). The upload streams to disk through multipart-upload.ts.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { fileDeletionQuerySchema, fileUsageSchema, fileViewSchema } from '../../files/file-schemas.js';
+import { fileDeletionQuerySchema, fileTextSchema, fileUsageSchema, fileViewSchema } from '../../files/file-schemas.js';
 import type { Services } from '../../services.js';
 import { pageBoundsQuerySchema } from '../../validation/page-query-schema.js';
 import { pageSchema } from '../../validation/shape-fragments.js';
@@ -66,6 +66,19 @@ export const fileRoutes: FastifyPluginAsync<FileRouteServices> = async (app, ser
       },
     },
     async (request) => services.files.usage(callContext(request), request.params.id),
+  );
+
+  routes.get(
+    '/api/files/:id/text',
+    {
+      schema: {
+        tags: ['files'],
+        summary: `A file's text for a preview, up to ${services.settings.filePreviewCharactersMaximum} characters (FILE_PREVIEW_CHARACTERS)`,
+        params: idParametersSchema,
+        response: { 200: fileTextSchema, ...commonErrorResponses },
+      },
+    },
+    async (request) => services.files.preview(callContext(request), request.params.id),
   );
 
   routes.delete(

@@ -22,6 +22,8 @@ import { knowledgeBaseList as knowledgeBaseListEn } from './en/knowledge-base-li
 import { knowledgeText as knowledgeTextEn } from './en/knowledge-text';
 import { knowledgeBasePage as knowledgeBasePageEn } from './en/knowledge-base-page';
 import { rubrics as rubricsEn } from './en/rubrics';
+import { materials as materialsEn } from './en/materials';
+import { fileList as fileListEn } from './en/file-list';
 import { common as commonEs } from './es/common';
 import { login as loginEs } from './es/login';
 import { assistantList as assistantListEs } from './es/assistant-list';
@@ -41,6 +43,8 @@ import { knowledgeBaseList as knowledgeBaseListEs } from './es/knowledge-base-li
 import { knowledgeText as knowledgeTextEs } from './es/knowledge-text';
 import { knowledgeBasePage as knowledgeBasePageEs } from './es/knowledge-base-page';
 import { rubrics as rubricsEs } from './es/rubrics';
+import { materials as materialsEs } from './es/materials';
+import { fileList as fileListEs } from './es/file-list';
 
 export const english = {
   common: commonEn,
@@ -62,6 +66,8 @@ export const english = {
   knowledgeText: knowledgeTextEn,
   knowledgeBasePage: knowledgeBasePageEn,
   rubrics: rubricsEn,
+  materials: materialsEn,
+  fileList: fileListEn,
 };
 
 export type English = typeof english;
@@ -86,6 +92,8 @@ const spanish: Catalogue<English> = {
   knowledgeText: knowledgeTextEs,
   knowledgeBasePage: knowledgeBasePageEs,
   rubrics: rubricsEs,
+  materials: materialsEs,
+  fileList: fileListEs,
 };
 
 /** Catalan and Basque are wired in and fall back to English key by key until translated. */
