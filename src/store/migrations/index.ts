@@ -2,6 +2,7 @@
  * Every migration, in order. Names sort lexically and are recorded in the store, so a migration
  * is never renamed or edited once released: add a new one instead.
  */
+import { oneTimePasswordsMigration } from './0075-one-time-passwords.js';
 import { chatRunsMigration } from './0070-chat-runs.js';
 import type { Migration } from 'kysely';
 import type { Dialect } from '../dialect.js';
@@ -51,5 +52,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0061-document-upload-lease': documentUploadLeaseMigration(),
     '0070-chat-runs': chatRunsMigration(dialect),
     '0071-answer-versions-and-feedback': answerVersionsAndFeedbackMigration(dialect),
+    '0075-one-time-passwords': oneTimePasswordsMigration(),
   };
 }
