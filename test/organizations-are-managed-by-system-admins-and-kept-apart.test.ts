@@ -203,7 +203,7 @@ describe.each(TEST_DIALECTS)('organizations on %s', (dialect) => {
     expect(reset.status, reset.text).toBe(200);
     const oneTimePassword = reset.body.one_time_password as string;
     expect(oneTimePassword.length).toBeGreaterThanOrEqual(20);
-    expect(reset.body.user.must_change_password).toBe(true);
+    expect(reset.body.user.must_change_credentials).toBe(true);
     expect((await request(server, 'GET', '/api/me', { token: person.token })).status).toBe(401);
     expect((await request(server, 'POST', '/api/auth/login', { body: { email: person.email, password: person.password } })).status).toBe(
       401,
@@ -211,7 +211,7 @@ describe.each(TEST_DIALECTS)('organizations on %s', (dialect) => {
 
     const loggedIn = await request(server, 'POST', '/api/auth/login', { body: { email: person.email, password: oneTimePassword } });
     expect(loggedIn.status).toBe(200);
-    expect(loggedIn.body.password_change_required).toBe(true);
+    expect(loggedIn.body.user.must_change_credentials).toBe(true);
     const token = loggedIn.body.token as string;
     const blocked = await request(server, 'GET', '/api/assistants', { token });
     expect(blocked.status).toBe(403);
@@ -235,7 +235,7 @@ describe.each(TEST_DIALECTS)('organizations on %s', (dialect) => {
     expect(changed.status, changed.text).toBe(204);
     expect((await request(server, 'GET', '/api/assistants', { token })).status).toBe(200);
     const again = await request(server, 'POST', '/api/auth/login', { body: { email: person.email, password: 'a-new-long-password' } });
-    expect(again.body.password_change_required).toBe(false);
+    expect(again.body.user.must_change_credentials).toBe(false);
     const audited = await listAuditEntries(server.store.db, { targetId: String(person.id) });
     expect(audited.map((entry) => entry.action)).toEqual(
       expect.arrayContaining(['user.create', 'user.password_reset', 'user.password_change']),

@@ -21,12 +21,8 @@ export const sessionSchema = {
     token_type: { type: 'string', enum: ['Bearer'] },
     expires_at: timestampSchema,
     user: userViewSchema('the user logged in'),
-    password_change_required: {
-      type: 'boolean',
-      description: 'true after an admin reset the password: choose a new one with POST /api/auth/password before any other call',
-    },
   },
-  required: ['token', 'token_type', 'expires_at', 'user', 'password_change_required'],
+  required: ['token', 'token_type', 'expires_at', 'user'],
 } as const;
 
 export const meSchema = {

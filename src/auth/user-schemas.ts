@@ -62,7 +62,7 @@ export const userViewProperties = {
   role: { type: 'string' },
   is_system_admin: { type: 'boolean' },
   disabled: { type: 'boolean' },
-  must_change_password: {
+  must_change_credentials: {
     type: 'boolean',
     description: 'true while the user holds a one-time password: every call but POST /api/auth/password is refused until they choose one',
   },
@@ -79,7 +79,7 @@ export const userViewRequired = [
   'role',
   'is_system_admin',
   'disabled',
-  'must_change_password',
+  'must_change_credentials',
   'created_at',
   'updated_at',
 ] as const;
@@ -93,7 +93,7 @@ export type UserView = FromSchema<ReturnType<typeof userViewSchema>>;
 export const passwordResetViewSchema = {
   type: 'object',
   description: 'The one-time password, shown this once; its holder must choose a new password at their next login',
-  properties: { one_time_password: { type: 'string' }, user: userViewSchema('the user, with must_change_password set') },
+  properties: { one_time_password: { type: 'string' }, user: userViewSchema('the user, with must_change_credentials set') },
   required: ['one_time_password', 'user'],
 } as const;
 

@@ -43,13 +43,7 @@ export const loginRoutes: FastifyPluginAsync<LoginRouteServices> = async (app, s
         requestId: request.id,
       });
       setSessionCookie(request, reply, result.token, services.settings.sessionTtlHours * 3600);
-      return {
-        token: result.token,
-        token_type: 'Bearer',
-        expires_at: result.expiresAt,
-        user: userView(result.user),
-        password_change_required: result.user.must_change_password === 1,
-      };
+      return { token: result.token, token_type: 'Bearer', expires_at: result.expiresAt, user: userView(result.user) };
     },
   );
 };

@@ -222,14 +222,12 @@ export interface paths {
                                 is_system_admin: boolean;
                                 disabled: boolean;
                                 /** @description true while the user holds a one-time password: every call but POST /api/auth/password is refused until they choose one */
-                                must_change_password: boolean;
+                                must_change_credentials: boolean;
                                 /** @description ISO 8601 date and time */
                                 created_at: string;
                                 /** @description ISO 8601 date and time */
                                 updated_at: string;
                             };
-                            /** @description true after an admin reset the password: choose a new one with POST /api/auth/password before any other call */
-                            password_change_required: boolean;
                         };
                     };
                 };
@@ -467,7 +465,7 @@ export interface paths {
                             is_system_admin: boolean;
                             disabled: boolean;
                             /** @description true while the user holds a one-time password: every call but POST /api/auth/password is refused until they choose one */
-                            must_change_password: boolean;
+                            must_change_credentials: boolean;
                             /** @description ISO 8601 date and time */
                             created_at: string;
                             /** @description ISO 8601 date and time */
@@ -622,7 +620,7 @@ export interface paths {
                                 is_system_admin: boolean;
                                 disabled: boolean;
                                 /** @description true while the user holds a one-time password: every call but POST /api/auth/password is refused until they choose one */
-                                must_change_password: boolean;
+                                must_change_credentials: boolean;
                                 /** @description ISO 8601 date and time */
                                 created_at: string;
                                 /** @description ISO 8601 date and time */
@@ -754,7 +752,7 @@ export interface paths {
                             is_system_admin: boolean;
                             disabled: boolean;
                             /** @description true while the user holds a one-time password: every call but POST /api/auth/password is refused until they choose one */
-                            must_change_password: boolean;
+                            must_change_credentials: boolean;
                             /** @description ISO 8601 date and time */
                             created_at: string;
                             /** @description ISO 8601 date and time */
@@ -884,7 +882,7 @@ export interface paths {
                             is_system_admin: boolean;
                             disabled: boolean;
                             /** @description true while the user holds a one-time password: every call but POST /api/auth/password is refused until they choose one */
-                            must_change_password: boolean;
+                            must_change_credentials: boolean;
                             /** @description ISO 8601 date and time */
                             created_at: string;
                             /** @description ISO 8601 date and time */
@@ -1019,7 +1017,7 @@ export interface paths {
                             is_system_admin: boolean;
                             disabled: boolean;
                             /** @description true while the user holds a one-time password: every call but POST /api/auth/password is refused until they choose one */
-                            must_change_password: boolean;
+                            must_change_credentials: boolean;
                             /** @description ISO 8601 date and time */
                             created_at: string;
                             /** @description ISO 8601 date and time */
@@ -1143,7 +1141,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             one_time_password: string;
-                            /** @description the user, with must_change_password set */
+                            /** @description the user, with must_change_credentials set */
                             user: {
                                 id: number;
                                 email: string;
@@ -1153,7 +1151,7 @@ export interface paths {
                                 is_system_admin: boolean;
                                 disabled: boolean;
                                 /** @description true while the user holds a one-time password: every call but POST /api/auth/password is refused until they choose one */
-                                must_change_password: boolean;
+                                must_change_credentials: boolean;
                                 /** @description ISO 8601 date and time */
                                 created_at: string;
                                 /** @description ISO 8601 date and time */
