@@ -4,6 +4,8 @@ import { Authenticator, type CachedApiKey } from './auth/authenticator.js';
 import type { Identity } from './auth/identity.js';
 import { RateLimiter } from './auth/rate-limiter.js';
 import { UserService } from './auth/user-service.js';
+import { OrganizationService } from './organizations/organization-service.js';
+import { PasswordChangeService } from './auth/password-change-service.js';
 import { AssistantService } from './assistants/assistant-service.js';
 import { AssistantConversionService } from './assistants/assistant-conversion-service.js';
 import { AssistantSharingService } from './assistants/assistant-sharing-service.js';
@@ -58,6 +60,8 @@ export interface Services {
   /** Login and chat limits, counted in the store so they hold across processes. */
   rateLimiter: RateLimiter;
   users: UserService;
+  organizations: OrganizationService;
+  passwordChanges: PasswordChangeService;
   apiKeys: ApiKeyService;
   /** Assistants themselves: create, read, list, update, delete, publish, assistant-tool candidates. */
   assistants: AssistantService;
@@ -196,6 +200,11 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     ltiToolKeys,
     rateLimiter,
     users: new UserService(store.db, settings.passwordLengthMinimum, () => {
+      apiKeyIdentities.clear();
+      owners.clear();
+    }),
+    organizations: new OrganizationService(store.db, () => apiKeyIdentities.clear()),
+    passwordChanges: new PasswordChangeService(store.db, settings.passwordLengthMinimum, () => {
       apiKeyIdentities.clear();
       owners.clear();
     }),

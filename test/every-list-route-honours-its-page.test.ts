@@ -155,6 +155,10 @@ const FILLERS: Record<string, Filler> = {
     await times((index) => createUser(world.server, world.adminToken, { email: `paged-${index}@merino.test`, role: 'learner' }));
     return '/api/users';
   },
+  '/api/organizations': async (world) => {
+    await times((index) => created(world, '/api/organizations', { name: `Paged ${index}`, slug: `paged-${index}` }));
+    return '/api/organizations';
+  },
   '/api/api-keys': async (world) => {
     await times((index) => created(world, '/api/api-keys', { name: `key ${index}` }));
     return '/api/api-keys';

@@ -1,7 +1,8 @@
 /**
  * Turns credentials into an Identity: email and password into a session token at login, and a
  * bearer value (session token or API key) into the caller on every request. Disabled accounts,
- * expired or revoked sessions and deleted or expired keys fail closed.
+ * expired or revoked sessions and deleted or expired keys fail closed; members of a suspended
+ * organization are refused with organization_suspended (docs/organizations.md).
  */
 import type { Kysely } from 'kysely';
 import { AppError } from '../errors/app-error.js';
@@ -12,6 +13,7 @@ import type { Database } from '../store/schema.js';
 import { findLiveSession, insertSession, revokeSession } from '../store/sessions-repository.js';
 import { findUserByEmail, findUserById, type UserWithRole } from '../store/users-repository.js';
 import type { Identity } from './identity.js';
+import { isLockedOutBySuspension } from './permissions.js';
 import { verifyAgainstDecoy, verifyPassword } from './passwords.js';
 import { rateLimited, type LoginLimitScope, type LoginReservation, type RateLimiter } from './rate-limiter.js';
 import { API_KEY_PREFIX, generateSessionToken, hashToken, SESSION_TOKEN_PREFIX } from './tokens.js';
@@ -51,7 +53,15 @@ export function identityOf(
     credential,
     credentialId,
     trustedFrontEnd,
+    mustChangePassword: user.must_change_password === 1,
   };
+}
+
+/** A suspended organization's members are refused (403 organization_suspended), system admins never. */
+function refuseIfSuspended(user: UserWithRole): void {
+  if (isLockedOutBySuspension({ isSystemAdmin: user.is_system_admin === 1, organizationStatus: user.organization_status })) {
+    throw new AppError('organization_suspended');
+  }
 }
 
 export interface LoginAttempt {
@@ -104,6 +114,11 @@ export class Authenticator {
       await this.rateLimiter.releaseLoginAttempt(reservation);
       throw new AppError('account_disabled');
     }
+    // Told only after the password proved right, so a guesser learns nothing of the organization.
+    if (isLockedOutBySuspension({ isSystemAdmin: user.is_system_admin === 1, organizationStatus: user.organization_status })) {
+      await this.rateLimiter.releaseLoginAttempt(reservation);
+      throw new AppError('organization_suspended');
+    }
     await this.rateLimiter.loginSucceeded(reservation);
     const token = generateSessionToken();
     const expiresAt = new Date(Date.now() + this.sessionTtlHours * 3_600_000).toISOString();
@@ -127,6 +142,7 @@ export class Authenticator {
    */
   async openSession(user: UserWithRole, via: string, requestId: string | null): Promise<LoginResult & { sessionId: number }> {
     if (user.disabled === 1) throw new AppError('account_disabled');
+    refuseIfSuspended(user);
     const token = generateSessionToken();
     const expiresAt = new Date(Date.now() + this.sessionTtlHours * 3_600_000).toISOString();
     const sessionId = await this.db.transaction().execute(async (transaction) => {
@@ -214,6 +230,7 @@ export class Authenticator {
     const session = await findLiveSession(this.db, hashToken(token));
     const user = session && (await findUserById(this.db, session.user_id));
     if (!session || !user || user.disabled === 1) throw new AppError('invalid_token');
+    refuseIfSuspended(user);
     return identityOf(user, 'session', session.id);
   }
 
@@ -241,6 +258,8 @@ export class Authenticator {
     const apiKey = await findApiKeyByHash(this.db, keyHash);
     const user = apiKey && (await findUserById(this.db, apiKey.user_id));
     if (!apiKey || !user || user.disabled === 1) throw new AppError('invalid_token');
+    // Not cached when refused, so reactivation takes effect at once.
+    refuseIfSuspended(user);
     const cached: CachedApiKey = {
       identity: identityOf(user, 'api_key', apiKey.id, apiKey.trusted_front_end === 1),
       keyId: apiKey.id,

@@ -13,4 +13,6 @@ export interface Identity {
   credentialId: number;
   /** True only for an API key a system admin marked as a trusted front end's (see permissions.ts). */
   trustedFrontEnd: boolean;
+  /** True while the user holds a one-time password an admin set (requireOwnPasswordChosen). */
+  mustChangePassword?: boolean;
 }

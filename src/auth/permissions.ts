@@ -494,3 +494,50 @@ export function assistantChatsScope(identity: Identity, assistant: AssistantFact
   if (!mayReadAssistantChats(identity, assistant)) throw new AppError('not_found', 'Assistant not found.');
   return { kind: 'assistant_readers', assistantId: assistant.id };
 }
+
+/**
+ * The list of organizations (create, rename, suspend, delete) is for system admins. An
+ * organization's admins may read their own organization (not change it); its other members get
+ * 403, and everyone else 404, so other organizations cannot be found by id.
+ */
+export function requireOrganizationDirectoryAction(
+  identity: Identity,
+  organizationId: number | undefined,
+  action: 'view' | 'manage',
+): void {
+  if (identity.isSystemAdmin) return;
+  if (organizationId === undefined) throw new AppError('forbidden', 'Only system administrators manage organizations.');
+  if (action === 'view' && isOrganizationAdmin(identity, organizationId)) return;
+  if (identity.organizationId === organizationId) throw new AppError('forbidden', 'Only system administrators manage organizations.');
+  throw new AppError('not_found', 'Organization not found.');
+}
+
+/** Moving a user to another organization crosses organizations, so only system admins may. */
+export function requireUserMove(identity: Identity): void {
+  if (!identity.isSystemAdmin) {
+    throw new AppError('forbidden', 'Only system administrators can move a user to another organization.', { param: 'organization_id' });
+  }
+}
+
+export interface MembershipFacts {
+  isSystemAdmin: boolean;
+  /** The status of the user's organization: `active` or `suspended`. */
+  organizationStatus: string;
+}
+
+/**
+ * A suspended organization's members cannot log in, use their sessions or API keys, or arrive by
+ * LTI; system admins never lose access this way, so they can always reactivate it.
+ */
+export function isLockedOutBySuspension(member: MembershipFacts): boolean {
+  return member.organizationStatus === 'suspended' && !member.isSystemAdmin;
+}
+
+/**
+ * After an admin reset someone's password, the one-time password only lets its holder choose a
+ * new one (the HTTP layer lets through the password change, logout and /api/me); every other call
+ * is refused until then.
+ */
+export function requireOwnPasswordChosen(identity: Identity): void {
+  if (identity.mustChangePassword === true) throw new AppError('password_change_required');
+}

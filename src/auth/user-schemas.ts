@@ -17,7 +17,12 @@ export const newUserSchema = {
     password: passwordSchema,
     name: { type: 'string', maxLength: 200 },
     role: roleSchema,
-    organization_id: { type: 'integer', minimum: 1 },
+    organization_id: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 2_147_483_647,
+      description: "the user's organization: any for system admins, only their own for organization admins; the caller's by default",
+    },
     is_system_admin: { type: 'boolean' },
   },
   required: ['email', 'password', 'role'],
@@ -34,6 +39,13 @@ export const userPatchSchema = {
     role: roleSchema,
     disabled: { type: 'boolean' },
     is_system_admin: { type: 'boolean' },
+    organization_id: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 2_147_483_647,
+      description:
+        'system admins: move the user (and what they own) to this organization; their role stays unless `role` is given (docs/organizations.md)',
+    },
   },
   additionalProperties: false,
   minProperties: 1,
@@ -50,6 +62,10 @@ export const userViewProperties = {
   role: { type: 'string' },
   is_system_admin: { type: 'boolean' },
   disabled: { type: 'boolean' },
+  must_change_credentials: {
+    type: 'boolean',
+    description: 'true while the user holds a one-time password: every call but POST /api/auth/password is refused until they choose one',
+  },
   created_at: timestampSchema,
   updated_at: timestampSchema,
 } as const;
@@ -63,6 +79,7 @@ export const userViewRequired = [
   'role',
   'is_system_admin',
   'disabled',
+  'must_change_credentials',
   'created_at',
   'updated_at',
 ] as const;
@@ -72,3 +89,21 @@ export function userViewSchema(description: string) {
 }
 
 export type UserView = FromSchema<ReturnType<typeof userViewSchema>>;
+
+export const passwordResetViewSchema = {
+  type: 'object',
+  description: 'The one-time password, shown this once; its holder must choose a new password at their next login',
+  properties: { one_time_password: { type: 'string' }, user: userViewSchema('the user, with must_change_credentials set') },
+  required: ['one_time_password', 'user'],
+} as const;
+
+export type PasswordResetView = FromSchema<typeof passwordResetViewSchema>;
+
+export const passwordChangeSchema = {
+  type: 'object',
+  properties: { current_password: passwordSchema, new_password: passwordSchema },
+  required: ['current_password', 'new_password'],
+  additionalProperties: false,
+} as const;
+
+export type PasswordChangeInput = FromSchema<typeof passwordChangeSchema>;

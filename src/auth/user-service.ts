@@ -5,10 +5,26 @@ import { appendAuditEntry } from '../store/audit-log-repository.js';
 import { findOrganizationById } from '../store/organizations-repository.js';
 import type { Database } from '../store/schema.js';
 import { revokeUserSessions } from '../store/sessions-repository.js';
-import { findUserByEmail, findUserById, insertUser, listUsers, updateUser, type UserChanges } from '../store/users-repository.js';
+import {
+  findUserByEmail,
+  findUserById,
+  insertUser,
+  listUsers,
+  updateUser,
+  type UserChanges,
+  type UserWithRole,
+} from '../store/users-repository.js';
 import type { CallContext } from './call-context.js';
 import { hashPassword } from './passwords.js';
-import { requireSystemAdminGrant, requireUserAction, requireUserAdministration, requireUserCreation } from './permissions.js';
+import {
+  requireSystemAdminGrant,
+  requireUserAction,
+  requireUserAdministration,
+  requireUserCreation,
+  requireUserMove,
+} from './permissions.js';
+import { auditEntryOf } from './call-context.js';
+import { clashingRubricIds, moveUserToOrganization } from '../store/user-moves-repository.js';
 import type { NewUserInput, UserPatchInput, UserView } from './user-schemas.js';
 import { userView } from './user-view.js';
 import type { PageQuery } from '../validation/page-query-schema.js';
@@ -92,17 +108,28 @@ export class UserService {
       'update',
     );
     if (patch.is_system_admin !== undefined) requireSystemAdminGrant(context.identity);
+    const move = patch.organization_id !== undefined && patch.organization_id !== user.organization_id;
+    if (patch.organization_id !== undefined) requireUserMove(context.identity);
+    if (move) await this.refuseImpossibleMove(user, patch.organization_id!);
     this.refuseSelfLockout(context, user.id, patch);
     if (patch.password !== undefined) this.checkPassword(patch.password);
     const changes: UserChanges = {
       ...(patch.name !== undefined && { name: patch.name.trim() }),
       ...(patch.password !== undefined && { passwordHash: await hashPassword(patch.password) }),
-      ...(patch.role !== undefined && { role: patch.role }),
+      ...(patch.role !== undefined && !move && { role: patch.role }),
       ...(patch.disabled !== undefined && { disabled: patch.disabled }),
       ...(patch.is_system_admin !== undefined && { isSystemAdmin: patch.is_system_admin }),
     };
     await this.db.transaction().execute(async (transaction) => {
       await updateUser(transaction, user, changes);
+      const moved = move
+        ? await moveUserToOrganization(transaction, {
+            userId: user.id,
+            fromOrganizationId: user.organization_id,
+            toOrganizationId: patch.organization_id!,
+            role: patch.role ?? user.role,
+          })
+        : undefined;
       // A disabled account or a changed password must not keep its old sessions alive.
       if (patch.disabled === true || patch.password !== undefined) await revokeUserSessions(transaction, user.id);
       await appendAuditEntry(transaction, {
@@ -114,9 +141,38 @@ export class UserService {
         details: { fields: Object.keys(patch).sort() },
         requestId: context.requestId,
       });
+      if (moved) {
+        const details = { from_organization_id: user.organization_id, to_organization_id: patch.organization_id!, ...moved };
+        await appendAuditEntry(
+          transaction,
+          auditEntryOf(context, { type: 'user', id: user.id, organizationId: patch.organization_id! }, 'user.move', details),
+        );
+      }
     });
     this.onUserChanged();
     return userView((await findUserById(this.db, user.id))!);
+  }
+
+  /** The target organization must exist, and the user's rubric ids must be free there (they are unique per organization). */
+  private async refuseImpossibleMove(user: UserWithRole, toOrganizationId: number): Promise<void> {
+    if (!(await findOrganizationById(this.db, toOrganizationId))) {
+      throw new AppError('unknown_organization', `Organization ${toOrganizationId} does not exist.`, { param: 'organization_id' });
+    }
+    const clashes = await clashingRubricIds(this.db, {
+      userId: user.id,
+      fromOrganizationId: user.organization_id,
+      toOrganizationId,
+      role: user.role,
+    });
+    if (clashes.length > 0) {
+      throw new AppError(
+        'rubric_id_taken',
+        `The target organization already has rubrics with the ids ${clashes.slice(0, 10).join(', ')}; rename them first.`,
+        {
+          param: 'organization_id',
+        },
+      );
+    }
   }
 
   /**

@@ -11,6 +11,7 @@ export function userView(user: UserWithRole): UserView {
     role: user.role,
     is_system_admin: user.is_system_admin === 1,
     disabled: user.disabled === 1,
+    must_change_credentials: user.must_change_password === 1,
     created_at: user.created_at,
     updated_at: user.updated_at,
   };

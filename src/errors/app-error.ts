@@ -51,6 +51,22 @@ export const catalogue = {
   route_not_found: { status: 404, type: 'not_found_error', message: 'No such endpoint.' },
   method_not_allowed: { status: 405, type: 'invalid_request_error', message: 'Method not allowed.' },
   email_taken: { status: 409, type: 'conflict_error', message: 'A user with this email already exists.' },
+  organization_suspended: {
+    status: 403,
+    type: 'permission_error',
+    message: 'Your organization is suspended; ask a system administrator to reactivate it.',
+  },
+  password_change_required: {
+    status: 403,
+    type: 'permission_error',
+    message: 'You must change your one-time password first (POST /api/auth/password).',
+  },
+  slug_taken: { status: 409, type: 'conflict_error', message: 'An organization with this slug already exists.' },
+  organization_not_empty: {
+    status: 409,
+    type: 'conflict_error',
+    message: 'The organization still has members or content; move or delete them first.',
+  },
   rubric_id_taken: { status: 409, type: 'conflict_error', message: 'A rubric with this rubricId already exists in your organization.' },
   ambiguous_rubric: {
     status: 400,

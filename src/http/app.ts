@@ -23,6 +23,8 @@ import { toolCatalogueRoutes } from './routes/tool-catalogue-routes.js';
 import { modelListRoutes } from './routes/model-list-routes.js';
 import { traceRoutes } from './routes/trace-routes.js';
 import { organizationRoutes } from './routes/organization-routes.js';
+import { organizationDirectoryRoutes } from './routes/organization-directory-routes.js';
+import { passwordRoutes } from './routes/password-routes.js';
 import { organizationSettingsRoutes } from './routes/organization-settings-routes.js';
 import { knowledgeBaseRoutes } from './routes/knowledge-base-routes.js';
 import { fileRoutes } from './routes/file-routes.js';
@@ -143,6 +145,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     limitChatRequests(scope, services.rateLimiter);
     await scope.register(accountRoutes, pick(services, 'authenticator', 'ltiLaunches', 'users'));
     await scope.register(userRoutes, pick(services, 'users', 'settings'));
+    await scope.register(passwordRoutes, pick(services, 'passwordChanges'));
     await scope.register(apiKeyRoutes, pick(services, 'apiKeys', 'settings'));
     await scope.register(
       assistantRoutes,
@@ -156,6 +159,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await scope.register(modelListRoutes, pick(services, 'modelLists'));
     await scope.register(traceRoutes, pick(services, 'completions'));
     await scope.register(organizationRoutes, pick(services, 'providerSettings'));
+    await scope.register(organizationDirectoryRoutes, pick(services, 'organizations', 'settings'));
     await scope.register(organizationSettingsRoutes, pick(services, 'organizationSettings'));
     await scope.register(knowledgeBaseRoutes, pick(services, 'knowledgeBases', 'settings'));
     await scope.register(knowledgePassageRoutes, pick(services, 'knowledgePassages', 'settings'));

@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { CallContext } from '../auth/call-context.js';
 import type { Identity } from '../auth/identity.js';
+import { requireOwnPasswordChosen } from '../auth/permissions.js';
 import { AppError } from '../errors/app-error.js';
 import { checkCookieRequestOrigin } from './cross-site-request-check.js';
 import { sessionCookieValue } from './session-cookie.js';
@@ -17,6 +18,9 @@ declare module 'fastify' {
     identity: Identity | null;
   }
 }
+
+/** The routes someone holding a one-time password may still call: choosing a new one, leaving, and seeing who they are. */
+const ROUTES_BEFORE_PASSWORD_CHANGE: ReadonlySet<string> = new Set(['/api/auth/password', '/api/auth/logout', '/api/me']);
 
 const BEARER_PATTERN = /^Bearer\s+(\S+)\s*$/i;
 
@@ -35,16 +39,22 @@ export function bearerValue(request: FastifyRequest): string | undefined {
  */
 export function requireAuthentication(app: FastifyInstance, authenticator: Authenticator, allowedOrigins: readonly string[]): void {
   app.addHook('onRequest', async (request) => {
-    const bearer = bearerValue(request);
-    if (bearer !== undefined) {
-      request.identity = await authenticator.authenticate(bearer);
-      return;
-    }
-    const cookie = sessionCookieValue(request);
-    if (cookie === undefined) throw new AppError('unauthenticated');
-    checkCookieRequestOrigin(request, allowedOrigins);
-    request.identity = await authenticator.authenticate(cookie);
+    request.identity = await identityOfRequest(request, authenticator, allowedOrigins);
+    if (!ROUTES_BEFORE_PASSWORD_CHANGE.has(request.routeOptions.url ?? '')) requireOwnPasswordChosen(request.identity);
   });
+}
+
+async function identityOfRequest(
+  request: FastifyRequest,
+  authenticator: Authenticator,
+  allowedOrigins: readonly string[],
+): Promise<Identity> {
+  const bearer = bearerValue(request);
+  if (bearer !== undefined) return authenticator.authenticate(bearer);
+  const cookie = sessionCookieValue(request);
+  if (cookie === undefined) throw new AppError('unauthenticated');
+  checkCookieRequestOrigin(request, allowedOrigins);
+  return authenticator.authenticate(cookie);
 }
 
 export function callContext(request: FastifyRequest): CallContext {

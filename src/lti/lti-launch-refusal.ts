@@ -14,7 +14,8 @@ export type LtiRefusalReason =
   | 'unknown_state'
   | 'unbound_state'
   | 'unknown_assistant'
-  | 'account_disabled';
+  | 'account_disabled'
+  | 'organization_suspended';
 
 const MESSAGES: Record<LtiRefusalReason, string> = {
   malformed_launch: 'The launch from your course is missing information Merino needs, or is not an LTI launch.',
@@ -33,6 +34,7 @@ const MESSAGES: Record<LtiRefusalReason, string> = {
     'This sign-in was not started in this browser, so Merino cannot accept it here. Go back to your course and open the activity again.',
   unknown_assistant: 'The assistant this activity points to does not exist or is not available to you.',
   account_disabled: 'Your Merino account is disabled.',
+  organization_suspended: 'Your organization is suspended in Merino. Ask your administrator to reactivate it.',
 };
 
 export class LtiLaunchRefusal extends Error {

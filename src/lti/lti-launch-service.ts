@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { assistantFacts } from '../assistants/assistant-view.js';
 import type { Authenticator } from '../auth/authenticator.js';
-import { decideAssistant, ltiInstructorRole } from '../auth/permissions.js';
+import { decideAssistant, isLockedOutBySuspension, ltiInstructorRole } from '../auth/permissions.js';
 import { identityOf } from '../auth/authenticator.js';
 import type { Identity } from '../auth/identity.js';
 import type { SecretBox } from '../secrets/secret-box.js';
@@ -211,6 +211,9 @@ export class LtiLaunchService {
   async completeLaunch(launch: ProvenLaunch): Promise<LaunchOutcome> {
     const user = await this.userOf(launch);
     if (user.disabled === 1) throw new LtiLaunchRefusal('account_disabled');
+    if (isLockedOutBySuspension({ isSystemAdmin: user.is_system_admin === 1, organizationStatus: user.organization_status })) {
+      throw new LtiLaunchRefusal('organization_suspended');
+    }
     const link = await findOrCreateLtiLink(this.db, {
       organizationId: launch.organizationId,
       source: launch.source,
@@ -246,6 +249,9 @@ export class LtiLaunchService {
   async openTeacherSession(person: LaunchPerson): Promise<{ token: string; teacher: Identity }> {
     const user = await this.userOf(person);
     if (user.disabled === 1) throw new LtiLaunchRefusal('account_disabled');
+    if (isLockedOutBySuspension({ isSystemAdmin: user.is_system_admin === 1, organizationStatus: user.organization_status })) {
+      throw new LtiLaunchRefusal('organization_suspended');
+    }
     const session = await this.options.authenticator.openSession(user, person.via, person.requestId);
     return { token: session.token, teacher: identityOf(user, 'session', session.sessionId) };
   }

@@ -40,6 +40,8 @@ export interface UsersTable {
   search_text: string;
   is_system_admin: Flag;
   disabled: Flag;
+  /** 1 after an admin reset the password: every call but a password change is refused until then. */
+  must_change_password: Generated<Flag>;
   created_at: string;
   updated_at: string;
 }

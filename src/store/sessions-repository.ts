@@ -34,3 +34,10 @@ export async function revokeUserSessions(db: Kysely<Database>, userId: number): 
     .where('revoked_at', 'is', null)
     .execute();
 }
+
+/** Revokes every live session of the user but `keptSessionId` (the one choosing a new password). */
+export async function revokeUserSessionsExcept(db: Kysely<Database>, userId: number, keptSessionId: number | undefined): Promise<void> {
+  let query = db.updateTable('sessions').set({ revoked_at: nowTimestamp() }).where('user_id', '=', userId).where('revoked_at', 'is', null);
+  if (keptSessionId !== undefined) query = query.where('id', '!=', keptSessionId);
+  await query.execute();
+}

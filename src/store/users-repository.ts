@@ -4,7 +4,8 @@ import type { UserListScope } from './list-scopes.js';
 import { containsText, searchText } from './search-pattern.js';
 import { nowTimestamp, toFlag, type Database, type OrganizationRole, type UserRow } from './schema.js';
 
-export type UserWithRole = UserRow & { role: OrganizationRole };
+/** A user with their role in their organization and that organization's status (`active` or `suspended`). */
+export type UserWithRole = UserRow & { role: OrganizationRole; organization_status: string };
 
 export interface NewUser {
   organizationId: number;
@@ -41,16 +42,20 @@ export async function insertUser(db: Kysely<Database>, user: NewUser): Promise<n
 }
 
 function selectUsersWithRole(db: Kysely<Database>) {
-  return db
-    .selectFrom('users')
-    .leftJoin('organization_roles', (join) =>
-      join.onRef('organization_roles.user_id', '=', 'users.id').onRef('organization_roles.organization_id', '=', 'users.organization_id'),
-    )
-    .selectAll('users')
-    .select('organization_roles.role');
+  return (
+    db
+      .selectFrom('users')
+      .leftJoin('organization_roles', (join) =>
+        join.onRef('organization_roles.user_id', '=', 'users.id').onRef('organization_roles.organization_id', '=', 'users.organization_id'),
+      )
+      // Authentication reads the organization's status with the user, in the same query.
+      .innerJoin('organizations', 'organizations.id', 'users.organization_id')
+      .selectAll('users')
+      .select(['organization_roles.role', 'organizations.status as organization_status'])
+  );
 }
 
-function withDefaultRole(row: UserRow & { role: OrganizationRole | null }): UserWithRole {
+function withDefaultRole(row: UserRow & { role: OrganizationRole | null; organization_status: string }): UserWithRole {
   return { ...row, role: row.role ?? 'learner' };
 }
 
@@ -107,6 +112,8 @@ export interface UserChanges {
   disabled?: boolean;
   isSystemAdmin?: boolean;
   role?: OrganizationRole;
+  /** Set with a one-time password, cleared when its holder chooses their own. */
+  mustChangePassword?: boolean;
 }
 
 /** Applies the changes; call it inside a transaction when several are given. */
@@ -119,6 +126,7 @@ export async function updateUser(db: Kysely<Database>, user: UserWithRole, chang
       ...(changes.passwordHash !== undefined && { password_hash: changes.passwordHash }),
       ...(changes.disabled !== undefined && { disabled: toFlag(changes.disabled) }),
       ...(changes.isSystemAdmin !== undefined && { is_system_admin: toFlag(changes.isSystemAdmin) }),
+      ...(changes.mustChangePassword !== undefined && { must_change_password: toFlag(changes.mustChangePassword) }),
       updated_at: timestamp,
     })
     .where('id', '=', user.id)

@@ -2,6 +2,7 @@
  * Every migration, in order. Names sort lexically and are recorded in the store, so a migration
  * is never renamed or edited once released: add a new one instead.
  */
+import { oneTimePasswordsMigration } from './0073-one-time-passwords.js';
 import { chatRunsMigration } from './0070-chat-runs.js';
 import type { Migration } from 'kysely';
 import type { Dialect } from '../dialect.js';
@@ -53,5 +54,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0070-chat-runs': chatRunsMigration(dialect),
     '0071-answer-versions-and-feedback': answerVersionsAndFeedbackMigration(dialect),
     '0072-knowledge-base-language': knowledgeBaseLanguageMigration(),
+    '0073-one-time-passwords': oneTimePasswordsMigration(),
   };
 }
