@@ -1,5 +1,5 @@
 /**
- * Migration 0075: `users.must_change_password`. An admin who resets a password hands out a
+ * Migration 0073: `users.must_change_password`. An admin who resets a password hands out a
  * one-time password; until its holder chooses a new one (POST /api/auth/password) every other API
  * call is refused (docs/organizations.md). Existing accounts need no change.
  */
