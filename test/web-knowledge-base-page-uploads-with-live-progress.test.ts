@@ -130,8 +130,9 @@ describe('the knowledge base page', () => {
     const table = page.getByRole('table', { name: 'Documents' });
     const pdfRow = table.getByRole('row', { name: /photosynthesis\.pdf/ });
     await expect.poll(() => pdfRow.innerText()).toMatch(/PDF\s+2\s+\d+\s+Ready/);
-    expect(await table.getByRole('row', { name: /mitosis\.docx/ }).innerText()).toMatch(/Word\s+—\s+\d+\s+Ready/);
-    expect(await table.getByRole('row', { name: /scan\.pdf/ }).innerText()).toContain('Failed');
+    // The table reloads a moment after each job settles: it may still show an earlier reload's row.
+    await expect.poll(() => table.getByRole('row', { name: /mitosis\.docx/ }).innerText()).toMatch(/Word\s+—\s+\d+\s+Ready/);
+    await expect.poll(() => table.getByRole('row', { name: /scan\.pdf/ }).innerText()).toContain('Failed');
     expect(await documentNames(page)).not.toContain('huge.md');
     expect(await pdfRow.getByRole('link', { name: 'View text of photosynthesis.pdf' }).getAttribute('href')).toMatch(
       new RegExp(`^/knowledge-bases/${knowledgeBaseId}/documents/\\d+$`),
@@ -139,6 +140,17 @@ describe('the knowledge base page', () => {
     const download = page.waitForEvent('download');
     await pdfRow.getByRole('button', { name: 'Download photosynthesis.pdf' }).click();
     expect((await download).suggestedFilename()).toBe('photosynthesis.pdf');
+
+    // The query an assistant would make finds a passage in each of the three formats just uploaded.
+    const query = page.getByRole('form', { name: 'Try a query' });
+    await query.getByLabel('Question').fill('photosynthesis mitosis osmosis');
+    await query.getByLabel('Passages (top k)').fill('10');
+    await query.getByLabel('Minimum score').fill('0');
+    await query.getByRole('button', { name: 'Search' }).click();
+    const passages = page.getByRole('list', { name: 'Passages an assistant would be given' }).getByRole('listitem');
+    await expect.poll(() => passages.count()).toBeGreaterThanOrEqual(3);
+    const found = (await passages.allInnerTexts()).join('\n');
+    for (const name of ['photosynthesis.pdf', 'mitosis.docx', 'osmosis.md']) expect(found).toContain(name);
 
     await expectAccessible(page);
     await screenshot(page, 'knowledge-base-page-finished-1280');
