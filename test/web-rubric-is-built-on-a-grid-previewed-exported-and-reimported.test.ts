@@ -235,6 +235,13 @@ describe('the rubric editor', () => {
       await screenshot(page, `rubric-read-only-${width}`);
       await close();
     }
+    // The colleague's studio offers the shared rubric by its title, not as an id it does not list.
+    const { page, close } = await signedIn(colleague);
+    await page.goto(`${server.baseUrl}/assistants/new?rubric=${encodeURIComponent(rubricId)}`);
+    const picker = page.getByRole('combobox', { name: 'Rubric', exact: true });
+    await expect.poll(() => picker.inputValue()).toBe(rubricId);
+    await expect.poll(() => picker.locator('option:checked').innerText()).toBe('Lab report');
+    await close();
   });
 
   it('gives a learner and a teacher of another organization the not-found state', async () => {

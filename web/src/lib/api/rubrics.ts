@@ -7,6 +7,7 @@
 import { answerOf, apiClient, saveDownload } from './client';
 import type { JsonAnswer } from './json-answer';
 import type { RequestBody } from './request-body';
+import type { RubricScope } from './knowledge';
 
 export type RubricSummary = JsonAnswer<'/api/rubrics', 'get'>['items'][number];
 export type RubricSummaryPage = JsonAnswer<'/api/rubrics', 'get'>;
@@ -14,10 +15,7 @@ export type Rubric = JsonAnswer<'/api/rubrics/{rubricId}', 'get'>;
 export type RubricBody = RequestBody<'/api/rubrics', 'post'>;
 export type RubricPreview = JsonAnswer<'/api/rubrics/preview', 'post'>;
 
-/** Whose rubrics a list shows: the caller's own, or those of their organization they may read. */
-export type RubricListScope = 'mine' | 'organization';
-
-export async function listRubricPage(scope: RubricListScope): Promise<RubricSummaryPage> {
+export async function listRubricPage(scope: RubricScope): Promise<RubricSummaryPage> {
   return answerOf(apiClient.GET('/api/rubrics', { params: { query: { scope } } }));
 }
 

@@ -43,11 +43,18 @@ async function assistantOptions(assistantId: number | undefined): Promise<Picker
   });
 }
 
+/** The teacher's own rubrics, then the organization's shared ones they may use, each once. */
+async function rubricOptions(): Promise<PickerOption[]> {
+  const [mine, shared] = await Promise.all([listRubrics('mine'), listRubrics('organization')]);
+  const seen = new Set<string>();
+  return [...mine, ...shared]
+    .filter((rubric) => !seen.has(rubric.rubricId) && seen.add(rubric.rubricId))
+    .map((rubric) => option(rubric.rubricId, rubric.title));
+}
+
 export async function pickerOptions(kind: PickerKind, assistantId: number | undefined): Promise<PickerOption[]> {
   if (kind === 'knowledge_bases') return (await listKnowledgeBases()).map((base) => option(base.id, base.name));
-  if (kind === 'rubric') {
-    return (await listRubrics()).map((rubric) => option(rubric.rubricId, rubric.title));
-  }
+  if (kind === 'rubric') return rubricOptions();
   if (kind === 'file') {
     return (await listFiles()).map((file) => option(file.file_path, file.name));
   }
