@@ -73,6 +73,8 @@ function realValuesFor(operation: FuzzOperation, name: string, world: FuzzWorld)
   if (name === 'assistant') return ids.assistants;
   // Changes go to assistants kept for that, so chats keep reaching the published one unchanged.
   if (operation.path.startsWith('/api/assistants/{') && operation.method !== 'GET') return ids.spareAssistants;
+  // Suspending or deleting the fuzz school would lock its actors out: those go to a spare organization.
+  if (operation.path === '/api/organizations/{id}' && operation.method !== 'GET') return ids.spareOrganizations;
   if (name === 'documentId') return ids.documents;
   if (name === 'jobId') return ids.jobs;
   if (name === 'messageId') return ids.messages;

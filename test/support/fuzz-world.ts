@@ -26,6 +26,8 @@ export interface FuzzWorld {
     spareAssistants: number[];
     rubrics: string[];
     organizations: number[];
+    /** Organizations that generated changes of an organization itself (rename, suspend, delete) aim at. */
+    spareOrganizations: number[];
     knowledgeBases: number[];
     documents: number[];
     jobs: number[];
@@ -128,6 +130,7 @@ export async function buildFuzzWorld(server: TestServer, providerUrls: FuzzWorld
   const systemToken = await loginAsAdmin(server);
   const schoolId = await insertOrganization(server.store.db, 'fuzz-school', 'Fuzz school');
   const otherId = await insertOrganization(server.store.db, 'other-school', 'Other school');
+  const spareOrganizationId = await insertOrganization(server.store.db, 'spare-school', 'Spare school');
   const person = (email: string, role: 'admin' | 'creator' | 'learner', organizationId: number) =>
     createUser(server, systemToken, { email, role, organization_id: organizationId });
   const [organizationAdmin, creator, learner, victim, otherCreator] = await Promise.all([
@@ -239,6 +242,7 @@ export async function buildFuzzWorld(server: TestServer, providerUrls: FuzzWorld
       spareAssistants: [spare.id, foreign.id],
       rubrics: [rubric.rubricId, foreignRubric.rubricId],
       organizations: [schoolId, otherId],
+      spareOrganizations: [spareOrganizationId],
       knowledgeBases: [knowledgeBase.id, foreignKnowledgeBase.id],
       documents: [uploaded.body.document_id],
       jobs: [uploaded.body.job_id],
