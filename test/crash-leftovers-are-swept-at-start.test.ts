@@ -211,7 +211,8 @@ describe.each(TEST_DIALECTS)('start-up after a kill during uploads on %s', (dial
       },
     );
     expect(kept.text).toBe('# Kept\n\nBasalt is a volcanic rock.');
-  });
+    // Three server starts, a kill, an ingestion and two sweeps: more than the default 30 s on a busy machine.
+  }, 120_000);
 });
 
 function formWith(fileName: string, text: string): FormData {
