@@ -98,6 +98,7 @@ export type ModelPricesInput = FromSchema<typeof modelPricesInputSchema>;
 
 export const modelPricesSchema = {
   type: 'object',
+  description: "The organization's model prices: its own, then the defaults for the models it did not price",
   properties: {
     currency: { type: 'string', enum: ['USD'] },
     defaults_as_of: {

@@ -20,7 +20,13 @@ export const usageRoutes: FastifyPluginAsync<UsageRouteServices> = async (app, s
         tags: ['usage'],
         summary: 'Requests, tokens and cost over a range of days, grouped by day, user, assistant or model (format=csv for CSV)',
         querystring: usageQuerySchema,
-        response: { 200: usageReportSchema, ...commonErrorResponses },
+        response: {
+          200: {
+            description: 'The report: JSON, or CSV with format=csv or Accept: text/csv',
+            content: { 'application/json': { schema: usageReportSchema }, 'text/csv': { schema: { type: 'string' } } },
+          },
+          ...commonErrorResponses,
+        },
       },
     },
     async (request, reply) => {

@@ -8836,7 +8836,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The report: JSON, or CSV with format=csv or Accept: text/csv */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -8874,6 +8874,7 @@ export interface paths {
                             /** @description True when more groups than USAGE_GROUPS_MAX matched; totals still count them all. */
                             truncated: boolean;
                         };
+                        "text/csv": string;
                     };
                 };
                 /** @description Default Response */
@@ -8985,7 +8986,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The organization's model prices: its own, then the defaults for the models it did not price */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -9110,7 +9111,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The organization's model prices: its own, then the defaults for the models it did not price */
                 200: {
                     headers: {
                         [name: string]: unknown;
