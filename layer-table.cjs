@@ -23,6 +23,7 @@ const LAYER_TABLE = {
     'organizations',
     'retrieval',
     'rubrics',
+    'usage',
   ],
   plugins: ['tools', 'prompt-processors', 'connectors', 'integrations'],
   infrastructure: ['blobs', 'config', 'outbound', 'scheduling', 'secrets', 'store'],

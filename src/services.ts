@@ -1,4 +1,5 @@
 /** Builds the services every route uses from the store and settings: the seam between HTTP and the domain. */
+import { UsageService } from './usage/usage-service.js';
 import { ApiKeyService } from './auth/api-key-service.js';
 import { Authenticator, type CachedApiKey } from './auth/authenticator.js';
 import type { Identity } from './auth/identity.js';
@@ -95,6 +96,8 @@ export interface Services {
   ltiAdvantage: LtiAdvantageService;
   ltiActivities: LtiActivityService;
   ltiToolKeys: LtiToolKeys;
+  /** Usage reports from the daily roll-up, and organizations' model prices. */
+  usage: UsageService;
 }
 
 export function createServices(store: Store, settings: Settings, registries: Registries): Services {
@@ -199,6 +202,12 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     ltiActivities: new LtiActivityService(store.db),
     ltiToolKeys,
     rateLimiter,
+    usage: new UsageService({
+      db: store.db,
+      rangeDaysMaximum: settings.usageRangeDaysMaximum,
+      groupsMaximum: settings.usageGroupsMaximum,
+      flushRecords: () => runRecords.flush(),
+    }),
     users: new UserService(store.db, settings.passwordLengthMinimum, () => {
       apiKeyIdentities.clear();
       owners.clear();

@@ -30,6 +30,7 @@ const EXPECTED_TABLES = [
   'lti_tool_keys',
   'lti_used_nonces',
   'lti_users',
+  'model_prices',
   'organization_roles',
   'organizations',
   'periodic_runs',
@@ -37,6 +38,7 @@ const EXPECTED_TABLES = [
   'rubrics',
   'sessions',
   'traces',
+  'usage_daily',
   'usage_logs',
   'users',
 ];

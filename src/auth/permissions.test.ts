@@ -20,6 +20,7 @@ import {
   requireUserCreation,
   rubricNamespace,
   userAdministrationScope,
+  usageScope,
   userScopeIncludes,
   type AssistantAction,
   type AssistantFacts,
@@ -521,4 +522,25 @@ describe('userAdministrationScope', () => {
     expect(userScopeIncludes(scope, { userId: 52, organizationId: ORGANIZATION_B, isSystemAdmin: false })).toBe(false);
     expect(userScopeIncludes({ kind: 'all' }, { userId: 51, organizationId: ORGANIZATION_A, isSystemAdmin: true })).toBe(true);
   });
+});
+
+describe('usageScope', () => {
+  it.each([
+    ['system admin', undefined, { kind: 'all' }],
+    ['system admin', ORGANIZATION_B, { kind: 'organization', organizationId: ORGANIZATION_B }],
+    ['org admin of the assistant organization', undefined, { kind: 'organization', organizationId: ORGANIZATION_A }],
+    ['org admin of the assistant organization', ORGANIZATION_A, { kind: 'organization', organizationId: ORGANIZATION_A }],
+    ['org admin of another organization', undefined, { kind: 'organization', organizationId: ORGANIZATION_B }],
+    ['owner', undefined, { kind: 'own', userId: OWNER_ID }],
+    ['learner of the organization', ORGANIZATION_A, { kind: 'own', userId: 21 }],
+  ] as const)('gives the %s naming organization %s the scope %j', (identityName, organizationId, scope) => {
+    expect(usageScope(IDENTITIES[identityName], organizationId)).toEqual(scope);
+  });
+
+  it.each(['org admin of the assistant organization', 'owner', 'learner of the organization'] as const)(
+    'answers the %s naming another organization as if it did not exist',
+    (identityName) => {
+      expect(() => usageScope(IDENTITIES[identityName], ORGANIZATION_B)).toThrow(expect.objectContaining({ code: 'not_found' }));
+    },
+  );
 });

@@ -18,6 +18,7 @@ import type {
   FileListScope,
   KnowledgeBaseListScope,
   RubricListScope,
+  UsageScope,
   UserListScope,
 } from '../store/list-scopes.js';
 
@@ -540,4 +541,23 @@ export function isLockedOutBySuspension(member: MembershipFacts): boolean {
  */
 export function requireOwnPasswordChosen(identity: Identity): void {
   if (identity.mustChangePassword === true) throw new AppError('password_change_required');
+}
+
+/**
+ * Whose usage a report may include (docs/usage.md): system admins everyone's, or one
+ * organization's when they name it; an organization's admins their organization's; everyone else
+ * their own requests and the requests to the assistants they own. Naming another organization
+ * than one's own is answered as if it did not exist.
+ */
+export function usageScope(identity: Identity, organizationId: number | undefined): UsageScope {
+  if (identity.isSystemAdmin) return organizationId === undefined ? { kind: 'all' } : { kind: 'organization', organizationId };
+  if (organizationId !== undefined && organizationId !== identity.organizationId)
+    throw new AppError('not_found', 'Organization not found.');
+  if (identity.role === 'admin') return { kind: 'organization', organizationId: identity.organizationId };
+  return { kind: 'own', userId: identity.userId };
+}
+
+/** Whether a usage report may name the people in it: only admins over them; others see their own name only. */
+export function mayNameUsersInUsage(scope: UsageScope): boolean {
+  return scope.kind !== 'own';
 }

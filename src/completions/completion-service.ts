@@ -16,7 +16,7 @@ import type { AssistantRecord } from '../store/assistants-repository.js';
 import { AssistantToolRunner, NO_ASSISTANT_TOOLS } from './assistant-tool-runner.js';
 import { listModels, resolveModel, type ModelEntry } from './model-resolution.js';
 import { snapshotOf } from '../assistants/assistant-view.js';
-import { PipelineContextBuilder, type PipelineContextDependencies } from './pipeline-context.js';
+import { PipelineContextBuilder, type PipelineContextDependencies, type UsageAttribution } from './pipeline-context.js';
 import { readTrace, recordedRun, type RunRecord } from './run-recording.js';
 
 // The HTTP edge imports it from here; it is declared in model-resolution.ts.
@@ -42,6 +42,19 @@ export interface CompletionStart {
   forwardedEmail?: string | undefined;
 }
 
+/** An orchestrator's call to another assistant, within the request that started it. */
+interface NestedRun {
+  context: CallContext;
+  orchestrator: AssistantRecord;
+  target: AssistantRecord;
+  requester: Requester;
+}
+
+/** The request's user and assistant, whom every model call of the request is counted for. */
+function attributionOf(context: CallContext, record: AssistantRecord): UsageAttribution {
+  return { organizationId: record.organization_id, assistantId: record.id, userId: context.identity.userId, requestId: context.requestId };
+}
+
 export class CompletionService {
   private readonly contexts: PipelineContextBuilder;
 
@@ -64,7 +77,8 @@ export class CompletionService {
     const requester: Requester = { userId: context.identity.userId, email: forwardedEmail ?? context.identity.email };
     const owner = await this.contexts.ownerOf(record);
     const assistants = this.assistantRunnerFor(context, record, owner, requester);
-    const pipelineContext = await this.contexts.pipelineContextFor({ record, owner, requester, signal, assistants });
+    const attribution = attributionOf(context, record);
+    const pipelineContext = await this.contexts.pipelineContextFor({ record, owner, requester, signal, assistants, attribution });
     const run: RunRecord = {
       context,
       record,
@@ -100,19 +114,31 @@ export class CompletionService {
         totalMilliseconds: settings.assistantToolTotalMilliseconds,
         resultCharactersMaximum: settings.assistantToolResultCharactersMaximum,
       },
-      runTarget: (target, query, signal) => this.runTarget(target, query, requester, signal),
+      runTarget: (target, query, signal) => this.runTarget({ context, orchestrator: record, target, requester }, query, signal),
     });
   }
 
-  /** A target's own pipeline, for one user message, unable to call assistants itself. */
-  private async *runTarget(
-    target: AssistantRecord,
-    query: string,
-    requester: Requester,
-    signal: AbortSignal,
-  ): AsyncGenerator<PipelineEvent> {
+  /**
+   * A target's own pipeline, for one user message, unable to call assistants itself. Its model
+   * calls are counted as a usage row of their own: the request's user, the orchestrator (the
+   * assistant the request was made to) and the target's model (docs/usage.md).
+   */
+  private async *runTarget(nested: NestedRun, query: string, signal: AbortSignal): AsyncGenerator<PipelineEvent> {
+    const { context, orchestrator, target, requester } = nested;
     const owner = await this.contexts.ownerOf(target);
-    const context = await this.contexts.pipelineContextFor({ record: target, owner, requester, signal, assistants: NO_ASSISTANT_TOOLS });
-    yield* runAssistant({ messages: [{ role: 'user', content: query }], parameters: {} }, context);
+    const pipelineContext = await this.contexts.pipelineContextFor({
+      record: target,
+      owner,
+      requester,
+      signal,
+      assistants: NO_ASSISTANT_TOOLS,
+      attribution: attributionOf(context, orchestrator),
+    });
+    const run: RunRecord = { context, record: orchestrator, snapshot: pipelineContext.assistant, traceId: undefined, signal };
+    const events = runAssistant(
+      { messages: [{ role: 'user', content: query }], parameters: {} },
+      { ...pipelineContext, onTrace: (trace) => (run.trace = trace) },
+    );
+    yield* recordedRun(this.dependencies.runRecords, events, run);
   }
 }

@@ -25,12 +25,13 @@ import type {
   RubricReader,
 } from '../pipeline/plugin-contract/ports.js';
 import { rewriteQuery } from '../pipeline/context-tools/query-rewriting.js';
+import { NO_USAGE, type Usage } from '../pipeline/conversation/events.js';
 import type { Registries } from '../pipeline/plugin-loading/registries.js';
 import type { PipelineContext } from '../pipeline/run-assistant.js';
 import type { AssistantRecord } from '../store/assistants-repository.js';
 import type { HotReadCache } from '../store/hot-read-cache.js';
 import type { RunRecordWriter } from './run-record-writer.js';
-import type { Database } from '../store/schema.js';
+import { nowTimestamp, type Database } from '../store/schema.js';
 import { findUserById } from '../store/users-repository.js';
 
 /**
@@ -57,8 +58,18 @@ export interface PipelineContextDependencies {
   runRecords: RunRecordWriter;
 }
 
+/** Whom a run's model calls are counted for: the request's user and assistant (an orchestrator's, for a nested run). */
+export interface UsageAttribution {
+  organizationId: number;
+  assistantId: number;
+  userId: number;
+  requestId: string | null;
+}
+
 export interface PipelineContextOptions {
   record: AssistantRecord;
+  /** Whom the run's side calls (query rewriting) are counted for. */
+  attribution: UsageAttribution;
   /** The identity the assistant's tools act under: its owner's (see ownerOf). */
   owner: Identity;
   /** The person chatting, whom tools such as Moodle act for. */
@@ -66,6 +77,15 @@ export interface PipelineContextOptions {
   signal: AbortSignal;
   /** An orchestrator's assistant-tool runner, or NO_ASSISTANT_TOOLS for any other run. */
   assistants: AssistantRunner;
+}
+
+/** A model call made beside the run's own. */
+interface SideCall {
+  connector: string;
+  model: string;
+  usage: Usage;
+  durationMilliseconds: number;
+  outcome: string;
 }
 
 export class PipelineContextBuilder {
@@ -88,7 +108,7 @@ export class PipelineContextBuilder {
    * chatting, the organization's providers and integrations, and the limits.
    */
   async pipelineContextFor(options: PipelineContextOptions): Promise<PipelineContext> {
-    const { record, owner, requester, signal, assistants } = options;
+    const { record, owner, requester, signal, assistants, attribution } = options;
     const { settings, registries, fileReaderFor, rubricReaderFor, knowledgeSearchFor, providersFor } = this.dependencies;
     const providerFor = await providersFor(record.organization_id);
     const assistant = snapshotOf(record);
@@ -102,7 +122,7 @@ export class PipelineContextBuilder {
       files: fileReaderFor(owner),
       rubrics: rubricReaderFor(owner),
       knowledge: knowledgeSearchFor(owner),
-      queryRewriter: this.queryRewriterFor(record.organization_id, providerFor),
+      queryRewriter: this.queryRewriterFor(attribution, record.organization_id, providerFor),
       requester,
       integrations: await this.integrationsFor(record.organization_id),
       assistants,
@@ -144,8 +164,16 @@ export class PipelineContextBuilder {
     };
   }
 
-  /** Looks the small fast model up only when a tool asks for a rewrite; no model, or an unknown connector, means no rewrite. */
-  private queryRewriterFor(organizationId: number, providerFor: (connectorName: string) => ProviderSettings): QueryRewriter {
+  /**
+   * Looks the small fast model up only when a tool asks for a rewrite; no model, or an unknown
+   * connector, means no rewrite. Each rewrite is counted as a usage row of its own, for the
+   * request's user and assistant and the small fast model (docs/usage.md).
+   */
+  private queryRewriterFor(
+    attribution: UsageAttribution,
+    organizationId: number,
+    providerFor: (connectorName: string) => ProviderSettings,
+  ): QueryRewriter {
     const { settings, registries, smallFastModelFor } = this.dependencies;
     return {
       rewrite: async (messages, signal) => {
@@ -153,8 +181,45 @@ export class PipelineContextBuilder {
         const connector = choice === undefined ? undefined : registries.connectors.get(choice.connector);
         if (choice === undefined || connector === undefined) return undefined;
         const model = { connector, model: choice.model, provider: providerFor(choice.connector) };
-        return rewriteQuery(model, messages, signal, settings.queryRewriteTimeoutMilliseconds);
+        const started = performance.now();
+        let usage: Usage | undefined;
+        const query = await rewriteQuery(model, messages, signal, {
+          timeoutMilliseconds: settings.queryRewriteTimeoutMilliseconds,
+          onUsage: (reported) => (usage = reported),
+        });
+        // A call that reported nothing and answered nothing (no conversation yet, a time-out) has nothing to count.
+        if (usage !== undefined || query !== undefined)
+          await this.countSideCall(attribution, {
+            connector: choice.connector,
+            model: choice.model,
+            usage: usage ?? NO_USAGE,
+            durationMilliseconds: Math.round(performance.now() - started),
+            outcome: query === undefined ? 'failed:query_rewrite' : 'completed',
+          });
+        return query;
       },
     };
+  }
+
+  /** One usage row for a model call made beside the run's own (a rewrite); a row that cannot be kept does not fail the run. */
+  private async countSideCall(attribution: UsageAttribution, call: SideCall): Promise<void> {
+    await this.dependencies.runRecords
+      .write({
+        usage: {
+          created_at: nowTimestamp(),
+          organization_id: attribution.organizationId,
+          user_id: attribution.userId,
+          assistant_id: attribution.assistantId,
+          connector: call.connector,
+          model: call.model,
+          prompt_tokens: call.usage.prompt_tokens,
+          completion_tokens: call.usage.completion_tokens,
+          total_tokens: call.usage.total_tokens,
+          duration_ms: call.durationMilliseconds,
+          outcome: call.outcome,
+          request_id: attribution.requestId,
+        },
+      })
+      .catch(() => undefined);
   }
 }

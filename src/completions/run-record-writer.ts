@@ -7,6 +7,9 @@
  * stops gracefully (close). A process killed with SIGKILL loses the records of the runs that
  * ended in the last window, never part of a batch (docs/deployment.md, "Caches").
  *
+ * Each usage row adds itself to the daily roll-up (src/usage/usage-roll-up.ts) in the transaction
+ * that inserts it, so reports never disagree with the logs.
+ *
  * With a window of 0 nothing is queued: each run's records are written before its answer ends,
  * and a record that cannot be written fails the run, as the store's other writes do.
  */
@@ -14,6 +17,7 @@ import type { Insertable, Kysely } from 'kysely';
 import type { Database, TracesTable, UsageLogsTable } from '../store/schema.js';
 import { insertTrace, insertTraces } from '../store/traces-repository.js';
 import { insertUsageLog, insertUsageLogs } from '../store/usage-logs-repository.js';
+import { rollUpUsage } from '../usage/usage-roll-up.js';
 
 export interface RunRecordWriterOptions {
   windowMilliseconds: number;
@@ -90,12 +94,17 @@ export class RunRecordWriter {
   }
 
   private async writeOne(db: Kysely<Database>, records: RunRecords): Promise<void> {
-    await insertUsageLog(db, records.usage);
-    if (records.trace !== undefined) await insertTrace(db, records.trace);
+    await db.transaction().execute(async (transaction) => {
+      await insertUsageLog(transaction, records.usage);
+      await rollUpUsage(transaction, [records.usage]);
+      if (records.trace !== undefined) await insertTrace(transaction, records.trace);
+    });
   }
 
   private async writeBatch(db: Kysely<Database>, batch: readonly RunRecords[]): Promise<void> {
-    for (const rows of inSlices(batch.map((records) => records.usage))) await insertUsageLogs(db, rows);
+    const usage = batch.map((records) => records.usage);
+    for (const rows of inSlices(usage)) await insertUsageLogs(db, rows);
+    await rollUpUsage(db, usage);
     const traces = batch.flatMap((records) => (records.trace === undefined ? [] : [records.trace]));
     for (const rows of inSlices(traces)) await insertTraces(db, rows);
   }

@@ -20,19 +20,25 @@ interface WrittenRow {
   row: Record<string, unknown>;
 }
 
-/** Just enough of Kysely for insertUsageLog and insertTrace; fails every insert when asked to. */
+/**
+ * Just enough of Kysely for insertUsageLog, insertTrace and the daily roll-up (an upsert after
+ * reading the organization's model prices, here none), in a transaction that is the store itself;
+ * fails every insert when asked to. The roll-up itself is proven on real stores in
+ * test/usage-roll-up-counts-every-model-call.test.ts.
+ */
 function fakeStore(failing = false): { db: Kysely<Database>; written: WrittenRow[] } {
   const written: WrittenRow[] = [];
-  const db = {
+  const execute = (table: string, row: Record<string, unknown>) => async () => {
+    if (failing) throw new Error('the store is down');
+    written.push({ table, row });
+    return [];
+  };
+  const db: Record<string, unknown> = {
     insertInto: (table: string) => ({
-      values: (row: Record<string, unknown>) => ({
-        execute: async () => {
-          if (failing) throw new Error('the store is down');
-          written.push({ table, row });
-          return [];
-        },
-      }),
+      values: (row: Record<string, unknown>) => ({ execute: execute(table, row), onConflict: () => ({ execute: execute(table, row) }) }),
     }),
+    selectFrom: () => ({ selectAll: () => ({ where: () => ({ orderBy: () => ({ execute: async () => [] }) }) }) }),
+    transaction: () => ({ execute: async (work: (transaction: unknown) => Promise<unknown>) => work(db) }),
   };
   return { db: db as unknown as Kysely<Database>, written };
 }

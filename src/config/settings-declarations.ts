@@ -238,6 +238,20 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1,
     maximum: 10_000,
   }),
+  usageRangeDaysMaximum: integerSetting({
+    variable: 'USAGE_RANGE_DAYS_MAX',
+    meaning: 'the most days one usage report (`GET /api/usage`) may span, from and to included',
+    defaultValue: 366,
+    minimum: 1,
+    maximum: 3_660,
+  }),
+  usageGroupsMaximum: integerSetting({
+    variable: 'USAGE_GROUPS_MAX',
+    meaning: 'the most groups (users, assistants, models) one usage report lists; the rest are counted in its totals',
+    defaultValue: 1_000,
+    minimum: 1,
+    maximum: 100_000,
+  }),
   /** Undefined when unset: `postgres` with DATABASE_URL, `local` without (see src/blobs/open-blob-storage.ts). */
   storageUrl: {
     variable: 'STORAGE_URL',

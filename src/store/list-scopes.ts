@@ -26,3 +26,9 @@ export type RubricListScope =
  * assistant whose organization lets owners read its members' chats.
  */
 export type ChatListScope = { kind: 'owner'; userId: number } | { kind: 'assistant_readers'; assistantId: number };
+
+/**
+ * Whose usage a report may include: everything, one organization's, or one person's own (their
+ * own requests, and every request to the assistants they own).
+ */
+export type UsageScope = { kind: 'all' } | { kind: 'organization'; organizationId: number } | { kind: 'own'; userId: number };

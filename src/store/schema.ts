@@ -175,6 +175,29 @@ export interface UsageLogsTable {
   request_id: string | null;
 }
 
+/** The daily roll-up of usage_logs (migration 0074); counters are bigints, which PostgreSQL's driver reads as text. */
+export interface UsageDailyTable {
+  /** YYYY-MM-DD, the UTC day of the usage rows it sums. */
+  day: string;
+  organization_id: number;
+  user_id: number;
+  assistant_id: number;
+  model: string;
+  requests: number | string;
+  prompt_tokens: number | string;
+  completion_tokens: number | string;
+  /** Millionths of a US dollar, priced when each usage row was written. */
+  cost_micro_usd: number | string;
+}
+
+/** An organization's own price for a model, in US dollars per million tokens. */
+export interface ModelPricesTable {
+  organization_id: number;
+  model: string;
+  input_usd_per_million: number;
+  output_usd_per_million: number;
+}
+
 export interface KnowledgeBasesTable {
   id: Generated<number>;
   owner_id: number;
@@ -505,6 +528,8 @@ export interface Database {
   kb_chunk_embeddings: KnowledgeChunkEmbeddingsTable;
   ingestion_jobs: IngestionJobsTable;
   usage_logs: UsageLogsTable;
+  usage_daily: UsageDailyTable;
+  model_prices: ModelPricesTable;
   files: FilesTable;
   rubrics: RubricsTable;
   rate_limit_counters: RateLimitCountersTable;

@@ -3,10 +3,13 @@
  * the last turns of the conversation and writes the one standalone search query they amount to,
  * so "and what about its causes?" searches for the causes of what was being discussed. Any
  * failure, timeout or empty answer yields undefined and the caller falls back to the last message.
+ * What the provider reports the call used goes to `onUsage`, so the call is counted even when its
+ * answer is not used.
  */
 import { trimCharacters } from '../../text-trimming/trim-characters.js';
 import type { ConnectorDefinition, ProviderSettings } from '../plugin-contract/connector-definition.js';
 import { messageText, type ChatMessage } from '../conversation/messages.js';
+import type { Usage } from '../conversation/events.js';
 
 /** How many of the latest user and assistant messages the model sees. */
 export const REWRITE_MESSAGES_MAXIMUM = 6;
@@ -44,12 +47,19 @@ function cleanQuery(answer: string): string | undefined {
   return query === '' ? undefined : query;
 }
 
+export interface RewriteOptions {
+  timeoutMilliseconds: number;
+  /** Told what the call used, when the provider says. */
+  onUsage?: (usage: Usage) => void;
+}
+
 export async function rewriteQuery(
   model: SmallFastModel,
   messages: readonly ChatMessage[],
   signal: AbortSignal,
-  timeoutMilliseconds: number,
+  options: RewriteOptions,
 ): Promise<string | undefined> {
+  const { timeoutMilliseconds, onUsage } = options;
   const conversation = transcript(messages);
   if (conversation === '') return undefined;
   let answer = '';
@@ -66,7 +76,10 @@ export async function rewriteQuery(
       signal,
       timeoutMilliseconds,
     });
-    for await (const event of events) if (event.type === 'text-delta') answer += event.text;
+    for await (const event of events) {
+      if (event.type === 'text-delta') answer += event.text;
+      else if (event.type === 'usage') onUsage?.(event.usage);
+    }
   } catch {
     return undefined;
   }
