@@ -140,10 +140,13 @@ export class OrganizationControls {
         return [kind, [...names].sort()];
       }),
     );
-    const limits = storedLimits(config);
-    for (const [name, value] of Object.entries(patch.limits ?? {}) as Array<[LimitName, number | null | undefined]>) {
-      if (value === null) delete limits[name];
-      else if (value !== undefined) limits[name] = value;
+    const current = storedLimits(config);
+    const changes = patch.limits ?? {};
+    // A limit the patch names takes its value (null removes it); the others keep theirs.
+    const limits: OrganizationLimits = {};
+    for (const name of LIMIT_NAMES) {
+      const value = name in changes ? changes[name] : current[name];
+      if (typeof value === 'number') limits[name] = value;
     }
     const next: StoredConfig = { ...config, disabled_plugins: nextDisabled, limits };
     await updateOrganizationConfig(transaction, organizationId, JSON.stringify(next));

@@ -38,7 +38,7 @@ function policiesView(policies: OrganizationPolicies) {
 /** The `/providers` part of a settings patch, or undefined when it names none of it. */
 function providerPart(patch: OrganizationSettingsPatch): ProviderSettingsPatch | undefined {
   const part = Object.fromEntries(PROVIDER_FIELDS.filter((field) => patch[field] !== undefined).map((field) => [field, patch[field]]));
-  return Object.keys(part).length === 0 ? undefined : (part as ProviderSettingsPatch);
+  return Object.keys(part).length === 0 ? undefined : part;
 }
 
 export class OrganizationSettingsService {

@@ -14,8 +14,6 @@ import type { PluginKind } from './organization-controls-schemas.js';
 /** The plugins an organization has disabled, by kind; everything else installed is enabled. */
 export type DisabledPlugins = Readonly<Record<PluginKind, ReadonlySet<string>>>;
 
-export const NOTHING_DISABLED: DisabledPlugins = { tools: new Set(), connectors: new Set(), prompt_processors: new Set() };
-
 /** A plugin an assistant uses, and the metadata field that names it. */
 export interface PluginUse {
   kind: PluginKind;
