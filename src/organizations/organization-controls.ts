@@ -11,6 +11,7 @@ import { AppError } from '../errors/app-error.js';
 import type { Registries } from '../pipeline/plugin-loading/registries.js';
 import { appendAuditEntry } from '../store/audit-log-repository.js';
 import type { HotReadCache } from '../store/hot-read-cache.js';
+import { lockOrganization } from '../store/organization-quota-counts-repository.js';
 import { findOrganizationById, updateOrganizationConfig } from '../store/organizations-repository.js';
 import type { Database } from '../store/schema.js';
 import {
@@ -126,6 +127,8 @@ export class OrganizationControls {
     patch: OrganizationControlsPatch,
   ): Promise<void> {
     if (patch.plugins === undefined && patch.limits === undefined) return;
+    // Read-modify-write of the config: concurrent changes take turns rather than lose one another.
+    await lockOrganization(transaction, organizationId);
     const organization = await findOrganizationById(transaction, organizationId);
     if (!organization) throw new AppError('not_found', 'Organization not found.');
     const config = JSON.parse(organization.config) as StoredConfig;
