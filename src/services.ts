@@ -39,6 +39,7 @@ import { SecretBox } from './secrets/secret-box.js';
 import type { BlobStorage } from './blobs/blob-storage.js';
 import { openBlobStorage, storageUrlFor } from './blobs/open-blob-storage.js';
 import { HotReadCache } from './store/hot-read-cache.js';
+import { OrganizationControls } from './organizations/organization-controls.js';
 import type { Store } from './store/store.js';
 import { LtiActivityService } from './lti/lti-activity-service.js';
 import { LtiAdvantageService } from './lti/lti-advantage-service.js';
@@ -85,6 +86,8 @@ export interface Services {
   /** The studio's Model list: what each provider serves, asked of the provider and cached. */
   modelLists: ModelListService;
   organizationSettings: OrganizationSettingsService;
+  /** The organization's enabled plugins and limits, as runs, saves and uploads read them. */
+  organizationControls: OrganizationControls;
   knowledgeBases: KnowledgeBaseService;
   knowledgeDocuments: KnowledgeDocumentService;
   knowledgeJobEvents: KnowledgeJobEventService;
@@ -126,6 +129,8 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     server: { fetch: fetchThrough(serverDispatcher), post: postThrough(serverDispatcher) },
     cache: organizationSettings,
   });
+  // Shares the provider settings' cache: both are parts of the organization's config JSON.
+  const organizationControls = new OrganizationControls(store.db, registries, organizationSettings);
   const blobs = openBlobStorage(storageUrlFor(settings, store.dialect), store, settings);
   const documentStorage = knowledgeDocumentStorage(blobs);
   const embedder = organizationEmbedder(
@@ -158,6 +163,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     bytesMaximum: settings.fileUploadBytesMaximum,
     textCacheCharactersMaximum: settings.fileTextCacheCharactersMaximum,
     previewCharactersMaximum: settings.filePreviewCharactersMaximum,
+    limitsFor: (organizationId) => organizationControls.limitsFor(organizationId),
   });
   const runRecords = new RunRecordWriter(store.db, {
     windowMilliseconds: settings.runRecordWindowMilliseconds,
@@ -173,6 +179,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     providersFor: (organizationId) => providerSettings.providersFor(organizationId),
     smallFastModelFor: (organizationId) => providerSettings.smallFastModelFor(organizationId),
     moodleFor: (organizationId) => providerSettings.moodleFor(organizationId),
+    disabledPluginsFor: (organizationId) => organizationControls.disabledPluginsFor(organizationId),
     owners,
     runRecords,
   });
@@ -244,7 +251,8 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       entriesMaximum: settings.hotReadCacheEntriesMaximum,
       testConnectorsForEveryone: settings.modelListTestConnectors,
     }),
-    organizationSettings: new OrganizationSettingsService(store.db),
+    organizationSettings: new OrganizationSettingsService(store.db, providerSettings, organizationControls),
+    organizationControls,
     knowledgeBases,
     knowledgePassages: new KnowledgePassageService(store.db),
     knowledgeDocuments: new KnowledgeDocumentService({
@@ -255,6 +263,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       uploadOwner: runnerOwnerName(),
       uploadLeaseMilliseconds: settings.uploadLeaseMilliseconds,
       textWritesInFlight: settings.knowledgeJsonWritesInFlight,
+      limitsFor: (organizationId) => organizationControls.limitsFor(organizationId),
     }),
     knowledgeJobEvents: new KnowledgeJobEventService({
       db: store.db,

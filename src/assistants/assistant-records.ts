@@ -23,6 +23,11 @@ import { nowTimestamp, toFlag, type Database } from '../store/schema.js';
 import { assistantFacts, assistantView, type AssistantSummaryView, type AssistantView } from './assistant-view.js';
 import type { ImportedAssistant } from './lamb-export.js';
 import { requireInstalledPlugins } from './metadata-registry-check.js';
+import { lockedOrganizationControls, requireAssistantRoom } from '../organizations/organization-quotas.js';
+import { pluginsUsedBy, requireEnabledPlugins } from '../organizations/plugin-policy.js';
+
+/** Metadata on its way into the store names its tools canonically already (storableMetadata). */
+const sameName = (name: string): string => name;
 
 /** The one path metadata takes into the store: normalised, then checked against the installed plugins. */
 export function storableMetadata(value: unknown, registries: Registries): AssistantMetadata {
@@ -70,7 +75,8 @@ export interface InsertionAudit {
 
 /**
  * Stores a new assistant owned by the caller, in the caller's organization, unpublished, with its
- * audit entry in the same transaction, and returns it as the caller sees it. The fields are taken
+ * audit entry in the same transaction, and returns it as the caller sees it; refused when the
+ * organization has disabled a plugin it uses or its assistant limits are reached. The fields are taken
  * as they are: the caller has normalised and checked the metadata.
  */
 export async function insertAssistantRecord(
@@ -83,6 +89,10 @@ export async function insertAssistantRecord(
   const timestamp = nowTimestamp();
   const organizationId = context.identity.organizationId;
   const id = await db.transaction().execute(async (transaction) => {
+    // Under the organization's lock, so concurrent creates are counted one after another (organization-quotas.ts).
+    const controls = await lockedOrganizationControls(transaction, organizationId);
+    requireEnabledPlugins(pluginsUsedBy(fields.metadata, sameName), controls.disabled, 'save');
+    await requireAssistantRoom(transaction, { organizationId, ownerId: context.identity.userId, limits: controls.limits });
     const insertedId = await insertAssistant(transaction, {
       organization_id: organizationId,
       owner_id: context.identity.userId,

@@ -13,7 +13,9 @@ import type { Kysely } from 'kysely';
 import type { CallContext } from '../auth/call-context.js';
 import { assistantListScope, requireAssistantCreation } from '../auth/permissions.js';
 import { AppError } from '../errors/app-error.js';
-import { assistantTypeOf, isOrchestrator } from '../pipeline/assistant-metadata/metadata-normalizer.js';
+import { assistantTypeOf, isOrchestrator, type AssistantMetadata } from '../pipeline/assistant-metadata/metadata-normalizer.js';
+import { lockedOrganizationControls } from '../organizations/organization-quotas.js';
+import { pluginsUsedBy, requireEnabledPlugins } from '../organizations/plugin-policy.js';
 import type { Registries } from '../pipeline/plugin-loading/registries.js';
 import { listAssistants, updateAssistant } from '../store/assistants-repository.js';
 import { appendAuditEntry } from '../store/audit-log-repository.js';
@@ -104,8 +106,9 @@ export class AssistantService {
     if (patch.prompt_template !== undefined) changes.prompt_template = patch.prompt_template;
     if (patch.rag_collections !== undefined) changes.rag_collections = parseCollections(patch.rag_collections).join(',');
     if (patch.rag_top_k !== undefined) changes.rag_top_k = patch.rag_top_k;
+    let metadata: AssistantMetadata | undefined;
     if (patch.metadata !== undefined) {
-      const metadata = storableMetadata(patch.metadata, this.registries);
+      metadata = storableMetadata(patch.metadata, this.registries);
       // Checked as the stored owner, who the tools run as, even when an administrator saves.
       const owner = await assistantOwnerIdentity(this.db, record);
       await requireUsableTargets(this.db, metadata, owner, record.id);
@@ -115,6 +118,15 @@ export class AssistantService {
       changes.orchestrator = toFlag(isOrchestrator(metadata));
     }
     await this.db.transaction().execute(async (transaction) => {
+      if (metadata !== undefined) {
+        const { disabled } = await lockedOrganizationControls(transaction, record.organization_id);
+        // Stored metadata names its tools canonically (storableMetadata).
+        requireEnabledPlugins(
+          pluginsUsedBy(metadata, (name) => name),
+          disabled,
+          'save',
+        );
+      }
       await updateAssistant(transaction, record, changes);
       await appendAuditEntry(
         transaction,

@@ -12,6 +12,7 @@ import { snapshotOf } from '../assistants/assistant-view.js';
 import type { Settings } from '../config/settings.js';
 import { AppError } from '../errors/app-error.js';
 import type { MoodleSettings } from '../organizations/provider-settings-service.js';
+import { pluginsUsedBy, requireEnabledPlugins, type DisabledPlugins } from '../organizations/plugin-policy.js';
 import type { ProviderSettings } from '../pipeline/plugin-contract/connector-definition.js';
 import { isOrchestrator } from '../pipeline/assistant-metadata/metadata-normalizer.js';
 import { serverFetch } from '../pipeline/upstream/outbound-fetch.js';
@@ -52,6 +53,8 @@ export interface PipelineContextDependencies {
   smallFastModelFor: (organizationId: number) => Promise<{ connector: string; model: string } | undefined>;
   /** The organization's Moodle Web Services URL and token, when it sets them. */
   moodleFor: (organizationId: number) => Promise<MoodleSettings | undefined>;
+  /** The plugins the organization has disabled: a run using one is refused (plugin-policy.ts). */
+  disabledPluginsFor: (organizationId: number) => Promise<DisabledPlugins>;
   /** Assistant owners' identities by user id, for HOT_READ_CACHE_MS (docs/deployment.md, "Caches"). */
   owners: HotReadCache<number, Identity>;
   /** Writes each run's usage log and trace, in batches within RUN_RECORD_WINDOW_MS. */
@@ -110,8 +113,12 @@ export class PipelineContextBuilder {
   async pipelineContextFor(options: PipelineContextOptions): Promise<PipelineContext> {
     const { record, owner, requester, signal, assistants, attribution } = options;
     const { settings, registries, fileReaderFor, rubricReaderFor, knowledgeSearchFor, providersFor } = this.dependencies;
-    const providerFor = await providersFor(record.organization_id);
     const assistant = snapshotOf(record);
+    // Before anything runs, nested assistant tools included: each run of an assistant passes here.
+    const canonicalToolName = (name: string): string => registries.tools.get(name)?.name ?? name;
+    const disabled = await this.dependencies.disabledPluginsFor(record.organization_id);
+    requireEnabledPlugins(pluginsUsedBy(assistant.metadata, canonicalToolName), disabled, 'chat');
+    const providerFor = await providersFor(record.organization_id);
     // A call to another assistant runs a whole pipeline, so an orchestrator's calls get the assistant-tool timeout.
     const callTimeoutMilliseconds = isOrchestrator(assistant.metadata)
       ? settings.assistantToolTimeoutMilliseconds

@@ -74,6 +74,8 @@ export const catalogue = {
     message: 'Several organizations have a rubric with this rubricId; name one with ?organization_id=.',
   },
   rate_limited: { status: 429, type: 'rate_limit_error', message: 'Too many requests; try again later.' },
+  quota_exceeded: { status: 429, type: 'rate_limit_error', message: "An organization's limit would be passed." },
+  plugin_disabled: { status: 400, type: 'invalid_request_error', message: 'A plugin the assistant uses is disabled in its organization.' },
   job_state_conflict: { status: 409, type: 'conflict_error', message: 'The ingestion job is not in a state that allows this.' },
   concurrent_change: {
     status: 409,

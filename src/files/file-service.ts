@@ -10,6 +10,8 @@ import type { CallContext } from '../auth/call-context.js';
 import type { Identity } from '../auth/identity.js';
 import { decideFile, fileListScope, requireFileAction, requireFileUpload, type FileFacts } from '../auth/permissions.js';
 import { AppError } from '../errors/app-error.js';
+import type { OrganizationLimits } from '../organizations/organization-controls.js';
+import { requireStorageRoom } from '../organizations/organization-quotas.js';
 import type { FileReader, FileText } from '../pipeline/plugin-contract/ports.js';
 import { appendAuditEntry, type AuditEntry } from '../store/audit-log-repository.js';
 import {
@@ -40,6 +42,8 @@ export interface FileServiceOptions {
   textCacheCharactersMaximum: number;
   /** Characters of a file the preview shows (FILE_PREVIEW_CHARACTERS). */
   previewCharactersMaximum: number;
+  /** The organization's limits: `storage_gb` refuses an upload past it (organization-quotas.ts). */
+  limitsFor: (organizationId: number) => Promise<OrganizationLimits>;
 }
 
 export interface UploadInput {
@@ -79,6 +83,7 @@ export class FileService {
   private readonly bytesMaximum: number;
   private readonly texts: FileTextCache;
   private readonly previewCharactersMaximum: number;
+  private readonly limitsFor: FileServiceOptions['limitsFor'];
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -88,6 +93,7 @@ export class FileService {
     this.bytesMaximum = options.bytesMaximum;
     this.texts = new FileTextCache(options.textCacheCharactersMaximum);
     this.previewCharactersMaximum = options.previewCharactersMaximum;
+    this.limitsFor = options.limitsFor;
   }
 
   async upload(context: CallContext, input: UploadInput): Promise<FileView> {
@@ -95,6 +101,10 @@ export class FileService {
     const name = sanitizeFileName(input.fileName);
     const type = acceptedFileType(name);
     const ownerId = context.identity.userId;
+    const organizationId = context.identity.organizationId;
+    const limits = await this.limitsFor(organizationId);
+    // A full organization is refused before the bytes stream in; one the upload would fill, once its size is known.
+    await requireStorageRoom(this.db, { organizationId, addedBytes: 1, limits });
     const stored = await this.storage.store(
       ownerId,
       input.stream,
@@ -102,6 +112,7 @@ export class FileService {
       new FileContentInspector(type),
     );
     try {
+      await requireStorageRoom(this.db, { organizationId, addedBytes: stored.sizeBytes, limits });
       const row = await this.insertRow(context, name, {
         originalName: displayFileName(input.fileName) || name,
         contentType: type.contentType,

@@ -156,7 +156,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await scope.register(chatCompletionRoutes, pick(services, 'completions', 'drain', 'settings'));
     await scope.register(chatRoutes, pick(services, 'chats', 'drain', 'settings'));
     await scope.register(chatVersionRoutes, pick(services, 'chats', 'answerFeedback', 'drain', 'settings'));
-    await scope.register(toolCatalogueRoutes, pick(services, 'registries', 'modelLists'));
+    await scope.register(toolCatalogueRoutes, pick(services, 'registries', 'modelLists', 'organizationControls'));
     await scope.register(modelListRoutes, pick(services, 'modelLists'));
     await scope.register(traceRoutes, pick(services, 'completions'));
     await scope.register(usageRoutes, pick(services, 'usage'));

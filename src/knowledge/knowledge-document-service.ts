@@ -3,6 +3,7 @@
  * `knowledge/<knowledge base id>/<document id>`, its type checked by content, then
  * queued for the ingestion runner), list, download, delete, and the jobs' status, retry and
  * cancel. Permissions come from the knowledge base: changing needs `update`, reading `view`.
+ * Documents that would take the organization past its `storage_gb` limit are refused.
  * Between writing a document's row and queuing its job, the uploading process holds the row
  * under a lease it renews (`upload_owner`), so an upload cut short by a killed process is told
  * apart from one still running in another process and marked failed as soon as it is orphaned.
@@ -12,6 +13,8 @@ import type { Kysely } from 'kysely';
 import type { CallContext } from '../auth/call-context.js';
 import { requireKnowledgeBaseAction, type KnowledgeBaseAction } from '../auth/permissions.js';
 import { AppError } from '../errors/app-error.js';
+import type { OrganizationLimits } from '../organizations/organization-controls.js';
+import { requireStorageRoom } from '../organizations/organization-quotas.js';
 import { displayFileName } from '../files/file-paths.js';
 import { FileStorage } from '../files/file-storage.js';
 import type { BlobStorage } from '../blobs/blob-storage.js';
@@ -141,6 +144,8 @@ export interface KnowledgeDocumentServiceOptions {
   uploadLeaseMilliseconds: number;
   /** How many texts of one JSON request are written to storage at once (KB_JSON_WRITES_IN_FLIGHT). */
   textWritesInFlight: number;
+  /** The organization's limits: `storage_gb` refuses documents past it (organization-quotas.ts). */
+  limitsFor: (organizationId: number) => Promise<OrganizationLimits>;
 }
 
 export class KnowledgeDocumentService {
@@ -181,6 +186,9 @@ export class KnowledgeDocumentService {
    */
   async upload(context: CallContext, knowledgeBaseId: number, input: DocumentUpload): Promise<QueuedDocument> {
     const record = await this.load(context, knowledgeBaseId, 'update');
+    // A full organization is refused before the bytes stream in; queueStaged checks again once the size is known.
+    const limits = await this.options.limitsFor(record.organization_id);
+    await requireStorageRoom(this.db, { organizationId: record.organization_id, addedBytes: 1, limits });
     const fileName = displayFileName(input.fileName);
     const stored = await this.storage
       .store(record.id, input.stream, { bytesMaximum: this.bytesMaximum, extension: UPLOAD_EXTENSION })
@@ -214,6 +222,11 @@ export class KnowledgeDocumentService {
     let documentIds: number[] = [];
     let heartbeat: NodeJS.Timeout | undefined;
     try {
+      await requireStorageRoom(this.db, {
+        organizationId: record.organization_id,
+        addedBytes: staged.reduce((total, document) => total + document.sizeBytes, 0),
+        limits: await this.options.limitsFor(record.organization_id),
+      });
       documentIds = await this.db.transaction().execute(async (transaction) => {
         const ids: number[] = [];
         for (const document of staged) ids.push(await insertDocument(transaction, this.newDocumentRow(record.id, document)));

@@ -1,16 +1,21 @@
 /**
- * An organization's policies for its members (learners' API keys, chat retention, who may read
- * chats, LTI instructors), as JSON Schemas: how the API shows them and what changes them. The
- * route validates the body and serializes the answer with them, and
- * organization-settings-service.ts reads its view and patch types from them, so each shape is
- * declared once.
+ * An organization's settings in one document, as JSON Schemas: its policies for its members
+ * (learners' API keys, chat retention, who may read chats, LTI instructors), its providers and
+ * models, small fast model, knowledge-base server and Moodle (the `/providers` part,
+ * provider-settings-schemas.ts), the plugins it enables and its limits
+ * (organization-controls-schemas.ts). The route validates the body and serializes the answer with
+ * them, and organization-settings-service.ts reads its view and patch types from them, so each
+ * shape is declared once.
  */
 import type { FromSchema } from 'json-schema-to-ts';
+import { limitsPatchSchema, limitsViewSchema, pluginsPatchSchema, pluginsViewSchema } from './organization-controls-schemas.js';
+import { providerSettingsPatchSchema, providerSettingsViewSchema } from './provider-settings-schemas.js';
 
 /** A hundred years: longer is keeping forever, which null says. */
 const CHAT_RETENTION_DAYS_MAXIMUM = 36_500;
 
 export function organizationSettingsViewSchema(description: string) {
+  const providers = providerSettingsViewSchema(description);
   return {
     type: 'object',
     description,
@@ -19,8 +24,19 @@ export function organizationSettingsViewSchema(description: string) {
       chat_retention_days: { type: ['integer', 'null'], description: 'days a chat is kept after its last change; null keeps chats' },
       owners_can_read_chats: { type: 'boolean', description: "whether assistants' owners and admins may read members' chats with them" },
       lti_instructors_create: { type: 'boolean', description: 'whether users an LTI launch names Instructor become creators' },
+      ...providers.properties,
+      plugins: pluginsViewSchema,
+      limits: limitsViewSchema,
     },
-    required: ['learners_create_api_keys', 'chat_retention_days', 'owners_can_read_chats', 'lti_instructors_create'],
+    required: [
+      'learners_create_api_keys',
+      'chat_retention_days',
+      'owners_can_read_chats',
+      'lti_instructors_create',
+      ...providers.required,
+      'plugins',
+      'limits',
+    ],
     additionalProperties: false,
   } as const;
 }
@@ -46,6 +62,9 @@ export const organizationSettingsPatchSchema = {
       type: 'boolean',
       description: 'Whether users an LTI launch names Instructor become creators on their first launch (default false: learners).',
     },
+    ...providerSettingsPatchSchema.properties,
+    plugins: pluginsPatchSchema,
+    limits: limitsPatchSchema,
   },
 } as const;
 

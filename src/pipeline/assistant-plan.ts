@@ -4,7 +4,7 @@
  * `rag_processor` through the same tool plugins, configured from LAMB's legacy fields, and its
  * output fills `{context}` as in LAMB; multi-tool assistants run every enabled context tool.
  */
-import { assistantTypeOf, isOrchestrator } from './assistant-metadata/metadata-normalizer.js';
+import { assistantTypeOf, isOrchestrator, type AssistantMetadata } from './assistant-metadata/metadata-normalizer.js';
 import { AppError } from '../errors/app-error.js';
 import type { AssistantSnapshot } from './assistant-metadata/assistant-snapshot.js';
 import type { ConnectorDefinition } from './plugin-contract/connector-definition.js';
@@ -87,15 +87,23 @@ function contextToolsOf(assistant: AssistantSnapshot, registries: Registries): C
     });
 }
 
+/** The prompt processor an assistant runs: the one its metadata names, else its type's default. */
+export function promptProcessorNameOf(metadata: AssistantMetadata): string {
+  const classic = assistantTypeOf(metadata) === 'classic';
+  return metadata.prompt_processor ?? (classic ? 'simple_augment' : isOrchestrator(metadata) ? 'tool_augment' : 'multi_augment');
+}
+
+/** The connector an assistant runs on: the one its metadata names, else `openai`. */
+export function connectorNameOf(metadata: AssistantMetadata): string {
+  return metadata.connector ?? DEFAULT_CONNECTOR;
+}
+
 export function planAssistant(assistant: AssistantSnapshot, registries: Registries): AssistantPlan {
-  const classic = assistantTypeOf(assistant.metadata) === 'classic';
-  const processorName =
-    assistant.metadata.prompt_processor ??
-    (classic ? 'simple_augment' : isOrchestrator(assistant.metadata) ? 'tool_augment' : 'multi_augment');
+  const processorName = promptProcessorNameOf(assistant.metadata);
   const promptProcessor = registries.promptProcessors.get(processorName);
   if (!promptProcessor)
     throw new AppError('assistant_misconfigured', `The assistant uses prompt processor "${processorName}", which is not installed.`);
-  const connectorName = assistant.metadata.connector ?? DEFAULT_CONNECTOR;
+  const connectorName = connectorNameOf(assistant.metadata);
   const connector = registries.connectors.get(connectorName);
   if (!connector) throw new AppError('assistant_misconfigured', `The assistant uses connector "${connectorName}", which is not installed.`);
   return { contextTools: contextToolsOf(assistant, registries), promptProcessor, connector, model: assistant.metadata.llm ?? '' };

@@ -1,4 +1,4 @@
-/** An organization's member policies (learners' API keys, chat retention, who may read chats), for its admins and system admins. */
+/** An organization's settings in one document (policies, providers, plugins, limits), for its admins and system admins. */
 import type { FastifyPluginAsync } from 'fastify';
 import { organizationSettingsPatchSchema, organizationSettingsViewSchema } from '../../organizations/organization-settings-schemas.js';
 import type { Services } from '../../services.js';
@@ -17,7 +17,7 @@ export const organizationSettingsRoutes: FastifyPluginAsync<OrganizationSettings
     {
       schema: {
         tags: ['organizations'],
-        summary: "The organization's policies for its members",
+        summary: "The organization's settings: member policies, providers and models, plugins and limits",
         params: idParametersSchema,
         response: { 200: organizationSettingsViewSchema("The organization's policies"), ...commonErrorResponses },
       },
@@ -30,7 +30,7 @@ export const organizationSettingsRoutes: FastifyPluginAsync<OrganizationSettings
     {
       schema: {
         tags: ['organizations'],
-        summary: "Change the organization's policies for its members",
+        summary: "Change any part of the organization's settings",
         params: idParametersSchema,
         body: organizationSettingsPatchSchema,
         response: { 200: organizationSettingsViewSchema('The policies as changed'), ...commonErrorResponses },

@@ -2,7 +2,8 @@
  * LAMB's catalogue endpoints: the installed tools with their config schemas, config validation
  * for the assistant editor, and `/lamb/v1/completions/list` of processors, connectors and tools.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { isPluginEnabled, type DisabledPlugins } from '../../organizations/plugin-policy.js';
 import { AppError } from '../../errors/app-error.js';
 import { checkToolConfig } from '../../pipeline/plugin-contract/tool-config-validation.js';
 import { toolKind, type ToolDefinition } from '../../pipeline/plugin-contract/tool-definition.js';
@@ -34,7 +35,7 @@ const toolNameParameters = {
 } as const;
 
 /** What the catalogue routes use: nothing else of the service container reaches them. */
-export type ToolCatalogueRouteServices = Pick<Services, 'registries' | 'modelLists'>;
+export type ToolCatalogueRouteServices = Pick<Services, 'registries' | 'modelLists' | 'organizationControls'>;
 
 export const toolCatalogueRoutes: FastifyPluginAsync<ToolCatalogueRouteServices> = async (app, services) => {
   const routes = typedRoutes(app);
@@ -43,6 +44,13 @@ export const toolCatalogueRoutes: FastifyPluginAsync<ToolCatalogueRouteServices>
     const definition = registry.get(name);
     if (!definition) throw new AppError('not_found', `No tool is named "${name}".`, { param: 'name' });
     return definition;
+  };
+  // What the caller's organization has disabled is not offered (plugin-policy.ts).
+  const disabledFor = (request: FastifyRequest): Promise<DisabledPlugins> =>
+    services.organizationControls.disabledPluginsFor(callContext(request).identity.organizationId);
+  const enabledTools = async (request: FastifyRequest): Promise<ToolDefinition[]> => {
+    const disabled = await disabledFor(request);
+    return registry.list().filter((definition) => isPluginEnabled(disabled, 'tools', definition.name));
   };
 
   routes.get(
@@ -54,8 +62,8 @@ export const toolCatalogueRoutes: FastifyPluginAsync<ToolCatalogueRouteServices>
         response: { 200: toolListSchema, ...commonErrorResponses },
       },
     },
-    async () => ({
-      tools: registry.list().map((definition) => toolEntry(registry, definition)),
+    async (request) => ({
+      tools: (await enabledTools(request)).map((definition) => toolEntry(registry, definition)),
     }),
   );
 
@@ -99,14 +107,17 @@ export const toolCatalogueRoutes: FastifyPluginAsync<ToolCatalogueRouteServices>
       },
     },
     async (request) => {
-      const tools = registry.list();
+      const tools = await enabledTools(request);
+      const disabled = await disabledFor(request);
       // What each provider itself lists, as the studio's Model list shows it to this caller (test connectors to system admins only).
       const modelIds = await services.modelLists.modelIdsFor(callContext(request).identity);
       return {
-        prompt_processors: [...services.registries.promptProcessors.keys()].sort(),
+        prompt_processors: [...services.registries.promptProcessors.keys()]
+          .filter((name) => isPluginEnabled(disabled, 'prompt_processors', name))
+          .sort(),
         connectors: Object.fromEntries(
           [...services.registries.connectors.values()]
-            .filter((connector) => modelIds.has(connector.name))
+            .filter((connector) => modelIds.has(connector.name) && isPluginEnabled(disabled, 'connectors', connector.name))
             .sort((a, b) => a.name.localeCompare(b.name))
             .map((connector) => [
               connector.name,

@@ -10189,7 +10189,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The organization's policies for its members */
+        /** The organization's settings: member policies, providers and models, plugins and limits */
         get: {
             parameters: {
                 query?: never;
@@ -10216,6 +10216,53 @@ export interface paths {
                             owners_can_read_chats: boolean;
                             /** @description whether users an LTI launch names Instructor become creators */
                             lti_instructors_create: boolean;
+                            providers: {
+                                openai: {
+                                    base_url: string | null;
+                                    api_key_set: boolean;
+                                };
+                                ollama: {
+                                    base_url: string | null;
+                                };
+                            };
+                            kb_server: {
+                                url: string | null;
+                                api_key_set: boolean;
+                            };
+                            small_fast_model: {
+                                connector: string;
+                                model: string;
+                            } | null;
+                            moodle: {
+                                api_url: string | null;
+                                token_set: boolean;
+                            };
+                            models: {
+                                allowed: string[] | null;
+                                default: string | null;
+                            };
+                            plugins: {
+                                /** @description Every installed plugin of the kind → whether the organization enables it. */
+                                tools: {
+                                    [key: string]: boolean;
+                                };
+                                /** @description Every installed plugin of the kind → whether the organization enables it. */
+                                connectors: {
+                                    [key: string]: boolean;
+                                };
+                                /** @description Every installed plugin of the kind → whether the organization enables it. */
+                                prompt_processors: {
+                                    [key: string]: boolean;
+                                };
+                            };
+                            limits: {
+                                tokens_per_user_per_day: number | null;
+                                tokens_per_month: number | null;
+                                cost_per_month_usd: number | null;
+                                max_assistants: number | null;
+                                max_assistants_per_user: number | null;
+                                storage_gb: number | null;
+                            };
                         };
                     };
                 };
@@ -10306,7 +10353,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change the organization's policies for its members */
+        /** Change any part of the organization's settings */
         patch: {
             parameters: {
                 query?: never;
@@ -10327,6 +10374,68 @@ export interface paths {
                         owners_can_read_chats?: boolean;
                         /** @description Whether users an LTI launch names Instructor become creators on their first launch (default false: learners). */
                         lti_instructors_create?: boolean;
+                        providers?: {
+                            openai?: {
+                                api_key?: string | null;
+                                base_url?: string | null;
+                            };
+                            ollama?: {
+                                base_url?: string | null;
+                            };
+                        };
+                        /** @description LAMB's external knowledge-base server; null clears its URL and key. */
+                        kb_server?: {
+                            url?: string | null;
+                            api_key?: string | null;
+                        } | null;
+                        /** @description Moodle Web Services for the Moodle tools: the full REST URL (…/webservice/rest/server.php) and a web-service token; null clears both. */
+                        moodle?: {
+                            api_url?: string | null;
+                            token?: string | null;
+                        } | null;
+                        /** @description The studio's Model list: which of the providers' models creators may pick, and the one marked as the default. */
+                        models?: {
+                            /** @description Models as `connector/model`; null (the default) allows every model the providers serve. */
+                            allowed?: string[] | null;
+                            /** @description The model marked as the default, as `connector/model`; null clears it. */
+                            default?: string | null;
+                        };
+                        /** @description The model used for quick helper calls such as rewriting retrieval queries; null clears it. */
+                        small_fast_model?: {
+                            /** @enum {string} */
+                            connector: "openai" | "ollama";
+                            model: string;
+                        } | null;
+                        /** @description Which installed tools, connectors and prompt processors the organization enables (all are enabled until disabled). */
+                        plugins?: {
+                            /** @description Plugin name → whether it is enabled; names not listed keep their state. */
+                            tools?: {
+                                [key: string]: boolean;
+                            };
+                            /** @description Plugin name → whether it is enabled; names not listed keep their state. */
+                            connectors?: {
+                                [key: string]: boolean;
+                            };
+                            /** @description Plugin name → whether it is enabled; names not listed keep their state. */
+                            prompt_processors?: {
+                                [key: string]: boolean;
+                            };
+                        };
+                        /** @description The organization's limits; a number sets one, null removes it, an absent field leaves it. */
+                        limits?: {
+                            /** @description Prompt and completion tokens one member may use a day; null means no limit. */
+                            tokens_per_user_per_day?: number | null;
+                            /** @description Tokens the whole organization may use a calendar month; null means no limit. */
+                            tokens_per_month?: number | null;
+                            /** @description US dollars the organization may spend on models a calendar month; null means no limit. */
+                            cost_per_month_usd?: number | null;
+                            /** @description Assistants the organization may have (deleted ones do not count); null means no limit. */
+                            max_assistants?: number | null;
+                            /** @description Assistants one member may own; null means no limit. */
+                            max_assistants_per_user?: number | null;
+                            /** @description Gigabytes (10^9 bytes) of the members' files and knowledge-base documents; null means no limit. */
+                            storage_gb?: number | null;
+                        };
                     };
                 };
             };
@@ -10346,6 +10455,53 @@ export interface paths {
                             owners_can_read_chats: boolean;
                             /** @description whether users an LTI launch names Instructor become creators */
                             lti_instructors_create: boolean;
+                            providers: {
+                                openai: {
+                                    base_url: string | null;
+                                    api_key_set: boolean;
+                                };
+                                ollama: {
+                                    base_url: string | null;
+                                };
+                            };
+                            kb_server: {
+                                url: string | null;
+                                api_key_set: boolean;
+                            };
+                            small_fast_model: {
+                                connector: string;
+                                model: string;
+                            } | null;
+                            moodle: {
+                                api_url: string | null;
+                                token_set: boolean;
+                            };
+                            models: {
+                                allowed: string[] | null;
+                                default: string | null;
+                            };
+                            plugins: {
+                                /** @description Every installed plugin of the kind → whether the organization enables it. */
+                                tools: {
+                                    [key: string]: boolean;
+                                };
+                                /** @description Every installed plugin of the kind → whether the organization enables it. */
+                                connectors: {
+                                    [key: string]: boolean;
+                                };
+                                /** @description Every installed plugin of the kind → whether the organization enables it. */
+                                prompt_processors: {
+                                    [key: string]: boolean;
+                                };
+                            };
+                            limits: {
+                                tokens_per_user_per_day: number | null;
+                                tokens_per_month: number | null;
+                                cost_per_month_usd: number | null;
+                                max_assistants: number | null;
+                                max_assistants_per_user: number | null;
+                                storage_gb: number | null;
+                            };
                         };
                     };
                 };
