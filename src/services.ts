@@ -4,6 +4,8 @@ import { Authenticator, type CachedApiKey } from './auth/authenticator.js';
 import type { Identity } from './auth/identity.js';
 import { RateLimiter } from './auth/rate-limiter.js';
 import { UserService } from './auth/user-service.js';
+import { SignUpService } from './auth/sign-up-service.js';
+import { SignUpSettingsService } from './organizations/sign-up-settings-service.js';
 import { OrganizationService } from './organizations/organization-service.js';
 import { PasswordChangeService } from './auth/password-change-service.js';
 import { AssistantService } from './assistants/assistant-service.js';
@@ -84,6 +86,10 @@ export interface Services {
   /** The studio's Model list: what each provider serves, asked of the provider and cached. */
   modelLists: ModelListService;
   organizationSettings: OrganizationSettingsService;
+  /** Self sign-up with an organization's key (docs/sign-up.md). */
+  signUps: SignUpService;
+  /** An organization's self sign-up as its admins set it: on or off, domain, role, key. */
+  signUpSettings: SignUpSettingsService;
   knowledgeBases: KnowledgeBaseService;
   knowledgeDocuments: KnowledgeDocumentService;
   knowledgeJobEvents: KnowledgeJobEventService;
@@ -236,6 +242,8 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       testConnectorsForEveryone: settings.modelListTestConnectors,
     }),
     organizationSettings: new OrganizationSettingsService(store.db),
+    signUps: new SignUpService({ db: store.db, rateLimiter, authenticator, passwordLengthMinimum: settings.passwordLengthMinimum }),
+    signUpSettings: new SignUpSettingsService(store.db),
     knowledgeBases,
     knowledgePassages: new KnowledgePassageService(store.db),
     knowledgeDocuments: new KnowledgeDocumentService({

@@ -31,6 +31,7 @@ const EXPECTED_TABLES = [
   'lti_used_nonces',
   'lti_users',
   'organization_roles',
+  'organization_sign_ups',
   'organizations',
   'periodic_runs',
   'rate_limit_counters',

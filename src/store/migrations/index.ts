@@ -3,6 +3,7 @@
  * is never renamed or edited once released: add a new one instead.
  */
 import { oneTimePasswordsMigration } from './0073-one-time-passwords.js';
+import { organizationSignUpMigration } from './0076-organization-sign-up.js';
 import { chatRunsMigration } from './0070-chat-runs.js';
 import type { Migration } from 'kysely';
 import type { Dialect } from '../dialect.js';
@@ -55,5 +56,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0071-answer-versions-and-feedback': answerVersionsAndFeedbackMigration(dialect),
     '0072-knowledge-base-language': knowledgeBaseLanguageMigration(),
     '0073-one-time-passwords': oneTimePasswordsMigration(),
+    '0076-organization-sign-up': organizationSignUpMigration(),
   };
 }
