@@ -133,6 +133,7 @@ describe.each(TEST_DIALECTS)('self sign-up on %s', (dialect) => {
     expect(outside.status).toBe(403);
     expect(outside.body.error.code).toBe('email_domain_not_allowed');
     expect(outside.body.error.message).toContain('uni.test');
+    expect(outside.body.error.details).toEqual({ allowed_email_domain: 'uni.test' });
     const subdomain = await signUp({ name: 'Sub', email: freshEmail('mail.uni.test'), password: PASSWORD, sign_up_key: key });
     expect(subdomain.body.error.code).toBe('email_domain_not_allowed');
     const inside = await signUp({ name: 'In', email: freshEmail('UNI.test'), password: PASSWORD, sign_up_key: key });

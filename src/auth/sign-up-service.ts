@@ -78,6 +78,7 @@ export class SignUpService {
     if (allowed !== null && emailDomain(email) !== allowed) {
       const error = new AppError('email_domain_not_allowed', `This sign-up key is only for email addresses at ${allowed}.`, {
         param: 'email',
+        details: { allowed_email_domain: allowed },
       });
       return { kind: 'refused', reason: 'email_domain', error };
     }
