@@ -5,6 +5,8 @@ import { Authenticator, type CachedApiKey } from './auth/authenticator.js';
 import type { Identity } from './auth/identity.js';
 import { RateLimiter } from './auth/rate-limiter.js';
 import { UserService } from './auth/user-service.js';
+import { SignUpService } from './auth/sign-up-service.js';
+import { SignUpSettingsService } from './organizations/sign-up-settings-service.js';
 import { OrganizationService } from './organizations/organization-service.js';
 import { PasswordChangeService } from './auth/password-change-service.js';
 import { AssistantService } from './assistants/assistant-service.js';
@@ -88,6 +90,10 @@ export interface Services {
   organizationSettings: OrganizationSettingsService;
   /** The organization's enabled plugins and limits, as runs, saves and uploads read them. */
   organizationControls: OrganizationControls;
+  /** Self sign-up with an organization's key (docs/sign-up.md). */
+  signUps: SignUpService;
+  /** An organization's self sign-up as its admins set it: on or off, domain, role, key. */
+  signUpSettings: SignUpSettingsService;
   knowledgeBases: KnowledgeBaseService;
   knowledgeDocuments: KnowledgeDocumentService;
   knowledgeJobEvents: KnowledgeJobEventService;
@@ -253,6 +259,8 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     }),
     organizationSettings: new OrganizationSettingsService(store.db, providerSettings, organizationControls),
     organizationControls,
+    signUps: new SignUpService({ db: store.db, rateLimiter, authenticator, passwordLengthMinimum: settings.passwordLengthMinimum }),
+    signUpSettings: new SignUpSettingsService(store.db),
     knowledgeBases,
     knowledgePassages: new KnowledgePassageService(store.db),
     knowledgeDocuments: new KnowledgeDocumentService({

@@ -32,6 +32,7 @@ const EXPECTED_TABLES = [
   'lti_users',
   'model_prices',
   'organization_roles',
+  'organization_sign_ups',
   'organizations',
   'periodic_runs',
   'rate_limit_counters',

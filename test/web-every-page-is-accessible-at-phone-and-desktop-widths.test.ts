@@ -63,6 +63,7 @@ const PAGES: PageUnderTest[] = [
       await page.locator('.katex').first().waitFor();
     },
   },
+  { name: 'sign-up', path: () => '/signup', heading: 'Sign up to Merino' },
   { name: 'unknown-page', path: () => '/no-such-page', heading: 'Page not found' },
 ];
 

@@ -3,6 +3,7 @@
  * (`scrypt$<N>$<r>$<p>$<salt>$<hash>`) so they can be raised later without breaking old hashes.
  */
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { AppError } from '../errors/app-error.js';
 
 const COST = 2 ** 15;
 const BLOCK_SIZE = 8;
@@ -48,4 +49,11 @@ export async function verifyAgainstDecoy(password: string): Promise<void> {
 
 export function generatePassword(): string {
   return randomBytes(18).toString('base64url');
+}
+
+/** The rule every chosen password follows, as for accounts an admin creates: at least PASSWORD_MIN_LENGTH characters. */
+export function requirePasswordLength(password: string, lengthMinimum: number): void {
+  if (password.length < lengthMinimum) {
+    throw new AppError('weak_password', `The password must be at least ${lengthMinimum} characters.`, { param: 'password' });
+  }
 }

@@ -1,7 +1,7 @@
 /**
  * Rate limits kept in the store (DESIGN §9), so they hold across every process sharing one
- * database: failed logins per account and per client address, and chat requests per user and per
- * API key. Subjects are built here from safe identifiers only: an email is hashed before it
+ * database: failed logins per account and per client address, chat requests per user and per
+ * API key, and self sign-ups per client address. Subjects are built here from safe identifiers only: an email is hashed before it
  * becomes a subject, so neither the store nor a log ever holds what someone typed.
  */
 import { createHash } from 'node:crypto';
@@ -61,6 +61,7 @@ export class RateLimiter {
   private readonly chatUserLimit: Limit;
   private readonly chatApiKeyLimit: Limit;
   private readonly ltiLaunchLimit: Limit;
+  private readonly signUpLimit: Limit;
   /** Chat requests are counted in batches; both chat limits share one window length. */
   private readonly chatEvents: RateLimitEventBatcher;
   private lastPrune = 0;
@@ -77,6 +78,8 @@ export class RateLimiter {
       | 'chatRateWindowSeconds'
       | 'ltiLaunchesPerAddressMaximum'
       | 'ltiLaunchWindowSeconds'
+      | 'signUpAttemptsPerAddressMaximum'
+      | 'signUpWindowSeconds'
     >,
   ) {
     const loginWindow = settings.loginFailureWindowSeconds * 1000;
@@ -87,6 +90,24 @@ export class RateLimiter {
     this.chatApiKeyLimit = { maximum: settings.chatRequestsPerApiKeyMaximum, windowMilliseconds: chatWindow };
     this.chatEvents = new RateLimitEventBatcher(db, chatWindow);
     this.ltiLaunchLimit = { maximum: settings.ltiLaunchesPerAddressMaximum, windowMilliseconds: settings.ltiLaunchWindowSeconds * 1000 };
+    this.signUpLimit = { maximum: settings.signUpAttemptsPerAddressMaximum, windowMilliseconds: settings.signUpWindowSeconds * 1000 };
+  }
+
+  /**
+   * Counts one self sign-up from a client address, before its key or password is looked at, in
+   * one atomic statement (so a burst on several processes is held to the limit too). Every
+   * attempt counts, successful or not: a right key must not let one address make accounts
+   * without end. Throws 429 past the limit.
+   */
+  async admitSignUpAttempt(clientAddress: string): Promise<void> {
+    const now = Date.now();
+    this.pruneNow(now);
+    const limit = this.signUpLimit;
+    const state = await countRateLimitEvent(this.db, `sign-up-address:${clientAddress}`, now, limit.windowMilliseconds);
+    if (state.count > limit.maximum) {
+      const retryAfterSeconds = secondsUntilWindowEnds(state, limit, now);
+      throw rateLimited(`Too many sign-ups from this address; try again in ${retryAfterSeconds} seconds.`, retryAfterSeconds);
+    }
   }
 
   /** Counts one LTI login or launch from a client address; throws 429 past the limit. */
@@ -196,6 +217,7 @@ export class RateLimiter {
       this.loginAccountLimit.windowMilliseconds,
       this.chatUserLimit.windowMilliseconds,
       this.ltiLaunchLimit.windowMilliseconds,
+      this.signUpLimit.windowMilliseconds,
     );
     pruneRateLimitCounters(this.db, now - longest).catch(() => undefined);
   }

@@ -819,6 +819,21 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1,
     maximum: 86_400,
   }),
+  signUpAttemptsPerAddressMaximum: integerSetting({
+    variable: 'SIGN_UP_ATTEMPTS_PER_ADDRESS_MAX',
+    meaning:
+      'self sign-ups (`POST /api/auth/sign-up`) from one client address within the window, successful or not; further attempts get 429 with `Retry-After` (docs/sign-up.md)',
+    defaultValue: 50,
+    minimum: 1,
+    maximum: 1_000_000,
+  }),
+  signUpWindowSeconds: integerSetting({
+    variable: 'SIGN_UP_WINDOW_SECONDS',
+    meaning: 'how long sign-up attempts are counted per client address',
+    defaultValue: 3600,
+    minimum: 1,
+    maximum: 86_400,
+  }),
   chatMessageCharactersMaximum: integerSetting({
     variable: 'CHAT_MESSAGE_MAX_CHARS',
     meaning: 'longest message a learner may send to a kept chat (`POST /api/chats/{id}/messages`); longer ones get 400 naming `content`',

@@ -61,6 +61,17 @@ export const catalogue = {
     type: 'permission_error',
     message: 'You must change your one-time password first (POST /api/auth/password).',
   },
+  sign_up_refused: {
+    status: 403,
+    type: 'permission_error',
+    message:
+      'Sign-up failed: the sign-up key is not valid, or this email address cannot be used. If you already have an account, log in instead.',
+  },
+  email_domain_not_allowed: {
+    status: 403,
+    type: 'permission_error',
+    message: 'This sign-up key is only for email addresses of one domain.',
+  },
   slug_taken: { status: 409, type: 'conflict_error', message: 'An organization with this slug already exists.' },
   organization_not_empty: {
     status: 409,

@@ -35,6 +35,7 @@ import { knowledgePassageRoutes } from './routes/knowledge-passage-routes.js';
 import { assistantRoutes } from './routes/assistant-routes.js';
 import { rubricRoutes } from './routes/rubric-routes.js';
 import { accountRoutes, loginRoutes } from './routes/auth-routes.js';
+import { signUpRoutes, signUpSettingsRoutes } from './routes/sign-up-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { userRoutes } from './routes/user-routes.js';
 import { ltiAdminRoutes } from './routes/lti-admin-routes.js';
@@ -135,6 +136,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   await app.register(async (scope) => {
     await scope.register(healthRoutes, pick(services, 'health'));
     await scope.register(loginRoutes, pick(services, 'authenticator', 'settings'));
+    await scope.register(signUpRoutes, pick(services, 'signUps', 'settings'));
   });
   // Form bodies are parsed in the LTI scopes only; every other route keeps refusing them with 415.
   await app.register(
@@ -163,6 +165,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await scope.register(organizationRoutes, pick(services, 'providerSettings'));
     await scope.register(organizationDirectoryRoutes, pick(services, 'organizations', 'settings'));
     await scope.register(organizationSettingsRoutes, pick(services, 'organizationSettings'));
+    await scope.register(signUpSettingsRoutes, pick(services, 'signUpSettings'));
     await scope.register(knowledgeBaseRoutes, pick(services, 'knowledgeBases', 'settings'));
     await scope.register(knowledgePassageRoutes, pick(services, 'knowledgePassages', 'settings'));
     await scope.register(knowledgeJobEventRoutes, pick(services, 'knowledgeJobEvents', 'drain'));

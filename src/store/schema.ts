@@ -54,6 +54,20 @@ export interface OrganizationRolesTable {
   created_at: string;
 }
 
+/** An organization's self sign-up (docs/sign-up.md); no row means sign-up is off. */
+export interface OrganizationSignUpsTable {
+  organization_id: number;
+  enabled: Generated<Flag>;
+  /** SHA-256 of the normalized sign-up key; the key itself is shown once and never stored. */
+  key_hash: string | null;
+  key_created_at: string | null;
+  /** Lower-case domain new people's emails must end in (`@<domain>`); null allows any. */
+  allowed_email_domain: string | null;
+  /** The role people who sign up get. */
+  role: Generated<'creator' | 'learner'>;
+  updated_at: string;
+}
+
 export interface SessionsTable {
   id: Generated<number>;
   user_id: number;
@@ -516,6 +530,7 @@ export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
   organization_roles: OrganizationRolesTable;
+  organization_sign_ups: OrganizationSignUpsTable;
   sessions: SessionsTable;
   api_keys: ApiKeysTable;
   assistants: AssistantsTable;
@@ -552,6 +567,7 @@ export interface Database {
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
+export type OrganizationSignUpRow = Selectable<OrganizationSignUpsTable>;
 export type UserRow = Selectable<UsersTable>;
 export type SessionRow = Selectable<SessionsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;

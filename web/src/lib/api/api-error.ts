@@ -16,6 +16,7 @@ interface ApiErrorOptions {
   message: string;
   param?: string | undefined;
   problems?: ApiProblem[];
+  details?: Record<string, unknown> | undefined;
 }
 
 export class ApiError extends Error {
@@ -23,6 +24,8 @@ export class ApiError extends Error {
   readonly code: string;
   readonly param: string | undefined;
   readonly problems: ApiProblem[];
+  /** The error's safe `details` as the server sent them (e.g. the allowed email domain of a sign-up refusal). */
+  readonly details: Record<string, unknown>;
 
   constructor(options: ApiErrorOptions) {
     super(options.message);
@@ -31,6 +34,7 @@ export class ApiError extends Error {
     this.code = options.code;
     this.param = options.param;
     this.problems = options.problems ?? [];
+    this.details = options.details ?? {};
   }
 }
 
@@ -58,5 +62,6 @@ export function apiErrorFromBody(status: number, body: unknown): ApiError {
     message: typeof error['message'] === 'string' ? error['message'] : `The server answered ${status}.`,
     param: typeof error['param'] === 'string' ? error['param'] : undefined,
     problems: problemsOf(error['details']),
+    details: isRecord(error['details']) ? error['details'] : undefined,
   });
 }

@@ -319,6 +319,139 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/sign-up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make your own account with an organization's sign-up key; answers as a login does and sets the session cookie
+         * @description The key decides the organization and the role. A wrong, rotated or closed key and an email already used all get 403 sign_up_refused with one message; an email outside the allowed domain gets 403 email_domain_not_allowed; a suspended organization 403 organization_suspended. Every attempt from one client address counts against SIGN_UP_ATTEMPTS_PER_ADDRESS_MAX per SIGN_UP_WINDOW_SECONDS (429 with Retry-After past it).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the name others see */
+                        name: string;
+                        email: string;
+                        password: string;
+                        /** @description the organization's sign-up key, as its admin handed it out; it decides the organization */
+                        sign_up_key: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description A session token for the Authorization header, and who it belongs to */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description the session token (mrs_…) */
+                            token: string;
+                            /** @enum {string} */
+                            token_type: "Bearer";
+                            /** @description ISO 8601 date and time */
+                            expires_at: string;
+                            /** @description the user logged in */
+                            user: {
+                                id: number;
+                                email: string;
+                                name: string;
+                                organization_id: number;
+                                role: string;
+                                is_system_admin: boolean;
+                                disabled: boolean;
+                                /** @description true while the user holds a one-time password: every call but POST /api/auth/password is refused until they choose one */
+                                must_change_credentials: boolean;
+                                /** @description ISO 8601 date and time */
+                                created_at: string;
+                                /** @description ISO 8601 date and time */
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/logout": {
         parameters: {
             query?: never;
@@ -10587,6 +10720,406 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/api/organizations/{id}/sign-up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's self sign-up: on or off, the allowed email domain and the role; never the key */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The organization's self sign-up */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            organization_id: number;
+                            enabled: boolean;
+                            allowed_email_domain: string | null;
+                            /**
+                             * @description the role people who sign up get
+                             * @enum {string}
+                             */
+                            role: "learner" | "creator";
+                            /** @description whether a key was made; the key itself is never shown again */
+                            has_key: boolean;
+                            /** @description ISO 8601 date and time, or null */
+                            key_created_at: string | null;
+                            /** @description the new key, present only in the answer that made it (rotation, or turning sign-up on without a key): hand it out now */
+                            sign_up_key?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * Turn the organization's self sign-up on or off, with its allowed email domain and role
+         * @description Turning it on when no key was made yet makes one, shown once as sign_up_key in this answer.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description whether people with the key may sign up; turning it on makes a key when there is none */
+                        enabled: boolean;
+                        /** @description only emails at this domain may sign up (exactly, e.g. `uni.edu`; not its subdomains); null allows any */
+                        allowed_email_domain?: string | null;
+                        /**
+                         * @description the role people who sign up get
+                         * @enum {string}
+                         */
+                        role: "learner" | "creator";
+                    };
+                };
+            };
+            responses: {
+                /** @description The self sign-up as changed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            organization_id: number;
+                            enabled: boolean;
+                            allowed_email_domain: string | null;
+                            /**
+                             * @description the role people who sign up get
+                             * @enum {string}
+                             */
+                            role: "learner" | "creator";
+                            /** @description whether a key was made; the key itself is never shown again */
+                            has_key: boolean;
+                            /** @description ISO 8601 date and time, or null */
+                            key_created_at: string | null;
+                            /** @description the new key, present only in the answer that made it (rotation, or turning sign-up on without a key): hand it out now */
+                            sign_up_key?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/organizations/{id}/sign-up/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make a new sign-up key, shown once as sign_up_key; the old key stops working at once */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The self sign-up with its new key */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            organization_id: number;
+                            enabled: boolean;
+                            allowed_email_domain: string | null;
+                            /**
+                             * @description the role people who sign up get
+                             * @enum {string}
+                             */
+                            role: "learner" | "creator";
+                            /** @description whether a key was made; the key itself is never shown again */
+                            has_key: boolean;
+                            /** @description ISO 8601 date and time, or null */
+                            key_created_at: string | null;
+                            /** @description the new key, present only in the answer that made it (rotation, or turning sign-up on without a key): hand it out now */
+                            sign_up_key?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/knowledge-bases": {

@@ -1,4 +1,4 @@
-// English strings of the login page.
+// English strings of the login page and of the sign-up page it links to.
 export const login = {
   title: 'Log in to Merino',
   email: 'Email',
@@ -7,4 +7,20 @@ export const login = {
   submitting: 'Logging in…',
   failed: 'The email or password is not right.',
   tooMany: 'Too many attempts. Wait a moment and try again.',
+  signUpPrompt: 'Have a sign-up key?',
+  signUpLink: 'Sign up',
+  signUpTitle: 'Sign up to Merino',
+  signUpIntro: 'Your teacher or administrator gives you a sign-up key. It decides which organization your account belongs to.',
+  name: 'Name',
+  signUpKey: 'Sign-up key',
+  signUpKeyHint: 'For example ABCD-EFGH-JKMN-PQRS-TVWX. Case, spaces and hyphens do not matter.',
+  signUpSubmit: 'Sign up',
+  signUpSubmitting: 'Signing up…',
+  signUpRefused:
+    'We could not sign you up: the sign-up key is not valid, or this email address cannot be used. If you already have an account, log in instead.',
+  signUpDomain: 'This sign-up key is only for email addresses at {{domain}}.',
+  signUpSuspended: 'This organization is suspended, so nobody can sign up to it now.',
+  signUpFailed: 'Sign-up did not work. Check the fields and try again.',
+  logInPrompt: 'Already have an account?',
+  logInLink: 'Log in',
 } as const;
