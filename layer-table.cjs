@@ -8,7 +8,7 @@
 const { existsSync, readdirSync } = require('node:fs');
 
 const LAYER_TABLE = {
-  composition: ['process'],
+  composition: ['process', 'commands'],
   http: ['http'],
   services: [
     'assistants',

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * The `merino` command. `merino serve` (the default): settings → store (migrated) → first admin →
  * leftovers of killed uploads swept (and again every UPLOAD_SWEEP_INTERVAL_MS) → HTTP server → ingestion runner unless INGESTION_IN_WEB is
@@ -6,7 +7,8 @@
  * requests, lets running ones and the ingestion job in hand finish (streams get
  * SHUTDOWN_STREAM_GRACE_MS, then end with a clear error), then closes the store. `merino worker`: the same without HTTP, ingestion only, under the
  * same leases. `merino storage copy --from A --to B`: copies every blob between storage drivers
- * and verifies the hashes (docs/blob-storage.md).
+ * and verifies the hashes (docs/blob-storage.md). `merino <admin command>` (create-user, backup, …; `merino help`
+ * lists them): src/commands/, docs/command-line.md.
  */
 import { bootstrapAdmin, type BootstrapResult } from './auth/admin-bootstrap.js';
 import { loadSettings, SettingsError, type Settings } from './config/settings.js';
@@ -23,6 +25,7 @@ import type { ServerDrain } from './health/server-drain.js';
 import { copyBlobs } from './blobs/blob-copy.js';
 import { openBlobStorage } from './blobs/open-blob-storage.js';
 import { openStore, type Store } from './store/store.js';
+import { isAdminCommand, runAdminCommand } from './commands/command-runner.js';
 
 /** Printed straight to the console, once: the generated password must not pass through the logger. */
 function announceAdmin(result: BootstrapResult, settings: Settings): void {
@@ -46,7 +49,8 @@ function announceAdmin(result: BootstrapResult, settings: Settings): void {
 
 type Command = { name: 'serve' } | { name: 'worker' } | { name: 'storage-copy'; from: string; to: string };
 
-const USAGE = 'usage: merino [serve | worker | storage copy --from <local|postgres|s3://…> --to <local|postgres|s3://…>]';
+const USAGE =
+  'usage: merino [serve | worker | storage copy --from <local|postgres|s3://…> --to <local|postgres|s3://…> | <command> (merino help lists them)]';
 
 /** Reads the command line; exits with the usage line (status 64) when it names no known command. */
 function parseCommand(argumentsGiven: readonly string[]): Command {
@@ -181,7 +185,15 @@ async function start(command: Command): Promise<void> {
   signals.started((signal) => void stop(signal));
 }
 
-start(parseCommand(process.argv.slice(2))).catch((error: unknown) => {
-  process.stderr.write(`Merino failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
-});
+const commandLine = process.argv.slice(2);
+if (isAdminCommand(commandLine[0])) {
+  // The command closes what it opened, so the process ends by itself once its output is written.
+  void runAdminCommand(commandLine).then((status) => {
+    process.exitCode = status;
+  });
+} else {
+  start(parseCommand(commandLine)).catch((error: unknown) => {
+    process.stderr.write(`Merino failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}

@@ -8,8 +8,11 @@ export interface Identity {
   organizationId: number;
   role: OrganizationRole;
   isSystemAdmin: boolean;
-  /** How the identity was established; `assistant_owner` when a pipeline acts on an owner's behalf. */
-  credential: 'session' | 'api_key' | 'assistant_owner';
+  /**
+   * How the identity was established; `assistant_owner` when a pipeline acts on an owner's behalf,
+   * `command_line` when `merino <command>` acts as the system (src/commands/).
+   */
+  credential: 'session' | 'api_key' | 'assistant_owner' | 'command_line';
   credentialId: number;
   /** True only for an API key a system admin marked as a trusted front end's (see permissions.ts). */
   trustedFrontEnd: boolean;

@@ -30,6 +30,8 @@ export interface StoreOptions {
   poolSize: number;
   /** SQLite prepared statements kept per process (SQLITE_STATEMENT_CACHE_SIZE); 0 prepares every query anew. */
   statementCacheSize?: number;
+  /** False leaves the schema as it is (`merino migrations` reports what is pending, `merino backup` copies the store untouched). */
+  migrate?: boolean;
 }
 
 /** SQLITE_STATEMENT_CACHE_SIZE's default, for the stores tests and tools open without settings. */
@@ -157,7 +159,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   }
   let vectorBackend: VectorBackend;
   try {
-    await migrateStore(db, dialect);
+    if (options.migrate !== false) await migrateStore(db, dialect);
     vectorBackend = opened.vectorBackend ?? (await detectPostgresVectorBackend(db));
   } catch (error) {
     await db.destroy();
