@@ -12,7 +12,7 @@ import type { Database } from '../store/schema.js';
 import { revokeUserSessions, revokeUserSessionsExcept } from '../store/sessions-repository.js';
 import { findUserById, updateUser } from '../store/users-repository.js';
 import { auditEntryOf, type CallContext } from './call-context.js';
-import { hashPassword, verifyPassword } from './passwords.js';
+import { hashPassword, requirePasswordLength, verifyPassword } from './passwords.js';
 import { requireUserAction } from './permissions.js';
 import type { PasswordChangeInput, PasswordResetView } from './user-schemas.js';
 import { userView } from './user-view.js';
@@ -61,11 +61,7 @@ export class PasswordChangeService {
     if (user.password_hash === null || !(await verifyPassword(input.current_password, user.password_hash))) {
       throw new AppError('invalid_credentials', 'The current password is wrong.', { param: 'current_password' });
     }
-    if (input.new_password.length < this.passwordLengthMinimum) {
-      throw new AppError('weak_password', `The password must be at least ${this.passwordLengthMinimum} characters.`, {
-        param: 'new_password',
-      });
-    }
+    requirePasswordLength(input.new_password, this.passwordLengthMinimum, 'new_password');
     if (input.new_password === input.current_password) {
       throw new AppError('weak_password', 'The new password must differ from the current one.', { param: 'new_password' });
     }

@@ -52,8 +52,8 @@ export function generatePassword(): string {
 }
 
 /** The rule every chosen password follows, as for accounts an admin creates: at least PASSWORD_MIN_LENGTH characters. */
-export function requirePasswordLength(password: string, lengthMinimum: number): void {
+export function requirePasswordLength(password: string, lengthMinimum: number, param = 'password'): void {
   if (password.length < lengthMinimum) {
-    throw new AppError('weak_password', `The password must be at least ${lengthMinimum} characters.`, { param: 'password' });
+    throw new AppError('weak_password', `The password must be at least ${lengthMinimum} characters.`, { param });
   }
 }

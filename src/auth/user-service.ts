@@ -15,7 +15,7 @@ import {
   type UserWithRole,
 } from '../store/users-repository.js';
 import type { CallContext } from './call-context.js';
-import { hashPassword } from './passwords.js';
+import { hashPassword, requirePasswordLength } from './passwords.js';
 import {
   requireSystemAdminGrant,
   requireUserAction,
@@ -38,9 +38,7 @@ export class UserService {
   ) {}
 
   private checkPassword(password: string): void {
-    if (password.length < this.passwordLengthMinimum) {
-      throw new AppError('weak_password', `The password must be at least ${this.passwordLengthMinimum} characters.`, { param: 'password' });
-    }
+    requirePasswordLength(password, this.passwordLengthMinimum);
   }
 
   async create(context: CallContext, input: NewUserInput): Promise<UserView> {

@@ -16,6 +16,7 @@ import { findOrganizationById, updateOrganizationConfig } from '../store/organiz
 import type { Database } from '../store/schema.js';
 import {
   PLUGIN_KINDS,
+  limitsViewSchema,
   type LimitName,
   type LimitsPatch,
   type LimitsView,
@@ -29,14 +30,8 @@ import type { StoredConfig } from './provider-settings-service.js';
 /** A limit is set (a number) or absent (no limit). */
 export type OrganizationLimits = Partial<Record<LimitName, number>>;
 
-const LIMIT_NAMES: readonly LimitName[] = [
-  'tokens_per_user_per_day',
-  'tokens_per_month',
-  'cost_per_month_usd',
-  'max_assistants',
-  'max_assistants_per_user',
-  'storage_gb',
-];
+/** Every limit, in the order the settings document lists them. */
+const LIMIT_NAMES: readonly LimitName[] = limitsViewSchema.required;
 
 /** The disabled plugins a stored config names (anything malformed counts as nothing disabled). */
 export function storedDisabledPlugins(config: StoredConfig): DisabledPlugins {
