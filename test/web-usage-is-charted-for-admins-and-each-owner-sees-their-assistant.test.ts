@@ -238,8 +238,8 @@ describe('usage charts for admins and owners', () => {
     await context.close();
   });
 
-  it('is accessible at 375 px with the tables open, without scrolling sideways', async () => {
-    const { page, context, pageErrors } = await openPage(browser, { width: 375 });
+  it('is accessible at 375 px in dark mode with the tables open, without scrolling sideways', async () => {
+    const { page, context, pageErrors } = await openPage(browser, { width: 375, colorScheme: 'dark' });
     await logInThroughPage(page, server.baseUrl, adminA.email, adminA.password);
     await page.goto(`${server.baseUrl}/admin/usage`);
     const tokens = chartNamed(page, 'Tokens per day');
