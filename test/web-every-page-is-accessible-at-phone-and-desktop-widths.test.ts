@@ -51,6 +51,7 @@ const PAGES: PageUnderTest[] = [
   { name: 'rubric', path: (ids) => `/rubrics/${ids.rubric}`, heading: 'Essay writing' },
   { name: 'files', path: () => '/files', heading: 'Files' },
   { name: 'api-keys', path: () => '/settings/api-keys', heading: 'API keys' },
+  { name: 'admin-usage', path: () => '/admin/usage', heading: 'Usage' },
   { name: 'chat-home', path: () => '/chat', heading: 'Chat' },
   { name: 'new-chat', path: (ids) => `/chat/${ids.tutor}`, heading: 'Biology tutor' },
   {
