@@ -24,6 +24,7 @@ import { knowledgeBasePage as knowledgeBasePageEn } from './en/knowledge-base-pa
 import { rubrics as rubricsEn } from './en/rubrics';
 import { materials as materialsEn } from './en/materials';
 import { fileList as fileListEn } from './en/file-list';
+import { organizationSettings as organizationSettingsEn } from './en/organization-settings';
 import { common as commonEs } from './es/common';
 import { login as loginEs } from './es/login';
 import { assistantList as assistantListEs } from './es/assistant-list';
@@ -45,6 +46,7 @@ import { knowledgeBasePage as knowledgeBasePageEs } from './es/knowledge-base-pa
 import { rubrics as rubricsEs } from './es/rubrics';
 import { materials as materialsEs } from './es/materials';
 import { fileList as fileListEs } from './es/file-list';
+import { organizationSettings as organizationSettingsEs } from './es/organization-settings';
 
 export const english = {
   common: commonEn,
@@ -68,6 +70,7 @@ export const english = {
   rubrics: rubricsEn,
   materials: materialsEn,
   fileList: fileListEn,
+  organizationSettings: organizationSettingsEn,
 };
 
 export type English = typeof english;
@@ -94,6 +97,7 @@ const spanish: Catalogue<English> = {
   rubrics: rubricsEs,
   materials: materialsEs,
   fileList: fileListEs,
+  organizationSettings: organizationSettingsEs,
 };
 
 /** Catalan and Basque are wired in and fall back to English key by key until translated. */
