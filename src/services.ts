@@ -35,6 +35,7 @@ import { OutboundGuard } from './outbound/outbound-guard.js';
 import { fetchThrough } from './outbound/fetch-through.js';
 import { postThrough, serverAgent } from './outbound/outbound-post.js';
 import { OrganizationSettingsService } from './organizations/organization-settings-service.js';
+import { PluginCatalogueService } from './organizations/plugin-catalogue-service.js';
 import type { Registries } from './pipeline/plugin-loading/registries.js';
 import { RubricService } from './rubrics/rubric-service.js';
 import { SecretBox } from './secrets/secret-box.js';
@@ -90,6 +91,8 @@ export interface Services {
   organizationSettings: OrganizationSettingsService;
   /** The organization's enabled plugins and limits, as runs, saves and uploads read them. */
   organizationControls: OrganizationControls;
+  /** The installed plugins, described, with an organization's enabled states (its admins' settings page). */
+  pluginCatalogue: PluginCatalogueService;
   /** Self sign-up with an organization's key (docs/sign-up.md). */
   signUps: SignUpService;
   /** An organization's self sign-up as its admins set it: on or off, domain, role, key. */
@@ -259,6 +262,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     }),
     organizationSettings: new OrganizationSettingsService(store.db, providerSettings, organizationControls),
     organizationControls,
+    pluginCatalogue: new PluginCatalogueService(store.db, registries, organizationControls),
     signUps: new SignUpService({ db: store.db, rateLimiter, authenticator, passwordLengthMinimum: settings.passwordLengthMinimum }),
     signUpSettings: new SignUpSettingsService(store.db),
     knowledgeBases,

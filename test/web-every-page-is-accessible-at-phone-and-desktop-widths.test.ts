@@ -65,6 +65,8 @@ const PAGES: PageUnderTest[] = [
     },
   },
   { name: 'sign-up', path: () => '/signup', heading: 'Sign up to Merino' },
+  // A creator is told the organization's settings are for its admins (the admin's view: its own test).
+  { name: 'admin-settings-refused', path: () => '/admin/settings', heading: 'Organization settings' },
   { name: 'unknown-page', path: () => '/no-such-page', heading: 'Page not found' },
 ];
 

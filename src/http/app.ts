@@ -27,6 +27,7 @@ import { organizationRoutes } from './routes/organization-routes.js';
 import { organizationDirectoryRoutes } from './routes/organization-directory-routes.js';
 import { passwordRoutes } from './routes/password-routes.js';
 import { organizationSettingsRoutes } from './routes/organization-settings-routes.js';
+import { pluginCatalogueRoutes } from './routes/plugin-catalogue-routes.js';
 import { knowledgeBaseRoutes } from './routes/knowledge-base-routes.js';
 import { fileRoutes } from './routes/file-routes.js';
 import { knowledgeDocumentRoutes } from './routes/knowledge-document-routes.js';
@@ -165,6 +166,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await scope.register(organizationRoutes, pick(services, 'providerSettings'));
     await scope.register(organizationDirectoryRoutes, pick(services, 'organizations', 'settings'));
     await scope.register(organizationSettingsRoutes, pick(services, 'organizationSettings'));
+    await scope.register(pluginCatalogueRoutes, pick(services, 'pluginCatalogue'));
     await scope.register(signUpSettingsRoutes, pick(services, 'signUpSettings'));
     await scope.register(knowledgeBaseRoutes, pick(services, 'knowledgeBases', 'settings'));
     await scope.register(knowledgePassageRoutes, pick(services, 'knowledgePassages', 'settings'));

@@ -25,6 +25,7 @@ import { rubrics as rubricsEn } from './en/rubrics';
 import { materials as materialsEn } from './en/materials';
 import { fileList as fileListEn } from './en/file-list';
 import { usage as usageEn } from './en/usage';
+import { organizationSettings as organizationSettingsEn } from './en/organization-settings';
 import { common as commonEs } from './es/common';
 import { login as loginEs } from './es/login';
 import { assistantList as assistantListEs } from './es/assistant-list';
@@ -47,6 +48,7 @@ import { rubrics as rubricsEs } from './es/rubrics';
 import { materials as materialsEs } from './es/materials';
 import { fileList as fileListEs } from './es/file-list';
 import { usage as usageEs } from './es/usage';
+import { organizationSettings as organizationSettingsEs } from './es/organization-settings';
 
 export const english = {
   common: commonEn,
@@ -71,6 +73,7 @@ export const english = {
   materials: materialsEn,
   fileList: fileListEn,
   usage: usageEn,
+  organizationSettings: organizationSettingsEn,
 };
 
 export type English = typeof english;
@@ -98,6 +101,7 @@ const spanish: Catalogue<English> = {
   materials: materialsEs,
   fileList: fileListEs,
   usage: usageEs,
+  organizationSettings: organizationSettingsEs,
 };
 
 /** Catalan and Basque are wired in and fall back to English key by key until translated. */

@@ -10722,6 +10722,155 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/organizations/{id}/plugins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The installed tools, connectors and prompt processors, described, with whether the organization enables each */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every installed plugin of each kind, by name, with whether the organization enables it */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tools: {
+                                /** @description the name settings and assistants use (`plugins.tools.weather`) */
+                                name: string;
+                                /** @description a name to show people (a tool's display name; otherwise the name) */
+                                display_name: string;
+                                /** @description what the plugin does, in its own words */
+                                description: string;
+                                /** @description whether the organization enables it */
+                                enabled: boolean;
+                            }[];
+                            connectors: {
+                                /** @description the name settings and assistants use (`plugins.tools.weather`) */
+                                name: string;
+                                /** @description a name to show people (a tool's display name; otherwise the name) */
+                                display_name: string;
+                                /** @description what the plugin does, in its own words */
+                                description: string;
+                                /** @description whether the organization enables it */
+                                enabled: boolean;
+                            }[];
+                            prompt_processors: {
+                                /** @description the name settings and assistants use (`plugins.tools.weather`) */
+                                name: string;
+                                /** @description a name to show people (a tool's display name; otherwise the name) */
+                                display_name: string;
+                                /** @description what the plugin does, in its own words */
+                                description: string;
+                                /** @description whether the organization enables it */
+                                enabled: boolean;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/organizations/{id}/sign-up": {
         parameters: {
             query?: never;
