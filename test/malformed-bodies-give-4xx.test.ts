@@ -447,8 +447,11 @@ describe.each(TEST_DIALECTS)('malformed requests get 4xx on %s', (dialect) => {
       expect(listEndpoints.length).toBeGreaterThanOrEqual(KNOWN_QUERY_ENDPOINTS.length);
       const failures: string[] = [];
       for (const endpoint of listEndpoints) {
-        const valid = await request(server, 'GET', `${endpoint.path}?limit=1&offset=0`, { token: adminToken });
-        if (valid.status !== 200)
+        // A report that is not paged (GET /api/usage) declares no `limit`, and rightly refuses one.
+        const valid = endpoint.queryParameters.includes('limit')
+          ? await request(server, 'GET', `${endpoint.path}?limit=1&offset=0`, { token: adminToken })
+          : undefined;
+        if (valid !== undefined && valid.status !== 200)
           failures.push(`GET ${endpoint.path}?limit=1&offset=0 → ${valid.status}, expected 200: ${valid.text.slice(0, 200)}`);
         for (const query of badQueries) {
           // type=other is a bad value where `type` is declared and an unknown parameter elsewhere: 4xx either way.
