@@ -41,6 +41,9 @@ import { SecretBox } from './secrets/secret-box.js';
 import type { BlobStorage } from './blobs/blob-storage.js';
 import { openBlobStorage, storageUrlFor } from './blobs/open-blob-storage.js';
 import { HotReadCache } from './store/hot-read-cache.js';
+import type { AssistantQuotaRow } from './store/quota-repository.js';
+import { AssistantQuotaService } from './usage/assistant-quota-service.js';
+import { QuotaAdmission } from './usage/quota-admission.js';
 import { OrganizationControls } from './organizations/organization-controls.js';
 import type { Store } from './store/store.js';
 import { LtiActivityService } from './lti/lti-activity-service.js';
@@ -107,6 +110,8 @@ export interface Services {
   ltiToolKeys: LtiToolKeys;
   /** Usage reports from the daily roll-up, and organizations' model prices. */
   usage: UsageService;
+  /** Assistants' own monthly cost limits and alerts (docs/quotas.md). */
+  assistantQuotas: AssistantQuotaService;
 }
 
 export function createServices(store: Store, settings: Settings, registries: Registries): Services {
@@ -175,6 +180,19 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     windowMilliseconds: settings.runRecordWindowMilliseconds,
     batchMaximum: settings.runRecordBatchMaximum,
   });
+  const assistantQuotas = new AssistantQuotaService({
+    db: store.db,
+    cache: new HotReadCache<number, AssistantQuotaRow | null>({ ...cacheBounds, lifetimeMilliseconds: settings.hotReadCacheMilliseconds }),
+    flushRecords: () => runRecords.flush(),
+  });
+  const quotaAdmission = new QuotaAdmission({
+    db: store.db,
+    dialect: store.dialect,
+    reservationMilliseconds: settings.quotaReservationSeconds * 1_000,
+    limitsFor: (organizationId) => organizationControls.limitsFor(organizationId),
+    assistantLimitFor: (assistantId) => assistantQuotas.limitFor(assistantId),
+    onAssistantSpend: (notice) => assistantQuotas.noticeSpend(notice),
+  });
   const completions = new CompletionService({
     db: store.db,
     settings,
@@ -188,6 +206,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     disabledPluginsFor: (organizationId) => organizationControls.disabledPluginsFor(organizationId),
     owners,
     runRecords,
+    admitRun: (request) => quotaAdmission.admit(request),
   });
   const drain = new ServerDrain();
   return {
@@ -215,6 +234,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     ltiActivities: new LtiActivityService(store.db),
     ltiToolKeys,
     rateLimiter,
+    assistantQuotas,
     usage: new UsageService({
       db: store.db,
       rangeDaysMaximum: settings.usageRangeDaysMaximum,
