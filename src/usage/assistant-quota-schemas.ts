@@ -45,6 +45,7 @@ const alertSchema = {
 
 export const assistantQuotaSchema = {
   type: 'object',
+  description: "The assistant's monthly cost limit with this month's spend and each alert threshold's state",
   properties: {
     assistant_id: { type: 'integer' },
     cost_per_month_usd: { type: ['number', 'null'], description: 'The limit; null when none is set.' },
