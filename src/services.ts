@@ -41,7 +41,7 @@ import { SecretBox } from './secrets/secret-box.js';
 import type { BlobStorage } from './blobs/blob-storage.js';
 import { openBlobStorage, storageUrlFor } from './blobs/open-blob-storage.js';
 import { HotReadCache } from './store/hot-read-cache.js';
-import type { AssistantQuotaRow } from './store/quota-repository.js';
+import type { AssistantQuotaRow, WindowSums } from './store/quota-repository.js';
 import { AssistantQuotaService } from './usage/assistant-quota-service.js';
 import { QuotaAdmission } from './usage/quota-admission.js';
 import { OrganizationControls } from './organizations/organization-controls.js';
@@ -113,6 +113,9 @@ export interface Services {
   /** Assistants' own monthly cost limits and alerts (docs/quotas.md). */
   assistantQuotas: AssistantQuotaService;
 }
+
+/** A day: how long a process keeps the sums of a month's settled days (src/usage/quota-admission.ts). */
+const SETTLED_SUMS_LIFETIME_MILLISECONDS = 86_400_000;
 
 export function createServices(store: Store, settings: Settings, registries: Registries): Services {
   const secrets =
@@ -192,6 +195,8 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     limitsFor: (organizationId) => organizationControls.limitsFor(organizationId),
     assistantLimitFor: (assistantId) => assistantQuotas.limitFor(assistantId),
     onAssistantSpend: (notice) => assistantQuotas.noticeSpend(notice),
+    // Its keys name the days summed, which no longer change: the lifetime only bounds what is kept.
+    settledSums: new HotReadCache<string, WindowSums>({ ...cacheBounds, lifetimeMilliseconds: SETTLED_SUMS_LIFETIME_MILLISECONDS }),
   });
   const completions = new CompletionService({
     db: store.db,

@@ -33,8 +33,8 @@ export interface QuotaCountsQuery {
   organizationId: number;
   userId: number;
   assistantId: number;
-  /** Inclusive UTC days, YYYY-MM-DD. */
-  monthStart: string;
+  /** Inclusive UTC days, YYYY-MM-DD: the months are read live from liveFrom (their earlier days by readSettledSums). */
+  liveFrom: string;
   today: string;
   now: string;
   organizationMonth: boolean;
@@ -107,13 +107,13 @@ function heldOf(row: CountsRow, prefix: string): HeldSums {
  * one transaction) is seen either wholly or not at all, never counted twice or not at all.
  */
 export async function readQuotaCounts(db: Kysely<Database>, query: QuotaCountsQuery): Promise<QuotaCounts> {
-  const { organizationId, userId, assistantId, monthStart, today } = query;
+  const { organizationId, userId, assistantId, liveFrom, today } = query;
   const parts: RawBuilder<unknown>[] = [heldPart(query)];
   if (query.organizationMonth)
-    parts.push(windowPart('organization', sql`organization_id = ${organizationId} and day >= ${monthStart} and day <= ${today}`));
+    parts.push(windowPart('organization', sql`organization_id = ${organizationId} and day >= ${liveFrom} and day <= ${today}`));
   if (query.userDay) parts.push(windowPart('person', sql`user_id = ${userId} and day = ${today} and organization_id = ${organizationId}`));
   if (query.assistantMonth)
-    parts.push(windowPart('assistant', sql`assistant_id = ${assistantId} and day >= ${monthStart} and day <= ${today}`));
+    parts.push(windowPart('assistant', sql`assistant_id = ${assistantId} and day >= ${liveFrom} and day <= ${today}`));
   const result = await sql<CountsRow>`select * from ${sql.join(parts, sql` cross join `)}`.execute(db);
   const row = result.rows[0] ?? {};
   return {
@@ -124,6 +124,18 @@ export async function readQuotaCounts(db: Kysely<Database>, query: QuotaCountsQu
     heldByUser: heldOf(row, 'held_user'),
     heldByAssistant: heldOf(row, 'held_assistant'),
   };
+}
+
+/** The sums of an organization's or an assistant's days from `from` to `to`, included: days that no longer change. */
+export async function readSettledSums(
+  db: Kysely<Database>,
+  scope: { column: 'organization_id' | 'assistant_id'; id: number; from: string; to: string },
+): Promise<WindowSums> {
+  const result =
+    await sql<CountsRow>`select * from ${windowPart('settled', sql`${sql.ref(scope.column)} = ${scope.id} and day >= ${scope.from} and day <= ${scope.to}`)}`.execute(
+      db,
+    );
+  return sumsOf(result.rows[0] ?? {}, 'settled');
 }
 
 export interface NewReservation {

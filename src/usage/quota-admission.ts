@@ -4,6 +4,9 @@
  * with the organization's assistants, and an assistant's own monthly cost limit. Spend is read from
  * the daily roll-up (UTC calendar month, UTC day), never from usage_logs.
  *
+ * A month's days before yesterday no longer change: their sums are read once per process and day
+ * and kept; yesterday's and today's are read at each admission (quota-windows.ts).
+ *
  * Admission is a reservation, taken under the organization's admission lock (a PostgreSQL
  * advisory lock, or SQLite's single writer) so that admissions in any number of processes take
  * turns. For each limit it counts what the roll-up holds (`used`) plus the reservations still
@@ -34,10 +37,12 @@ import {
   insertReservation,
   lockQuotaAdmission,
   readQuotaCounts,
+  readSettledSums,
   type HeldSums,
   type QuotaCounts,
   type WindowSums,
 } from '../store/quota-repository.js';
+import type { HotReadCache } from '../store/hot-read-cache.js';
 import type { Database } from '../store/schema.js';
 import { quotaWindows, type QuotaWindows } from './quota-windows.js';
 
@@ -57,6 +62,10 @@ export interface QuotaAdmissionOptions {
   limitsFor: (organizationId: number) => Promise<OrganizationLimits>;
   /** The assistant's own cost limit, if its owner set one. */
   assistantLimitFor: (assistantId: number) => Promise<AssistantCostLimit | undefined>;
+  /** The time admissions are made at; the clock unless a test names days. */
+  now?: () => Date;
+  /** Sums of months' settled days, keyed by scope and days (so never stale); bounded in entries. */
+  settledSums: HotReadCache<string, WindowSums>;
   /** Told this month's spend of an assistant with a limit after each admission, to record crossed alert thresholds. */
   onAssistantSpend: (notice: AssistantSpend) => Promise<void>;
 }
@@ -93,6 +102,16 @@ interface WeighedLimit {
 }
 
 type Verdict = { admitted: true; estimate: number | undefined } | { admitted: false; reason: 'exhausted' | 'in_use' };
+
+const NOTHING: WindowSums = { requests: 0, tokens: 0, cost_micro_usd: 0 };
+
+function plus(first: WindowSums, second: WindowSums): WindowSums {
+  return {
+    requests: first.requests + second.requests,
+    tokens: first.tokens + second.tokens,
+    cost_micro_usd: first.cost_micro_usd + second.cost_micro_usd,
+  };
+}
 
 function amountOf(sums: WindowSums | HeldSums, unit: Unit): number {
   return unit === 'tokens' ? sums.tokens : sums.cost_micro_usd;
@@ -210,8 +229,12 @@ export class QuotaAdmission {
     const organizationMonth = limits.tokens_per_month !== undefined || limits.cost_per_month_usd !== undefined;
     const userDay = limits.tokens_per_user_per_day !== undefined;
     if (!organizationMonth && !userDay && assistantLimit === undefined) return undefined;
-    const now = new Date();
+    const now = this.options.now?.() ?? new Date();
     const windows = quotaWindows(now);
+    const settled = {
+      organization: organizationMonth ? await this.settledSums('organization_id', request.organizationId, windows) : NOTHING,
+      assistant: assistantLimit !== undefined ? await this.settledSums('assistant_id', request.assistantId, windows) : NOTHING,
+    };
     const admitted = await db.transaction().execute(async (transaction) => {
       await lockQuotaAdmission(transaction, dialect, request.organizationId);
       await deleteExpiredReservations(transaction, request.organizationId, now.toISOString());
@@ -219,13 +242,15 @@ export class QuotaAdmission {
         organizationId: request.organizationId,
         userId: request.userId,
         assistantId: request.assistantId,
-        monthStart: windows.monthStart,
+        liveFrom: windows.liveFrom,
         today: windows.today,
         now: now.toISOString(),
         organizationMonth,
         userDay,
         assistantMonth: assistantLimit !== undefined,
       });
+      counts.organizationMonth = plus(counts.organizationMonth, settled.organization);
+      counts.assistantMonth = plus(counts.assistantMonth, settled.assistant);
       const weighed = weighedLimits(limits, assistantLimit, counts, windows);
       const verdicts = weighed.map(weigh);
       const assistantSpent = counts.assistantMonth.cost_micro_usd;
@@ -252,6 +277,16 @@ export class QuotaAdmission {
       });
     if (admitted.refusal !== undefined) throw admitted.refusal;
     return admitted.reservationId;
+  }
+
+  /** The month's settled days of an organization or assistant: read once a day per process, as they no longer change. */
+  private async settledSums(column: 'organization_id' | 'assistant_id', id: number, windows: QuotaWindows): Promise<WindowSums> {
+    const { settledTo } = windows;
+    if (settledTo === undefined) return NOTHING;
+    const key = `${column}:${id}:${windows.monthStart}:${settledTo}`;
+    return this.options.settledSums.read(key, () =>
+      readSettledSums(this.options.db, { column, id, from: windows.monthStart, to: settledTo }),
+    );
   }
 
   /** Gives a reservation back when its run never started (it failed before calling anything). */
