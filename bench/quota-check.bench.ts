@@ -7,7 +7,7 @@
  * each admission sums. Sequential calls show the added latency; concurrent ones, the admissions
  * taking turns under the organization's lock. Prints figures; never passes or fails on them.
  *
- *   npm run bench -- bench/quota-check.bench.ts      (REQUESTS=500 CONCURRENCY=8 ROLL_UP_ROWS=30000)
+ *   npm run bench -- bench/quota-check.bench.ts      (REQUESTS=500 CONCURRENCY=8 ROLL_UP_ROWS=3000)
  */
 import { describe, expect, it } from 'vitest';
 import { addDailyUsage, type DailyUsageIncrement } from '../src/store/usage-daily-repository.js';
@@ -17,7 +17,7 @@ import { measure, milliseconds, printFigures, printTable, wholeNumberSetting, ty
 
 const REQUESTS = wholeNumberSetting('REQUESTS', 500, 1);
 const CONCURRENCY = wholeNumberSetting('CONCURRENCY', 8, 1);
-const ROLL_UP_ROWS = wholeNumberSetting('ROLL_UP_ROWS', 30_000);
+const ROLL_UP_ROWS = wholeNumberSetting('ROLL_UP_ROWS', 3_000);
 const ROWS_PER_INSERT = 500;
 
 /** A creator, their published bypass assistant, in a new organization. */
