@@ -42,6 +42,9 @@ import { SecretBox } from './secrets/secret-box.js';
 import type { BlobStorage } from './blobs/blob-storage.js';
 import { openBlobStorage, storageUrlFor } from './blobs/open-blob-storage.js';
 import { HotReadCache } from './store/hot-read-cache.js';
+import type { AssistantQuotaRow, WindowSums } from './store/quota-repository.js';
+import { AssistantQuotaService } from './usage/assistant-quota-service.js';
+import { QuotaAdmission } from './usage/quota-admission.js';
 import { OrganizationControls } from './organizations/organization-controls.js';
 import type { Store } from './store/store.js';
 import { LtiActivityService } from './lti/lti-activity-service.js';
@@ -110,7 +113,12 @@ export interface Services {
   ltiToolKeys: LtiToolKeys;
   /** Usage reports from the daily roll-up, and organizations' model prices. */
   usage: UsageService;
+  /** Assistants' own monthly cost limits and alerts (docs/quotas.md). */
+  assistantQuotas: AssistantQuotaService;
 }
+
+/** A day: how long a process keeps the sums of a month's settled days (src/usage/quota-admission.ts). */
+const SETTLED_SUMS_LIFETIME_MILLISECONDS = 86_400_000;
 
 export function createServices(store: Store, settings: Settings, registries: Registries): Services {
   const secrets =
@@ -178,6 +186,21 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     windowMilliseconds: settings.runRecordWindowMilliseconds,
     batchMaximum: settings.runRecordBatchMaximum,
   });
+  const assistantQuotas = new AssistantQuotaService({
+    db: store.db,
+    cache: new HotReadCache<number, AssistantQuotaRow | null>({ ...cacheBounds, lifetimeMilliseconds: settings.hotReadCacheMilliseconds }),
+    flushRecords: () => runRecords.flush(),
+  });
+  const quotaAdmission = new QuotaAdmission({
+    db: store.db,
+    dialect: store.dialect,
+    reservationMilliseconds: settings.quotaReservationSeconds * 1_000,
+    limitsFor: (organizationId) => organizationControls.limitsFor(organizationId),
+    assistantLimitFor: (assistantId) => assistantQuotas.limitFor(assistantId),
+    onAssistantSpend: (notice) => assistantQuotas.noticeSpend(notice),
+    // Its keys name the days summed, which no longer change: the lifetime only bounds what is kept.
+    settledSums: new HotReadCache<string, WindowSums>({ ...cacheBounds, lifetimeMilliseconds: SETTLED_SUMS_LIFETIME_MILLISECONDS }),
+  });
   const completions = new CompletionService({
     db: store.db,
     settings,
@@ -191,6 +214,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     disabledPluginsFor: (organizationId) => organizationControls.disabledPluginsFor(organizationId),
     owners,
     runRecords,
+    admitRun: (request) => quotaAdmission.admit(request),
   });
   const drain = new ServerDrain();
   return {
@@ -218,6 +242,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     ltiActivities: new LtiActivityService(store.db),
     ltiToolKeys,
     rateLimiter,
+    assistantQuotas,
     usage: new UsageService({
       db: store.db,
       rangeDaysMaximum: settings.usageRangeDaysMaximum,

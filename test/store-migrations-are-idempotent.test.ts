@@ -7,6 +7,8 @@ import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/
 const EXPECTED_TABLES = [
   'answer_feedback',
   'api_keys',
+  'assistant_quota_alerts',
+  'assistant_quotas',
   'assistant_shares',
   'assistants',
   'audit_log',
@@ -35,6 +37,7 @@ const EXPECTED_TABLES = [
   'organization_sign_ups',
   'organizations',
   'periodic_runs',
+  'quota_reservations',
   'rate_limit_counters',
   'rubrics',
   'sessions',

@@ -79,12 +79,22 @@ export class CompletionService {
     const assistants = this.assistantRunnerFor(context, record, owner, requester);
     const attribution = attributionOf(context, record);
     const pipelineContext = await this.contexts.pipelineContextFor({ record, owner, requester, signal, assistants, attribution });
+    // The one place every run for a person starts (the chat API, /v1, LAMB's and LTI's chats): the
+    // token and cost quotas admit it here, before any model is called, and its nested assistant
+    // runs and query rewrites count within this admission (src/usage/quota-admission.ts).
+    const reservationId = await this.dependencies.admitRun({
+      organizationId: record.organization_id,
+      userId: context.identity.userId,
+      assistantId: record.id,
+      requestId: context.requestId,
+    });
     const run: RunRecord = {
       context,
       record,
       snapshot: pipelineContext.assistant,
       traceId: pipelineContext.assistant.metadata.verbose === true ? randomUUID() : undefined,
       signal,
+      reservationId,
     };
     // Statuses come named by their tools' display names from the pipeline itself (run-assistant.ts).
     const events = runAssistant(request, { ...pipelineContext, onTrace: (trace) => (run.trace = trace) });

@@ -32,6 +32,7 @@ import type { PipelineContext } from '../pipeline/run-assistant.js';
 import type { AssistantRecord } from '../store/assistants-repository.js';
 import type { HotReadCache } from '../store/hot-read-cache.js';
 import type { RunRecordWriter } from './run-record-writer.js';
+import type { QuotaRequest } from '../usage/quota-admission.js';
 import { nowTimestamp, type Database } from '../store/schema.js';
 import { findUserById } from '../store/users-repository.js';
 
@@ -59,6 +60,8 @@ export interface PipelineContextDependencies {
   owners: HotReadCache<number, Identity>;
   /** Writes each run's usage log and trace, in batches within RUN_RECORD_WINDOW_MS. */
   runRecords: RunRecordWriter;
+  /** Admits a run under the token and cost quotas (429 quota_exceeded past one): its reservation's id, if any. */
+  admitRun: (request: QuotaRequest) => Promise<number | undefined>;
 }
 
 /** Whom a run's model calls are counted for: the request's user and assistant (an orchestrator's, for a nested run). */

@@ -8,7 +8,9 @@
  * ended in the last window, never part of a batch (docs/deployment.md, "Caches").
  *
  * Each usage row adds itself to the daily roll-up (src/usage/usage-roll-up.ts) in the transaction
- * that inserts it, so reports never disagree with the logs.
+ * that inserts it, so reports never disagree with the logs; the quota reservation a run held is
+ * deleted in that same transaction, so quotas see the run either as held or as used, never as
+ * neither (src/usage/quota-admission.ts).
  *
  * With a window of 0 nothing is queued: each run's records are written before its answer ends,
  * and a record that cannot be written fails the run, as the store's other writes do.
@@ -17,6 +19,7 @@ import type { Insertable, Kysely } from 'kysely';
 import type { Database, TracesTable, UsageLogsTable } from '../store/schema.js';
 import { insertTrace, insertTraces } from '../store/traces-repository.js';
 import { insertUsageLog, insertUsageLogs } from '../store/usage-logs-repository.js';
+import { deleteReservations } from '../store/quota-repository.js';
 import { rollUpUsage } from '../usage/usage-roll-up.js';
 
 export interface RunRecordWriterOptions {
@@ -28,6 +31,8 @@ export interface RunRecordWriterOptions {
 export interface RunRecords {
   usage: Insertable<UsageLogsTable>;
   trace?: TracesTable;
+  /** The quota reservation these rows settle: deleted in the transaction that adds them to the roll-up. */
+  settles?: number | undefined;
 }
 
 /** Rows per INSERT: 12 columns each keeps a statement far below SQLite's 32,766 parameters. */
@@ -98,6 +103,7 @@ export class RunRecordWriter {
       await insertUsageLog(transaction, records.usage);
       await rollUpUsage(transaction, [records.usage]);
       if (records.trace !== undefined) await insertTrace(transaction, records.trace);
+      if (records.settles !== undefined) await deleteReservations(transaction, [records.settles]);
     });
   }
 
@@ -107,5 +113,7 @@ export class RunRecordWriter {
     await rollUpUsage(db, usage);
     const traces = batch.flatMap((records) => (records.trace === undefined ? [] : [records.trace]));
     for (const rows of inSlices(traces)) await insertTraces(db, rows);
+    const settled = batch.flatMap((records) => (records.settles === undefined ? [] : [records.settles]));
+    for (const ids of inSlices(settled)) await deleteReservations(db, ids);
   }
 }

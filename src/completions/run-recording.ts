@@ -24,6 +24,8 @@ export interface RunRecord {
   traceId: string | undefined;
   signal: AbortSignal;
   trace?: PipelineTrace;
+  /** The quota reservation the run holds, settled with its usage row (src/usage/quota-admission.ts). */
+  reservationId?: number | undefined;
 }
 
 /** How one run ended and what it used. */
@@ -50,8 +52,9 @@ async function persist(writer: RunRecordWriter, run: RunRecord, ending: RunEndin
     outcome,
     request_id: run.context.requestId,
   };
+  const settles = run.reservationId;
   if (run.traceId === undefined || run.trace === undefined) {
-    await writer.write({ usage: usageRow });
+    await writer.write({ usage: usageRow, settles });
     return;
   }
   const trace = {
@@ -64,7 +67,7 @@ async function persist(writer: RunRecordWriter, run: RunRecord, ending: RunEndin
     request_id: run.context.requestId,
     trace: JSON.stringify({ ...run.trace, outcome, durationMilliseconds }),
   };
-  await writer.write({ usage: usageRow, trace });
+  await writer.write({ usage: usageRow, trace, settles });
 }
 
 /** Passes the events on; when the run ends, however it ends, writes its usage row and (if verbose) its trace. */

@@ -252,6 +252,14 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1,
     maximum: 100_000,
   }),
+  quotaReservationSeconds: integerSetting({
+    variable: 'QUOTA_RESERVATION_SECONDS',
+    meaning:
+      'how long a run admitted under a token or cost limit holds its reservation if it is never settled (its process was killed); keep it longer than the longest run, whose reservation otherwise stops counting while it runs (docs/quotas.md)',
+    defaultValue: 900,
+    minimum: 10,
+    maximum: 86_400,
+  }),
   /** Undefined when unset: `postgres` with DATABASE_URL, `local` without (see src/blobs/open-blob-storage.ts). */
   storageUrl: {
     variable: 'STORAGE_URL',

@@ -17,6 +17,7 @@ import { answerClientError, answerFrameworkError } from './framework-errors.js';
 import { pick } from './pick-services.js';
 import { apiKeyRoutes } from './routes/api-key-routes.js';
 import { usageRoutes } from './routes/usage-routes.js';
+import { assistantQuotaRoutes } from './routes/assistant-quota-routes.js';
 import { chatCompletionRoutes } from './routes/chat-completion-routes.js';
 import { chatRoutes } from './routes/chat-routes.js';
 import { chatVersionRoutes } from './routes/chat-version-routes.js';
@@ -163,6 +164,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await scope.register(modelListRoutes, pick(services, 'modelLists'));
     await scope.register(traceRoutes, pick(services, 'completions'));
     await scope.register(usageRoutes, pick(services, 'usage'));
+    await scope.register(assistantQuotaRoutes, pick(services, 'assistantQuotas'));
     await scope.register(organizationRoutes, pick(services, 'providerSettings'));
     await scope.register(organizationDirectoryRoutes, pick(services, 'organizations', 'settings'));
     await scope.register(organizationSettingsRoutes, pick(services, 'organizationSettings'));

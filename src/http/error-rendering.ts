@@ -109,8 +109,8 @@ export function handleError(error: unknown, request: FastifyRequest, reply: Fast
     return reply.status(400).send(errorBody(new AppError('invalid_body', 'The connection closed before the request body arrived.')));
   }
   const known = toAppError(error);
-  // A rate limit says when to come back, in the header clients and proxies read (RFC 9110 §10.2.3).
-  const retryAfter = known?.code === 'rate_limited' ? known.details?.retry_after_seconds : undefined;
+  // A rate limit or a used-up quota says when to come back, in the header clients and proxies read (RFC 9110 §10.2.3).
+  const retryAfter = known?.code === 'rate_limited' || known?.code === 'quota_exceeded' ? known.details?.retry_after_seconds : undefined;
   if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
   if (known && known.status < 500) return reply.status(known.status).send(errorBody(known));
   request.log.error(

@@ -212,6 +212,34 @@ export interface ModelPricesTable {
   output_usd_per_million: number;
 }
 
+/** A run admitted by the token and cost quotas and not yet settled (migration 0077, docs/quotas.md). */
+export interface QuotaReservationsTable {
+  id: Generated<number>;
+  organization_id: number;
+  user_id: number;
+  assistant_id: number;
+  tokens: number | string;
+  cost_micro_usd: number | string;
+  expires_at: string;
+}
+
+/** An assistant's monthly cost limit, set by its owner. */
+export interface AssistantQuotasTable {
+  assistant_id: number;
+  cost_per_month_usd: number;
+  /** JSON array of whole percents, ascending. */
+  alert_thresholds: string;
+  updated_at: string;
+}
+
+/** A threshold of an assistant's cost limit, the first time it was crossed in a UTC month (YYYY-MM). */
+export interface AssistantQuotaAlertsTable {
+  assistant_id: number;
+  month: string;
+  threshold: number;
+  crossed_at: string;
+}
+
 export interface KnowledgeBasesTable {
   id: Generated<number>;
   owner_id: number;
@@ -545,6 +573,9 @@ export interface Database {
   usage_logs: UsageLogsTable;
   usage_daily: UsageDailyTable;
   model_prices: ModelPricesTable;
+  quota_reservations: QuotaReservationsTable;
+  assistant_quotas: AssistantQuotasTable;
+  assistant_quota_alerts: AssistantQuotaAlertsTable;
   files: FilesTable;
   rubrics: RubricsTable;
   rate_limit_counters: RateLimitCountersTable;

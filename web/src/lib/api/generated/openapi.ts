@@ -9354,6 +9354,289 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/assistants/{id}/quota": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The assistant's monthly cost limit, alert thresholds, this month's spend and the thresholds it crossed
+         * @description For those who manage the assistant (its owner, its organization's admins); others who see it get 403, the rest 404.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The assistant's monthly cost limit with this month's spend and each alert threshold's state */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            assistant_id: number;
+                            /** @description The limit; null when none is set. */
+                            cost_per_month_usd: number | null;
+                            alert_thresholds: number[];
+                            /** @description The UTC month the spend is for, YYYY-MM. */
+                            month: string;
+                            /** @description This month's cost of the assistant's requests, nested assistant runs included. */
+                            spent_usd: number;
+                            /** @description spent_usd as a percent of the limit; null without a limit. */
+                            spent_percent: number | null;
+                            /** @description The limit is used up: chats with the assistant get 429 quota_exceeded until resets_at. */
+                            exceeded: boolean;
+                            /** @description When the month ends (ISO time). */
+                            resets_at: string;
+                            /** @description Each threshold, lowest first. */
+                            alerts: {
+                                /** @description Percent of the limit. */
+                                threshold: number;
+                                /** @description Whether this month's spend has reached it. */
+                                crossed: boolean;
+                                /** @description When Merino first saw it crossed this month (ISO time); null if not crossed. */
+                                crossed_at: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * Set the assistant's monthly cost limit and alert thresholds (cost_per_month_usd null removes the limit)
+         * @description Past the limit, chats with the assistant get 429 quota_exceeded until the UTC month ends; each threshold is audited (assistant.quota_alert) the first time it is crossed in a month.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The most the assistant may cost in a UTC calendar month, in US dollars; null removes the limit. */
+                        cost_per_month_usd: number | null;
+                        /** @description Percents of the limit at which the owner is alerted (default 50, 80, 100). */
+                        alert_thresholds?: number[];
+                    };
+                };
+            };
+            responses: {
+                /** @description The assistant's monthly cost limit with this month's spend and each alert threshold's state */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            assistant_id: number;
+                            /** @description The limit; null when none is set. */
+                            cost_per_month_usd: number | null;
+                            alert_thresholds: number[];
+                            /** @description The UTC month the spend is for, YYYY-MM. */
+                            month: string;
+                            /** @description This month's cost of the assistant's requests, nested assistant runs included. */
+                            spent_usd: number;
+                            /** @description spent_usd as a percent of the limit; null without a limit. */
+                            spent_percent: number | null;
+                            /** @description The limit is used up: chats with the assistant get 429 quota_exceeded until resets_at. */
+                            exceeded: boolean;
+                            /** @description When the month ends (ISO time). */
+                            resets_at: string;
+                            /** @description Each threshold, lowest first. */
+                            alerts: {
+                                /** @description Percent of the limit. */
+                                threshold: number;
+                                /** @description Whether this month's spend has reached it. */
+                                crossed: boolean;
+                                /** @description When Merino first saw it crossed this month (ISO time); null if not crossed. */
+                                crossed_at: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/organizations/{id}/providers": {
         parameters: {
             query?: never;
