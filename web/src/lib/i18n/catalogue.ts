@@ -24,6 +24,7 @@ import { knowledgeBasePage as knowledgeBasePageEn } from './en/knowledge-base-pa
 import { rubrics as rubricsEn } from './en/rubrics';
 import { materials as materialsEn } from './en/materials';
 import { fileList as fileListEn } from './en/file-list';
+import { admin as adminEn } from './en/admin';
 import { common as commonEs } from './es/common';
 import { login as loginEs } from './es/login';
 import { assistantList as assistantListEs } from './es/assistant-list';
@@ -45,6 +46,7 @@ import { knowledgeBasePage as knowledgeBasePageEs } from './es/knowledge-base-pa
 import { rubrics as rubricsEs } from './es/rubrics';
 import { materials as materialsEs } from './es/materials';
 import { fileList as fileListEs } from './es/file-list';
+import { admin as adminEs } from './es/admin';
 
 export const english = {
   common: commonEn,
@@ -68,6 +70,7 @@ export const english = {
   rubrics: rubricsEn,
   materials: materialsEn,
   fileList: fileListEn,
+  admin: adminEn,
 };
 
 export type English = typeof english;
@@ -94,6 +97,7 @@ const spanish: Catalogue<English> = {
   rubrics: rubricsEs,
   materials: materialsEs,
   fileList: fileListEs,
+  admin: adminEs,
 };
 
 /** Catalan and Basque are wired in and fall back to English key by key until translated. */
