@@ -5,6 +5,7 @@ import { Authenticator, type CachedApiKey } from './auth/authenticator.js';
 import type { Identity } from './auth/identity.js';
 import { RateLimiter } from './auth/rate-limiter.js';
 import { UserService } from './auth/user-service.js';
+import { AuditLogService } from './auth/audit-log-service.js';
 import { SignUpService } from './auth/sign-up-service.js';
 import { SignUpSettingsService } from './organizations/sign-up-settings-service.js';
 import { OrganizationService } from './organizations/organization-service.js';
@@ -69,6 +70,8 @@ export interface Services {
   rateLimiter: RateLimiter;
   users: UserService;
   organizations: OrganizationService;
+  /** Reading the audit log (each service writes its own entries). */
+  auditLog: AuditLogService;
   passwordChanges: PasswordChangeService;
   apiKeys: ApiKeyService;
   /** Assistants themselves: create, read, list, update, delete, publish, assistant-tool candidates. */
@@ -254,6 +257,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       owners.clear();
     }),
     organizations: new OrganizationService(store.db, () => apiKeyIdentities.clear()),
+    auditLog: new AuditLogService(store.db),
     passwordChanges: new PasswordChangeService(store.db, settings.passwordLengthMinimum, () => {
       apiKeyIdentities.clear();
       owners.clear();

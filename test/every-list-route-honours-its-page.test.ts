@@ -159,6 +159,11 @@ const FILLERS: Record<string, Filler> = {
     await times((index) => created(world, '/api/organizations', { name: `Paged ${index}`, slug: `paged-${index}` }));
     return '/api/organizations';
   },
+  // Every change above writes an entry; a few more make sure there are pages to walk.
+  '/api/audit': async (world) => {
+    await times((index) => created(world, '/api/organizations', { name: `Audited ${index}`, slug: `audited-${index}` }));
+    return '/api/audit';
+  },
   '/api/api-keys': async (world) => {
     await times((index) => created(world, '/api/api-keys', { name: `key ${index}` }));
     return '/api/api-keys';

@@ -35,8 +35,9 @@ describe('the LTI admin page', () => {
     const { page, context, pageErrors } = await openPage(browser);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.baseUrl });
     await logInThroughPage(page, server.baseUrl, admin.email, admin.password);
-    // The admin reaches the page from the main navigation (the server's manage_lti capability).
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'LTI', exact: true }).click();
+    // The admin reaches the page from the main navigation's Admin page (the server's administer capability).
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Admin', exact: true }).click();
+    await page.getByRole('main').getByRole('link', { name: 'LTI', exact: true }).click();
     await page.waitForURL(/\/admin\/lti$/);
     await expectOneHeading(page, 'LTI');
     const launchUrl = page.getByRole('textbox', { name: 'Launch URL (LTI 1.1 tool URL)' });
@@ -101,7 +102,7 @@ describe('the LTI admin page', () => {
     await logInThroughPage(refused.page, server.baseUrl, learner.email, learner.password);
     await refused.page.goto(`${server.baseUrl}/admin/lti`);
     await refused.page.getByText("Only your organization's administrators can manage LTI.").waitFor();
-    expect(await refused.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'LTI', exact: true }).count()).toBe(0);
+    expect(await refused.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Admin', exact: true }).count()).toBe(0);
     await refused.context.close();
   });
 });

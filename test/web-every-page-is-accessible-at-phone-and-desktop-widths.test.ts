@@ -67,6 +67,11 @@ const PAGES: PageUnderTest[] = [
   { name: 'sign-up', path: () => '/signup', heading: 'Sign up to Merino' },
   // A creator is told the organization's settings are for its admins (the admin's view: its own test).
   { name: 'admin-settings-refused', path: () => '/admin/settings', heading: 'Organization settings' },
+  // A creator is told the admin pages are for administrators; test/web-admin-pages-*.test.ts scans them as admins.
+  { name: 'admin', path: () => '/admin', heading: 'Administration' },
+  { name: 'admin-organizations', path: () => '/admin/organizations', heading: 'Organizations' },
+  { name: 'admin-users', path: () => '/admin/users', heading: 'People' },
+  { name: 'admin-audit', path: () => '/admin/audit', heading: 'Audit log' },
   { name: 'unknown-page', path: () => '/no-such-page', heading: 'Page not found' },
 ];
 

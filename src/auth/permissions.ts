@@ -14,6 +14,7 @@ import { AppError } from '../errors/app-error.js';
 import type { Identity } from './identity.js';
 import type {
   AssistantListScope,
+  AuditScope,
   ChatListScope,
   FileListScope,
   KnowledgeBaseListScope,
@@ -170,6 +171,15 @@ export function requireUserAdministration(identity: Identity): UserListScope {
   const scope = userAdministrationScope(identity);
   if (scope === undefined) throw new AppError('forbidden', 'Only administrators can manage users.');
   return scope;
+}
+
+/**
+ * The organization a user list is narrowed to: any for system admins; for an organization admin
+ * only their own (naming another is answered as if it did not exist).
+ */
+export function requireUserListOrganization(scope: UserListScope, organizationId: number | undefined): void {
+  if (scope.kind === 'organization' && organizationId !== undefined && organizationId !== scope.organizationId)
+    throw new AppError('not_found', 'Organization not found.', { param: 'organization_id' });
 }
 
 export interface NewUserFacts {
@@ -513,6 +523,11 @@ export function requireOrganizationDirectoryAction(
   throw new AppError('not_found', 'Organization not found.');
 }
 
+/** Whether the user manages the list of organizations (the admin page's link): system admins only. */
+export function canManageOrganizations(identity: Identity): boolean {
+  return identity.isSystemAdmin;
+}
+
 /** Moving a user to another organization crosses organizations, so only system admins may. */
 export function requireUserMove(identity: Identity): void {
   if (!identity.isSystemAdmin) {
@@ -560,4 +575,19 @@ export function usageScope(identity: Identity, organizationId: number | undefine
 /** Whether a usage report may name the people in it: only admins over them; others see their own name only. */
 export function mayNameUsersInUsage(scope: UsageScope): boolean {
   return scope.kind !== 'own';
+}
+
+/**
+ * Who reads the audit log (GET /api/audit, docs/audit-log.md): system admins every entry, or one
+ * organization's when they name it; an organization's admins the entries recorded for their
+ * organization (never those recorded for none, such as refused logins, which only system admins
+ * see); everyone else nothing (403). Naming another organization than one's own is answered as if
+ * it did not exist.
+ */
+export function auditScope(identity: Identity, organizationId: number | undefined): AuditScope {
+  if (identity.isSystemAdmin) return organizationId === undefined ? { kind: 'all' } : { kind: 'organization', organizationId };
+  if (identity.role !== 'admin') throw new AppError('forbidden', 'Only administrators can read the audit log.');
+  if (organizationId !== undefined && organizationId !== identity.organizationId)
+    throw new AppError('not_found', 'Organization not found.');
+  return { kind: 'organization', organizationId: identity.organizationId };
 }

@@ -37,8 +37,16 @@ export const meSchema = {
       properties: {
         create_assistants: { type: 'boolean', description: 'may create and import assistants' },
         manage_lti: { type: 'boolean', description: "may manage the organization's LTI consumers and platforms (/admin/lti)" },
+        administer: {
+          type: 'boolean',
+          description: 'an organization admin or system admin: manages people, settings and usage and reads the audit log (/admin)',
+        },
+        manage_organizations: {
+          type: 'boolean',
+          description: 'a system admin: creates, suspends and deletes organizations (/admin/organizations)',
+        },
       },
-      required: ['create_assistants', 'manage_lti'],
+      required: ['create_assistants', 'manage_lti', 'administer', 'manage_organizations'],
     },
     lti: {
       type: 'object',

@@ -31,6 +31,18 @@ export const newUserSchema = {
 
 export type NewUserInput = FromSchema<typeof newUserSchema>;
 
+/** The filters of the user list (GET /api/users), beside its page and `q` (part of a name or email). */
+export const userListFilterProperties = {
+  role: { ...roleSchema, description: 'only people with this role' },
+  status: { type: 'string', enum: ['active', 'disabled'], description: 'only active or only disabled accounts' },
+  organization_id: {
+    type: 'integer',
+    minimum: 1,
+    maximum: 2_147_483_647,
+    description: 'system admins: only this organization (organization admins may name only their own)',
+  },
+} as const;
+
 export const userPatchSchema = {
   type: 'object',
   properties: {

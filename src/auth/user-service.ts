@@ -21,11 +21,12 @@ import {
   requireUserAction,
   requireUserAdministration,
   requireUserCreation,
+  requireUserListOrganization,
   requireUserMove,
 } from './permissions.js';
 import { auditEntryOf } from './call-context.js';
 import { clashingRubricIds, moveUserToOrganization } from '../store/user-moves-repository.js';
-import type { NewUserInput, UserPatchInput, UserView } from './user-schemas.js';
+import type { NewUserInput, UserPatchInput, UserView, userListFilterProperties } from './user-schemas.js';
 import { userView } from './user-view.js';
 import type { PageQuery } from '../validation/page-query-schema.js';
 
@@ -91,9 +92,17 @@ export class UserService {
     return userView(user);
   }
 
-  async list(context: CallContext, query: PageQuery): Promise<{ items: UserView[]; total: number }> {
+  async list(context: CallContext, query: PageQuery<typeof userListFilterProperties>): Promise<{ items: UserView[]; total: number }> {
     const scope = requireUserAdministration(context.identity);
-    const page = await listUsers(this.db, scope, { limit: query.limit, offset: query.offset, search: query.q });
+    requireUserListOrganization(scope, query.organization_id);
+    const page = await listUsers(this.db, scope, {
+      limit: query.limit,
+      offset: query.offset,
+      search: query.q,
+      role: query.role,
+      disabled: query.status === undefined ? undefined : query.status === 'disabled',
+      organizationId: query.organization_id,
+    });
     return { items: page.items.map(userView), total: page.total };
   }
 

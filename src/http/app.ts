@@ -26,6 +26,7 @@ import { modelListRoutes } from './routes/model-list-routes.js';
 import { traceRoutes } from './routes/trace-routes.js';
 import { organizationRoutes } from './routes/organization-routes.js';
 import { organizationDirectoryRoutes } from './routes/organization-directory-routes.js';
+import { auditRoutes } from './routes/audit-routes.js';
 import { passwordRoutes } from './routes/password-routes.js';
 import { organizationSettingsRoutes } from './routes/organization-settings-routes.js';
 import { pluginCatalogueRoutes } from './routes/plugin-catalogue-routes.js';
@@ -167,6 +168,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await scope.register(assistantQuotaRoutes, pick(services, 'assistantQuotas'));
     await scope.register(organizationRoutes, pick(services, 'providerSettings'));
     await scope.register(organizationDirectoryRoutes, pick(services, 'organizations', 'settings'));
+    await scope.register(auditRoutes, pick(services, 'auditLog', 'settings'));
     await scope.register(organizationSettingsRoutes, pick(services, 'organizationSettings'));
     await scope.register(pluginCatalogueRoutes, pick(services, 'pluginCatalogue'));
     await scope.register(signUpSettingsRoutes, pick(services, 'signUpSettings'));

@@ -58,3 +58,15 @@ export function organizationViewSchema(description: string) {
 }
 
 export type OrganizationView = FromSchema<ReturnType<typeof organizationViewSchema>>;
+
+/** An organization as the list shows it: with how many people are in it. */
+export function organizationListItemSchema(description: string) {
+  const view = organizationViewSchema(description);
+  return {
+    ...view,
+    properties: { ...view.properties, member_count: { type: 'integer', description: 'how many user accounts belong to it' } },
+    required: [...view.required, 'member_count'],
+  } as const;
+}
+
+export type OrganizationListItem = FromSchema<ReturnType<typeof organizationListItemSchema>>;

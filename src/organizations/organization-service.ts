@@ -20,7 +20,7 @@ import {
 import { findOrganizationById } from '../store/organizations-repository.js';
 import type { Database, OrganizationRow } from '../store/schema.js';
 import type { PageBounds } from '../validation/page-query-schema.js';
-import type { NewOrganizationInput, OrganizationPatchInput, OrganizationView } from './organization-schemas.js';
+import type { NewOrganizationInput, OrganizationListItem, OrganizationPatchInput, OrganizationView } from './organization-schemas.js';
 
 function organizationView(row: OrganizationRow): OrganizationView {
   return {
@@ -58,10 +58,13 @@ export class OrganizationService {
     return organizationView((await findOrganizationById(this.db, id))!);
   }
 
-  async list(context: CallContext, page: PageBounds): Promise<{ items: OrganizationView[]; total: number }> {
+  async list(context: CallContext, page: PageBounds): Promise<{ items: OrganizationListItem[]; total: number }> {
     requireOrganizationDirectoryAction(context.identity, undefined, 'view');
     const found = await listOrganizations(this.db, page);
-    return { items: found.items.map(organizationView), total: found.total };
+    return {
+      items: found.items.map((row) => ({ ...organizationView(row), member_count: Number(row.member_count ?? 0) })),
+      total: found.total,
+    };
   }
 
   async get(context: CallContext, organizationId: number): Promise<OrganizationView> {

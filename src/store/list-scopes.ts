@@ -32,3 +32,6 @@ export type ChatListScope = { kind: 'owner'; userId: number } | { kind: 'assista
  * own requests, and every request to the assistants they own).
  */
 export type UsageScope = { kind: 'all' } | { kind: 'organization'; organizationId: number } | { kind: 'own'; userId: number };
+
+/** Which audit entries a reader may see: every one, or those recorded for one organization. */
+export type AuditScope = { kind: 'all' } | { kind: 'organization'; organizationId: number };

@@ -22,8 +22,24 @@ export async function insertOrganizationIfSlugFree(db: Kysely<Database>, slug: s
   return row?.id;
 }
 
-export async function listOrganizations(db: Kysely<Database>, page: PageBounds): Promise<{ items: OrganizationRow[]; total: number }> {
-  const items = await db.selectFrom('organizations').selectAll().orderBy('id').limit(page.limit).offset(page.offset).execute();
+export async function listOrganizations(
+  db: Kysely<Database>,
+  page: PageBounds,
+): Promise<{ items: Array<OrganizationRow & { member_count: number | string | bigint | null }>; total: number }> {
+  const items = await db
+    .selectFrom('organizations')
+    .selectAll('organizations')
+    .select((eb) =>
+      eb
+        .selectFrom('users')
+        .whereRef('users.organization_id', '=', 'organizations.id')
+        .select((inner) => inner.fn.countAll<number | string | bigint>().as('count'))
+        .as('member_count'),
+    )
+    .orderBy('id')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
   const { total } = await db
     .selectFrom('organizations')
     .select((eb) => eb.fn.countAll().as('total'))

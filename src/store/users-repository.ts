@@ -86,6 +86,9 @@ export interface UserListQuery {
   limit: number;
   offset: number;
   search: string | undefined;
+  role?: OrganizationRole | undefined;
+  disabled?: boolean | undefined;
+  organizationId?: number | undefined;
 }
 
 export async function listUsers(
@@ -98,6 +101,9 @@ export async function listUsers(
   if (scope.kind === 'organization')
     filtered = filtered.where('users.organization_id', '=', scope.organizationId).where('users.is_system_admin', '=', 0);
   if (query.search !== undefined) filtered = filtered.where(containsText('users.search_text', query.search));
+  if (query.role !== undefined) filtered = filtered.where('organization_roles.role', '=', query.role);
+  if (query.disabled !== undefined) filtered = filtered.where('users.disabled', '=', toFlag(query.disabled));
+  if (query.organizationId !== undefined) filtered = filtered.where('users.organization_id', '=', query.organizationId);
   const rows = await filtered.orderBy('users.id').limit(query.limit).offset(query.offset).execute();
   const { total } = await filtered
     .clearSelect()

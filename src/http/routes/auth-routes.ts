@@ -6,7 +6,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Services } from '../../services.js';
 import { userView } from '../../auth/user-view.js';
-import { canCreateAssistants, canManageLti } from '../../auth/permissions.js';
+import { canCreateAssistants, canManageLti, canManageOrganizations, userAdministrationScope } from '../../auth/permissions.js';
 import { callContext } from '../authentication.js';
 import { clearSessionCookie, setSessionCookie } from '../session-cookie.js';
 import { typedRoutes } from '../route-type-provider.js';
@@ -79,7 +79,12 @@ export const accountRoutes: FastifyPluginAsync<AccountRouteServices> = async (ap
       return {
         ...(await services.users.me(context)),
         credential: identity.credential,
-        capabilities: { create_assistants: canCreateAssistants(identity), manage_lti: canManageLti(identity) },
+        capabilities: {
+          create_assistants: canCreateAssistants(identity),
+          manage_lti: canManageLti(identity),
+          administer: userAdministrationScope(identity) !== undefined,
+          manage_organizations: canManageOrganizations(identity),
+        },
         ...(lti && { lti: { activity_id: lti.activityId, return_url: lti.returnUrl, instructor: lti.instructor } }),
       };
     },

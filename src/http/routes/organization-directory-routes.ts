@@ -1,6 +1,11 @@
 /** The organizations of the server, for system admins: create, list, read, rename, suspend, delete when empty. */
 import type { FastifyPluginAsync } from 'fastify';
-import { newOrganizationSchema, organizationPatchSchema, organizationViewSchema } from '../../organizations/organization-schemas.js';
+import {
+  newOrganizationSchema,
+  organizationListItemSchema,
+  organizationPatchSchema,
+  organizationViewSchema,
+} from '../../organizations/organization-schemas.js';
 import type { Services } from '../../services.js';
 import { pageBoundsQuerySchema } from '../../validation/page-query-schema.js';
 import { pageSchema } from '../../validation/shape-fragments.js';
@@ -34,7 +39,10 @@ export const organizationDirectoryRoutes: FastifyPluginAsync<OrganizationDirecto
         tags: ['organizations'],
         summary: 'List organizations (system admins)',
         querystring: pageBoundsQuerySchema(services.settings.pageSizeMaximum),
-        response: { 200: pageSchema('A page of the organizations', organizationViewSchema('an organization')), ...commonErrorResponses },
+        response: {
+          200: pageSchema('A page of the organizations', organizationListItemSchema('an organization')),
+          ...commonErrorResponses,
+        },
       },
     },
     async (request) => services.organizations.list(callContext(request), request.query),

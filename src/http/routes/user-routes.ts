@@ -4,7 +4,7 @@ import type { Services } from '../../services.js';
 import { pageQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
-import { newUserSchema, userPatchSchema, userViewSchema } from '../../auth/user-schemas.js';
+import { newUserSchema, userListFilterProperties, userPatchSchema, userViewSchema } from '../../auth/user-schemas.js';
 import { commonErrorResponses, idParametersSchema } from '../schemas.js';
 import { pageSchema } from '../../validation/shape-fragments.js';
 
@@ -33,7 +33,7 @@ export const userRoutes: FastifyPluginAsync<UserRouteServices> = async (app, ser
       schema: {
         tags: ['users'],
         summary: 'List users',
-        querystring: pageQuerySchema(services.settings.pageSizeMaximum),
+        querystring: pageQuerySchema(services.settings.pageSizeMaximum, userListFilterProperties),
         response: { 200: pageSchema('A page of the users you administer', userViewSchema('a user')), ...commonErrorResponses },
       },
     },

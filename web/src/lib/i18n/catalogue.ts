@@ -26,6 +26,7 @@ import { materials as materialsEn } from './en/materials';
 import { fileList as fileListEn } from './en/file-list';
 import { usage as usageEn } from './en/usage';
 import { organizationSettings as organizationSettingsEn } from './en/organization-settings';
+import { admin as adminEn } from './en/admin';
 import { common as commonEs } from './es/common';
 import { login as loginEs } from './es/login';
 import { assistantList as assistantListEs } from './es/assistant-list';
@@ -49,6 +50,7 @@ import { materials as materialsEs } from './es/materials';
 import { fileList as fileListEs } from './es/file-list';
 import { usage as usageEs } from './es/usage';
 import { organizationSettings as organizationSettingsEs } from './es/organization-settings';
+import { admin as adminEs } from './es/admin';
 
 export const english = {
   common: commonEn,
@@ -74,6 +76,7 @@ export const english = {
   fileList: fileListEn,
   usage: usageEn,
   organizationSettings: organizationSettingsEn,
+  admin: adminEn,
 };
 
 export type English = typeof english;
@@ -102,6 +105,7 @@ const spanish: Catalogue<English> = {
   fileList: fileListEs,
   usage: usageEs,
   organizationSettings: organizationSettingsEs,
+  admin: adminEs,
 };
 
 /** Catalan and Basque are wired in and fall back to English key by key until translated. */

@@ -611,6 +611,10 @@ export interface paths {
                                 create_assistants: boolean;
                                 /** @description may manage the organization's LTI consumers and platforms (/admin/lti) */
                                 manage_lti: boolean;
+                                /** @description an organization admin or system admin: manages people, settings and usage and reads the audit log (/admin) */
+                                administer: boolean;
+                                /** @description a system admin: creates, suspends and deletes organizations (/admin/organizations) */
+                                manage_organizations: boolean;
                             };
                             /** @description present only for a session an LTI launch opened: the activity it opened and where "Back to course" leads (null when the platform gave no return URL) */
                             lti?: {
@@ -730,6 +734,12 @@ export interface paths {
                     /** @description how many to skip */
                     offset?: number;
                     q?: string;
+                    /** @description only people with this role */
+                    role?: "admin" | "creator" | "learner";
+                    /** @description only active or only disabled accounts */
+                    status?: "active" | "disabled";
+                    /** @description system admins: only this organization (organization admins may name only their own) */
+                    organization_id?: number;
                 };
                 header?: never;
                 path?: never;
@@ -9987,6 +9997,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description ISO 8601 date and time */
                                 updated_at: string;
+                                /** @description how many user accounts belong to it */
+                                member_count: number;
                             }[];
                             /** @description how many match, over all pages */
                             total: number;
@@ -10596,6 +10608,168 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/api/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit log, newest first: an organization's admins read their organization's entries, system admins every entry */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description how many to answer at most (PAGE_SIZE_MAX is the largest) */
+                    limit?: number;
+                    /** @description how many to skip */
+                    offset?: number;
+                    /** @description `user.create` for that action only, `user` for every `user.…` action */
+                    action?: string;
+                    /** @description only what this user did */
+                    actor_user_id?: number;
+                    /** @description part of the acting user's name or email */
+                    actor?: string;
+                    /** @description what was acted on: `user`, `organization`, … */
+                    target_type?: string;
+                    /** @description the id of what was acted on (with or without target_type) */
+                    target_id?: string;
+                    /** @description first UTC day, YYYY-MM-DD, included */
+                    from?: string;
+                    /** @description last UTC day, YYYY-MM-DD, included */
+                    to?: string;
+                    /** @description system administrators: only this organization (others may name only their own) */
+                    organization_id?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of audit entries, newest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: number;
+                                /** @description ISO 8601 date and time */
+                                created_at: string;
+                                /** @description such as `user.create`, `organization.update`, `auth.login_failed` */
+                                action: string;
+                                /** @description the organization it was recorded for; null for what belongs to none */
+                                organization_id: number | null;
+                                /** @description who did it; null when nobody was signed in (a refused login, a sign-up) */
+                                actor_user_id: number | null;
+                                /** @description the acting user's name, null when there is none or the account is gone */
+                                actor_name: string | null;
+                                actor_email: string | null;
+                                target_type: string;
+                                target_id: string | null;
+                                /** @description safe facts about the change: the fields changed, a role, a reason; never a secret or a text anyone wrote */
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description the request that made the change, to find it in the server log */
+                                request_id: string | null;
+                            }[];
+                            /** @description how many match, over all pages */
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/organizations/{id}/settings": {
