@@ -7,7 +7,6 @@ export const common = {
   navChat: 'Chat',
   navApiKeys: 'API keys',
   navKnowledgeBases: 'Knowledge bases',
-  navLti: 'LTI',
   logOut: 'Log out',
   accountMenu: 'Account and settings',
   signedInAs: 'Signed in as {{email}}',

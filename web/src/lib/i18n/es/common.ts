@@ -10,7 +10,6 @@ export const common: CatalogueArea<typeof english> = {
   navChat: 'Chat',
   navApiKeys: 'Claves de API',
   navKnowledgeBases: 'Bases de conocimiento',
-  navLti: 'LTI',
   logOut: 'Cerrar sesión',
   accountMenu: 'Cuenta y ajustes',
   signedInAs: 'Sesión iniciada como {{email}}',
