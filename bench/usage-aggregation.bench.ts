@@ -1,8 +1,10 @@
 /**
  * What `GET /api/usage` costs as usage grows. USAGE_ROWS usage rows (default 1,000,000; set
  * 10000000 for ten million) are drawn as a university of two faculties would make them over a
- * year, and only their daily roll-up is written (into `usage_daily` and the coarser roll-ups it
- * feeds, through addDailyUsage, the function the server counts with): both counts are printed. The university: 6,000 people each taking two to four of 300 course
+ * year, and only their roll-ups are written: `usage_daily` inserted in bulk, then `usage_monthly`
+ * and `usage_daily_models` summed from it by the statements migration 0078 fills them with (the
+ * server keeps all three with each usage row; writing ten million rows through it would take the
+ * bench hours). Both counts, usage rows and usage_daily rows, are printed. The university: 6,000 people each taking two to four of 300 course
  * assistants, each assistant on one of 4 models (half on the first); weekends at a third and the
  * summer at a fifth of a term day's traffic; a few people use it far more than most; a sitting is
  * one to a couple of dozen requests to one assistant. Then each report is asked REQUESTS times
@@ -15,7 +17,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { insertOrganization } from '../src/store/organizations-repository.js';
-import { addDailyUsage, type DailyUsageIncrement } from '../src/store/usage-daily-repository.js';
+import type { DailyUsageIncrement } from '../src/store/usage-daily-repository.js';
 import type { Dialect } from '../test/support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from '../test/support/test-server.js';
 import { measure, printFigures, wholeNumberSetting, type Figures } from './support/measure.js';
@@ -28,7 +30,7 @@ const PEOPLE = 6_000;
 const ASSISTANTS = 300;
 /** Half of the assistants run on the first model, a quarter on the second, and so on. */
 const MODELS = ['gpt-4o-mini', 'gpt-4o-mini', 'gpt-4o', 'gpt-4.1-mini', 'llama3.1:8b', 'gpt-4o-mini', 'gpt-4o', 'gpt-4o-mini'];
-/** Roll-up rows handed to addDailyUsage at once. */
+/** Rows per INSERT: 9 columns each stays under SQLite's parameter limit. */
 const ROWS_PER_STATEMENT = 1_000;
 const LAST_DAY = Date.parse('2026-06-30T00:00:00Z');
 /** The first person id the drawn usage uses; the bench's own accounts come before it. */
@@ -116,8 +118,21 @@ async function fillRollUp(server: TestServer, organizations: [number, number]): 
     const rows = drawDay(random, university, dayOf(index).toISOString().slice(0, 10), share);
     rollUpRows += rows.length;
     for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT)
-      await addDailyUsage(server.store.db, rows.slice(start, start + ROWS_PER_STATEMENT));
+      await server.store.db
+        .insertInto('usage_daily')
+        .values(rows.slice(start, start + ROWS_PER_STATEMENT))
+        .execute();
   }
+  await sql`
+    INSERT INTO usage_monthly (month, organization_id, user_id, assistant_id, model, requests, prompt_tokens, completion_tokens, cost_micro_usd)
+    SELECT substr(day, 1, 7), organization_id, user_id, assistant_id, model, sum(requests), sum(prompt_tokens), sum(completion_tokens), sum(cost_micro_usd)
+    FROM usage_daily GROUP BY substr(day, 1, 7), organization_id, user_id, assistant_id, model
+  `.execute(server.store.db);
+  await sql`
+    INSERT INTO usage_daily_models (day, organization_id, model, requests, prompt_tokens, completion_tokens, cost_micro_usd)
+    SELECT day, organization_id, model, sum(requests), sum(prompt_tokens), sum(completion_tokens), sum(cost_micro_usd)
+    FROM usage_daily GROUP BY day, organization_id, model
+  `.execute(server.store.db);
   if (server.store.dialect === 'postgres') await sql`VACUUM ANALYZE`.execute(server.store.db);
   else await sql`ANALYZE`.execute(server.store.db);
   return { seconds: (performance.now() - started) / 1000, rollUpRows };

@@ -169,7 +169,11 @@ type SumsRow = { [Key in keyof UsageSums]: number | string | null };
 
 /** The groups of the range, days in order and the rest by tokens, most first; at most groupsMaximum + 1. */
 export async function readUsageGroups(db: Kysely<Database>, query: UsageReportQuery): Promise<UsageGroupRow[]> {
-  const key = sql.ref(GROUP_COLUMNS[query.groupBy]);
+  const column = sql.ref(GROUP_COLUMNS[query.groupBy]);
+  // A person or assistant id grouped as `id + 0`: SQLite would otherwise walk the whole index on
+  // that id to group without sorting, skipping through every month, instead of reading only the
+  // organization's months from its covering index (measured ten times slower for a year).
+  const key = query.groupBy === 'user' || query.groupBy === 'assistant' ? sql`${column} + 0` : column;
   const parts = partsOf(query, query.groupBy === 'day');
   const order = query.groupBy === 'day' ? sql`group_key` : sql`sum(prompt_tokens) + sum(completion_tokens) DESC, group_key`;
   const result = await sql<SumsRow & { group_key: string | number }>`
