@@ -113,14 +113,29 @@ export interface UsageGroupRow extends UsageSums {
 
 const GROUP_COLUMNS = { day: 'day', user: 'user_id', assistant: 'assistant_id', model: 'model' } as const;
 
-function scopeCondition(scope: UsageScope): RawBuilder<unknown> {
+/**
+ * A caller's own share: their requests, and every request to the assistants they own, listed as
+ * ids. With a subquery in the OR, PostgreSQL could use neither index and read the whole roll-up
+ * (measured 200 ms a year at ten million usage rows); with a list it combines the two indexes.
+ */
+function ownCondition(userId: number, ownedAssistantIds: readonly number[]): RawBuilder<unknown> {
+  if (ownedAssistantIds.length === 0) return sql`user_id = ${userId}`;
+  return sql`(user_id = ${userId} OR assistant_id IN (${sql.join(ownedAssistantIds.map((id) => sql`${id}`))}))`;
+}
+
+async function scopeCondition(db: Kysely<Database>, scope: UsageScope): Promise<RawBuilder<unknown>> {
   switch (scope.kind) {
     case 'all':
       return sql`1 = 1`;
     case 'organization':
       return sql`organization_id = ${scope.organizationId}`;
-    case 'own':
-      return sql`(user_id = ${scope.userId} OR assistant_id IN (SELECT assistants.id FROM assistants WHERE assistants.owner_id = ${scope.userId}))`;
+    case 'own': {
+      const owned = await db.selectFrom('assistants').select('id').where('owner_id', '=', scope.userId).execute();
+      return ownCondition(
+        scope.userId,
+        owned.map((assistant) => assistant.id),
+      );
+    }
   }
 }
 
@@ -137,9 +152,16 @@ function partsOf(query: UsageReportQuery, byDay: boolean): UsageReportPart[] {
 const SUMS = sql`sum(requests) AS requests, sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens, sum(cost_micro_usd) AS cost_micro_usd`;
 
 /** One part's sums, grouped by `key` when it has one: the roll-up's rows in the part's period, the scope and the filters. */
-function partSelect(query: UsageReportQuery, part: UsageReportPart, key: RawBuilder<unknown> | undefined): RawBuilder<unknown> {
+interface PartSelect {
+  query: UsageReportQuery;
+  part: UsageReportPart;
+  scope: RawBuilder<unknown>;
+  key: RawBuilder<unknown> | undefined;
+}
+
+function partSelect({ query, part, scope, key }: PartSelect): RawBuilder<unknown> {
   const period = sql.ref(part.rollUp === 'usage_monthly' ? 'month' : 'day');
-  const conditions = [sql`${period} >= ${part.from}`, sql`${period} <= ${part.to}`, scopeCondition(query.scope)];
+  const conditions = [sql`${period} >= ${part.from}`, sql`${period} <= ${part.to}`, scope];
   if (query.assistantId !== undefined) conditions.push(sql`assistant_id = ${query.assistantId}`);
   if (query.userId !== undefined) conditions.push(sql`user_id = ${query.userId}`);
   const where = sql.join(conditions, sql` AND `);
@@ -148,9 +170,15 @@ function partSelect(query: UsageReportQuery, part: UsageReportPart, key: RawBuil
     : sql`SELECT ${key} AS group_key, ${SUMS} FROM ${sql.table(part.rollUp)} WHERE ${where} GROUP BY ${key}`;
 }
 
-function unionOf(query: UsageReportQuery, parts: readonly UsageReportPart[], key: RawBuilder<unknown> | undefined): RawBuilder<unknown> {
+async function unionOf(
+  db: Kysely<Database>,
+  query: UsageReportQuery,
+  key: RawBuilder<unknown> | undefined,
+  byDay: boolean,
+): Promise<RawBuilder<unknown>> {
+  const scope = await scopeCondition(db, query.scope);
   return sql.join(
-    parts.map((part) => partSelect(query, part, key)),
+    partsOf(query, byDay).map((part) => partSelect({ query, part, scope, key })),
     sql` UNION ALL `,
   );
 }
@@ -174,18 +202,16 @@ export async function readUsageGroups(db: Kysely<Database>, query: UsageReportQu
   // that id to group without sorting, skipping through every month, instead of reading only the
   // organization's months from its covering index (measured ten times slower for a year).
   const key = query.groupBy === 'user' || query.groupBy === 'assistant' ? sql`${column} + 0` : column;
-  const parts = partsOf(query, query.groupBy === 'day');
   const order = query.groupBy === 'day' ? sql`group_key` : sql`sum(prompt_tokens) + sum(completion_tokens) DESC, group_key`;
   const result = await sql<SumsRow & { group_key: string | number }>`
-    SELECT group_key, ${SUMS} FROM (${unionOf(query, parts, key)}) AS parts
+    SELECT group_key, ${SUMS} FROM (${await unionOf(db, query, key, query.groupBy === 'day')}) AS parts
     GROUP BY group_key ORDER BY ${order} LIMIT ${query.groupsMaximum + 1}
   `.execute(db);
   return result.rows.map((row) => ({ key: String(row.group_key), ...sumsOf(row) }));
 }
 
 export async function readUsageTotals(db: Kysely<Database>, query: UsageReportQuery): Promise<UsageSums> {
-  const parts = partsOf(query, false);
-  const result = await sql<SumsRow>`SELECT ${SUMS} FROM (${unionOf(query, parts, undefined)}) AS parts`.execute(db);
+  const result = await sql<SumsRow>`SELECT ${SUMS} FROM (${await unionOf(db, query, undefined, false)}) AS parts`.execute(db);
   return sumsOf(result.rows[0] ?? { requests: 0, prompt_tokens: 0, completion_tokens: 0, cost_micro_usd: 0 });
 }
 
