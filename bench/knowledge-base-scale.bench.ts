@@ -94,8 +94,8 @@ type EmbedderKind = 'none' | 'precomputed' | 'on call';
 
 /** What the runner calls to embed a batch of chunks: the fake servers' vectors, in-process. */
 function inProcessEmbedder(kind: Exclude<EmbedderKind, 'none'>): Embedder {
-  if (kind === 'on call') return async (_organizationId, _choice, texts) => texts.map(embed);
-  return async (_organizationId, _choice, texts) =>
+  if (kind === 'on call') return async ({ texts }) => texts.map(embed);
+  return async ({ texts }) =>
     texts.map((text) => {
       const vector = precomputedVectors.get(text);
       if (vector !== undefined) return vector;
@@ -208,14 +208,14 @@ async function ingestThroughRunner(
       metadata: {},
     });
     await storage.rename(knowledgeBaseId, stored.storedName, String(documentId));
-    await insertIngestionJob(store.db, { knowledgeBaseId, documentId });
+    await insertIngestionJob(store.db, { knowledgeBaseId, documentId, requestedBy: owner.userId });
   }
 
   let embedderMilliseconds = 0;
-  const timedEmbedder: Embedder = async (organizationId, choice, texts) => {
+  const timedEmbedder: Embedder = async (call) => {
     const begin = performance.now();
     try {
-      return await inProcessEmbedder(embedder === 'none' ? 'on call' : embedder)(organizationId, choice, texts);
+      return await inProcessEmbedder(embedder === 'none' ? 'on call' : embedder)(call);
     } finally {
       embedderMilliseconds += performance.now() - begin;
     }

@@ -153,10 +153,15 @@ export function createServices(store: Store, settings: Settings, registries: Reg
   const organizationControls = new OrganizationControls(store.db, registries, organizationSettings);
   const blobs = openBlobStorage(storageUrlFor(settings, store.dialect), store, settings);
   const documentStorage = knowledgeDocumentStorage(blobs);
-  const embedder = organizationEmbedder(
-    (organizationId) => providerSettings.providersFor(organizationId),
-    settings.embeddingTimeoutMilliseconds,
-  );
+  const runRecords = new RunRecordWriter(store.db, {
+    windowMilliseconds: settings.runRecordWindowMilliseconds,
+    batchMaximum: settings.runRecordBatchMaximum,
+  });
+  const embedder = organizationEmbedder({
+    providersFor: (organizationId) => providerSettings.providersFor(organizationId),
+    timeoutMilliseconds: settings.embeddingTimeoutMilliseconds,
+    countUsage: (row) => runRecords.write({ usage: row }),
+  });
   const knowledgeBases = new KnowledgeBaseService({
     db: store.db,
     dialect: store.dialect,
@@ -185,10 +190,6 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     previewCharactersMaximum: settings.filePreviewCharactersMaximum,
     limitsFor: (organizationId) => organizationControls.limitsFor(organizationId),
   });
-  const runRecords = new RunRecordWriter(store.db, {
-    windowMilliseconds: settings.runRecordWindowMilliseconds,
-    batchMaximum: settings.runRecordBatchMaximum,
-  });
   const assistantQuotas = new AssistantQuotaService({
     db: store.db,
     cache: new HotReadCache<number, AssistantQuotaRow | null>({ ...cacheBounds, lifetimeMilliseconds: settings.hotReadCacheMilliseconds }),
@@ -210,7 +211,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     registries,
     fileReaderFor: (owner) => files.readerFor(owner),
     rubricReaderFor: (owner) => rubrics.readerFor(owner),
-    knowledgeSearchFor: (owner) => knowledgeBases.searcherFor(owner),
+    knowledgeSearchFor: (owner, attribution) => knowledgeBases.searcherFor(owner, attribution),
     providersFor: (organizationId) => providerSettings.providersFor(organizationId),
     smallFastModelFor: (organizationId) => providerSettings.smallFastModelFor(organizationId),
     moodleFor: (organizationId) => providerSettings.moodleFor(organizationId),

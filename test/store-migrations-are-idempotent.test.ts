@@ -43,7 +43,9 @@ const EXPECTED_TABLES = [
   'sessions',
   'traces',
   'usage_daily',
+  'usage_daily_models',
   'usage_logs',
+  'usage_monthly',
   'users',
 ];
 

@@ -47,7 +47,8 @@ export interface PipelineContextDependencies {
   fileReaderFor: (owner: Identity) => FileReader;
   /** The owner's RubricReader: an assistant reads only the rubrics its owner may read. */
   rubricReaderFor: (owner: Identity) => RubricReader;
-  knowledgeSearchFor: (owner: Identity) => KnowledgeSearch;
+  /** The owner's KnowledgeSearch; its query embeddings are counted to the request's person and assistant. */
+  knowledgeSearchFor: (owner: Identity, attribution?: UsageAttribution) => KnowledgeSearch;
   /** The owner organization's providers, resolved against the server's (URL, key and fetch together), by connector name. */
   providersFor: (organizationId: number) => Promise<(connectorName: string) => ProviderSettings>;
   /** The organization's small fast model, when it names one (rewrites `context_aware` queries). */
@@ -131,7 +132,7 @@ export class PipelineContextBuilder {
       registries,
       files: fileReaderFor(owner),
       rubrics: rubricReaderFor(owner),
-      knowledge: knowledgeSearchFor(owner),
+      knowledge: knowledgeSearchFor(owner, attribution),
       queryRewriter: this.queryRewriterFor(attribution, record.organization_id, providerFor),
       requester,
       integrations: await this.integrationsFor(record.organization_id),

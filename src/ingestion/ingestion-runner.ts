@@ -295,7 +295,15 @@ export class IngestionRunner {
       const batch = texts.slice(start, start + batchSize);
       await this.step(job, 3 + start / batchSize, total, `Computing embeddings: ${start} of ${texts.length} chunks.`);
       try {
-        vectors.push(...(await embedder(knowledgeBase.organization_id, choice, batch)));
+        vectors.push(
+          ...(await embedder({
+            organizationId: knowledgeBase.organization_id,
+            choice,
+            texts: batch,
+            // The uploader's, with no assistant: an upload is asked by a person, not through an assistant.
+            attribution: { userId: job.requested_by ?? knowledgeBase.owner_id, assistantId: 0, requestId: null },
+          })),
+        );
       } catch (error) {
         if (isAppError(error))
           throw new AppError(

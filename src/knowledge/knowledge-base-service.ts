@@ -22,7 +22,7 @@ import { resolveChunkingOptions } from '../document-reading/chunking.js';
 import { refusingWithAppError } from '../ingestion/reading-refusals.js';
 import type { KnowledgeBaseInput, KnowledgeBasePatch, KnowledgeBaseView, QueryAnswer, QueryInput } from './knowledge-base-schemas.js';
 import { queryExternalKnowledgeServer, type ExternalKnowledgeServer } from '../retrieval/external-knowledge-server.js';
-import { embeddingChoiceOf, type Embedder } from '../retrieval/organization-embedder.js';
+import { embeddingChoiceOf, type Embedder, type EmbeddingAttribution } from '../retrieval/organization-embedder.js';
 import type { KnowledgeHit, KnowledgeSearch } from '../pipeline/plugin-contract/ports.js';
 import { appendAuditEntry, type AuditEntry } from '../store/audit-log-repository.js';
 import { auditEntryOf } from '../auth/call-context.js';
@@ -67,6 +67,8 @@ interface RankQuery {
   topK: number;
   mode?: RetrievalMode;
   signal?: AbortSignal;
+  /** Whom the query's embedding is counted to (docs/usage.md). */
+  attribution: EmbeddingAttribution;
 }
 
 /** A search: a ranking whose hits below the threshold are left out. */
@@ -242,7 +244,13 @@ export class KnowledgeBaseService {
     }
     let embedding: Float32Array;
     try {
-      [embedding] = (await embedder(record.organization_id, choice, [queryText], signal)) as [Float32Array];
+      [embedding] = (await embedder({
+        organizationId: record.organization_id,
+        choice,
+        texts: [queryText],
+        attribution: query.attribution,
+        signal,
+      })) as [Float32Array];
     } catch (error) {
       if (mode === 'vector' || signal?.aborted) throw error;
       return byFullText();
@@ -272,6 +280,7 @@ export class KnowledgeBaseService {
       text: input.query_text,
       topK: input.top_k ?? DEFAULT_TOP_K,
       threshold: input.threshold ?? 0,
+      attribution: { userId: context.identity.userId, assistantId: 0, requestId: context.requestId },
       ...(input.plugin_params?.mode !== undefined && { mode: input.plugin_params.mode }),
     });
     return {
@@ -288,7 +297,9 @@ export class KnowledgeBaseService {
    * external LAMB knowledge-base server, collections are looked up there, where its API key is
    * the permission; otherwise each collection is checked against the owner on every query.
    */
-  searcherFor(owner: Identity): KnowledgeSearch {
+  searcherFor(owner: Identity, attribution?: EmbeddingAttribution): KnowledgeSearch {
+    // Without a request (checking an import's references), a query's embedding is the owner's own.
+    const counted = attribution ?? { userId: owner.userId, assistantId: 0, requestId: null };
     const localId = (collectionId: string): number => {
       const id = knowledgeBaseIdOf(collectionId);
       if (id === undefined) throw new AppError('not_found', `Knowledge base ${collectionId} not found.`);
@@ -330,7 +341,13 @@ export class KnowledgeBaseService {
           return hits.map((hit) => ({ ...hit, metadata: { knowledge_base_id: collectionId, ...hit.metadata } }));
         }
         return (
-          await this.search(owner, localId(collectionId), { text: queryText, topK, threshold, ...(signal !== undefined && { signal }) })
+          await this.search(owner, localId(collectionId), {
+            text: queryText,
+            topK,
+            threshold,
+            attribution: counted,
+            ...(signal !== undefined && { signal }),
+          })
         ).hits;
       },
     };

@@ -275,7 +275,9 @@ export class KnowledgeDocumentService {
           'This upload stalled for longer than its lease and was marked interrupted; upload the file again.',
         );
       }
-      jobIds.push((await insertIngestionJob(transaction, { knowledgeBaseId: record.id, documentId })).id);
+      jobIds.push(
+        (await insertIngestionJob(transaction, { knowledgeBaseId: record.id, documentId, requestedBy: context.identity.userId })).id,
+      );
       const document = staged[index]!;
       await appendAuditEntry(
         transaction,

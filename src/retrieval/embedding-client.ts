@@ -25,6 +25,12 @@ export interface EmbeddingModel {
   provider: ProviderSettings;
 }
 
+/** The vectors, one per text in order, and the prompt tokens the provider said it used, when it said. */
+export interface EmbeddingAnswer {
+  vectors: Float32Array[];
+  promptTokens: number | undefined;
+}
+
 export interface EmbeddingCallOptions {
   timeoutMilliseconds: number;
   signal?: AbortSignal;
@@ -45,6 +51,11 @@ function vectorOf(value: unknown): Float32Array {
     throw invalidAnswer('an embedding that is not a list of numbers');
   }
   return Float32Array.from(value as number[]);
+}
+
+/** A count the provider reported, if it is one. */
+function reportedCount(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
 }
 
 function trimSlash(url: string): string {
@@ -104,14 +115,14 @@ async function exchangeJson(provider: ProviderSettings, exchange: JsonExchange):
   }
 }
 
-async function embedWithOpenAi(model: EmbeddingModel, texts: readonly string[], options: EmbeddingCallOptions): Promise<Float32Array[]> {
+async function embedWithOpenAi(model: EmbeddingModel, texts: readonly string[], options: EmbeddingCallOptions): Promise<EmbeddingAnswer> {
   const baseUrl = trimSlash(model.provider.baseUrl ?? OPENAI_DEFAULT_BASE_URL);
   const headers: Record<string, string> = model.provider.apiKey === undefined ? {} : { authorization: `Bearer ${model.provider.apiKey}` };
   const answer = (await postJson(
     model.provider,
     { url: `${baseUrl}/embeddings`, body: { model: model.model, input: texts, encoding_format: 'base64' }, headers },
     options,
-  )) as { data?: unknown };
+  )) as { data?: unknown; usage?: { prompt_tokens?: unknown } };
   if (!Array.isArray(answer.data) || answer.data.length !== texts.length)
     throw invalidAnswer('a different number of embeddings than texts');
   const vectors = new Array<Float32Array>(texts.length);
@@ -121,10 +132,10 @@ async function embedWithOpenAi(model: EmbeddingModel, texts: readonly string[], 
       throw invalidAnswer('embeddings with wrong indexes');
     vectors[index] = vectorOf(item.embedding);
   }
-  return vectors;
+  return { vectors, promptTokens: reportedCount(answer.usage?.prompt_tokens) };
 }
 
-async function embedWithOllama(model: EmbeddingModel, texts: readonly string[], options: EmbeddingCallOptions): Promise<Float32Array[]> {
+async function embedWithOllama(model: EmbeddingModel, texts: readonly string[], options: EmbeddingCallOptions): Promise<EmbeddingAnswer> {
   const baseUrl = trimSlash(model.provider.baseUrl ?? 'http://127.0.0.1:11434');
   const answer = (await postJson(
     model.provider,
@@ -132,18 +143,18 @@ async function embedWithOllama(model: EmbeddingModel, texts: readonly string[], 
     options,
   )) as {
     embeddings?: unknown;
+    prompt_eval_count?: unknown;
   };
   if (!Array.isArray(answer.embeddings) || answer.embeddings.length !== texts.length)
     throw invalidAnswer('a different number of embeddings than texts');
-  return answer.embeddings.map(vectorOf);
+  return { vectors: answer.embeddings.map(vectorOf), promptTokens: reportedCount(answer.prompt_eval_count) };
 }
 
-/** One vector per text, in order, all of one dimension. */
-export async function embedTexts(model: EmbeddingModel, texts: readonly string[], options: EmbeddingCallOptions): Promise<Float32Array[]> {
-  if (texts.length === 0) return [];
-  const vectors =
-    model.connector === 'ollama' ? await embedWithOllama(model, texts, options) : await embedWithOpenAi(model, texts, options);
-  const dimensions = vectors[0]!.length;
-  if (vectors.some((vector) => vector.length !== dimensions)) throw invalidAnswer('embeddings of different dimensions');
-  return vectors;
+/** One vector per text, in order, all of one dimension, and the prompt tokens the provider reported (OpenAI's usage, Ollama's prompt_eval_count). */
+export async function embedTexts(model: EmbeddingModel, texts: readonly string[], options: EmbeddingCallOptions): Promise<EmbeddingAnswer> {
+  if (texts.length === 0) return { vectors: [], promptTokens: 0 };
+  const answer = model.connector === 'ollama' ? await embedWithOllama(model, texts, options) : await embedWithOpenAi(model, texts, options);
+  const dimensions = answer.vectors[0]!.length;
+  if (answer.vectors.some((vector) => vector.length !== dimensions)) throw invalidAnswer('embeddings of different dimensions');
+  return answer;
 }

@@ -18,7 +18,7 @@ export type KnowledgeDocumentRow = Selectable<KnowledgeDocumentsTable>;
 
 export async function insertIngestionJob(
   db: Kysely<Database>,
-  job: { knowledgeBaseId: number; documentId: number },
+  job: { knowledgeBaseId: number; documentId: number; requestedBy: number },
 ): Promise<IngestionJobRow> {
   const timestamp = nowTimestamp();
   return db
@@ -38,6 +38,7 @@ export async function insertIngestionJob(
       created_at: timestamp,
       updated_at: timestamp,
       finished_at: null,
+      requested_by: job.requestedBy,
     })
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -204,6 +204,15 @@ export interface UsageDailyTable {
   cost_micro_usd: number | string;
 }
 
+/** The monthly roll-up (migration 0078): usage_daily's counters summed by calendar month, for reports over whole months. */
+export interface UsageMonthlyTable extends Omit<UsageDailyTable, 'day'> {
+  /** YYYY-MM, the UTC month of the days it sums. */
+  month: string;
+}
+
+/** An organization's day per model (migration 0078): usage_daily summed over people and assistants, for day and model reports and totals. */
+export type UsageDailyModelsTable = Omit<UsageDailyTable, 'user_id' | 'assistant_id'>;
+
 /** An organization's own price for a model, in US dollars per million tokens. */
 export interface ModelPricesTable {
   organization_id: number;
@@ -334,6 +343,8 @@ export interface IngestionJobsTable {
   created_at: string;
   updated_at: string;
   finished_at: string | null;
+  /** Who uploaded the document: its embeddings are counted to them (null for jobs queued before migration 0078). */
+  requested_by: number | null;
 }
 
 export interface RubricsTable {
@@ -572,6 +583,8 @@ export interface Database {
   ingestion_jobs: IngestionJobsTable;
   usage_logs: UsageLogsTable;
   usage_daily: UsageDailyTable;
+  usage_monthly: UsageMonthlyTable;
+  usage_daily_models: UsageDailyModelsTable;
   model_prices: ModelPricesTable;
   quota_reservations: QuotaReservationsTable;
   assistant_quotas: AssistantQuotasTable;

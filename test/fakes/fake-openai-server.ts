@@ -99,6 +99,8 @@ export interface FakeOpenAiServer {
 export interface FakeOpenAiServerOptions {
   /** When set, requests without `Authorization: Bearer <apiKey>` get 401 `invalid_api_key`. */
   apiKey?: string;
+  /** Answers embeddings without `usage`, as some OpenAI-compatible servers do. */
+  omitEmbeddingUsage?: boolean;
 }
 
 interface OpenAiErrorBody {
@@ -486,7 +488,12 @@ export async function startFakeOpenAiServer(options: FakeOpenAiServerOptions = {
     sendJson(
       response,
       200,
-      { object: 'list', data, model: body.model, usage: { prompt_tokens: promptTokens, total_tokens: promptTokens } },
+      {
+        object: 'list',
+        data,
+        model: body.model,
+        ...(options.omitEmbeddingUsage !== true && { usage: { prompt_tokens: promptTokens, total_tokens: promptTokens } }),
+      },
       requestIdHeader(),
     );
   }

@@ -4,6 +4,7 @@
  */
 import { oneTimePasswordsMigration } from './0073-one-time-passwords.js';
 import { usageDailyAndModelPricesMigration } from './0074-usage-daily-and-model-prices.js';
+import { usageReportsAndUploadersMigration } from './0078-usage-reports-and-uploaders.js';
 import { organizationSignUpMigration } from './0076-organization-sign-up.js';
 import { quotaReservationsAndAssistantQuotasMigration } from './0077-quota-reservations-and-assistant-quotas.js';
 import { chatRunsMigration } from './0070-chat-runs.js';
@@ -61,5 +62,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0074-usage-daily-and-model-prices': usageDailyAndModelPricesMigration(),
     '0076-organization-sign-up': organizationSignUpMigration(),
     '0077-quota-reservations-and-assistant-quotas': quotaReservationsAndAssistantQuotasMigration(dialect),
+    '0078-usage-reports-and-uploaders': usageReportsAndUploadersMigration(),
   };
 }

@@ -1,0 +1,94 @@
+/**
+ * Migration 0078 on both dialects, over a store migrated to 0076 holding daily usage written
+ * before the coarser roll-ups existed: usage_monthly and usage_daily_models then hold exactly
+ * usage_daily's sums per month and per organization, day and model, and usage_daily is kept as
+ * it was.
+ */
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { allMigrations } from '../src/store/migrations/index.js';
+import type { Database } from '../src/store/schema.js';
+import { SQLITE_FILE_NAME } from '../src/store/store.js';
+import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
+
+const BEFORE = '0076-organization-sign-up';
+
+function openRaw(database: TestDatabase, dialect: 'sqlite' | 'postgres'): Kysely<Database> {
+  if (dialect === 'sqlite')
+    return new Kysely<Database>({
+      dialect: new SqliteDialect({ database: new SqliteDatabase(path.join(database.dataDirectory, SQLITE_FILE_NAME)) }),
+    });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.databaseUrl, max: 2 }) }) });
+}
+
+const row = (day: string, organization: number, user: number, model: string, requests: number) => ({
+  day,
+  organization_id: organization,
+  user_id: user,
+  assistant_id: 7,
+  model,
+  requests,
+  prompt_tokens: requests * 10,
+  completion_tokens: requests * 2,
+  cost_micro_usd: requests * 3,
+});
+
+const numbers = (rows: Array<Record<string, unknown>>) =>
+  rows.map((stored) =>
+    Object.fromEntries(
+      Object.entries(stored).map(([key, value]) => [key, typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value]),
+    ),
+  );
+
+describe.each(TEST_DIALECTS)('migration 0078 on %s', (dialect) => {
+  let database: TestDatabase | undefined;
+  let db: Kysely<Database> | undefined;
+
+  afterEach(async () => {
+    await db?.destroy();
+    await database?.drop();
+    db = undefined;
+    database = undefined;
+  });
+
+  it('sums every usage_daily row into the month and model roll-ups, losing none', async () => {
+    database = await createTestDatabase(dialect);
+    db = openRaw(database, dialect);
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => allMigrations(dialect) } });
+    expect((await migrator.migrateTo(BEFORE)).error).toBeUndefined();
+    const daily = [
+      row('2026-01-30', 1, 11, 'gpt-4o', 1),
+      row('2026-01-31', 1, 11, 'gpt-4o', 2),
+      row('2026-01-31', 1, 12, 'gpt-4o', 4),
+      row('2026-02-01', 1, 11, 'gpt-4o', 8),
+      row('2026-02-01', 2, 21, 'llama3.1:8b', 16),
+    ];
+    await db.insertInto('usage_daily').values(daily).execute();
+    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    expect(
+      numbers(await db.selectFrom('usage_daily').selectAll().orderBy('day').orderBy('organization_id').orderBy('user_id').execute()),
+    ).toEqual(daily);
+    expect(
+      numbers(await db.selectFrom('usage_monthly').selectAll().orderBy('month').orderBy('organization_id').orderBy('user_id').execute()),
+    ).toEqual(
+      [
+        { ...row('', 1, 11, 'gpt-4o', 3), day: undefined, month: '2026-01' },
+        { ...row('', 1, 12, 'gpt-4o', 4), day: undefined, month: '2026-01' },
+        { ...row('', 1, 11, 'gpt-4o', 8), day: undefined, month: '2026-02' },
+        { ...row('', 2, 21, 'llama3.1:8b', 16), day: undefined, month: '2026-02' },
+      ].map(({ day: _day, ...rest }) => rest),
+    );
+    const models = await db.selectFrom('usage_daily_models').selectAll().orderBy('day').orderBy('organization_id').execute();
+    expect(
+      numbers(models).map((stored) => [stored.day, stored.organization_id, stored.model, stored.requests, stored.cost_micro_usd]),
+    ).toEqual([
+      ['2026-01-30', 1, 'gpt-4o', 1, 3],
+      ['2026-01-31', 1, 'gpt-4o', 6, 18],
+      ['2026-02-01', 1, 'gpt-4o', 8, 24],
+      ['2026-02-01', 2, 'llama3.1:8b', 16, 48],
+    ]);
+  });
+});
