@@ -176,7 +176,8 @@ describe('every page of the web app', () => {
       const { page, pageErrors } = opened;
       await page.goto(`${server.baseUrl}${pageUnderTest.path(ids)}`);
       await page.getByRole('heading', { level: 1, name: pageUnderTest.heading, exact: true }).waitFor();
-      await page.getByRole('status').filter({ hasText: 'Loading' }).waitFor({ state: 'detached' });
+      // A page may load in several parts, each with its own "Loading…" status (the assistant page and its usage panel).
+      await expect.poll(() => page.getByRole('status').filter({ hasText: 'Loading' }).count(), { timeout: 20_000 }).toBe(0);
       await pageUnderTest.prepare?.(page);
       expect(await page.locator('h1').count()).toBe(1);
       expect(
