@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPassword } from '../src/auth/passwords.js';
 import { hashToken } from '../src/auth/tokens.js';
 import { insertUsageLogs } from '../src/store/usage-logs-repository.js';
+import { rollUpUsage } from '../src/usage/usage-roll-up.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { runMerino, type CommandResult } from './support/command-line.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
@@ -299,22 +300,28 @@ describe.each(TEST_DIALECTS)('merino <command> on %s', (dialect) => {
     });
     // Written through a connection of its own, closed before the command runs, as another server process would write them.
     const writer = await openStore({ databaseUrl: database.databaseUrl, dataDirectory: database.dataDirectory, poolSize: 1 });
-    await insertUsageLogs(writer.db, [
+    const rows = [
       row('2027-03-01', teacher.id, 100, 10),
       row('2027-03-01', learner.id, 50, 5),
       row('2027-03-02', teacher.id, 7, 3),
       row('2027-03-05', teacher.id, 1000, 1000),
-    ]);
+    ];
+    // As the server's run-record writer does: the usage rows and their roll-ups in one transaction.
+    await writer.db.transaction().execute(async (transaction) => {
+      await insertUsageLogs(transaction, rows);
+      await rollUpUsage(transaction, rows);
+    });
     await writer.close();
     const byDay = await runMerino(database, ['usage', '--from', '2027-03-01', '--to', '2027-03-02']);
     expect(byDay.status, byDay.stderr).toBe(0);
     const lines = byDay.stdout.trim().split('\n');
     expect(lines[0]).toBe('Usage from 2027-03-01 to 2027-03-02, all organizations:');
-    expect(lines[1]!.split(/\s{2,}/)).toEqual(['day', 'requests', 'prompt tokens', 'completion tokens']);
+    expect(lines[1]!.split(/\s{2,}/)).toEqual(['day', 'requests', 'prompt tokens', 'completion tokens', 'cost']);
     expect(lines, byDay.stdout).toHaveLength(6);
-    expect(lines[2]!.trim().split(/\s+/)).toEqual(['2027-03-01', '2', '150', '15']);
-    expect(lines[3]!.trim().split(/\s+/)).toEqual(['2027-03-02', '1', '7', '3']);
-    expect(lines.at(-1)!.trim().split(/\s+/)).toEqual(['total', '3', '157', '18']);
+    // simple-bypass has no price: its tokens are counted at a cost of 0.
+    expect(lines[2]!.trim().split(/\s+/)).toEqual(['2027-03-01', '2', '150', '15', '$0.000000']);
+    expect(lines[3]!.trim().split(/\s+/)).toEqual(['2027-03-02', '1', '7', '3', '$0.000000']);
+    expect(lines.at(-1)!.trim().split(/\s+/)).toEqual(['total', '3', '157', '18', '$0.000000']);
 
     const byUser = await runMerino(database, [
       'usage',
@@ -329,8 +336,8 @@ describe.each(TEST_DIALECTS)('merino <command> on %s', (dialect) => {
     ]);
     expect(byUser.status, byUser.stderr).toBe(0);
     expect(byUser.stdout).toContain(', organization arts:');
-    expect(byUser.stdout).toMatch(/learner@arts\.test\s+1\s+50\s+5\n/);
-    expect(byUser.stdout).toMatch(/teacher@arts\.test\s+3\s+1107\s+1013\n/);
+    expect(byUser.stdout).toMatch(/learner@arts\.test\s+1\s+50\s+5\s+\$0\.000000\n/);
+    expect(byUser.stdout).toMatch(/teacher@arts\.test\s+3\s+1107\s+1013\s+\$0\.000000\n/);
 
     expectReadableFailure(
       await runMerino(database, ['usage', '--from', '2027-02-30', '--to', '2027-03-02']),
@@ -338,9 +345,9 @@ describe.each(TEST_DIALECTS)('merino <command> on %s', (dialect) => {
       /--from must be a day written YYYY-MM-DD/,
     );
     expectReadableFailure(
-      await runMerino(database, ['usage', '--from', '2027-03-01', '--to', '2027-03-02', '--by', 'model']),
+      await runMerino(database, ['usage', '--from', '2027-03-01', '--to', '2027-03-02', '--by', 'course']),
       2,
-      /--by must be one of day, user, assistant/,
+      /--by must be one of day, user, assistant, model/,
     );
     expectReadableFailure(
       await runMerino(database, ['usage', '--from', '2027-03-01', '--to', '2027-03-02', '--organization', 'law']),

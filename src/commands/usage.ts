@@ -1,15 +1,30 @@
 /**
- * `merino usage --from <day> --to <day>`: a table of requests, prompt and completion tokens per
- * day, user or assistant for a period, read from usage_logs; for the whole server or one
- * organization. The command line acts as the system, which may see every organization's use.
+ * `merino usage --from <day> --to <day>`: a table of requests, prompt and completion tokens and
+ * cost per day, user, assistant or model for a period, for the whole server or one organization.
+ * It reads the same roll-ups as `GET /api/usage` (docs/usage.md), so both give the same numbers,
+ * and a year of a large server is summed without reading its usage rows. The command line acts
+ * as the system, which may see every organization's use.
  */
-import { usageOfPeriod, type UsageGrouping, type UsagePeriodRow } from '../store/usage-period-repository.js';
+import type { UsageScope } from '../store/list-scopes.js';
+import {
+  readUsageEmails,
+  readUsageGroups,
+  readUsageLabels,
+  readUsageTotals,
+  type UsageGrouping,
+  type UsageGroupRow,
+  type UsageReportQuery,
+  type UsageSums,
+} from '../store/usage-daily-repository.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.js';
 import { CommandUsageError, requiredOption, stringOption, type AdminCommand } from './admin-command.js';
 import { organizationNamed } from './command-session.js';
 
-const GROUPINGS: readonly UsageGrouping[] = ['day', 'user', 'assistant'];
+const GROUPINGS: readonly UsageGrouping[] = ['day', 'user', 'assistant', 'model'];
+/** A script wants every line; the bound only keeps one command from holding a whole table in memory. */
+const LINES_MAXIMUM = 100_000;
 const DAY_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
-
 function day(value: string, option: string): string {
   if (
     !DAY_SHAPE.test(value) ||
@@ -21,32 +36,51 @@ function day(value: string, option: string): string {
   return value;
 }
 
-/** The rows as a table with aligned columns and a total line. */
-function table(heading: string, rows: readonly UsagePeriodRow[]): string[] {
-  const total = rows.reduce(
-    (sum, row) => ({
-      group: 'total',
-      requests: sum.requests + row.requests,
-      promptTokens: sum.promptTokens + row.promptTokens,
-      completionTokens: sum.completionTokens + row.completionTokens,
-    }),
-    { group: 'total', requests: 0, promptTokens: 0, completionTokens: 0 },
-  );
-  const cells = [heading, 'requests', 'prompt tokens', 'completion tokens'];
-  const lines = [...rows, total].map((row) => [row.group, String(row.requests), String(row.promptTokens), String(row.completionTokens)]);
-  const widths = cells.map((cell, column) => Math.max(cell.length, ...lines.map((line) => line[column]!.length)));
+interface UsageLine extends UsageSums {
+  group: string;
+}
+
+function dollars(costMicroUsd: number): string {
+  return `$${(costMicroUsd / 1_000_000).toFixed(6)}`;
+}
+
+/** The lines as a table with aligned columns and a total line. */
+function table(heading: string, lines: readonly UsageLine[]): string[] {
+  const cells = [heading, 'requests', 'prompt tokens', 'completion tokens', 'cost'];
+  const texts = lines.map((line) => [
+    line.group,
+    String(line.requests),
+    String(line.prompt_tokens),
+    String(line.completion_tokens),
+    dollars(line.cost_micro_usd),
+  ]);
+  const widths = cells.map((cell, column) => Math.max(cell.length, ...texts.map((text) => text[column]!.length)));
   const render = (line: readonly string[]): string =>
     line.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
-  return [render(cells), ...lines.slice(0, -1).map(render), widths.map((width) => '-'.repeat(width)).join('  '), render(lines.at(-1)!)];
+  return [render(cells), ...texts.slice(0, -1).map(render), widths.map((width) => '-'.repeat(width)).join('  '), render(texts.at(-1)!)];
+}
+
+/** What a line is called: the day or model itself, a person's email, an assistant's name with its id. */
+async function labelled(db: Kysely<Database>, groupBy: UsageGrouping, groups: readonly UsageGroupRow[]): Promise<UsageLine[]> {
+  const ids = groups.map((group) => Number(group.key));
+  if (groupBy === 'user') {
+    const emails = await readUsageEmails(db, ids);
+    return groups.map((group) => ({ ...group, group: emails.get(Number(group.key)) ?? `user ${group.key}` }));
+  }
+  if (groupBy === 'assistant') {
+    const names = await readUsageLabels(db, 'assistants', ids);
+    return groups.map((group) => ({ ...group, group: `${names.get(Number(group.key)) ?? 'assistant'} (${group.key})` }));
+  }
+  return groups.map((group) => ({ ...group, group: group.key }));
 }
 
 export const usageCommand: AdminCommand = {
   name: 'usage',
-  summary: 'print requests and tokens per day, user or assistant for a period',
+  summary: 'print requests, tokens and cost per day, user, assistant or model for a period',
   options: {
     from: { type: 'string', value: '<YYYY-MM-DD>', description: 'the first day (UTC)', required: true },
     to: { type: 'string', value: '<YYYY-MM-DD>', description: 'the last day (UTC), included', required: true },
-    by: { type: 'string', value: '<day|user|assistant>', description: 'one line per day (the default), user or assistant' },
+    by: { type: 'string', value: '<day|user|assistant|model>', description: 'one line per day (the default), user, assistant or model' },
     organization: { type: 'string', value: '<slug|id>', description: "only this organization's use" },
   },
   async run(session, commandLine) {
@@ -57,11 +91,15 @@ export const usageCommand: AdminCommand = {
     if (!GROUPINGS.includes(groupBy)) throw new CommandUsageError(`--by must be one of ${GROUPINGS.join(', ')}.`);
     const organizationReference = stringOption(commandLine, 'organization');
     const organization = organizationReference === undefined ? undefined : await organizationNamed(session.store, organizationReference);
-    const rows = await usageOfPeriod(session.store.db, { from, to, groupBy, organizationId: organization?.id });
+    const scope: UsageScope = organization === undefined ? { kind: 'all' } : { kind: 'organization', organizationId: organization.id };
+    const query: UsageReportQuery = { scope, from, to, groupBy, groupsMaximum: LINES_MAXIMUM };
+    const db = session.store.db;
+    const [groups, totals] = await Promise.all([readUsageGroups(db, query), readUsageTotals(db, query)]);
+    const lines = await labelled(db, groupBy, groups.slice(0, LINES_MAXIMUM));
     session.print(
       `Usage from ${from} to ${to}${organization === undefined ? ', all organizations' : `, organization ${organization.slug}`}:`,
     );
-    for (const line of table(groupBy, rows)) session.print(line);
+    for (const line of table(groupBy, [...lines, { group: 'total', ...totals }])) session.print(line);
     return 0;
   },
 };

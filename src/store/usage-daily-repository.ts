@@ -229,3 +229,14 @@ export async function readUsageLabels(
     .execute();
   return new Map(rows.map((row) => [row.id, row.name]));
 }
+
+/** The emails of the people a report groups by, for the command line's labels (an email is what an admin scripts with). */
+export async function readUsageEmails(db: Kysely<Database>, ids: readonly number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('users')
+    .select(['id', 'email'])
+    .where('id', 'in', [...ids])
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.email]));
+}
