@@ -16,10 +16,6 @@ export type ModelPrices = JsonAnswer<'/api/organizations/{id}/model-prices', 'ge
 export type ModelPrice = ModelPrices['prices'][number];
 export type ModelPriceInput = RequestBody<'/api/organizations/{id}/model-prices', 'put'>['prices'][number];
 export type PluginCatalogue = JsonAnswer<'/api/organizations/{id}/plugins', 'get'>;
-export type OrganizationSummary = JsonAnswer<'/api/organizations', 'get'>['items'][number];
-
-/** How many organizations the picker asks for in one page (the server's largest page is larger). */
-const ORGANIZATIONS_PAGE = 100;
 
 function path(id: number): { params: { path: { id: number } } } {
   return { params: { path: { id } } };
@@ -60,9 +56,4 @@ export async function readModelPrices(id: number): Promise<ModelPrices> {
 /** Replaces the organization's own prices; an empty list returns to the defaults. */
 export async function replaceModelPrices(id: number, prices: ModelPriceInput[]): Promise<ModelPrices> {
   return answerOf(apiClient.PUT('/api/organizations/{id}/model-prices', { ...path(id), body: { prices } }));
-}
-
-/** The organizations a system admin may pick (the first page, by the server's order). */
-export async function listOrganizations(): Promise<OrganizationSummary[]> {
-  return (await answerOf(apiClient.GET('/api/organizations', { params: { query: { limit: ORGANIZATIONS_PAGE } } }))).items;
 }

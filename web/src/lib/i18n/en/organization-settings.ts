@@ -3,7 +3,6 @@ export const organizationSettings = {
   title: 'Organization settings',
   intro: 'Models, connections, policies, plugins and limits of your organization, its self sign-up and its model prices.',
   notAllowed: "Only your organization's administrators can change its settings.",
-  organization: 'Organization',
   organizationHint: 'As a system administrator you may change any organization.',
   contents: 'On this page',
   providersHeading: 'Models and providers',

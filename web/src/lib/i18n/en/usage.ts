@@ -14,6 +14,7 @@ export const usage = {
   loading: 'Loading usage…',
   loadFailed: 'The usage could not be loaded.',
   notAllowed: "Only your organization's administrators can see its usage.",
+  organizationHint: 'As a system administrator you may read any organization.',
   noUsage: 'No usage in this period',
   noUsageHint: 'Nothing was asked of a model between {{from}} and {{to}}. Choose another period to see its usage.',
   totalsHeading: 'Totals',

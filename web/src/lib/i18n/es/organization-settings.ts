@@ -6,7 +6,6 @@ export const organizationSettings: CatalogueArea<typeof english> = {
   title: 'Ajustes de la organización',
   intro: 'Modelos, conexiones, normas, complementos y límites de tu organización, su registro abierto y sus precios de modelos.',
   notAllowed: 'Solo la administración de tu organización puede cambiar sus ajustes.',
-  organization: 'Organización',
   organizationHint: 'Como administrador del sistema puedes cambiar cualquier organización.',
   contents: 'En esta página',
   providersHeading: 'Modelos y proveedores',

@@ -17,6 +17,7 @@ export const usage: CatalogueArea<typeof english> = {
   loading: 'Cargando el uso…',
   loadFailed: 'No se pudo cargar el uso.',
   notAllowed: 'Solo los administradores de tu organización pueden ver su uso.',
+  organizationHint: 'Como administrador del sistema puedes consultar cualquier organización.',
   noUsage: 'Sin uso en este periodo',
   noUsageHint: 'No se pidió nada a ningún modelo entre {{from}} y {{to}}. Elige otro periodo para ver su uso.',
   totalsHeading: 'Totales',
