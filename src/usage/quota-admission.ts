@@ -131,14 +131,15 @@ function shownAmount(unit: Unit, amount: number): string {
 }
 
 function refusal(limit: WeighedLimit, reason: 'exhausted' | 'in_use', now: Date): AppError {
-  const resetsAt = limit.resetsAt.toISOString();
+  // People read the message (the chat shows it as it is); `details.resets_at` keeps the exact ISO time for programs.
+  const resetsAtText = `${limit.resetsAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
   const used = amountOf(limit.window, limit.unit);
   const untilReset = Math.max(1, Math.ceil((limit.resetsAt.getTime() - now.getTime()) / 1000));
   const retryAfterSeconds = reason === 'exhausted' ? untilReset : Math.min(IN_USE_RETRY_SECONDS, untilReset);
   const message =
     reason === 'exhausted'
-      ? `${limit.describe} (${limit.name}: ${shownAmount(limit.unit, limit.maximum)}) is used up; it resets at ${resetsAt}.`
-      : `The rest of ${limit.describe.toLowerCase()} (${limit.name}: ${shownAmount(limit.unit, limit.maximum)}) is held by requests still running; try again in a few seconds. It resets at ${resetsAt}.`;
+      ? `${limit.describe} (${limit.name}: ${shownAmount(limit.unit, limit.maximum)}) is used up; it resets at ${resetsAtText}.`
+      : `The rest of ${limit.describe.toLowerCase()} (${limit.name}: ${shownAmount(limit.unit, limit.maximum)}) is held by requests still running; try again in a few seconds. It resets at ${resetsAtText}.`;
   return new AppError('quota_exceeded', message, {
     param: limit.param,
     details: {
@@ -147,7 +148,7 @@ function refusal(limit: WeighedLimit, reason: 'exhausted' | 'in_use', now: Date)
       unit: limit.unit === 'tokens' ? 'tokens' : 'usd',
       maximum: limit.unit === 'tokens' ? limit.maximum : limit.maximum / MICRO_USD_PER_USD,
       used: limit.unit === 'tokens' ? used : used / MICRO_USD_PER_USD,
-      resets_at: resetsAt,
+      resets_at: limit.resetsAt.toISOString(),
       retry_after_seconds: retryAfterSeconds,
     },
   });
