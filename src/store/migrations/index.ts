@@ -7,6 +7,7 @@ import { usageDailyAndModelPricesMigration } from './0074-usage-daily-and-model-
 import { usageReportsAndUploadersMigration } from './0078-usage-reports-and-uploaders.js';
 import { organizationSignUpMigration } from './0076-organization-sign-up.js';
 import { quotaReservationsAndAssistantQuotasMigration } from './0077-quota-reservations-and-assistant-quotas.js';
+import { auditLogOrganizationIndexMigration } from './0079-audit-log-organization-index.js';
 import { chatRunsMigration } from './0070-chat-runs.js';
 import type { Migration } from 'kysely';
 import type { Dialect } from '../dialect.js';
@@ -63,5 +64,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0076-organization-sign-up': organizationSignUpMigration(),
     '0077-quota-reservations-and-assistant-quotas': quotaReservationsAndAssistantQuotasMigration(dialect),
     '0078-usage-reports-and-uploaders': usageReportsAndUploadersMigration(),
+    '0079-audit-log-organization-index': auditLogOrganizationIndexMigration(),
   };
 }
