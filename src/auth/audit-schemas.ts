@@ -5,10 +5,7 @@
  */
 import type { FromSchema } from 'json-schema-to-ts';
 import { pageBoundsQuerySchema } from '../validation/page-query-schema.js';
-import { openObjectSchema, timestampSchema } from '../validation/shape-fragments.js';
-
-const DAY_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}$';
-const ID = { type: 'integer', minimum: 1, maximum: 2_147_483_647 } as const;
+import { idSchema, openObjectSchema, timestampSchema, utcDaySchema } from '../validation/shape-fragments.js';
 
 function auditFilterProperties() {
   return {
@@ -18,7 +15,7 @@ function auditFilterProperties() {
       pattern: '^[a-z][a-z0-9_]*(\\.[a-z0-9_]+)*$',
       description: '`user.create` for that action only, `user` for every `user.…` action',
     },
-    actor_user_id: { ...ID, description: 'only what this user did' },
+    actor_user_id: { ...idSchema, description: 'only what this user did' },
     actor: { type: 'string', minLength: 1, maxLength: 200, description: "part of the acting user's name or email" },
     target_type: {
       type: 'string',
@@ -27,9 +24,9 @@ function auditFilterProperties() {
       description: 'what was acted on: `user`, `organization`, …',
     },
     target_id: { type: 'string', minLength: 1, maxLength: 100, description: 'the id of what was acted on (with or without target_type)' },
-    from: { type: 'string', pattern: DAY_PATTERN, maxLength: 10, description: 'first UTC day, YYYY-MM-DD, included' },
-    to: { type: 'string', pattern: DAY_PATTERN, maxLength: 10, description: 'last UTC day, YYYY-MM-DD, included' },
-    organization_id: { ...ID, description: 'system administrators: only this organization (others may name only their own)' },
+    from: { ...utcDaySchema, description: 'first UTC day, YYYY-MM-DD, included' },
+    to: { ...utcDaySchema, description: 'last UTC day, YYYY-MM-DD, included' },
+    organization_id: { ...idSchema, description: 'system administrators: only this organization (others may name only their own)' },
   } as const;
 }
 

@@ -5,21 +5,19 @@
  * checks that they are real days, in order, within USAGE_RANGE_DAYS_MAX.
  */
 import type { FromSchema } from 'json-schema-to-ts';
-
-const DAY_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}$';
-const ID = { type: 'integer', minimum: 1, maximum: 2_147_483_647 } as const;
+import { idSchema, utcDaySchema } from '../validation/shape-fragments.js';
 
 export const USAGE_GROUPINGS = ['day', 'user', 'assistant', 'model'] as const;
 
 export const usageQuerySchema = {
   type: 'object',
   properties: {
-    from: { type: 'string', pattern: DAY_PATTERN, maxLength: 10, description: 'First UTC day, YYYY-MM-DD (default: 29 days before `to`).' },
-    to: { type: 'string', pattern: DAY_PATTERN, maxLength: 10, description: 'Last UTC day, YYYY-MM-DD, included (default: today).' },
+    from: { ...utcDaySchema, description: 'First UTC day, YYYY-MM-DD (default: 29 days before `to`).' },
+    to: { ...utcDaySchema, description: 'Last UTC day, YYYY-MM-DD, included (default: today).' },
     group_by: { type: 'string', enum: USAGE_GROUPINGS, description: 'What each row of the report is (default: day).' },
-    assistant_id: { ...ID, description: 'Only requests to this assistant.' },
-    user_id: { ...ID, description: "Only this person's requests." },
-    organization_id: { ...ID, description: 'System administrators: only this organization (others may name only their own).' },
+    assistant_id: { ...idSchema, description: 'Only requests to this assistant.' },
+    user_id: { ...idSchema, description: "Only this person's requests." },
+    organization_id: { ...idSchema, description: 'System administrators: only this organization (others may name only their own).' },
     format: { type: 'string', enum: ['json', 'csv'], description: 'csv answers text/csv (as does Accept: text/csv).' },
   },
   additionalProperties: false,

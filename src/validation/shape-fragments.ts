@@ -8,6 +8,9 @@
 /** A row's id, in a path, a query or a body: a positive integer a PostgreSQL `integer` column holds. */
 export const idSchema = { type: 'integer', minimum: 1, maximum: 2_147_483_647 } as const;
 
+/** A UTC day written YYYY-MM-DD, as report and log filters take it (whether the day exists is checked after). */
+export const utcDaySchema = { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', maxLength: 10 } as const;
+
 export const timestampSchema = { type: 'string', description: 'ISO 8601 date and time' } as const;
 export const nullableTimestampSchema = { type: ['string', 'null'], description: 'ISO 8601 date and time, or null' } as const;
 
