@@ -85,7 +85,7 @@ describe("an assistant's cost limit in its usage panel", () => {
 
     // A limit the API refuses: its message at the field, and nothing saved.
     await limit.fill('-5');
-    await section.getByRole('button', { name: 'Save limit' }).click();
+    await section.getByRole('button', { name: 'Set limit' }).click();
     await section.getByText('Not saved: check the fields marked below.').waitFor();
     await expect.poll(() => limit.getAttribute('aria-invalid')).toBe('true');
     expect((await request(server, 'GET', `/api/assistants/${assistantId}/quota`, { token: teacher.token })).body.cost_per_month_usd).toBe(
@@ -97,7 +97,7 @@ describe("an assistant's cost limit in its usage panel", () => {
     // A new limit and thresholds, kept after a reload.
     await limit.fill('0.004');
     await thresholds.fill('10, 25');
-    await section.getByRole('button', { name: 'Save limit' }).click();
+    await section.getByRole('button', { name: 'Set limit' }).click();
     await section.getByText('Limit saved.').waitFor();
     await page.reload();
     await expect
@@ -110,7 +110,7 @@ describe("an assistant's cost limit in its usage panel", () => {
 
     // Emptied, the limit is removed.
     await quotaSection(page).getByRole('textbox', { name: 'Monthly cost limit (US dollars)' }).fill('');
-    await quotaSection(page).getByRole('button', { name: 'Save limit' }).click();
+    await quotaSection(page).getByRole('button', { name: 'Set limit' }).click();
     await quotaSection(page).getByText('No limit now: the limit is removed.').waitFor();
     await quotaSection(page)
       .getByText(/No monthly cost limit is set\. This month so far: \$0\.0006\./)
