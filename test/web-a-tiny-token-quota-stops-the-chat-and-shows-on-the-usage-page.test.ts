@@ -7,11 +7,12 @@
  * resets; then the admin sees the use on /admin/usage, the tokens chart painted and the tokens
  * gauge over the limit. Every page visited passes axe-core (no serious or critical violation).
  */
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from './fakes/fake-openai-server.js';
 import { expectAccessible, expectOneHeading, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
 import { sendMessage } from './support/chat-pages.js';
+import { chartNamed, paintedPixels, tableOf } from './support/chart-checks.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, login, request, startTestServer, type TestServer } from './support/test-server.js';
 
@@ -19,40 +20,6 @@ const TOKEN_LIMIT = 1000;
 /** Every answer of the fake model counts 300 + 100 tokens. */
 const ANSWER_USAGE = { prompt_tokens: 300, completion_tokens: 100 };
 const CREATOR = { name: 'Ada Teacher', email: 'ada@science.test', password: 'a-long-initial-password' };
-
-/** Just what the pixel count reads of a canvas, so the test project needs no DOM typings. */
-interface PaintedCanvas {
-  width: number;
-  height: number;
-  getContext(kind: '2d'): { getImageData(x: number, y: number, width: number, height: number): { data: ArrayLike<number> } } | null;
-}
-
-interface TableRow {
-  cells: ArrayLike<{ textContent: string | null }>;
-}
-
-/** How many pixels of the chart's canvas are not transparent: zero means Chart.js drew nothing. */
-async function paintedPixels(chart: Locator): Promise<number> {
-  return chart.locator('canvas').evaluate((canvas: PaintedCanvas) => {
-    const pixels = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data ?? [];
-    let painted = 0;
-    for (let index = 3; index < pixels.length; index += 4) if ((pixels[index] ?? 0) > 0) painted += 1;
-    return painted;
-  });
-}
-
-/** The rows of a chart's table alternative, opened as a person opens it. */
-async function tableOf(chart: Locator): Promise<string[][]> {
-  if ((await chart.locator('details[open]').count()) === 0) await chart.getByText('Show as a table', { exact: true }).click();
-  return chart
-    .getByRole('table')
-    .locator('tbody tr')
-    .evaluateAll((rows: TableRow[]) => rows.map((row) => Array.from(row.cells, (cell) => (cell.textContent ?? '').trim())));
-}
-
-function region(page: Page, heading: string): Locator {
-  return page.getByRole('region', { name: heading, exact: true });
-}
 
 describe('a tiny token quota set in the admin pages', () => {
   let server: TestServer;
@@ -164,15 +131,15 @@ describe('a tiny token quota set in the admin pages', () => {
     await expectOneHeading(admin.page, 'Usage');
     // A system admin's own organization comes first; the faculty is picked like on the settings page.
     await admin.page.getByRole('combobox', { name: 'Organization', exact: true }).selectOption({ label: 'Faculty of Science' });
-    const tokens = region(admin.page, 'Tokens per day');
+    const tokens = chartNamed(admin.page, 'Tokens per day');
     await tokens.waitFor();
     await expect.poll(() => tableOf(tokens)).toEqual([[expect.any(String), '3', '900', '300', '1,200']]);
     await expect.poll(() => paintedPixels(tokens)).toBeGreaterThan(500);
-    const gauge = region(admin.page, 'Tokens this month');
+    const gauge = chartNamed(admin.page, 'Tokens this month');
     expect(await tableOf(gauge)).toEqual([['This month', '1,200', '1,000', '120%']]);
     await gauge.getByText('1,200 of 1,000 (120%)').waitFor();
     expect(await paintedPixels(gauge)).toBeGreaterThan(100);
-    expect(await tableOf(region(admin.page, 'Top users'))).toEqual([[CREATOR.name, '3', '1,200', expect.any(String)]]);
+    expect(await tableOf(chartNamed(admin.page, 'Top users'))).toEqual([[CREATOR.name, '3', '1,200', expect.any(String)]]);
     await expectAccessible(admin.page);
     await screenshot(admin.page, 'admin-usage-after-a-token-quota');
     expect(admin.pageErrors).toEqual([]);

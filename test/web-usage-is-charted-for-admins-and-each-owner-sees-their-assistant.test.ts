@@ -10,51 +10,17 @@
  * 1280 and 375 px.
  */
 import { readFile } from 'node:fs/promises';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rollUpUsage } from '../src/usage/usage-roll-up.js';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from './fakes/fake-openai-server.js';
 import { expectAccessible, expectOneHeading, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
+import { chartNamed, paintedPixels, tableOf } from './support/chart-checks.js';
 import { horizontalOverflow } from './support/page-checks.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
 
 const NOT_ALLOWED = "Only your organization's administrators can see its usage.";
-
-/** Just what the pixel count reads of a canvas, so the test project needs no DOM typings. */
-interface PaintedCanvas {
-  width: number;
-  height: number;
-  getContext(kind: '2d'): { getImageData(x: number, y: number, width: number, height: number): { data: ArrayLike<number> } } | null;
-}
-
-interface TableRow {
-  cells: ArrayLike<{ textContent: string | null }>;
-}
-
-/** How many pixels of the chart's canvas are not transparent: zero means Chart.js drew nothing. */
-async function paintedPixels(chart: Locator): Promise<number> {
-  return chart.locator('canvas').evaluate((canvas: PaintedCanvas) => {
-    const pixels = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data ?? [];
-    let painted = 0;
-    for (let index = 3; index < pixels.length; index += 4) if ((pixels[index] ?? 0) > 0) painted += 1;
-    return painted;
-  });
-}
-
-/** The rows of a chart's table alternative, opened as a person opens it, cell by cell. */
-async function tableOf(chart: Locator): Promise<string[][]> {
-  const disclosure = chart.getByText('Show as a table', { exact: true });
-  if ((await chart.locator('details[open]').count()) === 0) await disclosure.click();
-  return chart
-    .getByRole('table')
-    .locator('tbody tr')
-    .evaluateAll((rows: TableRow[]) => rows.map((row) => Array.from(row.cells, (cell) => (cell.textContent ?? '').trim())));
-}
-
-function chartNamed(page: Page, heading: string): Locator {
-  return page.getByRole('region', { name: heading, exact: true });
-}
 
 async function totalsOf(page: Page): Promise<Record<string, string>> {
   const region = chartNamed(page, 'Totals');
