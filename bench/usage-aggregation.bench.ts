@@ -1,11 +1,11 @@
 /**
  * What `GET /api/usage` costs as usage grows. USAGE_ROWS usage rows (default 1,000,000; set
  * 10000000 for ten million) are drawn as a university of two faculties would make them over a
- * year, and only their roll-ups are written: `usage_daily` inserted in bulk, then `usage_monthly`
- * and `usage_daily_models` summed from it by the statements migration 0078 fills them with (the
- * server keeps all three with each usage row; writing ten million rows through it would take the
- * bench hours). Both counts, usage rows and usage_daily rows, are printed. The university: 6,000 people each taking two to four of 300 course
- * assistants, each assistant on one of 4 models (half on the first); weekends at a third and the
+ * year, and only their roll-ups are written: `usage_daily` inserted in bulk, then the coarser
+ * roll-ups summed from it as migrations 0078 and 0083 fill them (the server keeps them all with
+ * each usage row; writing ten million rows through it would take the bench hours). Both counts,
+ * usage rows and usage_daily rows, are printed. The university: 6,000 people each taking two to
+ * four of 300 course assistants, each assistant on one of 4 models (half on the first); weekends at a third and the
  * summer at a fifth of a term day's traffic; a few people use it far more than most; a sitting is
  * one to a couple of dozen requests to one assistant. Then each report is asked REQUESTS times
  * over real HTTP, one at a time, and its p50 and p99 printed: a week, a month and a year, by
@@ -13,13 +13,17 @@
  * Prints figures; never passes or fails on them.
  *
  *   npm run bench -- bench/usage-aggregation.bench.ts      (USAGE_ROWS=10000000 REQUESTS=100 BENCH_DIALECTS=sqlite,postgres)
+ *
+ * Ten million rows take a minute or two to write on each store. To measure a change again and again, keep the
+ * stores: USAGE_BENCH_DATA_DIR (a folder; the SQLite file lives there) and USAGE_BENCH_DATABASE_URL
+ * (an empty PostgreSQL database of your own) are filled on the first run and only measured after.
  */
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { insertOrganization } from '../src/store/organizations-repository.js';
 import type { DailyUsageIncrement } from '../src/store/usage-daily-repository.js';
-import type { Dialect } from '../test/support/test-databases.js';
-import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from '../test/support/test-server.js';
+import { TEST_SHARED_SECRET_KEY, type Dialect, type TestDatabase } from '../test/support/test-databases.js';
+import { createUser, login, loginAsAdmin, request, startTestServer, type TestServer } from '../test/support/test-server.js';
 import { measure, printFigures, wholeNumberSetting, type Figures } from './support/measure.js';
 
 const USAGE_ROWS = wholeNumberSetting('USAGE_ROWS', 1_000_000, 1);
@@ -35,6 +39,25 @@ const ROWS_PER_STATEMENT = 1_000;
 const LAST_DAY = Date.parse('2026-06-30T00:00:00Z');
 /** The first person id the drawn usage uses; the bench's own accounts come before it. */
 const FIRST_PERSON = 1_000;
+
+/** The roll-ups the server keeps beside usage_daily: each is usage_daily summed by its period and keys. */
+const COARSER_ROLL_UPS: ReadonlyArray<[string, 'day' | 'week' | 'month', string[]]> = [
+  ['usage_monthly', 'month', ['user_id', 'assistant_id', 'model']],
+  ['usage_daily_models', 'day', ['model']],
+  ['usage_daily_assistants', 'day', ['assistant_id', 'model']],
+  ['usage_monthly_assistants', 'month', ['assistant_id', 'model']],
+  ['usage_monthly_people', 'month', ['user_id']],
+  ['usage_weekly_people', 'week', ['user_id']],
+];
+
+/** A usage_daily row's month or week (its Monday) as each dialect's date functions give it. */
+function periodOfDay(period: 'day' | 'week' | 'month', dialect: Dialect): RawBuilder<unknown> {
+  if (period === 'day') return sql`day`;
+  if (period === 'month') return sql`substr(day, 1, 7)`;
+  return dialect === 'postgres'
+    ? sql`to_char(date_trunc('week', CAST(day AS date)), 'YYYY-MM-DD')`
+    : sql`date(day, '-6 days', 'weekday 1')`;
+}
 
 /** A small deterministic generator (mulberry32), so each run draws the same university. */
 function randomNumbers(seed: number): () => number {
@@ -123,18 +146,15 @@ async function fillRollUp(server: TestServer, organizations: [number, number]): 
         .values(rows.slice(start, start + ROWS_PER_STATEMENT))
         .execute();
   }
-  await sql`
-    INSERT INTO usage_monthly (month, organization_id, user_id, assistant_id, model, requests, prompt_tokens, completion_tokens, cost_micro_usd)
-    SELECT substr(day, 1, 7), organization_id, user_id, assistant_id, model, sum(requests), sum(prompt_tokens), sum(completion_tokens), sum(cost_micro_usd)
-    FROM usage_daily GROUP BY substr(day, 1, 7), organization_id, user_id, assistant_id, model
-  `.execute(server.store.db);
-  await sql`
-    INSERT INTO usage_daily_models (day, organization_id, model, requests, prompt_tokens, completion_tokens, cost_micro_usd)
-    SELECT day, organization_id, model, sum(requests), sum(prompt_tokens), sum(completion_tokens), sum(cost_micro_usd)
-    FROM usage_daily GROUP BY day, organization_id, model
-  `.execute(server.store.db);
-  if (server.store.dialect === 'postgres') await sql`VACUUM ANALYZE`.execute(server.store.db);
-  else await sql`ANALYZE`.execute(server.store.db);
+  for (const [table, period, keys] of COARSER_ROLL_UPS) {
+    const columns = sql.raw(['organization_id', ...keys].join(', '));
+    const periodColumn = periodOfDay(period, server.store.dialect);
+    await sql`
+      INSERT INTO ${sql.table(table)} (${sql.ref(period)}, ${columns}, requests, prompt_tokens, completion_tokens, cost_micro_usd)
+      SELECT ${periodColumn}, ${columns}, sum(requests), sum(prompt_tokens), sum(completion_tokens), sum(cost_micro_usd)
+      FROM usage_daily GROUP BY ${periodColumn}, ${columns}
+    `.execute(server.store.db);
+  }
   return { seconds: (performance.now() - started) / 1000, rollUpRows };
 }
 
@@ -174,27 +194,59 @@ function reportCases(callers: Callers): Array<[string, string, string]> {
   ];
 }
 
-async function benchmark(dialect: Dialect): Promise<Figures[]> {
-  const server = await startTestServer(dialect, { environment: { LOG_LEVEL: 'warn', CHAT_REQUESTS_PER_USER_MAX: '1000000' } });
-  try {
-    const systemAdmin = await loginAsAdmin(server);
-    const organizationA = (await request(server, 'GET', '/api/me', { token: systemAdmin })).body.organization_id as number;
-    const organizationB = await insertOrganization(server.store.db, 'bench-b', 'Organization B');
-    const admin = await createUser(server, systemAdmin, { email: 'bench-usage-admin@merino.test', role: 'admin' });
-    const creator = await createUser(server, systemAdmin, { email: 'bench-usage-creator@merino.test', role: 'creator' });
-    const learner = await createUser(server, systemAdmin, { email: 'bench-usage-learner@merino.test', role: 'learner' });
-    // The creator's assistants are the first three: busy course assistants, as any three are.
+/** The store kept between runs for this dialect, when one is named; else the bench makes a fresh one. */
+function keptDatabase(dialect: Dialect): TestDatabase | undefined {
+  const dataDirectory = process.env.USAGE_BENCH_DATA_DIR;
+  if (dataDirectory === undefined) return undefined;
+  const databaseUrl = dialect === 'postgres' ? process.env.USAGE_BENCH_DATABASE_URL : undefined;
+  if (dialect === 'postgres' && databaseUrl === undefined) throw new Error('USAGE_BENCH_DATABASE_URL names the kept PostgreSQL database.');
+  const environment: Record<string, string> = { DATA_DIR: `${dataDirectory}/${dialect}` };
+  if (databaseUrl !== undefined) Object.assign(environment, { DATABASE_URL: databaseUrl, MERINO_SECRET_KEY: TEST_SHARED_SECRET_KEY });
+  return { dialect, databaseUrl, dataDirectory: environment.DATA_DIR!, environment, drop: async () => {} };
+}
+
+const CALLER_ROLES = ['admin', 'creator', 'learner'] as const;
+
+/** The bench's three callers, made on a fresh store (with the creator's three assistants), logged in on a kept one. */
+async function benchCallers(server: TestServer, systemAdmin: string, fresh: boolean): Promise<Callers> {
+  const tokens: Record<string, string> = {};
+  for (const role of CALLER_ROLES) {
+    const email = `bench-usage-${role}@merino.test`;
+    tokens[role] = fresh ? (await createUser(server, systemAdmin, { email, role })).token : await login(server, email, `${email}-password`);
+  }
+  // The creator's assistants are the first three: busy course assistants, as any three are.
+  if (fresh)
     for (let index = 0; index < 3; index += 1)
       await request(server, 'POST', '/api/assistants', {
-        token: creator.token,
+        token: tokens.creator,
         body: { name: `Bench ${index}`, metadata: { connector: 'bypass', llm: 'debug-bypass' } },
       });
-    const filled = await fillRollUp(server, [organizationA, organizationB]);
-    process.stdout.write(
-      `\n${dialect}: ${USAGE_ROWS.toLocaleString('en')} usage rows, rolled up into ${filled.rollUpRows.toLocaleString('en')} usage_daily rows, written in ${filled.seconds.toFixed(1)} s\n`,
-    );
+  return { systemAdmin, admin: tokens.admin!, creator: tokens.creator!, learner: tokens.learner! };
+}
+
+async function benchmark(dialect: Dialect): Promise<Figures[]> {
+  const kept = keptDatabase(dialect);
+  const server = await startTestServer(dialect, {
+    environment: { LOG_LEVEL: 'warn', CHAT_REQUESTS_PER_USER_MAX: '1000000' },
+    ...(kept === undefined ? {} : { database: kept }),
+  });
+  try {
+    const systemAdmin = await loginAsAdmin(server);
+    const filledBefore = await server.store.db.selectFrom('usage_daily').select('day').limit(1).executeTakeFirst();
+    const callers = await benchCallers(server, systemAdmin, filledBefore === undefined);
+    if (filledBefore === undefined) {
+      const organizationA = (await request(server, 'GET', '/api/me', { token: systemAdmin })).body.organization_id as number;
+      const organizationB = await insertOrganization(server.store.db, 'bench-b', 'Organization B');
+      const filled = await fillRollUp(server, [organizationA, organizationB]);
+      process.stdout.write(
+        `\n${dialect}: ${USAGE_ROWS.toLocaleString('en')} usage rows, rolled up into ${filled.rollUpRows.toLocaleString('en')} usage_daily rows, written in ${filled.seconds.toFixed(1)} s\n`,
+      );
+    } else process.stdout.write(`\n${dialect}: measuring the kept store in ${kept?.dataDirectory ?? ''} as it is\n`);
+    // Planner statistics, for the bulk fill or for roll-ups a migration has just filled on a kept store.
+    if (dialect === 'postgres') await sql`VACUUM ANALYZE`.execute(server.store.db);
+    else await sql`ANALYZE`.execute(server.store.db);
     const figures: Figures[] = [];
-    for (const [name, token, query] of reportCases({ systemAdmin, admin: admin.token, creator: creator.token, learner: learner.token })) {
+    for (const [name, token, query] of reportCases(callers)) {
       // The first call after the long fill may meet a keep-alive socket the server has closed meanwhile: it is asked again.
       const probe = await request(server, 'GET', `/api/usage?${query}`, { token }).catch(() =>
         request(server, 'GET', `/api/usage?${query}`, { token }),

@@ -192,6 +192,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
   });
   const assistantQuotas = new AssistantQuotaService({
     db: store.db,
+    dialect: store.dialect,
     cache: new HotReadCache<number, AssistantQuotaRow | null>({ ...cacheBounds, lifetimeMilliseconds: settings.hotReadCacheMilliseconds }),
     flushRecords: () => runRecords.flush(),
   });
@@ -249,6 +250,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     assistantQuotas,
     usage: new UsageService({
       db: store.db,
+      dialect: store.dialect,
       rangeDaysMaximum: settings.usageRangeDaysMaximum,
       groupsMaximum: settings.usageGroupsMaximum,
       flushRecords: () => runRecords.flush(),

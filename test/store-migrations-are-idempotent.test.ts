@@ -43,9 +43,13 @@ const EXPECTED_TABLES = [
   'sessions',
   'traces',
   'usage_daily',
+  'usage_daily_assistants',
   'usage_daily_models',
   'usage_logs',
   'usage_monthly',
+  'usage_monthly_assistants',
+  'usage_monthly_people',
+  'usage_weekly_people',
   'users',
 ];
 

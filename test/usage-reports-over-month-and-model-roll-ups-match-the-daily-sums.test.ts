@@ -1,10 +1,10 @@
 /**
- * Proves that reports read from the coarser roll-ups (usage_monthly for whole months,
- * usage_daily_models for days, models and totals) give exactly what summing usage_daily's days
- * gives, on both stores: for ranges that start and end mid-month, span whole months, cross a
- * year, or fall inside one month; by each grouping; for the whole server, one organization, one
- * person, one assistant and a creator's own share. And that 50 concurrent writers to one key
- * leave the three roll-ups agreeing to the request.
+ * Proves that reports read from the coarser roll-ups (by month, week, model, assistant or
+ * person) give exactly what summing usage_daily's days gives, on both stores: for ranges that
+ * start and end mid-month, span whole months or whole weeks, cross a year, or fall inside one
+ * month; by each grouping; for the whole server, one organization, one person, one assistant and
+ * a creator's own share (their requests and everyone's to their assistants, counted once). And
+ * that 50 concurrent writers to one key leave every roll-up agreeing to the request.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertOrganization } from '../src/store/organizations-repository.js';
@@ -23,6 +23,9 @@ const RANGES: Array<[string, string]> = [
   ['2025-12-31', '2026-02-01'],
   ['2026-02-28', '2026-03-01'],
   ['2026-01-01', '2026-02-28'],
+  // Whole weeks (Monday to Sunday) but no whole month: around them, and exactly them.
+  ['2026-01-07', '2026-01-27'],
+  ['2026-01-05', '2026-01-25'],
 ];
 const GROUPINGS = ['day', 'user', 'assistant', 'model'] as const;
 
@@ -33,6 +36,8 @@ describe.each(TEST_DIALECTS)('usage reports over the month and model roll-ups on
   let systemAdmin: string;
   let creator: CreatedUser;
   let organizations: [number, number];
+  /** The creator owns the last two: their share is their own requests and everyone's requests to these. */
+  let assistantIds: number[];
   const seeded: DailyUsageIncrement[] = [];
 
   beforeAll(async () => {
@@ -41,6 +46,15 @@ describe.each(TEST_DIALECTS)('usage reports over the month and model roll-ups on
     creator = await createUser(server, systemAdmin, { email: `roll-ups-${dialect}@merino.test`, role: 'creator' });
     const first = (await request(server, 'GET', '/api/me', { token: systemAdmin })).body.organization_id as number;
     organizations = [first, await insertOrganization(server.store.db, `roll-ups-${dialect}`, 'Roll-ups')];
+    const owned: number[] = [];
+    for (const name of ['Owned one', 'Owned two']) {
+      const created = await request(server, 'POST', '/api/assistants', {
+        token: creator.token,
+        body: { name, metadata: { connector: 'bypass', llm: 'debug-bypass' } },
+      });
+      owned.push(created.body.id as number);
+    }
+    assistantIds = [900_001, 900_002, 900_003, ...owned];
     // A deterministic spread: 7 people (the creator among them), 5 assistants, 3 models, most days.
     let seed = 7;
     const next = (limit: number) => (seed = (seed * 48_271) % 2_147_483_647) % limit;
@@ -52,7 +66,7 @@ describe.each(TEST_DIALECTS)('usage reports over the month and model roll-ups on
           day: new Date(FIRST_DAY + day * 86_400_000).toISOString().slice(0, 10),
           organization_id: organizations[person % 2]!,
           user_id: person === 0 ? creator.id : 5_000 + person,
-          assistant_id: 900_000 + assistant,
+          assistant_id: assistantIds[assistant - 1]!,
           model: MODELS[assistant % MODELS.length]!,
           requests: 1 + next(9),
           prompt_tokens: 100 + next(900),
@@ -102,7 +116,11 @@ describe.each(TEST_DIALECTS)('usage reports over the month and model roll-ups on
     ],
     ['one person', (row) => row.user_id === 5_003, () => ({ token: systemAdmin, query: '&user_id=5003' })],
     ['one assistant', (row) => row.assistant_id === 900_002, () => ({ token: systemAdmin, query: '&assistant_id=900002' })],
-    ["a creator's own share", (row) => row.user_id === creator.id, () => ({ token: creator.token, query: '' })],
+    [
+      "a creator's own share",
+      (row) => row.user_id === creator.id || assistantIds.slice(3).includes(row.assistant_id),
+      () => ({ token: creator.token, query: '' }),
+    ],
   ];
 
   it.each(scopes)('sums %s exactly over every range and grouping', async (_name, inScope, caller) => {
@@ -143,7 +161,7 @@ describe.each(TEST_DIALECTS)('usage reports over the month and model roll-ups on
       }
   });
 
-  it('keeps the three roll-ups agreeing when 50 writers add to one key at once', async () => {
+  it('keeps every roll-up agreeing when 50 writers add to one key at once', async () => {
     const increment: DailyUsageIncrement = {
       day: '2024-02-29',
       organization_id: organizations[1],
@@ -177,5 +195,14 @@ describe.each(TEST_DIALECTS)('usage reports over the month and model roll-ups on
     expect(sums(daily)).toEqual([50, 500, 100, 150]);
     expect(sums(monthly)).toEqual([50, 500, 100, 150]);
     expect(sums(models)).toEqual([50, 500, 100, 150]);
+    const byAssistant = (table: 'usage_daily_assistants' | 'usage_monthly_assistants') =>
+      db.selectFrom(table).selectAll().where('assistant_id', '=', 977_777).executeTakeFirst();
+    const byPerson = (table: 'usage_monthly_people' | 'usage_weekly_people') =>
+      db.selectFrom(table).selectAll().where('user_id', '=', 7_777).executeTakeFirst();
+    expect(sums(await byAssistant('usage_daily_assistants'))).toEqual([50, 500, 100, 150]);
+    expect(sums(await byAssistant('usage_monthly_assistants'))).toEqual([50, 500, 100, 150]);
+    expect(sums(await byPerson('usage_monthly_people'))).toEqual([50, 500, 100, 150]);
+    const weekly = await byPerson('usage_weekly_people');
+    expect([weekly?.week, ...sums(weekly)]).toEqual(['2024-02-26', 50, 500, 100, 150]);
   });
 });

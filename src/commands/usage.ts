@@ -92,7 +92,7 @@ export const usageCommand: AdminCommand = {
     const organizationReference = stringOption(commandLine, 'organization');
     const organization = organizationReference === undefined ? undefined : await organizationNamed(session.store, organizationReference);
     const scope: UsageScope = organization === undefined ? { kind: 'all' } : { kind: 'organization', organizationId: organization.id };
-    const query: UsageReportQuery = { scope, from, to, groupBy, groupsMaximum: LINES_MAXIMUM };
+    const query: UsageReportQuery = { dialect: session.store.dialect, scope, from, to, groupBy, groupsMaximum: LINES_MAXIMUM };
     const db = session.store.db;
     const [groups, totals] = await Promise.all([readUsageGroups(db, query), readUsageTotals(db, query)]);
     const lines = await labelled(db, groupBy, groups.slice(0, LINES_MAXIMUM));

@@ -213,6 +213,20 @@ export interface UsageMonthlyTable extends Omit<UsageDailyTable, 'day'> {
 /** An organization's day per model (migration 0078): usage_daily summed over people and assistants, for day and model reports and totals. */
 export type UsageDailyModelsTable = Omit<UsageDailyTable, 'user_id' | 'assistant_id'>;
 
+/** An organization's day per assistant and model (migration 0083): usage_daily summed over people. */
+export type UsageDailyAssistantsTable = Omit<UsageDailyTable, 'user_id'>;
+
+/** An organization's month per assistant and model (migration 0083): usage_monthly summed over people. */
+export type UsageMonthlyAssistantsTable = Omit<UsageMonthlyTable, 'user_id'>;
+
+/** An organization's month per person (migration 0083): usage_monthly summed over assistants and models. */
+export type UsageMonthlyPeopleTable = Omit<UsageMonthlyTable, 'assistant_id' | 'model'>;
+
+/** An organization's week per person (migration 0083); `week` is the week's Monday, YYYY-MM-DD (UTC). */
+export interface UsageWeeklyPeopleTable extends Omit<UsageDailyTable, 'day' | 'assistant_id' | 'model'> {
+  week: string;
+}
+
 /** An organization's own price for a model, in US dollars per million tokens. */
 export interface ModelPricesTable {
   organization_id: number;
@@ -585,6 +599,10 @@ export interface Database {
   usage_daily: UsageDailyTable;
   usage_monthly: UsageMonthlyTable;
   usage_daily_models: UsageDailyModelsTable;
+  usage_daily_assistants: UsageDailyAssistantsTable;
+  usage_monthly_assistants: UsageMonthlyAssistantsTable;
+  usage_monthly_people: UsageMonthlyPeopleTable;
+  usage_weekly_people: UsageWeeklyPeopleTable;
   model_prices: ModelPricesTable;
   quota_reservations: QuotaReservationsTable;
   assistant_quotas: AssistantQuotasTable;

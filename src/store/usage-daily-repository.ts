@@ -1,13 +1,15 @@
 /**
- * The daily usage roll-up (migration 0074). Each usage row adds itself to its day's counters in
- * the transaction that inserts it, with an INSERT … ON CONFLICT DO UPDATE that adds to what is
- * there: one atomic statement per key on both dialects, so concurrent writers never lose a count.
- * Reports read only this table, never usage_logs.
+ * The usage roll-ups (migrations 0074, 0078 and 0083, docs/usage.md). Each usage row adds itself
+ * to its day's, week's and month's counters in the transaction that inserts it, with an INSERT …
+ * ON CONFLICT DO UPDATE that adds to what is there: one atomic statement per key on both
+ * dialects, so concurrent writers never lose a count. Reports read only the roll-ups, never
+ * usage_logs.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Dialect } from './dialect.js';
 import type { UsageScope } from './list-scopes.js';
 import type { Database } from './schema.js';
-import { usageReportParts, type UsageReportPart, type UsageRollUp } from './usage-report-parts.js';
+import { periodOf, usageReportParts, weekOf, type UsageColumn, type UsageReportPart, type UsageRollUp } from './usage-report-parts.js';
 
 /** One key's increment; numbers, as they are added. */
 export interface DailyUsageIncrement {
@@ -22,12 +24,19 @@ export interface DailyUsageIncrement {
   cost_micro_usd: number;
 }
 
-/** The roll-ups' key columns: usage_daily's, and the coarser two it feeds (migration 0078). */
+/** The roll-ups' key columns: usage_daily's, and the coarser ones it feeds (migrations 0078 and 0083). */
 const KEY_COLUMNS = {
   usage_daily: ['day', 'organization_id', 'user_id', 'assistant_id', 'model'],
   usage_monthly: ['month', 'organization_id', 'user_id', 'assistant_id', 'model'],
   usage_daily_models: ['day', 'organization_id', 'model'],
-} as const;
+  usage_daily_assistants: ['day', 'organization_id', 'assistant_id', 'model'],
+  usage_monthly_assistants: ['month', 'organization_id', 'assistant_id', 'model'],
+  usage_monthly_people: ['month', 'organization_id', 'user_id'],
+  usage_weekly_people: ['week', 'organization_id', 'user_id'],
+} as const satisfies Record<UsageRollUp, readonly string[]>;
+
+/** Every roll-up, in the one order writers take their keys in. */
+const ROLL_UPS = Object.keys(KEY_COLUMNS) as UsageRollUp[];
 
 type RollUpRow = Record<string, string | number>;
 
@@ -39,7 +48,7 @@ function summedBy(increments: readonly DailyUsageIncrement[], rollUp: UsageRollU
   const columns = KEY_COLUMNS[rollUp];
   const rows = new Map<string, RollUpRow>();
   for (const increment of increments) {
-    const keyed: RollUpRow = rollUp === 'usage_monthly' ? { ...increment, month: increment.day.slice(0, 7) } : { ...increment };
+    const keyed: RollUpRow = { ...increment, month: increment.day.slice(0, 7), week: weekOf(increment.day) };
     const key = columns.map((column) => keyed[column]).join('|');
     const row = rows.get(key) ?? { ...Object.fromEntries(columns.map((column) => [column, keyed[column]!])), ...NO_SUMS };
     for (const counter of COUNTERS) row[counter] = Number(row[counter]) + increment[counter];
@@ -53,7 +62,7 @@ const NO_SUMS = { requests: 0, prompt_tokens: 0, completion_tokens: 0, cost_micr
 
 /** One INSERT … ON CONFLICT DO UPDATE that adds each row's counters to its key's: atomic per key on both dialects. */
 async function addToRollUp(db: Kysely<Database>, rollUp: UsageRollUp, rows: readonly RollUpRow[]): Promise<void> {
-  // The three roll-ups share their counters; only their key columns differ, so one statement serves them all.
+  // The roll-ups share their counters; only their key columns differ, so one statement serves them all.
   const table = rollUp as 'usage_daily';
   await db
     .insertInto(table)
@@ -70,12 +79,12 @@ async function addToRollUp(db: Kysely<Database>, rollUp: UsageRollUp, rows: read
 }
 
 /**
- * Adds the increments to the daily roll-up and to the two coarser ones it feeds, in the caller's
+ * Adds the increments to the daily roll-up and to the coarser ones it feeds, in the caller's
  * transaction. Keys are taken in one order (roll-up, then key), so two writers never wait on each
  * other in a cycle; every add is atomic, so no count is lost however many processes write.
  */
 export async function addDailyUsage(db: Kysely<Database>, increments: readonly DailyUsageIncrement[]): Promise<void> {
-  for (const rollUp of ['usage_daily', 'usage_monthly', 'usage_daily_models'] as const) {
+  for (const rollUp of ROLL_UPS) {
     const rows = summedBy(increments, rollUp);
     for (let start = 0; start < rows.length; start += ROWS_PER_UPSERT)
       await addToRollUp(db, rollUp, rows.slice(start, start + ROWS_PER_UPSERT));
@@ -89,6 +98,8 @@ export function keyOf(increment: Pick<DailyUsageIncrement, 'day' | 'organization
 export type UsageGrouping = 'day' | 'user' | 'assistant' | 'model';
 
 export interface UsageReportQuery {
+  /** Which store answers: each sums its counters its own fastest exact way. */
+  dialect: Dialect;
   scope: UsageScope;
   /** Inclusive UTC days, YYYY-MM-DD. */
   from: string;
@@ -113,74 +124,89 @@ export interface UsageGroupRow extends UsageSums {
 
 const GROUP_COLUMNS = { day: 'day', user: 'user_id', assistant: 'assistant_id', model: 'model' } as const;
 
-/**
- * A caller's own share: their requests, and every request to the assistants they own, listed as
- * ids. With a subquery in the OR, PostgreSQL could use neither index and read the whole roll-up
- * (measured 200 ms a year at ten million usage rows); with a list it combines the two indexes.
- */
-function ownCondition(userId: number, ownedAssistantIds: readonly number[]): RawBuilder<unknown> {
-  if (ownedAssistantIds.length === 0) return sql`user_id = ${userId}`;
-  return sql`(user_id = ${userId} OR assistant_id IN (${sql.join(ownedAssistantIds.map((id) => sql`${id}`))}))`;
+/** One branch of a report's scope: a condition on the roll-ups' rows, and the columns it reads. */
+interface ScopeBranch {
+  condition: RawBuilder<unknown>;
+  columns: readonly UsageColumn[];
 }
 
-async function scopeCondition(db: Kysely<Database>, scope: UsageScope): Promise<RawBuilder<unknown>> {
+function idList(ids: readonly number[]): RawBuilder<unknown> {
+  return sql.join(ids.map((id) => sql`${id}`));
+}
+
+/**
+ * A caller's own share is their own requests and every request to the assistants they own. It is
+ * read as two branches that never overlap, the owned assistants' requests (from the roll-ups by
+ * assistant) and the caller's requests to other assistants, rather than one OR, which no roll-up
+ * smaller than usage_daily could answer.
+ */
+async function scopeBranches(db: Kysely<Database>, scope: UsageScope): Promise<ScopeBranch[]> {
   switch (scope.kind) {
     case 'all':
-      return sql`1 = 1`;
+      return [{ condition: sql`1 = 1`, columns: [] }];
     case 'organization':
-      return sql`organization_id = ${scope.organizationId}`;
+      return [{ condition: sql`organization_id = ${scope.organizationId}`, columns: [] }];
     case 'own': {
-      const owned = await db.selectFrom('assistants').select('id').where('owner_id', '=', scope.userId).execute();
-      return ownCondition(
-        scope.userId,
-        owned.map((assistant) => assistant.id),
+      const owned = (await db.selectFrom('assistants').select('id').where('owner_id', '=', scope.userId).execute()).map(
+        (assistant) => assistant.id,
       );
+      if (owned.length === 0) return [{ condition: sql`user_id = ${scope.userId}`, columns: ['user_id'] }];
+      return [
+        { condition: sql`assistant_id IN (${idList(owned)})`, columns: ['assistant_id'] },
+        { condition: sql`user_id = ${scope.userId} AND assistant_id NOT IN (${idList(owned)})`, columns: ['user_id', 'assistant_id'] },
+      ];
     }
   }
 }
 
-function partsOf(query: UsageReportQuery, byDay: boolean): UsageReportPart[] {
-  const needsPeople =
-    query.scope.kind === 'own' ||
-    query.assistantId !== undefined ||
-    query.userId !== undefined ||
-    query.groupBy === 'user' ||
-    query.groupBy === 'assistant';
-  return usageReportParts({ from: query.from, to: query.to, byDay, needsPeople });
+/** The columns a report narrows to with its filters. */
+function filterColumns(query: UsageReportQuery): UsageColumn[] {
+  const columns: UsageColumn[] = [];
+  if (query.assistantId !== undefined) columns.push('assistant_id');
+  if (query.userId !== undefined) columns.push('user_id');
+  return columns;
 }
 
-const SUMS = sql`sum(requests) AS requests, sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens, sum(cost_micro_usd) AS cost_micro_usd`;
+/**
+ * PostgreSQL sums bigints as numeric, which is many times slower to add than a double and reaches
+ * the driver as text: it sums doubles, which add whole numbers exactly up to 2^53 (nine thousand
+ * million dollars in micro-dollars), far beyond any report's sums. SQLite sums its integers as
+ * integers, faster than it casts them.
+ */
+const SUMS_OF_PARTS = sql`sum(requests) AS requests, sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens, sum(cost_micro_usd) AS cost_micro_usd`;
+const SUMS: Record<Dialect, RawBuilder<unknown>> = {
+  postgres: sql`sum(CAST(requests AS DOUBLE PRECISION)) AS requests, sum(CAST(prompt_tokens AS DOUBLE PRECISION)) AS prompt_tokens, sum(CAST(completion_tokens AS DOUBLE PRECISION)) AS completion_tokens, sum(CAST(cost_micro_usd AS DOUBLE PRECISION)) AS cost_micro_usd`,
+  sqlite: SUMS_OF_PARTS,
+};
 
-/** One part's sums, grouped by `key` when it has one: the roll-up's rows in the part's period, the scope and the filters. */
+/** What one SELECT over one roll-up needs: the part it reads, the branch's condition, and the report's filters. */
 interface PartSelect {
   query: UsageReportQuery;
   part: UsageReportPart;
-  scope: RawBuilder<unknown>;
-  key: RawBuilder<unknown> | undefined;
+  condition: RawBuilder<unknown>;
 }
 
-function partSelect({ query, part, scope, key }: PartSelect): RawBuilder<unknown> {
-  const period = sql.ref(part.rollUp === 'usage_monthly' ? 'month' : 'day');
-  const conditions = [sql`${period} >= ${part.from}`, sql`${period} <= ${part.to}`, scope];
+function whereOf({ query, part, condition }: PartSelect): RawBuilder<unknown> {
+  const period = sql.ref(periodOf(part.rollUp));
+  const conditions = [sql`${period} >= ${part.from}`, sql`${period} <= ${part.to}`, condition];
   if (query.assistantId !== undefined) conditions.push(sql`assistant_id = ${query.assistantId}`);
   if (query.userId !== undefined) conditions.push(sql`user_id = ${query.userId}`);
-  const where = sql.join(conditions, sql` AND `);
-  return key === undefined
-    ? sql`SELECT ${SUMS} FROM ${sql.table(part.rollUp)} WHERE ${where}`
-    : sql`SELECT ${key} AS group_key, ${SUMS} FROM ${sql.table(part.rollUp)} WHERE ${where} GROUP BY ${key}`;
+  return sql.join(conditions, sql` AND `);
 }
 
-async function unionOf(
+/** Every part each branch of the scope reads, for a report needing these columns beyond its scope's. */
+async function selectsOf(
   db: Kysely<Database>,
   query: UsageReportQuery,
-  key: RawBuilder<unknown> | undefined,
-  byDay: boolean,
-): Promise<RawBuilder<unknown>> {
-  const scope = await scopeCondition(db, query.scope);
-  return sql.join(
-    partsOf(query, byDay).map((part) => partSelect({ query, part, scope, key })),
-    sql` UNION ALL `,
-  );
+  options: { byDay: boolean; columns: readonly UsageColumn[] },
+): Promise<PartSelect[]> {
+  const selects: PartSelect[] = [];
+  for (const branch of await scopeBranches(db, query.scope)) {
+    const columns = new Set<UsageColumn>([...branch.columns, ...filterColumns(query), ...options.columns]);
+    for (const part of usageReportParts({ from: query.from, to: query.to, byDay: options.byDay, columns }))
+      selects.push({ query, part, condition: branch.condition });
+  }
+  return selects;
 }
 
 /** PostgreSQL sums bigints as numeric, which its driver reads as text; an empty sum is null. */
@@ -195,23 +221,44 @@ function sumsOf(row: { [Key in keyof UsageSums]: number | string | null }): Usag
 
 type SumsRow = { [Key in keyof UsageSums]: number | string | null };
 
-/** The groups of the range, days in order and the rest by tokens, most first; at most groupsMaximum + 1. */
+/**
+ * The groups of the range, days in order and the rest by tokens, most first; at most
+ * groupsMaximum + 1. A report that reads one roll-up groups it directly; one that reads several
+ * groups each and then sums the parts' groups.
+ */
 export async function readUsageGroups(db: Kysely<Database>, query: UsageReportQuery): Promise<UsageGroupRow[]> {
-  const column = sql.ref(GROUP_COLUMNS[query.groupBy]);
+  const groupColumn = GROUP_COLUMNS[query.groupBy];
+  const column = sql.ref(groupColumn);
   // A person or assistant id grouped as `id + 0`: SQLite would otherwise walk the whole index on
   // that id to group without sorting, skipping through every month, instead of reading only the
   // organization's months from its covering index (measured ten times slower for a year).
   const key = query.groupBy === 'user' || query.groupBy === 'assistant' ? sql`${column} + 0` : column;
   const order = query.groupBy === 'day' ? sql`group_key` : sql`sum(prompt_tokens) + sum(completion_tokens) DESC, group_key`;
-  const result = await sql<SumsRow & { group_key: string | number }>`
-    SELECT group_key, ${SUMS} FROM (${await unionOf(db, query, key, query.groupBy === 'day')}) AS parts
-    GROUP BY group_key ORDER BY ${order} LIMIT ${query.groupsMaximum + 1}
-  `.execute(db);
+  const selects = await selectsOf(db, query, {
+    byDay: query.groupBy === 'day',
+    columns: groupColumn === 'day' ? [] : [groupColumn],
+  });
+  const limit = sql`LIMIT ${query.groupsMaximum + 1}`;
+  const grouped = (select: PartSelect, sums: RawBuilder<unknown>) =>
+    sql`SELECT ${key} AS group_key, ${sums} FROM ${sql.table(select.part.rollUp)} WHERE ${whereOf(select)} GROUP BY ${key}`;
+  const statement =
+    selects.length === 1
+      ? sql<SumsRow & { group_key: string | number }>`${grouped(selects[0]!, SUMS[query.dialect])} ORDER BY ${order} ${limit}`
+      : sql<SumsRow & { group_key: string | number }>`
+          SELECT group_key, ${SUMS_OF_PARTS} FROM (${sql.join(
+            selects.map((select) => grouped(select, SUMS[query.dialect])),
+            sql` UNION ALL `,
+          )}) AS parts
+          GROUP BY group_key ORDER BY ${order} ${limit}`;
+  const result = await statement.execute(db);
   return result.rows.map((row) => ({ key: String(row.group_key), ...sumsOf(row) }));
 }
 
+/** The range's totals, from the smallest roll-ups that keep the scope's and filters' columns: not the grouping's. */
 export async function readUsageTotals(db: Kysely<Database>, query: UsageReportQuery): Promise<UsageSums> {
-  const result = await sql<SumsRow>`SELECT ${SUMS} FROM (${await unionOf(db, query, undefined, false)}) AS parts`.execute(db);
+  const selects = await selectsOf(db, query, { byDay: false, columns: [] });
+  const parts = selects.map((select) => sql`SELECT ${SUMS[query.dialect]} FROM ${sql.table(select.part.rollUp)} WHERE ${whereOf(select)}`);
+  const result = await sql<SumsRow>`SELECT ${SUMS_OF_PARTS} FROM (${sql.join(parts, sql` UNION ALL `)}) AS parts`.execute(db);
   return sumsOf(result.rows[0] ?? { requests: 0, prompt_tokens: 0, completion_tokens: 0, cost_micro_usd: 0 });
 }
 

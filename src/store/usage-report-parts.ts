@@ -1,16 +1,27 @@
 /**
- * Which roll-up a usage report reads for which days (docs/usage.md, "The roll-ups"). A report by
- * day, by model or its totals, over a whole organization or the whole server, reads
- * usage_daily_models: one row per organization, day and model, however many people asked. A
- * report that needs people or assistants reads usage_monthly for the whole calendar months inside
- * its range and usage_daily for the days before and after them, so a year costs twelve months
- * of rows plus at most two partial months of days rather than 366 days of them.
+ * Which roll-up a usage report reads for which days (docs/usage.md, "The roll-ups"). Each roll-up
+ * keeps some of usage's columns (organization always; person, assistant, model) per day or per
+ * calendar month. A report reads, for the whole calendar months inside its range, the smallest
+ * monthly roll-up that keeps every column it groups by or narrows to, and for the days before and
+ * after them the smallest daily one; a report by day reads daily roll-ups throughout. So an
+ * organization's year by person sums one row per person and month, not one per person,
+ * assistant, model and day.
  */
-export type UsageRollUp = 'usage_daily' | 'usage_monthly' | 'usage_daily_models';
+export type UsageRollUp =
+  | 'usage_daily'
+  | 'usage_monthly'
+  | 'usage_daily_models'
+  | 'usage_daily_assistants'
+  | 'usage_monthly_assistants'
+  | 'usage_monthly_people'
+  | 'usage_weekly_people';
+
+/** A usage column a report may group by or narrow to, beyond the organization and the period. */
+export type UsageColumn = 'user_id' | 'assistant_id' | 'model';
 
 export interface UsageReportPart {
   rollUp: UsageRollUp;
-  /** Inclusive: days (YYYY-MM-DD), or months (YYYY-MM) for usage_monthly. */
+  /** Inclusive: days (YYYY-MM-DD), months (YYYY-MM) for the monthly roll-ups, or weeks' Mondays (YYYY-MM-DD) for the weekly one. */
   from: string;
   to: string;
 }
@@ -20,8 +31,38 @@ export interface UsagePartsQuery {
   to: string;
   /** Whether the report groups by day: months cannot answer that. */
   byDay: boolean;
-  /** Whether the report needs people or assistants (grouped by them, narrowed to them, or a caller's own share). */
-  needsPeople: boolean;
+  /** The columns the report groups by or narrows to. */
+  columns: ReadonlySet<UsageColumn>;
+}
+
+/** Each roll-up's columns beyond organization and period, smallest roll-up first within its period. */
+const DAILY_ROLL_UPS: ReadonlyArray<[UsageRollUp, readonly UsageColumn[]]> = [
+  ['usage_daily_models', ['model']],
+  ['usage_daily_assistants', ['assistant_id', 'model']],
+  ['usage_daily', ['user_id', 'assistant_id', 'model']],
+];
+const MONTHLY_ROLL_UPS: ReadonlyArray<[UsageRollUp, readonly UsageColumn[]]> = [
+  ['usage_monthly_people', ['user_id']],
+  ['usage_monthly_assistants', ['assistant_id', 'model']],
+  ['usage_monthly', ['user_id', 'assistant_id', 'model']],
+];
+
+/** Weeks (Monday to Sunday, UTC) are kept only per person: the days around a report's whole months are most of its rows only there. */
+const WEEKLY_ROLL_UPS: ReadonlyArray<[UsageRollUp, readonly UsageColumn[]]> = [['usage_weekly_people', ['user_id']]];
+
+export type UsagePeriod = 'day' | 'week' | 'month';
+
+/** The period column of each roll-up. */
+export function periodOf(rollUp: UsageRollUp): UsagePeriod {
+  if (MONTHLY_ROLL_UPS.some(([monthly]) => monthly === rollUp)) return 'month';
+  return WEEKLY_ROLL_UPS.some(([weekly]) => weekly === rollUp) ? 'week' : 'day';
+}
+
+function smallestKeeping(
+  rollUps: ReadonlyArray<[UsageRollUp, readonly UsageColumn[]]>,
+  columns: ReadonlySet<UsageColumn>,
+): UsageRollUp | undefined {
+  return rollUps.find(([, kept]) => [...columns].every((column) => kept.includes(column)))?.[0];
 }
 
 const DAY_MILLISECONDS = 86_400_000;
@@ -41,21 +82,48 @@ function firstWholeMonthStart(day: string): string {
   return dayText(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1));
 }
 
+/** The Monday of the week `day` is in (weeks start on Monday, UTC). */
+export function weekOf(day: string): string {
+  const time = timeOf(day);
+  return dayText(time - ((new Date(time).getUTCDay() + 6) % 7) * DAY_MILLISECONDS);
+}
+
 /** The last day of the last calendar month that ends on or before `day`. */
 function lastWholeMonthEnd(day: string): string {
   const next = dayText(timeOf(day) + DAY_MILLISECONDS);
   return next.endsWith('-01') ? day : dayText(Date.UTC(Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1, 1) - DAY_MILLISECONDS);
 }
 
+/**
+ * The days from `from` to `to` (inclusive), read from the weekly roll-up for the whole weeks among
+ * them when the report's columns let it, and from the daily roll-up for the rest.
+ */
+function dayParts(from: string, to: string, columns: ReadonlySet<UsageColumn>): UsageReportPart[] {
+  const daily = smallestKeeping(DAILY_ROLL_UPS, columns)!;
+  const weekly = smallestKeeping(WEEKLY_ROLL_UPS, columns);
+  const firstMonday = weekOf(from) === from ? from : dayText(timeOf(weekOf(from)) + 7 * DAY_MILLISECONDS);
+  const lastMonday = dayText(timeOf(weekOf(dayText(timeOf(to) + DAY_MILLISECONDS))) - 7 * DAY_MILLISECONDS);
+  if (weekly === undefined || firstMonday > lastMonday) return [{ rollUp: daily, from, to }];
+  const parts: UsageReportPart[] = [{ rollUp: weekly, from: firstMonday, to: lastMonday }];
+  if (from < firstMonday) parts.push({ rollUp: daily, from, to: dayText(timeOf(firstMonday) - DAY_MILLISECONDS) });
+  const weeksEnd = dayText(timeOf(lastMonday) + 6 * DAY_MILLISECONDS);
+  if (weeksEnd < to) parts.push({ rollUp: daily, from: dayText(timeOf(weeksEnd) + DAY_MILLISECONDS), to });
+  return parts;
+}
+
 export function usageReportParts(query: UsagePartsQuery): UsageReportPart[] {
-  const { from, to } = query;
-  if (!query.needsPeople) return [{ rollUp: 'usage_daily_models', from, to }];
-  if (query.byDay) return [{ rollUp: 'usage_daily', from, to }];
+  const { from, to, columns } = query;
+  // The last daily and monthly roll-ups keep every column, so one of each is always found.
+  const daily = smallestKeeping(DAILY_ROLL_UPS, columns)!;
+  // Models hold one row per organization, day and model: a year of them is no more than a year of months would be.
+  if (query.byDay || daily === 'usage_daily_models') return [{ rollUp: daily, from, to }];
   const monthsFrom = firstWholeMonthStart(from);
   const monthsTo = lastWholeMonthEnd(to);
-  if (monthsFrom > monthsTo) return [{ rollUp: 'usage_daily', from, to }];
-  const parts: UsageReportPart[] = [{ rollUp: 'usage_monthly', from: monthsFrom.slice(0, 7), to: monthsTo.slice(0, 7) }];
-  if (from < monthsFrom) parts.push({ rollUp: 'usage_daily', from, to: dayText(timeOf(monthsFrom) - DAY_MILLISECONDS) });
-  if (monthsTo < to) parts.push({ rollUp: 'usage_daily', from: dayText(timeOf(monthsTo) + DAY_MILLISECONDS), to });
+  if (monthsFrom > monthsTo) return dayParts(from, to, columns);
+  const parts: UsageReportPart[] = [
+    { rollUp: smallestKeeping(MONTHLY_ROLL_UPS, columns)!, from: monthsFrom.slice(0, 7), to: monthsTo.slice(0, 7) },
+  ];
+  if (from < monthsFrom) parts.push(...dayParts(from, dayText(timeOf(monthsFrom) - DAY_MILLISECONDS), columns));
+  if (monthsTo < to) parts.push(...dayParts(dayText(timeOf(monthsTo) + DAY_MILLISECONDS), to, columns));
   return parts;
 }

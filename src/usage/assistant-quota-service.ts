@@ -10,6 +10,7 @@ import type { Kysely } from 'kysely';
 import { auditEntryOf, type CallContext } from '../auth/call-context.js';
 import { loadAssistant } from '../assistants/assistant-records.js';
 import { appendAuditEntry } from '../store/audit-log-repository.js';
+import type { Dialect } from '../store/dialect.js';
 import type { HotReadCache } from '../store/hot-read-cache.js';
 import {
   deleteAssistantQuota,
@@ -29,6 +30,7 @@ const MICRO_USD_PER_USD = 1_000_000;
 
 export interface AssistantQuotaServiceOptions {
   db: Kysely<Database>;
+  dialect: Dialect;
   /** Assistants' quotas as admissions read them (null: none set), for HOT_READ_CACHE_MS. */
   cache: HotReadCache<number, AssistantQuotaRow | null>;
   /** Writes the usage rows this process still holds, so the spend shown includes its latest requests. */
@@ -140,6 +142,7 @@ export class AssistantQuotaService {
     const windows = quotaWindows(new Date());
     const row = (await findAssistantQuota(db, assistantId)) ?? undefined;
     const totals = await readUsageTotals(db, {
+      dialect: this.options.dialect,
       scope: { kind: 'all' },
       from: windows.monthStart,
       to: windows.today,

@@ -11,6 +11,7 @@ import { AppError } from '../errors/app-error.js';
 import { appendAuditEntry } from '../store/audit-log-repository.js';
 import { listModelPrices, replaceModelPrices } from '../store/model-prices-repository.js';
 import { findOrganizationById } from '../store/organizations-repository.js';
+import type { Dialect } from '../store/dialect.js';
 import type { Database } from '../store/schema.js';
 import {
   readUsageGroups,
@@ -26,6 +27,7 @@ import type { ModelPricesInput, ModelPricesView, UsageQuery, UsageReport } from 
 
 export interface UsageServiceOptions {
   db: Kysely<Database>;
+  dialect: Dialect;
   rangeDaysMaximum: number;
   groupsMaximum: number;
   /** Writes the usage rows this process still holds, so a report includes its own latest requests. */
@@ -48,11 +50,12 @@ export class UsageService {
   constructor(private readonly options: UsageServiceOptions) {}
 
   async report(context: CallContext, query: UsageQuery): Promise<UsageReport> {
-    const { db, groupsMaximum, rangeDaysMaximum, flushRecords } = this.options;
+    const { db, dialect, groupsMaximum, rangeDaysMaximum, flushRecords } = this.options;
     const scope = usageScope(context.identity, query.organization_id);
     const { from, to } = usageDays({ from: query.from, to: query.to, rangeDaysMaximum });
     const groupBy = query.group_by ?? 'day';
     const reportQuery: UsageReportQuery = {
+      dialect,
       scope,
       from,
       to,
