@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertOrganization } from '../src/store/organizations-repository.js';
 import { possiblyUnset } from './support/possibly-unset.js';
+import { RUBRIC_CONTENT } from './support/template-bodies.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
 
@@ -33,23 +34,6 @@ interface Cell {
 }
 
 const PROMPT = { kind: 'prompt', name: 'Socratic tutor', system_prompt: 'Ask, do not tell.', prompt_template: '{user_input}' };
-
-export const RUBRIC_CONTENT = {
-  title: 'Essay',
-  criteria: [
-    {
-      name: 'Thesis',
-      description: 'The main argument',
-      weight: 1,
-      levels: [
-        { score: 2, label: 'Clear', description: 'clear' },
-        { score: 1, label: 'Unclear', description: 'unclear' },
-      ],
-    },
-  ],
-  scoringType: 'points',
-  maxScore: 10,
-};
 
 // prettier-ignore
 /** The policy. Columns: system admin, owner, A creator, A admin, A learner, B creator, anonymous. */
