@@ -179,6 +179,24 @@ describe.each(TEST_DIALECTS)('the template library on %s', (dialect) => {
     expect(retitled.body.rubric.title).toBe('Essay v2');
   });
 
+  it("takes a moved teacher's templates along: a shared one becomes personal, unseen by the old colleagues", async () => {
+    const mover = await createUser(server, adminToken, { email: 'mover@merino.test', role: 'creator' });
+    const shared = await create(mover.token, { kind: 'prompt', name: 'Moving shared', visibility: 'organization', system_prompt: 'x' });
+    const elsewhere = await request(server, 'POST', '/api/organizations', {
+      token: adminToken,
+      body: { name: 'Elsewhere', slug: 'elsewhere' },
+    });
+    expect(elsewhere.status, elsewhere.text).toBe(201);
+    const moved = await request(server, 'PATCH', `/api/users/${mover.id}`, {
+      token: adminToken,
+      body: { organization_id: elsewhere.body.id },
+    });
+    expect(moved.status, moved.text).toBe(200);
+    expect((await request(server, 'GET', `/api/templates/${shared.id}`, { token: colleague })).status).toBe(404);
+    const kept = await request(server, 'GET', `/api/templates/${shared.id}`, { token: mover.token });
+    expect(kept.body).toMatchObject({ visibility: 'personal', organization_id: elsewhere.body.id, is_mine: true });
+  });
+
   it('records an audit entry for every create, edit and delete, with no content in it', async () => {
     const template = await create(teacher, { kind: 'prompt', name: 'Audited', system_prompt: 'A secret-ish prompt' });
     await request(server, 'PATCH', `/api/templates/${template.id}`, { token: teacher, body: { name: 'Audited again' } });
