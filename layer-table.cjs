@@ -23,6 +23,7 @@ const LAYER_TABLE = {
     'organizations',
     'retrieval',
     'rubrics',
+    'templates',
     'usage',
   ],
   plugins: ['tools', 'prompt-processors', 'connectors', 'integrations'],

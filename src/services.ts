@@ -39,6 +39,7 @@ import { OrganizationSettingsService } from './organizations/organization-settin
 import { PluginCatalogueService } from './organizations/plugin-catalogue-service.js';
 import type { Registries } from './pipeline/plugin-loading/registries.js';
 import { RubricService } from './rubrics/rubric-service.js';
+import { TemplateService } from './templates/template-service.js';
 import { SecretBox } from './secrets/secret-box.js';
 import type { BlobStorage } from './blobs/blob-storage.js';
 import { openBlobStorage, storageUrlFor } from './blobs/open-blob-storage.js';
@@ -84,6 +85,8 @@ export interface Services {
   assistantConversion: AssistantConversionService;
   files: FileService;
   rubrics: RubricService;
+  /** The template library: prompt and rubric templates (docs/templates.md). */
+  templates: TemplateService;
   registries: Registries;
   completions: CompletionService;
   chats: ChatService;
@@ -281,6 +284,10 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     assistantConversion: new AssistantConversionService(store.db, registries),
     files,
     rubrics,
+    templates: new TemplateService(store.db, async (context, rubricId, organizationId) => {
+      const exported = await rubrics.export(context, rubricId, 'json', organizationId);
+      return exported.format === 'json' ? exported.document : {};
+    }),
     registries,
     providerSettings,
     modelLists: new ModelListService({

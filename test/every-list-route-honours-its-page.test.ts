@@ -178,6 +178,10 @@ const FILLERS: Record<string, Filler> = {
     await times((index) => created(world, '/api/rubrics', rubric(index)));
     return '/api/rubrics';
   },
+  '/api/templates': async (world) => {
+    await times((index) => created(world, '/api/templates', { kind: 'prompt', name: `Paged template ${index}`, system_prompt: 'Ask.' }));
+    return '/api/templates';
+  },
   '/api/chats': async (world) => {
     await assistantWithChats(world);
     return '/api/chats';

@@ -41,6 +41,8 @@ const EXPECTED_TABLES = [
   'rate_limit_counters',
   'rubrics',
   'sessions',
+  'template_tags',
+  'templates',
   'traces',
   'usage_daily',
   'usage_daily_assistants',

@@ -77,7 +77,7 @@ describe('creating an assistant with the keyboard only', () => {
     await page.keyboard.press('Space');
     expect(await notes.isChecked()).toBe(true);
 
-    const save = page.getByRole('button', { name: 'Save' });
+    const save = page.getByRole('button', { name: 'Save', exact: true });
     await tabTo(page, save);
     expect(await focusRingWidth(save)).toBeGreaterThan(0);
     await page.keyboard.press('Enter');

@@ -55,7 +55,7 @@ describe('creating a classic assistant with a knowledge base in the web app', ()
     await expectOneHeading(page, 'New assistant');
     await expect.poll(() => page.getByRole('radio', { name: 'Classic' }).count()).toBe(1);
     expect(await page.getByRole('radio', { name: 'Multi-tool' }).count()).toBe(1);
-    expect(await page.getByRole('button', { name: 'Save' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Save', exact: true }).count()).toBe(0);
     await expectAccessible(page);
     await screenshot(page, 'assistant-new-type-choice-1280-light');
 
@@ -85,7 +85,7 @@ describe('creating a classic assistant with a knowledge base in the web app', ()
     await expectAccessible(page);
     await screenshot(page, 'assistant-new-classic-form-1280-light');
 
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.waitForURL(/\/assistants\/\d+$/);
     await waitForHeading(page, 'Biology helper');
     await expectOneHeading(page, 'Biology helper');
@@ -126,7 +126,7 @@ describe('creating a classic assistant with a knowledge base in the web app', ()
     await page.getByRole('radio', { name: 'Multi-tool' }).check();
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Toolbox');
     expect(await page.getByRole('combobox', { name: 'Knowledge source' }).count()).toBe(0);
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.waitForURL(/\/assistants\/\d+$/);
     const id = Number(new URL(page.url()).pathname.split('/').pop());
     const stored = await request(server, 'GET', `/api/assistants/${id}`, { token: creator.token });

@@ -59,7 +59,7 @@ describe('the rubric and file pickers of a classic assistant', () => {
     await rubricPicker.selectOption({ label: 'Lab report rubric' });
     await page.getByRole('combobox', { name: 'Rubric format' }).selectOption('json');
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Lab grader');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await waitForHeading(page, 'Lab grader');
     expect(await page.getByRole('status').allInnerTexts()).toContain('Saved');
     const withRubric = await request(server, 'GET', `/api/assistants/${created.body.id}`, { token: creator.token });
@@ -69,7 +69,7 @@ describe('the rubric and file pickers of a classic assistant', () => {
     const filePicker = page.getByRole('combobox', { name: 'File', exact: true });
     expect(await filePicker.locator('option').allInnerTexts()).toEqual(['Choose…', 'syllabus.md']);
     await filePicker.selectOption({ label: 'syllabus.md' });
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect
       .poll(async () => (await request(server, 'GET', `/api/assistants/${created.body.id}`, { token: creator.token })).body.metadata)
       .toMatchObject({ rag_processor: 'single_file_rag', file_path: file.file_path });

@@ -50,6 +50,7 @@ const PAGES: PageUnderTest[] = [
   { name: 'new-rubric', path: () => '/rubrics/new', heading: 'New rubric' },
   { name: 'rubric', path: (ids) => `/rubrics/${ids.rubric}`, heading: 'Essay writing' },
   { name: 'files', path: () => '/files', heading: 'Files' },
+  { name: 'templates', path: () => '/templates', heading: 'Templates' },
   { name: 'api-keys', path: () => '/settings/api-keys', heading: 'API keys' },
   { name: 'admin-usage', path: () => '/admin/usage', heading: 'Usage' },
   { name: 'chat-home', path: () => '/chat', heading: 'Chat' },

@@ -1,6 +1,6 @@
 /**
- * Proves the creator's header holds five links: at 1280 px Chat, Assistants, Knowledge bases,
- * Rubrics and Files stand in one navigation; at 375 px the three materials fold behind a
+ * Proves the creator's header holds six links: at 1280 px Chat, Assistants, Knowledge bases,
+ * Rubrics, Files and Templates stand in one navigation; at 375 px the four materials fold behind a
  * "Materials" disclosure button that the keyboard opens (Enter), whose links Tab reaches in order
  * and Escape closes (focus back on the button). The current page is marked with aria-current at
  * both widths, the header does not scroll sideways, and axe-core finds nothing serious.
@@ -11,7 +11,7 @@ import { createUser, loginAsAdmin, startTestServer, type CreatedUser, type TestS
 import { expectAccessible, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
 import { horizontalOverflow, isFocused } from './support/page-checks.js';
 
-const MATERIALS = ['Knowledge bases', 'Rubrics', 'Files'];
+const MATERIALS = ['Knowledge bases', 'Rubrics', 'Files', 'Templates'];
 
 describe('a creator’s header', () => {
   let server: TestServer;
@@ -37,7 +37,7 @@ describe('a creator’s header', () => {
     return page.evaluate<string>("document.activeElement?.textContent?.trim() ?? ''");
   }
 
-  it('shows all five links at 1280 px, the current one marked', async () => {
+  it('shows all six links at 1280 px, the current one marked', async () => {
     const { context, page, pageErrors } = await openPage(browser, { width: 1280 });
     await logInThroughPage(page, server.baseUrl, teacher.email, teacher.password);
     await page.goto(`${server.baseUrl}/files`);
@@ -52,7 +52,7 @@ describe('a creator’s header', () => {
     await context.close();
   });
 
-  it('reaches all five links by keyboard at 375 px through the Materials button', async () => {
+  it('reaches all six links by keyboard at 375 px through the Materials button', async () => {
     const { context, page, pageErrors } = await openPage(browser, { width: 375 });
     await logInThroughPage(page, server.baseUrl, teacher.email, teacher.password);
     await page.goto(`${server.baseUrl}/knowledge-bases`);

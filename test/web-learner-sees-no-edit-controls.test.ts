@@ -25,7 +25,7 @@ async function expectNoEditControls(page: Page): Promise<void> {
   expect(await page.locator('main input, main textarea, main select').count()).toBe(0);
   expect(await page.getByRole('textbox').count()).toBe(0);
   for (const name of ['Save', 'Delete', 'Convert to multi-tool', 'Insert {context}']) {
-    expect(await page.getByRole('button', { name }).count()).toBe(0);
+    expect(await page.getByRole('button', { name, exact: true }).count()).toBe(0);
   }
 }
 

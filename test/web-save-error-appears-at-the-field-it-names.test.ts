@@ -50,7 +50,7 @@ describe('save errors in the assistant form', () => {
     const name = page.getByRole('textbox', { name: 'Name', exact: true });
     await name.fill('n'.repeat(201));
     await page.getByRole('textbox', { name: 'System prompt', exact: true }).fill('Be kind.');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expectErrorAt(page, name, /must NOT have more than 200 characters/);
     expect(new URL(page.url()).pathname).toBe('/assistants/new');
     expect(await assistantCount(server, creator.token)).toBe(before);
@@ -79,7 +79,7 @@ describe('save errors in the assistant form', () => {
     const topK = page.getByRole('spinbutton', { name: 'Passages to retrieve (top k)' });
     await topK.fill('500');
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Changed name');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expectErrorAt(page, topK, /rag_top_k/);
     const stored = await request(server, 'GET', `/api/assistants/${created.body.id}`, { token: creator.token });
     expect(stored.body).toMatchObject({ name: 'Stable', rag_top_k: 4 });

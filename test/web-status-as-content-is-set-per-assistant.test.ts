@@ -52,12 +52,12 @@ describe('the status-as-content setting', () => {
     const checkbox = page.getByRole('checkbox', { name: LABEL });
     expect(await checkbox.isChecked()).toBe(false);
     await checkbox.check();
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(stored).toBe(true);
     await page.reload();
     expect(await page.getByRole('checkbox', { name: LABEL }).isChecked()).toBe(true);
     await page.getByRole('checkbox', { name: LABEL }).uncheck();
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(stored).toBe(false);
     expect(pageErrors).toEqual([]);
     await context.close();

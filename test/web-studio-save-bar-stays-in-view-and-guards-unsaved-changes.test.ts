@@ -48,7 +48,7 @@ describe('the studio save bar', () => {
       await page.getByLabel('Multi-tool', { exact: true }).check();
       await page.getByRole('textbox', { name: 'Name', exact: true }).fill(`Tall form ${width}`);
       await expect.poll(() => barStatus(page).innerText()).toBe('Unsaved changes');
-      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
       await page.waitForURL(/\/assistants\/\d+$/);
       await expect.poll(() => barStatus(page).innerText()).toBe('Created and saved');
       await expectInView(page, barStatus(page));
@@ -56,8 +56,8 @@ describe('the studio save bar', () => {
 
       await page.getByRole('textbox', { name: 'Description' }).fill('Answers with care.');
       await expect.poll(() => barStatus(page).innerText()).toBe('Unsaved changes');
-      await expectInView(page, page.getByRole('button', { name: 'Save' }));
-      await page.getByRole('button', { name: 'Save' }).click();
+      await expectInView(page, page.getByRole('button', { name: 'Save', exact: true }));
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
       await expect.poll(() => barStatus(page).innerText()).toBe('Saved');
       await expectInView(page, barStatus(page));
       await expectAccessible(page);
@@ -75,7 +75,7 @@ describe('the studio save bar', () => {
     await waitForHeading(page, 'Refusable');
     const name = page.getByRole('textbox', { name: 'Name', exact: true });
     await name.fill('x'.repeat(300));
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(() => barStatus(page).innerText()).toContain('Some fields need attention');
     await page.getByRole('textbox', { name: 'Description' }).focus();
     await page.getByRole('button', { name: 'Go to the first problem' }).click();

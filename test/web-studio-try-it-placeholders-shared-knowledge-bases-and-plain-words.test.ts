@@ -113,7 +113,7 @@ describe('the studio', () => {
     // Sharing, the cards show no picker of their own.
     expect(await page.getByRole('article', { name: 'Search knowledge base' }).getByLabel('Plant notes').count()).toBe(0);
 
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await shared.getByText('Pick at least one knowledge base').waitFor();
     expect(await isFocused(shared.getByRole('checkbox').first())).toBe(true);
     await page.getByRole('textbox', { name: 'Name', exact: true }).focus();
@@ -124,7 +124,7 @@ describe('the studio', () => {
     await screenshot(page, 'studio-missing-knowledge-base-1280');
 
     await shared.getByLabel('Plant notes').check();
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.waitForURL(/\/assistants\/\d+$/);
     const id = Number(/\/assistants\/(\d+)$/.exec(page.url())?.[1]);
     const stored = async () => (await request(server, 'GET', `/api/assistants/${id}`, { token: teacher.token })).body.metadata.tools;
@@ -140,7 +140,7 @@ describe('the studio', () => {
     const search = page.getByRole('article', { name: 'Search knowledge base' });
     await search.getByLabel('Use the knowledge bases of this assistant').uncheck();
     await search.getByLabel('Lab manual').check();
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(() => page.locator('.save-bar [role="status"]').innerText()).toBe('Saved');
     const collections = (await stored()).map((tool: { config: { collections: string[] } }) => [...tool.config.collections].sort());
     expect(collections).toEqual([[plantNotes], [labManual, plantNotes].sort()]);

@@ -19,6 +19,7 @@ import type {
   FileListScope,
   KnowledgeBaseListScope,
   RubricListScope,
+  TemplateListScope,
   UsageScope,
   UserListScope,
 } from '../store/list-scopes.js';
@@ -351,6 +352,80 @@ export function requireRubricCreation(identity: Identity): void {
   if (!canCreateAssistants(identity)) {
     throw new AppError('forbidden', 'Learners cannot create rubrics; ask an administrator for the creator role.');
   }
+}
+
+export type TemplateAction = 'read' | 'duplicate' | 'update' | 'delete';
+
+export type TemplateVisibility = 'personal' | 'organization' | 'system';
+
+export interface TemplateFacts {
+  ownerId: number;
+  organizationId: number;
+  visibility: TemplateVisibility;
+}
+
+const TEMPLATE_READER_ACTIONS: ReadonlySet<TemplateAction> = new Set<TemplateAction>(['read', 'duplicate']);
+
+/** Whether the template is one the caller may read: system-wide, shared with their organization, or their own. */
+function readsTemplate(identity: Identity, facts: TemplateFacts): boolean {
+  if (facts.visibility === 'system' || facts.ownerId === identity.userId) return true;
+  return facts.visibility === 'organization' && facts.organizationId === identity.organizationId;
+}
+
+/** Whether the caller may change or delete the template (see decideTemplate). */
+function managesTemplate(identity: Identity, facts: TemplateFacts): boolean {
+  if (identity.isSystemAdmin) return true;
+  if (facts.visibility === 'system') return false;
+  if (facts.ownerId === identity.userId) return true;
+  return facts.visibility === 'organization' && isOrganizationAdmin(identity, facts.organizationId);
+}
+
+/**
+ * Templates (docs/templates.md) are for whoever builds assistants; learners have none and learn
+ * of none (404). A personal template is its owner's alone; one shared with an organization is
+ * read and duplicated by its creators and managed by its owner and the organization's admins;
+ * a system-wide one is read and duplicated by every creator and managed by system admins only,
+ * even when a former system admin owns it. System admins manage every template. Whoever may not
+ * read a template gets 404; whoever reads it but may not change it gets 403.
+ */
+export function decideTemplate(identity: Identity, facts: TemplateFacts, action: TemplateAction): Decision {
+  if (!canCreateAssistants(identity)) return { allowed: false, visible: false };
+  if (managesTemplate(identity, facts)) return { allowed: true };
+  const reader = readsTemplate(identity, facts);
+  if (reader && TEMPLATE_READER_ACTIONS.has(action)) return { allowed: true };
+  return { allowed: false, visible: reader };
+}
+
+export function requireTemplateAction(identity: Identity, facts: TemplateFacts, action: TemplateAction): void {
+  requireDecision(decideTemplate(identity, facts, action), 'Template');
+}
+
+/** What the caller may do with a template, as its view lists it for the page's buttons. */
+export function templateActions(identity: Identity, facts: TemplateFacts): TemplateAction[] {
+  const actions: TemplateAction[] = ['read', 'duplicate', 'update', 'delete'];
+  return actions.filter((action) => decideTemplate(identity, facts, action).allowed);
+}
+
+/**
+ * Listing, creating and duplicating templates, and saving an assistant or a rubric as one: for
+ * whoever may build assistants. A system-wide visibility is for system admins only, on create and
+ * on edit alike.
+ */
+export function requireTemplateWriting(identity: Identity, visibility: TemplateVisibility): void {
+  if (!canCreateAssistants(identity)) {
+    throw new AppError('forbidden', 'Learners cannot use templates; ask an administrator for the creator role.');
+  }
+  if (visibility === 'system' && !identity.isSystemAdmin) {
+    throw new AppError('forbidden', 'Only system administrators can make a template system-wide.', { param: 'visibility' });
+  }
+}
+
+/** The templates a list may include: system-wide, shared with the caller's organization, and the caller's own. */
+export function templateListScope(identity: Identity): TemplateListScope {
+  if (!canCreateAssistants(identity)) {
+    throw new AppError('forbidden', 'Learners cannot use templates; ask an administrator for the creator role.');
+  }
+  return { userId: identity.userId, organizationId: identity.organizationId };
 }
 
 export interface TraceFacts {

@@ -37,6 +37,7 @@ import { knowledgeJobEventRoutes } from './routes/knowledge-job-event-routes.js'
 import { knowledgePassageRoutes } from './routes/knowledge-passage-routes.js';
 import { assistantRoutes } from './routes/assistant-routes.js';
 import { rubricRoutes } from './routes/rubric-routes.js';
+import { templateRoutes } from './routes/template-routes.js';
 import { accountRoutes, loginRoutes } from './routes/auth-routes.js';
 import { signUpRoutes, signUpSettingsRoutes } from './routes/sign-up-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
@@ -158,6 +159,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
       pick(services, 'assistants', 'assistantSharing', 'assistantTransfer', 'assistantConversion', 'settings'),
     );
     await scope.register(rubricRoutes, pick(services, 'rubrics', 'settings'));
+    await scope.register(templateRoutes, pick(services, 'templates', 'settings'));
     await scope.register(chatCompletionRoutes, pick(services, 'completions', 'drain', 'settings'));
     await scope.register(chatRoutes, pick(services, 'chats', 'drain', 'settings'));
     await scope.register(chatVersionRoutes, pick(services, 'chats', 'answerFeedback', 'drain', 'settings'));

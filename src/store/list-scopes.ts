@@ -22,6 +22,15 @@ export type RubricListScope =
   | { kind: 'organization_member'; organizationId: number; userId: number };
 
 /**
+ * Which templates a list may include: the system-wide ones, the ones shared with the caller's
+ * organization, and the caller's own.
+ */
+export interface TemplateListScope {
+  userId: number;
+  organizationId: number;
+}
+
+/**
  * Which chats a list may include: one's own, or (for an assistant's managers) the chats of that
  * assistant whose organization lets owners read its members' chats.
  */

@@ -380,6 +380,32 @@ export interface RubricsTable {
   deleted_at: string | null;
 }
 
+/** A template of the library (docs/templates.md): a prompt template or a rubric template. */
+export interface TemplatesTable {
+  id: Generated<number>;
+  kind: 'prompt' | 'rubric';
+  /** `personal`: its owner's; `organization`: its organization's creators; `system`: every creator. */
+  visibility: 'personal' | 'organization' | 'system';
+  owner_id: number;
+  organization_id: number;
+  name: string;
+  description: string;
+  /** A BCP-47 tag such as `en` or `es`, or null when not said. */
+  language: string | null;
+  /** The kind's content as JSON (src/templates/template-content.ts). */
+  content: string;
+  /** Name, description and tags, lower-cased by the application; see search-pattern.ts. */
+  search_text: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One tag of a template, lower-cased; a template has each tag once. */
+export interface TemplateTagsTable {
+  template_id: number;
+  tag: string;
+}
+
 /** One fixed-window rate-limit counter per limited subject (see rate-limit-repository.ts). */
 export interface PeriodicRunsTable {
   /** The kind of work, e.g. `chat-retention-purge`. */
@@ -609,6 +635,8 @@ export interface Database {
   assistant_quota_alerts: AssistantQuotaAlertsTable;
   files: FilesTable;
   rubrics: RubricsTable;
+  templates: TemplatesTable;
+  template_tags: TemplateTagsTable;
   rate_limit_counters: RateLimitCountersTable;
   periodic_runs: PeriodicRunsTable;
   chats: ChatsTable;
@@ -642,6 +670,9 @@ export type NewFileRow = Insertable<FilesTable>;
 export type RubricRow = Selectable<RubricsTable>;
 export type NewRubricRow = Insertable<RubricsTable>;
 export type RubricUpdate = Updateable<RubricsTable>;
+export type TemplateRow = Selectable<TemplatesTable>;
+export type NewTemplateRow = Insertable<TemplatesTable>;
+export type TemplateUpdate = Updateable<TemplatesTable>;
 export type LtiConsumerRow = Selectable<LtiConsumersTable>;
 export type LtiPlatformRow = Selectable<LtiPlatformsTable>;
 export type LtiLinkRow = Selectable<LtiLinksTable>;

@@ -1,10 +1,11 @@
 /**
  * Moving a user to another organization, with what they own (docs/organizations.md): their
- * assistants, knowledge bases, rubrics and files go with them and stay theirs, but nothing of theirs
- * becomes visible to the new organization by itself, and nothing keeps reaching the old one.
- * Assistants are unpublished, organization-wide knowledge bases and rubrics become private, and
- * individual assistant shares (which never cross organizations) are removed both ways. Chats stay
- * their owner's, unchanged. Call it inside a transaction.
+ * assistants, knowledge bases, rubrics, files and templates go with them and stay theirs, but
+ * nothing of theirs becomes visible to the new organization by itself, and nothing keeps reaching
+ * the old one. Assistants are unpublished, organization-wide knowledge bases and rubrics become
+ * private, organization-wide templates personal, and individual assistant shares (which never
+ * cross organizations) are removed both ways. Chats stay their owner's, unchanged. Call it inside
+ * a transaction.
  */
 import type { Kysely } from 'kysely';
 import { nowTimestamp, type Database, type OrganizationRole } from './schema.js';
@@ -70,6 +71,14 @@ export async function moveUserToOrganization(db: Kysely<Database>, move: UserMov
     .where('owner_id', '=', userId)
     .execute();
   await db.updateTable('files').set({ organization_id: toOrganizationId }).where('owner_id', '=', userId).execute();
+  // Templates shared with the old organization become personal, as rubrics become private; system-wide ones stay so.
+  await db
+    .updateTable('templates')
+    .set({ visibility: 'personal' })
+    .where('owner_id', '=', userId)
+    .where('visibility', '=', 'organization')
+    .execute();
+  await db.updateTable('templates').set({ organization_id: toOrganizationId }).where('owner_id', '=', userId).execute();
   return {
     assistants: Number(assistants.numUpdatedRows),
     unpublished: Number(unpublished.numUpdatedRows),

@@ -22,6 +22,7 @@ import { knowledgeBaseList as knowledgeBaseListEn } from './en/knowledge-base-li
 import { knowledgeText as knowledgeTextEn } from './en/knowledge-text';
 import { knowledgeBasePage as knowledgeBasePageEn } from './en/knowledge-base-page';
 import { rubrics as rubricsEn } from './en/rubrics';
+import { templates as templatesEn } from './en/templates';
 import { materials as materialsEn } from './en/materials';
 import { fileList as fileListEn } from './en/file-list';
 import { usage as usageEn } from './en/usage';
@@ -46,6 +47,7 @@ import { knowledgeBaseList as knowledgeBaseListEs } from './es/knowledge-base-li
 import { knowledgeText as knowledgeTextEs } from './es/knowledge-text';
 import { knowledgeBasePage as knowledgeBasePageEs } from './es/knowledge-base-page';
 import { rubrics as rubricsEs } from './es/rubrics';
+import { templates as templatesEs } from './es/templates';
 import { materials as materialsEs } from './es/materials';
 import { fileList as fileListEs } from './es/file-list';
 import { usage as usageEs } from './es/usage';
@@ -72,6 +74,7 @@ export const english = {
   knowledgeText: knowledgeTextEn,
   knowledgeBasePage: knowledgeBasePageEn,
   rubrics: rubricsEn,
+  templates: templatesEn,
   materials: materialsEn,
   fileList: fileListEn,
   usage: usageEn,
@@ -101,6 +104,7 @@ const spanish: Catalogue<English> = {
   knowledgeText: knowledgeTextEs,
   knowledgeBasePage: knowledgeBasePageEs,
   rubrics: rubricsEs,
+  templates: templatesEs,
   materials: materialsEs,
   fileList: fileListEs,
   usage: usageEs,

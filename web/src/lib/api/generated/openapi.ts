@@ -4836,6 +4836,1254 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the templates you may use: system-wide ones, your organization's shared ones and your own */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description how many to answer at most (PAGE_SIZE_MAX is the largest) */
+                    limit?: number;
+                    /** @description how many to skip */
+                    offset?: number;
+                    q?: string;
+                    kind?: "prompt" | "rubric";
+                    visibility?: "personal" | "organization" | "system";
+                    /** @description only templates with this tag (case-insensitive) */
+                    tag?: string;
+                    /** @description only templates in this language */
+                    language?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of templates, newest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: number;
+                                /** @enum {string} */
+                                kind: "prompt" | "rubric";
+                                name: string;
+                                description: string;
+                                tags: string[];
+                                language: string | null;
+                                /** @enum {string} */
+                                visibility: "personal" | "organization" | "system";
+                                /** @description the owner's email */
+                                owner: string;
+                                organization_id: number;
+                                is_mine: boolean;
+                                /** @description what the caller may do with it */
+                                allowed_actions: ("read" | "duplicate" | "update" | "delete")[];
+                                /** @description ISO 8601 date and time */
+                                created_at: string;
+                                /** @description ISO 8601 date and time */
+                                updated_at: string;
+                            }[];
+                            /** @description how many match, over all pages */
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a prompt template or a rubric template
+         * @description A prompt template takes system_prompt and prompt_template (at least one not empty); a rubric template takes rubric. Only system admins may create system-wide templates.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        kind: "prompt" | "rubric";
+                        name: string;
+                        description?: string;
+                        /** @description lower-cased; each kept once */
+                        tags?: string[];
+                        /** @description a BCP-47 language tag such as en, es, ca or pt-BR; null when not said */
+                        language?: string | null;
+                        /**
+                         * @description personal (default): yours alone; organization: every creator of your organization; system: every creator (system admins only)
+                         * @enum {string}
+                         */
+                        visibility?: "personal" | "organization" | "system";
+                        /** @description prompt templates only */
+                        system_prompt?: string;
+                        /** @description prompt templates only */
+                        prompt_template?: string;
+                        /** @description a rubric's content in LAMB's rubric JSON (title, description, metadata, criteria, scoringType, maxScore), without rubricId */
+                        rubric?: {
+                            title: string;
+                            description?: string;
+                            /** @description subject, gradeLevel, author, version, tags and any other keys; createdAt and modifiedAt are set by the server */
+                            metadata?: {
+                                subject?: string | null;
+                                gradeLevel?: string | null;
+                                author?: string;
+                                version?: string;
+                                tags?: string[];
+                            };
+                            criteria: {
+                                /** @description unique within the rubric; generated when missing */
+                                id?: string;
+                                name: string;
+                                description: string;
+                                /** @description the criterion's share of the final score is its weight over the sum of weights */
+                                weight: number;
+                                order?: number;
+                                levels: {
+                                    /** @description unique within its criterion; generated when missing */
+                                    id?: string;
+                                    score: number;
+                                    label: string;
+                                    description: string;
+                                    order?: number;
+                                }[];
+                            }[];
+                            /** @enum {string} */
+                            scoringType: "points" | "percentage" | "holistic" | "single-point" | "checklist";
+                            maxScore: number;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description The new template */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            /** @enum {string} */
+                            kind: "prompt" | "rubric";
+                            name: string;
+                            description: string;
+                            tags: string[];
+                            language: string | null;
+                            /** @enum {string} */
+                            visibility: "personal" | "organization" | "system";
+                            /** @description the owner's email */
+                            owner: string;
+                            organization_id: number;
+                            is_mine: boolean;
+                            /** @description what the caller may do with it */
+                            allowed_actions: ("read" | "duplicate" | "update" | "delete")[];
+                            /** @description ISO 8601 date and time */
+                            created_at: string;
+                            /** @description ISO 8601 date and time */
+                            updated_at: string;
+                            /** @description prompt templates only */
+                            system_prompt?: string;
+                            /** @description prompt templates only */
+                            prompt_template?: string;
+                            /** @description rubric templates only: the rubric's content in LAMB's rubric JSON, without rubricId */
+                            rubric?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a template with its content */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The template */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            /** @enum {string} */
+                            kind: "prompt" | "rubric";
+                            name: string;
+                            description: string;
+                            tags: string[];
+                            language: string | null;
+                            /** @enum {string} */
+                            visibility: "personal" | "organization" | "system";
+                            /** @description the owner's email */
+                            owner: string;
+                            organization_id: number;
+                            is_mine: boolean;
+                            /** @description what the caller may do with it */
+                            allowed_actions: ("read" | "duplicate" | "update" | "delete")[];
+                            /** @description ISO 8601 date and time */
+                            created_at: string;
+                            /** @description ISO 8601 date and time */
+                            updated_at: string;
+                            /** @description prompt templates only */
+                            system_prompt?: string;
+                            /** @description prompt templates only */
+                            prompt_template?: string;
+                            /** @description rubric templates only: the rubric's content in LAMB's rubric JSON, without rubricId */
+                            rubric?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a template */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Change some fields of a template; its kind never changes, and content fields must be its kind's */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name?: string;
+                        description?: string;
+                        /** @description lower-cased; each kept once */
+                        tags?: string[];
+                        /** @description a BCP-47 language tag such as en, es, ca or pt-BR; null when not said */
+                        language?: string | null;
+                        /**
+                         * @description personal (default): yours alone; organization: every creator of your organization; system: every creator (system admins only)
+                         * @enum {string}
+                         */
+                        visibility?: "personal" | "organization" | "system";
+                        /** @description prompt templates only */
+                        system_prompt?: string;
+                        /** @description prompt templates only */
+                        prompt_template?: string;
+                        /** @description a rubric's content in LAMB's rubric JSON (title, description, metadata, criteria, scoringType, maxScore), without rubricId */
+                        rubric?: {
+                            title: string;
+                            description?: string;
+                            /** @description subject, gradeLevel, author, version, tags and any other keys; createdAt and modifiedAt are set by the server */
+                            metadata?: {
+                                subject?: string | null;
+                                gradeLevel?: string | null;
+                                author?: string;
+                                version?: string;
+                                tags?: string[];
+                            };
+                            criteria: {
+                                /** @description unique within the rubric; generated when missing */
+                                id?: string;
+                                name: string;
+                                description: string;
+                                /** @description the criterion's share of the final score is its weight over the sum of weights */
+                                weight: number;
+                                order?: number;
+                                levels: {
+                                    /** @description unique within its criterion; generated when missing */
+                                    id?: string;
+                                    score: number;
+                                    label: string;
+                                    description: string;
+                                    order?: number;
+                                }[];
+                            }[];
+                            /** @enum {string} */
+                            scoringType: "points" | "percentage" | "holistic" | "single-point" | "checklist";
+                            maxScore: number;
+                        };
+                        kind?: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description The template as changed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            /** @enum {string} */
+                            kind: "prompt" | "rubric";
+                            name: string;
+                            description: string;
+                            tags: string[];
+                            language: string | null;
+                            /** @enum {string} */
+                            visibility: "personal" | "organization" | "system";
+                            /** @description the owner's email */
+                            owner: string;
+                            organization_id: number;
+                            is_mine: boolean;
+                            /** @description what the caller may do with it */
+                            allowed_actions: ("read" | "duplicate" | "update" | "delete")[];
+                            /** @description ISO 8601 date and time */
+                            created_at: string;
+                            /** @description ISO 8601 date and time */
+                            updated_at: string;
+                            /** @description prompt templates only */
+                            system_prompt?: string;
+                            /** @description prompt templates only */
+                            prompt_template?: string;
+                            /** @description rubric templates only: the rubric's content in LAMB's rubric JSON, without rubricId */
+                            rubric?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/templates/{id}/duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make your own personal copy of a template you may read, named "<name> (copy)" */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Your copy */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            /** @enum {string} */
+                            kind: "prompt" | "rubric";
+                            name: string;
+                            description: string;
+                            tags: string[];
+                            language: string | null;
+                            /** @enum {string} */
+                            visibility: "personal" | "organization" | "system";
+                            /** @description the owner's email */
+                            owner: string;
+                            organization_id: number;
+                            is_mine: boolean;
+                            /** @description what the caller may do with it */
+                            allowed_actions: ("read" | "duplicate" | "update" | "delete")[];
+                            /** @description ISO 8601 date and time */
+                            created_at: string;
+                            /** @description ISO 8601 date and time */
+                            updated_at: string;
+                            /** @description prompt templates only */
+                            system_prompt?: string;
+                            /** @description prompt templates only */
+                            prompt_template?: string;
+                            /** @description rubric templates only: the rubric's content in LAMB's rubric JSON, without rubricId */
+                            rubric?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistants/{id}/save-as-template": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Save an assistant's system prompt and prompt template as a new prompt template
+         * @description Needs the assistant's configuration (owner, shared users, admins). Name and description default to the assistant's.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name?: string;
+                        description?: string;
+                        /** @description lower-cased; each kept once */
+                        tags?: string[];
+                        /** @description a BCP-47 language tag such as en, es, ca or pt-BR; null when not said */
+                        language?: string | null;
+                        /**
+                         * @description personal (default): yours alone; organization: every creator of your organization; system: every creator (system admins only)
+                         * @enum {string}
+                         */
+                        visibility?: "personal" | "organization" | "system";
+                    };
+                };
+            };
+            responses: {
+                /** @description The new prompt template */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            /** @enum {string} */
+                            kind: "prompt" | "rubric";
+                            name: string;
+                            description: string;
+                            tags: string[];
+                            language: string | null;
+                            /** @enum {string} */
+                            visibility: "personal" | "organization" | "system";
+                            /** @description the owner's email */
+                            owner: string;
+                            organization_id: number;
+                            is_mine: boolean;
+                            /** @description what the caller may do with it */
+                            allowed_actions: ("read" | "duplicate" | "update" | "delete")[];
+                            /** @description ISO 8601 date and time */
+                            created_at: string;
+                            /** @description ISO 8601 date and time */
+                            updated_at: string;
+                            /** @description prompt templates only */
+                            system_prompt?: string;
+                            /** @description prompt templates only */
+                            prompt_template?: string;
+                            /** @description rubric templates only: the rubric's content in LAMB's rubric JSON, without rubricId */
+                            rubric?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rubrics/{rubricId}/save-as-template": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Save a rubric's content as a new rubric template
+         * @description Needs read access to the rubric. Name and description default to its title and description.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description The organization whose rubricId this is; yours by default. Only system admins reach other organizations' rubrics. */
+                    organization_id?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description The rubricId the API answered with */
+                    rubricId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name?: string;
+                        description?: string;
+                        /** @description lower-cased; each kept once */
+                        tags?: string[];
+                        /** @description a BCP-47 language tag such as en, es, ca or pt-BR; null when not said */
+                        language?: string | null;
+                        /**
+                         * @description personal (default): yours alone; organization: every creator of your organization; system: every creator (system admins only)
+                         * @enum {string}
+                         */
+                        visibility?: "personal" | "organization" | "system";
+                    };
+                };
+            };
+            responses: {
+                /** @description The new rubric template */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            /** @enum {string} */
+                            kind: "prompt" | "rubric";
+                            name: string;
+                            description: string;
+                            tags: string[];
+                            language: string | null;
+                            /** @enum {string} */
+                            visibility: "personal" | "organization" | "system";
+                            /** @description the owner's email */
+                            owner: string;
+                            organization_id: number;
+                            is_mine: boolean;
+                            /** @description what the caller may do with it */
+                            allowed_actions: ("read" | "duplicate" | "update" | "delete")[];
+                            /** @description ISO 8601 date and time */
+                            created_at: string;
+                            /** @description ISO 8601 date and time */
+                            updated_at: string;
+                            /** @description prompt templates only */
+                            system_prompt?: string;
+                            /** @description prompt templates only */
+                            prompt_template?: string;
+                            /** @description rubric templates only: the rubric's content in LAMB's rubric JSON, without rubricId */
+                            rubric?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/models": {
         parameters: {
             query?: never;

@@ -1,0 +1,35 @@
+/**
+ * What the template dialogs share: the visibility choices a user may pick (system-wide only for
+ * system admins), tags typed as one comma-separated line, and an error's text for a notice.
+ */
+import { ApiError } from '$lib/api/api-error';
+import type { TemplateVisibility } from '$lib/api/templates';
+import { t } from '$lib/i18n/translate.svelte';
+import { currentUser } from '$lib/session/session.svelte';
+
+export interface VisibilityOption {
+  value: TemplateVisibility;
+  label: string;
+}
+
+/** Personal and organization for everyone who uses templates; system-wide for system admins too. */
+export function visibilityOptions(): VisibilityOption[] {
+  const options: VisibilityOption[] = [
+    { value: 'personal', label: t('templates.personal') },
+    { value: 'organization', label: t('templates.organization') },
+  ];
+  if (currentUser()?.capabilities.manage_organizations) options.push({ value: 'system', label: t('templates.system') });
+  return options;
+}
+
+/** "biology, Grade 9 ," → ["biology", "Grade 9"]. */
+export function tagsOf(line: string): string[] {
+  return line
+    .split(',')
+    .map((tag) => tag.trim())
+    .filter((tag) => tag !== '');
+}
+
+export function failureText(error: unknown): string {
+  return error instanceof ApiError && error.status !== 0 ? error.message : t('common.networkError');
+}
