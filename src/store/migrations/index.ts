@@ -8,6 +8,7 @@ import { usageReportsAndUploadersMigration } from './0078-usage-reports-and-uplo
 import { organizationSignUpMigration } from './0076-organization-sign-up.js';
 import { quotaReservationsAndAssistantQuotasMigration } from './0077-quota-reservations-and-assistant-quotas.js';
 import { auditLogOrganizationIndexMigration } from './0079-audit-log-organization-index.js';
+import { assistantTestsMigration } from './0080-assistant-tests.js';
 import { chatRunsMigration } from './0070-chat-runs.js';
 import type { Migration } from 'kysely';
 import type { Dialect } from '../dialect.js';
@@ -65,5 +66,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0077-quota-reservations-and-assistant-quotas': quotaReservationsAndAssistantQuotasMigration(dialect),
     '0078-usage-reports-and-uploaders': usageReportsAndUploadersMigration(),
     '0079-audit-log-organization-index': auditLogOrganizationIndexMigration(),
+    '0080-assistant-tests': assistantTestsMigration(dialect),
   };
 }
