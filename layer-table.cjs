@@ -15,6 +15,7 @@ const LAYER_TABLE = {
     'auth',
     'chats',
     'completions',
+    'evaluation',
     'files',
     'health',
     'ingestion',

@@ -19,6 +19,8 @@ import { ChatRunKeeper } from './chats/chat-run-keeper.js';
 import { ChatService } from './chats/chat-service.js';
 import { AnswerFeedbackService } from './chats/answer-feedback-service.js';
 import { CompletionService } from './completions/completion-service.js';
+import { TestCaseService } from './evaluation/test-case-service.js';
+import { TestRunService } from './evaluation/test-run-service.js';
 import { RunRecordWriter } from './completions/run-record-writer.js';
 import type { Settings } from './config/settings.js';
 import { FileService } from './files/file-service.js';
@@ -121,6 +123,10 @@ export interface Services {
   usage: UsageService;
   /** Assistants' own monthly cost limits and alerts (docs/quotas.md). */
   assistantQuotas: AssistantQuotaService;
+  /** An assistant's test cases and adversarial presets (docs/assistant-tests.md). */
+  testCases: TestCaseService;
+  /** Test runs through the real pipeline, their progress, stop and comparison (docs/assistant-tests.md). */
+  testRuns: TestRunService;
 }
 
 /** A day: how long a process keeps the sums of a month's settled days (src/usage/quota-admission.ts). */
@@ -225,7 +231,25 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     admitRun: (request) => quotaAdmission.admit(request),
   });
   const drain = new ServerDrain();
+  const testRuns = new TestRunService({
+    db: store.db,
+    registries,
+    completions,
+    runRecords,
+    providersFor: (organizationId) => providerSettings.providersFor(organizationId),
+    smallFastModelFor: (organizationId) => providerSettings.smallFastModelFor(organizationId),
+    rubricReaderFor: (owner) => rubrics.readerFor(owner),
+    serverStopping: drain.streamsEnd,
+    limits: {
+      concurrency: settings.testRunConcurrency,
+      runsPerAssistantMaximum: settings.testRunsPerAssistantMaximum,
+      judgeTimeoutMilliseconds: settings.testJudgeTimeoutMilliseconds,
+      eventsPollMilliseconds: settings.testRunEventsPollMilliseconds,
+    },
+  });
   return {
+    testCases: new TestCaseService(store.db, settings.testCasesPerAssistantMaximum),
+    testRuns,
     settings,
     store,
     runRecords,

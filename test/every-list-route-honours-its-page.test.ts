@@ -95,6 +95,23 @@ function assistantWithRatedAnswers(world: World): Promise<number> {
   });
 }
 
+/** A bypass assistant with ITEMS_MADE test cases and ITEMS_MADE runs of them, each run waited for (an assistant's running runs are bounded). */
+function assistantWithTestRuns(world: World): Promise<number> {
+  return once(world, 'test-runs', async () => {
+    const assistant = await created(world, '/api/assistants', {
+      name: 'Tested tutor',
+      metadata: { connector: 'bypass', llm: 'simple-bypass' },
+    });
+    const testCase = { kind: 'single_turn', turns: ['Hello'], expectations: [{ type: 'max_length', characters: 10_000 }] };
+    await times((index) => created(world, `/api/assistants/${assistant.id}/tests`, { ...testCase, name: `Case ${index}` }));
+    for (let index = 0; index < ITEMS_MADE; index += 1) {
+      await created(world, `/api/assistants/${assistant.id}/test-runs`, { cases: 'all' });
+      await world.server.services.testRuns.idle();
+    }
+    return assistant.id as number;
+  });
+}
+
 /** A knowledge base with ITEMS_MADE documents, each queued as a job. */
 function knowledgeBaseWithDocuments(world: World): Promise<number> {
   return once(world, 'documents', async () => {
@@ -192,6 +209,8 @@ const FILLERS: Record<string, Filler> = {
   },
   '/api/assistants/{id}/chats': async (world) => `/api/assistants/${await assistantWithChats(world)}/chats`,
   '/api/assistants/{id}/feedback': async (world) => `/api/assistants/${await assistantWithRatedAnswers(world)}/feedback`,
+  '/api/assistants/{id}/tests': async (world) => `/api/assistants/${await assistantWithTestRuns(world)}/tests`,
+  '/api/assistants/{id}/test-runs': async (world) => `/api/assistants/${await assistantWithTestRuns(world)}/test-runs`,
   '/api/knowledge-bases': async (world) => {
     await times((index) => created(world, '/api/knowledge-bases', { name: `Paged base ${index}` }));
     return '/api/knowledge-bases';

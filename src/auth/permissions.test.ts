@@ -13,6 +13,7 @@ import {
   requireAssistantAction,
   requireAssistantConversion,
   requireAssistantCreation,
+  requireAssistantTesting,
   requireDecision,
   requireSystemAdminGrant,
   requireUserAction,
@@ -543,4 +544,21 @@ describe('usageScope', () => {
       expect(() => usageScope(IDENTITIES[identityName], ORGANIZATION_B)).toThrow(expect.objectContaining({ code: 'not_found' }));
     },
   );
+});
+
+describe('requireAssistantTesting', () => {
+  const managers: IdentityName[] = ['system admin', 'org admin of the assistant organization', 'owner'];
+
+  it.each(Object.keys(IDENTITIES) as IdentityName[])(
+    'lets the %s at the tests of a shared, published assistant only if they manage it',
+    (identityName) => {
+      const attempt = () => requireAssistantTesting(IDENTITIES[identityName], { ...BASE_FACTS, published: true, sharedWithCaller: true });
+      if (managers.includes(identityName)) expect(attempt).not.toThrow();
+      else expect(attempt).toThrow(expect.objectContaining({ code: 'not_found' }));
+    },
+  );
+
+  it('hides the tests of a deleted assistant from everyone, its owner too', () => {
+    expect(() => requireAssistantTesting(IDENTITIES.owner, STATES.deleted)).toThrow(expect.objectContaining({ code: 'not_found' }));
+  });
 });

@@ -570,6 +570,16 @@ export function mayReadAssistantChats(identity: Identity, assistant: AssistantFa
 }
 
 /**
+ * An assistant's test cases and runs (docs/assistant-tests.md) are for whoever manages it: its
+ * owner, the admins over it and system admins. There is no "share for editing" level yet, so a
+ * user it is shared with (to view) does not see them. Everyone else, including those who may see
+ * or chat with the assistant, gets 404, so tests cannot be probed.
+ */
+export function requireAssistantTesting(identity: Identity, assistant: AssistantFacts): void {
+  if (!decideAssistant(identity, assistant, 'update').allowed) throw new AppError('not_found', 'Assistant not found.');
+}
+
+/**
  * Reading other people's chats with an assistant (DESIGN §9): only whoever manages the assistant
  * (its owner, the admins over it, system admins), and only the chats of members whose
  * organization turned `owners_can_read_chats` on; the store applies that part through the scope.

@@ -11,7 +11,7 @@ import type { Identity } from '../auth/identity.js';
 import type { PipelineEvent } from '../pipeline/conversation/events.js';
 import { isOrchestrator } from '../pipeline/assistant-metadata/metadata-normalizer.js';
 import type { AssistantRunner, Requester } from '../pipeline/plugin-contract/ports.js';
-import { runAssistant, type PipelineRequest } from '../pipeline/run-assistant.js';
+import { runAssistant, type PipelineRequest, type PipelineTrace } from '../pipeline/run-assistant.js';
 import type { AssistantRecord } from '../store/assistants-repository.js';
 import { AssistantToolRunner, NO_ASSISTANT_TOOLS } from './assistant-tool-runner.js';
 import { listModels, resolveModel, type ModelEntry } from './model-resolution.js';
@@ -40,6 +40,10 @@ export interface CompletionStart {
   signal: AbortSignal;
   /** The learner a trusted front end names (see trustedForwardedEmail in the HTTP layer). */
   forwardedEmail?: string | undefined;
+  /** 'test' for an assistant's test runs: every usage row of the run is marked as test traffic. */
+  traffic?: 'test' | undefined;
+  /** Told the run's redacted trace as it ends (tool steps and rounds), for a test run's grading. */
+  onTrace?: ((trace: PipelineTrace) => void) | undefined;
 }
 
 /** An orchestrator's call to another assistant, within the request that started it. */
@@ -48,11 +52,18 @@ interface NestedRun {
   orchestrator: AssistantRecord;
   target: AssistantRecord;
   requester: Requester;
+  traffic: 'test' | undefined;
 }
 
 /** The request's user and assistant, whom every model call of the request is counted for. */
-function attributionOf(context: CallContext, record: AssistantRecord): UsageAttribution {
-  return { organizationId: record.organization_id, assistantId: record.id, userId: context.identity.userId, requestId: context.requestId };
+function attributionOf(context: CallContext, record: AssistantRecord, traffic?: 'test'): UsageAttribution {
+  return {
+    organizationId: record.organization_id,
+    assistantId: record.id,
+    userId: context.identity.userId,
+    requestId: context.requestId,
+    ...(traffic !== undefined && { traffic }),
+  };
 }
 
 export class CompletionService {
@@ -73,11 +84,11 @@ export class CompletionService {
 
   /** Starts a run; the events are produced as the caller iterates, and stop when `signal` aborts. */
   async start(options: CompletionStart): Promise<CompletionRun> {
-    const { context, record, request, signal, forwardedEmail } = options;
+    const { context, record, request, signal, forwardedEmail, traffic, onTrace } = options;
     const requester: Requester = { userId: context.identity.userId, email: forwardedEmail ?? context.identity.email };
     const owner = await this.contexts.ownerOf(record);
-    const assistants = this.assistantRunnerFor(context, record, owner, requester);
-    const attribution = attributionOf(context, record);
+    const assistants = this.assistantRunnerFor({ context, orchestrator: record, requester, traffic }, owner);
+    const attribution = attributionOf(context, record, traffic);
     const pipelineContext = await this.contexts.pipelineContextFor({ record, owner, requester, signal, assistants, attribution });
     // The one place every run for a person starts (the chat API, /v1, LAMB's and LTI's chats): the
     // token and cost quotas admit it here, before any model is called, and its nested assistant
@@ -95,9 +106,16 @@ export class CompletionService {
       traceId: pipelineContext.assistant.metadata.verbose === true ? randomUUID() : undefined,
       signal,
       reservationId,
+      traffic,
     };
     // Statuses come named by their tools' display names from the pipeline itself (run-assistant.ts).
-    const events = runAssistant(request, { ...pipelineContext, onTrace: (trace) => (run.trace = trace) });
+    const events = runAssistant(request, {
+      ...pipelineContext,
+      onTrace: (trace) => {
+        run.trace = trace;
+        onTrace?.(trace);
+      },
+    });
     return {
       assistantId: record.id,
       traceId: run.traceId,
@@ -111,7 +129,8 @@ export class CompletionService {
   }
 
   /** An orchestrator's runner checks and runs its targets as its owner; anything else may not call assistants. */
-  private assistantRunnerFor(context: CallContext, record: AssistantRecord, owner: Identity, requester: Requester): AssistantRunner {
+  private assistantRunnerFor(nested: Omit<NestedRun, 'target'>, owner: Identity): AssistantRunner {
+    const { context, orchestrator: record, requester, traffic } = nested;
     if (!isOrchestrator(snapshotOf(record).metadata)) return NO_ASSISTANT_TOOLS;
     const { db, settings } = this.dependencies;
     return new AssistantToolRunner({
@@ -124,7 +143,7 @@ export class CompletionService {
         totalMilliseconds: settings.assistantToolTotalMilliseconds,
         resultCharactersMaximum: settings.assistantToolResultCharactersMaximum,
       },
-      runTarget: (target, query, signal) => this.runTarget({ context, orchestrator: record, target, requester }, query, signal),
+      runTarget: (target, query, signal) => this.runTarget({ context, orchestrator: record, target, requester, traffic }, query, signal),
     });
   }
 
@@ -134,7 +153,7 @@ export class CompletionService {
    * assistant the request was made to) and the target's model (docs/usage.md).
    */
   private async *runTarget(nested: NestedRun, query: string, signal: AbortSignal): AsyncGenerator<PipelineEvent> {
-    const { context, orchestrator, target, requester } = nested;
+    const { context, orchestrator, target, requester, traffic } = nested;
     const owner = await this.contexts.ownerOf(target);
     const pipelineContext = await this.contexts.pipelineContextFor({
       record: target,
@@ -142,9 +161,9 @@ export class CompletionService {
       requester,
       signal,
       assistants: NO_ASSISTANT_TOOLS,
-      attribution: attributionOf(context, orchestrator),
+      attribution: attributionOf(context, orchestrator, traffic),
     });
-    const run: RunRecord = { context, record: orchestrator, snapshot: pipelineContext.assistant, traceId: undefined, signal };
+    const run: RunRecord = { context, record: orchestrator, snapshot: pipelineContext.assistant, traceId: undefined, signal, traffic };
     const events = runAssistant(
       { messages: [{ role: 'user', content: query }], parameters: {} },
       { ...pipelineContext, onTrace: (trace) => (run.trace = trace) },

@@ -71,6 +71,8 @@ export interface UsageAttribution {
   assistantId: number;
   userId: number;
   requestId: string | null;
+  /** 'test' for an assistant's test runs: their usage rows are marked as test traffic (docs/assistant-tests.md). */
+  traffic?: 'test' | undefined;
 }
 
 export interface PipelineContextOptions {
@@ -229,6 +231,7 @@ export class PipelineContextBuilder {
           duration_ms: call.durationMilliseconds,
           outcome: call.outcome,
           request_id: attribution.requestId,
+          traffic: attribution.traffic ?? null,
         },
       })
       .catch(() => undefined);

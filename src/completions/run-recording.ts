@@ -26,6 +26,8 @@ export interface RunRecord {
   trace?: PipelineTrace;
   /** The quota reservation the run holds, settled with its usage row (src/usage/quota-admission.ts). */
   reservationId?: number | undefined;
+  /** 'test' for an assistant's test runs, kept on the usage row (docs/assistant-tests.md). */
+  traffic?: 'test' | undefined;
 }
 
 /** How one run ended and what it used. */
@@ -51,6 +53,7 @@ async function persist(writer: RunRecordWriter, run: RunRecord, ending: RunEndin
     duration_ms: durationMilliseconds,
     outcome,
     request_id: run.context.requestId,
+    traffic: run.traffic ?? null,
   };
   const settles = run.reservationId;
   if (run.traceId === undefined || run.trace === undefined) {

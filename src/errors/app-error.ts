@@ -104,6 +104,16 @@ export const catalogue = {
     type: 'rate_limit_error',
     message: 'You have as many answers running as you may; wait for one to finish, or stop one.',
   },
+  test_cases_limit: {
+    status: 409,
+    type: 'conflict_error',
+    message: 'This assistant holds as many test cases as it may; delete one before adding another.',
+  },
+  test_runs_limit: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'This assistant has as many test runs running as it may; wait for one to finish, or stop one.',
+  },
   job_event_streams_limit: {
     status: 429,
     type: 'rate_limit_error',

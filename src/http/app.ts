@@ -18,6 +18,8 @@ import { pick } from './pick-services.js';
 import { apiKeyRoutes } from './routes/api-key-routes.js';
 import { usageRoutes } from './routes/usage-routes.js';
 import { assistantQuotaRoutes } from './routes/assistant-quota-routes.js';
+import { assistantTestCaseRoutes } from './routes/assistant-test-case-routes.js';
+import { assistantTestRunRoutes } from './routes/assistant-test-run-routes.js';
 import { chatCompletionRoutes } from './routes/chat-completion-routes.js';
 import { chatRoutes } from './routes/chat-routes.js';
 import { chatVersionRoutes } from './routes/chat-version-routes.js';
@@ -168,6 +170,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await scope.register(traceRoutes, pick(services, 'completions'));
     await scope.register(usageRoutes, pick(services, 'usage'));
     await scope.register(assistantQuotaRoutes, pick(services, 'assistantQuotas'));
+    await scope.register(assistantTestCaseRoutes, pick(services, 'testCases', 'settings'));
+    await scope.register(assistantTestRunRoutes, pick(services, 'testRuns', 'settings', 'drain'));
     await scope.register(organizationRoutes, pick(services, 'providerSettings'));
     await scope.register(organizationDirectoryRoutes, pick(services, 'organizations', 'settings'));
     await scope.register(auditRoutes, pick(services, 'auditLog', 'settings'));

@@ -31,6 +31,8 @@ export interface EmbeddingAttribution {
   userId: number;
   assistantId: number;
   requestId: string | null;
+  /** 'test' when the call is part of an assistant's test run (docs/assistant-tests.md). */
+  traffic?: 'test' | undefined;
 }
 
 export interface EmbeddingCall {
@@ -79,6 +81,7 @@ function usageRowOf(counted: CountedCall): Insertable<UsageLogsTable> {
     duration_ms: Math.round(performance.now() - started),
     outcome,
     request_id: call.attribution.requestId,
+    traffic: call.attribution.traffic ?? null,
   };
 }
 

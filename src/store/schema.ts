@@ -187,6 +187,8 @@ export interface UsageLogsTable {
   /** completed, failed:<error code>, or cancelled (the client went away). */
   outcome: string;
   request_id: string | null;
+  /** 'test' for the model calls of an assistant's test runs (migration 0080); null for everything else. */
+  traffic?: 'test' | null;
 }
 
 /** The daily roll-up of usage_logs (migration 0074); counters are bigints, which PostgreSQL's driver reads as text. */
@@ -471,6 +473,54 @@ export interface AnswerFeedbackTable {
   updated_at: string;
 }
 
+/** One test case of an assistant (migration 0080): the learner's turns and the expectations, as JSON text. */
+export interface AssistantTestCasesTable {
+  id: Generated<number>;
+  assistant_id: number;
+  name: string;
+  kind: string;
+  turns: string;
+  expectations: string;
+  created_by: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One run of some of an assistant's test cases against a snapshot of it (migration 0080). */
+export interface AssistantTestRunsTable {
+  id: Generated<number>;
+  assistant_id: number;
+  started_by: number;
+  /** 'saved' or 'draft': which assistant the snapshot was taken of. */
+  snapshot_source: string;
+  /** The assistant as it ran (AssistantRecord's configurable fields), JSON text. */
+  snapshot: string;
+  /** JSON array of the case ids, in the order they run. */
+  case_ids: string;
+  /** running, completed, stopped or interrupted. */
+  status: string;
+  stop_requested: Generated<Flag>;
+  estimated_cost_micro_usd: number;
+  created_at: string;
+  finished_at: string | null;
+}
+
+/** One case's result in a run (migration 0080); `details` holds the sources, tool steps and per-expectation verdicts as JSON text. */
+export interface AssistantTestResultsTable {
+  id: Generated<number>;
+  run_id: number;
+  case_id: number;
+  case_name: string;
+  verdict: string;
+  answer: string;
+  details: string;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_micro_usd: number;
+  duration_ms: number;
+  created_at: string;
+}
+
 export type ChatRunStatus = 'running' | 'completed' | 'stopped' | 'timed_out' | 'failed' | 'interrupted';
 
 /** One answer being produced for a chat, by one process under a lease (migration 0070). */
@@ -642,6 +692,9 @@ export interface Database {
   chats: ChatsTable;
   chat_messages: ChatMessagesTable;
   answer_feedback: AnswerFeedbackTable;
+  assistant_test_cases: AssistantTestCasesTable;
+  assistant_test_runs: AssistantTestRunsTable;
+  assistant_test_results: AssistantTestResultsTable;
   chat_runs: ChatRunsTable;
   chat_run_events: ChatRunEventsTable;
   blobs: BlobsTable;

@@ -8,6 +8,7 @@ import { usageReportsAndUploadersMigration } from './0078-usage-reports-and-uplo
 import { organizationSignUpMigration } from './0076-organization-sign-up.js';
 import { quotaReservationsAndAssistantQuotasMigration } from './0077-quota-reservations-and-assistant-quotas.js';
 import { auditLogOrganizationIndexMigration } from './0079-audit-log-organization-index.js';
+import { assistantTestsMigration } from './0080-assistant-tests.js';
 import { usageRollUpsByAssistantAndPersonMigration } from './0083-usage-roll-ups-by-assistant-and-person.js';
 import { chatRunsMigration } from './0070-chat-runs.js';
 import type { Migration } from 'kysely';
@@ -67,6 +68,7 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0077-quota-reservations-and-assistant-quotas': quotaReservationsAndAssistantQuotasMigration(dialect),
     '0078-usage-reports-and-uploaders': usageReportsAndUploadersMigration(),
     '0079-audit-log-organization-index': auditLogOrganizationIndexMigration(),
+    '0080-assistant-tests': assistantTestsMigration(dialect),
     '0082-templates': templatesMigration(dialect),
     '0083-usage-roll-ups-by-assistant-and-person': usageRollUpsByAssistantAndPersonMigration(dialect),
   };

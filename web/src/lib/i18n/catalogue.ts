@@ -26,6 +26,7 @@ import { templates as templatesEn } from './en/templates';
 import { materials as materialsEn } from './en/materials';
 import { fileList as fileListEn } from './en/file-list';
 import { usage as usageEn } from './en/usage';
+import { assistantTests as assistantTestsEn } from './en/assistant-tests';
 import { organizationSettings as organizationSettingsEn } from './en/organization-settings';
 import { admin as adminEn } from './en/admin';
 import { common as commonEs } from './es/common';
@@ -51,6 +52,7 @@ import { templates as templatesEs } from './es/templates';
 import { materials as materialsEs } from './es/materials';
 import { fileList as fileListEs } from './es/file-list';
 import { usage as usageEs } from './es/usage';
+import { assistantTests as assistantTestsEs } from './es/assistant-tests';
 import { organizationSettings as organizationSettingsEs } from './es/organization-settings';
 import { admin as adminEs } from './es/admin';
 
@@ -78,6 +80,7 @@ export const english = {
   materials: materialsEn,
   fileList: fileListEn,
   usage: usageEn,
+  assistantTests: assistantTestsEn,
   organizationSettings: organizationSettingsEn,
   admin: adminEn,
 };
@@ -108,6 +111,7 @@ const spanish: Catalogue<English> = {
   materials: materialsEs,
   fileList: fileListEs,
   usage: usageEs,
+  assistantTests: assistantTestsEs,
   organizationSettings: organizationSettingsEs,
   admin: adminEs,
 };

@@ -10895,6 +10895,2601 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/assistants/{id}/tests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the assistant's test cases
+         * @description For whoever manages the assistant (its owner, its organization's admins, system admins); everyone else gets 404.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description how many to answer at most (PAGE_SIZE_MAX is the largest) */
+                    limit?: number;
+                    /** @description how many to skip */
+                    offset?: number;
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of the assistant's test cases, oldest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: number;
+                                assistant_id: number;
+                                name: string;
+                                /** @enum {string} */
+                                kind: "single_turn" | "multi_turn" | "adversarial";
+                                turns: string[];
+                                expectations: ({
+                                    /** @enum {unknown} */
+                                    type: "contains";
+                                    phrases: string[];
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "not_contains";
+                                    phrases: string[];
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "cites_source";
+                                    knowledge_base_id?: string;
+                                    document_id?: string;
+                                    file_path?: string;
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "calls_tool";
+                                    tool: string;
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "does_not_call_tool";
+                                    tool: string;
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "max_tool_rounds";
+                                    rounds: number;
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "max_length";
+                                    characters: number;
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "language";
+                                    /** @enum {string} */
+                                    language: "en" | "es" | "ca" | "eu" | "fr" | "de" | "it" | "pt";
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "judged";
+                                    criterion?: string;
+                                    rubric_id?: string;
+                                })[];
+                                /** @description ISO 8601 date and time */
+                                created_at: string;
+                                /** @description ISO 8601 date and time */
+                                updated_at: string;
+                            }[];
+                            /** @description how many match, over all pages */
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Add a test case to the assistant
+         * @description For whoever manages the assistant (its owner, its organization's admins, system admins); everyone else gets 404. Past TEST_CASES_PER_ASSISTANT_MAX cases, 409 test_cases_limit.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                        /** @enum {string} */
+                        kind: "single_turn" | "multi_turn" | "adversarial";
+                        /** @description The learner's messages, in order (TEST_CASE_TURNS_MAX at most) */
+                        turns: string[];
+                        expectations: ({
+                            /** @enum {unknown} */
+                            type: "contains";
+                            phrases: string[];
+                        } | {
+                            /** @enum {unknown} */
+                            type: "not_contains";
+                            phrases: string[];
+                        } | {
+                            /** @enum {unknown} */
+                            type: "cites_source";
+                            knowledge_base_id?: string;
+                            document_id?: string;
+                            file_path?: string;
+                        } | {
+                            /** @enum {unknown} */
+                            type: "calls_tool";
+                            tool: string;
+                        } | {
+                            /** @enum {unknown} */
+                            type: "does_not_call_tool";
+                            tool: string;
+                        } | {
+                            /** @enum {unknown} */
+                            type: "max_tool_rounds";
+                            rounds: number;
+                        } | {
+                            /** @enum {unknown} */
+                            type: "max_length";
+                            characters: number;
+                        } | {
+                            /** @enum {unknown} */
+                            type: "language";
+                            /** @enum {string} */
+                            language: "en" | "es" | "ca" | "eu" | "fr" | "de" | "it" | "pt";
+                        } | {
+                            /** @enum {unknown} */
+                            type: "judged";
+                            criterion?: string;
+                            rubric_id?: string;
+                        })[];
+                    };
+                };
+            };
+            responses: {
+                /** @description The new test case */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            assistant_id: number;
+                            name: string;
+                            /** @enum {string} */
+                            kind: "single_turn" | "multi_turn" | "adversarial";
+                            turns: string[];
+                            expectations: ({
+                                /** @enum {unknown} */
+                                type: "contains";
+                                phrases: string[];
+                            } | {
+                                /** @enum {unknown} */
+                                type: "not_contains";
+                                phrases: string[];
+                            } | {
+                                /** @enum {unknown} */
+                                type: "cites_source";
+                                knowledge_base_id?: string;
+                                document_id?: string;
+                                file_path?: string;
+                            } | {
+                                /** @enum {unknown} */
+                                type: "calls_tool";
+                                tool: string;
+                            } | {
+                                /** @enum {unknown} */
+                                type: "does_not_call_tool";
+                                tool: string;
+                            } | {
+                                /** @enum {unknown} */
+                                type: "max_tool_rounds";
+                                rounds: number;
+                            } | {
+                                /** @enum {unknown} */
+                                type: "max_length";
+                                characters: number;
+                            } | {
+                                /** @enum {unknown} */
+                                type: "language";
+                                /** @enum {string} */
+                                language: "en" | "es" | "ca" | "eu" | "fr" | "de" | "it" | "pt";
+                            } | {
+                                /** @enum {unknown} */
+                                type: "judged";
+                                criterion?: string;
+                                rubric_id?: string;
+                            })[];
+                            /** @description ISO 8601 date and time */
+                            created_at: string;
+                            /** @description ISO 8601 date and time */
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistants/{id}/tests/{caseId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one test case
+         * @description For whoever manages the assistant (its owner, its organization's admins, system admins); everyone else gets 404.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                    caseId: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The test case */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            assistant_id: number;
+                            name: string;
+                            /** @enum {string} */
+                            kind: "single_turn" | "multi_turn" | "adversarial";
+                            turns: string[];
+                            expectations: ({
+                                /** @enum {unknown} */
+                                type: "contains";
+                                phrases: string[];
+                            } | {
+                                /** @enum {unknown} */
+                                type: "not_contains";
+                                phrases: string[];
+                            } | {
+                                /** @enum {unknown} */
+                                type: "cites_source";
+                                knowledge_base_id?: string;
+                                document_id?: string;
+                                file_path?: string;
+                            } | {
+                                /** @enum {unknown} */
+                                type: "calls_tool";
+                                tool: string;
+                            } | {
+                                /** @enum {unknown} */
+                                type: "does_not_call_tool";
+                                tool: string;
+                            } | {
+                                /** @enum {unknown} */
+                                type: "max_tool_rounds";
+                                rounds: number;
+                            } | {
+                                /** @enum {unknown} */
+                                type: "max_length";
+                                characters: number;
+                            } | {
+                                /** @enum {unknown} */
+                                type: "language";
+                                /** @enum {string} */
+                                language: "en" | "es" | "ca" | "eu" | "fr" | "de" | "it" | "pt";
+                            } | {
+                                /** @enum {unknown} */
+                                type: "judged";
+                                criterion?: string;
+                                rubric_id?: string;
+                            })[];
+                            /** @description ISO 8601 date and time */
+                            created_at: string;
+                            /** @description ISO 8601 date and time */
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * Replace a test case (name, kind, turns and expectations)
+         * @description For whoever manages the assistant (its owner, its organization's admins, system admins); everyone else gets 404.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                    caseId: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                        /** @enum {string} */
+                        kind: "single_turn" | "multi_turn" | "adversarial";
+                        /** @description The learner's messages, in order (TEST_CASE_TURNS_MAX at most) */
+                        turns: string[];
+                        expectations: ({
+                            /** @enum {unknown} */
+                            type: "contains";
+                            phrases: string[];
+                        } | {
+                            /** @enum {unknown} */
+                            type: "not_contains";
+                            phrases: string[];
+                        } | {
+                            /** @enum {unknown} */
+                            type: "cites_source";
+                            knowledge_base_id?: string;
+                            document_id?: string;
+                            file_path?: string;
+                        } | {
+                            /** @enum {unknown} */
+                            type: "calls_tool";
+                            tool: string;
+                        } | {
+                            /** @enum {unknown} */
+                            type: "does_not_call_tool";
+                            tool: string;
+                        } | {
+                            /** @enum {unknown} */
+                            type: "max_tool_rounds";
+                            rounds: number;
+                        } | {
+                            /** @enum {unknown} */
+                            type: "max_length";
+                            characters: number;
+                        } | {
+                            /** @enum {unknown} */
+                            type: "language";
+                            /** @enum {string} */
+                            language: "en" | "es" | "ca" | "eu" | "fr" | "de" | "it" | "pt";
+                        } | {
+                            /** @enum {unknown} */
+                            type: "judged";
+                            criterion?: string;
+                            rubric_id?: string;
+                        })[];
+                    };
+                };
+            };
+            responses: {
+                /** @description The test case */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            assistant_id: number;
+                            name: string;
+                            /** @enum {string} */
+                            kind: "single_turn" | "multi_turn" | "adversarial";
+                            turns: string[];
+                            expectations: ({
+                                /** @enum {unknown} */
+                                type: "contains";
+                                phrases: string[];
+                            } | {
+                                /** @enum {unknown} */
+                                type: "not_contains";
+                                phrases: string[];
+                            } | {
+                                /** @enum {unknown} */
+                                type: "cites_source";
+                                knowledge_base_id?: string;
+                                document_id?: string;
+                                file_path?: string;
+                            } | {
+                                /** @enum {unknown} */
+                                type: "calls_tool";
+                                tool: string;
+                            } | {
+                                /** @enum {unknown} */
+                                type: "does_not_call_tool";
+                                tool: string;
+                            } | {
+                                /** @enum {unknown} */
+                                type: "max_tool_rounds";
+                                rounds: number;
+                            } | {
+                                /** @enum {unknown} */
+                                type: "max_length";
+                                characters: number;
+                            } | {
+                                /** @enum {unknown} */
+                                type: "language";
+                                /** @enum {string} */
+                                language: "en" | "es" | "ca" | "eu" | "fr" | "de" | "it" | "pt";
+                            } | {
+                                /** @enum {unknown} */
+                                type: "judged";
+                                criterion?: string;
+                                rubric_id?: string;
+                            })[];
+                            /** @description ISO 8601 date and time */
+                            created_at: string;
+                            /** @description ISO 8601 date and time */
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /**
+         * Delete a test case (runs keep their results of it)
+         * @description For whoever manages the assistant (its owner, its organization's admins, system admins); everyone else gets 404.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                    caseId: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistants/{id}/test-presets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The built-in adversarial test cases
+         * @description For whoever manages the assistant (its owner, its organization's admins, system admins); everyone else gets 404.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The adversarial presets */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            presets: {
+                                key: string;
+                                name: string;
+                                turns: string[];
+                                expectations: ({
+                                    /** @enum {unknown} */
+                                    type: "contains";
+                                    phrases: string[];
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "not_contains";
+                                    phrases: string[];
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "cites_source";
+                                    knowledge_base_id?: string;
+                                    document_id?: string;
+                                    file_path?: string;
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "calls_tool";
+                                    tool: string;
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "does_not_call_tool";
+                                    tool: string;
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "max_tool_rounds";
+                                    rounds: number;
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "max_length";
+                                    characters: number;
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "language";
+                                    /** @enum {string} */
+                                    language: "en" | "es" | "ca" | "eu" | "fr" | "de" | "it" | "pt";
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "judged";
+                                    criterion?: string;
+                                    rubric_id?: string;
+                                })[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Add adversarial presets as test cases in one call (`keys`: "all" or the preset keys)
+         * @description For whoever manages the assistant (its owner, its organization's admins, system admins); everyone else gets 404. Past TEST_CASES_PER_ASSISTANT_MAX cases, 409 test_cases_limit.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description `"all"`: every preset; or the keys of the presets to add */
+                        keys: "all" | ("reveal_system_prompt" | "graded_assignment" | "ignore_instructions" | "off_topic" | "other_persona")[];
+                    };
+                };
+            };
+            responses: {
+                /** @description The cases added */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            cases: {
+                                id: number;
+                                assistant_id: number;
+                                name: string;
+                                /** @enum {string} */
+                                kind: "single_turn" | "multi_turn" | "adversarial";
+                                turns: string[];
+                                expectations: ({
+                                    /** @enum {unknown} */
+                                    type: "contains";
+                                    phrases: string[];
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "not_contains";
+                                    phrases: string[];
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "cites_source";
+                                    knowledge_base_id?: string;
+                                    document_id?: string;
+                                    file_path?: string;
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "calls_tool";
+                                    tool: string;
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "does_not_call_tool";
+                                    tool: string;
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "max_tool_rounds";
+                                    rounds: number;
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "max_length";
+                                    characters: number;
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "language";
+                                    /** @enum {string} */
+                                    language: "en" | "es" | "ca" | "eu" | "fr" | "de" | "it" | "pt";
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "judged";
+                                    criterion?: string;
+                                    rubric_id?: string;
+                                })[];
+                                /** @description ISO 8601 date and time */
+                                created_at: string;
+                                /** @description ISO 8601 date and time */
+                                updated_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistants/{id}/test-runs/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Estimate what a test run would cost, before starting it
+         * @description For whoever manages the assistant (its owner, its organization's admins, system admins); everyone else gets 404. The same body as starting a run; nothing runs. Tokens are estimated from the prompts and turns (4 characters a token, 300 tokens an answer), priced as usage reports price them.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description `"all"`: every case of the assistant; or the ids of the cases to run */
+                        cases: "all" | number[];
+                        /** @description Unsaved changes to run instead of the saved assistant (the fields of PATCH /api/assistants/{id}); the saved assistant is never changed */
+                        draft?: {
+                            name?: string;
+                            description?: string;
+                            system_prompt?: string;
+                            prompt_template?: string;
+                            /** @description An object, or a JSON string of one (LAMB stores a string) */
+                            metadata?: Record<string, unknown> | string | (never | null);
+                            rag_collections?: string | string[];
+                            rag_top_k?: number;
+                            id?: unknown;
+                            owner?: unknown;
+                            owner_id?: unknown;
+                            organization_id?: unknown;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description The estimate */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            case_count: number;
+                            /** @description One per learner turn, plus one judge call per judged expectation */
+                            model_calls: number;
+                            estimated_prompt_tokens: number;
+                            estimated_completion_tokens: number;
+                            estimated_cost_usd: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistants/{id}/test-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the assistant's test runs
+         * @description For whoever manages the assistant (its owner, its organization's admins, system admins); everyone else gets 404.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description how many to answer at most (PAGE_SIZE_MAX is the largest) */
+                    limit?: number;
+                    /** @description how many to skip */
+                    offset?: number;
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of the assistant's test runs, newest first, without their results */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: number;
+                                assistant_id: number;
+                                /** @enum {string} */
+                                status: "running" | "completed" | "stopped" | "interrupted";
+                                /** @enum {string} */
+                                snapshot_source: "saved" | "draft";
+                                case_count: number;
+                                finished_count: number;
+                                verdicts: {
+                                    pass: number;
+                                    fail: number;
+                                    mixed: number;
+                                    not_judged: number;
+                                    error: number;
+                                };
+                                estimated_cost_usd: number;
+                                /** @description Measured so far: the priced tokens of the finished cases, judge calls included */
+                                cost_usd: number;
+                                /** @description ISO 8601 date and time */
+                                created_at: string;
+                                /** @description ISO 8601 date and time, or null */
+                                finished_at: string | null;
+                            }[];
+                            /** @description how many match, over all pages */
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Start a test run of all cases or the chosen ones, against the saved assistant or a draft
+         * @description For whoever manages the assistant (its owner, its organization's admins, system admins); everyone else gets 404. The run goes on in the background (TEST_RUN_CONCURRENCY cases at once); follow it with its events or read it. A draft never changes the saved assistant. Past TEST_RUNS_RUNNING_PER_ASSISTANT_MAX running runs, 429 test_runs_limit.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description `"all"`: every case of the assistant; or the ids of the cases to run */
+                        cases: "all" | number[];
+                        /** @description Unsaved changes to run instead of the saved assistant (the fields of PATCH /api/assistants/{id}); the saved assistant is never changed */
+                        draft?: {
+                            name?: string;
+                            description?: string;
+                            system_prompt?: string;
+                            prompt_template?: string;
+                            /** @description An object, or a JSON string of one (LAMB stores a string) */
+                            metadata?: Record<string, unknown> | string | (never | null);
+                            rag_collections?: string | string[];
+                            rag_top_k?: number;
+                            id?: unknown;
+                            owner?: unknown;
+                            owner_id?: unknown;
+                            organization_id?: unknown;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description The run, started */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            assistant_id: number;
+                            /** @enum {string} */
+                            status: "running" | "completed" | "stopped" | "interrupted";
+                            /** @enum {string} */
+                            snapshot_source: "saved" | "draft";
+                            case_count: number;
+                            finished_count: number;
+                            verdicts: {
+                                pass: number;
+                                fail: number;
+                                mixed: number;
+                                not_judged: number;
+                                error: number;
+                            };
+                            estimated_cost_usd: number;
+                            /** @description Measured so far: the priced tokens of the finished cases, judge calls included */
+                            cost_usd: number;
+                            /** @description ISO 8601 date and time */
+                            created_at: string;
+                            /** @description ISO 8601 date and time, or null */
+                            finished_at: string | null;
+                            results: {
+                                case_id: number;
+                                case_name: string;
+                                /** @enum {string} */
+                                verdict: "pass" | "fail" | "mixed" | "not_judged" | "error";
+                                /** @description The answer to the last turn */
+                                answer: string;
+                                /** @description The answer to each turn */
+                                answers: string[];
+                                sources: ({
+                                    title?: string;
+                                    url?: string;
+                                    similarity?: number;
+                                    document_id?: string;
+                                    chunk_index?: number;
+                                    page?: number;
+                                    /** @description the heading of the section the passage is under */
+                                    section?: string;
+                                    /** @description the knowledge base the document is in */
+                                    knowledge_base_id?: string;
+                                    /** @description the passage the answer was given */
+                                    text?: string;
+                                    /** @description the tool that found it */
+                                    tool?: string;
+                                    /** @description the function of that tool the model called, when it called one */
+                                    function?: string;
+                                    /** @description the prompt placeholder the tool filled, for a context tool */
+                                    placeholder?: string;
+                                    /** @description the assistant called as a tool whose answer brought it */
+                                    assistant_id?: number;
+                                    /** @description that assistant's name */
+                                    assistant?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
+                                tool_steps: {
+                                    tool: string;
+                                    function: string | null;
+                                    /** @description The model round of a function call; null for a tool run before the model */
+                                    round: number | null;
+                                    /** @description Which learner turn it belongs to, from 1 */
+                                    turn: number;
+                                    failed: boolean;
+                                }[];
+                                expectations: {
+                                    expectation: {
+                                        /** @enum {unknown} */
+                                        type: "contains";
+                                        phrases: string[];
+                                    } | {
+                                        /** @enum {unknown} */
+                                        type: "not_contains";
+                                        phrases: string[];
+                                    } | {
+                                        /** @enum {unknown} */
+                                        type: "cites_source";
+                                        knowledge_base_id?: string;
+                                        document_id?: string;
+                                        file_path?: string;
+                                    } | {
+                                        /** @enum {unknown} */
+                                        type: "calls_tool";
+                                        tool: string;
+                                    } | {
+                                        /** @enum {unknown} */
+                                        type: "does_not_call_tool";
+                                        tool: string;
+                                    } | {
+                                        /** @enum {unknown} */
+                                        type: "max_tool_rounds";
+                                        rounds: number;
+                                    } | {
+                                        /** @enum {unknown} */
+                                        type: "max_length";
+                                        characters: number;
+                                    } | {
+                                        /** @enum {unknown} */
+                                        type: "language";
+                                        /** @enum {string} */
+                                        language: "en" | "es" | "ca" | "eu" | "fr" | "de" | "it" | "pt";
+                                    } | {
+                                        /** @enum {unknown} */
+                                        type: "judged";
+                                        criterion?: string;
+                                        rubric_id?: string;
+                                    };
+                                    /** @enum {string} */
+                                    verdict: "pass" | "fail" | "mixed" | "not_judged" | "error";
+                                    score: number | null;
+                                    reasons: string[];
+                                }[];
+                                /** @description The error code when the pipeline failed */
+                                error: string | null;
+                                prompt_tokens: number;
+                                completion_tokens: number;
+                                cost_usd: number;
+                                duration_ms: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistants/{id}/test-runs/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two runs: exactly the cases whose verdict changed, with both answers
+         * @description For whoever manages the assistant (its owner, its organization's admins, system admins); everyone else gets 404.
+         */
+        get: {
+            parameters: {
+                query: {
+                    base: number;
+                    head: number;
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The cases whose verdict changed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            base: number;
+                            head: number;
+                            /** @description Exactly the cases run in both whose verdict differs, with both answers */
+                            changed: {
+                                case_id: number;
+                                case_name: string;
+                                /** @enum {string} */
+                                base_verdict: "pass" | "fail" | "mixed" | "not_judged" | "error";
+                                /** @enum {string} */
+                                head_verdict: "pass" | "fail" | "mixed" | "not_judged" | "error";
+                                base_answer: string;
+                                head_answer: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistants/{id}/test-runs/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a test run with the results of its finished cases
+         * @description For whoever manages the assistant (its owner, its organization's admins, system admins); everyone else gets 404.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                    runId: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The run with its results */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            assistant_id: number;
+                            /** @enum {string} */
+                            status: "running" | "completed" | "stopped" | "interrupted";
+                            /** @enum {string} */
+                            snapshot_source: "saved" | "draft";
+                            case_count: number;
+                            finished_count: number;
+                            verdicts: {
+                                pass: number;
+                                fail: number;
+                                mixed: number;
+                                not_judged: number;
+                                error: number;
+                            };
+                            estimated_cost_usd: number;
+                            /** @description Measured so far: the priced tokens of the finished cases, judge calls included */
+                            cost_usd: number;
+                            /** @description ISO 8601 date and time */
+                            created_at: string;
+                            /** @description ISO 8601 date and time, or null */
+                            finished_at: string | null;
+                            results: {
+                                case_id: number;
+                                case_name: string;
+                                /** @enum {string} */
+                                verdict: "pass" | "fail" | "mixed" | "not_judged" | "error";
+                                /** @description The answer to the last turn */
+                                answer: string;
+                                /** @description The answer to each turn */
+                                answers: string[];
+                                sources: ({
+                                    title?: string;
+                                    url?: string;
+                                    similarity?: number;
+                                    document_id?: string;
+                                    chunk_index?: number;
+                                    page?: number;
+                                    /** @description the heading of the section the passage is under */
+                                    section?: string;
+                                    /** @description the knowledge base the document is in */
+                                    knowledge_base_id?: string;
+                                    /** @description the passage the answer was given */
+                                    text?: string;
+                                    /** @description the tool that found it */
+                                    tool?: string;
+                                    /** @description the function of that tool the model called, when it called one */
+                                    function?: string;
+                                    /** @description the prompt placeholder the tool filled, for a context tool */
+                                    placeholder?: string;
+                                    /** @description the assistant called as a tool whose answer brought it */
+                                    assistant_id?: number;
+                                    /** @description that assistant's name */
+                                    assistant?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
+                                tool_steps: {
+                                    tool: string;
+                                    function: string | null;
+                                    /** @description The model round of a function call; null for a tool run before the model */
+                                    round: number | null;
+                                    /** @description Which learner turn it belongs to, from 1 */
+                                    turn: number;
+                                    failed: boolean;
+                                }[];
+                                expectations: {
+                                    expectation: {
+                                        /** @enum {unknown} */
+                                        type: "contains";
+                                        phrases: string[];
+                                    } | {
+                                        /** @enum {unknown} */
+                                        type: "not_contains";
+                                        phrases: string[];
+                                    } | {
+                                        /** @enum {unknown} */
+                                        type: "cites_source";
+                                        knowledge_base_id?: string;
+                                        document_id?: string;
+                                        file_path?: string;
+                                    } | {
+                                        /** @enum {unknown} */
+                                        type: "calls_tool";
+                                        tool: string;
+                                    } | {
+                                        /** @enum {unknown} */
+                                        type: "does_not_call_tool";
+                                        tool: string;
+                                    } | {
+                                        /** @enum {unknown} */
+                                        type: "max_tool_rounds";
+                                        rounds: number;
+                                    } | {
+                                        /** @enum {unknown} */
+                                        type: "max_length";
+                                        characters: number;
+                                    } | {
+                                        /** @enum {unknown} */
+                                        type: "language";
+                                        /** @enum {string} */
+                                        language: "en" | "es" | "ca" | "eu" | "fr" | "de" | "it" | "pt";
+                                    } | {
+                                        /** @enum {unknown} */
+                                        type: "judged";
+                                        criterion?: string;
+                                        rubric_id?: string;
+                                    };
+                                    /** @enum {string} */
+                                    verdict: "pass" | "fail" | "mixed" | "not_judged" | "error";
+                                    score: number | null;
+                                    reasons: string[];
+                                }[];
+                                /** @description The error code when the pipeline failed */
+                                error: string | null;
+                                prompt_tokens: number;
+                                completion_tokens: number;
+                                cost_usd: number;
+                                duration_ms: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistants/{id}/test-runs/{runId}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop a test run: cases still running are abandoned, finished results are kept
+         * @description For whoever manages the assistant (its owner, its organization's admins, system admins); everyone else gets 404. Stopping a run that already ended answers it as it is.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                    runId: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The run with its results */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            assistant_id: number;
+                            /** @enum {string} */
+                            status: "running" | "completed" | "stopped" | "interrupted";
+                            /** @enum {string} */
+                            snapshot_source: "saved" | "draft";
+                            case_count: number;
+                            finished_count: number;
+                            verdicts: {
+                                pass: number;
+                                fail: number;
+                                mixed: number;
+                                not_judged: number;
+                                error: number;
+                            };
+                            estimated_cost_usd: number;
+                            /** @description Measured so far: the priced tokens of the finished cases, judge calls included */
+                            cost_usd: number;
+                            /** @description ISO 8601 date and time */
+                            created_at: string;
+                            /** @description ISO 8601 date and time, or null */
+                            finished_at: string | null;
+                            results: {
+                                case_id: number;
+                                case_name: string;
+                                /** @enum {string} */
+                                verdict: "pass" | "fail" | "mixed" | "not_judged" | "error";
+                                /** @description The answer to the last turn */
+                                answer: string;
+                                /** @description The answer to each turn */
+                                answers: string[];
+                                sources: ({
+                                    title?: string;
+                                    url?: string;
+                                    similarity?: number;
+                                    document_id?: string;
+                                    chunk_index?: number;
+                                    page?: number;
+                                    /** @description the heading of the section the passage is under */
+                                    section?: string;
+                                    /** @description the knowledge base the document is in */
+                                    knowledge_base_id?: string;
+                                    /** @description the passage the answer was given */
+                                    text?: string;
+                                    /** @description the tool that found it */
+                                    tool?: string;
+                                    /** @description the function of that tool the model called, when it called one */
+                                    function?: string;
+                                    /** @description the prompt placeholder the tool filled, for a context tool */
+                                    placeholder?: string;
+                                    /** @description the assistant called as a tool whose answer brought it */
+                                    assistant_id?: number;
+                                    /** @description that assistant's name */
+                                    assistant?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
+                                tool_steps: {
+                                    tool: string;
+                                    function: string | null;
+                                    /** @description The model round of a function call; null for a tool run before the model */
+                                    round: number | null;
+                                    /** @description Which learner turn it belongs to, from 1 */
+                                    turn: number;
+                                    failed: boolean;
+                                }[];
+                                expectations: {
+                                    expectation: {
+                                        /** @enum {unknown} */
+                                        type: "contains";
+                                        phrases: string[];
+                                    } | {
+                                        /** @enum {unknown} */
+                                        type: "not_contains";
+                                        phrases: string[];
+                                    } | {
+                                        /** @enum {unknown} */
+                                        type: "cites_source";
+                                        knowledge_base_id?: string;
+                                        document_id?: string;
+                                        file_path?: string;
+                                    } | {
+                                        /** @enum {unknown} */
+                                        type: "calls_tool";
+                                        tool: string;
+                                    } | {
+                                        /** @enum {unknown} */
+                                        type: "does_not_call_tool";
+                                        tool: string;
+                                    } | {
+                                        /** @enum {unknown} */
+                                        type: "max_tool_rounds";
+                                        rounds: number;
+                                    } | {
+                                        /** @enum {unknown} */
+                                        type: "max_length";
+                                        characters: number;
+                                    } | {
+                                        /** @enum {unknown} */
+                                        type: "language";
+                                        /** @enum {string} */
+                                        language: "en" | "es" | "ca" | "eu" | "fr" | "de" | "it" | "pt";
+                                    } | {
+                                        /** @enum {unknown} */
+                                        type: "judged";
+                                        criterion?: string;
+                                        rubric_id?: string;
+                                    };
+                                    /** @enum {string} */
+                                    verdict: "pass" | "fail" | "mixed" | "not_judged" | "error";
+                                    score: number | null;
+                                    reasons: string[];
+                                }[];
+                                /** @description The error code when the pipeline failed */
+                                error: string | null;
+                                prompt_tokens: number;
+                                completion_tokens: number;
+                                cost_usd: number;
+                                duration_ms: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistants/{id}/test-runs/{runId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a test run's progress live, as server-sent events
+         * @description For whoever manages the assistant (its owner, its organization's admins, system admins); everyone else gets 404. One `data:` line per event: `progress` when more cases finished, then one `end`, after which the stream closes. Read from the store every TEST_RUN_EVENTS_POLL_MS.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                    runId: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Server-sent events, one `data:` line each */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": {
+                            /** @enum {string} */
+                            type: "progress" | "end";
+                            run: {
+                                id: number;
+                                assistant_id: number;
+                                /** @enum {string} */
+                                status: "running" | "completed" | "stopped" | "interrupted";
+                                /** @enum {string} */
+                                snapshot_source: "saved" | "draft";
+                                case_count: number;
+                                finished_count: number;
+                                verdicts: {
+                                    pass: number;
+                                    fail: number;
+                                    mixed: number;
+                                    not_judged: number;
+                                    error: number;
+                                };
+                                estimated_cost_usd: number;
+                                /** @description Measured so far: the priced tokens of the finished cases, judge calls included */
+                                cost_usd: number;
+                                /** @description ISO 8601 date and time */
+                                created_at: string;
+                                /** @description ISO 8601 date and time, or null */
+                                finished_at: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/organizations/{id}/providers": {
         parameters: {
             query?: never;

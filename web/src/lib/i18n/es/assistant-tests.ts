@@ -1,0 +1,37 @@
+// Spanish strings of an assistant's tests page (/assistants/{id}/tests).
+import type { CatalogueArea } from '../catalogue-types';
+import type { assistantTests as english } from '../en/assistant-tests';
+
+export const assistantTests: CatalogueArea<typeof english> = {
+  title: 'Pruebas',
+  pageTitle: 'Pruebas de {{name}}',
+  intro: 'Escribe cómo es una buena respuesta, pasa los casos por el asistente, cámbialo, vuelve a pasarlos y compara.',
+  linkToTests: 'Pruebas',
+  newCase: 'Nuevo caso de prueba',
+  caseName: 'Nombre',
+  question: 'Pregunta del estudiante',
+  mustContain: 'La respuesta contiene (frases, una por línea)',
+  mustNotContain: 'La respuesta no contiene (frases, una por línea)',
+  maxLength: 'Como mucho estos caracteres (opcional)',
+  saveCase: 'Guardar caso de prueba',
+  cancel: 'Cancelar',
+  casesHeading: 'Casos de prueba',
+  noCases: 'Aún no hay casos de prueba.',
+  deleteCase: 'Borrar {{name}}',
+  runTests: 'Pasar las pruebas',
+  stop: 'Detener',
+  progress: '{{finished}} de {{total}} casos terminados',
+  runEnded: 'Ejecución {{status}}: {{pass}} superados, {{fail}} fallidos.',
+  resultsTable: 'Resultados de las pruebas',
+  caseColumn: 'Caso',
+  verdictColumn: 'Veredicto',
+  answerColumn: 'Respuesta',
+  compareRuns: 'Comparar ejecuciones',
+  compareTable: 'Casos cuyo veredicto cambió',
+  beforeColumn: 'Antes',
+  afterColumn: 'Después',
+  nothingChanged: 'Ningún caso cambió de veredicto entre las dos últimas ejecuciones.',
+  needTwoRuns: 'Pasa las pruebas dos veces para comparar.',
+  needOneCheck: 'Da al caso al menos una comprobación.',
+  failed: 'No ha funcionado: {{reason}}',
+};
