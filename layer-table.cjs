@@ -18,6 +18,7 @@ const LAYER_TABLE = {
     'files',
     'health',
     'ingestion',
+    'insights',
     'knowledge',
     'lti',
     'organizations',

@@ -17,6 +17,7 @@ import { answerClientError, answerFrameworkError } from './framework-errors.js';
 import { pick } from './pick-services.js';
 import { apiKeyRoutes } from './routes/api-key-routes.js';
 import { usageRoutes } from './routes/usage-routes.js';
+import { insightsRoutes } from './routes/insights-routes.js';
 import { assistantQuotaRoutes } from './routes/assistant-quota-routes.js';
 import { chatCompletionRoutes } from './routes/chat-completion-routes.js';
 import { chatRoutes } from './routes/chat-routes.js';
@@ -165,6 +166,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await scope.register(modelListRoutes, pick(services, 'modelLists'));
     await scope.register(traceRoutes, pick(services, 'completions'));
     await scope.register(usageRoutes, pick(services, 'usage'));
+    await scope.register(insightsRoutes, pick(services, 'insights'));
     await scope.register(assistantQuotaRoutes, pick(services, 'assistantQuotas'));
     await scope.register(organizationRoutes, pick(services, 'providerSettings'));
     await scope.register(organizationDirectoryRoutes, pick(services, 'organizations', 'settings'));

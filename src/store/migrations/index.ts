@@ -32,6 +32,7 @@ import { ltiLoginBindingMigration } from './0060-lti-login-binding.js';
 import { documentUploadLeaseMigration } from './0061-document-upload-lease.js';
 import { answerVersionsAndFeedbackMigration } from './0071-answer-versions-and-feedback.js';
 import { knowledgeBaseLanguageMigration } from './0072-knowledge-base-language.js';
+import { assistantInsightsRollUpsMigration } from './0081-assistant-insights-roll-ups.js';
 
 export function allMigrations(dialect: Dialect): Record<string, Migration> {
   return {
@@ -65,5 +66,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0077-quota-reservations-and-assistant-quotas': quotaReservationsAndAssistantQuotasMigration(dialect),
     '0078-usage-reports-and-uploaders': usageReportsAndUploadersMigration(),
     '0079-audit-log-organization-index': auditLogOrganizationIndexMigration(),
+    '0081-assistant-insights-roll-ups': assistantInsightsRollUpsMigration(),
   };
 }
