@@ -9,6 +9,7 @@ const EXPECTED_TABLES = [
   'api_keys',
   'assistant_insights_daily',
   'assistant_insights_items',
+  'assistant_insights_monthly_items',
   'assistant_quota_alerts',
   'assistant_quotas',
   'assistant_shares',

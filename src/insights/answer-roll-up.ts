@@ -6,6 +6,7 @@
  * price) with the assistant's model; learners are kept as user ids, only ever counted.
  */
 import type { Kysely } from 'kysely';
+import { MERGE_STATUS_TOOL } from '../pipeline/context-tools/context-orchestrator.js';
 import { listModelPrices } from '../store/model-prices-repository.js';
 import { addInsightsDay, addInsightsItems, type InsightsItemIncrement } from '../store/assistant-insights-repository.js';
 import type { Database } from '../store/schema.js';
@@ -70,6 +71,8 @@ async function learnerNameWords(db: Kysely<Database>, learnerId: number): Promis
 
 export async function rollUpAnswer(db: Kysely<Database>, turn: AnsweredTurn, limits: AnswerRollUpLimits): Promise<void> {
   const { answer } = turn;
+  // Combining several context tools' outputs shows as a step of its own, but it calls no tool.
+  const toolSteps = answer.steps.filter((step) => step.tool !== MERGE_STATUS_TOOL);
   const searched = answer.steps.some((step) => RETRIEVAL_TOOLS.has(step.tool));
   const found = answer.sources.some((source) => source.tool !== undefined && RETRIEVAL_TOOLS.has(source.tool));
   await addInsightsDay(db, {
@@ -82,8 +85,8 @@ export async function rollUpAnswer(db: Kysely<Database>, turn: AnsweredTurn, lim
       prompt_tokens: answer.usage?.prompt_tokens ?? 0,
       completion_tokens: answer.usage?.completion_tokens ?? 0,
       cost_micro_usd: await costOf(db, turn),
-      tool_calls: answer.steps.length,
-      tool_failures: answer.steps.filter((step) => step.state === 'error').length,
+      tool_calls: toolSteps.length,
+      tool_failures: toolSteps.filter((step) => step.state === 'error').length,
       retrieval_questions: searched ? 1 : 0,
       retrieval_empty: searched && !found ? 1 : 0,
     },

@@ -466,6 +466,12 @@ export interface AssistantInsightsItemsTable {
   uses: number | string;
 }
 
+/** The same counts per calendar month (migration 0081), for ranges that span whole months. */
+export interface AssistantInsightsMonthlyItemsTable extends Omit<AssistantInsightsItemsTable, 'day'> {
+  /** YYYY-MM (UTC). */
+  month: string;
+}
+
 export type ChatRunStatus = 'running' | 'completed' | 'stopped' | 'timed_out' | 'failed' | 'interrupted';
 
 /** One answer being produced for a chat, by one process under a lease (migration 0070). */
@@ -633,6 +639,7 @@ export interface Database {
   answer_feedback: AnswerFeedbackTable;
   assistant_insights_daily: AssistantInsightsDailyTable;
   assistant_insights_items: AssistantInsightsItemsTable;
+  assistant_insights_monthly_items: AssistantInsightsMonthlyItemsTable;
   chat_runs: ChatRunsTable;
   chat_run_events: ChatRunEventsTable;
   blobs: BlobsTable;

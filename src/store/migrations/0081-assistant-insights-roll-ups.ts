@@ -4,7 +4,9 @@
  * of scanning messages. `assistant_insights_daily` holds one row of counters per assistant and UTC
  * day; `assistant_insights_items` holds counts per assistant, kind, day and item: the learners who
  * asked that day (for distinct learners), the answer-time histogram's buckets, the sources used and
- * the question terms (topics). Counters are bigints: they are only ever added to.
+ * the question terms (topics). `assistant_insights_monthly_items` holds the same counts per
+ * calendar month, so a long range reads twelve months and a few edge days instead of every day's
+ * rows. Counters are bigints: they are only ever added to.
  */
 import type { Kysely, Migration } from 'kysely';
 
@@ -44,6 +46,17 @@ export function assistantInsightsRollUpsMigration(): Migration {
         .addColumn('label', 'text')
         .addColumn('uses', 'bigint', (column) => column.notNull())
         .addPrimaryKeyConstraint('assistant_insights_items_key', ['assistant_id', 'kind', 'day', 'item'])
+        .execute();
+      await db.schema
+        .createTable('assistant_insights_monthly_items')
+        .ifNotExists()
+        .addColumn('assistant_id', 'integer', (column) => column.notNull())
+        .addColumn('kind', 'text', (column) => column.notNull())
+        .addColumn('month', 'text', (column) => column.notNull())
+        .addColumn('item', 'text', (column) => column.notNull())
+        .addColumn('label', 'text')
+        .addColumn('uses', 'bigint', (column) => column.notNull())
+        .addPrimaryKeyConstraint('assistant_insights_monthly_items_key', ['assistant_id', 'kind', 'month', 'item'])
         .execute();
     },
   };
