@@ -27,6 +27,7 @@ import { fileList as fileListEn } from './en/file-list';
 import { usage as usageEn } from './en/usage';
 import { organizationSettings as organizationSettingsEn } from './en/organization-settings';
 import { admin as adminEn } from './en/admin';
+import { insights as insightsEn } from './en/insights';
 import { common as commonEs } from './es/common';
 import { login as loginEs } from './es/login';
 import { assistantList as assistantListEs } from './es/assistant-list';
@@ -51,6 +52,7 @@ import { fileList as fileListEs } from './es/file-list';
 import { usage as usageEs } from './es/usage';
 import { organizationSettings as organizationSettingsEs } from './es/organization-settings';
 import { admin as adminEs } from './es/admin';
+import { insights as insightsEs } from './es/insights';
 
 export const english = {
   common: commonEn,
@@ -77,6 +79,7 @@ export const english = {
   usage: usageEn,
   organizationSettings: organizationSettingsEn,
   admin: adminEn,
+  insights: insightsEn,
 };
 
 export type English = typeof english;
@@ -106,6 +109,7 @@ const spanish: Catalogue<English> = {
   usage: usageEs,
   organizationSettings: organizationSettingsEs,
   admin: adminEs,
+  insights: insightsEs,
 };
 
 /** Catalan and Basque are wired in and fall back to English key by key until translated. */
