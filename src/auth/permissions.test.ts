@@ -13,6 +13,7 @@ import {
   requireAssistantAction,
   requireAssistantConversion,
   requireAssistantCreation,
+  requireAssistantInsights,
   requireDecision,
   requireSystemAdminGrant,
   requireUserAction,
@@ -543,4 +544,27 @@ describe('usageScope', () => {
       expect(() => usageScope(IDENTITIES[identityName], ORGANIZATION_B)).toThrow(expect.objectContaining({ code: 'not_found' }));
     },
   );
+});
+
+describe('requireAssistantInsights', () => {
+  it('lets whoever manages the assistant see its insights, refuses who can see it (403) and hides it from everyone else (404)', () => {
+    const outcomes: Record<string, string> = {};
+    for (const [name, caller] of Object.entries(IDENTITIES))
+      for (const [stateName, facts] of Object.entries(STATES)) {
+        const error = thrownBy(() => requireAssistantInsights(caller, facts));
+        outcomes[`${name}/${stateName}`] = error instanceof AppError ? error.code : 'allowed';
+      }
+    expect(outcomes).toMatchObject({
+      'owner/private': 'allowed',
+      'org admin of the assistant organization/private': 'allowed',
+      'system admin/private': 'allowed',
+      'learner it is shared with/shared': 'forbidden',
+      'other creator of the organization/published': 'forbidden',
+      'learner of the organization/published': 'forbidden',
+      'other creator of the organization/private': 'not_found',
+      'org admin of another organization/published': 'not_found',
+      'learner of another organization/shared': 'forbidden',
+      'learner of another organization/published': 'not_found',
+    });
+  });
 });
