@@ -8,7 +8,8 @@
  * calendar month, so a long range reads twelve months and a few edge days instead of every day's
  * rows. Counters are bigints: they are only ever added to.
  */
-import type { Kysely, Migration } from 'kysely';
+import { sql, type Kysely, type Migration } from 'kysely';
+import type { Dialect } from '../dialect.js';
 
 const DAILY_COUNTERS = [
   'chats',
@@ -25,7 +26,24 @@ const DAILY_COUNTERS = [
   'feedback_down',
 ] as const;
 
-export function assistantInsightsRollUpsMigration(): Migration {
+/**
+ * Reads take one assistant's rows of a kind over a range of days or months, and need every column:
+ * SQLite keeps the rows in key order (WITHOUT ROWID) and PostgreSQL gets an index covering them,
+ * so a range is read from contiguous pages rather than one row lookup each, scattered among the
+ * chat messages written in between.
+ */
+function clusteredByKey(dialect: Dialect) {
+  return dialect === 'sqlite' ? sql`without rowid` : sql``;
+}
+
+async function coveringIndex(db: Kysely<unknown>, dialect: Dialect, table: string, period: 'day' | 'month'): Promise<void> {
+  if (dialect !== 'postgres') return;
+  await sql`create index if not exists ${sql.id(`${table}_covering_index`)} on ${sql.table(table)} (assistant_id, kind, ${sql.ref(period)}, item) include (uses, label)`.execute(
+    db,
+  );
+}
+
+export function assistantInsightsRollUpsMigration(dialect: Dialect): Migration {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
       let daily = db.schema
@@ -46,7 +64,9 @@ export function assistantInsightsRollUpsMigration(): Migration {
         .addColumn('label', 'text')
         .addColumn('uses', 'bigint', (column) => column.notNull())
         .addPrimaryKeyConstraint('assistant_insights_items_key', ['assistant_id', 'kind', 'day', 'item'])
+        .modifyEnd(clusteredByKey(dialect))
         .execute();
+      await coveringIndex(db, dialect, 'assistant_insights_items', 'day');
       await db.schema
         .createTable('assistant_insights_monthly_items')
         .ifNotExists()
@@ -57,7 +77,9 @@ export function assistantInsightsRollUpsMigration(): Migration {
         .addColumn('label', 'text')
         .addColumn('uses', 'bigint', (column) => column.notNull())
         .addPrimaryKeyConstraint('assistant_insights_monthly_items_key', ['assistant_id', 'kind', 'month', 'item'])
+        .modifyEnd(clusteredByKey(dialect))
         .execute();
+      await coveringIndex(db, dialect, 'assistant_insights_monthly_items', 'month');
     },
   };
 }

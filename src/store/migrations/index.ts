@@ -66,6 +66,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0077-quota-reservations-and-assistant-quotas': quotaReservationsAndAssistantQuotasMigration(dialect),
     '0078-usage-reports-and-uploaders': usageReportsAndUploadersMigration(),
     '0079-audit-log-organization-index': auditLogOrganizationIndexMigration(),
-    '0081-assistant-insights-roll-ups': assistantInsightsRollUpsMigration(),
+    '0081-assistant-insights-roll-ups': assistantInsightsRollUpsMigration(dialect),
   };
 }
