@@ -19,6 +19,7 @@ const LAYER_TABLE = {
     'files',
     'health',
     'ingestion',
+    'insights',
     'knowledge',
     'lti',
     'organizations',

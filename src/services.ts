@@ -17,6 +17,7 @@ import { AssistantTransferService } from './assistants/assistant-transfer-servic
 import { ChatRetentionPurger } from './chats/chat-retention-purger.js';
 import { ChatRunKeeper } from './chats/chat-run-keeper.js';
 import { ChatService } from './chats/chat-service.js';
+import { InsightsService } from './insights/insights-service.js';
 import { AnswerFeedbackService } from './chats/answer-feedback-service.js';
 import { CompletionService } from './completions/completion-service.js';
 import { TestCaseService } from './evaluation/test-case-service.js';
@@ -94,6 +95,8 @@ export interface Services {
   chats: ChatService;
   /** Ratings of answers: the chat owner's, and members' for an assistant's managers. */
   answerFeedback: AnswerFeedbackService;
+  /** An assistant's use by learners, for whoever manages it (docs/assistant-insights.md). */
+  insights: InsightsService;
   /** Not started here: main.ts (and the test server) start it and stop it on shutdown. */
   chatRetentionPurger: ChatRetentionPurger;
   providerSettings: ProviderSettingsService;
@@ -379,7 +382,10 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     chats: new ChatService({
       db: store.db,
       completions,
-      limits: { messagesMaximum: settings.chatMessagesMaximum },
+      limits: {
+        messagesMaximum: settings.chatMessagesMaximum,
+        topicTermsPerQuestionMaximum: settings.insightsTopicTermsPerQuestionMaximum,
+      },
       runs: new ChatRunKeeper({
         db: store.db,
         dialect: store.dialect,
@@ -394,6 +400,16 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     answerFeedback: new AnswerFeedbackService({
       db: store.db,
       pseudonymDigest: (userId) => secrets.keyedDigest('chat-learner-pseudonym', String(userId)),
+      turnsMaximum: settings.insightsFeedbackTurnsMaximum,
+    }),
+    insights: new InsightsService({
+      db: store.db,
+      limits: {
+        rangeDaysMaximum: settings.usageRangeDaysMaximum,
+        topicsMaximum: settings.insightsTopicsMaximum,
+        topicQuestionsMinimum: settings.insightsTopicQuestionsMinimum,
+        sourcesMaximum: settings.insightsSourcesMaximum,
+      },
     }),
     chatRetentionPurger: new ChatRetentionPurger({
       db: store.db,

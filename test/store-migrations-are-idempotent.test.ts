@@ -7,6 +7,9 @@ import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/
 const EXPECTED_TABLES = [
   'answer_feedback',
   'api_keys',
+  'assistant_insights_daily',
+  'assistant_insights_items',
+  'assistant_insights_monthly_items',
   'assistant_quota_alerts',
   'assistant_quotas',
   'assistant_shares',

@@ -40,6 +40,7 @@ const PAGES: PageUnderTest[] = [
   { name: 'classic-assistant', path: (ids) => `/assistants/${ids.classic}`, heading: 'Essay coach' },
   { name: 'multi-tool-assistant', path: (ids) => `/assistants/${ids.multiTool}`, heading: 'Field trip planner' },
   { name: 'assistant-tests', path: (ids) => `/assistants/${ids.multiTool}/tests`, heading: 'Tests of Field trip planner' },
+  { name: 'assistant-insights', path: (ids) => `/assistants/${ids.multiTool}/insights`, heading: 'Insights' },
   { name: 'knowledge-bases', path: () => '/knowledge-bases', heading: 'Knowledge bases' },
   {
     name: 'document-text',

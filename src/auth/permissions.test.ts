@@ -14,6 +14,7 @@ import {
   requireAssistantConversion,
   requireAssistantCreation,
   requireAssistantTesting,
+  requireAssistantInsights,
   requireDecision,
   requireSystemAdminGrant,
   requireUserAction,
@@ -560,5 +561,28 @@ describe('requireAssistantTesting', () => {
 
   it('hides the tests of a deleted assistant from everyone, its owner too', () => {
     expect(() => requireAssistantTesting(IDENTITIES.owner, STATES.deleted)).toThrow(expect.objectContaining({ code: 'not_found' }));
+  });
+});
+
+describe('requireAssistantInsights', () => {
+  it('lets whoever manages the assistant see its insights, refuses who can see it (403) and hides it from everyone else (404)', () => {
+    const outcomes: Record<string, string> = {};
+    for (const [name, caller] of Object.entries(IDENTITIES))
+      for (const [stateName, facts] of Object.entries(STATES)) {
+        const error = thrownBy(() => requireAssistantInsights(caller, facts));
+        outcomes[`${name}/${stateName}`] = error instanceof AppError ? error.code : 'allowed';
+      }
+    expect(outcomes).toMatchObject({
+      'owner/private': 'allowed',
+      'org admin of the assistant organization/private': 'allowed',
+      'system admin/private': 'allowed',
+      'learner it is shared with/shared': 'forbidden',
+      'other creator of the organization/published': 'forbidden',
+      'learner of the organization/published': 'forbidden',
+      'other creator of the organization/private': 'not_found',
+      'org admin of another organization/published': 'not_found',
+      'learner of another organization/shared': 'forbidden',
+      'learner of another organization/published': 'not_found',
+    });
   });
 });

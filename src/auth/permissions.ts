@@ -592,6 +592,15 @@ export function assistantChatsScope(identity: Identity, assistant: AssistantFact
 }
 
 /**
+ * An assistant's insights (its learners' use, counted) are for whoever manages it: its owner, the
+ * admins over it, system admins. Someone who may see the assistant (a share, a published one in
+ * their organization) gets 403; anyone else 404, so assistants cannot be probed.
+ */
+export function requireAssistantInsights(identity: Identity, assistant: AssistantFacts): void {
+  requireDecision(decideAssistant(identity, assistant, 'update'), 'Assistant');
+}
+
+/**
  * The list of organizations (create, rename, suspend, delete) is for system admins. An
  * organization's admins may read their own organization (not change it); its other members get
  * 403, and everyone else 404, so other organizations cannot be found by id.

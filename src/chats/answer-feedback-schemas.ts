@@ -4,7 +4,8 @@
  * the ratings of members' answers by pseudonym. Each shape is declared once, here.
  */
 import type { FromSchema } from 'json-schema-to-ts';
-import { timestampSchema } from '../validation/shape-fragments.js';
+import { pageQuerySchema, type PageQuery } from '../validation/page-query-schema.js';
+import { timestampSchema, utcDaySchema } from '../validation/shape-fragments.js';
 
 const ratingSchema = { type: 'string', enum: ['up', 'down'], description: 'thumb up (helpful) or down (not helpful)' } as const;
 
@@ -34,6 +35,32 @@ export function feedbackBodySchema(commentCharactersMaximum: number) {
   } as const;
 }
 
+const feedbackFilters = {
+  rating: { ...ratingSchema, description: 'only thumbs up, or only thumbs down' },
+  from: { ...utcDaySchema, description: 'only ratings given or changed on or after this UTC day, YYYY-MM-DD' },
+  to: { ...utcDaySchema, description: 'only ratings given or changed on or before this UTC day, YYYY-MM-DD' },
+} as const;
+
+/** The query of `GET /api/assistants/{id}/feedback`: a page, and the filters. */
+export function assistantFeedbackQuerySchema(pageSizeMaximum: number) {
+  return pageQuerySchema(pageSizeMaximum, feedbackFilters);
+}
+
+export type AssistantFeedbackQuery = PageQuery<typeof feedbackFilters>;
+
+/** A message of the conversation that led to a rated answer: the learner's questions and the assistant's answers, no steps. */
+const feedbackTurnSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    role: { type: 'string', enum: ['user', 'assistant'] },
+    content: { type: 'string' },
+    created_at: timestampSchema,
+  },
+  required: ['id', 'role', 'content', 'created_at'],
+  additionalProperties: false,
+} as const;
+
 export const assistantFeedbackSchema = {
   type: 'object',
   description: "A member's rating of an answer of your assistant, the learner by pseudonym",
@@ -44,8 +71,13 @@ export const assistantFeedbackSchema = {
     learner: { type: 'string', description: 'the learner by a stable pseudonym, as in the chats list' },
     ...feedbackSchema.properties,
     created_at: timestampSchema,
+    turns: {
+      type: 'array',
+      description: 'the conversation that led to the answer, oldest first, the rated answer last (at most INSIGHTS_FEEDBACK_TURNS_MAX)',
+      items: feedbackTurnSchema,
+    },
   },
-  required: ['id', 'chat_id', 'message_id', 'learner', ...feedbackSchema.required, 'created_at'],
+  required: ['id', 'chat_id', 'message_id', 'learner', ...feedbackSchema.required, 'created_at', 'turns'],
 } as const;
 
 export type AssistantFeedbackView = FromSchema<typeof assistantFeedbackSchema>;

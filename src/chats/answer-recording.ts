@@ -14,6 +14,8 @@ export interface RecordedAnswer {
   usage: Usage | null;
   /** `interrupted`: the process producing it died, and what it had logged was kept (chat-run-sweep.ts). */
   finishReason: FinishReason | 'stopped' | 'interrupted';
+  /** From the draft's start to its end, for the assistant's insights; null for an answer rebuilt after its process died. */
+  durationMilliseconds: number | null;
 }
 
 /** Builds the answer from the events; steps keep their order of first appearance. */
@@ -24,6 +26,7 @@ export class AnswerDraft {
   private readonly steps = new Map<string, ChatStep>();
   private readonly startedAt = new Map<string, number>();
   private usage: Usage | null = null;
+  private readonly started = performance.now();
   finishReason: FinishReason | undefined;
 
   add(event: PipelineEvent): void {
@@ -63,6 +66,7 @@ export class AnswerDraft {
       steps,
       usage: this.usage,
       finishReason,
+      durationMilliseconds: finishReason === 'interrupted' ? null : Math.round(performance.now() - this.started),
     };
   }
 }

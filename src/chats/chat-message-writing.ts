@@ -5,6 +5,7 @@
  * which decides who may write and when; the run keeper saves interrupted answers through it too.
  */
 import type { Kysely } from 'kysely';
+import { rollUpAnswer, type AnswerRollUpLimits } from '../insights/answer-roll-up.js';
 import { findChat, insertMessage, nameUntitledChat, setActiveLeaf, touchChat, type ChatMessageRow } from '../store/chats-repository.js';
 import { nowTimestamp, type Database } from '../store/schema.js';
 import type { RecordedAnswer } from './answer-recording.js';
@@ -31,16 +32,43 @@ export async function keepQuestion(
   return { ...row, id };
 }
 
-/** The answer follows its question as a new version, becomes the branch shown, and names an untitled chat. */
+/** The model the assistant answers with, for pricing its answers in insights; '' when its metadata names none. */
+async function assistantModel(db: Kysely<Database>, assistantId: number): Promise<string> {
+  const row = await db.selectFrom('assistants').select('metadata').where('id', '=', assistantId).executeTakeFirst();
+  try {
+    const model = (JSON.parse(row?.metadata ?? '{}') as { llm?: unknown }).llm;
+    return typeof model === 'string' ? model : '';
+  } catch {
+    return '';
+  }
+}
+
+async function hasAnswer(db: Kysely<Database>, chatId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('chat_messages')
+    .select('id')
+    .where('chat_id', '=', chatId)
+    .where('role', '=', 'assistant')
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * The answer follows its question as a new version, becomes the branch shown, and names an
+ * untitled chat; in the same transaction it is added to its assistant's insights.
+ */
 export async function keepAnswer(
   db: Kysely<Database>,
-  saved: { chatId: number; question: ChatMessageRow; answer: RecordedAnswer },
+  saved: { chatId: number; question: ChatMessageRow; answer: RecordedAnswer; insights: AnswerRollUpLimits },
 ): Promise<void> {
   const { chatId, question, answer } = saved;
   const now = nowTimestamp();
   await db.transaction().execute(async (transaction) => {
     // The chat may have been deleted while the answer ran: then there is nothing to keep it in.
-    if ((await findChat(transaction, chatId)) === undefined) return;
+    const chat = await findChat(transaction, chatId);
+    if (chat === undefined) return;
+    const firstAnswerOfChat = !(await hasAnswer(transaction, chatId));
     const answerId = await insertMessage(transaction, {
       ...emptyMessage(chatId, now),
       role: 'assistant',
@@ -56,5 +84,16 @@ export async function keepAnswer(
     await touchChat(transaction, chatId, now);
     const title = automaticTitle(question.content);
     if (title !== '') await nameUntitledChat(transaction, chatId, title);
+    const turn = {
+      assistantId: chat.assistant_id,
+      organizationId: chat.organization_id,
+      learnerId: chat.owner_id,
+      model: await assistantModel(transaction, chat.assistant_id),
+      question: question.content,
+      firstAnswerOfChat,
+      answer,
+      day: now.slice(0, 10),
+    };
+    await rollUpAnswer(transaction, turn, saved.insights);
   });
 }

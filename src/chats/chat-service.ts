@@ -43,6 +43,8 @@ import type { chatListFilters } from './chat-list-filters.js';
 
 export interface ChatLimits {
   messagesMaximum: number;
+  /** How many terms of each question feed its assistant's topics (INSIGHTS_QUESTION_TERMS_MAX). */
+  topicTermsPerQuestionMaximum: number;
 }
 
 export interface ChatServiceDependencies {
@@ -317,7 +319,8 @@ export class ChatService {
   }
 
   private async saveAnswer(chatId: number, question: ChatMessageRow, answer: RecordedAnswer): Promise<void> {
-    await keepAnswer(this.db, { chatId, question, answer });
+    const insights = { termsPerQuestionMaximum: this.dependencies.limits.topicTermsPerQuestionMaximum };
+    await keepAnswer(this.db, { chatId, question, answer, insights });
   }
 
   /** The chats members had with an assistant, for its managers, where the members' organization allows it. */

@@ -240,7 +240,7 @@ export const SETTINGS_DECLARATIONS = {
   }),
   usageRangeDaysMaximum: integerSetting({
     variable: 'USAGE_RANGE_DAYS_MAX',
-    meaning: 'the most days one usage report (`GET /api/usage`) may span, from and to included',
+    meaning: "the most days one usage report (`GET /api/usage`) or an assistant's insights may span, from and to included",
     defaultValue: 366,
     minimum: 1,
     maximum: 3_660,
@@ -904,6 +904,44 @@ export const SETTINGS_DECLARATIONS = {
     defaultValue: 500,
     minimum: 10,
     maximum: 60_000,
+  }),
+  insightsTopicTermsPerQuestionMaximum: integerSetting({
+    variable: 'INSIGHTS_QUESTION_TERMS_MAX',
+    meaning:
+      "how many terms of each learner question count toward its assistant's topics in insights (the first content words, names left out)",
+    defaultValue: 5,
+    minimum: 1,
+    maximum: 20,
+  }),
+  insightsTopicsMaximum: integerSetting({
+    variable: 'INSIGHTS_TOPICS_MAX',
+    meaning: "most question topics an assistant's insights list, the most frequent first",
+    defaultValue: 10,
+    minimum: 1,
+    maximum: 100,
+  }),
+  insightsTopicQuestionsMinimum: integerSetting({
+    variable: 'INSIGHTS_TOPIC_QUESTIONS_MIN',
+    meaning:
+      "fewest questions a term must come from to be shown as a topic in an assistant's insights, so one learner's words are not shown alone",
+    defaultValue: 3,
+    minimum: 1,
+    maximum: 1_000,
+  }),
+  insightsSourcesMaximum: integerSetting({
+    variable: 'INSIGHTS_SOURCES_MAX',
+    meaning: "most sources an assistant's insights list as the most used",
+    defaultValue: 10,
+    minimum: 1,
+    maximum: 100,
+  }),
+  insightsFeedbackTurnsMaximum: integerSetting({
+    variable: 'INSIGHTS_FEEDBACK_TURNS_MAX',
+    meaning:
+      'most messages of the conversation leading to a rated answer that `GET /api/assistants/{id}/feedback` shows with it, the answer included, the latest kept',
+    defaultValue: 10,
+    minimum: 1,
+    maximum: 200,
   }),
   chatMessagesMaximum: integerSetting({
     variable: 'CHAT_MESSAGES_MAX',

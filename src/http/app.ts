@@ -17,6 +17,7 @@ import { answerClientError, answerFrameworkError } from './framework-errors.js';
 import { pick } from './pick-services.js';
 import { apiKeyRoutes } from './routes/api-key-routes.js';
 import { usageRoutes } from './routes/usage-routes.js';
+import { insightsRoutes } from './routes/insights-routes.js';
 import { assistantQuotaRoutes } from './routes/assistant-quota-routes.js';
 import { assistantTestCaseRoutes } from './routes/assistant-test-case-routes.js';
 import { assistantTestRunRoutes } from './routes/assistant-test-run-routes.js';
@@ -169,6 +170,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await scope.register(modelListRoutes, pick(services, 'modelLists'));
     await scope.register(traceRoutes, pick(services, 'completions'));
     await scope.register(usageRoutes, pick(services, 'usage'));
+    await scope.register(insightsRoutes, pick(services, 'insights'));
     await scope.register(assistantQuotaRoutes, pick(services, 'assistantQuotas'));
     await scope.register(assistantTestCaseRoutes, pick(services, 'testCases', 'settings'));
     await scope.register(assistantTestRunRoutes, pick(services, 'testRuns', 'settings', 'drain'));

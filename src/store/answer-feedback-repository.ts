@@ -3,7 +3,7 @@
  * later one. The service decides who may write and read them; reading across chats goes through
  * the same chat list scopes as the chats themselves.
  */
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { scopedChatIds } from './chats-repository.js';
 import type { ChatListScope } from './list-scopes.js';
 import type { AnswerFeedbackTable, Database } from './schema.js';
@@ -40,6 +40,21 @@ export async function upsertFeedback(db: Kysely<Database>, feedback: NewFeedback
     .executeTakeFirstOrThrow();
 }
 
+/**
+ * The answer's rating as it stands, with the answer's row locked until the transaction ends (an
+ * update that changes nothing takes the lock on both dialects), so two raters of one answer take
+ * turns and the insights' counters follow each change exactly once.
+ */
+export async function lockedRating(db: Kysely<Database>, messageId: number): Promise<'up' | 'down' | undefined> {
+  await db
+    .updateTable('chat_messages')
+    .set({ finish_reason: sql`finish_reason` })
+    .where('id', '=', messageId)
+    .execute();
+  const row = await db.selectFrom('answer_feedback').select('rating').where('message_id', '=', messageId).executeTakeFirst();
+  return row?.rating;
+}
+
 export async function deleteFeedback(db: Kysely<Database>, messageId: number): Promise<void> {
   await db.deleteFrom('answer_feedback').where('message_id', '=', messageId).execute();
 }
@@ -49,20 +64,32 @@ export async function listFeedbackOfChats(db: Kysely<Database>, chatIds: readonl
   return db.selectFrom('answer_feedback').selectAll().where('chat_id', 'in', chatIds).execute();
 }
 
-function scopedFeedback(db: Kysely<Database>, scope: ChatListScope) {
-  return db
+/** Which ratings a listing wants: one rating only, and given or changed within a span of time (ISO timestamps, `before` excluded). */
+export interface FeedbackFilter {
+  rating?: 'up' | 'down' | undefined;
+  since?: string | undefined;
+  before?: string | undefined;
+}
+
+function scopedFeedback(db: Kysely<Database>, scope: ChatListScope, filter: FeedbackFilter) {
+  let query = db
     .selectFrom('answer_feedback')
     .innerJoin('chats', 'chats.id', 'answer_feedback.chat_id')
     .where('answer_feedback.chat_id', 'in', scopedChatIds(db, scope));
+  if (filter.rating !== undefined) query = query.where('answer_feedback.rating', '=', filter.rating);
+  if (filter.since !== undefined) query = query.where('answer_feedback.updated_at', '>=', filter.since);
+  if (filter.before !== undefined) query = query.where('answer_feedback.updated_at', '<', filter.before);
+  return query;
 }
 
 /** A page of the ratings in the scope's chats, newest first. */
 export async function listScopedFeedback(
   db: Kysely<Database>,
   scope: ChatListScope,
-  page: { limit: number; offset: number },
+  page: { limit: number; offset: number; filter?: FeedbackFilter },
 ): Promise<{ items: ScopedFeedbackRow[]; total: number }> {
-  const items = await scopedFeedback(db, scope)
+  const filter = page.filter ?? {};
+  const items = await scopedFeedback(db, scope, filter)
     .selectAll('answer_feedback')
     .select('chats.owner_id')
     .orderBy('answer_feedback.updated_at', 'desc')
@@ -70,7 +97,7 @@ export async function listScopedFeedback(
     .limit(page.limit)
     .offset(page.offset)
     .execute();
-  const counted = await scopedFeedback(db, scope)
+  const counted = await scopedFeedback(db, scope, filter)
     .select((expression) => expression.fn.countAll<number | string>().as('count'))
     .executeTakeFirstOrThrow();
   return { items, total: Number(counted.count) };

@@ -521,6 +521,47 @@ export interface AssistantTestResultsTable {
   created_at: string;
 }
 
+/** An assistant's counters for one UTC day (migration 0081), added to when a chat answer or a rating is kept. */
+export interface AssistantInsightsDailyTable {
+  assistant_id: number;
+  /** YYYY-MM-DD, the UTC day the answer was kept (a rating counts on its answer's day). */
+  day: string;
+  chats: Generated<number | string>;
+  questions: Generated<number | string>;
+  answers: Generated<number | string>;
+  prompt_tokens: Generated<number | string>;
+  completion_tokens: Generated<number | string>;
+  /** Millionths of a US dollar, priced when the answer was kept. */
+  cost_micro_usd: Generated<number | string>;
+  tool_calls: Generated<number | string>;
+  tool_failures: Generated<number | string>;
+  retrieval_questions: Generated<number | string>;
+  retrieval_empty: Generated<number | string>;
+  feedback_up: Generated<number | string>;
+  feedback_down: Generated<number | string>;
+}
+
+/** What `assistant_insights_items` counts: who asked, how long answers took, the sources used, the question terms. */
+export type InsightsItemKind = 'learner' | 'answer_time' | 'source' | 'topic';
+
+/** How often one item of a kind came up for an assistant on one UTC day (migration 0081). */
+export interface AssistantInsightsItemsTable {
+  assistant_id: number;
+  kind: InsightsItemKind;
+  day: string;
+  /** A learner's user id, a histogram bucket, a source's key or a term. */
+  item: string;
+  /** A source's title; null for the other kinds. */
+  label: string | null;
+  uses: number | string;
+}
+
+/** The same counts per calendar month (migration 0081), for ranges that span whole months. */
+export interface AssistantInsightsMonthlyItemsTable extends Omit<AssistantInsightsItemsTable, 'day'> {
+  /** YYYY-MM (UTC). */
+  month: string;
+}
+
 export type ChatRunStatus = 'running' | 'completed' | 'stopped' | 'timed_out' | 'failed' | 'interrupted';
 
 /** One answer being produced for a chat, by one process under a lease (migration 0070). */
@@ -695,6 +736,9 @@ export interface Database {
   assistant_test_cases: AssistantTestCasesTable;
   assistant_test_runs: AssistantTestRunsTable;
   assistant_test_results: AssistantTestResultsTable;
+  assistant_insights_daily: AssistantInsightsDailyTable;
+  assistant_insights_items: AssistantInsightsItemsTable;
+  assistant_insights_monthly_items: AssistantInsightsMonthlyItemsTable;
   chat_runs: ChatRunsTable;
   chat_run_events: ChatRunEventsTable;
   blobs: BlobsTable;

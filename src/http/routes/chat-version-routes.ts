@@ -4,10 +4,14 @@
  * an answer, and, for an assistant's managers, the ratings of members' answers by pseudonym.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { assistantFeedbackSchema, feedbackBodySchema, feedbackSchema } from '../../chats/answer-feedback-schemas.js';
+import {
+  assistantFeedbackQuerySchema,
+  assistantFeedbackSchema,
+  feedbackBodySchema,
+  feedbackSchema,
+} from '../../chats/answer-feedback-schemas.js';
 import { chatWithMessagesSchema } from '../../chats/chat-schemas.js';
 import type { Services } from '../../services.js';
-import { pageQuerySchema } from '../../validation/page-query-schema.js';
 import { idSchema, pageSchema } from '../../validation/shape-fragments.js';
 import { callContext } from '../authentication.js';
 import { completionResponse } from '../completion-response-schema.js';
@@ -106,7 +110,9 @@ export const chatVersionRoutes: FastifyPluginAsync<ChatVersionRouteServices> = a
         summary:
           "Members' ratings of your assistant's answers, learners by pseudonym (only where their organization lets owners read chats)",
         params: idParametersSchema,
-        querystring: pageQuerySchema(services.settings.pageSizeMaximum),
+        description:
+          "Filter by rating and by the UTC days the ratings were given or changed; each comes with the conversation that led to the answer. With the setting off, nothing is listed: a comment is the learner's own text.",
+        querystring: assistantFeedbackQuerySchema(services.settings.pageSizeMaximum),
         response: { 200: pageSchema("A page of members' ratings, newest first", assistantFeedbackSchema), ...commonErrorResponses },
       },
     },

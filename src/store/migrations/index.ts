@@ -34,6 +34,7 @@ import { ltiLoginBindingMigration } from './0060-lti-login-binding.js';
 import { documentUploadLeaseMigration } from './0061-document-upload-lease.js';
 import { answerVersionsAndFeedbackMigration } from './0071-answer-versions-and-feedback.js';
 import { knowledgeBaseLanguageMigration } from './0072-knowledge-base-language.js';
+import { assistantInsightsRollUpsMigration } from './0081-assistant-insights-roll-ups.js';
 import { templatesMigration } from './0082-templates.js';
 
 export function allMigrations(dialect: Dialect): Record<string, Migration> {
@@ -69,6 +70,7 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0078-usage-reports-and-uploaders': usageReportsAndUploadersMigration(),
     '0079-audit-log-organization-index': auditLogOrganizationIndexMigration(),
     '0080-assistant-tests': assistantTestsMigration(dialect),
+    '0081-assistant-insights-roll-ups': assistantInsightsRollUpsMigration(dialect),
     '0082-templates': templatesMigration(dialect),
     '0083-usage-roll-ups-by-assistant-and-person': usageRollUpsByAssistantAndPersonMigration(dialect),
   };

@@ -29,6 +29,7 @@ import { usage as usageEn } from './en/usage';
 import { assistantTests as assistantTestsEn } from './en/assistant-tests';
 import { organizationSettings as organizationSettingsEn } from './en/organization-settings';
 import { admin as adminEn } from './en/admin';
+import { insights as insightsEn } from './en/insights';
 import { common as commonEs } from './es/common';
 import { login as loginEs } from './es/login';
 import { assistantList as assistantListEs } from './es/assistant-list';
@@ -55,6 +56,7 @@ import { usage as usageEs } from './es/usage';
 import { assistantTests as assistantTestsEs } from './es/assistant-tests';
 import { organizationSettings as organizationSettingsEs } from './es/organization-settings';
 import { admin as adminEs } from './es/admin';
+import { insights as insightsEs } from './es/insights';
 
 export const english = {
   common: commonEn,
@@ -83,6 +85,7 @@ export const english = {
   assistantTests: assistantTestsEn,
   organizationSettings: organizationSettingsEn,
   admin: adminEn,
+  insights: insightsEn,
 };
 
 export type English = typeof english;
@@ -114,6 +117,7 @@ const spanish: Catalogue<English> = {
   assistantTests: assistantTestsEs,
   organizationSettings: organizationSettingsEs,
   admin: adminEs,
+  insights: insightsEs,
 };
 
 /** Catalan and Basque are wired in and fall back to English key by key until translated. */

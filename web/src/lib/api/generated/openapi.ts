@@ -9249,7 +9249,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Members' ratings of your assistant's answers, learners by pseudonym (only where their organization lets owners read chats) */
+        /**
+         * Members' ratings of your assistant's answers, learners by pseudonym (only where their organization lets owners read chats)
+         * @description Filter by rating and by the UTC days the ratings were given or changed; each comes with the conversation that led to the answer. With the setting off, nothing is listed: a comment is the learner's own text.
+         */
         get: {
             parameters: {
                 query?: {
@@ -9258,6 +9261,12 @@ export interface paths {
                     /** @description how many to skip */
                     offset?: number;
                     q?: string;
+                    /** @description only thumbs up, or only thumbs down */
+                    rating?: "up" | "down";
+                    /** @description only ratings given or changed on or after this UTC day, YYYY-MM-DD */
+                    from?: string;
+                    /** @description only ratings given or changed on or before this UTC day, YYYY-MM-DD */
+                    to?: string;
                 };
                 header?: never;
                 path: {
@@ -9291,6 +9300,15 @@ export interface paths {
                                 updated_at: string;
                                 /** @description ISO 8601 date and time */
                                 created_at: string;
+                                /** @description the conversation that led to the answer, oldest first, the rated answer last (at most INSIGHTS_FEEDBACK_TURNS_MAX) */
+                                turns: {
+                                    id: number;
+                                    /** @enum {string} */
+                                    role: "user" | "assistant";
+                                    content: string;
+                                    /** @description ISO 8601 date and time */
+                                    created_at: string;
+                                }[];
                             }[];
                             /** @description how many match, over all pages */
                             total: number;
@@ -10605,6 +10623,214 @@ export interface paths {
                 };
             };
         };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistants/{id}/insights": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How learners used your assistant over a range of days: chats, learners (counted), timeline, answer times, cost, feedback, tools, sources, topics (format=csv for the timeline as CSV) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description First UTC day, YYYY-MM-DD (default: 29 days before `to`). */
+                    from?: string;
+                    /** @description Last UTC day, YYYY-MM-DD, included (default: today). */
+                    to?: string;
+                    /** @description csv answers the timeline as text/csv (as does Accept: text/csv). */
+                    format?: "json" | "csv";
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The insights: JSON, or the timeline as CSV with format=csv or Accept: text/csv */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            assistant_id: number;
+                            from: string;
+                            to: string;
+                            /** @enum {string} */
+                            currency: "USD";
+                            totals: {
+                                /** @description Chats that got their first answer. */
+                                chats: number;
+                                /** @description Learner questions answered. */
+                                questions: number;
+                                /** @description Answers kept (regenerated ones included). */
+                                answers: number;
+                                prompt_tokens: number;
+                                completion_tokens: number;
+                                /** @description Priced with the organization's model prices when each answer was kept. */
+                                cost_usd: number;
+                                /** @description Tool steps the answers ran. */
+                                tool_calls: number;
+                                /** @description Tool steps that ended in an error. */
+                                tool_failures: number;
+                                /** @description Answers rated thumb up (counted on the day of the answer). */
+                                feedback_up: number;
+                                /** @description Answers rated thumb down. */
+                                feedback_down: number;
+                                /** @description Questions for which the knowledge base was searched. */
+                                retrieval_questions: number;
+                                /** @description Of those, the ones where nothing scored above the threshold. */
+                                retrieval_empty: number;
+                                /** @description Different learners who asked (counted, never named). */
+                                learners: number;
+                                /** @description Questions and answers. */
+                                messages: number;
+                                total_tokens: number;
+                                /** @description Thumbs up over all ratings; null without ratings. */
+                                feedback_ratio: number | null;
+                                /** @description Share of knowledge-base searches that found nothing above the threshold; null without searches. */
+                                retrieval_empty_share: number | null;
+                                /** @description Median time to a whole answer, from a histogram (within about 10%); null without answers. */
+                                answer_time_median_ms: number | null;
+                                /** @description 95th percentile of the time to a whole answer, likewise. */
+                                answer_time_p95_ms: number | null;
+                            };
+                            /** @description Every day of the range, oldest first, zeros included. */
+                            days: {
+                                /** @description YYYY-MM-DD (UTC) */
+                                day: string;
+                                /** @description Chats that got their first answer. */
+                                chats: number;
+                                /** @description Learner questions answered. */
+                                questions: number;
+                                /** @description Answers kept (regenerated ones included). */
+                                answers: number;
+                                prompt_tokens: number;
+                                completion_tokens: number;
+                                /** @description Priced with the organization's model prices when each answer was kept. */
+                                cost_usd: number;
+                                /** @description Tool steps the answers ran. */
+                                tool_calls: number;
+                                /** @description Tool steps that ended in an error. */
+                                tool_failures: number;
+                                /** @description Answers rated thumb up (counted on the day of the answer). */
+                                feedback_up: number;
+                                /** @description Answers rated thumb down. */
+                                feedback_down: number;
+                                /** @description Questions for which the knowledge base was searched. */
+                                retrieval_questions: number;
+                                /** @description Of those, the ones where nothing scored above the threshold. */
+                                retrieval_empty: number;
+                            }[];
+                            /** @description The sources answers used most (INSIGHTS_SOURCES_MAX), most used first. */
+                            sources: {
+                                title: string;
+                                /** @description Answers that used it. */
+                                answers: number;
+                            }[];
+                            /** @description The most frequent terms of learner questions (INSIGHTS_TOPICS_MAX), names left out, most frequent first. */
+                            topics: {
+                                term: string;
+                                /** @description Questions with this term. */
+                                questions: number;
+                            }[];
+                        };
+                        "text/csv": string;
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
