@@ -14,11 +14,7 @@ import { AssistantService } from './assistants/assistant-service.js';
 import { AssistantConversionService } from './assistants/assistant-conversion-service.js';
 import { AssistantSharingService } from './assistants/assistant-sharing-service.js';
 import { AssistantTransferService } from './assistants/assistant-transfer-service.js';
-import { ChatRetentionPurger } from './chats/chat-retention-purger.js';
-import { ChatRunKeeper } from './chats/chat-run-keeper.js';
-import { ChatService } from './chats/chat-service.js';
-import { InsightsService } from './insights/insights-service.js';
-import { AnswerFeedbackService } from './chats/answer-feedback-service.js';
+import { createChatServices, type ChatServices } from './chats/chat-services.js';
 import { CompletionService } from './completions/completion-service.js';
 import { TestCaseService } from './evaluation/test-case-service.js';
 import { TestRunService } from './evaluation/test-run-service.js';
@@ -59,7 +55,7 @@ import { LtiRegistrationService } from './lti/lti-registration-service.js';
 import { LtiToolKeys } from './lti/lti-tool-keys.js';
 import { ModelListService } from './completions/model-list-service.js';
 
-export interface Services {
+export interface Services extends ChatServices {
   settings: Settings;
   store: Store;
   /** Where uploaded files and knowledge-base originals live (docs/blob-storage.md); closed on shutdown. */
@@ -92,13 +88,6 @@ export interface Services {
   templates: TemplateService;
   registries: Registries;
   completions: CompletionService;
-  chats: ChatService;
-  /** Ratings of answers: the chat owner's, and members' for an assistant's managers. */
-  answerFeedback: AnswerFeedbackService;
-  /** An assistant's use by learners, for whoever manages it (docs/assistant-insights.md). */
-  insights: InsightsService;
-  /** Not started here: main.ts (and the test server) start it and stop it on shutdown. */
-  chatRetentionPurger: ChatRetentionPurger;
   providerSettings: ProviderSettingsService;
   /** The studio's Model list: what each provider serves, asked of the provider and cached. */
   modelLists: ModelListService;
@@ -379,43 +368,13 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       },
     }),
     completions,
-    chats: new ChatService({
-      db: store.db,
+    ...createChatServices({
+      store,
+      settings,
       completions,
-      limits: {
-        messagesMaximum: settings.chatMessagesMaximum,
-        topicTermsPerQuestionMaximum: settings.insightsTopicTermsPerQuestionMaximum,
-      },
-      runs: new ChatRunKeeper({
-        db: store.db,
-        dialect: store.dialect,
-        leaseMilliseconds: settings.chatRunLeaseMilliseconds,
-        leaseOwner: runnerOwnerName(),
-        unwatchedMillisecondsMaximum: settings.chatRunUnwatchedSecondsMaximum * 1_000,
-        runsPerUserMaximum: settings.chatRunsPerUserMaximum,
-        serverStopping: drain.streamsEnd,
-      }),
       pseudonymDigest: (userId) => secrets.keyedDigest('chat-learner-pseudonym', String(userId)),
-    }),
-    answerFeedback: new AnswerFeedbackService({
-      db: store.db,
-      pseudonymDigest: (userId) => secrets.keyedDigest('chat-learner-pseudonym', String(userId)),
-      turnsMaximum: settings.insightsFeedbackTurnsMaximum,
-    }),
-    insights: new InsightsService({
-      db: store.db,
-      limits: {
-        rangeDaysMaximum: settings.usageRangeDaysMaximum,
-        topicsMaximum: settings.insightsTopicsMaximum,
-        topicQuestionsMinimum: settings.insightsTopicQuestionsMinimum,
-        sourcesMaximum: settings.insightsSourcesMaximum,
-      },
-    }),
-    chatRetentionPurger: new ChatRetentionPurger({
-      db: store.db,
-      dialect: store.dialect,
-      intervalMilliseconds: settings.chatPurgeIntervalMilliseconds,
-      runner: runnerOwnerName(),
+      leaseOwner: runnerOwnerName(),
+      serverStopping: drain.streamsEnd,
     }),
   };
 }
