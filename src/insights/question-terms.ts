@@ -7,7 +7,7 @@
  */
 
 const WORD = /[\p{L}\p{M}]+/gu;
-const SENTENCE_END = /[.!?¿¡:\n]\s*$/u;
+const SENTENCE_ENDS = '.!?¿¡:';
 const TERM_CHARACTERS_MINIMUM = 4;
 const TERM_CHARACTERS_MAXIMUM = 40;
 
@@ -27,6 +27,14 @@ const COMMON_WORDS = new Set(
   ).split(' '),
 );
 
+/** Whether `text` ends a sentence: a stop mark or a line break, then only spaces. Plain code, not a pattern that could backtrack. */
+function endsSentence(text: string): boolean {
+  const trimmed = text.trimEnd();
+  if (text.slice(trimmed.length).includes('\n')) return true;
+  const last = trimmed.at(-1);
+  return last !== undefined && SENTENCE_ENDS.includes(last);
+}
+
 /** The words of a name or an email address, lower-cased: what the asker's question must not turn into a topic. */
 export function nameWords(...names: readonly string[]): Set<string> {
   const words = new Set<string>();
@@ -40,7 +48,7 @@ export function questionTerms(question: string, options: { excluded: ReadonlySet
   for (const match of question.matchAll(WORD)) {
     if (terms.length >= options.maximum) break;
     const word = match[0];
-    const startsSentence = match.index === 0 || SENTENCE_END.test(question.slice(Math.max(0, match.index - 3), match.index));
+    const startsSentence = match.index === 0 || endsSentence(question.slice(Math.max(0, match.index - 3), match.index));
     if (!startsSentence && word[0] !== word[0]!.toLowerCase()) continue;
     const term = word.toLowerCase();
     if (term.length < TERM_CHARACTERS_MINIMUM || term.length > TERM_CHARACTERS_MAXIMUM) continue;

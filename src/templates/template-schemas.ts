@@ -107,7 +107,7 @@ export const templateListFilters = {
   kind: { type: 'string', enum: TEMPLATE_KINDS },
   visibility: { type: 'string', enum: TEMPLATE_VISIBILITIES },
   tag: { ...tagSchema, description: 'only templates with this tag (case-insensitive)' },
-  language: { type: 'string', maxLength: 35, pattern: languageSchema.pattern, description: 'only templates in this language' },
+  language: { ...languageSchema, type: 'string', description: 'only templates in this language' },
 } as const;
 
 export type TemplateListInput = PageQuery<typeof templateListFilters>;
