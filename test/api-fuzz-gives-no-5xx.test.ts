@@ -21,7 +21,7 @@ import { possiblyUnset } from './support/possibly-unset.js';
 const SEED = 0x6d65_7269;
 const CONCURRENCY = 8;
 /** SQLite is the default store and carries the full run; PostgreSQL a smaller one, to keep CI short. */
-const REQUESTS_PER_DIALECT: Record<Dialect, number> = { sqlite: 5_600, postgres: 3_000 };
+const REQUESTS_PER_DIALECT: Record<Dialect, number> = { sqlite: 5_600, postgres: 4_500 };
 const RUN_TIMEOUT_MS = 240_000;
 /** The chat endpoints run the deepest code (tools, connectors, streams), so they get more of the requests. */
 const OPERATION_WEIGHTS: Record<string, number> = { 'POST /v1/chat/completions': 4, 'POST /lamb/v1/completions': 2 };

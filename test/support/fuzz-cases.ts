@@ -71,6 +71,8 @@ export function operationsOf(document: { paths: Record<string, Record<string, an
 function realValuesFor(operation: FuzzOperation, name: string, world: FuzzWorld): Array<string | number> {
   const { ids } = world;
   if (name === 'assistant') return ids.assistants;
+  // The test case and run live on the spare assistant: their routes name it.
+  if (name === 'id' && /\/(tests|test-runs)\b/.test(operation.path)) return ids.spareAssistants;
   // Changes go to assistants kept for that, so chats keep reaching the published one unchanged.
   if (operation.path.startsWith('/api/assistants/{') && operation.method !== 'GET') return ids.spareAssistants;
   // Suspending or deleting the fuzz school would lock its actors out: those go to a spare organization.
@@ -79,9 +81,12 @@ function realValuesFor(operation: FuzzOperation, name: string, world: FuzzWorld)
   if (name === 'jobId') return ids.jobs;
   if (name === 'messageId') return ids.messages;
   if (name === 'rubricId') return ids.rubrics;
+  if (name === 'caseId') return ids.testCases;
+  if (name === 'runId' || name === 'base' || name === 'head') return ids.testRuns;
   if (name === 'name') return ids.toolNames;
   const prefixes: ReadonlyArray<readonly [string, Array<string | number>]> = [
     ['/api/users/', ids.users],
+    ['/api/templates/', ids.templates],
     ['/api/api-keys/', ids.apiKeys],
     ['/api/assistants/', ids.assistants],
     ['/api/organizations/', ids.organizations],
@@ -234,7 +239,9 @@ function friendlyBody(operation: FuzzOperation, world: FuzzWorld, random: Seeded
     ];
     body.stream = random.chance(0.5);
   }
-  if (operation.label === 'PATCH /api/organizations/{id}/providers') aimAtFakeProviders(body, world);
+  // Providers are set on their own route and in the one settings document.
+  if (operation.label === 'PATCH /api/organizations/{id}/providers' || operation.label === 'PATCH /api/organizations/{id}/settings')
+    aimAtFakeProviders(body, world);
   if (operation.label === 'POST /api/auth/login' && random.chance(0.3)) return { email: world.login.email, password: world.login.password };
   if (operation.label === 'POST /api/knowledge-bases/{id}/documents') {
     // The document's JSON form (LAMB's) is {documents: [{text, metadata}]}, which /openapi.json does not describe.

@@ -37,6 +37,10 @@ export interface FuzzWorld {
     messages: number[];
     traces: string[];
     toolNames: string[];
+    templates: number[];
+    /** A test case of the spare assistant and a run of it. */
+    testCases: number[];
+    testRuns: number[];
     /** LTI consumers, platforms and activities of the fuzz school. */
     ltiConsumers: number[];
     ltiPlatforms: number[];
@@ -202,6 +206,19 @@ export async function buildFuzzWorld(server: TestServer, providerUrls: FuzzWorld
   for (const id of [knowledgeTutor.id, openAiTutor.id, ollamaTutor.id])
     await request(server, 'PUT', `/api/assistants/${id}/publish`, { token: creator.token, body: { published: true } });
   const lti = await ltiRegistrations(server, organizationAdmin.token, published.id as number);
+  // A template, and a test case with a run on the spare assistant, for the ids of their routes.
+  const template = await created(server, creator.token, '/api/templates', {
+    kind: 'prompt',
+    name: 'Fuzz template',
+    system_prompt: 'Be kind.',
+  });
+  const testCase = await created(server, creator.token, `/api/assistants/${spare.id}/tests`, {
+    name: 'Cells',
+    kind: 'single_turn',
+    turns: ['How do cells divide?'],
+    expectations: [{ type: 'contains', phrases: ['mitosis'] }],
+  });
+  const testRun = await created(server, creator.token, `/api/assistants/${spare.id}/test-runs`, { cases: 'all' });
   const targetKey = await created(server, creator.token, '/api/api-keys', { name: 'target key' });
   const learnerKey = await created(server, learner.token, '/api/api-keys', { name: 'learner key' });
 
@@ -251,6 +268,9 @@ export async function buildFuzzWorld(server: TestServer, providerUrls: FuzzWorld
       messages: keptMessages.map((message) => message.id),
       traces: [chat.body.trace_id],
       toolNames: toolNames.length > 0 ? toolNames : ['simple_rag'],
+      templates: [template.id],
+      testCases: [testCase.id],
+      testRuns: [testRun.id],
       ...lti,
     },
     disposableTokens,
