@@ -233,7 +233,12 @@ export async function readUsageGroups(db: Kysely<Database>, query: UsageReportQu
   // that id to group without sorting, skipping through every month, instead of reading only the
   // organization's months from its covering index (measured ten times slower for a year).
   const key = query.groupBy === 'user' || query.groupBy === 'assistant' ? sql`${column} + 0` : column;
-  const order = query.groupBy === 'day' ? sql`group_key` : sql`sum(prompt_tokens) + sum(completion_tokens) DESC, group_key`;
+  // Over one roll-up, the order sums the counters as SUMS does, so PostgreSQL computes each sum once, as a double.
+  const tokens = (oneRollUp: boolean) =>
+    oneRollUp && query.dialect === 'postgres'
+      ? sql`sum(CAST(prompt_tokens AS DOUBLE PRECISION)) + sum(CAST(completion_tokens AS DOUBLE PRECISION))`
+      : sql`sum(prompt_tokens) + sum(completion_tokens)`;
+  const order = (oneRollUp: boolean) => (query.groupBy === 'day' ? sql`group_key` : sql`${tokens(oneRollUp)} DESC, group_key`);
   const selects = await selectsOf(db, query, {
     byDay: query.groupBy === 'day',
     columns: groupColumn === 'day' ? [] : [groupColumn],
@@ -243,13 +248,13 @@ export async function readUsageGroups(db: Kysely<Database>, query: UsageReportQu
     sql`SELECT ${key} AS group_key, ${sums} FROM ${sql.table(select.part.rollUp)} WHERE ${whereOf(select)} GROUP BY ${key}`;
   const statement =
     selects.length === 1
-      ? sql<SumsRow & { group_key: string | number }>`${grouped(selects[0]!, SUMS[query.dialect])} ORDER BY ${order} ${limit}`
+      ? sql<SumsRow & { group_key: string | number }>`${grouped(selects[0]!, SUMS[query.dialect])} ORDER BY ${order(true)} ${limit}`
       : sql<SumsRow & { group_key: string | number }>`
           SELECT group_key, ${SUMS_OF_PARTS} FROM (${sql.join(
             selects.map((select) => grouped(select, SUMS[query.dialect])),
             sql` UNION ALL `,
           )}) AS parts
-          GROUP BY group_key ORDER BY ${order} ${limit}`;
+          GROUP BY group_key ORDER BY ${order(false)} ${limit}`;
   const result = await statement.execute(db);
   return result.rows.map((row) => ({ key: String(row.group_key), ...sumsOf(row) }));
 }
