@@ -8,6 +8,7 @@
  * unreadable gives `not_judged`, never a pass. Its model call is one usage row, marked as test
  * traffic, for the assistant's owner.
  */
+import { startDeadline } from '../pipeline/bounds/deadline.js';
 import type { Usage } from '../pipeline/conversation/events.js';
 import type { ConnectorDefinition, ProviderSettings } from '../pipeline/plugin-contract/connector-definition.js';
 import type { Verdict } from './assistant-test-schemas.js';
@@ -102,6 +103,8 @@ async function askJudge(
 ): Promise<{ answer: string; usage: Usage | undefined }> {
   let answer = '';
   let usage: Usage | undefined;
+  // A real timer (startDeadline), since AbortSignal.timeout's can be collected before it fires.
+  const deadline = startDeadline(call.timeoutMilliseconds, call.signal);
   const events = model.connector.complete({
     model: model.model,
     messages: [
@@ -110,13 +113,17 @@ async function askJudge(
     ],
     parameters: { temperature: 0, max_tokens: JUDGE_TOKENS_MAXIMUM },
     provider: model.provider,
-    signal: AbortSignal.any([call.signal, AbortSignal.timeout(call.timeoutMilliseconds)]),
+    signal: deadline.signal,
     timeoutMilliseconds: call.timeoutMilliseconds,
     wholeAnswer: true,
   });
-  for await (const event of events) {
-    if (event.type === 'text-delta') answer += event.text;
-    else if (event.type === 'usage') usage = event.usage;
+  try {
+    for await (const event of events) {
+      if (event.type === 'text-delta') answer += event.text;
+      else if (event.type === 'usage') usage = event.usage;
+    }
+  } finally {
+    deadline.clear();
   }
   return { answer, usage };
 }
