@@ -2,7 +2,7 @@
  * What `GET /api/usage` costs as usage grows. USAGE_ROWS usage rows (default 1,000,000; set
  * 10000000 for ten million) are drawn as a university of two faculties would make them over a
  * year, and only their roll-ups are written: `usage_daily` inserted in bulk, then the coarser
- * roll-ups summed from it as migrations 0078 and 0083 fill them (the server keeps them all with
+ * roll-ups summed from it as migrations 0078, 0083 and 0086 fill them (the server keeps them all with
  * each usage row; writing ten million rows through it would take the bench hours). Both counts,
  * usage rows and usage_daily rows, are printed. The university: 6,000 people each taking two to
  * four of 300 course assistants, each assistant on one of 4 models (half on the first); weekends at a third and the
@@ -20,6 +20,7 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { quarterOfColumn } from '../src/store/migrations/0086-usage-quarterly-people.js';
 import { insertOrganization } from '../src/store/organizations-repository.js';
 import type { DailyUsageIncrement } from '../src/store/usage-daily-repository.js';
 import { TEST_SHARED_SECRET_KEY, type Dialect, type TestDatabase } from '../test/support/test-databases.js';
@@ -41,19 +42,21 @@ const LAST_DAY = Date.parse('2026-06-30T00:00:00Z');
 const FIRST_PERSON = 1_000;
 
 /** The roll-ups the server keeps beside usage_daily: each is usage_daily summed by its period and keys. */
-const COARSER_ROLL_UPS: ReadonlyArray<[string, 'day' | 'week' | 'month', string[]]> = [
+const COARSER_ROLL_UPS: ReadonlyArray<[string, 'day' | 'week' | 'month' | 'quarter', string[]]> = [
   ['usage_monthly', 'month', ['user_id', 'assistant_id', 'model']],
   ['usage_daily_models', 'day', ['model']],
   ['usage_daily_assistants', 'day', ['assistant_id', 'model']],
   ['usage_monthly_assistants', 'month', ['assistant_id', 'model']],
   ['usage_monthly_people', 'month', ['user_id']],
   ['usage_weekly_people', 'week', ['user_id']],
+  ['usage_quarterly_people', 'quarter', ['user_id']],
 ];
 
-/** A usage_daily row's month or week (its Monday) as each dialect's date functions give it. */
-function periodOfDay(period: 'day' | 'week' | 'month', dialect: Dialect): RawBuilder<unknown> {
+/** A usage_daily row's month, quarter (its first month) or week (its Monday) as each dialect's date functions give it. */
+function periodOfDay(period: 'day' | 'week' | 'month' | 'quarter', dialect: Dialect): RawBuilder<unknown> {
   if (period === 'day') return sql`day`;
   if (period === 'month') return sql`substr(day, 1, 7)`;
+  if (period === 'quarter') return quarterOfColumn('day', dialect);
   return dialect === 'postgres'
     ? sql`to_char(date_trunc('week', CAST(day AS date)), 'YYYY-MM-DD')`
     : sql`date(day, '-6 days', 'weekday 1')`;

@@ -57,6 +57,7 @@ const EXPECTED_TABLES = [
   'usage_monthly',
   'usage_monthly_assistants',
   'usage_monthly_people',
+  'usage_quarterly_people',
   'usage_weekly_people',
   'users',
 ];

@@ -1,7 +1,7 @@
 /**
- * Proves that reports read from the coarser roll-ups (by month, week, model, assistant or
- * person) give exactly what summing usage_daily's days gives, on both stores: for ranges that
- * start and end mid-month, span whole months or whole weeks, cross a year, or fall inside one
+ * Proves that reports read from the coarser roll-ups (by quarter, month, week, model, assistant
+ * or person) give exactly what summing usage_daily's days gives, on both stores: for ranges that
+ * start and end mid-month, span whole quarters, months or weeks, cross a year, or fall inside one
  * month; by each grouping; for the whole server, one organization, one person, one assistant and
  * a creator's own share (their requests and everyone's to their assistants, counted once). And
  * that 50 concurrent writers to one key leave every roll-up agreeing to the request.
@@ -14,7 +14,7 @@ import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, t
 import { possiblyUnset } from './support/possibly-unset.js';
 
 const FIRST_DAY = Date.parse('2025-12-20T00:00:00Z');
-const DAYS = 81; // to 2026-03-10
+const DAYS = 131; // to 2026-04-29
 const MODELS = ['gpt-4o-mini', 'gpt-4o', 'llama3.1:8b'];
 const RANGES: Array<[string, string]> = [
   ['2025-12-20', '2026-03-10'],
@@ -26,6 +26,10 @@ const RANGES: Array<[string, string]> = [
   // Whole weeks (Monday to Sunday) but no whole month: around them, and exactly them.
   ['2026-01-07', '2026-01-27'],
   ['2026-01-05', '2026-01-25'],
+  // A whole quarter: exactly it, with a day on each side, and with months, weeks and days around it.
+  ['2026-01-01', '2026-03-31'],
+  ['2025-12-31', '2026-04-01'],
+  ['2025-12-20', '2026-04-29'],
 ];
 const GROUPINGS = ['day', 'user', 'assistant', 'model'] as const;
 
@@ -197,12 +201,14 @@ describe.each(TEST_DIALECTS)('usage reports over the month and model roll-ups on
     expect(sums(models)).toEqual([50, 500, 100, 150]);
     const byAssistant = (table: 'usage_daily_assistants' | 'usage_monthly_assistants') =>
       db.selectFrom(table).selectAll().where('assistant_id', '=', 977_777).executeTakeFirst();
-    const byPerson = (table: 'usage_monthly_people' | 'usage_weekly_people') =>
+    const byPerson = (table: 'usage_monthly_people' | 'usage_weekly_people' | 'usage_quarterly_people') =>
       db.selectFrom(table).selectAll().where('user_id', '=', 7_777).executeTakeFirst();
     expect(sums(await byAssistant('usage_daily_assistants'))).toEqual([50, 500, 100, 150]);
     expect(sums(await byAssistant('usage_monthly_assistants'))).toEqual([50, 500, 100, 150]);
     expect(sums(await byPerson('usage_monthly_people'))).toEqual([50, 500, 100, 150]);
     const weekly = await byPerson('usage_weekly_people');
     expect([weekly?.week, ...sums(weekly)]).toEqual(['2024-02-26', 50, 500, 100, 150]);
+    const quarterly = await byPerson('usage_quarterly_people');
+    expect([quarterly?.quarter, ...sums(quarterly)]).toEqual(['2024-01', 50, 500, 100, 150]);
   });
 });

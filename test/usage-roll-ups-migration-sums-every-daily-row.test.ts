@@ -1,9 +1,9 @@
 /**
- * Migrations 0078 and 0083 on both dialects, over a store migrated to 0076 holding daily usage
+ * Migrations 0078, 0083 and 0086 on both dialects, over a store migrated to 0076 holding daily usage
  * written before the coarser roll-ups existed: usage_monthly and usage_daily_models then hold
  * exactly usage_daily's sums per month and per organization, day and model; the roll-ups by
  * assistant, by person and month and by person and week (its Monday, on each dialect's dates)
- * hold theirs; and usage_daily is kept as it was.
+ * hold theirs, the roll-up by person and quarter sums its months; and usage_daily is kept as it was.
  */
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
@@ -93,7 +93,8 @@ describe.each(TEST_DIALECTS)('migrations 0078 and 0083 on %s', (dialect) => {
     ]);
     // Migration 0083's roll-ups: all five days above are in the week of Monday 2026-01-26.
     const requestsOf = async (
-      table: 'usage_daily_assistants' | 'usage_monthly_assistants' | 'usage_monthly_people' | 'usage_weekly_people',
+      table:
+        'usage_daily_assistants' | 'usage_monthly_assistants' | 'usage_monthly_people' | 'usage_weekly_people' | 'usage_quarterly_people',
     ) =>
       numbers(await db!.selectFrom(table).selectAll().execute())
         .map(({ requests, prompt_tokens, completion_tokens, cost_micro_usd, ...key }) => {
@@ -109,6 +110,8 @@ describe.each(TEST_DIALECTS)('migrations 0078 and 0083 on %s', (dialect) => {
     expect(await requestsOf('usage_monthly_people')).toEqual(
       ['2026-01 1 11 3', '2026-01 1 12 4', '2026-02 1 11 8', '2026-02 2 21 16'].sort(),
     );
+    // Migration 0086's quarters, from those months: January and February are both in the quarter of 2026-01.
+    expect(await requestsOf('usage_quarterly_people')).toEqual(['2026-01 1 11 11', '2026-01 1 12 4', '2026-01 2 21 16'].sort());
     expect(await requestsOf('usage_daily_assistants')).toEqual(
       ['2026-01-30 1 7 gpt-4o 1', '2026-01-31 1 7 gpt-4o 6', '2026-02-01 1 7 gpt-4o 8', '2026-02-01 2 7 llama3.1:8b 16'].sort(),
     );

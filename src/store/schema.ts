@@ -229,6 +229,11 @@ export interface UsageWeeklyPeopleTable extends Omit<UsageDailyTable, 'day' | 'a
   week: string;
 }
 
+/** An organization's calendar quarter per person (migration 0086); `quarter` is its first month, YYYY-MM. */
+export interface UsageQuarterlyPeopleTable extends Omit<UsageDailyTable, 'day' | 'assistant_id' | 'model'> {
+  quarter: string;
+}
+
 /** An organization's own price for a model, in US dollars per million tokens. */
 export interface ModelPricesTable {
   organization_id: number;
@@ -720,6 +725,7 @@ export interface Database {
   usage_monthly_assistants: UsageMonthlyAssistantsTable;
   usage_monthly_people: UsageMonthlyPeopleTable;
   usage_weekly_people: UsageWeeklyPeopleTable;
+  usage_quarterly_people: UsageQuarterlyPeopleTable;
   model_prices: ModelPricesTable;
   quota_reservations: QuotaReservationsTable;
   assistant_quotas: AssistantQuotasTable;

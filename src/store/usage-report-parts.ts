@@ -1,11 +1,11 @@
 /**
  * Which roll-up a usage report reads for which days (docs/usage.md, "The roll-ups"). Each roll-up
- * keeps some of usage's columns (organization always; person, assistant, model) per day or per
- * calendar month. A report reads, for the whole calendar months inside its range, the smallest
- * monthly roll-up that keeps every column it groups by or narrows to, and for the days before and
- * after them the smallest daily one; a report by day reads daily roll-ups throughout. So an
- * organization's year by person sums one row per person and month, not one per person,
- * assistant, model and day.
+ * keeps some of usage's columns (organization always; person, assistant, model) per day, week,
+ * calendar month or calendar quarter. A report reads each stretch of its range from the coarsest
+ * period that covers it whole and keeps every column it groups by or narrows to: whole quarters,
+ * then whole months around them, then whole weeks, then single days; a report by day reads daily
+ * roll-ups throughout. So an organization's year by person sums about four rows per person, not
+ * one per person, assistant, model and day.
  */
 export type UsageRollUp =
   | 'usage_daily'
@@ -14,14 +14,18 @@ export type UsageRollUp =
   | 'usage_daily_assistants'
   | 'usage_monthly_assistants'
   | 'usage_monthly_people'
-  | 'usage_weekly_people';
+  | 'usage_weekly_people'
+  | 'usage_quarterly_people';
 
 /** A usage column a report may group by or narrow to, beyond the organization and the period. */
 export type UsageColumn = 'user_id' | 'assistant_id' | 'model';
 
 export interface UsageReportPart {
   rollUp: UsageRollUp;
-  /** Inclusive: days (YYYY-MM-DD), months (YYYY-MM) for the monthly roll-ups, or weeks' Mondays (YYYY-MM-DD) for the weekly one. */
+  /**
+   * Inclusive: days (YYYY-MM-DD), months (YYYY-MM) for the monthly roll-ups, quarters' first months
+   * (YYYY-MM) for the quarterly one, or weeks' Mondays (YYYY-MM-DD) for the weekly one.
+   */
   from: string;
   to: string;
 }
@@ -50,10 +54,14 @@ const MONTHLY_ROLL_UPS: ReadonlyArray<[UsageRollUp, readonly UsageColumn[]]> = [
 /** Weeks (Monday to Sunday, UTC) are kept only per person: the days around a report's whole months are most of its rows only there. */
 const WEEKLY_ROLL_UPS: ReadonlyArray<[UsageRollUp, readonly UsageColumn[]]> = [['usage_weekly_people', ['user_id']]];
 
-export type UsagePeriod = 'day' | 'week' | 'month';
+/** Quarters are kept only per person: a year by person is the report whose rows they cut most. */
+const QUARTERLY_ROLL_UPS: ReadonlyArray<[UsageRollUp, readonly UsageColumn[]]> = [['usage_quarterly_people', ['user_id']]];
+
+export type UsagePeriod = 'day' | 'week' | 'month' | 'quarter';
 
 /** The period column of each roll-up. */
 export function periodOf(rollUp: UsageRollUp): UsagePeriod {
+  if (QUARTERLY_ROLL_UPS.some(([quarterly]) => quarterly === rollUp)) return 'quarter';
   if (MONTHLY_ROLL_UPS.some(([monthly]) => monthly === rollUp)) return 'month';
   return WEEKLY_ROLL_UPS.some(([weekly]) => weekly === rollUp) ? 'week' : 'day';
 }
@@ -75,23 +83,36 @@ function dayText(time: number): string {
   return new Date(time).toISOString().slice(0, 10);
 }
 
-/** The first day of the first calendar month that starts on or after `day`. */
-function firstWholeMonthStart(day: string): string {
-  if (day.endsWith('-01')) return day;
-  const date = new Date(timeOf(day));
-  return dayText(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1));
-}
-
 /** The Monday of the week `day` is in (weeks start on Monday, UTC). */
 export function weekOf(day: string): string {
   const time = timeOf(day);
   return dayText(time - ((new Date(time).getUTCDay() + 6) % 7) * DAY_MILLISECONDS);
 }
 
-/** The last day of the last calendar month that ends on or before `day`. */
-function lastWholeMonthEnd(day: string): string {
-  const next = dayText(timeOf(day) + DAY_MILLISECONDS);
-  return next.endsWith('-01') ? day : dayText(Date.UTC(Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1, 1) - DAY_MILLISECONDS);
+/** The first day of the first period of `months` calendar months (1 or 3, from January) that starts on or after `day`. */
+function firstWholePeriodStart(day: string, months: number): string {
+  const date = new Date(timeOf(day));
+  const month = date.getUTCMonth();
+  if (date.getUTCDate() === 1 && month % months === 0) return day;
+  return dayText(Date.UTC(date.getUTCFullYear(), month - (month % months) + months, 1));
+}
+
+/** The first month (YYYY-MM) of the period of `months` calendar months that `day` is in. */
+function periodFirstMonth(day: string, months: number): string {
+  const date = new Date(timeOf(day));
+  return dayText(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() - (date.getUTCMonth() % months), 1)).slice(0, 7);
+}
+
+/** The quarter (its first month, YYYY-MM) a day (YYYY-MM-DD) is in. */
+export function quarterOf(day: string): string {
+  return periodFirstMonth(day, 3);
+}
+
+/** The last day of the last period of `months` calendar months that ends on or before `day`. */
+function lastWholePeriodEnd(day: string, months: number): string {
+  const next = new Date(timeOf(day) + DAY_MILLISECONDS);
+  if (next.getUTCDate() === 1 && next.getUTCMonth() % months === 0) return day;
+  return dayText(Date.UTC(next.getUTCFullYear(), next.getUTCMonth() - (next.getUTCMonth() % months), 1) - DAY_MILLISECONDS);
 }
 
 /**
@@ -111,19 +132,39 @@ function dayParts(from: string, to: string, columns: ReadonlySet<UsageColumn>): 
   return parts;
 }
 
+/** A stretch of days read from one coarser roll-up, and the edges around it read at finer periods. */
+interface CoarsePeriod {
+  rollUps: ReadonlyArray<[UsageRollUp, readonly UsageColumn[]]>;
+  months: number;
+  /** How the days outside the whole periods are read. */
+  finer: (from: string, to: string, columns: ReadonlySet<UsageColumn>) => UsageReportPart[];
+}
+
+function coarseParts(period: CoarsePeriod, from: string, to: string, columns: ReadonlySet<UsageColumn>): UsageReportPart[] {
+  const rollUp = smallestKeeping(period.rollUps, columns);
+  const periodsFrom = firstWholePeriodStart(from, period.months);
+  const periodsTo = lastWholePeriodEnd(to, period.months);
+  if (rollUp === undefined || periodsFrom > periodsTo) return period.finer(from, to, columns);
+  const parts: UsageReportPart[] = [
+    { rollUp, from: periodFirstMonth(periodsFrom, period.months), to: periodFirstMonth(periodsTo, period.months) },
+  ];
+  if (from < periodsFrom) parts.push(...period.finer(from, dayText(timeOf(periodsFrom) - DAY_MILLISECONDS), columns));
+  if (periodsTo < to) parts.push(...period.finer(dayText(timeOf(periodsTo) + DAY_MILLISECONDS), to, columns));
+  return parts;
+}
+
+const MONTHS: CoarsePeriod = { rollUps: MONTHLY_ROLL_UPS, months: 1, finer: dayParts };
+const QUARTERS: CoarsePeriod = {
+  rollUps: QUARTERLY_ROLL_UPS,
+  months: 3,
+  finer: (from, to, columns) => coarseParts(MONTHS, from, to, columns),
+};
+
 export function usageReportParts(query: UsagePartsQuery): UsageReportPart[] {
   const { from, to, columns } = query;
-  // The last daily and monthly roll-ups keep every column, so one of each is always found.
+  // The last daily roll-up keeps every column, so one is always found.
   const daily = smallestKeeping(DAILY_ROLL_UPS, columns)!;
   // Models hold one row per organization, day and model: a year of them is no more than a year of months would be.
   if (query.byDay || daily === 'usage_daily_models') return [{ rollUp: daily, from, to }];
-  const monthsFrom = firstWholeMonthStart(from);
-  const monthsTo = lastWholeMonthEnd(to);
-  if (monthsFrom > monthsTo) return dayParts(from, to, columns);
-  const parts: UsageReportPart[] = [
-    { rollUp: smallestKeeping(MONTHLY_ROLL_UPS, columns)!, from: monthsFrom.slice(0, 7), to: monthsTo.slice(0, 7) },
-  ];
-  if (from < monthsFrom) parts.push(...dayParts(from, dayText(timeOf(monthsFrom) - DAY_MILLISECONDS), columns));
-  if (monthsTo < to) parts.push(...dayParts(dayText(timeOf(monthsTo) + DAY_MILLISECONDS), to, columns));
-  return parts;
+  return coarseParts(QUARTERS, from, to, columns);
 }

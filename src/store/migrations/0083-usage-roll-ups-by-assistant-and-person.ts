@@ -16,12 +16,12 @@ import type { Dialect } from '../dialect.js';
 const COUNTERS = ['requests', 'prompt_tokens', 'completion_tokens', 'cost_micro_usd'] as const;
 const SUMMED_COUNTERS = sql.raw(COUNTERS.map((counter) => `sum(${counter})`).join(', '));
 
-interface RollUp {
+export interface RollUp {
   table: string;
-  period: 'day' | 'week' | 'month';
+  period: 'day' | 'week' | 'month' | 'quarter';
   keys: readonly string[];
-  /** Where it is filled from: usage_daily for the daily one, usage_monthly for the monthly ones. */
-  source: 'usage_daily' | 'usage_monthly';
+  /** Where it is filled from: usage_daily for the daily ones, the monthly roll-up keeping the same keys for the coarser ones. */
+  source: 'usage_daily' | 'usage_monthly' | 'usage_monthly_people';
   /** An index for reports narrowed to one person or assistant across organizations' rows. */
   narrowedBy: 'user_id' | 'assistant_id';
 }
@@ -46,7 +46,13 @@ function mondayOf(dialect: Dialect): RawBuilder<unknown> {
     : sql`date(day, '-6 days', 'weekday 1')`;
 }
 
-async function createRollUp(db: Kysely<unknown>, rollUp: RollUp, dialect: Dialect): Promise<void> {
+/** The source's period as the roll-up's: a day's Monday for a week; the same column otherwise. */
+function periodFromSource(rollUp: RollUp, dialect: Dialect): RawBuilder<unknown> {
+  return rollUp.period === 'week' ? mondayOf(dialect) : sql.ref(rollUp.period);
+}
+
+/** Creates a roll-up with its key, its two indexes, and fills it from its source (`period` turns the source's period into its own). */
+export async function createRollUp(db: Kysely<unknown>, rollUp: RollUp, period: RawBuilder<unknown>): Promise<void> {
   let table = db.schema
     .createTable(rollUp.table)
     .addColumn(rollUp.period, 'text', (column) => column.notNull())
@@ -68,7 +74,6 @@ async function createRollUp(db: Kysely<unknown>, rollUp: RollUp, dialect: Dialec
     .columns([rollUp.narrowedBy, rollUp.period])
     .execute();
   const keys = sql.raw(['organization_id', ...rollUp.keys].join(', '));
-  const period = rollUp.period === 'week' ? mondayOf(dialect) : sql.ref(rollUp.period);
   await sql`
     INSERT INTO ${sql.table(rollUp.table)} (${sql.ref(rollUp.period)}, ${keys}, ${sql.raw(COUNTERS.join(', '))})
     SELECT ${period}, ${keys}, ${SUMMED_COUNTERS} FROM ${sql.table(rollUp.source)} GROUP BY ${period}, ${keys}
@@ -78,7 +83,7 @@ async function createRollUp(db: Kysely<unknown>, rollUp: RollUp, dialect: Dialec
 export function usageRollUpsByAssistantAndPersonMigration(dialect: Dialect): Migration {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      for (const rollUp of ROLL_UPS) await createRollUp(db, rollUp, dialect);
+      for (const rollUp of ROLL_UPS) await createRollUp(db, rollUp, periodFromSource(rollUp, dialect));
     },
   };
 }
