@@ -137,6 +137,7 @@ describe('the admin pages', () => {
     await users.getByRole('row', { name: /Pupil Home/ }).waitFor();
     const emails = await users.locator('tbody td.email').allInnerTexts();
     expect(emails.sort()).toEqual(['head@merino.test', 'pupil@merino.test']);
+    await page.getByRole('navigation', { name: 'Showing 1–2 of 2' }).waitFor();
     expect(await page.getByRole('combobox', { name: 'Organization' }).count()).toBe(0);
     expect(await users.getByRole('button', { name: /^Move / }).count()).toBe(0);
     // Nothing the server would refuse: not their own role, disabling or reset.
@@ -145,6 +146,8 @@ describe('the admin pages', () => {
     await page.getByRole('searchbox', { name: 'Name or email' }).fill('ada');
     await page.getByRole('button', { name: 'Filter', exact: true }).click();
     await page.getByText('Nothing to show.').waitFor();
+    // An empty table has no pager: "Showing 0–0 of 0" said nothing the table did not.
+    expect(await page.getByRole('navigation', { name: /^Showing / }).count()).toBe(0);
     await checked(page, 'admin-users-375');
 
     await page.goto(`${server.baseUrl}/admin/audit`);
