@@ -92,7 +92,8 @@ describe('a tiny token quota set in the admin pages', () => {
     const assistantId = created.body.id as number;
 
     // The creator chats until the limit refuses.
-    const creator = await openPage(browser);
+    // A zone far from UTC: the chat names the reset in the reader's own time as well.
+    const creator = await openPage(browser, { timezoneId: 'Asia/Tokyo' });
     await logInThroughPage(creator.page, server.baseUrl, CREATOR.email, CREATOR.password);
     await creator.page.goto(`${server.baseUrl}/chat/${assistantId}`);
     const refusal = creator.page.getByText(
@@ -120,6 +121,10 @@ describe('a tiny token quota set in the admin pages', () => {
     expect(direct.status).toBe(429);
     expect(direct.body.error.code).toBe('quota_exceeded');
     expect(provider.requests.length).toBe(0);
+    const localReset = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Asia/Tokyo' }).format(
+      new Date(direct.body.error.details.resets_at as string),
+    );
+    await creator.page.getByText(`That is ${localReset} your time.`).waitFor();
     await expectAccessible(creator.page);
     await screenshot(creator.page, 'chat-stopped-by-a-token-quota');
     expect(creator.pageErrors).toEqual([]);

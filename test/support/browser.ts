@@ -29,6 +29,8 @@ export interface PageOptions {
   width?: number;
   colorScheme?: 'light' | 'dark';
   locale?: string;
+  /** An IANA zone for the page's clock; the default is the machine's. */
+  timezoneId?: string;
 }
 
 export interface OpenedPage {
@@ -45,6 +47,7 @@ export async function openPage(browser: Browser, options: PageOptions = {}): Pro
     viewport: { width, height: width < 600 ? 800 : 900 },
     colorScheme: options.colorScheme ?? 'light',
     locale: options.locale ?? 'en-US',
+    ...(options.timezoneId === undefined ? {} : { timezoneId: options.timezoneId }),
     acceptDownloads: true,
   });
   const page = await context.newPage();

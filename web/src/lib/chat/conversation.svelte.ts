@@ -18,7 +18,9 @@ import {
   streamEditedQuestion,
   streamRegeneratedAnswer,
 } from '$lib/api/chats';
+import { formatTimestamp } from '$lib/i18n/format-timestamp';
 import { serverErrorText } from '$lib/i18n/server-error-text';
+import { t } from '$lib/i18n/translate.svelte';
 import { readChatStream } from './chat-stream';
 import { applyStreamEvent, emptyAnswer, timestampNow, type LiveAnswer } from './live-answer';
 
@@ -37,8 +39,12 @@ function isNotFound(caught: unknown): boolean {
 
 /** In the reader's language where the server gave a code the catalogue knows. */
 function messageOf(caught: unknown): string {
-  if (caught instanceof ApiError) return serverErrorText(caught.code, caught.message);
-  return caught instanceof Error ? caught.message : String(caught);
+  if (!(caught instanceof ApiError)) return caught instanceof Error ? caught.message : String(caught);
+  const text = serverErrorText(caught.code, caught.message);
+  // The server names the reset in UTC; the reader also gets it in their own zone.
+  const resetsAt = caught.code === 'quota_exceeded' ? caught.details['resets_at'] : undefined;
+  if (typeof resetsAt !== 'string' || Number.isNaN(Date.parse(resetsAt))) return text;
+  return `${text} ${t('chat.quotaResetsLocal', { when: formatTimestamp(resetsAt) })}`;
 }
 
 /** A rejoin found no answer running: nothing to show. */

@@ -77,6 +77,7 @@ export const chat = {
   interrupted: 'The answer was cut off: the server writing it stopped. What had arrived is kept; ask again for the rest.',
   cutAtLength: 'The answer was cut at the length limit.',
   answerFailed: 'The answer failed: {{message}}',
+  quotaResetsLocal: 'That is {{when}} your time.',
   sendFailed: 'The message could not be sent: {{message}}',
   emptyConversation: 'Ask {{name}} anything to begin.',
   answering: '{{name}} is answering…',

@@ -81,6 +81,7 @@ export const chat: CatalogueArea<typeof english> = {
     'La respuesta se cortó: el servidor que la escribía se detuvo. Se guarda lo que había llegado; vuelve a preguntar para el resto.',
   cutAtLength: 'La respuesta se cortó en el límite de longitud.',
   answerFailed: 'La respuesta falló: {{message}}',
+  quotaResetsLocal: 'En tu hora: {{when}}.',
   sendFailed: 'No se pudo enviar el mensaje: {{message}}',
   emptyConversation: 'Pregunta lo que quieras a {{name}} para empezar.',
   answering: '{{name}} está respondiendo…',
