@@ -4,8 +4,8 @@
  * it on /admin/users and sets its monthly token limit on /admin/settings; the creator chats with
  * their assistant (answered by the fake model with fixed token usage) until the server refuses with
  * 429 quota_exceeded, and the chat page shows the server's message naming the limit and when it
- * resets, in UTC and in the reader's own zone (Tokyo here); then the admin sees the use on /admin/usage, the tokens chart painted and the tokens
- * gauge over the limit. Every page visited passes axe-core (no serious or critical violation).
+ * resets, in UTC and in the reader's own zone (Tokyo here); then the admin sees the use on
+ * /admin/usage, the tokens chart painted and the tokens gauge over the limit. Every page visited passes axe-core (no serious or critical violation).
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
