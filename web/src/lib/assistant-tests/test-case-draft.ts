@@ -159,6 +159,13 @@ export function expectationOf(draft: ExpectationDraft): Expectation {
   }
 }
 
+/** What an expectation still needs chosen from a list before it can be sent (the server would only say it has too few fields). */
+export function missingChoiceOf(draft: ExpectationDraft): 'source' | 'rubric' | undefined {
+  if (draft.type === 'cites_source' && draft.source === '') return 'source';
+  if (draft.type === 'judged' && draft.judgedBy === 'rubric' && draft.rubricId === '') return 'rubric';
+  return undefined;
+}
+
 export function caseDraftOf(testCase: TestCase | undefined): CaseDraft {
   if (testCase === undefined)
     return { name: '', kind: 'single_turn', turns: [{ key: newKey(), text: '' }], expectations: [newExpectationDraft()] };

@@ -58,6 +58,8 @@ export const assistantTests = {
     "One sentence, e.g. “Explains the Calvin cycle without giving the answer to question 3”. The organization's judge model grades it.",
   rubric: 'Rubric',
   noRubrics: 'You have no rubrics yet.',
+  chooseSource: 'Choose a source.',
+  chooseRubric: 'Choose a rubric.',
   choose: 'Choose…',
   addExpectation: 'Add an expectation',
   removeExpectation: 'Remove expectation {{position}}',

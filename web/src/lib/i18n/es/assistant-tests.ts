@@ -61,6 +61,8 @@ export const assistantTests: CatalogueArea<typeof english> = {
     'Una frase, p. ej. «Explica el ciclo de Calvin sin dar la respuesta de la pregunta 3». La califica el modelo juez de la organización.',
   rubric: 'Rúbrica',
   noRubrics: 'Aún no tienes rúbricas.',
+  chooseSource: 'Elige una fuente.',
+  chooseRubric: 'Elige una rúbrica.',
   choose: 'Elige…',
   addExpectation: 'Añadir una expectativa',
   removeExpectation: 'Quitar la expectativa {{position}}',
