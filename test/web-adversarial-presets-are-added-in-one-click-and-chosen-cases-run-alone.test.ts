@@ -49,7 +49,7 @@ describe('adversarial presets and a run of chosen cases', () => {
 
     await expect.poll(() => page.getByText('Runs all 4 cases.').count()).toBe(1);
     await page.getByRole('checkbox', { name: 'Choose Tells it to ignore its instructions for the next run' }).check();
-    await expect.poll(() => page.getByText(/Runs the 1 chosen case\. Estimated cost/).count()).toBe(1);
+    await expect.poll(() => page.getByText(/Runs the one chosen case\. Estimated cost/).count()).toBe(1);
     await page.getByRole('button', { name: 'Run tests' }).click();
     await expect.poll(() => page.getByRole('status').innerText()).toContain('completed');
     const results = page.getByRole('table', { name: 'Test results' });

@@ -83,7 +83,7 @@ export const assistantTests = {
   stop: 'Stop',
   runsAll_one: 'Runs the one case.',
   runsAll_other: 'Runs all {{count}} cases.',
-  runsChosen_one: 'Runs the {{count}} chosen case.',
+  runsChosen_one: 'Runs the one chosen case.',
   runsChosen_other: 'Runs the {{count}} chosen cases.',
   estimate_one: 'Estimated cost {{cost}}: {{count}} model call, about {{tokens}} tokens.',
   estimate_other: 'Estimated cost {{cost}}: {{count}} model calls, about {{tokens}} tokens.',
