@@ -73,7 +73,7 @@ describe('the test case editor', () => {
     await screenshot(page, 'assistant-test-case-editor');
     await page.getByRole('button', { name: 'Save test case' }).click();
     await expect.poll(() => page.getByRole('button', { name: 'Edit Lists and cites' }).count()).toBe(1);
-    expect(await page.getByText(`Cites ${world.filePath}`).count()).toBe(1);
+    expect(await page.getByText('Cites cells.md (Files)').count()).toBe(1);
 
     await page.getByRole('button', { name: 'Edit Lists and cites' }).click();
     await page.getByLabel('Name').fill('Lists, cites and is judged');

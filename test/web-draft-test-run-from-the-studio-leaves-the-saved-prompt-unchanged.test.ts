@@ -46,6 +46,7 @@ describe('a draft run from the studio', () => {
     expect(created.status, created.text).toBe(201);
     await page.reload();
     await page.getByLabel('System prompt').fill('Be brief.');
+    await screenshot(page, 'studio-run-tests-on-this-draft');
     const opened = context.waitForEvent('page');
     await page.getByRole('button', { name: 'Run tests on this draft' }).click();
     const tests = await opened;

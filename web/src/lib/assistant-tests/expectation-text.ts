@@ -4,6 +4,8 @@
  */
 import type { Expectation, TestResult } from '$lib/api/assistant-tests';
 import { t } from '$lib/i18n/translate.svelte';
+import type { TestCaseChoices } from './test-case-choices';
+import { sourceValue } from './test-case-draft';
 
 export type Verdict = TestResult['verdict'];
 
@@ -11,20 +13,23 @@ function quoted(phrases: readonly string[]): string {
   return phrases.map((phrase) => `“${phrase}”`).join(', ');
 }
 
-function sourceText(expectation: Extract<Expectation, { type: 'cites_source' }>): string {
+function sourceText(expectation: Extract<Expectation, { type: 'cites_source' }>, choices: TestCaseChoices | undefined): string {
+  const chosen = choices?.sources.find((option) => option.value === sourceValue(expectation));
+  if (chosen !== undefined) return chosen.group === undefined ? chosen.label : `${chosen.label} (${chosen.group})`;
   return [expectation.file_path, expectation.knowledge_base_id, expectation.document_id]
     .filter((part): part is string => part !== undefined)
     .join(' · ');
 }
 
-export function expectationText(expectation: Expectation): string {
+/** With the editor's choices, a source or rubric reads by its name rather than its id. */
+export function expectationText(expectation: Expectation, choices?: TestCaseChoices): string {
   switch (expectation.type) {
     case 'contains':
       return t('assistantTests.describeContains', { phrases: quoted(expectation.phrases) });
     case 'not_contains':
       return t('assistantTests.describeNotContains', { phrases: quoted(expectation.phrases) });
     case 'cites_source':
-      return t('assistantTests.describeCitesSource', { source: sourceText(expectation) });
+      return t('assistantTests.describeCitesSource', { source: sourceText(expectation, choices) });
     case 'calls_tool':
       return t('assistantTests.describeCallsTool', { tool: expectation.tool });
     case 'does_not_call_tool':
@@ -38,7 +43,9 @@ export function expectationText(expectation: Expectation): string {
     case 'judged':
       return expectation.rubric_id === undefined
         ? t('assistantTests.describeJudgedCriterion', { criterion: expectation.criterion ?? '' })
-        : t('assistantTests.describeJudgedRubric', { rubric: expectation.rubric_id });
+        : t('assistantTests.describeJudgedRubric', {
+            rubric: choices?.rubrics.find((option) => option.value === expectation.rubric_id)?.label ?? expectation.rubric_id,
+          });
   }
 }
 
