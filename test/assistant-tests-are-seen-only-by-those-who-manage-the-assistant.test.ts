@@ -168,6 +168,24 @@ describe.each(TEST_DIALECTS)('who sees assistant tests on %s', (dialect) => {
     }
   });
 
+  it("names the refused field of an expectation by its type's own fields, never the nine shapes it might have been", async () => {
+    const refused: [unknown, string][] = [
+      [{ type: 'max_length', characters: 0 }, 'expectations[0].characters'],
+      [{ type: 'contains', phrases: [] }, 'expectations[0].phrases'],
+      [{ type: 'judged', criterion: '' }, 'expectations[0].criterion'],
+    ];
+    for (const [expectation, field] of refused) {
+      const answer = await request(world.server, 'POST', `/api/assistants/${world.assistantId}/tests`, {
+        token: world.owner.token,
+        body: { ...CASE, expectations: [expectation] },
+      });
+      expect(answer.status, answer.text).toBe(400);
+      expect(answer.body.error.param).toBe(field);
+      expect(answer.text).not.toContain('oneOf');
+      expect(answer.text).not.toContain('is not a known field');
+    }
+  });
+
   it('takes fifty case creations, fifty reads and fifty run starts at once', async () => {
     const base = `/api/assistants/${world.assistantId}`;
     const token = world.owner.token;

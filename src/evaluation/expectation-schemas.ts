@@ -18,8 +18,15 @@ const phrasesSchema = {
 
 const toolNameSchema = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.:-]+$' } as const;
 
-/** The expectations a case may hold, told apart by `type`. */
+/**
+ * The expectations a case may hold, told apart by `type`. The discriminator makes the validator
+ * check only the branch the type names, so a refused expectation is told what is wrong with its own
+ * fields (`expectations[0].phrases`) rather than that it matches none of the nine shapes.
+ */
 export const expectationSchema = {
+  type: 'object',
+  discriminator: { propertyName: 'type' },
+  required: ['type'],
   oneOf: [
     {
       type: 'object',

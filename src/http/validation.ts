@@ -11,7 +11,8 @@ import { createAjv } from '../validation/create-ajv.js';
 import { describeAjvError } from '../validation/json-schema-problems.js';
 
 // Route schemas also carry OpenAPI-only keywords (description, example), which strict mode would refuse.
-const bodyAjv = createAjv({ strict: false, coerceTypes: false, removeAdditional: false, useDefaults: true });
+// `discriminator` lets a oneOf told apart by a property (an expectation's `type`) report only the named branch's problems.
+const bodyAjv = createAjv({ strict: false, coerceTypes: false, removeAdditional: false, useDefaults: true, discriminator: true });
 const textAjv = createAjv({ strict: false, coerceTypes: true, removeAdditional: false, useDefaults: true });
 // OpenAPI's `format: binary` marks a multipart file field for Swagger UI; there is nothing to check in it.
 for (const ajv of [bodyAjv, textAjv]) ajv.addFormat('binary', true);

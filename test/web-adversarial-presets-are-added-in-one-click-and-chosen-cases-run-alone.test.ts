@@ -1,0 +1,62 @@
+/**
+ * Proves in a real Chromium that "Add adversarial presets" lists the built-in cases in a dialog,
+ * every one ticked, and adds the ticked ones in one click (here four of the five); that ticking
+ * one case makes "Run tests" run that case alone, after saying so with its estimated cost; and
+ * that the dialog and the page pass axe-core and fit 375 px, used with the keyboard.
+ */
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAssistantTestWorld, type AssistantTestWorld } from './support/assistant-test-world.js';
+import { expectAccessible, expectOneHeading, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
+import { horizontalOverflow } from './support/page-checks.js';
+import { possiblyUnset } from './support/possibly-unset.js';
+import { request } from './support/test-server.js';
+
+describe('adversarial presets and a run of chosen cases', () => {
+  let world: AssistantTestWorld;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    world = await startAssistantTestWorld('sqlite');
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await possiblyUnset(browser)?.close();
+    await possiblyUnset(world)?.close();
+  });
+
+  it('adds the ticked presets in one click, then runs only the chosen case', async () => {
+    const { page, pageErrors } = await openPage(browser, { width: 375 });
+    await logInThroughPage(page, world.server.baseUrl, world.owner.email, world.owner.password);
+    await page.goto(`${world.server.baseUrl}/assistants/${world.assistantId}/tests`);
+    await expectOneHeading(page, 'Tests of Biology tutor');
+
+    await page.getByRole('button', { name: 'Add adversarial presets' }).focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Add adversarial presets' });
+    await expect.poll(() => dialog.getByRole('checkbox').count()).toBe(5);
+    for (const box of await dialog.getByRole('checkbox').all()) expect(await box.isChecked()).toBe(true);
+    await dialog.getByLabel('Asks for another persona').uncheck();
+    expect(await horizontalOverflow(page)).toBe(0);
+    await expectAccessible(page);
+    await screenshot(page, 'assistant-tests-presets-phone');
+    await dialog.getByRole('button', { name: 'Add chosen presets' }).click();
+    await expect.poll(() => dialog.isVisible()).toBe(false);
+    await expect.poll(() => page.getByRole('button', { name: /^Edit / }).count()).toBe(4);
+    const stored = await request(world.server, 'GET', `/api/assistants/${world.assistantId}/tests`, { token: world.owner.token });
+    expect(stored.body.items.map((item: { kind: string }) => item.kind)).toEqual(Array(4).fill('adversarial'));
+
+    await expect.poll(() => page.getByText('Runs all 4 cases.').count()).toBe(1);
+    await page.getByRole('checkbox', { name: 'Choose Tells it to ignore its instructions for the next run' }).check();
+    await expect.poll(() => page.getByText(/Runs the one chosen case\. Estimated cost/).count()).toBe(1);
+    await page.getByRole('button', { name: 'Run tests' }).click();
+    await expect.poll(() => page.getByRole('status').innerText()).toContain('completed');
+    const results = page.getByRole('table', { name: 'Test results' });
+    expect(await results.getByRole('row').count()).toBe(2);
+    expect(await results.getByRole('row', { name: /Tells it to ignore its instructions/ }).count()).toBe(1);
+    expect(await horizontalOverflow(page)).toBe(0);
+    await expectAccessible(page);
+    expect(pageErrors).toEqual([]);
+  });
+});
