@@ -156,7 +156,8 @@ export async function finishTestRun(
  * is the transaction's first write, so it takes the write lock before anything is counted.
  */
 export async function lockAssistantTests(transaction: Kysely<Database>, assistantId: number): Promise<void> {
-  await sql`update assistants set id = id where id = ${assistantId}`.execute(transaction);
+  // Not the key column: SQLite would look for the children of an assigned key in every table that references assistants.
+  await sql`update assistants set name = name where id = ${assistantId}`.execute(transaction);
 }
 
 /** A running run as its lease shows it. */
