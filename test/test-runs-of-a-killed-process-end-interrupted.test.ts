@@ -4,7 +4,9 @@
  * second case hangs in the model; while that process lives, its run survives the other server's
  * sweeps and reads for several leases (it renews its lease, TEST_RUN_LEASE_MS); once it is killed
  * with SIGKILL, the sweep marks the run `interrupted`, its finished result kept, and the run no
- * longer counts against TEST_RUNS_RUNNING_PER_ASSISTANT_MAX, so a new run starts.
+ * longer counts against TEST_RUNS_RUNNING_PER_ASSISTANT_MAX, so a new run starts. And that a run
+ * held by a process of another machine (whose pid cannot be looked at) is left alone until its
+ * lease lapses, then interrupted.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { sweepTestRuns } from '../src/evaluation/test-run-sweep.js';
@@ -94,5 +96,35 @@ describe.each(TEST_DIALECTS)('test runs of a killed process on %s', (dialect) =>
     const next = await request(world.server, 'POST', `${path}/test-runs`, { token: owner.token, body: { cases: 'all' } });
     expect(next.status, next.text).toBe(201);
     await request(world.server, 'POST', `${path}/test-runs/${next.body.id}/stop`, { token: owner.token });
+  });
+
+  it('leave a run of another machine alone until its lease lapses, then end it interrupted', async () => {
+    database = await createTestDatabase(dialect);
+    world = await startAssistantTestWorld(dialect, {}, database);
+    const { assistantId, owner, provider, server } = world;
+    provider.setResponder((recorded) => ({ ...scriptedReply(recorded), delayMs: HANG_MILLISECONDS }));
+    const path = `/api/assistants/${assistantId}`;
+    const body = {
+      name: 'hangs',
+      kind: 'single_turn',
+      turns: ['How do cells divide?'],
+      expectations: [{ type: 'contains', phrases: ['mitosis'] }],
+    };
+    expect((await request(server, 'POST', `${path}/tests`, { token: owner.token, body })).status).toBe(201);
+    const started = await request(server, 'POST', `${path}/test-runs`, { token: owner.token, body: { cases: 'all' } });
+    expect(started.status, started.text).toBe(201);
+    // As if another machine ran it: this process loses the lease and no pid here can answer for it.
+    const handOver = (expiresAt: string) =>
+      server.store.db
+        .updateTable('assistant_test_runs')
+        .set({ lease_owner: 'another-machine:4242:0123456789ab', lease_expires_at: expiresAt })
+        .where('id', '=', started.body.id)
+        .execute();
+    await handOver(new Date(Date.now() + 60_000).toISOString());
+    expect(await sweepTestRuns(server.store.db)).toBe(0);
+    expect((await request(server, 'GET', `${path}/test-runs/${started.body.id}`, { token: owner.token })).body.status).toBe('running');
+    await handOver(new Date(Date.now() - 1_000).toISOString());
+    expect(await sweepTestRuns(server.store.db)).toBe(1);
+    expect((await request(server, 'GET', `${path}/test-runs/${started.body.id}`, { token: owner.token })).body.status).toBe('interrupted');
   });
 });
