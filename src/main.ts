@@ -155,6 +155,7 @@ async function start(command: Command): Promise<void> {
   if (!serving || settings.ingestionInWeb) services.ingestionRunner.start(logger);
   if (serving) services.chatRetentionPurger.start(logger);
   if (serving) services.chats.runs.startSweeps(logger);
+  if (serving) services.testRuns.leases.startSweeps(logger);
   if (serving) announceAdmin(bootstrap, settings);
   else logger.info({ runner: services.ingestionRunner.owner }, 'worker ready: ingesting documents');
 
@@ -174,6 +175,7 @@ async function start(command: Command): Promise<void> {
     await services.ingestionRunner.stop();
     await services.chatRetentionPurger.stop();
     await services.chats.runs.stopSweeps();
+    await services.testRuns.leases.stopSweeps();
     await leftoverSweeps.stop();
     // Runs that ended in the last RUN_RECORD_WINDOW_MS have their usage logs and traces written before the store closes.
     await services.runRecords.close();

@@ -225,6 +225,8 @@ export function createServices(store: Store, settings: Settings, registries: Reg
   const drain = new ServerDrain();
   const testRuns = new TestRunService({
     db: store.db,
+    dialect: store.dialect,
+    leaseOwner: runnerOwnerName(),
     registries,
     completions,
     runRecords,
@@ -237,6 +239,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       runsPerAssistantMaximum: settings.testRunsPerAssistantMaximum,
       judgeTimeoutMilliseconds: settings.testJudgeTimeoutMilliseconds,
       eventsPollMilliseconds: settings.testRunEventsPollMilliseconds,
+      leaseMilliseconds: settings.testRunLeaseMilliseconds,
     },
   });
   return {

@@ -905,6 +905,14 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 10,
     maximum: 60_000,
   }),
+  testRunLeaseMilliseconds: integerSetting({
+    variable: 'TEST_RUN_LEASE_MS',
+    meaning:
+      "how long a process's claim on a running test run lasts unless renewed (four times per lease); a run whose process died is marked `interrupted`, its finished results kept, once the lease lapses (at once if that process is gone from this machine); swept every lease",
+    defaultValue: 20_000,
+    minimum: 1_000,
+    maximum: 600_000,
+  }),
   insightsTopicTermsPerQuestionMaximum: integerSetting({
     variable: 'INSIGHTS_QUESTION_TERMS_MAX',
     meaning:

@@ -2,7 +2,8 @@
  * An assistant's test cases (docs/assistant-tests.md): create, list, read, replace and delete
  * them, and add the built-in adversarial presets in one call. Only whoever manages the assistant
  * may (requireAssistantTesting in the permission module); everyone else gets 404. Each write and
- * its audit entry go in one transaction.
+ * its audit entry go in one transaction; adding cases counts them under a lock on the assistant's
+ * row (lockAssistantTests), so TEST_CASES_PER_ASSISTANT_MAX holds under races on both dialects.
  */
 import type { Kysely } from 'kysely';
 import type { CallContext } from '../auth/call-context.js';
@@ -17,6 +18,7 @@ import {
   findTestCase,
   insertTestCases,
   listTestCases,
+  lockAssistantTests,
   updateTestCase,
   type TestCaseRow,
 } from '../store/assistant-tests-repository.js';
@@ -114,8 +116,8 @@ export class TestCaseService {
     const record = await loadTestableAssistant(this.db, context, assistantId);
     const now = nowTimestamp();
     const ids = await this.db.transaction().execute(async (transaction) => {
-      // Counted inside the transaction; SQLite serializes writers, and on PostgreSQL two racing
-      // inserts may each pass by one, which the cap tolerates (it bounds work, not correctness).
+      // Counted under the assistant's lock, so racing creates on any process never pass the cap.
+      await lockAssistantTests(transaction, assistantId);
       if ((await countTestCases(transaction, assistantId)) + inputs.length > this.casesPerAssistantMaximum)
         throw new AppError('test_cases_limit', `An assistant may hold at most ${this.casesPerAssistantMaximum} test cases.`);
       const inserted = await insertTestCases(

@@ -3,7 +3,10 @@
  * background job that runs the chosen cases through the real pipeline against a snapshot (the
  * saved assistant or a draft), TEST_RUN_CONCURRENCY at a time, each result stored as it finishes;
  * progress read back from the store (so any process can follow it), a stop that ends the run and
- * keeps what finished, and a comparison of two runs. Only whoever manages the assistant may.
+ * keeps what finished, and a comparison of two runs. Only whoever manages the assistant may. A
+ * running run is held under a lease this process renews; one whose process died is marked
+ * interrupted by whoever looks first (test-run-sweep.ts). The running-runs limit is counted under
+ * a lock on the assistant's row, so racing starts on any process never pass it.
  */
 import type { Kysely } from 'kysely';
 import type { CallContext } from '../auth/call-context.js';
@@ -21,16 +24,18 @@ import type { AssistantRecord } from '../store/assistants-repository.js';
 import {
   countRunningTestRuns,
   findTestCases,
-  findTestRun,
   finishTestRun,
   insertTestResult,
   insertTestRun,
   isTestRunStopRequested,
+  listRunningTestRuns,
   listTestResults,
   listTestRuns,
+  lockAssistantTests,
   requestTestRunStop,
   type TestRunRow,
 } from '../store/assistant-tests-repository.js';
+import type { Dialect } from '../store/dialect.js';
 import { appendAuditEntry } from '../store/audit-log-repository.js';
 import { listModelPrices } from '../store/model-prices-repository.js';
 import { nowTimestamp, type Database } from '../store/schema.js';
@@ -51,6 +56,8 @@ import type { Expectation } from './expectation-schemas.js';
 import { executeCase, type CaseRunner, type TestCaseToRun } from './case-execution.js';
 import { loadTestableAssistant } from './test-case-service.js';
 import { draftSnapshot, estimateTokens, recordWithSnapshot, snapshotOfRecord, type RunSnapshot } from './test-run-snapshot.js';
+import { TestRunLeases } from './test-run-leases.js';
+import { interruptAbandoned, sweepTestRuns } from './test-run-sweep.js';
 import { dollars, resultsOf, runSummaries } from './test-run-views.js';
 
 export interface TestRunLimits {
@@ -58,10 +65,15 @@ export interface TestRunLimits {
   runsPerAssistantMaximum: number;
   judgeTimeoutMilliseconds: number;
   eventsPollMilliseconds: number;
+  /** How long a run's lease lasts unless renewed (TEST_RUN_LEASE_MS). */
+  leaseMilliseconds: number;
 }
 
 export interface TestRunDependencies {
   db: Kysely<Database>;
+  dialect: Dialect;
+  /** This process's name in leases (runner-identity.ts). */
+  leaseOwner: string;
   registries: Registries;
   completions: CompletionService;
   runRecords: RunRecordWriter;
@@ -86,8 +98,12 @@ export class TestRunService {
   private readonly running = new Map<number, AbortController>();
   /** The background jobs, so that tests and a graceful stop can wait for them. */
   private readonly jobs = new Set<Promise<void>>();
+  /** The leases this process holds on its running runs, and the sweep of runs whose process died. */
+  readonly leases: TestRunLeases;
 
-  constructor(private readonly dependencies: TestRunDependencies) {}
+  constructor(private readonly dependencies: TestRunDependencies) {
+    this.leases = new TestRunLeases(dependencies);
+  }
 
   async estimate(context: CallContext, assistantId: number, input: TestRunInput): Promise<TestRunEstimateView> {
     const prepared = await this.prepare(context, assistantId, input);
@@ -97,8 +113,11 @@ export class TestRunService {
   async start(context: CallContext, assistantId: number, input: TestRunInput): Promise<TestRunView> {
     const prepared = await this.prepare(context, assistantId, input);
     const estimate = await this.estimateOf(prepared);
-    const { db, limits } = this.dependencies;
+    const { db, limits, leaseOwner } = this.dependencies;
     const runId = await db.transaction().execute(async (transaction) => {
+      await lockAssistantTests(transaction, assistantId);
+      // Runs of processes that died no longer count against the limit.
+      await interruptAbandoned(transaction, await listRunningTestRuns(transaction, assistantId), nowTimestamp());
       if ((await countRunningTestRuns(transaction, assistantId)) >= limits.runsPerAssistantMaximum)
         throw new AppError('test_runs_limit', `An assistant may have at most ${limits.runsPerAssistantMaximum} test runs running at once.`);
       const id = await insertTestRun(transaction, {
@@ -110,6 +129,8 @@ export class TestRunService {
         status: 'running',
         estimated_cost_micro_usd: Math.round(estimate.estimated_cost_usd * 1_000_000),
         created_at: nowTimestamp(),
+        lease_owner: leaseOwner,
+        lease_expires_at: this.leases.expiry(),
       });
       await appendAuditEntry(
         transaction,
@@ -129,6 +150,7 @@ export class TestRunService {
 
   async list(context: CallContext, assistantId: number, page: PageBounds): Promise<{ items: TestRunSummaryView[]; total: number }> {
     await loadTestableAssistant(this.dependencies.db, context, assistantId);
+    await sweepTestRuns(this.dependencies.db, assistantId);
     const listed = await listTestRuns(this.dependencies.db, assistantId, page);
     return { items: await runSummaries(this.dependencies.db, listed.items), total: listed.total };
   }
@@ -182,7 +204,7 @@ export class TestRunService {
   async summary(context: CallContext, assistantId: number, runId: number): Promise<() => Promise<TestRunSummaryView>> {
     await this.requireRun(context, assistantId, runId);
     return async () => {
-      const row = await findTestRun(this.dependencies.db, assistantId, runId);
+      const row = await this.leases.findSettled(assistantId, runId);
       const [summary] = await runSummaries(this.dependencies.db, row === undefined ? [] : [row]);
       if (summary === undefined) throw new AppError('not_found', 'Test run not found.');
       return summary;
@@ -204,7 +226,7 @@ export class TestRunService {
 
   private async requireRun(context: CallContext, assistantId: number, runId: number): Promise<TestRunRow> {
     await loadTestableAssistant(this.dependencies.db, context, assistantId);
-    const row = await findTestRun(this.dependencies.db, assistantId, runId);
+    const row = await this.leases.findSettled(assistantId, runId);
     if (!row) throw new AppError('not_found', 'Test run not found.');
     return row;
   }
@@ -262,8 +284,9 @@ export class TestRunService {
 
   /** The background job: cases TEST_RUN_CONCURRENCY at a time, each result stored as it ends, then the run's end. */
   private async execute(runId: number, prepared: PreparedRun, controller: AbortController): Promise<void> {
-    const { db, serverStopping, limits } = this.dependencies;
+    const { db, serverStopping, limits, leaseOwner } = this.dependencies;
     const signal = AbortSignal.any([controller.signal, serverStopping]);
+    const lease = this.leases.keep(runId, controller);
     let status = 'completed';
     try {
       const runner = await this.caseRunner(runId, prepared, signal);
@@ -284,10 +307,12 @@ export class TestRunService {
       await Promise.allSettled(Array.from({ length: Math.min(limits.concurrency, queue.length) }, worker));
     } catch {
       status = 'interrupted';
+    } finally {
+      clearInterval(lease);
     }
     if (controller.signal.aborted) status = 'stopped';
     else if (serverStopping.aborted) status = 'interrupted';
-    await finishTestRun(db, runId, status, nowTimestamp()).catch(() => undefined);
+    await finishTestRun(db, { id: runId, leaseOwner }, status, nowTimestamp()).catch(() => undefined);
   }
 
   private async keep(runId: number, result: TestResultView): Promise<void> {

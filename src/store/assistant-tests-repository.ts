@@ -1,9 +1,10 @@
 /**
  * The queries of assistants' test cases, test runs and results (migration 0080,
  * docs/assistant-tests.md). Lists are paged, newest first for runs and oldest first for cases, in
- * the order a teacher wrote them.
+ * the order a teacher wrote them. A running run is held under a lease (migration 0084): its process
+ * renews it, and a run whose lease lapsed is marked interrupted by one caller only.
  */
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { PageBounds } from '../validation/page-query-schema.js';
 import type { AssistantTestCasesTable, AssistantTestResultsTable, AssistantTestRunsTable, Database } from './schema.js';
 
@@ -129,8 +130,77 @@ export async function isTestRunStopRequested(db: Kysely<Database>, runId: number
   return row === undefined || row.stop_requested === 1;
 }
 
-export async function finishTestRun(db: Kysely<Database>, runId: number, status: string, finishedAt: string): Promise<void> {
-  await db.updateTable('assistant_test_runs').set({ status, finished_at: finishedAt }).where('id', '=', runId).execute();
+/**
+ * Ends a run its process still holds. A run another process already declared interrupted (its
+ * lease had lapsed) stays interrupted: that is what its viewers were told.
+ */
+export async function finishTestRun(
+  db: Kysely<Database>,
+  run: { id: number; leaseOwner: string },
+  status: string,
+  finishedAt: string,
+): Promise<void> {
+  await db
+    .updateTable('assistant_test_runs')
+    .set({ status, finished_at: finishedAt })
+    .where('id', '=', run.id)
+    .where('status', '=', 'running')
+    .where('lease_owner', '=', run.leaseOwner)
+    .execute();
+}
+
+/**
+ * Makes the rest of `transaction` the only one counting and adding the assistant's test cases or
+ * runs: a write to the assistant's row, which PostgreSQL holds locked until the transaction ends
+ * (another transaction's same write waits, then counts what this one added), and which on SQLite
+ * is the transaction's first write, so it takes the write lock before anything is counted.
+ */
+export async function lockAssistantTests(transaction: Kysely<Database>, assistantId: number): Promise<void> {
+  // Not the key column: SQLite would look for the children of an assigned key in every table that references assistants.
+  await sql`update assistants set name = name where id = ${assistantId}`.execute(transaction);
+}
+
+/** A running run as its lease shows it. */
+export type RunningTestRun = Pick<TestRunRow, 'id' | 'lease_owner' | 'lease_expires_at'>;
+
+/** The running runs of one assistant, or of every assistant (the periodic sweep). */
+export async function listRunningTestRuns(db: Kysely<Database>, assistantId?: number): Promise<RunningTestRun[]> {
+  let query = db.selectFrom('assistant_test_runs').select(['id', 'lease_owner', 'lease_expires_at']).where('status', '=', 'running');
+  if (assistantId !== undefined) query = query.where('assistant_id', '=', assistantId);
+  return query.orderBy('id').execute();
+}
+
+/**
+ * Marks the run interrupted if it is still running under the same owner: one caller wins however
+ * many look at once.
+ */
+export async function interruptTestRun(db: Kysely<Database>, run: RunningTestRun, finishedAt: string): Promise<boolean> {
+  const updated = await db
+    .updateTable('assistant_test_runs')
+    .set({ status: 'interrupted', finished_at: finishedAt })
+    .where('id', '=', run.id)
+    .where('status', '=', 'running')
+    .where((expression) =>
+      run.lease_owner === null ? expression('lease_owner', 'is', null) : expression('lease_owner', '=', run.lease_owner),
+    )
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) > 0;
+}
+
+/** Renews the lease of a run this process still holds; false once it is no longer running or no longer its own. */
+export async function renewTestRunLease(
+  db: Kysely<Database>,
+  run: { id: number; leaseOwner: string },
+  expiresAt: string,
+): Promise<boolean> {
+  const updated = await db
+    .updateTable('assistant_test_runs')
+    .set({ lease_expires_at: expiresAt })
+    .where('id', '=', run.id)
+    .where('status', '=', 'running')
+    .where('lease_owner', '=', run.leaseOwner)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) > 0;
 }
 
 export async function insertTestResult(db: Kysely<Database>, row: Insertable<AssistantTestResultsTable>): Promise<void> {

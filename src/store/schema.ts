@@ -508,6 +508,10 @@ export interface AssistantTestRunsTable {
   estimated_cost_micro_usd: number;
   created_at: string;
   finished_at: string | null;
+  /** The process running it (runner-identity.ts); null for runs older than migration 0084. */
+  lease_owner: string | null;
+  /** Until when that process promised to renew; past it (or once the process is known dead) the run is interrupted. */
+  lease_expires_at: string | null;
 }
 
 /** One case's result in a run (migration 0080); `details` holds the sources, tool steps and per-expectation verdicts as JSON text. */

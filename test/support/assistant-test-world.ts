@@ -13,7 +13,7 @@
 import { JUDGE_INSTRUCTIONS } from '../../src/evaluation/answer-judge.js';
 import { startFakeOpenAiServer, lastUserMessageText, type FakeOpenAiServer, type ScriptedReply } from '../fakes/fake-openai-server.js';
 import { isRecord, type RecordedRequest } from '../fakes/fake-http.js';
-import type { Dialect } from './test-databases.js';
+import type { Dialect, TestDatabase } from './test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './test-server.js';
 
 export const LONG_ANSWER = 'Cells divide by mitosis: the cell copies its chromosomes and then the nucleus splits in two.';
@@ -72,10 +72,16 @@ async function uploadNotes(server: TestServer, token: string): Promise<string> {
   return ((await response.json()) as { file_path: string }).file_path;
 }
 
-export async function startAssistantTestWorld(dialect: Dialect, environment: Record<string, string> = {}): Promise<AssistantTestWorld> {
+/** The world's server; over `database` when given (the caller drops it), so other processes can share its store. */
+export async function startAssistantTestWorld(
+  dialect: Dialect,
+  environment: Record<string, string> = {},
+  database?: TestDatabase,
+): Promise<AssistantTestWorld> {
   const provider = await startFakeOpenAiServer();
   provider.setResponder(scriptedReply);
   const server = await startTestServer(dialect, {
+    ...(database !== undefined && { database }),
     environment: {
       OPENAI_BASE_URL: provider.baseUrl,
       OPENAI_API_KEY: 'sk-test',

@@ -82,6 +82,7 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
   if (settings.ingestionInWeb) services.ingestionRunner.start(logger);
   services.chatRetentionPurger.start(logger);
   services.chats.runs.startSweeps(logger);
+  services.testRuns.leases.startSweeps(logger);
   return {
     baseUrl: address,
     store,
@@ -98,6 +99,7 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
       await services.ingestionRunner.stop();
       await services.chatRetentionPurger.stop();
       await services.chats.runs.stopSweeps();
+      await services.testRuns.leases.stopSweeps();
       await leftoverSweeps.stop();
       await services.runRecords.close();
       await services.blobs.close();

@@ -10,6 +10,7 @@ import { quotaReservationsAndAssistantQuotasMigration } from './0077-quota-reser
 import { auditLogOrganizationIndexMigration } from './0079-audit-log-organization-index.js';
 import { assistantTestsMigration } from './0080-assistant-tests.js';
 import { usageRollUpsByAssistantAndPersonMigration } from './0083-usage-roll-ups-by-assistant-and-person.js';
+import { testRunLeasesMigration } from './0084-test-run-leases.js';
 import { usageQuarterlyPeopleMigration } from './0086-usage-quarterly-people.js';
 import { chatRunsMigration } from './0070-chat-runs.js';
 import type { Migration } from 'kysely';
@@ -74,6 +75,7 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0081-assistant-insights-roll-ups': assistantInsightsRollUpsMigration(dialect),
     '0082-templates': templatesMigration(dialect),
     '0083-usage-roll-ups-by-assistant-and-person': usageRollUpsByAssistantAndPersonMigration(dialect),
+    '0084-test-run-leases': testRunLeasesMigration(),
     '0086-usage-quarterly-people': usageQuarterlyPeopleMigration(dialect),
   };
 }
