@@ -18,6 +18,7 @@ import { createChatServices, type ChatServices } from './chats/chat-services.js'
 import { CompletionService } from './completions/completion-service.js';
 import { TestCaseService } from './evaluation/test-case-service.js';
 import { TestRunService } from './evaluation/test-run-service.js';
+import { TestSuggestionService } from './evaluation/test-suggestion-service.js';
 import { RunRecordWriter } from './completions/run-record-writer.js';
 import type { Settings } from './config/settings.js';
 import { FileService } from './files/file-service.js';
@@ -119,6 +120,8 @@ export interface Services extends ChatServices {
   testCases: TestCaseService;
   /** Test runs through the real pipeline, their progress, stop and comparison (docs/assistant-tests.md). */
   testRuns: TestRunService;
+  /** Test cases the small fast model proposes, never saved (docs/assistant-tests.md). */
+  testSuggestions: TestSuggestionService;
 }
 
 /** A day: how long a process keeps the sums of a month's settled days (src/usage/quota-admission.ts). */
@@ -239,9 +242,25 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       eventsPollMilliseconds: settings.testRunEventsPollMilliseconds,
     },
   });
+  const testCaseLimits = { turnsMaximum: settings.testCaseTurnsMaximum, turnCharactersMaximum: settings.testCaseTurnCharactersMaximum };
   return {
-    testCases: new TestCaseService(store.db, settings.testCasesPerAssistantMaximum),
+    testCases: new TestCaseService(store.db, settings.testCasesPerAssistantMaximum, testCaseLimits),
     testRuns,
+    testSuggestions: new TestSuggestionService({
+      db: store.db,
+      registries,
+      runRecords,
+      providersFor: (organizationId) => providerSettings.providersFor(organizationId),
+      smallFastModelFor: (organizationId) => providerSettings.smallFastModelFor(organizationId),
+      passageSampleFor: (owner, collectionIds, charactersMaximum) => knowledgeBases.passageSample(owner, collectionIds, charactersMaximum),
+      caseLimits: testCaseLimits,
+      limits: {
+        suggestionsMaximum: settings.testSuggestionsMaximum,
+        passageCharactersMaximum: settings.testSuggestionPassageCharactersMaximum,
+        tokensMaximum: settings.testSuggestionTokensMaximum,
+        timeoutMilliseconds: settings.testSuggestionTimeoutMilliseconds,
+      },
+    }),
     settings,
     store,
     runRecords,
