@@ -4,8 +4,9 @@
  * presses "Add as test case" under that rated answer, follows "Added: open in tests" and sees the
  * case (named from the learner's question, with the learner's turn) on the tests page. On the
  * tests page, "Suggest cases" shows the model's proposals; "Dismiss" forgets one and "Accept"
- * lists the other among the test cases. Without a small fast model the button is disabled with the
- * explanation. Both pages pass axe-core and fit 375 px.
+ * lists the other among the test cases; an answer with nothing usable is said to be so. Without a
+ * small fast model the button is disabled with the explanation. Both pages pass axe-core and fit
+ * 375 px.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,13 +45,14 @@ describe('test cases from rated answers and suggestions', () => {
   let world: AssistantTestWorld;
   let browser: Browser;
   let learner: CreatedUser;
+  let proposalText = JSON.stringify({ cases: PROPOSALS });
 
   beforeAll(async () => {
     world = await startAssistantTestWorld('sqlite');
     world.provider.setResponder((recorded) => {
       const messages = isRecord(recorded.body) && Array.isArray(recorded.body.messages) ? recorded.body.messages : [];
       const system = (messages[0] as { content?: unknown } | undefined)?.content;
-      return system === PROPOSAL_INSTRUCTIONS ? { text: JSON.stringify({ cases: PROPOSALS }) } : scriptedReply(recorded);
+      return system === PROPOSAL_INSTRUCTIONS ? { text: proposalText } : scriptedReply(recorded);
     });
     browser = await launchBrowser();
     learner = await createUser(world.server, world.adminToken, {
@@ -137,6 +139,16 @@ describe('test cases from rated answers and suggestions', () => {
     expect(await horizontalOverflow(phone)).toBe(0);
     await expectAccessible(phone);
     await screenshot(phone, 'tests-suggested-cases-phone');
+  });
+
+  it('says so when the model proposes nothing usable', async () => {
+    proposalText = 'Some ideas: ask about plants.';
+    const { page } = await ownerPage(browser, world);
+    await page.goto(`${world.server.baseUrl}/assistants/${world.assistantId}/tests`);
+    await page.getByRole('button', { name: 'Suggest cases' }).click();
+    await page.getByText('The model proposed no usable case. Try again.').waitFor();
+    expect(await page.getByRole('button', { name: 'Accept' }).count()).toBe(0);
+    await expectAccessible(page);
   });
 
   it('disables "Suggest cases" with the explanation when the organization has no small fast model', async () => {

@@ -368,8 +368,12 @@ export const testSuggestionsSchema = {
       },
     },
     dropped: { type: 'integer', description: 'How many proposals the model made that were not valid cases' },
+    answer_readable: {
+      type: 'boolean',
+      description: "False when the model's answer held no case at all (not JSON, or no list); proposals is then empty",
+    },
   },
-  required: ['proposals', 'dropped'],
+  required: ['proposals', 'dropped', 'answer_readable'],
 } as const;
 
 export type TestSuggestionsView = FromSchema<typeof testSuggestionsSchema>;

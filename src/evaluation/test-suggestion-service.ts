@@ -96,9 +96,8 @@ export class TestSuggestionService {
     }
     const read = this.reader.read(reply.answer, count);
     await countUsage(reply.usage ?? NO_USAGE, read.readable ? 'completed' : 'failed:suggestions_unreadable');
-    if (!read.readable)
-      throw new AppError('upstream_error', 'The small fast model answered something that is not a list of test cases; try again.');
-    return { proposals: read.proposals, dropped: read.dropped };
+    // An unreadable answer is the model's, not a failure of the call: the teacher is told and may ask again.
+    return { proposals: read.proposals, dropped: read.dropped, answer_readable: read.readable };
   }
 
   private async smallFastModel(organizationId: number): Promise<JudgeModel> {

@@ -170,7 +170,7 @@ export const assistantTestCaseRoutes: FastifyPluginAsync<AssistantTestCaseRouteS
           `${WHO} The model reads the system prompt and a sample of the knowledge bases' passages (TEST_SUGGESTION_PASSAGE_MAX_CHARS) ` +
           'and proposes up to `count` cases (TEST_SUGGESTIONS_MAX); proposals that are not valid cases are dropped and counted. ' +
           'Accept one with POST /api/assistants/{id}/tests. Without a small fast model, 409 no_small_fast_model; past ' +
-          'TEST_SUGGESTION_TIMEOUT_MS, 504 upstream_timeout; an answer that holds no case, 502 upstream_error.',
+          'TEST_SUGGESTION_TIMEOUT_MS, 504 upstream_timeout; an answer that holds no case, no proposals and `answer_readable: false`.',
         params: idParametersSchema,
         body: testSuggestionsInputSchema(settings.testSuggestionsMaximum),
         response: {

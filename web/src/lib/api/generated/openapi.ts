@@ -12583,7 +12583,7 @@ export interface paths {
         put?: never;
         /**
          * Propose test cases with the organization's small fast model (nothing is saved)
-         * @description For whoever manages the assistant (its owner, its organization's admins, system admins); everyone else gets 404. The model reads the system prompt and a sample of the knowledge bases' passages (TEST_SUGGESTION_PASSAGE_MAX_CHARS) and proposes up to `count` cases (TEST_SUGGESTIONS_MAX); proposals that are not valid cases are dropped and counted. Accept one with POST /api/assistants/{id}/tests. Without a small fast model, 409 no_small_fast_model; past TEST_SUGGESTION_TIMEOUT_MS, 504 upstream_timeout; an answer that holds no case, 502 upstream_error.
+         * @description For whoever manages the assistant (its owner, its organization's admins, system admins); everyone else gets 404. The model reads the system prompt and a sample of the knowledge bases' passages (TEST_SUGGESTION_PASSAGE_MAX_CHARS) and proposes up to `count` cases (TEST_SUGGESTIONS_MAX); proposals that are not valid cases are dropped and counted. Accept one with POST /api/assistants/{id}/tests. Without a small fast model, 409 no_small_fast_model; past TEST_SUGGESTION_TIMEOUT_MS, 504 upstream_timeout; an answer that holds no case, no proposals and `answer_readable: false`.
          */
         post: {
             parameters: {
@@ -12660,6 +12660,8 @@ export interface paths {
                             }[];
                             /** @description How many proposals the model made that were not valid cases */
                             dropped: number;
+                            /** @description False when the model's answer held no case at all (not JSON, or no list); proposals is then empty */
+                            answer_readable: boolean;
                         };
                     };
                 };
