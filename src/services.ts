@@ -16,8 +16,10 @@ import { AssistantSharingService } from './assistants/assistant-sharing-service.
 import { AssistantTransferService } from './assistants/assistant-transfer-service.js';
 import { createChatServices, type ChatServices } from './chats/chat-services.js';
 import { CompletionService } from './completions/completion-service.js';
-import { TestCaseService } from './evaluation/test-case-service.js';
-import { TestRunService } from './evaluation/test-run-service.js';
+import type { TestCaseService } from './evaluation/test-case-service.js';
+import { createEvaluationServices } from './evaluation/evaluation-services.js';
+import type { TestRunService } from './evaluation/test-run-service.js';
+import type { TestSuggestionService } from './evaluation/test-suggestion-service.js';
 import { RunRecordWriter } from './completions/run-record-writer.js';
 import type { Settings } from './config/settings.js';
 import { FileService } from './files/file-service.js';
@@ -119,6 +121,8 @@ export interface Services extends ChatServices {
   testCases: TestCaseService;
   /** Test runs through the real pipeline, their progress, stop and comparison (docs/assistant-tests.md). */
   testRuns: TestRunService;
+  /** Test cases the small fast model proposes, never saved (docs/assistant-tests.md). */
+  testSuggestions: TestSuggestionService;
 }
 
 /** A day: how long a process keeps the sums of a month's settled days (src/usage/quota-admission.ts). */
@@ -223,9 +227,9 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     admitRun: (request) => quotaAdmission.admit(request),
   });
   const drain = new ServerDrain();
-  const testRuns = new TestRunService({
-    db: store.db,
-    dialect: store.dialect,
+  const evaluation = createEvaluationServices({
+    store,
+    settings,
     leaseOwner: runnerOwnerName(),
     registries,
     completions,
@@ -234,17 +238,10 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     smallFastModelFor: (organizationId) => providerSettings.smallFastModelFor(organizationId),
     rubricReaderFor: (owner) => rubrics.readerFor(owner),
     serverStopping: drain.streamsEnd,
-    limits: {
-      concurrency: settings.testRunConcurrency,
-      runsPerAssistantMaximum: settings.testRunsPerAssistantMaximum,
-      judgeTimeoutMilliseconds: settings.testJudgeTimeoutMilliseconds,
-      eventsPollMilliseconds: settings.testRunEventsPollMilliseconds,
-      leaseMilliseconds: settings.testRunLeaseMilliseconds,
-    },
+    passageSampleFor: (owner, collectionIds, charactersMaximum) => knowledgeBases.passageSample(owner, collectionIds, charactersMaximum),
   });
   return {
-    testCases: new TestCaseService(store.db, settings.testCasesPerAssistantMaximum),
-    testRuns,
+    ...evaluation,
     settings,
     store,
     runRecords,

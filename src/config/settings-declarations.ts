@@ -913,6 +913,35 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1_000,
     maximum: 600_000,
   }),
+  testSuggestionsMaximum: integerSetting({
+    variable: 'TEST_SUGGESTIONS_MAX',
+    meaning:
+      "most test cases one `POST /api/assistants/{id}/test-suggestions` proposes (the organization's small fast model writes them; nothing is saved)",
+    defaultValue: 5,
+    minimum: 1,
+    maximum: 20,
+  }),
+  testSuggestionPassageCharactersMaximum: integerSetting({
+    variable: 'TEST_SUGGESTION_PASSAGE_MAX_CHARS',
+    meaning: "how many characters of the assistant's knowledge-base passages the model proposing test cases is shown, in all",
+    defaultValue: 6_000,
+    minimum: 0,
+    maximum: 100_000,
+  }),
+  testSuggestionTokensMaximum: integerSetting({
+    variable: 'TEST_SUGGESTION_TOKENS_MAX',
+    meaning: 'most tokens the model proposing test cases may answer; a longer answer is cut and what is readable of it kept',
+    defaultValue: 2_000,
+    minimum: 100,
+    maximum: 16_000,
+  }),
+  testSuggestionTimeoutMilliseconds: integerSetting({
+    variable: 'TEST_SUGGESTION_TIMEOUT_MS',
+    meaning: 'how long the model proposing test cases may take; past it the request gets 504 `upstream_timeout`',
+    defaultValue: 30_000,
+    minimum: 100,
+    maximum: 600_000,
+  }),
   insightsTopicTermsPerQuestionMaximum: integerSetting({
     variable: 'INSIGHTS_QUESTION_TERMS_MAX',
     meaning:

@@ -109,6 +109,11 @@ export const catalogue = {
     type: 'conflict_error',
     message: 'This assistant holds as many test cases as it may; delete one before adding another.',
   },
+  no_small_fast_model: {
+    status: 409,
+    type: 'conflict_error',
+    message: "The organization names no small fast model; an admin can choose one in the organization's provider settings.",
+  },
   test_runs_limit: {
     status: 429,
     type: 'rate_limit_error',

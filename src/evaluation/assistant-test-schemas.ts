@@ -319,3 +319,61 @@ export const addedCasesSchema = {
   properties: { cases: { type: 'array', items: testCaseSchema } },
   required: ['cases'],
 } as const;
+
+/** `POST /api/assistants/{id}/tests/from-answer`: the rated answer, by the `message_id` the feedback listing gives. */
+export const caseFromAnswerInputSchema = {
+  type: 'object',
+  properties: {
+    message_id: { ...idSchema, description: 'The rated answer: `message_id` of an item of GET /api/assistants/{id}/feedback' },
+  },
+  required: ['message_id'],
+  additionalProperties: false,
+} as const;
+
+export type CaseFromAnswerInput = FromSchema<typeof caseFromAnswerInputSchema>;
+
+/** `POST /api/assistants/{id}/test-suggestions`: how many cases to propose, at most TEST_SUGGESTIONS_MAX (the default). */
+export function testSuggestionsInputSchema(suggestionsMaximum: number) {
+  return {
+    type: 'object',
+    properties: {
+      count: {
+        type: 'integer',
+        minimum: 1,
+        maximum: suggestionsMaximum,
+        description: 'How many cases to propose (TEST_SUGGESTIONS_MAX when left out)',
+      },
+    },
+    additionalProperties: false,
+  } as const;
+}
+
+export type TestSuggestionsInput = FromSchema<ReturnType<typeof testSuggestionsInputSchema>>;
+
+export const testSuggestionsSchema = {
+  type: 'object',
+  properties: {
+    proposals: {
+      type: 'array',
+      description: 'Cases as POST /api/assistants/{id}/tests takes them; none is saved',
+      items: {
+        type: 'object',
+        properties: {
+          name: testCaseSchema.properties.name,
+          kind: kindSchema,
+          turns: testCaseSchema.properties.turns,
+          expectations: testCaseSchema.properties.expectations,
+        },
+        required: ['name', 'kind', 'turns', 'expectations'],
+      },
+    },
+    dropped: { type: 'integer', description: 'How many proposals the model made that were not valid cases' },
+    answer_readable: {
+      type: 'boolean',
+      description: "False when the model's answer held no case at all (not JSON, or no list); proposals is then empty",
+    },
+  },
+  required: ['proposals', 'dropped', 'answer_readable'],
+} as const;
+
+export type TestSuggestionsView = FromSchema<typeof testSuggestionsSchema>;

@@ -7,10 +7,11 @@
  */
 import type { Kysely } from 'kysely';
 import type { CallContext } from '../auth/call-context.js';
-import { requireAssistantTesting } from '../auth/permissions.js';
+import { assistantChatsScope, requireAssistantTesting } from '../auth/permissions.js';
 import { assistantAuditEntry } from '../assistants/assistant-records.js';
 import { assistantFacts } from '../assistants/assistant-view.js';
 import { AppError } from '../errors/app-error.js';
+import { findScopedFeedback } from '../store/answer-feedback-repository.js';
 import { findAssistant, type AssistantRecord } from '../store/assistants-repository.js';
 import {
   countTestCases,
@@ -23,10 +24,20 @@ import {
   type TestCaseRow,
 } from '../store/assistant-tests-repository.js';
 import { appendAuditEntry } from '../store/audit-log-repository.js';
+import { listMessages } from '../store/chats-repository.js';
 import { nowTimestamp, type Database } from '../store/schema.js';
 import type { PageBounds } from '../validation/page-query-schema.js';
 import { ADVERSARIAL_PRESETS } from './adversarial-presets.js';
-import type { AddPresetsInput, AdversarialPreset, TestCaseInput, TestCaseView } from './assistant-test-schemas.js';
+import type {
+  AddPresetsInput,
+  AdversarialPreset,
+  CaseFromAnswerInput,
+  TestCaseInput,
+  TestCaseLimits,
+  TestCaseView,
+} from './assistant-test-schemas.js';
+import { caseFromRatedAnswer } from './case-from-rated-answer.js';
+import { branchTo } from '../chats/message-tree.js';
 import type { Expectation } from './expectation-schemas.js';
 
 /** The assistant, when the caller may manage its tests; 404 otherwise. */
@@ -54,6 +65,7 @@ export class TestCaseService {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly casesPerAssistantMaximum: number,
+    private readonly caseLimits: TestCaseLimits,
   ) {}
 
   async create(context: CallContext, assistantId: number, input: TestCaseInput): Promise<TestCaseView> {
@@ -110,6 +122,23 @@ export class TestCaseService {
       assistantId,
       chosen.map((preset) => ({ name: preset.name, kind: 'adversarial', turns: preset.turns, expectations: preset.expectations })),
     );
+  }
+
+  /**
+   * Makes a case of an answer a learner rated, under exactly the rule of the rated-answers listing
+   * (GET /api/assistants/{id}/feedback): the caller manages the assistant, and the rating is in a
+   * chat with it that the members' organization lets owners read. Any other answer is not found.
+   */
+  async fromRatedAnswer(context: CallContext, assistantId: number, input: CaseFromAnswerInput): Promise<TestCaseView> {
+    const record = await loadTestableAssistant(this.db, context, assistantId);
+    const scope = assistantChatsScope(context.identity, { ...assistantFacts(record), id: record.id });
+    const rated = await findScopedFeedback(this.db, scope, input.message_id);
+    if (rated === undefined) throw new AppError('not_found', 'No rated answer of this assistant has this id.', { param: 'message_id' });
+    const branch = branchTo(await listMessages(this.db, [rated.chat_id]), rated.message_id);
+    const testCase = caseFromRatedAnswer({ messages: branch, rating: rated.rating, comment: rated.comment }, this.caseLimits);
+    if (testCase === undefined)
+      throw new AppError('invalid_body', 'The rated answer follows no learner question to replay.', { param: 'message_id' });
+    return this.create(context, assistantId, testCase);
   }
 
   private async insert(context: CallContext, assistantId: number, inputs: TestCaseInput[]): Promise<TestCaseView[]> {

@@ -172,7 +172,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await scope.register(usageRoutes, pick(services, 'usage'));
     await scope.register(insightsRoutes, pick(services, 'insights'));
     await scope.register(assistantQuotaRoutes, pick(services, 'assistantQuotas'));
-    await scope.register(assistantTestCaseRoutes, pick(services, 'testCases', 'settings'));
+    await scope.register(assistantTestCaseRoutes, pick(services, 'testCases', 'testSuggestions', 'settings'));
     await scope.register(assistantTestRunRoutes, pick(services, 'testRuns', 'settings', 'drain'));
     await scope.register(organizationRoutes, pick(services, 'providerSettings'));
     await scope.register(organizationDirectoryRoutes, pick(services, 'organizations', 'settings'));

@@ -40,6 +40,7 @@ import {
   type KnowledgeBaseRecord,
   type KnowledgeBaseRow,
 } from '../store/knowledge-repository.js';
+import { samplePassages, type SampledPassage } from '../store/knowledge-passage-repository.js';
 import type { Database } from '../store/schema.js';
 import type { PageQuery } from '../validation/page-query-schema.js';
 
@@ -121,6 +122,10 @@ function canonicalLanguage(tag: string | null | undefined): string | null {
     });
   }
 }
+
+/** A passage sample reads the first chunks of this many documents, so it stays two small reads. */
+const SAMPLE_DOCUMENTS_MAXIMUM = 20;
+const SAMPLE_CHUNKS_PER_DOCUMENT = 3;
 
 /** Collection ids are strings in LAMB's configs (`"12"`); ours are positive integers. */
 function knowledgeBaseIdOf(collectionId: string): number | undefined {
@@ -290,6 +295,40 @@ export class KnowledgeBaseService {
       query: input.query_text,
       mode,
     };
+  }
+
+  /**
+   * A sample of the passages of the collections the owner may query, at most `charactersMaximum`
+   * characters in all, for proposing test cases (docs/assistant-tests.md). A collection the owner
+   * may not query is left out, and so is everything when an external server holds the collections.
+   */
+  async passageSample(owner: Identity, collectionIds: readonly string[], charactersMaximum: number): Promise<SampledPassage[]> {
+    if (charactersMaximum === 0 || (await this.options.knowledgeServerFor?.(owner.organizationId)) !== undefined) return [];
+    const readable: number[] = [];
+    for (const collectionId of new Set(collectionIds).values()) {
+      const id = knowledgeBaseIdOf(collectionId);
+      if (
+        id !== undefined &&
+        (await this.load(owner, id, 'query').then(
+          () => true,
+          () => false,
+        ))
+      )
+        readable.push(id);
+    }
+    const sampled = await samplePassages(this.db, {
+      knowledgeBaseIds: readable,
+      documentsMaximum: SAMPLE_DOCUMENTS_MAXIMUM,
+      chunksPerDocument: SAMPLE_CHUNKS_PER_DOCUMENT,
+    });
+    const kept: SampledPassage[] = [];
+    let left = charactersMaximum;
+    for (const passage of sampled) {
+      if (left <= 0) break;
+      kept.push({ file_name: passage.file_name, text: passage.text.slice(0, left) });
+      left -= passage.text.length;
+    }
+    return kept;
   }
 
   /**

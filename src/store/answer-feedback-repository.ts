@@ -102,3 +102,16 @@ export async function listScopedFeedback(
     .executeTakeFirstOrThrow();
   return { items, total: Number(counted.count) };
 }
+
+/** The rating of one answer, when the scope's chats include it; undefined otherwise. */
+export async function findScopedFeedback(
+  db: Kysely<Database>,
+  scope: ChatListScope,
+  messageId: number,
+): Promise<ScopedFeedbackRow | undefined> {
+  return scopedFeedback(db, scope, {})
+    .selectAll('answer_feedback')
+    .select('chats.owner_id')
+    .where('answer_feedback.message_id', '=', messageId)
+    .executeTakeFirst();
+}

@@ -73,3 +73,40 @@ export async function listPassagePage(
   ]);
   return { passages, total: Number(counted.count) };
 }
+
+/** A passage of a sample, with its document's name. */
+export interface SampledPassage {
+  file_name: string;
+  text: string;
+}
+
+/**
+ * A spread of passages over the knowledge bases: the first `chunksPerDocument` chunks of at most
+ * `documentsMaximum` ingested documents, first chunks of every document before second ones. Two
+ * bounded reads, whatever the size of the knowledge bases.
+ */
+export async function samplePassages(
+  db: Kysely<Database>,
+  sample: { knowledgeBaseIds: readonly number[]; documentsMaximum: number; chunksPerDocument: number },
+): Promise<SampledPassage[]> {
+  if (sample.knowledgeBaseIds.length === 0) return [];
+  const documents = await db
+    .selectFrom('kb_documents')
+    .select(['id', 'file_name'])
+    .where('knowledge_base_id', 'in', [...sample.knowledgeBaseIds])
+    .where('status', '=', 'completed')
+    .orderBy('id')
+    .limit(sample.documentsMaximum)
+    .execute();
+  if (documents.length === 0) return [];
+  const names = new Map(documents.map((document) => [document.id, document.file_name]));
+  const chunks = await db
+    .selectFrom('kb_chunks')
+    .select(['document_id', 'text'])
+    .where('document_id', 'in', [...names.keys()])
+    .where('chunk_index', '<', sample.chunksPerDocument)
+    .orderBy('chunk_index')
+    .orderBy('document_id')
+    .execute();
+  return chunks.map((chunk) => ({ file_name: names.get(chunk.document_id) ?? '', text: chunk.text }));
+}

@@ -6,10 +6,13 @@ import type { FastifyPluginAsync } from 'fastify';
 import {
   addedCasesSchema,
   addPresetsInputSchema,
+  caseFromAnswerInputSchema,
   presetListSchema,
   testCaseInputSchema,
   testCaseListSchema,
   testCaseSchema,
+  testSuggestionsInputSchema,
+  testSuggestionsSchema,
 } from '../../evaluation/assistant-test-schemas.js';
 import type { Services } from '../../services.js';
 import { pageBoundsQuerySchema } from '../../validation/page-query-schema.js';
@@ -17,7 +20,7 @@ import { callContext } from '../authentication.js';
 import { typedRoutes } from '../route-type-provider.js';
 import { commonErrorResponses, errorResponseSchema, idParametersSchema, noContentResponse, pathIdsSchema } from '../schemas.js';
 
-export type AssistantTestCaseRouteServices = Pick<Services, 'testCases' | 'settings'>;
+export type AssistantTestCaseRouteServices = Pick<Services, 'testCases' | 'testSuggestions' | 'settings'>;
 
 const WHO = "For whoever manages the assistant (its owner, its organization's admins, system admins); everyone else gets 404.";
 
@@ -44,6 +47,26 @@ export const assistantTestCaseRoutes: FastifyPluginAsync<AssistantTestCaseRouteS
     },
     async (request, reply) =>
       reply.status(201).send(await services.testCases.create(callContext(request), request.params.id, request.body)),
+  );
+
+  routes.post(
+    '/api/assistants/:id/tests/from-answer',
+    {
+      schema: {
+        tags: ['assistant-tests'],
+        summary: 'Add a test case made from an answer a learner rated',
+        description:
+          `${WHO} The answer must be one GET /api/assistants/{id}/feedback lists (rated, in a chat with this assistant that the ` +
+          "learner's organization lets owners read); any other id gets 404. The case replays the learner's turns up to the " +
+          'answer, is named from the first question and holds one judged expectation built from the rating (docs/assistant-tests.md). ' +
+          'Past TEST_CASES_PER_ASSISTANT_MAX cases, 409 test_cases_limit.',
+        params: idParametersSchema,
+        body: caseFromAnswerInputSchema,
+        response: { 201: { ...testCaseSchema, description: 'The new test case' }, ...commonErrorResponses, 409: errorResponseSchema },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await services.testCases.fromRatedAnswer(callContext(request), request.params.id, request.body)),
   );
 
   routes.get(
@@ -135,5 +158,30 @@ export const assistantTestCaseRoutes: FastifyPluginAsync<AssistantTestCaseRouteS
     },
     async (request, reply) =>
       reply.status(201).send({ cases: await services.testCases.addPresets(callContext(request), request.params.id, request.body) }),
+  );
+
+  routes.post(
+    '/api/assistants/:id/test-suggestions',
+    {
+      schema: {
+        tags: ['assistant-tests'],
+        summary: "Propose test cases with the organization's small fast model (nothing is saved)",
+        description:
+          `${WHO} The model reads the system prompt and a sample of the knowledge bases' passages (TEST_SUGGESTION_PASSAGE_MAX_CHARS) ` +
+          'and proposes up to `count` cases (TEST_SUGGESTIONS_MAX); proposals that are not valid cases are dropped and counted. ' +
+          'Accept one with POST /api/assistants/{id}/tests. Without a small fast model, 409 no_small_fast_model; past ' +
+          'TEST_SUGGESTION_TIMEOUT_MS, 504 upstream_timeout; an answer that holds no case, no proposals and `answer_readable: false`.',
+        params: idParametersSchema,
+        body: testSuggestionsInputSchema(settings.testSuggestionsMaximum),
+        response: {
+          200: { ...testSuggestionsSchema, description: 'The proposed cases' },
+          ...commonErrorResponses,
+          409: errorResponseSchema,
+          502: errorResponseSchema,
+          504: errorResponseSchema,
+        },
+      },
+    },
+    async (request) => services.testSuggestions.propose(callContext(request), request.params.id, request.body),
   );
 };

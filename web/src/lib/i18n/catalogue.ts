@@ -27,6 +27,7 @@ import { materials as materialsEn } from './en/materials';
 import { fileList as fileListEn } from './en/file-list';
 import { usage as usageEn } from './en/usage';
 import { assistantTests as assistantTestsEn } from './en/assistant-tests';
+import { testSources as testSourcesEn } from './en/test-sources';
 import { organizationSettings as organizationSettingsEn } from './en/organization-settings';
 import { admin as adminEn } from './en/admin';
 import { insights as insightsEn } from './en/insights';
@@ -54,6 +55,7 @@ import { materials as materialsEs } from './es/materials';
 import { fileList as fileListEs } from './es/file-list';
 import { usage as usageEs } from './es/usage';
 import { assistantTests as assistantTestsEs } from './es/assistant-tests';
+import { testSources as testSourcesEs } from './es/test-sources';
 import { organizationSettings as organizationSettingsEs } from './es/organization-settings';
 import { admin as adminEs } from './es/admin';
 import { insights as insightsEs } from './es/insights';
@@ -83,6 +85,7 @@ export const english = {
   fileList: fileListEn,
   usage: usageEn,
   assistantTests: assistantTestsEn,
+  testSources: testSourcesEn,
   organizationSettings: organizationSettingsEn,
   admin: adminEn,
   insights: insightsEn,
@@ -115,6 +118,7 @@ const spanish: Catalogue<English> = {
   fileList: fileListEs,
   usage: usageEs,
   assistantTests: assistantTestsEs,
+  testSources: testSourcesEs,
   organizationSettings: organizationSettingsEs,
   admin: adminEs,
   insights: insightsEs,

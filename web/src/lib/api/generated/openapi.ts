@@ -11531,6 +11531,206 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/assistants/{id}/tests/from-answer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a test case made from an answer a learner rated
+         * @description For whoever manages the assistant (its owner, its organization's admins, system admins); everyone else gets 404. The answer must be one GET /api/assistants/{id}/feedback lists (rated, in a chat with this assistant that the learner's organization lets owners read); any other id gets 404. The case replays the learner's turns up to the answer, is named from the first question and holds one judged expectation built from the rating (docs/assistant-tests.md). Past TEST_CASES_PER_ASSISTANT_MAX cases, 409 test_cases_limit.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The rated answer: `message_id` of an item of GET /api/assistants/{id}/feedback */
+                        message_id: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description The new test case */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            assistant_id: number;
+                            name: string;
+                            /** @enum {string} */
+                            kind: "single_turn" | "multi_turn" | "adversarial";
+                            turns: string[];
+                            expectations: ({
+                                /** @enum {unknown} */
+                                type: "contains";
+                                phrases: string[];
+                            } | {
+                                /** @enum {unknown} */
+                                type: "not_contains";
+                                phrases: string[];
+                            } | {
+                                /** @enum {unknown} */
+                                type: "cites_source";
+                                knowledge_base_id?: string;
+                                document_id?: string;
+                                file_path?: string;
+                            } | {
+                                /** @enum {unknown} */
+                                type: "calls_tool";
+                                tool: string;
+                            } | {
+                                /** @enum {unknown} */
+                                type: "does_not_call_tool";
+                                tool: string;
+                            } | {
+                                /** @enum {unknown} */
+                                type: "max_tool_rounds";
+                                rounds: number;
+                            } | {
+                                /** @enum {unknown} */
+                                type: "max_length";
+                                characters: number;
+                            } | {
+                                /** @enum {unknown} */
+                                type: "language";
+                                /** @enum {string} */
+                                language: "en" | "es" | "ca" | "eu" | "fr" | "de" | "it" | "pt";
+                            } | {
+                                /** @enum {unknown} */
+                                type: "judged";
+                                criterion?: string;
+                                rubric_id?: string;
+                            })[];
+                            /** @description ISO 8601 date and time */
+                            created_at: string;
+                            /** @description ISO 8601 date and time */
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/assistants/{id}/tests/{caseId}": {
         parameters: {
             query?: never;
@@ -12346,6 +12546,247 @@ export interface paths {
                 };
                 /** @description Default Response */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistants/{id}/test-suggestions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Propose test cases with the organization's small fast model (nothing is saved)
+         * @description For whoever manages the assistant (its owner, its organization's admins, system admins); everyone else gets 404. The model reads the system prompt and a sample of the knowledge bases' passages (TEST_SUGGESTION_PASSAGE_MAX_CHARS) and proposes up to `count` cases (TEST_SUGGESTIONS_MAX); proposals that are not valid cases are dropped and counted. Accept one with POST /api/assistants/{id}/tests. Without a small fast model, 409 no_small_fast_model; past TEST_SUGGESTION_TIMEOUT_MS, 504 upstream_timeout; an answer that holds no case, no proposals and `answer_readable: false`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description How many cases to propose (TEST_SUGGESTIONS_MAX when left out) */
+                        count?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description The proposed cases */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Cases as POST /api/assistants/{id}/tests takes them; none is saved */
+                            proposals: {
+                                name: string;
+                                /** @enum {string} */
+                                kind: "single_turn" | "multi_turn" | "adversarial";
+                                turns: string[];
+                                expectations: ({
+                                    /** @enum {unknown} */
+                                    type: "contains";
+                                    phrases: string[];
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "not_contains";
+                                    phrases: string[];
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "cites_source";
+                                    knowledge_base_id?: string;
+                                    document_id?: string;
+                                    file_path?: string;
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "calls_tool";
+                                    tool: string;
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "does_not_call_tool";
+                                    tool: string;
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "max_tool_rounds";
+                                    rounds: number;
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "max_length";
+                                    characters: number;
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "language";
+                                    /** @enum {string} */
+                                    language: "en" | "es" | "ca" | "eu" | "fr" | "de" | "it" | "pt";
+                                } | {
+                                    /** @enum {unknown} */
+                                    type: "judged";
+                                    criterion?: string;
+                                    rubric_id?: string;
+                                })[];
+                            }[];
+                            /** @description How many proposals the model made that were not valid cases */
+                            dropped: number;
+                            /** @description False when the model's answer held no case at all (not JSON, or no list); proposals is then empty */
+                            answer_readable: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                504: {
                     headers: {
                         [name: string]: unknown;
                     };
