@@ -78,7 +78,8 @@ export class ProposalReader {
   private readonly validate: ValidateFunction<TestCaseInput>;
 
   constructor(limits: TestCaseLimits) {
-    this.validate = createAjv().compile<TestCaseInput>(testCaseInputSchema(limits));
+    // The expectation schema is a discriminated oneOf (by `type`), as the request bodies read it.
+    this.validate = createAjv({ discriminator: true }).compile<TestCaseInput>(testCaseInputSchema(limits));
   }
 
   read(answer: string, count: number): ReadProposals {
