@@ -54,6 +54,7 @@ import { LtiLaunchService } from './lti/lti-launch-service.js';
 import { LtiRegistrationService } from './lti/lti-registration-service.js';
 import { LtiToolKeys } from './lti/lti-tool-keys.js';
 import { ModelListService } from './completions/model-list-service.js';
+import { McpService } from './mcp/mcp-service.js';
 
 export interface Services extends ChatServices {
   settings: Settings;
@@ -88,6 +89,8 @@ export interface Services extends ChatServices {
   templates: TemplateService;
   registries: Registries;
   completions: CompletionService;
+  /** Assistants as MCP tools and prompts, served at /mcp (docs/mcp.md). */
+  mcp: McpService;
   providerSettings: ProviderSettingsService;
   /** The studio's Model list: what each provider serves, asked of the provider and cached. */
   modelLists: ModelListService;
@@ -239,7 +242,17 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       eventsPollMilliseconds: settings.testRunEventsPollMilliseconds,
     },
   });
+  const mcp = new McpService({
+    db: store.db,
+    completions,
+    rateLimiter,
+    limits: {
+      questionCharactersMaximum: settings.mcpQuestionCharactersMaximum,
+      conversationMessagesMaximum: settings.mcpConversationMessagesMaximum,
+    },
+  });
   return {
+    mcp,
     testCases: new TestCaseService(store.db, settings.testCasesPerAssistantMaximum),
     testRuns,
     settings,
