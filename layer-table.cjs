@@ -22,6 +22,7 @@ const LAYER_TABLE = {
     'insights',
     'knowledge',
     'lti',
+    'mcp',
     'organizations',
     'retrieval',
     'rubrics',

@@ -56,6 +56,7 @@ import { LtiLaunchService } from './lti/lti-launch-service.js';
 import { LtiRegistrationService } from './lti/lti-registration-service.js';
 import { LtiToolKeys } from './lti/lti-tool-keys.js';
 import { ModelListService } from './completions/model-list-service.js';
+import { McpService } from './mcp/mcp-service.js';
 
 export interface Services extends ChatServices {
   settings: Settings;
@@ -90,6 +91,8 @@ export interface Services extends ChatServices {
   templates: TemplateService;
   registries: Registries;
   completions: CompletionService;
+  /** Assistants as MCP tools and prompts, served at /mcp (docs/mcp.md). */
+  mcp: McpService;
   providerSettings: ProviderSettingsService;
   /** The studio's Model list: what each provider serves, asked of the provider and cached. */
   modelLists: ModelListService;
@@ -240,8 +243,18 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     serverStopping: drain.streamsEnd,
     passageSampleFor: (owner, collectionIds, charactersMaximum) => knowledgeBases.passageSample(owner, collectionIds, charactersMaximum),
   });
+  const mcp = new McpService({
+    db: store.db,
+    completions,
+    rateLimiter,
+    limits: {
+      questionCharactersMaximum: settings.mcpQuestionCharactersMaximum,
+      conversationMessagesMaximum: settings.mcpConversationMessagesMaximum,
+    },
+  });
   return {
     ...evaluation,
+    mcp,
     settings,
     store,
     runRecords,

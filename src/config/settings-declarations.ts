@@ -787,6 +787,21 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 100,
     maximum: 1_000_000,
   }),
+  mcpQuestionCharactersMaximum: integerSetting({
+    variable: 'MCP_QUESTION_MAX_CHARS',
+    meaning:
+      "longest `question` (and each earlier turn's `content`) an MCP client may send to an assistant's tool at `/mcp`; a longer one gets a tool error naming `question`",
+    defaultValue: 32_000,
+    minimum: 1,
+    maximum: 1_000_000,
+  }),
+  mcpConversationMessagesMaximum: integerSetting({
+    variable: 'MCP_CONVERSATION_MESSAGES_MAX',
+    meaning: 'most earlier turns an MCP tool call may bring in `conversation`; more get a tool error naming `conversation`',
+    defaultValue: 50,
+    minimum: 0,
+    maximum: 1_000,
+  }),
   /**
    * Only for keys held by a trusted front end (Open WebUI's ENABLE_FORWARD_USER_INFO_HEADERS):
    * whoever holds the key can claim any email, so only keys a system admin marked

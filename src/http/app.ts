@@ -48,6 +48,7 @@ import { userRoutes } from './routes/user-routes.js';
 import { ltiAdminRoutes } from './routes/lti-admin-routes.js';
 import { ltiLaunchRoutes } from './routes/lti-launch-routes.js';
 import { ltiTeacherRoutes } from './routes/lti-teacher-routes.js';
+import { mcpRoutes } from './routes/mcp-routes.js';
 import { multipartOptions } from './multipart-upload.js';
 import { sessionCookieValue } from './session-cookie.js';
 import { registerSecurityHeaders, widenContentSecurityPolicy } from './security-headers.js';
@@ -144,6 +145,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await scope.register(healthRoutes, pick(services, 'health'));
     await scope.register(loginRoutes, pick(services, 'authenticator', 'settings'));
     await scope.register(signUpRoutes, pick(services, 'signUps', 'settings'));
+    // Authenticates by itself: MCP clients expect a JSON-RPC error body with the 401, not the API's.
+    await scope.register(mcpRoutes, pick(services, 'authenticator', 'mcp'));
   });
   // Form bodies are parsed in the LTI scopes only; every other route keeps refusing them with 415.
   await app.register(
