@@ -16,10 +16,7 @@ import { AssistantSharingService } from './assistants/assistant-sharing-service.
 import { AssistantTransferService } from './assistants/assistant-transfer-service.js';
 import { createChatServices, type ChatServices } from './chats/chat-services.js';
 import { CompletionService } from './completions/completion-service.js';
-import type { TestCaseService } from './evaluation/test-case-service.js';
-import { createEvaluationServices } from './evaluation/evaluation-services.js';
-import type { TestRunService } from './evaluation/test-run-service.js';
-import type { TestSuggestionService } from './evaluation/test-suggestion-service.js';
+import { createEvaluationServices, type EvaluationServices } from './evaluation/evaluation-services.js';
 import { RunRecordWriter } from './completions/run-record-writer.js';
 import type { Settings } from './config/settings.js';
 import { FileService } from './files/file-service.js';
@@ -58,7 +55,7 @@ import { LtiToolKeys } from './lti/lti-tool-keys.js';
 import { ModelListService } from './completions/model-list-service.js';
 import { McpService } from './mcp/mcp-service.js';
 
-export interface Services extends ChatServices {
+export interface Services extends ChatServices, EvaluationServices {
   settings: Settings;
   store: Store;
   /** Where uploaded files and knowledge-base originals live (docs/blob-storage.md); closed on shutdown. */
@@ -120,12 +117,6 @@ export interface Services extends ChatServices {
   usage: UsageService;
   /** Assistants' own monthly cost limits and alerts (docs/quotas.md). */
   assistantQuotas: AssistantQuotaService;
-  /** An assistant's test cases and adversarial presets (docs/assistant-tests.md). */
-  testCases: TestCaseService;
-  /** Test runs through the real pipeline, their progress, stop and comparison (docs/assistant-tests.md). */
-  testRuns: TestRunService;
-  /** Test cases the small fast model proposes, never saved (docs/assistant-tests.md). */
-  testSuggestions: TestSuggestionService;
 }
 
 /** A day: how long a process keeps the sums of a month's settled days (src/usage/quota-admission.ts). */

@@ -10,8 +10,11 @@ import { TestRunService, type TestRunDependencies } from './test-run-service.js'
 import { TestSuggestionService, type TestSuggestionDependencies } from './test-suggestion-service.js';
 
 export interface EvaluationServices {
+  /** An assistant's test cases and adversarial presets. */
   testCases: TestCaseService;
+  /** Test runs through the real pipeline, their progress, stop and comparison. */
   testRuns: TestRunService;
+  /** Test cases the small fast model proposes, never saved. */
   testSuggestions: TestSuggestionService;
 }
 
