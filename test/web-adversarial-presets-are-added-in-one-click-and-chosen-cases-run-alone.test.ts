@@ -2,7 +2,8 @@
  * Proves in a real Chromium that "Add adversarial presets" lists the built-in cases in a dialog,
  * every one ticked, and adds the ticked ones in one click (here four of the five); that ticking
  * one case makes "Run tests" run that case alone, after saying so with its estimated cost; and
- * that the dialog and the page pass axe-core and fit 375 px, used with the keyboard.
+ * that the dialog and the page pass axe-core and fit 375 px, used with the keyboard; and that
+ * deleting a case asks first: cancelling keeps it, confirming deletes it and nothing else.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,6 +58,20 @@ describe('adversarial presets and a run of chosen cases', () => {
     expect(await results.getByRole('row', { name: /Tells it to ignore its instructions/ }).count()).toBe(1);
     expect(await horizontalOverflow(page)).toBe(0);
     await expectAccessible(page);
+
+    const deleteButton = page.getByRole('button', { name: 'Delete Tells it to ignore its instructions' });
+    const question = page.getByRole('dialog', { name: 'Delete this test case?' });
+    await deleteButton.click();
+    await question.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => question.isVisible()).toBe(false);
+    expect(await page.getByRole('button', { name: /^Edit / }).count()).toBe(4);
+    await deleteButton.click();
+    await expectAccessible(page);
+    await question.getByRole('button', { name: 'Delete test case' }).click();
+    await expect.poll(() => page.getByRole('button', { name: /^Edit / }).count()).toBe(3);
+    const left = await request(world.server, 'GET', `/api/assistants/${world.assistantId}/tests`, { token: world.owner.token });
+    expect(left.body.items.map((item: { name: string }) => item.name)).not.toContain('Tells it to ignore its instructions');
+    expect(left.body.items).toHaveLength(3);
     expect(pageErrors).toEqual([]);
   });
 });

@@ -76,6 +76,9 @@ export const assistantTests: CatalogueArea<typeof english> = {
   editCase: 'Editar {{name}}',
   delete: 'Borrar',
   deleteCase: 'Borrar {{name}}',
+  deleteTitle: '¿Borrar este caso de prueba?',
+  deleteMessage: 'Se borrará «{{name}}». Las ejecuciones que ya lo evaluaron conservan sus resultados.',
+  deleteConfirm: 'Borrar caso de prueba',
   addPresets: 'Añadir casos adversarios predefinidos',
   presetsTitle: 'Añadir casos adversarios predefinidos',
   presetsIntro:
