@@ -11,13 +11,14 @@
  * lists them): src/commands/, docs/command-line.md.
  */
 import { bootstrapAdmin, type BootstrapResult } from './auth/admin-bootstrap.js';
-import { loadSettings, SettingsError, type Settings } from './config/settings.js';
+import { loadSettings, pluginsDirectoryOf, SettingsError, type Settings } from './config/settings.js';
 import { startLeftoverSweeps, sweepCrashLeftovers } from './process/crash-leftovers.js';
 import { buildApp } from './http/app.js';
 import { limitHeapGrowth } from './process/heap-growth-limit.js';
 import { releaseMemoryWhenIdle } from './process/idle-memory-release.js';
 import { createLogger } from './http/logger.js';
-import { loadRegistries } from './pipeline/plugin-loading/registries.js';
+import { registerPluginApiSpecifier } from './pipeline/plugin-loading/plugin-api-specifier.js';
+import { DEFAULT_PLUGIN_DIRECTORIES, loadRegistries } from './pipeline/plugin-loading/registries.js';
 import { createServices } from './services.js';
 import { installProcessPolicy } from './process/process-policy.js';
 import { deferSignalsUntilStarted } from './process/stop-signals.js';
@@ -142,7 +143,12 @@ async function start(command: Command): Promise<void> {
   const store = await openMigratedStore(settings);
   logger.info({ dialect: store.dialect }, 'store ready');
   const bootstrap = await bootstrapAdmin(store.db, settings.adminEmail, settings.adminPassword);
-  const registries = await loadRegistries({ info: (message) => logger.info(message), error: (message) => logger.error(message) });
+  registerPluginApiSpecifier();
+  const registries = await loadRegistries(
+    { info: (message) => logger.info(message), error: (message) => logger.error(message) },
+    DEFAULT_PLUGIN_DIRECTORIES,
+    pluginsDirectoryOf(settings),
+  );
   const services = createServices(store, settings, registries);
   logger.info({ driver: services.blobs.driver }, 'blob storage ready');
   await sweepCrashLeftovers(services, logger);

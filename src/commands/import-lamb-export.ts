@@ -9,7 +9,9 @@ import { readFile, stat } from 'node:fs/promises';
 import { identityOf } from '../auth/authenticator.js';
 import type { CallContext } from '../auth/call-context.js';
 import { AppError } from '../errors/app-error.js';
-import { loadRegistries } from '../pipeline/plugin-loading/registries.js';
+import { pluginsDirectoryOf } from '../config/settings.js';
+import { registerPluginApiSpecifier } from '../pipeline/plugin-loading/plugin-api-specifier.js';
+import { DEFAULT_PLUGIN_DIRECTORIES, loadRegistries } from '../pipeline/plugin-loading/registries.js';
 import { createServices, type Services } from '../services.js';
 import { requiredOption, type AdminCommand } from './admin-command.js';
 import { userNamed, type CommandSession } from './command-session.js';
@@ -64,7 +66,12 @@ export const importLambExportCommand: AdminCommand = {
     if (ownerRow.disabled === 1) throw new AppError('forbidden', `${ownerRow.email} is disabled; enable the account first.`);
     const owner: CallContext = { identity: identityOf(ownerRow, 'command_line', 0), requestId: session.system.requestId };
     // Plugins load as the server loads them, so an import is checked against the same installed tools; their lines stay quiet.
-    const registries = await loadRegistries({ info: () => undefined, error: (line) => process.stderr.write(`${line}\n`) });
+    registerPluginApiSpecifier();
+    const registries = await loadRegistries(
+      { info: () => undefined, error: (line) => process.stderr.write(`${line}\n`) },
+      DEFAULT_PLUGIN_DIRECTORIES,
+      pluginsDirectoryOf(session.settings),
+    );
     const services = createServices(session.store, session.settings, registries);
     try {
       return await importEach(session, services, owner, commandLine.positionals);

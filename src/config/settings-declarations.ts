@@ -6,6 +6,7 @@
  * enforces is a named setting here. The list is in the README's order, which is also the order
  * the variables are read in.
  */
+import path from 'node:path';
 import {
   booleanSetting,
   folderSetting,
@@ -148,6 +149,14 @@ export const SETTINGS_DECLARATIONS = {
     meaning: 'the built web app (`npm run build:web`) served at `/`; when it holds no `app.html`, only the API is served',
     defaultText: './web/build',
   }),
+  /** Undefined means `DATA_DIR/plugins` (pluginsDirectoryOf). */
+  pluginsDirectory: {
+    variable: 'PLUGINS_DIR',
+    meaning:
+      "the installation's own plugins, loaded at start with no rebuild: plain JavaScript modules in its `tools/`, `connectors/` and `prompt-processors/` folders (docs/plugins.md); a broken one is logged and skipped",
+    documentedDefault: '`DATA_DIR/plugins`',
+    read: (raw: string) => path.resolve(raw.trim()),
+  },
   /** postgres://… selects PostgreSQL; undefined means the embedded SQLite file in dataDirectory. */
   databaseUrl: {
     variable: 'DATABASE_URL',

@@ -1,7 +1,7 @@
 // Proves loadSettings: its defaults, that every limit is read from its variable, and that every bad value stops start-up with a SettingsError naming the variable (and never echoing a database password).
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadSettings, SettingsError, type Settings } from './settings.js';
+import { loadSettings, pluginsDirectoryOf, SettingsError, type Settings } from './settings.js';
 
 type Environment = Record<string, string | undefined>;
 
@@ -33,6 +33,11 @@ describe('loadSettings defaults', () => {
   it('resolves a relative DATA_DIR to an absolute path', () => {
     const custom = loadSettings({ DATA_DIR: 'some/relative/folder' });
     expect(custom.dataDirectory).toBe(path.resolve(process.cwd(), 'some/relative/folder'));
+  });
+
+  it('takes plugins from DATA_DIR/plugins unless PLUGINS_DIR names another folder, resolved to an absolute path', () => {
+    expect(pluginsDirectoryOf(loadSettings({ DATA_DIR: '/srv/merino' }))).toBe(path.join('/srv/merino', 'plugins'));
+    expect(pluginsDirectoryOf(loadSettings({ DATA_DIR: '/srv/merino', PLUGINS_DIR: 'extra' }))).toBe(path.resolve(process.cwd(), 'extra'));
   });
 
   it('uses the embedded SQLite store (no database URL) when DATABASE_URL is unset or blank', () => {

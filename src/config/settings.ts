@@ -4,6 +4,7 @@
  * setting is declared once, in settings-declarations.ts; this file turns that list into the
  * Settings type, the loader, and the rows of the README's settings table.
  */
+import path from 'node:path';
 import type { SettingValue } from './setting-declaration.js';
 import { SETTINGS_DECLARATIONS } from './settings-declarations.js';
 import { SettingsError } from './settings-error.js';
@@ -61,6 +62,11 @@ export function loadSettings(environment: Environment = process.env): Settings {
   checkAdminPassword(settings);
   checkSharedSecretKey(settings);
   return settings;
+}
+
+/** PLUGINS_DIR, or the `plugins` folder of DATA_DIR when it is unset. */
+export function pluginsDirectoryOf(settings: Pick<Settings, 'pluginsDirectory' | 'dataDirectory'>): string {
+  return settings.pluginsDirectory ?? path.join(settings.dataDirectory, 'plugins');
 }
 
 export interface SettingDocumentation {

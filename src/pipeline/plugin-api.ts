@@ -29,6 +29,9 @@ export {
   type ProviderSettings,
 } from './plugin-contract/connector-definition.js';
 
+// The one error catalogue: a plugin outside src/ (PLUGINS_DIR) reaches it here, as `merino/plugin-api`.
+export { AppError, type AppErrorOptions, type ErrorCode } from '../errors/app-error.js';
+
 // What a plugin reads and writes: the assistant, messages, sources and events.
 export type { AssistantSnapshot } from './assistant-metadata/assistant-snapshot.js';
 export { isTextPart, lastUserText, messageText, type ChatMessage, type ContentPart, type TextPart } from './conversation/messages.js';

@@ -1,7 +1,9 @@
 /**
  * Discovers plugin files in a folder at start-up: every `.ts`/`.js` file not starting with `_`
- * (and not a test) default-exports one definition. Each is validated; a file that fails to load
- * or validate is logged and skipped, so one broken plugin never stops the server.
+ * (and not a test) default-exports one definition; in an installation's own plugin folder
+ * (PLUGINS_DIR), only plain JavaScript (`.js`, `.mjs`, `.cjs`), which needs no build. Each is
+ * validated; a file that fails to load or validate is logged and skipped, so one broken plugin
+ * never stops the server.
  */
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -19,17 +21,21 @@ export interface DiscoveryOptions<Definition extends { name: string }> {
   /** Throws an Error whose message says what is wrong. */
   validate(value: unknown): Definition;
   log: RegistryLog;
+  /** True for PLUGINS_DIR: plain JavaScript only, and logged as `plugins/tools/x.mjs`. */
+  installed?: boolean;
+  /** Names the built-in plugins hold: an installed plugin may not take one over. */
+  reserved?: ReadonlySet<string>;
 }
 
-function isPluginFile(fileName: string): boolean {
+function isPluginFile(fileName: string, javaScriptOnly: boolean): boolean {
   if (fileName.startsWith('_') || fileName.endsWith('.d.ts')) return false;
   if (/\.test\.[cm]?[jt]s$/.test(fileName)) return false;
-  return /\.[cm]?[jt]s$/.test(fileName);
+  return javaScriptOnly ? /\.[cm]?js$/.test(fileName) : /\.[cm]?[jt]s$/.test(fileName);
 }
 
-async function listPluginFiles(directory: string): Promise<string[]> {
+async function listPluginFiles(directory: string, javaScriptOnly: boolean): Promise<string[]> {
   try {
-    return (await readdir(directory)).filter(isPluginFile).sort();
+    return (await readdir(directory)).filter((fileName) => isPluginFile(fileName, javaScriptOnly)).sort();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
@@ -38,12 +44,14 @@ async function listPluginFiles(directory: string): Promise<string[]> {
 
 export async function discoverPlugins<Definition extends { name: string }>(options: DiscoveryOptions<Definition>): Promise<Definition[]> {
   const loaded = new Map<string, Definition>();
-  const folder = path.basename(options.directory);
-  for (const fileName of await listPluginFiles(options.directory)) {
+  const installed = options.installed === true;
+  const folder = `${installed ? 'plugins/' : ''}${path.basename(options.directory)}`;
+  for (const fileName of await listPluginFiles(options.directory, installed)) {
     const label = `${folder}/${fileName}`;
     try {
       const module = (await import(pathToFileURL(path.join(options.directory, fileName)).href)) as { default?: unknown };
       const definition = options.validate(module.default);
+      if (options.reserved?.has(definition.name)) throw new Error(`a built-in ${options.kind} is already named "${definition.name}"`);
       if (loaded.has(definition.name)) throw new Error(`another file already defines ${options.kind} "${definition.name}"`);
       loaded.set(definition.name, definition);
       options.log.info(`Loaded ${options.kind}: ${definition.name}`);

@@ -1,7 +1,9 @@
 /**
  * The three plugin registries (tools, prompt processors, connectors), loaded once at start-up
- * from src/tools/, src/prompt-processors/ and src/connectors/ (or their compiled twins in dist/).
+ * from src/tools/, src/prompt-processors/ and src/connectors/ (or their compiled twins in dist/),
+ * then from the same three folders of the installation's PLUGINS_DIR (docs/plugins.md).
  */
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { canonicalToolType, TOOL_TYPE_ALIASES } from '../assistant-metadata/metadata-normalizer.js';
 import type { ConnectorDefinition } from '../plugin-contract/connector-definition.js';
@@ -119,16 +121,59 @@ export const DEFAULT_PLUGIN_DIRECTORIES: PluginDirectories = {
   connectors: fileURLToPath(new URL('../../connectors/', import.meta.url)),
 };
 
-export async function loadRegistries(log: RegistryLog, directories: PluginDirectories = DEFAULT_PLUGIN_DIRECTORIES): Promise<Registries> {
+/** The three folders of an installation's plugin folder (PLUGINS_DIR). */
+export function installedPluginDirectories(pluginsDirectory: string): PluginDirectories {
+  return {
+    tools: path.join(pluginsDirectory, 'tools'),
+    promptProcessors: path.join(pluginsDirectory, 'prompt-processors'),
+    connectors: path.join(pluginsDirectory, 'connectors'),
+  };
+}
+
+interface LoadOptions<Definition extends { name: string }> {
+  kind: string;
+  validate: (value: unknown) => Definition;
+  builtIn: string;
+  installed: string | undefined;
+  log: RegistryLog;
+}
+
+/** The built-in plugins of one kind, then the installed ones, which may add names but never take a built-in one. */
+async function loadKind<Definition extends { name: string }>(options: LoadOptions<Definition>): Promise<Definition[]> {
+  const { kind, validate, log } = options;
+  const builtIn = await discoverPlugins({ directory: options.builtIn, kind, validate, log });
+  if (options.installed === undefined) return builtIn;
+  const reserved = new Set(builtIn.map((definition) => definition.name));
+  const installed = await discoverPlugins({ directory: options.installed, kind, validate, log, installed: true, reserved });
+  return [...builtIn, ...installed];
+}
+
+/**
+ * Loads every plugin. `pluginsDirectory` is the installation's PLUGINS_DIR; its plugins import the
+ * plugin API as `merino/plugin-api`, which the caller makes resolvable (see plugin-api-specifier.ts).
+ */
+export async function loadRegistries(
+  log: RegistryLog,
+  directories: PluginDirectories = DEFAULT_PLUGIN_DIRECTORIES,
+  pluginsDirectory?: string,
+): Promise<Registries> {
+  const installed = pluginsDirectory === undefined ? undefined : installedPluginDirectories(pluginsDirectory);
   const [tools, promptProcessors, connectors] = await Promise.all([
-    discoverPlugins({ directory: directories.tools, kind: 'tool', validate: validateToolDefinition, log }),
-    discoverPlugins({
-      directory: directories.promptProcessors,
+    loadKind({ kind: 'tool', validate: validateToolDefinition, builtIn: directories.tools, installed: installed?.tools, log }),
+    loadKind({
       kind: 'prompt processor',
       validate: validatePromptProcessorDefinition,
+      builtIn: directories.promptProcessors,
+      installed: installed?.promptProcessors,
       log,
     }),
-    discoverPlugins({ directory: directories.connectors, kind: 'connector', validate: validateConnectorDefinition, log }),
+    loadKind({
+      kind: 'connector',
+      validate: validateConnectorDefinition,
+      builtIn: directories.connectors,
+      installed: installed?.connectors,
+      log,
+    }),
   ]);
   return {
     tools: new ToolRegistry(tools),
