@@ -144,7 +144,9 @@ describe.each(TEST_DIALECTS)('function calling through the official client on %s
     const text = lines.flatMap((line) => line.choices?.[0]?.delta?.content ?? []).join('');
     expect(text).toBe('The matrix.');
     const listed = JSON.parse(toolMessages(chatRequests()[1])[0]!);
-    expect(listed.knowledge_bases[0].documents[0]).toMatchObject({
+    expect(listed.matching).toBe(1);
+    expect(listed.documents[0]).toMatchObject({
+      knowledge_base: String(knowledgeBase),
       title: 'respiration.md',
       type: 'text/markdown',
       chunks: 1,

@@ -358,6 +358,7 @@ export class KnowledgeBaseService {
           type: row.content_type,
           pages: row.page_count,
           chunks: row.chunk_count,
+          bytes: row.size_bytes,
           status: row.status,
           added_at: row.created_at,
         }));

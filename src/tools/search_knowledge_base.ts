@@ -1,7 +1,7 @@
 /**
  * search_knowledge_base — a function the model calls to search the assistant's knowledge bases
  * with a query of its own (seed 004's retrieve tool), where simple_rag searches once, before the
- * model runs, with the learner's message. Limited to the configured collections, each checked
+ * model runs, with the learner's message. Also known by the seed's name, `retrieve_documents`. Limited to the configured collections, each checked
  * against the assistant owner's access when it runs.
  */
 import {
@@ -25,6 +25,8 @@ function passage(hit: KnowledgeHit, number: number): string {
 
 export default defineTool({
   name: 'search_knowledge_base',
+  // Seed 004's name for it: LAMB assistants that name their tools as the seed does keep working.
+  aliases: ['retrieve_documents'],
   displayName: 'Search knowledge base',
   description: 'Lets the model search the configured knowledge bases with a query it writes, as often as it needs.',
   category: 'rag',

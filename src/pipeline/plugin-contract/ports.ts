@@ -32,6 +32,8 @@ export interface DocumentSummary {
   type: string;
   pages: number | null;
   chunks: number;
+  /** The size of the document as uploaded. */
+  bytes: number;
   status: string;
   added_at: string;
 }
