@@ -74,14 +74,18 @@ export async function streamListChanges(stream: ListChangedStream): Promise<void
   reply.raw.on('close', end);
 
   const poll = async (): Promise<void> => {
-    const context = await currentCaller(stream);
+    // A look already under way when the stream ended schedules one more, which stops here.
     if (ended) return;
-    if (context === undefined) return end();
+    const context = await currentCaller(stream);
+    if (context === undefined) {
+      end();
+      return;
+    }
     const now = await services.mcp.listFingerprints(context).catch(() => last);
     if (now.tools !== last.tools) write(notification('notifications/tools/list_changed'));
     if (now.prompts !== last.prompts) write(notification('notifications/prompts/list_changed'));
     last = now;
-    if (!ended) pollTimer = setTimeout(() => void poll(), stream.pollMilliseconds);
+    pollTimer = setTimeout(() => void poll(), stream.pollMilliseconds);
   };
   pollTimer = setTimeout(() => void poll(), stream.pollMilliseconds);
 }
