@@ -238,6 +238,11 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     db: store.db,
     completions,
     rateLimiter,
+    serverStopping: drain.streamsEnd,
+    sessionLimits: {
+      idleMilliseconds: settings.mcpSessionIdleMilliseconds,
+      perCredentialMaximum: settings.mcpSessionsPerCredentialMaximum,
+    },
     limits: {
       questionCharactersMaximum: settings.mcpQuestionCharactersMaximum,
       conversationMessagesMaximum: settings.mcpConversationMessagesMaximum,

@@ -811,6 +811,29 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 0,
     maximum: 1_000,
   }),
+  mcpSessionIdleMilliseconds: integerSetting({
+    variable: 'MCP_SESSION_IDLE_MS',
+    meaning:
+      'how long an MCP session at `/mcp` lives after its last request or while its notification stream is open; a later request with its `Mcp-Session-Id` gets 404',
+    defaultValue: 3_600_000,
+    minimum: 1_000,
+    maximum: 2_592_000_000,
+  }),
+  mcpSessionsPerCredentialMaximum: integerSetting({
+    variable: 'MCP_SESSIONS_PER_CREDENTIAL_MAX',
+    meaning: 'most live MCP sessions one API key or login session may hold; a new one past it ends the least recently used',
+    defaultValue: 50,
+    minimum: 1,
+    maximum: 10_000,
+  }),
+  mcpListChangedPollMilliseconds: integerSetting({
+    variable: 'MCP_LIST_CHANGED_POLL_MS',
+    meaning:
+      "how often an MCP session's notification stream (`GET /mcp`) reads the store to see whether the caller's assistants changed, to send `notifications/tools/list_changed` and `prompts/list_changed`",
+    defaultValue: 5_000,
+    minimum: 100,
+    maximum: 3_600_000,
+  }),
   /**
    * Only for keys held by a trusted front end (Open WebUI's ENABLE_FORWARD_USER_INFO_HEADERS):
    * whoever holds the key can claim any email, so only keys a system admin marked

@@ -146,7 +146,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await scope.register(loginRoutes, pick(services, 'authenticator', 'settings'));
     await scope.register(signUpRoutes, pick(services, 'signUps', 'settings'));
     // Authenticates by itself: MCP clients expect a JSON-RPC error body with the 401, not the API's.
-    await scope.register(mcpRoutes, pick(services, 'authenticator', 'mcp'));
+    await scope.register(mcpRoutes, pick(services, 'authenticator', 'mcp', 'drain', 'settings'));
   });
   // Form bodies are parsed in the LTI scopes only; every other route keeps refusing them with 415.
   await app.register(

@@ -5,10 +5,12 @@
  * same completion service, quotas and rate limits as `/v1/chat/completions`. Every decision is
  * the permission module's, taken at call time, so a revoked share refuses the next call.
  */
+import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   CallToolRequestSchema,
+  CompleteRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
@@ -33,18 +35,33 @@ import type { Database } from '../store/schema.js';
 import { createAjv } from '../validation/create-ajv.js';
 import { describeAjvError } from '../validation/json-schema-problems.js';
 import { McpCancellations } from './mcp-cancellations.js';
+import { McpSessions, type McpSessionLimits } from './mcp-sessions.js';
 import { toolInputSchema, toolOutputSchema, type McpInputLimits, type McpToolInput } from './mcp-schemas.js';
 import { assistantIdOfToolName, toolNameOf } from './mcp-tool-names.js';
 
 /** The most assistants one list shows, as `/v1/models` does. */
 const LISTED_ASSISTANTS_MAXIMUM = 1_000;
 const SERVER_INFO = { name: 'merino', version: '0.1.0' };
+const SERVER_STOPPING_TEXT = 'The server is stopping and ended this call; call again, another server will answer.';
 
 export interface McpServiceDependencies {
   db: Kysely<Database>;
   completions: CompletionService;
   rateLimiter: RateLimiter;
   limits: McpInputLimits;
+  sessionLimits: McpSessionLimits;
+  /** Aborts when a stopping server ends what still runs: calls in flight then end with a tool error. */
+  serverStopping: AbortSignal;
+}
+
+/** What a caller's lists look like now, as digests: a change means the client should list again. */
+export interface McpListFingerprints {
+  tools: string;
+  prompts: string;
+}
+
+function digestOf(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(value)).digest('hex');
 }
 
 /** What a tool call needs besides the caller: its JSON-RPC id, the progress token, and how to notify. */
@@ -73,16 +90,22 @@ function promptText(record: AssistantRecord, userInput: string): string {
 
 export class McpService {
   readonly cancellations = new McpCancellations();
+  /** The optional sessions, kept in the store: what a GET stream or a DELETE needs. */
+  readonly sessions: McpSessions;
   private readonly validateInput: ValidateFunction;
 
   constructor(private readonly dependencies: McpServiceDependencies) {
+    this.sessions = new McpSessions(dependencies.db, dependencies.sessionLimits);
     this.validateInput = createAjv().compile(toolInputSchema(dependencies.limits));
   }
 
   /** A fresh server for one request of this caller (the HTTP edge serves MCP statelessly). */
   serverFor(context: CallContext): McpServer {
     const mcpServer = new McpServer(SERVER_INFO, {
-      capabilities: { tools: { listChanged: false }, prompts: { listChanged: false } },
+      // listChanged: a session's notification stream (GET /mcp) says when the caller's lists change.
+      // logging: the SDK answers logging/setLevel; Merino sends no log messages, so any level holds.
+      // completions: prompt arguments are free text, so there is never a suggestion to offer.
+      capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, logging: {}, completions: {} },
       instructions: 'Each tool is a Merino assistant: ask it a question, get its answer and the sources it used.',
     });
     // The tools and prompts differ per caller and are checked at call time, so the protocol's own
@@ -93,6 +116,7 @@ export class McpService {
     server.setRequestHandler(GetPromptRequestSchema, async (request) =>
       this.getPrompt(context, request.params.name, request.params.arguments?.user_input ?? ''),
     );
+    server.setRequestHandler(CompleteRequestSchema, () => ({ completion: { values: [], hasMore: false } }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const progressToken = request.params._meta?.progressToken;
       return this.callTool(context, request.params.name, request.params.arguments, {
@@ -119,8 +143,12 @@ export class McpService {
   }
 
   async listTools(context: CallContext): Promise<Tool[]> {
+    return this.toolsOf(context, await this.visibleAssistants(context));
+  }
+
+  private toolsOf(context: CallContext, records: AssistantRecord[]): Tool[] {
     const inputSchema = toolInputSchema(this.dependencies.limits);
-    return (await this.visibleAssistants(context))
+    return records
       .filter((record) => decideAssistant(context.identity, assistantFacts(record), 'chat').allowed)
       .map((record) => ({
         name: toolNameOf(record.id, record.name),
@@ -134,7 +162,11 @@ export class McpService {
 
   /** Only assistants whose configuration the caller may read: a learner of a published one never gets its prompt. */
   async listPrompts(context: CallContext): Promise<Prompt[]> {
-    return (await this.visibleAssistants(context))
+    return this.promptsOf(context, await this.visibleAssistants(context));
+  }
+
+  private promptsOf(context: CallContext, records: AssistantRecord[]): Prompt[] {
+    return records
       .filter((record) => decideAssistant(context.identity, assistantFacts(record), 'view_configuration').allowed)
       .map((record) => ({
         name: toolNameOf(record.id, record.name),
@@ -142,6 +174,12 @@ export class McpService {
         description: `The system prompt and prompt template of "${record.name}", with your words as {user_input}.`,
         arguments: [{ name: 'user_input', description: "The learner's words the template is filled with.", required: false }],
       }));
+  }
+
+  /** Digests of what tools/list and prompts/list would answer the caller now, from one read of the store. */
+  async listFingerprints(context: CallContext): Promise<McpListFingerprints> {
+    const records = await this.visibleAssistants(context);
+    return { tools: digestOf(this.toolsOf(context, records)), prompts: digestOf(this.promptsOf(context, records)) };
   }
 
   async getPrompt(context: CallContext, name: string, userInput: string): Promise<GetPromptResult> {
@@ -179,17 +217,22 @@ export class McpService {
     const stopped = new AbortController();
     const onAbort = (): void => stopped.abort(exchange.signal.reason);
     exchange.signal.addEventListener('abort', onAbort, { once: true });
+    const serverStopping = this.dependencies.serverStopping;
+    const onServerStopping = (): void => stopped.abort(serverStopping.reason);
+    serverStopping.addEventListener('abort', onServerStopping, { once: true });
     const forget = this.cancellations.register(credentialKeyOf(context), exchange.requestId, stopped);
     try {
       await this.dependencies.rateLimiter.admitChatRequest(context.identity);
       return await this.runAssistant(context, record, input, { ...exchange, signal: stopped.signal });
     } catch (error) {
+      if (serverStopping.aborted) return toolError(SERVER_STOPPING_TEXT);
       if (isAppError(error) && error.status < 500) return toolError(error.message);
       if (stopped.signal.aborted) return toolError('The call was cancelled.');
       return toolError(isAppError(error) ? error.message : 'The assistant could not answer; try again later.');
     } finally {
       forget();
       exchange.signal.removeEventListener('abort', onAbort);
+      serverStopping.removeEventListener('abort', onServerStopping);
     }
   }
 
@@ -221,6 +264,7 @@ export class McpService {
         );
       }
     }
+    if (this.dependencies.serverStopping.aborted) return toolError(SERVER_STOPPING_TEXT);
     if (exchange.signal.aborted) return toolError('The call was cancelled.');
     return { content: [{ type: 'text', text }], structuredContent: { sources } };
   }

@@ -78,6 +78,19 @@ export interface SessionsTable {
   revoked_at: string | null;
 }
 
+/** An MCP session at `/mcp` (docs/mcp.md), usable only by the credential that opened it. */
+export interface McpSessionsTable {
+  id: Generated<number>;
+  /** SHA-256 of the session id the client holds; the id itself is never stored. */
+  id_hash: string;
+  user_id: number;
+  credential: string;
+  credential_id: number;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+}
+
 export interface ApiKeysTable {
   id: Generated<number>;
   user_id: number;
@@ -712,6 +725,7 @@ export interface Database {
   organization_sign_ups: OrganizationSignUpsTable;
   sessions: SessionsTable;
   api_keys: ApiKeysTable;
+  mcp_sessions: McpSessionsTable;
   assistants: AssistantsTable;
   assistant_shares: AssistantSharesTable;
   audit_log: AuditLogTable;
@@ -767,6 +781,7 @@ export type OrganizationRow = Selectable<OrganizationsTable>;
 export type OrganizationSignUpRow = Selectable<OrganizationSignUpsTable>;
 export type UserRow = Selectable<UsersTable>;
 export type SessionRow = Selectable<SessionsTable>;
+export type McpSessionRow = Selectable<McpSessionsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type AssistantRow = Selectable<AssistantsTable>;
 export type NewAssistantRow = Insertable<AssistantsTable>;
