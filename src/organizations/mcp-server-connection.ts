@@ -68,8 +68,7 @@ export async function listMcpTools(target: McpConnectionTarget, toolsMaximum: nu
     let cursor: string | undefined;
     do {
       const page = await client.listTools(cursor === undefined ? {} : { cursor }, { signal, timeout: target.timeoutMilliseconds });
-      for (const tool of page.tools)
-        tools.push({ name: tool.name, description: tool.description ?? '', inputSchema: tool.inputSchema });
+      for (const tool of page.tools) tools.push({ name: tool.name, description: tool.description ?? '', inputSchema: tool.inputSchema });
       cursor = page.nextCursor;
     } while (cursor !== undefined && tools.length < toolsMaximum);
     return tools.slice(0, toolsMaximum);

@@ -130,9 +130,9 @@ export class McpServerService {
 
   /** The server's tools for the studio, listed as the caller; a failing server gives an empty list and the reason. */
   async tools(context: CallContext, id: number): Promise<McpServerTools> {
-    const row = await findMcpServer(this.options.db, id);
-    requireMcpServerUse(context.identity, row?.organization_id ?? -1, 'MCP server');
-    const server = row!;
+    const server = await findMcpServer(this.options.db, id);
+    if (!server) throw new AppError('not_found', 'MCP server not found.');
+    requireMcpServerUse(context.identity, server.organization_id, 'MCP server');
     const requester = { userId: context.identity.userId, email: context.identity.email };
     try {
       const tools = await this.listingOf(server, requester, AbortSignal.timeout(this.options.listTimeoutMilliseconds));
