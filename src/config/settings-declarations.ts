@@ -604,14 +604,14 @@ export const SETTINGS_DECLARATIONS = {
   }),
   mcpToolListCacheMilliseconds: integerSetting({
     variable: 'MCP_TOOL_LIST_CACHE_MS',
-    meaning: "how long a process keeps the tools an MCP server listed (0 asks the server on every request); a failure is never kept",
+    meaning: 'how long a process keeps the tools an MCP server listed (0 asks the server on every request); a failure is never kept',
     defaultValue: 60_000,
     minimum: 0,
     maximum: 3_600_000,
   }),
   mcpToolsPerServerMaximum: integerSetting({
     variable: 'MCP_TOOLS_PER_SERVER_MAX',
-    meaning: 'most tools Merino reads from one MCP server\'s list; the rest are not offered',
+    meaning: "most tools Merino reads from one MCP server's list; the rest are not offered",
     defaultValue: 100,
     minimum: 1,
     maximum: 1_000,

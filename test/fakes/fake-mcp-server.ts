@@ -9,7 +9,7 @@
 //
 // Every request's headers are recorded, so a test can see what Merino sent.
 import type http from 'node:http';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { listenOnLoopback, pause } from './fake-http.js';
@@ -47,8 +47,10 @@ const TOOLS = [
   },
 ] as const;
 
-function serverFor(fake: FakeMcpServer, signal: AbortSignal): Server {
-  const server = new Server({ name: 'fake-mcp', version: '1.0' }, { capabilities: { tools: {} } });
+function serverFor(fake: FakeMcpServer, signal: AbortSignal): McpServer {
+  const mcpServer = new McpServer({ name: 'fake-mcp', version: '1.0' }, { capabilities: { tools: {} } });
+  // Raw handlers rather than registerTool, so a tool can list a schema no validator accepts.
+  const server = mcpServer.server;
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS.map((tool) => ({ ...tool })) }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const argumentsObject = request.params.arguments ?? {};
@@ -65,7 +67,7 @@ function serverFor(fake: FakeMcpServer, signal: AbortSignal): Server {
         return { isError: true, content: [{ type: 'text', text: `unknown tool ${request.params.name}` }] };
     }
   });
-  return server;
+  return mcpServer;
 }
 
 export async function startFakeMcpServer(): Promise<FakeMcpServer> {
