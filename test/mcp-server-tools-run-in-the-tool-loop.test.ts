@@ -6,7 +6,7 @@
  * slow tool times out, an `isError` answer and an unreachable server become tool errors the model
  * reads, and the chat still answers; a tool whose schema is not valid JSON Schema, or that the
  * server does not list, is not offered and a call to it is told why; the identical-call guard
- * holds. The header's secret value appears in no API answer and no log line.
+ * holds, and a call streams its status step. The header's secret value appears in no API answer and no log line.
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -115,6 +115,25 @@ describe.each(TEST_DIALECTS)('MCP server tools in the tool loop on %s', (dialect
     const callHeaders = mcp.headers.at(-1)!;
     expect(callHeaders.authorization).toBe(`Bearer ${SECRET}`);
     expect(callHeaders['x-merino-user']).toBe(`${learner.id} learner-${dialect}@school.test`);
+  });
+
+  it('streams a status step while a call runs', async () => {
+    model.enqueue({ toolCalls: [{ id: 'a2', name: `mcp_${serverId}_add`, arguments: '{"a":1,"b":2}' }] }, { text: 'Three.' });
+    const response = await fetch(`${server.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${learner.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: assistantModel, stream: true, messages: [{ role: 'user', content: '1 + 2?' }] }),
+    });
+    const text = await response.text();
+    answers.push(text);
+    const statuses = text
+      .split('\n')
+      .filter((line) => line.startsWith('data: {'))
+      .map((line) => JSON.parse(line.slice(6)))
+      .filter((chunk) => chunk.status)
+      .map((chunk) => `${chunk.status.state}: ${chunk.status.message}`);
+    expect(statuses).toEqual([`running: calling a tool of MCP server ${serverId}`, `done: calling a tool of MCP server ${serverId}`]);
+    expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
   });
 
   it('turns a timeout, an isError answer and a refused repeat into tool errors the model reads', async () => {
