@@ -51,6 +51,7 @@ import { LtiActivityService } from './lti/lti-activity-service.js';
 import { LtiAdvantageService } from './lti/lti-advantage-service.js';
 import { LtiLaunchService } from './lti/lti-launch-service.js';
 import { LtiRegistrationService } from './lti/lti-registration-service.js';
+import { McpServerService } from './organizations/mcp-server-service.js';
 import { LtiToolKeys } from './lti/lti-tool-keys.js';
 import { ModelListService } from './completions/model-list-service.js';
 import { McpService } from './mcp/mcp-service.js';
@@ -109,6 +110,8 @@ export interface Services extends ChatServices, EvaluationServices {
   /** Not started here: main.ts (and the test server) start it and stop it on shutdown. */
   ingestionRunner: IngestionRunner;
   ltiRegistrations: LtiRegistrationService;
+  /** An organization's MCP servers, used as tools (docs/mcp-servers-as-tools.md). */
+  mcpServers: McpServerService;
   ltiLaunches: LtiLaunchService;
   ltiAdvantage: LtiAdvantageService;
   ltiActivities: LtiActivityService;
@@ -205,6 +208,16 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     // Its keys name the days summed, which no longer change: the lifetime only bounds what is kept.
     settledSums: new HotReadCache<string, WindowSums>({ ...cacheBounds, lifetimeMilliseconds: SETTLED_SUMS_LIFETIME_MILLISECONDS }),
   });
+  const mcpServers = new McpServerService({
+    db: store.db,
+    secrets,
+    outbound,
+    listTimeoutMilliseconds: settings.mcpToolListTimeoutMilliseconds,
+    listCacheMilliseconds: settings.mcpToolListCacheMilliseconds,
+    toolsPerServerMaximum: settings.mcpToolsPerServerMaximum,
+    callTimeoutMilliseconds: settings.toolCallTimeoutMillisecondsMaximum,
+    entriesMaximum: settings.hotReadCacheEntriesMaximum,
+  });
   const completions = new CompletionService({
     db: store.db,
     settings,
@@ -215,6 +228,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     providersFor: (organizationId) => providerSettings.providersFor(organizationId),
     smallFastModelFor: (organizationId) => providerSettings.smallFastModelFor(organizationId),
     moodleFor: (organizationId) => providerSettings.moodleFor(organizationId),
+    mcpServersFor: (owner, requester) => mcpServers.portFor(owner, requester),
     disabledPluginsFor: (organizationId) => organizationControls.disabledPluginsFor(organizationId),
     owners,
     runRecords,
@@ -259,6 +273,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     drain,
     authenticator,
     ltiRegistrations: new LtiRegistrationService(store.db, secrets, outbound),
+    mcpServers,
     ltiLaunches,
     ltiAdvantage: new LtiAdvantageService({
       db: store.db,

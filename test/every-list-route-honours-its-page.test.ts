@@ -226,6 +226,10 @@ const FILLERS: Record<string, Filler> = {
     await times((index) => created(world, '/api/lti/consumers', { name: `Moodle ${index}` }));
     return '/api/lti/consumers';
   },
+  '/api/mcp-servers': async (world) => {
+    await times((index) => created(world, '/api/mcp-servers', { name: `Tools ${index}`, url: `https://tools-${index}.example/mcp` }));
+    return '/api/mcp-servers';
+  },
   '/api/lti/platforms': async (world) => {
     await times((index) =>
       created(world, '/api/lti/platforms', {

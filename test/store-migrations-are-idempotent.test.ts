@@ -38,6 +38,7 @@ const EXPECTED_TABLES = [
   'lti_tool_keys',
   'lti_used_nonces',
   'lti_users',
+  'mcp_servers',
   'mcp_sessions',
   'model_prices',
   'organization_roles',

@@ -524,6 +524,43 @@ export function requireLtiAdministration(identity: Identity, organizationId: num
   throw new AppError('not_found', `${subject} not found.`);
 }
 
+/**
+ * An organization's MCP servers (docs/mcp-servers-as-tools.md) are registered, changed and
+ * removed by its admins (and system admins). Its other members get 403; everyone else 404, so
+ * servers of other organizations cannot be found by id.
+ */
+export function requireMcpServerAdministration(identity: Identity, organizationId: number, subject: string): void {
+  if (identity.isSystemAdmin || isOrganizationAdmin(identity, organizationId)) return;
+  if (identity.organizationId === organizationId)
+    throw new AppError('forbidden', "Only the organization's admins can register and change its MCP servers.");
+  throw new AppError('not_found', `${subject} not found.`);
+}
+
+/** Whether the user sees an organization's MCP servers' URLs and header names (never values): its admins and system admins. */
+export function mayAdministerMcpServers(identity: Identity, organizationId: number): boolean {
+  return identity.isSystemAdmin || isOrganizationAdmin(identity, organizationId);
+}
+
+/**
+ * Seeing an organization's MCP servers by name and their tools (the studio's ToolsManager) is for
+ * everyone there who may build assistants; learners get 403; other organizations 404.
+ */
+export function requireMcpServerUse(identity: Identity, organizationId: number, subject: string): void {
+  if (identity.isSystemAdmin) return;
+  if (identity.organizationId !== organizationId) throw new AppError('not_found', `${subject} not found.`);
+  if (!canCreateAssistants(identity))
+    throw new AppError('forbidden', "Only the organization's creators and admins can see its MCP servers.");
+}
+
+/**
+ * An assistant's MCP tool reaches only the servers of its owner's organization: a server id of
+ * another organization is answered as if it did not exist, whoever the owner is.
+ */
+export function requireMcpServerForAssistant(owner: Identity, serverOrganizationId: number | undefined): void {
+  if (serverOrganizationId === undefined || serverOrganizationId !== owner.organizationId)
+    throw new AppError('not_found', 'MCP server not found.');
+}
+
 export interface LtiActivityFacts {
   organizationId: number;
   /** Whether the caller launched this activity as an LTI Instructor. */

@@ -21,6 +21,7 @@ import type {
   FileReader,
   Integrations,
   KnowledgeSearch,
+  McpServers,
   QueryRewriter,
   Requester,
   RubricReader,
@@ -55,6 +56,8 @@ export interface PipelineContextDependencies {
   smallFastModelFor: (organizationId: number) => Promise<{ connector: string; model: string } | undefined>;
   /** The organization's Moodle Web Services URL and token, when it sets them. */
   moodleFor: (organizationId: number) => Promise<MoodleSettings | undefined>;
+  /** The MCP servers of the owner's organization, with header templates filled for the person chatting. */
+  mcpServersFor: (owner: Identity, requester: Requester) => McpServers;
   /** The plugins the organization has disabled: a run using one is refused (plugin-policy.ts). */
   disabledPluginsFor: (organizationId: number) => Promise<DisabledPlugins>;
   /** Assistant owners' identities by user id, for HOT_READ_CACHE_MS (docs/deployment.md, "Caches"). */
@@ -139,6 +142,7 @@ export class PipelineContextBuilder {
       requester,
       integrations: await this.integrationsFor(record.organization_id),
       assistants,
+      mcpServers: this.dependencies.mcpServersFor(owner, requester),
       provider: providerFor,
       signal,
       limits: {

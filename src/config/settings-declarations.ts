@@ -603,6 +603,28 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1,
     maximum: 60_000,
   }),
+  mcpToolListTimeoutMilliseconds: integerSetting({
+    variable: 'MCP_TOOL_LIST_TIMEOUT_MS',
+    meaning:
+      "how long an organization's MCP server may take to connect and list its tools (docs/mcp-servers-as-tools.md); past it the studio shows the server as unavailable and an assistant is not offered its tools",
+    defaultValue: 5_000,
+    minimum: 1,
+    maximum: 60_000,
+  }),
+  mcpToolListCacheMilliseconds: integerSetting({
+    variable: 'MCP_TOOL_LIST_CACHE_MS',
+    meaning: 'how long a process keeps the tools an MCP server listed (0 asks the server on every request); a failure is never kept',
+    defaultValue: 60_000,
+    minimum: 0,
+    maximum: 3_600_000,
+  }),
+  mcpToolsPerServerMaximum: integerSetting({
+    variable: 'MCP_TOOLS_PER_SERVER_MAX',
+    meaning: "most tools Merino reads from one MCP server's list; the rest are not offered",
+    defaultValue: 100,
+    minimum: 1,
+    maximum: 1_000,
+  }),
   modelListTestConnectors: booleanSetting({
     variable: 'MODEL_LIST_TEST_CONNECTORS',
     meaning:

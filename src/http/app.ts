@@ -46,6 +46,7 @@ import { signUpRoutes, signUpSettingsRoutes } from './routes/sign-up-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { userRoutes } from './routes/user-routes.js';
 import { ltiAdminRoutes } from './routes/lti-admin-routes.js';
+import { mcpServerRoutes } from './routes/mcp-server-routes.js';
 import { ltiLaunchRoutes } from './routes/lti-launch-routes.js';
 import { ltiTeacherRoutes } from './routes/lti-teacher-routes.js';
 import { mcpRoutes } from './routes/mcp-routes.js';
@@ -187,6 +188,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await scope.register(knowledgePassageRoutes, pick(services, 'knowledgePassages', 'settings'));
     await scope.register(knowledgeJobEventRoutes, pick(services, 'knowledgeJobEvents', 'drain'));
     await scope.register(ltiAdminRoutes, pick(services, 'ltiRegistrations', 'ltiActivities', 'settings'));
+    await scope.register(mcpServerRoutes, pick(services, 'mcpServers', 'settings'));
     await scope.register(ltiTeacherRoutes, pick(services, 'ltiActivities', 'ltiAdvantage', 'ltiLaunches', 'chats', 'settings'));
     // Multipart parsing lives in a scope of its own: only the files routes read multipart bodies,
     // every other route keeps refusing them with 415.

@@ -84,6 +84,7 @@ function pipelineContext(snapshot: AssistantSnapshot, overrides: Partial<Pipelin
     requester: { userId: 1, email: 'learner@merino.test' },
     integrations: TEST_INTEGRATIONS,
     assistants: buildToolContext().assistants,
+    mcpServers: buildToolContext().mcpServers,
     provider: () => ({ fetch: serverFetch, post: serverPost(1_048_576) }),
     signal: new AbortController().signal,
     limits: {

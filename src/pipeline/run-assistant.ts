@@ -25,6 +25,7 @@ import type {
   FileReader,
   Integrations,
   KnowledgeSearch,
+  McpServers,
   QueryRewriter,
   Requester,
   RubricReader,
@@ -94,6 +95,7 @@ export interface PipelineContext {
   requester: Requester;
   integrations: Integrations;
   assistants: AssistantRunner;
+  mcpServers: McpServers;
   provider(connectorName: string): ProviderSettings;
   signal: AbortSignal;
   limits: PipelineLimits;
@@ -212,6 +214,7 @@ function setUpRun(request: PipelineRequest, context: PipelineContext): RunSetup 
       requester: context.requester,
       integrations: context.integrations,
       assistants: context.assistants,
+      mcpServers: context.mcpServers,
     },
     nextStatusId: () => `status-${++statusCount}`,
     nameStatus: (status) => {

@@ -631,6 +631,19 @@ export interface BlobChunksTable {
   bytes: Uint8Array;
 }
 
+/** An MCP server an organization registered (migration 0087). */
+export interface McpServersTable {
+  id: Generated<number>;
+  organization_id: number;
+  name: string;
+  url: string;
+  /** JSON array of `{name, value_encrypted}`: header values sealed with the secret box. */
+  headers: string;
+  created_by: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface LtiConsumersTable {
   id: Generated<number>;
   organization_id: number;
@@ -768,6 +781,7 @@ export interface Database {
   blobs: BlobsTable;
   blob_chunks: BlobChunksTable;
   lti_consumers: LtiConsumersTable;
+  mcp_servers: McpServersTable;
   lti_platforms: LtiPlatformsTable;
   lti_used_nonces: LtiUsedNoncesTable;
   lti_login_states: LtiLoginStatesTable;
@@ -796,6 +810,7 @@ export type TemplateRow = Selectable<TemplatesTable>;
 export type NewTemplateRow = Insertable<TemplatesTable>;
 export type TemplateUpdate = Updateable<TemplatesTable>;
 export type LtiConsumerRow = Selectable<LtiConsumersTable>;
+export type McpServerRow = Selectable<McpServersTable>;
 export type LtiPlatformRow = Selectable<LtiPlatformsTable>;
 export type LtiLinkRow = Selectable<LtiLinksTable>;
 

@@ -68,5 +68,6 @@ export function buildToolContext(options: ToolContextOptions = {}): ToolContext 
     requester: options.requester ?? { userId: 1, email: 'learner@merino.test' },
     integrations: { weather: UNREACHABLE_WEATHER, ...options.integrations },
     assistants: { check: async () => refuse('assistants'), run: async () => refuse('assistants') },
+    mcpServers: { tools: async () => refuse('MCP servers'), call: async () => refuse('MCP servers') },
   };
 }

@@ -123,3 +123,28 @@ export interface AssistantRunner {
     options: { signal: AbortSignal; status?: CallStatus },
   ): Promise<{ content: string; sources: Source[] }>;
 }
+
+/** One tool an MCP server lists: its name, description and input schema as the server gave them. */
+export interface McpToolListing {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** What an MCP tool answered: its text content, and whether the server marked it an error (`isError`). */
+export interface McpToolAnswer {
+  text: string;
+  isError: boolean;
+}
+
+/**
+ * The MCP servers of the assistant owner's organization (docs/mcp-servers-as-tools.md), reached
+ * through the outbound guard, with header templates filled for the person chatting. A server of
+ * another organization is not found.
+ */
+export interface McpServers {
+  /** The server's name and tools (cached for MCP_TOOL_LIST_CACHE_MS); rejects with an AppError naming why. */
+  tools(serverId: number, signal: AbortSignal): Promise<{ name: string; tools: McpToolListing[] }>;
+  /** Calls one tool; an unreachable or refused server rejects with an AppError, an `isError` answer resolves with `isError`. */
+  call(serverId: number, toolName: string, argumentsObject: Record<string, unknown>, signal: AbortSignal): Promise<McpToolAnswer>;
+}

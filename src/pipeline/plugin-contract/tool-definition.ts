@@ -18,6 +18,7 @@ import type {
   FileReader,
   Integrations,
   KnowledgeSearch,
+  McpServers,
   QueryRewriter,
   Requester,
   RubricReader,
@@ -56,6 +57,9 @@ export interface ToolContext {
   requester: Requester;
   integrations: Integrations;
   assistants: AssistantRunner;
+  mcpServers: McpServers;
+  /** Set while a function call runs: which of the functions a several-function entry offered is called (its `variant`). */
+  variant?: string;
   /** Set while a function call runs: its status, for work nested under it. */
   callStatus?: CallStatus;
 }
@@ -76,6 +80,12 @@ export interface ToolOutput {
 export interface FunctionDescription {
   name: string;
   description: string;
+  /** For an entry offering several functions: this one's parameters, in place of the definition's `parameters`. */
+  parameters?: ToolSchema;
+  /** For an entry offering several functions: which one this is, handed to `call` as `context.variant`. */
+  variant?: string;
+  /** Set when this function is configured but cannot be offered: why (the trace keeps it; a model that calls it is told). */
+  unavailable?: string;
 }
 
 export interface FunctionToolDefinition<Config = ToolConfig, Arguments = ToolArguments> {
@@ -84,6 +94,12 @@ export interface FunctionToolDefinition<Config = ToolConfig, Arguments = ToolArg
    * tool is not offered in this request, for the reason given (logged in the trace).
    */
   describe(config: Config, context: ToolContext): FunctionDescription | Promise<FunctionDescription>;
+  /**
+   * For an entry that offers several functions (an MCP server's chosen tools): all of them, each
+   * with its own `parameters` and `variant`; used in place of `describe` when present. Throwing
+   * an AppError means none is offered, for the reason given.
+   */
+  describeAll?(config: Config, context: ToolContext): Promise<readonly FunctionDescription[]>;
   /** The name `describe` would give, known without looking anything up: a model that calls a tool which was not offered is told why. */
   functionName?(config: Config): string;
   /** JSON Schema of the arguments the model supplies; the tool loop checks them against it (defaults applied) before `call`. */

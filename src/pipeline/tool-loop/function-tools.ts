@@ -26,6 +26,8 @@ export interface FunctionToolRun {
   specification: FunctionSpecification;
   /** What the call's status says while it runs: `calling <function>` unless the tool words it. */
   statusLabel: string;
+  /** Which of an entry's several functions this is, handed to `call` as `context.variant`. */
+  variant?: string;
 }
 
 /** A configured function tool that is not offered in this request, and why (for the log and trace). */
@@ -70,6 +72,36 @@ function refusalReason(error: unknown): string {
   return error instanceof AppError ? error.message : `failed (${error instanceof Error ? error.name : 'error'})`;
 }
 
+/** The entry's functions: several from `describeAll`, else the one `describe` gives. */
+async function describedFunctions(
+  definition: FunctionToolRun['definition'],
+  config: ToolConfig,
+  context: ToolContext,
+): Promise<readonly FunctionDescription[]> {
+  if (definition.function.describeAll !== undefined) return definition.function.describeAll(config, context);
+  return [await definition.function.describe(config, context)];
+}
+
+function offeredFunction(offer: {
+  definition: ToolDefinition;
+  config: ToolConfig;
+  description: FunctionDescription;
+  taken: Set<string>;
+}): FunctionToolRun {
+  const { definition, config, description } = offer;
+  const functionName = uniqueName(sanitizeFunctionName(description.name), offer.taken);
+  const parameters = description.parameters ?? (definition.function as NonNullable<ToolDefinition['function']>).parameters;
+  return {
+    functionName,
+    toolName: definition.name,
+    definition: definition as FunctionToolRun['definition'],
+    config,
+    specification: { name: functionName, description: description.description, parameters },
+    statusLabel: statusLabel(definition, config, functionName),
+    ...(description.variant !== undefined && { variant: description.variant }),
+  };
+}
+
 /** An assistant's functions for one request: those offered to the model, and those configured but not offered. */
 export interface FunctionTools {
   offered: FunctionToolRun[];
@@ -89,9 +121,9 @@ export async function functionToolsOf(assistant: AssistantSnapshot, registries: 
       skipped.push({ toolName: definition.name, reason: `invalid config: ${check.errors.map((problem) => problem.message).join('; ')}` });
       continue;
     }
-    let description: FunctionDescription;
+    let descriptions: readonly FunctionDescription[];
     try {
-      description = await definition.function.describe(check.config, context);
+      descriptions = await describedFunctions(definition as FunctionToolRun['definition'], check.config, context);
     } catch (error) {
       const functionName = definition.function.functionName?.(check.config);
       skipped.push({
@@ -101,23 +133,15 @@ export async function functionToolsOf(assistant: AssistantSnapshot, registries: 
       });
       continue;
     }
-    if (!isEnabledFor(definition, context)) {
-      skipped.push({
-        toolName: definition.name,
-        functionName: sanitizeFunctionName(description.name),
-        reason: 'its service is not configured for this organization',
-      });
-      continue;
+    const enabled = isEnabledFor(definition, context);
+    for (const description of descriptions) {
+      const refusal = enabled ? description.unavailable : 'its service is not configured for this organization';
+      if (refusal !== undefined) {
+        skipped.push({ toolName: definition.name, functionName: sanitizeFunctionName(description.name), reason: refusal });
+        continue;
+      }
+      offered.push(offeredFunction({ definition, config: check.config, description, taken }));
     }
-    const functionName = uniqueName(sanitizeFunctionName(description.name), taken);
-    offered.push({
-      functionName,
-      toolName: definition.name,
-      definition: definition as FunctionToolRun['definition'],
-      config: check.config,
-      specification: { name: functionName, description: description.description, parameters: definition.function.parameters },
-      statusLabel: statusLabel(definition, check.config, functionName),
-    });
   }
   return { offered, skipped };
 }

@@ -271,7 +271,12 @@ class CallRunner {
           (signal) =>
             run.definition.function.call(
               argumentsObject,
-              { ...this.input.toolContext, signal, callStatus: { id: statusId, emit: emitStatus } },
+              {
+                ...this.input.toolContext,
+                signal,
+                callStatus: { id: statusId, emit: emitStatus },
+                ...(run.variant !== undefined && { variant: run.variant }),
+              },
               run.config,
             ),
           this.input.toolContext.signal,

@@ -12,6 +12,7 @@ import { assistantTestsMigration } from './0080-assistant-tests.js';
 import { usageRollUpsByAssistantAndPersonMigration } from './0083-usage-roll-ups-by-assistant-and-person.js';
 import { testRunLeasesMigration } from './0084-test-run-leases.js';
 import { usageQuarterlyPeopleMigration } from './0086-usage-quarterly-people.js';
+import { mcpServersMigration } from './0087-mcp-servers.js';
 import { mcpSessionsMigration } from './0089-mcp-sessions.js';
 import { chatRunsMigration } from './0070-chat-runs.js';
 import type { Migration } from 'kysely';
@@ -78,6 +79,7 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0083-usage-roll-ups-by-assistant-and-person': usageRollUpsByAssistantAndPersonMigration(dialect),
     '0084-test-run-leases': testRunLeasesMigration(),
     '0086-usage-quarterly-people': usageQuarterlyPeopleMigration(dialect),
+    '0087-mcp-servers': mcpServersMigration(dialect),
     '0089-mcp-sessions': mcpSessionsMigration(dialect),
   };
 }

@@ -31,6 +31,7 @@ import { testSources as testSourcesEn } from './en/test-sources';
 import { organizationSettings as organizationSettingsEn } from './en/organization-settings';
 import { admin as adminEn } from './en/admin';
 import { insights as insightsEn } from './en/insights';
+import { mcpServers as mcpServersEn } from './en/mcp-servers';
 import { common as commonEs } from './es/common';
 import { login as loginEs } from './es/login';
 import { assistantList as assistantListEs } from './es/assistant-list';
@@ -59,6 +60,7 @@ import { testSources as testSourcesEs } from './es/test-sources';
 import { organizationSettings as organizationSettingsEs } from './es/organization-settings';
 import { admin as adminEs } from './es/admin';
 import { insights as insightsEs } from './es/insights';
+import { mcpServers as mcpServersEs } from './es/mcp-servers';
 
 export const english = {
   common: commonEn,
@@ -89,6 +91,7 @@ export const english = {
   organizationSettings: organizationSettingsEn,
   admin: adminEn,
   insights: insightsEn,
+  mcpServers: mcpServersEn,
 };
 
 export type English = typeof english;
@@ -122,6 +125,7 @@ const spanish: Catalogue<English> = {
   organizationSettings: organizationSettingsEs,
   admin: adminEs,
   insights: insightsEs,
+  mcpServers: mcpServersEs,
 };
 
 /** Catalan and Basque are wired in and fall back to English key by key until translated. */

@@ -15,6 +15,8 @@ export const admin = {
   linkAuditHint: 'Who changed what, and when.',
   linkLti: 'LTI',
   linkLtiHint: 'Connect learning platforms such as Moodle.',
+  linkMcpServers: 'MCP servers',
+  linkMcpServersHint: 'Register MCP servers whose tools assistants may use.',
   notAllowed: 'Only administrators can use these pages.',
   loadFailed: 'This could not be loaded. Try again.',
   previous: 'Previous page',

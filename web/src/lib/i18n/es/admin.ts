@@ -18,6 +18,8 @@ export const admin: CatalogueArea<typeof english> = {
   linkAuditHint: 'Quién cambió qué, y cuándo.',
   linkLti: 'LTI',
   linkLtiHint: 'Conectar plataformas de aprendizaje como Moodle.',
+  linkMcpServers: 'Servidores MCP',
+  linkMcpServersHint: 'Registrar servidores MCP cuyas herramientas pueden usar los asistentes.',
   notAllowed: 'Solo los administradores pueden usar estas páginas.',
   loadFailed: 'No se ha podido cargar. Inténtalo de nuevo.',
   previous: 'Página anterior',
