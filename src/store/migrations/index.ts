@@ -38,6 +38,7 @@ import { answerVersionsAndFeedbackMigration } from './0071-answer-versions-and-f
 import { knowledgeBaseLanguageMigration } from './0072-knowledge-base-language.js';
 import { assistantInsightsRollUpsMigration } from './0081-assistant-insights-roll-ups.js';
 import { templatesMigration } from './0082-templates.js';
+import { frontEndLearnersAndSourceLinksMigration } from './0088-front-end-learners-and-source-links.js';
 
 export function allMigrations(dialect: Dialect): Record<string, Migration> {
   return {
@@ -77,5 +78,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0083-usage-roll-ups-by-assistant-and-person': usageRollUpsByAssistantAndPersonMigration(dialect),
     '0084-test-run-leases': testRunLeasesMigration(),
     '0086-usage-quarterly-people': usageQuarterlyPeopleMigration(dialect),
+    '0088-front-end-learners-and-source-links': frontEndLearnersAndSourceLinksMigration(),
   };
 }
