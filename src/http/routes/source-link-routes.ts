@@ -40,6 +40,8 @@ export const sourceLinkRoutes: FastifyPluginAsync<SourceLinkRouteServices> = asy
         summary: 'Open a signed source link: the cited passage with its neighbours',
         description:
           'For the person the link names (signed in or not) while it lasts (SOURCE_LINK_LIFETIME_HOURS), or for a signed-in reader of the knowledge base. An altered or made-up link, or another signed-in person, gets 404; an ended one 410 `source_link_expired`.',
+        // The link alone opens it; a bearer token or session, when sent, says who is looking.
+        security: [{}, { bearer: [] }],
         params: tokenParametersSchema,
         response: { 200: passageInContextSchema, ...commonErrorResponses },
       },
