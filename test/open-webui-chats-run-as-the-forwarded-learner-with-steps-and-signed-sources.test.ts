@@ -232,7 +232,7 @@ describe.each(TEST_DIALECTS)('Open WebUI as a front end on %s', (dialect) => {
     });
 
     it('is refused once expired (410 source_link_expired), even for the learner it names', async () => {
-      const [userId, assistantId, knowledgeBaseId, documentId, chunkIndex] = token.split('.').map(Number) as number[];
+      const [userId, assistantId, knowledgeBaseId, documentId, chunkIndex] = token.split('.').map(Number);
       const old = world.server.services.sourceLinks.sign(
         { userId: userId!, assistantId: assistantId!, knowledgeBaseId: knowledgeBaseId!, documentId: documentId!, chunkIndex: chunkIndex! },
         Date.now() - 169 * 3_600_000,
