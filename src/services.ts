@@ -55,6 +55,8 @@ import { McpServerService } from './organizations/mcp-server-service.js';
 import { LtiToolKeys } from './lti/lti-tool-keys.js';
 import { ModelListService } from './completions/model-list-service.js';
 import { McpService } from './mcp/mcp-service.js';
+import { FrontEndPersonService } from './auth/front-end-person-service.js';
+import { SourceLinkService } from './knowledge/source-link-service.js';
 
 export interface Services extends ChatServices, EvaluationServices {
   settings: Settings;
@@ -89,6 +91,10 @@ export interface Services extends ChatServices, EvaluationServices {
   templates: TemplateService;
   registries: Registries;
   completions: CompletionService;
+  /** Whom a trusted front end's request runs as (docs/open-webui.md). */
+  frontEndPeople: FrontEndPersonService;
+  /** Signed links to cited passages, for a trusted front end's "Sources" block. */
+  sourceLinks: SourceLinkService;
   /** Assistants as MCP tools and prompts, served at /mcp (docs/mcp.md). */
   mcp: McpService;
   providerSettings: ProviderSettingsService;
@@ -262,9 +268,17 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       conversationMessagesMaximum: settings.mcpConversationMessagesMaximum,
     },
   });
+  const knowledgePassages = new KnowledgePassageService(store.db);
   return {
     ...evaluation,
     mcp,
+    frontEndPeople: new FrontEndPersonService(store.db),
+    sourceLinks: new SourceLinkService({
+      db: store.db,
+      secrets,
+      passages: knowledgePassages,
+      lifetimeHours: settings.sourceLinkLifetimeHours,
+    }),
     settings,
     store,
     runRecords,
@@ -345,7 +359,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     signUps: new SignUpService({ db: store.db, rateLimiter, authenticator, passwordLengthMinimum: settings.passwordLengthMinimum }),
     signUpSettings: new SignUpSettingsService(store.db),
     knowledgeBases,
-    knowledgePassages: new KnowledgePassageService(store.db),
+    knowledgePassages,
     knowledgeDocuments: new KnowledgeDocumentService({
       db: store.db,
       storage: documentStorage,

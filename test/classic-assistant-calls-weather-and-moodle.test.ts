@@ -128,6 +128,8 @@ describe.each(TEST_DIALECTS)('a classic assistant with weather and Moodle tools 
   });
 
   it('believes Open WebUI’s forwarded learner only with a trusted front-end key, since the server trusts the header', async () => {
+    // The chat runs as the Merino account the header names, so Grace has one (docs/open-webui.md).
+    await createUser(server, adminToken, { email: 'grace@school.test', role: 'learner' });
     const key = await request(server, 'POST', '/api/api-keys', {
       token: adminToken,
       body: { name: 'open-webui', trusted_front_end: true },

@@ -2,8 +2,10 @@
  * Defect 10 over real HTTP on both dialects: with TRUST_FORWARDED_USER_HEADERS on, a learner who
  * mints an API key and sends `X-OpenWebUI-User-Email: victim@…` still acts as themselves; only a
  * key a system admin marked `trusted_front_end` may name the person chatting. Nobody but a system
- * admin creates such a key, or a key for someone else. Keys may expire (hostile dates refused),
- * record when they were last used, and an organization may stop its learners from creating keys.
+ * admin creates such a key, or a key for someone else; the person such a key names must have an
+ * account in its organization (test/open-webui-chats-run-as-the-forwarded-learner-with-steps-…).
+ * Keys may expire (hostile dates refused), record when they were last used, and an organization
+ * may stop its learners from creating keys.
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -24,7 +26,7 @@ describe.each(TEST_DIALECTS)('forwarded users and API keys on %s', (dialect) => 
   let systemAdmin: string;
   let organizationId: number;
   let otherOrganizationId: number;
-  let users: Record<'admin' | 'creator' | 'learner' | 'otherLearner' | 'otherAdmin' | 'service', CreatedUser>;
+  let users: Record<'admin' | 'creator' | 'learner' | 'victim' | 'otherLearner' | 'otherAdmin' | 'service', CreatedUser>;
   let assistantModel: string;
 
   const learnerEmail = `learner-${dialect}@school.test`;
@@ -91,6 +93,8 @@ describe.each(TEST_DIALECTS)('forwarded users and API keys on %s', (dialect) => 
         organization_id: organizationId,
       }),
       learner: await createUser(server, systemAdmin, { email: learnerEmail, role: 'learner', organization_id: organizationId }),
+      // A trusted front end's request runs as the Merino user its header names (docs/open-webui.md).
+      victim: await createUser(server, systemAdmin, { email: VICTIM_EMAIL, role: 'learner', organization_id: organizationId }),
       otherLearner: await createUser(server, systemAdmin, {
         email: `learner-${dialect}@college.test`,
         role: 'learner',

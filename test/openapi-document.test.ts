@@ -176,14 +176,23 @@ describe.each(TEST_DIALECTS)('the public surface on %s', (dialect) => {
       expect(missing).toEqual([]);
     });
 
-    it('leaves login, self sign-up, /healthz, /readyz and /status open and every other /api endpoint behind the bearer scheme', async () => {
+    it('leaves login, self sign-up, signed source links, /healthz, /readyz and /status open and every other /api endpoint behind the bearer scheme', async () => {
       // The document declares bearer security globally; the server must agree: only the open endpoints answer without a token.
       const open: string[] = [];
       for (const { label, path, method } of operationsOf(document)) {
         const response = await request(server, method.toUpperCase(), path.replace(/\{[^}]+\}/g, '1'));
         if (response.status !== 401) open.push(label);
       }
-      expect(open.sort()).toEqual(['GET /healthz', 'GET /readyz', 'GET /status', 'POST /api/auth/login', 'POST /api/auth/sign-up'].sort());
+      expect(open.sort()).toEqual(
+        [
+          'GET /healthz',
+          'GET /readyz',
+          'GET /status',
+          'POST /api/auth/login',
+          'POST /api/auth/sign-up',
+          'GET /api/source-links/{token}',
+        ].sort(),
+      );
     });
   });
 

@@ -50,6 +50,7 @@ describe.each(TEST_DIALECTS)('organization settings in one document on %s', (dia
     expect(Object.keys(read.body).sort()).toEqual(
       [
         'chat_retention_days',
+        'front_end_creates_learners',
         'kb_server',
         'learners_create_api_keys',
         'limits',

@@ -23,6 +23,11 @@ export const newApiKeySchema = {
       description:
         'System administrators only: the key of a front end (Open WebUI) whose X-OpenWebUI-User-Email header is believed when TRUST_FORWARDED_USER_HEADERS is on.',
     },
+    source_links: {
+      type: 'boolean',
+      description:
+        'Trusted front-end keys only: end each answer with a markdown "Sources" block of signed links to the cited passages, for front ends that drop the `sources` field (Open WebUI).',
+    },
     user_id: {
       type: 'integer',
       minimum: 1,
@@ -45,9 +50,19 @@ const apiKeyViewProperties = {
   last_used_at: nullableTimestampSchema,
   expires_at: { ...nullableTimestampSchema, description: 'when the key stops working; null: never' },
   trusted_front_end: { type: 'boolean' },
+  source_links: { type: 'boolean', description: 'whether answers end with a markdown "Sources" block of signed links' },
 } as const;
 
-const apiKeyViewRequired = ['id', 'name', 'prefix', 'created_at', 'last_used_at', 'expires_at', 'trusted_front_end'] as const;
+const apiKeyViewRequired = [
+  'id',
+  'name',
+  'prefix',
+  'created_at',
+  'last_used_at',
+  'expires_at',
+  'trusted_front_end',
+  'source_links',
+] as const;
 
 export const apiKeyViewSchema = {
   type: 'object',

@@ -29,6 +29,7 @@ function apiKeyView(row: ApiKeyRow): ApiKeyView {
     last_used_at: row.last_used_at,
     expires_at: row.expires_at,
     trusted_front_end: row.trusted_front_end === 1,
+    source_links: row.source_links === 1,
   };
 }
 
@@ -63,8 +64,14 @@ export class ApiKeyService {
     const { identity } = context;
     const ownerId = input.user_id ?? identity.userId;
     const trustedFrontEnd = input.trusted_front_end ?? false;
+    const sourceLinks = input.source_links ?? false;
     const policies = await findOrganizationPolicies(this.db, identity.organizationId);
-    requireApiKeyCreation(identity, { ownerId, trustedFrontEnd, learnersCreateApiKeys: policies?.learnersCreateApiKeys ?? true });
+    requireApiKeyCreation(identity, {
+      ownerId,
+      trustedFrontEnd,
+      sourceLinks,
+      learnersCreateApiKeys: policies?.learnersCreateApiKeys ?? true,
+    });
     const expiresAt = readExpiry(input.expires_at, Date.now());
     const owner = ownerId === identity.userId ? undefined : await findUserById(this.db, ownerId);
     if (ownerId !== identity.userId && owner === undefined)
@@ -77,6 +84,7 @@ export class ApiKeyService {
         keyPrefix: key.slice(0, API_KEY_DISPLAY_LENGTH),
         keyHash: hashToken(key),
         trustedFrontEnd,
+        sourceLinks,
         expiresAt,
       });
       await appendAuditEntry(transaction, {
@@ -85,7 +93,7 @@ export class ApiKeyService {
         action: 'api_key.create',
         targetType: 'api_key',
         targetId: inserted.id,
-        details: { owner_user_id: ownerId, trusted_front_end: trustedFrontEnd, expires: expiresAt !== null },
+        details: { owner_user_id: ownerId, trusted_front_end: trustedFrontEnd, source_links: sourceLinks, expires: expiresAt !== null },
         requestId: context.requestId,
       });
       return inserted;

@@ -261,7 +261,10 @@ export class Authenticator {
     // Not cached when refused, so reactivation takes effect at once.
     refuseIfSuspended(user);
     const cached: CachedApiKey = {
-      identity: identityOf(user, 'api_key', apiKey.id, apiKey.trusted_front_end === 1),
+      identity: {
+        ...identityOf(user, 'api_key', apiKey.id, apiKey.trusted_front_end === 1),
+        ...(apiKey.source_links === 1 && { sourceLinks: true }),
+      },
       keyId: apiKey.id,
       keyExpiresAt: apiKey.expires_at === null ? undefined : Date.parse(apiKey.expires_at),
       // A key used within the interval is not marked again; a key never used is marked at once.

@@ -16,6 +16,8 @@ export interface Identity {
   credentialId: number;
   /** True only for an API key a system admin marked as a trusted front end's (see permissions.ts). */
   trustedFrontEnd: boolean;
+  /** Set on a trusted front end's key that asked for a "Sources" block of signed links (docs/open-webui.md). */
+  sourceLinks?: boolean;
   /** True while the user holds a one-time password an admin set (requireOwnPasswordChosen). */
   mustChangePassword?: boolean;
 }

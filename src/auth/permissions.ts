@@ -210,6 +210,8 @@ export interface NewApiKeyFacts {
   /** The user the key will belong to. */
   ownerId: number;
   trustedFrontEnd: boolean;
+  /** Answers end with a "Sources" block of signed links: a trusted front end's option only. */
+  sourceLinks?: boolean;
   /** The organization setting of the caller's organization: may its learners create keys? */
   learnersCreateApiKeys: boolean;
 }
@@ -221,6 +223,8 @@ export interface NewApiKeyFacts {
  * organization turned that off.
  */
 export function requireApiKeyCreation(identity: Identity, key: NewApiKeyFacts): void {
+  if (key.sourceLinks === true && !key.trustedFrontEnd)
+    throw new AppError('invalid_body', '"source_links" is an option of trusted front-end keys only.', { param: 'source_links' });
   if (identity.isSystemAdmin) return;
   if (key.trustedFrontEnd)
     throw new AppError('forbidden', 'Only system administrators can create trusted front-end keys.', { param: 'trusted_front_end' });
@@ -239,6 +243,38 @@ export function requireApiKeyCreation(identity: Identity, key: NewApiKeyFacts): 
  */
 export function mayNameForwardedUser(identity: Identity, serverTrustsForwardedHeaders: boolean): boolean {
   return serverTrustsForwardedHeaders && identity.credential === 'api_key' && identity.trustedFrontEnd;
+}
+
+/** What a forwarded-user decision needs to know about the person a front end names; undefined when nobody has the email. */
+export interface ForwardedPersonFacts {
+  organizationId: number;
+  isSystemAdmin: boolean;
+  disabled: boolean;
+}
+
+/**
+ * Whom a trusted front end's request runs as (only once mayNameForwardedUser said it may name
+ * someone): the member of the key's organization with that email, with their own role, never a
+ * system administrator and never someone of another organization. An email nobody has becomes a
+ * new learner of the key's organization only when that organization allows it.
+ */
+export function decideForwardedPerson(
+  frontEnd: Identity,
+  person: ForwardedPersonFacts | undefined,
+  organizationCreatesLearners: boolean,
+): 'act_as' | 'create_learner' {
+  if (person === undefined) {
+    if (organizationCreatesLearners) return 'create_learner';
+    throw new AppError('forwarded_user_unknown', undefined, { param: 'x-openwebui-user-email' });
+  }
+  if (person.isSystemAdmin)
+    throw new AppError('forwarded_user_refused', 'A front end may not act as a system administrator.', { param: 'x-openwebui-user-email' });
+  if (person.organizationId !== frontEnd.organizationId)
+    throw new AppError('forwarded_user_refused', "The person the front end names belongs to another organization than the key's.", {
+      param: 'x-openwebui-user-email',
+    });
+  if (person.disabled) throw new AppError('account_disabled', 'The person the front end names has a disabled account.');
+  return 'act_as';
 }
 
 export type FileAction = 'read' | 'delete';
@@ -500,6 +536,15 @@ export function decidePassageReading(
     decideAssistant(identity, throughAssistant.assistant, 'chat').allowed &&
     decideKnowledgeBase(throughAssistant.owner, knowledgeBase, 'query').allowed;
   return viaAssistant ? { allowed: true } : { allowed: false, visible: false };
+}
+
+/**
+ * Whose access opens a signed source link: a signed-in viewer other than the person the link
+ * names reads with their own (they must be able to view the knowledge base, else 404); the
+ * person it names, signed in or not, reads as themselves through the citing assistant.
+ */
+export function sourceLinkReader(viewer: Identity, linkUserId: number): 'viewer' | 'named_person' {
+  return viewer.userId === linkUserId ? 'named_person' : 'viewer';
 }
 
 /** The same shape of scope as assistants: everything, one organization, or what a member may see. */

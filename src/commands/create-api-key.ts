@@ -18,6 +18,7 @@ export const createApiKeyCommand: AdminCommand = {
     name: { type: 'string', value: '<name>', description: 'what the key is for, to tell keys apart', required: true },
     'expires-at': { type: 'string', value: '<date-time>', description: 'when the key stops working, e.g. 2027-01-31T23:59:59Z' },
     'trusted-front-end': { type: 'boolean', description: "mark it as a front end's key whose forwarded-user header is believed" },
+    'source-links': { type: 'boolean', description: 'with --trusted-front-end: answers end with a "Sources" block of signed links' },
   },
   async run(session, commandLine) {
     const owner = await userNamed(session.store, requiredOption(commandLine, 'user'));
@@ -27,6 +28,7 @@ export const createApiKeyCommand: AdminCommand = {
       user_id: owner.id,
       ...(expiresAt !== undefined && { expires_at: expiresAt }),
       ...(commandLine.values['trusted-front-end'] === true && { trusted_front_end: true }),
+      ...(commandLine.values['source-links'] === true && { source_links: true }),
     });
     const created = await apiKeyServiceOf(session).create(session.system, input);
     session.print(`Created API key "${created.name}" (id ${created.id}) for ${owner.email}. The key is shown only now:`);

@@ -18,6 +18,7 @@ import { listModels, resolveModel, type ModelEntry } from './model-resolution.js
 import { snapshotOf } from '../assistants/assistant-view.js';
 import { PipelineContextBuilder, type PipelineContextDependencies, type UsageAttribution } from './pipeline-context.js';
 import { readTrace, recordedRun, type RunRecord } from './run-recording.js';
+import { withSourcesBlock, type SourceLinkMaker } from './sources-block.js';
 
 // The HTTP edge imports it from here; it is declared in model-resolution.ts.
 export { MODEL_ID_PREFIX } from './model-resolution.js';
@@ -38,8 +39,11 @@ export interface CompletionStart {
   request: PipelineRequest;
   /** The run stops when it aborts (the client went away). */
   signal: AbortSignal;
-  /** The learner a trusted front end names (see trustedForwardedEmail in the HTTP layer). */
-  forwardedEmail?: string | undefined;
+  /**
+   * Set for a trusted front end that asked for it: the answer ends with a markdown "Sources"
+   * block, each entry linked where this gives a link (sources-block.ts).
+   */
+  sourceLinkOf?: SourceLinkMaker | undefined;
   /** 'test' for an assistant's test runs: every usage row of the run is marked as test traffic. */
   traffic?: 'test' | undefined;
   /** Told the run's redacted trace as it ends (tool steps and rounds), for a test run's grading. */
@@ -84,8 +88,9 @@ export class CompletionService {
 
   /** Starts a run; the events are produced as the caller iterates, and stop when `signal` aborts. */
   async start(options: CompletionStart): Promise<CompletionRun> {
-    const { context, record, request, signal, forwardedEmail, traffic, onTrace } = options;
-    const requester: Requester = { userId: context.identity.userId, email: forwardedEmail ?? context.identity.email };
+    const { context, record, request, signal, sourceLinkOf, traffic, onTrace } = options;
+    // A trusted front end's request already runs as the person it names (front-end-person-service.ts).
+    const requester: Requester = { userId: context.identity.userId, email: context.identity.email };
     const owner = await this.contexts.ownerOf(record);
     const assistants = this.assistantRunnerFor({ context, orchestrator: record, requester, traffic }, owner);
     const attribution = attributionOf(context, record, traffic);
@@ -120,7 +125,10 @@ export class CompletionService {
       assistantId: record.id,
       traceId: run.traceId,
       statusAsContent: pipelineContext.assistant.metadata.status_as_content === true,
-      events: recordedRun(this.dependencies.runRecords, events, run),
+      events:
+        sourceLinkOf === undefined
+          ? recordedRun(this.dependencies.runRecords, events, run)
+          : withSourcesBlock(recordedRun(this.dependencies.runRecords, events, run), sourceLinkOf),
     };
   }
 

@@ -20,6 +20,9 @@ const ASSISTANT_ID_MAXIMUM = 2_147_483_647;
 export interface ModelEntry {
   id: string;
   name: string;
+  /** The assistant's description, as Open WebUI shows under the name; empty when it has none. */
+  description: string;
+  /** The owner's display name: never their email, which learners have no need of. */
   owner: string;
   created: number;
 }
@@ -64,7 +67,8 @@ export async function listModels(db: Kysely<Database>, context: CallContext): Pr
   return page.items.map((record) => ({
     id: `${MODEL_ID_PREFIX}${record.id}`,
     name: record.name,
-    owner: record.owner_email,
+    description: record.description,
+    owner: record.owner_name,
     created: Math.floor(Date.parse(record.created_at) / 1000),
   }));
 }

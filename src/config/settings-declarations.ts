@@ -864,8 +864,17 @@ export const SETTINGS_DECLARATIONS = {
   trustForwardedUserHeaders: booleanSetting({
     variable: 'TRUST_FORWARDED_USER_HEADERS',
     meaning:
-      "when `true`, a chat request may name the learner in Open WebUI's `X-OpenWebUI-User-Email` header (Moodle tools act as them), but only with an API key a system admin created with `trusted_front_end: true`; from any other key or a session the header is ignored",
+      "when `true`, a chat request may name the learner in Open WebUI's `X-OpenWebUI-User-Email` header and then runs as the Merino user with that email in the key's organization (docs/open-webui.md), but only with an API key a system admin created with `trusted_front_end: true`; from any other key or a session the header is ignored",
     defaultValue: false,
+  }),
+  /** Long enough to read an answer's sources later in the week; a chat kept longer shows links that have ended. */
+  sourceLinkLifetimeHours: integerSetting({
+    variable: 'SOURCE_LINK_LIFETIME_HOURS',
+    meaning:
+      'hours a signed link of a "Sources" block (trusted front-end keys with `source_links`) opens its passage; after that it answers 410 `source_link_expired`',
+    defaultValue: 168,
+    minimum: 1,
+    maximum: 8_760,
   }),
   /** Off by default: a client would otherwise pick its own address, and with it its own rate-limit counter. */
   trustProxy: {

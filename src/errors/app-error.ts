@@ -135,6 +135,22 @@ export const catalogue = {
     message: 'Assistants use this file; delete it with ?force=true to delete it anyway.',
   },
   nothing_to_regenerate: { status: 409, type: 'conflict_error', message: 'This chat has no question to answer again.' },
+  forwarded_user_unknown: {
+    status: 403,
+    type: 'permission_error',
+    message:
+      "The person the front end names has no account in the key's organization, and the organization does not let front ends create learners.",
+  },
+  forwarded_user_refused: {
+    status: 403,
+    type: 'permission_error',
+    message: 'A front end may act only as a member of its own organization who is not a system administrator.',
+  },
+  source_link_expired: {
+    status: 410,
+    type: 'not_found_error',
+    message: 'This source link has expired; ask the question again for a new one.',
+  },
   model_not_found: { status: 404, type: 'not_found_error', message: 'The model does not exist or you do not have access to it.' },
   assistant_not_convertible: {
     status: 409,

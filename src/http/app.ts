@@ -50,6 +50,7 @@ import { mcpServerRoutes } from './routes/mcp-server-routes.js';
 import { ltiLaunchRoutes } from './routes/lti-launch-routes.js';
 import { ltiTeacherRoutes } from './routes/lti-teacher-routes.js';
 import { mcpRoutes } from './routes/mcp-routes.js';
+import { sourceLinkRoutes } from './routes/source-link-routes.js';
 import { multipartOptions } from './multipart-upload.js';
 import { sessionCookieValue } from './session-cookie.js';
 import { registerSecurityHeaders, widenContentSecurityPolicy } from './security-headers.js';
@@ -148,6 +149,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await scope.register(signUpRoutes, pick(services, 'signUps', 'settings'));
     // Authenticates by itself: MCP clients expect a JSON-RPC error body with the 401, not the API's.
     await scope.register(mcpRoutes, pick(services, 'authenticator', 'mcp', 'drain', 'settings'));
+    // Opens without a sign-in: the signed link alone speaks for the person it names.
+    await scope.register(sourceLinkRoutes, pick(services, 'authenticator', 'sourceLinks', 'settings'));
   });
   // Form bodies are parsed in the LTI scopes only; every other route keeps refusing them with 415.
   await app.register(
@@ -167,7 +170,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     );
     await scope.register(rubricRoutes, pick(services, 'rubrics', 'settings'));
     await scope.register(templateRoutes, pick(services, 'templates', 'settings'));
-    await scope.register(chatCompletionRoutes, pick(services, 'completions', 'drain', 'settings'));
+    await scope.register(chatCompletionRoutes, pick(services, 'completions', 'drain', 'settings', 'frontEndPeople', 'sourceLinks'));
     await scope.register(chatRoutes, pick(services, 'chats', 'drain', 'settings'));
     await scope.register(chatVersionRoutes, pick(services, 'chats', 'answerFeedback', 'drain', 'settings'));
     await scope.register(toolCatalogueRoutes, pick(services, 'registries', 'modelLists', 'organizationControls'));

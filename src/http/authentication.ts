@@ -44,7 +44,7 @@ export function requireAuthentication(app: FastifyInstance, authenticator: Authe
   });
 }
 
-async function identityOfRequest(
+export async function identityOfRequest(
   request: FastifyRequest,
   authenticator: Authenticator,
   allowedOrigins: readonly string[],

@@ -24,6 +24,10 @@ export function organizationSettingsViewSchema(description: string) {
       chat_retention_days: { type: ['integer', 'null'], description: 'days a chat is kept after its last change; null keeps chats' },
       owners_can_read_chats: { type: 'boolean', description: "whether assistants' owners and admins may read members' chats with them" },
       lti_instructors_create: { type: 'boolean', description: 'whether users an LTI launch names Instructor become creators' },
+      front_end_creates_learners: {
+        type: 'boolean',
+        description: 'whether a trusted front end (Open WebUI) creates a learner for an email nobody has',
+      },
       ...providers.properties,
       plugins: pluginsViewSchema,
       limits: limitsViewSchema,
@@ -33,6 +37,7 @@ export function organizationSettingsViewSchema(description: string) {
       'chat_retention_days',
       'owners_can_read_chats',
       'lti_instructors_create',
+      'front_end_creates_learners',
       ...providers.required,
       'plugins',
       'limits',
@@ -61,6 +66,11 @@ export const organizationSettingsPatchSchema = {
     lti_instructors_create: {
       type: 'boolean',
       description: 'Whether users an LTI launch names Instructor become creators on their first launch (default false: learners).',
+    },
+    front_end_creates_learners: {
+      type: 'boolean',
+      description:
+        'Whether a trusted front end (Open WebUI) that names an email nobody has creates a learner of this organization for it (default false: refused with 403 forwarded_user_unknown).',
     },
     ...providerSettingsPatchSchema.properties,
     plugins: pluginsPatchSchema,

@@ -23,7 +23,13 @@ import type { OrganizationSettingsPatch, OrganizationSettingsView } from './orga
 import type { ProviderSettingsPatch } from './provider-settings-schemas.js';
 import type { ProviderSettingsService, StoredConfig } from './provider-settings-service.js';
 
-const POLICY_FIELDS = ['learners_create_api_keys', 'chat_retention_days', 'owners_can_read_chats', 'lti_instructors_create'] as const;
+const POLICY_FIELDS = [
+  'learners_create_api_keys',
+  'chat_retention_days',
+  'owners_can_read_chats',
+  'lti_instructors_create',
+  'front_end_creates_learners',
+] as const;
 const PROVIDER_FIELDS = ['providers', 'kb_server', 'moodle', 'models', 'small_fast_model'] as const;
 
 function policiesView(policies: OrganizationPolicies) {
@@ -32,6 +38,7 @@ function policiesView(policies: OrganizationPolicies) {
     chat_retention_days: policies.chatRetentionDays,
     owners_can_read_chats: policies.ownersCanReadChats,
     lti_instructors_create: policies.ltiInstructorsCreate,
+    front_end_creates_learners: policies.frontEndCreatesLearners,
   };
 }
 
@@ -81,6 +88,7 @@ export class OrganizationSettingsService {
         chatRetentionDays: patch.chat_retention_days,
         ownersCanReadChats: patch.owners_can_read_chats,
         ltiInstructorsCreate: patch.lti_instructors_create,
+        frontEndCreatesLearners: patch.front_end_creates_learners,
       });
       await appendAuditEntry(transaction, {
         actorUserId: context.identity.userId,

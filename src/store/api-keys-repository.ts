@@ -9,6 +9,7 @@ export interface NewApiKey {
   keyPrefix: string;
   keyHash: string;
   trustedFrontEnd: boolean;
+  sourceLinks: boolean;
   expiresAt: string | null;
 }
 
@@ -24,6 +25,7 @@ export async function insertApiKey(db: Kysely<Database>, key: NewApiKey): Promis
       last_used_at: null,
       trusted_front_end: toFlag(key.trustedFrontEnd),
       expires_at: key.expiresAt,
+      source_links: toFlag(key.sourceLinks),
     })
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -23,6 +23,8 @@ export interface OrganizationsTable {
   chat_retention_days: Generated<number | null>;
   /** Whether assistants' owners (and admins) may read the chats members had with their assistants. */
   owners_can_read_chats: Generated<Flag>;
+  /** Whether a trusted front end may create a learner for an email nobody has (0 until an admin says otherwise). */
+  front_end_creates_learners: Generated<Flag>;
   created_at: string;
   updated_at: string;
 }
@@ -105,6 +107,8 @@ export interface ApiKeysTable {
   trusted_front_end: Flag;
   /** When the key stops working; null for a key that lives until it is deleted. */
   expires_at: string | null;
+  /** Set only on a trusted front end's key: its answers end with a markdown "Sources" block of signed links. */
+  source_links: Generated<Flag>;
 }
 
 export interface AssistantsTable {

@@ -12,7 +12,6 @@ import {
   type CompletionBody,
 } from '../../completions/completion-schemas.js';
 import { MODEL_ID_PREFIX, type CompletionStart } from '../../completions/completion-service.js';
-import { AppError } from '../../errors/app-error.js';
 import type { GenerationParameters } from '../../pipeline/plugin-contract/connector-definition.js';
 import { normalizeMessages } from '../../pipeline/conversation/messages.js';
 import type { Services } from '../../services.js';
@@ -22,9 +21,13 @@ import { clientGoneSignal, sendRun } from '../completion-responses.js';
 import { typedRoutes } from '../route-type-provider.js';
 import { commonErrorResponses } from '../schemas.js';
 import { idSchema } from '../../validation/shape-fragments.js';
+import { passageOfSource } from '../../knowledge/source-link-service.js';
+import type { SourceLinkMaker } from '../../completions/sources-block.js';
+import { forwardedPersonOf } from '../front-end-headers.js';
+import { ownOrigin } from '../lti/own-origin.js';
 
 /** What the completion routes use: nothing else of the service container reaches them. */
-export type ChatCompletionRouteServices = Pick<Services, 'completions' | 'drain' | 'settings'>;
+export type ChatCompletionRouteServices = Pick<Services, 'completions' | 'drain' | 'settings' | 'frontEndPeople' | 'sourceLinks'>;
 
 function generationParameters(body: CompletionBody): GenerationParameters {
   const parameters: GenerationParameters = {
@@ -52,36 +55,52 @@ interface AnswerOptions {
   modelId: string;
 }
 
-const FORWARDED_EMAIL_HEADER = 'x-openwebui-user-email';
-const EMAIL_SHAPE = /^[^\s@]{1,200}@[^\s@]{1,200}$/;
-
 /**
- * The learner Open WebUI names in its forwarded-user header, believed only when the server is
- * told to trust it and the request comes with a key a system admin marked as a trusted front
- * end's (permissions.ts); from anyone else the header is ignored and they act as themselves.
+ * Whom the request runs as: the learner a trusted front end names in its forwarded-user headers
+ * (believed only when the server is told to trust them and the key is one a system admin marked
+ * as a trusted front end's, permissions.ts), else the caller. From anyone else the headers are
+ * ignored and they act as themselves.
  */
-function trustedForwardedEmail(request: FastifyRequest, context: CallContext, trusted: boolean): string | undefined {
-  if (!mayNameForwardedUser(context.identity, trusted)) return undefined;
-  const header = request.headers[FORWARDED_EMAIL_HEADER];
-  const value = Array.isArray(header) ? header[0] : header;
-  if (value === undefined) return undefined;
-  const email = value.trim().toLowerCase();
-  if (!EMAIL_SHAPE.test(email))
-    throw new AppError('invalid_parameter', `The ${FORWARDED_EMAIL_HEADER} header is not an email address.`, {
-      param: FORWARDED_EMAIL_HEADER,
-    });
-  return email;
+async function actingContext(services: ChatCompletionRouteServices, request: FastifyRequest): Promise<CallContext> {
+  const context = callContext(request);
+  if (!mayNameForwardedUser(context.identity, services.settings.trustForwardedUserHeaders)) return context;
+  const person = forwardedPersonOf(request);
+  return person === undefined ? context : services.frontEndPeople.actAs(context, person);
 }
 
-async function answer({ services, request, reply, context, assistant, body, modelId }: AnswerOptions): Promise<FastifyReply | undefined> {
+/**
+ * For a trusted front-end key that asked for a "Sources" block: each Merino passage a source
+ * cites links to its signed view, made for the person the answer is for.
+ */
+function sourceLinkMaker(
+  services: ChatCompletionRouteServices,
+  request: FastifyRequest,
+  answer: AnswerOptions,
+): SourceLinkMaker | undefined {
+  const key = callContext(request).identity;
+  if (!key.trustedFrontEnd || key.sourceLinks !== true) return undefined;
+  const origin = ownOrigin(request);
+  return (source) => {
+    const grant = passageOfSource(source);
+    if (grant === undefined) return undefined;
+    const token = services.sourceLinks.sign({
+      userId: answer.context.identity.userId,
+      assistantId: source.assistant_id ?? answer.assistant.id,
+      ...grant,
+    });
+    return `${origin}/api/source-links/${token}`;
+  };
+}
+
+async function answer(options: AnswerOptions): Promise<FastifyReply | undefined> {
+  const { services, request, reply, context, assistant, body, modelId } = options;
   const clientGone = clientGoneSignal(reply, services.drain.streamsEnd);
-  const forwardedEmail = trustedForwardedEmail(request, context, services.settings.trustForwardedUserHeaders);
   const run = await services.completions.start({
     context,
     record: assistant,
     request: { messages: normalizeMessages(body.messages), parameters: generationParameters(body), wholeAnswer: body.stream !== true },
     signal: clientGone,
-    forwardedEmail,
+    sourceLinkOf: sourceLinkMaker(services, request, options),
   });
   return sendRun({
     request,
@@ -111,7 +130,14 @@ export const chatCompletionRoutes: FastifyPluginAsync<ChatCompletionRouteService
       const models = await services.completions.listModels(callContext(request));
       return {
         object: 'list',
-        data: models.map((model) => ({ id: model.id, object: 'model', created: model.created, owned_by: model.owner, name: model.name })),
+        data: models.map((model) => ({
+          id: model.id,
+          object: 'model',
+          created: model.created,
+          owned_by: model.owner,
+          name: model.name,
+          description: model.description,
+        })),
       };
     },
   );
@@ -127,7 +153,7 @@ export const chatCompletionRoutes: FastifyPluginAsync<ChatCompletionRouteService
       },
     },
     async (request, reply) => {
-      const context = callContext(request);
+      const context = await actingContext(services, request);
       const model = request.body.model;
       const assistant = await services.completions.resolveModel(context, model);
       return answer({ services, request, reply, context, assistant, body: request.body, modelId: model });
@@ -150,7 +176,7 @@ export const chatCompletionRoutes: FastifyPluginAsync<ChatCompletionRouteService
       },
     },
     async (request, reply) => {
-      const context = callContext(request);
+      const context = await actingContext(services, request);
       const modelId = `${MODEL_ID_PREFIX}${request.query.assistant}`;
       const assistant = await services.completions.resolveModel(context, modelId);
       return answer({ services, request, reply, context, assistant, body: request.body, modelId: request.body.model ?? modelId });

@@ -40,6 +40,7 @@ import { answerVersionsAndFeedbackMigration } from './0071-answer-versions-and-f
 import { knowledgeBaseLanguageMigration } from './0072-knowledge-base-language.js';
 import { assistantInsightsRollUpsMigration } from './0081-assistant-insights-roll-ups.js';
 import { templatesMigration } from './0082-templates.js';
+import { frontEndLearnersAndSourceLinksMigration } from './0088-front-end-learners-and-source-links.js';
 
 export function allMigrations(dialect: Dialect): Record<string, Migration> {
   return {
@@ -80,6 +81,7 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0084-test-run-leases': testRunLeasesMigration(),
     '0086-usage-quarterly-people': usageQuarterlyPeopleMigration(dialect),
     '0087-mcp-servers': mcpServersMigration(dialect),
+    '0088-front-end-learners-and-source-links': frontEndLearnersAndSourceLinksMigration(),
     '0089-mcp-sessions': mcpSessionsMigration(dialect),
   };
 }

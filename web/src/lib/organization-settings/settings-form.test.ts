@@ -13,6 +13,7 @@ const loaded: OrganizationSettings = {
   chat_retention_days: null,
   owners_can_read_chats: false,
   lti_instructors_create: false,
+  front_end_creates_learners: false,
   providers: { openai: { base_url: 'https://models.example.edu/v1', api_key_set: true }, ollama: { base_url: null } },
   kb_server: { url: null, api_key_set: false },
   small_fast_model: null,

@@ -44,6 +44,7 @@ export interface SettingsForm {
   chatRetentionDays: string;
   ownersCanReadChats: boolean;
   ltiInstructorsCreate: boolean;
+  frontEndCreatesLearners: boolean;
   plugins: Record<PluginKind, Record<string, boolean>>;
   limits: Record<LimitName, string>;
 }
@@ -78,6 +79,7 @@ export function formOf(settings: OrganizationSettings): SettingsForm {
     chatRetentionDays: textOf(settings.chat_retention_days),
     ownersCanReadChats: settings.owners_can_read_chats,
     ltiInstructorsCreate: settings.lti_instructors_create,
+    frontEndCreatesLearners: settings.front_end_creates_learners,
     plugins: {
       tools: { ...settings.plugins.tools },
       connectors: { ...settings.plugins.connectors },
@@ -158,6 +160,7 @@ function fullPatchOf(form: SettingsForm): OrganizationSettingsPatch {
     chat_retention_days: numberOf(form.chatRetentionDays),
     owners_can_read_chats: form.ownersCanReadChats,
     lti_instructors_create: form.ltiInstructorsCreate,
+    front_end_creates_learners: form.frontEndCreatesLearners,
     plugins: form.plugins,
     limits: Object.fromEntries(LIMIT_NAMES.map((name) => [name, numberOf(form.limits[name])])),
   };
@@ -195,6 +198,7 @@ const PLAIN_FIELDS = [
   'chat_retention_days',
   'owners_can_read_chats',
   'lti_instructors_create',
+  'front_end_creates_learners',
 ] as const;
 
 /** The fields of the form that differ from the loaded document (and every secret being replaced or cleared). */

@@ -452,6 +452,142 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/source-links/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open a signed source link: the cited passage with its neighbours
+         * @description For the person the link names (signed in or not) while it lasts (SOURCE_LINK_LIFETIME_HOURS), or for a signed-in reader of the knowledge base. An altered or made-up link, or another signed-in person, gets 404; an ended one 410 `source_link_expired`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description the signed token of the link */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The passage with up to 2 passages on each side, in document order */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            knowledge_base_id: number;
+                            document_id: number;
+                            file_name: string;
+                            /** @description the cited passage */
+                            chunk_index: number;
+                            chunk_count: number;
+                            passages: {
+                                chunk_index: number;
+                                text: string;
+                                page?: number;
+                                /** @description the heading of the section the passage is under */
+                                section?: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/logout": {
         parameters: {
             query?: never;
@@ -1553,6 +1689,8 @@ export interface paths {
                                 /** @description when the key stops working; null: never */
                                 expires_at: string | null;
                                 trusted_front_end: boolean;
+                                /** @description whether answers end with a markdown "Sources" block of signed links */
+                                source_links: boolean;
                             }[];
                             /** @description how many match, over all pages */
                             total: number;
@@ -1658,6 +1796,8 @@ export interface paths {
                         expires_at?: string;
                         /** @description System administrators only: the key of a front end (Open WebUI) whose X-OpenWebUI-User-Email header is believed when TRUST_FORWARDED_USER_HEADERS is on. */
                         trusted_front_end?: boolean;
+                        /** @description Trusted front-end keys only: end each answer with a markdown "Sources" block of signed links to the cited passages, for front ends that drop the `sources` field (Open WebUI). */
+                        source_links?: boolean;
                         /** @description System administrators only: create the key for this user (a front end's service account). */
                         user_id?: number;
                     };
@@ -1682,6 +1822,8 @@ export interface paths {
                             /** @description when the key stops working; null: never */
                             expires_at: string | null;
                             trusted_front_end: boolean;
+                            /** @description whether answers end with a markdown "Sources" block of signed links */
+                            source_links: boolean;
                             /** @description the API key (mrk_…) */
                             key: string;
                         };
@@ -6116,8 +6258,12 @@ export interface paths {
                                 /** @enum {string} */
                                 object: "model";
                                 created: number;
+                                /** @description the assistant owner's display name */
                                 owned_by: string;
+                                /** @description the assistant's name, which Open WebUI lists */
                                 name: string;
+                                /** @description the assistant's description; empty when it has none */
+                                description: string;
                             }[];
                         };
                     };
@@ -15316,6 +15462,8 @@ export interface paths {
                             owners_can_read_chats: boolean;
                             /** @description whether users an LTI launch names Instructor become creators */
                             lti_instructors_create: boolean;
+                            /** @description whether a trusted front end (Open WebUI) creates a learner for an email nobody has */
+                            front_end_creates_learners: boolean;
                             providers: {
                                 openai: {
                                     base_url: string | null;
@@ -15474,6 +15622,8 @@ export interface paths {
                         owners_can_read_chats?: boolean;
                         /** @description Whether users an LTI launch names Instructor become creators on their first launch (default false: learners). */
                         lti_instructors_create?: boolean;
+                        /** @description Whether a trusted front end (Open WebUI) that names an email nobody has creates a learner of this organization for it (default false: refused with 403 forwarded_user_unknown). */
+                        front_end_creates_learners?: boolean;
                         providers?: {
                             openai?: {
                                 api_key?: string | null;
@@ -15555,6 +15705,8 @@ export interface paths {
                             owners_can_read_chats: boolean;
                             /** @description whether users an LTI launch names Instructor become creators */
                             lti_instructors_create: boolean;
+                            /** @description whether a trusted front end (Open WebUI) creates a learner for an email nobody has */
+                            front_end_creates_learners: boolean;
                             providers: {
                                 openai: {
                                     base_url: string | null;

@@ -51,6 +51,8 @@ export const organizationSettings = {
   ownersCanReadChatsHint: 'Learners are shown by a pseudonym.',
   ltiInstructorsCreate: 'LTI instructors become creators',
   ltiInstructorsCreateHint: 'Off: people a course names Instructor start as learners.',
+  frontEndCreatesLearners: 'Open WebUI creates learners',
+  frontEndCreatesLearnersHint: 'Off: someone Open WebUI names who has no account here is refused.',
   pluginsHeading: 'Plugins',
   pluginsIntro: 'A plugin switched off is not offered in the studio and assistants that use it do not run.',
   tools: 'Tools',

@@ -55,6 +55,8 @@ export const organizationSettings: CatalogueArea<typeof english> = {
   ownersCanReadChatsHint: 'El alumnado aparece con un seudónimo.',
   ltiInstructorsCreate: 'El profesorado de LTI pasa a ser creador',
   ltiInstructorsCreateHint: 'Desactivado: quien un curso nombra Instructor empieza como alumno.',
+  frontEndCreatesLearners: 'Open WebUI crea alumnos',
+  frontEndCreatesLearnersHint: 'Desactivado: se rechaza a quien Open WebUI nombra sin tener cuenta aquí.',
   pluginsHeading: 'Complementos',
   pluginsIntro: 'Un complemento desactivado no se ofrece en el estudio y los asistentes que lo usan no se ejecutan.',
   tools: 'Herramientas',
