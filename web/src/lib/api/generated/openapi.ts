@@ -14188,6 +14188,14 @@ export interface paths {
                                     base_url: string | null;
                                     api_key_set: boolean;
                                 };
+                                anthropic: {
+                                    base_url: string | null;
+                                    api_key_set: boolean;
+                                };
+                                gemini: {
+                                    base_url: string | null;
+                                    api_key_set: boolean;
+                                };
                                 ollama: {
                                     base_url: string | null;
                                 };
@@ -14316,6 +14324,14 @@ export interface paths {
                                 api_key?: string | null;
                                 base_url?: string | null;
                             };
+                            anthropic?: {
+                                api_key?: string | null;
+                                base_url?: string | null;
+                            };
+                            gemini?: {
+                                api_key?: string | null;
+                                base_url?: string | null;
+                            };
                             ollama?: {
                                 base_url?: string | null;
                             };
@@ -14340,7 +14356,7 @@ export interface paths {
                         /** @description The model used for quick helper calls such as rewriting retrieval queries; null clears it. */
                         small_fast_model?: {
                             /** @enum {string} */
-                            connector: "openai" | "ollama";
+                            connector: "openai" | "ollama" | "anthropic" | "gemini";
                             model: string;
                         } | null;
                     };
@@ -14356,6 +14372,14 @@ export interface paths {
                         "application/json": {
                             providers: {
                                 openai: {
+                                    base_url: string | null;
+                                    api_key_set: boolean;
+                                };
+                                anthropic: {
+                                    base_url: string | null;
+                                    api_key_set: boolean;
+                                };
+                                gemini: {
                                     base_url: string | null;
                                     api_key_set: boolean;
                                 };
@@ -15321,6 +15345,14 @@ export interface paths {
                                     base_url: string | null;
                                     api_key_set: boolean;
                                 };
+                                anthropic: {
+                                    base_url: string | null;
+                                    api_key_set: boolean;
+                                };
+                                gemini: {
+                                    base_url: string | null;
+                                    api_key_set: boolean;
+                                };
                                 ollama: {
                                     base_url: string | null;
                                 };
@@ -15479,6 +15511,14 @@ export interface paths {
                                 api_key?: string | null;
                                 base_url?: string | null;
                             };
+                            anthropic?: {
+                                api_key?: string | null;
+                                base_url?: string | null;
+                            };
+                            gemini?: {
+                                api_key?: string | null;
+                                base_url?: string | null;
+                            };
                             ollama?: {
                                 base_url?: string | null;
                             };
@@ -15503,7 +15543,7 @@ export interface paths {
                         /** @description The model used for quick helper calls such as rewriting retrieval queries; null clears it. */
                         small_fast_model?: {
                             /** @enum {string} */
-                            connector: "openai" | "ollama";
+                            connector: "openai" | "ollama" | "anthropic" | "gemini";
                             model: string;
                         } | null;
                         /** @description Which installed tools, connectors and prompt processors the organization enables (all are enabled until disabled). */
@@ -15557,6 +15597,14 @@ export interface paths {
                             lti_instructors_create: boolean;
                             providers: {
                                 openai: {
+                                    base_url: string | null;
+                                    api_key_set: boolean;
+                                };
+                                anthropic: {
+                                    base_url: string | null;
+                                    api_key_set: boolean;
+                                };
+                                gemini: {
                                     base_url: string | null;
                                     api_key_set: boolean;
                                 };
