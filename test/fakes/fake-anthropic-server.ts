@@ -211,7 +211,10 @@ export async function startFakeAnthropicServer(options: FakeAnthropicServerOptio
   async function sendModelList(response: http.ServerResponse, shutdownSignal: AbortSignal): Promise<void> {
     const exchange = watchExchange(response, shutdownSignal, () => undefined);
     if (!(await pause(modelList.delayMs, exchange.signal))) return;
-    if (modelList.status !== undefined) return sendJson(response, modelList.status, errorBody(modelList.status), requestIdHeader());
+    if (modelList.status !== undefined) {
+      sendJson(response, modelList.status, errorBody(modelList.status), requestIdHeader());
+      return;
+    }
     if (modelList.malformed === true) {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end('{"data":[{"type":"model","id":"claude-');
@@ -236,19 +239,31 @@ export async function startFakeAnthropicServer(options: FakeAnthropicServerOptio
     appendBounded(requests, recorded);
     if (bodyResult.kind === 'aborted') return;
     const route = `${method} ${path}`;
-    if (route !== 'POST /v1/messages' && route !== 'GET /v1/models') return sendJson(response, 404, errorBody(404), requestIdHeader());
-    if (options.apiKey !== undefined && keyOf(recorded) !== options.apiKey)
-      return sendJson(response, 401, errorBody(401, 'invalid x-api-key'), requestIdHeader());
+    if (route !== 'POST /v1/messages' && route !== 'GET /v1/models') {
+      sendJson(response, 404, errorBody(404), requestIdHeader());
+      return;
+    }
+    if (options.apiKey !== undefined && keyOf(recorded) !== options.apiKey) {
+      sendJson(response, 401, errorBody(401, 'invalid x-api-key'), requestIdHeader());
+      return;
+    }
     if (method === 'GET') return sendModelList(response, shutdownSignal);
-    if (bodyResult.kind !== 'json' || !isRecord(bodyResult.value))
-      return sendJson(response, 400, errorBody(400, 'The request body is not valid JSON.'), requestIdHeader());
+    if (bodyResult.kind !== 'json' || !isRecord(bodyResult.value)) {
+      sendJson(response, 400, errorBody(400, 'The request body is not valid JSON.'), requestIdHeader());
+      return;
+    }
     const body = bodyResult.value;
-    if (typeof body.max_tokens !== 'number' || !Array.isArray(body.messages))
-      return sendJson(response, 400, errorBody(400, 'max_tokens: Field required'), requestIdHeader());
+    if (typeof body.max_tokens !== 'number' || !Array.isArray(body.messages)) {
+      sendJson(response, 400, errorBody(400, 'max_tokens: Field required'), requestIdHeader());
+      return;
+    }
     const reply = queue.shift() ?? { text: `echo: ${lastUserText(body)}` };
     const exchange = watchExchange(response, shutdownSignal, () => undefined);
     if (!(await pause(reply.delayMs, exchange.signal))) return;
-    if (reply.status !== undefined) return sendJson(response, reply.status, errorBody(reply.status), requestIdHeader());
+    if (reply.status !== undefined) {
+      sendJson(response, reply.status, errorBody(reply.status), requestIdHeader());
+      return;
+    }
     if (body.stream === true) return streamMessage(reply, body, response, exchange);
     sendJson(response, 200, wholeMessage(reply, body), requestIdHeader());
   }
