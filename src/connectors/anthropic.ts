@@ -257,7 +257,8 @@ function translateError(error: unknown, request: ConnectorRequest, signal: Abort
   const refusal = outboundRefusalIn(error);
   if (refusal) return refusal;
   if (oversizedAnswerIn(error)) return oversizedAnswerError();
-  if (error instanceof Anthropic.APIError && !(error instanceof Anthropic.APIConnectionError)) return apiErrorOf(error as APIError, request);
+  if (error instanceof Anthropic.APIError && !(error instanceof Anthropic.APIConnectionError))
+    return apiErrorOf(error as APIError, request);
   if (error instanceof SyntaxError) return new AppError('upstream_error', 'The model provider sent a malformed stream.');
   return unreachableProviderError();
 }
