@@ -141,10 +141,10 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
     });
 
     it('refuses an unknown connector or prompt processor with 400 naming it and listing the installed ones', async () => {
-      const connector = await expectRefused('/api/assistants', { name: 'Claude', metadata: { connector: 'anthropic', llm: 'claude' } });
+      const connector = await expectRefused('/api/assistants', { name: 'Command', metadata: { connector: 'cohere', llm: 'command-r' } });
       expect(connector.param).toBe('metadata.connector');
-      expect(connector.message).toContain('"anthropic"');
-      expect(connector.message).toContain('bypass, ollama, openai');
+      expect(connector.message).toContain('"cohere"');
+      expect(connector.message).toContain('anthropic, bypass, gemini, ollama, openai');
       const processor = await expectRefused('/api/assistants', { name: 'Quiz', metadata: { prompt_processor: 'quiz_augment' } });
       expect(processor.param).toBe('metadata.prompt_processor');
       expect(processor.message).toContain('"quiz_augment"');
@@ -201,7 +201,7 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
         { assistant_type: 'multi_tool', tools: ['stock_prices'] },
         { assistant_type: 'multi_tool', tools: [{ type: 'single_file_rag', config: { file_path: notesPath, max_chars: 0 } }] },
         { rag_processor: 'hierarchical_rag' },
-        { assistant_type: 'multi_tool', connector: 'anthropic' },
+        { assistant_type: 'multi_tool', connector: 'cohere' },
       ]) {
         const response = await call(creator.token, 'PATCH', `/api/assistants/${created.body.id}`, { description: 'after', metadata });
         expect(response.status, response.text).toBe(400);
@@ -268,7 +268,7 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
     it('refuses an import naming an unknown tool, connector or bad tool config', async () => {
       const tool = await expectRefused('/api/assistants/import', lambExport({ assistant_type: 'multi_tool', tools: ['stock_prices'] }));
       expect(tool.param).toBe('metadata.tools[0].type');
-      const connector = await expectRefused('/api/assistants/import', lambExport({ connector: 'anthropic' }));
+      const connector = await expectRefused('/api/assistants/import', lambExport({ connector: 'cohere' }));
       expect(connector.param).toBe('metadata.connector');
       const config = await expectRefused(
         '/api/assistants/import',

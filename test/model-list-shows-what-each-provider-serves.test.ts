@@ -85,7 +85,7 @@ describe.each(TEST_DIALECTS)('the studio Model list on %s', (dialect) => {
   it("shows a creator the providers' own model ids, asked with the organization's key, and no test connector", async () => {
     const response = await models(creator);
     expect(response.status).toBe(200);
-    expect(response.body.providers.map((listed: ListedProvider) => listed.connector)).toEqual(['ollama', 'openai']);
+    expect(response.body.providers.map((listed: ListedProvider) => listed.connector)).toEqual(['anthropic', 'gemini', 'ollama', 'openai']);
     expect(provider(response.body, 'openai')).toMatchObject({ available: true, reason: null, message: null, testing: false });
     expect(provider(response.body, 'openai')?.models.map((model) => model.id)).toEqual(GATEWAY_MODELS);
     expect(provider(response.body, 'openai')?.models[0]).toEqual({
@@ -192,7 +192,7 @@ describe.each(TEST_DIALECTS)('the studio Model list on %s', (dialect) => {
     });
     for (const token of [organizationAdmin, creator]) expect(provider((await models(token)).body, 'bypass')).toBeUndefined();
     const lambList = await request(server, 'GET', '/lamb/v1/completions/list', { token: creator });
-    expect(Object.keys(lambList.body.connectors)).toEqual(['ollama', 'openai']);
+    expect(Object.keys(lambList.body.connectors)).toEqual(['anthropic', 'gemini', 'ollama', 'openai']);
     expect(lambList.body.connectors.openai.models).toEqual(GATEWAY_MODELS);
   });
 

@@ -50,7 +50,12 @@ describe.each(TEST_DIALECTS)('organization provider settings on %s', (dialect) =
     expect(serverWideProvider.requests.at(-1)?.headers.authorization).toBe(`Bearer ${SERVER_KEY}`);
     const settings = await request(server, 'GET', `/api/organizations/${organizationId}/providers`, { token: adminToken });
     expect(settings.body).toEqual({
-      providers: { openai: { base_url: null, api_key_set: false }, ollama: { base_url: null } },
+      providers: {
+        openai: { base_url: null, api_key_set: false },
+        anthropic: { base_url: null, api_key_set: false },
+        gemini: { base_url: null, api_key_set: false },
+        ollama: { base_url: null },
+      },
       kb_server: { url: null, api_key_set: false },
       small_fast_model: null,
       moodle: { api_url: null, token_set: false },

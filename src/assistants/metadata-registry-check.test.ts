@@ -153,10 +153,10 @@ describe('metadata naming something that is not installed', () => {
   });
 
   it('refuses an unknown connector, listing the installed ones', () => {
-    const error = captureAppError(() => check({ connector: 'anthropic' }));
+    const error = captureAppError(() => check({ connector: 'cohere' }));
     expect(error.param).toBe('metadata.connector');
-    expect(error.message).toContain('"anthropic"');
-    expect(error.message).toContain('bypass, ollama, openai');
+    expect(error.message).toContain('"cohere"');
+    expect(error.message).toContain('anthropic, bypass, gemini, ollama, openai');
   });
 
   it('refuses an empty prompt processor or connector, which the pipeline could not run', () => {

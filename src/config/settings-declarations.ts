@@ -574,6 +574,26 @@ export const SETTINGS_DECLARATIONS = {
     meaning: 'Ollama for the `ollama` connector',
     defaultText: 'http://127.0.0.1:11434',
   }),
+  anthropicApiKey: textSetting({
+    variable: 'ANTHROPIC_API_KEY',
+    meaning:
+      "key for the `anthropic` connector when the assistant's organization sets none; sent only to `ANTHROPIC_BASE_URL`, never to a base URL an organization sets",
+  }),
+  anthropicBaseUrl: urlSetting({
+    variable: 'ANTHROPIC_BASE_URL',
+    meaning: "Anthropic's Messages API (or a server speaking it) for the `anthropic` connector, without `/v1`",
+    documentedDefault: 'Anthropic',
+  }),
+  geminiApiKey: textSetting({
+    variable: 'GEMINI_API_KEY',
+    meaning:
+      "key for the `gemini` connector when the assistant's organization sets none; sent only to `GEMINI_BASE_URL`, never to a base URL an organization sets",
+  }),
+  geminiBaseUrl: urlSetting({
+    variable: 'GEMINI_BASE_URL',
+    meaning: "Google's Gemini API (or a server speaking it) for the `gemini` connector, without the API version",
+    documentedDefault: 'Google',
+  }),
   toolTimeoutMilliseconds: integerSetting({
     variable: 'TOOL_TIMEOUT_MS',
     meaning: 'how long one context tool may run before its placeholder is left empty',

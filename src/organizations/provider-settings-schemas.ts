@@ -8,12 +8,19 @@
 import type { FromSchema } from 'json-schema-to-ts';
 
 /** Connectors a small fast model may run on. */
-const SMALL_FAST_MODEL_CONNECTORS = ['openai', 'ollama'] as const;
+const SMALL_FAST_MODEL_CONNECTORS = ['openai', 'ollama', 'anthropic', 'gemini'] as const;
 
 const baseUrlSchema = { type: ['string', 'null'], maxLength: 2_000, pattern: '^https?://[^\\s]+$' } as const;
 // Keys and tokens travel in HTTP headers and URLs: only visible ASCII can, so anything else is
 // refused here rather than stored and then failing every chat as an unreachable provider.
 const apiKeySchema = { type: ['string', 'null'], minLength: 1, maxLength: 1_000, pattern: '^[\\x21-\\x7E]+$' } as const;
+
+/** A provider reached with a key and a URL (OpenAI-compatible, Anthropic, Gemini). */
+const keyedProviderPatchSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { api_key: apiKeySchema, base_url: baseUrlSchema },
+} as const;
 
 /** A model as `connector/model` (`openai/gpt-4o-mini`): connector names hold no slash, model names may. */
 const modelChoiceSchema = { type: 'string', minLength: 3, maxLength: 300, pattern: '^[a-z0-9_-]{1,100}/\\S' } as const;
@@ -29,11 +36,9 @@ export const providerSettingsPatchSchema = {
       type: 'object',
       additionalProperties: false,
       properties: {
-        openai: {
-          type: 'object',
-          additionalProperties: false,
-          properties: { api_key: apiKeySchema, base_url: baseUrlSchema },
-        },
+        openai: keyedProviderPatchSchema,
+        anthropic: keyedProviderPatchSchema,
+        gemini: keyedProviderPatchSchema,
         ollama: { type: 'object', additionalProperties: false, properties: { base_url: baseUrlSchema } },
       },
     },
@@ -96,12 +101,16 @@ function closedObject<const Properties extends Record<string, unknown>>(properti
   } as const;
 }
 
+const keyedProviderView = closedObject({ base_url: nullableUrlSchema, api_key_set: { type: 'boolean' } });
+
 /** What provider-settings-service.ts shows: URLs, and whether each key or token is set, never the key. */
 export function providerSettingsViewSchema(description: string) {
   return {
     ...closedObject({
       providers: closedObject({
-        openai: closedObject({ base_url: nullableUrlSchema, api_key_set: { type: 'boolean' } }),
+        openai: keyedProviderView,
+        anthropic: keyedProviderView,
+        gemini: keyedProviderView,
         ollama: closedObject({ base_url: nullableUrlSchema }),
       }),
       kb_server: closedObject({ url: nullableUrlSchema, api_key_set: { type: 'boolean' } }),

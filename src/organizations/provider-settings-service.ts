@@ -1,6 +1,6 @@
 /**
- * An organization's model providers and related settings: the OpenAI-compatible API key and base
- * URL, the Ollama base URL, LAMB's external knowledge-base server (URL and API key), the small
+ * An organization's model providers and related settings: the API key and base URL of the
+ * OpenAI-compatible provider, Anthropic and Gemini, the Ollama base URL, LAMB's external knowledge-base server (URL and API key), the small
  * fast model used for cheap helper calls such as rewriting retrieval queries, and its Moodle Web
  * Services (REST URL and token) for the Moodle tools. They are used instead of the server-wide
  * defaults. Keys and tokens are encrypted at rest and never leave the server: the API only says
@@ -25,17 +25,22 @@ import { findOrganizationById, updateOrganizationConfig } from '../store/organiz
 import type { Database } from '../store/schema.js';
 import type { ProviderSettingsPatch, ProviderSettingsView } from './provider-settings-schemas.js';
 import {
+  KEYED_PROVIDERS,
   resolveProvider,
+  type KeyedProvider,
   type OrganizationProviders,
   type OutboundRoute,
   type OutboundRoutes,
   type ServerProviderDefaults,
 } from './provider-resolution.js';
 
-interface StoredProviders {
-  openai?: { api_key?: string; base_url?: string };
-  ollama?: { base_url?: string };
+/** A keyed provider as stored: the key encrypted with the SecretBox. */
+interface StoredKeyedProvider {
+  api_key?: string;
+  base_url?: string;
 }
+
+type StoredProviders = Partial<Record<KeyedProvider, StoredKeyedProvider>> & { ollama?: { base_url?: string } };
 
 interface StoredKnowledgeServer {
   url?: string;
@@ -90,7 +95,7 @@ export interface KnowledgeServerSettings {
 export type ProviderLookup = (connectorName: string) => ProviderSettings;
 
 export interface ProviderSettingsOptions {
-  /** OPENAI_API_KEY, OPENAI_BASE_URL and OLLAMA_BASE_URL: used only where the organization sets no URL of its own. */
+  /** The server's provider keys and URLs (OPENAI_*, ANTHROPIC_*, GEMINI_*, OLLAMA_BASE_URL): used only where the organization sets no URL of its own. */
   serverProviders: ServerProviderDefaults;
   /** Checks URLs when saved and reaches them when used. */
   outbound: OutboundGuard;
@@ -122,12 +127,18 @@ function storedModelChoices(config: StoredConfig): ModelChoices {
   };
 }
 
+function keyedProviderView(stored: StoredKeyedProvider | undefined): { base_url: string | null; api_key_set: boolean } {
+  return { base_url: stored?.base_url ?? null, api_key_set: stored?.api_key !== undefined };
+}
+
 function view(config: StoredConfig): ProviderSettingsView {
   const smallFastModel = storedSmallFastModel(config);
   const modelChoices = storedModelChoices(config);
   return {
     providers: {
-      openai: { base_url: config.providers?.openai?.base_url ?? null, api_key_set: config.providers?.openai?.api_key !== undefined },
+      openai: keyedProviderView(config.providers?.openai),
+      anthropic: keyedProviderView(config.providers?.anthropic),
+      gemini: keyedProviderView(config.providers?.gemini),
       ollama: { base_url: config.providers?.ollama?.base_url ?? null },
     },
     kb_server: { url: text(config.kb_server?.url) ?? null, api_key_set: text(config.kb_server?.api_key) !== undefined },
@@ -166,7 +177,10 @@ export class ProviderSettingsService {
   /** Refuses, naming the field, any URL in the patch whose host is plainly internal. */
   private checkUrls(patch: ProviderSettingsPatch): void {
     const urls: Array<[string, string | null | undefined]> = [
-      ['providers.openai.base_url', patch.providers?.openai?.base_url],
+      ...KEYED_PROVIDERS.map((provider): [string, string | null | undefined] => [
+        `providers.${provider}.base_url`,
+        patch.providers?.[provider]?.base_url,
+      ]),
       ['providers.ollama.base_url', patch.providers?.ollama?.base_url],
       ['kb_server.url', patch.kb_server?.url],
       ['moodle.api_url', patch.moodle?.api_url],
@@ -202,20 +216,18 @@ export class ProviderSettingsService {
     requireOrganizationAdministration(context.identity, organizationId);
     this.checkUrls(patch);
     const config = await this.load(organizationId);
-    const openai = patch.providers?.openai;
     const ollama = patch.providers?.ollama;
-    const providers: StoredProviders = {
-      openai: {
-        api_key: apply(config.providers?.openai?.api_key, this.seal(openai?.api_key)),
-        base_url: apply(config.providers?.openai?.base_url, openai?.base_url),
-      },
-      ollama: { base_url: apply(config.providers?.ollama?.base_url, ollama?.base_url) },
-    };
+    const providers: StoredProviders = { ollama: { base_url: apply(config.providers?.ollama?.base_url, ollama?.base_url) } };
+    const changed = Object.keys(ollama ?? {}).map((field) => `providers.ollama.${field}`);
+    for (const provider of KEYED_PROVIDERS) {
+      const change = patch.providers?.[provider];
+      providers[provider] = {
+        api_key: apply(config.providers?.[provider]?.api_key, this.seal(change?.api_key)),
+        base_url: apply(config.providers?.[provider]?.base_url, change?.base_url),
+      };
+      changed.push(...Object.keys(change ?? {}).map((field) => `providers.${provider}.${field}`));
+    }
     const next: StoredConfig = { ...config, providers: JSON.parse(JSON.stringify(providers)) as StoredProviders };
-    const changed = [
-      ...Object.keys(openai ?? {}).map((field) => `providers.openai.${field}`),
-      ...Object.keys(ollama ?? {}).map((field) => `providers.ollama.${field}`),
-    ];
 
     if (patch.kb_server !== undefined) {
       // `kb_server: null` clears both of its fields.
@@ -280,11 +292,14 @@ export class ProviderSettingsService {
    */
   async providersFor(organizationId: number): Promise<ProviderLookup> {
     const providers = (await this.loadForRun(organizationId)).providers ?? {};
-    const openaiKey = text(providers.openai?.api_key);
-    const organization: OrganizationProviders = {
-      openai: { apiKey: openaiKey === undefined ? undefined : this.secrets.decrypt(openaiKey), baseUrl: text(providers.openai?.base_url) },
-      ollama: { baseUrl: text(providers.ollama?.base_url) },
-    };
+    const organization: OrganizationProviders = { ollama: { baseUrl: text(providers.ollama?.base_url) } };
+    for (const provider of KEYED_PROVIDERS) {
+      const sealedKey = text(providers[provider]?.api_key);
+      organization[provider] = {
+        apiKey: sealedKey === undefined ? undefined : this.secrets.decrypt(sealedKey),
+        baseUrl: text(providers[provider]?.base_url),
+      };
+    }
     return (connectorName) => resolveProvider(connectorName, organization, this.options.serverProviders, this.routes);
   }
 

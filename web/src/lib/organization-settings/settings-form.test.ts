@@ -14,7 +14,12 @@ const loaded: OrganizationSettings = {
   owners_can_read_chats: false,
   lti_instructors_create: false,
   front_end_creates_learners: false,
-  providers: { openai: { base_url: 'https://models.example.edu/v1', api_key_set: true }, ollama: { base_url: null } },
+  providers: {
+    openai: { base_url: 'https://models.example.edu/v1', api_key_set: true },
+    anthropic: { base_url: null, api_key_set: false },
+    gemini: { base_url: null, api_key_set: true },
+    ollama: { base_url: null },
+  },
   kb_server: { url: null, api_key_set: false },
   small_fast_model: null,
   moodle: { api_url: 'https://moodle.example.edu/webservice/rest/server.php', token_set: true },
@@ -65,6 +70,21 @@ describe('the settings form', () => {
       kb_server: { url: 'https://kb.example.edu' },
       models: { allowed: ['openai/gpt-4o-mini', 'ollama/llama3.2'], default: null },
     });
+  });
+
+  it('sends the Anthropic and Gemini providers apart, each key only when replaced or cleared', () => {
+    const form = formOf(loaded);
+    form.anthropicBaseUrl = ' https://anthropic.example.edu ';
+    form.anthropicKey = { action: 'replace', value: 'sk-ant-new' };
+    form.geminiKey = { action: 'clear', value: '' };
+    form.smallFastConnector = 'anthropic';
+    form.smallFastModel = 'claude-haiku';
+    expect(patchOf(form, formOf(loaded))).toEqual({
+      small_fast_model: { connector: 'anthropic', model: 'claude-haiku' },
+      providers: { anthropic: { base_url: 'https://anthropic.example.edu', api_key: 'sk-ant-new' }, gemini: { api_key: null } },
+    });
+    form.geminiKey = { action: 'replace', value: ' ' };
+    expect(localProblemsOf(form)).toEqual({ 'providers.gemini.api_key': 'secretRequired' });
   });
 
   it('catches text that is not a number, a fraction where a whole number is asked, and an empty new secret', () => {

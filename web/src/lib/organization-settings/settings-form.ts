@@ -31,10 +31,14 @@ export type PluginKind = (typeof PLUGIN_KINDS)[number];
 export interface SettingsForm {
   openaiBaseUrl: string;
   openaiKey: SecretChange;
+  anthropicBaseUrl: string;
+  anthropicKey: SecretChange;
+  geminiBaseUrl: string;
+  geminiKey: SecretChange;
   ollamaBaseUrl: string;
   modelsAllowed: string;
   modelsDefault: string;
-  smallFastConnector: '' | 'openai' | 'ollama';
+  smallFastConnector: '' | SmallFastConnector;
   smallFastModel: string;
   knowledgeServerUrl: string;
   knowledgeServerKey: SecretChange;
@@ -52,6 +56,11 @@ export interface SettingsForm {
 /** A form field the page checks before sending, by the API's path for it, with why it is wrong. */
 export type LocalProblems = Record<string, 'number' | 'wholeNumber' | 'secretRequired'>;
 
+/** The connectors a small fast model may run on, as the API accepts them. */
+export const SMALL_FAST_CONNECTORS = ['openai', 'ollama', 'anthropic', 'gemini'] as const;
+
+type SmallFastConnector = (typeof SMALL_FAST_CONNECTORS)[number];
+
 const keep = (): SecretChange => ({ action: 'keep', value: '' });
 
 function textOf(value: string | number | null | undefined): string {
@@ -59,13 +68,17 @@ function textOf(value: string | number | null | undefined): string {
 }
 
 function connectorOf(value: string | undefined): SettingsForm['smallFastConnector'] {
-  return value === 'openai' || value === 'ollama' ? value : '';
+  return SMALL_FAST_CONNECTORS.find((connector) => connector === value) ?? '';
 }
 
 export function formOf(settings: OrganizationSettings): SettingsForm {
   return {
     openaiBaseUrl: textOf(settings.providers.openai.base_url),
     openaiKey: keep(),
+    anthropicBaseUrl: textOf(settings.providers.anthropic.base_url),
+    anthropicKey: keep(),
+    geminiBaseUrl: textOf(settings.providers.gemini.base_url),
+    geminiKey: keep(),
     ollamaBaseUrl: textOf(settings.providers.ollama.base_url),
     modelsAllowed: (settings.models.allowed ?? []).join('\n'),
     modelsDefault: textOf(settings.models.default),
@@ -137,6 +150,8 @@ export function localProblemsOf(form: SettingsForm): LocalProblems {
   for (const name of LIMIT_NAMES) wholeNumber(`limits.${name}`, form.limits[name], FRACTIONAL_LIMITS.has(name));
   const secrets: Array<[string, SecretChange]> = [
     ['providers.openai.api_key', form.openaiKey],
+    ['providers.anthropic.api_key', form.anthropicKey],
+    ['providers.gemini.api_key', form.geminiKey],
     ['kb_server.api_key', form.knowledgeServerKey],
     ['moodle.token', form.moodleToken],
   ];
@@ -148,7 +163,12 @@ export function localProblemsOf(form: SettingsForm): LocalProblems {
 function fullPatchOf(form: SettingsForm): OrganizationSettingsPatch {
   const allowed = linesOf(form.modelsAllowed);
   return {
-    providers: { openai: { base_url: urlOrNull(form.openaiBaseUrl) }, ollama: { base_url: urlOrNull(form.ollamaBaseUrl) } },
+    providers: {
+      openai: { base_url: urlOrNull(form.openaiBaseUrl) },
+      anthropic: { base_url: urlOrNull(form.anthropicBaseUrl) },
+      gemini: { base_url: urlOrNull(form.geminiBaseUrl) },
+      ollama: { base_url: urlOrNull(form.ollamaBaseUrl) },
+    },
     models: { allowed: allowed.length === 0 ? null : allowed, default: urlOrNull(form.modelsDefault) },
     small_fast_model:
       form.smallFastConnector === '' && form.smallFastModel.trim() === ''
@@ -207,9 +227,13 @@ export function patchOf(form: SettingsForm, loaded: SettingsForm): OrganizationS
   const before = fullPatchOf(loaded);
   const patch: Record<string, unknown> = {};
   for (const key of PLAIN_FIELDS) if (!same(now[key], before[key])) patch[key] = now[key];
-  const openai = changedPart(now.providers?.openai, before.providers?.openai, withSecret('api_key', form.openaiKey));
-  const ollama = changedPart(now.providers?.ollama, before.providers?.ollama, {});
-  if (openai || ollama) patch['providers'] = { ...(openai ? { openai } : {}), ...(ollama ? { ollama } : {}) };
+  const providers = Object.entries({
+    openai: changedPart(now.providers?.openai, before.providers?.openai, withSecret('api_key', form.openaiKey)),
+    anthropic: changedPart(now.providers?.anthropic, before.providers?.anthropic, withSecret('api_key', form.anthropicKey)),
+    gemini: changedPart(now.providers?.gemini, before.providers?.gemini, withSecret('api_key', form.geminiKey)),
+    ollama: changedPart(now.providers?.ollama, before.providers?.ollama, {}),
+  }).filter(([, part]) => part !== undefined);
+  if (providers.length > 0) patch['providers'] = Object.fromEntries(providers);
   const parts = {
     kb_server: changedPart(now.kb_server, before.kb_server, withSecret('api_key', form.knowledgeServerKey)),
     moodle: changedPart(now.moodle, before.moodle, withSecret('token', form.moodleToken)),

@@ -14334,6 +14334,14 @@ export interface paths {
                                     base_url: string | null;
                                     api_key_set: boolean;
                                 };
+                                anthropic: {
+                                    base_url: string | null;
+                                    api_key_set: boolean;
+                                };
+                                gemini: {
+                                    base_url: string | null;
+                                    api_key_set: boolean;
+                                };
                                 ollama: {
                                     base_url: string | null;
                                 };
@@ -14462,6 +14470,14 @@ export interface paths {
                                 api_key?: string | null;
                                 base_url?: string | null;
                             };
+                            anthropic?: {
+                                api_key?: string | null;
+                                base_url?: string | null;
+                            };
+                            gemini?: {
+                                api_key?: string | null;
+                                base_url?: string | null;
+                            };
                             ollama?: {
                                 base_url?: string | null;
                             };
@@ -14486,7 +14502,7 @@ export interface paths {
                         /** @description The model used for quick helper calls such as rewriting retrieval queries; null clears it. */
                         small_fast_model?: {
                             /** @enum {string} */
-                            connector: "openai" | "ollama";
+                            connector: "openai" | "ollama" | "anthropic" | "gemini";
                             model: string;
                         } | null;
                     };
@@ -14502,6 +14518,14 @@ export interface paths {
                         "application/json": {
                             providers: {
                                 openai: {
+                                    base_url: string | null;
+                                    api_key_set: boolean;
+                                };
+                                anthropic: {
+                                    base_url: string | null;
+                                    api_key_set: boolean;
+                                };
+                                gemini: {
                                     base_url: string | null;
                                     api_key_set: boolean;
                                 };
@@ -15469,6 +15493,14 @@ export interface paths {
                                     base_url: string | null;
                                     api_key_set: boolean;
                                 };
+                                anthropic: {
+                                    base_url: string | null;
+                                    api_key_set: boolean;
+                                };
+                                gemini: {
+                                    base_url: string | null;
+                                    api_key_set: boolean;
+                                };
                                 ollama: {
                                     base_url: string | null;
                                 };
@@ -15629,6 +15661,14 @@ export interface paths {
                                 api_key?: string | null;
                                 base_url?: string | null;
                             };
+                            anthropic?: {
+                                api_key?: string | null;
+                                base_url?: string | null;
+                            };
+                            gemini?: {
+                                api_key?: string | null;
+                                base_url?: string | null;
+                            };
                             ollama?: {
                                 base_url?: string | null;
                             };
@@ -15653,7 +15693,7 @@ export interface paths {
                         /** @description The model used for quick helper calls such as rewriting retrieval queries; null clears it. */
                         small_fast_model?: {
                             /** @enum {string} */
-                            connector: "openai" | "ollama";
+                            connector: "openai" | "ollama" | "anthropic" | "gemini";
                             model: string;
                         } | null;
                         /** @description Which installed tools, connectors and prompt processors the organization enables (all are enabled until disabled). */
@@ -15709,6 +15749,14 @@ export interface paths {
                             front_end_creates_learners: boolean;
                             providers: {
                                 openai: {
+                                    base_url: string | null;
+                                    api_key_set: boolean;
+                                };
+                                anthropic: {
+                                    base_url: string | null;
+                                    api_key_set: boolean;
+                                };
+                                gemini: {
                                     base_url: string | null;
                                     api_key_set: boolean;
                                 };

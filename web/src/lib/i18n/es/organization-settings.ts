@@ -13,6 +13,12 @@ export const organizationSettings: CatalogueArea<typeof english> = {
   openaiBaseUrl: 'URL base compatible con OpenAI',
   openaiBaseUrlHint: 'Como https://api.openai.com/v1, o un servidor vLLM o LM Studio.',
   openaiKey: 'Clave de API compatible con OpenAI',
+  anthropicBaseUrl: 'URL base de Anthropic',
+  anthropicBaseUrlHint: 'Vacía, se usa Anthropic directamente (https://api.anthropic.com).',
+  anthropicKey: 'Clave de API de Anthropic',
+  geminiBaseUrl: 'URL base de Google Gemini',
+  geminiBaseUrlHint: 'Vacía, se usa Google directamente (https://generativelanguage.googleapis.com).',
+  geminiKey: 'Clave de API de Google Gemini',
   ollamaBaseUrl: 'URL base de Ollama',
   modelsAllowed: 'Modelos que pueden elegir los creadores',
   modelsAllowedHint:
