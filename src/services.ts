@@ -55,10 +55,12 @@ import { McpServerService } from './organizations/mcp-server-service.js';
 import { LtiToolKeys } from './lti/lti-tool-keys.js';
 import { ModelListService } from './completions/model-list-service.js';
 import { McpService } from './mcp/mcp-service.js';
+import { mcpServerLimitsOf, mcpToolLimitsOf } from './mcp/mcp-settings.js';
 import { FrontEndPersonService } from './auth/front-end-person-service.js';
 import { SourceLinkService } from './knowledge/source-link-service.js';
+import type { FrontEndServices } from './front-end-services.js';
 
-export interface Services extends ChatServices, EvaluationServices {
+export interface Services extends ChatServices, EvaluationServices, FrontEndServices {
   settings: Settings;
   store: Store;
   /** Where uploaded files and knowledge-base originals live (docs/blob-storage.md); closed on shutdown. */
@@ -91,12 +93,6 @@ export interface Services extends ChatServices, EvaluationServices {
   templates: TemplateService;
   registries: Registries;
   completions: CompletionService;
-  /** Whom a trusted front end's request runs as (docs/open-webui.md). */
-  frontEndPeople: FrontEndPersonService;
-  /** Signed links to cited passages, for a trusted front end's "Sources" block. */
-  sourceLinks: SourceLinkService;
-  /** Assistants as MCP tools and prompts, served at /mcp (docs/mcp.md). */
-  mcp: McpService;
   providerSettings: ProviderSettingsService;
   /** The studio's Model list: what each provider serves, asked of the provider and cached. */
   modelLists: ModelListService;
@@ -116,8 +112,6 @@ export interface Services extends ChatServices, EvaluationServices {
   /** Not started here: main.ts (and the test server) start it and stop it on shutdown. */
   ingestionRunner: IngestionRunner;
   ltiRegistrations: LtiRegistrationService;
-  /** An organization's MCP servers, used as tools (docs/mcp-servers-as-tools.md). */
-  mcpServers: McpServerService;
   ltiLaunches: LtiLaunchService;
   ltiAdvantage: LtiAdvantageService;
   ltiActivities: LtiActivityService;
@@ -214,16 +208,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     // Its keys name the days summed, which no longer change: the lifetime only bounds what is kept.
     settledSums: new HotReadCache<string, WindowSums>({ ...cacheBounds, lifetimeMilliseconds: SETTLED_SUMS_LIFETIME_MILLISECONDS }),
   });
-  const mcpServers = new McpServerService({
-    db: store.db,
-    secrets,
-    outbound,
-    listTimeoutMilliseconds: settings.mcpToolListTimeoutMilliseconds,
-    listCacheMilliseconds: settings.mcpToolListCacheMilliseconds,
-    toolsPerServerMaximum: settings.mcpToolsPerServerMaximum,
-    callTimeoutMilliseconds: settings.toolCallTimeoutMillisecondsMaximum,
-    entriesMaximum: settings.hotReadCacheEntriesMaximum,
-  });
+  const mcpServers = new McpServerService({ db: store.db, secrets, outbound, ...mcpToolLimitsOf(settings) });
   const completions = new CompletionService({
     db: store.db,
     settings,
@@ -259,14 +244,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     completions,
     rateLimiter,
     serverStopping: drain.streamsEnd,
-    sessionLimits: {
-      idleMilliseconds: settings.mcpSessionIdleMilliseconds,
-      perCredentialMaximum: settings.mcpSessionsPerCredentialMaximum,
-    },
-    limits: {
-      questionCharactersMaximum: settings.mcpQuestionCharactersMaximum,
-      conversationMessagesMaximum: settings.mcpConversationMessagesMaximum,
-    },
+    ...mcpServerLimitsOf(settings),
   });
   const knowledgePassages = new KnowledgePassageService(store.db);
   return {
