@@ -47,7 +47,7 @@ describe('the admin pages', () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Admin', exact: true }).click();
     await expectOneHeading(page, 'Administration');
     const landing = page.getByRole('main').getByRole('link');
-    expect(await landing.allInnerTexts()).toEqual(['Organizations', 'People', 'Settings', 'Usage', 'Audit log', 'LTI']);
+    expect(await landing.allInnerTexts()).toEqual(['Organizations', 'People', 'Settings', 'Usage', 'Audit log', 'LTI', 'MCP servers']);
     await checked(page, 'admin-landing-1280');
 
     await page.getByRole('main').getByRole('link', { name: 'Organizations' }).click();

@@ -8,7 +8,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 
 /** Connectors a small fast model may run on. */
-const SMALL_FAST_MODEL_CONNECTORS = ['openai', 'ollama', 'anthropic', 'gemini'] as const;
+const SMALL_FAST_MODEL_CONNECTORS = ['openai', 'ollama'] as const;
 
 const baseUrlSchema = { type: ['string', 'null'], maxLength: 2_000, pattern: '^https?://[^\\s]+$' } as const;
 // Keys and tokens travel in HTTP headers and URLs: only visible ASCII can, so anything else is

@@ -14502,7 +14502,7 @@ export interface paths {
                         /** @description The model used for quick helper calls such as rewriting retrieval queries; null clears it. */
                         small_fast_model?: {
                             /** @enum {string} */
-                            connector: "openai" | "ollama" | "anthropic" | "gemini";
+                            connector: "openai" | "ollama";
                             model: string;
                         } | null;
                     };
@@ -15693,7 +15693,7 @@ export interface paths {
                         /** @description The model used for quick helper calls such as rewriting retrieval queries; null clears it. */
                         small_fast_model?: {
                             /** @enum {string} */
-                            connector: "openai" | "ollama" | "anthropic" | "gemini";
+                            connector: "openai" | "ollama";
                             model: string;
                         } | null;
                         /** @description Which installed tools, connectors and prompt processors the organization enables (all are enabled until disabled). */
