@@ -77,10 +77,10 @@ describe('the settings form', () => {
     form.anthropicBaseUrl = ' https://anthropic.example.edu ';
     form.anthropicKey = { action: 'replace', value: 'sk-ant-new' };
     form.geminiKey = { action: 'clear', value: '' };
-    form.smallFastConnector = 'anthropic';
+    form.smallFastConnector = 'ollama';
     form.smallFastModel = 'claude-haiku';
     expect(patchOf(form, formOf(loaded))).toEqual({
-      small_fast_model: { connector: 'anthropic', model: 'claude-haiku' },
+      small_fast_model: { connector: 'ollama', model: 'claude-haiku' },
       providers: { anthropic: { base_url: 'https://anthropic.example.edu', api_key: 'sk-ant-new' }, gemini: { api_key: null } },
     });
     form.geminiKey = { action: 'replace', value: ' ' };

@@ -57,7 +57,7 @@ export interface SettingsForm {
 export type LocalProblems = Record<string, 'number' | 'wholeNumber' | 'secretRequired'>;
 
 /** The connectors a small fast model may run on, as the API accepts them. */
-export const SMALL_FAST_CONNECTORS = ['openai', 'ollama', 'anthropic', 'gemini'] as const;
+export const SMALL_FAST_CONNECTORS = ['openai', 'ollama'] as const;
 
 type SmallFastConnector = (typeof SMALL_FAST_CONNECTORS)[number];
 
