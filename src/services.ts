@@ -6,7 +6,7 @@ import type { Identity } from './auth/identity.js';
 import { RateLimiter } from './auth/rate-limiter.js';
 import { UserService } from './auth/user-service.js';
 import { AuditLogService } from './auth/audit-log-service.js';
-import { SignUpService } from './auth/sign-up-service.js';
+import { SignUpService } from './auth/sign-up/sign-up-service.js';
 import { SignUpSettingsService } from './organizations/sign-up-settings-service.js';
 import { OrganizationService } from './organizations/organization-service.js';
 import { PasswordChangeService } from './auth/password-change-service.js';

@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AppError } from '../errors/app-error.js';
+import { startDeadline } from '../pipeline/bounds/deadline.js';
 import type { McpToolAnswer, McpToolListing } from '../pipeline/plugin-contract/ports.js';
 import { outboundRefusalIn, type OutboundFetch } from '../pipeline/upstream/outbound-fetch.js';
 
@@ -43,8 +44,8 @@ async function withClient<Result>(
   target: McpConnectionTarget,
   work: (client: Client, signal: AbortSignal) => Promise<Result>,
 ): Promise<Result> {
-  const timeout = AbortSignal.timeout(target.timeoutMilliseconds);
-  const signal = AbortSignal.any([target.signal, timeout]);
+  const deadline = startDeadline(target.timeoutMilliseconds, target.signal);
+  const signal = deadline.signal;
   const client = new Client(CLIENT_INFO);
   const transport = new StreamableHTTPClientTransport(new URL(target.url), {
     fetch: target.fetch,
@@ -55,8 +56,9 @@ async function withClient<Result>(
     return await work(client, signal);
   } catch (error) {
     if (target.signal.aborted) throw target.signal.reason;
-    throw failureOf(error, target, timeout.aborted);
+    throw failureOf(error, target, deadline.expired);
   } finally {
+    deadline.clear();
     await client.close().catch(() => undefined);
   }
 }

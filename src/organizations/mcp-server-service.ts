@@ -135,7 +135,7 @@ export class McpServerService {
     requireMcpServerUse(context.identity, server.organization_id, 'MCP server');
     const requester = { userId: context.identity.userId, email: context.identity.email };
     try {
-      const tools = await this.listingOf(server, requester, AbortSignal.timeout(this.options.listTimeoutMilliseconds));
+      const tools = await this.listingOf(server, requester);
       return {
         server_id: server.id,
         name: server.name,
@@ -155,9 +155,9 @@ export class McpServerService {
       return row!;
     };
     return {
-      tools: async (serverId, signal) => {
+      tools: async (serverId) => {
         const row = await serverFor(serverId);
-        return { name: row.name, tools: await this.listingOf(row, requester, signal) };
+        return { name: row.name, tools: await this.listingOf(row, requester) };
       },
       call: async (serverId, toolName, argumentsObject, signal) => {
         const row = await serverFor(serverId);
@@ -239,17 +239,14 @@ export class McpServerService {
    * person may change what a server lists); concurrent readers share one listing, and a failure
    * is not kept.
    */
-  private listingOf(row: McpServerRow, requester: Requester, signal: AbortSignal): Promise<McpToolListing[]> {
-    const target = this.target(row, requester, signal, this.options.listTimeoutMilliseconds);
+  private listingOf(row: McpServerRow, requester: Requester): Promise<McpToolListing[]> {
+    // Shared by concurrent readers, so no one caller's signal ends it: the list timeout alone bounds it.
+    const target = this.target(row, requester, new AbortController().signal, this.options.listTimeoutMilliseconds);
     const headersDigest = createHash('sha256').update(JSON.stringify(target.headers)).digest('hex');
     const key = `${row.id}\u0000${row.updated_at}\u0000${headersDigest}`;
     const cached = this.listings.get(key);
     if (cached !== undefined) return cached;
-    // Shared by concurrent readers, so it runs under the list timeout alone, not one caller's signal.
-    const listing = listMcpTools(
-      { ...target, signal: AbortSignal.timeout(this.options.listTimeoutMilliseconds) },
-      this.options.toolsPerServerMaximum,
-    );
+    const listing = listMcpTools(target, this.options.toolsPerServerMaximum);
     this.listings.set(key, listing);
     listing.catch(() => this.listings.forget(key));
     return listing;

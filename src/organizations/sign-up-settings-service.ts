@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import type { CallContext } from '../auth/call-context.js';
 import { auditEntryOf } from '../auth/call-context.js';
 import { requireOrganizationAdministration } from '../auth/permissions.js';
-import { generateSignUpKey, hashSignUpKey } from '../auth/sign-up-key.js';
+import { generateSignUpKey, hashSignUpKey } from '../auth/sign-up/sign-up-key.js';
 import { AppError } from '../errors/app-error.js';
 import { appendAuditEntry } from '../store/audit-log-repository.js';
 import { findOrganizationById } from '../store/organizations-repository.js';

@@ -97,6 +97,7 @@ function realValuesFor(operation: FuzzOperation, name: string, world: FuzzWorld)
     ['/api/lti/consumers/', ids.ltiConsumers],
     ['/api/lti/platforms/', ids.ltiPlatforms],
     ['/api/lti/activities/', ids.ltiActivities],
+    ['/api/mcp-servers/', ids.mcpServers],
   ];
   return prefixes.find(([prefix]) => operation.path.startsWith(prefix))?.[1] ?? [];
 }
@@ -485,21 +486,30 @@ function oddHeaders(random: SeededRandom): Record<string, string> {
   ]);
 }
 
+/**
+ * The roles of each operation's first, plain requests (real ids, a valid body, clean headers): every
+ * operation gets a fair chance to succeed, so the run reaches past validation everywhere and not only
+ * where the dice fall well.
+ */
+const PLAIN_REQUEST_ROLES: readonly RoleName[] = ['system-admin', 'creator'];
+
 /** `count` generated requests for one operation. */
 export function casesFor(operation: FuzzOperation, world: FuzzWorld, random: SeededRandom, count: number): FuzzCase[] {
   const cases: FuzzCase[] = [];
   for (let index = 0; index < count; index += 1) {
-    let role: FuzzCase['role'] = random.weighted(ROLE_WEIGHTS);
-    const headers: Record<string, string> = { ...oddHeaders(random) };
+    const plain = index < PLAIN_REQUEST_ROLES.length;
+    let role: FuzzCase['role'] = plain ? PLAIN_REQUEST_ROLES[index]! : random.weighted(ROLE_WEIGHTS);
+    const headers: Record<string, string> = plain ? {} : { ...oddHeaders(random) };
     // Logging out ends the session it is sent with, so it only ever ends sessions made for that.
     if (operation.label === 'POST /api/auth/logout' && role !== 'anonymous' && role !== 'bad-credential') role = 'disposable-session';
     const token = role === 'disposable-session' ? random.pick(world.disposableTokens) : world.tokens[role];
     if (token !== undefined)
-      headers.authorization = random.chance(0.03)
-        ? random.pick([`Basic ${token}`, `Bearer  ${token}`, `bearer ${token}`, 'Bearer', `Bearer ${token}x`])
-        : `Bearer ${token}`;
+      headers.authorization =
+        !plain && random.chance(0.03)
+          ? random.pick([`Basic ${token}`, `Bearer  ${token}`, `bearer ${token}`, 'Bearer', `Bearer ${token}x`])
+          : `Bearer ${token}`;
 
-    const hostileAddress = random.chance(0.25);
+    const hostileAddress = !plain && random.chance(0.25);
     const { path, hostile } = pathFor(operation, world, random, hostileAddress);
     const url = path + queryFor(operation, world, random, hostileAddress && (random.chance(0.6) || !hostile));
 
@@ -507,8 +517,11 @@ export function casesFor(operation: FuzzOperation, world: FuzzWorld, random: See
     if (operation.takesMultipart && (operation.jsonSchema === undefined || random.chance(0.7))) {
       const multipart = multipartBody(random);
       generated = { variant: `multipart: ${multipart.variant}`, body: multipart.body, contentType: multipart.contentType };
-    } else if (operation.jsonSchema !== undefined) generated = jsonBody(operation, world, random);
-    else generated = bodyForBodiless(random);
+    } else if (operation.jsonSchema !== undefined)
+      generated = plain
+        ? { variant: 'valid', body: JSON.stringify(friendlyBody(operation, world, random)) }
+        : jsonBody(operation, world, random);
+    else if (!plain) generated = bodyForBodiless(random);
 
     if (generated !== undefined) {
       const contentType = generated.contentType ?? 'application/json';

@@ -45,6 +45,8 @@ export interface FuzzWorld {
     ltiConsumers: number[];
     ltiPlatforms: number[];
     ltiActivities: number[];
+    /** MCP servers of the fuzz school; listing their tools fails fast against a fake that is no MCP server. */
+    mcpServers: number[];
   };
   /** Sessions made only to be ended by generated logouts, so logging out never silences an actor. */
   disposableTokens: string[];
@@ -206,6 +208,11 @@ export async function buildFuzzWorld(server: TestServer, providerUrls: FuzzWorld
   for (const id of [knowledgeTutor.id, openAiTutor.id, ollamaTutor.id])
     await request(server, 'PUT', `/api/assistants/${id}/publish`, { token: creator.token, body: { published: true } });
   const lti = await ltiRegistrations(server, organizationAdmin.token, published.id as number);
+  const mcpServers = await Promise.all(
+    ['Fuzz tools', 'Spare tools'].map((name) =>
+      created(server, organizationAdmin.token, '/api/mcp-servers', { name, url: `${providerUrls.openai}/mcp` }),
+    ),
+  );
   // A template, and a test case with a run on the spare assistant, for the ids of their routes.
   const template = await created(server, creator.token, '/api/templates', {
     kind: 'prompt',
@@ -272,6 +279,7 @@ export async function buildFuzzWorld(server: TestServer, providerUrls: FuzzWorld
       testCases: [testCase.id],
       testRuns: [testRun.id],
       ...lti,
+      mcpServers: mcpServers.map((mcpServer) => mcpServer.id as number),
     },
     disposableTokens,
     providerUrls,

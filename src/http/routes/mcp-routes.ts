@@ -18,8 +18,8 @@ import { AppError, isAppError } from '../../errors/app-error.js';
 import { credentialKeyOf } from '../../mcp/mcp-service.js';
 import type { Services } from '../../services.js';
 import { bearerValue } from '../authentication.js';
-import { streamListChanges } from '../mcp-list-changed-stream.js';
-import { mcpOriginAllowed } from '../mcp-origin-check.js';
+import { streamListChanges } from '../mcp/mcp-list-changed-stream.js';
+import { mcpOriginAllowed } from '../mcp/mcp-origin-check.js';
 
 export type McpRouteServices = Pick<Services, 'authenticator' | 'mcp' | 'drain' | 'settings'>;
 

@@ -7,7 +7,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Services } from '../../services.js';
 import { userView } from '../../auth/user-view.js';
 import { sessionSchema } from '../../auth/session-schemas.js';
-import { signUpSchema } from '../../auth/sign-up-schemas.js';
+import { signUpSchema } from '../../auth/sign-up/sign-up-schemas.js';
 import { signUpSettingsSchema, signUpSettingsViewSchema } from '../../organizations/sign-up-settings-schemas.js';
 import { callContext } from '../authentication.js';
 import { setSessionCookie } from '../session-cookie.js';

@@ -10,15 +10,15 @@
  * learns more: that the organization is suspended, or which email domain it accepts.
  */
 import type { Kysely } from 'kysely';
-import { AppError } from '../errors/app-error.js';
-import { appendAuditEntry } from '../store/audit-log-repository.js';
-import { isUniqueViolation } from '../store/files-repository.js';
-import type { Database } from '../store/schema.js';
-import { findSignUpByKeyHash, type SignUpByKey } from '../store/sign-up-repository.js';
-import { findUserById, insertUser } from '../store/users-repository.js';
-import type { Authenticator, LoginResult } from './authenticator.js';
-import { hashPassword, requirePasswordLength } from './passwords.js';
-import type { RateLimiter } from './rate-limiter.js';
+import { AppError } from '../../errors/app-error.js';
+import { appendAuditEntry } from '../../store/audit-log-repository.js';
+import { isUniqueViolation } from '../../store/files-repository.js';
+import type { Database } from '../../store/schema.js';
+import { findSignUpByKeyHash, type SignUpByKey } from '../../store/sign-up-repository.js';
+import { findUserById, insertUser } from '../../store/users-repository.js';
+import type { Authenticator, LoginResult } from '../authenticator.js';
+import { hashPassword, requirePasswordLength } from '../passwords.js';
+import type { RateLimiter } from '../rate-limiter.js';
 import { hashSignUpKey } from './sign-up-key.js';
 import type { SignUpInput } from './sign-up-schemas.js';
 

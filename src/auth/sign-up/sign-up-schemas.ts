@@ -4,7 +4,7 @@
  * session a login gives (session-schemas.ts).
  */
 import type { FromSchema } from 'json-schema-to-ts';
-import { emailSchema, passwordSchema } from './user-schemas.js';
+import { emailSchema, passwordSchema } from '../user-schemas.js';
 
 export const signUpSchema = {
   type: 'object',

@@ -8,10 +8,10 @@
  * stopping server ends the stream; a comment line every 15 s keeps proxies from closing it.
  */
 import type { FastifyReply } from 'fastify';
-import type { CallContext } from '../auth/call-context.js';
-import { requireOwnPasswordChosen } from '../auth/permissions.js';
-import type { McpListFingerprints } from '../mcp/mcp-service.js';
-import type { Services } from '../services.js';
+import type { CallContext } from '../../auth/call-context.js';
+import { requireOwnPasswordChosen } from '../../auth/permissions.js';
+import type { McpListFingerprints } from '../../mcp/mcp-service.js';
+import type { Services } from '../../services.js';
 
 /** How long a stream may stay silent before a comment line keeps it open through proxies. */
 const KEEP_ALIVE_MILLISECONDS = 15_000;
