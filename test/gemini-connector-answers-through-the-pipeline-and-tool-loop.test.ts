@@ -11,6 +11,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeGeminiServer, type FakeGeminiServer } from './fakes/fake-gemini-server.js';
+import { startConnectorWorld } from './support/connector-world.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
 import { possiblyUnset } from './support/possibly-unset.js';
@@ -32,34 +33,15 @@ describe.each(TEST_DIALECTS)('the gemini connector on %s', (dialect) => {
   const messagesRequests = () => fake.requests.filter((recorded) => recorded.path.includes(':streamGenerateContent'));
   const providersPath = () => `/api/organizations/${organizationId}/providers`;
 
-  async function createAssistant(metadata: Record<string, unknown>): Promise<string> {
-    const created = await request(server, 'POST', '/api/assistants', {
-      token,
-      body: {
-        name: `Gemini ${Math.random()}`,
-        system_prompt: 'You are a patient tutor.',
-        metadata: { connector: 'gemini', llm: 'gemini-2.5-flash', ...metadata },
-      },
-    });
-    expect(created.status, created.text).toBe(201);
-    return `lamb_assistant.${created.body.id}`;
-  }
-
   beforeAll(async () => {
     fake = await startFakeGeminiServer({ apiKey: SERVER_KEY });
     organizationFake = await startFakeGeminiServer({ apiKey: ORGANIZATION_KEY });
-    server = await startTestServer(dialect, {
+    ({ server, token, organizationId, client, plainModel, toolModel } = await startConnectorWorld({
+      dialect,
+      connector: 'gemini',
+      model: 'gemini-2.5-flash',
       environment: { GEMINI_API_KEY: SERVER_KEY, GEMINI_BASE_URL: fake.baseUrl, UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS) },
-    });
-    token = await loginAsAdmin(server);
-    organizationId = (await request(server, 'GET', '/api/me', { token })).body.organization_id;
-    client = new OpenAI({ apiKey: token, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
-    plainModel = await createAssistant({});
-    const knowledgeBase = (await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Empty shelf' } })).body.id;
-    toolModel = await createAssistant({
-      assistant_type: 'multi_tool',
-      tools: [{ type: 'list_documents', config: { collections: [String(knowledgeBase)] } }],
-    });
+    }));
   });
 
   beforeEach(() => {
