@@ -108,6 +108,12 @@ describe('the organization settings page', () => {
     expect(await page.getByRole('group', { name: 'Tools' }).getByRole('checkbox', { name: 'weather' }).isChecked()).toBe(false);
     await page.getByText('OpenAI-compatible API key: Set').waitFor();
     expect(await page.content()).not.toContain(PROVIDER_KEY);
+    // The small fast model offers only the connectors the API accepts for it, so no choice fails on save.
+    const smallFastChoices = await page
+      .getByRole('combobox', { name: 'Small fast model: provider' })
+      .locator('option')
+      .evaluateAll((options) => options.map((option) => (option as unknown as { value: string }).value));
+    expect(smallFastChoices).toEqual(['', 'openai', 'ollama']);
 
     // Clearing the key is a change of its own; the page still never had it.
     await page.getByRole('button', { name: 'Clear OpenAI-compatible API key' }).click();
