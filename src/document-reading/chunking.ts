@@ -13,6 +13,7 @@
  * sections, so it keeps its section's page and heading.
  */
 import { DocumentReadingError } from './document-reading-error.js';
+import { momentUrl } from './captions.js';
 import type { TextSection } from './markdown-sections.js';
 
 export const DEFAULT_CHUNK_SIZE = 1000;
@@ -44,6 +45,8 @@ export interface Chunk {
   chunkCount: number;
   page?: number;
   heading?: string;
+  /** For captions: the second of the video the chunk's section starts at. */
+  startSeconds?: number;
 }
 
 export interface ChunkMetadata {
@@ -53,6 +56,7 @@ export interface ChunkMetadata {
   chunk_count: number;
   page?: number;
   heading?: string;
+  start_seconds?: number;
   source_url: string | null;
 }
 
@@ -215,20 +219,23 @@ export function chunkSections(sections: readonly TextSection[], options: Chunkin
         text,
         ...(section.page !== undefined ? { page: section.page } : {}),
         ...(section.heading !== undefined ? { heading: section.heading } : {}),
+        ...(section.startSeconds !== undefined ? { startSeconds: section.startSeconds } : {}),
       });
     }
   }
   return pieces.map((piece, chunkIndex) => ({ ...piece, chunkIndex, chunkCount: pieces.length }));
 }
 
-/**
- * The metadata stored with a chunk. The source URL of a chunk from a known page points at that
- * page (`#page=N`, which PDF viewers follow) unless the URL already has a fragment.
- */
+/** The chunk's place in its source: the page of a PDF (`#page=N`, which PDF viewers follow), the moment of a video. */
+function placeUrl(sourceUrl: string | null, chunk: Chunk): string | null {
+  if (sourceUrl === null) return null;
+  if (chunk.startSeconds !== undefined) return momentUrl(sourceUrl, chunk.startSeconds);
+  return chunk.page !== undefined && !sourceUrl.includes('#') ? `${sourceUrl}#page=${chunk.page}` : sourceUrl;
+}
+
+/** The metadata stored with a chunk, its source URL pointing at the chunk's page or moment where it has one. */
 export function chunkMetadata(chunk: Chunk, document: { documentId: number; fileName: string; sourceUrl?: string | null }): ChunkMetadata {
-  const sourceUrl = document.sourceUrl ?? null;
-  const pageUrl =
-    sourceUrl !== null && chunk.page !== undefined && !sourceUrl.includes('#') ? `${sourceUrl}#page=${chunk.page}` : sourceUrl;
+  const pageUrl = placeUrl(document.sourceUrl ?? null, chunk);
   return {
     filename: document.fileName,
     document_id: document.documentId,
@@ -236,6 +243,7 @@ export function chunkMetadata(chunk: Chunk, document: { documentId: number; file
     chunk_count: chunk.chunkCount,
     ...(chunk.page !== undefined ? { page: chunk.page } : {}),
     ...(chunk.heading !== undefined ? { heading: chunk.heading } : {}),
+    ...(chunk.startSeconds !== undefined ? { start_seconds: chunk.startSeconds } : {}),
     source_url: pageUrl,
   };
 }

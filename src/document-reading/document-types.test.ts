@@ -157,7 +157,7 @@ describe('detectDocumentType refuses content that is not what the name says', ()
     async (fileName) => {
       const error = await refusal(fileName, 'text');
       expect(error.details).toEqual({ reason: 'unsupported_type' });
-      expect(error.message).toContain('a knowledge base accepts .txt, .md, .markdown, .html, .htm, .pdf, .docx files');
+      expect(error.message).toContain('a knowledge base accepts .txt, .md, .markdown, .html, .htm, .pdf, .docx, .vtt, .srt files');
     },
   );
 });

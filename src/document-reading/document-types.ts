@@ -9,7 +9,7 @@ import { looksLikeZip, ZIP_DIRECTORY_ENTRIES_MAXIMUM, readZipDirectory, type Zip
 import { DocumentReadingError, isDocumentReadingError } from './document-reading-error.js';
 import { TextContentInspector } from './text-content.js';
 
-export type DocumentType = 'txt' | 'md' | 'html' | 'pdf' | 'docx';
+export type DocumentType = 'txt' | 'md' | 'html' | 'pdf' | 'docx' | 'vtt' | 'srt';
 
 export interface DocumentTypeInfo {
   type: DocumentType;
@@ -31,6 +31,8 @@ export const DOCUMENT_TYPES: readonly DocumentTypeInfo[] = [
     contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
     description: 'a Word document (.docx)',
   },
+  { type: 'vtt', extensions: ['vtt'], contentType: 'text/vtt', description: 'WebVTT captions' },
+  { type: 'srt', extensions: ['srt'], contentType: 'application/x-subrip', description: 'SubRip captions' },
 ];
 
 export const ACCEPTED_DOCUMENT_EXTENSIONS: readonly string[] = DOCUMENT_TYPES.flatMap((info) => info.extensions);

@@ -8,6 +8,7 @@
  * (`unreadable_document`), or one past the limits on pages and characters (`document_too_large`).
  */
 import { DocumentReadingError } from './document-reading-error.js';
+import { captionSections } from './captions.js';
 import { ZIP_DIRECTORY_ENTRIES_MAXIMUM, readZipParts, writeStoredZip, type ZipPart } from './bounded-zip.js';
 import { detectDocumentType, type DocumentType } from './document-types.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
@@ -300,6 +301,8 @@ const NO_TEXT_MESSAGES: Record<Exclude<DocumentType, 'pdf'>, string> = {
   md: 'The Markdown file holds no text, only blank space.',
   html: 'The HTML page holds no readable text (only markup, scripts, styles or navigation).',
   docx: 'The Word document holds no text (it is empty, or holds only images or drawings).',
+  vtt: 'The caption file holds no cue with text.',
+  srt: 'The caption file holds no cue with text.',
 };
 
 /**
@@ -323,6 +326,16 @@ export async function extractDocument(input: DocumentInput, limits: Partial<Extr
     case 'md':
       result = { sections: markdownSections(decodeUtf8(input.bytes), bounds) };
       break;
+    case 'vtt':
+    case 'srt': {
+      const sections = captionSections(normalizeText(decodeUtf8(input.bytes)));
+      requireWithinCharacters(
+        sections.reduce((total, section) => total + section.text.length, 0),
+        bounds,
+      );
+      result = { sections };
+      break;
+    }
     case 'txt': {
       const text = normalizeText(decodeUtf8(input.bytes));
       requireWithinCharacters(text.length, bounds);

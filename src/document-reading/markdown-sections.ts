@@ -16,6 +16,8 @@ export interface TextSection {
   page?: number;
   /** The path of headings the text sits under, joined with HEADING_PATH_SEPARATOR. */
   heading?: string;
+  /** For captions: the second of the video its first words are spoken at. */
+  startSeconds?: number;
 }
 
 export const HEADING_PATH_SEPARATOR = ' > ';

@@ -88,7 +88,7 @@ interface QueuedBatch {
 
 /** A document's metadata is copied into each of its chunks, so it stays small. */
 export const TEXT_DOCUMENT_METADATA_BYTES_MAXIMUM = 8_192;
-const TEXT_EXTENSIONS = /\.(?:txt|text|md|markdown)$/i;
+const TEXT_EXTENSIONS = /\.(?:txt|text|md|markdown|vtt|srt)$/i;
 
 /** `metadata.filename` or `metadata.title`, kept as a text name (`.txt` added unless it is .txt or .md). */
 function textDocumentName(metadata: Record<string, unknown>, index: number): string {

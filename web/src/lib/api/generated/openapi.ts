@@ -20638,7 +20638,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a document, or send texts as JSON, to index (answers with the ingestion jobs)
-         * @description Send the file as multipart/form-data, in the field "file" with a file name. Or send JSON `{"documents": [{"text", "metadata"}]}` (at most 100 documents): each text becomes a document, named by `metadata.filename` or `metadata.title`, whose chunks carry its metadata, and the answer lists `{document_id, job_id}` for each. A JSON body may be at most 10485760 bytes. Accepted are .txt, .md, .markdown, .html, .htm, .pdf, .docx files of at most 52428800 bytes; the content must match the extension.
+         * @description Send the file as multipart/form-data, in the field "file" with a file name. Or send JSON `{"documents": [{"text", "metadata"}]}` (at most 100 documents): each text becomes a document, named by `metadata.filename` or `metadata.title`, whose chunks carry its metadata, and the answer lists `{document_id, job_id}` for each. A JSON body may be at most 10485760 bytes. Accepted are .txt, .md, .markdown, .html, .htm, .pdf, .docx, .vtt, .srt files of at most 52428800 bytes; the content must match the extension.
          */
         post: {
             parameters: {

@@ -22,7 +22,7 @@ export const knowledgeBasePage = {
   uploadTitle: 'Add documents',
   uploadLabel: 'Upload documents',
   dropHere: 'Drop files here, or choose them:',
-  acceptedTypes: 'Text (.txt), Markdown (.md), web pages (.html), PDF and Word (.docx) files.',
+  acceptedTypes: 'Text (.txt), Markdown (.md), web pages (.html), PDF and Word (.docx) files, and video captions (.vtt, .srt).',
   uploadsTitle: 'Uploads',
   uploading: 'Uploading {{name}}',
   ingesting: 'Indexing {{name}}',

@@ -25,7 +25,7 @@ export const knowledgeBasePage: CatalogueArea<typeof english> = {
   uploadTitle: 'Añadir documentos',
   uploadLabel: 'Subir documentos',
   dropHere: 'Suelta los archivos aquí, o elígelos:',
-  acceptedTypes: 'Archivos de texto (.txt), Markdown (.md), páginas web (.html), PDF y Word (.docx).',
+  acceptedTypes: 'Archivos de texto (.txt), Markdown (.md), páginas web (.html), PDF y Word (.docx), y subtítulos de vídeo (.vtt, .srt).',
   uploadsTitle: 'Subidas',
   uploading: 'Subiendo {{name}}',
   ingesting: 'Indexando {{name}}',
