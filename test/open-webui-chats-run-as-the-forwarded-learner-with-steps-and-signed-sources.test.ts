@@ -147,7 +147,9 @@ describe.each(TEST_DIALECTS)('Open WebUI as a front end on %s', (dialect) => {
     const links = linksOf(answer.content);
     expect(links).toHaveLength(answer.sources.length);
     for (const [index, link] of links.entries()) {
-      const opened = await fetch(link);
+      // The link opens the web app's page, which reads the passage from the API with the same token.
+      expect(link).toMatch(new RegExp(`^${world.server.baseUrl}/sources/[0-9.]+[0-9a-f]{64}$`));
+      const opened = await fetch(`${world.server.baseUrl}/api/source-links/${link.slice(link.lastIndexOf('/') + 1)}`);
       expect(opened.status).toBe(200);
       expect(opened.headers.get('cache-control')).toBe('no-store');
       const passage = (await opened.json()) as { chunk_index: number; document_id: number; passages: unknown[] };
@@ -211,6 +213,7 @@ describe.each(TEST_DIALECTS)('Open WebUI as a front end on %s', (dialect) => {
           'document_id',
           'file_name',
           'knowledge_base_id',
+          'knowledge_base_name',
           'passages',
         ]);
       else expect(response.body.error.code).toBe('not_found');

@@ -7,7 +7,8 @@
  * (metadata-registry-check.ts) and records an audit entry in the same transaction. An
  * orchestrator's assistant tools are checked too, as the assistant's owner would use them
  * (assistant-tool-targets.ts), and so are the files its single-file tools name
- * (assistant-file-references.ts): a refused target or file is refused before anything is stored.
+ * (assistant-file-references.ts), and the MCP servers its MCP tools name (assistant-mcp-servers.ts):
+ * a refused target, file or server is refused before anything is stored.
  */
 import type { Kysely } from 'kysely';
 import type { CallContext } from '../auth/call-context.js';
@@ -23,6 +24,7 @@ import { nowTimestamp, toFlag, type AssistantUpdate, type Database } from '../st
 import { assistantAuditEntry, insertAssistantRecord, loadAssistant, reloadAssistant, storableMetadata } from './assistant-records.js';
 import type { AssistantInput, AssistantListInput, AssistantPatch } from './assistant-schemas.js';
 import { requireReadableFiles, type FileReadCheck } from './assistant-file-references.js';
+import { requireOwnMcpServers } from './assistant-mcp-servers.js';
 import { assistantOwnerIdentity, requireUsableTargets, toolCandidatesOf, type ToolCandidateView } from './assistant-tool-targets.js';
 import { assistantView, splitCollections, type AssistantSummaryView, type AssistantView } from './assistant-view.js';
 
@@ -61,6 +63,7 @@ export class AssistantService {
     // The caller will own it, so its assistant tools are checked as the caller.
     await requireUsableTargets(this.db, metadata, context.identity, undefined);
     await requireReadableFiles(metadata, context.identity, this.mayReadFile);
+    await requireOwnMcpServers(this.db, metadata, context.identity);
     return insertAssistantRecord(
       this.db,
       context,
@@ -113,6 +116,7 @@ export class AssistantService {
       const owner = await assistantOwnerIdentity(this.db, record);
       await requireUsableTargets(this.db, metadata, owner, record.id);
       await requireReadableFiles(metadata, owner, this.mayReadFile);
+      await requireOwnMcpServers(this.db, metadata, owner);
       changes.metadata = JSON.stringify(metadata);
       changes.assistant_type = assistantTypeOf(metadata);
       changes.orchestrator = toFlag(isOrchestrator(metadata));

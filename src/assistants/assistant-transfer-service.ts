@@ -14,6 +14,7 @@ import type { Database } from '../store/schema.js';
 import { trimCharacters } from '../text-trimming/trim-characters.js';
 import { insertAssistantRecord, loadAssistant } from './assistant-records.js';
 import { requireReadableFiles, type FileReadCheck } from './assistant-file-references.js';
+import { requireOwnMcpServers } from './assistant-mcp-servers.js';
 import { requireUsableTargets } from './assistant-tool-targets.js';
 import { splitCollections, type AssistantView } from './assistant-view.js';
 import { blockingProblemsOf, missingReferences, type ImportProblem, type ReferenceReaders } from './import-references.js';
@@ -52,6 +53,7 @@ export class AssistantTransferService {
       metadata = requireInstalledPlugins(fields.metadata, this.registries);
       await requireUsableTargets(this.db, metadata, context.identity, undefined);
       await requireReadableFiles(metadata, context.identity, this.mayReadFile);
+      await requireOwnMcpServers(this.db, metadata, context.identity);
     } catch (error) {
       throw asImportMetadataError(document, error);
     }
@@ -70,6 +72,7 @@ export class AssistantTransferService {
     try {
       const metadata = requireInstalledPlugins(fields.metadata, this.registries);
       await requireUsableTargets(this.db, metadata, context.identity, undefined);
+      await requireOwnMcpServers(this.db, metadata, context.identity);
     } catch (error) {
       const named = asImportMetadataError(document, error);
       if (!(named instanceof AppError) || named.status >= 500) throw named;

@@ -602,8 +602,12 @@ export function requireMcpServerUse(identity: Identity, organizationId: number, 
  * another organization is answered as if it did not exist, whoever the owner is.
  */
 export function requireMcpServerForAssistant(owner: Identity, serverOrganizationId: number | undefined): void {
-  if (serverOrganizationId === undefined || serverOrganizationId !== owner.organizationId)
-    throw new AppError('not_found', 'MCP server not found.');
+  if (!mayAssistantUseMcpServer(owner, serverOrganizationId)) throw new AppError('not_found', 'MCP server not found.');
+}
+
+/** Whether an assistant owned by `owner` may name an MCP server of that organization (undefined: no such server); checked at save and at chat time. */
+export function mayAssistantUseMcpServer(owner: Identity, serverOrganizationId: number | undefined): boolean {
+  return serverOrganizationId !== undefined && serverOrganizationId === owner.organizationId;
 }
 
 export interface LtiActivityFacts {

@@ -6,9 +6,9 @@ import { sourcesBlock } from './sources-block.js';
 describe('sourcesBlock', () => {
   it('numbers the sources in order and links each to what the link maker gives', () => {
     const block = sourcesBlock([{ title: 'a.md', page: 2, section: 'Intro' }, { title: 'b.md' }], (source) =>
-      source.title === 'a.md' ? 'https://merino.test/api/source-links/t' : undefined,
+      source.title === 'a.md' ? 'https://merino.test/sources/t' : undefined,
     );
-    expect(block).toBe('\n\n**Sources**\n\n1. [a.md \\(Intro, p. 2\\)](https://merino.test/api/source-links/t)\n2. b.md\n');
+    expect(block).toBe('\n\n**Sources**\n\n1. [a.md \\(Intro, p. 2\\)](https://merino.test/sources/t)\n2. b.md\n');
   });
 
   it('is absent without sources', () => {

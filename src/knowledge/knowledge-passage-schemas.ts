@@ -61,10 +61,11 @@ const passageSchema = {
 export const passageInContextSchema = {
   type: 'object',
   description: `The passage with up to ${PASSAGE_NEIGHBOURS} passages on each side, in document order`,
-  required: ['knowledge_base_id', 'document_id', 'file_name', 'chunk_index', 'chunk_count', 'passages'],
+  required: ['knowledge_base_id', 'knowledge_base_name', 'document_id', 'file_name', 'chunk_index', 'chunk_count', 'passages'],
   additionalProperties: false,
   properties: {
     knowledge_base_id: { type: 'integer' },
+    knowledge_base_name: { type: 'string', description: 'the name of the knowledge base the document is in' },
     document_id: { type: 'integer' },
     file_name: { type: 'string' },
     chunk_index: { type: 'integer', description: 'the cited passage' },

@@ -89,8 +89,11 @@ export class KnowledgePassageService {
     };
   }
 
-  /** The document, once the permission module has said this caller may read the knowledge base's text. */
-  private async readableDocument(context: CallContext, request: DocumentReadRequest): Promise<PassageDocument> {
+  /** The document and its knowledge base's name, once the permission module has said this caller may read the knowledge base's text. */
+  private async readableDocument(
+    context: CallContext,
+    request: DocumentReadRequest,
+  ): Promise<PassageDocument & { knowledgeBaseName: string }> {
     const { knowledgeBaseId, documentId } = request;
     const knowledgeBase = await findKnowledgeBaseRow(this.db, knowledgeBaseId);
     if (!knowledgeBase) throw new AppError('not_found', 'Knowledge base not found.');
@@ -98,7 +101,7 @@ export class KnowledgePassageService {
     requireDecision(decidePassageReading(context.identity, knowledgeBaseFacts(knowledgeBase), via), 'Knowledge base');
     const document = await findPassageDocument(this.db, knowledgeBaseId, documentId);
     if (!document) throw new AppError('not_found', 'Document not found.');
-    return document;
+    return { ...document, knowledgeBaseName: knowledgeBase.name };
   }
 
   async passageInContext(context: CallContext, request: PassageRequest): Promise<PassageInContext> {
@@ -113,6 +116,7 @@ export class KnowledgePassageService {
     if (!passages.some((passage) => passage.chunk_index === chunkIndex)) throw new AppError('not_found', 'Passage not found.');
     return {
       knowledge_base_id: knowledgeBaseId,
+      knowledge_base_name: document.knowledgeBaseName,
       document_id: document.id,
       file_name: document.file_name,
       chunk_index: chunkIndex,

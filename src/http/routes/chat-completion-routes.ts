@@ -70,7 +70,7 @@ async function actingContext(services: ChatCompletionRouteServices, request: Fas
 
 /**
  * For a trusted front-end key that asked for a "Sources" block: each Merino passage a source
- * cites links to its signed view, made for the person the answer is for.
+ * cites links to its signed view in the web app (`/sources/{token}`), made for the person the answer is for.
  */
 function sourceLinkMaker(
   services: ChatCompletionRouteServices,
@@ -88,7 +88,8 @@ function sourceLinkMaker(
       assistantId: source.assistant_id ?? answer.assistant.id,
       ...grant,
     });
-    return `${origin}/api/source-links/${token}`;
+    // The web app's page (web/src/routes/sources/[token]) shows it; it reads GET /api/source-links/{token}.
+    return `${origin}/sources/${token}`;
   };
 }
 

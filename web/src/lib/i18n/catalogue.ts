@@ -32,6 +32,7 @@ import { organizationSettings as organizationSettingsEn } from './en/organizatio
 import { admin as adminEn } from './en/admin';
 import { insights as insightsEn } from './en/insights';
 import { mcpServers as mcpServersEn } from './en/mcp-servers';
+import { sourceLinks as sourceLinksEn } from './en/source-links';
 import { common as commonEs } from './es/common';
 import { login as loginEs } from './es/login';
 import { assistantList as assistantListEs } from './es/assistant-list';
@@ -61,6 +62,7 @@ import { organizationSettings as organizationSettingsEs } from './es/organizatio
 import { admin as adminEs } from './es/admin';
 import { insights as insightsEs } from './es/insights';
 import { mcpServers as mcpServersEs } from './es/mcp-servers';
+import { sourceLinks as sourceLinksEs } from './es/source-links';
 
 export const english = {
   common: commonEn,
@@ -92,6 +94,7 @@ export const english = {
   admin: adminEn,
   insights: insightsEn,
   mcpServers: mcpServersEn,
+  sourceLinks: sourceLinksEn,
 };
 
 export type English = typeof english;
@@ -126,6 +129,7 @@ const spanish: Catalogue<English> = {
   admin: adminEs,
   insights: insightsEs,
   mcpServers: mcpServersEs,
+  sourceLinks: sourceLinksEs,
 };
 
 /** Catalan and Basque are wired in and fall back to English key by key until translated. */

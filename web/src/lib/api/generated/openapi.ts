@@ -483,6 +483,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             knowledge_base_id: number;
+                            /** @description the name of the knowledge base the document is in */
+                            knowledge_base_name: string;
                             document_id: number;
                             file_name: string;
                             /** @description the cited passage */
@@ -17449,6 +17451,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             knowledge_base_id: number;
+                            /** @description the name of the knowledge base the document is in */
+                            knowledge_base_name: string;
                             document_id: number;
                             file_name: string;
                             /** @description the cited passage */
