@@ -293,6 +293,17 @@ describe.each(TEST_DIALECTS)('deep_analysis on %s', (dialect) => {
     },
   );
 
+  it('says no summary could be made, and lists no source, when the time bound passes before any summary', async () => {
+    slowFromSummary = 1;
+    const model = await createAssistant({ time_ms: 600 });
+    const { statuses, sources } = await streamed(model);
+    expect(toolResult()).toContain('No summary could be made within the bounds.');
+    expect(toolResult()).toContain('Stopped early at the time bound');
+    expect(sources).toEqual([]);
+    expect(chatRequests().some(isAnswer)).toBe(false);
+    expect(statuses.map((status) => `${status.state} ${status.message}`)).toContain('error summarised 0 of 3 batches');
+  });
+
   it("summarises with the assistant's model when the organization names no small fast model, and says so", async () => {
     expect((await setSmallFastModel(null)).status).toBe(200);
     try {

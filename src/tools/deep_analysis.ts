@@ -334,7 +334,8 @@ async function analyse(question: string, context: ToolContext, config: Config): 
   const finding: Finding = {
     text: text ?? (summaries.length > 0 ? summaries.join('\n\n') : 'No summary could be made within the bounds.'),
     header: header(run, hits.length, run.summarisedBatches, batches.length),
-    read,
+    // Without a summary no passage was used: nothing is listed.
+    read: summaries.length > 0 ? read : new Map(),
   };
   return output(finding, stats);
 }
