@@ -34,6 +34,8 @@ import type { AssistantRecord } from '../store/assistants-repository.js';
 import type { HotReadCache } from '../store/hot-read-cache.js';
 import type { RunRecordWriter } from './run-record-writer.js';
 import type { QuotaRequest } from '../usage/quota-admission.js';
+import { toolModelsFor } from './tool-models.js';
+import { connectorNameOf } from '../pipeline/assistant-plan.js';
 import { nowTimestamp, type Database } from '../store/schema.js';
 import { findUserById } from '../store/users-repository.js';
 
@@ -143,6 +145,14 @@ export class PipelineContextBuilder {
       integrations: await this.integrationsFor(record.organization_id),
       assistants,
       mcpServers: this.dependencies.mcpServersFor(owner, requester),
+      models: toolModelsFor({
+        settings,
+        connectorFor: (name) => registries.connectors.get(name),
+        providerFor,
+        smallFastModel: () => this.dependencies.smallFastModelFor(record.organization_id),
+        assistantModel: { connector: connectorNameOf(assistant.metadata), model: assistant.metadata.llm ?? '' },
+        count: (call) => this.countSideCall(attribution, call),
+      }),
       provider: providerFor,
       signal,
       limits: {

@@ -768,6 +768,73 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 100,
     maximum: 1_000_000,
   }),
+  deepAnalysisPassages: integerSetting({
+    variable: 'DEEP_ANALYSIS_PASSAGES',
+    meaning: 'passages one `deep_analysis` call gathers from the knowledge bases when its tool config names no `passages`',
+    defaultValue: 40,
+    minimum: 1,
+    maximum: 10_000,
+  }),
+  deepAnalysisPassagesMaximum: integerSetting({
+    variable: 'DEEP_ANALYSIS_PASSAGES_MAX',
+    meaning:
+      'most passages one `deep_analysis` call gathers, whatever its tool config says; more stop the gathering with the reason `passages`',
+    defaultValue: 200,
+    minimum: 1,
+    maximum: 10_000,
+  }),
+  deepAnalysisBatchPassages: integerSetting({
+    variable: 'DEEP_ANALYSIS_BATCH_PASSAGES',
+    meaning: "passages the small fast model summarises in one call of a `deep_analysis`, unless the tool config's `batch_size` is smaller",
+    defaultValue: 8,
+    minimum: 1,
+    maximum: 1_000,
+  }),
+  deepAnalysisBatchesMaximum: integerSetting({
+    variable: 'DEEP_ANALYSIS_BATCHES_MAX',
+    meaning:
+      'most batches one `deep_analysis` call summarises; the passages past them are left out and the run says it stopped at `batches`',
+    defaultValue: 10,
+    minimum: 1,
+    maximum: 1_000,
+  }),
+  deepAnalysisParallelBatches: integerSetting({
+    variable: 'DEEP_ANALYSIS_PARALLEL_BATCHES',
+    meaning: 'batches of one `deep_analysis` call summarised at once',
+    defaultValue: 4,
+    minimum: 1,
+    maximum: 64,
+  }),
+  deepAnalysisTokensMaximum: integerSetting({
+    variable: 'DEEP_ANALYSIS_TOKENS_MAX',
+    meaning:
+      'most tokens (prompt and answer, every model call together) one `deep_analysis` call may use; no call starts that could pass it, and the run says it stopped at `tokens`',
+    defaultValue: 60_000,
+    minimum: 100,
+    maximum: 10_000_000,
+  }),
+  deepAnalysisMilliseconds: integerSetting({
+    variable: 'DEEP_ANALYSIS_TIME_MS',
+    meaning:
+      'how long one `deep_analysis` call may take (keep it under `TOOL_CALL_TIMEOUT_MS`); summaries stop at two thirds of it and the run says it stopped at `time`',
+    defaultValue: 25_000,
+    minimum: 1,
+    maximum: 600_000,
+  }),
+  deepAnalysisSummaryTokensMaximum: integerSetting({
+    variable: 'DEEP_ANALYSIS_SUMMARY_TOKENS_MAX',
+    meaning: 'longest summary of one batch the small fast model may write in a `deep_analysis`, in tokens',
+    defaultValue: 400,
+    minimum: 16,
+    maximum: 100_000,
+  }),
+  deepAnalysisAnswerTokensMaximum: integerSetting({
+    variable: 'DEEP_ANALYSIS_ANSWER_TOKENS_MAX',
+    meaning: "longest answer the assistant's model may write from the summaries of a `deep_analysis`, in tokens",
+    defaultValue: 1_000,
+    minimum: 16,
+    maximum: 100_000,
+  }),
   /** Configurable so tests and self-hosted instances can point elsewhere. */
   openMeteoGeocodingUrl: urlSetting({
     variable: 'OPEN_METEO_GEOCODING_URL',

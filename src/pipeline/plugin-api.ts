@@ -53,6 +53,11 @@ export type {
   Requester,
   RubricEvaluation,
   RubricReader,
+  DeepAnalysisBounds,
+  TextModel,
+  TextModelAnswer,
+  TextModelRequest,
+  ToolModels,
 } from './plugin-contract/ports.js';
 
 // Helpers the built-in plugins share.

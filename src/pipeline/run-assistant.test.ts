@@ -85,6 +85,7 @@ function pipelineContext(snapshot: AssistantSnapshot, overrides: Partial<Pipelin
     integrations: TEST_INTEGRATIONS,
     assistants: buildToolContext().assistants,
     mcpServers: buildToolContext().mcpServers,
+    models: buildToolContext().models,
     provider: () => ({ fetch: serverFetch, post: serverPost(1_048_576) }),
     signal: new AbortController().signal,
     limits: {

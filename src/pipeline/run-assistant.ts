@@ -29,6 +29,7 @@ import type {
   QueryRewriter,
   Requester,
   RubricReader,
+  ToolModels,
 } from './plugin-contract/ports.js';
 import type { Registries } from './plugin-loading/registries.js';
 import { functionToolsOf, type FunctionToolRun, type FunctionTools, type SkippedFunctionTool } from './tool-loop/function-tools.js';
@@ -96,6 +97,7 @@ export interface PipelineContext {
   integrations: Integrations;
   assistants: AssistantRunner;
   mcpServers: McpServers;
+  models: ToolModels;
   provider(connectorName: string): ProviderSettings;
   signal: AbortSignal;
   limits: PipelineLimits;
@@ -215,6 +217,7 @@ function setUpRun(request: PipelineRequest, context: PipelineContext): RunSetup 
       integrations: context.integrations,
       assistants: context.assistants,
       mcpServers: context.mcpServers,
+      models: context.models,
     },
     nextStatusId: () => `status-${++statusCount}`,
     nameStatus: (status) => {

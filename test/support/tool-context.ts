@@ -6,7 +6,7 @@
 import { AppError } from '../../src/errors/app-error.js';
 import type { AssistantSnapshot } from '../../src/pipeline/assistant-metadata/assistant-snapshot.js';
 import { serverFetch } from '../../src/pipeline/upstream/outbound-fetch.js';
-import type { Integrations, Requester } from '../../src/pipeline/plugin-contract/ports.js';
+import type { Integrations, Requester, ToolModels } from '../../src/pipeline/plugin-contract/ports.js';
 import type { ToolContext } from '../../src/pipeline/plugin-contract/tool-definition.js';
 
 export const TEST_ASSISTANT: AssistantSnapshot = {
@@ -56,6 +56,23 @@ function refuse(port: string): never {
   throw new AppError('not_found', `no ${port} in this test`);
 }
 
+/** Models that refuse every call: the tools under test make none. */
+const NO_MODELS: ToolModels = {
+  smallFast: async () => undefined,
+  assistant: { name: 'none/none', complete: async () => refuse('models') },
+  deepAnalysis: {
+    passages: 40,
+    passagesMaximum: 200,
+    batchPassages: 8,
+    batchesMaximum: 10,
+    parallelBatches: 4,
+    tokensMaximum: 60_000,
+    milliseconds: 25_000,
+    summaryTokensMaximum: 400,
+    answerTokensMaximum: 1_000,
+  },
+};
+
 export function buildToolContext(options: ToolContextOptions = {}): ToolContext {
   return {
     assistant: options.assistant ?? TEST_ASSISTANT,
@@ -69,5 +86,6 @@ export function buildToolContext(options: ToolContextOptions = {}): ToolContext 
     integrations: { weather: UNREACHABLE_WEATHER, ...options.integrations },
     assistants: { check: async () => refuse('assistants'), run: async () => refuse('assistants') },
     mcpServers: { tools: async () => refuse('MCP servers'), call: async () => refuse('MCP servers') },
+    models: NO_MODELS,
   };
 }

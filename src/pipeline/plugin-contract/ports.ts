@@ -4,7 +4,7 @@
  * identity, so a tool can only reach what that owner may reach.
  */
 import { type OutboundFetch } from '../upstream/outbound-fetch.js';
-import type { Source, StatusEvent } from '../conversation/events.js';
+import type { Source, StatusEvent, Usage } from '../conversation/events.js';
 import type { ChatMessage } from '../conversation/messages.js';
 
 export interface FileText {
@@ -147,4 +147,51 @@ export interface McpServers {
   tools(serverId: number, signal: AbortSignal): Promise<{ name: string; tools: McpToolListing[] }>;
   /** Calls one tool; an unreachable or refused server rejects with an AppError, an `isError` answer resolves with `isError`. */
   call(serverId: number, toolName: string, argumentsObject: Record<string, unknown>, signal: AbortSignal): Promise<McpToolAnswer>;
+}
+
+/** One call a tool makes to a model beside the run's own: the messages, and how much it may write. */
+export interface TextModelRequest {
+  messages: ChatMessage[];
+  maxTokens: number;
+  signal: AbortSignal;
+}
+
+/** What such a call answered, and what the provider says it used (estimated when it says nothing). */
+export interface TextModelAnswer {
+  text: string;
+  usage: Usage;
+}
+
+/** A model a tool may ask for text, not streamed; each call is counted as a usage row of its own for the request. */
+export interface TextModel {
+  /** `connector/model`, safe for status lines. */
+  name: string;
+  /** Rejects with an AppError when the provider fails or the signal aborts. */
+  complete(request: TextModelRequest): Promise<TextModelAnswer>;
+}
+
+/** The bounds of one deep_analysis call, from the server's settings (docs/deep-analysis.md). */
+export interface DeepAnalysisBounds {
+  /** Passages gathered when the tool's config names no number, and the most it may name. */
+  passages: number;
+  passagesMaximum: number;
+  /** Passages summarised in one call of the small fast model. */
+  batchPassages: number;
+  batchesMaximum: number;
+  /** Batches summarised at once. */
+  parallelBatches: number;
+  /** Prompt and answer tokens of every model call of one analysis together. */
+  tokensMaximum: number;
+  milliseconds: number;
+  summaryTokensMaximum: number;
+  answerTokensMaximum: number;
+}
+
+/** The models a tool may call beside the run's own, resolved for the assistant's organization. */
+export interface ToolModels {
+  /** The organization's small fast model; undefined when it names none (or names a connector that is not installed). */
+  smallFast(): Promise<TextModel | undefined>;
+  /** The assistant's own connector and model. */
+  assistant: TextModel;
+  deepAnalysis: DeepAnalysisBounds;
 }

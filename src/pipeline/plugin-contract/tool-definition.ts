@@ -22,6 +22,7 @@ import type {
   QueryRewriter,
   Requester,
   RubricReader,
+  ToolModels,
 } from './ports.js';
 
 /** A config as the core handles it, whichever tool it belongs to. */
@@ -58,6 +59,8 @@ export interface ToolContext {
   integrations: Integrations;
   assistants: AssistantRunner;
   mcpServers: McpServers;
+  /** Models a tool may call beside the run's own (deep_analysis): the small fast model and the assistant's. */
+  models: ToolModels;
   /** Set while a function call runs: which of the functions a several-function entry offered is called (its `variant`). */
   variant?: string;
   /** Set while a function call runs: its status, for work nested under it. */
