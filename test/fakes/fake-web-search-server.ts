@@ -181,8 +181,14 @@ export async function startFakeWebSearchServer(options: FakeWebSearchOptions): P
       sendJson(response, failure, { error: 'scripted failure', echo: url.search });
       return;
     }
-    if (url.pathname === '/searxng/search' && request.method === 'GET') return searxng(url, response);
-    if (url.pathname === '/brave/res/v1/web/search' && request.method === 'GET') return brave(url, request, response);
+    if (url.pathname === '/searxng/search' && request.method === 'GET') {
+      searxng(url, response);
+      return;
+    }
+    if (url.pathname === '/brave/res/v1/web/search' && request.method === 'GET') {
+      brave(url, request, response);
+      return;
+    }
     if (url.pathname === '/tavily/search') return tavily(request, response);
     sendJson(response, 404, { error: 'not found' });
   });

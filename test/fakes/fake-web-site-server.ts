@@ -100,7 +100,10 @@ export async function startFakeWebSite(options: { hugeBytes: number }): Promise<
       receivedAt: Date.now(),
     });
     const article = url.pathname.startsWith('/articles/') ? articlePage(url.pathname.slice('/articles/'.length)) : undefined;
-    if (article !== undefined) return sendHtml(response, article);
+    if (article !== undefined) {
+      sendHtml(response, article);
+      return;
+    }
     switch (url.pathname) {
       case '/notes.txt': {
         const text = 'Revision notes.\n\nPhotosynthesis makes glucose and oxygen from light, water and carbon dioxide.\n';
@@ -135,10 +138,14 @@ export async function startFakeWebSite(options: { hugeBytes: number }): Promise<
         response.writeHead(200, { 'content-type': 'image/png' });
         response.end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
         return;
-      case '/app':
-        return sendHtml(response, SCRIPT_ONLY_PAGE);
-      default:
-        return sendHtml(response, '<html><head><title>Not found</title></head><body><h1>Not found</h1></body></html>', 404);
+      case '/app': {
+        sendHtml(response, SCRIPT_ONLY_PAGE);
+        return;
+      }
+      default: {
+        sendHtml(response, '<html><head><title>Not found</title></head><body><h1>Not found</h1></body></html>', 404);
+        return;
+      }
     }
   });
 
