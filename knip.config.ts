@@ -46,8 +46,6 @@ const configuration: KnipConfig = {
   ignore: ['web/src/lib/api/generated/**'],
   // A system tool one test calls to make a named pipe, not a package.
   ignoreBinaries: ['mkfifo'],
-  // Installed for reading web pages (web_search's read step), which lands on its own branch.
-  ignoreDependencies: ['@mozilla/readability', 'linkedom'],
   vitest: {
     config: ['vitest.config.ts', 'vitest.bench.config.ts', 'vitest.mutation.config.ts'],
     entry: ['src/**/*.test.ts', 'test/**/*.test.ts', 'web/src/**/*.test.ts', 'bench/**/*.bench.ts'],

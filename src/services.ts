@@ -219,6 +219,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     providersFor: (organizationId) => providerSettings.providersFor(organizationId),
     smallFastModelFor: (organizationId) => providerSettings.smallFastModelFor(organizationId),
     moodleFor: (organizationId) => providerSettings.moodleFor(organizationId),
+    webSearchFor: (organizationId) => providerSettings.webSearchFor(organizationId),
     mcpServersFor: (owner, requester) => mcpServers.portFor(owner, requester),
     disabledPluginsFor: (organizationId) => organizationControls.disabledPluginsFor(organizationId),
     owners,

@@ -11,7 +11,7 @@ import type { Identity } from '../auth/identity.js';
 import { snapshotOf } from '../assistants/assistant-view.js';
 import type { Settings } from '../config/settings.js';
 import { AppError } from '../errors/app-error.js';
-import type { MoodleSettings } from '../organizations/provider-settings-service.js';
+import type { MoodleSettings, WebSearchSettings } from '../organizations/provider-settings-service.js';
 import { pluginsUsedBy, requireEnabledPlugins, type DisabledPlugins } from '../organizations/plugin-policy.js';
 import type { ProviderSettings } from '../pipeline/plugin-contract/connector-definition.js';
 import { isOrchestrator } from '../pipeline/assistant-metadata/metadata-normalizer.js';
@@ -58,6 +58,8 @@ export interface PipelineContextDependencies {
   smallFastModelFor: (organizationId: number) => Promise<{ connector: string; model: string } | undefined>;
   /** The organization's Moodle Web Services URL and token, when it sets them. */
   moodleFor: (organizationId: number) => Promise<MoodleSettings | undefined>;
+  /** The organization's web search provider, when it sets a usable one. */
+  webSearchFor: (organizationId: number) => Promise<WebSearchSettings | undefined>;
   /** The MCP servers of the owner's organization, with header templates filled for the person chatting. */
   mcpServersFor: (owner: Identity, requester: Requester) => McpServers;
   /** The plugins the organization has disabled: a run using one is refused (plugin-policy.ts). */
@@ -172,7 +174,7 @@ export class PipelineContextBuilder {
     };
   }
 
-  /** Open-Meteo from the server's settings; Moodle from the organization's settings, else the server's, else none. */
+  /** Open-Meteo from the server's settings; Moodle from the organization's settings, else the server's, else none; web search from the organization's. */
   private async integrationsFor(organizationId: number): Promise<Integrations> {
     const { settings, moodleFor } = this.dependencies;
     const bounds = {
@@ -185,9 +187,34 @@ export class PipelineContextBuilder {
         ? { apiUrl: settings.moodleApiUrl, token: settings.moodleToken, fetch: serverFetch }
         : undefined;
     const moodle = (await moodleFor(organizationId)) ?? serverMoodle;
+    const webSearch = await this.webSearchFor(organizationId, bounds);
     return {
       weather: { geocodingUrl: settings.openMeteoGeocodingUrl, forecastUrl: settings.openMeteoForecastUrl, ...bounds },
       ...(moodle !== undefined && { moodle: { ...moodle, ...bounds } }),
+      ...(webSearch !== undefined && { webSearch }),
+    };
+  }
+
+  /** The organization's web search provider with this run's own budget of searches and pages, or undefined when it sets none. */
+  private async webSearchFor(
+    organizationId: number,
+    bounds: { timeoutMilliseconds: number; responseBytesMaximum: number },
+  ): Promise<Integrations['webSearch']> {
+    const { settings } = this.dependencies;
+    const stored = await this.dependencies.webSearchFor(organizationId);
+    if (stored === undefined) return undefined;
+    const { pageFetch, ...connection } = stored;
+    return {
+      ...connection,
+      ...bounds,
+      pages: {
+        fetch: pageFetch,
+        bytesMaximum: settings.webPageBytesMaximum,
+        timeoutMilliseconds: settings.webPageTimeoutMilliseconds,
+        redirectsMaximum: settings.webPageRedirectsMaximum,
+        textCharactersMaximum: settings.webPageTextCharactersMaximum,
+      },
+      budget: { searches: settings.webSearchSearchesMaximum, pages: settings.webSearchPagesMaximum },
     };
   }
 

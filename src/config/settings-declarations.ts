@@ -870,6 +870,49 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1_024,
     maximum: 1_073_741_824,
   }),
+  webSearchSearchesMaximum: integerSetting({
+    variable: 'WEB_SEARCH_SEARCHES_MAX',
+    meaning: 'web searches one chat request may make with the `web_search` tool; later calls get an error result',
+    defaultValue: 3,
+    minimum: 1,
+    maximum: 100,
+  }),
+  webSearchPagesMaximum: integerSetting({
+    variable: 'WEB_SEARCH_PAGES_MAX',
+    meaning:
+      "pages one chat request may read with the `web_search` tool's read-the-page step; results past it are given without their page text",
+    defaultValue: 5,
+    minimum: 0,
+    maximum: 100,
+  }),
+  webPageBytesMaximum: integerSetting({
+    variable: 'WEB_PAGE_MAX_BYTES',
+    meaning: 'largest web page (2 MiB) the read-the-page step downloads; a larger one is skipped with a reason',
+    defaultValue: 2_097_152,
+    minimum: 1_024,
+    maximum: 104_857_600,
+  }),
+  webPageTimeoutMilliseconds: integerSetting({
+    variable: 'WEB_PAGE_TIMEOUT_MS',
+    meaning: 'how long fetching one web page (every redirect and the whole body) may take',
+    defaultValue: 10_000,
+    minimum: 1,
+    maximum: 600_000,
+  }),
+  webPageRedirectsMaximum: integerSetting({
+    variable: 'WEB_PAGE_REDIRECTS_MAX',
+    meaning: 'redirects a web page fetch follows, each checked against the outbound rules; one more fails the page',
+    defaultValue: 5,
+    minimum: 0,
+    maximum: 20,
+  }),
+  webPageTextCharactersMaximum: integerSetting({
+    variable: 'WEB_PAGE_TEXT_MAX_CHARS',
+    meaning: 'longest readable text of one web page the model is given; longer text is cut with a marker',
+    defaultValue: 6_000,
+    minimum: 100,
+    maximum: 1_000_000,
+  }),
   outboundAllowedHosts: {
     variable: 'OUTBOUND_ALLOWED_HOSTS',
     meaning:

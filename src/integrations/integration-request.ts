@@ -1,5 +1,6 @@
 /**
- * One HTTP request from a built-in function tool to an external service (Open-Meteo, Moodle),
+ * One HTTP request from a built-in function tool to an external service (Open-Meteo, Moodle, a web
+ * search provider),
  * answered by JSON. It runs under the integration's own timeout and the tool call's abort signal,
  * reads at most INTEGRATION_RESPONSE_MAX_BYTES of answer, never follows a redirect (a token in the
  * request must reach only the configured server), and fails with an AppError of our own that
@@ -15,8 +16,12 @@ export interface IntegrationRequest {
   /** The service's name as people know it, used in error messages: `Open-Meteo`, `Moodle`. */
   service: string;
   url: URL;
-  /** A form body is sent with POST; without one the request is a GET. */
+  /** A form body is sent with POST; without one (or a JSON body) the request is a GET. */
   form?: URLSearchParams;
+  /** A JSON body is sent with POST (Tavily's search). */
+  json?: unknown;
+  /** Headers of the service's own, such as a key (Brave's `X-Subscription-Token`): never shown in an error. */
+  headers?: Record<string, string>;
   /** The whole exchange (connecting, waiting, reading) is abandoned after this. */
   timeoutMilliseconds: number;
   /** INTEGRATION_RESPONSE_MAX_BYTES: a larger answer is refused, so a misbehaving service cannot exhaust memory. */
@@ -88,13 +93,16 @@ function parseJson(text: string, service: string, host: string): unknown {
 }
 
 async function exchange(request: IntegrationRequest, signal: AbortSignal, host: string): Promise<string> {
+  const body = request.form?.toString() ?? (request.json === undefined ? undefined : JSON.stringify(request.json));
   const response = await request.fetch(request.url, {
-    method: request.form === undefined ? 'GET' : 'POST',
+    method: body === undefined ? 'GET' : 'POST',
     headers: {
       accept: 'application/json',
       ...(request.form !== undefined && { 'content-type': 'application/x-www-form-urlencoded' }),
+      ...(request.form === undefined && request.json !== undefined && { 'content-type': 'application/json' }),
+      ...request.headers,
     },
-    ...(request.form !== undefined && { body: request.form.toString() }),
+    ...(body !== undefined && { body }),
     signal,
     redirect: 'manual',
   });

@@ -7,6 +7,9 @@
  */
 import type { FromSchema } from 'json-schema-to-ts';
 
+/** The web search providers an organization may choose (src/integrations/web-search/). */
+export const WEB_SEARCH_PROVIDERS = ['searxng', 'brave', 'tavily'] as const;
+
 /** Connectors a small fast model may run on. */
 const SMALL_FAST_MODEL_CONNECTORS = ['openai', 'ollama'] as const;
 
@@ -54,6 +57,17 @@ export const providerSettingsPatchSchema = {
         'Moodle Web Services for the Moodle tools: the full REST URL (…/webservice/rest/server.php) and a web-service token; null clears both.',
       additionalProperties: false,
       properties: { api_url: baseUrlSchema, token: apiKeySchema },
+    },
+    web_search: {
+      type: ['object', 'null'],
+      description:
+        "The web search provider of the `web_search` tool: `searxng` (its instance's `url`), `brave` or `tavily` (an `api_key`; `url` only for another endpoint than the provider's own). Changing the provider forgets the other's URL and key. null clears it.",
+      additionalProperties: false,
+      properties: {
+        provider: { type: 'string', enum: [...WEB_SEARCH_PROVIDERS] },
+        url: baseUrlSchema,
+        api_key: apiKeySchema,
+      },
     },
     models: {
       type: 'object',
@@ -121,6 +135,11 @@ export function providerSettingsViewSchema(description: string) {
         additionalProperties: false,
       },
       moodle: closedObject({ api_url: nullableUrlSchema, token_set: { type: 'boolean' } }),
+      web_search: closedObject({
+        provider: { type: ['string', 'null'], enum: [...WEB_SEARCH_PROVIDERS, null] },
+        url: nullableUrlSchema,
+        api_key_set: { type: 'boolean' },
+      }),
       models: closedObject({
         allowed: { type: ['array', 'null'], items: { type: 'string' } },
         default: { type: ['string', 'null'] },

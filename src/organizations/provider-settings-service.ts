@@ -2,7 +2,7 @@
  * An organization's model providers and related settings: the API key and base URL of the
  * OpenAI-compatible provider, Anthropic and Gemini, the Ollama base URL, LAMB's external knowledge-base server (URL and API key), the small
  * fast model used for cheap helper calls such as rewriting retrieval queries, and its Moodle Web
- * Services (REST URL and token) for the Moodle tools. They are used instead of the server-wide
+ * Services (REST URL and token) for the Moodle tools, and its web search provider (web-search-settings.ts). They are used instead of the server-wide
  * defaults. Keys and tokens are encrypted at rest and never leave the server: the API only says
  * whether one is set.
  *
@@ -24,6 +24,7 @@ import type { HotReadCache } from '../store/hot-read-cache.js';
 import { findOrganizationById, updateOrganizationConfig } from '../store/organizations-repository.js';
 import type { Database } from '../store/schema.js';
 import type { ProviderSettingsPatch, ProviderSettingsView } from './provider-settings-schemas.js';
+import { patchedWebSearch, usableWebSearch, webSearchView, type WebSearchProvider } from './web-search-settings.js';
 import {
   KEYED_PROVIDERS,
   resolveProvider,
@@ -72,6 +73,7 @@ export interface StoredConfig {
   kb_server?: StoredKnowledgeServer;
   small_fast_model?: StoredSmallFastModel;
   moodle?: StoredMoodle;
+  web_search?: unknown;
   [key: string]: unknown;
 }
 
@@ -81,6 +83,17 @@ export interface MoodleSettings {
   token: string;
   /** The outbound guard's fetch for `moodle.api_url`. */
   fetch: OutboundFetch;
+}
+
+/** The organization's web search provider, its key decrypted: for server-side callers only. */
+export interface WebSearchSettings {
+  provider: WebSearchProvider;
+  url: string;
+  apiKey?: string;
+  /** The outbound guard's fetch for `web_search.url`. */
+  fetch: OutboundFetch;
+  /** The outbound guard's fetch for the pages results link to. */
+  pageFetch: OutboundFetch;
 }
 
 /** The organization's knowledge-base server, with its key decrypted: for server-side callers only. */
@@ -144,6 +157,7 @@ function view(config: StoredConfig): ProviderSettingsView {
     kb_server: { url: text(config.kb_server?.url) ?? null, api_key_set: text(config.kb_server?.api_key) !== undefined },
     small_fast_model: smallFastModel === undefined ? null : { connector: smallFastModel.connector, model: smallFastModel.model },
     moodle: { api_url: text(config.moodle?.api_url) ?? null, token_set: text(config.moodle?.token) !== undefined },
+    web_search: webSearchView(config.web_search),
     models: { allowed: modelChoices.allowed ?? null, default: modelChoices.default ?? null },
   };
 }
@@ -184,6 +198,7 @@ export class ProviderSettingsService {
       ['providers.ollama.base_url', patch.providers?.ollama?.base_url],
       ['kb_server.url', patch.kb_server?.url],
       ['moodle.api_url', patch.moodle?.api_url],
+      ['web_search.url', patch.web_search?.url],
     ];
     for (const [field, url] of urls) if (typeof url === 'string') this.options.outbound.checkConfiguredUrl(url, field);
   }
@@ -251,6 +266,15 @@ export class ProviderSettingsService {
       if (moodle === undefined) delete next.moodle;
       else next.moodle = moodle;
       changed.push(...Object.keys(change).map((field) => `moodle.${field}`));
+    }
+
+    if (patch.web_search !== undefined) {
+      const change = patch.web_search ?? { provider: undefined, url: null, api_key: null };
+      const webSearch =
+        patch.web_search === null ? undefined : patchedWebSearch(config.web_search, change, (key) => this.secrets.encrypt(key));
+      if (webSearch === undefined) delete next.web_search;
+      else next.web_search = webSearch;
+      changed.push(...(patch.web_search === null ? ['web_search'] : Object.keys(change).map((field) => `web_search.${field}`)));
     }
 
     if (patch.models !== undefined) {
@@ -329,6 +353,20 @@ export class ProviderSettingsService {
     const sealedToken = text(stored?.token);
     if (apiUrl === undefined || sealedToken === undefined) return undefined;
     return { apiUrl, token: this.secrets.decrypt(sealedToken), fetch: this.routes.organization('moodle.api_url').fetch };
+  }
+
+  /**
+   * The organization's web search provider with its key decrypted, or undefined until it is usable.
+   * For server-side callers only: never return it to a client or log it.
+   */
+  async webSearchFor(organizationId: number): Promise<WebSearchSettings | undefined> {
+    const usable = usableWebSearch((await this.loadForRun(organizationId)).web_search, (sealed) => this.secrets.decrypt(sealed));
+    if (usable === undefined) return undefined;
+    return {
+      ...usable,
+      fetch: this.options.outbound.fetchFor('web_search.url'),
+      pageFetch: this.options.outbound.fetchFor('web_search.pages'),
+    };
   }
 
   /** The organization's allowed models and its default, for the studio's Model list. */

@@ -93,6 +93,30 @@ export interface Integrations {
   weather: { geocodingUrl: string; forecastUrl: string; timeoutMilliseconds: number; responseBytesMaximum: number };
   /** Absent when neither the organization nor the server configures Moodle: Moodle tools are then not offered. */
   moodle?: { apiUrl: string; token: string; timeoutMilliseconds: number; responseBytesMaximum: number; fetch: OutboundFetch };
+  /** Absent when the organization sets no web search provider: the `web_search` tool is then not offered. */
+  webSearch?: WebSearchIntegration;
+}
+
+/** The organization's web search provider, its key decrypted, and the bounds of one request's searching and page reading. */
+export interface WebSearchIntegration {
+  provider: 'searxng' | 'brave' | 'tavily';
+  /** The provider's base URL: the organization's SearXNG instance, or Brave's and Tavily's own unless it sets another. */
+  url: string;
+  apiKey?: string;
+  timeoutMilliseconds: number;
+  responseBytesMaximum: number;
+  /** The outbound guard's fetch for the provider. */
+  fetch: OutboundFetch;
+  pages: {
+    /** The outbound guard's fetch for the pages results link to: public addresses only. */
+    fetch: OutboundFetch;
+    bytesMaximum: number;
+    timeoutMilliseconds: number;
+    redirectsMaximum: number;
+    textCharactersMaximum: number;
+  };
+  /** What is left of this request's WEB_SEARCH_SEARCHES_MAX and WEB_SEARCH_PAGES_MAX: made for each run, spent by each call. */
+  budget: { searches: number; pages: number };
 }
 
 /** An assistant another assistant may call as a tool, as its owner sees it. */

@@ -23,6 +23,7 @@ const loaded: OrganizationSettings = {
   kb_server: { url: null, api_key_set: false },
   small_fast_model: null,
   moodle: { api_url: 'https://moodle.example.edu/webservice/rest/server.php', token_set: true },
+  web_search: { provider: 'brave', url: null, api_key_set: true },
   models: { allowed: null, default: null },
   plugins: { tools: { weather: true, simple_rag: true }, connectors: { openai: true }, prompt_processors: { simple_augment: true } },
   limits: {

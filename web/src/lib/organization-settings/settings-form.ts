@@ -44,6 +44,9 @@ export interface SettingsForm {
   knowledgeServerKey: SecretChange;
   moodleUrl: string;
   moodleToken: SecretChange;
+  webSearchProvider: '' | WebSearchProvider;
+  webSearchUrl: string;
+  webSearchKey: SecretChange;
   learnersCreateApiKeys: boolean;
   chatRetentionDays: string;
   ownersCanReadChats: boolean;
@@ -60,6 +63,15 @@ export type LocalProblems = Record<string, 'number' | 'wholeNumber' | 'secretReq
 export const SMALL_FAST_CONNECTORS = ['openai', 'ollama'] as const;
 
 type SmallFastConnector = (typeof SMALL_FAST_CONNECTORS)[number];
+
+/** The web search providers the API accepts. */
+export const WEB_SEARCH_PROVIDERS = ['searxng', 'brave', 'tavily'] as const;
+
+type WebSearchProvider = (typeof WEB_SEARCH_PROVIDERS)[number];
+
+function webSearchProviderOf(value: string | null | undefined): SettingsForm['webSearchProvider'] {
+  return WEB_SEARCH_PROVIDERS.find((provider) => provider === value) ?? '';
+}
 
 const keep = (): SecretChange => ({ action: 'keep', value: '' });
 
@@ -88,6 +100,9 @@ export function formOf(settings: OrganizationSettings): SettingsForm {
     knowledgeServerKey: keep(),
     moodleUrl: textOf(settings.moodle.api_url),
     moodleToken: keep(),
+    webSearchProvider: webSearchProviderOf(settings.web_search.provider),
+    webSearchUrl: textOf(settings.web_search.url),
+    webSearchKey: keep(),
     learnersCreateApiKeys: settings.learners_create_api_keys,
     chatRetentionDays: textOf(settings.chat_retention_days),
     ownersCanReadChats: settings.owners_can_read_chats,
@@ -154,6 +169,7 @@ export function localProblemsOf(form: SettingsForm): LocalProblems {
     ['providers.gemini.api_key', form.geminiKey],
     ['kb_server.api_key', form.knowledgeServerKey],
     ['moodle.token', form.moodleToken],
+    ['web_search.api_key', form.webSearchKey],
   ];
   for (const [path, change] of secrets) if (change.action === 'replace' && change.value.trim() === '') problems[path] = 'secretRequired';
   return problems;
@@ -176,6 +192,7 @@ function fullPatchOf(form: SettingsForm): OrganizationSettingsPatch {
         : { connector: form.smallFastConnector || 'openai', model: form.smallFastModel.trim() },
     kb_server: { url: urlOrNull(form.knowledgeServerUrl) },
     moodle: { api_url: urlOrNull(form.moodleUrl) },
+    web_search: form.webSearchProvider === '' ? null : { provider: form.webSearchProvider, url: urlOrNull(form.webSearchUrl) },
     learners_create_api_keys: form.learnersCreateApiKeys,
     chat_retention_days: numberOf(form.chatRetentionDays),
     owners_can_read_chats: form.ownersCanReadChats,
@@ -241,5 +258,12 @@ export function patchOf(form: SettingsForm, loaded: SettingsForm): OrganizationS
     limits: changedLimits(form, loaded),
   };
   for (const [key, part] of Object.entries(parts)) if (part !== undefined) patch[key] = part;
+  // No provider chosen clears the whole setting, key included; otherwise what changed of it, and its key.
+  if (now.web_search === null) {
+    if (before.web_search !== null) patch['web_search'] = null;
+  } else {
+    const webSearch = changedPart(now.web_search, before.web_search, withSecret('api_key', form.webSearchKey));
+    if (webSearch !== undefined) patch['web_search'] = webSearch;
+  }
   return patch;
 }

@@ -14360,6 +14360,12 @@ export interface paths {
                                 api_url: string | null;
                                 token_set: boolean;
                             };
+                            web_search: {
+                                /** @enum {string|null} */
+                                provider: "searxng" | "brave" | "tavily" | null;
+                                url: string | null;
+                                api_key_set: boolean;
+                            };
                             models: {
                                 allowed: string[] | null;
                                 default: string | null;
@@ -14494,6 +14500,13 @@ export interface paths {
                             api_url?: string | null;
                             token?: string | null;
                         } | null;
+                        /** @description The web search provider of the `web_search` tool: `searxng` (its instance's `url`), `brave` or `tavily` (an `api_key`; `url` only for another endpoint than the provider's own). Changing the provider forgets the other's URL and key. null clears it. */
+                        web_search?: {
+                            /** @enum {string} */
+                            provider?: "searxng" | "brave" | "tavily";
+                            url?: string | null;
+                            api_key?: string | null;
+                        } | null;
                         /** @description The studio's Model list: which of the providers' models creators may pick, and the one marked as the default. */
                         models?: {
                             /** @description Models as `connector/model`; null (the default) allows every model the providers serve. */
@@ -14546,6 +14559,12 @@ export interface paths {
                             moodle: {
                                 api_url: string | null;
                                 token_set: boolean;
+                            };
+                            web_search: {
+                                /** @enum {string|null} */
+                                provider: "searxng" | "brave" | "tavily" | null;
+                                url: string | null;
+                                api_key_set: boolean;
                             };
                             models: {
                                 allowed: string[] | null;
@@ -15519,6 +15538,12 @@ export interface paths {
                                 api_url: string | null;
                                 token_set: boolean;
                             };
+                            web_search: {
+                                /** @enum {string|null} */
+                                provider: "searxng" | "brave" | "tavily" | null;
+                                url: string | null;
+                                api_key_set: boolean;
+                            };
                             models: {
                                 allowed: string[] | null;
                                 default: string | null;
@@ -15685,6 +15710,13 @@ export interface paths {
                             api_url?: string | null;
                             token?: string | null;
                         } | null;
+                        /** @description The web search provider of the `web_search` tool: `searxng` (its instance's `url`), `brave` or `tavily` (an `api_key`; `url` only for another endpoint than the provider's own). Changing the provider forgets the other's URL and key. null clears it. */
+                        web_search?: {
+                            /** @enum {string} */
+                            provider?: "searxng" | "brave" | "tavily";
+                            url?: string | null;
+                            api_key?: string | null;
+                        } | null;
                         /** @description The studio's Model list: which of the providers' models creators may pick, and the one marked as the default. */
                         models?: {
                             /** @description Models as `connector/model`; null (the default) allows every model the providers serve. */
@@ -15777,6 +15809,12 @@ export interface paths {
                             moodle: {
                                 api_url: string | null;
                                 token_set: boolean;
+                            };
+                            web_search: {
+                                /** @enum {string|null} */
+                                provider: "searxng" | "brave" | "tavily" | null;
+                                url: string | null;
+                                api_key_set: boolean;
                             };
                             models: {
                                 allowed: string[] | null;

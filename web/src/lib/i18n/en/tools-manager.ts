@@ -39,6 +39,8 @@ export const toolsManager = {
   field_format: 'Format',
   field_file_path: 'File',
   field_max_chars: 'Most characters to read',
+  field_results: 'Results per search',
+  field_read_pages: 'Top pages to read (0 = snippets only)',
   field_assistant_id: 'Assistant to call',
   field_name: 'Function name shown to the model',
   field_description: 'Function description shown to the model',

@@ -42,6 +42,8 @@ export const toolsManager: CatalogueArea<typeof english> = {
   field_format: 'Formato',
   field_file_path: 'Archivo',
   field_max_chars: 'Máximo de caracteres que leer',
+  field_results: 'Resultados por búsqueda',
+  field_read_pages: 'Páginas principales que leer (0 = solo fragmentos)',
   field_assistant_id: 'Asistente al que llamar',
   field_name: 'Nombre de la función que ve el modelo',
   field_description: 'Descripción de la función que ve el modelo',

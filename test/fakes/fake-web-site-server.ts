@@ -1,0 +1,161 @@
+// A small web site on loopback for reading pages: real-looking article pages (navigation, a main
+// article, a footer, a script) and hostile ones, each on its own path:
+//
+//   /articles/photosynthesis, /articles/water-cycle   HTML articles with readable text
+//   /notes.txt                                        a plain-text page
+//   /huge                                             an HTML page of `hugeBytes` bytes, sent in chunks without a length
+//   /huge-declared                                    the same, announcing its length in Content-Length
+//   /slow                                             headers at once, then a body that never finishes (until the client leaves)
+//   /redirect-loop?hop=N                              302 to /redirect-loop?hop=N+1, forever
+//   /redirect-private                                 302 to http://169.254.169.254/latest/meta-data/ (cloud metadata)
+//   /photo.png                                        image/png bytes
+//   /app                                              a single-page app: an empty root, a script and a <noscript>
+//   /gone                                             404
+//
+// Every request is recorded, so a test can tell which pages were fetched.
+import type http from 'node:http';
+import { appendBounded, listenOnLoopback, pause, writeFlushed, type RecordedRequest } from './fake-http.js';
+
+export interface FakeWebSite {
+  origin: string;
+  requests: RecordedRequest[];
+  /** The paths fetched, in order. */
+  fetchedPaths(): string[];
+  reset(): void;
+  close(): Promise<void>;
+}
+
+const ARTICLES: Record<string, { title: string; paragraphs: string[] }> = {
+  photosynthesis: {
+    title: 'Photosynthesis',
+    paragraphs: [
+      'Photosynthesis is the process by which green plants, algae and some bacteria turn light energy into chemical energy stored in glucose.',
+      'It takes place in the chloroplasts, where the green pigment chlorophyll absorbs mostly blue and red light.',
+      'The light-dependent reactions split water and release oxygen; the Calvin cycle then fixes carbon dioxide into sugars.',
+    ],
+  },
+  'water-cycle': {
+    title: 'The water cycle',
+    paragraphs: [
+      'The water cycle describes how water evaporates from oceans and lakes, condenses into clouds and falls back as precipitation.',
+      'Transpiration from plants adds water vapour to the air, and run-off carries water back to the sea.',
+    ],
+  },
+};
+
+function articlePage(slug: string): string | undefined {
+  const article = ARTICLES[slug];
+  if (article === undefined) return undefined;
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>${article.title} – Open Science Notes</title>
+<link rel="stylesheet" href="/site.css"><script>window.analytics = { track() {} };</script></head>
+<body>
+<header><nav><a href="/">Home</a> | <a href="/articles">Articles</a> | <a href="/about">About us</a> | <a href="/login">Log in</a></nav></header>
+<main>
+<article>
+<h1>${article.title}</h1>
+<p class="byline">By the Open Science Notes team</p>
+${article.paragraphs.map((paragraph) => `<p>${paragraph}</p>`).join('\n')}
+</article>
+<aside><h2>Related</h2><ul><li><a href="/articles/water-cycle">Water cycle</a></li></ul></aside>
+</main>
+<footer><p>© 2026 Open Science Notes. Cookie settings.</p></footer>
+<script>document.querySelectorAll('a').forEach(() => {});</script>
+</body>
+</html>`;
+}
+
+const SCRIPT_ONLY_PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Study App</title><script defer src="/static/js/main.4f2a.js"></script></head>
+<body><noscript>You need to enable JavaScript to run this app.</noscript><div id="root"></div>
+<script>window.__INITIAL_STATE__ = {"route":"/","user":null};</script></body></html>`;
+
+export async function startFakeWebSite(options: { hugeBytes: number }): Promise<FakeWebSite> {
+  const requests: RecordedRequest[] = [];
+  const filler = `<p>${'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(16)}</p>\n`;
+
+  const sendHtml = (response: http.ServerResponse, html: string, status = 200): void => {
+    response.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'content-length': String(Buffer.byteLength(html)) });
+    response.end(html);
+  };
+
+  const sendHuge = async (response: http.ServerResponse, declared: boolean, signal: AbortSignal): Promise<void> => {
+    const pieces = Math.ceil(options.hugeBytes / filler.length);
+    response.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      ...(declared && { 'content-length': String(pieces * filler.length) }),
+    });
+    for (let index = 0; index < pieces && !response.destroyed && !signal.aborted; index += 1) await writeFlushed(response, filler);
+    response.end();
+  };
+
+  const server = await listenOnLoopback(async (request, response, shutdown) => {
+    const url = new URL(request.url ?? '/', 'http://site');
+    appendBounded(requests, {
+      method: request.method ?? 'GET',
+      path: `${url.pathname}${url.search}`,
+      headers: request.headers,
+      body: undefined,
+      receivedAt: Date.now(),
+    });
+    const article = url.pathname.startsWith('/articles/') ? articlePage(url.pathname.slice('/articles/'.length)) : undefined;
+    if (article !== undefined) {
+      sendHtml(response, article);
+      return;
+    }
+    switch (url.pathname) {
+      case '/notes.txt': {
+        const text = 'Revision notes.\n\nPhotosynthesis makes glucose and oxygen from light, water and carbon dioxide.\n';
+        response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+        response.end(text);
+        return;
+      }
+      case '/huge':
+        return sendHuge(response, false, shutdown);
+      case '/huge-declared':
+        return sendHuge(response, true, shutdown);
+      case '/slow': {
+        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        await writeFlushed(response, '<html><head><title>Slow</title></head><body><p>Loading');
+        const closed = new AbortController();
+        response.on('close', () => closed.abort());
+        await pause(60_000, AbortSignal.any([closed.signal, shutdown]));
+        response.end('</p></body></html>');
+        return;
+      }
+      case '/redirect-loop': {
+        const hop = Number(url.searchParams.get('hop') ?? '0') + 1;
+        response.writeHead(302, { location: `/redirect-loop?hop=${hop}` });
+        response.end();
+        return;
+      }
+      case '/redirect-private':
+        response.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' });
+        response.end();
+        return;
+      case '/photo.png':
+        response.writeHead(200, { 'content-type': 'image/png' });
+        response.end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+        return;
+      case '/app': {
+        sendHtml(response, SCRIPT_ONLY_PAGE);
+        return;
+      }
+      default: {
+        sendHtml(response, '<html><head><title>Not found</title></head><body><h1>Not found</h1></body></html>', 404);
+        return;
+      }
+    }
+  });
+
+  return {
+    origin: server.origin,
+    requests,
+    fetchedPaths: () => requests.map((recorded) => recorded.path),
+    reset: () => {
+      requests.length = 0;
+    },
+    close: () => server.close(),
+  };
+}
