@@ -20,6 +20,7 @@ import { createEvaluationServices, type EvaluationServices } from './evaluation/
 import { RunRecordWriter } from './completions/run-record-writer.js';
 import type { Settings } from './config/settings.js';
 import { FileService } from './files/file-service.js';
+import { GeneratedImageFiles } from './files/generated-image-files.js';
 import { HealthService } from './health/health-service.js';
 import { ServerDrain } from './health/server-drain.js';
 import { runnerOwnerName } from './ingestion/runner-identity.js';
@@ -88,6 +89,7 @@ export interface Services extends ChatServices, EvaluationServices, FrontEndServ
   /** Classic → multi-tool conversion and its dry run. */
   assistantConversion: AssistantConversionService;
   files: FileService;
+  generatedImages: GeneratedImageFiles;
   rubrics: RubricService;
   /** The template library: prompt and rubric templates (docs/templates.md). */
   templates: TemplateService;
@@ -192,6 +194,12 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     previewCharactersMaximum: settings.filePreviewCharactersMaximum,
     limitsFor: (organizationId) => organizationControls.limitsFor(organizationId),
   });
+  const imageBounds = { bytesMaximum: settings.imageBytesMaximum, timeoutMilliseconds: settings.imageTimeoutMilliseconds };
+  const generatedImages = new GeneratedImageFiles(store.db, {
+    blobs,
+    ...imageBounds,
+    limitsFor: (id) => organizationControls.limitsFor(id),
+  });
   const assistantQuotas = new AssistantQuotaService({
     db: store.db,
     dialect: store.dialect,
@@ -214,6 +222,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     settings,
     registries,
     fileReaderFor: (owner) => files.readerFor(owner),
+    imageStoreFor: (requester, chatId) => generatedImages.storeFor(requester, chatId),
     rubricReaderFor: (owner) => rubrics.readerFor(owner),
     knowledgeSearchFor: (owner, attribution) => knowledgeBases.searcherFor(owner, attribution),
     providersFor: (organizationId) => providerSettings.providersFor(organizationId),
@@ -316,6 +325,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     ),
     assistantConversion: new AssistantConversionService(store.db, registries),
     files,
+    generatedImages,
     rubrics,
     templates: new TemplateService(store.db, async (context, rubricId, organizationId) => {
       const exported = await rubrics.export(context, rubricId, 'json', organizationId);
@@ -392,6 +402,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       pseudonymDigest: (userId) => secrets.keyedDigest('chat-learner-pseudonym', String(userId)),
       leaseOwner: runnerOwnerName(),
       serverStopping: drain.streamsEnd,
+      deleteImagesOfDeletedChats: () => generatedImages.deleteImagesOfDeletedChats(),
     }),
   };
 }

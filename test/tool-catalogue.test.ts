@@ -57,7 +57,7 @@ describe('the tool catalogue', () => {
   it('lists prompt processors, connectors with their models, and tools', async () => {
     const response = await request(server, 'GET', '/lamb/v1/completions/list', { token });
     expect(response.body.prompt_processors).toEqual(expect.arrayContaining(['multi_augment', 'simple_augment']));
-    expect(Object.keys(response.body.connectors)).toEqual(['anthropic', 'bypass', 'gemini', 'ollama', 'openai']);
+    expect(Object.keys(response.body.connectors)).toEqual(['anthropic', 'banana_img', 'bypass', 'gemini', 'ollama', 'openai']);
     expect(response.body.connectors.bypass.models).toEqual(['simple-bypass', 'debug-bypass', 'full-conversation-bypass']);
     expect(response.body.rag_processors).toEqual(expect.arrayContaining(['no_rag', 'single_file_rag']));
   });

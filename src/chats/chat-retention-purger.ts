@@ -17,6 +17,8 @@ export interface ChatRetentionPurgerOptions {
   dialect: Dialect;
   intervalMilliseconds: number;
   runner: string;
+  /** Deletes the generated images of the chats purged (generated-image-files.ts). */
+  deleteImagesOfDeletedChats: () => Promise<number>;
 }
 
 export class ChatRetentionPurger {
@@ -33,7 +35,9 @@ export class ChatRetentionPurger {
 
   /** One pass, whatever the schedule says; returns how many chats it deleted. */
   async purgeOnce(now: Date = new Date()): Promise<number> {
-    return purgeExpiredChats(this.options.db, now);
+    const deleted = await purgeExpiredChats(this.options.db, now);
+    await this.options.deleteImagesOfDeletedChats();
+    return deleted;
   }
 
   /** The scheduled pass: skipped when another process runs it now or ran it less than an interval ago. */

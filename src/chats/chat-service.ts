@@ -55,6 +55,8 @@ export interface ChatServiceDependencies {
   runs: ChatRunKeeper;
   /** A stable keyed digest of a user id: the same learner gets the same pseudonym on every process. */
   pseudonymDigest: (userId: number) => string;
+  /** Deletes the generated images of chats that no longer exist (generated-image-files.ts): a chat's images go with it. */
+  deleteImagesOfDeletedChats: () => Promise<number>;
 }
 
 export type ChatWithMessages = ChatView & { messages: ChatMessageView[] };
@@ -189,10 +191,12 @@ export class ChatService {
   async delete(context: CallContext, chatId: number): Promise<void> {
     await this.ownChat(context, chatId);
     await deleteChat(this.db, chatId);
+    await this.dependencies.deleteImagesOfDeletedChats();
   }
 
   async deleteAll(context: CallContext): Promise<void> {
     await deleteChatsOfOwner(this.db, context.identity.userId);
+    await this.dependencies.deleteImagesOfDeletedChats();
   }
 
   /** All of the caller's chats with their messages, or the part the list's own filters and page name. */
@@ -299,6 +303,7 @@ export class ChatService {
         record: assistant,
         request: { messages: pipelineHistory(conversation), parameters: {} },
         signal: claimed.signal,
+        chatId: chat.id,
       });
     } catch (error) {
       await this.dependencies.runs.abandon(claimed.runId);

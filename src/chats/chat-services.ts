@@ -32,10 +32,12 @@ export interface ChatServicesOptions {
   leaseOwner: string;
   /** Aborts when the server stops. */
   serverStopping: AbortSignal;
+  /** Deletes the generated images of chats that no longer exist (generated-image-files.ts). */
+  deleteImagesOfDeletedChats: () => Promise<number>;
 }
 
 export function createChatServices(options: ChatServicesOptions): ChatServices {
-  const { store, settings, completions, pseudonymDigest, leaseOwner, serverStopping } = options;
+  const { store, settings, completions, pseudonymDigest, leaseOwner, serverStopping, deleteImagesOfDeletedChats } = options;
   return {
     chats: new ChatService({
       db: store.db,
@@ -54,6 +56,7 @@ export function createChatServices(options: ChatServicesOptions): ChatServices {
         serverStopping,
       }),
       pseudonymDigest,
+      deleteImagesOfDeletedChats,
     }),
     answerFeedback: new AnswerFeedbackService({ db: store.db, pseudonymDigest, turnsMaximum: settings.insightsFeedbackTurnsMaximum }),
     insights: new InsightsService({
@@ -70,6 +73,7 @@ export function createChatServices(options: ChatServicesOptions): ChatServices {
       dialect: store.dialect,
       intervalMilliseconds: settings.chatPurgeIntervalMilliseconds,
       runner: leaseOwner,
+      deleteImagesOfDeletedChats,
     }),
   };
 }

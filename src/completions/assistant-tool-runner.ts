@@ -12,6 +12,7 @@ import { decideAssistantTool, type AssistantToolRefusal } from '../auth/permissi
 import { assistantFacts } from '../assistants/assistant-view.js';
 import { isOrchestrator, type AssistantMetadata } from '../pipeline/assistant-metadata/metadata-normalizer.js';
 import { AppError } from '../errors/app-error.js';
+import { IMAGE_CONNECTOR } from '../organizations/provider-resolution.js';
 import { startDeadline, type Deadline } from '../pipeline/bounds/deadline.js';
 import type { PipelineEvent, Source } from '../pipeline/conversation/events.js';
 import type { AssistantRunner, AssistantTarget, CallStatus } from '../pipeline/plugin-contract/ports.js';
@@ -101,7 +102,12 @@ export class AssistantToolRunner implements AssistantRunner {
 
   async check(targetId: number): Promise<AssistantTarget> {
     const record = await this.load(targetId);
-    return { id: record.id, name: record.name, description: record.description };
+    return {
+      id: record.id,
+      name: record.name,
+      description: record.description,
+      generatesImages: (JSON.parse(record.metadata) as AssistantMetadata).connector === IMAGE_CONNECTOR,
+    };
   }
 
   async run(

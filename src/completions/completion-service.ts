@@ -10,7 +10,7 @@ import type { CallContext } from '../auth/call-context.js';
 import type { Identity } from '../auth/identity.js';
 import type { PipelineEvent } from '../pipeline/conversation/events.js';
 import { isOrchestrator } from '../pipeline/assistant-metadata/metadata-normalizer.js';
-import type { AssistantRunner, Requester } from '../pipeline/plugin-contract/ports.js';
+import type { AssistantRunner, ImageStore, Requester } from '../pipeline/plugin-contract/ports.js';
 import { runAssistant, type PipelineRequest, type PipelineTrace } from '../pipeline/run-assistant.js';
 import type { AssistantRecord } from '../store/assistants-repository.js';
 import { AssistantToolRunner, NO_ASSISTANT_TOOLS } from './assistant-tool-runner.js';
@@ -48,6 +48,8 @@ export interface CompletionStart {
   traffic?: 'test' | undefined;
   /** Told the run's redacted trace as it ends (tool steps and rounds), for a test run's grading. */
   onTrace?: ((trace: PipelineTrace) => void) | undefined;
+  /** The web chat the run answers in: images it generates are deleted with the chat. */
+  chatId?: number | undefined;
 }
 
 /** An orchestrator's call to another assistant, within the request that started it. */
@@ -57,6 +59,7 @@ interface NestedRun {
   target: AssistantRecord;
   requester: Requester;
   traffic: 'test' | undefined;
+  images: ImageStore;
 }
 
 /** The request's user and assistant, whom every model call of the request is counted for. */
@@ -92,9 +95,11 @@ export class CompletionService {
     // A trusted front end's request already runs as the person it names (front-end-person-service.ts).
     const requester: Requester = { userId: context.identity.userId, email: context.identity.email };
     const owner = await this.contexts.ownerOf(record);
-    const assistants = this.assistantRunnerFor({ context, orchestrator: record, requester, traffic }, owner);
+    // Images are the requester's, whichever assistant (an orchestrator's target too) makes them.
+    const images = this.dependencies.imageStoreFor(context, options.chatId);
+    const assistants = this.assistantRunnerFor({ context, orchestrator: record, requester, traffic, images }, owner);
     const attribution = attributionOf(context, record, traffic);
-    const pipelineContext = await this.contexts.pipelineContextFor({ record, owner, requester, signal, assistants, attribution });
+    const pipelineContext = await this.contexts.pipelineContextFor({ record, owner, requester, signal, assistants, attribution, images });
     // The one place every run for a person starts (the chat API, /v1, LAMB's and LTI's chats): the
     // token and cost quotas admit it here, before any model is called, and its nested assistant
     // runs and query rewrites count within this admission (src/usage/quota-admission.ts).
@@ -138,7 +143,7 @@ export class CompletionService {
 
   /** An orchestrator's runner checks and runs its targets as its owner; anything else may not call assistants. */
   private assistantRunnerFor(nested: Omit<NestedRun, 'target'>, owner: Identity): AssistantRunner {
-    const { context, orchestrator: record, requester, traffic } = nested;
+    const { context, orchestrator: record, requester, traffic, images } = nested;
     if (!isOrchestrator(snapshotOf(record).metadata)) return NO_ASSISTANT_TOOLS;
     const { db, settings } = this.dependencies;
     return new AssistantToolRunner({
@@ -151,7 +156,8 @@ export class CompletionService {
         totalMilliseconds: settings.assistantToolTotalMilliseconds,
         resultCharactersMaximum: settings.assistantToolResultCharactersMaximum,
       },
-      runTarget: (target, query, signal) => this.runTarget({ context, orchestrator: record, target, requester, traffic }, query, signal),
+      runTarget: (target, query, signal) =>
+        this.runTarget({ context, orchestrator: record, target, requester, traffic, images }, query, signal),
     });
   }
 
@@ -161,12 +167,13 @@ export class CompletionService {
    * assistant the request was made to) and the target's model (docs/usage.md).
    */
   private async *runTarget(nested: NestedRun, query: string, signal: AbortSignal): AsyncGenerator<PipelineEvent> {
-    const { context, orchestrator, target, requester, traffic } = nested;
+    const { context, orchestrator, target, requester, traffic, images } = nested;
     const owner = await this.contexts.ownerOf(target);
     const pipelineContext = await this.contexts.pipelineContextFor({
       record: target,
       owner,
       requester,
+      images,
       signal,
       assistants: NO_ASSISTANT_TOOLS,
       attribution: attributionOf(context, orchestrator, traffic),

@@ -7,6 +7,7 @@
  */
 import type { Kysely } from 'kysely';
 import { identityOf } from '../auth/authenticator.js';
+import type { CallContext } from '../auth/call-context.js';
 import type { Identity } from '../auth/identity.js';
 import { snapshotOf } from '../assistants/assistant-view.js';
 import type { Settings } from '../config/settings.js';
@@ -19,6 +20,7 @@ import { serverFetch } from '../pipeline/upstream/outbound-fetch.js';
 import type {
   AssistantRunner,
   FileReader,
+  ImageStore,
   Integrations,
   KnowledgeSearch,
   McpServers,
@@ -62,6 +64,8 @@ export interface PipelineContextDependencies {
   webSearchFor: (organizationId: number) => Promise<WebSearchSettings | undefined>;
   /** The MCP servers of the owner's organization, with header templates filled for the person chatting. */
   mcpServersFor: (owner: Identity, requester: Requester) => McpServers;
+  /** Where a run's image connector keeps images: the requester's files, tied to the web chat when there is one. */
+  imageStoreFor: (requester: CallContext, chatId: number | undefined) => ImageStore;
   /** The plugins the organization has disabled: a run using one is refused (plugin-policy.ts). */
   disabledPluginsFor: (organizationId: number) => Promise<DisabledPlugins>;
   /** Assistant owners' identities by user id, for HOT_READ_CACHE_MS (docs/deployment.md, "Caches"). */
@@ -93,6 +97,8 @@ export interface PipelineContextOptions {
   signal: AbortSignal;
   /** An orchestrator's assistant-tool runner, or NO_ASSISTANT_TOOLS for any other run. */
   assistants: AssistantRunner;
+  /** Where generated images are kept (the requester's files). */
+  images: ImageStore;
 }
 
 /** A model call made beside the run's own. */
@@ -124,7 +130,7 @@ export class PipelineContextBuilder {
    * chatting, the organization's providers and integrations, and the limits.
    */
   async pipelineContextFor(options: PipelineContextOptions): Promise<PipelineContext> {
-    const { record, owner, requester, signal, assistants, attribution } = options;
+    const { record, owner, requester, signal, assistants, attribution, images } = options;
     const { settings, registries, fileReaderFor, rubricReaderFor, knowledgeSearchFor, providersFor } = this.dependencies;
     const assistant = snapshotOf(record);
     // Before anything runs, nested assistant tools included: each run of an assistant passes here.
@@ -156,6 +162,7 @@ export class PipelineContextBuilder {
         count: (call) => this.countSideCall(attribution, call),
       }),
       provider: providerFor,
+      images,
       signal,
       limits: {
         toolTimeoutMilliseconds: settings.toolTimeoutMilliseconds,

@@ -78,6 +78,16 @@ function readLogLevel(raw: string): LogLevel {
   return known;
 }
 
+/** The providers the `banana_img` connector generates images with. */
+export const IMAGE_PROVIDERS = ['openai', 'gemini'] as const;
+
+function readImageProvider(raw: string): (typeof IMAGE_PROVIDERS)[number] {
+  const provider = raw.trim();
+  const known = IMAGE_PROVIDERS.find((candidate) => candidate === provider);
+  if (known === undefined) throw new SettingsError('IMAGE_PROVIDER', `expected one of ${IMAGE_PROVIDERS.join(', ')}, got "${provider}"`);
+  return known;
+}
+
 /** An IPv4 or IPv6 address, optionally with a /prefix: only these characters, checked again by Fastify's proxy-addr. */
 const PROXY_ADDRESS_SHAPE = /^[0-9A-Fa-f:.]{2,45}(?:\/\d{1,3})?$/;
 
@@ -593,6 +603,27 @@ export const SETTINGS_DECLARATIONS = {
     variable: 'GEMINI_BASE_URL',
     meaning: "Google's Gemini API (or a server speaking it) for the `gemini` connector, without the API version",
     documentedDefault: 'Google',
+  }),
+  imageProvider: {
+    variable: 'IMAGE_PROVIDER',
+    meaning:
+      "which provider the `banana_img` connector generates images with when the assistant's organization chooses none: `openai` (the images API) or `gemini` (Gemini image models), each with its own key and URL",
+    defaultText: 'openai',
+    read: readImageProvider,
+  },
+  imageBytesMaximum: integerSetting({
+    variable: 'IMAGE_MAX_BYTES',
+    meaning: 'largest generated image the `banana_img` connector keeps (10 MiB); a larger one fails the request with 502 `image_too_large`',
+    defaultValue: 10_485_760,
+    minimum: 1024,
+    maximum: 104_857_600,
+  }),
+  imageTimeoutMilliseconds: integerSetting({
+    variable: 'IMAGE_TIMEOUT_MS',
+    meaning: 'how long one image generation may take before the client gets a 504',
+    defaultValue: 180_000,
+    minimum: 1,
+    maximum: 3_600_000,
   }),
   toolTimeoutMilliseconds: integerSetting({
     variable: 'TOOL_TIMEOUT_MS',

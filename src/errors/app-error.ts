@@ -170,6 +170,16 @@ export const catalogue = {
     message: 'The model provider is rate limiting requests; try again later.',
   },
   upstream_error: { status: 502, type: 'server_error', message: 'The model provider failed to answer.' },
+  image_refused: {
+    status: 422,
+    type: 'invalid_request_error',
+    message: 'The image provider refused to generate this image under its content policy; ask for a different image.',
+  },
+  image_too_large: {
+    status: 502,
+    type: 'server_error',
+    message: 'The generated image is larger than this server keeps (IMAGE_MAX_BYTES).',
+  },
   upstream_timeout: { status: 504, type: 'server_error', message: 'The model provider did not answer in time.' },
   url_refused: {
     status: 400,

@@ -197,7 +197,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     // every other route keeps refusing them with 415.
     await scope.register(async (filesScope) => {
       await filesScope.register(fastifyMultipart, multipartOptions(services.settings.fileUploadBytesMaximum));
-      await filesScope.register(fileRoutes, pick(services, 'files', 'settings'));
+      await filesScope.register(fileRoutes, pick(services, 'files', 'generatedImages', 'settings'));
     });
     await scope.register(async (documentsScope) => {
       await documentsScope.register(fastifyMultipart, multipartOptions(services.settings.knowledgeUploadBytesMaximum));

@@ -20,8 +20,18 @@ import type { ProviderSettings } from '../pipeline/plugin-contract/connector-def
 
 export type ServerProviderDefaults = Pick<
   Settings,
-  'openaiApiKey' | 'openaiBaseUrl' | 'ollamaBaseUrl' | 'anthropicApiKey' | 'anthropicBaseUrl' | 'geminiApiKey' | 'geminiBaseUrl'
+  | 'openaiApiKey'
+  | 'openaiBaseUrl'
+  | 'ollamaBaseUrl'
+  | 'anthropicApiKey'
+  | 'anthropicBaseUrl'
+  | 'geminiApiKey'
+  | 'geminiBaseUrl'
+  | 'imageProvider'
 >;
+
+/** The connector that generates images through the provider IMAGE_PROVIDER names (docs/image-generation.md). */
+export const IMAGE_CONNECTOR = 'banana_img';
 
 /** A provider reached with a key: the OpenAI-compatible one, Anthropic and Gemini. */
 export const KEYED_PROVIDERS = ['openai', 'anthropic', 'gemini'] as const;
@@ -90,6 +100,9 @@ export function resolveProvider(
   routes: OutboundRoutes,
 ): ProviderSettings {
   if (isKeyedProvider(connectorName)) return resolveKeyedProvider(connectorName, organization, server, routes);
+  // Images go to the image provider with that provider's own URL and key, under the same rule.
+  if (connectorName === IMAGE_CONNECTOR)
+    return { ...resolveKeyedProvider(server.imageProvider, organization, server, routes), imageProvider: server.imageProvider };
   if (connectorName === 'ollama') {
     const own = organization.ollama ?? {};
     if (own.baseUrl !== undefined) return { baseUrl: own.baseUrl, ...routes.organization('providers.ollama.base_url') };

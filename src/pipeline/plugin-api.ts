@@ -45,6 +45,8 @@ export type {
   DocumentSummary,
   FileReader,
   FileText,
+  GeneratedImage,
+  ImageStore,
   Integrations,
   KnowledgeHit,
   KnowledgeQuery,

@@ -23,6 +23,7 @@ import { messageText, type ChatMessage } from './conversation/messages.js';
 import type {
   AssistantRunner,
   FileReader,
+  ImageStore,
   Integrations,
   KnowledgeSearch,
   McpServers,
@@ -99,6 +100,8 @@ export interface PipelineContext {
   mcpServers: McpServers;
   models: ToolModels;
   provider(connectorName: string): ProviderSettings;
+  /** Where an image connector keeps generated images: the requester's files. */
+  images?: ImageStore;
   signal: AbortSignal;
   limits: PipelineLimits;
   /** Called once for every run that gets as far as the model call, whether the call succeeds or not. */
@@ -321,6 +324,7 @@ async function* runModelStep(step: ModelStep): AsyncGenerator<PipelineEvent, Too
     parameters: step.parameters,
     wholeAnswer: step.wholeAnswer,
     provider: context.provider(plan.connector.name),
+    ...(context.images !== undefined && { images: context.images }),
     signal: context.signal,
     upstreamTimeoutMilliseconds: context.limits.upstreamTimeoutMilliseconds,
     functions: prompt.functions.offered,

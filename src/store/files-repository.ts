@@ -78,3 +78,14 @@ export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
 }
+
+/** The live generated images whose chat no longer exists (migration 0090): what a chat's deletion leaves to delete. */
+export async function listLiveImagesOfDeletedChats(db: Kysely<Database>): Promise<FileRow[]> {
+  return db
+    .selectFrom('files')
+    .selectAll()
+    .where('chat_id', 'is not', null)
+    .where('deleted_at', 'is', null)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('chats').select('chats.id').whereRef('chats.id', '=', 'files.chat_id'))))
+    .execute();
+}

@@ -174,6 +174,8 @@ export interface FilesTable {
   sha256: string;
   created_at: string;
   deleted_at: string | null;
+  /** The web chat a generated image was made in (migration 0090): deleting the chat deletes the image. Null for uploads. */
+  chat_id: Generated<number | null>;
 }
 
 export interface TracesTable {

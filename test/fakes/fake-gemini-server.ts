@@ -2,7 +2,7 @@
 // `x-goog-api-key` check, `POST /v1beta/models/{model}:streamGenerateContent?alt=sse` as
 // server-sent `data:` chunks of GenerateContentResponse (text, thought parts, functionCall parts
 // with thought signatures, finishReason, usageMetadata), `:generateContent`, Google's error bodies
-// (`{error: {code, message, status}}`) and the model list, so the gemini connector is tested with
+// (`{error: {code, message, status}}`), image answers (fake-image-answers.ts) and the model list, so the gemini connector is tested with
 // the official `@google/genai` SDK.
 import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
@@ -22,6 +22,7 @@ import {
   type RecordedRequest,
   type ScriptedModelList,
 } from './fake-http.js';
+import { asksForImage, geminiImageAnswer } from './fake-image-answers.js';
 
 const LISTED_MODELS = ['gemini-2.5-flash', 'gemini-2.5-pro', 'text-embedding-004'] as const;
 const TEXT_PIECES = 3;
@@ -190,6 +191,11 @@ export async function startFakeGeminiServer(options: { apiKey?: string } = {}): 
       return;
     }
     const body = bodyResult.value;
+    if (asksForImage(body) && queue.length === 0) {
+      const answer = geminiImageAnswer(lastUserText(body), decodeURIComponent(generate[1]!));
+      sendJson(response, answer.status, answer.body);
+      return;
+    }
     const reply = queue.shift() ?? { text: `echo: ${lastUserText(body)}` };
     const exchange = watchExchange(response, shutdownSignal, () => undefined);
     if (!(await pause(reply.delayMs, exchange.signal))) return;

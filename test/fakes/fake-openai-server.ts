@@ -1,5 +1,5 @@
 // A scriptable stand-in for an OpenAI-compatible provider (OpenAI, vLLM, DeepSeek...) that speaks the
-// real wire format, so Merino's provider code can be tested with the official SDK and no network.
+// real wire format (chat, embeddings, models, and images through fake-image-answers.ts), so Merino's provider code can be tested with the official SDK and no network.
 import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import {
@@ -19,6 +19,7 @@ import {
   type RecordedRequest,
   type ScriptedModelList,
 } from './fake-http.js';
+import { openAiImageAnswer } from './fake-image-answers.js';
 
 export type { RecordedRequest } from './fake-http.js';
 
@@ -537,6 +538,7 @@ export async function startFakeOpenAiServer(options: FakeOpenAiServerOptions = {
     const known =
       route === `POST ${API_PREFIX}/chat/completions` ||
       route === `POST ${API_PREFIX}/embeddings` ||
+      route === `POST ${API_PREFIX}/images/generations` ||
       route === `GET ${API_PREFIX}/models` ||
       (method === 'GET' && path.startsWith(modelPrefix));
     if (!known) {
@@ -572,6 +574,11 @@ export async function startFakeOpenAiServer(options: FakeOpenAiServerOptions = {
     }
     if (path === `${API_PREFIX}/embeddings`) {
       handleEmbeddings(bodyResult.value, response);
+      return;
+    }
+    if (path === `${API_PREFIX}/images/generations`) {
+      const answer = openAiImageAnswer(bodyResult.value);
+      sendJson(response, answer.status, answer.body, requestIdHeader());
       return;
     }
     await handleChatCompletion(bodyResult.value, recorded, response, shutdownSignal);

@@ -2,6 +2,7 @@
  * The files API: upload one text file (multipart/form-data, field `file`), list the files the
  * caller may see, show the start of one's text, list the assistants that use one, delete one (one in use only when confirmed). The upload streams to disk through multipart-upload.ts.
  */
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import { fileDeletionQuerySchema, fileTextSchema, fileUsageSchema, fileViewSchema } from '../../files/file-schemas.js';
 import type { Services } from '../../services.js';
@@ -13,7 +14,7 @@ import { typedRoutes } from '../route-type-provider.js';
 import { commonErrorResponses, errorResponseSchema, idParametersSchema, noContentResponse } from '../schemas.js';
 
 /** What the files routes use: nothing else of the service container reaches them. */
-export type FileRouteServices = Pick<Services, 'files' | 'settings'>;
+export type FileRouteServices = Pick<Services, 'files' | 'generatedImages' | 'settings'>;
 
 export const fileRoutes: FastifyPluginAsync<FileRouteServices> = async (app, services) => {
   const bytesMaximum = services.settings.fileUploadBytesMaximum;
@@ -79,6 +80,34 @@ export const fileRoutes: FastifyPluginAsync<FileRouteServices> = async (app, ser
       },
     },
     async (request) => services.files.preview(callContext(request), request.params.id),
+  );
+
+  routes.get(
+    '/api/files/:id/content',
+    {
+      schema: {
+        tags: ['files'],
+        summary: "A generated image's bytes (docs/image-generation.md); 404 for files that are not images",
+        description:
+          'What the markdown image links in answers of image-generating assistants point to: served only to whoever may read the file (its owner, their organization’s admins).',
+        params: idParametersSchema,
+        response: {
+          200: {
+            description: 'The image, with its own content type',
+            content: { 'image/png': { schema: { type: 'string', format: 'binary' } } },
+          },
+          ...commonErrorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const content = await services.generatedImages.content(callContext(request), request.params.id);
+      return reply
+        .header('content-type', content.contentType)
+        .header('content-length', content.sizeBytes)
+        .header('cache-control', 'private, max-age=3600')
+        .send(Readable.from(content.bytes));
+    },
   );
 
   routes.delete(

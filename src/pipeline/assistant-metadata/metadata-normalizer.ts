@@ -63,7 +63,8 @@ export function canonicalToolType(name: string): string {
   return Object.hasOwn(TOOL_TYPE_ALIASES, name) ? (TOOL_TYPE_ALIASES[name] as string) : name;
 }
 
-const ASSISTANT_TOOL_TYPE = 'assistant';
+/** The tools that call another assistant: `assistant`, and `image_gen`, which calls an image assistant. */
+const ASSISTANT_TOOL_TYPES: ReadonlySet<string> = new Set(['assistant', 'image_gen']);
 const RUBRIC_TOOL_TYPE = 'rubric_rag';
 
 interface FieldError {
@@ -154,7 +155,7 @@ function normalizeToolEntry(entry: unknown, index: number): ToolEntry {
     enabled: typeof enabled === 'boolean' ? enabled : true,
     config: { ...(isPlainRecord(config) ? config : {}), ...topLevelExtras },
   };
-  if (tool.type === ASSISTANT_TOOL_TYPE) {
+  if (ASSISTANT_TOOL_TYPES.has(tool.type)) {
     // Point at where the client wrote the id; a missing id belongs at the top, as in seed 002.
     const idPath =
       isPlainRecord(config) && 'assistant_id' in config && !('assistant_id' in topLevelExtras) ? 'config.assistant_id' : 'assistant_id';
@@ -264,15 +265,15 @@ function fieldError(path: string, message: string): AppError {
   return new AppError('invalid_metadata', message, { param: path, details: { errors: [{ path, message }] } });
 }
 
-/** DESIGN §1: an assistant with at least one enabled `assistant` tool is an orchestrator, and can never be a tool itself. */
+/** DESIGN §1: an assistant with at least one enabled `assistant` (or `image_gen`) tool is an orchestrator, and can never be a tool itself. */
 export function isOrchestrator(metadata: Pick<AssistantMetadata, 'tools'>): boolean {
-  return (metadata.tools ?? []).some((entry) => entry.enabled && entry.type === ASSISTANT_TOOL_TYPE);
+  return (metadata.tools ?? []).some((entry) => entry.enabled && ASSISTANT_TOOL_TYPES.has(entry.type));
 }
 
 /** The target ids of an orchestrator's enabled assistant tools, in configured order. */
 export function assistantToolTargets(metadata: Pick<AssistantMetadata, 'tools'>): Array<{ index: number; assistantId: number }> {
   return (metadata.tools ?? []).flatMap((entry, index) =>
-    entry.enabled && entry.type === ASSISTANT_TOOL_TYPE && typeof entry.config.assistant_id === 'number'
+    entry.enabled && ASSISTANT_TOOL_TYPES.has(entry.type) && typeof entry.config.assistant_id === 'number'
       ? [{ index, assistantId: entry.config.assistant_id }]
       : [],
   );

@@ -31,7 +31,7 @@ const typedToolSchema = {
     enabled: { type: 'boolean' },
     config: { type: 'object' },
   },
-  if: { properties: { type: { const: 'assistant' } }, required: ['type'] },
+  if: { properties: { type: { enum: ['assistant', 'image_gen'] } }, required: ['type'] },
   then: assistantToolFields,
 } as const;
 

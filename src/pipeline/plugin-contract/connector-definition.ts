@@ -7,6 +7,7 @@ import type { OutboundFetch } from '../upstream/outbound-fetch.js';
 import type { OutboundPost } from '../upstream/outbound-post.js';
 import type { FinishReason, Usage } from '../conversation/events.js';
 import type { ChatMessage } from '../conversation/messages.js';
+import type { ImageStore } from './ports.js';
 
 /** The standard OpenAI generation parameters a client may set; connectors pass on those their backend knows. */
 export interface GenerationParameters {
@@ -30,6 +31,8 @@ export interface ProviderSettings {
   baseUrl?: string;
   /** Every request to `baseUrl` goes through this: the guarded fetch for an organization's URL. */
   fetch: OutboundFetch;
+  /** For `banana_img` only: which provider generates the organization's images (IMAGE_PROVIDER, or the organization's choice). */
+  imageProvider?: 'openai' | 'gemini';
   /** The lean POST to `baseUrl` for calls made on every request, reaching it the same way as `fetch`. */
   post: OutboundPost;
 }
@@ -65,6 +68,8 @@ export interface ConnectorRequest {
    * the same events, the text as one delta.
    */
   wholeAnswer?: boolean;
+  /** Where an image connector keeps what it generates, as the requester's files; absent where images may not be kept. */
+  images?: ImageStore;
 }
 
 export type ConnectorEvent =

@@ -124,6 +124,8 @@ export interface AssistantTarget {
   id: number;
   name: string;
   description: string;
+  /** Whether it generates images (the `banana_img` connector): what `image_gen` may call. */
+  generatesImages: boolean;
 }
 
 /** Status lines of a running call, so work nested under it shows as its children. */
@@ -218,4 +220,25 @@ export interface ToolModels {
   /** The assistant's own connector and model. */
   assistant: TextModel;
   deepAnalysis: DeepAnalysisBounds;
+}
+
+/** An image a model generated, as its provider sent it. */
+export interface GeneratedImage {
+  bytes: Uint8Array;
+  /** `image/png`, `image/jpeg` or `image/webp`. */
+  mimeType: string;
+}
+
+/**
+ * Keeps generated images as the requester's files (docs/image-generation.md), with the bounds an
+ * image connector keeps to. Bound to the person chatting and, in a web chat, to the chat, so the
+ * chat's deletion deletes its images.
+ */
+export interface ImageStore {
+  /** The most bytes one generated image may have (IMAGE_MAX_BYTES): a larger one is refused. */
+  bytesMaximum: number;
+  /** How long one image may take to generate (IMAGE_TIMEOUT_MS). */
+  timeoutMilliseconds: number;
+  /** Stores the image; resolves with the same-origin URL Merino serves it at to its owner only. */
+  save(image: GeneratedImage): Promise<{ url: string }>;
 }

@@ -18,6 +18,7 @@ import { createAjv } from '../../validation/create-ajv.js';
 import { describeAjvError } from '../../validation/json-schema-problems.js';
 import { callWithinTimeout, failureReason, requireValidOutput, ToolTimeout } from '../bounds/bounded-call.js';
 import type { ConnectorDefinition, ConnectorRequest, ModelToolCall, ProviderSettings } from '../plugin-contract/connector-definition.js';
+import type { ImageStore } from '../plugin-contract/ports.js';
 import { EventChannel } from '../conversation/event-channel.js';
 import {
   addUsage,
@@ -59,6 +60,8 @@ export interface ToolLoopInput {
   /** The client waits for one whole answer; passed on to the connector in rounds that offer no functions. */
   wholeAnswer?: boolean;
   provider: ProviderSettings;
+  /** Where an image connector keeps what it generates (the requester's files). */
+  images?: ImageStore;
   signal: AbortSignal;
   upstreamTimeoutMilliseconds: number;
   functions: readonly FunctionToolRun[];
@@ -337,6 +340,7 @@ async function* modelRound(
     signal,
     timeoutMilliseconds: input.upstreamTimeoutMilliseconds,
     ...(input.wholeAnswer === true && !offer && { wholeAnswer: true }),
+    ...(input.images !== undefined && { images: input.images }),
   };
   let finished = false;
   for await (const event of input.connector.complete(request)) {

@@ -14,6 +14,7 @@ import { testRunLeasesMigration } from './0084-test-run-leases.js';
 import { usageQuarterlyPeopleMigration } from './0086-usage-quarterly-people.js';
 import { mcpServersMigration } from './0087-mcp-servers.js';
 import { mcpSessionsMigration } from './0089-mcp-sessions.js';
+import { generatedImageFilesMigration } from './0090-generated-image-files.js';
 import { chatRunsMigration } from './0070-chat-runs.js';
 import type { Migration } from 'kysely';
 import type { Dialect } from '../dialect.js';
@@ -83,5 +84,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0087-mcp-servers': mcpServersMigration(dialect),
     '0088-front-end-learners-and-source-links': frontEndLearnersAndSourceLinksMigration(),
     '0089-mcp-sessions': mcpSessionsMigration(dialect),
+    '0090-generated-image-files': generatedImageFilesMigration(),
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The markdown renderer's first line of defence, without a browser: raw HTML in a model's answer
- * comes out as text, links with a dangerous scheme never become hrefs, images are never fetched,
+ * comes out as text, links with a dangerous scheme never become hrefs, no image is fetched but a generated one of this server,
  * and code blocks and tables keep the markup the page styles.
  */
 import { describe, expect, it } from 'vitest';
@@ -53,8 +53,21 @@ describe('the markdown renderer', () => {
     expect(html).toContain('href="mailto:someone@example.org"');
   });
 
-  it('fetches no image', () => {
-    expect(render('![tracker](https://example.org/pixel.png)')).not.toContain('<img');
+  it('fetches no image but a generated image this server serves, shown with its alt text', () => {
+    for (const other of [
+      '![tracker](https://example.org/pixel.png)',
+      '![x](//example.org/a.png)',
+      '![x](/api/files/1/content?x=1)',
+      '![x](/api/files/1/text)',
+      '![x](/api/files/../users)',
+      '![x](javascript:alert(1))',
+    ])
+      expect(render(other)).not.toContain('<img');
+    expect(render('![tracker](https://example.org/pixel.png)')).toContain('tracker');
+    expect(render('![A sheep](/api/files/12/content)')).toContain(
+      '<img src="/api/files/12/content" alt="A sheep" class="generated-image" loading="lazy">',
+    );
+    expect(render('![<b>"x"](/api/files/12/content)')).toContain('alt="&lt;b&gt;&quot;x&quot;"');
   });
 
   it('puts code in a block with a Copy button and escapes it', () => {

@@ -2,7 +2,8 @@
  * Model answers as HTML, built to be safe before it is sanitized: markdown-it with raw HTML off
  * (a `<script>` in an answer is shown as text), links only to http(s), mailto or this site and
  * only where the text wrote a scheme or a markdown link (a file name is not a domain), no
- * images (an answer cannot make the browser fetch anything), code blocks with a Copy button, and
+ * images but the generated images Merino serves itself at `/api/files/{id}/content` (an answer
+ * cannot make the browser fetch anything else; docs/image-generation.md), code blocks with a Copy button, and
  * tables that scroll on a phone. The page then runs DOMPurify over the result (sanitize-html.ts)
  * as a second line. Math is rendered by KaTeX, loaded only for answers that contain some
  * (math-markdown.ts), so pages without math never download it.
@@ -32,6 +33,9 @@ export function isSafeLink(url: string): boolean {
   return ALLOWED_SCHEMES.has(scheme.toLowerCase());
 }
 
+/** The one image an answer may show: a generated image this server serves to its owner (same origin, no query). */
+export const GENERATED_IMAGE_PATH = /^\/api\/files\/\d{1,15}\/content$/;
+
 function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
@@ -42,8 +46,16 @@ export function createMarkdown(labels: MarkdownLabels): MarkdownIt {
   // A bare name like "photosynthesis.md" or "notes.py" looks like a domain to a fuzzy linkifier;
   // only text written with a scheme (https://…) or as a markdown link becomes a link.
   markdown.linkify.set({ fuzzyLink: false, fuzzyEmail: false });
-  markdown.disable('image');
   markdown.validateLink = isSafeLink;
+
+  // Any other image is shown as its alt text, so an answer never makes the browser fetch a tracker.
+  markdown.renderer.rules.image = (tokens, index) => {
+    const token = tokens[index];
+    const source = token?.attrGet('src') ?? '';
+    const alt = escapeHtml(token?.content ?? '');
+    if (!GENERATED_IMAGE_PATH.test(source)) return alt;
+    return `<img src="${escapeHtml(source)}" alt="${alt || 'Image'}" class="generated-image" loading="lazy">`;
+  };
 
   // eslint-disable-next-line max-params -- markdown-it calls every render rule with these five arguments.
   markdown.renderer.rules.link_open = (tokens, index, options, _environment, self) => {

@@ -27,7 +27,7 @@ export const assistantForm = {
   vision: 'Vision',
   visionHint: 'The model can read images people send.',
   imageGeneration: 'Image generation',
-  imageGenerationHint: 'The model can create images.',
+  imageGenerationHint: 'Answers each question with an image from your organization’s image provider, kept as the asker’s file.',
   verbose: 'Verbose traces',
   verboseHint: 'Records each step of a request (without secrets) to find problems.',
   statusAsContent: 'Tool steps in the answer text',

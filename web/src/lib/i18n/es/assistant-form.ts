@@ -30,7 +30,8 @@ export const assistantForm: CatalogueArea<typeof english> = {
   vision: 'Visión',
   visionHint: 'El modelo puede leer las imágenes que se le envían.',
   imageGeneration: 'Generación de imágenes',
-  imageGenerationHint: 'El modelo puede crear imágenes.',
+  imageGenerationHint:
+    'Responde a cada pregunta con una imagen del proveedor de imágenes de su organización, guardada como archivo de quien pregunta.',
   verbose: 'Trazas detalladas',
   verboseHint: 'Registra cada paso de una petición (sin secretos) para encontrar problemas.',
   statusAsContent: 'Pasos de herramientas en el texto de la respuesta',
