@@ -25,6 +25,7 @@ import { HealthService } from './health/health-service.js';
 import { ServerDrain } from './health/server-drain.js';
 import { runnerOwnerName } from './ingestion/runner-identity.js';
 import { IngestionRunner } from './ingestion/ingestion-runner.js';
+import { ingestionRunnerBoundsOf } from './ingestion/ingestion-runner-settings.js';
 import { KnowledgeBaseService } from './knowledge/knowledge-base-service.js';
 import { KnowledgeDocumentService, knowledgeDocumentStorage } from './knowledge/knowledge-document-service.js';
 import { KnowledgeJobEventService } from './knowledge/knowledge-job-events.js';
@@ -369,30 +370,8 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       dialect: store.dialect,
       vectorBackend: store.vectorBackend,
       storage: documentStorage,
-      pollMilliseconds: settings.ingestionPollMilliseconds,
-      leaseMilliseconds: settings.ingestionLeaseMilliseconds,
-      attemptsMaximum: settings.ingestionAttemptsMaximum,
       embedder,
-      embeddingBatchSize: settings.embeddingBatchSize,
-      documentProcessing: {
-        budget: {
-          heapMegabytes: settings.ingestionWorkerHeapMegabytes,
-          residentMegabytes: settings.ingestionWorkerResidentMegabytes,
-          timeoutMilliseconds: settings.ingestionWorkerTimeoutMilliseconds,
-        },
-        limits: {
-          maximumChunks: settings.ingestionChunksMaximum,
-          maximumZipPartBytes: settings.ingestionZipPartBytesMaximum,
-          maximumZipTotalBytes: settings.ingestionZipTotalBytesMaximum,
-          maximumPdfInflatedBytes: settings.ingestionPdfInflatedBytesMaximum,
-        },
-      },
-      concurrency: {
-        jobsInFlightMaximum: settings.ingestionJobsInFlightMaximum,
-        workerThreads: settings.ingestionWorkerThreads,
-        documentsPerThreadMaximum: settings.ingestionWorkerDocumentsMaximum,
-        batchMaximum: settings.ingestionWorkerBatchMaximum,
-      },
+      ...ingestionRunnerBoundsOf(settings),
     }),
     completions,
     ...createChatServices({

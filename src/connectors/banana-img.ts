@@ -149,7 +149,7 @@ function translateError(error: unknown, request: ConnectorRequest, signal: Abort
   if (error instanceof AppError && !signal.aborted) return error;
   if (signal.aborted) return upstreamAbortError(request.signal, timeoutMilliseconds);
   const keySent = request.provider.apiKey !== undefined;
-  if (error instanceof OpenAI.APIError && error.status !== undefined) {
+  if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
     if (error.status === 400 && OPENAI_REFUSAL_CODES.has(String(error.code))) return refusal();
     return upstreamStatusError(error.status, { keySent });
   }
