@@ -139,12 +139,15 @@ export async function buildFuzzWorld(server: TestServer, providerUrls: FuzzWorld
   const spareOrganizationId = await insertOrganization(server.store.db, 'spare-school', 'Spare school');
   const person = (email: string, role: 'admin' | 'creator' | 'learner', organizationId: number) =>
     createUser(server, systemToken, { email, role, organization_id: organizationId });
-  const [organizationAdmin, creator, learner, victim, otherCreator] = await Promise.all([
+  const [organizationAdmin, creator, learner, victim, otherCreator, leaver] = await Promise.all([
     person('org-admin@fuzz.test', 'admin', schoolId),
     person('creator@fuzz.test', 'creator', schoolId),
     person('learner@fuzz.test', 'learner', schoolId),
     person('victim@fuzz.test', 'learner', schoolId),
     person('creator@other.test', 'creator', otherId),
+    // Only generated logouts use this person's sessions, and no generated request names them, so
+    // no other request (a password reset, a user update) can end those sessions first.
+    person('leaver@fuzz.test', 'learner', schoolId),
   ]);
 
   const echoMetadata = { connector: 'bypass', llm: 'simple-bypass', verbose: true };
@@ -242,6 +245,9 @@ export async function buildFuzzWorld(server: TestServer, providerUrls: FuzzWorld
     id: number;
   }>;
   const disposableTokens = [
+    leaver.token,
+    await login(server, leaver.email, leaver.password),
+    await login(server, leaver.email, leaver.password),
     await login(server, victim.email, victim.password),
     await login(server, otherCreator.email, otherCreator.password),
   ];
