@@ -1,6 +1,7 @@
 /**
  * Proves in a real Chromium that an organization admin registers an MCP server on
- * /admin/mcp-servers (its header value never shown again), that the studio's tools manager adds
+ * /admin/mcp-servers (its header value never shown again) and changes it (an empty header value
+ * keeps the stored one), that the studio's tools manager adds
  * an MCP tool entry by picking that server and ticking tools it lists (read from the SDK-built
  * test server), and that Save stores `{type: "mcp", config: {server_id, tools}}`. The pages pass
  * axe-core, at 375 px in dark mode without overflow too, and a learner is told the page is for
@@ -51,14 +52,31 @@ describe('MCP servers in the web app', () => {
     await page.waitForURL(/\/admin\/mcp-servers$/);
     await expectOneHeading(page, 'MCP servers');
     await page.getByText('No MCP server yet.').waitFor();
-    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Grading tools');
-    await page.getByRole('textbox', { name: 'Server URL' }).fill(mcp.url);
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Grading');
+    await page.getByRole('textbox', { name: 'Server URL' }).fill(`${mcp.url}?old`);
     await page.getByRole('textbox', { name: 'Header name' }).fill('Authorization');
     await page.getByLabel('Header value').fill(`Bearer ${SECRET}`);
     await page.getByRole('button', { name: 'Register server' }).click();
-    await page.getByRole('button', { name: 'Remove Grading tools' }).waitFor();
+    await page.getByRole('button', { name: 'Remove Grading', exact: true }).waitFor();
     await page.getByText('1 header(s), values hidden').waitFor();
     expect(await page.content()).not.toContain(SECRET);
+
+    // The name was unclear and the URL wrong: change both, leaving the secret header value as stored.
+    await page.getByRole('button', { name: 'Edit Grading', exact: true }).click();
+    await page.getByRole('heading', { name: 'Change Grading' }).waitFor();
+    expect(await page.getByRole('textbox', { name: 'Header name' }).inputValue()).toBe('Authorization');
+    expect(await page.getByLabel('Header value').inputValue()).toBe('');
+    await page.getByText('Leave empty to keep the stored value.', { exact: false }).waitFor();
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Grading tools');
+    await page.getByRole('textbox', { name: 'Server URL' }).fill(mcp.url);
+    await expectAccessible(page);
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('button', { name: 'Remove Grading tools' }).waitFor();
+    await page.getByRole('heading', { name: 'Register a server' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Remove Grading', exact: true }).count()).toBe(0);
+    await page.getByText('1 header(s), values hidden').waitFor();
+    expect(await page.getByRole('textbox', { name: 'Name', exact: true }).inputValue()).toBe('');
+    mcp.headers.length = 0;
     await expectAccessible(page);
     await screenshot(page, 'admin-mcp-servers');
 
@@ -81,7 +99,9 @@ describe('MCP servers in the web app', () => {
     const stored = await request(server, 'GET', `/api/assistants/${id}`, { token: await loginAsAdmin(server) });
     const serverId = (await request(server, 'GET', '/api/mcp-servers', { token: await loginAsAdmin(server) })).body.items[0].id;
     expect(stored.body.metadata.tools).toEqual([{ type: 'mcp', enabled: true, config: { server_id: serverId, tools: ['add', 'fail'] } }]);
-    expect(mcp.headers.some((headers) => headers.authorization === `Bearer ${SECRET}`)).toBe(true);
+    // Listing the tools after the change reached the new URL with the header value kept from registration.
+    expect(mcp.headers.length).toBeGreaterThan(0);
+    expect(mcp.headers.every((headers) => headers.authorization === `Bearer ${SECRET}`)).toBe(true);
     expect(pageErrors).toEqual([]);
     await context.close();
   });
