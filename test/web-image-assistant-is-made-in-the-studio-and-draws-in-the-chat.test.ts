@@ -62,14 +62,13 @@ describe('an image assistant in the web app', () => {
     expect(await picture.getAttribute('alt')).toBe('Generated image');
     expect(await picture.getAttribute('src')).toMatch(/^\/api\/files\/\d+\/content$/);
     // Drawn, not a broken image: the browser fetched it with the learner's session and decoded it.
-    await page.waitForFunction(() => {
-      const image = document.querySelector<HTMLImageElement>('li.assistant .markdown img');
-      return image !== null && image.complete && image.naturalWidth > 0;
-    });
+    await page.waitForFunction(
+      "(() => { const image = document.querySelector('li.assistant .markdown img'); return image !== null && image.complete && image.naturalWidth > 0; })()",
+    );
     const generatedPrompt = world.provider.requests.find((sent) => sent.path.endsWith('/images/generations'));
     expect(JSON.stringify(generatedPrompt?.body)).toContain('A cell dividing, as a poster');
     // However wide the provider's image, it never widens the answer past the page.
-    expect(await picture.evaluate((image) => getComputedStyle(image).maxWidth)).toBe('100%');
+    expect(await page.evaluate<string>("getComputedStyle(document.querySelector('li.assistant .markdown img')).maxWidth")).toBe('100%');
     await expectAccessible(page);
     await screenshot(page, 'chat-generated-image');
     expect(pageErrors).toEqual([]);
