@@ -30,6 +30,7 @@ import { KnowledgeBaseService } from './knowledge/knowledge-base-service.js';
 import { KnowledgeDocumentService, knowledgeDocumentStorage } from './knowledge/knowledge-document-service.js';
 import { KnowledgeJobEventService } from './knowledge/knowledge-job-events.js';
 import { KnowledgePassageService } from './knowledge/knowledge-passage-service.js';
+import { WebPageDocuments } from './knowledge/web-page-documents.js';
 import { organizationEmbedder } from './retrieval/organization-embedder.js';
 import { ProviderSettingsService, type StoredConfig } from './organizations/provider-settings-service.js';
 import { OutboundGuard } from './outbound/outbound-guard.js';
@@ -110,6 +111,8 @@ export interface Services extends ChatServices, EvaluationServices, FrontEndServ
   signUpSettings: SignUpSettingsService;
   knowledgeBases: KnowledgeBaseService;
   knowledgeDocuments: KnowledgeDocumentService;
+  /** Web pages added to a knowledge base by URL (docs/knowledge-bases.md, "Web pages"). */
+  webPageDocuments: WebPageDocuments;
   knowledgeJobEvents: KnowledgeJobEventService;
   knowledgePassages: KnowledgePassageService;
   /** Not started here: main.ts (and the test server) start it and stop it on shutdown. */
@@ -258,6 +261,16 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     ...mcpServerLimitsOf(settings),
   });
   const knowledgePassages = new KnowledgePassageService(store.db);
+  const knowledgeDocuments = new KnowledgeDocumentService({
+    db: store.db,
+    storage: documentStorage,
+    bytesMaximum: settings.knowledgeUploadBytesMaximum,
+    textDocumentsMaximum: settings.knowledgeJsonDocumentsMaximum,
+    uploadOwner: runnerOwnerName(),
+    uploadLeaseMilliseconds: settings.uploadLeaseMilliseconds,
+    textWritesInFlight: settings.knowledgeJsonWritesInFlight,
+    limitsFor: (organizationId) => organizationControls.limitsFor(organizationId),
+  });
   return {
     ...evaluation,
     mcp,
@@ -350,15 +363,12 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     signUpSettings: new SignUpSettingsService(store.db),
     knowledgeBases,
     knowledgePassages,
-    knowledgeDocuments: new KnowledgeDocumentService({
-      db: store.db,
-      storage: documentStorage,
-      bytesMaximum: settings.knowledgeUploadBytesMaximum,
-      textDocumentsMaximum: settings.knowledgeJsonDocumentsMaximum,
-      uploadOwner: runnerOwnerName(),
-      uploadLeaseMilliseconds: settings.uploadLeaseMilliseconds,
-      textWritesInFlight: settings.knowledgeJsonWritesInFlight,
-      limitsFor: (organizationId) => organizationControls.limitsFor(organizationId),
+    knowledgeDocuments,
+    webPageDocuments: new WebPageDocuments(knowledgeDocuments, {
+      fetch: outbound.fetchFor('url'),
+      bytesMaximum: settings.webPageBytesMaximum,
+      timeoutMilliseconds: settings.webPageTimeoutMilliseconds,
+      redirectsMaximum: settings.webPageRedirectsMaximum,
     }),
     knowledgeJobEvents: new KnowledgeJobEventService({
       db: store.db,

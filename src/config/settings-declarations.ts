@@ -918,7 +918,7 @@ export const SETTINGS_DECLARATIONS = {
   }),
   webPageBytesMaximum: integerSetting({
     variable: 'WEB_PAGE_MAX_BYTES',
-    meaning: 'largest web page (2 MiB) the read-the-page step downloads; a larger one is skipped with a reason',
+    meaning: 'largest web page (2 MiB) read by web_search or added to a knowledge base; a larger one is refused with a reason',
     defaultValue: 2_097_152,
     minimum: 1_024,
     maximum: 104_857_600,

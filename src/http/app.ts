@@ -201,7 +201,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     });
     await scope.register(async (documentsScope) => {
       await documentsScope.register(fastifyMultipart, multipartOptions(services.settings.knowledgeUploadBytesMaximum));
-      await documentsScope.register(knowledgeDocumentRoutes, pick(services, 'knowledgeDocuments', 'settings'));
+      await documentsScope.register(knowledgeDocumentRoutes, pick(services, 'knowledgeDocuments', 'webPageDocuments', 'settings'));
     });
   });
   return app;

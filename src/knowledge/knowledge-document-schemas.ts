@@ -124,3 +124,31 @@ export const queuedSchema = {
     documents: { type: 'array', items: queuedDocumentSchema },
   },
 } as const;
+
+/** A web page to add to a knowledge base (docs/knowledge-bases.md, "Web pages"). */
+export const webPageBodySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['url'],
+  properties: {
+    url: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 2_000,
+      description: 'The page, http or https, on a public address; its readable text becomes a document that links back to it',
+    },
+  },
+} as const;
+
+export type WebPageBody = FromSchema<typeof webPageBodySchema>;
+
+/** A page added: its document and job, and where it was read after redirects. */
+export const queuedWebPageSchema = {
+  type: 'object',
+  description: 'The page was read: its document and ingestion job, the address it was read at after redirects, and its title',
+  properties: { ...queuedDocumentSchema.properties, url: { type: 'string' }, title: { type: 'string' } },
+  required: ['document_id', 'job_id', 'url', 'title'],
+  additionalProperties: false,
+} as const;
+
+export type QueuedWebPage = FromSchema<typeof queuedWebPageSchema>;

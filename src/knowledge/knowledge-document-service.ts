@@ -161,6 +161,11 @@ export class KnowledgeDocumentService {
     this.textDocumentsMaximum = options.textDocumentsMaximum;
   }
 
+  /** Rejects unless the caller may add documents to the knowledge base: checked before a page is fetched for it. */
+  async requireChange(context: CallContext, knowledgeBaseId: number): Promise<void> {
+    await this.load(context, knowledgeBaseId, 'update');
+  }
+
   private async load(context: CallContext, id: number, action: KnowledgeBaseAction): Promise<KnowledgeBaseRecord> {
     const record = await findKnowledgeBase(this.db, id);
     if (!record) throw new AppError('not_found', 'Knowledge base not found.');

@@ -11,6 +11,8 @@
 //   /photo.png                                        image/png bytes
 //   /app                                              a single-page app: an empty root, a script and a <noscript>
 //   /gone                                             404
+//   /robots.txt                                       asks every robot to keep out of /members/
+//   /members/grades                                   a page robots.txt keeps robots from
 //
 // Every request is recorded, so a test can tell which pages were fetched.
 import type http from 'node:http';
@@ -142,6 +144,13 @@ export async function startFakeWebSite(options: { hugeBytes: number }): Promise<
         sendHtml(response, SCRIPT_ONLY_PAGE);
         return;
       }
+      case '/robots.txt':
+        response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+        response.end('# Open Science Notes\nUser-agent: *\nDisallow: /members/\n');
+        return;
+      case '/members/grades':
+        sendHtml(response, articlePage('photosynthesis')!.replace('Photosynthesis', 'Grades of every pupil'));
+        return;
       default: {
         sendHtml(response, '<html><head><title>Not found</title></head><body><h1>Not found</h1></body></html>', 404);
         return;

@@ -7,7 +7,14 @@
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { AppError } from '../../errors/app-error.js';
 import { ACCEPTED_DOCUMENT_EXTENSIONS } from '../../document-reading/document-types.js';
-import { documentViewSchema, jobViewSchema, queuedSchema, textDocumentsSchema } from '../../knowledge/knowledge-document-schemas.js';
+import {
+  documentViewSchema,
+  jobViewSchema,
+  queuedSchema,
+  queuedWebPageSchema,
+  textDocumentsSchema,
+  webPageBodySchema,
+} from '../../knowledge/knowledge-document-schemas.js';
 import type { Services } from '../../services.js';
 import { pageBoundsQuerySchema } from '../../validation/page-query-schema.js';
 import { callContext } from '../authentication.js';
@@ -47,7 +54,7 @@ function jsonBodyLimitErrors(jsonBytesMaximum: number) {
 }
 
 /** What the knowledge-document routes use: nothing else of the service container reaches them. */
-export type KnowledgeDocumentRouteServices = Pick<Services, 'knowledgeDocuments' | 'settings'>;
+export type KnowledgeDocumentRouteServices = Pick<Services, 'knowledgeDocuments' | 'webPageDocuments' | 'settings'>;
 
 export const knowledgeDocumentRoutes: FastifyPluginAsync<KnowledgeDocumentRouteServices> = async (app, services) => {
   const bytesMaximum = services.settings.knowledgeUploadBytesMaximum;
@@ -84,6 +91,23 @@ export const knowledgeDocumentRoutes: FastifyPluginAsync<KnowledgeDocumentRouteS
       const queued = await withUploadedFile(request, reply, bytesMaximum, (upload) => documents.upload(context, request.params.id, upload));
       return reply.status(202).send(queued);
     },
+  );
+
+  routes.post(
+    '/api/knowledge-bases/:id/web-pages',
+    {
+      schema: {
+        tags: ['knowledge-bases'],
+        summary: 'Add a web page by its URL: its readable text is indexed as a document that links to the page',
+        description:
+          "The page is read now, under the outbound rules (public addresses only, WEB_PAGE_MAX_BYTES, WEB_PAGE_TIMEOUT_MS, WEB_PAGE_REDIRECTS_MAX, HTML or plain text) and the site's robots.txt; a page that cannot be read is a 400 `unreadable_document` saying why. Its text is then ingested like any document, and its passages' sources link to the page.",
+        params: idParametersSchema,
+        body: webPageBodySchema,
+        response: { 202: queuedWebPageSchema, ...commonErrorResponses },
+      },
+    },
+    async (request, reply) =>
+      reply.status(202).send(await services.webPageDocuments.add(callContext(request), request.params.id, request.body)),
   );
 
   routes.get(

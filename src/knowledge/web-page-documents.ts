@@ -1,0 +1,67 @@
+/**
+ * Adds a web page to a knowledge base by its URL: the page is read under the outbound rules and
+ * the site's robots.txt, its readable text (Mozilla Readability) is stored as a text document that
+ * remembers the page's URL, and that document is ingested like any other, so its passages cite and
+ * link to the page. Whoever may not change the knowledge base is refused before anything is fetched.
+ */
+import { AppError } from '../errors/app-error.js';
+import type { CallContext } from '../auth/call-context.js';
+import { readReadablePage, type PageReadingBounds } from '../integrations/web-reading/readable-page.js';
+import { checkRobotsRules } from '../integrations/web-reading/robots-rules.js';
+import type { KnowledgeDocumentService } from './knowledge-document-service.js';
+import type { QueuedWebPage, WebPageBody } from './knowledge-document-schemas.js';
+
+export type WebPageReading = Omit<PageReadingBounds, 'signal'>;
+
+/** A page title as a file name: letters, digits and single dashes, bounded. */
+const FILE_NAME_CHARACTERS_MAXIMUM = 80;
+
+function fileNameOf(title: string, url: URL): string {
+  const words = (title || url.host)
+    .normalize('NFKD')
+    .replace(/[^\p{L}\p{N}]+/gu, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, FILE_NAME_CHARACTERS_MAXIMUM);
+  return `${words || 'web-page'}.md`;
+}
+
+/** Every reason a page could not be read is the client's to fix (another URL), so each is a 4xx naming it. */
+function asRefusal(error: unknown): AppError {
+  if (!(error instanceof AppError)) return new AppError('unreadable_document', 'The page could not be read.', { param: 'url' });
+  return new AppError(error.status < 500 ? error.code : 'unreadable_document', error.message, { param: 'url' });
+}
+
+function parsedPageUrl(value: string): URL {
+  try {
+    const url = new URL(value);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return url;
+  } catch {
+    // Named below, as for any other unusable address.
+  }
+  throw new AppError('invalid_body', 'url must be an http or https address, such as https://example.org/page.', { param: 'url' });
+}
+
+export class WebPageDocuments {
+  constructor(
+    private readonly documents: KnowledgeDocumentService,
+    private readonly reading: WebPageReading,
+  ) {}
+
+  async add(context: CallContext, knowledgeBaseId: number, body: WebPageBody): Promise<QueuedWebPage> {
+    const url = parsedPageUrl(body.url.trim());
+    await this.documents.requireChange(context, knowledgeBaseId);
+    const signal = new AbortController().signal;
+    const page = await (async () => {
+      await checkRobotsRules(url, { fetch: this.reading.fetch, timeoutMilliseconds: this.reading.timeoutMilliseconds, signal });
+      return readReadablePage(url.toString(), { ...this.reading, signal });
+    })().catch((error: unknown) => {
+      throw asRefusal(error);
+    });
+    const text = page.title === '' ? page.text : `# ${page.title}\n\n${page.text}`;
+    const { documents } = await this.documents.addTexts(context, knowledgeBaseId, [
+      { text, metadata: { filename: fileNameOf(page.title, new URL(page.url)), title: page.title, source_url: page.url } },
+    ]);
+    const queued = documents[0]!;
+    return { ...queued, url: page.url, title: page.title };
+  }
+}
