@@ -2,7 +2,9 @@
 import type { paths } from './generated/openapi';
 
 type SuccessResponses<Operation> = Operation extends { responses: infer Responses }
-  ? (Responses extends { 200: infer Ok } ? Ok : never) | (Responses extends { 201: infer Created } ? Created : never)
+  ? | (Responses extends { 200: infer Ok } ? Ok : never)
+    | (Responses extends { 201: infer Created } ? Created : never)
+    | (Responses extends { 202: infer Accepted } ? Accepted : never)
   : never;
 
 type JsonContent<Response> = Response extends { content: { 'application/json': infer Body } } ? Body : never;

@@ -1,6 +1,6 @@
 /**
  * One knowledge base's page as it calls the API: read and change the knowledge base (sharing,
- * language), list its documents and ingestion jobs, retry or cancel a job, delete a document and
+ * language), add a web page by its address, list its documents and ingestion jobs, retry or cancel a job, delete a document and
  * download its original. Every call goes through the typed client; uploads are in
  * document-upload.ts and the live job events in job-events.ts.
  */
@@ -12,6 +12,7 @@ export type KnowledgeBaseDetail = JsonAnswer<'/api/knowledge-bases/{id}', 'get'>
 export type KnowledgeBaseChange = RequestBody<'/api/knowledge-bases/{id}', 'patch'>;
 export type KnowledgeDocument = JsonAnswer<'/api/knowledge-bases/{id}/documents', 'get'>['items'][number];
 export type IngestionJob = JsonAnswer<'/api/knowledge-bases/{id}/jobs/{jobId}', 'get'>;
+export type AddedWebPage = JsonAnswer<'/api/knowledge-bases/{id}/web-pages', 'post'>;
 
 /** The most documents and jobs one page of the list asks for; the server's page bound caps it. */
 const LISTED_MAXIMUM = 100;
@@ -22,6 +23,11 @@ export async function readKnowledgeBase(id: number): Promise<KnowledgeBaseDetail
 
 export async function changeKnowledgeBase(id: number, change: KnowledgeBaseChange): Promise<KnowledgeBaseDetail> {
   return answerOf(apiClient.PATCH('/api/knowledge-bases/{id}', { params: { path: { id } }, body: change }));
+}
+
+/** Reads the page now and queues its text for indexing; a page that cannot be read is refused with the reason. */
+export async function addWebPage(id: number, url: string): Promise<AddedWebPage> {
+  return answerOf(apiClient.POST('/api/knowledge-bases/{id}/web-pages', { params: { path: { id } }, body: { url } }));
 }
 
 export async function listDocuments(id: number): Promise<{ items: KnowledgeDocument[]; total: number }> {
