@@ -144,7 +144,7 @@ describe.each(TEST_DIALECTS)('assistant tools validated on save on %s', (dialect
       const connector = await expectRefused('/api/assistants', { name: 'Command', metadata: { connector: 'cohere', llm: 'command-r' } });
       expect(connector.param).toBe('metadata.connector');
       expect(connector.message).toContain('"cohere"');
-      expect(connector.message).toContain('anthropic, bypass, gemini, ollama, openai');
+      expect(connector.message).toContain('anthropic, banana_img, bypass, gemini, ollama, openai');
       const processor = await expectRefused('/api/assistants', { name: 'Quiz', metadata: { prompt_processor: 'quiz_augment' } });
       expect(processor.param).toBe('metadata.prompt_processor');
       expect(processor.message).toContain('"quiz_augment"');

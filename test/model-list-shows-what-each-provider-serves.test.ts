@@ -62,7 +62,11 @@ describe.each(TEST_DIALECTS)('the studio Model list on %s', (dialect) => {
     scripted = await startFakeOpenAiServer();
     ollama = await startFakeOllamaServer();
     ollama.setModelList({ models: OLLAMA_MODELS });
-    server = await startTestServer(dialect, { environment: { MODEL_LIST_CACHE_MS: '600000', MODEL_LIST_TIMEOUT_MS: '500' } });
+    server = await startTestServer(dialect, {
+      // Images through Gemini, which has no key here: banana_img then asks no OpenAI fake for its
+      // image models, so each fake's requests count the openai connector's list alone.
+      environment: { MODEL_LIST_CACHE_MS: '600000', MODEL_LIST_TIMEOUT_MS: '500', IMAGE_PROVIDER: 'gemini' },
+    });
     systemAdmin = await loginAsAdmin(server);
     organizationId = (await request(server, 'GET', '/api/me', { token: systemAdmin })).body.organization_id;
     [organizationAdmin, creator, learner, otherCreator] = (await peopleInTwoOrganizations(server, systemAdmin, [
@@ -85,7 +89,13 @@ describe.each(TEST_DIALECTS)('the studio Model list on %s', (dialect) => {
   it("shows a creator the providers' own model ids, asked with the organization's key, and no test connector", async () => {
     const response = await models(creator);
     expect(response.status).toBe(200);
-    expect(response.body.providers.map((listed: ListedProvider) => listed.connector)).toEqual(['anthropic', 'gemini', 'ollama', 'openai']);
+    expect(response.body.providers.map((listed: ListedProvider) => listed.connector)).toEqual([
+      'anthropic',
+      'banana_img',
+      'gemini',
+      'ollama',
+      'openai',
+    ]);
     expect(provider(response.body, 'openai')).toMatchObject({ available: true, reason: null, message: null, testing: false });
     expect(provider(response.body, 'openai')?.models.map((model) => model.id)).toEqual(GATEWAY_MODELS);
     expect(provider(response.body, 'openai')?.models[0]).toEqual({
@@ -192,7 +202,7 @@ describe.each(TEST_DIALECTS)('the studio Model list on %s', (dialect) => {
     });
     for (const token of [organizationAdmin, creator]) expect(provider((await models(token)).body, 'bypass')).toBeUndefined();
     const lambList = await request(server, 'GET', '/lamb/v1/completions/list', { token: creator });
-    expect(Object.keys(lambList.body.connectors)).toEqual(['anthropic', 'gemini', 'ollama', 'openai']);
+    expect(Object.keys(lambList.body.connectors)).toEqual(['anthropic', 'banana_img', 'gemini', 'ollama', 'openai']);
     expect(lambList.body.connectors.openai.models).toEqual(GATEWAY_MODELS);
   });
 

@@ -61,6 +61,7 @@ describe.each(TEST_DIALECTS)('organization settings in one document on %s', (dia
         'plugins',
         'providers',
         'small_fast_model',
+        'web_search',
       ].sort(),
     );
     expect(read.body.limits).toEqual(NO_LIMITS);

@@ -156,7 +156,7 @@ describe('metadata naming something that is not installed', () => {
     const error = captureAppError(() => check({ connector: 'cohere' }));
     expect(error.param).toBe('metadata.connector');
     expect(error.message).toContain('"cohere"');
-    expect(error.message).toContain('anthropic, bypass, gemini, ollama, openai');
+    expect(error.message).toContain('anthropic, banana_img, bypass, gemini, ollama, openai');
   });
 
   it('refuses an empty prompt processor or connector, which the pipeline could not run', () => {

@@ -15,8 +15,11 @@ export const CAPTION_SECTION_CHARACTERS = 600;
 /** The longest stretch of the video one section covers, so its link lands near every word in it. */
 export const CAPTION_SECTION_SECONDS = 60;
 const MILLISECONDS_PER_SECOND = 1000;
-/** VTT markup inside a cue: tags such as <v Ana>, <b>, <c.yellow>, and inline timestamps <00:00:01.500>. */
-const CUE_MARKUP = /<[^>]*>/g;
+/**
+ * VTT markup inside a cue: tags such as <v Ana>, <b>, <c.yellow>, and inline timestamps <00:00:01.500>.
+ * A tag holds no `<`, so a run of `<` is scanned once (with `[^>]` it was scanned again from each).
+ */
+const CUE_MARKUP = /<[^<>]*>/g;
 /** The few character references VTT cues use; anything else stays as written. */
 const CHARACTER_REFERENCES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&nbsp;': ' ', '&lrm;': '', '&rlm;': '' };
 

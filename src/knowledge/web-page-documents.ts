@@ -8,6 +8,7 @@ import { AppError } from '../errors/app-error.js';
 import type { CallContext } from '../auth/call-context.js';
 import { readReadablePage, type PageReadingBounds } from '../integrations/web-reading/readable-page.js';
 import { checkRobotsRules } from '../integrations/web-reading/robots-rules.js';
+import { trimCharacters } from '../text-trimming/trim-characters.js';
 import type { KnowledgeDocumentService } from './knowledge-document-service.js';
 import type { QueuedWebPage, WebPageBody } from './knowledge-document-schemas.js';
 
@@ -17,11 +18,8 @@ export type WebPageReading = Omit<PageReadingBounds, 'signal'>;
 const FILE_NAME_CHARACTERS_MAXIMUM = 80;
 
 function fileNameOf(title: string, url: URL): string {
-  const words = (title || url.host)
-    .normalize('NFKD')
-    .replace(/[^\p{L}\p{N}]+/gu, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, FILE_NAME_CHARACTERS_MAXIMUM);
+  const dashed = (title || url.host).normalize('NFKD').replace(/[^\p{L}\p{N}]+/gu, '-');
+  const words = trimCharacters(dashed, '-').slice(0, FILE_NAME_CHARACTERS_MAXIMUM);
   return `${words || 'web-page'}.md`;
 }
 

@@ -19,7 +19,8 @@ const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"'
 function plainText(value: unknown, maximum: number): string {
   if (typeof value !== 'string') return '';
   const text = value
-    .replace(/<[^>]*>/g, '')
+    // A tag holds no `<`: with `[^>]` a run of `<` would be scanned again from each one.
+    .replace(/<[^<>]*>/g, '')
     .replace(/&(amp|lt|gt|quot|apos|nbsp|#39|#x27);/g, (_match, name: string) => ENTITIES[name] ?? '')
     .replace(/\s+/g, ' ')
     .trim();
