@@ -72,6 +72,11 @@ export {
 } from './plugin-contract/knowledge-sources.js';
 export { CONTEXT_PLACEHOLDER, renderClassicPrompt, renderMessages, type TemplateInput } from './templates/template-rendering.js';
 export { sanitizeFunctionName } from './tool-loop/function-tools.js';
+export {
+  assistantTargetConfigSchema,
+  assistantTargetFunctionName,
+  type AssistantTargetConfig,
+} from './tool-loop/assistant-target-config.js';
 export { startDeadline, streamWithinDeadline, type Deadline } from './bounds/deadline.js';
 export { outboundRefusalIn, serverFetch, type OutboundFetch } from './upstream/outbound-fetch.js';
 export { oversizedAnswerIn, type OutboundPost, type OutboundPostRequest, type OutboundPostResponse } from './upstream/outbound-post.js';

@@ -5,25 +5,19 @@
  * again on every call (see src/completions/assistant-tool-runner.ts); the model can only name
  * the functions it was offered.
  */
-import { defineTool, sanitizeFunctionName, type SchemaValue } from '../pipeline/plugin-api.js';
+import {
+  assistantTargetConfigSchema,
+  assistantTargetFunctionName,
+  defineTool,
+  type AssistantTargetConfig,
+} from '../pipeline/plugin-api.js';
 
 const QUERY_CHARACTERS_MAXIMUM = 8_000;
 
-const configSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['assistant_id'],
-  properties: {
-    assistant_id: { type: 'integer', minimum: 1 },
-    name: { type: 'string', maxLength: 64 },
-    description: { type: 'string', maxLength: 1_000 },
-  },
-} as const;
+const configSchema = assistantTargetConfigSchema;
 
-function functionNameOf(config: SchemaValue<typeof configSchema>): string {
-  return config.name !== undefined && config.name.trim() !== ''
-    ? sanitizeFunctionName(config.name)
-    : `call_assistant_${config.assistant_id}`;
+function functionNameOf(config: AssistantTargetConfig): string {
+  return assistantTargetFunctionName(config, 'call_assistant');
 }
 
 export default defineTool({

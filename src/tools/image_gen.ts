@@ -6,25 +6,20 @@
  * orchestrator owner's right to use it are checked on every call (assistant-tool-runner.ts); a
  * target that does not generate images is not offered.
  */
-import { AppError, defineTool, sanitizeFunctionName, type SchemaValue } from '../pipeline/plugin-api.js';
+import {
+  AppError,
+  assistantTargetConfigSchema,
+  assistantTargetFunctionName,
+  defineTool,
+  type AssistantTargetConfig,
+} from '../pipeline/plugin-api.js';
 
 const PROMPT_CHARACTERS_MAXIMUM = 4_000;
 
-const configSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['assistant_id'],
-  properties: {
-    assistant_id: { type: 'integer', minimum: 1 },
-    name: { type: 'string', maxLength: 64 },
-    description: { type: 'string', maxLength: 1_000 },
-  },
-} as const;
+const configSchema = assistantTargetConfigSchema;
 
-function functionNameOf(config: SchemaValue<typeof configSchema>): string {
-  return config.name !== undefined && config.name.trim() !== ''
-    ? sanitizeFunctionName(config.name)
-    : `generate_image_${config.assistant_id}`;
+function functionNameOf(config: AssistantTargetConfig): string {
+  return assistantTargetFunctionName(config, 'generate_image');
 }
 
 export default defineTool({
