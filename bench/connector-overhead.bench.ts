@@ -1,6 +1,8 @@
 /**
  * What each model connector adds to a call (issue 34): the anthropic and gemini connectors (their
- * official SDKs) beside the openai connector (a lean POST), each against its fake over loopback.
+ * official SDKs) beside the openai connector (a lean POST), each against its fake over loopback,
+ * and banana_img generating an image through OpenAI's images API (the official SDK), kept by an
+ * image store that holds nothing, so only the connector's own work is timed.
  * For every connector, RUNS short streamed answers are read two ways: directly, one fetch to the
  * fake with the body the connector would send, read to its end; and through the connector's own
  * `complete()`, to its `finish` event. The added time is the difference of the medians (and of the
@@ -12,10 +14,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import anthropic from '../src/connectors/anthropic.js';
+import bananaImage from '../src/connectors/banana-img.js';
 import gemini from '../src/connectors/gemini.js';
 import openai from '../src/connectors/openai.js';
 import { serverPost } from '../src/outbound/outbound-post.js';
-import { serverFetch, type ConnectorDefinition, type ProviderSettings } from '../src/pipeline/plugin-api.js';
+import { serverFetch, type ConnectorDefinition, type ImageStore, type ProviderSettings } from '../src/pipeline/plugin-api.js';
 import { startFakeAnthropicServer } from '../test/fakes/fake-anthropic-server.js';
 import { startFakeGeminiServer } from '../test/fakes/fake-gemini-server.js';
 import { startFakeOpenAiServer } from '../test/fakes/fake-openai-server.js';
@@ -37,6 +40,8 @@ interface Subject {
   enqueue(): void;
   /** One request straight to the fake, as the connector would make it, read to the end. */
   direct(): Promise<void>;
+  /** Where an image connector keeps what it generated. */
+  images?: ImageStore;
 }
 
 async function readToEnd(response: Response): Promise<void> {
@@ -56,6 +61,7 @@ async function throughConnector(subject: Subject): Promise<void> {
     provider: subject.provider,
     signal: new AbortController().signal,
     timeoutMilliseconds: TIMEOUT_MS,
+    ...(subject.images && { images: subject.images }),
   });
   for await (const event of events) if (event.type === 'finish') finished = true;
   expect(finished).toBe(true);
@@ -136,6 +142,23 @@ describe('connector overhead', () => {
               `${geminiFake.baseUrl}/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse`,
               { 'x-goog-api-key': 'AIza-bench' },
               { contents: [{ role: 'user', parts: [{ text: QUESTION }] }] },
+            ),
+          ),
+      },
+      {
+        name: 'banana_img',
+        connector: bananaImage,
+        provider: { ...server, baseUrl: openaiFake.baseUrl, apiKey: 'sk-bench', imageProvider: 'openai' },
+        model: 'gpt-image-1',
+        // The fake answers every image request with a 1×1 PNG; nothing is queued.
+        enqueue: () => undefined,
+        images: { bytesMaximum: 1_048_576, timeoutMilliseconds: TIMEOUT_MS, save: () => Promise.resolve({ url: '/api/files/1/content' }) },
+        direct: async () =>
+          readToEnd(
+            await jsonPost(
+              `${openaiFake.baseUrl}/images/generations`,
+              { authorization: 'Bearer sk-bench' },
+              { model: 'gpt-image-1', prompt: QUESTION },
             ),
           ),
       },
