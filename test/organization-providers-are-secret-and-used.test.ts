@@ -59,6 +59,7 @@ describe.each(TEST_DIALECTS)('organization provider settings on %s', (dialect) =
       kb_server: { url: null, api_key_set: false },
       small_fast_model: null,
       moodle: { api_url: null, token_set: false },
+      web_search: { provider: null, url: null, api_key_set: false },
       models: { allowed: null, default: null },
     });
   });
