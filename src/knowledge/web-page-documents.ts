@@ -6,7 +6,7 @@
  */
 import { AppError } from '../errors/app-error.js';
 import type { CallContext } from '../auth/call-context.js';
-import { readReadablePage, type PageReadingBounds } from '../integrations/web-reading/readable-page.js';
+import { readReadablePage, type PageReadingBounds, type ReadablePage } from '../integrations/web-reading/readable-page.js';
 import { checkRobotsRules } from '../integrations/web-reading/robots-rules.js';
 import { trimCharacters } from '../text-trimming/trim-characters.js';
 import type { KnowledgeDocumentService } from './knowledge-document-service.js';
@@ -48,13 +48,15 @@ export class WebPageDocuments {
   async add(context: CallContext, knowledgeBaseId: number, body: WebPageBody): Promise<QueuedWebPage> {
     const url = parsedPageUrl(body.url.trim());
     await this.documents.requireChange(context, knowledgeBaseId);
+    // Nothing cancels the read but its own bounds (WEB_PAGE_TIMEOUT_MS for robots.txt and for the page).
     const signal = new AbortController().signal;
-    const page = await (async () => {
+    let page: ReadablePage;
+    try {
       await checkRobotsRules(url, { fetch: this.reading.fetch, timeoutMilliseconds: this.reading.timeoutMilliseconds, signal });
-      return readReadablePage(url.toString(), { ...this.reading, signal });
-    })().catch((error: unknown) => {
+      page = await readReadablePage(url.toString(), { ...this.reading, signal });
+    } catch (error) {
       throw asRefusal(error);
-    });
+    }
     const text = page.title === '' ? page.text : `# ${page.title}\n\n${page.text}`;
     const { documents } = await this.documents.addTexts(context, knowledgeBaseId, [
       { text, metadata: { filename: fileNameOf(page.title, new URL(page.url)), title: page.title, source_url: page.url } },
