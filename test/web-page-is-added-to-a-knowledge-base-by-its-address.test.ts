@@ -59,6 +59,9 @@ describe('adding a web page on the knowledge base page', () => {
     await expectAccessible(page);
     expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
     await screenshot(page, 'knowledge-base-web-page-added');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await expectAccessible(page);
+    await screenshot(page, 'knowledge-base-web-page-added-wide');
     expect(pageErrors).toEqual([]);
     await context.close();
   });
