@@ -5,14 +5,12 @@
  * also when it comes during start-up.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
 import { request } from './support/test-server.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
-const START_TIMEOUT_MILLISECONDS = 30_000;
+const START_TIMEOUT_MILLISECONDS = 60_000;
 
 interface RunningServer {
   child: ChildProcessWithoutNullStreams;
@@ -26,7 +24,7 @@ function launch(environment: Record<string, string>): {
   output: () => string;
   exited: RunningServer['exited'];
 } {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+  const child = spawn(process.execPath, [inject('compiledMain')], {
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...environment },
   });
   let output = '';
@@ -58,7 +56,7 @@ async function stopServer(server: RunningServer): Promise<{ code: number | null;
   return server.exited;
 }
 
-describe.each(TEST_DIALECTS)('the server process on %s', (dialect) => {
+describe.each(TEST_DIALECTS)('the server process on %s', { timeout: 150_000 }, (dialect) => {
   let database: TestDatabase;
   let environment: Record<string, string>;
 

@@ -10,13 +10,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, inject, it } from 'vitest';
 import { LocalBlobStorage } from '../src/blobs/local-blob-storage.js';
 import { startFakeS3Server, type FakeS3Server } from './fakes/fake-s3-server.js';
 import { s3UrlFor } from './support/blob-drivers.js';
-
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
 interface CommandResult {
   status: number;
@@ -27,7 +24,7 @@ function runMerino(dataDirectory: string, ...argumentsGiven: string[]): Promise<
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', MAIN, ...argumentsGiven],
+      [inject('compiledMain'), ...argumentsGiven],
       {
         env: {
           PATH: process.env.PATH ?? '',

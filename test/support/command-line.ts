@@ -1,14 +1,12 @@
 /**
- * Runs `merino <command>` (src/main.ts, through tsx) as a child process over a test database, as
+ * Runs `merino <command>` (src/main.ts, compiled once per run by compiled-source.ts) as a child process over a test database, as
  * an administrator would from a shell: the same environment a server of that database gets
  * (DATA_DIR, DATABASE_URL, MERINO_SECRET_KEY), optional standard input, and its exit status and
  * both outputs back.
  */
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 import type { TestDatabase } from './test-databases.js';
-
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
 export interface CommandResult {
   status: number | null;
@@ -28,7 +26,7 @@ export async function runMerino(
   commandLine: readonly string[],
   options: CommandOptions = {},
 ): Promise<CommandResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...commandLine], {
+  const child = spawn(process.execPath, [inject('compiledMain'), ...commandLine], {
     env: { PATH: process.env.PATH ?? '', ...database.environment, ...options.environment },
   });
   let stdout = '';

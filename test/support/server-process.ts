@@ -4,11 +4,10 @@
  * server over the same store and data folder.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 import type { TestDatabase } from './test-databases.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from './test-server.js';
 
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const START_TIMEOUT_MILLISECONDS = 60_000;
 
 export interface ServerProcess {
@@ -30,7 +29,7 @@ export async function startServerProcess(
   environment: Record<string, string> = {},
   command: readonly string[] = [],
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...command], {
+  const child = spawn(process.execPath, [inject('compiledMain'), ...command], {
     env: {
       PATH: process.env.PATH ?? '',
       HOST: '127.0.0.1',
