@@ -123,7 +123,9 @@ async function evaluate(dialect: Dialect): Promise<QualityFigures> {
             knowledge_base_id: knowledgeBaseId,
             chunk_index: index,
             text: texts[start + index]!,
-            metadata: JSON.stringify({ beir_id: document._id }),
+            // The title also reaches the chunk's metadata, as a JSON document's `metadata.title` does
+            // through the API: the title field of BM25F (search-index-repository.ts).
+            metadata: JSON.stringify({ beir_id: document._id, title: document.title }),
           })),
         );
       });

@@ -29,6 +29,7 @@ import {
 } from '../store/ingestion-jobs-repository.js';
 import { insertChunkEmbeddings, type VectorBackend } from '../store/chunk-vector-repository.js';
 import { deleteDocumentChunks, insertChunks } from '../store/knowledge-repository.js';
+import { reindexNextBatch } from '../store/search-index-repository.js';
 import type { Database, KnowledgeBasesTable } from '../store/schema.js';
 import { chunkMetadata } from '../document-reading/chunking.js';
 import { DEFAULT_DOCUMENT_WORKER_BUDGET, type DocumentWorkerBudget } from './document-worker-contract.js';
@@ -172,6 +173,7 @@ export class IngestionRunner {
         }
         if (claimed !== 'failed only') this.track(claimed);
       }
+      if (idle && !this.stopped && (await reindexNextBatch(this.options.db)) !== undefined) idle = false; // Search-index job: only when no upload waits.
     } catch (error) {
       idle = true;
       this.logger?.error({ err: error }, 'ingestion runner failed to claim or finish a job');

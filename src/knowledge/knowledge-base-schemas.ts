@@ -9,6 +9,7 @@ import { RETRIEVAL_MODES } from '../retrieval/chunk-ranking.js';
 import { CHUNK_SIZE_MAXIMUM, CHUNK_SIZE_MINIMUM } from '../document-reading/chunking.js';
 import { EMBEDDING_CONNECTORS } from '../retrieval/embedding-client.js';
 import { openObjectSchema, timestampSchema } from '../validation/shape-fragments.js';
+import { SEARCH_LANGUAGES } from '../store/text-analysis.js';
 
 /** Chunk sizes in characters that a knowledge base may choose: the chunker's own bounds. */
 const CHUNK_SIZE_RANGE = { minimum: CHUNK_SIZE_MINIMUM, maximum: CHUNK_SIZE_MAXIMUM } as const;
@@ -27,6 +28,14 @@ const languageSchema = {
   description: 'the language of its material, a BCP-47 tag such as `en`, `es`, `ca` or `eu`; null or absent: not said',
 } as const;
 
+/** How full-text search analyses its text: stemmer and stop words (docs/knowledge-bases.md). */
+const searchLanguageSchema = {
+  type: 'string',
+  enum: SEARCH_LANGUAGES,
+  description:
+    'how full-text search reads its text: the Snowball stemmer and stop words of this language, or `none` (whole words). Absent at creation: from `language` where it names one of these, else `english`. Changing it reindexes the knowledge base in the background.',
+} as const;
+
 export const newKnowledgeBaseSchema = {
   type: 'object',
   required: ['name'],
@@ -35,6 +44,7 @@ export const newKnowledgeBaseSchema = {
     name: { type: 'string', minLength: 1, maxLength: 200 },
     description: { type: 'string', maxLength: 10_000 },
     language: languageSchema,
+    search_language: searchLanguageSchema,
     chunk_size: { type: 'integer', ...CHUNK_SIZE_RANGE },
     chunk_overlap: { type: 'integer', minimum: 0, maximum: CHUNK_SIZE_RANGE.maximum - 1 },
     embeddings: {
@@ -62,6 +72,7 @@ export const knowledgeBasePatchSchema = {
     // `organization` shares it with every member of the owner's organization.
     visibility: { type: 'string', enum: ['private', 'organization'] },
     language: languageSchema,
+    search_language: searchLanguageSchema,
   },
 } as const;
 
@@ -100,6 +111,18 @@ export function knowledgeBaseViewSchema(description: string) {
       organization_id: { type: 'integer' },
       visibility: { type: 'string', enum: ['private', 'organization'] },
       language: { type: ['string', 'null'], description: 'the language of its material (BCP-47); null: not said' },
+      search_language: { type: 'string', enum: SEARCH_LANGUAGES, description: 'how full-text search analyses its text' },
+      search_index: {
+        type: 'object',
+        description: 'its full-text index: `ready`, or `reindexing` (after a change of `search_language`) with the chunks done so far',
+        properties: {
+          state: { type: 'string', enum: ['ready', 'reindexing'] },
+          chunks_done: { type: 'integer' },
+          chunks_total: { type: 'integer' },
+        },
+        required: ['state', 'chunks_done', 'chunks_total'],
+        additionalProperties: false,
+      },
       chunk_size: { type: 'integer' },
       chunk_overlap: { type: 'integer' },
       embeddings: {
@@ -126,6 +149,8 @@ export function knowledgeBaseViewSchema(description: string) {
       'organization_id',
       'visibility',
       'language',
+      'search_language',
+      'search_index',
       'chunk_size',
       'chunk_overlap',
       'embeddings',

@@ -19,6 +19,9 @@ import { AppError } from '../errors/app-error.js';
 import type { FileStorage } from '../files/file-storage.js';
 import { rankChunks, type RetrievalMode } from '../retrieval/chunk-ranking.js';
 import { resolveChunkingOptions } from '../document-reading/chunking.js';
+import { searchLanguageOfTag, textAnalyzer } from '../store/text-analysis.js';
+import { canonicalLanguage } from './knowledge-base-language.js';
+import { searchIndexState } from '../store/search-index-repository.js';
 import { refusingWithAppError } from '../ingestion/reading-refusals.js';
 import type { KnowledgeBaseInput, KnowledgeBasePatch, KnowledgeBaseView, QueryAnswer, QueryInput } from './knowledge-base-schemas.js';
 import { queryExternalKnowledgeServer, type ExternalKnowledgeServer } from '../retrieval/external-knowledge-server.js';
@@ -95,6 +98,8 @@ function view(record: KnowledgeBaseRecord): KnowledgeBaseView {
     organization_id: record.organization_id,
     visibility: record.visibility,
     language: record.language,
+    search_language: textAnalyzer(record.search_language).language,
+    search_index: searchIndexState(record),
     chunk_size: record.chunk_size,
     chunk_overlap: record.chunk_overlap,
     embeddings:
@@ -106,21 +111,6 @@ function view(record: KnowledgeBaseRecord): KnowledgeBaseView {
     created_at: record.created_at,
     updated_at: record.updated_at,
   };
-}
-
-/**
- * A language tag in canonical case (`PT-br` → `pt-BR`), or null for none; the schema's pattern has
- * let it through, and Intl refuses what is still not a well-formed tag.
- */
-function canonicalLanguage(tag: string | null | undefined): string | null {
-  if (tag === undefined || tag === null) return null;
-  try {
-    return Intl.getCanonicalLocales(tag)[0] ?? null;
-  } catch {
-    throw new AppError('invalid_body', 'The language must be a BCP-47 language tag such as "en", "es", "ca" or "eu".', {
-      param: 'language',
-    });
-  }
 }
 
 /** A passage sample reads the first chunks of this many documents, so it stays two small reads. */
@@ -166,13 +156,15 @@ export class KnowledgeBaseService {
       resolveChunkingOptions({ chunkSize: input.chunk_size, chunkOverlap: input.chunk_overlap }),
     );
     const organizationId = context.identity.organizationId;
+    const language = canonicalLanguage(input.language);
     const id = await this.db.transaction().execute(async (transaction) => {
       const insertedId = await insertKnowledgeBase(transaction, {
         ownerId: context.identity.userId,
         organizationId,
         name,
         description: input.description ?? '',
-        language: canonicalLanguage(input.language),
+        language,
+        searchLanguage: input.search_language ?? searchLanguageOfTag(language),
         chunkSize,
         chunkOverlap,
         ...(input.embeddings !== undefined && { embedding: input.embeddings }),
@@ -210,6 +202,13 @@ export class KnowledgeBaseService {
         ...(patch.description !== undefined && { description: patch.description }),
         ...(patch.visibility !== undefined && { visibility: patch.visibility }),
         ...(language !== undefined && { language }),
+        // A new language: the search index is rebuilt in it by the reindex job, from the first chunk.
+        ...(patch.search_language !== undefined &&
+          patch.search_language !== record.search_language && {
+            search_language: patch.search_language,
+            reindex_cursor: 0,
+            reindex_done: 0,
+          }),
       });
       await appendAuditEntry(transaction, this.audit(context, record, 'knowledge_base.update', { fields: Object.keys(patch).sort() }));
     });

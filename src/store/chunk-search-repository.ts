@@ -1,10 +1,13 @@
 /**
- * Full-text retrieval over knowledge-base chunks: BM25 through SQLite's FTS5, and ts_rank_cd over
- * a tsvector on PostgreSQL. Query words become plain terms joined by OR, so no text a user types
- * ever reaches the full-text query syntax. Scores are mapped into [0, 1) so that a similarity
- * threshold keeps its meaning.
+ * Full-text retrieval over knowledge-base chunks: BM25F with each knowledge base's own statistics
+ * (docs/knowledge-bases.md), the same SQL on SQLite and PostgreSQL. The query is analysed like the
+ * chunks (the knowledge base's `search_language`); its terms are bound parameters of one aggregate
+ * over `kb_postings`, so no text a user types reaches any query syntax, and a knowledge base's
+ * results and scores depend on its own chunks alone. Scores are mapped into [0, 1) so that a
+ * similarity threshold keeps its meaning.
  */
 import { sql, type Kysely } from 'kysely';
+import { termFrequencies, textAnalyzer } from './text-analysis.js';
 import type { Dialect } from './dialect.js';
 import type { Database } from './schema.js';
 
@@ -19,16 +22,16 @@ export interface ChunkHit {
   similarity: number;
 }
 
-/** A query longer than this many distinct words keeps only the first ones. */
+/** A query longer than this many distinct terms keeps only the first ones. */
 export const QUERY_TERMS_MAXIMUM = 64;
-/** The BM25 score at which similarity is one half: s / (s + this). */
-const BM25_HALF_SIMILARITY_SCORE = 5;
-/** ts_rank_cd normalisation 32 divides the rank by itself plus one, landing it in [0, 1). */
-const POSTGRES_RANK_NORMALISATION = 32;
+/** BM25's term-frequency saturation and length normalisation: Robertson's usual values, not fitted here. */
+const BM25_K1 = 1.2;
+const BM25_B = 0.75;
 
-export function fullTextTerms(query: string): string[] {
-  const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  return [...new Set(words)].slice(0, QUERY_TERMS_MAXIMUM);
+/** The distinct terms of a query in a language, first ones first, each with how often the query says it. */
+export function queryTerms(query: string, language: string): Map<string, number> {
+  const counts = termFrequencies(textAnalyzer(language).terms(query));
+  return new Map([...counts].slice(0, QUERY_TERMS_MAXIMUM));
 }
 
 interface HitRow {
@@ -41,53 +44,74 @@ interface HitRow {
   score: number | string;
 }
 
-function toHit(row: HitRow, similarity: number): ChunkHit {
-  return {
-    id: row.id,
-    knowledgeBaseId: row.knowledge_base_id,
-    documentId: row.document_id,
-    chunkIndex: row.chunk_index,
-    text: row.text,
-    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
-    similarity,
-  };
+interface IndexStatistics {
+  id: number;
+  search_language: string;
+  index_chunk_count: number;
+  index_length_total: number;
 }
 
-async function searchSqlite(
-  db: Kysely<Database>,
-  knowledgeBaseIds: readonly number[],
-  terms: string[],
-  limit: number,
-): Promise<ChunkHit[]> {
-  const match = terms.map((term) => `"${term}"`).join(' OR ');
-  // bm25() is the cost of a search (every matching chunk is scored); named once in the inner
-  // query, it runs once a row rather than once for the order and again for the column (-17 %).
+/** Inverse document frequency as Lucene's BM25 has it: never negative, however common the term. */
+function inverseDocumentFrequency(chunkCount: number, documentFrequency: number): number {
+  return Math.log(1 + (chunkCount - documentFrequency + 0.5) / (documentFrequency + 0.5));
+}
+
+/** Each query term's weight in this knowledge base (its idf times its count in the query); terms it lacks are left out. */
+async function termWeights(db: Kysely<Database>, statistics: IndexStatistics, terms: Map<string, number>): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('kb_postings')
+    .select((eb) => ['term', eb.fn.countAll<number | string>().as('chunks')])
+    .where('knowledge_base_id', '=', statistics.id)
+    .where('term', 'in', [...terms.keys()])
+    .groupBy('term')
+    .execute();
+  const chunkCount = statistics.index_chunk_count;
+  return new Map(rows.map((row) => [row.term, inverseDocumentFrequency(chunkCount, Number(row.chunks)) * terms.get(row.term)!]));
+}
+
+/**
+ * One knowledge base's best chunks. BM25 of a chunk: the sum over query terms it holds of
+ * weight × f (k1 + 1) / (f + k1 (1 − b + b · length / average length)), f and length being the
+ * field-weighted ones. Similarity: score / (score + the sum of the weights), which is one half
+ * for a chunk of average length holding every query term (the knowledge base has) once.
+ */
+async function searchOne(db: Kysely<Database>, statistics: IndexStatistics, query: string, limit: number): Promise<ChunkHit[]> {
+  const terms = queryTerms(query, statistics.search_language);
+  if (terms.size === 0 || statistics.index_chunk_count === 0) return [];
+  const weights = await termWeights(db, statistics, terms);
+  if (weights.size === 0) return [];
+  const averageLength = Math.max(statistics.index_length_total / statistics.index_chunk_count, 1);
+  const real = (value: number) => sql`cast(${value} as double precision)`;
+  const weightOf = sql.join(
+    [...weights].map(([term, weight]) => sql`when ${term} then ${real(weight)}`),
+    sql` `,
+  );
+  const lengthNormalisation = sql`${real(BM25_K1)} * (${real(1 - BM25_B)} + ${real(BM25_B / averageLength)} * p.length)`;
   const result = await sql<HitRow>`
-    select c.id, c.knowledge_base_id, c.document_id, c.chunk_index, c.text, c.metadata, -ranked.bm25 as score
-    from (select rowid, bm25(kb_chunks_fts) as bm25 from kb_chunks_fts where kb_chunks_fts match ${match}) ranked
-    join kb_chunks c on c.id = ranked.rowid
-    where c.knowledge_base_id in (${sql.join(knowledgeBaseIds)})
-    order by ranked.bm25, c.id limit ${limit}`.execute(db);
+    select c.id, c.knowledge_base_id, c.document_id, c.chunk_index, c.text, c.metadata, ranked.score
+    from (
+      select p.chunk_id, sum((case p.term ${weightOf} end) * p.frequency * ${real(BM25_K1 + 1)} / (p.frequency + ${lengthNormalisation})) as score
+      from kb_postings p
+      where p.knowledge_base_id = ${statistics.id} and p.term in (${sql.join([...weights.keys()])})
+      group by p.chunk_id
+      order by score desc, p.chunk_id
+      limit ${limit}
+    ) ranked
+    join kb_chunks c on c.id = ranked.chunk_id
+    order by ranked.score desc, c.id`.execute(db);
+  const weightTotal = [...weights.values()].reduce((sum, weight) => sum + weight, 0);
   return result.rows.map((row) => {
     const score = Math.max(0, Number(row.score));
-    return toHit(row, score / (score + BM25_HALF_SIMILARITY_SCORE));
+    return {
+      id: row.id,
+      knowledgeBaseId: row.knowledge_base_id,
+      documentId: row.document_id,
+      chunkIndex: row.chunk_index,
+      text: row.text,
+      metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+      similarity: score / (score + weightTotal),
+    };
   });
-}
-
-async function searchPostgres(
-  db: Kysely<Database>,
-  knowledgeBaseIds: readonly number[],
-  terms: string[],
-  limit: number,
-): Promise<ChunkHit[]> {
-  const tsQuery = terms.join(' | ');
-  const result = await sql<HitRow>`
-    select c.id, c.knowledge_base_id, c.document_id, c.chunk_index, c.text, c.metadata,
-           ts_rank_cd(c.search_vector, query, ${POSTGRES_RANK_NORMALISATION}) as score
-    from kb_chunks c, to_tsquery('english', ${tsQuery}) query
-    where c.search_vector @@ query and c.knowledge_base_id in (${sql.join(knowledgeBaseIds)})
-    order by score desc, c.id limit ${limit}`.execute(db);
-  return result.rows.map((row) => toHit(row, Math.min(1, Math.max(0, Number(row.score)))));
 }
 
 export interface FullTextChunkSearch {
@@ -98,9 +122,22 @@ export interface FullTextChunkSearch {
   limit: number;
 }
 
+/**
+ * The best chunks of the knowledge bases asked for. Each is searched with its own language and
+ * statistics; their hits are merged by similarity, which already means the same in each.
+ */
 export async function searchChunksFullText(db: Kysely<Database>, search: FullTextChunkSearch): Promise<ChunkHit[]> {
-  const { dialect, knowledgeBaseIds, query, limit } = search;
-  const terms = fullTextTerms(query);
-  if (terms.length === 0 || knowledgeBaseIds.length === 0 || limit < 1) return [];
-  return dialect === 'postgres' ? searchPostgres(db, knowledgeBaseIds, terms, limit) : searchSqlite(db, knowledgeBaseIds, terms, limit);
+  const { knowledgeBaseIds, query, limit } = search;
+  if (knowledgeBaseIds.length === 0 || limit < 1 || query.trim() === '') return [];
+  const bases = await db
+    .selectFrom('knowledge_bases')
+    .select(['id', 'search_language', 'index_chunk_count', 'index_length_total'])
+    .where('id', 'in', [...new Set(knowledgeBaseIds)])
+    .execute();
+  const rankings = await Promise.all(bases.map((statistics) => searchOne(db, statistics, query, limit)));
+  if (rankings.length === 1) return rankings[0]!;
+  return rankings
+    .flat()
+    .sort((left, right) => right.similarity - left.similarity || left.id - right.id)
+    .slice(0, limit);
 }

@@ -4,6 +4,8 @@ import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { KnowledgeBaseListScope } from './list-scopes.js';
 import { precompiledQuery } from './precompiled-query.js';
 import { containsText, searchText } from './search-pattern.js';
+import { analyseChunk, insertPostings, searchLanguageOf } from './search-index-repository.js';
+import { textAnalyzer } from './text-analysis.js';
 import {
   nowTimestamp,
   type Database,
@@ -22,6 +24,8 @@ export interface NewKnowledgeBase {
   chunkOverlap: number;
   /** A BCP-47 tag; absent or null when not said. */
   language?: string | null;
+  /** How full-text search analyses its text (text-analysis.ts); absent: the default, english. */
+  searchLanguage?: string;
   /** How its chunks are embedded; absent, it is searched by full text only. */
   embedding?: { connector: EmbeddingConnector; model: string };
 }
@@ -42,6 +46,7 @@ export async function insertKnowledgeBase(db: Kysely<Database>, knowledgeBase: N
       embedding_connector: knowledgeBase.embedding?.connector ?? null,
       embedding_model: knowledgeBase.embedding?.model ?? null,
       language: knowledgeBase.language ?? null,
+      ...(knowledgeBase.searchLanguage !== undefined && { search_language: knowledgeBase.searchLanguage }),
       created_at: timestamp,
       updated_at: timestamp,
       deleted_at: null,
@@ -91,24 +96,35 @@ export async function insertDocument(db: Kysely<Database>, document: NewDocument
 const CHUNK_INSERT_BATCH = 200;
 
 /**
- * Inserts a document's chunks, records their count and returns the new chunk ids in the order of
- * `chunks`; call it inside a transaction. RETURNING lists rows in no promised order, but ids grow
- * with every row one statement inserts (SQLite AUTOINCREMENT, a PostgreSQL sequence), so a batch's
- * ids sorted ascending are its rows in order.
+ * Inserts a document's chunks (all of one knowledge base) and their full-text postings, records
+ * their count and returns the new chunk ids in the order of `chunks`; call it inside a
+ * transaction. RETURNING lists rows in no promised order, but ids grow with every row one
+ * statement inserts (SQLite AUTOINCREMENT, a PostgreSQL sequence), so a batch's ids sorted
+ * ascending are its rows in order.
  */
 export async function insertChunks(
   db: Kysely<Database>,
   documentId: number,
-  chunks: ReadonlyArray<Omit<Insertable<KnowledgeChunksTable>, 'document_id'>>,
+  chunks: ReadonlyArray<Omit<Insertable<KnowledgeChunksTable>, 'document_id' | 'index_length'>>,
 ): Promise<number[]> {
   const ids: number[] = [];
+  const knowledgeBaseId = chunks[0]?.knowledge_base_id;
+  const analyzer = knowledgeBaseId === undefined ? undefined : textAnalyzer(await searchLanguageOf(db, knowledgeBaseId));
   for (let start = 0; start < chunks.length; start += CHUNK_INSERT_BATCH) {
     // better-sqlite3 runs each statement synchronously, so awaiting them alone never lets the event
     // loop turn: without this, a document of tens of thousands of chunks would freeze every request.
     if (start > 0) await yieldToEventLoop();
-    const batch = chunks.slice(start, start + CHUNK_INSERT_BATCH).map((chunk) => ({ ...chunk, document_id: documentId }));
+    const slice = chunks.slice(start, start + CHUNK_INSERT_BATCH);
+    const analysed = slice.map((chunk) => analyseChunk(analyzer!, chunk.text, chunk.metadata));
+    const batch = slice.map((chunk, index) => ({ ...chunk, document_id: documentId, index_length: analysed[index]!.length }));
     const inserted = await db.insertInto('kb_chunks').values(batch).returning('id').execute();
-    ids.push(...inserted.map((row) => row.id).sort((left, right) => left - right));
+    const batchIds = inserted.map((row) => row.id).sort((left, right) => left - right);
+    ids.push(...batchIds);
+    await insertPostings(
+      db,
+      knowledgeBaseId!,
+      batchIds.map((id, index) => ({ id, analysed: analysed[index]! })),
+    );
   }
   await db
     .updateTable('kb_documents')

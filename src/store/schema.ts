@@ -307,6 +307,15 @@ export interface KnowledgeBasesTable {
   embedding_dimensions: number | null;
   /** Its material's language as a BCP-47 tag (`en`, `es`, `pt-BR`); null when not said. */
   language: string | null;
+  /** How its text is analysed for full-text search (text-analysis.ts): `english` unless chosen. */
+  search_language: Generated<string>;
+  /** Chunks in its full-text index and the sum of their weighted lengths: its BM25 statistics. */
+  index_chunk_count: Generated<number>;
+  index_length_total: Generated<number>;
+  /** The reindex job's place: chunks with a greater id still wait; null when the index is whole. */
+  reindex_cursor: number | null;
+  /** Chunks the running reindex has done: its progress. */
+  reindex_done: Generated<number>;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
@@ -345,6 +354,19 @@ export interface KnowledgeChunksTable {
   text: string;
   /** JSON: filename, document_id, chunk_index, chunk_count, page, source_url and the document's own metadata. */
   metadata: string;
+  /** Its field-weighted length in the search index (kb_postings); null while not indexed. */
+  index_length: Generated<number | null>;
+}
+
+/** One analysed term of one chunk, in its knowledge base's full-text index (migration 0094). */
+export interface KnowledgePostingsTable {
+  knowledge_base_id: number;
+  term: string;
+  chunk_id: number;
+  /** Field-weighted count of the term in the chunk (BM25F). */
+  frequency: number;
+  /** The chunk's field-weighted length, repeated here so a search reads the index alone. */
+  length: number;
 }
 
 export interface KnowledgeChunkEmbeddingsTable {
@@ -753,6 +775,7 @@ export interface Database {
   kb_documents: KnowledgeDocumentsTable;
   kb_chunks: KnowledgeChunksTable;
   kb_chunk_embeddings: KnowledgeChunkEmbeddingsTable;
+  kb_postings: KnowledgePostingsTable;
   ingestion_jobs: IngestionJobsTable;
   usage_logs: UsageLogsTable;
   usage_daily: UsageDailyTable;

@@ -16519,6 +16519,18 @@ export interface paths {
                                 visibility: "private" | "organization";
                                 /** @description the language of its material (BCP-47); null: not said */
                                 language: string | null;
+                                /**
+                                 * @description how full-text search analyses its text
+                                 * @enum {string}
+                                 */
+                                search_language: "english" | "spanish" | "catalan" | "basque" | "french" | "german" | "italian" | "portuguese" | "none";
+                                /** @description its full-text index: `ready`, or `reindexing` (after a change of `search_language`) with the chunks done so far */
+                                search_index: {
+                                    /** @enum {string} */
+                                    state: "ready" | "reindexing";
+                                    chunks_done: number;
+                                    chunks_total: number;
+                                };
                                 chunk_size: number;
                                 chunk_overlap: number;
                                 /** @description how the chunks are embedded; null: full-text search only */
@@ -16638,6 +16650,11 @@ export interface paths {
                         description?: string;
                         /** @description the language of its material, a BCP-47 tag such as `en`, `es`, `ca` or `eu`; null or absent: not said */
                         language?: string | null;
+                        /**
+                         * @description how full-text search reads its text: the Snowball stemmer and stop words of this language, or `none` (whole words). Absent at creation: from `language` where it names one of these, else `english`. Changing it reindexes the knowledge base in the background.
+                         * @enum {string}
+                         */
+                        search_language?: "english" | "spanish" | "catalan" | "basque" | "french" | "german" | "italian" | "portuguese" | "none";
                         chunk_size?: number;
                         chunk_overlap?: number;
                         /** @description Also embed the chunks with this model of the organization's provider, for vector and hybrid search. Fixed at creation. */
@@ -16667,6 +16684,18 @@ export interface paths {
                             visibility: "private" | "organization";
                             /** @description the language of its material (BCP-47); null: not said */
                             language: string | null;
+                            /**
+                             * @description how full-text search analyses its text
+                             * @enum {string}
+                             */
+                            search_language: "english" | "spanish" | "catalan" | "basque" | "french" | "german" | "italian" | "portuguese" | "none";
+                            /** @description its full-text index: `ready`, or `reindexing` (after a change of `search_language`) with the chunks done so far */
+                            search_index: {
+                                /** @enum {string} */
+                                state: "ready" | "reindexing";
+                                chunks_done: number;
+                                chunks_total: number;
+                            };
                             chunk_size: number;
                             chunk_overlap: number;
                             /** @description how the chunks are embedded; null: full-text search only */
@@ -16809,6 +16838,18 @@ export interface paths {
                             visibility: "private" | "organization";
                             /** @description the language of its material (BCP-47); null: not said */
                             language: string | null;
+                            /**
+                             * @description how full-text search analyses its text
+                             * @enum {string}
+                             */
+                            search_language: "english" | "spanish" | "catalan" | "basque" | "french" | "german" | "italian" | "portuguese" | "none";
+                            /** @description its full-text index: `ready`, or `reindexing` (after a change of `search_language`) with the chunks done so far */
+                            search_index: {
+                                /** @enum {string} */
+                                state: "ready" | "reindexing";
+                                chunks_done: number;
+                                chunks_total: number;
+                            };
                             chunk_size: number;
                             chunk_overlap: number;
                             /** @description how the chunks are embedded; null: full-text search only */
@@ -17033,6 +17074,11 @@ export interface paths {
                         visibility?: "private" | "organization";
                         /** @description the language of its material, a BCP-47 tag such as `en`, `es`, `ca` or `eu`; null or absent: not said */
                         language?: string | null;
+                        /**
+                         * @description how full-text search reads its text: the Snowball stemmer and stop words of this language, or `none` (whole words). Absent at creation: from `language` where it names one of these, else `english`. Changing it reindexes the knowledge base in the background.
+                         * @enum {string}
+                         */
+                        search_language?: "english" | "spanish" | "catalan" | "basque" | "french" | "german" | "italian" | "portuguese" | "none";
                     };
                 };
             };
@@ -17054,6 +17100,18 @@ export interface paths {
                             visibility: "private" | "organization";
                             /** @description the language of its material (BCP-47); null: not said */
                             language: string | null;
+                            /**
+                             * @description how full-text search analyses its text
+                             * @enum {string}
+                             */
+                            search_language: "english" | "spanish" | "catalan" | "basque" | "french" | "german" | "italian" | "portuguese" | "none";
+                            /** @description its full-text index: `ready`, or `reindexing` (after a change of `search_language`) with the chunks done so far */
+                            search_index: {
+                                /** @enum {string} */
+                                state: "ready" | "reindexing";
+                                chunks_done: number;
+                                chunks_total: number;
+                            };
                             chunk_size: number;
                             chunk_overlap: number;
                             /** @description how the chunks are embedded; null: full-text search only */

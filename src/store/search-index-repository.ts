@@ -1,0 +1,185 @@
+/**
+ * The write side of full-text search (docs/knowledge-bases.md): each chunk's analysed terms go
+ * into `kb_postings` with their BM25F field-weighted frequency, and its knowledge base's totals
+ * (chunk count, total weighted length) move with them, so BM25 statistics are the knowledge
+ * base's own. Chunks are indexed as they are inserted; the reindex job (re)builds a knowledge
+ * base's index in batches after migration 0094 or a change of its `search_language`. Deleting
+ * chunks unindexes them by trigger (migration 0094), whatever deletes them.
+ */
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import type { Kysely } from 'kysely';
+import { termFrequencies, textAnalyzer, type TextAnalyzer } from './text-analysis.js';
+import type { Database, KnowledgePostingsTable } from './schema.js';
+
+/**
+ * BM25F weight of a chunk's title field (its document's `title` and its section's heading path)
+ * against its text (1). A title is written to name what the whole text is about, so a word in it
+ * counts as a word said twice in the text: the smallest weight that makes it stronger evidence
+ * than one mention, without letting a title word outweigh a text that keeps returning to a topic
+ * (BM25's saturation caps any one term's part). Chosen before measuring, not fitted to a data set.
+ */
+export const TITLE_FIELD_WEIGHT = 2;
+
+/** Postings per INSERT: 5 parameters each, well under both dialects' bound-parameter limits. */
+const POSTINGS_INSERT_BATCH = 1000;
+
+/** The text of a chunk's title field: its document's title and its heading path, where it has them. */
+function titleFieldText(metadata: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(metadata);
+  } catch {
+    return '';
+  }
+  if (typeof parsed !== 'object' || parsed === null) return '';
+  const { title, heading } = parsed as Record<string, unknown>;
+  return [title, heading].filter((value): value is string => typeof value === 'string').join('\n');
+}
+
+export interface AnalysedChunk {
+  /** term → field-weighted frequency. */
+  frequencies: Map<string, number>;
+  /** Field-weighted length: text terms plus TITLE_FIELD_WEIGHT times title terms. */
+  length: number;
+}
+
+/** A chunk's BM25F view: each field's term counts, weighted and summed (Robertson, Zaragoza and Taylor's simple BM25F). */
+export function analyseChunk(analyzer: TextAnalyzer, text: string, metadata: string): AnalysedChunk {
+  const body = analyzer.terms(text);
+  const title = analyzer.terms(titleFieldText(metadata));
+  const frequencies = termFrequencies(body);
+  for (const [term, count] of termFrequencies(title)) frequencies.set(term, (frequencies.get(term) ?? 0) + TITLE_FIELD_WEIGHT * count);
+  return { frequencies, length: body.length + TITLE_FIELD_WEIGHT * title.length };
+}
+
+/** The language a knowledge base's chunks are analysed in. */
+export async function searchLanguageOf(db: Kysely<Database>, knowledgeBaseId: number): Promise<string> {
+  const row = await db.selectFrom('knowledge_bases').select('search_language').where('id', '=', knowledgeBaseId).executeTakeFirst();
+  return row?.search_language ?? 'english';
+}
+
+/**
+ * Writes the postings of chunks already analysed (their rows carry `index_length` already) and
+ * adds them to the knowledge base's totals; call inside the transaction that inserted them.
+ */
+export async function insertPostings(
+  db: Kysely<Database>,
+  knowledgeBaseId: number,
+  chunks: ReadonlyArray<{ id: number; analysed: AnalysedChunk }>,
+): Promise<void> {
+  let rows: KnowledgePostingsTable[] = [];
+  let lengthTotal = 0;
+  for (const { id, analysed } of chunks) {
+    lengthTotal += analysed.length;
+    for (const [term, frequency] of analysed.frequencies) {
+      rows.push({ knowledge_base_id: knowledgeBaseId, term, chunk_id: id, frequency, length: analysed.length });
+      if (rows.length >= POSTINGS_INSERT_BATCH) {
+        await db.insertInto('kb_postings').values(rows).execute();
+        rows = [];
+        // Synchronous statements on SQLite: let the event loop turn between batches (see insertChunks).
+        await yieldToEventLoop();
+      }
+    }
+  }
+  if (rows.length > 0) await db.insertInto('kb_postings').values(rows).execute();
+  if (chunks.length === 0) return;
+  await db
+    .updateTable('knowledge_bases')
+    .set((eb) => ({
+      index_chunk_count: eb('index_chunk_count', '+', chunks.length),
+      index_length_total: eb('index_length_total', '+', lengthTotal),
+    }))
+    .where('id', '=', knowledgeBaseId)
+    .execute();
+}
+
+/** Chunks the reindex job takes per transaction: short enough not to hold SQLite's writer for long. */
+export const REINDEX_BATCH = 500;
+
+export interface ReindexStep {
+  knowledgeBaseId: number;
+  chunksDone: number;
+  finished: boolean;
+}
+
+/** Removes chunks from the index (postings and totals) without deleting them, for reindexing them. */
+async function unindexChunks(db: Kysely<Database>, knowledgeBaseId: number, chunkIds: readonly number[]): Promise<void> {
+  const indexed = await db
+    .selectFrom('kb_chunks')
+    .select((eb) => [
+      eb.fn.count<number | string>('index_length').as('chunks'),
+      eb.fn.sum<number | string | null>('index_length').as('length'),
+    ])
+    .where('id', 'in', chunkIds)
+    .executeTakeFirstOrThrow();
+  await db.deleteFrom('kb_postings').where('chunk_id', 'in', chunkIds).execute();
+  const chunks = Number(indexed.chunks);
+  if (chunks === 0) return;
+  const length = Number(indexed.length ?? 0);
+  await db
+    .updateTable('knowledge_bases')
+    .set((eb) => ({ index_chunk_count: eb('index_chunk_count', '-', chunks), index_length_total: eb('index_length_total', '-', length) }))
+    .where('id', '=', knowledgeBaseId)
+    .execute();
+}
+
+/**
+ * One step of the reindex job: the next REINDEX_BATCH chunks of the first knowledge base waiting
+ * for it, indexed anew in its current language in one transaction; undefined when none waits. The
+ * step first moves the cursor on only if it is still where it was read, so two runners never redo
+ * one batch, and a language changed meanwhile (cursor back to 0) starts the job over.
+ */
+export async function reindexNextBatch(db: Kysely<Database>, batchSize: number = REINDEX_BATCH): Promise<ReindexStep | undefined> {
+  const waiting = await db
+    .selectFrom('knowledge_bases')
+    .select(['id', 'reindex_cursor', 'search_language'])
+    .where('reindex_cursor', 'is not', null)
+    .where('deleted_at', 'is', null)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  if (waiting === undefined || waiting.reindex_cursor === null) return undefined;
+  const { id: knowledgeBaseId, reindex_cursor: cursor, search_language: language } = waiting;
+  return db.transaction().execute(async (transaction) => {
+    const chunks = await transaction
+      .selectFrom('kb_chunks')
+      .select(['id', 'text', 'metadata'])
+      .where('knowledge_base_id', '=', knowledgeBaseId)
+      .where('id', '>', cursor)
+      .orderBy('id')
+      .limit(batchSize)
+      .execute();
+    const finished = chunks.length < batchSize;
+    const claimed = await transaction
+      .updateTable('knowledge_bases')
+      .set((eb) => ({
+        reindex_cursor: finished ? null : chunks[chunks.length - 1]!.id,
+        reindex_done: finished ? 0 : eb('reindex_done', '+', chunks.length),
+      }))
+      .where('id', '=', knowledgeBaseId)
+      .where('reindex_cursor', '=', cursor)
+      .where('search_language', '=', language)
+      .executeTakeFirst();
+    if (Number(claimed.numUpdatedRows) === 0 || chunks.length === 0) return { knowledgeBaseId, chunksDone: 0, finished };
+    const ids = chunks.map((chunk) => chunk.id);
+    await unindexChunks(transaction, knowledgeBaseId, ids);
+    const analyzer = textAnalyzer(language);
+    const analysed = chunks.map((chunk) => ({ id: chunk.id, analysed: analyseChunk(analyzer, chunk.text, chunk.metadata) }));
+    for (const { id, analysed: chunk } of analysed) {
+      await transaction.updateTable('kb_chunks').set({ index_length: chunk.length }).where('id', '=', id).execute();
+    }
+    await insertPostings(transaction, knowledgeBaseId, analysed);
+    return { knowledgeBaseId, chunksDone: chunks.length, finished };
+  });
+}
+
+/** A knowledge base's full-text index as the API shows it: ready, or reindexing with its progress. */
+export function searchIndexState(record: { reindex_cursor: number | null; reindex_done: number; chunk_count: number }): {
+  state: 'ready' | 'reindexing';
+  chunks_done: number;
+  chunks_total: number;
+} {
+  const total = record.chunk_count;
+  if (record.reindex_cursor === null) return { state: 'ready', chunks_done: total, chunks_total: total };
+  return { state: 'reindexing', chunks_done: Math.min(record.reindex_done, total), chunks_total: total };
+}
