@@ -1,0 +1,141 @@
+/**
+ * Proves, on both stores, that a knowledge base's full-text ranking and similarities come from its
+ * own chunks alone (adding an unrelated knowledge base with the same words changes nothing), that
+ * its search language stems inflected forms (Spanish, Catalan, Basque; English as before), and
+ * that changing the language reindexes it through the reindex job, with progress, and keeps the
+ * totals true when chunks are deleted.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootstrapAdmin } from '../src/auth/admin-bootstrap.js';
+import { searchChunksFullText } from '../src/store/chunk-search-repository.js';
+import { deleteDocumentChunks, insertChunks, insertDocument, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
+import { reindexNextBatch } from '../src/store/search-index-repository.js';
+import { openStore, type Store } from '../src/store/store.js';
+import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
+import { possiblyUnset } from './support/possibly-unset.js';
+
+const ASTRONOMY = [
+  'The telescope observed a distant galaxy and its bright stars.',
+  'Stars form in clouds of gas and dust inside a galaxy.',
+  'A comet has a tail of gas that points away from the sun.',
+  'Planets orbit stars; the telescope measured their orbits.',
+];
+
+describe.each(TEST_DIALECTS)('full-text search on %s', (dialect) => {
+  let database: TestDatabase;
+  let store: Store;
+  let admin: { id: number; organization_id: number };
+
+  const newBase = (name: string, searchLanguage?: string) =>
+    insertKnowledgeBase(store.db, {
+      ownerId: admin.id,
+      organizationId: admin.organization_id,
+      name,
+      description: '',
+      chunkSize: 1000,
+      chunkOverlap: 200,
+      ...(searchLanguage !== undefined && { searchLanguage }),
+    });
+  const addDocument = async (knowledgeBaseId: number, texts: readonly string[]) => {
+    const documentId = await insertDocument(store.db, {
+      knowledgeBaseId,
+      fileName: 'notes.md',
+      contentType: 'text/markdown',
+      sizeBytes: 100,
+      sourceUrl: null,
+      status: 'completed',
+      metadata: {},
+    });
+    await store.db.transaction().execute((transaction) =>
+      insertChunks(
+        transaction,
+        documentId,
+        texts.map((text, index) => ({ knowledge_base_id: knowledgeBaseId, chunk_index: index, text, metadata: '{}' })),
+      ),
+    );
+    return documentId;
+  };
+  const search = (knowledgeBaseId: number, query: string) =>
+    searchChunksFullText(store.db, { dialect, knowledgeBaseIds: [knowledgeBaseId], query, limit: 10 });
+
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect);
+    store = await openStore({ databaseUrl: database.databaseUrl, dataDirectory: database.dataDirectory, poolSize: 2 });
+    await bootstrapAdmin(store.db, 'fts-admin@merino.test', 'fts-admin-password');
+    admin = await store.db.selectFrom('users').select(['id', 'organization_id']).executeTakeFirstOrThrow();
+  });
+
+  afterAll(async () => {
+    await possiblyUnset(store)?.close();
+    await possiblyUnset(database)?.drop();
+  });
+
+  it('gives a knowledge base the same results and similarities whatever other knowledge bases hold', async () => {
+    const astronomy = await newBase('Astronomy');
+    await addDocument(astronomy, ASTRONOMY);
+    const queries = ['telescope stars', 'gas in a galaxy', 'comet tail sun'];
+    const before = await Promise.all(queries.map((query) => search(astronomy, query)));
+    const crowd = await newBase('Crowd');
+    await addDocument(
+      crowd,
+      Array.from({ length: 60 }, (_, index) => `stars and gas, ${index} telescope stars galaxy galaxy, sun sun sun`),
+    );
+    const after = await Promise.all(queries.map((query) => search(astronomy, query)));
+    expect(after).toEqual(before);
+    expect(before[0]!.length).toBeGreaterThan(0);
+    for (const hit of before.flat()) expect(hit.similarity > 0 && hit.similarity < 1).toBe(true);
+  });
+
+  it('matches inflected forms in Spanish, Catalan and Basque, and keeps English stemming', async () => {
+    const cases = [
+      { language: 'spanish', text: 'Las universidades públicas organizan cursos de programación.', query: 'universidad programar' },
+      { language: 'catalan', text: 'Les escoles de la ciutat ofereixen classes de música.', query: 'escola' },
+      { language: 'basque', text: 'Etxeetan liburu asko daude.', query: 'etxe liburua' },
+      { language: 'english', text: 'Cells divide by mitosis, producing two identical daughter cells.', query: 'dividing cell' },
+    ];
+    for (const { language, text, query } of cases) {
+      const knowledgeBaseId = await newBase(`In ${language}`, language);
+      await addDocument(knowledgeBaseId, [text, 'Unrelated words here.']);
+      expect((await search(knowledgeBaseId, query))[0]?.text, language).toBe(text);
+    }
+    const plain = await newBase('No language', 'none');
+    await addDocument(plain, ['Las universidades públicas.']);
+    expect(await search(plain, 'universidad')).toEqual([]);
+    expect((await search(plain, 'universidades'))[0]?.text).toBe('Las universidades públicas.');
+  });
+
+  it('reindexes a knowledge base in its new language batch by batch, with progress, and keeps its totals true', async () => {
+    const knowledgeBaseId = await newBase('Relabelled');
+    const texts = Array.from({ length: 7 }, (_, index) => `Las universidades ${index} enseñan cursos.`);
+    const documentId = await addDocument(knowledgeBaseId, texts);
+    expect(await search(knowledgeBaseId, 'enseñar')).toEqual([]);
+    await store.db
+      .updateTable('knowledge_bases')
+      .set({ search_language: 'spanish', reindex_cursor: 0, reindex_done: 0 })
+      .where('id', '=', knowledgeBaseId)
+      .execute();
+    const progress: number[] = [];
+    for (;;) {
+      const step = await reindexNextBatch(store.db, 3);
+      if (step === undefined) break;
+      const row = await store.db
+        .selectFrom('knowledge_bases')
+        .select('reindex_done')
+        .where('id', '=', knowledgeBaseId)
+        .executeTakeFirstOrThrow();
+      progress.push(row.reindex_done);
+    }
+    expect(progress).toEqual([3, 6, 0]);
+    expect(await search(knowledgeBaseId, 'enseñar')).toHaveLength(7);
+    const totals = () =>
+      store.db
+        .selectFrom('knowledge_bases')
+        .select(['index_chunk_count', 'index_length_total'])
+        .where('id', '=', knowledgeBaseId)
+        .executeTakeFirstOrThrow();
+    expect((await totals()).index_chunk_count).toBe(7);
+    await store.db.transaction().execute((transaction) => deleteDocumentChunks(transaction, documentId));
+    expect(await totals()).toEqual({ index_chunk_count: 0, index_length_total: 0 });
+    expect(await store.db.selectFrom('kb_postings').select('term').where('knowledge_base_id', '=', knowledgeBaseId).execute()).toEqual([]);
+  });
+});
