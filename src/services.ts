@@ -25,7 +25,8 @@ import { HealthService } from './health/health-service.js';
 import { ServerDrain } from './health/server-drain.js';
 import { runnerOwnerName } from './ingestion/runner-identity.js';
 import { IngestionRunner } from './ingestion/ingestion-runner.js';
-import { ingestionRunnerBoundsOf } from './ingestion/ingestion-runner-settings.js';
+import { graphStageOf, ingestionRunnerBoundsOf } from './ingestion/ingestion-runner-settings.js';
+import { smallFastModelForUploads } from './completions/tool-models.js';
 import { KnowledgeBaseService } from './knowledge/knowledge-base-service.js';
 import { KnowledgeDocumentService, knowledgeDocumentStorage } from './knowledge/knowledge-document-service.js';
 import { KnowledgeJobEventService } from './knowledge/knowledge-job-events.js';
@@ -179,6 +180,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     knowledgeServerFor: (organizationId) => providerSettings.knowledgeServerFor(organizationId),
     knowledgeServerTimeoutMilliseconds: settings.knowledgeServerTimeoutMilliseconds,
     knowledgeServerResponseBytesMaximum: settings.knowledgeServerResponseBytesMaximum,
+    smallFastModelFor: (organizationId) => providerSettings.smallFastModelFor(organizationId),
   });
   const rateLimiter = new RateLimiter(store.db, settings);
   const rubrics = new RubricService(store.db);
@@ -382,6 +384,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       storage: documentStorage,
       embedder,
       ...ingestionRunnerBoundsOf(settings),
+      graph: graphStageOf(settings, smallFastModelForUploads({ settings, registries, providerSettings, runRecords })),
     }),
     completions,
     ...createChatServices({

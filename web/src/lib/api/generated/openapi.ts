@@ -16528,6 +16528,14 @@ export interface paths {
                                     /** @description the length of its vectors; null until the first are stored */
                                     dimensions: number | null;
                                 } | null;
+                                /** @description its entity graph (docs/graph-search.md): whether ingestion builds it, and whether it can (a small fast model is set) */
+                                graph: {
+                                    enabled: boolean;
+                                    /** @description false when the organization names no small fast model: no graph is built then */
+                                    available: boolean;
+                                    /** @description why it is not available, in words for its owner; null when it is */
+                                    unavailable_reason: string | null;
+                                };
                                 document_count: number;
                                 chunk_count: number;
                                 /** @description ISO 8601 date and time */
@@ -16640,6 +16648,10 @@ export interface paths {
                         language?: string | null;
                         chunk_size?: number;
                         chunk_overlap?: number;
+                        /** @description Build an entity graph of its documents with the organization's small fast model, for the `graph_search` tool; off by default. Needs a small fast model (409 `no_small_fast_model` without one); applies to documents ingested from then on. */
+                        graph?: {
+                            enabled: boolean;
+                        };
                         /** @description Also embed the chunks with this model of the organization's provider, for vector and hybrid search. Fixed at creation. */
                         embeddings?: {
                             /** @enum {string} */
@@ -16676,6 +16688,14 @@ export interface paths {
                                 /** @description the length of its vectors; null until the first are stored */
                                 dimensions: number | null;
                             } | null;
+                            /** @description its entity graph (docs/graph-search.md): whether ingestion builds it, and whether it can (a small fast model is set) */
+                            graph: {
+                                enabled: boolean;
+                                /** @description false when the organization names no small fast model: no graph is built then */
+                                available: boolean;
+                                /** @description why it is not available, in words for its owner; null when it is */
+                                unavailable_reason: string | null;
+                            };
                             document_count: number;
                             chunk_count: number;
                             /** @description ISO 8601 date and time */
@@ -16818,6 +16838,14 @@ export interface paths {
                                 /** @description the length of its vectors; null until the first are stored */
                                 dimensions: number | null;
                             } | null;
+                            /** @description its entity graph (docs/graph-search.md): whether ingestion builds it, and whether it can (a small fast model is set) */
+                            graph: {
+                                enabled: boolean;
+                                /** @description false when the organization names no small fast model: no graph is built then */
+                                available: boolean;
+                                /** @description why it is not available, in words for its owner; null when it is */
+                                unavailable_reason: string | null;
+                            };
                             document_count: number;
                             chunk_count: number;
                             /** @description ISO 8601 date and time */
@@ -17033,6 +17061,10 @@ export interface paths {
                         visibility?: "private" | "organization";
                         /** @description the language of its material, a BCP-47 tag such as `en`, `es`, `ca` or `eu`; null or absent: not said */
                         language?: string | null;
+                        /** @description Build an entity graph of its documents with the organization's small fast model, for the `graph_search` tool; off by default. Needs a small fast model (409 `no_small_fast_model` without one); applies to documents ingested from then on. */
+                        graph?: {
+                            enabled: boolean;
+                        };
                     };
                 };
             };
@@ -17063,6 +17095,14 @@ export interface paths {
                                 /** @description the length of its vectors; null until the first are stored */
                                 dimensions: number | null;
                             } | null;
+                            /** @description its entity graph (docs/graph-search.md): whether ingestion builds it, and whether it can (a small fast model is set) */
+                            graph: {
+                                enabled: boolean;
+                                /** @description false when the organization names no small fast model: no graph is built then */
+                                available: boolean;
+                                /** @description why it is not available, in words for its owner; null when it is */
+                                unavailable_reason: string | null;
+                            };
                             document_count: number;
                             chunk_count: number;
                             /** @description ISO 8601 date and time */
