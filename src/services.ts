@@ -371,6 +371,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       bytesMaximum: settings.webPageBytesMaximum,
       timeoutMilliseconds: settings.webPageTimeoutMilliseconds,
       redirectsMaximum: settings.webPageRedirectsMaximum,
+      youtubeBaseUrl: settings.youtubeBaseUrl,
     }),
     knowledgeJobEvents: new KnowledgeJobEventService({
       db: store.db,

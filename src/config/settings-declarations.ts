@@ -1001,6 +1001,12 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 100,
     maximum: 1_000_000,
   }),
+  /** Configurable so tests can point at a fake speaking YouTube's caption formats. */
+  youtubeBaseUrl: urlSetting({
+    variable: 'YOUTUBE_BASE_URL',
+    meaning: "where a YouTube video's caption list and captions are read when its address is added to a knowledge base",
+    defaultText: 'https://www.youtube.com',
+  }),
   outboundAllowedHosts: {
     variable: 'OUTBOUND_ALLOWED_HOSTS',
     meaning:
