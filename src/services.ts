@@ -30,6 +30,7 @@ import { smallFastModelForUploads } from './completions/tool-models.js';
 import { KnowledgeBaseService } from './knowledge/knowledge-base-service.js';
 import { KnowledgeDocumentService, knowledgeDocumentStorage } from './knowledge/knowledge-document-service.js';
 import { KnowledgeJobEventService } from './knowledge/knowledge-job-events.js';
+import { webPageReadingOf } from './knowledge/web-page-reading-settings.js';
 import { KnowledgePassageService } from './knowledge/knowledge-passage-service.js';
 import { WebPageDocuments } from './knowledge/web-page-documents.js';
 import { organizationEmbedder } from './retrieval/organization-embedder.js';
@@ -366,13 +367,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     knowledgeBases,
     knowledgePassages,
     knowledgeDocuments,
-    webPageDocuments: new WebPageDocuments(knowledgeDocuments, {
-      fetch: outbound.fetchFor('url'),
-      bytesMaximum: settings.webPageBytesMaximum,
-      timeoutMilliseconds: settings.webPageTimeoutMilliseconds,
-      redirectsMaximum: settings.webPageRedirectsMaximum,
-      youtubeBaseUrl: settings.youtubeBaseUrl,
-    }),
+    webPageDocuments: new WebPageDocuments(knowledgeDocuments, webPageReadingOf(settings, outbound.fetchFor('url'))),
     knowledgeJobEvents: new KnowledgeJobEventService({
       db: store.db,
       pollMilliseconds: settings.jobEventPollMilliseconds,
