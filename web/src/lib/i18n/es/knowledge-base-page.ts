@@ -20,6 +20,12 @@ export const knowledgeBasePage: CatalogueArea<typeof english> = {
   languageCodeHint: 'Una etiqueta de idioma como "fr", "de" o "pt-BR".',
   languageOfMaterial: 'Idioma: {{language}}',
   saveLanguage: 'Guardar idioma',
+  graph: 'Construir un grafo de entidades',
+  graphHint:
+    'El modelo pequeño y rápido lee las personas, lugares e ideas de cada documento nuevo, para la herramienta de búsqueda en el grafo.',
+  graphUnavailable:
+    'Grafo de entidades: no disponible, porque la organización no indica un modelo pequeño y rápido; un administrador puede elegirlo.',
+  graphOn: 'Grafo de entidades: se construye para los documentos nuevos',
   saved: 'Guardado.',
   saveFailed: 'No se pudo guardar: {{message}}',
   uploadTitle: 'Añadir documentos',
