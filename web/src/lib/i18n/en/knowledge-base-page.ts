@@ -28,7 +28,8 @@ export const knowledgeBasePage = {
   dropHere: 'Drop files here, or choose them:',
   acceptedTypes: 'Text (.txt), Markdown (.md), web pages (.html), PDF and Word (.docx) files, and video captions (.vtt, .srt).',
   webPageLabel: 'Web page address',
-  webPageHint: 'Or add a public web page, such as https://example.org/article: its text is indexed and its passages link to it.',
+  webPageHint:
+    "Or add a public web page or video, such as https://example.org/article or a YouTube address: a page's text, or a video's captions, is indexed and its passages link to it (a video's, to the moment they are said).",
   webPageRequired: 'Give the address of the page.',
   addWebPage: 'Add web page',
   addingWebPage: 'Reading the page…',
