@@ -36,6 +36,17 @@ const searchLanguageSchema = {
     'how full-text search reads its text: the Snowball stemmer and stop words of this language, or `none` (whole words). Absent at creation: from `language` where it names one of these, else `english`. Changing it reindexes the knowledge base in the background.',
 } as const;
 
+/** The entity-graph option of a knowledge base as it is set (docs/graph-search.md). */
+const graphSettingSchema = {
+  type: 'object',
+  description:
+    "Build an entity graph of its documents with the organization's small fast model, for the `graph_search` tool; off by default. " +
+    'Needs a small fast model (409 `no_small_fast_model` without one); applies to documents ingested from then on.',
+  required: ['enabled'],
+  additionalProperties: false,
+  properties: { enabled: { type: 'boolean' } },
+} as const;
+
 export const newKnowledgeBaseSchema = {
   type: 'object',
   required: ['name'],
@@ -47,6 +58,7 @@ export const newKnowledgeBaseSchema = {
     search_language: searchLanguageSchema,
     chunk_size: { type: 'integer', ...CHUNK_SIZE_RANGE },
     chunk_overlap: { type: 'integer', minimum: 0, maximum: CHUNK_SIZE_RANGE.maximum - 1 },
+    graph: graphSettingSchema,
     embeddings: {
       type: 'object',
       description: "Also embed the chunks with this model of the organization's provider, for vector and hybrid search. Fixed at creation.",
@@ -73,6 +85,7 @@ export const knowledgeBasePatchSchema = {
     visibility: { type: 'string', enum: ['private', 'organization'] },
     language: languageSchema,
     search_language: searchLanguageSchema,
+    graph: graphSettingSchema,
   },
 } as const;
 
@@ -136,6 +149,17 @@ export function knowledgeBaseViewSchema(description: string) {
         required: ['connector', 'model', 'dimensions'],
         additionalProperties: false,
       },
+      graph: {
+        type: 'object',
+        description: 'its entity graph (docs/graph-search.md): whether ingestion builds it, and whether it can (a small fast model is set)',
+        properties: {
+          enabled: { type: 'boolean' },
+          available: { type: 'boolean', description: 'false when the organization names no small fast model: no graph is built then' },
+          unavailable_reason: { type: ['string', 'null'], description: 'why it is not available, in words for its owner; null when it is' },
+        },
+        required: ['enabled', 'available', 'unavailable_reason'],
+        additionalProperties: false,
+      },
       document_count: { type: 'integer' },
       chunk_count: { type: 'integer' },
       created_at: timestampSchema,
@@ -154,6 +178,7 @@ export function knowledgeBaseViewSchema(description: string) {
       'chunk_size',
       'chunk_overlap',
       'embeddings',
+      'graph',
       'document_count',
       'chunk_count',
       'created_at',

@@ -1,6 +1,7 @@
 /** Knowledge bases, their documents and chunks: the rows ingestion writes and retrieval reads. */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { deleteKnowledgeBaseGraph } from './entity-graph-repository.js';
 import type { KnowledgeBaseListScope } from './list-scopes.js';
 import { precompiledQuery } from './precompiled-query.js';
 import { containsText, searchText } from './search-pattern.js';
@@ -28,6 +29,8 @@ export interface NewKnowledgeBase {
   searchLanguage?: string;
   /** How its chunks are embedded; absent, it is searched by full text only. */
   embedding?: { connector: EmbeddingConnector; model: string };
+  /** Whether ingestion builds its entity graph (docs/graph-search.md). */
+  graphEnabled?: boolean;
 }
 
 export async function insertKnowledgeBase(db: Kysely<Database>, knowledgeBase: NewKnowledgeBase): Promise<number> {
@@ -47,6 +50,7 @@ export async function insertKnowledgeBase(db: Kysely<Database>, knowledgeBase: N
       embedding_model: knowledgeBase.embedding?.model ?? null,
       language: knowledgeBase.language ?? null,
       ...(knowledgeBase.searchLanguage !== undefined && { search_language: knowledgeBase.searchLanguage }),
+      graph_enabled: knowledgeBase.graphEnabled === true ? 1 : 0,
       created_at: timestamp,
       updated_at: timestamp,
       deleted_at: null,
@@ -224,12 +228,13 @@ export async function updateKnowledgeBase(
     .execute();
 }
 
-/** Removes a knowledge base's ingestion jobs, documents and chunks (and so their index entries and embeddings) and marks it deleted. */
+/** Removes a knowledge base's ingestion jobs, entity graph, documents and chunks (and so their index entries and embeddings) and marks it deleted. */
 export async function deleteKnowledgeBaseContents(
   db: Kysely<Database>,
   current: Pick<KnowledgeBaseRecord, 'id' | 'name' | 'description'>,
 ): Promise<void> {
   await db.deleteFrom('ingestion_jobs').where('knowledge_base_id', '=', current.id).execute();
+  await deleteKnowledgeBaseGraph(db, current.id);
   await db.deleteFrom('kb_chunks').where('knowledge_base_id', '=', current.id).execute();
   await db.deleteFrom('kb_documents').where('knowledge_base_id', '=', current.id).execute();
   await updateKnowledgeBase(db, current, { deleted_at: nowTimestamp() });

@@ -316,6 +316,8 @@ export interface KnowledgeBasesTable {
   reindex_cursor: number | null;
   /** Chunks the running reindex has done: its progress. */
   reindex_done: Generated<number>;
+  /** 1 when ingestion builds its entity graph (docs/graph-search.md), 0 when not. */
+  graph_enabled: Generated<number>;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
@@ -367,6 +369,33 @@ export interface KnowledgePostingsTable {
   frequency: number;
   /** The chunk's field-weighted length, repeated here so a search reads the index alone. */
   length: number;
+}
+
+/** An entity of a knowledge base's graph, once per normalised name (docs/graph-search.md). */
+export interface GraphEntitiesTable {
+  id: Generated<number>;
+  knowledge_base_id: number;
+  /** Lower case, accents and punctuation gone, spaces single: what a question's words are matched against. */
+  normalized_name: string;
+  display_name: string;
+  type: string;
+}
+
+/** An entity read from a chunk: deleting the chunk deletes the mention. */
+export interface GraphMentionsTable {
+  entity_id: number;
+  chunk_id: number;
+  knowledge_base_id: number;
+}
+
+/** A relation between two entities, as the chunk `chunk_id` states it. */
+export interface GraphRelationsTable {
+  id: Generated<number>;
+  knowledge_base_id: number;
+  from_entity_id: number;
+  to_entity_id: number;
+  label: string;
+  chunk_id: number;
 }
 
 export interface KnowledgeChunkEmbeddingsTable {
@@ -776,6 +805,9 @@ export interface Database {
   kb_chunks: KnowledgeChunksTable;
   kb_chunk_embeddings: KnowledgeChunkEmbeddingsTable;
   kb_postings: KnowledgePostingsTable;
+  kb_graph_entities: GraphEntitiesTable;
+  kb_graph_mentions: GraphMentionsTable;
+  kb_graph_relations: GraphRelationsTable;
   ingestion_jobs: IngestionJobsTable;
   usage_logs: UsageLogsTable;
   usage_daily: UsageDailyTable;

@@ -13,10 +13,12 @@
 //   /gone                                             404
 //   /robots.txt                                       asks every robot to keep out of /members/
 //   /members/grades                                   a page robots.txt keeps robots from
+//   /videos/…, /captions/…                            video pages with caption tracks (fake-video-pages.ts)
 //
 // Every request is recorded, so a test can tell which pages were fetched.
 import type http from 'node:http';
 import { appendBounded, listenOnLoopback, pause, writeFlushed, type RecordedRequest } from './fake-http.js';
+import { answerVideoPath } from './fake-video-pages.js';
 
 export interface FakeWebSite {
   origin: string;
@@ -106,6 +108,7 @@ export async function startFakeWebSite(options: { hugeBytes: number }): Promise<
       sendHtml(response, article);
       return;
     }
+    if (await answerVideoPath(url.pathname, response, { hugeBytes: options.hugeBytes, shutdown })) return;
     switch (url.pathname) {
       case '/notes.txt': {
         const text = 'Revision notes.\n\nPhotosynthesis makes glucose and oxygen from light, water and carbon dioxide.\n';

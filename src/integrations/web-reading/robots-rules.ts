@@ -7,7 +7,7 @@
  */
 import robotsParserModule from 'robots-parser';
 import { AppError } from '../../errors/app-error.js';
-import { startDeadline, type OutboundFetch } from '../../pipeline/plugin-api.js';
+import { outboundRefusalIn, startDeadline, type OutboundFetch } from '../../pipeline/plugin-api.js';
 import { readBoundedText } from '../integration-request.js';
 
 // The package is CommonJS whose module.exports is the parser; its types describe it as an ES default export.
@@ -54,6 +54,9 @@ export async function checkRobotsRules(page: URL, check: RobotsCheck): Promise<v
     text = text.slice(0, ROBOTS_BYTES_MAXIMUM);
   } catch (error) {
     if (error instanceof AppError && error.code === 'unreadable_document') throw error;
+    // A private address is refused for what it is, not as a site failing to send its rules.
+    if (outboundRefusalIn(error) !== undefined)
+      throw new AppError('upstream_refused', `Refused: ${page.host} is a private or internal address.`);
     throw refusal(page, 'did not send its robots.txt, which means no page may be read');
   } finally {
     deadline.clear();
