@@ -7,7 +7,7 @@
  * chunks unindexes them by trigger (migration 0094), whatever deletes them.
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { termFrequencies, textAnalyzer, type TextAnalyzer } from './text-analysis.js';
 import type { Database, KnowledgePostingsTable } from './schema.js';
 
@@ -93,6 +93,25 @@ export async function insertPostings(
     .execute();
 }
 
+/**
+ * Indexes chunks already stored (their `index_length` is set in one statement, then their postings
+ * and totals are written), for the reindex job and the upgrade to migration 0094; call inside a
+ * transaction, with the chunks unindexed.
+ */
+export async function indexStoredChunks(
+  db: Kysely<Database>,
+  knowledgeBaseId: number,
+  chunks: ReadonlyArray<{ id: number; analysed: AnalysedChunk }>,
+): Promise<void> {
+  if (chunks.length === 0) return;
+  const lengthOf = sql.join(
+    chunks.map(({ id, analysed }) => sql`when ${id} then cast(${analysed.length} as double precision)`),
+    sql` `,
+  );
+  await sql`update kb_chunks set index_length = case id ${lengthOf} end where id in (${sql.join(chunks.map(({ id }) => id))})`.execute(db);
+  await insertPostings(db, knowledgeBaseId, chunks);
+}
+
 /** Chunks the reindex job takes per transaction: short enough not to hold SQLite's writer for long. */
 export const REINDEX_BATCH = 500;
 
@@ -165,10 +184,7 @@ export async function reindexNextBatch(db: Kysely<Database>, batchSize: number =
     await unindexChunks(transaction, knowledgeBaseId, ids);
     const analyzer = textAnalyzer(language);
     const analysed = chunks.map((chunk) => ({ id: chunk.id, analysed: analyseChunk(analyzer, chunk.text, chunk.metadata) }));
-    for (const { id, analysed: chunk } of analysed) {
-      await transaction.updateTable('kb_chunks').set({ index_length: chunk.length }).where('id', '=', id).execute();
-    }
-    await insertPostings(transaction, knowledgeBaseId, analysed);
+    await indexStoredChunks(transaction, knowledgeBaseId, analysed);
     return { knowledgeBaseId, chunksDone: chunks.length, finished };
   });
 }

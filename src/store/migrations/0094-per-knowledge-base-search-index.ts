@@ -7,11 +7,44 @@
  * Deleting chunks removes their postings and takes them off the totals by trigger, on every path.
  *
  * The old shared index (FTS5 table on SQLite, tsvector column on PostgreSQL) is dropped: nothing
- * reads it any more and it slowed every insert. Existing knowledge bases keep English and are
- * queued for reindexing (cursor 0); the search-index job indexes their chunks in batches.
+ * reads it any more and it slowed every insert. Existing knowledge bases keep English, and the
+ * migration indexes every existing chunk itself, in batches, before the server answers: a search
+ * is never made against a half-built index, so no knowledge base is unsearchable after the upgrade
+ * (docs/knowledge-bases.md says why this rather than queuing them for the reindex job).
  */
 import { sql, type Kysely, type Migration } from 'kysely';
 import type { Dialect } from '../dialect.js';
+import type { Database } from '../schema.js';
+import { analyseChunk, indexStoredChunks } from '../search-index-repository.js';
+import { DEFAULT_SEARCH_LANGUAGE, textAnalyzer } from '../text-analysis.js';
+
+/** Existing chunks analysed per batch: one read and a few writes each, and memory bounded whatever the store holds. */
+const UPGRADE_BATCH = 500;
+
+/** Indexes every chunk already stored, in English (what every existing knowledge base keeps), by ascending id. */
+async function indexExistingChunks(untyped: Kysely<unknown>): Promise<void> {
+  const db = untyped as unknown as Kysely<Database>;
+  const analyzer = textAnalyzer(DEFAULT_SEARCH_LANGUAGE);
+  let cursor = 0;
+  for (;;) {
+    const chunks = await db
+      .selectFrom('kb_chunks')
+      .select(['id', 'knowledge_base_id', 'text', 'metadata'])
+      .where('id', '>', cursor)
+      .orderBy('id')
+      .limit(UPGRADE_BATCH)
+      .execute();
+    if (chunks.length === 0) return;
+    const byKnowledgeBase = new Map<number, Array<{ id: number; analysed: ReturnType<typeof analyseChunk> }>>();
+    for (const chunk of chunks) {
+      const group = byKnowledgeBase.get(chunk.knowledge_base_id) ?? [];
+      group.push({ id: chunk.id, analysed: analyseChunk(analyzer, chunk.text, chunk.metadata) });
+      byKnowledgeBase.set(chunk.knowledge_base_id, group);
+    }
+    for (const [knowledgeBaseId, group] of byKnowledgeBase) await indexStoredChunks(db, knowledgeBaseId, group);
+    cursor = chunks[chunks.length - 1]!.id;
+  }
+}
 
 async function addColumns(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   const real = dialect === 'postgres' ? 'double precision' : 'real';
@@ -81,8 +114,7 @@ export function perKnowledgeBaseSearchIndexMigration(dialect: Dialect): Migratio
       await addColumns(db, dialect);
       if (dialect === 'postgres') await createPostingsPostgres(db);
       else await createPostingsSqlite(db);
-      await sql`update knowledge_bases set reindex_cursor = 0
-        where deleted_at is null and exists (select 1 from kb_chunks where kb_chunks.knowledge_base_id = knowledge_bases.id)`.execute(db);
+      await indexExistingChunks(db);
     },
   };
 }

@@ -1,0 +1,130 @@
+/**
+ * Migration 0094 on both dialects, over a store migrated to 0091 holding two knowledge bases whose
+ * chunks were written under the old shared full-text index: right after the upgrade, with no
+ * reindex job run, each answers full-text searches from its own chunks, its statistics count every
+ * chunk, and nothing is left waiting for the reindex job.
+ */
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { searchChunksFullText } from '../src/store/chunk-search-repository.js';
+import { allMigrations } from '../src/store/migrations/index.js';
+import { insertOrganization } from '../src/store/organizations-repository.js';
+import type { Database } from '../src/store/schema.js';
+import { reindexNextBatch } from '../src/store/search-index-repository.js';
+import { SQLITE_FILE_NAME } from '../src/store/store.js';
+import { insertUser } from '../src/store/users-repository.js';
+import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
+
+const BEFORE = '0091-entity-graph';
+const AT = '2025-01-01T00:00:00.000Z';
+
+const ASTRONOMY = [
+  'The telescope observed a distant galaxy and its bright stars.',
+  'Stars form in clouds of gas and dust inside a galaxy.',
+  'A comet has a tail of gas that points away from the sun.',
+];
+const COOKING = ['Knead the dough and let the bread rise overnight.', 'Simmer the tomatoes with garlic for the sauce.'];
+
+function openRaw(database: TestDatabase, dialect: 'sqlite' | 'postgres'): Kysely<Database> {
+  if (dialect === 'sqlite') {
+    const connection = new SqliteDatabase(path.join(database.dataDirectory, SQLITE_FILE_NAME));
+    connection.pragma('foreign_keys = ON');
+    return new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
+  }
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.databaseUrl, max: 2 }) }) });
+}
+
+describe.each(TEST_DIALECTS)('migration 0094 on %s', (dialect) => {
+  let database: TestDatabase | undefined;
+  let db: Kysely<Database> | undefined;
+
+  afterEach(async () => {
+    await db?.destroy();
+    await database?.drop();
+    db = undefined;
+    database = undefined;
+  });
+
+  it('leaves every existing knowledge base searchable at once, with its own statistics', async () => {
+    database = await createTestDatabase(dialect);
+    db = openRaw(database, dialect);
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => allMigrations(dialect) } });
+    expect((await migrator.migrateTo(BEFORE)).error).toBeUndefined();
+    const organizationId = await insertOrganization(db, 'a', 'A');
+    const ownerId = await insertUser(db, {
+      organizationId,
+      email: 'a@merino.test',
+      name: 'A',
+      passwordHash: null,
+      role: 'creator',
+      isSystemAdmin: false,
+    });
+    // Written as the code before 0094 wrote them: no search columns, no postings.
+    const untyped = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+    const addKnowledgeBase = async (name: string, texts: readonly string[]) => {
+      const base = await untyped
+        .insertInto('knowledge_bases')
+        .values({
+          owner_id: ownerId,
+          organization_id: organizationId,
+          name,
+          description: '',
+          search_text: name,
+          visibility: 'private',
+          chunk_size: 1000,
+          chunk_overlap: 200,
+          created_at: AT,
+          updated_at: AT,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const document = await untyped
+        .insertInto('kb_documents')
+        .values({
+          knowledge_base_id: base.id,
+          file_name: `${name}.md`,
+          content_type: 'text/markdown',
+          size_bytes: 100,
+          status: 'completed',
+          chunk_count: texts.length,
+          metadata: '{}',
+          created_at: AT,
+          updated_at: AT,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      for (const [index, text] of texts.entries())
+        await untyped
+          .insertInto('kb_chunks')
+          .values({ knowledge_base_id: base.id, document_id: document.id, chunk_index: index, text, metadata: '{"title":"Notes"}' })
+          .execute();
+      return base.id as number;
+    };
+    const astronomy = await addKnowledgeBase('astronomy', ASTRONOMY);
+    const cooking = await addKnowledgeBase('cooking', COOKING);
+
+    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+
+    const search = (knowledgeBaseId: number, query: string) =>
+      searchChunksFullText(db!, { dialect, knowledgeBaseIds: [knowledgeBaseId], query, limit: 10 });
+    const galaxies = await search(astronomy, 'galaxies observed through telescopes');
+    expect(galaxies[0]?.text).toBe(ASTRONOMY[0]);
+    expect(galaxies.every((hit) => hit.knowledgeBaseId === astronomy)).toBe(true);
+    expect((await search(cooking, 'bread dough'))[0]?.text).toBe(COOKING[0]);
+    expect(await search(cooking, 'galaxy')).toEqual([]);
+
+    const bases = await db
+      .selectFrom('knowledge_bases')
+      .select(['id', 'search_language', 'index_chunk_count', 'reindex_cursor'])
+      .orderBy('id')
+      .execute();
+    expect(bases).toEqual([
+      { id: astronomy, search_language: 'english', index_chunk_count: ASTRONOMY.length, reindex_cursor: null },
+      { id: cooking, search_language: 'english', index_chunk_count: COOKING.length, reindex_cursor: null },
+    ]);
+    expect(await reindexNextBatch(db)).toBeUndefined();
+  });
+});
