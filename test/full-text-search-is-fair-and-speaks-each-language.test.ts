@@ -116,7 +116,7 @@ describe.each(TEST_DIALECTS)('full-text search on %s', (dialect) => {
       .execute();
     const progress: number[] = [];
     for (;;) {
-      const step = await reindexNextBatch(store.db, 3);
+      const step = await reindexNextBatch(store.db, { batchSize: 3 });
       if (step === undefined) break;
       const row = await store.db
         .selectFrom('knowledge_bases')

@@ -18,12 +18,25 @@ import type { WorkerOptions } from 'node:worker_threads';
 import { AppError, type ErrorCode } from '../errors/app-error.js';
 import type { Chunk, ChunkingOptions } from '../document-reading/chunking.js';
 import type { ExtractionLimits } from '../document-reading/extraction.js';
+import type { AnalysedChunk } from '../store/text-analysis.js';
 
 export interface DocumentTask {
   fileName: string;
   bytes: Uint8Array;
   limits: Partial<ExtractionLimits>;
   chunking: ChunkingOptions;
+  /** When set, the thread also analyses each chunk for full-text search, so none of it runs on the event loop. */
+  search?: SearchAnalysisTask;
+}
+
+export interface SearchAnalysisTask {
+  /** The knowledge base's `search_language`. */
+  language: string;
+  /** The document's title (its metadata's `title`), part of each chunk's title field, and its metadata's heading for chunks without one. */
+  title?: unknown;
+  heading?: unknown;
+  /** Chunks already stored, for the reindex job: only these are analysed, and the file (empty) is not read. */
+  stored?: Array<{ text: string; metadata: string }>;
 }
 
 /** What the parent posts: documents the thread processes one after another, answering for each. */
@@ -34,13 +47,15 @@ export interface WorkerRequest {
 /** What the worker posts for each document in turn: progress once the text is extracted, then one of the outcomes. */
 export type WorkerReply =
   | { kind: 'extracted' }
-  | { kind: 'done'; chunks: Chunk[]; pageCount?: number }
+  | { kind: 'done'; chunks: Chunk[]; pageCount?: number; analysed?: AnalysedChunk[] }
   | { kind: 'refused'; error: { code: ErrorCode; message: string; param: string | null; details: Record<string, unknown> | undefined } }
   | { kind: 'failed'; errorName: string };
 
 export interface ProcessedDocument {
   chunks: Chunk[];
   pageCount?: number;
+  /** Each chunk's (or each stored chunk's) full-text analysis, in order, when the task asked for it. */
+  analysed?: AnalysedChunk[];
 }
 
 export interface DocumentWorkerBudget {

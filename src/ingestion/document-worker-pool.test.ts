@@ -1,8 +1,9 @@
-// Proves the pool of long-lived document worker threads with real threads: small text documents share threads, each thread is replaced after INGESTION_WORKER_DOCUMENTS_MAX documents, and a document that breaks its heap cap fails alone, its thread replaced, while the other thread keeps serving the documents around it.
+// Proves the pool of long-lived document worker threads with real threads: small text documents share threads, chunks come back with their full-text analysis when asked (and stored chunks are analysed alone, for the reindex job), each thread is replaced after INGESTION_WORKER_DOCUMENTS_MAX documents, and a document that breaks its heap cap fails alone, its thread replaced, while the other thread keeps serving the documents around it.
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
 import type { DocumentTask } from './document-worker-contract.js';
 import { DocumentWorkerPool, type DocumentWorkerPoolOptions } from './document-worker-pool.js';
+import { analyseChunk, analyseFields, textAnalyzer } from '../store/text-analysis.js';
 
 const encoder = new TextEncoder();
 const ROOMY = { heapMegabytes: 256, residentMegabytes: 4096, timeoutMilliseconds: 60_000 };
@@ -33,6 +34,25 @@ describe('DocumentWorkerPool', () => {
       notes(30).map((_, index) => `Note ${index}: basalt cools into columns.`),
     );
     expect(threads.threadsStarted).toBeLessThanOrEqual(2);
+  });
+
+  it('analyses each chunk for full-text search in the thread, in the language asked, its title and heading weighted', async () => {
+    const threads = makePool({ threads: 1 });
+    const markdown = '# Las estrellas\n\nLas estrellas brillan en la galaxia.\n\n# Los cometas\n\nUn cometa tiene una cola de gas.';
+    const processed = await threads.process({
+      ...task('notas.md', markdown),
+      search: { language: 'spanish', title: 'Astronomía' },
+    });
+    const spanish = textAnalyzer('spanish');
+    expect(processed.analysed).toEqual(
+      processed.chunks.map((chunk) => analyseFields(spanish, chunk.text, ['Astronomía', chunk.heading].filter(Boolean).join('\n'))),
+    );
+    expect(processed.analysed![0]!.frequencies.get('estrell')).toBeGreaterThan(1);
+
+    const stored = [{ text: 'Las estrellas brillan.', metadata: '{"title":"Cielo"}' }];
+    const reindexed = await threads.process({ ...task('stored-chunks.txt', ''), search: { language: 'spanish', stored } });
+    expect(reindexed.chunks).toEqual([]);
+    expect(reindexed.analysed).toEqual([analyseChunk(spanish, stored[0]!.text, stored[0]!.metadata)]);
   });
 
   it('replaces a thread after the number of documents it may process (INGESTION_WORKER_DOCUMENTS_MAX)', async () => {

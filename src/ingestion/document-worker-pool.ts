@@ -218,7 +218,11 @@ export class DocumentWorkerPool {
         return;
       case 'done':
         this.finish(thread, () =>
-          document.resolve({ chunks: reply.chunks, ...(reply.pageCount !== undefined ? { pageCount: reply.pageCount } : {}) }),
+          document.resolve({
+            chunks: reply.chunks,
+            ...(reply.pageCount !== undefined ? { pageCount: reply.pageCount } : {}),
+            ...(reply.analysed !== undefined ? { analysed: reply.analysed } : {}),
+          }),
         );
         return;
       case 'refused': {

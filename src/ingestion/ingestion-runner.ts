@@ -30,7 +30,7 @@ import {
 } from '../store/ingestion-jobs-repository.js';
 import { insertChunkEmbeddings, type VectorBackend } from '../store/chunk-vector-repository.js';
 import { deleteDocumentChunks, insertChunks } from '../store/knowledge-repository.js';
-import { reindexNextBatch } from '../store/search-index-repository.js';
+import { reindexNextBatchOnPool } from './stored-chunk-analysis.js';
 import { insertChunkGraphs, removeUnmentionedEntities } from '../store/entity-graph-repository.js';
 import { chunkGraphsOf, extractDocumentGraph, type GraphStageOptions } from './entity-graph-stage.js';
 import type { Database, KnowledgeBasesTable } from '../store/schema.js';
@@ -179,7 +179,8 @@ export class IngestionRunner {
         }
         if (claimed !== 'failed only') this.track(claimed);
       }
-      if (idle && !this.stopped && (await reindexNextBatch(this.options.db)) !== undefined) idle = false; // Search-index job: only when no upload waits.
+      // Search-index job, only when no upload waits; analysed on the pool.
+      if (idle && !this.stopped && (await reindexNextBatchOnPool(this.options.db, () => this.workerPool())) !== undefined) idle = false;
     } catch (error) {
       idle = true;
       this.logger?.error({ err: error }, 'ingestion runner failed to claim or finish a job');
@@ -319,12 +320,14 @@ export class IngestionRunner {
     await this.step(job, 1, STEPS, 'Extracting the text.');
     // Off the event loop, under heap, memory and time budgets: a hostile document fails its own job only.
     let chunkingStep: Promise<void> | undefined;
+    const documentMetadata = JSON.parse(document.metadata) as Record<string, unknown>;
     const extracted = await this.workerPool().process(
       {
         fileName: document.file_name,
         bytes,
         limits: this.options.documentProcessing?.limits ?? {},
         chunking: { chunkSize: knowledgeBase.chunk_size, chunkOverlap: knowledgeBase.chunk_overlap },
+        search: { language: knowledgeBase.search_language, title: documentMetadata.title, heading: documentMetadata.heading },
       },
       {
         onExtracted: () => {
@@ -338,7 +341,6 @@ export class IngestionRunner {
     );
     await (chunkingStep ?? this.step(job, 2, STEPS, 'Splitting the text into chunks.'));
     const { chunks } = extracted;
-    const documentMetadata = JSON.parse(document.metadata) as Record<string, unknown>;
     const batches = embeddingChoiceOf(knowledgeBase) === undefined ? 0 : Math.ceil(chunks.length / this.batchSize());
     const total = STEPS + batches;
     const vectors = await this.embed(
@@ -371,6 +373,7 @@ export class IngestionRunner {
             ...chunkMetadata(chunk, { documentId: document.id, fileName: document.file_name, sourceUrl: document.source_url }),
           }),
         })),
+        { language: knowledgeBase.search_language, chunks: extracted.analysed },
       );
       await transaction
         .updateTable('kb_documents')

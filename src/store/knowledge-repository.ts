@@ -5,8 +5,8 @@ import { deleteKnowledgeBaseGraph } from './entity-graph-repository.js';
 import type { KnowledgeBaseListScope } from './list-scopes.js';
 import { precompiledQuery } from './precompiled-query.js';
 import { containsText, searchText } from './search-pattern.js';
-import { analyseChunk, insertPostings, searchLanguageOf } from './search-index-repository.js';
-import { textAnalyzer } from './text-analysis.js';
+import { insertPostings, searchLanguageOf } from './search-index-repository.js';
+import { analyseChunk, textAnalyzer, type AnalysedChunk } from './text-analysis.js';
 import {
   nowTimestamp,
   type Database,
@@ -99,6 +99,13 @@ export async function insertDocument(db: Kysely<Database>, document: NewDocument
 /** Rows per INSERT: well under both dialects' bound-parameter limits. */
 const CHUNK_INSERT_BATCH = 200;
 
+/** Chunks' full-text analysis made before their insert (by a document worker thread), with the language it was made in. */
+export interface ChunkAnalysis {
+  language: string;
+  /** One per chunk, in the same order; none when it was not made. */
+  chunks: readonly AnalysedChunk[] | undefined;
+}
+
 /**
  * Inserts a document's chunks (all of one knowledge base) and their full-text postings, records
  * their count and returns the new chunk ids in the order of `chunks`; call it inside a
@@ -110,16 +117,21 @@ export async function insertChunks(
   db: Kysely<Database>,
   documentId: number,
   chunks: ReadonlyArray<Omit<Insertable<KnowledgeChunksTable>, 'document_id' | 'index_length'>>,
+  analysis?: ChunkAnalysis,
 ): Promise<number[]> {
   const ids: number[] = [];
   const knowledgeBaseId = chunks[0]?.knowledge_base_id;
-  const analyzer = knowledgeBaseId === undefined ? undefined : textAnalyzer(await searchLanguageOf(db, knowledgeBaseId));
+  const language = knowledgeBaseId === undefined ? undefined : await searchLanguageOf(db, knowledgeBaseId);
+  // Analysed in a worker thread already, in the language the knowledge base still has: used as is.
+  // Otherwise (tests, benches, or a language changed while the document was read) analysed here.
+  const ready = analysis?.language === language ? analysis?.chunks : undefined;
+  const analyzer = language === undefined ? undefined : textAnalyzer(language);
   for (let start = 0; start < chunks.length; start += CHUNK_INSERT_BATCH) {
     // better-sqlite3 runs each statement synchronously, so awaiting them alone never lets the event
     // loop turn: without this, a document of tens of thousands of chunks would freeze every request.
     if (start > 0) await yieldToEventLoop();
     const slice = chunks.slice(start, start + CHUNK_INSERT_BATCH);
-    const analysed = slice.map((chunk) => analyseChunk(analyzer!, chunk.text, chunk.metadata));
+    const analysed = slice.map((chunk, index) => ready?.[start + index] ?? analyseChunk(analyzer!, chunk.text, chunk.metadata));
     const batch = slice.map((chunk, index) => ({ ...chunk, document_id: documentId, index_length: analysed[index]!.length }));
     const inserted = await db.insertInto('kb_chunks').values(batch).returning('id').execute();
     const batchIds = inserted.map((row) => row.id).sort((left, right) => left - right);

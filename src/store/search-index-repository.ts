@@ -8,49 +8,11 @@
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { sql, type Kysely } from 'kysely';
-import { termFrequencies, textAnalyzer, type TextAnalyzer } from './text-analysis.js';
+import { analyseChunk, textAnalyzer, type AnalysedChunk } from './text-analysis.js';
 import type { Database, KnowledgePostingsTable } from './schema.js';
-
-/**
- * BM25F weight of a chunk's title field (its document's `title` and its section's heading path)
- * against its text (1). A title is written to name what the whole text is about, so a word in it
- * counts as a word said twice in the text: the smallest weight that makes it stronger evidence
- * than one mention, without letting a title word outweigh a text that keeps returning to a topic
- * (BM25's saturation caps any one term's part). Chosen before measuring, not fitted to a data set.
- */
-export const TITLE_FIELD_WEIGHT = 2;
 
 /** Postings per INSERT: 5 parameters each, well under both dialects' bound-parameter limits. */
 const POSTINGS_INSERT_BATCH = 1000;
-
-/** The text of a chunk's title field: its document's title and its heading path, where it has them. */
-function titleFieldText(metadata: string): string {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(metadata);
-  } catch {
-    return '';
-  }
-  if (typeof parsed !== 'object' || parsed === null) return '';
-  const { title, heading } = parsed as Record<string, unknown>;
-  return [title, heading].filter((value): value is string => typeof value === 'string').join('\n');
-}
-
-export interface AnalysedChunk {
-  /** term → field-weighted frequency. */
-  frequencies: Map<string, number>;
-  /** Field-weighted length: text terms plus TITLE_FIELD_WEIGHT times title terms. */
-  length: number;
-}
-
-/** A chunk's BM25F view: each field's term counts, weighted and summed (Robertson, Zaragoza and Taylor's simple BM25F). */
-export function analyseChunk(analyzer: TextAnalyzer, text: string, metadata: string): AnalysedChunk {
-  const body = analyzer.terms(text);
-  const title = analyzer.terms(titleFieldText(metadata));
-  const frequencies = termFrequencies(body);
-  for (const [term, count] of termFrequencies(title)) frequencies.set(term, (frequencies.get(term) ?? 0) + TITLE_FIELD_WEIGHT * count);
-  return { frequencies, length: body.length + TITLE_FIELD_WEIGHT * title.length };
-}
 
 /** The language a knowledge base's chunks are analysed in. */
 export async function searchLanguageOf(db: Kysely<Database>, knowledgeBaseId: number): Promise<string> {
@@ -142,13 +104,28 @@ async function unindexChunks(db: Kysely<Database>, knowledgeBaseId: number, chun
     .execute();
 }
 
+/** Analyses stored chunks in a language, in order: the ingestion runner's does it on a document worker thread. */
+export type StoredChunkAnalysis = (language: string, chunks: Array<{ text: string; metadata: string }>) => Promise<AnalysedChunk[]>;
+
+/** The analysis on the calling thread, for tests and tools that have no worker pool. */
+const analyseHere: StoredChunkAnalysis = async (language, chunks) => {
+  const analyzer = textAnalyzer(language);
+  return chunks.map((chunk) => analyseChunk(analyzer, chunk.text, chunk.metadata));
+};
+
 /**
  * One step of the reindex job: the next REINDEX_BATCH chunks of the first knowledge base waiting
- * for it, indexed anew in its current language in one transaction; undefined when none waits. The
- * step first moves the cursor on only if it is still where it was read, so two runners never redo
- * one batch, and a language changed meanwhile (cursor back to 0) starts the job over.
+ * for it, analysed by `analyse` (outside any transaction: on a worker thread it takes a while),
+ * then indexed anew in one transaction; undefined when none waits. The transaction first moves
+ * the cursor on only if it is still where it was read and the language is the one analysed, so
+ * two runners never redo one batch, and a language changed meanwhile (cursor back to 0) starts
+ * the job over. Chunks deleted while they were analysed are left out.
  */
-export async function reindexNextBatch(db: Kysely<Database>, batchSize: number = REINDEX_BATCH): Promise<ReindexStep | undefined> {
+export async function reindexNextBatch(
+  db: Kysely<Database>,
+  options: { batchSize?: number; analyse?: StoredChunkAnalysis } = {},
+): Promise<ReindexStep | undefined> {
+  const batchSize = options.batchSize ?? REINDEX_BATCH;
   const waiting = await db
     .selectFrom('knowledge_bases')
     .select(['id', 'reindex_cursor', 'search_language'])
@@ -159,16 +136,17 @@ export async function reindexNextBatch(db: Kysely<Database>, batchSize: number =
     .executeTakeFirst();
   if (waiting === undefined || waiting.reindex_cursor === null) return undefined;
   const { id: knowledgeBaseId, reindex_cursor: cursor, search_language: language } = waiting;
+  const chunks = await db
+    .selectFrom('kb_chunks')
+    .select(['id', 'text', 'metadata'])
+    .where('knowledge_base_id', '=', knowledgeBaseId)
+    .where('id', '>', cursor)
+    .orderBy('id')
+    .limit(batchSize)
+    .execute();
+  const analysed = chunks.length === 0 ? [] : await (options.analyse ?? analyseHere)(language, chunks);
+  const finished = chunks.length < batchSize;
   return db.transaction().execute(async (transaction) => {
-    const chunks = await transaction
-      .selectFrom('kb_chunks')
-      .select(['id', 'text', 'metadata'])
-      .where('knowledge_base_id', '=', knowledgeBaseId)
-      .where('id', '>', cursor)
-      .orderBy('id')
-      .limit(batchSize)
-      .execute();
-    const finished = chunks.length < batchSize;
     const claimed = await transaction
       .updateTable('knowledge_bases')
       .set((eb) => ({
@@ -180,11 +158,24 @@ export async function reindexNextBatch(db: Kysely<Database>, batchSize: number =
       .where('search_language', '=', language)
       .executeTakeFirst();
     if (Number(claimed.numUpdatedRows) === 0 || chunks.length === 0) return { knowledgeBaseId, chunksDone: 0, finished };
-    const ids = chunks.map((chunk) => chunk.id);
-    await unindexChunks(transaction, knowledgeBaseId, ids);
-    const analyzer = textAnalyzer(language);
-    const analysed = chunks.map((chunk) => ({ id: chunk.id, analysed: analyseChunk(analyzer, chunk.text, chunk.metadata) }));
-    await indexStoredChunks(transaction, knowledgeBaseId, analysed);
+    const remaining = await transaction
+      .selectFrom('kb_chunks')
+      .select('id')
+      .where(
+        'id',
+        'in',
+        chunks.map((chunk) => chunk.id),
+      )
+      .execute();
+    const still = new Set(remaining.map((row) => row.id));
+    const kept = chunks.flatMap((chunk, index) => (still.has(chunk.id) ? [{ id: chunk.id, analysed: analysed[index]! }] : []));
+    if (kept.length === 0) return { knowledgeBaseId, chunksDone: chunks.length, finished };
+    await unindexChunks(
+      transaction,
+      knowledgeBaseId,
+      kept.map((chunk) => chunk.id),
+    );
+    await indexStoredChunks(transaction, knowledgeBaseId, kept);
     return { knowledgeBaseId, chunksDone: chunks.length, finished };
   });
 }

@@ -118,3 +118,51 @@ export function termFrequencies(terms: readonly string[]): Map<string, number> {
   for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
   return counts;
 }
+
+/**
+ * BM25F weight of a chunk's title field (its document's `title` and its section's heading path)
+ * against its text (1). A title is written to name what the whole text is about, so a word in it
+ * counts as a word said twice in the text: the smallest weight that makes it stronger evidence
+ * than one mention, without letting a title word outweigh a text that keeps returning to a topic
+ * (BM25's saturation caps any one term's part). Chosen before measuring, not fitted to a data set.
+ */
+export const TITLE_FIELD_WEIGHT = 2;
+
+/** The text of a chunk's title field: its document's title and its heading path, where it has them. */
+function titleFieldText(metadata: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(metadata);
+  } catch {
+    return '';
+  }
+  if (typeof parsed !== 'object' || parsed === null) return '';
+  const { title, heading } = parsed as Record<string, unknown>;
+  return titleFieldOf(title, heading);
+}
+
+export interface AnalysedChunk {
+  /** term → field-weighted frequency. */
+  frequencies: Map<string, number>;
+  /** Field-weighted length: text terms plus TITLE_FIELD_WEIGHT times title terms. */
+  length: number;
+}
+
+/** A stored chunk's BM25F view, its title field read from its metadata. */
+export function analyseChunk(analyzer: TextAnalyzer, text: string, metadata: string): AnalysedChunk {
+  return analyseFields(analyzer, text, titleFieldText(metadata));
+}
+
+/** The title field of a chunk being made: its document's title and its heading, where it has them. */
+export function titleFieldOf(title: unknown, heading: unknown): string {
+  return [title, heading].filter((value): value is string => typeof value === 'string').join('\n');
+}
+
+/** A chunk's BM25F view: each field's term counts, weighted and summed (Robertson, Zaragoza and Taylor's simple BM25F). */
+export function analyseFields(analyzer: TextAnalyzer, text: string, titleField: string): AnalysedChunk {
+  const body = analyzer.terms(text);
+  const title = analyzer.terms(titleField);
+  const frequencies = termFrequencies(body);
+  for (const [term, count] of termFrequencies(title)) frequencies.set(term, (frequencies.get(term) ?? 0) + TITLE_FIELD_WEIGHT * count);
+  return { frequencies, length: body.length + TITLE_FIELD_WEIGHT * title.length };
+}

@@ -15,8 +15,8 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import type { Dialect } from '../dialect.js';
 import type { Database } from '../schema.js';
-import { analyseChunk, indexStoredChunks } from '../search-index-repository.js';
-import { DEFAULT_SEARCH_LANGUAGE, textAnalyzer } from '../text-analysis.js';
+import { indexStoredChunks } from '../search-index-repository.js';
+import { analyseChunk, DEFAULT_SEARCH_LANGUAGE, textAnalyzer } from '../text-analysis.js';
 
 /** Existing chunks analysed per batch: one read and a few writes each, and memory bounded whatever the store holds. */
 const UPGRADE_BATCH = 500;
