@@ -378,7 +378,7 @@ async function buildChunks(
     });
   }
   const elapsed = seconds(started);
-  if (store.dialect === 'postgres') await sql`analyze kb_chunks, kb_chunk_embeddings`.execute(store.db);
+  if (store.dialect === 'postgres') await sql`analyze kb_chunks, kb_chunk_embeddings, kb_postings`.execute(store.db);
   return {
     label: `${from.toLocaleString('en-US')} → ${to.toLocaleString('en-US')}`,
     rows: to - from,
