@@ -56,6 +56,7 @@ import { sessionCookieValue } from './session-cookie.js';
 import { registerSecurityHeaders, widenContentSecurityPolicy } from './security-headers.js';
 import { isAppPage, loadWebApp, registerWebAppFiles, sendAppPage } from './web-app.js';
 import { rejectUnsafeInput, validatorCompiler } from './validation.js';
+import { serializerCompiler } from './response-serializer.js';
 
 /** A client's own request id is kept only when it is short and plain, so it is safe to log and echo. */
 const CLIENT_REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -117,6 +118,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   });
   app.decorateRequest('identity', null);
   app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(handleError);
   const webApp = loadWebApp(services.settings.webAppDirectory);
   app.setNotFoundHandler(async (request, reply) => {

@@ -36,7 +36,7 @@ export interface TestServerOptions {
 }
 
 export async function startTestServer(dialect: Dialect, options: TestServerOptions = {}): Promise<TestServer> {
-  const database = options.database ?? (await createTestDatabase(dialect));
+  const database = options.database ?? (await createTestDatabase(dialect, { migrated: true }));
   const ownsDatabase = options.database === undefined;
   const settings: Settings = loadSettings({
     PORT: '0',
