@@ -31,6 +31,7 @@ import { KnowledgeDocumentService, knowledgeDocumentStorage } from './knowledge/
 import { KnowledgeJobEventService } from './knowledge/knowledge-job-events.js';
 import { KnowledgePassageService } from './knowledge/knowledge-passage-service.js';
 import { WebPageDocuments } from './knowledge/web-page-documents.js';
+import { webSourceServices, type WebSourceServices } from './knowledge/web-sources/web-source-services.js';
 import { organizationEmbedder } from './retrieval/organization-embedder.js';
 import { ProviderSettingsService, type StoredConfig } from './organizations/provider-settings-service.js';
 import { OutboundGuard } from './outbound/outbound-guard.js';
@@ -63,7 +64,7 @@ import { FrontEndPersonService } from './auth/front-end-person-service.js';
 import { SourceLinkService } from './knowledge/source-link-service.js';
 import type { FrontEndServices } from './front-end-services.js';
 
-export interface Services extends ChatServices, EvaluationServices, FrontEndServices {
+export interface Services extends ChatServices, EvaluationServices, FrontEndServices, WebSourceServices {
   settings: Settings;
   store: Store;
   /** Where uploaded files and knowledge-base originals live (docs/blob-storage.md); closed on shutdown. */
@@ -370,6 +371,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       timeoutMilliseconds: settings.webPageTimeoutMilliseconds,
       redirectsMaximum: settings.webPageRedirectsMaximum,
     }),
+    ...webSourceServices(store, settings, { documents: knowledgeDocuments, storage: documentStorage, outbound, organizationControls }),
     knowledgeJobEvents: new KnowledgeJobEventService({
       db: store.db,
       pollMilliseconds: settings.jobEventPollMilliseconds,

@@ -944,6 +944,49 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 100,
     maximum: 1_000_000,
   }),
+  webCrawlDepthMaximum: integerSetting({
+    variable: 'WEB_CRAWL_DEPTH_MAX',
+    meaning:
+      'deepest a crawl of same-site links from a page added to a knowledge base may go (links of links…); a deeper `depth` is refused',
+    defaultValue: 3,
+    minimum: 1,
+    maximum: 10,
+  }),
+  webCrawlPagesMaximum: integerSetting({
+    variable: 'WEB_CRAWL_PAGES_MAX',
+    meaning: 'most pages one crawl of same-site links may read, the first page included; a larger `pages` is refused',
+    defaultValue: 50,
+    minimum: 1,
+    maximum: 5_000,
+  }),
+  webCrawlPagesInFlight: integerSetting({
+    variable: 'WEB_CRAWL_PAGES_IN_FLIGHT',
+    meaning: 'pages one crawl reads at once',
+    defaultValue: 4,
+    minimum: 1,
+    maximum: 32,
+  }),
+  webRefreshIntervalMinimumSeconds: integerSetting({
+    variable: 'WEB_REFRESH_INTERVAL_MIN_SECONDS',
+    meaning: 'shortest schedule (`every_seconds`) on which a web page document may be refreshed',
+    defaultValue: 3_600,
+    minimum: 1,
+    maximum: 31_536_000,
+  }),
+  webRefreshSweepMilliseconds: integerSetting({
+    variable: 'WEB_REFRESH_SWEEP_MS',
+    meaning: 'how often one process of the fleet looks for web page documents due for their scheduled refresh',
+    defaultValue: 60_000,
+    minimum: 10,
+    maximum: 86_400_000,
+  }),
+  webRefreshPagesPerSweep: integerSetting({
+    variable: 'WEB_REFRESH_PAGES_PER_SWEEP',
+    meaning: 'web page documents one scheduled sweep refreshes at most; the others wait for the next sweep',
+    defaultValue: 20,
+    minimum: 1,
+    maximum: 1_000,
+  }),
   outboundAllowedHosts: {
     variable: 'OUTBOUND_ALLOWED_HOSTS',
     meaning:

@@ -8,28 +8,19 @@ import { AppError } from '../errors/app-error.js';
 import type { CallContext } from '../auth/call-context.js';
 import { readReadablePage, type PageReadingBounds, type ReadablePage } from '../integrations/web-reading/readable-page.js';
 import { checkRobotsRules } from '../integrations/web-reading/robots-rules.js';
-import { trimCharacters } from '../text-trimming/trim-characters.js';
 import type { KnowledgeDocumentService } from './knowledge-document-service.js';
 import type { QueuedWebPage, WebPageBody } from './knowledge-document-schemas.js';
+import { webPageFileName, webPageText } from './web-sources/web-page-text.js';
 
 export type WebPageReading = Omit<PageReadingBounds, 'signal'>;
 
-/** A page title as a file name: letters, digits and single dashes, bounded. */
-const FILE_NAME_CHARACTERS_MAXIMUM = 80;
-
-function fileNameOf(title: string, url: URL): string {
-  const dashed = (title || url.host).normalize('NFKD').replace(/[^\p{L}\p{N}]+/gu, '-');
-  const words = trimCharacters(dashed, '-').slice(0, FILE_NAME_CHARACTERS_MAXIMUM);
-  return `${words || 'web-page'}.md`;
-}
-
 /** Every reason a page could not be read is the client's to fix (another URL), so each is a 4xx naming it. */
-function asRefusal(error: unknown): AppError {
+export function asRefusal(error: unknown): AppError {
   if (!(error instanceof AppError)) return new AppError('unreadable_document', 'The page could not be read.', { param: 'url' });
   return new AppError(error.status < 500 ? error.code : 'unreadable_document', error.message, { param: 'url' });
 }
 
-function parsedPageUrl(value: string): URL {
+export function parsedPageUrl(value: string): URL {
   try {
     const url = new URL(value);
     if (url.protocol === 'http:' || url.protocol === 'https:') return url;
@@ -57,9 +48,9 @@ export class WebPageDocuments {
     } catch (error) {
       throw asRefusal(error);
     }
-    const text = page.title === '' ? page.text : `# ${page.title}\n\n${page.text}`;
+    const text = webPageText(page);
     const { documents } = await this.documents.addTexts(context, knowledgeBaseId, [
-      { text, metadata: { filename: fileNameOf(page.title, new URL(page.url)), title: page.title, source_url: page.url } },
+      { text, metadata: { filename: webPageFileName(page.title, new URL(page.url)), title: page.title, source_url: page.url } },
     ]);
     const queued = documents[0]!;
     return { ...queued, url: page.url, title: page.title };

@@ -15,6 +15,7 @@ import { parseHTML as parseUntypedHtml } from 'linkedom';
 import { AppError } from '../../errors/app-error.js';
 import { outboundRefusalIn, startDeadline, type OutboundFetch } from '../../pipeline/plugin-api.js';
 import { readBoundedText } from '../integration-request.js';
+import { pageLinks } from './page-links.js';
 
 export interface PageReadingBounds {
   /** The outbound guard's fetch: connections only to public addresses. */
@@ -35,6 +36,8 @@ export interface ReadablePage {
   title: string;
   /** The readable text, paragraphs separated by blank lines; not yet cut to any length. */
   text: string;
+  /** The pages it links to (page-links.ts), normalised; none for plain text. */
+  links: string[];
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -246,5 +249,6 @@ export async function readReadablePage(address: string, bounds: PageReadingBound
   const readable = body.type === 'text/plain' ? { title: '', text: tidy(body.text) } : readableText(body.text);
   if (readable.text.length < READABLE_CHARACTERS_MINIMUM)
     throw new AppError('unreadable_document', `${pageName(url)} has no readable text without JavaScript; the page needs JavaScript.`);
-  return { url: url.toString(), title: readable.title || pageName(url), text: readable.text };
+  const links = body.type === 'text/plain' ? [] : pageLinks(body.text, url);
+  return { url: url.toString(), title: readable.title || pageName(url), text: readable.text, links };
 }
