@@ -7,7 +7,6 @@ import type { FastifyPluginAsync } from 'fastify';
 import {
   documentRefreshBodySchema,
   documentRefreshViewSchema,
-  type DocumentRefreshBody,
   webCrawlBodySchema,
   webCrawlViewSchema,
 } from '../../knowledge/web-sources/web-source-schemas.js';
@@ -62,12 +61,6 @@ export const webSourceRoutes: FastifyPluginAsync<WebSourceRouteServices> = async
         response: { 200: documentRefreshViewSchema, ...commonErrorResponses, 409: errorResponseSchema },
       },
     },
-    async (request) =>
-      services.webPageRefresher.refresh(
-        callContext(request),
-        request.params.id,
-        request.params.documentId,
-        (request.body as DocumentRefreshBody | undefined) ?? {},
-      ),
+    async (request) => services.webPageRefresher.refresh(callContext(request), request.params.id, request.params.documentId, request.body),
   );
 };
