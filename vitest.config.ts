@@ -6,7 +6,7 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     reporters: ['default', './test/support/summary-line-reporter.ts'],
     testTimeout: 60_000,
-    hookTimeout: 60_000,
+    hookTimeout: 120_000,
     pool: 'forks',
     // Vitest's default is one worker per core but one, so one on a 2-core machine. Most test files
     // wait on child processes, browsers, sockets and PostgreSQL rather than compute, so three files

@@ -25,10 +25,12 @@ import { HealthService } from './health/health-service.js';
 import { ServerDrain } from './health/server-drain.js';
 import { runnerOwnerName } from './ingestion/runner-identity.js';
 import { IngestionRunner } from './ingestion/ingestion-runner.js';
-import { ingestionRunnerBoundsOf } from './ingestion/ingestion-runner-settings.js';
+import { graphStageOf, ingestionRunnerBoundsOf } from './ingestion/ingestion-runner-settings.js';
+import { smallFastModelForUploads } from './completions/tool-models.js';
 import { KnowledgeBaseService } from './knowledge/knowledge-base-service.js';
 import { KnowledgeDocumentService, knowledgeDocumentStorage } from './knowledge/knowledge-document-service.js';
 import { KnowledgeJobEventService } from './knowledge/knowledge-job-events.js';
+import { webPageReadingOf } from './knowledge/web-page-reading-settings.js';
 import { KnowledgePassageService } from './knowledge/knowledge-passage-service.js';
 import { WebPageDocuments } from './knowledge/web-page-documents.js';
 import { webSourceServices, type WebSourceServices } from './knowledge/web-sources/web-source-services.js';
@@ -180,6 +182,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     knowledgeServerFor: (organizationId) => providerSettings.knowledgeServerFor(organizationId),
     knowledgeServerTimeoutMilliseconds: settings.knowledgeServerTimeoutMilliseconds,
     knowledgeServerResponseBytesMaximum: settings.knowledgeServerResponseBytesMaximum,
+    smallFastModelFor: (organizationId) => providerSettings.smallFastModelFor(organizationId),
   });
   const rateLimiter = new RateLimiter(store.db, settings);
   const rubrics = new RubricService(store.db);
@@ -365,12 +368,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     knowledgeBases,
     knowledgePassages,
     knowledgeDocuments,
-    webPageDocuments: new WebPageDocuments(knowledgeDocuments, {
-      fetch: outbound.fetchFor('url'),
-      bytesMaximum: settings.webPageBytesMaximum,
-      timeoutMilliseconds: settings.webPageTimeoutMilliseconds,
-      redirectsMaximum: settings.webPageRedirectsMaximum,
-    }),
+    webPageDocuments: new WebPageDocuments(knowledgeDocuments, webPageReadingOf(settings, outbound.fetchFor('url'))),
     ...webSourceServices(store, settings, { documents: knowledgeDocuments, storage: documentStorage, outbound, organizationControls }),
     knowledgeJobEvents: new KnowledgeJobEventService({
       db: store.db,
@@ -384,6 +382,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       storage: documentStorage,
       embedder,
       ...ingestionRunnerBoundsOf(settings),
+      graph: graphStageOf(settings, smallFastModelForUploads({ settings, registries, providerSettings, runRecords })),
     }),
     completions,
     ...createChatServices({

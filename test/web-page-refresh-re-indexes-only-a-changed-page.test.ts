@@ -3,7 +3,8 @@
  * demand: an unchanged page only moves its last-checked time and says "unchanged"; a changed page is
  * re-indexed (its new text found, its old text gone); a page that now fails keeps its passages and
  * records why. Only someone who may change the knowledge base refreshes; an uploaded document, a
- * schedule shorter than the minimum and unknown fields are refused; 50 refreshes at once all answer.
+ * video's transcript, a schedule shorter than the minimum and unknown fields are refused; 50
+ * refreshes at once all answer.
  * Last, a schedule (`every_seconds`) refreshes a changed page with nobody asking.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -131,6 +132,15 @@ describe.each(TEST_DIALECTS)('refreshing a web page document on %s', (dialect) =
     const notFromTheWeb = await refresh(uploaded.body.documents[0].document_id);
     expect(notFromTheWeb.status).toBe(400);
     expect(notFromTheWeb.text).toMatch(/added from a web address/);
+    const video = await request(server, 'POST', `/api/knowledge-bases/${knowledgeBase}/web-pages`, {
+      token: teacher.token,
+      body: { url: `${site.origin}/videos/reefs` },
+    });
+    expect(video.body, video.text).toMatchObject({ kind: 'transcript' });
+    await waitForJob(server, teacher.token, knowledgeBase, video.body.job_id);
+    const transcript = await refresh(video.body.document_id);
+    expect(transcript.status, transcript.text).toBe(400);
+    expect(transcript.text).toMatch(/transcript cannot be refreshed/);
     for (const body of [{ every_seconds: 0 }, { every_seconds: 'hourly' }, { every: 60 }]) {
       const refused = await refresh(pageDocument, body);
       expect(refused.status, JSON.stringify(body)).toBe(400);

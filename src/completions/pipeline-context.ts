@@ -181,7 +181,7 @@ export class PipelineContextBuilder {
     };
   }
 
-  /** Open-Meteo from the server's settings; Moodle from the organization's settings, else the server's, else none; web search from the organization's. */
+  /** Open-Meteo from the server's settings; Moodle from the organization's settings, else the server's, else none; web search and the entity graph's bounds from the organization's. */
   private async integrationsFor(organizationId: number): Promise<Integrations> {
     const { settings, moodleFor } = this.dependencies;
     const bounds = {
@@ -195,10 +195,19 @@ export class PipelineContextBuilder {
         : undefined;
     const moodle = (await moodleFor(organizationId)) ?? serverMoodle;
     const webSearch = await this.webSearchFor(organizationId, bounds);
+    // Without a small fast model no entity graph is built, so graph_search has nothing to walk.
+    const entityGraph = (await this.dependencies.smallFastModelFor(organizationId)) !== undefined && {
+      entityGraph: {
+        depthMaximum: settings.graphSearchDepthMaximum,
+        fanOutMaximum: settings.graphSearchFanOutMaximum,
+        passagesMaximum: settings.graphSearchPassagesMaximum,
+      },
+    };
     return {
       weather: { geocodingUrl: settings.openMeteoGeocodingUrl, forecastUrl: settings.openMeteoForecastUrl, ...bounds },
       ...(moodle !== undefined && { moodle: { ...moodle, ...bounds } }),
       ...(webSearch !== undefined && { webSearch }),
+      ...entityGraph,
     };
   }
 

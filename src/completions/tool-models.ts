@@ -2,7 +2,8 @@
  * The models a tool may call beside the run's own (the ToolModels port): the organization's small
  * fast model and the assistant's own model, each call whole (not streamed), bounded by the upstream
  * timeout and counted as a usage row of its own for the request's person and assistant, as query
- * rewrites are (docs/usage.md). deep_analysis is their user (docs/deep-analysis.md).
+ * rewrites are (docs/usage.md). deep_analysis is their user (docs/deep-analysis.md), and graph
+ * extraction in ingestion uses the small fast model alone (docs/graph-search.md).
  */
 import type { Settings } from '../config/settings.js';
 import type { ConnectorDefinition, ProviderSettings } from '../pipeline/plugin-contract/connector-definition.js';
@@ -10,6 +11,10 @@ import type { DeepAnalysisBounds, TextModel, TextModelAnswer, TextModelRequest, 
 import { NO_USAGE, type Usage } from '../pipeline/conversation/events.js';
 import { messageText } from '../pipeline/conversation/messages.js';
 import { estimateTokens } from '../pipeline/upstream/upstream-errors.js';
+import type { Registries } from '../pipeline/plugin-loading/registries.js';
+import type { ProviderSettingsService } from '../organizations/provider-settings-service.js';
+import { nowTimestamp } from '../store/schema.js';
+import type { RunRecordWriter } from './run-record-writer.js';
 
 /** What one model call beside the run's own is counted as. */
 export interface ModelCallRecord {
@@ -37,7 +42,7 @@ function estimatedUsage(request: TextModelRequest, text: string): Usage {
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
-function textModel(connector: ConnectorDefinition, model: string, options: ToolModelsOptions): TextModel {
+function textModel(connector: ConnectorDefinition, model: string, options: Omit<ToolModelsOptions, 'assistantModel'>): TextModel {
   const provider = options.providerFor(connector.name);
   return {
     name: `${connector.name}/${model}`,
@@ -111,5 +116,53 @@ export function toolModelsFor(options: ToolModelsOptions): ToolModels {
         ? missingModel(`${assistantModel.connector}/${assistantModel.model}`)
         : textModel(assistantConnector, assistantModel.model, options),
     deepAnalysis: deepAnalysisBounds(options.settings),
+  };
+}
+
+/** What the small fast model of uploads is reached through. */
+export interface UploadModelDependencies {
+  settings: Settings;
+  registries: Registries;
+  providerSettings: Pick<ProviderSettingsService, 'providersFor' | 'smallFastModelFor'>;
+  runRecords: RunRecordWriter;
+}
+
+/**
+ * The organization's small fast model alone, for work outside a chat: the entity-graph stage of
+ * ingestion (docs/graph-search.md). Undefined when it names none or its connector is not installed.
+ * Each call is a usage row of the uploader's, with no assistant, as an upload's embeddings are.
+ */
+export function smallFastModelForUploads(dependencies: UploadModelDependencies) {
+  const { settings, registries, providerSettings, runRecords } = dependencies;
+  return async (organizationId: number, userId: number): Promise<TextModel | undefined> => {
+    const choice = await providerSettings.smallFastModelFor(organizationId);
+    const connector = choice === undefined ? undefined : registries.connectors.get(choice.connector);
+    if (choice === undefined || connector === undefined) return undefined;
+    return textModel(connector, choice.model, {
+      settings,
+      connectorFor: (name) => registries.connectors.get(name),
+      providerFor: await providerSettings.providersFor(organizationId),
+      smallFastModel: () => Promise.resolve(choice),
+      count: (call) =>
+        runRecords
+          .write({
+            usage: {
+              created_at: nowTimestamp(),
+              organization_id: organizationId,
+              user_id: userId,
+              assistant_id: 0,
+              connector: call.connector,
+              model: call.model,
+              prompt_tokens: call.usage.prompt_tokens,
+              completion_tokens: call.usage.completion_tokens,
+              total_tokens: call.usage.total_tokens,
+              duration_ms: call.durationMilliseconds,
+              outcome: call.outcome,
+              request_id: null,
+              traffic: null,
+            },
+          })
+          .catch(() => undefined),
+    });
   };
 }

@@ -866,6 +866,63 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 16,
     maximum: 100_000,
   }),
+  graphEntitiesPerChunkMaximum: integerSetting({
+    variable: 'GRAPH_ENTITIES_PER_CHUNK_MAX',
+    meaning:
+      "most entities the entity graph keeps from one chunk (knowledge bases with `graph.enabled`); the small fast model's others are dropped",
+    defaultValue: 12,
+    minimum: 1,
+    maximum: 200,
+  }),
+  graphRelationsPerChunkMaximum: integerSetting({
+    variable: 'GRAPH_RELATIONS_PER_CHUNK_MAX',
+    meaning: 'most relations the entity graph keeps from one chunk; the others are dropped',
+    defaultValue: 16,
+    minimum: 0,
+    maximum: 400,
+  }),
+  graphEntityNameCharactersMaximum: integerSetting({
+    variable: 'GRAPH_ENTITY_NAME_MAX_CHARS',
+    meaning: 'longest entity name or relation label the entity graph keeps; longer ones are dropped',
+    defaultValue: 80,
+    minimum: 8,
+    maximum: 400,
+  }),
+  graphExtractionParallelChunks: integerSetting({
+    variable: 'GRAPH_EXTRACTION_PARALLEL_CHUNKS',
+    meaning: 'chunks of one document whose entities the small fast model extracts at once',
+    defaultValue: 4,
+    minimum: 1,
+    maximum: 64,
+  }),
+  graphExtractionTokensMaximum: integerSetting({
+    variable: 'GRAPH_EXTRACTION_TOKENS_MAX',
+    meaning: "longest answer the small fast model may write for one chunk's entities and relations, in tokens",
+    defaultValue: 800,
+    minimum: 64,
+    maximum: 100_000,
+  }),
+  graphSearchDepthMaximum: integerSetting({
+    variable: 'GRAPH_SEARCH_DEPTH_MAX',
+    meaning: 'most relation steps `graph_search` walks from the entities a question names; its tool config may name fewer',
+    defaultValue: 2,
+    minimum: 0,
+    maximum: 6,
+  }),
+  graphSearchFanOutMaximum: integerSetting({
+    variable: 'GRAPH_SEARCH_FANOUT_MAX',
+    meaning: 'most neighbours `graph_search` follows from one entity at each step; its tool config may name fewer',
+    defaultValue: 8,
+    minimum: 1,
+    maximum: 200,
+  }),
+  graphSearchPassagesMaximum: integerSetting({
+    variable: 'GRAPH_SEARCH_PASSAGES_MAX',
+    meaning: 'most passages one `graph_search` call returns as sources; its tool config may name fewer',
+    defaultValue: 12,
+    minimum: 1,
+    maximum: 200,
+  }),
   /** Configurable so tests and self-hosted instances can point elsewhere. */
   openMeteoGeocodingUrl: urlSetting({
     variable: 'OPEN_METEO_GEOCODING_URL',
@@ -986,6 +1043,12 @@ export const SETTINGS_DECLARATIONS = {
     defaultValue: 20,
     minimum: 1,
     maximum: 1_000,
+  }),
+  /** Configurable so tests can point at a fake speaking YouTube's caption formats. */
+  youtubeBaseUrl: urlSetting({
+    variable: 'YOUTUBE_BASE_URL',
+    meaning: "where a YouTube video's caption list and captions are read when its address is added to a knowledge base",
+    defaultText: 'https://www.youtube.com',
   }),
   outboundAllowedHosts: {
     variable: 'OUTBOUND_ALLOWED_HOSTS',

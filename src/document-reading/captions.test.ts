@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CAPTION_SECTION_CHARACTERS, captionSections, momentUrl, spokenTime } from './captions.js';
+import { CAPTION_SECTION_CHARACTERS, captionFormatOf, captionSections, momentUrl, spokenTime } from './captions.js';
 
 describe('caption sections', () => {
   it('say the time as a transcript does, with hours only past an hour', () => {
@@ -25,5 +25,15 @@ describe('caption sections', () => {
     );
     expect(sections.map((section) => section.startSeconds)).toEqual([1, 2, 70]);
     expect(sections[1]!.text).toBe('[0:02] after the long one close by');
+  });
+});
+
+describe('caption format check', () => {
+  it('tells WebVTT and SubRip by their cue time lines, and refuses text without one', () => {
+    expect(captionFormatOf('\uFEFFWEBVTT\nKind: captions\n\n00:00:01.000 --> 00:00:02.000\nHi\n')).toBe('vtt');
+    expect(captionFormatOf('1\n00:00:01,000 --> 00:00:02,000\nHi\n')).toBe('srt');
+    expect(captionFormatOf('WEBVTT\n\nno time line here\n')).toBeUndefined();
+    expect(captionFormatOf('<html><body>Sorry</body></html>')).toBeUndefined();
+    expect(captionFormatOf('')).toBeUndefined();
   });
 });

@@ -93,3 +93,17 @@ export function momentUrl(sourceUrl: string, startSeconds: number): string {
   }
   return url.hash === '' ? `${sourceUrl}#t=${startSeconds}` : sourceUrl;
 }
+
+/** A cue's time line: `00:01:02.500 --> …` in WebVTT, `00:01:02,500 --> …` in SubRip. */
+const CUE_TIME_LINE = /^(?:\d+:)?\d{1,2}:\d{2}[.,]\d{3}[ \t]+-->[ \t]+/m;
+
+/**
+ * Whether a text fetched as captions looks like a caption file, by a cheap scan that needs no
+ * parse: it has a cue time line, and WebVTT starts with `WEBVTT` (else it is SubRip). The parse itself runs
+ * in the ingestion job, off the event loop, and names any damage it finds.
+ */
+export function captionFormatOf(text: string): 'vtt' | 'srt' | undefined {
+  const start = text.replace(/^\uFEFF/, '').trimStart();
+  if (!CUE_TIME_LINE.test(start)) return undefined;
+  return /^WEBVTT(?:[ \t\r\n]|$)/.test(start) ? 'vtt' : 'srt';
+}

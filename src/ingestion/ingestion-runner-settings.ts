@@ -1,5 +1,6 @@
 /** The ingestion runner's bounds as the server's settings give them (README settings table; docs/knowledge-bases.md). */
 import type { Settings } from '../config/settings.js';
+import type { GraphStageOptions } from './entity-graph-stage.js';
 import type { IngestionRunnerOptions } from './ingestion-runner.js';
 
 type BoundOptions = Pick<
@@ -32,5 +33,19 @@ export function ingestionRunnerBoundsOf(settings: Settings): BoundOptions {
       documentsPerThreadMaximum: settings.ingestionWorkerDocumentsMaximum,
       batchMaximum: settings.ingestionWorkerBatchMaximum,
     },
+  };
+}
+
+/** The entity-graph stage with its GRAPH_* bounds, reaching the small fast model through `modelFor`. */
+export function graphStageOf(settings: Settings, modelFor: GraphStageOptions['modelFor']): GraphStageOptions {
+  return {
+    modelFor,
+    bounds: {
+      entitiesPerChunk: settings.graphEntitiesPerChunkMaximum,
+      relationsPerChunk: settings.graphRelationsPerChunkMaximum,
+      nameCharacters: settings.graphEntityNameCharactersMaximum,
+      answerTokens: settings.graphExtractionTokensMaximum,
+    },
+    parallelChunks: settings.graphExtractionParallelChunks,
   };
 }

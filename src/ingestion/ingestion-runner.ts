@@ -2,8 +2,9 @@
  * The ingestion runner: polls for work and runs up to INGESTION_JOBS_IN_FLIGHT jobs at a time,
  * each under a lease it renews while working. Claiming stays one atomic statement per job, so
  * several runners (and processes) never take the same job. A job: read the stored file → extract its text → chunk it with the knowledge base's
- * settings → embed the chunks in batches when the knowledge base has an embedding model → in one
- * transaction replace the document's chunks (and vectors) and mark job and document completed. Between steps it records progress, which also tells it whether the job was
+ * settings → embed the chunks in batches when the knowledge base has an embedding model → read their
+ * entities when it builds an entity graph (entity-graph-stage.ts) → in one transaction replace the
+ * document's chunks (vectors, graph) and mark job and document completed. Between steps it records progress, which also tells it whether the job was
  * cancelled (or taken over) meanwhile; then it stops without writing anything more. A process
  * killed mid-job leaves the job `processing` under a lease that expires, and the next runner to
  * poll starts it again from scratch: replacing the chunks in one transaction makes that safe.
@@ -29,12 +30,15 @@ import {
 } from '../store/ingestion-jobs-repository.js';
 import { insertChunkEmbeddings, type VectorBackend } from '../store/chunk-vector-repository.js';
 import { deleteDocumentChunks, insertChunks } from '../store/knowledge-repository.js';
+import { insertChunkGraphs, removeUnmentionedEntities } from '../store/entity-graph-repository.js';
+import { chunkGraphsOf, extractDocumentGraph, type GraphStageOptions } from './entity-graph-stage.js';
 import type { Database, KnowledgeBasesTable } from '../store/schema.js';
 import { chunkMetadata } from '../document-reading/chunking.js';
 import { DEFAULT_DOCUMENT_WORKER_BUDGET, type DocumentWorkerBudget } from './document-worker-contract.js';
 import { DocumentWorkerPool } from './document-worker-pool.js';
 import type { ExtractionLimits } from '../document-reading/extraction.js';
 import { embeddingChoiceOf, type Embedder } from '../retrieval/organization-embedder.js';
+import { embedChunks } from './embedding-stage.js';
 import { isDeadLocalOwner, runnerOwnerName } from './runner-identity.js';
 
 /** How long a claimed job stays ours without a renewal (INGESTION_LEASE_MS); renewed every third of it while working. */
@@ -75,6 +79,8 @@ export interface IngestionRunnerOptions {
   documentProcessing?: { budget?: DocumentWorkerBudget; limits?: Partial<ExtractionLimits> };
   /** How many jobs run at once, and the pool of worker threads they share. */
   concurrency?: Partial<IngestionConcurrency>;
+  /** The small fast model and bounds of the entity-graph stage; without it, no graph is built. */
+  graph?: GraphStageOptions;
 }
 
 export interface IngestionConcurrency {
@@ -279,41 +285,21 @@ export class IngestionRunner {
   }
 
   /** One vector per chunk, a batch per request; progress advances with each batch. */
-  private async embed(
+  private embed(
     job: IngestionJobRow,
     knowledgeBase: Selectable<KnowledgeBasesTable>,
     texts: readonly string[],
     total: number,
   ): Promise<Float32Array[]> {
-    const { embedder } = this.options;
-    const batchSize = this.batchSize();
-    const choice = embeddingChoiceOf(knowledgeBase);
-    if (choice === undefined || texts.length === 0) return [];
-    if (embedder === undefined) throw new AppError('upstream_error', 'This server cannot compute embeddings.');
-    const vectors: Float32Array[] = [];
-    for (let start = 0; start < texts.length; start += batchSize) {
-      const batch = texts.slice(start, start + batchSize);
-      await this.step(job, 3 + start / batchSize, total, `Computing embeddings: ${start} of ${texts.length} chunks.`);
-      try {
-        vectors.push(
-          ...(await embedder({
-            organizationId: knowledgeBase.organization_id,
-            choice,
-            texts: batch,
-            // The uploader's, with no assistant: an upload is asked by a person, not through an assistant.
-            attribution: { userId: job.requested_by ?? knowledgeBase.owner_id, assistantId: 0, requestId: null },
-          })),
-        );
-      } catch (error) {
-        if (isAppError(error))
-          throw new AppError(
-            error.code,
-            `Computing the embeddings with ${choice.connector} model "${choice.model}" failed: ${error.message}`,
-          );
-        throw error;
-      }
-    }
-    return vectors;
+    return embedChunks({
+      embedder: this.options.embedder,
+      batchSize: this.batchSize(),
+      knowledgeBase,
+      // The uploader's, with no assistant: an upload is asked by a person, not through an assistant.
+      userId: job.requested_by ?? knowledgeBase.owner_id,
+      texts,
+      progress: (start) => this.step(job, 3 + start / this.batchSize(), total, `Computing embeddings: ${start} of ${texts.length} chunks.`),
+    });
   }
 
   private async work(job: IngestionJobRow): Promise<void> {
@@ -359,7 +345,15 @@ export class IngestionRunner {
       chunks.map((chunk) => chunk.text),
       total,
     );
-
+    const graph =
+      knowledgeBase.graph_enabled === 1 && this.options.graph !== undefined
+        ? await extractDocumentGraph(this.options.graph, {
+            organizationId: knowledgeBase.organization_id,
+            userId: job.requested_by ?? knowledgeBase.owner_id,
+            texts: chunks.map((chunk) => chunk.text),
+            progress: (done) => this.step(job, total - 1, total, `Reading entities: ${done} of ${chunks.length} chunks.`),
+          })
+        : undefined;
     await this.step(job, total - 1, total, `Indexing ${chunks.length} chunks.`);
     await db.transaction().execute(async (transaction) => {
       await deleteDocumentChunks(transaction, document.id);
@@ -385,9 +379,12 @@ export class IngestionRunner {
         const rows = chunkIds.map((chunkId, index) => ({ chunkId, knowledgeBaseId: knowledgeBase.id, embedding: vectors[index]! }));
         await insertChunkEmbeddings(transaction, rows, this.options.vectorBackend);
       }
+      if (graph !== undefined) await insertChunkGraphs(transaction, knowledgeBase.id, chunkGraphsOf(graph, chunkIds));
+      // The old chunks' mentions went with them: entities only they mentioned go now, graph or not.
+      await removeUnmentionedEntities(transaction, knowledgeBase.id);
       const finished = await finishIngestionJob(transaction, job, this.owner, {
         status: 'completed',
-        message: `Indexed ${chunks.length} chunks.`,
+        message: `Indexed ${chunks.length} chunks.${graph === undefined ? '' : ` ${graph.summary}`}`,
         error: null,
         progressTotal: total,
       });

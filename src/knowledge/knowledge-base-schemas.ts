@@ -27,6 +27,17 @@ const languageSchema = {
   description: 'the language of its material, a BCP-47 tag such as `en`, `es`, `ca` or `eu`; null or absent: not said',
 } as const;
 
+/** The entity-graph option of a knowledge base as it is set (docs/graph-search.md). */
+const graphSettingSchema = {
+  type: 'object',
+  description:
+    "Build an entity graph of its documents with the organization's small fast model, for the `graph_search` tool; off by default. " +
+    'Needs a small fast model (409 `no_small_fast_model` without one); applies to documents ingested from then on.',
+  required: ['enabled'],
+  additionalProperties: false,
+  properties: { enabled: { type: 'boolean' } },
+} as const;
+
 export const newKnowledgeBaseSchema = {
   type: 'object',
   required: ['name'],
@@ -37,6 +48,7 @@ export const newKnowledgeBaseSchema = {
     language: languageSchema,
     chunk_size: { type: 'integer', ...CHUNK_SIZE_RANGE },
     chunk_overlap: { type: 'integer', minimum: 0, maximum: CHUNK_SIZE_RANGE.maximum - 1 },
+    graph: graphSettingSchema,
     embeddings: {
       type: 'object',
       description: "Also embed the chunks with this model of the organization's provider, for vector and hybrid search. Fixed at creation.",
@@ -62,6 +74,7 @@ export const knowledgeBasePatchSchema = {
     // `organization` shares it with every member of the owner's organization.
     visibility: { type: 'string', enum: ['private', 'organization'] },
     language: languageSchema,
+    graph: graphSettingSchema,
   },
 } as const;
 
@@ -113,6 +126,17 @@ export function knowledgeBaseViewSchema(description: string) {
         required: ['connector', 'model', 'dimensions'],
         additionalProperties: false,
       },
+      graph: {
+        type: 'object',
+        description: 'its entity graph (docs/graph-search.md): whether ingestion builds it, and whether it can (a small fast model is set)',
+        properties: {
+          enabled: { type: 'boolean' },
+          available: { type: 'boolean', description: 'false when the organization names no small fast model: no graph is built then' },
+          unavailable_reason: { type: ['string', 'null'], description: 'why it is not available, in words for its owner; null when it is' },
+        },
+        required: ['enabled', 'available', 'unavailable_reason'],
+        additionalProperties: false,
+      },
       document_count: { type: 'integer' },
       chunk_count: { type: 'integer' },
       created_at: timestampSchema,
@@ -129,6 +153,7 @@ export function knowledgeBaseViewSchema(description: string) {
       'chunk_size',
       'chunk_overlap',
       'embeddings',
+      'graph',
       'document_count',
       'chunk_count',
       'created_at',

@@ -21,6 +21,8 @@ import { rankChunks, type RetrievalMode } from '../retrieval/chunk-ranking.js';
 import { resolveChunkingOptions } from '../document-reading/chunking.js';
 import { refusingWithAppError } from '../ingestion/reading-refusals.js';
 import type { KnowledgeBaseInput, KnowledgeBasePatch, KnowledgeBaseView, QueryAnswer, QueryInput } from './knowledge-base-schemas.js';
+import { walkEntityGraph } from './entity-graph-search.js';
+import { canonicalLanguage, knowledgeBaseIdOf, knowledgeBaseView } from './knowledge-base-view.js';
 import { queryExternalKnowledgeServer, type ExternalKnowledgeServer } from '../retrieval/external-knowledge-server.js';
 import { embeddingChoiceOf, type Embedder, type EmbeddingAttribution } from '../retrieval/organization-embedder.js';
 import type { KnowledgeHit, KnowledgeSearch } from '../pipeline/plugin-contract/ports.js';
@@ -60,6 +62,8 @@ export interface KnowledgeBaseServiceOptions {
   knowledgeServerTimeoutMilliseconds: number;
   /** KB_SERVER_RESPONSE_MAX_BYTES; required for the same reason. */
   knowledgeServerResponseBytesMaximum: number;
+  /** The organization's small fast model, when it names one: an entity graph needs it (docs/graph-search.md). */
+  smallFastModelFor?(organizationId: number): Promise<{ connector: string; model: string } | undefined>;
 }
 
 /** What ranking a knowledge base's chunks needs: the query, how many, and how (unset: what the knowledge base supports best). */
@@ -86,53 +90,9 @@ export function knowledgeBaseFacts(record: KnowledgeBaseRow): KnowledgeBaseFacts
   };
 }
 
-function view(record: KnowledgeBaseRecord): KnowledgeBaseView {
-  return {
-    id: record.id,
-    name: record.name,
-    description: record.description,
-    owner: record.owner_email,
-    organization_id: record.organization_id,
-    visibility: record.visibility,
-    language: record.language,
-    chunk_size: record.chunk_size,
-    chunk_overlap: record.chunk_overlap,
-    embeddings:
-      embeddingChoiceOf(record) === undefined
-        ? null
-        : { connector: record.embedding_connector, model: record.embedding_model, dimensions: record.embedding_dimensions },
-    document_count: record.document_count,
-    chunk_count: record.chunk_count,
-    created_at: record.created_at,
-    updated_at: record.updated_at,
-  };
-}
-
-/**
- * A language tag in canonical case (`PT-br` → `pt-BR`), or null for none; the schema's pattern has
- * let it through, and Intl refuses what is still not a well-formed tag.
- */
-function canonicalLanguage(tag: string | null | undefined): string | null {
-  if (tag === undefined || tag === null) return null;
-  try {
-    return Intl.getCanonicalLocales(tag)[0] ?? null;
-  } catch {
-    throw new AppError('invalid_body', 'The language must be a BCP-47 language tag such as "en", "es", "ca" or "eu".', {
-      param: 'language',
-    });
-  }
-}
-
 /** A passage sample reads the first chunks of this many documents, so it stays two small reads. */
 const SAMPLE_DOCUMENTS_MAXIMUM = 20;
 const SAMPLE_CHUNKS_PER_DOCUMENT = 3;
-
-/** Collection ids are strings in LAMB's configs (`"12"`); ours are positive integers. */
-function knowledgeBaseIdOf(collectionId: string): number | undefined {
-  if (!/^\d{1,10}$/.test(collectionId)) return undefined;
-  const id = Number(collectionId);
-  return id >= 1 && id <= 2_147_483_647 ? id : undefined;
-}
 
 export class KnowledgeBaseService {
   private readonly db: Kysely<Database>;
@@ -146,6 +106,24 @@ export class KnowledgeBaseService {
     if (!record) throw new AppError('not_found', 'Knowledge base not found.');
     requireKnowledgeBaseAction(identity, knowledgeBaseFacts(record), action);
     return record;
+  }
+
+  /** The views of these records, each knowing whether its organization can build an entity graph. */
+  private async views(records: readonly KnowledgeBaseRecord[]): Promise<KnowledgeBaseView[]> {
+    const available = new Map<number, boolean>();
+    for (const organizationId of new Set(records.map((record) => record.organization_id)))
+      available.set(organizationId, (await this.options.smallFastModelFor?.(organizationId)) !== undefined);
+    return records.map((record) => knowledgeBaseView(record, available.get(record.organization_id)!));
+  }
+
+  private async view(record: KnowledgeBaseRecord): Promise<KnowledgeBaseView> {
+    return (await this.views([record]))[0]!;
+  }
+
+  /** Refuses to turn the entity graph on where no small fast model could build it. */
+  private async requireGraphModel(organizationId: number, graph: { enabled: boolean } | undefined): Promise<void> {
+    if (graph?.enabled === true && (await this.options.smallFastModelFor?.(organizationId)) === undefined)
+      throw new AppError('no_small_fast_model', undefined, { param: 'graph.enabled' });
   }
 
   private audit(
@@ -166,6 +144,7 @@ export class KnowledgeBaseService {
       resolveChunkingOptions({ chunkSize: input.chunk_size, chunkOverlap: input.chunk_overlap }),
     );
     const organizationId = context.identity.organizationId;
+    await this.requireGraphModel(organizationId, input.graph);
     const id = await this.db.transaction().execute(async (transaction) => {
       const insertedId = await insertKnowledgeBase(transaction, {
         ownerId: context.identity.userId,
@@ -175,6 +154,7 @@ export class KnowledgeBaseService {
         language: canonicalLanguage(input.language),
         chunkSize,
         chunkOverlap,
+        graphEnabled: input.graph?.enabled === true,
         ...(input.embeddings !== undefined && { embedding: input.embeddings }),
       });
       await appendAuditEntry(
@@ -183,7 +163,7 @@ export class KnowledgeBaseService {
       );
       return insertedId;
     });
-    return view((await findKnowledgeBase(this.db, id))!);
+    return this.view((await findKnowledgeBase(this.db, id))!);
   }
 
   async list(context: CallContext, query: PageQuery): Promise<{ items: KnowledgeBaseView[]; total: number }> {
@@ -192,11 +172,11 @@ export class KnowledgeBaseService {
       offset: query.offset,
       search: query.q,
     });
-    return { items: page.items.map(view), total: page.total };
+    return { items: await this.views(page.items), total: page.total };
   }
 
   async get(context: CallContext, id: number): Promise<KnowledgeBaseView> {
-    return view(await this.load(context.identity, id, 'view'));
+    return this.view(await this.load(context.identity, id, 'view'));
   }
 
   async update(context: CallContext, id: number, patch: KnowledgeBasePatch): Promise<KnowledgeBaseView> {
@@ -204,16 +184,18 @@ export class KnowledgeBaseService {
     const name = patch.name?.trim();
     if (name === '') throw new AppError('invalid_body', 'The name must not be empty.', { param: 'name' });
     const language = patch.language === undefined ? undefined : canonicalLanguage(patch.language);
+    await this.requireGraphModel(record.organization_id, patch.graph);
     await this.db.transaction().execute(async (transaction) => {
       await updateKnowledgeBase(transaction, record, {
         ...(name !== undefined && { name }),
         ...(patch.description !== undefined && { description: patch.description }),
         ...(patch.visibility !== undefined && { visibility: patch.visibility }),
         ...(language !== undefined && { language }),
+        ...(patch.graph !== undefined && { graph_enabled: patch.graph.enabled ? 1 : 0 }),
       });
       await appendAuditEntry(transaction, this.audit(context, record, 'knowledge_base.update', { fields: Object.keys(patch).sort() }));
     });
-    return view((await findKnowledgeBase(this.db, id))!);
+    return this.view((await findKnowledgeBase(this.db, id))!);
   }
 
   async delete(context: CallContext, id: number): Promise<void> {
@@ -263,11 +245,16 @@ export class KnowledgeBaseService {
     return { hits: await rankChunks(this.options, [record.id], { mode, text: queryText, embedding }, topK), mode };
   }
 
-  private async search(identity: Identity, id: number, query: SearchQuery): Promise<{ hits: KnowledgeHit[]; mode: RetrievalMode }> {
-    // The row alone: a search needs neither the owner's email nor the counts.
+  /** The row alone: a search needs neither the owner's email nor the counts. */
+  private async queryable(identity: Identity, id: number): Promise<KnowledgeBaseRow> {
     const record = await findKnowledgeBaseRow(this.db, id);
     if (!record) throw new AppError('not_found', 'Knowledge base not found.');
     requireKnowledgeBaseAction(identity, knowledgeBaseFacts(record), 'query');
+    return record;
+  }
+
+  private async search(identity: Identity, id: number, query: SearchQuery): Promise<{ hits: KnowledgeHit[]; mode: RetrievalMode }> {
+    const record = await this.queryable(identity, id);
     const ranked = await this.rank(record, query);
     const hits = ranked.hits
       .filter((hit) => hit.similarity >= query.threshold)
@@ -362,6 +349,12 @@ export class KnowledgeBaseService {
           status: row.status,
           added_at: row.created_at,
         }));
+      },
+      graph: async (query) => {
+        if ((await this.options.knowledgeServerFor?.(owner.organizationId)) !== undefined)
+          throw new AppError('invalid_parameter', "Graph search is not available for the organization's external knowledge-base server.");
+        const ids = await Promise.all(query.collectionIds.map(async (id) => (await this.queryable(owner, localId(id))).id));
+        return walkEntityGraph(this.db, ids, query);
       },
       query: async ({ collectionId, queryText, topK, threshold, signal }) => {
         const server = await this.options.knowledgeServerFor?.(owner.organizationId);

@@ -141,7 +141,7 @@ export const queuedSchema = {
   },
 } as const;
 
-/** A web page to add to a knowledge base (docs/knowledge-bases.md, "Web pages"). */
+/** A web page or a video to add to a knowledge base (docs/knowledge-bases.md, "Web pages" and "Video captions"). */
 export const webPageBodySchema = {
   type: 'object',
   additionalProperties: false,
@@ -151,19 +151,35 @@ export const webPageBodySchema = {
       type: 'string',
       minLength: 1,
       maxLength: 2_000,
-      description: 'The page, http or https, on a public address; its readable text becomes a document that links back to it',
+      description:
+        "The page or video, http or https, on a public address: a YouTube video's captions, a caption file (.vtt, .srt), or the caption track a page offers for its video become a transcript; any other page's readable text becomes a document that links back to it",
+    },
+    language: {
+      type: 'string',
+      minLength: 2,
+      maxLength: 35,
+      pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$',
+      description:
+        "For a video, the captions' language (a code such as `es` or `pt-BR`); without it, the video's default captions, a person's before automatic ones",
     },
   },
 } as const;
 
 export type WebPageBody = FromSchema<typeof webPageBodySchema>;
 
-/** A page added: its document and job, and where it was read after redirects. */
+/** A page or video added: its document and job, where it was read after redirects, and what was made of it. */
 export const queuedWebPageSchema = {
   type: 'object',
-  description: 'The page was read: its document and ingestion job, the address it was read at after redirects, and its title',
-  properties: { ...queuedDocumentSchema.properties, url: { type: 'string' }, title: { type: 'string' } },
-  required: ['document_id', 'job_id', 'url', 'title'],
+  description:
+    "The address was read: its document and ingestion job, the address its passages link to, its title, and whether it became a web page or a video transcript (with the captions' language)",
+  properties: {
+    ...queuedDocumentSchema.properties,
+    url: { type: 'string' },
+    title: { type: 'string' },
+    kind: { type: 'string', enum: ['web_page', 'transcript'] },
+    language: { type: ['string', 'null'], description: "a transcript's captions language code, when known; null for a web page" },
+  },
+  required: ['document_id', 'job_id', 'url', 'title', 'kind', 'language'],
   additionalProperties: false,
 } as const;
 

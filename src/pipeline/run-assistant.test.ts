@@ -79,7 +79,11 @@ function pipelineContext(snapshot: AssistantSnapshot, overrides: Partial<Pipelin
         throw new AppError('not_found', 'Rubric not found.');
       },
     },
-    knowledge: { query: async () => [], listDocuments: async () => [] },
+    knowledge: {
+      query: async () => [],
+      listDocuments: async () => [],
+      graph: async () => ({ found: [], steps: [], reached: 0, hits: [] }),
+    },
     queryRewriter: { rewrite: async () => undefined },
     requester: { userId: 1, email: 'learner@merino.test' },
     integrations: TEST_INTEGRATIONS,

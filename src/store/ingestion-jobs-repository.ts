@@ -11,6 +11,7 @@
 import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { Dialect } from './dialect.js';
 import type { PageBounds } from '../validation/page-query-schema.js';
+import { removeUnmentionedEntities } from './entity-graph-repository.js';
 import { nowTimestamp, type Database, type DocumentStatus, type IngestionJobsTable, type KnowledgeDocumentsTable } from './schema.js';
 
 export type IngestionJobRow = Selectable<IngestionJobsTable>;
@@ -370,9 +371,12 @@ export async function listDocumentPage(
 
 /** Removes a document with its chunks and jobs; call inside a transaction. */
 export async function deleteDocument(db: Kysely<Database>, documentId: number): Promise<void> {
+  const document = await db.selectFrom('kb_documents').select('knowledge_base_id').where('id', '=', documentId).executeTakeFirst();
   await db.deleteFrom('ingestion_jobs').where('document_id', '=', documentId).execute();
+  // Its chunks' graph mentions and relations go with them; the entities only they mentioned go next.
   await db.deleteFrom('kb_chunks').where('document_id', '=', documentId).execute();
   await db.deleteFrom('kb_documents').where('id', '=', documentId).execute();
+  if (document !== undefined) await removeUnmentionedEntities(db, document.knowledge_base_id);
 }
 
 /** A pending document without a job: an upload between writing its row and queuing its job, live or interrupted. */

@@ -1,6 +1,7 @@
 /** Knowledge bases, their documents and chunks: the rows ingestion writes and retrieval reads. */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { deleteKnowledgeBaseGraph } from './entity-graph-repository.js';
 import type { KnowledgeBaseListScope } from './list-scopes.js';
 import { precompiledQuery } from './precompiled-query.js';
 import { containsText, searchText } from './search-pattern.js';
@@ -24,6 +25,8 @@ export interface NewKnowledgeBase {
   language?: string | null;
   /** How its chunks are embedded; absent, it is searched by full text only. */
   embedding?: { connector: EmbeddingConnector; model: string };
+  /** Whether ingestion builds its entity graph (docs/graph-search.md). */
+  graphEnabled?: boolean;
 }
 
 export async function insertKnowledgeBase(db: Kysely<Database>, knowledgeBase: NewKnowledgeBase): Promise<number> {
@@ -42,6 +45,7 @@ export async function insertKnowledgeBase(db: Kysely<Database>, knowledgeBase: N
       embedding_connector: knowledgeBase.embedding?.connector ?? null,
       embedding_model: knowledgeBase.embedding?.model ?? null,
       language: knowledgeBase.language ?? null,
+      graph_enabled: knowledgeBase.graphEnabled === true ? 1 : 0,
       created_at: timestamp,
       updated_at: timestamp,
       deleted_at: null,
@@ -208,12 +212,13 @@ export async function updateKnowledgeBase(
     .execute();
 }
 
-/** Removes a knowledge base's ingestion jobs, documents and chunks (and so their index entries and embeddings) and marks it deleted. */
+/** Removes a knowledge base's ingestion jobs, entity graph, documents and chunks (and so their index entries and embeddings) and marks it deleted. */
 export async function deleteKnowledgeBaseContents(
   db: Kysely<Database>,
   current: Pick<KnowledgeBaseRecord, 'id' | 'name' | 'description'>,
 ): Promise<void> {
   await db.deleteFrom('ingestion_jobs').where('knowledge_base_id', '=', current.id).execute();
+  await deleteKnowledgeBaseGraph(db, current.id);
   await db.deleteFrom('kb_chunks').where('knowledge_base_id', '=', current.id).execute();
   await db.deleteFrom('kb_documents').where('knowledge_base_id', '=', current.id).execute();
   await updateKnowledgeBase(db, current, { deleted_at: nowTimestamp() });

@@ -307,6 +307,8 @@ export interface KnowledgeBasesTable {
   embedding_dimensions: number | null;
   /** Its material's language as a BCP-47 tag (`en`, `es`, `pt-BR`); null when not said. */
   language: string | null;
+  /** 1 when ingestion builds its entity graph (docs/graph-search.md), 0 when not. */
+  graph_enabled: Generated<number>;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
@@ -379,6 +381,33 @@ export interface KnowledgeChunksTable {
   text: string;
   /** JSON: filename, document_id, chunk_index, chunk_count, page, source_url and the document's own metadata. */
   metadata: string;
+}
+
+/** An entity of a knowledge base's graph, once per normalised name (docs/graph-search.md). */
+export interface GraphEntitiesTable {
+  id: Generated<number>;
+  knowledge_base_id: number;
+  /** Lower case, accents and punctuation gone, spaces single: what a question's words are matched against. */
+  normalized_name: string;
+  display_name: string;
+  type: string;
+}
+
+/** An entity read from a chunk: deleting the chunk deletes the mention. */
+export interface GraphMentionsTable {
+  entity_id: number;
+  chunk_id: number;
+  knowledge_base_id: number;
+}
+
+/** A relation between two entities, as the chunk `chunk_id` states it. */
+export interface GraphRelationsTable {
+  id: Generated<number>;
+  knowledge_base_id: number;
+  from_entity_id: number;
+  to_entity_id: number;
+  label: string;
+  chunk_id: number;
 }
 
 export interface KnowledgeChunkEmbeddingsTable {
@@ -787,6 +816,9 @@ export interface Database {
   kb_documents: KnowledgeDocumentsTable;
   kb_chunks: KnowledgeChunksTable;
   kb_chunk_embeddings: KnowledgeChunkEmbeddingsTable;
+  kb_graph_entities: GraphEntitiesTable;
+  kb_graph_mentions: GraphMentionsTable;
+  kb_graph_relations: GraphRelationsTable;
   ingestion_jobs: IngestionJobsTable;
   usage_logs: UsageLogsTable;
   usage_daily: UsageDailyTable;

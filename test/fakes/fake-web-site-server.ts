@@ -20,10 +20,12 @@
 //                                                     to /course/genetics, which links to /course/evolution
 //   /mutable                                          an article whose text `setMutableText` changes (for refreshes)
 //   /many/N                                           `manyPages` linked pages, page N linking to pages 2N+1 and 2N+2
+//   /videos/…, /captions/…                            video pages with caption tracks (fake-video-pages.ts)
 //
 // Every request is recorded, so a test can tell which pages were fetched.
 import type http from 'node:http';
 import { appendBounded, listenOnLoopback, pause, writeFlushed, type RecordedRequest } from './fake-http.js';
+import { answerVideoPath } from './fake-video-pages.js';
 
 export interface FakeWebSite {
   origin: string;
@@ -171,6 +173,7 @@ export async function startFakeWebSite(options: { hugeBytes: number; manyPages?:
       sendHtml(response, linkedPage(`Page ${index}`, [`Page ${index} of the many pages. ${filler.slice(3, 400)}`], links));
       return;
     }
+    if (await answerVideoPath(url.pathname, response, { hugeBytes: options.hugeBytes, shutdown })) return;
     switch (url.pathname) {
       case '/notes.txt': {
         const text = 'Revision notes.\n\nPhotosynthesis makes glucose and oxygen from light, water and carbon dioxide.\n';

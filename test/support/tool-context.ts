@@ -80,7 +80,11 @@ export function buildToolContext(options: ToolContextOptions = {}): ToolContext 
     signal: options.signal ?? new AbortController().signal,
     files: { readText: async () => refuse('files') },
     rubrics: { evaluation: async () => refuse('rubrics') },
-    knowledge: { query: async () => refuse('knowledge bases'), listDocuments: async () => refuse('knowledge bases') },
+    knowledge: {
+      query: async () => refuse('knowledge bases'),
+      listDocuments: async () => refuse('knowledge bases'),
+      graph: async () => refuse('knowledge bases'),
+    },
     queryRewriter: { rewrite: async () => undefined },
     requester: options.requester ?? { userId: 1, email: 'learner@merino.test' },
     integrations: { weather: UNREACHABLE_WEATHER, ...options.integrations },

@@ -98,9 +98,10 @@ export const knowledgeDocumentRoutes: FastifyPluginAsync<KnowledgeDocumentRouteS
     {
       schema: {
         tags: ['knowledge-bases'],
-        summary: 'Add a web page by its URL: its readable text is indexed as a document that links to the page',
+        summary:
+          "Add a web page or a video's transcript by its URL: indexed as a document whose passages link to the page or the moment in the video",
         description:
-          "The page is read now, under the outbound rules (public addresses only, WEB_PAGE_MAX_BYTES, WEB_PAGE_TIMEOUT_MS, WEB_PAGE_REDIRECTS_MAX, HTML or plain text) and the site's robots.txt; a page that cannot be read is a 400 `unreadable_document` saying why. Its text is then ingested like any document, and its passages' sources link to the page.",
+          "The address is read now, under the outbound rules (public addresses only, WEB_PAGE_MAX_BYTES, WEB_PAGE_TIMEOUT_MS, WEB_PAGE_REDIRECTS_MAX, content types checked) and the site's robots.txt. A YouTube video's address becomes its published captions (read from YOUTUBE_BASE_URL, in `language` or the video's default, a person's before automatic ones); a caption file's address (.vtt, .srt), or a page whose `<video>` has a caption `<track>` or that links a .vtt or .srt file, becomes that transcript (`kind: \"transcript\"`), whose passages link to their moment (`&t=…s` on YouTube, `#t=…` elsewhere). Any other page's readable text becomes a document linking to it (`kind: \"web_page\"`). An address that cannot be read is a 400 `unreadable_document` saying why (no captions in this language, listing those there are; no captions; a private address; too large; too slow). The document is then ingested like any upload.",
         params: idParametersSchema,
         body: webPageBodySchema,
         response: { 202: queuedWebPageSchema, ...commonErrorResponses },

@@ -13,22 +13,10 @@
 import { Readability } from '@mozilla/readability';
 import { parseHTML as parseUntypedHtml } from 'linkedom';
 import { AppError } from '../../errors/app-error.js';
-import { outboundRefusalIn, startDeadline, type OutboundFetch } from '../../pipeline/plugin-api.js';
-import { readBoundedText } from '../integration-request.js';
+import { fetchBoundedText, type FetchBounds, type FetchedKind, type FetchedText } from './bounded-fetch.js';
 import { pageLinks } from './page-links.js';
 
-export interface PageReadingBounds {
-  /** The outbound guard's fetch: connections only to public addresses. */
-  fetch: OutboundFetch;
-  /** WEB_PAGE_MAX_BYTES. */
-  bytesMaximum: number;
-  /** WEB_PAGE_TIMEOUT_MS: every redirect and the whole body. */
-  timeoutMilliseconds: number;
-  /** WEB_PAGE_REDIRECTS_MAX. */
-  redirectsMaximum: number;
-  /** The caller's signal: the tool call's timeout or the learner leaving. */
-  signal: AbortSignal;
-}
+export type PageReadingBounds = FetchBounds;
 
 export interface ReadablePage {
   /** Where the page was read, after redirects. */
@@ -40,8 +28,13 @@ export interface ReadablePage {
   links: string[];
 }
 
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
+/** A web page: HTML, XHTML or plain text. */
+export const WEB_PAGE_KIND: FetchedKind = {
+  noun: 'the page',
+  types: new Set(['text/html', 'application/xhtml+xml', 'text/plain']),
+  expected: 'a web page (HTML or text)',
+  accept: 'text/html,application/xhtml+xml,text/plain;q=0.8',
+};
 /** Less readable text than this means the page shows its content with script only. */
 const READABLE_CHARACTERS_MINIMUM = 40;
 const BLOCK_ELEMENTS = new Set([
@@ -78,23 +71,6 @@ const BLOCK_ELEMENTS = new Set([
   'UL',
 ]);
 const SKIPPED_ELEMENTS = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'SVG', 'IFRAME']);
-
-/** The page as a person names it: its host only. */
-function pageName(url: URL): string {
-  return url.host;
-}
-
-function parsedUrl(value: string): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new AppError('invalid_parameter', 'The page address is not a valid URL.');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new AppError('upstream_refused', `Refused: ${url.protocol.replace(':', '')} addresses are not read, only http and https.`);
-  return url;
-}
 
 interface NodeLike {
   nodeType: number;
@@ -149,106 +125,16 @@ export function readableText(html: string): { title: string; text: string } {
   return { title: (article?.title ?? '').trim() || title, text };
 }
 
-function mediaTypeOf(response: Response): string {
-  return (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-}
-
-/** Follows redirects by hand: each hop is counted and its URL checked, and the guarded fetch checks where it connects. */
-async function fetchFollowingRedirects(
-  start: URL,
-  bounds: PageReadingBounds,
-  signal: AbortSignal,
-): Promise<{ response: Response; url: URL }> {
-  let url = start;
-  for (let redirects = 0; ; redirects += 1) {
-    const response = await bounds.fetch(url, {
-      method: 'GET',
-      redirect: 'manual',
-      signal,
-      headers: { accept: 'text/html,application/xhtml+xml,text/plain;q=0.8', 'user-agent': 'Merino web reader' },
-    });
-    const location = response.headers.get('location');
-    if (!REDIRECT_STATUSES.has(response.status) || location === null) return { response, url };
-    await response.body?.cancel().catch(() => undefined);
-    if (redirects >= bounds.redirectsMaximum)
-      throw new AppError(
-        'upstream_error',
-        `${pageName(start)} redirected more than ${bounds.redirectsMaximum} times (WEB_PAGE_REDIRECTS_MAX); the page was not read.`,
-      );
-    url = parsedUrl(new URL(location, url).toString());
-  }
-}
-
-async function decodedBody(response: Response, url: URL, bounds: PageReadingBounds): Promise<{ text: string; type: string }> {
-  const type = mediaTypeOf(response);
-  if (!HTML_TYPES.has(type) && type !== 'text/plain') {
-    await response.body?.cancel().catch(() => undefined);
-    throw new AppError(
-      'unreadable_document',
-      `${pageName(url)} sent ${type === '' ? 'no content type' : type}, not a web page (HTML or text).`,
-    );
-  }
-  const declaredLength = Number(response.headers.get('content-length') ?? '0');
-  const tooLarge = (): AppError =>
-    new AppError(
-      'upstream_error',
-      `${pageName(url)} is larger than WEB_PAGE_MAX_BYTES (${bounds.bytesMaximum} bytes); the page was not read.`,
-    );
-  if (declaredLength > bounds.bytesMaximum) {
-    await response.body?.cancel().catch(() => undefined);
-    throw tooLarge();
-  }
-  // Read as UTF-8, which nearly every page is; a page in another charset reads with a few odd letters.
-  return { text: await readBoundedText(response, bounds.bytesMaximum, tooLarge), type };
-}
-
-function failureOf(error: unknown, url: URL, bounds: PageReadingBounds, deadlineExpired: boolean): AppError {
-  if (deadlineExpired)
-    return new AppError(
-      'upstream_timeout',
-      `${pageName(url)} did not send the page within ${bounds.timeoutMilliseconds} ms (WEB_PAGE_TIMEOUT_MS).`,
-    );
-  if (bounds.signal.aborted) {
-    const reason: unknown = bounds.signal.reason;
-    return reason instanceof AppError
-      ? reason
-      : new AppError('upstream_timeout', `The tool call ended before ${pageName(url)} sent the page.`);
-  }
-  const refusal = outboundRefusalIn(error);
-  if (refusal !== undefined) {
-    const host = (refusal.details as { host?: unknown } | undefined)?.host;
-    return new AppError(
-      'upstream_refused',
-      `Refused: ${typeof host === 'string' ? host : pageName(url)} is a private or internal address.`,
-    );
-  }
-  if (error instanceof AppError) return error;
-  // fetch's own errors can quote the URL, and with it a token: none of their text is kept.
-  return new AppError('upstream_error', `${pageName(url)} could not be reached.`);
+/** The readable text of a page already fetched, or a failure saying it needs JavaScript. */
+export function readablePageOf(fetched: FetchedText): ReadablePage {
+  const readable = fetched.type === 'text/plain' ? { title: '', text: tidy(fetched.text) } : readableText(fetched.text);
+  if (readable.text.length < READABLE_CHARACTERS_MINIMUM)
+    throw new AppError('unreadable_document', `${fetched.url.host} has no readable text without JavaScript; the page needs JavaScript.`);
+  const links = fetched.type === 'text/plain' ? [] : pageLinks(fetched.text, fetched.url);
+  return { url: fetched.url.toString(), title: readable.title || fetched.url.host, text: readable.text, links };
 }
 
 /** Fetches the page at `address` under the bounds and returns its readable text, or fails saying why. */
 export async function readReadablePage(address: string, bounds: PageReadingBounds): Promise<ReadablePage> {
-  const start = parsedUrl(address);
-  const deadline = startDeadline(Math.max(1, bounds.timeoutMilliseconds), bounds.signal);
-  let body: { text: string; type: string };
-  let url = start;
-  try {
-    const fetched = await fetchFollowingRedirects(start, bounds, deadline.signal);
-    url = fetched.url;
-    if (!fetched.response.ok) {
-      await fetched.response.body?.cancel().catch(() => undefined);
-      throw new AppError('upstream_error', `${pageName(url)} answered HTTP ${fetched.response.status}; the page was not read.`);
-    }
-    body = await decodedBody(fetched.response, url, bounds);
-  } catch (error) {
-    throw failureOf(error, url, bounds, deadline.expired);
-  } finally {
-    deadline.clear();
-  }
-  const readable = body.type === 'text/plain' ? { title: '', text: tidy(body.text) } : readableText(body.text);
-  if (readable.text.length < READABLE_CHARACTERS_MINIMUM)
-    throw new AppError('unreadable_document', `${pageName(url)} has no readable text without JavaScript; the page needs JavaScript.`);
-  const links = body.type === 'text/plain' ? [] : pageLinks(body.text, url);
-  return { url: url.toString(), title: readable.title || pageName(url), text: readable.text, links };
+  return readablePageOf(await fetchBoundedText(address, bounds, WEB_PAGE_KIND));
 }

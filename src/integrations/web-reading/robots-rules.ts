@@ -63,7 +63,9 @@ export async function loadRobotsRules(site: URL, check: RobotsCheck): Promise<Ro
     text = text.slice(0, ROBOTS_BYTES_MAXIMUM);
   } catch (error) {
     if (error instanceof AppError && error.code === 'unreadable_document') throw error;
-    if (outboundRefusalIn(error) !== undefined) throw refusal(site, 'is a private or internal address');
+    // A private address is refused for what it is, not as a site failing to send its rules.
+    if (outboundRefusalIn(error) !== undefined)
+      throw new AppError('upstream_refused', `Refused: ${site.host} is a private or internal address.`);
     return (page) => {
       throw refusal(page, 'did not send its robots.txt, which means no page may be read');
     };

@@ -38,6 +38,9 @@ export interface WebPageRefreshOptions {
   limitsFor: (organizationId: number) => Promise<OrganizationLimits>;
 }
 
+/** A transcript added by a video's address is stored as captions (video-transcripts.ts), named .vtt or .srt. */
+const TRANSCRIPT_FILE_NAME = /\.(?:vtt|srt)$/i;
+
 /** Who a refresh is done for: a person on demand, or the schedule on the knowledge base owner's behalf. */
 type Requester = { context: CallContext } | { scheduled: true };
 
@@ -66,6 +69,12 @@ export class WebPageRefresher {
     if (!document) throw new AppError('not_found', 'Document not found.');
     if (document.source_url === null)
       throw new AppError('invalid_parameter', 'Only a document added from a web address can be refreshed; upload the file again instead.');
+    // A transcript's address (a video page, a caption file) is not a page whose readable text it stores.
+    if (TRANSCRIPT_FILE_NAME.test(document.file_name))
+      throw new AppError(
+        'invalid_parameter',
+        "A video's transcript cannot be refreshed; add the video's address again to take new captions.",
+      );
     if (await documentIsBeingIndexed(db, document.id))
       throw new AppError('job_state_conflict', 'This document is still being indexed; refresh it once its job has ended.');
     const schedule = everySeconds === undefined ? document.refresh_every_seconds : everySeconds;

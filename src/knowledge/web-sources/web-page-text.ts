@@ -11,10 +11,11 @@ import { trimCharacters } from '../../text-trimming/trim-characters.js';
 /** A page title as a file name: letters, digits and single dashes, bounded. */
 const FILE_NAME_CHARACTERS_MAXIMUM = 80;
 
-export function webPageFileName(title: string, url: URL): string {
+/** `extension` is `md` for a page's text, or a transcript's format (`vtt`, `srt`). */
+export function webPageFileName(title: string, url: URL, extension = 'md'): string {
   const dashed = (title || url.host).normalize('NFKD').replace(/[^\p{L}\p{N}]+/gu, '-');
   const words = trimCharacters(dashed, '-').slice(0, FILE_NAME_CHARACTERS_MAXIMUM);
-  return `${words || 'web-page'}.md`;
+  return `${words || 'web-page'}.${extension}`;
 }
 
 /** The document's text: the page's title as a heading, then its readable text. */

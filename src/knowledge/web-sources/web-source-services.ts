@@ -11,6 +11,7 @@ import type { OutboundGuard } from '../../outbound/outbound-guard.js';
 import { PeriodicWork } from '../../scheduling/periodic-work.js';
 import type { Store } from '../../store/store.js';
 import type { KnowledgeDocumentService } from '../knowledge-document-service.js';
+import { webPageReadingOf } from '../web-page-reading-settings.js';
 import { WebCrawlService } from './web-crawl-service.js';
 import { WebPageRefresher } from './web-page-refresh.js';
 
@@ -28,12 +29,7 @@ export function webSourceServices(
   settings: Settings,
   parts: { documents: KnowledgeDocumentService; storage: FileStorage; outbound: OutboundGuard; organizationControls: OrganizationControls },
 ): WebSourceServices {
-  const reading = {
-    fetch: parts.outbound.fetchFor('url'),
-    bytesMaximum: settings.webPageBytesMaximum,
-    timeoutMilliseconds: settings.webPageTimeoutMilliseconds,
-    redirectsMaximum: settings.webPageRedirectsMaximum,
-  };
+  const reading = webPageReadingOf(settings, parts.outbound.fetchFor('url'));
   const webPageRefresher = new WebPageRefresher({
     db: store.db,
     storage: parts.storage,

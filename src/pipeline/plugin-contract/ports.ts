@@ -48,10 +48,47 @@ export interface KnowledgeQuery {
   signal?: AbortSignal;
 }
 
+/** One walk of the entity graphs of some knowledge bases (docs/graph-search.md), within its bounds. */
+export interface GraphQuery {
+  collectionIds: readonly string[];
+  question: string;
+  /** Relation steps from the entities the question names (0: those entities' own passages only). */
+  depth: number;
+  /** Neighbours followed from one entity at each step; also the most entities taken from the question. */
+  fanOut: number;
+  passages: number;
+}
+
+/** An entity of a walk, by its display name and type. */
+export interface GraphEntity {
+  name: string;
+  type: string;
+}
+
+/** One relation a walk followed, `depth` steps from the question's entities. */
+export interface GraphStep {
+  from: string;
+  label: string;
+  to: string;
+  depth: number;
+}
+
+export interface GraphAnswer {
+  /** The entities the question names, found in the graph: the walk's starting points. */
+  found: GraphEntity[];
+  steps: GraphStep[];
+  /** Entities reached, starting points included. */
+  reached: number;
+  /** The passages that mention the entities reached, the most of them first. */
+  hits: KnowledgeHit[];
+}
+
 /** Searches the knowledge bases the assistant owner may read, by collection id. */
 export interface KnowledgeSearch {
   /** Rejects with an AppError (not_found) for a collection the owner may not read or that does not exist. */
   query(request: KnowledgeQuery): Promise<KnowledgeHit[]>;
+  /** Walks the collections' entity graphs; same permission as `query`. */
+  graph(request: GraphQuery): Promise<GraphAnswer>;
   /** The collection's documents, newest first; same permission as `query`. */
   listDocuments(collectionId: string): Promise<DocumentSummary[]>;
 }
@@ -95,6 +132,8 @@ export interface Integrations {
   moodle?: { apiUrl: string; token: string; timeoutMilliseconds: number; responseBytesMaximum: number; fetch: OutboundFetch };
   /** Absent when the organization sets no web search provider: the `web_search` tool is then not offered. */
   webSearch?: WebSearchIntegration;
+  /** Absent when the organization names no small fast model, so no entity graph is built: `graph_search` is then not offered. */
+  entityGraph?: { depthMaximum: number; fanOutMaximum: number; passagesMaximum: number };
 }
 
 /** The organization's web search provider, its key decrypted, and the bounds of one request's searching and page reading. */

@@ -15,6 +15,7 @@ import { usageQuarterlyPeopleMigration } from './0086-usage-quarterly-people.js'
 import { mcpServersMigration } from './0087-mcp-servers.js';
 import { mcpSessionsMigration } from './0089-mcp-sessions.js';
 import { generatedImageFilesMigration } from './0090-generated-image-files.js';
+import { entityGraphMigration } from './0091-entity-graph.js';
 import { webCrawlsAndPageRefreshMigration } from './0093-web-crawls-and-page-refresh.js';
 import { chatRunsMigration } from './0070-chat-runs.js';
 import type { Migration } from 'kysely';
@@ -86,6 +87,7 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0088-front-end-learners-and-source-links': frontEndLearnersAndSourceLinksMigration(),
     '0089-mcp-sessions': mcpSessionsMigration(dialect),
     '0090-generated-image-files': generatedImageFilesMigration(),
+    '0091-entity-graph': entityGraphMigration(dialect),
     '0093-web-crawls-and-page-refresh': webCrawlsAndPageRefreshMigration(dialect),
   };
 }

@@ -16528,6 +16528,14 @@ export interface paths {
                                     /** @description the length of its vectors; null until the first are stored */
                                     dimensions: number | null;
                                 } | null;
+                                /** @description its entity graph (docs/graph-search.md): whether ingestion builds it, and whether it can (a small fast model is set) */
+                                graph: {
+                                    enabled: boolean;
+                                    /** @description false when the organization names no small fast model: no graph is built then */
+                                    available: boolean;
+                                    /** @description why it is not available, in words for its owner; null when it is */
+                                    unavailable_reason: string | null;
+                                };
                                 document_count: number;
                                 chunk_count: number;
                                 /** @description ISO 8601 date and time */
@@ -16640,6 +16648,10 @@ export interface paths {
                         language?: string | null;
                         chunk_size?: number;
                         chunk_overlap?: number;
+                        /** @description Build an entity graph of its documents with the organization's small fast model, for the `graph_search` tool; off by default. Needs a small fast model (409 `no_small_fast_model` without one); applies to documents ingested from then on. */
+                        graph?: {
+                            enabled: boolean;
+                        };
                         /** @description Also embed the chunks with this model of the organization's provider, for vector and hybrid search. Fixed at creation. */
                         embeddings?: {
                             /** @enum {string} */
@@ -16676,6 +16688,14 @@ export interface paths {
                                 /** @description the length of its vectors; null until the first are stored */
                                 dimensions: number | null;
                             } | null;
+                            /** @description its entity graph (docs/graph-search.md): whether ingestion builds it, and whether it can (a small fast model is set) */
+                            graph: {
+                                enabled: boolean;
+                                /** @description false when the organization names no small fast model: no graph is built then */
+                                available: boolean;
+                                /** @description why it is not available, in words for its owner; null when it is */
+                                unavailable_reason: string | null;
+                            };
                             document_count: number;
                             chunk_count: number;
                             /** @description ISO 8601 date and time */
@@ -16818,6 +16838,14 @@ export interface paths {
                                 /** @description the length of its vectors; null until the first are stored */
                                 dimensions: number | null;
                             } | null;
+                            /** @description its entity graph (docs/graph-search.md): whether ingestion builds it, and whether it can (a small fast model is set) */
+                            graph: {
+                                enabled: boolean;
+                                /** @description false when the organization names no small fast model: no graph is built then */
+                                available: boolean;
+                                /** @description why it is not available, in words for its owner; null when it is */
+                                unavailable_reason: string | null;
+                            };
                             document_count: number;
                             chunk_count: number;
                             /** @description ISO 8601 date and time */
@@ -17033,6 +17061,10 @@ export interface paths {
                         visibility?: "private" | "organization";
                         /** @description the language of its material, a BCP-47 tag such as `en`, `es`, `ca` or `eu`; null or absent: not said */
                         language?: string | null;
+                        /** @description Build an entity graph of its documents with the organization's small fast model, for the `graph_search` tool; off by default. Needs a small fast model (409 `no_small_fast_model` without one); applies to documents ingested from then on. */
+                        graph?: {
+                            enabled: boolean;
+                        };
                     };
                 };
             };
@@ -17063,6 +17095,14 @@ export interface paths {
                                 /** @description the length of its vectors; null until the first are stored */
                                 dimensions: number | null;
                             } | null;
+                            /** @description its entity graph (docs/graph-search.md): whether ingestion builds it, and whether it can (a small fast model is set) */
+                            graph: {
+                                enabled: boolean;
+                                /** @description false when the organization names no small fast model: no graph is built then */
+                                available: boolean;
+                                /** @description why it is not available, in words for its owner; null when it is */
+                                unavailable_reason: string | null;
+                            };
                             document_count: number;
                             chunk_count: number;
                             /** @description ISO 8601 date and time */
@@ -21464,8 +21504,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Add a web page by its URL: its readable text is indexed as a document that links to the page
-         * @description The page is read now, under the outbound rules (public addresses only, WEB_PAGE_MAX_BYTES, WEB_PAGE_TIMEOUT_MS, WEB_PAGE_REDIRECTS_MAX, HTML or plain text) and the site's robots.txt; a page that cannot be read is a 400 `unreadable_document` saying why. Its text is then ingested like any document, and its passages' sources link to the page.
+         * Add a web page or a video's transcript by its URL: indexed as a document whose passages link to the page or the moment in the video
+         * @description The address is read now, under the outbound rules (public addresses only, WEB_PAGE_MAX_BYTES, WEB_PAGE_TIMEOUT_MS, WEB_PAGE_REDIRECTS_MAX, content types checked) and the site's robots.txt. A YouTube video's address becomes its published captions (read from YOUTUBE_BASE_URL, in `language` or the video's default, a person's before automatic ones); a caption file's address (.vtt, .srt), or a page whose `<video>` has a caption `<track>` or that links a .vtt or .srt file, becomes that transcript (`kind: "transcript"`), whose passages link to their moment (`&t=…s` on YouTube, `#t=…` elsewhere). Any other page's readable text becomes a document linking to it (`kind: "web_page"`). An address that cannot be read is a 400 `unreadable_document` saying why (no captions in this language, listing those there are; no captions; a private address; too large; too slow). The document is then ingested like any upload.
          */
         post: {
             parameters: {
@@ -21479,13 +21519,15 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description The page, http or https, on a public address; its readable text becomes a document that links back to it */
+                        /** @description The page or video, http or https, on a public address: a YouTube video's captions, a caption file (.vtt, .srt), or the caption track a page offers for its video become a transcript; any other page's readable text becomes a document that links back to it */
                         url: string;
+                        /** @description For a video, the captions' language (a code such as `es` or `pt-BR`); without it, the video's default captions, a person's before automatic ones */
+                        language?: string;
                     };
                 };
             };
             responses: {
-                /** @description The page was read: its document and ingestion job, the address it was read at after redirects, and its title */
+                /** @description The address was read: its document and ingestion job, the address its passages link to, its title, and whether it became a web page or a video transcript (with the captions' language) */
                 202: {
                     headers: {
                         [name: string]: unknown;
@@ -21496,6 +21538,10 @@ export interface paths {
                             job_id: number;
                             url: string;
                             title: string;
+                            /** @enum {string} */
+                            kind: "web_page" | "transcript";
+                            /** @description a transcript's captions language code, when known; null for a web page */
+                            language: string | null;
                         };
                     };
                 };

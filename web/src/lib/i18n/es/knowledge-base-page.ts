@@ -20,6 +20,12 @@ export const knowledgeBasePage: CatalogueArea<typeof english> = {
   languageCodeHint: 'Una etiqueta de idioma como "fr", "de" o "pt-BR".',
   languageOfMaterial: 'Idioma: {{language}}',
   saveLanguage: 'Guardar idioma',
+  graph: 'Construir un grafo de entidades',
+  graphHint:
+    'El modelo pequeño y rápido lee las personas, lugares e ideas de cada documento nuevo, para la herramienta de búsqueda en el grafo.',
+  graphUnavailable:
+    'Grafo de entidades: no disponible, porque la organización no indica un modelo pequeño y rápido; un administrador puede elegirlo.',
+  graphOn: 'Grafo de entidades: se construye para los documentos nuevos',
   saved: 'Guardado.',
   saveFailed: 'No se pudo guardar: {{message}}',
   uploadTitle: 'Añadir documentos',
@@ -27,7 +33,8 @@ export const knowledgeBasePage: CatalogueArea<typeof english> = {
   dropHere: 'Suelta los archivos aquí, o elígelos:',
   acceptedTypes: 'Archivos de texto (.txt), Markdown (.md), páginas web (.html), PDF y Word (.docx), y subtítulos de vídeo (.vtt, .srt).',
   webPageLabel: 'Dirección de la página web',
-  webPageHint: 'O añade una página web pública, como https://example.org/articulo: su texto se indexa y sus pasajes enlazan a ella.',
+  webPageHint:
+    'O añade una página web o un vídeo públicos, como https://example.org/articulo o una dirección de YouTube: se indexa el texto de la página o los subtítulos del vídeo, y sus pasajes enlazan a ellos (los de un vídeo, al momento en que se dicen).',
   webPageRequired: 'Indica la dirección de la página.',
   addWebPage: 'Añadir página web',
   addingWebPage: 'Leyendo la página…',
