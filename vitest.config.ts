@@ -10,7 +10,7 @@ export default defineConfig({
     pool: 'forks',
     // Vitest's default is one worker per core but one, so one on a 2-core machine. Most test files
     // wait on child processes, browsers, sockets and PostgreSQL rather than compute, so three files
-    // at a time keep 2 cores busy and end the run in about half the time.
+    // at a time keep both cores busy (docs/testing.md has the measured gain).
     maxWorkers: 3,
   },
 });

@@ -80,7 +80,7 @@ const parseMarkup = parseUntypedHtml as unknown as (markup: string) => {
 /** The tracks of a `<transcript_list>`; an empty answer (YouTube's for a video without captions) has none. */
 export function captionTracksOf(xml: string): CaptionTrack[] {
   const elements = Array.from(
-    parseMarkup(`<html><body>${xml.replace(/<\?xml[^>]*\?>/, '')}</body></html>`).document.querySelectorAll('track'),
+    parseMarkup(`<html><body>${xml.replace(/<\?xml[^<>]*\?>/, '')}</body></html>`).document.querySelectorAll('track'),
   );
   return elements.flatMap((element) => {
     const languageCode = (element.getAttribute('lang_code') ?? '').trim();
