@@ -1023,6 +1023,14 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1,
     maximum: 32,
   }),
+  webCrawlLeaseMilliseconds: integerSetting({
+    variable: 'WEB_CRAWL_LEASE_MS',
+    meaning:
+      "how long a running crawl of same-site links stays its process's without renewal (renewed every third of it); past it, or as soon as that process is gone from the same host, the leftover sweep marks the crawl failed, keeping the pages it read",
+    defaultValue: 60_000,
+    minimum: 1_000,
+    maximum: 86_400_000,
+  }),
   webRefreshIntervalMinimumSeconds: integerSetting({
     variable: 'WEB_REFRESH_INTERVAL_MIN_SECONDS',
     meaning: 'shortest schedule (`every_seconds`) on which a web page document may be refreshed',

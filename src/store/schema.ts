@@ -368,6 +368,8 @@ export interface WebCrawlsTable {
   /** JSON `[{document_id, job_id, url}]`. */
   documents: string;
   runner: string | null;
+  /** Until when `runner` holds the crawl without renewing; null once it ended. */
+  lease_expires_at: string | null;
   created_at: string;
   updated_at: string;
   finished_at: string | null;

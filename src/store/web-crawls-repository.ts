@@ -15,6 +15,7 @@ export interface NewWebCrawl {
   depth: number;
   pagesMaximum: number;
   runner: string;
+  leaseExpiresAt: string;
 }
 
 export async function insertWebCrawl(db: Kysely<Database>, crawl: NewWebCrawl): Promise<WebCrawlRow> {
@@ -34,6 +35,7 @@ export async function insertWebCrawl(db: Kysely<Database>, crawl: NewWebCrawl): 
       failures: '[]',
       documents: '[]',
       runner: crawl.runner,
+      lease_expires_at: crawl.leaseExpiresAt,
       created_at: timestamp,
       updated_at: timestamp,
       finished_at: null,
@@ -72,10 +74,52 @@ export async function saveWebCrawlProgress(db: Kysely<Database>, crawlId: number
       failures: JSON.stringify(progress.failures),
       documents: JSON.stringify(progress.documents),
       updated_at: timestamp,
-      ...(progress.finished !== undefined && { status: progress.finished, finished_at: timestamp }),
+      ...(progress.finished !== undefined && { status: progress.finished, finished_at: timestamp, lease_expires_at: null }),
     })
     .where('id', '=', crawlId)
+    .where('status', '=', 'running')
     .execute();
+}
+
+/** Keeps a running crawl its runner's until `leaseExpiresAt`. */
+export async function renewWebCrawlLease(db: Kysely<Database>, crawlId: number, runner: string, leaseExpiresAt: string): Promise<void> {
+  await db
+    .updateTable('web_crawls')
+    .set({ lease_expires_at: leaseExpiresAt })
+    .where('id', '=', crawlId)
+    .where('runner', '=', runner)
+    .where('status', '=', 'running')
+    .execute();
+}
+
+export type RunningWebCrawl = Pick<WebCrawlRow, 'id' | 'runner' | 'lease_expires_at' | 'start_url' | 'pages_read' | 'failures'>;
+
+/** Every crawl stored as running, whoever runs it. */
+export async function listRunningWebCrawls(db: Kysely<Database>): Promise<RunningWebCrawl[]> {
+  return db
+    .selectFrom('web_crawls')
+    .select(['id', 'runner', 'lease_expires_at', 'start_url', 'pages_read', 'failures'])
+    .where('status', '=', 'running')
+    .execute();
+}
+
+/**
+ * Marks failed a crawl whose runner is gone, with `failures` (its list with the reason added), only
+ * if it is still running under the runner and lease the sweep saw; false when it moved meanwhile.
+ */
+export async function failAbandonedWebCrawl(db: Kysely<Database>, crawl: RunningWebCrawl, failures: string): Promise<boolean> {
+  const timestamp = nowTimestamp();
+  const result = await db
+    .updateTable('web_crawls')
+    .set({ status: 'failed', failures, finished_at: timestamp, updated_at: timestamp, lease_expires_at: null })
+    .where('id', '=', crawl.id)
+    .where('status', '=', 'running')
+    .where((eb) => (crawl.runner === null ? eb('runner', 'is', null) : eb('runner', '=', crawl.runner)))
+    .where((eb) =>
+      crawl.lease_expires_at === null ? eb('lease_expires_at', 'is', null) : eb('lease_expires_at', '=', crawl.lease_expires_at),
+    )
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** What a refresh writes on a URL document (only the columns given). */

@@ -85,9 +85,10 @@ const SCRIPT_ONLY_PAGE = `<!doctype html>
 <script>window.__INITIAL_STATE__ = {"route":"/","user":null};</script></body></html>`;
 
 /** A plain article page with the links given, each in the article body. */
-function linkedPage(title: string, paragraphs: readonly string[], links: readonly string[]): string {
+/** A page of the course site, or of the many pages (whose navigation leads to their own first page, never into the course's hostile links). */
+function linkedPage(title: string, paragraphs: readonly string[], links: readonly string[], home = '/course/'): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body>
-<nav><a href="/course/">Course home</a></nav>
+<nav><a href="${home}">Home</a></nav>
 <main><article><h1>${title}</h1>
 ${paragraphs.map((paragraph) => `<p>${paragraph}</p>`).join('\n')}
 <ul>${links.map((link) => `<li><a href="${link}">${link}</a></li>`).join('')}</ul>
@@ -170,7 +171,7 @@ export async function startFakeWebSite(options: { hugeBytes: number; manyPages?:
     if (many !== null && Number(many[1]) < (options.manyPages ?? 0)) {
       const index = Number(many[1]);
       const links = [2 * index + 1, 2 * index + 2].filter((next) => next < (options.manyPages ?? 0)).map((next) => `/many/${next}`);
-      sendHtml(response, linkedPage(`Page ${index}`, [`Page ${index} of the many pages. ${filler.slice(3, 400)}`], links));
+      sendHtml(response, linkedPage(`Page ${index}`, [`Page ${index} of the many pages. ${filler.slice(3, 400)}`], links, '/many/0'));
       return;
     }
     if (await answerVideoPath(url.pathname, response, { hugeBytes: options.hugeBytes, shutdown })) return;

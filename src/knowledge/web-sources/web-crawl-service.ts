@@ -5,7 +5,8 @@
  * each page read becoming its own document (with its `source_url`, ingested by its own job) and its
  * progress written to the store as it goes, so whoever may view the knowledge base can follow it.
  * A page that fails is listed with its reason and the others go on. Stopping the server ends the
- * crawls it runs, each marked failed with the pages it had read kept.
+ * crawls it runs, each marked failed with the pages it had read kept; a process that dies instead
+ * leaves its crawls to the leftover sweep, through the lease each crawl renews (abandoned-web-crawls.ts).
  */
 import type { Kysely } from 'kysely';
 import type { CallContext } from '../../auth/call-context.js';
@@ -18,6 +19,7 @@ import type { Database } from '../../store/schema.js';
 import {
   findWebCrawl,
   insertWebCrawl,
+  renewWebCrawlLease,
   saveWebCrawlProgress,
   updateDocumentRefresh,
   type WebCrawlProgress,
@@ -26,6 +28,7 @@ import {
 import { knowledgeBaseFacts } from '../knowledge-base-service.js';
 import type { KnowledgeDocumentService } from '../knowledge-document-service.js';
 import { asRefusal, parsedPageUrl, type WebPageReading } from '../web-page-documents.js';
+import { failAbandonedWebCrawls } from './abandoned-web-crawls.js';
 import { crawlSite } from './web-site-crawl.js';
 import { contentHashOf, webPageFileName, webPageText } from './web-page-text.js';
 import type { WebCrawlBody, WebCrawlView } from './web-source-schemas.js';
@@ -45,6 +48,8 @@ export interface WebCrawlServiceOptions {
   pagesInFlight: number;
   /** This process, as it signs the crawls it runs. */
   runner: string;
+  /** WEB_CRAWL_LEASE_MS: how long a crawl stays this process's without renewal. */
+  leaseMilliseconds: number;
 }
 
 /** The knowledge base, once the caller may do `action` on it (the one permission module decides). */
@@ -117,8 +122,9 @@ export class WebCrawlService {
       depth,
       pagesMaximum: pages,
       runner: this.options.runner,
+      leaseExpiresAt: this.leaseUntil(),
     });
-    const run = this.run(context, row).catch(() => undefined);
+    const run = this.runUnderLease(context, row).catch(() => undefined);
     this.running.add(run);
     void run.finally(() => this.running.delete(run));
     return crawlView(row);
@@ -131,10 +137,31 @@ export class WebCrawlService {
     return crawlView(row);
   }
 
+  /** Fails the running crawls whose process is gone (the leftover sweep calls this); returns how many. */
+  async failAbandoned(): Promise<number> {
+    return failAbandonedWebCrawls(this.options.db);
+  }
+
   /** Ends every crawl this process runs and waits for them to record where they stopped. */
   async stop(): Promise<void> {
     this.stopping.abort();
     await Promise.all([...this.running]);
+  }
+
+  private leaseUntil(): string {
+    return new Date(Date.now() + this.options.leaseMilliseconds).toISOString();
+  }
+
+  /** Runs the crawl, renewing its lease every third of WEB_CRAWL_LEASE_MS until it ends. */
+  private async runUnderLease(context: CallContext, row: WebCrawlRow): Promise<void> {
+    const { db, runner, leaseMilliseconds } = this.options;
+    const renew = (): void => void renewWebCrawlLease(db, row.id, runner, this.leaseUntil()).catch(() => undefined);
+    const timer = setInterval(renew, Math.max(1, Math.floor(leaseMilliseconds / 3)));
+    try {
+      await this.run(context, row);
+    } finally {
+      clearInterval(timer);
+    }
   }
 
   private async run(context: CallContext, row: WebCrawlRow): Promise<void> {

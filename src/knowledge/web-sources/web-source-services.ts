@@ -47,6 +47,7 @@ export function webSourceServices(
       pagesMaximum: settings.webCrawlPagesMaximum,
       pagesInFlight: settings.webCrawlPagesInFlight,
       runner: runnerOwnerName(),
+      leaseMilliseconds: settings.webCrawlLeaseMilliseconds,
     }),
     webPageRefresher,
     webPageRefreshSchedule: new PeriodicWork<number>({

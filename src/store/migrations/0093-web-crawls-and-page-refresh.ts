@@ -2,7 +2,8 @@
  * Migration 0093: knowledge from the web, beyond one page (docs/knowledge-bases.md "Web pages").
  * `web_crawls` records a crawl of same-site links started from one page: its bounds, how many
  * pages it has read and which failed with their reasons, so the request answers at once and the
- * crawl's progress is read from the store by any process. Documents added from a URL gain what a
+ * crawl's progress is read from the store by any process; the crawl's runner renews a lease on it
+ * (`lease_expires_at`), so a crawl whose process died is failed by the leftover sweep. Documents added from a URL gain what a
  * refresh needs: the SHA-256 of the text last stored (`content_hash`), when the page was last
  * checked and how that went (`refresh_outcome`, `refresh_error`), and an optional schedule
  * (`refresh_every_seconds`, null for none) with the time it is next due (`refresh_due_at`,
@@ -30,6 +31,8 @@ export function webCrawlsAndPageRefreshMigration(dialect: Dialect): Migration {
         /** JSON: the documents made, `[{document_id, job_id, url}]`. */
         .addColumn('documents', 'text', (column) => column.notNull().defaultTo('[]'))
         .addColumn('runner', 'text')
+        /** Until when the crawl stays its runner's without renewal (WEB_CRAWL_LEASE_MS); past it the leftover sweep fails it. */
+        .addColumn('lease_expires_at', 'text')
         .addColumn('created_at', 'text', (column) => column.notNull())
         .addColumn('updated_at', 'text', (column) => column.notNull())
         .addColumn('finished_at', 'text')
