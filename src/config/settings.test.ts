@@ -156,6 +156,7 @@ const LIMITS: readonly LimitCase[] = [
     customValue: 600_000,
   },
   { variable: 'UPLOAD_LEASE_MS', field: 'uploadLeaseMilliseconds', defaultValue: 60_000, minimum: 1_000, customValue: 5_000 },
+  { variable: 'WEB_CRAWL_LEASE_MS', field: 'webCrawlLeaseMilliseconds', defaultValue: 60_000, minimum: 1_000, customValue: 5_000 },
   {
     variable: 'UPLOAD_SWEEP_INTERVAL_MS',
     field: 'uploadSweepIntervalMilliseconds',

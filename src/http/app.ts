@@ -37,6 +37,7 @@ import { knowledgeBaseRoutes } from './routes/knowledge-base-routes.js';
 import { fileRoutes } from './routes/file-routes.js';
 import { knowledgeDocumentRoutes } from './routes/knowledge-document-routes.js';
 import { knowledgeJobEventRoutes } from './routes/knowledge-job-event-routes.js';
+import { webSourceRoutes } from './routes/web-source-routes.js';
 import { knowledgePassageRoutes } from './routes/knowledge-passage-routes.js';
 import { assistantRoutes } from './routes/assistant-routes.js';
 import { rubricRoutes } from './routes/rubric-routes.js';
@@ -192,6 +193,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await scope.register(knowledgeBaseRoutes, pick(services, 'knowledgeBases', 'settings'));
     await scope.register(knowledgePassageRoutes, pick(services, 'knowledgePassages', 'settings'));
     await scope.register(knowledgeJobEventRoutes, pick(services, 'knowledgeJobEvents', 'drain'));
+    await scope.register(webSourceRoutes, pick(services, 'webCrawls', 'webPageRefresher', 'settings'));
     await scope.register(ltiAdminRoutes, pick(services, 'ltiRegistrations', 'ltiActivities', 'settings'));
     await scope.register(mcpServerRoutes, pick(services, 'mcpServers', 'settings'));
     await scope.register(ltiTeacherRoutes, pick(services, 'ltiActivities', 'ltiAdvantage', 'ltiLaunches', 'chats', 'settings'));

@@ -113,6 +113,11 @@ function documentView(row: KnowledgeDocumentRow & { job_id?: number | null }): D
     error: row.error,
     chunk_count: row.chunk_count,
     job_id: row.job_id ?? null,
+    source_url: row.source_url,
+    last_checked_at: row.last_checked_at,
+    refresh_outcome: row.refresh_outcome as DocumentView['refresh_outcome'],
+    refresh_error: row.refresh_error,
+    refresh_every_seconds: row.refresh_every_seconds,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

@@ -153,6 +153,7 @@ export async function startMerino(commandLine: readonly string[]): Promise<void>
   if (app !== undefined) releaseMemoryWhenIdle(app.server, { idleMilliseconds: settings.idleMemoryReleaseMilliseconds, logger });
   if (!serving || settings.ingestionInWeb) services.ingestionRunner.start(logger);
   if (serving) services.chatRetentionPurger.start(logger);
+  if (serving) services.webPageRefreshSchedule.start(logger);
   if (serving) services.chats.runs.startSweeps(logger);
   if (serving) services.testRuns.leases.startSweeps(logger);
   if (serving) announceAdmin(bootstrap, settings);
@@ -173,6 +174,8 @@ export async function startMerino(commandLine: readonly string[]): Promise<void>
     // The job in hand finishes (or, past the deadline, is left to expire and be resumed by the next runner).
     await services.ingestionRunner.stop();
     await services.chatRetentionPurger.stop();
+    await services.webCrawls.stop();
+    await services.webPageRefreshSchedule.stop();
     await services.chats.runs.stopSweeps();
     await services.testRuns.leases.stopSweeps();
     await leftoverSweeps.stop();
