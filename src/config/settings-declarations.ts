@@ -449,9 +449,25 @@ export const SETTINGS_DECLARATIONS = {
     variable: 'INGESTION_JOBS_IN_FLIGHT',
     meaning:
       "how many ingestion jobs one runner works on at once (each claimed under its own lease); their extraction and chunking share the runner's worker threads",
-    defaultValue: 8,
+    defaultValue: 64,
     minimum: 1,
-    maximum: 256,
+    maximum: 1_024,
+  }),
+  ingestionClaimBatchMaximum: integerSetting({
+    variable: 'INGESTION_CLAIM_BATCH_MAX',
+    meaning:
+      'most ingestion jobs one claim takes (in one statement); the jobs claimed together are read, extracted and finished together, and one that fails fails alone',
+    defaultValue: 32,
+    minimum: 1,
+    maximum: 1_000,
+  }),
+  ingestionBytesInFlightMaximum: integerSetting({
+    variable: 'INGESTION_BYTES_IN_FLIGHT',
+    meaning:
+      'most bytes of documents the jobs one runner holds may add up to (64 MiB); a runner holding nothing still takes the next job, however large',
+    defaultValue: 67_108_864,
+    minimum: 1,
+    maximum: 2_147_483_647,
   }),
   ingestionWorkerThreads: integerSetting({
     variable: 'INGESTION_WORKER_THREADS',

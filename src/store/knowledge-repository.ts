@@ -1,6 +1,6 @@
 /** Knowledge bases, their documents and chunks: the rows ingestion writes and retrieval reads. */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import { deleteKnowledgeBaseGraph } from './entity-graph-repository.js';
 import type { KnowledgeBaseListScope } from './list-scopes.js';
 import { precompiledQuery } from './precompiled-query.js';
@@ -94,32 +94,67 @@ export async function insertDocument(db: Kysely<Database>, document: NewDocument
 /** Rows per INSERT: well under both dialects' bound-parameter limits. */
 const CHUNK_INSERT_BATCH = 200;
 
+/** A document and the chunks to write for it. */
+export interface DocumentChunks {
+  documentId: number;
+  chunks: ReadonlyArray<Omit<Insertable<KnowledgeChunksTable>, 'document_id'>>;
+}
+
 /**
  * Inserts a document's chunks, records their count and returns the new chunk ids in the order of
- * `chunks`; call it inside a transaction. RETURNING lists rows in no promised order, but ids grow
- * with every row one statement inserts (SQLite AUTOINCREMENT, a PostgreSQL sequence), so a batch's
- * ids sorted ascending are its rows in order.
+ * `chunks`; call it inside a transaction.
  */
-export async function insertChunks(
-  db: Kysely<Database>,
-  documentId: number,
-  chunks: ReadonlyArray<Omit<Insertable<KnowledgeChunksTable>, 'document_id'>>,
-): Promise<number[]> {
+export async function insertChunks(db: Kysely<Database>, documentId: number, chunks: DocumentChunks['chunks']): Promise<number[]> {
+  const [ids] = await insertDocumentsChunks(db, [{ documentId, chunks }]);
+  return ids!;
+}
+
+/**
+ * Inserts the chunks of several documents (each document's chunks after the last statement's, up
+ * to CHUNK_INSERT_BATCH rows a statement, so a batch of small documents costs one statement),
+ * records each document's count, and returns each document's new chunk ids in the order of its
+ * chunks; call it inside a transaction. RETURNING lists rows in no promised order, but ids grow
+ * with every row one statement inserts (SQLite AUTOINCREMENT, a PostgreSQL sequence), so a
+ * statement's ids sorted ascending are its rows in order.
+ */
+export async function insertDocumentsChunks(db: Kysely<Database>, documents: readonly DocumentChunks[]): Promise<number[][]> {
+  const rows = documents.flatMap(({ documentId, chunks }) => chunks.map((chunk) => ({ ...chunk, document_id: documentId })));
   const ids: number[] = [];
-  for (let start = 0; start < chunks.length; start += CHUNK_INSERT_BATCH) {
+  for (let start = 0; start < rows.length; start += CHUNK_INSERT_BATCH) {
     // better-sqlite3 runs each statement synchronously, so awaiting them alone never lets the event
     // loop turn: without this, a document of tens of thousands of chunks would freeze every request.
     if (start > 0) await yieldToEventLoop();
-    const batch = chunks.slice(start, start + CHUNK_INSERT_BATCH).map((chunk) => ({ ...chunk, document_id: documentId }));
-    const inserted = await db.insertInto('kb_chunks').values(batch).returning('id').execute();
+    const inserted = await db
+      .insertInto('kb_chunks')
+      .values(rows.slice(start, start + CHUNK_INSERT_BATCH))
+      .returning('id')
+      .execute();
     ids.push(...inserted.map((row) => row.id).sort((left, right) => left - right));
   }
-  await db
-    .updateTable('kb_documents')
-    .set({ chunk_count: chunks.length, updated_at: nowTimestamp() })
-    .where('id', '=', documentId)
-    .execute();
-  return ids;
+  if (documents.length > 0) {
+    const counts = documents.map(({ documentId, chunks }) => sql`when ${documentId} then cast(${chunks.length} as integer)`);
+    await db
+      .updateTable('kb_documents')
+      .set({ chunk_count: sql<number>`case id ${sql.join(counts, sql` `)} end`, updated_at: nowTimestamp() })
+      .where(
+        'id',
+        'in',
+        documents.map((document) => document.documentId),
+      )
+      .execute();
+  }
+  let taken = 0;
+  return documents.map(({ chunks }) => {
+    const own = ids.slice(taken, taken + chunks.length);
+    taken += chunks.length;
+    return own;
+  });
+}
+
+/** Removes the chunks of several documents in one statement. */
+export async function deleteDocumentsChunks(db: Kysely<Database>, documentIds: readonly number[]): Promise<void> {
+  if (documentIds.length === 0) return;
+  await db.deleteFrom('kb_chunks').where('document_id', 'in', documentIds).execute();
 }
 
 export async function deleteDocumentChunks(db: Kysely<Database>, documentId: number): Promise<void> {
