@@ -18,7 +18,8 @@ import { checkRobotsRules } from '../../integrations/web-reading/robots-rules.js
 import type { OrganizationLimits } from '../../organizations/organization-controls.js';
 import { requireStorageRoom } from '../../organizations/organization-quotas.js';
 import { appendAuditEntry } from '../../store/audit-log-repository.js';
-import { findDocument, insertIngestionJob, type KnowledgeDocumentRow } from '../../store/ingestion-jobs-repository.js';
+import { insertIngestionJobs } from '../../store/ingestion-jobs-repository.js';
+import { findDocument, type KnowledgeDocumentRow } from '../../store/knowledge-documents-repository.js';
 import { findKnowledgeBase, type KnowledgeBaseRecord } from '../../store/knowledge-repository.js';
 import type { Database } from '../../store/schema.js';
 import { documentIsBeingIndexed, listDocumentsDueForRefresh, updateDocumentRefresh } from '../../store/web-crawls-repository.js';
@@ -204,7 +205,7 @@ export class WebPageRefresher {
         status: 'pending',
         error: null,
       });
-      const job = await insertIngestionJob(transaction, { knowledgeBaseId: record.id, documentId: document.id, requestedBy });
+      const [jobId] = await insertIngestionJobs(transaction, { knowledgeBaseId: record.id, documentIds: [document.id], requestedBy });
       if ('context' in change.requester)
         await appendAuditEntry(
           transaction,
@@ -215,7 +216,7 @@ export class WebPageRefresher {
             { document_id: document.id, size_bytes: bytes.length },
           ),
         );
-      return job.id;
+      return jobId!;
     });
   }
 }
