@@ -11,7 +11,7 @@
  * The clock runs from the first request until every job of the knowledge base has ended, which
  * the benchmark learns by counting ended jobs in the store every 20 ms (the list routes page, and
  * a poll per job would load the server it measures). Printed: documents per second, the seconds
- * the posting alone took, the CPU seconds the process (server, client and worker threads alike)
+ * the posting alone took, MB of text (JSON texts, Markdown files) per second, the CPU seconds the process (server, client and worker threads alike)
  * spent meanwhile with documents per CPU second (a figure a machine shared with other work
  * disturbs less than the wall clock), and how the jobs ended. A few untimed documents warm the server up
  * first (the worker threads start, the statements are prepared). It never passes or fails on a
@@ -80,40 +80,57 @@ async function createKnowledgeBase(server: TestServer, token: string, name: stri
   return created.body.id as number;
 }
 
-async function postJsonDocuments(server: TestServer, token: string, knowledgeBaseId: number, abstracts: readonly CorpusDocument[]) {
+async function postJsonDocuments(
+  server: TestServer,
+  token: string,
+  knowledgeBaseId: number,
+  abstracts: readonly CorpusDocument[],
+): Promise<number> {
+  let bytes = 0;
   for (let start = 0; start < abstracts.length; start += JSON_BATCH) {
     const documents = abstracts
       .slice(start, start + JSON_BATCH)
       .map((abstract) => ({ text: abstract.text, metadata: { title: abstract.title, source_id: abstract._id } }));
+    bytes += documents.reduce((total, document) => total + Buffer.byteLength(document.text), 0);
     const posted = await request(server, 'POST', `/api/knowledge-bases/${knowledgeBaseId}/documents`, { token, body: { documents } });
     expect(posted.status, posted.text).toBe(202);
   }
+  return bytes;
 }
 
 function markdownFile(abstracts: readonly CorpusDocument[], part: number): string {
   return `# DBpedia abstracts, part ${part}\n\n${abstracts.map((abstract) => `## ${abstract.title}\n\n${abstract.text}\n`).join('\n')}`;
 }
 
-async function uploadMarkdownFiles(server: TestServer, token: string, knowledgeBaseId: number, abstracts: readonly CorpusDocument[]) {
+async function uploadMarkdownFiles(
+  server: TestServer,
+  token: string,
+  knowledgeBaseId: number,
+  abstracts: readonly CorpusDocument[],
+): Promise<number> {
+  let bytes = 0;
   for (let part = 0; part < MARKDOWN_FILES; part += 1) {
     const start = (part * ABSTRACTS_PER_FILE) % Math.max(1, abstracts.length - ABSTRACTS_PER_FILE);
     const content = markdownFile(abstracts.slice(start, start + ABSTRACTS_PER_FILE), part + 1);
+    bytes += Buffer.byteLength(content);
     const uploaded = await uploadDocument(server, token, knowledgeBaseId, `dbpedia-part-${part + 1}.md`, content);
     expect(uploaded.status, uploaded.text).toBe(202);
   }
+  return bytes;
 }
 
 interface Run {
   name: string;
   documents: number;
-  post: (server: TestServer, token: string, knowledgeBaseId: number) => Promise<void>;
+  /** Posts the documents; answers the bytes of text posted. */
+  post: (server: TestServer, token: string, knowledgeBaseId: number) => Promise<number>;
 }
 
 async function measure(server: TestServer, token: string, run: Run): Promise<string[]> {
   const knowledgeBaseId = await createKnowledgeBase(server, token, run.name);
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
-  await run.post(server, token, knowledgeBaseId);
+  const bytes = await run.post(server, token, knowledgeBaseId);
   const posted = (performance.now() - started) / 1000;
   const counts = await untilEnded(server, knowledgeBaseId, run.documents);
   const seconds = (performance.now() - started) / 1000;
@@ -126,6 +143,7 @@ async function measure(server: TestServer, token: string, run: Run): Promise<str
     posted.toFixed(2),
     seconds.toFixed(2),
     (run.documents / seconds).toFixed(1),
+    (bytes / 1_000_000 / seconds).toFixed(2),
     cpuSeconds.toFixed(2),
     (run.documents / cpuSeconds).toFixed(1),
     `${counts.completed} completed`,
@@ -171,6 +189,7 @@ describe('ingestion throughput over HTTP', () => {
             { label: 'posting s', width: 10 },
             { label: 'total s', width: 9 },
             { label: 'documents/s', width: 12 },
+            { label: 'MB/s', width: 6 },
             { label: 'CPU s', width: 8 },
             { label: 'per CPU s', width: 10 },
             { label: 'jobs', width: 15 },

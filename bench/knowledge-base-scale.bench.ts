@@ -4,7 +4,7 @@
  *
  *  1. Ingestion throughput. The abstracts become Markdown documents of INGEST_ABSTRACTS_PER_DOCUMENT
  *     abstracts each (a `#` title, one `##` heading per abstract), stored through the knowledge
- *     document storage and queued with `insertDocument` + `insertIngestionJob`, as an upload does.
+ *     document storage and queued with `insertDocument` + `insertIngestionJobs`, as an upload does.
  *     A real IngestionRunner then works through the queue (read file → extract → chunk → [embed in
  *     batches] → replace the chunks, vectors and job state in one transaction); the clock runs from
  *     `start()` to the runner's log line for the last job. Reported: MB of extracted text and chunks
@@ -51,7 +51,7 @@ import { knowledgeDocumentStorage } from '../src/knowledge/knowledge-document-se
 import type { Embedder } from '../src/retrieval/organization-embedder.js';
 import type { ChunkHit } from '../src/store/chunk-search-repository.js';
 import { insertChunkEmbeddings } from '../src/store/chunk-vector-repository.js';
-import { insertIngestionJob } from '../src/store/ingestion-jobs-repository.js';
+import { insertIngestionJobs } from '../src/store/ingestion-jobs-repository.js';
 import { insertChunks, insertDocument, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { deterministicEmbedding, EMBEDDING_DIMENSIONS } from '../test/fakes/fake-http.js';
@@ -208,7 +208,7 @@ async function ingestThroughRunner(
       metadata: {},
     });
     await storage.rename(knowledgeBaseId, stored.storedName, String(documentId));
-    await insertIngestionJob(store.db, { knowledgeBaseId, documentId, requestedBy: owner.userId });
+    await insertIngestionJobs(store.db, { knowledgeBaseId, documentIds: [documentId], requestedBy: owner.userId });
   }
 
   let embedderMilliseconds = 0;

@@ -33,6 +33,7 @@ import { KnowledgeJobEventService } from './knowledge/knowledge-job-events.js';
 import { webPageReadingOf } from './knowledge/web-page-reading-settings.js';
 import { KnowledgePassageService } from './knowledge/knowledge-passage-service.js';
 import { WebPageDocuments } from './knowledge/web-page-documents.js';
+import { webSourceServices, type WebSourceServices } from './knowledge/web-sources/web-source-services.js';
 import { organizationEmbedder } from './retrieval/organization-embedder.js';
 import { ProviderSettingsService, type StoredConfig } from './organizations/provider-settings-service.js';
 import { OutboundGuard } from './outbound/outbound-guard.js';
@@ -65,7 +66,7 @@ import { FrontEndPersonService } from './auth/front-end-person-service.js';
 import { SourceLinkService } from './knowledge/source-link-service.js';
 import type { FrontEndServices } from './front-end-services.js';
 
-export interface Services extends ChatServices, EvaluationServices, FrontEndServices {
+export interface Services extends ChatServices, EvaluationServices, FrontEndServices, WebSourceServices {
   settings: Settings;
   store: Store;
   /** Where uploaded files and knowledge-base originals live (docs/blob-storage.md); closed on shutdown. */
@@ -368,6 +369,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     knowledgePassages,
     knowledgeDocuments,
     webPageDocuments: new WebPageDocuments(knowledgeDocuments, webPageReadingOf(settings, outbound.fetchFor('url'))),
+    ...webSourceServices(store, settings, { documents: knowledgeDocuments, storage: documentStorage, outbound, organizationControls }),
     knowledgeJobEvents: new KnowledgeJobEventService({
       db: store.db,
       pollMilliseconds: settings.jobEventPollMilliseconds,

@@ -8,7 +8,7 @@
  * processes meeting an exhausted job at once fail it exactly once.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { claimIngestionJob } from '../src/store/ingestion-jobs-repository.js';
+import { claimIngestionJobs } from '../src/store/ingestion-job-claims-repository.js';
 import { openStore } from '../src/store/store.js';
 import { startGatedEmbeddingServer, type GatedEmbeddingServer } from './fakes/gated-embedding-server.js';
 import { uploadDocument, waitForJob } from './support/knowledge-uploads.js';
@@ -218,13 +218,16 @@ describe.each(TEST_DIALECTS)('the ingestion attempts cap on %s', (dialect) => {
     );
     try {
       const claim = (index: number) =>
-        claimIngestionJob(stores[index]!.db, stores[index]!.dialect, {
+        claimIngestionJobs(stores[index]!.db, stores[index]!.dialect, {
           owner: `racer-${index}:1:000000000000`,
           leaseExpiresAt: new Date(Date.now() + HOUR).toISOString(),
           attemptsMaximum: 3,
+          jobsMaximum: 1,
+          bytesMaximum: 0,
+          firstJobAlways: true,
         });
       const claims = dialect === 'postgres' ? await Promise.all([claim(0), claim(1)]) : [await claim(0), await claim(1)];
-      expect(claims.map((claim) => claim.job)).toEqual([undefined, undefined]);
+      expect(claims.map((claim) => claim.jobs)).toEqual([[], []]);
       expect(claims.flatMap((claim) => claim.failedJobs)).toEqual([{ id: job.id, documentId: document.id, attempts: 3 }]);
     } finally {
       for (const store of stores) await store.close();

@@ -66,6 +66,7 @@ const EXPECTED_TABLES = [
   'usage_quarterly_people',
   'usage_weekly_people',
   'users',
+  'web_crawls',
 ];
 
 describe.each(TEST_DIALECTS)('the store on %s', (dialect) => {

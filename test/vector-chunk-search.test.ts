@@ -18,7 +18,7 @@ import {
   VECTOR_SCAN_PAGE_SIZE,
   type VectorBackend,
 } from '../src/store/chunk-vector-repository.js';
-import { deleteDocument } from '../src/store/ingestion-jobs-repository.js';
+import { deleteDocument } from '../src/store/knowledge-documents-repository.js';
 import {
   deleteDocumentChunks,
   deleteKnowledgeBaseContents,

@@ -38,7 +38,7 @@ async function removeQuietly(filePath: string): Promise<void> {
 }
 
 /** Makes a rename durable: the folder entry must reach the disk too, not only the file's bytes. */
-async function syncFolder(folder: string): Promise<void> {
+async function syncFolderNow(folder: string): Promise<void> {
   const handle = await fs.open(folder, fsConstants.O_RDONLY);
   try {
     await handle.sync();
@@ -47,11 +47,49 @@ async function syncFolder(folder: string): Promise<void> {
   }
 }
 
+/**
+ * The folder syncs of one folder, shared: a sync covers every rename done before it started, so
+ * the renames that arrive while one runs wait for the next, and all of them share it. A batch of
+ * documents written at once (a JSON request's texts) then costs a few folder syncs, not one each,
+ * and every write still returns only once a sync that began after its rename has ended.
+ */
+class FolderSyncs {
+  /** Per folder: the sync waiting to start, if any, and the last one queued. */
+  private readonly folders = new Map<string, { waiting: Promise<void> | undefined; last: Promise<void> }>();
+
+  sync(folder: string): Promise<void> {
+    let state = this.folders.get(folder);
+    if (state === undefined) {
+      state = { waiting: undefined, last: Promise.resolve() };
+      this.folders.set(folder, state);
+    }
+    // Not started yet: it will cover this rename too.
+    if (state.waiting !== undefined) return state.waiting;
+    const own = state;
+    const next = own.last
+      .catch(() => undefined)
+      .then(() => {
+        // Started: a rename from now on needs the sync after this one.
+        own.waiting = undefined;
+        return syncFolderNow(folder);
+      });
+    own.waiting = next;
+    own.last = next;
+    void next
+      .catch(() => undefined)
+      .finally(() => {
+        if (own.last === next && this.folders.get(folder) === own) this.folders.delete(folder);
+      });
+    return next;
+  }
+}
+
 export class LocalBlobStorage implements BlobStorage {
   readonly driver = 'local';
   /** The data folder: nothing is ever read or written outside it. */
   readonly root: string;
   private realRoot: Promise<string> | undefined;
+  private readonly folderSyncs = new FolderSyncs();
 
   constructor(dataDirectory: string) {
     this.root = path.resolve(dataDirectory);
@@ -92,7 +130,7 @@ export class LocalBlobStorage implements BlobStorage {
       await handle.sync();
       await handle.close();
       await fs.rename(temporaryPath, path.join(folder, path.basename(key)));
-      await syncFolder(folder);
+      await this.folderSyncs.sync(folder);
       return counter.result();
     } catch (error) {
       await handle.close().catch(() => undefined);
@@ -143,7 +181,7 @@ export class LocalBlobStorage implements BlobStorage {
     // A rename within one folder (a staged upload named by its id) checks that folder once.
     const source = path.dirname(from) === path.dirname(to) ? target : await this.folderFor(from);
     await fs.rename(path.join(source, path.basename(from)), path.join(target, path.basename(to)));
-    await syncFolder(target);
+    await this.folderSyncs.sync(target);
   }
 
   async *list(prefix: string): AsyncGenerator<BlobInfo> {

@@ -10,9 +10,7 @@ import { identityOf } from '../auth/authenticator.js';
 import type { CallContext } from '../auth/call-context.js';
 import { AppError } from '../errors/app-error.js';
 import { pluginsDirectoryOf } from '../config/settings.js';
-import { registerPluginApiSpecifier } from '../pipeline/plugin-loading/plugin-api-specifier.js';
-import { DEFAULT_PLUGIN_DIRECTORIES, loadRegistries } from '../pipeline/plugin-loading/registries.js';
-import { createServices, type Services } from '../services.js';
+import type { Services } from '../services.js';
 import { requiredOption, type AdminCommand } from './admin-command.js';
 import { userNamed, type CommandSession } from './command-session.js';
 
@@ -65,6 +63,10 @@ export const importLambExportCommand: AdminCommand = {
     const ownerRow = await userNamed(session.store, requiredOption(commandLine, 'owner'));
     if (ownerRow.disabled === 1) throw new AppError('forbidden', `${ownerRow.email} is disabled; enable the account first.`);
     const owner: CallContext = { identity: identityOf(ownerRow, 'command_line', 0), requestId: session.system.requestId };
+    // Loaded here, not at the top: every other command (and `merino help`) runs without the services' modules.
+    const { registerPluginApiSpecifier } = await import('../pipeline/plugin-loading/plugin-api-specifier.js');
+    const { DEFAULT_PLUGIN_DIRECTORIES, loadRegistries } = await import('../pipeline/plugin-loading/registries.js');
+    const { createServices } = await import('../services.js');
     // Plugins load as the server loads them, so an import is checked against the same installed tools; their lines stay quiet.
     registerPluginApiSpecifier();
     const registries = await loadRegistries(

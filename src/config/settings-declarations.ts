@@ -449,9 +449,25 @@ export const SETTINGS_DECLARATIONS = {
     variable: 'INGESTION_JOBS_IN_FLIGHT',
     meaning:
       "how many ingestion jobs one runner works on at once (each claimed under its own lease); their extraction and chunking share the runner's worker threads",
-    defaultValue: 8,
+    defaultValue: 64,
     minimum: 1,
-    maximum: 256,
+    maximum: 1_024,
+  }),
+  ingestionClaimBatchMaximum: integerSetting({
+    variable: 'INGESTION_CLAIM_BATCH_MAX',
+    meaning:
+      'most ingestion jobs one claim takes (in one statement); the jobs claimed together are read, extracted and finished together, and one that fails fails alone',
+    defaultValue: 32,
+    minimum: 1,
+    maximum: 1_000,
+  }),
+  ingestionBytesInFlightMaximum: integerSetting({
+    variable: 'INGESTION_BYTES_IN_FLIGHT',
+    meaning:
+      'most bytes of documents the jobs one runner holds may add up to (64 MiB); a runner holding nothing still takes the next job, however large',
+    defaultValue: 67_108_864,
+    minimum: 1,
+    maximum: 2_147_483_647,
   }),
   ingestionWorkerThreads: integerSetting({
     variable: 'INGESTION_WORKER_THREADS',
@@ -1000,6 +1016,57 @@ export const SETTINGS_DECLARATIONS = {
     defaultValue: 6_000,
     minimum: 100,
     maximum: 1_000_000,
+  }),
+  webCrawlDepthMaximum: integerSetting({
+    variable: 'WEB_CRAWL_DEPTH_MAX',
+    meaning:
+      'deepest a crawl of same-site links from a page added to a knowledge base may go (links of links…); a deeper `depth` is refused',
+    defaultValue: 3,
+    minimum: 1,
+    maximum: 10,
+  }),
+  webCrawlPagesMaximum: integerSetting({
+    variable: 'WEB_CRAWL_PAGES_MAX',
+    meaning: 'most pages one crawl of same-site links may read, the first page included; a larger `pages` is refused',
+    defaultValue: 50,
+    minimum: 1,
+    maximum: 5_000,
+  }),
+  webCrawlPagesInFlight: integerSetting({
+    variable: 'WEB_CRAWL_PAGES_IN_FLIGHT',
+    meaning: 'pages one crawl reads at once',
+    defaultValue: 4,
+    minimum: 1,
+    maximum: 32,
+  }),
+  webCrawlLeaseMilliseconds: integerSetting({
+    variable: 'WEB_CRAWL_LEASE_MS',
+    meaning:
+      "how long a running crawl of same-site links stays its process's without renewal (renewed every third of it); past it, or as soon as that process is gone from the same host, the leftover sweep marks the crawl failed, keeping the pages it read",
+    defaultValue: 60_000,
+    minimum: 1_000,
+    maximum: 86_400_000,
+  }),
+  webRefreshIntervalMinimumSeconds: integerSetting({
+    variable: 'WEB_REFRESH_INTERVAL_MIN_SECONDS',
+    meaning: 'shortest schedule (`every_seconds`) on which a web page document may be refreshed',
+    defaultValue: 3_600,
+    minimum: 1,
+    maximum: 31_536_000,
+  }),
+  webRefreshSweepMilliseconds: integerSetting({
+    variable: 'WEB_REFRESH_SWEEP_MS',
+    meaning: 'how often one process of the fleet looks for web page documents due for their scheduled refresh',
+    defaultValue: 60_000,
+    minimum: 10,
+    maximum: 86_400_000,
+  }),
+  webRefreshPagesPerSweep: integerSetting({
+    variable: 'WEB_REFRESH_PAGES_PER_SWEEP',
+    meaning: 'web page documents one scheduled sweep refreshes at most; the others wait for the next sweep',
+    defaultValue: 20,
+    minimum: 1,
+    maximum: 1_000,
   }),
   /** Configurable so tests can point at a fake speaking YouTube's caption formats. */
   youtubeBaseUrl: urlSetting({

@@ -37,6 +37,7 @@ import { knowledgeBaseRoutes } from './routes/knowledge-base-routes.js';
 import { fileRoutes } from './routes/file-routes.js';
 import { knowledgeDocumentRoutes } from './routes/knowledge-document-routes.js';
 import { knowledgeJobEventRoutes } from './routes/knowledge-job-event-routes.js';
+import { webSourceRoutes } from './routes/web-source-routes.js';
 import { knowledgePassageRoutes } from './routes/knowledge-passage-routes.js';
 import { assistantRoutes } from './routes/assistant-routes.js';
 import { rubricRoutes } from './routes/rubric-routes.js';
@@ -56,6 +57,7 @@ import { sessionCookieValue } from './session-cookie.js';
 import { registerSecurityHeaders, widenContentSecurityPolicy } from './security-headers.js';
 import { isAppPage, loadWebApp, registerWebAppFiles, sendAppPage } from './web-app.js';
 import { rejectUnsafeInput, validatorCompiler } from './validation.js';
+import { serializerCompiler } from './response-serializer.js';
 
 /** A client's own request id is kept only when it is short and plain, so it is safe to log and echo. */
 const CLIENT_REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -117,6 +119,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   });
   app.decorateRequest('identity', null);
   app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(handleError);
   const webApp = loadWebApp(services.settings.webAppDirectory);
   app.setNotFoundHandler(async (request, reply) => {
@@ -190,6 +193,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     await scope.register(knowledgeBaseRoutes, pick(services, 'knowledgeBases', 'settings'));
     await scope.register(knowledgePassageRoutes, pick(services, 'knowledgePassages', 'settings'));
     await scope.register(knowledgeJobEventRoutes, pick(services, 'knowledgeJobEvents', 'drain'));
+    await scope.register(webSourceRoutes, pick(services, 'webCrawls', 'webPageRefresher', 'settings'));
     await scope.register(ltiAdminRoutes, pick(services, 'ltiRegistrations', 'ltiActivities', 'settings'));
     await scope.register(mcpServerRoutes, pick(services, 'mcpServers', 'settings'));
     await scope.register(ltiTeacherRoutes, pick(services, 'ltiActivities', 'ltiAdvantage', 'ltiLaunches', 'chats', 'settings'));

@@ -17,9 +17,22 @@ const textAjv = createAjv({ strict: false, coerceTypes: true, removeAdditional: 
 // OpenAPI's `format: binary` marks a multipart file field for Swagger UI; there is nothing to check in it.
 for (const ajv of [bodyAjv, textAjv]) ajv.addFormat('binary', true);
 
+type Validator = ReturnType<typeof bodyAjv.compile>;
+
+// By schema text, not object: each app builds its routes' schemas afresh, and a process that builds
+// many apps over the same routes (the test suite) would otherwise compile each again, which ajv's
+// own cache (by object) does not prevent.
+const validatorsBySchemaText = new Map<string, Validator>();
+
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
-  const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-  return ajv.compile(schema);
+  const body = httpPart === 'body';
+  const key = `${body ? 'body' : 'text'}:${JSON.stringify(schema)}`;
+  let validator = validatorsBySchemaText.get(key);
+  if (validator === undefined) {
+    validator = (body ? bodyAjv : textAjv).compile(schema);
+    validatorsBySchemaText.set(key, validator);
+  }
+  return validator;
 };
 
 const CODE_BY_PART: Record<string, ErrorCode> = {

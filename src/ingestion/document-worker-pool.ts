@@ -16,7 +16,8 @@
  * A thread that breaks a budget, crashes or throws is terminated at once and replaced when next
  * needed; the other documents of its message go back to the front of the queue, so a breach fails
  * only the document that caused it. A thread is also retired after INGESTION_WORKER_DOCUMENTS_MAX
- * documents, so that what a library keeps between documents cannot grow without end. Small plain
+ * documents, so that what a library keeps between documents cannot grow without end; its
+ * replacement starts as it takes its last message, so the pool never waits for a thread to start. Small plain
  * text and Markdown documents (JSON texts are stored as such) travel several to a message, up to
  * INGESTION_WORKER_BATCH_MAX.
  */
@@ -98,10 +99,23 @@ export class DocumentWorkerPool {
    * died.
    */
   process(task: DocumentTask, hooks: DocumentWorkerHooks = {}): Promise<ProcessedDocument> {
-    return new Promise<ProcessedDocument>((resolve, reject) => {
-      this.queue.push({ task, hooks, resolve, reject, alone: false });
-      this.dispatch();
-    });
+    return this.processAll([{ task, hooks }])[0]!;
+  }
+
+  /**
+   * Extracts and chunks several documents, each as `process` does; all are queued before any is
+   * handed over, so small ones travel together from the first message. One promise per document,
+   * in order: a document that fails rejects its own promise only.
+   */
+  processAll(documents: ReadonlyArray<{ task: DocumentTask; hooks?: DocumentWorkerHooks }>): Promise<ProcessedDocument>[] {
+    const outcomes = documents.map(
+      ({ task, hooks = {} }) =>
+        new Promise<ProcessedDocument>((resolve, reject) => {
+          this.queue.push({ task, hooks, resolve, reject, alone: false });
+        }),
+    );
+    this.dispatch();
+    return outcomes;
   }
 
   /** Threads started since the pool was made, replacements included (for operators and tests). */
@@ -148,9 +162,11 @@ export class DocumentWorkerPool {
 
   /** The head of the queue, with the small text documents after it when it is one too. */
   private takeBatch(thread: PooledThread): PendingDocument[] {
+    // An even share of what waits, so that every thread of the pool gets some of a batch.
+    const share = Math.ceil(this.queue.length / this.options.threads);
     const head = this.queue.shift()!;
     const batch = [head];
-    const room = Math.min(this.options.batchMaximum, this.options.documentsPerThreadMaximum - thread.taken);
+    const room = Math.min(this.options.batchMaximum, share, this.options.documentsPerThreadMaximum - thread.taken);
     if (!batchable(head)) return batch;
     for (let index = 0; index < this.queue.length && batch.length < room;) {
       if (batchable(this.queue[index]!)) batch.push(...this.queue.splice(index, 1));
@@ -189,6 +205,9 @@ export class DocumentWorkerPool {
 
   private send(thread: PooledThread): void {
     thread.taken += thread.batch.length;
+    // Its last message: its replacement starts now and loads its modules while this one works,
+    // so retiring a thread never leaves the queue waiting for a new one to start.
+    if (thread.taken >= this.options.documentsPerThreadMaximum) this.startThread();
     // Copies the thread owns: a caller's buffer may be a slice of a shared pool that must not be detached.
     const tasks = thread.batch.map((document) => ({ ...document.task, bytes: new Uint8Array(document.task.bytes) }));
     thread.worker.postMessage(

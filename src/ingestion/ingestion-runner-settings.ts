@@ -29,6 +29,8 @@ export function ingestionRunnerBoundsOf(settings: Settings): BoundOptions {
     },
     concurrency: {
       jobsInFlightMaximum: settings.ingestionJobsInFlightMaximum,
+      claimBatchMaximum: settings.ingestionClaimBatchMaximum,
+      bytesInFlightMaximum: settings.ingestionBytesInFlightMaximum,
       workerThreads: settings.ingestionWorkerThreads,
       documentsPerThreadMaximum: settings.ingestionWorkerDocumentsMaximum,
       batchMaximum: settings.ingestionWorkerBatchMaximum,

@@ -1,68 +1,56 @@
 /**
- * The ingestion runner: polls for work and runs up to INGESTION_JOBS_IN_FLIGHT jobs at a time,
- * each under a lease it renews while working. Claiming stays one atomic statement per job, so
- * several runners (and processes) never take the same job. A job: read the stored file → extract its text → chunk it with the knowledge base's
- * settings → embed the chunks in batches when the knowledge base has an embedding model → read their
- * entities when it builds an entity graph (entity-graph-stage.ts) → in one transaction replace the
- * document's chunks (vectors, graph) and mark job and document completed. Between steps it records progress, which also tells it whether the job was
- * cancelled (or taken over) meanwhile; then it stops without writing anything more. A process
- * killed mid-job leaves the job `processing` under a lease that expires, and the next runner to
- * poll starts it again from scratch: replacing the chunks in one transaction makes that safe.
- * A runner starting on the machine where that process died need not wait for the lease: it
- * releases the leases of dead local processes first (see runner-identity.ts). And a job cut short
- * as often as INGESTION_ATTEMPTS_MAX allows is failed by the claim instead of started again.
- * Extraction and chunking run on the runner's pool of long-lived worker threads
- * (document-worker-pool.ts), which stop() terminates once the jobs in hand have ended.
+ * The ingestion runner: polls for work and holds up to INGESTION_JOBS_IN_FLIGHT jobs at a time,
+ * under leases it renews while working. It claims jobs in batches (one statement takes up to
+ * INGESTION_CLAIM_BATCH_MAX jobs, never more bytes of documents in hand than
+ * INGESTION_BYTES_IN_FLIGHT allows, though a runner holding nothing always takes the next job
+ * however large), and several runners (and processes) never take the same job. A batch is worked
+ * on together (ingestion-batch-work.ts): read the stored files → extract and chunk them → embed
+ * the chunks when the knowledge base has an embedding model → read their entities when it builds
+ * an entity graph → in one transaction replace the documents' chunks and mark jobs and documents
+ * completed. Between steps it records progress, which also tells it which jobs were cancelled (or
+ * taken over) meanwhile; those stop without anything more written. A process killed mid-job leaves
+ * the job `processing` under a lease that expires, and the next runner to poll starts it again
+ * from scratch: replacing the chunks in one transaction makes that safe. A runner starting on the
+ * machine where that process died need not wait for the lease: it releases the leases of dead
+ * local processes first (see runner-identity.ts). And a job cut short as often as
+ * INGESTION_ATTEMPTS_MAX allows is failed by the claim instead of started again. Extraction and
+ * chunking run on the runner's pool of long-lived worker threads (document-worker-pool.ts), which
+ * stop() terminates once the jobs in hand have ended.
  */
-import type { Kysely, Selectable } from 'kysely';
-import { AppError, isAppError } from '../errors/app-error.js';
+import type { Kysely } from 'kysely';
 import type { FileStorage } from '../files/file-storage.js';
 import type { Dialect } from '../store/dialect.js';
-import {
-  claimIngestionJob,
-  expireIngestionLeases,
-  finishIngestionJob,
-  listIngestionLeaseOwners,
-  markDocumentProcessing,
-  renewIngestionLease,
-  updateIngestionProgress,
-  type IngestionJobRow,
-} from '../store/ingestion-jobs-repository.js';
-import { insertChunkEmbeddings, type VectorBackend } from '../store/chunk-vector-repository.js';
-import { deleteDocumentChunks, insertChunks } from '../store/knowledge-repository.js';
+import { finishIngestionJobs, renewIngestionLeases, type IngestionJobRow } from '../store/ingestion-jobs-repository.js';
+import { claimIngestionJobs, expireIngestionLeases, listIngestionLeaseOwners } from '../store/ingestion-job-claims-repository.js';
+import { setDocumentsStatus } from '../store/knowledge-documents-repository.js';
+import type { VectorBackend } from '../store/chunk-vector-repository.js';
+import type { GraphStageOptions } from './entity-graph-stage.js';
+import type { Database } from '../store/schema.js';
 import { reindexNextBatchOnPool } from './stored-chunk-analysis.js';
-import { insertChunkGraphs, removeUnmentionedEntities } from '../store/entity-graph-repository.js';
-import { chunkGraphsOf, extractDocumentGraph, type GraphStageOptions } from './entity-graph-stage.js';
-import type { Database, KnowledgeBasesTable } from '../store/schema.js';
-import { chunkMetadata } from '../document-reading/chunking.js';
 import { DEFAULT_DOCUMENT_WORKER_BUDGET, type DocumentWorkerBudget } from './document-worker-contract.js';
 import { DocumentWorkerPool } from './document-worker-pool.js';
 import type { ExtractionLimits } from '../document-reading/extraction.js';
-import { embeddingChoiceOf, type Embedder } from '../retrieval/organization-embedder.js';
-import { embedChunks } from './embedding-stage.js';
+import type { Embedder } from '../retrieval/organization-embedder.js';
+import { IngestionBatchWork, INTERNAL_FAILURE, type IngestionLogger } from './ingestion-batch-work.js';
 import { isDeadLocalOwner, runnerOwnerName } from './runner-identity.js';
 
 /** How long a claimed job stays ours without a renewal (INGESTION_LEASE_MS); renewed every third of it while working. */
 export const INGESTION_LEASE_MILLISECONDS = 60_000;
 /** INGESTION_ATTEMPTS_MAX's default: how many starts a job gets before being cut short once more fails it. */
 export const INGESTION_ATTEMPTS_MAXIMUM = 3;
-/** The defaults of INGESTION_JOBS_IN_FLIGHT, INGESTION_WORKER_THREADS, INGESTION_WORKER_DOCUMENTS_MAX and INGESTION_WORKER_BATCH_MAX. */
+/**
+ * The defaults of INGESTION_JOBS_IN_FLIGHT, INGESTION_CLAIM_BATCH_MAX, INGESTION_BYTES_IN_FLIGHT,
+ * INGESTION_WORKER_THREADS, INGESTION_WORKER_DOCUMENTS_MAX and INGESTION_WORKER_BATCH_MAX.
+ */
 export const INGESTION_CONCURRENCY_DEFAULTS: Readonly<IngestionConcurrency> = {
-  jobsInFlightMaximum: 8,
+  jobsInFlightMaximum: 64,
+  claimBatchMaximum: 32,
+  bytesInFlightMaximum: 64 * 1024 * 1024,
   workerThreads: 2,
   documentsPerThreadMaximum: 500,
   batchMaximum: 16,
 };
-/** The steps progress counts besides one per embeddings batch: read, extract, chunk, index. */
-const STEPS = 4;
 const DEFAULT_EMBEDDING_BATCH_SIZE = 64;
-const INTERNAL_FAILURE =
-  'The document could not be processed because of an internal error. Retry the job; if it fails again, contact an administrator.';
-
-export interface IngestionLogger {
-  info(details: object, message: string): void;
-  error(details: object, message: string): void;
-}
 
 export interface IngestionRunnerOptions {
   db: Kysely<Database>;
@@ -87,6 +75,10 @@ export interface IngestionRunnerOptions {
 export interface IngestionConcurrency {
   /** Jobs this runner works on at once (INGESTION_JOBS_IN_FLIGHT). */
   jobsInFlightMaximum: number;
+  /** Jobs one claim takes, to be worked on and finished together (INGESTION_CLAIM_BATCH_MAX). */
+  claimBatchMaximum: number;
+  /** Bytes of documents the jobs in hand may add up to; one job alone may be larger (INGESTION_BYTES_IN_FLIGHT). */
+  bytesInFlightMaximum: number;
   /** Worker threads of its pool (INGESTION_WORKER_THREADS). */
   workerThreads: number;
   /** Documents a thread processes before it is replaced (INGESTION_WORKER_DOCUMENTS_MAX). */
@@ -94,9 +86,6 @@ export interface IngestionConcurrency {
   /** Small text documents per message to a thread (INGESTION_WORKER_BATCH_MAX). */
   batchMaximum: number;
 }
-
-/** The job was cancelled, deleted or taken over by another runner: stop quietly. */
-class JobLost extends Error {}
 
 export class IngestionRunner {
   /** Names this runner in `lease_owner`: machine, process and a random part, unique across processes and runners. */
@@ -112,6 +101,8 @@ export class IngestionRunner {
   private readonly inFlight = new Set<Promise<void>>();
   /** The ids of the jobs in flight: a claim never takes one of them back from this runner itself. */
   private readonly heldJobIds = new Set<number>();
+  /** The bytes of the documents of the jobs in flight. */
+  private bytesInHand = 0;
   /** Started with the first job, terminated by stop(). */
   private pool: DocumentWorkerPool | undefined;
   private stopped = true;
@@ -144,7 +135,7 @@ export class IngestionRunner {
 
   /** Jobs being worked on now (for tests and operators). */
   get jobsInFlight(): number {
-    return this.inFlight.size;
+    return this.heldJobIds.size;
   }
 
   private schedule(delay: number): void {
@@ -155,7 +146,7 @@ export class IngestionRunner {
         this.claiming = undefined;
         // Nothing waited: look again after the poll interval. Jobs that ended meanwhile left room: claim now.
         if (idle) this.schedule(this.options.pollMilliseconds);
-        else if (this.inFlight.size < this.concurrency.jobsInFlightMaximum) this.schedule(0);
+        else if (this.heldJobIds.size < this.concurrency.jobsInFlightMaximum) this.schedule(0);
       });
     }, delay);
   }
@@ -171,12 +162,13 @@ export class IngestionRunner {
         await this.releaseDeadLocalLeases();
         this.deadLeasesReleased = true;
       }
-      while (!this.stopped && this.inFlight.size < this.concurrency.jobsInFlightMaximum) {
-        const claimed = await this.claimOne();
+      while (!this.stopped && this.heldJobIds.size < this.concurrency.jobsInFlightMaximum) {
+        const claimed = await this.claimBatch();
         if (claimed === 'none') {
           idle = true;
           break;
         }
+        if (claimed === 'no room') break;
         if (claimed !== 'failed only') this.track(claimed);
       }
       // Search-index job, only when no upload waits; analysed on the pool.
@@ -188,13 +180,15 @@ export class IngestionRunner {
     return idle;
   }
 
-  private track(job: IngestionJobRow): void {
-    this.heldJobIds.add(job.id);
-    const running: Promise<void> = this.runClaimed(job)
-      .catch((error: unknown) => this.logger?.error({ err: error, job_id: job.id }, 'ingestion runner failed to finish a job'))
+  private track(batch: ClaimedBatch): void {
+    for (const job of batch.jobs) this.heldJobIds.add(job.id);
+    this.bytesInHand += batch.bytes;
+    const running: Promise<void> = this.runClaimed(batch.jobs)
+      .catch((error: unknown) => this.logger?.error({ err: error }, 'ingestion runner failed to finish a batch of jobs'))
       .finally(() => {
         this.inFlight.delete(running);
-        this.heldJobIds.delete(job.id);
+        for (const job of batch.jobs) this.heldJobIds.delete(job.id);
+        this.bytesInHand -= batch.bytes;
         this.schedule(0);
       });
     this.inFlight.add(running);
@@ -215,13 +209,20 @@ export class IngestionRunner {
     this.logger?.info({ jobs: released, dead_runners: dead.length }, 'ingestion jobs of dead processes on this machine released');
   }
 
-  /** Claims one job: the job, 'failed only' when the claim only failed jobs out of attempts, 'none' when nothing waits. */
-  private async claimOne(): Promise<IngestionJobRow | 'failed only' | 'none'> {
-    const { job, failedJobs } = await claimIngestionJob(this.options.db, this.options.dialect, {
+  /**
+   * Claims a batch: the jobs, 'failed only' when the claim only failed jobs out of attempts, 'none'
+   * when nothing waits, 'no room' when what waits does not fit the bytes in hand (a job ending makes room).
+   */
+  private async claimBatch(): Promise<ClaimedBatch | 'failed only' | 'none' | 'no room'> {
+    const { jobsInFlightMaximum, claimBatchMaximum, bytesInFlightMaximum } = this.concurrency;
+    const { jobs, bytes, failedJobs } = await claimIngestionJobs(this.options.db, this.options.dialect, {
       owner: this.owner,
       leaseExpiresAt: this.leaseUntil(),
       attemptsMaximum: this.attemptsMaximum,
       heldJobIds: [...this.heldJobIds],
+      jobsMaximum: Math.min(claimBatchMaximum, jobsInFlightMaximum - this.heldJobIds.size),
+      bytesMaximum: Math.max(0, bytesInFlightMaximum - this.bytesInHand),
+      firstJobAlways: this.heldJobIds.size === 0,
     });
     for (const failed of failedJobs) {
       this.logger?.error(
@@ -229,37 +230,59 @@ export class IngestionRunner {
         'ingestion job failed: the server stopped during every attempt',
       );
     }
-    if (job === undefined) return failedJobs.length > 0 ? 'failed only' : 'none';
-    this.logger?.info({ job_id: job.id, document_id: job.document_id, attempt: job.attempts }, 'ingestion job claimed');
-    return job;
+    if (jobs.length === 0) return failedJobs.length > 0 ? 'failed only' : this.heldJobIds.size === 0 ? 'none' : 'no room';
+    for (const job of jobs)
+      this.logger?.info({ job_id: job.id, document_id: job.document_id, attempt: job.attempts }, 'ingestion job claimed');
+    return { jobs, bytes };
   }
 
-  /** Runs one claimed job to its end, renewing its lease meanwhile. */
-  private async runClaimed(job: IngestionJobRow): Promise<void> {
+  /** Runs a claimed batch to its end, renewing its jobs' leases meanwhile. */
+  private async runClaimed(jobs: readonly IngestionJobRow[]): Promise<void> {
+    const work = new IngestionBatchWork(
+      {
+        db: this.options.db,
+        vectorBackend: this.options.vectorBackend,
+        storage: this.options.storage,
+        owner: this.owner,
+        leaseUntil: () => this.leaseUntil(),
+        pool: () => this.workerPool(),
+        ...(this.options.embedder !== undefined && { embedder: this.options.embedder }),
+        embeddingBatchSize: this.options.embeddingBatchSize ?? DEFAULT_EMBEDDING_BATCH_SIZE,
+        limits: this.options.documentProcessing?.limits ?? {},
+        ...(this.options.graph !== undefined && { graph: this.options.graph }),
+        ...(this.logger !== undefined && { logger: this.logger }),
+      },
+      jobs,
+    );
     const renewal = setInterval(
       () => {
-        renewIngestionLease(this.options.db, job.id, this.owner, this.leaseUntil()).catch(() => undefined);
+        renewIngestionLeases(this.options.db, work.heldJobIds, this.owner, this.leaseUntil()).catch(() => undefined);
       },
       Math.max(1, Math.floor(this.leaseMilliseconds / 3)),
     );
     try {
-      await this.work(job);
-      this.logger?.info({ job_id: job.id }, 'ingestion job completed');
+      await work.run();
+      this.logger?.info({ job_ids: work.heldJobIds }, 'ingestion jobs completed');
     } catch (error) {
-      if (error instanceof JobLost) {
-        this.logger?.info({ job_id: job.id }, 'ingestion job cancelled or taken over; stopped');
-        return;
-      }
-      if (!isAppError(error)) this.logger?.error({ err: error, job_id: job.id }, 'ingestion job failed');
-      const message = isAppError(error) ? error.message : INTERNAL_FAILURE;
-      await this.options.db
-        .transaction()
-        .execute((transaction) =>
-          finishIngestionJob(transaction, job, this.owner, { status: 'failed', message: 'Failed.', error: message, progressTotal: 0 }),
-        );
+      // Something other than one document broke: the jobs still held fail with the generic message.
+      this.logger?.error({ err: error, job_ids: work.heldJobIds }, 'ingestion jobs failed');
+      await this.failHeld(work.heldJobIds, jobs);
     } finally {
       clearInterval(renewal);
     }
+  }
+
+  private async failHeld(jobIds: readonly number[], jobs: readonly IngestionJobRow[]): Promise<void> {
+    await this.options.db.transaction().execute(async (transaction) => {
+      const failed = await finishIngestionJobs(transaction, jobIds, this.owner, {
+        status: 'failed',
+        message: 'Failed.',
+        error: INTERNAL_FAILURE,
+        progressTotal: 0,
+      });
+      const documentIds = jobs.filter((job) => failed.has(job.id)).map((job) => job.document_id);
+      await setDocumentsStatus(transaction, documentIds, 'failed', INTERNAL_FAILURE);
+    });
   }
 
   private workerPool(): DocumentWorkerPool {
@@ -271,130 +294,10 @@ export class IngestionRunner {
     });
     return this.pool;
   }
+}
 
-  /** Records progress (renewing the lease), or stops the job when it is no longer ours. */
-  private async step(job: IngestionJobRow, current: number, total: number, message: string): Promise<void> {
-    const held = await updateIngestionProgress(this.options.db, job.id, this.owner, {
-      current,
-      total,
-      message,
-      leaseExpiresAt: this.leaseUntil(),
-    });
-    if (!held) throw new JobLost();
-  }
-
-  private batchSize(): number {
-    return this.options.embeddingBatchSize ?? DEFAULT_EMBEDDING_BATCH_SIZE;
-  }
-
-  /** One vector per chunk, a batch per request; progress advances with each batch. */
-  private embed(
-    job: IngestionJobRow,
-    knowledgeBase: Selectable<KnowledgeBasesTable>,
-    texts: readonly string[],
-    total: number,
-  ): Promise<Float32Array[]> {
-    return embedChunks({
-      embedder: this.options.embedder,
-      batchSize: this.batchSize(),
-      knowledgeBase,
-      // The uploader's, with no assistant: an upload is asked by a person, not through an assistant.
-      userId: job.requested_by ?? knowledgeBase.owner_id,
-      texts,
-      progress: (start) => this.step(job, 3 + start / this.batchSize(), total, `Computing embeddings: ${start} of ${texts.length} chunks.`),
-    });
-  }
-
-  private async work(job: IngestionJobRow): Promise<void> {
-    const { db, storage } = this.options;
-    const knowledgeBase = await db.selectFrom('knowledge_bases').selectAll().where('id', '=', job.knowledge_base_id).executeTakeFirst();
-    const document = await db.selectFrom('kb_documents').selectAll().where('id', '=', job.document_id).executeTakeFirst();
-    if (!knowledgeBase || knowledgeBase.deleted_at !== null || !document) throw new JobLost();
-    if (!(await markDocumentProcessing(db, job, this.owner))) throw new JobLost();
-
-    await this.step(job, 0, STEPS, 'Reading the file.');
-    const bytes = await storage.readAll(knowledgeBase.id, String(document.id));
-    if (bytes === undefined)
-      throw new AppError('not_found', 'The stored file of this document is missing; delete the document and upload it again.');
-
-    await this.step(job, 1, STEPS, 'Extracting the text.');
-    // Off the event loop, under heap, memory and time budgets: a hostile document fails its own job only.
-    let chunkingStep: Promise<void> | undefined;
-    const documentMetadata = JSON.parse(document.metadata) as Record<string, unknown>;
-    const extracted = await this.workerPool().process(
-      {
-        fileName: document.file_name,
-        bytes,
-        limits: this.options.documentProcessing?.limits ?? {},
-        chunking: { chunkSize: knowledgeBase.chunk_size, chunkOverlap: knowledgeBase.chunk_overlap },
-        search: { language: knowledgeBase.search_language, title: documentMetadata.title, heading: documentMetadata.heading },
-      },
-      {
-        onExtracted: () => {
-          chunkingStep = this.step(job, 2, STEPS, 'Splitting the text into chunks.');
-          // Awaited below; this only keeps a cancellation seen meanwhile from going unhandled.
-          chunkingStep.catch(() => undefined);
-        },
-        onStopped: (description) =>
-          this.logger?.error({ job_id: job.id, document_id: document.id, reason: description }, 'document worker stopped'),
-      },
-    );
-    await (chunkingStep ?? this.step(job, 2, STEPS, 'Splitting the text into chunks.'));
-    const { chunks } = extracted;
-    const batches = embeddingChoiceOf(knowledgeBase) === undefined ? 0 : Math.ceil(chunks.length / this.batchSize());
-    const total = STEPS + batches;
-    const vectors = await this.embed(
-      job,
-      knowledgeBase,
-      chunks.map((chunk) => chunk.text),
-      total,
-    );
-    const graph =
-      knowledgeBase.graph_enabled === 1 && this.options.graph !== undefined
-        ? await extractDocumentGraph(this.options.graph, {
-            organizationId: knowledgeBase.organization_id,
-            userId: job.requested_by ?? knowledgeBase.owner_id,
-            texts: chunks.map((chunk) => chunk.text),
-            progress: (done) => this.step(job, total - 1, total, `Reading entities: ${done} of ${chunks.length} chunks.`),
-          })
-        : undefined;
-    await this.step(job, total - 1, total, `Indexing ${chunks.length} chunks.`);
-    await db.transaction().execute(async (transaction) => {
-      await deleteDocumentChunks(transaction, document.id);
-      const chunkIds = await insertChunks(
-        transaction,
-        document.id,
-        chunks.map((chunk) => ({
-          knowledge_base_id: knowledgeBase.id,
-          chunk_index: chunk.chunkIndex,
-          text: chunk.text,
-          metadata: JSON.stringify({
-            ...documentMetadata,
-            ...chunkMetadata(chunk, { documentId: document.id, fileName: document.file_name, sourceUrl: document.source_url }),
-          }),
-        })),
-        { language: knowledgeBase.search_language, chunks: extracted.analysed },
-      );
-      await transaction
-        .updateTable('kb_documents')
-        .set({ page_count: extracted.pageCount ?? null })
-        .where('id', '=', document.id)
-        .execute();
-      if (vectors.length > 0) {
-        const rows = chunkIds.map((chunkId, index) => ({ chunkId, knowledgeBaseId: knowledgeBase.id, embedding: vectors[index]! }));
-        await insertChunkEmbeddings(transaction, rows, this.options.vectorBackend);
-      }
-      if (graph !== undefined) await insertChunkGraphs(transaction, knowledgeBase.id, chunkGraphsOf(graph, chunkIds));
-      // The old chunks' mentions went with them: entities only they mentioned go now, graph or not.
-      await removeUnmentionedEntities(transaction, knowledgeBase.id);
-      const finished = await finishIngestionJob(transaction, job, this.owner, {
-        status: 'completed',
-        message: `Indexed ${chunks.length} chunks.${graph === undefined ? '' : ` ${graph.summary}`}`,
-        error: null,
-        progressTotal: total,
-      });
-      // Cancelled or taken over meanwhile: the rollback leaves the chunks as they were.
-      if (!finished) throw new JobLost();
-    });
-  }
+/** Jobs claimed together, with the bytes of their documents. */
+interface ClaimedBatch {
+  jobs: IngestionJobRow[];
+  bytes: number;
 }

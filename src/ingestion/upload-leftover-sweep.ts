@@ -12,7 +12,7 @@ import {
   listUploadsInProgress,
   markUploadInterrupted,
   type UploadInProgress,
-} from '../store/ingestion-jobs-repository.js';
+} from '../store/document-uploads-repository.js';
 import type { Database } from '../store/schema.js';
 import { isDeadLocalOwner } from './runner-identity.js';
 

@@ -32,7 +32,7 @@ import { auditEntryOf } from '../auth/call-context.js';
 import type { ChunkHit } from '../store/chunk-search-repository.js';
 import type { VectorBackend } from '../store/chunk-vector-repository.js';
 import type { Dialect } from '../store/dialect.js';
-import { listDocuments } from '../store/ingestion-jobs-repository.js';
+import { listDocuments } from '../store/knowledge-documents-repository.js';
 import {
   deleteKnowledgeBaseContents,
   findKnowledgeBase,

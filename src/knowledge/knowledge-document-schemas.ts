@@ -30,6 +30,20 @@ export type TextDocumentInput = FromSchema<typeof textDocumentsSchema>['document
 
 export const documentStatusSchema = { type: 'string', enum: ['pending', 'processing', 'completed', 'failed', 'cancelled'] } as const;
 
+/** Where a document was read from, and how its refresh stands (docs/knowledge-bases.md "Refreshing a page"). */
+const documentRefreshProperties = {
+  source_url: { type: ['string', 'null'], description: 'the web page it was read from; null for an upload' },
+  last_checked_at: { type: ['string', 'null'], description: 'when its page was last read again by a refresh' },
+  refresh_outcome: {
+    type: ['string', 'null'],
+    enum: ['changed', 'unchanged', 'failed', null],
+    description: 'how its last refresh went; null before any',
+  },
+  refresh_error: { type: ['string', 'null'], description: 'why its last refresh failed (its passages are kept)' },
+  refresh_every_seconds: { type: ['integer', 'null'], description: 'its refresh schedule; null for none' },
+} as const;
+const documentRefreshRequired = ['source_url', 'last_checked_at', 'refresh_outcome', 'refresh_error', 'refresh_every_seconds'] as const;
+
 /** A document as the API answers with it, with its ingestion status (knowledge-document-service.ts builds its views to this type). */
 export function documentViewSchema(description: string) {
   return {
@@ -48,6 +62,7 @@ export function documentViewSchema(description: string) {
       error: { type: ['string', 'null'], description: 'why its ingestion failed' },
       chunk_count: { type: 'integer' },
       job_id: { type: ['integer', 'null'], description: 'its latest ingestion job' },
+      ...documentRefreshProperties,
       created_at: timestampSchema,
       updated_at: timestampSchema,
     },
@@ -61,6 +76,7 @@ export function documentViewSchema(description: string) {
       'error',
       'chunk_count',
       'job_id',
+      ...documentRefreshRequired,
       'created_at',
       'updated_at',
     ],

@@ -18,23 +18,25 @@ import { requireStorageRoom } from '../organizations/organization-quotas.js';
 import { displayFileName } from '../files/file-paths.js';
 import { FileStorage } from '../files/file-storage.js';
 import type { BlobStorage } from '../blobs/blob-storage.js';
-import { appendAuditEntry } from '../store/audit-log-repository.js';
+import { appendAuditEntries, appendAuditEntry } from '../store/audit-log-repository.js';
 import { auditEntryOf } from '../auth/call-context.js';
 import {
   cancelIngestionJob,
-  deleteDocument,
-  findDocument,
   findIngestionJob,
-  insertIngestionJob,
-  listDocumentPage,
+  insertIngestionJobs,
   listIngestionJobs,
-  releaseUploadLease,
-  renewUploadLease,
   retryIngestionJob,
   type IngestionJobRow,
-  type KnowledgeDocumentRow,
 } from '../store/ingestion-jobs-repository.js';
-import { findKnowledgeBase, insertDocument, type KnowledgeBaseRecord, type NewDocument } from '../store/knowledge-repository.js';
+import {
+  deleteDocument,
+  findDocument,
+  insertDocuments,
+  listDocumentPage,
+  type KnowledgeDocumentRow,
+} from '../store/knowledge-documents-repository.js';
+import { releaseUploadLeases, renewUploadLeases } from '../store/document-uploads-repository.js';
+import { findKnowledgeBase, type KnowledgeBaseRecord, type NewDocument } from '../store/knowledge-repository.js';
 import type { Database } from '../store/schema.js';
 import { detectUploadedDocumentType } from '../document-reading/document-types.js';
 import { asAppError } from '../ingestion/reading-refusals.js';
@@ -113,6 +115,11 @@ function documentView(row: KnowledgeDocumentRow & { job_id?: number | null }): D
     error: row.error,
     chunk_count: row.chunk_count,
     job_id: row.job_id ?? null,
+    source_url: row.source_url,
+    last_checked_at: row.last_checked_at,
+    refresh_outcome: row.refresh_outcome as DocumentView['refresh_outcome'],
+    refresh_error: row.refresh_error,
+    refresh_every_seconds: row.refresh_every_seconds,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -215,8 +222,8 @@ export class KnowledgeDocumentService {
 
   /**
    * Records staged documents, names their files by their ids and queues their jobs: every row in
-   * one transaction, then every job with its audit entry in another, so a batch of texts costs two
-   * commits rather than two a document. A row holds its upload lease until its job is queued;
+   * one transaction, then every job with its audit entry in another, each kind of row written in
+   * one statement, so a batch of texts costs two commits and a handful of statements. A row holds its upload lease until its job is queued;
    * whatever fails removes every row and file of the batch.
    */
   private async queueStaged(
@@ -232,11 +239,12 @@ export class KnowledgeDocumentService {
         addedBytes: staged.reduce((total, document) => total + document.sizeBytes, 0),
         limits: await this.options.limitsFor(record.organization_id),
       });
-      documentIds = await this.db.transaction().execute(async (transaction) => {
-        const ids: number[] = [];
-        for (const document of staged) ids.push(await insertDocument(transaction, this.newDocumentRow(record.id, document)));
-        return ids;
-      });
+      documentIds = await this.db.transaction().execute((transaction) =>
+        insertDocuments(
+          transaction,
+          staged.map((document) => this.newDocumentRow(record.id, document)),
+        ),
+      );
       heartbeat = this.renewUploadLeasesWhileRunning(documentIds);
       // Named by their ids before their jobs exist, so a runner never claims a job whose file is not in place.
       const renamed = await settleAll(
@@ -272,28 +280,28 @@ export class KnowledgeDocumentService {
 
   private async queueJobs(transaction: Kysely<Database>, batch: QueuedBatch): Promise<number[]> {
     const { context, record, staged, documentIds } = batch;
-    const jobIds: number[] = [];
-    for (const [index, documentId] of documentIds.entries()) {
-      if (!(await releaseUploadLease(transaction, documentId, this.options.uploadOwner))) {
-        throw new AppError(
-          'upload_interrupted',
-          'This upload stalled for longer than its lease and was marked interrupted; upload the file again.',
-        );
-      }
-      jobIds.push(
-        (await insertIngestionJob(transaction, { knowledgeBaseId: record.id, documentId, requestedBy: context.identity.userId })).id,
+    if (!(await releaseUploadLeases(transaction, documentIds, this.options.uploadOwner))) {
+      throw new AppError(
+        'upload_interrupted',
+        'This upload stalled for longer than its lease and was marked interrupted; upload the file again.',
       );
-      const document = staged[index]!;
-      await appendAuditEntry(
-        transaction,
+    }
+    const jobIds = await insertIngestionJobs(transaction, {
+      knowledgeBaseId: record.id,
+      documentIds,
+      requestedBy: context.identity.userId,
+    });
+    await appendAuditEntries(
+      transaction,
+      documentIds.map((documentId, index) =>
         auditEntryOf(
           context,
           { type: 'knowledge_base', id: record.id, organizationId: record.organization_id },
           'knowledge_base.document_upload',
-          { document_id: documentId, content_type: document.contentType, size_bytes: document.sizeBytes },
+          { document_id: documentId, content_type: staged[index]!.contentType, size_bytes: staged[index]!.sizeBytes },
         ),
-      );
-    }
+      ),
+    );
     return jobIds;
   }
 
@@ -320,9 +328,7 @@ export class KnowledgeDocumentService {
 
   /** Keeps the uploads' rows this process's while the steps before their jobs run, however slow the storage is. */
   private renewUploadLeasesWhileRunning(documentIds: readonly number[]): NodeJS.Timeout {
-    const renew = async (): Promise<void> => {
-      for (const documentId of documentIds) await renewUploadLease(this.db, documentId, this.options.uploadOwner, this.uploadLeaseEnd());
-    };
+    const renew = (): Promise<void> => renewUploadLeases(this.db, documentIds, this.options.uploadOwner, this.uploadLeaseEnd());
     const timer = setInterval(() => void renew().catch(() => undefined), Math.max(1, Math.floor(this.options.uploadLeaseMilliseconds / 3)));
     timer.unref();
     return timer;

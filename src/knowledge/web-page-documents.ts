@@ -14,10 +14,10 @@ import { isCaptionFileAddress } from '../integrations/web-reading/caption-track-
 import { readablePageOf, WEB_PAGE_KIND, type ReadablePage } from '../integrations/web-reading/readable-page.js';
 import { checkRobotsRules } from '../integrations/web-reading/robots-rules.js';
 import { isYoutubeAddress } from '../integrations/web-reading/youtube-captions.js';
-import { trimCharacters } from '../text-trimming/trim-characters.js';
 import type { KnowledgeDocumentService } from './knowledge-document-service.js';
 import type { QueuedWebPage, WebPageBody } from './knowledge-document-schemas.js';
 import { captionFileTranscript, pageTranscript, youtubeTranscript, type Transcript } from './video-transcripts.js';
+import { webPageFileName, webPageText } from './web-sources/web-page-text.js';
 
 export interface WebPageReading extends Omit<FetchBounds, 'signal'> {
   /** YOUTUBE_BASE_URL: where YouTube's caption list and timed text are read. */
@@ -26,17 +26,8 @@ export interface WebPageReading extends Omit<FetchBounds, 'signal'> {
 
 type ReadAddress = { kind: 'web_page'; page: ReadablePage } | { kind: 'transcript'; transcript: Transcript };
 
-/** A page title as a file name: letters, digits and single dashes, bounded. */
-const FILE_NAME_CHARACTERS_MAXIMUM = 80;
-
-function fileNameOf(title: string, url: URL, extension: string): string {
-  const dashed = (title || url.host).normalize('NFKD').replace(/[^\p{L}\p{N}]+/gu, '-');
-  const words = trimCharacters(dashed, '-').slice(0, FILE_NAME_CHARACTERS_MAXIMUM);
-  return `${words || 'web-page'}.${extension}`;
-}
-
 /** Every reason an address could not be read is the client's to fix (another URL or language), so each is a 4xx naming it. */
-function asRefusal(error: unknown): AppError {
+export function asRefusal(error: unknown): AppError {
   if (!(error instanceof AppError)) return new AppError('unreadable_document', 'The page could not be read.', { param: 'url' });
   return new AppError(error.status < 500 ? error.code : 'unreadable_document', error.message, {
     param: error.param ?? 'url',
@@ -44,7 +35,7 @@ function asRefusal(error: unknown): AppError {
   });
 }
 
-function parsedPageUrl(value: string): URL {
+export function parsedPageUrl(value: string): URL {
   try {
     const url = new URL(value);
     if (url.protocol === 'http:' || url.protocol === 'https:') return url;
@@ -71,14 +62,14 @@ export class WebPageDocuments {
     }
     if (read.kind === 'web_page') {
       const { page } = read;
-      const text = page.title === '' ? page.text : `# ${page.title}\n\n${page.text}`;
-      const metadata = { filename: fileNameOf(page.title, new URL(page.url), 'md'), title: page.title, source_url: page.url };
+      const text = webPageText(page);
+      const metadata = { filename: webPageFileName(page.title, new URL(page.url), 'md'), title: page.title, source_url: page.url };
       const queued = (await this.documents.addTexts(context, knowledgeBaseId, [{ text, metadata }])).documents[0]!;
       return { ...queued, url: page.url, title: page.title, kind: 'web_page', language: null };
     }
     const { transcript } = read;
     const metadata = {
-      filename: fileNameOf(transcript.title, new URL(transcript.sourceUrl), transcript.format),
+      filename: webPageFileName(transcript.title, new URL(transcript.sourceUrl), transcript.format),
       title: transcript.title,
       source_url: transcript.sourceUrl,
       ...(transcript.language !== null && { language: transcript.language }),

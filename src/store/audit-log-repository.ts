@@ -19,19 +19,32 @@ export interface AuditEntry {
 }
 
 export async function appendAuditEntry(db: Kysely<Database>, entry: AuditEntry): Promise<void> {
-  await db
-    .insertInto('audit_log')
-    .values({
-      created_at: nowTimestamp(),
-      actor_user_id: entry.actorUserId,
-      organization_id: entry.organizationId,
-      action: entry.action,
-      target_type: entry.targetType,
-      target_id: entry.targetId === null ? null : String(entry.targetId),
-      details: JSON.stringify(entry.details ?? {}),
-      request_id: entry.requestId ?? null,
-    })
-    .execute();
+  await appendAuditEntries(db, [entry]);
+}
+
+/** Rows per INSERT: well under both dialects' bound-parameter limits. */
+const AUDIT_INSERT_BATCH = 500;
+
+/** Several entries (of one change, such as a batch of documents) in as few statements as the parameter limits allow. */
+export async function appendAuditEntries(db: Kysely<Database>, entries: readonly AuditEntry[]): Promise<void> {
+  const createdAt = nowTimestamp();
+  for (let start = 0; start < entries.length; start += AUDIT_INSERT_BATCH) {
+    await db
+      .insertInto('audit_log')
+      .values(
+        entries.slice(start, start + AUDIT_INSERT_BATCH).map((entry) => ({
+          created_at: createdAt,
+          actor_user_id: entry.actorUserId,
+          organization_id: entry.organizationId,
+          action: entry.action,
+          target_type: entry.targetType,
+          target_id: entry.targetId === null ? null : String(entry.targetId),
+          details: JSON.stringify(entry.details ?? {}),
+          request_id: entry.requestId ?? null,
+        })),
+      )
+      .execute();
+  }
 }
 
 export async function listAuditEntries(db: Kysely<Database>, filter: { action?: string; targetId?: string } = {}): Promise<AuditLogRow[]> {

@@ -1,12 +1,12 @@
 /** Knowledge bases, their documents and chunks: the rows ingestion writes and retrieval reads. */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import { deleteKnowledgeBaseGraph } from './entity-graph-repository.js';
 import type { KnowledgeBaseListScope } from './list-scopes.js';
 import { precompiledQuery } from './precompiled-query.js';
 import { containsText, searchText } from './search-pattern.js';
-import { insertPostings, searchLanguageOf } from './search-index-repository.js';
-import { analyseChunk, textAnalyzer, type AnalysedChunk } from './text-analysis.js';
+import { insertPostings, searchLanguagesOf } from './search-index-repository.js';
+import { analyseChunk, DEFAULT_SEARCH_LANGUAGE, textAnalyzer, type AnalysedChunk, type TextAnalyzer } from './text-analysis.js';
 import {
   nowTimestamp,
   type Database,
@@ -106,48 +106,112 @@ export interface ChunkAnalysis {
   chunks: readonly AnalysedChunk[] | undefined;
 }
 
+/** A document and the chunks to write for it, with their analysis when a worker thread made it. */
+export interface DocumentChunks {
+  documentId: number;
+  chunks: ReadonlyArray<Omit<Insertable<KnowledgeChunksTable>, 'document_id' | 'index_length'>>;
+  analysis?: ChunkAnalysis;
+}
+
 /**
  * Inserts a document's chunks (all of one knowledge base) and their full-text postings, records
- * their count and returns the new chunk ids in the order of `chunks`; call it inside a
- * transaction. RETURNING lists rows in no promised order, but ids grow with every row one
- * statement inserts (SQLite AUTOINCREMENT, a PostgreSQL sequence), so a batch's ids sorted
- * ascending are its rows in order.
+ * their count and returns the new chunk ids in the order of `chunks`; call it inside a transaction.
  */
 export async function insertChunks(
   db: Kysely<Database>,
   documentId: number,
-  chunks: ReadonlyArray<Omit<Insertable<KnowledgeChunksTable>, 'document_id' | 'index_length'>>,
+  chunks: DocumentChunks['chunks'],
   analysis?: ChunkAnalysis,
 ): Promise<number[]> {
+  const [ids] = await insertDocumentsChunks(db, [{ documentId, chunks, ...(analysis === undefined ? {} : { analysis }) }]);
+  return ids!;
+}
+
+/** One chunk row to insert, with its analysis when it was made before (else `analyzer` makes it). */
+interface PendingChunk {
+  row: DocumentChunks['chunks'][number] & { document_id: number };
+  ready: AnalysedChunk | undefined;
+  analyzer: TextAnalyzer;
+}
+
+/** Each document's chunks as rows, each with the analysis made in the language its knowledge base still has. */
+async function pendingChunksOf(db: Kysely<Database>, documents: readonly DocumentChunks[]): Promise<PendingChunk[]> {
+  const languages = await searchLanguagesOf(db, [
+    ...new Set(documents.flatMap(({ chunks }) => chunks.map((chunk) => chunk.knowledge_base_id))),
+  ]);
+  const analyzers = new Map<string, TextAnalyzer>();
+  const analyzerOf = (language: string): TextAnalyzer => {
+    const analyzer = analyzers.get(language) ?? textAnalyzer(language);
+    analyzers.set(language, analyzer);
+    return analyzer;
+  };
+  return documents.flatMap(({ documentId, chunks, analysis }) =>
+    chunks.map((chunk, index) => {
+      const language = languages.get(chunk.knowledge_base_id) ?? DEFAULT_SEARCH_LANGUAGE;
+      // Analysed in a worker thread already, in the language the knowledge base still has: used as is.
+      // Otherwise (tests, benches, or a language changed while the document was read) analysed here.
+      const ready = analysis?.language === language ? analysis.chunks?.[index] : undefined;
+      return { row: { ...chunk, document_id: documentId }, ready, analyzer: analyzerOf(language) };
+    }),
+  );
+}
+
+/**
+ * Inserts the chunks of several documents (each document's chunks after the last statement's, up
+ * to CHUNK_INSERT_BATCH rows a statement, so a batch of small documents costs one statement) with
+ * their full-text postings, records each document's count, and returns each document's new chunk
+ * ids in the order of its chunks; call it inside a transaction. RETURNING lists rows in no promised
+ * order, but ids grow with every row one statement inserts (SQLite AUTOINCREMENT, a PostgreSQL
+ * sequence), so a statement's ids sorted ascending are its rows in order.
+ */
+export async function insertDocumentsChunks(db: Kysely<Database>, documents: readonly DocumentChunks[]): Promise<number[][]> {
+  const pending = await pendingChunksOf(db, documents);
   const ids: number[] = [];
-  const knowledgeBaseId = chunks[0]?.knowledge_base_id;
-  const language = knowledgeBaseId === undefined ? undefined : await searchLanguageOf(db, knowledgeBaseId);
-  // Analysed in a worker thread already, in the language the knowledge base still has: used as is.
-  // Otherwise (tests, benches, or a language changed while the document was read) analysed here.
-  const ready = analysis?.language === language ? analysis?.chunks : undefined;
-  const analyzer = language === undefined ? undefined : textAnalyzer(language);
-  for (let start = 0; start < chunks.length; start += CHUNK_INSERT_BATCH) {
+  for (let start = 0; start < pending.length; start += CHUNK_INSERT_BATCH) {
     // better-sqlite3 runs each statement synchronously, so awaiting them alone never lets the event
     // loop turn: without this, a document of tens of thousands of chunks would freeze every request.
     if (start > 0) await yieldToEventLoop();
-    const slice = chunks.slice(start, start + CHUNK_INSERT_BATCH);
-    const analysed = slice.map((chunk, index) => ready?.[start + index] ?? analyseChunk(analyzer!, chunk.text, chunk.metadata));
-    const batch = slice.map((chunk, index) => ({ ...chunk, document_id: documentId, index_length: analysed[index]!.length }));
-    const inserted = await db.insertInto('kb_chunks').values(batch).returning('id').execute();
-    const batchIds = inserted.map((row) => row.id).sort((left, right) => left - right);
-    ids.push(...batchIds);
-    await insertPostings(
-      db,
-      knowledgeBaseId!,
-      batchIds.map((id, index) => ({ id, analysed: analysed[index]! })),
-    );
+    const slice = pending.slice(start, start + CHUNK_INSERT_BATCH);
+    const analysed = slice.map(({ row, ready, analyzer }) => ready ?? analyseChunk(analyzer, row.text, row.metadata));
+    const inserted = await db
+      .insertInto('kb_chunks')
+      .values(slice.map(({ row }, index) => ({ ...row, index_length: analysed[index]!.length })))
+      .returning('id')
+      .execute();
+    const statementIds = inserted.map((row) => row.id).sort((left, right) => left - right);
+    ids.push(...statementIds);
+    const byKnowledgeBase = new Map<number, Array<{ id: number; analysed: AnalysedChunk }>>();
+    slice.forEach(({ row }, index) => {
+      const chunks = byKnowledgeBase.get(row.knowledge_base_id) ?? [];
+      chunks.push({ id: statementIds[index]!, analysed: analysed[index]! });
+      byKnowledgeBase.set(row.knowledge_base_id, chunks);
+    });
+    for (const [knowledgeBaseId, chunks] of byKnowledgeBase) await insertPostings(db, knowledgeBaseId, chunks);
   }
-  await db
-    .updateTable('kb_documents')
-    .set({ chunk_count: chunks.length, updated_at: nowTimestamp() })
-    .where('id', '=', documentId)
-    .execute();
-  return ids;
+  if (documents.length > 0) {
+    const counts = documents.map(({ documentId, chunks }) => sql`when ${documentId} then cast(${chunks.length} as integer)`);
+    await db
+      .updateTable('kb_documents')
+      .set({ chunk_count: sql<number>`case id ${sql.join(counts, sql` `)} end`, updated_at: nowTimestamp() })
+      .where(
+        'id',
+        'in',
+        documents.map((document) => document.documentId),
+      )
+      .execute();
+  }
+  let taken = 0;
+  return documents.map(({ chunks }) => {
+    const own = ids.slice(taken, taken + chunks.length);
+    taken += chunks.length;
+    return own;
+  });
+}
+
+/** Removes the chunks of several documents in one statement. */
+export async function deleteDocumentsChunks(db: Kysely<Database>, documentIds: readonly number[]): Promise<void> {
+  if (documentIds.length === 0) return;
+  await db.deleteFrom('kb_chunks').where('document_id', 'in', documentIds).execute();
 }
 
 export async function deleteDocumentChunks(db: Kysely<Database>, documentId: number): Promise<void> {

@@ -344,8 +344,44 @@ export interface KnowledgeDocumentsTable {
   upload_owner: string | null;
   /** Until when that process keeps the upload its own without renewing; past it, the upload was interrupted. */
   upload_lease_expires_at: string | null;
+  /** SHA-256 (hex) of the text last stored for a URL document; null until it is first refreshed. */
+  content_hash: string | null;
+  /** When a URL document's page was last fetched by a refresh. */
+  last_checked_at: string | null;
+  /** How its last refresh went: `changed`, `unchanged` or `failed`. */
+  refresh_outcome: string | null;
+  /** Why its last refresh failed (the old passages are kept). */
+  refresh_error: string | null;
+  /** Refresh it this often (seconds), or never when null. */
+  refresh_every_seconds: number | null;
+  /** When its scheduled refresh is next due (ISO time); null without a schedule. */
+  refresh_due_at: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** A crawl of same-site links from one page (migration 0093, web-site-crawl-service.ts). */
+export interface WebCrawlsTable {
+  id: Generated<number>;
+  knowledge_base_id: number;
+  requested_by: number;
+  start_url: string;
+  depth: number;
+  pages_maximum: number;
+  status: 'running' | 'completed' | 'failed';
+  pages_read: number;
+  pages_failed: number;
+  pages_found: number;
+  /** JSON `[{url, reason}]`. */
+  failures: string;
+  /** JSON `[{document_id, job_id, url}]`. */
+  documents: string;
+  runner: string | null;
+  /** Until when `runner` holds the crawl without renewing; null once it ended. */
+  lease_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
 }
 
 export interface KnowledgeChunksTable {
@@ -850,6 +886,7 @@ export interface Database {
   lti_links: LtiLinksTable;
   lti_launches: LtiLaunchesTable;
   lti_tool_keys: LtiToolKeysTable;
+  web_crawls: WebCrawlsTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;

@@ -14,10 +14,11 @@ import type { Database, KnowledgePostingsTable } from './schema.js';
 /** Postings per INSERT: 5 parameters each, well under both dialects' bound-parameter limits. */
 const POSTINGS_INSERT_BATCH = 1000;
 
-/** The language a knowledge base's chunks are analysed in. */
-export async function searchLanguageOf(db: Kysely<Database>, knowledgeBaseId: number): Promise<string> {
-  const row = await db.selectFrom('knowledge_bases').select('search_language').where('id', '=', knowledgeBaseId).executeTakeFirst();
-  return row?.search_language ?? 'english';
+/** The language each knowledge base's chunks are analysed in, by id. */
+export async function searchLanguagesOf(db: Kysely<Database>, knowledgeBaseIds: readonly number[]): Promise<Map<number, string>> {
+  if (knowledgeBaseIds.length === 0) return new Map();
+  const rows = await db.selectFrom('knowledge_bases').select(['id', 'search_language']).where('id', 'in', knowledgeBaseIds).execute();
+  return new Map(rows.map((row) => [row.id, row.search_language]));
 }
 
 /**

@@ -13,6 +13,13 @@
 //   /gone                                             404
 //   /robots.txt                                       asks every robot to keep out of /members/
 //   /members/grades                                   a page robots.txt keeps robots from
+//   /course/ …                                        a small course site for following links: /course/ links to
+//                                                     /course/cells (twice, once with a fragment), itself (a loop),
+//                                                     an off-site page, /course/moved (a redirect off the site),
+//                                                     /members/grades, /redirect-private, /slow and /huge; cells links
+//                                                     to /course/genetics, which links to /course/evolution
+//   /mutable                                          an article whose text `setMutableText` changes (for refreshes)
+//   /many/N                                           `manyPages` linked pages, page N linking to pages 2N+1 and 2N+2
 //   /videos/…, /captions/…                            video pages with caption tracks (fake-video-pages.ts)
 //
 // Every request is recorded, so a test can tell which pages were fetched.
@@ -25,6 +32,8 @@ export interface FakeWebSite {
   requests: RecordedRequest[];
   /** The paths fetched, in order. */
   fetchedPaths(): string[];
+  /** Changes the text of /mutable, as a site edits a page; empty text makes it a 404. */
+  setMutableText(text: string): void;
   reset(): void;
   close(): Promise<void>;
 }
@@ -75,8 +84,53 @@ const SCRIPT_ONLY_PAGE = `<!doctype html>
 <body><noscript>You need to enable JavaScript to run this app.</noscript><div id="root"></div>
 <script>window.__INITIAL_STATE__ = {"route":"/","user":null};</script></body></html>`;
 
-export async function startFakeWebSite(options: { hugeBytes: number }): Promise<FakeWebSite> {
+/** A plain article page with the links given, each in the article body. */
+/** A page of the course site, or of the many pages (whose navigation leads to their own first page, never into the course's hostile links). */
+function linkedPage(title: string, paragraphs: readonly string[], links: readonly string[], home = '/course/'): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body>
+<nav><a href="${home}">Home</a></nav>
+<main><article><h1>${title}</h1>
+${paragraphs.map((paragraph) => `<p>${paragraph}</p>`).join('\n')}
+<ul>${links.map((link) => `<li><a href="${link}">${link}</a></li>`).join('')}</ul>
+</article></main></body></html>`;
+}
+
+function coursePage(path: string, origin: string): string | undefined {
+  const lesson = (topic: string): string =>
+    `This lesson explains ${topic} for secondary school pupils, with examples, a short summary and questions to check understanding.`;
+  switch (path) {
+    case '/course/':
+      return linkedPage(
+        'Biology course',
+        [lesson('how the course is organised')],
+        [
+          '/course/cells',
+          '/course/cells#membranes',
+          '/course/',
+          'https://example.org/elsewhere',
+          '/course/moved',
+          '/members/grades',
+          '/redirect-private',
+          '/slow',
+          '/huge',
+          `${origin.replace('127.0.0.1', 'localhost')}/course/cells`,
+          'mailto:teacher@example.org',
+        ],
+      );
+    case '/course/cells':
+      return linkedPage('Cells', [lesson('cells, membranes and organelles')], ['/course/genetics', '/course/']);
+    case '/course/genetics':
+      return linkedPage('Genetics', [lesson('genes, alleles and inheritance')], ['/course/evolution', '/course/cells']);
+    case '/course/evolution':
+      return linkedPage('Evolution', [lesson('natural selection and evolution')], ['/course/']);
+    default:
+      return undefined;
+  }
+}
+
+export async function startFakeWebSite(options: { hugeBytes: number; manyPages?: number }): Promise<FakeWebSite> {
   const requests: RecordedRequest[] = [];
+  let mutableText = 'The first version of this page explains the phases of the moon, from the new moon to the full moon.';
   const filler = `<p>${'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(16)}</p>\n`;
 
   const sendHtml = (response: http.ServerResponse, html: string, status = 200): void => {
@@ -106,6 +160,18 @@ export async function startFakeWebSite(options: { hugeBytes: number }): Promise<
     const article = url.pathname.startsWith('/articles/') ? articlePage(url.pathname.slice('/articles/'.length)) : undefined;
     if (article !== undefined) {
       sendHtml(response, article);
+      return;
+    }
+    const lesson = coursePage(url.pathname, server.origin);
+    if (lesson !== undefined) {
+      sendHtml(response, lesson);
+      return;
+    }
+    const many = /^\/many\/(\d+)$/.exec(url.pathname);
+    if (many !== null && Number(many[1]) < (options.manyPages ?? 0)) {
+      const index = Number(many[1]);
+      const links = [2 * index + 1, 2 * index + 2].filter((next) => next < (options.manyPages ?? 0)).map((next) => `/many/${next}`);
+      sendHtml(response, linkedPage(`Page ${index}`, [`Page ${index} of the many pages. ${filler.slice(3, 400)}`], links, '/many/0'));
       return;
     }
     if (await answerVideoPath(url.pathname, response, { hugeBytes: options.hugeBytes, shutdown })) return;
@@ -151,6 +217,14 @@ export async function startFakeWebSite(options: { hugeBytes: number }): Promise<
         response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
         response.end('# Open Science Notes\nUser-agent: *\nDisallow: /members/\n');
         return;
+      case '/course/moved':
+        response.writeHead(302, { location: `${server.origin.replace('127.0.0.1', 'localhost')}/articles/water-cycle` });
+        response.end();
+        return;
+      case '/mutable':
+        if (mutableText === '') sendHtml(response, '<html><head><title>Gone</title></head><body><h1>Gone</h1></body></html>', 404);
+        else sendHtml(response, linkedPage('Moon phases', [mutableText], []));
+        return;
       case '/members/grades':
         sendHtml(response, articlePage('photosynthesis')!.replace('Photosynthesis', 'Grades of every pupil'));
         return;
@@ -165,6 +239,9 @@ export async function startFakeWebSite(options: { hugeBytes: number }): Promise<
     origin: server.origin,
     requests,
     fetchedPaths: () => requests.map((recorded) => recorded.path),
+    setMutableText: (text) => {
+      mutableText = text;
+    },
     reset: () => {
       requests.length = 0;
     },

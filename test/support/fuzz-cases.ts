@@ -78,6 +78,7 @@ function realValuesFor(operation: FuzzOperation, name: string, world: FuzzWorld)
   // Suspending or deleting the fuzz school would lock its actors out: those go to a spare organization.
   if (operation.path === '/api/organizations/{id}' && operation.method !== 'GET') return ids.spareOrganizations;
   if (name === 'documentId') return ids.documents;
+  if (name === 'crawlId') return ids.webCrawls;
   if (name === 'jobId') return ids.jobs;
   if (name === 'messageId') return ids.messages;
   if (name === 'rubricId') return ids.rubrics;
@@ -244,6 +245,9 @@ function friendlyBody(operation: FuzzOperation, world: FuzzWorld, random: Seeded
   if (operation.label === 'PATCH /api/organizations/{id}/providers' || operation.label === 'PATCH /api/organizations/{id}/settings')
     aimAtFakeProviders(body, world);
   if (operation.label === 'POST /api/auth/login' && random.chance(0.3)) return { email: world.login.email, password: world.login.password };
+  // Pages are read from loopback only (the fake provider, which answers them 404), never from the internet.
+  if (/^POST \/api\/knowledge-bases\/\{id\}\/web-(?:pages|crawls)$/.test(operation.label) && random.chance(0.85))
+    body.url = `${world.providerUrls.openai}/${random.pick(['course/', 'notes', 'videos/cells'])}`;
   if (operation.label === 'POST /api/knowledge-bases/{id}/documents') {
     // The document's JSON form (LAMB's) is {documents: [{text, metadata}]}, which /openapi.json does not describe.
     return {

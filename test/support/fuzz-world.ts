@@ -1,7 +1,7 @@
 /**
  * The small world the API fuzz suite runs in: two organizations, a person in each role, and real
- * objects of every kind (assistants, a knowledge base with an ingested document, rubrics, a file,
- * API keys, a trace), all made through the HTTP API, so generated requests can aim at ids that
+ * objects of every kind (assistants, a knowledge base with an ingested document and one that
+ * remembers a web address, a crawl, rubrics, a file, API keys, a trace), all made through the HTTP API, so generated requests can aim at ids that
  * exist, belong to someone else, or never existed. Actors (whose tokens send requests) and
  * targets (whose ids requests aim at) are different people, so a generated request that disables
  * or demotes a user never silences the fuzzing itself.
@@ -47,6 +47,8 @@ export interface FuzzWorld {
     ltiActivities: number[];
     /** MCP servers of the fuzz school; listing their tools fails fast against a fake that is no MCP server. */
     mcpServers: number[];
+    /** A crawl of same-site links, started at a loopback address that has no such page. */
+    webCrawls: number[];
   };
   /** Sessions made only to be ended by generated logouts, so logging out never silences an actor. */
   disposableTokens: string[];
@@ -179,6 +181,21 @@ export async function buildFuzzWorld(server: TestServer, providerUrls: FuzzWorld
   );
   expect(uploaded.status, uploaded.text).toBe(202);
   await waitForJob(server, creator.token, knowledgeBase.id, uploaded.body.job_id);
+  // A document that remembers a web address, so refreshes are allowed (and fail: the fake has no such page).
+  const fromTheWeb = await request(server, 'POST', `/api/knowledge-bases/${knowledgeBase.id}/documents`, {
+    token: creator.token,
+    body: {
+      documents: [{ text: 'Cells divide by mitosis.', metadata: { title: 'Mitosis', source_url: `${providerUrls.openai}/mitosis` } }],
+    },
+  });
+  expect(fromTheWeb.status, fromTheWeb.text).toBe(202);
+  const fromTheWebDocument = fromTheWeb.body.documents[0] as { document_id: number; job_id: number };
+  await waitForJob(server, creator.token, knowledgeBase.id, fromTheWebDocument.job_id);
+  const crawl = await request(server, 'POST', `/api/knowledge-bases/${knowledgeBase.id}/web-crawls`, {
+    token: creator.token,
+    body: { url: `${providerUrls.openai}/course/`, depth: 1, pages: 2 },
+  });
+  expect(crawl.status, crawl.text).toBe(202);
 
   const rubric = await created(server, creator.token, '/api/rubrics', rubricBody('Essays', 'organization'));
   const foreignRubric = await created(server, otherCreator.token, '/api/rubrics', rubricBody('Private essays', 'private'));
@@ -274,7 +291,7 @@ export async function buildFuzzWorld(server: TestServer, providerUrls: FuzzWorld
       organizations: [schoolId, otherId],
       spareOrganizations: [spareOrganizationId],
       knowledgeBases: [knowledgeBase.id, foreignKnowledgeBase.id],
-      documents: [uploaded.body.document_id],
+      documents: [uploaded.body.document_id, fromTheWebDocument.document_id],
       jobs: [uploaded.body.job_id],
       files: [file.id],
       chats: [keptChat.id],
@@ -286,6 +303,7 @@ export async function buildFuzzWorld(server: TestServer, providerUrls: FuzzWorld
       testRuns: [testRun.id],
       ...lti,
       mcpServers: mcpServers.map((mcpServer) => mcpServer.id as number),
+      webCrawls: [crawl.body.id],
     },
     disposableTokens,
     providerUrls,

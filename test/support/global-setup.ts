@@ -2,6 +2,7 @@
 // a throw-away cluster for the run unless MERINO_TEST_POSTGRES_URL points at an existing one.
 import type { TestProject } from 'vitest/node';
 import { compileSource } from './compiled-source.js';
+import { createMigratedTemplates } from './migrated-templates.js';
 import { startPostgresCluster } from './postgres-cluster.js';
 
 declare module 'vitest' {
@@ -10,6 +11,10 @@ declare module 'vitest' {
     postgresAdminUrl: string;
     /** `src/main.ts` compiled to JavaScript, for tests that start Merino as a child process. */
     compiledMain: string;
+    /** A migrated database on that server, copied by createTestDatabase(…, {migrated: true}). */
+    postgresTemplateDatabase: string;
+    /** A migrated SQLite file, copied likewise. */
+    sqliteTemplateFile: string;
   }
 }
 
@@ -19,16 +24,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const compiled = await compileSource();
   project.provide('compiledMain', compiled.main);
   const externalAdminUrl = process.env[EXTERNAL_SERVER_VARIABLE]?.trim();
-  if (externalAdminUrl) {
-    // Someone else owns this server, so there is nothing for teardown to stop.
-    project.provide('postgresAdminUrl', externalAdminUrl);
-    return () => compiled.remove();
-  }
-
-  const cluster = await startPostgresCluster();
-  project.provide('postgresAdminUrl', cluster.adminUrl);
+  // Someone else owns an external server, so teardown leaves it running.
+  const cluster = externalAdminUrl ? undefined : await startPostgresCluster();
+  const adminUrl = externalAdminUrl || cluster!.adminUrl;
+  project.provide('postgresAdminUrl', adminUrl);
+  const templates = await createMigratedTemplates(adminUrl);
+  project.provide('postgresTemplateDatabase', templates.postgresDatabase);
+  project.provide('sqliteTemplateFile', templates.sqliteFile);
   return async () => {
-    await cluster.stop();
+    await templates.remove();
+    await cluster?.stop();
     await compiled.remove();
   };
 }

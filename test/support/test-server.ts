@@ -36,7 +36,7 @@ export interface TestServerOptions {
 }
 
 export async function startTestServer(dialect: Dialect, options: TestServerOptions = {}): Promise<TestServer> {
-  const database = options.database ?? (await createTestDatabase(dialect));
+  const database = options.database ?? (await createTestDatabase(dialect, { migrated: true }));
   const ownsDatabase = options.database === undefined;
   const settings: Settings = loadSettings({
     PORT: '0',
@@ -81,6 +81,7 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   if (settings.ingestionInWeb) services.ingestionRunner.start(logger);
   services.chatRetentionPurger.start(logger);
+  services.webPageRefreshSchedule.start(logger);
   services.chats.runs.startSweeps(logger);
   services.testRuns.leases.startSweeps(logger);
   return {
@@ -98,6 +99,8 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
       await closing;
       await services.ingestionRunner.stop();
       await services.chatRetentionPurger.stop();
+      await services.webCrawls.stop();
+      await services.webPageRefreshSchedule.stop();
       await services.chats.runs.stopSweeps();
       await services.testRuns.leases.stopSweeps();
       await leftoverSweeps.stop();

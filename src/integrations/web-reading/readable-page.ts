@@ -14,6 +14,7 @@ import { Readability } from '@mozilla/readability';
 import { parseHTML as parseUntypedHtml } from 'linkedom';
 import { AppError } from '../../errors/app-error.js';
 import { fetchBoundedText, type FetchBounds, type FetchedKind, type FetchedText } from './bounded-fetch.js';
+import { pageLinks } from './page-links.js';
 
 export type PageReadingBounds = FetchBounds;
 
@@ -23,6 +24,8 @@ export interface ReadablePage {
   title: string;
   /** The readable text, paragraphs separated by blank lines; not yet cut to any length. */
   text: string;
+  /** The pages it links to (page-links.ts), normalised; none for plain text. */
+  links: string[];
 }
 
 /** A web page: HTML, XHTML or plain text. */
@@ -127,7 +130,8 @@ export function readablePageOf(fetched: FetchedText): ReadablePage {
   const readable = fetched.type === 'text/plain' ? { title: '', text: tidy(fetched.text) } : readableText(fetched.text);
   if (readable.text.length < READABLE_CHARACTERS_MINIMUM)
     throw new AppError('unreadable_document', `${fetched.url.host} has no readable text without JavaScript; the page needs JavaScript.`);
-  return { url: fetched.url.toString(), title: readable.title || fetched.url.host, text: readable.text };
+  const links = fetched.type === 'text/plain' ? [] : pageLinks(fetched.text, fetched.url);
+  return { url: fetched.url.toString(), title: readable.title || fetched.url.host, text: readable.text, links };
 }
 
 /** Fetches the page at `address` under the bounds and returns its readable text, or fails saying why. */

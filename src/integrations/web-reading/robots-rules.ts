@@ -29,9 +29,15 @@ function refusal(url: URL, reason: string): AppError {
   return new AppError('unreadable_document', `${url.host} ${reason}; the page was not read.`, { param: 'url' });
 }
 
-/** Resolves when the page may be read, or rejects saying why it may not. */
-export async function checkRobotsRules(page: URL, check: RobotsCheck): Promise<void> {
-  const robotsUrl = new URL('/robots.txt', page);
+/** Whether a page of the site may be read: rejects (throws) saying why it may not. */
+export type RobotsRules = (page: URL) => void;
+
+/**
+ * Reads the site's robots.txt once and answers its rules for any page of the site, so a crawl of
+ * many pages fetches it once; a site whose robots.txt allows nothing refuses every page.
+ */
+export async function loadRobotsRules(site: URL, check: RobotsCheck): Promise<RobotsRules> {
+  const robotsUrl = new URL('/robots.txt', site);
   const deadline = startDeadline(Math.max(1, check.timeoutMilliseconds), check.signal);
   let text: string;
   try {
@@ -43,24 +49,38 @@ export async function checkRobotsRules(page: URL, check: RobotsCheck): Promise<v
     });
     if (response.status >= 400 && response.status < 500) {
       await response.body?.cancel().catch(() => undefined);
-      return;
+      return () => undefined;
     }
     if (!response.ok) {
       await response.body?.cancel().catch(() => undefined);
-      throw refusal(page, `answered HTTP ${response.status} for robots.txt, which means no page may be read`);
+      const status = response.status;
+      return (page) => {
+        throw refusal(page, `answered HTTP ${status} for robots.txt, which means no page may be read`);
+      };
     }
     // Past the bound the rest is ignored, as the RFC allows: the rules read so far apply.
-    text = await readBoundedText(response, ROBOTS_BYTES_MAXIMUM * 4, () => refusal(page, 'sent a robots.txt far too large'));
+    text = await readBoundedText(response, ROBOTS_BYTES_MAXIMUM * 4, () => refusal(site, 'sent a robots.txt far too large'));
     text = text.slice(0, ROBOTS_BYTES_MAXIMUM);
   } catch (error) {
     if (error instanceof AppError && error.code === 'unreadable_document') throw error;
     // A private address is refused for what it is, not as a site failing to send its rules.
     if (outboundRefusalIn(error) !== undefined)
-      throw new AppError('upstream_refused', `Refused: ${page.host} is a private or internal address.`);
-    throw refusal(page, 'did not send its robots.txt, which means no page may be read');
+      throw new AppError('upstream_refused', `Refused: ${site.host} is a private or internal address.`);
+    return (page) => {
+      throw refusal(page, 'did not send its robots.txt, which means no page may be read');
+    };
   } finally {
     deadline.clear();
   }
   const rules = robotsParser(robotsUrl.toString(), text);
-  if (rules.isDisallowed(page.toString(), WEB_READER_AGENT) === true) throw refusal(page, 'asks robots not to read this page (robots.txt)');
+  return (page) => {
+    if (rules.isDisallowed(page.toString(), WEB_READER_AGENT) === true)
+      throw refusal(page, 'asks robots not to read this page (robots.txt)');
+  };
+}
+
+/** Resolves when the page may be read, or rejects saying why it may not. */
+export async function checkRobotsRules(page: URL, check: RobotsCheck): Promise<void> {
+  const rules = await loadRobotsRules(page, check);
+  rules(page);
 }

@@ -16,6 +16,7 @@ import { mcpServersMigration } from './0087-mcp-servers.js';
 import { mcpSessionsMigration } from './0089-mcp-sessions.js';
 import { generatedImageFilesMigration } from './0090-generated-image-files.js';
 import { entityGraphMigration } from './0091-entity-graph.js';
+import { webCrawlsAndPageRefreshMigration } from './0093-web-crawls-and-page-refresh.js';
 import { perKnowledgeBaseSearchIndexMigration } from './0094-per-knowledge-base-search-index.js';
 import { chatRunsMigration } from './0070-chat-runs.js';
 import type { Migration } from 'kysely';
@@ -88,6 +89,7 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0089-mcp-sessions': mcpSessionsMigration(dialect),
     '0090-generated-image-files': generatedImageFilesMigration(),
     '0091-entity-graph': entityGraphMigration(dialect),
+    '0093-web-crawls-and-page-refresh': webCrawlsAndPageRefreshMigration(dialect),
     '0094-per-knowledge-base-search-index': perKnowledgeBaseSearchIndexMigration(dialect),
   };
 }

@@ -17850,6 +17850,472 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/knowledge-bases/{id}/web-crawls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a web page and the pages it links to on the same site (a crawl, answered at once; read the crawl for its progress)
+         * @description Reads the page, then its links that stay on the same site (same scheme, host and port), to `depth` links away (at most 3, WEB_CRAWL_DEPTH_MAX) and at most `pages` pages (at most 50, WEB_CRAWL_PAGES_MAX), 4 at a time, each under the outbound rules and the site's robots.txt. Every page read becomes a document of its own with its `source_url`; a page that fails is listed with its reason and the others go on.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The first page, http or https, on a public address */
+                        url: string;
+                        /** @description How many links away from the first page to follow (1: its links only); at most WEB_CRAWL_DEPTH_MAX. Default 1. */
+                        depth?: number;
+                        /** @description Most pages to read, the first included; at most WEB_CRAWL_PAGES_MAX. Default 20, or less when the setting is lower. */
+                        pages?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description A crawl of same-site links: its bounds, how far it has got, the documents it made and the pages that failed */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            knowledge_base_id: number;
+                            url: string;
+                            depth: number;
+                            pages_maximum: number;
+                            /** @enum {string} */
+                            status: "running" | "completed" | "failed";
+                            /** @description pages read so far, each now a document */
+                            pages_read: number;
+                            pages_failed: number;
+                            /** @description distinct same-site pages found so far, within pages_maximum */
+                            pages_found: number;
+                            failures: {
+                                url: string;
+                                reason: string;
+                            }[];
+                            documents: {
+                                document_id: number;
+                                job_id: number;
+                                url: string;
+                            }[];
+                            /** @description ISO 8601 date and time */
+                            created_at: string;
+                            /** @description ISO 8601 date and time */
+                            updated_at: string;
+                            /** @description ISO 8601 date and time, or null */
+                            finished_at: string | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/knowledge-bases/{id}/web-crawls/{crawlId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a crawl of same-site links: pages read so far, the documents made and the pages that failed */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                    crawlId: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A crawl of same-site links: its bounds, how far it has got, the documents it made and the pages that failed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            knowledge_base_id: number;
+                            url: string;
+                            depth: number;
+                            pages_maximum: number;
+                            /** @enum {string} */
+                            status: "running" | "completed" | "failed";
+                            /** @description pages read so far, each now a document */
+                            pages_read: number;
+                            pages_failed: number;
+                            /** @description distinct same-site pages found so far, within pages_maximum */
+                            pages_found: number;
+                            failures: {
+                                url: string;
+                                reason: string;
+                            }[];
+                            documents: {
+                                document_id: number;
+                                job_id: number;
+                                url: string;
+                            }[];
+                            /** @description ISO 8601 date and time */
+                            created_at: string;
+                            /** @description ISO 8601 date and time */
+                            updated_at: string;
+                            /** @description ISO 8601 date and time, or null */
+                            finished_at: string | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/knowledge-bases/{id}/documents/{documentId}/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read a web page document again now: re-indexed only when its text changed
+         * @description Reads the document's page again under the same rules as when it was added. `unchanged` moves only its last-checked time; `changed` stores the new text and re-indexes it (`job_id`); `failed` keeps its passages and says why. With `every_seconds` (at least 3600, WEB_REFRESH_INTERVAL_MIN_SECONDS) it is also refreshed on that schedule; `null` stops the schedule. Only documents added from a web address can be refreshed (400 otherwise); one still being indexed is a 409.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                    documentId: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Also refresh it on a schedule, this often (at least WEB_REFRESH_INTERVAL_MIN_SECONDS); null stops the schedule, absent leaves it as it is */
+                        every_seconds?: number | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description How the refresh went: `changed` (re-indexed by job_id), `unchanged` (only its last-checked time moved) or `failed` (its passages are kept; reason says why) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            document_id: number;
+                            /** @enum {string} */
+                            outcome: "changed" | "unchanged" | "failed";
+                            reason: string | null;
+                            /** @description the ingestion job re-indexing a changed page */
+                            job_id: number | null;
+                            /** @description ISO 8601 date and time */
+                            checked_at: string;
+                            every_seconds: number | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                type: string;
+                                param: string | null;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                                request_id?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/lti/tool": {
         parameters: {
             query?: never;
@@ -20804,6 +21270,19 @@ export interface paths {
                                 chunk_count: number;
                                 /** @description its latest ingestion job */
                                 job_id: number | null;
+                                /** @description the web page it was read from; null for an upload */
+                                source_url: string | null;
+                                /** @description when its page was last read again by a refresh */
+                                last_checked_at: string | null;
+                                /**
+                                 * @description how its last refresh went; null before any
+                                 * @enum {string|null}
+                                 */
+                                refresh_outcome: "changed" | "unchanged" | "failed" | null;
+                                /** @description why its last refresh failed (its passages are kept) */
+                                refresh_error: string | null;
+                                /** @description its refresh schedule; null for none */
+                                refresh_every_seconds: number | null;
                                 /** @description ISO 8601 date and time */
                                 created_at: string;
                                 /** @description ISO 8601 date and time */
@@ -21252,6 +21731,19 @@ export interface paths {
                             chunk_count: number;
                             /** @description its latest ingestion job */
                             job_id: number | null;
+                            /** @description the web page it was read from; null for an upload */
+                            source_url: string | null;
+                            /** @description when its page was last read again by a refresh */
+                            last_checked_at: string | null;
+                            /**
+                             * @description how its last refresh went; null before any
+                             * @enum {string|null}
+                             */
+                            refresh_outcome: "changed" | "unchanged" | "failed" | null;
+                            /** @description why its last refresh failed (its passages are kept) */
+                            refresh_error: string | null;
+                            /** @description its refresh schedule; null for none */
+                            refresh_every_seconds: number | null;
                             /** @description ISO 8601 date and time */
                             created_at: string;
                             /** @description ISO 8601 date and time */

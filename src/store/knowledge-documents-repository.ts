@@ -1,0 +1,168 @@
+/**
+ * The rows of knowledge-base documents: their status as their ingestion jobs move, the lists and
+ * reads the API gives, and their removal with their chunks and jobs. Uploads in progress (a row
+ * before its job) are document-uploads-repository.ts; the jobs themselves are
+ * ingestion-jobs-repository.ts.
+ */
+import type { Kysely, Selectable } from 'kysely';
+import type { PageBounds } from '../validation/page-query-schema.js';
+import { removeUnmentionedEntities } from './entity-graph-repository.js';
+import type { IngestionJobRow } from './ingestion-jobs-repository.js';
+import type { NewDocument } from './knowledge-repository.js';
+import { nowTimestamp, type Database, type DocumentStatus, type KnowledgeDocumentsTable } from './schema.js';
+
+export type KnowledgeDocumentRow = Selectable<KnowledgeDocumentsTable>;
+
+/** Rows per INSERT: well under both dialects' bound-parameter limits. */
+const DOCUMENT_INSERT_BATCH = 200;
+
+/** Writes the rows of several documents of one knowledge base, in as few statements as the parameter limits allow; answers their ids in order. */
+export async function insertDocuments(db: Kysely<Database>, documents: readonly NewDocument[]): Promise<number[]> {
+  const timestamp = nowTimestamp();
+  const ids: number[] = [];
+  for (let start = 0; start < documents.length; start += DOCUMENT_INSERT_BATCH) {
+    const rows = await db
+      .insertInto('kb_documents')
+      .values(
+        documents.slice(start, start + DOCUMENT_INSERT_BATCH).map((document) => ({
+          knowledge_base_id: document.knowledgeBaseId,
+          file_name: document.fileName,
+          content_type: document.contentType,
+          size_bytes: document.sizeBytes,
+          source_url: document.sourceUrl,
+          status: document.status,
+          error: null,
+          chunk_count: 0,
+          metadata: JSON.stringify(document.metadata),
+          upload_owner: document.upload?.owner ?? null,
+          upload_lease_expires_at: document.upload?.leaseExpiresAt ?? null,
+          created_at: timestamp,
+          updated_at: timestamp,
+        })),
+      )
+      .returning('id')
+      .execute();
+    // Ids rise in the order the rows were given; RETURNING's own order is not promised.
+    ids.push(...rows.map((row) => row.id).sort((left, right) => left - right));
+  }
+  return ids;
+}
+
+/**
+ * Marks the documents of `jobs` processing, each only while `owner` still holds its job (so a
+ * cancellation in between is not overwritten); answers the ids of the documents it marked.
+ */
+export async function markDocumentsProcessing(
+  db: Kysely<Database>,
+  jobs: ReadonlyArray<Pick<IngestionJobRow, 'id' | 'document_id'>>,
+  owner: string,
+): Promise<Set<number>> {
+  if (jobs.length === 0) return new Set();
+  const rows = await db
+    .updateTable('kb_documents')
+    .set({ status: 'processing', error: null, updated_at: nowTimestamp() })
+    .where(
+      'id',
+      'in',
+      jobs.map((job) => job.document_id),
+    )
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('ingestion_jobs')
+          .select('ingestion_jobs.id')
+          .whereRef('ingestion_jobs.document_id', '=', 'kb_documents.id')
+          .where(
+            'ingestion_jobs.id',
+            'in',
+            jobs.map((job) => job.id),
+          )
+          .where('ingestion_jobs.lease_owner', '=', owner)
+          .where('ingestion_jobs.status', '=', 'processing'),
+      ),
+    )
+    .returning('id')
+    .execute();
+  return new Set(rows.map((row) => row.id));
+}
+
+/** Sets the status (and error) of one document. */
+export async function setDocumentStatus(
+  db: Kysely<Database>,
+  documentId: number,
+  status: DocumentStatus,
+  error: string | null,
+): Promise<void> {
+  await db.updateTable('kb_documents').set({ status, error, updated_at: nowTimestamp() }).where('id', '=', documentId).execute();
+}
+
+/** Sets the same status (and error) on several documents in one statement. */
+export async function setDocumentsStatus(
+  db: Kysely<Database>,
+  documentIds: readonly number[],
+  status: DocumentStatus,
+  error: string | null,
+): Promise<void> {
+  if (documentIds.length === 0) return;
+  await db.updateTable('kb_documents').set({ status, error, updated_at: nowTimestamp() }).where('id', 'in', documentIds).execute();
+}
+
+export async function findDocument(
+  db: Kysely<Database>,
+  knowledgeBaseId: number,
+  documentId: number,
+): Promise<KnowledgeDocumentRow | undefined> {
+  return db
+    .selectFrom('kb_documents')
+    .selectAll()
+    .where('id', '=', documentId)
+    .where('knowledge_base_id', '=', knowledgeBaseId)
+    .executeTakeFirst();
+}
+
+export type DocumentWithJob = KnowledgeDocumentRow & { job_id: number | null };
+
+function selectDocumentsWithJobs(db: Kysely<Database>, knowledgeBaseId: number) {
+  return db
+    .selectFrom('kb_documents')
+    .selectAll('kb_documents')
+    .select((eb) =>
+      eb
+        .selectFrom('ingestion_jobs')
+        .select((inner) => inner.fn.max('ingestion_jobs.id').as('id'))
+        .whereRef('ingestion_jobs.document_id', '=', 'kb_documents.id')
+        .as('job_id'),
+    )
+    .where('kb_documents.knowledge_base_id', '=', knowledgeBaseId)
+    .orderBy('kb_documents.id', 'desc');
+}
+
+/** All of a knowledge base's documents, newest first, each with the id of its latest job. */
+export async function listDocuments(db: Kysely<Database>, knowledgeBaseId: number): Promise<DocumentWithJob[]> {
+  return selectDocumentsWithJobs(db, knowledgeBaseId).execute();
+}
+
+/** A page of a knowledge base's documents, newest first (by id alone, so pages never overlap), with the count of all of them. */
+export async function listDocumentPage(
+  db: Kysely<Database>,
+  knowledgeBaseId: number,
+  page: PageBounds,
+): Promise<{ items: DocumentWithJob[]; total: number }> {
+  const items = await selectDocumentsWithJobs(db, knowledgeBaseId).limit(page.limit).offset(page.offset).execute();
+  const { total } = await db
+    .selectFrom('kb_documents')
+    .where('knowledge_base_id', '=', knowledgeBaseId)
+    .select((eb) => eb.fn.countAll().as('total'))
+    .executeTakeFirstOrThrow();
+  return { items, total: Number(total) };
+}
+
+/** Removes a document with its chunks and jobs; call inside a transaction. */
+export async function deleteDocument(db: Kysely<Database>, documentId: number): Promise<void> {
+  const document = await db.selectFrom('kb_documents').select('knowledge_base_id').where('id', '=', documentId).executeTakeFirst();
+  await db.deleteFrom('ingestion_jobs').where('document_id', '=', documentId).execute();
+  // Its chunks' graph mentions and relations go with them; the entities only they mentioned go next.
+  await db.deleteFrom('kb_chunks').where('document_id', '=', documentId).execute();
+  await db.deleteFrom('kb_documents').where('id', '=', documentId).execute();
+  if (document !== undefined) await removeUnmentionedEntities(db, document.knowledge_base_id);
+}
