@@ -7,6 +7,10 @@ export default defineConfig({
     reporters: ['default', './test/support/summary-line-reporter.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // expect.poll gives up after 1 s by default. Under three files at a time on two cores a page can
+    // take longer than that to render its first heading (CI failed once on it), and the timeout only
+    // decides how long a failing test waits before it says so.
+    expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
     // Vitest's default is one worker per core but one, so one on a 2-core machine. Most test files
     // wait on child processes, browsers, sockets and PostgreSQL rather than compute, so three files

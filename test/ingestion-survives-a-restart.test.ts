@@ -7,7 +7,8 @@
  */
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { insertChunks, insertDocument } from '../src/store/knowledge-repository.js';
+import { insertChunks } from '../src/store/knowledge-repository.js';
+import { insertDocument } from '../src/store/knowledge-documents-repository.js';
 import { buildPdf } from './support/pdf-fixture.js';
 import { uploadDocument, waitForJob } from './support/knowledge-uploads.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';

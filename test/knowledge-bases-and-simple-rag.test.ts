@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertOrganization } from '../src/store/organizations-repository.js';
-import { insertChunks, insertDocument } from '../src/store/knowledge-repository.js';
+import { insertChunks } from '../src/store/knowledge-repository.js';
+import { insertDocument } from '../src/store/knowledge-documents-repository.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
 import { possiblyUnset } from './support/possibly-unset.js';

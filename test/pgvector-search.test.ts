@@ -17,13 +17,8 @@ import {
   VECTOR_SCAN_PAGE_SIZE,
   type VectorBackend,
 } from '../src/store/chunk-vector-repository.js';
-import {
-  deleteDocumentChunks,
-  findKnowledgeBase,
-  insertChunks,
-  insertDocument,
-  insertKnowledgeBase,
-} from '../src/store/knowledge-repository.js';
+import { deleteDocumentChunks, findKnowledgeBase, insertChunks, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
+import { insertDocument } from '../src/store/knowledge-documents-repository.js';
 import { migrateStore, openStore, type Store } from '../src/store/store.js';
 import { startPgliteServer, type PgliteServer } from './support/pglite-server.js';
 import { possiblyUnset } from './support/possibly-unset.js';

@@ -24,9 +24,9 @@ import {
   deleteKnowledgeBaseContents,
   findKnowledgeBase,
   insertChunks,
-  insertDocument,
   insertKnowledgeBase,
 } from '../src/store/knowledge-repository.js';
+import { insertDocument } from '../src/store/knowledge-documents-repository.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
 import { possiblyUnset } from './support/possibly-unset.js';

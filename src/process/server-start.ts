@@ -4,6 +4,7 @@
  */
 import { bootstrapAdmin, type BootstrapResult } from '../auth/admin-bootstrap.js';
 import { loadSettings, pluginsDirectoryOf, SettingsError, type Settings } from '../config/settings.js';
+import { startBackgroundWork, stopBackgroundWork } from './background-work.js';
 import { startLeftoverSweeps, sweepCrashLeftovers } from './crash-leftovers.js';
 import { buildApp } from '../http/app.js';
 import { limitHeapGrowth } from './heap-growth-limit.js';
@@ -151,11 +152,7 @@ export async function startMerino(commandLine: readonly string[]): Promise<void>
   const app = serving ? await buildApp(services, { logger }) : undefined;
   await app?.listen({ host: settings.host, port: settings.port });
   if (app !== undefined) releaseMemoryWhenIdle(app.server, { idleMilliseconds: settings.idleMemoryReleaseMilliseconds, logger });
-  if (!serving || settings.ingestionInWeb) services.ingestionRunner.start(logger);
-  if (serving) services.chatRetentionPurger.start(logger);
-  if (serving) services.webPageRefreshSchedule.start(logger);
-  if (serving) services.chats.runs.startSweeps(logger);
-  if (serving) services.testRuns.leases.startSweeps(logger);
+  startBackgroundWork(services, logger, { serving, ingesting: !serving || settings.ingestionInWeb });
   if (serving) announceAdmin(bootstrap, settings);
   else logger.info({ runner: services.ingestionRunner.owner }, 'worker ready: ingesting documents');
 
@@ -171,17 +168,8 @@ export async function startMerino(commandLine: readonly string[]): Promise<void>
     deadline.unref();
     services.drain.begin();
     if (app !== undefined) await closeListener(app, services.drain, settings);
-    // The job in hand finishes (or, past the deadline, is left to expire and be resumed by the next runner).
-    await services.ingestionRunner.stop();
-    await services.chatRetentionPurger.stop();
-    await services.webCrawls.stop();
-    await services.webPageRefreshSchedule.stop();
-    await services.chats.runs.stopSweeps();
-    await services.testRuns.leases.stopSweeps();
     await leftoverSweeps.stop();
-    // Runs that ended in the last RUN_RECORD_WINDOW_MS have their usage logs and traces written before the store closes.
-    await services.runRecords.close();
-    await services.blobs.close();
+    await stopBackgroundWork(services);
     await store.close();
     logger.info('stopped');
     process.exit(0);

@@ -48,6 +48,12 @@ export async function insertDocuments(db: Kysely<Database>, documents: readonly 
   return ids;
 }
 
+/** One document; see insertDocuments. */
+export async function insertDocument(db: Kysely<Database>, document: NewDocument): Promise<number> {
+  const [id] = await insertDocuments(db, [document]);
+  return id!;
+}
+
 /**
  * Marks the documents of `jobs` processing, each only while `owner` still holds its job (so a
  * cancellation in between is not overwritten); answers the ids of the documents it marked.

@@ -72,30 +72,6 @@ export interface NewDocument {
   upload?: { owner: string; leaseExpiresAt: string };
 }
 
-export async function insertDocument(db: Kysely<Database>, document: NewDocument): Promise<number> {
-  const timestamp = nowTimestamp();
-  const { id } = await db
-    .insertInto('kb_documents')
-    .values({
-      knowledge_base_id: document.knowledgeBaseId,
-      file_name: document.fileName,
-      content_type: document.contentType,
-      size_bytes: document.sizeBytes,
-      source_url: document.sourceUrl,
-      status: document.status,
-      error: null,
-      chunk_count: 0,
-      metadata: JSON.stringify(document.metadata),
-      upload_owner: document.upload?.owner ?? null,
-      upload_lease_expires_at: document.upload?.leaseExpiresAt ?? null,
-      created_at: timestamp,
-      updated_at: timestamp,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return id;
-}
-
 /** Rows per INSERT: well under both dialects' bound-parameter limits. */
 const CHUNK_INSERT_BATCH = 200;
 

@@ -5,7 +5,8 @@
  * between the two, as each store's full-text ranking scores them),
  * and a rubric the assistant grades with. It answers through the world's fake OpenAI provider.
  */
-import { insertChunks, insertDocument } from '../../src/store/knowledge-repository.js';
+import { insertChunks } from '../../src/store/knowledge-repository.js';
+import { insertDocument } from '../../src/store/knowledge-documents-repository.js';
 import { request, type TestServer } from './test-server.js';
 
 export const QUESTION = 'How does photosynthesis use light and the Calvin cycle?';

@@ -12,6 +12,7 @@ import { buildApp } from '../../src/http/app.js';
 import { createLogger } from '../../src/http/logger.js';
 import { loadRegistries } from '../../src/pipeline/plugin-loading/registries.js';
 import { createServices, type Services } from '../../src/services.js';
+import { startBackgroundWork, stopBackgroundWork } from '../../src/process/background-work.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { createTestDatabase, type Dialect, type TestDatabase } from './test-databases.js';
 
@@ -79,11 +80,7 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
   const leftoverSweeps = startLeftoverSweeps(services, logger);
   const app = await buildApp(services, { logger });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
-  if (settings.ingestionInWeb) services.ingestionRunner.start(logger);
-  services.chatRetentionPurger.start(logger);
-  services.webPageRefreshSchedule.start(logger);
-  services.chats.runs.startSweeps(logger);
-  services.testRuns.leases.startSweeps(logger);
+  startBackgroundWork(services, logger, { serving: true, ingesting: settings.ingestionInWeb });
   return {
     baseUrl: address,
     store,
@@ -97,15 +94,8 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
       const closing = app.close();
       app.server.closeAllConnections();
       await closing;
-      await services.ingestionRunner.stop();
-      await services.chatRetentionPurger.stop();
-      await services.webCrawls.stop();
-      await services.webPageRefreshSchedule.stop();
-      await services.chats.runs.stopSweeps();
-      await services.testRuns.leases.stopSweeps();
       await leftoverSweeps.stop();
-      await services.runRecords.close();
-      await services.blobs.close();
+      await stopBackgroundWork(services);
       await store.close();
       if (ownsDatabase) await database.drop();
     },

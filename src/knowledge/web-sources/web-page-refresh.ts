@@ -122,14 +122,8 @@ export class WebPageRefresher {
       checked_at: checkedAt,
       every_seconds: document.refresh_every_seconds,
     });
-    let text: string;
-    try {
-      const signal = new AbortController().signal;
-      await checkRobotsRules(url, { fetch: reading.fetch, timeoutMilliseconds: reading.timeoutMilliseconds, signal });
-      text = webPageText(await readReadablePage(url.toString(), { ...reading, signal }));
-      if (Buffer.byteLength(text) > this.options.bytesMaximum)
-        throw new AppError('file_too_large', `${url.host} now has more text than KB_UPLOAD_MAX_BYTES allows; the old passages are kept.`);
-    } catch (error) {
+    // The old text and passages stay; the document says why this check failed.
+    const failed = async (error: unknown): Promise<DocumentRefreshView> => {
       const reason = asRefusal(error).message;
       await updateDocumentRefresh(db, document.id, {
         ...schedule,
@@ -138,6 +132,16 @@ export class WebPageRefresher {
         refresh_error: reason,
       });
       return answer('failed', reason, null);
+    };
+    let text: string;
+    try {
+      const signal = new AbortController().signal;
+      await checkRobotsRules(url, { fetch: reading.fetch, timeoutMilliseconds: reading.timeoutMilliseconds, signal });
+      text = webPageText(await readReadablePage(url.toString(), { ...reading, signal }));
+      if (Buffer.byteLength(text) > this.options.bytesMaximum)
+        throw new AppError('file_too_large', `${url.host} now has more text than KB_UPLOAD_MAX_BYTES allows; the old passages are kept.`);
+    } catch (error) {
+      return failed(error);
     }
     const hash = contentHashOf(text);
     if (hash === (document.content_hash ?? (await this.storedHash(record.id, document.id)))) {
@@ -154,14 +158,7 @@ export class WebPageRefresher {
       const jobId = await this.replaceText(record, document, { text, hash, checkedAt, schedule, requester });
       return answer('changed', null, jobId);
     } catch (error) {
-      const reason = asRefusal(error).message;
-      await updateDocumentRefresh(db, document.id, {
-        ...schedule,
-        last_checked_at: checkedAt,
-        refresh_outcome: 'failed',
-        refresh_error: reason,
-      });
-      return answer('failed', reason, null);
+      return failed(error);
     }
   }
 
