@@ -8,7 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapAdmin } from '../src/auth/admin-bootstrap.js';
 import { searchChunksFullText } from '../src/store/chunk-search-repository.js';
-import { deleteDocumentChunks, insertChunks, insertDocument, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
+import { deleteDocumentChunks, insertChunks, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
+import { insertDocument } from '../src/store/knowledge-documents-repository.js';
 import { reindexNextBatch } from '../src/store/search-index-repository.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
