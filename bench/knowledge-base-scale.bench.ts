@@ -7,7 +7,8 @@
  *     document storage and queued with `insertDocument` + `insertIngestionJobs`, as an upload does.
  *     A real IngestionRunner then works through the queue (read file → extract → chunk → [embed in
  *     batches] → replace the chunks, vectors and job state in one transaction); the clock runs from
- *     `start()` to the runner's log line for the last job. Reported: MB of extracted text and chunks
+ *     `start()` to the runner's log line for the batch holding the last job. Reported: MB of
+ *     extracted text and chunks
  *     per second, full text only, and with embeddings computed by an in-process embedder that returns
  *     `deterministicEmbedding` vectors (64-dimension hashed bag of words, the test suite's fake): no
  *     network, no model. Two runs with vectors: one whose embedder returns vectors hashed before the
@@ -26,8 +27,8 @@
  *     latencies include embedding the query in-process. On PostgreSQL without pgvector the vectors
  *     are searched by the 'scan' backend, which reads every vector of the knowledge base into the
  *     application; at the large size its queries are capped at SCALE_SCAN_QUERY_CAP, and the output
- *     says so. After each build PostgreSQL gets an (untimed) ANALYZE, as autovacuum would soon give
- *     it; a few untimed queries warm up each series.
+ *     says so. After each build PostgreSQL gets an (untimed) VACUUM ANALYZE, as autovacuum would soon
+ *     give it (a vacuum lets a search read the postings from the index alone); a few untimed queries warm up each series.
  *
  *   npm run bench -- bench/knowledge-base-scale.bench.ts
  *   (BEIR_DIRECTORY=… INGEST_ABSTRACTS_PER_DOCUMENT=50 INGEST_PASSES=2 SCALE_CHUNKS_SMALL=10000 SCALE_CHUNKS_LARGE=100000
@@ -58,6 +59,7 @@ import { openStore, type Store } from '../src/store/store.js';
 import { deterministicEmbedding, EMBEDDING_DIMENSIONS } from '../test/fakes/fake-http.js';
 import { createTestDatabase, TEST_DIALECTS, type Dialect } from '../test/support/test-databases.js';
 import { readJsonLines, type BeirQuery, type CorpusDocument } from './support/beir-data.js';
+import { scaleTexts } from './support/scale-texts.js';
 import { ascending, describeError, milliseconds, percentile, printTable, wholeNumberSetting } from './support/measure.js';
 
 const ABSTRACTS_PER_DOCUMENT = wholeNumberSetting('INGEST_ABSTRACTS_PER_DOCUMENT', 50, 1);
@@ -262,9 +264,10 @@ async function ingestThroughRunner(
   let elapsed: number;
   try {
     runner.start({
-      info(_details, message) {
-        if (message !== 'ingestion job completed') return;
-        completed += 1;
+      // The runner ends its jobs in batches and logs each batch once, naming its jobs.
+      info(details, message) {
+        if (message !== 'ingestion jobs completed') return;
+        completed += (details as { job_ids: readonly number[] }).job_ids.length;
         if (completed === documents.length) finish?.();
       },
       error(details, message) {
@@ -296,35 +299,6 @@ async function ingestThroughRunner(
 // ---------------------------------------------------------------------------------------------
 // Query latency at scale
 // ---------------------------------------------------------------------------------------------
-
-function sentencesOf(text: string): string[] {
-  const sentences = text.split(/(?<=[.!?])\s+/).filter((sentence) => sentence.trim() !== '');
-  return sentences.length > 0 ? sentences : [text];
-}
-
-/**
- * `count` distinct chunk texts: the abstracts as they are, then copies of them with their sentences
- * rotated and the first sentence of another abstract added.
- */
-function scaleTexts(corpus: readonly CorpusDocument[], count: number): string[] {
-  const sentences = corpus.map((document) => sentencesOf(document.text));
-  const texts: string[] = [];
-  for (let index = 0; index < count; index += 1) {
-    const base = index % corpus.length;
-    const copy = Math.floor(index / corpus.length);
-    const document = corpus[base]!;
-    if (copy === 0) {
-      texts.push(`${document.title}\n${document.text}`);
-      continue;
-    }
-    const own = sentences[base]!;
-    const shift = copy % own.length;
-    const rotated = [...own.slice(shift), ...own.slice(0, shift)];
-    const donor = sentences[(base * 7 + copy * 131) % corpus.length]![0]!;
-    texts.push(`${document.title}\n${rotated.join(' ')} ${donor}`);
-  }
-  return texts;
-}
 
 interface BuildFigures {
   label: string;
@@ -379,7 +353,7 @@ async function buildChunks(
     });
   }
   const elapsed = seconds(started);
-  if (store.dialect === 'postgres') await sql`analyze kb_chunks, kb_chunk_embeddings, kb_postings`.execute(store.db);
+  if (store.dialect === 'postgres') await sql`vacuum analyze kb_chunks, kb_chunk_embeddings, kb_postings, kb_terms`.execute(store.db);
   return {
     label: `${from.toLocaleString('en-US')} → ${to.toLocaleString('en-US')}`,
     rows: to - from,

@@ -3,12 +3,13 @@
  * own chunks alone (adding an unrelated knowledge base with the same words changes nothing), that
  * its search language stems inflected forms (Spanish, Catalan, Basque; English as before), and
  * that changing the language reindexes it through the reindex job, with progress, and keeps the
- * totals true when chunks are deleted.
+ * totals true when chunks are deleted; and that each term's chunk count (`kb_terms`, BM25's
+ * document frequency) stays what the postings say through every kind of change.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapAdmin } from '../src/auth/admin-bootstrap.js';
 import { searchChunksFullText } from '../src/store/chunk-search-repository.js';
-import { deleteDocumentChunks, insertChunks, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
+import { deleteDocumentChunks, deleteKnowledgeBaseContents, insertChunks, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
 import { insertDocument } from '../src/store/knowledge-documents-repository.js';
 import { reindexNextBatch } from '../src/store/search-index-repository.js';
 import { openStore, type Store } from '../src/store/store.js';
@@ -138,5 +139,44 @@ describe.each(TEST_DIALECTS)('full-text search on %s', (dialect) => {
     await store.db.transaction().execute((transaction) => deleteDocumentChunks(transaction, documentId));
     expect(await totals()).toEqual({ index_chunk_count: 0, index_length_total: 0 });
     expect(await store.db.selectFrom('kb_postings').select('term').where('knowledge_base_id', '=', knowledgeBaseId).execute()).toEqual([]);
+  });
+
+  it("keeps each term's chunk count equal to its postings through inserts, reindexing, deletes and deleting the knowledge base", async () => {
+    const counted = async (knowledgeBaseId: number) => {
+      const fromPostings = await store.db
+        .selectFrom('kb_postings')
+        .select((eb) => ['term', eb.fn.countAll<number | string>().as('chunks')])
+        .where('knowledge_base_id', '=', knowledgeBaseId)
+        .groupBy('term')
+        .orderBy('term')
+        .execute();
+      const kept = await store.db
+        .selectFrom('kb_terms')
+        .select(['term', 'chunk_count'])
+        .where('knowledge_base_id', '=', knowledgeBaseId)
+        .where('chunk_count', '<>', 0)
+        .orderBy('term')
+        .execute();
+      expect(kept.map((row) => [row.term, row.chunk_count])).toEqual(fromPostings.map((row) => [row.term, Number(row.chunks)]));
+      return kept.length;
+    };
+    const knowledgeBaseId = await newBase('Counted');
+    const first = await addDocument(knowledgeBaseId, ['Las universidades enseñan.', 'Los cursos de las universidades.']);
+    await addDocument(knowledgeBaseId, ['Universidades y escuelas.', 'Escuelas pequeñas.', 'Cursos largos.']);
+    expect(await counted(knowledgeBaseId)).toBeGreaterThan(3);
+    await store.db.transaction().execute((transaction) => deleteDocumentChunks(transaction, first));
+    await counted(knowledgeBaseId);
+    await store.db
+      .updateTable('knowledge_bases')
+      .set({ search_language: 'spanish', reindex_cursor: 0, reindex_done: 0 })
+      .where('id', '=', knowledgeBaseId)
+      .execute();
+    while ((await reindexNextBatch(store.db, { batchSize: 2 })) !== undefined);
+    expect(await counted(knowledgeBaseId)).toBeGreaterThan(2);
+    expect((await search(knowledgeBaseId, 'escuela')).length).toBe(2);
+    await store.db
+      .transaction()
+      .execute((transaction) => deleteKnowledgeBaseContents(transaction, { id: knowledgeBaseId, name: 'Counted', description: '' }));
+    expect(await store.db.selectFrom('kb_terms').select('term').where('knowledge_base_id', '=', knowledgeBaseId).execute()).toEqual([]);
   });
 });

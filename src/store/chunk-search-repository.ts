@@ -59,14 +59,14 @@ function inverseDocumentFrequency(chunkCount: number, documentFrequency: number)
 /** Each query term's weight in this knowledge base (its idf times its count in the query); terms it lacks are left out. */
 async function termWeights(db: Kysely<Database>, statistics: IndexStatistics, terms: Map<string, number>): Promise<Map<string, number>> {
   const rows = await db
-    .selectFrom('kb_postings')
-    .select((eb) => ['term', eb.fn.countAll<number | string>().as('chunks')])
+    .selectFrom('kb_terms')
+    .select(['term', 'chunk_count'])
     .where('knowledge_base_id', '=', statistics.id)
     .where('term', 'in', [...terms.keys()])
-    .groupBy('term')
+    .where('chunk_count', '>', 0)
     .execute();
   const chunkCount = statistics.index_chunk_count;
-  return new Map(rows.map((row) => [row.term, inverseDocumentFrequency(chunkCount, Number(row.chunks)) * terms.get(row.term)!]));
+  return new Map(rows.map((row) => [row.term, inverseDocumentFrequency(chunkCount, row.chunk_count) * terms.get(row.term)!]));
 }
 
 /**

@@ -1,8 +1,8 @@
 /**
  * The write side of full-text search (docs/knowledge-bases.md): each chunk's analysed terms go
  * into `kb_postings` with their BM25F field-weighted frequency, and its knowledge base's totals
- * (chunk count, total weighted length) move with them, so BM25 statistics are the knowledge
- * base's own. Chunks are indexed as they are inserted; the reindex job (re)builds a knowledge
+ * (chunk count, total weighted length) and term counts (`kb_terms`) move with them, so BM25
+ * statistics are the knowledge base's own. Chunks are indexed as they are inserted; the reindex job (re)builds a knowledge
  * base's index in batches after migration 0094 or a change of its `search_language`. Deleting
  * chunks unindexes them by trigger (migration 0094), whatever deletes them.
  */
@@ -13,6 +13,8 @@ import type { Database, KnowledgePostingsTable } from './schema.js';
 
 /** Postings per INSERT: 5 parameters each, well under both dialects' bound-parameter limits. */
 const POSTINGS_INSERT_BATCH = 1000;
+/** Term counts per upsert: 3 parameters each. */
+const TERMS_UPSERT_BATCH = 1000;
 
 /** The language each knowledge base's chunks are analysed in, by id. */
 export async function searchLanguagesOf(db: Kysely<Database>, knowledgeBaseIds: readonly number[]): Promise<Map<number, string>> {
@@ -21,20 +23,51 @@ export async function searchLanguagesOf(db: Kysely<Database>, knowledgeBaseIds: 
   return new Map(rows.map((row) => [row.id, row.search_language]));
 }
 
+/** Adds to each term's chunk count, creating its row the first time: terms in order, the same order for every writer. */
+async function addTermCounts(db: Kysely<Database>, knowledgeBaseId: number, counts: Map<string, number>): Promise<void> {
+  const terms = [...counts.keys()].sort();
+  for (let start = 0; start < terms.length; start += TERMS_UPSERT_BATCH) {
+    const rows = terms
+      .slice(start, start + TERMS_UPSERT_BATCH)
+      .map((term) => ({ knowledge_base_id: knowledgeBaseId, term, chunk_count: counts.get(term)! }));
+    await db
+      .insertInto('kb_terms')
+      .values(rows)
+      .onConflict((conflict) =>
+        conflict
+          .columns(['knowledge_base_id', 'term'])
+          .doUpdateSet((eb) => ({ chunk_count: eb('kb_terms.chunk_count', '+', eb.ref('excluded.chunk_count')) })),
+      )
+      .execute();
+  }
+}
+
 /**
  * Writes the postings of chunks already analysed (their rows carry `index_length` already) and
- * adds them to the knowledge base's totals; call inside the transaction that inserted them.
+ * adds them to the knowledge base's totals and term counts; call inside the transaction that
+ * inserted them. The totals row is written first: it serialises the writers of one knowledge
+ * base's index before they reach its term rows (PostgreSQL's delete trigger does the same).
  */
 export async function insertPostings(
   db: Kysely<Database>,
   knowledgeBaseId: number,
   chunks: ReadonlyArray<{ id: number; analysed: AnalysedChunk }>,
 ): Promise<void> {
+  if (chunks.length === 0) return;
+  const lengthTotal = chunks.reduce((sum, chunk) => sum + chunk.analysed.length, 0);
+  await db
+    .updateTable('knowledge_bases')
+    .set((eb) => ({
+      index_chunk_count: eb('index_chunk_count', '+', chunks.length),
+      index_length_total: eb('index_length_total', '+', lengthTotal),
+    }))
+    .where('id', '=', knowledgeBaseId)
+    .execute();
+  const termCounts = new Map<string, number>();
   let rows: KnowledgePostingsTable[] = [];
-  let lengthTotal = 0;
   for (const { id, analysed } of chunks) {
-    lengthTotal += analysed.length;
     for (const [term, frequency] of analysed.frequencies) {
+      termCounts.set(term, (termCounts.get(term) ?? 0) + 1);
       rows.push({ knowledge_base_id: knowledgeBaseId, term, chunk_id: id, frequency, length: analysed.length });
       if (rows.length >= POSTINGS_INSERT_BATCH) {
         await db.insertInto('kb_postings').values(rows).execute();
@@ -45,15 +78,7 @@ export async function insertPostings(
     }
   }
   if (rows.length > 0) await db.insertInto('kb_postings').values(rows).execute();
-  if (chunks.length === 0) return;
-  await db
-    .updateTable('knowledge_bases')
-    .set((eb) => ({
-      index_chunk_count: eb('index_chunk_count', '+', chunks.length),
-      index_length_total: eb('index_length_total', '+', lengthTotal),
-    }))
-    .where('id', '=', knowledgeBaseId)
-    .execute();
+  await addTermCounts(db, knowledgeBaseId, termCounts);
 }
 
 /**
@@ -84,7 +109,7 @@ export interface ReindexStep {
   finished: boolean;
 }
 
-/** Removes chunks from the index (postings and totals) without deleting them, for reindexing them. */
+/** Removes chunks from the index (postings, totals and term counts) without deleting them, for reindexing them. */
 async function unindexChunks(db: Kysely<Database>, knowledgeBaseId: number, chunkIds: readonly number[]): Promise<void> {
   const indexed = await db
     .selectFrom('kb_chunks')
@@ -94,7 +119,6 @@ async function unindexChunks(db: Kysely<Database>, knowledgeBaseId: number, chun
     ])
     .where('id', 'in', chunkIds)
     .executeTakeFirstOrThrow();
-  await db.deleteFrom('kb_postings').where('chunk_id', 'in', chunkIds).execute();
   const chunks = Number(indexed.chunks);
   if (chunks === 0) return;
   const length = Number(indexed.length ?? 0);
@@ -103,6 +127,12 @@ async function unindexChunks(db: Kysely<Database>, knowledgeBaseId: number, chun
     .set((eb) => ({ index_chunk_count: eb('index_chunk_count', '-', chunks), index_length_total: eb('index_length_total', '-', length) }))
     .where('id', '=', knowledgeBaseId)
     .execute();
+  const ids = sql.join(chunkIds);
+  await sql`update kb_terms set chunk_count = chunk_count - (
+      select count(*) from kb_postings p
+      where p.knowledge_base_id = kb_terms.knowledge_base_id and p.term = kb_terms.term and p.chunk_id in (${ids}))
+    where knowledge_base_id = ${knowledgeBaseId} and term in (select term from kb_postings where chunk_id in (${ids}))`.execute(db);
+  await db.deleteFrom('kb_postings').where('chunk_id', 'in', chunkIds).execute();
 }
 
 /** Analyses stored chunks in a language, in order: the ingestion runner's does it on a document worker thread. */

@@ -4,7 +4,10 @@
  * field-weighted frequency and the chunk's weighted length (repeated, so a search reads the index
  * alone). A knowledge base keeps its totals (`index_chunk_count`, `index_length_total`) and its
  * `search_language`; `reindex_cursor` (null when its index is whole) is the reindex job's place.
- * Deleting chunks removes their postings and takes them off the totals by trigger, on every path.
+ * `kb_terms` keeps each term's document frequency per knowledge base, so a search reads the
+ * postings of its terms once (for the scores) rather than twice (first counting them).
+ * Deleting chunks removes their postings and takes them off the totals and the term counts by
+ * trigger, on every path.
  *
  * The old shared index (FTS5 table on SQLite, tsvector column on PostgreSQL) is dropped: nothing
  * reads it any more and it slowed every insert. Existing knowledge bases keep English, and the
@@ -74,7 +77,12 @@ async function createPostingsSqlite(db: Kysely<unknown>): Promise<void> {
     frequency real not null, length real not null,
     primary key (knowledge_base_id, term, chunk_id)) without rowid`.execute(db);
   await sql`create index kb_postings_chunk_index on kb_postings (chunk_id)`.execute(db);
+  await sql`create table kb_terms (
+    knowledge_base_id integer not null, term text not null, chunk_count integer not null,
+    primary key (knowledge_base_id, term)) without rowid`.execute(db);
   await sql`create trigger kb_chunks_unindex after delete on kb_chunks begin
+    update kb_terms set chunk_count = chunk_count - 1
+      where knowledge_base_id = old.knowledge_base_id and term in (select term from kb_postings where chunk_id = old.id);
     delete from kb_postings where chunk_id = old.id;
     update knowledge_bases set index_chunk_count = index_chunk_count - 1, index_length_total = index_length_total - old.index_length
       where id = old.knowledge_base_id and old.index_length is not null;
@@ -92,14 +100,27 @@ async function createPostingsPostgres(db: Kysely<unknown>): Promise<void> {
     frequency double precision not null, length double precision not null,
     primary key (knowledge_base_id, term, chunk_id) include (frequency, length))`.execute(db);
   await sql`create index kb_postings_chunk_index on kb_postings (chunk_id)`.execute(db);
-  // One statement-level trigger: deleting a whole knowledge base updates its row once, not once a chunk.
+  // A search reads postings by index only while their pages are marked all-visible, which a
+  // vacuum does. Autovacuum's default waits for inserts of 20% of the table: millions of rows in
+  // a large store, whose new knowledge bases would be searched through the heap until then.
+  await sql`alter table kb_postings set (autovacuum_vacuum_insert_scale_factor = 0.01)`.execute(db);
+  await sql`create table kb_terms (
+    knowledge_base_id integer not null, term text collate "C" not null, chunk_count integer not null,
+    primary key (knowledge_base_id, term))`.execute(db);
+  // One statement-level trigger: deleting a whole knowledge base updates its row once, not once a
+  // chunk. The knowledge base's row is updated first: every writer of its index takes that row's
+  // lock before any of its term rows (insertPostings does too), so two never deadlock on them.
   await sql`create function kb_chunks_unindex() returns trigger language plpgsql as $$
     begin
-      delete from kb_postings where chunk_id in (select id from removed);
       update knowledge_bases k set index_chunk_count = k.index_chunk_count - r.chunks, index_length_total = k.index_length_total - r.length
         from (select knowledge_base_id, count(index_length) as chunks, coalesce(sum(index_length), 0) as length
               from removed where index_length is not null group by knowledge_base_id) r
         where k.id = r.knowledge_base_id;
+      update kb_terms t set chunk_count = t.chunk_count - r.chunks
+        from (select p.knowledge_base_id, p.term, count(*) as chunks from kb_postings p
+              where p.chunk_id in (select id from removed) group by p.knowledge_base_id, p.term) r
+        where t.knowledge_base_id = r.knowledge_base_id and t.term = r.term;
+      delete from kb_postings where chunk_id in (select id from removed);
       return null;
     end $$`.execute(db);
   await sql`create trigger kb_chunks_unindex after delete on kb_chunks referencing old table as removed
