@@ -3,12 +3,13 @@
  * a chunk with the query's words next to each other outranks one with the same words far apart
  * (equal BM25), only within FULL_TEXT_RERANK_CANDIDATES; and RM3 feedback brings in a chunk
  * lacking the query's words through a term of the knowledge base's own best chunks, whatever
- * another knowledge base holds.
+ * another knowledge base holds; and the two settings are read and checked.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapAdmin } from '../src/auth/admin-bootstrap.js';
 import { rankChunks } from '../src/retrieval/chunk-ranking.js';
-import type { FullTextRanking } from '../src/retrieval/full-text-ranking.js';
+import { DEFAULT_FULL_TEXT_RANKING, type FullTextRanking } from '../src/retrieval/full-text-ranking.js';
+import { loadSettings } from '../src/config/settings.js';
 import { searchChunksFullText } from '../src/store/chunk-search-repository.js';
 import { insertChunks, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
 import { insertDocument } from '../src/store/knowledge-documents-repository.js';
@@ -113,5 +114,24 @@ describe.each(TEST_DIALECTS)('full-text ranking beyond BM25 on %s', (dialect) =>
       Array.from({ length: 20 }, (_, index) => `kettle drum timpani orchestra percussion ${index}`),
     );
     expect(await rank([teaBase], 'kettle', 5, ranking)).toEqual(before);
+  });
+});
+
+describe('full-text ranking settings', () => {
+  const load = (environment: Record<string, string>) => loadSettings({ DATA_DIR: '/tmp/merino-settings-test', ...environment });
+
+  it('default to 50 candidates and no query expansion, the defaults callers without settings get too', () => {
+    const settings = load({});
+    expect(settings.fullTextRerankCandidates).toBe(50);
+    expect(settings.fullTextQueryExpansion).toBe(false);
+    expect(DEFAULT_FULL_TEXT_RANKING).toEqual({ proximity: true, feedback: false, candidates: 50 });
+  });
+
+  it('are read from the environment and checked', () => {
+    const settings = load({ FULL_TEXT_RERANK_CANDIDATES: '200', FULL_TEXT_QUERY_EXPANSION: 'true' });
+    expect(settings.fullTextRerankCandidates).toBe(200);
+    expect(settings.fullTextQueryExpansion).toBe(true);
+    expect(() => load({ FULL_TEXT_RERANK_CANDIDATES: '0' })).toThrow(/FULL_TEXT_RERANK_CANDIDATES/);
+    expect(() => load({ FULL_TEXT_RERANK_CANDIDATES: '1001' })).toThrow(/FULL_TEXT_RERANK_CANDIDATES/);
   });
 });
