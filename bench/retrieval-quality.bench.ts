@@ -9,13 +9,17 @@
  * embeddings (`deterministicEmbedding`, 64 dimensions): those figures show that the vector and
  * hybrid paths work end to end and what they cost, not the quality a real model would give.
  *
+ * Full text is ranked as a knowledge-base query ranks it (`rankChunks`: BM25F, then the term-proximity
+ * re-rank); FULL_TEXT_RANKING=bm25|proximity|feedback|proximity,feedback and
+ * FULL_TEXT_RERANK_CANDIDATES=… measure each step on its own (docs/knowledge-bases.md).
+ *
  *   npm run bench -- bench/retrieval-quality.bench.ts      (BEIR_DIRECTORY=… for another set)
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { bootstrapAdmin } from '../src/auth/admin-bootstrap.js';
 import { rankChunks } from '../src/retrieval/chunk-ranking.js';
-import { searchChunksFullText } from '../src/store/chunk-search-repository.js';
+import { DEFAULT_FULL_TEXT_RANKING, type FullTextRanking } from '../src/retrieval/full-text-ranking.js';
 import { insertChunkEmbeddings } from '../src/store/chunk-vector-repository.js';
 import { insertChunks, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
 import { insertDocument } from '../src/store/knowledge-documents-repository.js';
@@ -84,6 +88,17 @@ interface QualityFigures {
   /** Storing the vectors only (computed beforehand), in the same batches as the chunks. */
   vectorRowsPerSecond: number;
   modes: ModeFigures[];
+}
+
+/**
+ * Full-text ranking to measure: the default unless FULL_TEXT_RANKING lists the steps (`bm25`,
+ * `proximity`, `feedback`, comma-separated) and FULL_TEXT_RERANK_CANDIDATES the candidates.
+ */
+function benchRanking(): FullTextRanking {
+  const steps = process.env.FULL_TEXT_RANKING?.split(',');
+  const candidates = Number(process.env.FULL_TEXT_RERANK_CANDIDATES ?? DEFAULT_FULL_TEXT_RANKING.candidates);
+  if (steps === undefined) return { ...DEFAULT_FULL_TEXT_RANKING, candidates };
+  return { proximity: steps.includes('proximity'), feedback: steps.includes('feedback'), candidates };
 }
 
 async function evaluate(dialect: Dialect): Promise<QualityFigures> {
@@ -155,12 +170,13 @@ async function evaluate(dialect: Dialect): Promise<QualityFigures> {
     }
     const vectorRowsPerSecond = chunkRows.length / ((performance.now() - vectorsStarted) / 1000);
 
+    const ranking = { ...store, fullTextRanking: benchRanking() };
     let ndcgSum = 0;
     let recallSum = 0;
     const latencies: number[] = [];
     for (const query of queries) {
       const begin = performance.now();
-      const hits = await searchChunksFullText(store.db, { dialect, knowledgeBaseIds: [knowledgeBaseId], query: query.text, limit: CUTOFF });
+      const hits = await rankChunks(ranking, [knowledgeBaseId], { mode: 'full_text', text: query.text }, CUTOFF);
       latencies.push(performance.now() - begin);
       const ranked = hits.map((hit) => String(hit.metadata.beir_id));
       const relevance = judgements.get(query._id) ?? new Map<string, number>();
@@ -175,7 +191,7 @@ async function evaluate(dialect: Dialect): Promise<QualityFigures> {
       const modeLatencies: number[] = [];
       for (const query of queries) {
         const begin = performance.now();
-        const hits = await rankChunks(store, [knowledgeBaseId], { mode, text: query.text, embedding: embed(query.text) }, CUTOFF);
+        const hits = await rankChunks(ranking, [knowledgeBaseId], { mode, text: query.text, embedding: embed(query.text) }, CUTOFF);
         modeLatencies.push(performance.now() - begin);
         const ranked = hits.map((hit) => String(hit.metadata.beir_id));
         const relevance = judgements.get(query._id) ?? new Map<string, number>();

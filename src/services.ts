@@ -177,6 +177,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     db: store.db,
     dialect: store.dialect,
     vectorBackend: store.vectorBackend,
+    fullTextRanking: { proximity: true, feedback: settings.fullTextQueryExpansion, candidates: settings.fullTextRerankCandidates },
     documentFiles: documentStorage,
     embedder,
     knowledgeServerFor: (organizationId) => providerSettings.knowledgeServerFor(organizationId),

@@ -736,6 +736,21 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1_024,
     maximum: 1_073_741_824,
   }),
+  /** Each candidate's stored text is re-analysed per query, so this bounds a query's extra work (docs/knowledge-bases.md). */
+  fullTextRerankCandidates: integerSetting({
+    variable: 'FULL_TEXT_RERANK_CANDIDATES',
+    meaning:
+      "how many of each knowledge base's best BM25 chunks full-text search re-ranks by term proximity (and expands the query from), or `top_k` if more; bounds each query's extra work",
+    defaultValue: 50,
+    minimum: 1,
+    maximum: 1_000,
+  }),
+  fullTextQueryExpansion: booleanSetting({
+    variable: 'FULL_TEXT_QUERY_EXPANSION',
+    meaning:
+      "whether full-text search expands each query by RM3 pseudo-relevance feedback from the knowledge base's own best chunks; off because it lowered nDCG@10 on the benchmark (docs/knowledge-bases.md)",
+    defaultValue: false,
+  }),
   queryRewriteTimeoutMilliseconds: integerSetting({
     variable: 'QUERY_REWRITE_TIMEOUT_MS',
     meaning: 'how long the small fast model may take to rewrite a `context_aware` query before the last message is used',

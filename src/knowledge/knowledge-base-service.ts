@@ -18,6 +18,7 @@ import {
 import { AppError } from '../errors/app-error.js';
 import type { FileStorage } from '../files/file-storage.js';
 import { rankChunks, type RetrievalMode } from '../retrieval/chunk-ranking.js';
+import type { FullTextRanking } from '../retrieval/full-text-ranking.js';
 import { resolveChunkingOptions } from '../document-reading/chunking.js';
 import { searchLanguageOfTag } from '../store/text-analysis.js';
 import { refusingWithAppError } from '../ingestion/reading-refusals.js';
@@ -53,6 +54,7 @@ export interface KnowledgeBaseServiceOptions {
   db: Kysely<Database>;
   dialect: Dialect;
   vectorBackend: VectorBackend;
+  fullTextRanking?: FullTextRanking; // FULL_TEXT_RERANK_CANDIDATES, FULL_TEXT_QUERY_EXPANSION
   /** The stored documents (blobs under `knowledge/<id>/`), removed with their knowledge base. */
   documentFiles?: FileStorage;
   /** Embeds query texts; without it, knowledge bases are searched by full text only. */

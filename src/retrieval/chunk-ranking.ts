@@ -3,11 +3,12 @@
  * fused by reciprocal rank). The knowledge-base service decides the mode and embeds the query;
  * the benchmarks call this too, so they measure exactly what a query runs.
  */
-import { searchChunksFullText, type ChunkHit } from '../store/chunk-search-repository.js';
+import type { ChunkHit } from '../store/chunk-search-repository.js';
 import { searchChunksByVector, type VectorBackend } from '../store/chunk-vector-repository.js';
 import type { Dialect } from '../store/dialect.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
+import { rankFullText, type FullTextRanking } from './full-text-ranking.js';
 import { fuseByReciprocalRank } from './reciprocal-rank-fusion.js';
 
 export const RETRIEVAL_MODES = ['full_text', 'vector', 'hybrid'] as const;
@@ -20,6 +21,8 @@ export interface RankingStore {
   db: Kysely<Database>;
   dialect: Dialect;
   vectorBackend: VectorBackend;
+  /** How full text re-ranks its BM25 candidates; DEFAULT_FULL_TEXT_RANKING unless given. */
+  fullTextRanking?: FullTextRanking;
 }
 
 export type RankedQuery = { mode: 'full_text'; text: string } | { mode: 'vector' | 'hybrid'; text: string; embedding: Float32Array };
@@ -30,14 +33,12 @@ export async function rankChunks(
   query: RankedQuery,
   topK: number,
 ): Promise<ChunkHit[]> {
-  const { db, dialect, vectorBackend } = store;
-  if (query.mode === 'full_text') return searchChunksFullText(db, { dialect, knowledgeBaseIds, query: query.text, limit: topK });
+  const { db, dialect, vectorBackend, fullTextRanking: ranking } = store;
+  const fullText = (limit: number) => rankFullText(db, { knowledgeBaseIds, text: query.text, limit, ranking });
+  if (query.mode === 'full_text') return fullText(topK);
   const vectorSearch = { dialect, backend: vectorBackend, knowledgeBaseIds, queryEmbedding: query.embedding };
   if (query.mode === 'vector') return searchChunksByVector(db, { ...vectorSearch, limit: topK });
   const candidates = Math.max(topK, HYBRID_CANDIDATES_MINIMUM);
-  const rankings = await Promise.all([
-    searchChunksFullText(db, { dialect, knowledgeBaseIds, query: query.text, limit: candidates }),
-    searchChunksByVector(db, { ...vectorSearch, limit: candidates }),
-  ]);
+  const rankings = await Promise.all([fullText(candidates), searchChunksByVector(db, { ...vectorSearch, limit: candidates })]);
   return fuseByReciprocalRank(rankings, topK);
 }

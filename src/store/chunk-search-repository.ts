@@ -44,7 +44,8 @@ interface HitRow {
   score: number | string;
 }
 
-interface IndexStatistics {
+/** What a knowledge base's BM25 needs of it: its language and the totals of its index. */
+export interface IndexStatistics {
   id: number;
   search_language: string;
   index_chunk_count: number;
@@ -69,17 +70,41 @@ async function termWeights(db: Kysely<Database>, statistics: IndexStatistics, te
   return new Map(rows.map((row) => [row.term, inverseDocumentFrequency(chunkCount, row.chunk_count) * terms.get(row.term)!]));
 }
 
+/** Each term's idf in this knowledge base (as termWeights has it); terms it lacks are left out. */
+export function inverseDocumentFrequencies(
+  db: Kysely<Database>,
+  statistics: IndexStatistics,
+  terms: Iterable<string>,
+): Promise<Map<string, number>> {
+  return termWeights(db, statistics, new Map([...terms].map((term) => [term, 1])));
+}
+
+/** A hit with its raw BM25 score, for rankings that re-score candidates (src/retrieval/full-text-ranking.ts). */
+export interface ScoredChunkHit extends ChunkHit {
+  score: number;
+}
+
+/** One knowledge base's best chunks for weighted terms, and each term's weight there (its idf times its weight in the query). */
+export interface ScoredChunks {
+  hits: ScoredChunkHit[];
+  weights: Map<string, number>;
+}
+
 /**
  * One knowledge base's best chunks. BM25 of a chunk: the sum over query terms it holds of
  * weight × f (k1 + 1) / (f + k1 (1 − b + b · length / average length)), f and length being the
  * field-weighted ones. Similarity: score / (score + the sum of the weights), which is one half
  * for a chunk of average length holding every query term (the knowledge base has) once.
  */
-async function searchOne(db: Kysely<Database>, statistics: IndexStatistics, query: string, limit: number): Promise<ChunkHit[]> {
-  const terms = queryTerms(query, statistics.search_language);
-  if (terms.size === 0 || statistics.index_chunk_count === 0) return [];
+export async function searchKnowledgeBase(
+  db: Kysely<Database>,
+  statistics: IndexStatistics,
+  terms: Map<string, number>,
+  limit: number,
+): Promise<ScoredChunks> {
+  if (terms.size === 0 || statistics.index_chunk_count === 0) return { hits: [], weights: new Map() };
   const weights = await termWeights(db, statistics, terms);
-  if (weights.size === 0) return [];
+  if (weights.size === 0) return { hits: [], weights };
   const averageLength = Math.max(statistics.index_length_total / statistics.index_chunk_count, 1);
   const real = (value: number) => sql`cast(${value} as double precision)`;
   const weightOf = sql.join(
@@ -100,9 +125,10 @@ async function searchOne(db: Kysely<Database>, statistics: IndexStatistics, quer
     join kb_chunks c on c.id = ranked.chunk_id
     order by ranked.score desc, c.id`.execute(db);
   const weightTotal = [...weights.values()].reduce((sum, weight) => sum + weight, 0);
-  return result.rows.map((row) => {
+  const hits = result.rows.map((row) => {
     const score = Math.max(0, Number(row.score));
     return {
+      score,
       id: row.id,
       knowledgeBaseId: row.knowledge_base_id,
       documentId: row.document_id,
@@ -112,6 +138,22 @@ async function searchOne(db: Kysely<Database>, statistics: IndexStatistics, quer
       similarity: score / (score + weightTotal),
     };
   });
+  return { hits, weights };
+}
+
+async function searchOne(db: Kysely<Database>, statistics: IndexStatistics, query: string, limit: number): Promise<ChunkHit[]> {
+  const { hits } = await searchKnowledgeBase(db, statistics, queryTerms(query, statistics.search_language), limit);
+  return hits.map(({ score: _score, ...hit }) => hit);
+}
+
+/** The BM25 statistics of the knowledge bases asked for (each once). */
+export async function indexStatisticsOf(db: Kysely<Database>, knowledgeBaseIds: readonly number[]): Promise<IndexStatistics[]> {
+  if (knowledgeBaseIds.length === 0) return [];
+  return db
+    .selectFrom('knowledge_bases')
+    .select(['id', 'search_language', 'index_chunk_count', 'index_length_total'])
+    .where('id', 'in', [...new Set(knowledgeBaseIds)])
+    .execute();
 }
 
 export interface FullTextChunkSearch {
@@ -129,11 +171,7 @@ export interface FullTextChunkSearch {
 export async function searchChunksFullText(db: Kysely<Database>, search: FullTextChunkSearch): Promise<ChunkHit[]> {
   const { knowledgeBaseIds, query, limit } = search;
   if (knowledgeBaseIds.length === 0 || limit < 1 || query.trim() === '') return [];
-  const bases = await db
-    .selectFrom('knowledge_bases')
-    .select(['id', 'search_language', 'index_chunk_count', 'index_length_total'])
-    .where('id', 'in', [...new Set(knowledgeBaseIds)])
-    .execute();
+  const bases = await indexStatisticsOf(db, knowledgeBaseIds);
   const rankings = await Promise.all(bases.map((statistics) => searchOne(db, statistics, query, limit)));
   if (rankings.length === 1) return rankings[0]!;
   return rankings

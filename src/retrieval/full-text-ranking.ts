@@ -1,0 +1,91 @@
+/**
+ * What a knowledge-base query runs for full text: per knowledge base, BM25F over its postings
+ * (src/store/chunk-search-repository.ts) for a bounded number of candidates, optionally RM3
+ * feedback (a second BM25 pass with the expanded query), then a term-proximity re-rank of those
+ * candidates; knowledge bases asked for together are merged by similarity, which means the same
+ * in each. All re-scoring is JavaScript over stored text, identical on SQLite and PostgreSQL.
+ */
+import type { Kysely } from 'kysely';
+import {
+  indexStatisticsOf,
+  queryTerms,
+  searchKnowledgeBase,
+  type ChunkHit,
+  type IndexStatistics,
+  type ScoredChunkHit,
+} from '../store/chunk-search-repository.js';
+import { textAnalyzer } from '../store/text-analysis.js';
+import type { Database } from '../store/schema.js';
+import { expandQuery } from './pseudo-relevance-feedback.js';
+import { rerankByProximity } from './proximity-rerank.js';
+
+export interface FullTextRanking {
+  /** Re-rank candidates by SDM term proximity (proximity-rerank.ts). */
+  proximity: boolean;
+  /** Expand the query by RM3 from the knowledge base's own best chunks (pseudo-relevance-feedback.ts). */
+  feedback: boolean;
+  /** BM25 candidates each knowledge base hands to the re-ranking, at least (more when top_k asks for more). */
+  candidates: number;
+}
+
+/** What FULL_TEXT_RERANK_CANDIDATES and FULL_TEXT_QUERY_EXPANSION default to, for callers without settings. */
+export const DEFAULT_FULL_TEXT_RANKING: FullTextRanking = { proximity: true, feedback: false, candidates: 50 };
+
+function withoutScore(hit: ScoredChunkHit): ChunkHit {
+  const { score: _score, ...rest } = hit;
+  return rest;
+}
+
+interface OneKnowledgeBase {
+  statistics: IndexStatistics;
+  text: string;
+  limit: number;
+  ranking: FullTextRanking;
+}
+
+async function rankOne(db: Kysely<Database>, { statistics, text, limit, ranking }: OneKnowledgeBase): Promise<ScoredChunkHit[]> {
+  const analyzer = textAnalyzer(statistics.search_language);
+  const terms = queryTerms(text, statistics.search_language);
+  const queryTermSequence = analyzer.terms(text).filter((term) => terms.has(term));
+  // Proximity needs two query terms; without feedback, a one-term query fetches no more than it returns.
+  const reranked = (ranking.proximity && queryTermSequence.length > 1) || ranking.feedback;
+  const candidates = reranked ? Math.max(limit, ranking.candidates) : limit;
+  const first = await searchKnowledgeBase(db, statistics, terms, candidates);
+  let { hits, weights } = first;
+  if (ranking.feedback && hits.length > 0) {
+    const expanded = await expandQuery(db, { analyzer, statistics, terms, ranking: hits });
+    ({ hits, weights } = await searchKnowledgeBase(db, statistics, expanded, candidates));
+  }
+  if (ranking.proximity && hits.length > 0) {
+    const inverseDocumentFrequencies = new Map([...first.weights].map(([term, weight]) => [term, weight / terms.get(term)!]));
+    hits = rerankByProximity({
+      analyzer,
+      queryTerms: queryTermSequence,
+      inverseDocumentFrequencies,
+      termWeightTotal: [...weights.values()].reduce((sum, weight) => sum + weight, 0),
+      averageLength: statistics.index_length_total / Math.max(statistics.index_chunk_count, 1),
+      candidates: hits,
+    });
+  }
+  return hits.slice(0, limit);
+}
+
+export interface FullTextRankingQuery {
+  knowledgeBaseIds: readonly number[];
+  text: string;
+  limit: number;
+  ranking?: FullTextRanking;
+}
+
+/** The best chunks of the knowledge bases asked for, by full text, best first. */
+export async function rankFullText(db: Kysely<Database>, query: FullTextRankingQuery): Promise<ChunkHit[]> {
+  const { knowledgeBaseIds, text, limit, ranking = DEFAULT_FULL_TEXT_RANKING } = query;
+  if (knowledgeBaseIds.length === 0 || limit < 1 || text.trim() === '') return [];
+  const bases = await indexStatisticsOf(db, knowledgeBaseIds);
+  const rankings = await Promise.all(bases.map((statistics) => rankOne(db, { statistics, text, limit, ranking })));
+  return rankings
+    .flat()
+    .sort((left, right) => right.similarity - left.similarity || left.id - right.id)
+    .slice(0, limit)
+    .map(withoutScore);
+}
