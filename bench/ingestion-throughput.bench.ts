@@ -7,6 +7,9 @@
  *     KB_JSON_DOCUMENTS_MAX, 100), one batch after another, as a script importing a collection does.
  *  2. Markdown files: INGEST_MARKDOWN_FILES files uploaded one by one as multipart/form-data, each
  *     with INGEST_ABSTRACTS_PER_FILE abstracts (a `#` title, one `##` heading per abstract).
+ *  3. Larger Markdown files, the same way: INGEST_LARGE_MARKDOWN_FILES files of
+ *     INGEST_LARGE_ABSTRACTS_PER_FILE abstracts each (so MB/s is not only the cost of a request;
+ *     INGEST_LARGE_MARKDOWN_FILES=0 leaves this run out).
  *
  * The clock runs from the first request until every job of the knowledge base has ended, which
  * the benchmark learns by counting ended jobs in the store every 20 ms (the list routes page, and
@@ -19,7 +22,7 @@
  *
  *   npm run bench -- bench/ingestion-throughput.bench.ts
  *   (INGEST_JSON_DOCUMENTS=1000 INGEST_JSON_BATCH=100 INGEST_MARKDOWN_FILES=200 INGEST_ABSTRACTS_PER_FILE=5
- *    INGEST_BENCH_DIALECT=postgres change the work; the server's own INGESTION_* settings pass through)
+ *    INGEST_LARGE_MARKDOWN_FILES=40 INGEST_LARGE_ABSTRACTS_PER_FILE=50 INGEST_BENCH_DIALECT=postgres change the work; the server's own INGESTION_* settings pass through)
  */
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
@@ -33,6 +36,8 @@ const JSON_DOCUMENTS = wholeNumberSetting('INGEST_JSON_DOCUMENTS', 1_000, 1);
 const JSON_BATCH = wholeNumberSetting('INGEST_JSON_BATCH', 100, 1);
 const MARKDOWN_FILES = wholeNumberSetting('INGEST_MARKDOWN_FILES', 200, 1);
 const ABSTRACTS_PER_FILE = wholeNumberSetting('INGEST_ABSTRACTS_PER_FILE', 5, 1);
+const LARGE_MARKDOWN_FILES = wholeNumberSetting('INGEST_LARGE_MARKDOWN_FILES', 40, 0);
+const LARGE_ABSTRACTS_PER_FILE = wholeNumberSetting('INGEST_LARGE_ABSTRACTS_PER_FILE', 50, 1);
 const WARM_UP_DOCUMENTS = 20;
 const DIALECT: Dialect = process.env.INGEST_BENCH_DIALECT === 'postgres' ? 'postgres' : 'sqlite';
 /** The longest one run may take before the benchmark gives up on it. */
@@ -102,16 +107,23 @@ function markdownFile(abstracts: readonly CorpusDocument[], part: number): strin
   return `# DBpedia abstracts, part ${part}\n\n${abstracts.map((abstract) => `## ${abstract.title}\n\n${abstract.text}\n`).join('\n')}`;
 }
 
+/** How many Markdown files to upload, and how many abstracts each holds. */
+interface MarkdownShape {
+  files: number;
+  abstractsPerFile: number;
+}
+
 async function uploadMarkdownFiles(
   server: TestServer,
   token: string,
   knowledgeBaseId: number,
   abstracts: readonly CorpusDocument[],
+  shape: MarkdownShape,
 ): Promise<number> {
   let bytes = 0;
-  for (let part = 0; part < MARKDOWN_FILES; part += 1) {
-    const start = (part * ABSTRACTS_PER_FILE) % Math.max(1, abstracts.length - ABSTRACTS_PER_FILE);
-    const content = markdownFile(abstracts.slice(start, start + ABSTRACTS_PER_FILE), part + 1);
+  for (let part = 0; part < shape.files; part += 1) {
+    const start = (part * shape.abstractsPerFile) % Math.max(1, abstracts.length - shape.abstractsPerFile);
+    const content = markdownFile(abstracts.slice(start, start + shape.abstractsPerFile), part + 1);
     bytes += Buffer.byteLength(content);
     const uploaded = await uploadDocument(server, token, knowledgeBaseId, `dbpedia-part-${part + 1}.md`, content);
     expect(uploaded.status, uploaded.text).toBe(202);
@@ -169,11 +181,16 @@ describe('ingestion throughput over HTTP', () => {
             documents: JSON_DOCUMENTS,
             post: (target, bearer, id) => postJsonDocuments(target, bearer, id, corpus.slice(0, JSON_DOCUMENTS)),
           },
-          {
-            name: `${MARKDOWN_FILES} Markdown files of ${ABSTRACTS_PER_FILE} abstracts, uploaded`,
-            documents: MARKDOWN_FILES,
-            post: (target, bearer, id) => uploadMarkdownFiles(target, bearer, id, corpus),
-          },
+          ...[
+            { files: MARKDOWN_FILES, abstractsPerFile: ABSTRACTS_PER_FILE },
+            { files: LARGE_MARKDOWN_FILES, abstractsPerFile: LARGE_ABSTRACTS_PER_FILE },
+          ]
+            .filter((shape) => shape.files > 0)
+            .map((shape) => ({
+              name: `${shape.files} Markdown files of ${shape.abstractsPerFile} abstracts, uploaded`,
+              documents: shape.files,
+              post: (target: TestServer, bearer: string, id: number) => uploadMarkdownFiles(target, bearer, id, corpus, shape),
+            })),
         ];
         const rows: string[][] = [];
         for (const run of runs) {

@@ -44,6 +44,8 @@ export interface BlobStorage {
   write(key: string, bytes: AsyncIterable<Uint8Array>): Promise<WrittenBlob>;
   /** The blob's bytes (or a range of them) as a stream; undefined when no such blob exists. */
   read(key: string, range?: ByteRange): Promise<AsyncIterable<Uint8Array> | undefined>;
+  /** The whole blob in one buffer, for a driver that does better than a stream (local files); undefined when missing. */
+  readWhole?(key: string): Promise<Buffer | undefined>;
   stat(key: string): Promise<BlobInfo | undefined>;
   /** Removes a blob; one already gone is fine. */
   delete(key: string): Promise<void>;

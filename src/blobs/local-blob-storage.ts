@@ -90,6 +90,8 @@ export class LocalBlobStorage implements BlobStorage {
   readonly root: string;
   private realRoot: Promise<string> | undefined;
   private readonly folderSyncs = new FolderSyncs();
+  /** Per folder below the root, the check of it now running (folderFor). */
+  private readonly folderChecks = new Map<string, Promise<string>>();
 
   constructor(dataDirectory: string) {
     this.root = path.resolve(dataDirectory);
@@ -99,19 +101,35 @@ export class LocalBlobStorage implements BlobStorage {
    * Creates the key's folder if needed and returns its real path, refusing (as a server fault) a
    * folder that is not a plain folder exactly where it should be, such as a planted symlink.
    */
-  private async folderFor(key: string): Promise<string> {
+  private folderFor(key: string): Promise<string> {
     const relative = path.dirname(key);
+    // The writes of one batch (a JSON request's texts) arrive together: they share the check in
+    // progress for their folder rather than each making and resolving the folder again.
+    const inProgress = this.folderChecks.get(relative);
+    if (inProgress !== undefined) return inProgress;
+    const check = this.checkFolder(relative).finally(() => this.folderChecks.delete(relative));
+    this.folderChecks.set(relative, check);
+    return check;
+  }
+
+  private async checkFolder(relative: string): Promise<string> {
     await fs.mkdir(path.join(this.root, relative), { recursive: true, mode: 0o700 });
-    // The data folder itself is the operator's to place (it may well be a link); only what lies
-    // inside it is checked on every call, so its real path is looked up once.
+    const expected = path.join(await this.realRootPath(), relative);
+    if ((await fs.realpath(path.join(this.root, relative))) !== expected)
+      throw new Error(`The storage folder ${relative} is not a plain folder inside the data folder.`);
+    return expected;
+  }
+
+  /**
+   * The data folder's real path. The data folder itself is the operator's to place (it may well be
+   * a link); only what lies inside it is checked on every call, so its real path is looked up once.
+   */
+  private realRootPath(): Promise<string> {
     this.realRoot ??= fs.realpath(this.root).catch((error: unknown) => {
       this.realRoot = undefined;
       throw error;
     });
-    const expected = path.join(await this.realRoot, relative);
-    if ((await fs.realpath(path.join(this.root, relative))) !== expected)
-      throw new Error(`The storage folder ${relative} is not a plain folder inside the data folder.`);
-    return expected;
+    return this.realRoot;
   }
 
   async write(key: string, bytes: AsyncIterable<Uint8Array>): Promise<WrittenBlob> {
@@ -146,6 +164,18 @@ export class LocalBlobStorage implements BlobStorage {
     if (handle === undefined) return undefined;
     // The stream closes the handle when it ends, fails or is destroyed.
     return handle.createReadStream({ start: range?.start ?? 0, ...(range?.end !== undefined && { end: range.end }) });
+  }
+
+  /** The whole file in one read, for a document the ingestion runner hands to a worker: no stream to set up. */
+  async readWhole(key: string): Promise<Buffer | undefined> {
+    checkBlobKey(key);
+    const handle = await this.openPlainFile(key);
+    if (handle === undefined) return undefined;
+    try {
+      return await handle.readFile();
+    } finally {
+      await handle.close();
+    }
   }
 
   async stat(key: string): Promise<BlobInfo | undefined> {
@@ -235,7 +265,7 @@ export class LocalBlobStorage implements BlobStorage {
    */
   private async openPlainFile(key: string): Promise<FileHandle | undefined> {
     try {
-      const expected = path.join(await fs.realpath(this.root), key);
+      const expected = path.join(await this.realRootPath(), key);
       if ((await fs.realpath(path.join(this.root, key))) !== expected) return undefined;
       const checked = await fs.lstat(expected);
       if (!checked.isFile()) return undefined;

@@ -91,6 +91,17 @@ export class FileStorage {
     return { storedName, ...written };
   }
 
+  /**
+   * Writes bytes straight under a name this storage gives (a knowledge-base document's id), through
+   * the size limit, replacing whatever held the name; as with `store`, nothing half-written is ever
+   * seen under it. For bytes already in hand whose record exists, so no staged name is needed.
+   */
+  async storeUnder(ownerId: number, storedName: string, bytes: AsyncIterable<Uint8Array>, bytesMaximum: number): Promise<StoredBytes> {
+    if (!this.storedNamePattern.test(storedName)) throw new Error('Not a stored file name.');
+    const written = await this.blobs.write(this.key(ownerId, storedName), checked(bytes, bytesMaximum, undefined));
+    return { storedName, ...written };
+  }
+
   /** Removes a stored file; one already gone is fine, since removing is what was wanted. */
   async remove(ownerId: number, storedName: string): Promise<void> {
     if (!this.storedNamePattern.test(storedName)) return;
@@ -111,6 +122,9 @@ export class FileStorage {
 
   /** Every byte of a stored file, or undefined when it is missing or not one of ours. */
   async readAll(ownerId: number, storedName: string): Promise<Buffer | undefined> {
+    if (this.blobs.readWhole !== undefined) {
+      return this.storedNamePattern.test(storedName) ? await this.blobs.readWhole(this.key(ownerId, storedName)) : undefined;
+    }
     const stream = await this.open(ownerId, storedName);
     return stream === undefined ? undefined : readWhole(stream);
   }

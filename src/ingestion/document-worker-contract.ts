@@ -27,6 +27,8 @@ export interface DocumentTask {
   chunking: ChunkingOptions;
   /** When set, the thread also analyses each chunk for full-text search, so none of it runs on the event loop. */
   search?: SearchAnalysisTask;
+  /** Whether the thread says when the text is extracted (a message of its own, sent only when the parent listens). */
+  announceExtraction?: boolean;
 }
 
 export interface SearchAnalysisTask {

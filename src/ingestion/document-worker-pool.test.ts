@@ -1,4 +1,4 @@
-// Proves the pool of long-lived document worker threads with real threads: small text documents share threads, chunks come back with their full-text analysis when asked (and stored chunks are analysed alone, for the reindex job), each thread is replaced after INGESTION_WORKER_DOCUMENTS_MAX documents, and a document that breaks its heap cap fails alone, its thread replaced, while the other thread keeps serving the documents around it.
+// Proves the pool of long-lived document worker threads with real threads: small text documents share threads, chunks come back with their full-text analysis when asked (and stored chunks are analysed alone, for the reindex job), each thread is replaced after INGESTION_WORKER_DOCUMENTS_MAX documents (a message of small texts counting as one), and a document that breaks its heap cap fails alone, its thread replaced, while the other thread keeps serving the documents around it.
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
 import type { DocumentTask } from './document-worker-contract.js';
@@ -56,11 +56,19 @@ describe('DocumentWorkerPool', () => {
   });
 
   it('replaces a thread after the number of documents it may process (INGESTION_WORKER_DOCUMENTS_MAX)', async () => {
-    const threads = makePool({ threads: 1, documentsPerThreadMaximum: 2 });
+    const threads = makePool({ threads: 1, documentsPerThreadMaximum: 2, batchMaximum: 1 });
     const results = await Promise.all(notes(5).map((note) => threads.process(note)));
     expect(results).toHaveLength(5);
-    // Five documents, two per thread: the third thread took the last one.
+    // Five documents, one a message, two per thread: the third thread took the last one.
     expect(threads.threadsStarted).toBe(3);
+  });
+
+  it('counts a message of small texts as one document towards INGESTION_WORKER_DOCUMENTS_MAX', async () => {
+    const threads = makePool({ threads: 1, documentsPerThreadMaximum: 2, batchMaximum: 16 });
+    const results = await Promise.all(threads.processAll(notes(12).map((note) => ({ task: note }))));
+    expect(results).toHaveLength(12);
+    // Twelve texts in one message: the thread took one of its two messages and stays.
+    expect(threads.threadsStarted).toBe(1);
   });
 
   it('fails only the document past its heap cap; the other thread keeps serving, before and after', async () => {

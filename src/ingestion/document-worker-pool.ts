@@ -16,7 +16,8 @@
  * A thread that breaks a budget, crashes or throws is terminated at once and replaced when next
  * needed; the other documents of its message go back to the front of the queue, so a breach fails
  * only the document that caused it. A thread is also retired after INGESTION_WORKER_DOCUMENTS_MAX
- * documents, so that what a library keeps between documents cannot grow without end; its
+ * documents, so that what a library keeps between documents cannot grow without end (a message of
+ * small texts counts as one: no library reads them, and a thread's start costs far more than they); its
  * replacement starts as it takes its last message, so the pool never waits for a thread to start. Small plain
  * text and Markdown documents (JSON texts are stored as such) travel several to a message, up to
  * INGESTION_WORKER_BATCH_MAX.
@@ -68,7 +69,7 @@ interface PendingDocument {
 
 interface PooledThread {
   worker: Worker;
-  /** Documents handed to this thread since it started. */
+  /** Messages handed to this thread since it started: one per document, or one per message of small texts. */
   taken: number;
   /** The message in hand; its first document is the one being processed. */
   batch: PendingDocument[];
@@ -141,7 +142,7 @@ export class DocumentWorkerPool {
     while (this.queue.length > 0 && this.mayStartAnother()) {
       const thread = this.idleThread();
       if (thread === undefined) break;
-      thread.batch = this.takeBatch(thread);
+      thread.batch = this.takeBatch();
       this.send(thread);
     }
     this.updateSampler();
@@ -161,12 +162,12 @@ export class DocumentWorkerPool {
   }
 
   /** The head of the queue, with the small text documents after it when it is one too. */
-  private takeBatch(thread: PooledThread): PendingDocument[] {
+  private takeBatch(): PendingDocument[] {
     // An even share of what waits, so that every thread of the pool gets some of a batch.
     const share = Math.ceil(this.queue.length / this.options.threads);
     const head = this.queue.shift()!;
     const batch = [head];
-    const room = Math.min(this.options.batchMaximum, share, this.options.documentsPerThreadMaximum - thread.taken);
+    const room = Math.min(this.options.batchMaximum, share);
     if (!batchable(head)) return batch;
     for (let index = 0; index < this.queue.length && batch.length < room;) {
       if (batchable(this.queue[index]!)) batch.push(...this.queue.splice(index, 1));
@@ -204,12 +205,18 @@ export class DocumentWorkerPool {
   }
 
   private send(thread: PooledThread): void {
-    thread.taken += thread.batch.length;
+    // Only a document a library reads can leave something behind in the thread; a message of
+    // small texts (read by our own linear code) counts as one, as a document alone does.
+    thread.taken += 1;
     // Its last message: its replacement starts now and loads its modules while this one works,
     // so retiring a thread never leaves the queue waiting for a new one to start.
     if (thread.taken >= this.options.documentsPerThreadMaximum) this.startThread();
     // Copies the thread owns: a caller's buffer may be a slice of a shared pool that must not be detached.
-    const tasks = thread.batch.map((document) => ({ ...document.task, bytes: new Uint8Array(document.task.bytes) }));
+    const tasks = thread.batch.map((document) => ({
+      ...document.task,
+      bytes: new Uint8Array(document.task.bytes),
+      announceExtraction: document.hooks.onExtracted !== undefined,
+    }));
     thread.worker.postMessage(
       { tasks } satisfies WorkerRequest,
       tasks.map((task) => task.bytes.buffer),
@@ -217,10 +224,15 @@ export class DocumentWorkerPool {
     this.startClock(thread);
   }
 
-  /** Starts the budgets of the document now in hand: its wall-clock time and its memory baseline. */
-  private startClock(thread: PooledThread): void {
+  /**
+   * Starts the budgets of the document now in hand: its wall-clock time and, at the start of a
+   * message, its memory baseline. The small texts after the first of a message keep the message's
+   * baseline: their growth is counted from an earlier point, which only makes the budget stricter,
+   * and reading resident memory is a system call per document saved.
+   */
+  private startClock(thread: PooledThread, newBaseline = true): void {
     clearTimeout(thread.timer);
-    thread.baseline = process.memoryUsage.rss();
+    if (newBaseline) thread.baseline = process.memoryUsage.rss();
     const { timeoutMilliseconds } = this.options.budget;
     thread.timer = setTimeout(
       () => this.breach(thread, `wall-clock budget of ${timeoutMilliseconds} ms exceeded`, tooSlow(this.options.budget)),
@@ -261,7 +273,7 @@ export class DocumentWorkerPool {
     thread.batch.shift();
     outcome();
     if (thread.batch.length > 0) {
-      this.startClock(thread);
+      this.startClock(thread, false);
       return;
     }
     clearTimeout(thread.timer);

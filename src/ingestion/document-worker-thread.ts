@@ -45,7 +45,7 @@ async function run(task: DocumentTask): Promise<WorkerReply> {
       return { kind: 'done', chunks: [], analysed: stored.map((chunk) => analyseChunk(analyzer, chunk.text, chunk.metadata)) };
     }
     const extracted = await extractDocument({ fileName: task.fileName, bytes: task.bytes }, task.limits);
-    port!.postMessage({ kind: 'extracted' } satisfies WorkerReply);
+    if (task.announceExtraction === true) port!.postMessage({ kind: 'extracted' } satisfies WorkerReply);
     const chunks = chunkSections(extracted.sections, task.chunking);
     requireWithinChunks(chunks.length, task.limits);
     return {

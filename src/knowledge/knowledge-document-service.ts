@@ -63,14 +63,23 @@ export interface DocumentUpload {
   sourceUrl?: string | null;
 }
 
-/** A document whose bytes are stored under a staged name, ready to be recorded and queued. */
-interface StagedDocument {
+/** A document checked and ready to be recorded and queued. */
+interface CheckedDocument {
   fileName: string;
   contentType: string;
   metadata: Record<string, unknown>;
   sourceUrl: string | null;
-  storedName: string;
   sizeBytes: number;
+}
+
+/**
+ * How a batch's files come to be named by their documents' ids once the rows exist: an upload
+ * streamed in under a staged name is renamed; texts in hand are written straight under the ids.
+ */
+interface FilePlacement {
+  place: (documentIds: readonly number[]) => Promise<void>;
+  /** Files written before the rows (a staged upload), removed when the batch fails. */
+  stagedNames: readonly string[];
 }
 
 /** A text of LAMB's JSON form, checked and ready to store. */
@@ -84,7 +93,7 @@ interface PreparedText {
 interface QueuedBatch {
   context: CallContext;
   record: KnowledgeBaseRecord;
-  staged: readonly StagedDocument[];
+  documents: readonly CheckedDocument[];
   documentIds: readonly number[];
 }
 
@@ -198,7 +207,7 @@ export class KnowledgeDocumentService {
    */
   async upload(context: CallContext, knowledgeBaseId: number, input: DocumentUpload): Promise<QueuedDocument> {
     const record = await this.load(context, knowledgeBaseId, 'update');
-    // A full organization is refused before the bytes stream in; queueStaged checks again once the size is known.
+    // A full organization is refused before the bytes stream in; queueDocuments checks again once the size is known.
     const limits = await this.options.limitsFor(record.organization_id);
     await requireStorageRoom(this.db, { organizationId: record.organization_id, addedBytes: 1, limits });
     const fileName = displayFileName(input.fileName);
@@ -215,57 +224,63 @@ export class KnowledgeDocumentService {
       await this.storage.remove(record.id, stored.storedName).catch(() => undefined);
       return await this.uploadFailure(record.id, asAppError(error));
     }
-    const document = { fileName, contentType, metadata: input.metadata ?? {}, sourceUrl: input.sourceUrl ?? null, ...stored };
-    const [queued] = await this.queueStaged(context, record, [document]);
+    const document = {
+      fileName,
+      contentType,
+      metadata: input.metadata ?? {},
+      sourceUrl: input.sourceUrl ?? null,
+      sizeBytes: stored.sizeBytes,
+    };
+    const [queued] = await this.queueDocuments(context, record, [document], {
+      stagedNames: [stored.storedName],
+      place: async ([documentId]) => await this.storage.rename(record.id, stored.storedName, String(documentId)),
+    });
     return queued!;
   }
 
   /**
-   * Records staged documents, names their files by their ids and queues their jobs: every row in
-   * one transaction, then every job with its audit entry in another, each kind of row written in
-   * one statement, so a batch of texts costs two commits and a handful of statements. A row holds its upload lease until its job is queued;
-   * whatever fails removes every row and file of the batch.
+   * Records checked documents, puts their files under their ids and queues their jobs: every row
+   * in one transaction, then every job with its audit entry in another, each kind of row written in
+   * one statement, so a batch of texts costs two commits and a handful of statements. A row holds
+   * its upload lease until its job is queued; whatever fails removes every row and file of the batch.
    */
-  private async queueStaged(
+  private async queueDocuments(
     context: CallContext,
     record: KnowledgeBaseRecord,
-    staged: readonly StagedDocument[],
+    documents: readonly CheckedDocument[],
+    files: FilePlacement,
   ): Promise<QueuedDocument[]> {
     let documentIds: number[] = [];
     let heartbeat: NodeJS.Timeout | undefined;
     try {
       await requireStorageRoom(this.db, {
         organizationId: record.organization_id,
-        addedBytes: staged.reduce((total, document) => total + document.sizeBytes, 0),
+        addedBytes: documents.reduce((total, document) => total + document.sizeBytes, 0),
         limits: await this.options.limitsFor(record.organization_id),
       });
       documentIds = await this.db.transaction().execute((transaction) =>
         insertDocuments(
           transaction,
-          staged.map((document) => this.newDocumentRow(record.id, document)),
+          documents.map((document) => this.newDocumentRow(record.id, document)),
         ),
       );
       heartbeat = this.renewUploadLeasesWhileRunning(documentIds);
       // Named by their ids before their jobs exist, so a runner never claims a job whose file is not in place.
-      const renamed = await settleAll(
-        staged.map((document, index) => () => this.storage.rename(record.id, document.storedName, String(documentIds[index]))),
-        this.options.textWritesInFlight,
-      );
-      const failedRename = renamed.find((outcome) => outcome.status === 'rejected');
-      if (failedRename !== undefined) throw failedRename.reason;
+      await files.place(documentIds);
       const jobIds = await this.db
         .transaction()
-        .execute((transaction) => this.queueJobs(transaction, { context, record, staged, documentIds }));
+        .execute((transaction) => this.queueJobs(transaction, { context, record, documents, documentIds }));
       return documentIds.map((documentId, index) => ({ document_id: documentId, job_id: jobIds[index]! }));
     } catch (error) {
-      await this.discardStaged(record.id, staged, documentIds);
+      await this.discardFiles(record.id, [...files.stagedNames, ...documentIds.map(String)]);
+      await this.discardRows(documentIds);
       return await this.uploadFailure(record.id, error);
     } finally {
       clearInterval(heartbeat);
     }
   }
 
-  private newDocumentRow(knowledgeBaseId: number, document: StagedDocument): NewDocument {
+  private newDocumentRow(knowledgeBaseId: number, document: CheckedDocument): NewDocument {
     return {
       knowledgeBaseId,
       fileName: document.fileName,
@@ -279,7 +294,7 @@ export class KnowledgeDocumentService {
   }
 
   private async queueJobs(transaction: Kysely<Database>, batch: QueuedBatch): Promise<number[]> {
-    const { context, record, staged, documentIds } = batch;
+    const { context, record, documents, documentIds } = batch;
     if (!(await releaseUploadLeases(transaction, documentIds, this.options.uploadOwner))) {
       throw new AppError(
         'upload_interrupted',
@@ -298,21 +313,23 @@ export class KnowledgeDocumentService {
           context,
           { type: 'knowledge_base', id: record.id, organizationId: record.organization_id },
           'knowledge_base.document_upload',
-          { document_id: documentId, content_type: staged[index]!.contentType, size_bytes: staged[index]!.sizeBytes },
+          { document_id: documentId, content_type: documents[index]!.contentType, size_bytes: documents[index]!.sizeBytes },
         ),
       ),
     );
     return jobIds;
   }
 
-  /** Removes what a batch that failed had written: its staged files, its rows and the files already named by their ids. */
-  private async discardStaged(knowledgeBaseId: number, staged: readonly StagedDocument[], documentIds: readonly number[]): Promise<void> {
+  /** Removes the files a batch that failed had written: staged ones and those already named by their ids. */
+  private async discardFiles(knowledgeBaseId: number, names: readonly string[]): Promise<void> {
     await settleAll(
-      [...staged.map((document) => document.storedName), ...documentIds.map(String)].map(
-        (name) => () => this.storage.remove(knowledgeBaseId, name).catch(() => undefined),
-      ),
+      names.map((name) => () => this.storage.remove(knowledgeBaseId, name).catch(() => undefined)),
       this.options.textWritesInFlight,
     );
+  }
+
+  /** Removes the rows of a batch that failed. */
+  private async discardRows(documentIds: readonly number[]): Promise<void> {
     if (documentIds.length === 0) return;
     await this.db
       .transaction()
@@ -383,38 +400,42 @@ export class KnowledgeDocumentService {
       return { fileName: textDocumentName(metadata, index), text: document.text, metadata, sourceUrl: sourceUrlOf(metadata) };
     });
     const record = await this.load(context, knowledgeBaseId, 'update');
-    const staged = await this.stageTexts(record.id, prepared);
-    return { documents: await this.queueStaged(context, record, staged) };
+    const checked: CheckedDocument[] = [];
+    for (const { text, ...document } of prepared) {
+      // Checked from the text in hand before anything is written: a refused text leaves nothing behind.
+      const { contentType } = await detectUploadedDocumentType({ fileName: document.fileName, bytes: Buffer.from(text, 'utf8') }).catch(
+        (error: unknown) => {
+          throw asAppError(error);
+        },
+      );
+      checked.push({ ...document, contentType, sizeBytes: Buffer.byteLength(text, 'utf8') });
+    }
+    const queued = await this.queueDocuments(context, record, checked, {
+      stagedNames: [],
+      place: (documentIds) => this.writeTexts(record.id, prepared, documentIds),
+    });
+    return { documents: queued };
   }
 
   /**
-   * Stores every text of a batch as a staged file, KB_JSON_WRITES_IN_FLIGHT at a time (each write
-   * waits on the disk's sync, so writing them together takes little longer than writing one), and
-   * checks each one's type from the bytes in hand. When any fails, every file of the batch goes.
+   * Writes every text of a batch straight under its document's id, KB_JSON_WRITES_IN_FLIGHT at a
+   * time (each write waits on the disk's sync, so writing them together takes little longer than
+   * writing one). When any fails, the caller removes every file and row of the batch.
    */
-  private async stageTexts(knowledgeBaseId: number, texts: readonly PreparedText[]): Promise<StagedDocument[]> {
+  private async writeTexts(knowledgeBaseId: number, texts: readonly PreparedText[], documentIds: readonly number[]): Promise<void> {
     const outcomes = await settleAll(
-      texts.map(({ text, ...document }) => async (): Promise<StagedDocument> => {
-        const bytes = Buffer.from(text, 'utf8');
-        const stored = await this.storage.store(knowledgeBaseId, Readable.from([bytes]), {
-          bytesMaximum: this.bytesMaximum,
-          extension: UPLOAD_EXTENSION,
-        });
-        try {
-          const { contentType } = await detectUploadedDocumentType({ fileName: document.fileName, bytes });
-          return { ...document, contentType, ...stored };
-        } catch (error) {
-          await this.storage.remove(knowledgeBaseId, stored.storedName).catch(() => undefined);
-          throw asAppError(error);
-        }
+      texts.map((text, index) => async () => {
+        await this.storage.storeUnder(
+          knowledgeBaseId,
+          String(documentIds[index]),
+          Readable.from([Buffer.from(text.text, 'utf8')]),
+          this.bytesMaximum,
+        );
       }),
       this.options.textWritesInFlight,
     );
-    const staged = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
     const failure = outcomes.find((outcome) => outcome.status === 'rejected');
-    if (failure === undefined) return staged;
-    await this.discardStaged(knowledgeBaseId, staged, []);
-    return await this.uploadFailure(knowledgeBaseId, failure.reason);
+    if (failure !== undefined) throw failure.reason;
   }
 
   /** Fails orphaned uploads and removes stale upload files (upload-leftover-sweep.ts). */
