@@ -19,16 +19,15 @@
  *   (MILLION_MEASURED_CHUNKS=10000 MILLION_TEMPLATE_CHUNKS=10000 MILLION_STORE_CHUNKS=1000000
  *    MILLION_QUERIES=100 MILLION_DIALECTS=sqlite,postgres change the work)
  */
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { bootstrapAdmin } from '../src/auth/admin-bootstrap.js';
 import { rankChunks } from '../src/retrieval/chunk-ranking.js';
-import { insertDocument } from '../src/store/knowledge-documents-repository.js';
 import { insertChunks, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
-import type { Database } from '../src/store/schema.js';
 import { openStore, type Store } from '../src/store/store.js';
+import { insertCompletedDocument } from '../test/support/stored-documents.js';
 import { createTestDatabase, TEST_DIALECTS, type Dialect } from '../test/support/test-databases.js';
-import { readJsonLines, type BeirQuery, type CorpusDocument } from './support/beir-data.js';
+import { queriesWithTitles, readJsonLines, type CorpusDocument } from './support/beir-data.js';
 import { ascending, milliseconds, percentile, printTable, wholeNumberSetting } from './support/measure.js';
 import { scaleTexts } from './support/scale-texts.js';
 
@@ -57,21 +56,9 @@ async function newKnowledgeBase(store: Store, owner: Owner, name: string): Promi
   });
 }
 
-async function newDocument(db: Kysely<Database>, knowledgeBaseId: number, fileName: string): Promise<number> {
-  return insertDocument(db, {
-    knowledgeBaseId,
-    fileName,
-    contentType: 'text/markdown',
-    sizeBytes: 0,
-    sourceUrl: null,
-    status: 'completed',
-    metadata: {},
-  });
-}
-
 /** Writes texts as one document's chunks through insertChunks (chunks, postings, term counts, totals), WRITE_BATCH per transaction. */
 async function writeThroughRepository(store: Store, knowledgeBaseId: number, texts: readonly string[]): Promise<void> {
-  const documentId = await newDocument(store.db, knowledgeBaseId, 'chunks.md');
+  const documentId = await insertCompletedDocument(store.db, knowledgeBaseId, 'chunks.md');
   for (let start = 0; start < texts.length; start += WRITE_BATCH) {
     const part = texts.slice(start, start + WRITE_BATCH);
     await store.db.transaction().execute((transaction) =>
@@ -93,7 +80,7 @@ async function writeThroughRepository(store: Store, knowledgeBaseId: number, tex
 async function copyTemplate(store: Store, owner: Owner, template: number, copy: number): Promise<void> {
   const knowledgeBaseId = await newKnowledgeBase(store, owner, `filler ${copy}`);
   await store.db.transaction().execute(async (transaction) => {
-    const documentId = await newDocument(transaction, knowledgeBaseId, `filler-${copy}.md`);
+    const documentId = await insertCompletedDocument(transaction, knowledgeBaseId, `filler-${copy}.md`);
     const { highest } = await transaction
       .selectFrom('kb_chunks')
       .select((eb) => eb.fn.max('id').as('highest'))
@@ -180,11 +167,7 @@ async function runDialect(dialect: Dialect, texts: readonly string[], queries: r
 describe('full-text search of a 10k-chunk knowledge base inside a million-chunk store', () => {
   it('prints query latency alone and among a million chunks', { timeout: 7_200_000 }, async () => {
     const corpus = readJsonLines<CorpusDocument>('corpus.jsonl');
-    const beirQueries = readJsonLines<BeirQuery>('queries.jsonl').map((query) => query.text);
-    const titleCount = Math.max(0, QUERY_COUNT - beirQueries.length);
-    const titleStep = Math.max(1, Math.floor(corpus.length / Math.max(1, titleCount)));
-    const titles = Array.from({ length: titleCount }, (_, index) => corpus[(index * titleStep) % corpus.length]!.title);
-    const queries = [...beirQueries, ...titles].slice(0, QUERY_COUNT);
+    const queries = queriesWithTitles(corpus, QUERY_COUNT);
     const texts = scaleTexts(corpus, MEASURED_CHUNKS + TEMPLATE_CHUNKS);
     const results: Series[] = [];
     for (const dialect of DIALECTS) results.push(...(await runDialect(dialect, texts, queries)));

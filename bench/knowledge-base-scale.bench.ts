@@ -58,7 +58,7 @@ import { insertDocument } from '../src/store/knowledge-documents-repository.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { deterministicEmbedding, EMBEDDING_DIMENSIONS } from '../test/fakes/fake-http.js';
 import { createTestDatabase, TEST_DIALECTS, type Dialect } from '../test/support/test-databases.js';
-import { readJsonLines, type BeirQuery, type CorpusDocument } from './support/beir-data.js';
+import { queriesWithTitles, readJsonLines, type BeirQuery, type CorpusDocument } from './support/beir-data.js';
 import { scaleTexts } from './support/scale-texts.js';
 import { ascending, describeError, milliseconds, percentile, printTable, wholeNumberSetting } from './support/measure.js';
 
@@ -503,12 +503,8 @@ describe('knowledge bases at scale (BEIR DBpedia-Entity text)', () => {
   it('prints ingestion throughput, build throughput and query latency at 10k and 100k chunks', { timeout: 1_200_000 }, async () => {
     const benchStarted = performance.now();
     const corpus = readJsonLines<CorpusDocument>('corpus.jsonl');
-    const beirQueries = readJsonLines<BeirQuery>('queries.jsonl').map((query) => query.text);
-    const titleCount = Math.max(0, QUERY_COUNT - beirQueries.length);
-    const titleStep = Math.max(1, Math.floor(corpus.length / Math.max(1, titleCount)));
-    const titles = Array.from({ length: titleCount }, (_, index) => corpus[(index * titleStep) % corpus.length]!.title);
-    const queries = [...beirQueries, ...titles].slice(0, QUERY_COUNT);
-    const beirQueriesUsed = Math.min(beirQueries.length, queries.length);
+    const queries = queriesWithTitles(corpus, QUERY_COUNT);
+    const beirQueriesUsed = Math.min(readJsonLines<BeirQuery>('queries.jsonl').length, queries.length);
 
     const documents = await markdownDocuments(corpus);
     const texts = scaleTexts(corpus, Math.max(SMALL_CHUNKS, LARGE_CHUNKS));

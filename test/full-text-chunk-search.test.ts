@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapAdmin } from '../src/auth/admin-bootstrap.js';
 import { queryTerms, QUERY_TERMS_MAXIMUM, searchChunksFullText } from '../src/store/chunk-search-repository.js';
 import { deleteDocumentChunks, insertChunks, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
-import { insertDocument } from '../src/store/knowledge-documents-repository.js';
 import { openStore, type Store } from '../src/store/store.js';
+import { insertCompletedDocument } from './support/stored-documents.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 
@@ -48,15 +48,7 @@ describe.each(TEST_DIALECTS)('full-text chunk search on %s', (dialect) => {
     biology = await newBase('Biology');
     history = await newBase('History');
     const addDocument = async (knowledgeBaseId: number, passages: string[]) => {
-      const id = await insertDocument(store.db, {
-        knowledgeBaseId,
-        fileName: 'notes.md',
-        contentType: 'text/markdown',
-        sizeBytes: 100,
-        sourceUrl: null,
-        status: 'completed',
-        metadata: {},
-      });
+      const id = await insertCompletedDocument(store.db, knowledgeBaseId);
       await insertChunks(
         store.db,
         id,

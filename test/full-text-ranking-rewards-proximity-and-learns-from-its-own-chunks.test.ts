@@ -12,8 +12,8 @@ import { DEFAULT_FULL_TEXT_RANKING, type FullTextRanking } from '../src/retrieva
 import { loadSettings } from '../src/config/settings.js';
 import { searchChunksFullText } from '../src/store/chunk-search-repository.js';
 import { insertChunks, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
-import { insertDocument } from '../src/store/knowledge-documents-repository.js';
 import { openStore, type Store } from '../src/store/store.js';
+import { insertCompletedDocument } from './support/stored-documents.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 
@@ -49,15 +49,7 @@ describe.each(TEST_DIALECTS)('full-text ranking beyond BM25 on %s', (dialect) =>
         chunkSize: 1000,
         chunkOverlap: 200,
       });
-      const documentId = await insertDocument(store.db, {
-        knowledgeBaseId,
-        fileName: 'notes.md',
-        contentType: 'text/markdown',
-        sizeBytes: 100,
-        sourceUrl: null,
-        status: 'completed',
-        metadata: {},
-      });
+      const documentId = await insertCompletedDocument(store.db, knowledgeBaseId);
       await insertChunks(
         store.db,
         documentId,

@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapAdmin } from '../src/auth/admin-bootstrap.js';
 import { searchChunksFullText } from '../src/store/chunk-search-repository.js';
 import { deleteDocumentChunks, deleteKnowledgeBaseContents, insertChunks, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
-import { insertDocument } from '../src/store/knowledge-documents-repository.js';
 import { reindexNextBatch } from '../src/store/search-index-repository.js';
 import { openStore, type Store } from '../src/store/store.js';
+import { insertCompletedDocument } from './support/stored-documents.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 
@@ -39,15 +39,7 @@ describe.each(TEST_DIALECTS)('full-text search on %s', (dialect) => {
       ...(searchLanguage !== undefined && { searchLanguage }),
     });
   const addDocument = async (knowledgeBaseId: number, texts: readonly string[]) => {
-    const documentId = await insertDocument(store.db, {
-      knowledgeBaseId,
-      fileName: 'notes.md',
-      contentType: 'text/markdown',
-      sizeBytes: 100,
-      sourceUrl: null,
-      status: 'completed',
-      metadata: {},
-    });
+    const documentId = await insertCompletedDocument(store.db, knowledgeBaseId);
     await store.db.transaction().execute((transaction) =>
       insertChunks(
         transaction,

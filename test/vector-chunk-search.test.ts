@@ -26,8 +26,8 @@ import {
   insertChunks,
   insertKnowledgeBase,
 } from '../src/store/knowledge-repository.js';
-import { insertDocument } from '../src/store/knowledge-documents-repository.js';
 import { openStore, type Store } from '../src/store/store.js';
+import { insertCompletedDocument } from './support/stored-documents.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 
@@ -82,15 +82,7 @@ describe.each(TEST_DIALECTS)('vector chunk search on %s', (dialect) => {
     insertKnowledgeBase(store.db, { ownerId: adminId, organizationId, name, description: '', chunkSize: 1000, chunkOverlap: 200 });
   /** Adds a document with one chunk per text and stores their vectors; returns the document and chunk ids. */
   const addDocument = async (knowledgeBaseId: number, chunks: ReadonlyArray<{ text: string; vector: readonly number[] }>) => {
-    const documentId = await insertDocument(store.db, {
-      knowledgeBaseId,
-      fileName: 'notes.md',
-      contentType: 'text/markdown',
-      sizeBytes: 100,
-      sourceUrl: null,
-      status: 'completed',
-      metadata: {},
-    });
+    const documentId = await insertCompletedDocument(store.db, knowledgeBaseId);
     const chunkIds = await insertChunks(
       store.db,
       documentId,

@@ -23,3 +23,12 @@ export function readJsonLines<Row>(fileName: string): Row[] {
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as Row);
 }
+
+/** The BEIR queries, then titles of abstracts spread over the corpus, `count` in all: the latency benchmarks' query set. */
+export function queriesWithTitles(corpus: readonly CorpusDocument[], count: number): string[] {
+  const beirQueries = readJsonLines<BeirQuery>('queries.jsonl').map((query) => query.text);
+  const titleCount = Math.max(0, count - beirQueries.length);
+  const titleStep = Math.max(1, Math.floor(corpus.length / Math.max(1, titleCount)));
+  const titles = Array.from({ length: titleCount }, (_, index) => corpus[(index * titleStep) % corpus.length]!.title);
+  return [...beirQueries, ...titles].slice(0, count);
+}
