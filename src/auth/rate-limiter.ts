@@ -51,8 +51,14 @@ export function rateLimited(message: string, retryAfterSeconds: number): AppErro
   return new AppError('rate_limited', message, { details: { retry_after_seconds: retryAfterSeconds } });
 }
 
-function secondsUntilWindowEnds(state: CounterState, limit: Limit, now: number): number {
-  return Math.max(1, Math.ceil((state.windowStartedAt + limit.windowMilliseconds - now) / 1000));
+/**
+ * Never more than the window itself: a concurrent request (here or in another process) may have
+ * opened the window a few milliseconds after this request read its clock.
+ */
+export function secondsUntilWindowEnds(state: CounterState, limit: Limit, now: number): number {
+  const windowSeconds = Math.ceil(limit.windowMilliseconds / 1000);
+  const remaining = Math.ceil((state.windowStartedAt + limit.windowMilliseconds - now) / 1000);
+  return Math.min(windowSeconds, Math.max(1, remaining));
 }
 
 export class RateLimiter {
