@@ -6,7 +6,9 @@
  * type, size, order, limit) over the documents the owner may read. Text the model writes is only
  * ever compared, never run: an SQL-looking title filter matches nothing and harms nothing, a bad
  * date and an unknown knowledge base come back as readable tool errors, and the answer still comes.
+ * Both tools answer in a streamed chat too, read through the official openai client.
  */
+import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOpenAiServer, type FakeOpenAiServer, type RecordedRequest } from './fakes/fake-openai-server.js';
 import { waitForJob } from './support/knowledge-uploads.js';
@@ -125,5 +127,27 @@ describe.each(TEST_DIALECTS)("seed 004's document tools on %s", (dialect) => {
     expect(await metadataAnswer({ added_after: 'last week' })).toMatch(/added_after/);
     expect(await metadataAnswer({ collection: '999999' })).toContain(`use one of: ${knowledgeBase}`);
     expect(await metadataAnswer({ order: 'random' })).toMatch(/order/);
+  });
+
+  it('answers through both seed tools in a streamed chat, read by the official openai client', async () => {
+    fake.enqueue(
+      { toolCalls: [{ id: 'call_1', name: 'search_knowledge_base', arguments: JSON.stringify({ query: 'mitochondria ATP' }) }] },
+      { toolCalls: [{ id: 'call_2', name: 'list_documents', arguments: JSON.stringify({ type: 'txt' }) }] },
+      { text: 'Streamed done.' },
+    );
+    const client = new OpenAI({ apiKey: token, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
+    const stream = await client.chat.completions.create({
+      model,
+      stream: true,
+      messages: [{ role: 'user', content: 'Where are the notes on respiration?' }],
+    });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).toBe('Streamed done.');
+    const chatCalls = fake.requests.filter((recorded) => recorded.path.endsWith('/chat/completions'));
+    expect(chatCalls).toHaveLength(3);
+    expect(lastToolMessage(chatCalls[1])).toContain('The mitochondria make ATP.');
+    const listed = JSON.parse(lastToolMessage(chatCalls[2]));
+    expect(listed.documents.map((document: { title: string }) => document.title)).toEqual(['glossary.txt']);
   });
 });
