@@ -4,55 +4,26 @@
  * first question follows none, the newest message is the branch shown — and a chat without
  * messages shows none.
  */
-import path from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import type { Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { allMigrations } from '../src/store/migrations/index.js';
-import { insertOrganization } from '../src/store/organizations-repository.js';
-import type { Database } from '../src/store/schema.js';
-import { SQLITE_FILE_NAME } from '../src/store/store.js';
-import { insertUser } from '../src/store/users-repository.js';
-import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
+import { insertOrganizationWithOwner, storeMigratedTo, type StoreBeforeAMigration } from './support/store-before-a-migration.js';
+import { TEST_DIALECTS } from './support/test-databases.js';
 
 const BEFORE = '0061-document-upload-lease';
 const AT = '2025-01-01T00:00:00.000Z';
 
-function openRaw(database: TestDatabase, dialect: 'sqlite' | 'postgres'): Kysely<Database> {
-  if (dialect === 'sqlite') {
-    const connection = new SqliteDatabase(path.join(database.dataDirectory, SQLITE_FILE_NAME));
-    connection.pragma('foreign_keys = ON');
-    return new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
-  }
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.databaseUrl, max: 2 }) }) });
-}
-
 describe.each(TEST_DIALECTS)('migration 0071 on %s', (dialect) => {
-  let database: TestDatabase | undefined;
-  let db: Kysely<Database> | undefined;
+  let store: StoreBeforeAMigration | undefined;
 
   afterEach(async () => {
-    await db?.destroy();
-    await database?.drop();
-    db = undefined;
-    database = undefined;
+    await store?.close();
+    store = undefined;
   });
 
   it('makes each existing chat one branch ending at its newest message', async () => {
-    database = await createTestDatabase(dialect);
-    db = openRaw(database, dialect);
-    const migrator = new Migrator({ db, provider: { getMigrations: async () => allMigrations(dialect) } });
-    expect((await migrator.migrateTo(BEFORE)).error).toBeUndefined();
-    const organizationId = await insertOrganization(db, 'a', 'A');
-    const ownerId = await insertUser(db, {
-      organizationId,
-      email: 'a@merino.test',
-      name: 'A',
-      passwordHash: null,
-      role: 'learner',
-      isSystemAdmin: false,
-    });
+    store = await storeMigratedTo(dialect, BEFORE);
+    const { db } = store;
+    const { organizationId, ownerId } = await insertOrganizationWithOwner(db, 'a', 'learner');
     const untyped = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
     const assistant = await untyped
       .insertInto('assistants')
@@ -83,7 +54,7 @@ describe.each(TEST_DIALECTS)('migration 0071 on %s', (dialect) => {
         .values({ chat_id: chatIds[0], role, content: `message ${index}`, sources: '[]', steps: '[]', created_at: AT })
         .execute();
 
-    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    await store.migrateToLatest();
     const messages = await db.selectFrom('chat_messages').select(['id', 'parent_id']).orderBy('id').execute();
     expect(messages.map((message) => message.parent_id)).toEqual([null, messages[0]!.id, messages[1]!.id, messages[2]!.id]);
     const chats = await db.selectFrom('chats').select(['id', 'active_leaf_id']).orderBy('id').execute();

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type JsonResponse, type TestServer } from './support/test-server.js';
-import { peopleInTwoOrganizations } from './support/two-organizations.js';
+import { fourRolesInTwoOrganizations } from './support/two-organizations.js';
 import { uploadFile } from './support/upload-file.js';
 
 const DRY_RUN = '/api/assistants/import?dry_run=true';
@@ -50,12 +50,7 @@ describe.each(TEST_DIALECTS)('previewing an import on %s', (dialect) => {
   beforeAll(async () => {
     server = await startTestServer(dialect);
     const adminToken = await loginAsAdmin(server);
-    [owner, colleague, learner, outsider] = (await peopleInTwoOrganizations(server, adminToken, [
-      { email: 'owner@merino.test', role: 'creator', organization: 'A' },
-      { email: 'colleague@merino.test', role: 'creator', organization: 'A' },
-      { email: 'learner@merino.test', role: 'learner', organization: 'A' },
-      { email: 'outsider@merino.test', role: 'creator', organization: 'B' },
-    ])) as [string, string, string, string];
+    ({ owner, colleague, learner, outsider } = await fourRolesInTwoOrganizations(server, adminToken));
     const created = await request(server, 'POST', '/api/knowledge-bases', { token: owner, body: { name: 'Course notes' } });
     expect(created.status, created.text).toBe(201);
     ownKnowledgeBase = String(created.body.id);

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
-import { peopleInTwoOrganizations } from './support/two-organizations.js';
+import { fourRolesInTwoOrganizations } from './support/two-organizations.js';
 
 const MULTI_TOOL = { assistant_type: 'multi_tool', connector: 'bypass', llm: 'simple-bypass' };
 
@@ -30,12 +30,7 @@ describe.each(TEST_DIALECTS)('the list marks of assistants on %s', (dialect) => 
   beforeAll(async () => {
     server = await startTestServer(dialect);
     adminToken = await loginAsAdmin(server);
-    [owner, colleague, learner, outsider] = (await peopleInTwoOrganizations(server, adminToken, [
-      { email: 'owner@merino.test', role: 'creator', organization: 'A' },
-      { email: 'colleague@merino.test', role: 'creator', organization: 'A' },
-      { email: 'learner@merino.test', role: 'learner', organization: 'A' },
-      { email: 'outsider@merino.test', role: 'creator', organization: 'B' },
-    ])) as [string, string, string, string];
+    ({ owner, colleague, learner, outsider } = await fourRolesInTwoOrganizations(server, adminToken));
     ids.classic = await create(owner, { name: 'Classic tutor' });
     ids.multiTool = await create(owner, { name: 'Tool user', metadata: MULTI_TOOL });
     ids.orchestrator = await create(owner, {

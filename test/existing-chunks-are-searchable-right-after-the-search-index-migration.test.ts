@@ -4,19 +4,12 @@
  * reindex job run, each answers full-text searches from its own chunks, its statistics count every
  * chunk, and nothing is left waiting for the reindex job.
  */
-import path from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import type { Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { searchChunksFullText } from '../src/store/chunk-search-repository.js';
-import { allMigrations } from '../src/store/migrations/index.js';
-import { insertOrganization } from '../src/store/organizations-repository.js';
-import type { Database } from '../src/store/schema.js';
 import { reindexNextBatch } from '../src/store/search-index-repository.js';
-import { SQLITE_FILE_NAME } from '../src/store/store.js';
-import { insertUser } from '../src/store/users-repository.js';
-import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
+import { insertOrganizationWithOwner, storeMigratedTo, type StoreBeforeAMigration } from './support/store-before-a-migration.js';
+import { TEST_DIALECTS } from './support/test-databases.js';
 
 const BEFORE = '0091-entity-graph';
 const AT = '2025-01-01T00:00:00.000Z';
@@ -28,40 +21,18 @@ const ASTRONOMY = [
 ];
 const COOKING = ['Knead the dough and let the bread rise overnight.', 'Simmer the tomatoes with garlic for the sauce.'];
 
-function openRaw(database: TestDatabase, dialect: 'sqlite' | 'postgres'): Kysely<Database> {
-  if (dialect === 'sqlite') {
-    const connection = new SqliteDatabase(path.join(database.dataDirectory, SQLITE_FILE_NAME));
-    connection.pragma('foreign_keys = ON');
-    return new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
-  }
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.databaseUrl, max: 2 }) }) });
-}
-
 describe.each(TEST_DIALECTS)('migration 0094 on %s', (dialect) => {
-  let database: TestDatabase | undefined;
-  let db: Kysely<Database> | undefined;
+  let store: StoreBeforeAMigration | undefined;
 
   afterEach(async () => {
-    await db?.destroy();
-    await database?.drop();
-    db = undefined;
-    database = undefined;
+    await store?.close();
+    store = undefined;
   });
 
   it('leaves every existing knowledge base searchable at once, with its own statistics', async () => {
-    database = await createTestDatabase(dialect);
-    db = openRaw(database, dialect);
-    const migrator = new Migrator({ db, provider: { getMigrations: async () => allMigrations(dialect) } });
-    expect((await migrator.migrateTo(BEFORE)).error).toBeUndefined();
-    const organizationId = await insertOrganization(db, 'a', 'A');
-    const ownerId = await insertUser(db, {
-      organizationId,
-      email: 'a@merino.test',
-      name: 'A',
-      passwordHash: null,
-      role: 'creator',
-      isSystemAdmin: false,
-    });
+    store = await storeMigratedTo(dialect, BEFORE);
+    const { db } = store;
+    const { organizationId, ownerId } = await insertOrganizationWithOwner(db, 'a', 'creator');
     // Written as the code before 0094 wrote them: no search columns, no postings.
     const untyped = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
     const addKnowledgeBase = async (name: string, texts: readonly string[]) => {
@@ -106,10 +77,10 @@ describe.each(TEST_DIALECTS)('migration 0094 on %s', (dialect) => {
     const astronomy = await addKnowledgeBase('astronomy', ASTRONOMY);
     const cooking = await addKnowledgeBase('cooking', COOKING);
 
-    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    await store.migrateToLatest();
 
     const search = (knowledgeBaseId: number, query: string) =>
-      searchChunksFullText(db!, { dialect, knowledgeBaseIds: [knowledgeBaseId], query, limit: 10 });
+      searchChunksFullText(db, { dialect, knowledgeBaseIds: [knowledgeBaseId], query, limit: 10 });
     const galaxies = await search(astronomy, 'galaxies observed through telescopes');
     expect(galaxies[0]?.text).toBe(ASTRONOMY[0]);
     expect(galaxies.every((hit) => hit.knowledgeBaseId === astronomy)).toBe(true);

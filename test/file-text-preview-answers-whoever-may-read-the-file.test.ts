@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
-import { peopleInTwoOrganizations } from './support/two-organizations.js';
+import { fourRolesInTwoOrganizations } from './support/two-organizations.js';
 import { uploadFile, type UploadedFile } from './support/upload-file.js';
 
 const PREVIEW_CHARACTERS = 100;
@@ -22,12 +22,7 @@ describe.each(TEST_DIALECTS)('a file’s text preview, on %s', (dialect) => {
   beforeAll(async () => {
     server = await startTestServer(dialect, { environment: { FILE_PREVIEW_CHARACTERS: String(PREVIEW_CHARACTERS) } });
     adminToken = await loginAsAdmin(server);
-    [owner, colleague, learner, outsider] = (await peopleInTwoOrganizations(server, adminToken, [
-      { email: 'owner@merino.test', role: 'creator', organization: 'A' },
-      { email: 'colleague@merino.test', role: 'creator', organization: 'A' },
-      { email: 'learner@merino.test', role: 'learner', organization: 'A' },
-      { email: 'outsider@merino.test', role: 'creator', organization: 'B' },
-    ])) as [string, string, string, string];
+    ({ owner, colleague, learner, outsider } = await fourRolesInTwoOrganizations(server, adminToken));
     short = await uploadFile(server, owner, 'guide.md', SHORT_TEXT);
     long = await uploadFile(server, owner, 'long.txt', LONG_TEXT);
   });

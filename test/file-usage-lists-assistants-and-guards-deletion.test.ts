@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
-import { peopleInTwoOrganizations } from './support/two-organizations.js';
+import { fourRolesInTwoOrganizations } from './support/two-organizations.js';
 import { uploadFile, type UploadedFile } from './support/upload-file.js';
 
 function singleFileTool(filePath: string, enabled = true): Record<string, unknown> {
@@ -31,12 +31,7 @@ describe.each(TEST_DIALECTS)('which assistants use a file, on %s', (dialect) => 
   beforeAll(async () => {
     server = await startTestServer(dialect);
     adminToken = await loginAsAdmin(server);
-    [owner, colleague, learner, outsider] = (await peopleInTwoOrganizations(server, adminToken, [
-      { email: 'owner@merino.test', role: 'creator', organization: 'A' },
-      { email: 'colleague@merino.test', role: 'creator', organization: 'A' },
-      { email: 'learner@merino.test', role: 'learner', organization: 'A' },
-      { email: 'outsider@merino.test', role: 'creator', organization: 'B' },
-    ])) as [string, string, string, string];
+    ({ owner, colleague, learner, outsider } = await fourRolesInTwoOrganizations(server, adminToken));
     used = await uploadFile(server, owner, 'notes.md', '# Notes');
     unused = await uploadFile(server, owner, 'spare.md', '# Spare');
     other = await uploadFile(server, owner, 'other.md', '# Other');

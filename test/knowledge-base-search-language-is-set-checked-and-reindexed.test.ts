@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
-import { peopleInTwoOrganizations } from './support/two-organizations.js';
+import { fourRolesInTwoOrganizations } from './support/two-organizations.js';
 
 describe.each(TEST_DIALECTS)('a knowledge base search language on %s', (dialect) => {
   let server: TestServer;
@@ -21,12 +21,7 @@ describe.each(TEST_DIALECTS)('a knowledge base search language on %s', (dialect)
   beforeAll(async () => {
     server = await startTestServer(dialect);
     const adminToken = await loginAsAdmin(server);
-    [owner, colleague, learner, outsider] = (await peopleInTwoOrganizations(server, adminToken, [
-      { email: 'owner@merino.test', role: 'creator', organization: 'A' },
-      { email: 'colleague@merino.test', role: 'creator', organization: 'A' },
-      { email: 'learner@merino.test', role: 'learner', organization: 'A' },
-      { email: 'outsider@merino.test', role: 'creator', organization: 'B' },
-    ])) as [string, string, string, string];
+    ({ owner, colleague, learner, outsider } = await fourRolesInTwoOrganizations(server, adminToken));
     const created = await request(server, 'POST', '/api/knowledge-bases', { token: owner, body: { name: 'Apunts', language: 'ca' } });
     expect(created.status, created.text).toBe(201);
     sharedId = created.body.id as number;

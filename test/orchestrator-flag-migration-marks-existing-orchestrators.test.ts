@@ -4,28 +4,12 @@
  * assistant tool, other tools, classic metadata and unreadable metadata do not), and every other
  * column is kept as it was.
  */
-import path from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import type { Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { allMigrations } from '../src/store/migrations/index.js';
-import { insertOrganization } from '../src/store/organizations-repository.js';
-import type { Database } from '../src/store/schema.js';
-import { SQLITE_FILE_NAME } from '../src/store/store.js';
-import { insertUser } from '../src/store/users-repository.js';
-import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
+import { insertOrganizationWithOwner, storeMigratedTo, type StoreBeforeAMigration } from './support/store-before-a-migration.js';
+import { TEST_DIALECTS } from './support/test-databases.js';
 
 const BEFORE = '0012-ingestion-attempts-since-queued';
-
-function openRaw(database: TestDatabase, dialect: 'sqlite' | 'postgres'): Kysely<Database> {
-  if (dialect === 'sqlite') {
-    const connection = new SqliteDatabase(path.join(database.dataDirectory, SQLITE_FILE_NAME));
-    connection.pragma('foreign_keys = ON');
-    return new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
-  }
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.databaseUrl, max: 2 }) }) });
-}
 
 const tools = (...entries: Array<{ type: string; enabled: boolean }>) =>
   JSON.stringify({ assistant_type: 'multi_tool', tools: entries.map((entry) => ({ ...entry, config: { assistant_id: 1 } })) });
@@ -39,30 +23,17 @@ const METADATA_BY_NAME: Record<string, string> = {
 };
 
 describe.each(TEST_DIALECTS)('migration 0013 on %s', (dialect) => {
-  let database: TestDatabase | undefined;
-  let db: Kysely<Database> | undefined;
+  let store: StoreBeforeAMigration | undefined;
 
   afterEach(async () => {
-    await db?.destroy();
-    await database?.drop();
-    db = undefined;
-    database = undefined;
+    await store?.close();
+    store = undefined;
   });
 
   it('marks exactly the assistants with an enabled assistant tool as orchestrators', async () => {
-    database = await createTestDatabase(dialect);
-    db = openRaw(database, dialect);
-    const migrator = new Migrator({ db, provider: { getMigrations: async () => allMigrations(dialect) } });
-    expect((await migrator.migrateTo(BEFORE)).error).toBeUndefined();
-    const organizationId = await insertOrganization(db, 'a', 'A');
-    const ownerId = await insertUser(db, {
-      organizationId,
-      email: 'a@merino.test',
-      name: 'A',
-      passwordHash: null,
-      role: 'creator',
-      isSystemAdmin: false,
-    });
+    store = await storeMigratedTo(dialect, BEFORE);
+    const { db } = store;
+    const { organizationId, ownerId } = await insertOrganizationWithOwner(db, 'a', 'creator');
     const untyped = db as unknown as Kysely<{ assistants: Record<string, unknown> }>;
     await untyped
       .insertInto('assistants')
@@ -79,7 +50,7 @@ describe.each(TEST_DIALECTS)('migration 0013 on %s', (dialect) => {
       )
       .execute();
 
-    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    await store.migrateToLatest();
 
     const rows = await db.selectFrom('assistants').select(['name', 'metadata', 'orchestrator', 'updated_at']).orderBy('id').execute();
     expect(rows.map((row) => [row.name, row.orchestrator])).toEqual([

@@ -4,64 +4,26 @@
  * an id is unique per organization (a second organization may reuse it, the same one may not).
  * SQLite rebuilds the table for this, so losing a row or a column there would show here.
  */
-import path from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { allMigrations } from '../src/store/migrations/index.js';
-import { insertOrganization } from '../src/store/organizations-repository.js';
-import type { Database } from '../src/store/schema.js';
-import { SQLITE_FILE_NAME } from '../src/store/store.js';
-import { insertUser } from '../src/store/users-repository.js';
-import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
+import { insertOrganizationWithOwner, storeMigratedTo, type StoreBeforeAMigration } from './support/store-before-a-migration.js';
+import { TEST_DIALECTS } from './support/test-databases.js';
 
 const BEFORE = '0009-api-key-trust-and-expiry';
 
-function openRaw(database: TestDatabase, dialect: 'sqlite' | 'postgres'): Kysely<Database> {
-  if (dialect === 'sqlite') {
-    const connection = new SqliteDatabase(path.join(database.dataDirectory, SQLITE_FILE_NAME));
-    connection.pragma('foreign_keys = ON');
-    return new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
-  }
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.databaseUrl, max: 2 }) }) });
-}
-
 describe.each(TEST_DIALECTS)('migration 0010 on %s', (dialect) => {
-  let database: TestDatabase | undefined;
-  let db: Kysely<Database> | undefined;
+  let store: StoreBeforeAMigration | undefined;
 
   afterEach(async () => {
-    await db?.destroy();
-    await database?.drop();
-    db = undefined;
-    database = undefined;
+    await store?.close();
+    store = undefined;
   });
 
   it('keeps every rubric as it was and makes rubric ids unique per organization', async () => {
-    database = await createTestDatabase(dialect);
-    db = openRaw(database, dialect);
-    const migrator = new Migrator({ db, provider: { getMigrations: async () => allMigrations(dialect) } });
-    expect((await migrator.migrateTo(BEFORE)).error).toBeUndefined();
+    store = await storeMigratedTo(dialect, BEFORE);
+    const { db } = store;
 
-    const organizationA = await insertOrganization(db, 'a', 'A');
-    const organizationB = await insertOrganization(db, 'b', 'B');
-    const ownerA = await insertUser(db, {
-      organizationId: organizationA,
-      email: 'a@merino.test',
-      name: 'A',
-      passwordHash: null,
-      role: 'creator',
-      isSystemAdmin: false,
-    });
-    const ownerB = await insertUser(db, {
-      organizationId: organizationB,
-      email: 'b@merino.test',
-      name: 'B',
-      passwordHash: null,
-      role: 'creator',
-      isSystemAdmin: false,
-    });
+    const { organizationId: organizationA, ownerId: ownerA } = await insertOrganizationWithOwner(db, 'a', 'creator');
+    const { organizationId: organizationB, ownerId: ownerB } = await insertOrganizationWithOwner(db, 'b', 'creator');
     const row = (rubricId: string, ownerId: number, organizationId: number, deletedAt: string | null) => ({
       rubric_id: rubricId,
       owner_id: ownerId,
@@ -85,7 +47,7 @@ describe.each(TEST_DIALECTS)('migration 0010 on %s', (dialect) => {
       .execute();
     const before = await db.selectFrom('rubrics').selectAll().orderBy('id').execute();
 
-    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    await store.migrateToLatest();
     const after = await db.selectFrom('rubrics').selectAll().orderBy('id').execute();
     expect(after).toEqual(before);
 

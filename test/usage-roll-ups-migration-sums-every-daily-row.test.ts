@@ -5,25 +5,11 @@
  * assistant, by person and month and by person and week (its Monday, on each dialect's dates)
  * hold theirs, the roll-up by person and quarter sums its months; and usage_daily is kept as it was.
  */
-import path from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { allMigrations } from '../src/store/migrations/index.js';
-import type { Database } from '../src/store/schema.js';
-import { SQLITE_FILE_NAME } from '../src/store/store.js';
-import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
+import { storeMigratedTo, type StoreBeforeAMigration } from './support/store-before-a-migration.js';
+import { TEST_DIALECTS } from './support/test-databases.js';
 
 const BEFORE = '0076-organization-sign-up';
-
-function openRaw(database: TestDatabase, dialect: 'sqlite' | 'postgres'): Kysely<Database> {
-  if (dialect === 'sqlite')
-    return new Kysely<Database>({
-      dialect: new SqliteDialect({ database: new SqliteDatabase(path.join(database.dataDirectory, SQLITE_FILE_NAME)) }),
-    });
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.databaseUrl, max: 2 }) }) });
-}
 
 const row = (day: string, organization: number, user: number, model: string, requests: number) => ({
   day,
@@ -45,21 +31,16 @@ const numbers = (rows: Array<Record<string, unknown>>) =>
   );
 
 describe.each(TEST_DIALECTS)('migrations 0078 and 0083 on %s', (dialect) => {
-  let database: TestDatabase | undefined;
-  let db: Kysely<Database> | undefined;
+  let store: StoreBeforeAMigration | undefined;
 
   afterEach(async () => {
-    await db?.destroy();
-    await database?.drop();
-    db = undefined;
-    database = undefined;
+    await store?.close();
+    store = undefined;
   });
 
   it('sums every usage_daily row into the month and model roll-ups, losing none', async () => {
-    database = await createTestDatabase(dialect);
-    db = openRaw(database, dialect);
-    const migrator = new Migrator({ db, provider: { getMigrations: async () => allMigrations(dialect) } });
-    expect((await migrator.migrateTo(BEFORE)).error).toBeUndefined();
+    store = await storeMigratedTo(dialect, BEFORE);
+    const { db } = store;
     const daily = [
       row('2026-01-30', 1, 11, 'gpt-4o', 1),
       row('2026-01-31', 1, 11, 'gpt-4o', 2),
@@ -68,7 +49,7 @@ describe.each(TEST_DIALECTS)('migrations 0078 and 0083 on %s', (dialect) => {
       row('2026-02-01', 2, 21, 'llama3.1:8b', 16),
     ];
     await db.insertInto('usage_daily').values(daily).execute();
-    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    await store.migrateToLatest();
     expect(
       numbers(await db.selectFrom('usage_daily').selectAll().orderBy('day').orderBy('organization_id').orderBy('user_id').execute()),
     ).toEqual(daily);
@@ -96,7 +77,7 @@ describe.each(TEST_DIALECTS)('migrations 0078 and 0083 on %s', (dialect) => {
       table:
         'usage_daily_assistants' | 'usage_monthly_assistants' | 'usage_monthly_people' | 'usage_weekly_people' | 'usage_quarterly_people',
     ) =>
-      numbers(await db!.selectFrom(table).selectAll().execute())
+      numbers(await db.selectFrom(table).selectAll().execute())
         .map(({ requests, prompt_tokens, completion_tokens, cost_micro_usd, ...key }) => {
           expect([prompt_tokens, completion_tokens, cost_micro_usd]).toEqual([
             Number(requests) * 10,

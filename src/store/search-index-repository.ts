@@ -42,6 +42,18 @@ async function addTermCounts(db: Kysely<Database>, knowledgeBaseId: number, coun
   }
 }
 
+/** Adds (or, with negative figures, takes away) indexed chunks and their weighted length to a knowledge base's BM25 totals. */
+async function moveIndexTotals(db: Kysely<Database>, knowledgeBaseId: number, change: { chunks: number; length: number }): Promise<void> {
+  await db
+    .updateTable('knowledge_bases')
+    .set((eb) => ({
+      index_chunk_count: eb('index_chunk_count', '+', change.chunks),
+      index_length_total: eb('index_length_total', '+', change.length),
+    }))
+    .where('id', '=', knowledgeBaseId)
+    .execute();
+}
+
 /**
  * Writes the postings of chunks already analysed (their rows carry `index_length` already) and
  * adds them to the knowledge base's totals and term counts; call inside the transaction that
@@ -55,14 +67,7 @@ export async function insertPostings(
 ): Promise<void> {
   if (chunks.length === 0) return;
   const lengthTotal = chunks.reduce((sum, chunk) => sum + chunk.analysed.length, 0);
-  await db
-    .updateTable('knowledge_bases')
-    .set((eb) => ({
-      index_chunk_count: eb('index_chunk_count', '+', chunks.length),
-      index_length_total: eb('index_length_total', '+', lengthTotal),
-    }))
-    .where('id', '=', knowledgeBaseId)
-    .execute();
+  await moveIndexTotals(db, knowledgeBaseId, { chunks: chunks.length, length: lengthTotal });
   const termCounts = new Map<string, number>();
   let rows: KnowledgePostingsTable[] = [];
   for (const { id, analysed } of chunks) {
@@ -121,12 +126,7 @@ async function unindexChunks(db: Kysely<Database>, knowledgeBaseId: number, chun
     .executeTakeFirstOrThrow();
   const chunks = Number(indexed.chunks);
   if (chunks === 0) return;
-  const length = Number(indexed.length ?? 0);
-  await db
-    .updateTable('knowledge_bases')
-    .set((eb) => ({ index_chunk_count: eb('index_chunk_count', '-', chunks), index_length_total: eb('index_length_total', '-', length) }))
-    .where('id', '=', knowledgeBaseId)
-    .execute();
+  await moveIndexTotals(db, knowledgeBaseId, { chunks: -chunks, length: -Number(indexed.length ?? 0) });
   const ids = sql.join(chunkIds);
   await sql`update kb_terms set chunk_count = chunk_count - (
       select count(*) from kb_postings p

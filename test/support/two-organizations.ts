@@ -25,3 +25,22 @@ export async function peopleInTwoOrganizations(server: TestServer, adminToken: s
   );
   return users.map((user) => user.token);
 }
+
+/** The four roles the access suites check, by session token. */
+export interface FourRoles {
+  owner: string;
+  colleague: string;
+  learner: string;
+  outsider: string;
+}
+
+/** An owner, a creator colleague and a learner in organization A, and a creator in organization B. */
+export async function fourRolesInTwoOrganizations(server: TestServer, adminToken: string): Promise<FourRoles> {
+  const [owner, colleague, learner, outsider] = (await peopleInTwoOrganizations(server, adminToken, [
+    { email: 'owner@merino.test', role: 'creator', organization: 'A' },
+    { email: 'colleague@merino.test', role: 'creator', organization: 'A' },
+    { email: 'learner@merino.test', role: 'learner', organization: 'A' },
+    { email: 'outsider@merino.test', role: 'creator', organization: 'B' },
+  ])) as [string, string, string, string];
+  return { owner, colleague, learner, outsider };
+}
