@@ -34,6 +34,7 @@ import { webPageReadingOf } from './knowledge/web-page-reading-settings.js';
 import { KnowledgePassageService } from './knowledge/knowledge-passage-service.js';
 import { WebPageDocuments } from './knowledge/web-page-documents.js';
 import { webSourceServices, type WebSourceServices } from './knowledge/web-sources/web-source-services.js';
+import { fullTextRankingOf } from './retrieval/full-text-ranking-settings.js';
 import { organizationEmbedder } from './retrieval/organization-embedder.js';
 import { ProviderSettingsService, type StoredConfig } from './organizations/provider-settings-service.js';
 import { OutboundGuard } from './outbound/outbound-guard.js';
@@ -177,7 +178,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     db: store.db,
     dialect: store.dialect,
     vectorBackend: store.vectorBackend,
-    fullTextRanking: { proximity: true, feedback: settings.fullTextQueryExpansion, candidates: settings.fullTextRerankCandidates },
+    fullTextRanking: fullTextRankingOf(settings),
     documentFiles: documentStorage,
     embedder,
     knowledgeServerFor: (organizationId) => providerSettings.knowledgeServerFor(organizationId),

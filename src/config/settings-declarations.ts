@@ -745,6 +745,15 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1,
     maximum: 1_000,
   }),
+  /** Terms are a function of language and text alone, so an entry is never stale (src/retrieval/analysed-text-cache.ts). */
+  fullTextRerankCacheCharacters: integerSetting({
+    variable: 'FULL_TEXT_RERANK_CACHE_CHARACTERS',
+    meaning:
+      "characters of chunk text whose terms a process keeps for the proximity re-rank; an entry is used only while its chunk's language and text are the same, so it is never stale; the least recently used go past it (0 analyses every candidate's text on every query)",
+    defaultValue: 4_000_000,
+    minimum: 0,
+    maximum: 1_000_000_000,
+  }),
   fullTextQueryExpansion: booleanSetting({
     variable: 'FULL_TEXT_QUERY_EXPANSION',
     meaning:

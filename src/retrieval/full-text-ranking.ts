@@ -16,6 +16,7 @@ import {
 } from '../store/chunk-search-repository.js';
 import { textAnalyzer } from '../store/text-analysis.js';
 import type { Database } from '../store/schema.js';
+import { AnalysedTextCache } from './analysed-text-cache.js';
 import { expandQuery } from './pseudo-relevance-feedback.js';
 import { rerankByProximity } from './proximity-rerank.js';
 
@@ -26,10 +27,16 @@ export interface FullTextRanking {
   feedback: boolean;
   /** BM25 candidates each knowledge base hands to the re-ranking, at least (more when top_k asks for more). */
   candidates: number;
+  /** The candidates' terms, remembered between queries (FULL_TEXT_RERANK_CACHE_CHARACTERS); one shared by callers without settings otherwise. */
+  analysedTexts?: AnalysedTextCache;
 }
 
 /** What FULL_TEXT_RERANK_CANDIDATES and FULL_TEXT_QUERY_EXPANSION default to, for callers without settings. */
 export const DEFAULT_FULL_TEXT_RANKING: FullTextRanking = { proximity: true, feedback: false, candidates: 50 };
+
+/** FULL_TEXT_RERANK_CACHE_CHARACTERS's default, for callers without settings. */
+export const DEFAULT_ANALYSED_TEXT_CHARACTERS = 4_000_000;
+const sharedAnalysedTexts = new AnalysedTextCache(DEFAULT_ANALYSED_TEXT_CHARACTERS);
 
 function withoutScore(hit: ScoredChunkHit): ChunkHit {
   const { score: _score, ...rest } = hit;
@@ -58,8 +65,9 @@ async function rankOne(db: Kysely<Database>, { statistics, text, limit, ranking 
   }
   if (ranking.proximity && hits.length > 0) {
     const inverseDocumentFrequencies = new Map([...first.weights].map(([term, weight]) => [term, weight / terms.get(term)!]));
+    const analysedTexts = ranking.analysedTexts ?? sharedAnalysedTexts;
     hits = rerankByProximity({
-      analyzer,
+      termsOf: (value, chunkId) => (chunkId === undefined ? analyzer.terms(value) : analysedTexts.terms(analyzer, chunkId, value)),
       queryTerms: queryTermSequence,
       inverseDocumentFrequencies,
       termWeightTotal: [...weights.values()].reduce((sum, weight) => sum + weight, 0),

@@ -4,11 +4,12 @@
  * in the query is also looked for as an exact phrase (`#1`) and unordered within a window of 8
  * terms (`#uw8`), and a chunk scores 0.85 × its BM25 + 0.1 × the phrases' BM25 + 0.05 × the
  * windows' BM25. Postings hold no positions, so this re-scores a knowledge base's best BM25
- * candidates by re-analysing their stored text with the knowledge base's own analyzer; the result
- * depends on the chunk and its knowledge base's statistics alone, identically on both stores.
+ * candidates by re-analysing their stored text with the knowledge base's own analyzer (remembered
+ * between queries, analysed-text-cache.ts); the result depends on the chunk and its knowledge
+ * base's statistics alone, identically on both stores.
  * The weights and window are the paper's usual defaults, not fitted to any data set.
  */
-import { TITLE_FIELD_WEIGHT, titleFieldOf, type TextAnalyzer } from '../store/text-analysis.js';
+import { TITLE_FIELD_WEIGHT, titleFieldOf } from '../store/text-analysis.js';
 import type { ScoredChunkHit } from '../store/chunk-search-repository.js';
 
 /** SDM's weights of the unigram, ordered-pair and unordered-pair parts (Metzler and Croft 2005). */
@@ -27,7 +28,8 @@ interface TermPair {
 }
 
 export interface ProximityRerank {
-  analyzer: TextAnalyzer;
+  /** The terms of a stored chunk's text (by its id) or of a title, by the knowledge base's own analyzer. */
+  termsOf: (text: string, chunkId?: number) => readonly string[];
   /** The query's terms in order (repeats kept), as the analyzer gives them. */
   queryTerms: readonly string[];
   /** Each query term's idf in the knowledge base (terms it lacks are absent). */
@@ -52,26 +54,51 @@ function adjacentPairs(queryTerms: readonly string[], inverseDocumentFrequencies
   return pairs;
 }
 
-/** How often `first` is directly followed by `second` (Indri's `#1`). */
-export function phraseCount(terms: readonly string[], first: string, second: string): number {
+const NOWHERE: readonly number[] = [];
+
+/** Where each wanted term occurs in `terms`, ascending: one pass, so a pair's counts need only its terms' few positions. */
+export function termPositions(terms: readonly string[], wanted: ReadonlySet<string>): Map<string, number[]> {
+  const positions = new Map<string, number[]>();
+  for (let index = 0; index < terms.length; index += 1) {
+    const term = terms[index]!;
+    if (!wanted.has(term)) continue;
+    const list = positions.get(term);
+    if (list === undefined) positions.set(term, [index]);
+    else list.push(index);
+  }
+  return positions;
+}
+
+/** How often an occurrence of the first term is directly followed by one of the second (Indri's `#1`), from their positions. */
+export function phraseCount(first: readonly number[], second: readonly number[]): number {
   let count = 0;
-  for (let index = 0; index + 1 < terms.length; index += 1) if (terms[index] === first && terms[index + 1] === second) count += 1;
+  let next = 0;
+  for (const position of first) {
+    while (next < second.length && second[next]! <= position) next += 1;
+    if (next < second.length && second[next] === position + 1) count += 1;
+  }
   return count;
 }
 
 /**
  * How many times both terms occur, in either order, within `window` consecutive terms (Indri's
- * `#uwN`), each occurrence used in one match at most: matches are taken left to right.
+ * `#uwN`), each occurrence used in one match at most: matches are taken left to right. The same
+ * positions array for both means the pair is one term twice, whose occurrences match each other.
  */
-export function windowCount(terms: readonly string[], first: string, second: string, window: number): number {
-  const used = new Uint8Array(terms.length);
+export function windowCount(first: readonly number[], second: readonly number[], window: number): number {
+  const sameTerm = first === second;
+  const events = sameTerm
+    ? first.map((position) => ({ position, isFirst: true }))
+    : [...first.map((position) => ({ position, isFirst: true })), ...second.map((position) => ({ position, isFirst: false }))].sort(
+        (left, right) => left.position - right.position,
+      );
+  const used = new Uint8Array(events.length);
   let count = 0;
-  for (let start = 0; start < terms.length; start += 1) {
-    const term = terms[start];
-    if (used[start] === 1 || (term !== first && term !== second)) continue;
-    const other = term === first ? second : first;
-    for (let next = start + 1; next < Math.min(terms.length, start + window); next += 1) {
-      if (used[next] === 0 && terms[next] === other) {
+  for (let start = 0; start < events.length; start += 1) {
+    if (used[start] === 1) continue;
+    const from = events[start]!;
+    for (let next = start + 1; next < events.length && events[next]!.position < from.position + window; next += 1) {
+      if (used[next] === 0 && (sameTerm || events[next]!.isFirst !== from.isFirst)) {
         used[start] = 1;
         used[next] = 1;
         count += 1;
@@ -89,24 +116,27 @@ export function windowCount(terms: readonly string[], first: string, second: str
  * phrase, always under 1. A query of one term keeps its BM25 order and similarities.
  */
 export function rerankByProximity(rerank: ProximityRerank): ScoredChunkHit[] {
-  const { analyzer, candidates, averageLength } = rerank;
+  const { termsOf, candidates, averageLength } = rerank;
   const pairs = adjacentPairs(rerank.queryTerms, rerank.inverseDocumentFrequencies);
   if (pairs.length === 0) return [...candidates];
   const pairWeightTotal = pairs.reduce((sum, pair) => sum + pair.weight, 0);
   const weightTotal =
     PROXIMITY_WEIGHTS.terms * rerank.termWeightTotal + (PROXIMITY_WEIGHTS.phrases + PROXIMITY_WEIGHTS.windows) * pairWeightTotal;
+  const wanted = new Set(pairs.flatMap((pair) => [pair.first, pair.second]));
   const rescored = candidates.map((candidate) => {
-    const terms = analyzer.terms(candidate.text);
+    const terms = termsOf(candidate.text, candidate.id);
+    const positions = termPositions(terms, wanted);
+    const at = (term: string) => positions.get(term) ?? NOWHERE;
     // The BM25F length the terms' scores were normalised with (search-index-repository.ts).
     const titleField = titleFieldOf(candidate.metadata.title, candidate.metadata.heading);
-    const length = terms.length + TITLE_FIELD_WEIGHT * analyzer.terms(titleField).length;
+    const length = terms.length + TITLE_FIELD_WEIGHT * termsOf(titleField).length;
     const normalisation = BM25_K1 * (1 - BM25_B + (BM25_B * length) / Math.max(averageLength, 1));
     const saturated = (frequency: number) => (frequency * (BM25_K1 + 1)) / (frequency + normalisation);
     let phrases = 0;
     let windows = 0;
     for (const pair of pairs) {
-      phrases += pair.weight * saturated(phraseCount(terms, pair.first, pair.second));
-      windows += pair.weight * saturated(windowCount(terms, pair.first, pair.second, PROXIMITY_WINDOW));
+      phrases += pair.weight * saturated(phraseCount(at(pair.first), at(pair.second)));
+      windows += pair.weight * saturated(windowCount(at(pair.first), at(pair.second), PROXIMITY_WINDOW));
     }
     const score = PROXIMITY_WEIGHTS.terms * candidate.score + PROXIMITY_WEIGHTS.phrases * phrases + PROXIMITY_WEIGHTS.windows * windows;
     return { ...candidate, score, similarity: score / (score + weightTotal) };
