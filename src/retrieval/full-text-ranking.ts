@@ -35,7 +35,7 @@ export interface FullTextRanking {
 export const DEFAULT_FULL_TEXT_RANKING: FullTextRanking = { proximity: true, feedback: false, candidates: 50 };
 
 /** FULL_TEXT_RERANK_CACHE_CHARACTERS's default, for callers without settings. */
-export const DEFAULT_ANALYSED_TEXT_CHARACTERS = 4_000_000;
+const DEFAULT_ANALYSED_TEXT_CHARACTERS = 4_000_000;
 const sharedAnalysedTexts = new AnalysedTextCache(DEFAULT_ANALYSED_TEXT_CHARACTERS);
 
 function withoutScore(hit: ScoredChunkHit): ChunkHit {
