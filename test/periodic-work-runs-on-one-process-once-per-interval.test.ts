@@ -5,6 +5,7 @@
  * lock to the others with its connection.
  */
 import { spawn } from 'node:child_process';
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PeriodicWork } from '../src/scheduling/periodic-work.js';
 import { readPeriodicRun } from '../src/store/periodic-runs-repository.js';
@@ -22,6 +23,7 @@ process.stdout.write('locked\\n');
 setInterval(() => undefined, 1000);
 `;
 const NAME = 'test-sweep';
+const LOCK_RELEASE_DEADLINE_MILLISECONDS = 15_000;
 
 interface Gate {
   opened: Promise<void>;
@@ -32,6 +34,22 @@ function gate(): Gate {
   let open!: () => void;
   const opened = new Promise<void>((resolve) => (open = resolve));
   return { opened, open };
+}
+
+/**
+ * The server lets a dead client's locks go when its backend notices the closed socket, a moment
+ * after the client process has exited; on a busy machine that moment can come after the next query.
+ */
+async function untilNoBackendHoldsTheLock(store: Store, waitMilliseconds = LOCK_RELEASE_DEADLINE_MILLISECONDS): Promise<void> {
+  const deadline = Date.now() + waitMilliseconds;
+  for (;;) {
+    const held = await sql<{ count: string }>`
+      select count(*) as count from pg_locks
+      where locktype = 'advisory' and granted and classid = 19794 and objid = hashtext(${NAME})::oid`.execute(store.db);
+    if (Number(held.rows[0]?.count) === 0) return;
+    if (Date.now() > deadline) throw new Error(`the killed process still held the lock after ${waitMilliseconds} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 describe.each(TEST_DIALECTS)('periodic work on %s', (dialect) => {
@@ -119,8 +137,10 @@ describe.each(TEST_DIALECTS)('periodic work on %s', (dialect) => {
     });
     const now = Date.now();
     expect((await workFor(stores[0]!, 'blocked').runIfDue(now)).ran).toBe(false);
+    await expect(untilNoBackendHoldsTheLock(stores[1]!, 200)).rejects.toThrow(/still held/);
     holder.kill('SIGKILL');
     await exited;
+    await untilNoBackendHoldsTheLock(stores[1]!);
     expect(await workFor(stores[1]!, 'survivor').runIfDue(now)).toEqual({ ran: true, result: 'survivor' });
   });
 });
