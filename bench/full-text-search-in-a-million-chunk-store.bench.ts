@@ -26,7 +26,7 @@ import { rankChunks } from '../src/retrieval/chunk-ranking.js';
 import { insertChunks, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { insertCompletedDocument } from '../test/support/stored-documents.js';
-import { createTestDatabase, TEST_DIALECTS, type Dialect } from '../test/support/test-databases.js';
+import { createTestDatabase, TEST_DIALECTS, TEST_PASSWORD_HASH_COST, type Dialect } from '../test/support/test-databases.js';
 import { queriesWithTitles, readJsonLines, type CorpusDocument } from './support/beir-data.js';
 import { ascending, milliseconds, percentile, printTable, wholeNumberSetting } from './support/measure.js';
 import { scaleTexts } from './support/scale-texts.js';
@@ -140,7 +140,7 @@ async function runDialect(dialect: Dialect, texts: readonly string[], queries: r
   const database = await createTestDatabase(dialect);
   const store = await openStore({ databaseUrl: database.databaseUrl, dataDirectory: database.dataDirectory, poolSize: 4 });
   try {
-    await bootstrapAdmin(store.db, 'bench@merino.test', 'bench-password');
+    await bootstrapAdmin(store.db, 'bench@merino.test', 'bench-password', TEST_PASSWORD_HASH_COST);
     const admin = await store.db.selectFrom('users').select(['id', 'organization_id']).executeTakeFirstOrThrow();
     const owner = { userId: admin.id, organizationId: admin.organization_id };
     const measured = await newKnowledgeBase(store, owner, 'measured');

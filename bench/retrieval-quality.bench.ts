@@ -25,7 +25,7 @@ import { insertChunks, insertKnowledgeBase } from '../src/store/knowledge-reposi
 import { insertDocument } from '../src/store/knowledge-documents-repository.js';
 import { openStore } from '../src/store/store.js';
 import { deterministicEmbedding, EMBEDDING_DIMENSIONS } from '../test/fakes/fake-http.js';
-import { createTestDatabase, TEST_DIALECTS, type Dialect } from '../test/support/test-databases.js';
+import { createTestDatabase, TEST_DIALECTS, TEST_PASSWORD_HASH_COST, type Dialect } from '../test/support/test-databases.js';
 import { BEIR_DIRECTORY, readJsonLines, type BeirQuery, type CorpusDocument } from './support/beir-data.js';
 import { ascending, milliseconds, percentile, printTable } from './support/measure.js';
 
@@ -108,7 +108,7 @@ async function evaluate(dialect: Dialect): Promise<QualityFigures> {
   const database = await createTestDatabase(dialect);
   const store = await openStore({ databaseUrl: database.databaseUrl, dataDirectory: database.dataDirectory, poolSize: 4 });
   try {
-    await bootstrapAdmin(store.db, 'bench@merino.test', 'bench-password');
+    await bootstrapAdmin(store.db, 'bench@merino.test', 'bench-password', TEST_PASSWORD_HASH_COST);
     const admin = await store.db.selectFrom('users').select(['id', 'organization_id']).executeTakeFirstOrThrow();
     const knowledgeBaseId = await insertKnowledgeBase(store.db, {
       ownerId: admin.id,

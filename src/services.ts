@@ -10,6 +10,7 @@ import { SignUpService } from './auth/sign-up/sign-up-service.js';
 import { SignUpSettingsService } from './organizations/sign-up-settings-service.js';
 import { OrganizationService } from './organizations/organization-service.js';
 import { PasswordChangeService } from './auth/password-change-service.js';
+import { passwordRulesOf } from './auth/passwords.js';
 import { AssistantService } from './assistants/assistant-service.js';
 import { AssistantConversionService } from './assistants/assistant-conversion-service.js';
 import { AssistantSharingService } from './assistants/assistant-sharing-service.js';
@@ -150,6 +151,11 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     lifetimeMilliseconds: settings.apiKeyCacheMilliseconds,
   });
   const owners = new HotReadCache<number, Identity>({ ...cacheBounds, lifetimeMilliseconds: settings.hotReadCacheMilliseconds });
+  /** After a change to a person's account, this process reads their identity afresh. */
+  const forgetPeople = (): void => {
+    apiKeyIdentities.clear();
+    owners.clear();
+  };
   const organizationSettings = new HotReadCache<number, StoredConfig>({
     ...cacheBounds,
     lifetimeMilliseconds: settings.hotReadCacheMilliseconds,
@@ -188,7 +194,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
   });
   const rateLimiter = new RateLimiter(store.db, settings);
   const rubrics = new RubricService(store.db);
-  const authenticator = new Authenticator(store.db, settings.sessionTtlHours, rateLimiter, apiKeyIdentities);
+  const authenticator = new Authenticator(store.db, settings, rateLimiter, apiKeyIdentities);
   const ltiToolKeys = new LtiToolKeys(store.db, secrets);
   const ltiLaunches = new LtiLaunchService({
     db: store.db,
@@ -320,16 +326,10 @@ export function createServices(store: Store, settings: Settings, registries: Reg
       groupsMaximum: settings.usageGroupsMaximum,
       flushRecords: () => runRecords.flush(),
     }),
-    users: new UserService(store.db, settings.passwordLengthMinimum, () => {
-      apiKeyIdentities.clear();
-      owners.clear();
-    }),
+    users: new UserService(store.db, passwordRulesOf(settings), forgetPeople),
     organizations: new OrganizationService(store.db, () => apiKeyIdentities.clear()),
     auditLog: new AuditLogService(store.db),
-    passwordChanges: new PasswordChangeService(store.db, settings.passwordLengthMinimum, () => {
-      apiKeyIdentities.clear();
-      owners.clear();
-    }),
+    passwordChanges: new PasswordChangeService(store.db, passwordRulesOf(settings), forgetPeople),
     apiKeys: new ApiKeyService(store.db, () => apiKeyIdentities.clear()),
     assistants: new AssistantService(store.db, registries, (owner, filePath) => files.mayRead(owner, filePath)),
     assistantSharing: new AssistantSharingService(store.db),
@@ -365,7 +365,7 @@ export function createServices(store: Store, settings: Settings, registries: Reg
     organizationSettings: new OrganizationSettingsService(store.db, providerSettings, organizationControls),
     organizationControls,
     pluginCatalogue: new PluginCatalogueService(store.db, registries, organizationControls),
-    signUps: new SignUpService({ db: store.db, rateLimiter, authenticator, passwordLengthMinimum: settings.passwordLengthMinimum }),
+    signUps: new SignUpService({ db: store.db, rateLimiter, authenticator, passwordRules: passwordRulesOf(settings) }),
     signUpSettings: new SignUpSettingsService(store.db),
     knowledgeBases,
     knowledgePassages,

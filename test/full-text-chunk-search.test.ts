@@ -10,7 +10,7 @@ import { queryTerms, QUERY_TERMS_MAXIMUM, searchChunksFullText } from '../src/st
 import { deleteDocumentChunks, insertChunks, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { insertCompletedDocument } from './support/stored-documents.js';
-import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
+import { createTestDatabase, TEST_DIALECTS, TEST_PASSWORD_HASH_COST, type TestDatabase } from './support/test-databases.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 
 const PASSAGES = [
@@ -34,7 +34,7 @@ describe.each(TEST_DIALECTS)('full-text chunk search on %s', (dialect) => {
   beforeAll(async () => {
     database = await createTestDatabase(dialect);
     store = await openStore({ databaseUrl: database.databaseUrl, dataDirectory: database.dataDirectory, poolSize: 2 });
-    await bootstrapAdmin(store.db, 'kb-admin@merino.test', 'kb-admin-password');
+    await bootstrapAdmin(store.db, 'kb-admin@merino.test', 'kb-admin-password', TEST_PASSWORD_HASH_COST);
     const admin = await store.db.selectFrom('users').select(['id', 'organization_id']).executeTakeFirstOrThrow();
     const newBase = (name: string) =>
       insertKnowledgeBase(store.db, {

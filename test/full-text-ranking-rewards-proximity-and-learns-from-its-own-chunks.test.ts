@@ -14,7 +14,7 @@ import { searchChunksFullText } from '../src/store/chunk-search-repository.js';
 import { insertChunks, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { insertCompletedDocument } from './support/stored-documents.js';
-import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
+import { createTestDatabase, TEST_DIALECTS, TEST_PASSWORD_HASH_COST, type TestDatabase } from './support/test-databases.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 
 // The same words, so the same BM25: only their order differs.
@@ -38,7 +38,7 @@ describe.each(TEST_DIALECTS)('full-text ranking beyond BM25 on %s', (dialect) =>
   beforeAll(async () => {
     database = await createTestDatabase(dialect);
     store = await openStore({ databaseUrl: database.databaseUrl, dataDirectory: database.dataDirectory, poolSize: 2 });
-    await bootstrapAdmin(store.db, 'ranking-admin@merino.test', 'ranking-admin-password');
+    await bootstrapAdmin(store.db, 'ranking-admin@merino.test', 'ranking-admin-password', TEST_PASSWORD_HASH_COST);
     const admin = await store.db.selectFrom('users').select(['id', 'organization_id']).executeTakeFirstOrThrow();
     newBase = async (name, texts) => {
       const knowledgeBaseId = await insertKnowledgeBase(store.db, {

@@ -13,7 +13,7 @@ import { deleteDocumentChunks, deleteKnowledgeBaseContents, insertChunks, insert
 import { reindexNextBatch } from '../src/store/search-index-repository.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { insertCompletedDocument } from './support/stored-documents.js';
-import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
+import { createTestDatabase, TEST_DIALECTS, TEST_PASSWORD_HASH_COST, type TestDatabase } from './support/test-databases.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 
 const ASTRONOMY = [
@@ -55,7 +55,7 @@ describe.each(TEST_DIALECTS)('full-text search on %s', (dialect) => {
   beforeAll(async () => {
     database = await createTestDatabase(dialect);
     store = await openStore({ databaseUrl: database.databaseUrl, dataDirectory: database.dataDirectory, poolSize: 2 });
-    await bootstrapAdmin(store.db, 'fts-admin@merino.test', 'fts-admin-password');
+    await bootstrapAdmin(store.db, 'fts-admin@merino.test', 'fts-admin-password', TEST_PASSWORD_HASH_COST);
     admin = await store.db.selectFrom('users').select(['id', 'organization_id']).executeTakeFirstOrThrow();
   });
 

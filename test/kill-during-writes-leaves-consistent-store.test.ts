@@ -8,7 +8,7 @@ import { hashPassword } from '../src/auth/passwords.js';
 import { ensureSystemOrganization } from '../src/store/organizations-repository.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { insertUser } from '../src/store/users-repository.js';
-import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
+import { createTestDatabase, TEST_DIALECTS, TEST_PASSWORD_HASH_COST, type TestDatabase } from './support/test-databases.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 
 const WORKER = fileURLToPath(new URL('./support/write-load-worker.ts', import.meta.url));
@@ -25,9 +25,9 @@ function storeOptions(database: TestDatabase) {
 
 async function prepareStore(database: TestDatabase): Promise<void> {
   const store = await openStore(storeOptions(database));
-  await bootstrapAdmin(store.db, ADMIN_EMAIL, 'crash-admin-password');
+  await bootstrapAdmin(store.db, ADMIN_EMAIL, 'crash-admin-password', TEST_PASSWORD_HASH_COST);
   const organization = await ensureSystemOrganization(store.db);
-  const passwordHash = await hashPassword('learner-password');
+  const passwordHash = await hashPassword('learner-password', TEST_PASSWORD_HASH_COST);
   for (const email of SHARE_SET_B) {
     await insertUser(store.db, { organizationId: organization.id, email, name: '', passwordHash, role: 'learner', isSystemAdmin: false });
   }

@@ -22,6 +22,7 @@ import { insertDocument } from '../src/store/knowledge-documents-repository.js';
 import { migrateStore, openStore, type Store } from '../src/store/store.js';
 import { startPgliteServer, type PgliteServer } from './support/pglite-server.js';
 import { possiblyUnset } from './support/possibly-unset.js';
+import { TEST_PASSWORD_HASH_COST } from './support/test-databases.js';
 
 const VECTOR_COUNT = 300;
 const DIMENSIONS = 24;
@@ -56,7 +57,7 @@ describe('vector chunk search on PostgreSQL with pgvector (PGlite)', () => {
     dataDirectory = await mkdtemp(path.join(os.tmpdir(), 'merino-test-pglite-'));
     // PGlite serves one connection at a time.
     store = await openStore({ databaseUrl: server.databaseUrl, dataDirectory, poolSize: 1 });
-    await bootstrapAdmin(store.db, 'pgvector-admin@merino.test', 'pgvector-admin-password');
+    await bootstrapAdmin(store.db, 'pgvector-admin@merino.test', 'pgvector-admin-password', TEST_PASSWORD_HASH_COST);
     const admin = await store.db.selectFrom('users').select(['id', 'organization_id']).executeTakeFirstOrThrow();
     knowledgeBaseId = await insertKnowledgeBase(store.db, {
       ownerId: admin.id,

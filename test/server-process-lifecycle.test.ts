@@ -100,8 +100,8 @@ describe.each(TEST_DIALECTS)('the server process on %s', { timeout: 150_000 }, (
   });
 
   it('finishes an in-flight request on SIGTERM, then exits cleanly', async () => {
-    const server = await startServer(environment);
-    // A login costs a deliberate scrypt hash, so it is still running when the signal arrives.
+    // A login at the default cost spends a deliberate scrypt hash, so it is still running when the signal arrives.
+    const server = await startServer({ ...environment, PASSWORD_HASH_COST: '15' });
     const inFlight = request(server, 'POST', '/api/auth/login', { body: { email: 'admin@merino.local', password: 'wrong-password' } });
     await new Promise((resolve) => setTimeout(resolve, 20));
     server.child.kill('SIGTERM');

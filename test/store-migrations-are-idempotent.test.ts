@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { bootstrapAdmin } from '../src/auth/admin-bootstrap.js';
 import { migrateStore, openStore } from '../src/store/store.js';
-import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
+import { createTestDatabase, TEST_DIALECTS, TEST_PASSWORD_HASH_COST, type TestDatabase } from './support/test-databases.js';
 
 const EXPECTED_TABLES = [
   'answer_feedback',
@@ -98,7 +98,9 @@ describe.each(TEST_DIALECTS)('the store on %s', (dialect) => {
   it('lets two processes start on one fresh store at once, migrating once and creating one admin', async () => {
     database = await createTestDatabase(dialect);
     const stores = await Promise.all([openStore(optionsFor(database)), openStore(optionsFor(database))]);
-    const results = await Promise.all(stores.map((store) => bootstrapAdmin(store.db, 'first@merino.test', 'first-admin-password')));
+    const results = await Promise.all(
+      stores.map((store) => bootstrapAdmin(store.db, 'first@merino.test', 'first-admin-password', TEST_PASSWORD_HASH_COST)),
+    );
     expect(results.filter((result) => result.created)).toHaveLength(1);
     const users = await stores[0].db.selectFrom('users').select('email').execute();
     expect(users).toEqual([{ email: 'first@merino.test' }]);
@@ -110,8 +112,8 @@ describe.each(TEST_DIALECTS)('the store on %s', (dialect) => {
   it('never creates a second admin once users exist', async () => {
     database = await createTestDatabase(dialect);
     const store = await openStore(optionsFor(database));
-    expect((await bootstrapAdmin(store.db, 'one@merino.test', 'first-admin-password')).created).toBe(true);
-    expect((await bootstrapAdmin(store.db, 'two@merino.test', 'other-admin-password')).created).toBe(false);
+    expect((await bootstrapAdmin(store.db, 'one@merino.test', 'first-admin-password', TEST_PASSWORD_HASH_COST)).created).toBe(true);
+    expect((await bootstrapAdmin(store.db, 'two@merino.test', 'other-admin-password', TEST_PASSWORD_HASH_COST)).created).toBe(false);
     expect(await store.db.selectFrom('users').select('email').execute()).toEqual([{ email: 'one@merino.test' }]);
     await store.close();
   });

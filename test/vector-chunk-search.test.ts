@@ -28,7 +28,7 @@ import {
 } from '../src/store/knowledge-repository.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { insertCompletedDocument } from './support/stored-documents.js';
-import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
+import { createTestDatabase, TEST_DIALECTS, TEST_PASSWORD_HASH_COST, type TestDatabase } from './support/test-databases.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 
 /** Hand-made directions in three dimensions, in insertion order. */
@@ -115,7 +115,7 @@ describe.each(TEST_DIALECTS)('vector chunk search on %s', (dialect) => {
   beforeAll(async () => {
     database = await createTestDatabase(dialect);
     store = await openStore({ databaseUrl: database.databaseUrl, dataDirectory: database.dataDirectory, poolSize: 2 });
-    await bootstrapAdmin(store.db, 'vector-admin@merino.test', 'vector-admin-password');
+    await bootstrapAdmin(store.db, 'vector-admin@merino.test', 'vector-admin-password', TEST_PASSWORD_HASH_COST);
     const admin = await store.db.selectFrom('users').select(['id', 'organization_id']).executeTakeFirstOrThrow();
     adminId = admin.id;
     organizationId = admin.organization_id;

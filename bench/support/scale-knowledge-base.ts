@@ -6,6 +6,7 @@
 import { bootstrapAdmin } from '../../src/auth/admin-bootstrap.js';
 import type { Store } from '../../src/store/store.js';
 import { deterministicEmbedding, EMBEDDING_DIMENSIONS } from '../../test/fakes/fake-http.js';
+import { TEST_PASSWORD_HASH_COST } from '../../test/support/test-databases.js';
 
 export const CHUNK_SIZE = 1000;
 export const CHUNK_OVERLAP = 200;
@@ -34,7 +35,7 @@ export interface Owner {
 
 /** The benchmark's administrator, who owns every knowledge base it makes. */
 export async function createOwner(store: Store): Promise<Owner> {
-  await bootstrapAdmin(store.db, 'bench@merino.test', 'bench-password');
+  await bootstrapAdmin(store.db, 'bench@merino.test', 'bench-password', TEST_PASSWORD_HASH_COST);
   const admin = await store.db.selectFrom('users').select(['id', 'organization_id']).executeTakeFirstOrThrow();
   return { userId: admin.id, organizationId: admin.organization_id };
 }

@@ -18,11 +18,12 @@ export async function bootstrapAdmin(
   db: Kysely<Database>,
   adminEmail: string | undefined,
   adminPassword: string | undefined,
+  passwordHashCost: number,
 ): Promise<BootstrapResult> {
   const organization = await ensureSystemOrganization(db);
   const email = adminEmail ?? DEFAULT_ADMIN_EMAIL;
   const generatedPassword = adminPassword === undefined ? generatePassword() : undefined;
-  const passwordHash = await hashPassword(adminPassword ?? generatedPassword ?? '');
+  const passwordHash = await hashPassword(adminPassword ?? generatedPassword ?? '', passwordHashCost);
   try {
     return await createFirstAdmin(db, { organizationId: organization.id, email, passwordHash, generatedPassword });
   } catch (error) {

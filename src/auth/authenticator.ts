@@ -11,10 +11,10 @@ import { appendAuditEntry } from '../store/audit-log-repository.js';
 import type { HotReadCache } from '../store/hot-read-cache.js';
 import type { Database } from '../store/schema.js';
 import { findLiveSession, insertSession, revokeSession } from '../store/sessions-repository.js';
-import { findUserByEmail, findUserById, type UserWithRole } from '../store/users-repository.js';
+import { findUserByEmail, findUserById, updateUser, type UserWithRole } from '../store/users-repository.js';
 import type { Identity } from './identity.js';
 import { isLockedOutBySuspension } from './permissions.js';
-import { verifyAgainstDecoy, verifyPassword } from './passwords.js';
+import { hashPassword, needsRehash, verifyAgainstDecoy, verifyPassword } from './passwords.js';
 import { rateLimited, type LoginLimitScope, type LoginReservation, type RateLimiter } from './rate-limiter.js';
 import { API_KEY_PREFIX, generateSessionToken, hashToken, SESSION_TOKEN_PREFIX } from './tokens.js';
 
@@ -75,7 +75,8 @@ export interface LoginAttempt {
 export class Authenticator {
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly sessionTtlHours: number,
+    /** The session lifetime (SESSION_TTL_HOURS) and the password hash cost. */
+    private readonly rules: { sessionTtlHours: number; passwordHashCost: number },
     private readonly rateLimiter: RateLimiter,
     /** API key hash → identity, for API_KEY_CACHE_MS (docs/deployment.md, "Caches"). */
     private readonly apiKeyIdentities: HotReadCache<string, CachedApiKey>,
@@ -100,7 +101,7 @@ export class Authenticator {
     }
     const { reservation } = admission;
     if (user?.password_hash == null) {
-      await verifyAgainstDecoy(password);
+      await verifyAgainstDecoy(password, this.rules.passwordHashCost);
       await this.recordFailedLogin(user?.id ?? null, 'unknown_user', requestId);
       await this.countFailure(reservation, user?.id ?? null, attempt);
       throw new AppError('invalid_credentials');
@@ -120,9 +121,14 @@ export class Authenticator {
       throw new AppError('organization_suspended');
     }
     await this.rateLimiter.loginSucceeded(reservation);
+    // A hash made at another PASSWORD_HASH_COST is stored again at this one while the password is at hand.
+    const passwordHash = needsRehash(user.password_hash, this.rules.passwordHashCost)
+      ? await hashPassword(password, this.rules.passwordHashCost)
+      : undefined;
     const token = generateSessionToken();
-    const expiresAt = new Date(Date.now() + this.sessionTtlHours * 3_600_000).toISOString();
+    const expiresAt = new Date(Date.now() + this.rules.sessionTtlHours * 3_600_000).toISOString();
     await this.db.transaction().execute(async (transaction) => {
+      if (passwordHash !== undefined) await updateUser(transaction, user, { passwordHash });
       const sessionId = await insertSession(transaction, user.id, hashToken(token), expiresAt);
       await appendAuditEntry(transaction, {
         actorUserId: user.id,
@@ -144,7 +150,7 @@ export class Authenticator {
     if (user.disabled === 1) throw new AppError('account_disabled');
     refuseIfSuspended(user);
     const token = generateSessionToken();
-    const expiresAt = new Date(Date.now() + this.sessionTtlHours * 3_600_000).toISOString();
+    const expiresAt = new Date(Date.now() + this.rules.sessionTtlHours * 3_600_000).toISOString();
     const sessionId = await this.db.transaction().execute(async (transaction) => {
       const id = await insertSession(transaction, user.id, hashToken(token), expiresAt);
       await appendAuditEntry(transaction, {

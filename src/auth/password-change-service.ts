@@ -12,7 +12,7 @@ import type { Database } from '../store/schema.js';
 import { revokeUserSessions, revokeUserSessionsExcept } from '../store/sessions-repository.js';
 import { findUserById, updateUser } from '../store/users-repository.js';
 import { auditEntryOf, type CallContext } from './call-context.js';
-import { hashPassword, requirePasswordLength, verifyPassword } from './passwords.js';
+import { hashPassword, requirePasswordLength, verifyPassword, type PasswordRules } from './passwords.js';
 import { requireUserAction } from './permissions.js';
 import type { PasswordChangeInput, PasswordResetView } from './user-schemas.js';
 import { userView } from './user-view.js';
@@ -23,7 +23,7 @@ const ONE_TIME_PASSWORD_BYTES = 18;
 export class PasswordChangeService {
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly passwordLengthMinimum: number,
+    private readonly passwordRules: PasswordRules,
     /** Called once a user's credentials changed, so this process's cached identities are read again. */
     private readonly onUserChanged: () => void,
   ) {}
@@ -41,7 +41,7 @@ export class PasswordChangeService {
       throw new AppError('forbidden', 'Change your own password with POST /api/auth/password, not a reset.');
     }
     const oneTimePassword = randomBytes(ONE_TIME_PASSWORD_BYTES).toString('base64url');
-    const passwordHash = await hashPassword(oneTimePassword);
+    const passwordHash = await hashPassword(oneTimePassword, this.passwordRules.hashCost);
     await this.db.transaction().execute(async (transaction) => {
       await updateUser(transaction, user, { passwordHash, mustChangePassword: true });
       await revokeUserSessions(transaction, user.id);
@@ -61,11 +61,11 @@ export class PasswordChangeService {
     if (user.password_hash === null || !(await verifyPassword(input.current_password, user.password_hash))) {
       throw new AppError('invalid_credentials', 'The current password is wrong.', { param: 'current_password' });
     }
-    requirePasswordLength(input.new_password, this.passwordLengthMinimum, 'new_password');
+    requirePasswordLength(input.new_password, this.passwordRules.lengthMinimum, 'new_password');
     if (input.new_password === input.current_password) {
       throw new AppError('weak_password', 'The new password must differ from the current one.', { param: 'new_password' });
     }
-    const passwordHash = await hashPassword(input.new_password);
+    const passwordHash = await hashPassword(input.new_password, this.passwordRules.hashCost);
     await this.db.transaction().execute(async (transaction) => {
       await updateUser(transaction, user, { passwordHash, mustChangePassword: false });
       const current = context.identity.credential === 'session' ? context.identity.credentialId : undefined;

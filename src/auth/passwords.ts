@@ -1,18 +1,29 @@
 /**
  * Password hashing with scrypt. The stored form names its parameters
- * (`scrypt$<N>$<r>$<p>$<salt>$<hash>`) so they can be raised later without breaking old hashes.
+ * (`scrypt$<N>$<r>$<p>$<salt>$<hash>`), so PASSWORD_HASH_COST can be raised without breaking old
+ * hashes: each is checked with its own parameters and stored again at the new cost at its next
+ * login (see needsRehash).
  */
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { AppError } from '../errors/app-error.js';
 
-const COST = 2 ** 15;
 const BLOCK_SIZE = 8;
 const PARALLELISM = 1;
 const KEY_LENGTH = 32;
 const SALT_LENGTH = 16;
 
-function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
-  const maxmem = 256 * (options.N ?? COST) * (options.r ?? BLOCK_SIZE) + 1024 * 1024;
+/** How passwords are chosen and stored: PASSWORD_MIN_LENGTH, and PASSWORD_HASH_COST as scrypt's N = 2^cost. */
+export interface PasswordRules {
+  lengthMinimum: number;
+  hashCost: number;
+}
+
+export function passwordRulesOf(settings: { passwordLengthMinimum: number; passwordHashCost: number }): PasswordRules {
+  return { lengthMinimum: settings.passwordLengthMinimum, hashCost: settings.passwordHashCost };
+}
+
+function derive(password: string, salt: Buffer, options: Required<Pick<ScryptOptions, 'N' | 'r' | 'p'>>): Promise<Buffer> {
+  const maxmem = 256 * options.N * options.r + 1024 * 1024;
   return new Promise((resolve, reject) => {
     scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, { ...options, maxmem }, (error, key) => {
       if (error) reject(error);
@@ -21,10 +32,18 @@ function derive(password: string, salt: Buffer, options: ScryptOptions): Promise
   });
 }
 
-export async function hashPassword(password: string): Promise<string> {
+/** Hashes with scrypt at N = 2^hashCost (PASSWORD_HASH_COST). */
+export async function hashPassword(password: string, hashCost: number): Promise<string> {
   const salt = randomBytes(SALT_LENGTH);
-  const key = await derive(password, salt, { N: COST, r: BLOCK_SIZE, p: PARALLELISM });
-  return ['scrypt', COST, BLOCK_SIZE, PARALLELISM, salt.toString('base64url'), key.toString('base64url')].join('$');
+  const cost = 2 ** hashCost;
+  const key = await derive(password, salt, { N: cost, r: BLOCK_SIZE, p: PARALLELISM });
+  return ['scrypt', cost, BLOCK_SIZE, PARALLELISM, salt.toString('base64url'), key.toString('base64url')].join('$');
+}
+
+/** Whether a stored hash was made with other parameters than hashPassword's at hashCost, so a login should store it again. */
+export function needsRehash(stored: string, hashCost: number): boolean {
+  const [scheme, cost, blockSize, parallelism] = stored.split('$');
+  return scheme !== 'scrypt' || Number(cost) !== 2 ** hashCost || Number(blockSize) !== BLOCK_SIZE || Number(parallelism) !== PARALLELISM;
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
@@ -39,11 +58,16 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return key.length === expectedKey.length && timingSafeEqual(key, expectedKey);
 }
 
-let decoyHash: Promise<string> | undefined;
+/** One decoy per cost, made on first use: a process normally has one cost, tests may start several. */
+const decoyHashes = new Map<number, Promise<string>>();
 
 /** Spends the time a real check would, so a login for an unknown email is not told apart by timing. */
-export async function verifyAgainstDecoy(password: string): Promise<void> {
-  decoyHash ??= hashPassword(randomBytes(16).toString('hex'));
+export async function verifyAgainstDecoy(password: string, hashCost: number): Promise<void> {
+  let decoyHash = decoyHashes.get(hashCost);
+  if (decoyHash === undefined) {
+    decoyHash = hashPassword(randomBytes(16).toString('hex'), hashCost);
+    decoyHashes.set(hashCost, decoyHash);
+  }
   await verifyPassword(password, await decoyHash);
 }
 

@@ -15,7 +15,7 @@ import {
   type UserWithRole,
 } from '../store/users-repository.js';
 import type { CallContext } from './call-context.js';
-import { hashPassword, requirePasswordLength } from './passwords.js';
+import { hashPassword, requirePasswordLength, type PasswordRules } from './passwords.js';
 import {
   requireSystemAdminGrant,
   requireUserAction,
@@ -33,13 +33,13 @@ import type { PageQuery } from '../validation/page-query-schema.js';
 export class UserService {
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly passwordLengthMinimum: number,
+    private readonly passwordRules: PasswordRules,
     /** Called once a user is changed (disabled, role, name), so this process's cached identities are read again. */
     private readonly onUserChanged: () => void,
   ) {}
 
   private checkPassword(password: string): void {
-    requirePasswordLength(password, this.passwordLengthMinimum);
+    requirePasswordLength(password, this.passwordRules.lengthMinimum);
   }
 
   async create(context: CallContext, input: NewUserInput): Promise<UserView> {
@@ -51,7 +51,7 @@ export class UserService {
       throw new AppError('unknown_organization', `Organization ${organizationId} does not exist.`, { param: 'organization_id' });
     }
     if (await findUserByEmail(this.db, input.email)) throw new AppError('email_taken', undefined, { param: 'email' });
-    const passwordHash = await hashPassword(input.password);
+    const passwordHash = await hashPassword(input.password, this.passwordRules.hashCost);
     const userId = await this.db.transaction().execute(async (transaction) => {
       const id = await insertUser(transaction, {
         organizationId,
@@ -122,7 +122,7 @@ export class UserService {
     if (patch.password !== undefined) this.checkPassword(patch.password);
     const changes: UserChanges = {
       ...(patch.name !== undefined && { name: patch.name.trim() }),
-      ...(patch.password !== undefined && { passwordHash: await hashPassword(patch.password) }),
+      ...(patch.password !== undefined && { passwordHash: await hashPassword(patch.password, this.passwordRules.hashCost) }),
       ...(patch.role !== undefined && !move && { role: patch.role }),
       ...(patch.disabled !== undefined && { disabled: patch.disabled }),
       ...(patch.is_system_admin !== undefined && { isSystemAdmin: patch.is_system_admin }),

@@ -5,17 +5,18 @@
  */
 import { ApiKeyService } from '../auth/api-key-service.js';
 import { PasswordChangeService } from '../auth/password-change-service.js';
+import { passwordRulesOf } from '../auth/passwords.js';
 import { UserService } from '../auth/user-service.js';
 import type { CommandSession } from './command-session.js';
 
 const nothingCached = (): void => undefined;
 
 export function userServiceOf(session: CommandSession): UserService {
-  return new UserService(session.store.db, session.settings.passwordLengthMinimum, nothingCached);
+  return new UserService(session.store.db, passwordRulesOf(session.settings), nothingCached);
 }
 
 export function passwordChangeServiceOf(session: CommandSession): PasswordChangeService {
-  return new PasswordChangeService(session.store.db, session.settings.passwordLengthMinimum, nothingCached);
+  return new PasswordChangeService(session.store.db, passwordRulesOf(session.settings), nothingCached);
 }
 
 export function apiKeyServiceOf(session: CommandSession): ApiKeyService {

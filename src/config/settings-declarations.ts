@@ -342,6 +342,14 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 6,
     maximum: 128,
   }),
+  passwordHashCost: integerSetting({
+    variable: 'PASSWORD_HASH_COST',
+    meaning:
+      "scrypt's cost for new password hashes, as a power of two (N = 2^cost; 15 takes 32 MB and about 0.1 s per hash); a hash made at another cost is stored again at its next login",
+    defaultValue: 15,
+    minimum: 10,
+    maximum: 17,
+  }),
   bodyBytesMaximum: integerSetting({
     variable: 'BODY_LIMIT_BYTES',
     meaning: 'largest request body',

@@ -89,6 +89,7 @@ interface LimitCase {
 const LIMITS: readonly LimitCase[] = [
   { variable: 'SESSION_TTL_HOURS', field: 'sessionTtlHours', defaultValue: 168, minimum: 1, customValue: 12 },
   { variable: 'PASSWORD_MIN_LENGTH', field: 'passwordLengthMinimum', defaultValue: 8, minimum: 6, customValue: 14 },
+  { variable: 'PASSWORD_HASH_COST', field: 'passwordHashCost', defaultValue: 15, minimum: 10, customValue: 12 },
   { variable: 'BODY_LIMIT_BYTES', field: 'bodyBytesMaximum', defaultValue: 1_048_576, minimum: 1024, customValue: 65_536 },
   { variable: 'PAGE_SIZE_MAX', field: 'pageSizeMaximum', defaultValue: 200, minimum: 1, customValue: 25 },
   { variable: 'JSON_DEPTH_MAX', field: 'jsonDepthMaximum', defaultValue: 64, minimum: 4, customValue: 16 },

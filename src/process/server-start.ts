@@ -136,7 +136,7 @@ export async function startMerino(commandLine: readonly string[]): Promise<void>
   const signals = deferSignalsUntilStarted(logger);
   const store = await openMigratedStore(settings);
   logger.info({ dialect: store.dialect }, 'store ready');
-  const bootstrap = await bootstrapAdmin(store.db, settings.adminEmail, settings.adminPassword);
+  const bootstrap = await bootstrapAdmin(store.db, settings.adminEmail, settings.adminPassword, settings.passwordHashCost);
   registerPluginApiSpecifier();
   const registries = await loadRegistries(
     { info: (message) => logger.info(message), error: (message) => logger.error(message) },

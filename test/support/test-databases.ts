@@ -32,7 +32,10 @@ export interface TestDatabase {
   databaseUrl: string | undefined;
   /** A fresh empty temp folder; the SQLite file will live here (the app's DATA_DIR). */
   dataDirectory: string;
-  /** What points a Merino process at this database: DATA_DIR, and for postgres DATABASE_URL with the shared MERINO_SECRET_KEY it requires. */
+  /**
+   * What points a Merino process at this database: DATA_DIR, and for postgres DATABASE_URL with the
+   * shared MERINO_SECRET_KEY it requires; and the tests' PASSWORD_HASH_COST.
+   */
   environment: Record<string, string>;
   /** Drops the postgres database (terminating its connections first) and removes the folder. */
   drop(): Promise<void>;
@@ -40,6 +43,13 @@ export interface TestDatabase {
 
 /** The key every test process on one PostgreSQL database shares, as production processes must. */
 export const TEST_SHARED_SECRET_KEY = 'the secret key every test process shares';
+
+/**
+ * scrypt's cost in every test process (PASSWORD_HASH_COST, N = 2^10): a login or a new account
+ * then costs about 1 ms instead of 0.15 s, which most of the suite's accounts would otherwise
+ * spend. The default cost is proven in src/auth/passwords.test.ts and by the suites that set it.
+ */
+export const TEST_PASSWORD_HASH_COST = 10;
 
 const DATABASE_NAME_PREFIX = 'merino_test_';
 
@@ -57,7 +67,7 @@ export async function createTestDatabase(dialect: Dialect, options: TestDatabase
       dialect,
       databaseUrl: undefined,
       dataDirectory,
-      environment: { DATA_DIR: dataDirectory },
+      environment: { DATA_DIR: dataDirectory, PASSWORD_HASH_COST: String(TEST_PASSWORD_HASH_COST) },
       drop: once(async () => {
         await rm(dataDirectory, { recursive: true, force: true });
       }),
@@ -82,7 +92,12 @@ export async function createTestDatabase(dialect: Dialect, options: TestDatabase
     dialect,
     databaseUrl,
     dataDirectory,
-    environment: { DATA_DIR: dataDirectory, DATABASE_URL: databaseUrl, MERINO_SECRET_KEY: TEST_SHARED_SECRET_KEY },
+    environment: {
+      DATA_DIR: dataDirectory,
+      DATABASE_URL: databaseUrl,
+      MERINO_SECRET_KEY: TEST_SHARED_SECRET_KEY,
+      PASSWORD_HASH_COST: String(TEST_PASSWORD_HASH_COST),
+    },
     drop: once(async () => {
       try {
         // FORCE terminates sessions the test left open (for example a pool that was never

@@ -59,7 +59,7 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
     poolSize: settings.databasePoolSize,
     statementCacheSize: settings.sqliteStatementCacheSize,
   });
-  await bootstrapAdmin(store.db, settings.adminEmail, settings.adminPassword);
+  await bootstrapAdmin(store.db, settings.adminEmail, settings.adminPassword, settings.passwordHashCost);
   const logLines: string[] = [];
   const logSink = new Writable({
     write(chunk: Buffer, _encoding, done) {

@@ -17,7 +17,7 @@ import type { Database } from '../../store/schema.js';
 import { findSignUpByKeyHash, type SignUpByKey } from '../../store/sign-up-repository.js';
 import { findUserById, insertUser } from '../../store/users-repository.js';
 import type { Authenticator, LoginResult } from '../authenticator.js';
-import { hashPassword, requirePasswordLength } from '../passwords.js';
+import { hashPassword, requirePasswordLength, type PasswordRules } from '../passwords.js';
 import type { RateLimiter } from '../rate-limiter.js';
 import { hashSignUpKey } from './sign-up-key.js';
 import type { SignUpInput } from './sign-up-schemas.js';
@@ -26,7 +26,7 @@ export interface SignUpServiceOptions {
   db: Kysely<Database>;
   rateLimiter: RateLimiter;
   authenticator: Authenticator;
-  passwordLengthMinimum: number;
+  passwordRules: PasswordRules;
 }
 
 export interface SignUpAttempt {
@@ -49,13 +49,13 @@ export class SignUpService {
   constructor(private readonly options: SignUpServiceOptions) {}
 
   async signUp(attempt: SignUpAttempt): Promise<LoginResult> {
-    const { db, rateLimiter, authenticator, passwordLengthMinimum } = this.options;
+    const { db, rateLimiter, authenticator, passwordRules } = this.options;
     await rateLimiter.admitSignUpAttempt(attempt.clientAddress);
     const { input } = attempt;
-    requirePasswordLength(input.password, passwordLengthMinimum);
+    requirePasswordLength(input.password, passwordRules.lengthMinimum);
     const signUp = await findSignUpByKeyHash(db, hashSignUpKey(input.sign_up_key));
     // Hashed before any decision, so every refusal costs what a sign-up costs.
-    const passwordHash = await hashPassword(input.password);
+    const passwordHash = await hashPassword(input.password, passwordRules.hashCost);
     const decision = this.decide(signUp, input.email);
     if (decision.kind === 'refused') {
       await this.recordRefusal(attempt, decision.reason, signUp?.organization_id ?? null);
