@@ -14,8 +14,6 @@ const FILES_PAST_THE_LINE_LIMIT = {
   'src/auth/permissions.ts': 'the one module that decides every access (DESIGN §2), kept whole so every rule is read together',
   'src/lti/lti-advantage-service.ts': 'the LTI 1.3 login, launch and deep-linking exchange; to be split with the LTI pages',
   'src/pipeline/tool-loop/tool-loop.ts': 'the tool loop with its bounds in one place; to be split when the pipeline folder is',
-  'src/knowledge/knowledge-document-service.ts':
-    'uploads, their leases and the document list; to be split with the knowledge folder, issue 28',
   'src/store/ingestion-jobs-repository.ts': 'the documents and jobs tables, which change together; to be split with the knowledge folder',
 };
 

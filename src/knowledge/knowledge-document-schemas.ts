@@ -1,7 +1,7 @@
 /**
  * LAMB's JSON form of adding documents, and how the API shows documents, their ingestion jobs and
  * what it queued, as JSON Schemas: the routes check bodies and serialize answers with them, and
- * knowledge-document-service.ts reads its input and view types from them, so each shape is
+ * the document service and its views read their types from them, so each shape is
  * declared once. Sizes are checked by the service, which names the limits.
  */
 import type { FromSchema } from 'json-schema-to-ts';
@@ -44,7 +44,7 @@ const documentRefreshProperties = {
 } as const;
 const documentRefreshRequired = ['source_url', 'last_checked_at', 'refresh_outcome', 'refresh_error', 'refresh_every_seconds'] as const;
 
-/** A document as the API answers with it, with its ingestion status (knowledge-document-service.ts builds its views to this type). */
+/** A document as the API answers with it, with its ingestion status (knowledge-document-views.ts builds views to this type). */
 export function documentViewSchema(description: string) {
   return {
     type: 'object',

@@ -1,12 +1,10 @@
 /**
  * Documents of a knowledge base and their ingestion jobs: upload (stored in blob storage under
- * `knowledge/<knowledge base id>/<document id>`, its type checked by content, then
- * queued for the ingestion runner), list, download, delete, and the jobs' status, retry and
- * cancel. Permissions come from the knowledge base: changing needs `update`, reading `view`.
- * Documents that would take the organization past its `storage_gb` limit are refused.
- * Between writing a document's row and queuing its job, the uploading process holds the row
- * under a lease it renews (`upload_owner`), so an upload cut short by a killed process is told
- * apart from one still running in another process and marked failed as soon as it is orphaned.
+ * `knowledge/<knowledge base id>/<document id>`, its type checked by content, then recorded and
+ * queued for the ingestion runner by document-batch-queue.ts), LAMB's JSON texts, list, download,
+ * delete, and the jobs' status, retry and cancel. Permissions come from the knowledge base:
+ * changing needs `update`, reading `view`. Documents that would take the organization past its
+ * `storage_gb` limit are refused.
  */
 import { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
@@ -18,25 +16,17 @@ import { requireStorageRoom } from '../organizations/organization-quotas.js';
 import { displayFileName } from '../files/file-paths.js';
 import { FileStorage } from '../files/file-storage.js';
 import type { BlobStorage } from '../blobs/blob-storage.js';
-import { appendAuditEntries, appendAuditEntry } from '../store/audit-log-repository.js';
+import { appendAuditEntry } from '../store/audit-log-repository.js';
 import { auditEntryOf } from '../auth/call-context.js';
 import {
   cancelIngestionJob,
   findIngestionJob,
-  insertIngestionJobs,
   listIngestionJobs,
   retryIngestionJob,
   type IngestionJobRow,
 } from '../store/ingestion-jobs-repository.js';
-import {
-  deleteDocument,
-  findDocument,
-  insertDocuments,
-  listDocumentPage,
-  type KnowledgeDocumentRow,
-} from '../store/knowledge-documents-repository.js';
-import { releaseUploadLeases, renewUploadLeases } from '../store/document-uploads-repository.js';
-import { findKnowledgeBase, type KnowledgeBaseRecord, type NewDocument } from '../store/knowledge-repository.js';
+import { deleteDocument, findDocument, listDocumentPage, type KnowledgeDocumentRow } from '../store/knowledge-documents-repository.js';
+import { findKnowledgeBase, type KnowledgeBaseRecord } from '../store/knowledge-repository.js';
 import type { Database } from '../store/schema.js';
 import { detectUploadedDocumentType } from '../document-reading/document-types.js';
 import { asAppError } from '../ingestion/reading-refusals.js';
@@ -44,6 +34,9 @@ import { knowledgeBaseFacts } from './knowledge-base-service.js';
 import type { DocumentView, JobView, QueuedDocument, TextDocumentInput } from './knowledge-document-schemas.js';
 import type { PageBounds } from '../validation/page-query-schema.js';
 import { settleAll } from './settle-with-concurrency.js';
+import { DocumentBatchQueue, uploadFailure, type CheckedDocument } from './document-batch-queue.js';
+import { documentView, jobView } from './knowledge-document-views.js';
+import { prepareTexts, type PreparedText } from './text-documents.js';
 import { sweepUploadLeftovers, type LeftoverSweepCounts } from '../ingestion/upload-leftover-sweep.js';
 
 /** Stored documents are named by their id; an upload still streaming in has a random temporary name. */
@@ -61,92 +54,6 @@ export interface DocumentUpload {
   /** Copied into every chunk's metadata. */
   metadata?: Record<string, unknown>;
   sourceUrl?: string | null;
-}
-
-/** A document checked and ready to be recorded and queued. */
-interface CheckedDocument {
-  fileName: string;
-  contentType: string;
-  metadata: Record<string, unknown>;
-  sourceUrl: string | null;
-  sizeBytes: number;
-}
-
-/**
- * How a batch's files come to be named by their documents' ids once the rows exist: an upload
- * streamed in under a staged name is renamed; texts in hand are written straight under the ids.
- */
-interface FilePlacement {
-  place: (documentIds: readonly number[]) => Promise<void>;
-  /** Files written before the rows (a staged upload), removed when the batch fails. */
-  stagedNames: readonly string[];
-}
-
-/** A text of LAMB's JSON form, checked and ready to store. */
-interface PreparedText {
-  fileName: string;
-  text: string;
-  metadata: Record<string, unknown>;
-  sourceUrl: string | null;
-}
-
-interface QueuedBatch {
-  context: CallContext;
-  record: KnowledgeBaseRecord;
-  documents: readonly CheckedDocument[];
-  documentIds: readonly number[];
-}
-
-/** A document's metadata is copied into each of its chunks, so it stays small. */
-export const TEXT_DOCUMENT_METADATA_BYTES_MAXIMUM = 8_192;
-const TEXT_EXTENSIONS = /\.(?:txt|text|md|markdown|vtt|srt)$/i;
-
-/** `metadata.filename` or `metadata.title`, kept as a text name (`.txt` added unless it is .txt or .md). */
-function textDocumentName(metadata: Record<string, unknown>, index: number): string {
-  const given = [metadata.filename, metadata.title].find((value): value is string => typeof value === 'string' && value.trim() !== '');
-  const name = displayFileName(given ?? `document-${index + 1}`);
-  return TEXT_EXTENSIONS.test(name) ? name : `${name}.txt`;
-}
-
-function sourceUrlOf(metadata: Record<string, unknown>): string | null {
-  const candidate = [metadata.source_url, metadata.url].find((value): value is string => typeof value === 'string');
-  return candidate !== undefined && /^https?:\/\/\S+$/i.test(candidate) ? candidate : null;
-}
-
-function documentView(row: KnowledgeDocumentRow & { job_id?: number | null }): DocumentView {
-  return {
-    id: row.id,
-    file_name: row.file_name,
-    content_type: row.content_type,
-    size_bytes: row.size_bytes,
-    page_count: row.page_count,
-    status: row.status,
-    error: row.error,
-    chunk_count: row.chunk_count,
-    job_id: row.job_id ?? null,
-    source_url: row.source_url,
-    last_checked_at: row.last_checked_at,
-    refresh_outcome: row.refresh_outcome as DocumentView['refresh_outcome'],
-    refresh_error: row.refresh_error,
-    refresh_every_seconds: row.refresh_every_seconds,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
-
-function jobView(row: IngestionJobRow): JobView {
-  const total = row.progress_total;
-  const percentage = row.status === 'completed' ? 100 : total > 0 ? Math.min(100, Math.round((row.progress_current / total) * 100)) : 0;
-  return {
-    id: row.id,
-    document_id: row.document_id,
-    status: row.status,
-    progress: { current: row.progress_current, total, percentage, message: row.message },
-    error: row.error,
-    attempts: row.attempts,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
 }
 
 export interface KnowledgeDocumentServiceOptions {
@@ -170,7 +77,10 @@ export class KnowledgeDocumentService {
   private readonly bytesMaximum: number;
   private readonly textDocumentsMaximum: number;
 
+  private readonly batches: DocumentBatchQueue;
+
   constructor(private readonly options: KnowledgeDocumentServiceOptions) {
+    this.batches = new DocumentBatchQueue(options);
     this.db = options.db;
     this.storage = options.storage;
     this.bytesMaximum = options.bytesMaximum;
@@ -213,7 +123,7 @@ export class KnowledgeDocumentService {
     const fileName = displayFileName(input.fileName);
     const stored = await this.storage
       .store(record.id, input.stream, { bytesMaximum: this.bytesMaximum, extension: UPLOAD_EXTENSION })
-      .catch((error: unknown) => this.uploadFailure(record.id, error));
+      .catch((error: unknown) => uploadFailure(this.db, record.id, error));
     let contentType: string;
     try {
       const bytes = await this.storage.readAll(record.id, stored.storedName);
@@ -222,7 +132,7 @@ export class KnowledgeDocumentService {
       contentType = (await detectUploadedDocumentType({ fileName, bytes })).contentType;
     } catch (error) {
       await this.storage.remove(record.id, stored.storedName).catch(() => undefined);
-      return await this.uploadFailure(record.id, asAppError(error));
+      return await uploadFailure(this.db, record.id, asAppError(error));
     }
     const document = {
       fileName,
@@ -231,136 +141,11 @@ export class KnowledgeDocumentService {
       sourceUrl: input.sourceUrl ?? null,
       sizeBytes: stored.sizeBytes,
     };
-    const [queued] = await this.queueDocuments(context, record, [document], {
+    const [queued] = await this.batches.queue(context, record, [document], {
       stagedNames: [stored.storedName],
       place: async ([documentId]) => await this.storage.rename(record.id, stored.storedName, String(documentId)),
     });
     return queued!;
-  }
-
-  /**
-   * Records checked documents, puts their files under their ids and queues their jobs: every row
-   * in one transaction, then every job with its audit entry in another, each kind of row written in
-   * one statement, so a batch of texts costs two commits and a handful of statements. A row holds
-   * its upload lease until its job is queued; whatever fails removes every row and file of the batch.
-   */
-  private async queueDocuments(
-    context: CallContext,
-    record: KnowledgeBaseRecord,
-    documents: readonly CheckedDocument[],
-    files: FilePlacement,
-  ): Promise<QueuedDocument[]> {
-    let documentIds: number[] = [];
-    let heartbeat: NodeJS.Timeout | undefined;
-    try {
-      await requireStorageRoom(this.db, {
-        organizationId: record.organization_id,
-        addedBytes: documents.reduce((total, document) => total + document.sizeBytes, 0),
-        limits: await this.options.limitsFor(record.organization_id),
-      });
-      documentIds = await this.db.transaction().execute((transaction) =>
-        insertDocuments(
-          transaction,
-          documents.map((document) => this.newDocumentRow(record.id, document)),
-        ),
-      );
-      heartbeat = this.renewUploadLeasesWhileRunning(documentIds);
-      // Named by their ids before their jobs exist, so a runner never claims a job whose file is not in place.
-      await files.place(documentIds);
-      const jobIds = await this.db
-        .transaction()
-        .execute((transaction) => this.queueJobs(transaction, { context, record, documents, documentIds }));
-      return documentIds.map((documentId, index) => ({ document_id: documentId, job_id: jobIds[index]! }));
-    } catch (error) {
-      await this.discardFiles(record.id, [...files.stagedNames, ...documentIds.map(String)]);
-      await this.discardRows(documentIds);
-      return await this.uploadFailure(record.id, error);
-    } finally {
-      clearInterval(heartbeat);
-    }
-  }
-
-  private newDocumentRow(knowledgeBaseId: number, document: CheckedDocument): NewDocument {
-    return {
-      knowledgeBaseId,
-      fileName: document.fileName,
-      contentType: document.contentType,
-      sizeBytes: document.sizeBytes,
-      sourceUrl: document.sourceUrl,
-      status: 'pending',
-      metadata: document.metadata,
-      upload: { owner: this.options.uploadOwner, leaseExpiresAt: this.uploadLeaseEnd() },
-    };
-  }
-
-  private async queueJobs(transaction: Kysely<Database>, batch: QueuedBatch): Promise<number[]> {
-    const { context, record, documents, documentIds } = batch;
-    if (!(await releaseUploadLeases(transaction, documentIds, this.options.uploadOwner))) {
-      throw new AppError(
-        'upload_interrupted',
-        'This upload stalled for longer than its lease and was marked interrupted; upload the file again.',
-      );
-    }
-    const jobIds = await insertIngestionJobs(transaction, {
-      knowledgeBaseId: record.id,
-      documentIds,
-      requestedBy: context.identity.userId,
-    });
-    await appendAuditEntries(
-      transaction,
-      documentIds.map((documentId, index) =>
-        auditEntryOf(
-          context,
-          { type: 'knowledge_base', id: record.id, organizationId: record.organization_id },
-          'knowledge_base.document_upload',
-          { document_id: documentId, content_type: documents[index]!.contentType, size_bytes: documents[index]!.sizeBytes },
-        ),
-      ),
-    );
-    return jobIds;
-  }
-
-  /** Removes the files a batch that failed had written: staged ones and those already named by their ids. */
-  private async discardFiles(knowledgeBaseId: number, names: readonly string[]): Promise<void> {
-    await settleAll(
-      names.map((name) => () => this.storage.remove(knowledgeBaseId, name).catch(() => undefined)),
-      this.options.textWritesInFlight,
-    );
-  }
-
-  /** Removes the rows of a batch that failed. */
-  private async discardRows(documentIds: readonly number[]): Promise<void> {
-    if (documentIds.length === 0) return;
-    await this.db
-      .transaction()
-      .execute(async (transaction) => {
-        for (const documentId of documentIds) await deleteDocument(transaction, documentId);
-      })
-      .catch(() => undefined);
-  }
-
-  private uploadLeaseEnd(): string {
-    return new Date(Date.now() + this.options.uploadLeaseMilliseconds).toISOString();
-  }
-
-  /** Keeps the uploads' rows this process's while the steps before their jobs run, however slow the storage is. */
-  private renewUploadLeasesWhileRunning(documentIds: readonly number[]): NodeJS.Timeout {
-    const renew = (): Promise<void> => renewUploadLeases(this.db, documentIds, this.options.uploadOwner, this.uploadLeaseEnd());
-    const timer = setInterval(() => void renew().catch(() => undefined), Math.max(1, Math.floor(this.options.uploadLeaseMilliseconds / 3)));
-    timer.unref();
-    return timer;
-  }
-
-  /**
-   * The error an upload fails with: when its knowledge base was deleted while the bytes streamed
-   * in, whichever step broke first (its folder gone, its row gone), the answer is that it is not
-   * found, never a 500.
-   */
-  private async uploadFailure(knowledgeBaseId: number, error: unknown): Promise<never> {
-    const current = await findKnowledgeBase(this.db, knowledgeBaseId);
-    if (current === undefined || current.deleted_at !== null)
-      throw new AppError('not_found', 'The knowledge base was deleted while the document was being uploaded.');
-    throw error;
   }
 
   /**
@@ -380,25 +165,7 @@ export class KnowledgeDocumentService {
         { param: 'documents' },
       );
     }
-    const prepared = documents.map((document, index): PreparedText => {
-      const metadata = document.metadata ?? {};
-      // Measured, not encoded: the bytes of each text are made only when it is stored, one at a time.
-      const byteLength = Buffer.byteLength(document.text, 'utf8');
-      if (document.text.trim() === '')
-        throw new AppError('invalid_body', `Document ${index + 1} has no text.`, { param: `documents[${index}].text` });
-      if (byteLength > this.bytesMaximum)
-        throw new AppError('file_too_large', `Document ${index + 1} is larger than ${this.bytesMaximum} bytes.`, {
-          param: `documents[${index}].text`,
-        });
-      if (Buffer.byteLength(JSON.stringify(metadata)) > TEXT_DOCUMENT_METADATA_BYTES_MAXIMUM) {
-        throw new AppError(
-          'invalid_body',
-          `The metadata of document ${index + 1} is larger than ${TEXT_DOCUMENT_METADATA_BYTES_MAXIMUM} bytes.`,
-          { param: `documents[${index}].metadata` },
-        );
-      }
-      return { fileName: textDocumentName(metadata, index), text: document.text, metadata, sourceUrl: sourceUrlOf(metadata) };
-    });
+    const prepared = prepareTexts(documents, this.bytesMaximum);
     const record = await this.load(context, knowledgeBaseId, 'update');
     const checked: CheckedDocument[] = [];
     for (const { text, ...document } of prepared) {
@@ -410,7 +177,7 @@ export class KnowledgeDocumentService {
       );
       checked.push({ ...document, contentType, sizeBytes: Buffer.byteLength(text, 'utf8') });
     }
-    const queued = await this.queueDocuments(context, record, checked, {
+    const queued = await this.batches.queue(context, record, checked, {
       stagedNames: [],
       place: (documentIds) => this.writeTexts(record.id, prepared, documentIds),
     });
