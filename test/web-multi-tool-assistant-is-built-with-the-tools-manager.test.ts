@@ -7,7 +7,8 @@
  * another by drag and drop, a tool is disabled, the server's live check shows its error at the
  * field, and Save stores the tools in the chosen order with the chosen configs (read back through
  * the API) and opens the assistant's page. There, the assistant picker lists the server's candidates, the assistant itself
- * disabled with the reason. The form with cards passes axe-core at desktop width in light mode
+ * disabled with the reason. "Add tool" opened again before the close event of the last choice
+ * arrives stays open. The form with cards passes axe-core at desktop width in light mode
  * and at 375 px in dark mode, without overflow.
  */
 import type { Browser, Page } from 'playwright-core';
@@ -168,6 +169,33 @@ describe('building a multi-tool assistant with the tools manager', () => {
     const itself = target.locator('option', { hasText: 'Plant lab helper (unavailable: this assistant itself)' });
     await expect.poll(() => itself.count()).toBe(1);
     expect(await itself.isDisabled()).toBe(true);
+    expect(pageErrors).toEqual([]);
+    await context.close();
+  });
+
+  it('keeps "Add tool" open when it is opened again before the close event of the last choice arrives', async () => {
+    const { context, page, pageErrors } = await openPage(browser);
+    await startMultiToolForm(page, server.baseUrl);
+    await page.getByRole('button', { name: 'Add tool' }).click();
+    await page.getByRole('dialog', { name: 'Choose a tool' }).waitFor();
+    // In one task: choose Weather (the dialog closes; its close event is only queued), then open
+    // the dialog again, as a busy browser may let a quick second click do before that event arrives.
+    const reopened = await page.evaluate(`(async () => {
+      const dialog = document.querySelector('dialog[open]');
+      const byText = (text) => [...document.querySelectorAll('button')].find((button) => button.textContent.trim() === text);
+      const settle = async (isOpen) => { for (let turn = 0; turn < 100 && dialog.open !== isOpen; turn++) await Promise.resolve(); return dialog.open === isOpen; };
+      [...dialog.querySelectorAll('button.choice')].find((button) => button.querySelector('.name').textContent === 'Weather').click();
+      const closed = await settle(false);
+      byText('Add tool').click();
+      return closed && (await settle(true));
+    })()`);
+    expect(reopened).toBe(true);
+    await page.getByRole('article', { name: 'Weather' }).waitFor();
+    // Whatever the stale close event does, it arrives within a few frames; the dialog must still be open after them.
+    await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 100))))');
+    expect(await page.getByRole('dialog', { name: 'Choose a tool' }).isVisible()).toBe(true);
+    await page.getByRole('dialog', { name: 'Choose a tool' }).getByRole('button', { name: 'Assessment rubric', exact: true }).click();
+    expect(await cardTitles(page)).toEqual(['Weather', 'Assessment rubric']);
     expect(pageErrors).toEqual([]);
     await context.close();
   });
