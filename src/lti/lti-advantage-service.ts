@@ -5,16 +5,20 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { OutboundGuard } from '../outbound/outbound-guard.js';
 import { findLtiPlatform, findLtiPlatformsByIssuer } from '../store/lti-registrations-repository.js';
 import { findLoginState, insertLoginState, takeLoginState } from '../store/lti-replay-repository.js';
 import type { Database, LtiPlatformRow } from '../store/schema.js';
 import { browserSecretMatches, newBrowserSecret, storageKeyOf, storageTargetOf } from './lti-browser-binding.js';
-import { LtiDeepLinking, type DeepLinkingAnswer, type DeepLinkingPick, type DeepLinkingStart } from './lti-deep-linking.js';
-import { CLAIM, LtiIdTokenVerifier, objectClaim, stringClaim, text } from './lti-id-token.js';
+import {
+  LtiDeepLinking,
+  type DeepLinkingAnswer,
+  type LtiDeepLinkingOptions,
+  type DeepLinkingPick,
+  type DeepLinkingStart,
+} from './lti-deep-linking.js';
+import { CLAIM, LtiIdTokenVerifier, type LtiIdTokenOptions, objectClaim, stringClaim, text } from './lti-id-token.js';
 import { LtiLaunchRefusal } from './lti-launch-refusal.js';
-import { isInstructorRole, type LaunchOutcome, type LtiLaunchService } from './lti-launch-service.js';
-import type { LtiToolKeys } from './lti-tool-keys.js';
+import { isInstructorRole, type LaunchOutcome } from './lti-launch-service.js';
 
 const RESOURCE_LINK_REQUEST = 'LtiResourceLinkRequest';
 const DEEP_LINKING_REQUEST = 'LtiDeepLinkingRequest';
@@ -60,18 +64,8 @@ export interface PlatformStorageCheck {
 
 export type AdvantageLaunchOutcome = (LaunchOutcome & { kind: 'launch' }) | DeepLinkingStart | PlatformStorageCheck;
 
-export interface LtiAdvantageOptions {
-  db: Kysely<Database>;
-  launches: LtiLaunchService;
-  toolKeys: LtiToolKeys;
-  outbound: OutboundGuard;
-  tokenClockSkewSeconds: number;
-  loginStateSeconds: number;
-  jwksTimeoutMilliseconds: number;
-  jwksCacheSeconds: number;
-  jwksRefetchCooldownMilliseconds: number;
-  sessionTtlHours: number;
-}
+/** What the id_token's verification and deep linking need, together. */
+export interface LtiAdvantageOptions extends LtiIdTokenOptions, LtiDeepLinkingOptions {}
 
 function platformStorage(platform: LtiPlatformRow, target: string, state: string): PlatformStorage {
   return { target, platformOrigin: new URL(platform.auth_login_url).origin, key: storageKeyOf(state) };
