@@ -12,7 +12,6 @@ const FILES_PAST_THE_LINE_LIMIT = {
   'src/store/schema.ts': "one declaration of every table's row types, which Kysely reads as one Database interface",
   'src/text-tool-calls/format-samples.ts': "sample outputs of every engine's tool-call format: data, not logic",
   'src/auth/permissions.ts': 'the one module that decides every access (DESIGN §2), kept whole so every rule is read together',
-  'src/pipeline/tool-loop/tool-loop.ts': 'the tool loop with its bounds in one place; to be split when the pipeline folder is',
   'src/store/ingestion-jobs-repository.ts': 'the documents and jobs tables, which change together; to be split with the knowledge folder',
 };
 

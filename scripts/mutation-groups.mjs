@@ -18,7 +18,7 @@ export const MUTATION_GROUPS = {
     ],
   },
   'tool-loop': {
-    mutate: ['src/pipeline/tool-loop/tool-loop.ts'],
+    mutate: ['src/pipeline/tool-loop/tool-loop.ts', 'src/pipeline/tool-loop/tool-call-runner.ts'],
     tests: [
       'src/pipeline/tool-loop/tool-loop.test.ts',
       'src/pipeline/tool-loop/tool-loop-keeps-every-detail.test.ts',

@@ -42,7 +42,8 @@ import {
   type ToolCallFormatSetting,
 } from '../text-tool-calls/index.js';
 import type { ToolContext } from './plugin-contract/tool-definition.js';
-import { runToolLoop, type TextCallParser, type ToolCallStep, type ToolLoopOutcome } from './tool-loop/tool-loop.js';
+import type { ToolCallStep } from './tool-loop/tool-call-runner.js';
+import { runToolLoop, type TextCallParser, type ToolLoopOutcome } from './tool-loop/tool-loop.js';
 import { toolLoopLimitsFor, type ToolLoopSettings } from './tool-loop/tool-loop-limits.js';
 
 export interface PipelineRequest {

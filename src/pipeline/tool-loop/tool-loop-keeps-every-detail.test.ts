@@ -9,7 +9,8 @@ import type { PipelineEvent, StatusEvent, Usage } from '../conversation/events.j
 import type { FunctionToolRun, SkippedFunctionTool } from './function-tools.js';
 import { defineTool, type ToolDefinition } from '../plugin-contract/tool-definition.js';
 import type { TextParserEvent } from '../../text-tool-calls/index.js';
-import { runToolLoop, UNKNOWN_FUNCTION, type TextCallParser, type ToolLoopLimits, type ToolLoopOutcome } from './tool-loop.js';
+import { UNKNOWN_FUNCTION } from './tool-call-runner.js';
+import { runToolLoop, type TextCallParser, type ToolLoopLimits, type ToolLoopOutcome } from './tool-loop.js';
 import { drainGenerator } from '../../../test/support/drain-generator.js';
 
 type Script = (request: ConnectorRequest, round: number) => ConnectorEvent[];
