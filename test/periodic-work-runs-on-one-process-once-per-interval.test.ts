@@ -79,7 +79,7 @@ describe.each(TEST_DIALECTS)('periodic work on %s', (dialect) => {
   }
 
   beforeEach(async () => {
-    database = await createTestDatabase(dialect);
+    database = await createTestDatabase(dialect, { migrated: true });
     stores = [];
     for (let index = 0; index < 3; index += 1) {
       stores.push(await openStore({ databaseUrl: database.databaseUrl, dataDirectory: database.dataDirectory, poolSize: 3 }));

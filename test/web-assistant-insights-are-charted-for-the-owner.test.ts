@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from './fakes/fake-openai-server.js';
-import { expectAccessible, expectOneHeading, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
+import { expectAccessible, expectOneHeading, launchBrowser, openPage, screenshot, signInWithSessionCookie } from './support/browser.js';
 import { chartNamed, paintedPixels, tableOf } from './support/chart-checks.js';
 import { horizontalOverflow } from './support/page-checks.js';
 import { possiblyUnset } from './support/possibly-unset.js';
@@ -97,7 +97,7 @@ describe('assistant insights page', () => {
   it('charts the learners’ use with tables behind the charts, lists the rated answer and exports CSV', async () => {
     const { page, context, pageErrors } = await openPage(browser);
     await page.emulateMedia({ reducedMotion: 'reduce' });
-    await logInThroughPage(page, server.baseUrl, teacher.email, teacher.password);
+    await signInWithSessionCookie(context, server.baseUrl, teacher.email, teacher.password);
     await page.goto(`${server.baseUrl}/assistants/${assistantId}`);
     await page.getByRole('link', { name: 'Insights of Plant biology' }).click();
     await page.waitForURL(`**/assistants/${assistantId}/insights`);
@@ -149,7 +149,7 @@ describe('assistant insights page', () => {
 
   it('fits a phone and stays accessible there', async () => {
     const { page, context } = await openPage(browser, { width: 375 });
-    await logInThroughPage(page, server.baseUrl, teacher.email, teacher.password);
+    await signInWithSessionCookie(context, server.baseUrl, teacher.email, teacher.password);
     await page.goto(`${server.baseUrl}/assistants/${assistantId}/insights`);
     await expectOneHeading(page, 'Insights');
     await chartNamed(page, 'Messages per day').waitFor();
@@ -162,7 +162,7 @@ describe('assistant insights page', () => {
 
   it('tells a learner the insights are not theirs', async () => {
     const { page, context } = await openPage(browser);
-    await logInThroughPage(page, server.baseUrl, learner.email, learner.password);
+    await signInWithSessionCookie(context, server.baseUrl, learner.email, learner.password);
     await page.goto(`${server.baseUrl}/assistants/${assistantId}/insights`);
     await expectOneHeading(page, 'Insights');
     await page.getByText('Only the owner of this assistant and its administrators can see its insights.').waitFor();

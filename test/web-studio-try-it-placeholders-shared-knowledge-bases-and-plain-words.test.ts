@@ -13,7 +13,7 @@
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from './fakes/fake-openai-server.js';
-import { expectAccessible, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
+import { expectAccessible, launchBrowser, openPage, screenshot, signInWithSessionCookie } from './support/browser.js';
 import { isFocused, waitForHeading } from './support/page-checks.js';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
 
@@ -66,7 +66,7 @@ describe('the studio', () => {
 
   it('puts the placeholder buttons under the template, fills a new template from the tools, and inserts at the cursor', async () => {
     const { context, page, pageErrors } = await openPage(browser);
-    await logInThroughPage(page, server.baseUrl, teacher.email, teacher.password);
+    await signInWithSessionCookie(context, server.baseUrl, teacher.email, teacher.password);
     await page.goto(`${server.baseUrl}/assistants/new`);
     await page.getByLabel('Multi-tool', { exact: true }).check();
     await addTool(page, 'Knowledge base passages');
@@ -102,7 +102,7 @@ describe('the studio', () => {
 
   it('names a missing knowledge base in words and takes focus there, then shares one choice across the tools', async () => {
     const { context, page, pageErrors } = await openPage(browser);
-    await logInThroughPage(page, server.baseUrl, teacher.email, teacher.password);
+    await signInWithSessionCookie(context, server.baseUrl, teacher.email, teacher.password);
     await page.goto(`${server.baseUrl}/assistants/new`);
     await page.getByLabel('Multi-tool', { exact: true }).check();
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Botany helper');
@@ -190,7 +190,7 @@ describe('the studio', () => {
       fake.reset();
       fake.setResponder(() => ({ chunks: ['Photosynthesis ', 'makes sugar.'], chunkDelayMs: 20 }));
       const { context, page, pageErrors } = await openPage(browser, { width });
-      await logInThroughPage(page, server.baseUrl, teacher.email, teacher.password);
+      await signInWithSessionCookie(context, server.baseUrl, teacher.email, teacher.password);
       await page.goto(`${server.baseUrl}/assistants/${id}`);
       await waitForHeading(page, 'Rubric coach');
       const panel = page.getByRole('region', { name: 'Try it' });
@@ -227,7 +227,7 @@ describe('the studio', () => {
       (await request(server, 'PUT', `/api/assistants/${id}/publish`, { token: teacher.token, body: { published: true } })).status,
     ).toBe(200);
     const { context, page, pageErrors } = await openPage(browser, { width: 375 });
-    await logInThroughPage(page, server.baseUrl, learner.email, learner.password);
+    await signInWithSessionCookie(context, server.baseUrl, learner.email, learner.password);
     await page.goto(`${server.baseUrl}/assistants`);
     await page.getByText('Rubric coach').first().waitFor();
     expect(await page.getByLabel('Type', { exact: true }).count()).toBe(0);

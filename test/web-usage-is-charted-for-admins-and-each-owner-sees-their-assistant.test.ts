@@ -14,7 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rollUpUsage } from '../src/usage/usage-roll-up.js';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from './fakes/fake-openai-server.js';
-import { expectAccessible, expectOneHeading, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
+import { expectAccessible, expectOneHeading, launchBrowser, openPage, screenshot, signInWithSessionCookie } from './support/browser.js';
 import { chartNamed, paintedPixels, tableOf } from './support/chart-checks.js';
 import { horizontalOverflow } from './support/page-checks.js';
 import { possiblyUnset } from './support/possibly-unset.js';
@@ -139,7 +139,7 @@ describe('usage charts for admins and owners', () => {
   it("draws this month's use with tables behind the charts, follows From and To, and exports CSV", async () => {
     const { page, context, pageErrors } = await openPage(browser);
     await page.emulateMedia({ reducedMotion: 'reduce' });
-    await logInThroughPage(page, server.baseUrl, adminA.email, adminA.password);
+    await signInWithSessionCookie(context, server.baseUrl, adminA.email, adminA.password);
     await page.goto(`${server.baseUrl}/admin/usage`);
     await expectOneHeading(page, 'Usage');
     expect(await page.getByLabel('From', { exact: true }).inputValue()).toBe(`${today.slice(0, 7)}-01`);
@@ -206,7 +206,7 @@ describe('usage charts for admins and owners', () => {
 
   it('is accessible at 375 px in dark mode with the tables open, without scrolling sideways', async () => {
     const { page, context, pageErrors } = await openPage(browser, { width: 375, colorScheme: 'dark' });
-    await logInThroughPage(page, server.baseUrl, adminA.email, adminA.password);
+    await signInWithSessionCookie(context, server.baseUrl, adminA.email, adminA.password);
     await page.goto(`${server.baseUrl}/admin/usage`);
     const tokens = chartNamed(page, 'Tokens per day');
     await tokens.waitFor();
@@ -223,7 +223,7 @@ describe('usage charts for admins and owners', () => {
   it('refuses learners and creators, and shows another organization only its own use', async () => {
     for (const person of [learner, teacher]) {
       const { page, context } = await openPage(browser);
-      await logInThroughPage(page, server.baseUrl, person.email, person.password);
+      await signInWithSessionCookie(context, server.baseUrl, person.email, person.password);
       await page.goto(`${server.baseUrl}/admin/usage`);
       await page.getByText(NOT_ALLOWED).waitFor();
       expect(await page.locator('main canvas').count()).toBe(0);
@@ -232,7 +232,7 @@ describe('usage charts for admins and owners', () => {
     }
 
     const { page, context } = await openPage(browser);
-    await logInThroughPage(page, server.baseUrl, adminB.email, adminB.password);
+    await signInWithSessionCookie(context, server.baseUrl, adminB.email, adminB.password);
     // Naming organization A in the address changes nothing for an organization's admin.
     await page.goto(`${server.baseUrl}/admin/usage?organization=${organizationA}`);
     await page.getByRole('heading', { name: 'No usage in this period' }).waitFor();
@@ -247,7 +247,7 @@ describe('usage charts for admins and owners', () => {
 
   it("shows a teacher their assistant's requests, tokens and cost on its page", async () => {
     const { page, context, pageErrors } = await openPage(browser);
-    await logInThroughPage(page, server.baseUrl, teacher.email, teacher.password);
+    await signInWithSessionCookie(context, server.baseUrl, teacher.email, teacher.password);
     await page.goto(`${server.baseUrl}/assistants/${cellBiology}`);
     await expectOneHeading(page, 'Cell biology');
     const panel = chartNamed(page, 'Usage');
@@ -267,7 +267,7 @@ describe('usage charts for admins and owners', () => {
     await context.close();
 
     const phone = await openPage(browser, { width: 375 });
-    await logInThroughPage(phone.page, server.baseUrl, teacher.email, teacher.password);
+    await signInWithSessionCookie(phone.context, server.baseUrl, teacher.email, teacher.password);
     await phone.page.goto(`${server.baseUrl}/assistants/${cellBiology}`);
     await chartNamed(phone.page, 'Usage').getByRole('region', { name: 'Tokens per day' }).waitFor();
     await expectAccessible(phone.page);

@@ -66,6 +66,40 @@ export async function logInThroughPage(page: Page, baseUrl: string, email: strin
   await page.waitForURL(/\/(assistants|chat)$/);
 }
 
+/**
+ * Signs in without the login page: posts the credentials to /api/auth/login as the login page does,
+ * and puts the session cookie that answer sets (merino_session, with its HttpOnly, Secure, SameSite
+ * and Max-Age) into the browser context, so its next page opens signed in. For tests whose subject is
+ * another page; the login page's own tests sign in through it (logInThroughPage).
+ */
+export async function signInWithSessionCookie(context: BrowserContext, baseUrl: string, email: string, password: string): Promise<void> {
+  const response = await fetch(`${baseUrl}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  if (response.status !== 200) throw new Error(`login of ${email} failed with ${response.status}: ${await response.text()}`);
+  const setCookie = response.headers.getSetCookie().find((header) => header.startsWith('merino_session='));
+  if (setCookie === undefined) throw new Error(`login of ${email} set no merino_session cookie`);
+  const [pair = '', ...attributes] = setCookie.split(';').map((part) => part.trim());
+  const attribute = (name: string) => attributes.find((part) => part.toLowerCase().startsWith(name.toLowerCase()));
+  const maximumAge = Number(attribute('Max-Age=')?.slice('Max-Age='.length));
+  const sameSite = attribute('SameSite=')?.slice('SameSite='.length);
+  if (!Number.isFinite(maximumAge) || (sameSite !== 'Lax' && sameSite !== 'Strict' && sameSite !== 'None'))
+    throw new Error(`the session cookie lacks a Max-Age or SameSite: ${setCookie}`);
+  await context.addCookies([
+    {
+      name: 'merino_session',
+      value: pair.slice('merino_session='.length),
+      url: baseUrl,
+      expires: Math.floor(Date.now() / 1000) + maximumAge,
+      httpOnly: attribute('HttpOnly') !== undefined,
+      secure: attribute('Secure') !== undefined,
+      sameSite,
+    },
+  ]);
+}
+
 /** Opens the header's account menu (API keys, language, theme, "Log out"), as a person clicks it. */
 export async function openAccountMenu(page: Page): Promise<void> {
   const toggle = page.getByRole('button', { name: /^Account and settings:/ });
