@@ -27,6 +27,8 @@ export default tseslint.config(
       'web/build/',
       'web/.svelte-kit/',
       'web/src/lib/api/generated/',
+      // Sources compiled for one test run's child processes; a run stopped mid-way leaves one behind.
+      '.test-build/',
     ],
   },
   js.configs.recommended,
