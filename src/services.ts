@@ -66,6 +66,7 @@ import { McpService } from './mcp/mcp-service.js';
 import { mcpServerLimitsOf, mcpToolLimitsOf } from './mcp/mcp-settings.js';
 import { FrontEndPersonService } from './auth/front-end-person-service.js';
 import { SourceLinkService } from './knowledge/source-link-service.js';
+import { knowledgeDocumentBoundsOf } from './knowledge/knowledge-document-settings.js';
 import type { FrontEndServices } from './front-end-services.js';
 
 export interface Services extends ChatServices, EvaluationServices, FrontEndServices, WebSourceServices {
@@ -276,11 +277,8 @@ export function createServices(store: Store, settings: Settings, registries: Reg
   const knowledgeDocuments = new KnowledgeDocumentService({
     db: store.db,
     storage: documentStorage,
-    bytesMaximum: settings.knowledgeUploadBytesMaximum,
-    textDocumentsMaximum: settings.knowledgeJsonDocumentsMaximum,
     uploadOwner: runnerOwnerName(),
-    uploadLeaseMilliseconds: settings.uploadLeaseMilliseconds,
-    textWritesInFlight: settings.knowledgeJsonWritesInFlight,
+    ...knowledgeDocumentBoundsOf(settings),
     limitsFor: (organizationId) => organizationControls.limitsFor(organizationId),
   });
   return {

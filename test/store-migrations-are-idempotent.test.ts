@@ -28,6 +28,7 @@ const EXPECTED_TABLES = [
   'ingestion_jobs',
   'kb_chunk_embeddings',
   'kb_chunks',
+  'kb_document_texts',
   'kb_documents',
   'kb_graph_entities',
   'kb_graph_mentions',

@@ -790,6 +790,14 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1,
     maximum: 100,
   }),
+  knowledgeJsonStoredTextBytesMaximum: integerSetting({
+    variable: 'KB_JSON_STORED_TEXT_BYTES_MAX',
+    meaning:
+      'JSON texts (`POST /api/knowledge-bases/{id}/documents`) of at most this many bytes are kept in the database with their rows rather than written as files, which spares each a file write, sync and read; 0 writes every text as a file',
+    defaultValue: 65_536,
+    minimum: 0,
+    maximum: 1_048_576,
+  }),
   toolLoopIterations: integerSetting({
     variable: 'TOOL_LOOP_ITERATIONS',
     meaning: "model rounds with tools offered per request, unless the assistant's `tool_loop.max_iterations` says otherwise",

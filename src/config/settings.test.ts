@@ -195,6 +195,13 @@ const LIMITS: readonly LimitCase[] = [
   { variable: 'QUERY_REWRITE_TIMEOUT_MS', field: 'queryRewriteTimeoutMilliseconds', defaultValue: 5_000, minimum: 1, customValue: 300 },
   { variable: 'KB_JSON_DOCUMENTS_MAX', field: 'knowledgeJsonDocumentsMaximum', defaultValue: 100, minimum: 1, customValue: 3 },
   { variable: 'KB_JSON_WRITES_IN_FLIGHT', field: 'knowledgeJsonWritesInFlight', defaultValue: 16, minimum: 1, customValue: 2 },
+  {
+    variable: 'KB_JSON_STORED_TEXT_BYTES_MAX',
+    field: 'knowledgeJsonStoredTextBytesMaximum',
+    defaultValue: 65_536,
+    minimum: 0,
+    customValue: 1_024,
+  },
   { variable: 'TOOL_LOOP_ITERATIONS', field: 'toolLoopIterations', defaultValue: 5, minimum: 1, customValue: 3 },
   { variable: 'TOOL_LOOP_ITERATIONS_MAX', field: 'toolLoopIterationsMaximum', defaultValue: 10, minimum: 1, customValue: 20 },
   { variable: 'TOOL_CALL_TIMEOUT_MS', field: 'toolCallTimeoutMilliseconds', defaultValue: 30_000, minimum: 1, customValue: 500 },

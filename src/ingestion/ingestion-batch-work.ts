@@ -1,7 +1,7 @@
 /**
  * The work on a batch of ingestion jobs claimed together (ingestion-runner.ts claims them): read
- * the knowledge bases and documents once → mark the documents processing → read the stored files
- * → extract and chunk them, and analyse the chunks for full-text search, on the worker pool (small
+ * the knowledge bases and documents once (with the texts of small JSON documents, kept in the
+ * store) → mark the documents processing → read the other documents' stored files → extract and chunk them, and analyse the chunks for full-text search, on the worker pool (small
  * text documents travel several to a message; every budget still holds per document) → embed and read entities per document where the
  * knowledge base asks for it → in one transaction end the jobs still held and replace their
  * documents' chunks (vectors, graph). Progress is recorded for the whole batch in one statement a
@@ -19,6 +19,7 @@ import {
   type IngestionJobRow,
   type JobOutcome,
 } from '../store/ingestion-jobs-repository.js';
+import { findDocumentTexts } from '../store/document-texts-repository.js';
 import { markDocumentsProcessing, setDocumentsStatus, type KnowledgeDocumentRow } from '../store/knowledge-documents-repository.js';
 import { insertChunkEmbeddings, type VectorBackend } from '../store/chunk-vector-repository.js';
 import { deleteDocumentsChunks, insertDocumentsChunks } from '../store/knowledge-repository.js';
@@ -79,6 +80,8 @@ class JobLost extends Error {}
 /** Runs a claimed batch to its end; jobs still held when something unexpected breaks are left to the caller to fail. */
 export class IngestionBatchWork {
   private tasks: Task[] = [];
+  /** The texts of the batch's documents kept in the store, by document id; the others are files. */
+  private storedTexts = new Map<number, string>();
 
   constructor(
     private readonly options: BatchWorkOptions,
@@ -129,6 +132,11 @@ export class IngestionBatchWork {
         this.jobs.map((job) => job.document_id),
       )
       .execute();
+    // Small JSON texts are kept in the store: read with their rows, one statement for the batch, no file each.
+    this.storedTexts = await findDocumentTexts(
+      db,
+      documents.map((row) => row.id),
+    );
     const knowledgeBaseOf = new Map(knowledgeBases.map((row) => [row.id, row]));
     const documentOf = new Map(documents.map((row) => [row.id, row]));
     for (const job of this.jobs) {
@@ -205,7 +213,11 @@ export class IngestionBatchWork {
   }
 
   private async read(task: Task): Promise<void> {
-    const bytes = await this.options.storage.readAll(task.knowledgeBase.id, String(task.document.id));
+    const storedText = this.storedTexts.get(task.document.id);
+    const bytes =
+      storedText === undefined
+        ? await this.options.storage.readAll(task.knowledgeBase.id, String(task.document.id))
+        : Buffer.from(storedText, 'utf8');
     if (bytes === undefined)
       throw new AppError('not_found', 'The stored file of this document is missing; delete the document and upload it again.');
     task.bytes = bytes;

@@ -7,6 +7,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { FileStorage } from '../files/file-storage.js';
+import { deleteDocumentText } from '../store/document-texts-repository.js';
 import {
   documentIdsWithKeptBytes,
   listUploadsInProgress,
@@ -67,6 +68,7 @@ async function markInterruptedUploads(store: SweptStore, cutoff: number): Promis
     if (!(await markUploadInterrupted(store.db, upload, UPLOAD_INTERRUPTED_REASON))) continue;
     // The teacher uploads the file again; these bytes are never read, whether renamed to the id yet or not.
     await store.storage.remove(upload.knowledge_base_id, String(upload.id));
+    await deleteDocumentText(store.db, upload.id);
     marked += 1;
   }
   return marked;

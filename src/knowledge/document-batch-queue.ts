@@ -1,6 +1,7 @@
 /**
  * Records a batch of checked documents and queues their ingestion jobs: every row in one
- * transaction, the files put under the rows' ids, then every job with its audit entry in another.
+ * transaction (with the texts kept in the store, small JSON texts), the files put under the rows'
+ * ids, then every job with its audit entry in another.
  * Between writing a document's row and queuing its job, this process holds the row under a lease
  * it renews (`upload_owner`), so an upload cut short by a killed process is told apart from one
  * still running in another process and marked failed as soon as it is orphaned.
@@ -13,6 +14,7 @@ import type { FileStorage } from '../files/file-storage.js';
 import type { OrganizationLimits } from '../organizations/organization-controls.js';
 import { requireStorageRoom } from '../organizations/organization-quotas.js';
 import { appendAuditEntries } from '../store/audit-log-repository.js';
+import { insertDocumentTexts, type DocumentText } from '../store/document-texts-repository.js';
 import { releaseUploadLeases, renewUploadLeases } from '../store/document-uploads-repository.js';
 import { insertIngestionJobs } from '../store/ingestion-jobs-repository.js';
 import { deleteDocument, insertDocuments } from '../store/knowledge-documents-repository.js';
@@ -28,6 +30,8 @@ export interface CheckedDocument {
   metadata: Record<string, unknown>;
   sourceUrl: string | null;
   sizeBytes: number;
+  /** The text itself, when it is kept in the store with the row (a small JSON text) rather than as a file. */
+  storedText?: string;
 }
 
 /**
@@ -72,6 +76,13 @@ export async function uploadFailure(db: Kysely<Database>, knowledgeBaseId: numbe
   throw error;
 }
 
+/** The texts of the batch that are kept in the store, under their documents' ids. */
+function storedTextsOf(documents: readonly CheckedDocument[], documentIds: readonly number[]): DocumentText[] {
+  return documents.flatMap((document, index) =>
+    document.storedText === undefined ? [] : [{ documentId: documentIds[index]!, text: document.storedText }],
+  );
+}
+
 export class DocumentBatchQueue {
   private readonly db: Kysely<Database>;
   private readonly storage: FileStorage;
@@ -101,12 +112,15 @@ export class DocumentBatchQueue {
         addedBytes: documents.reduce((total, document) => total + document.sizeBytes, 0),
         limits: await this.options.limitsFor(record.organization_id),
       });
-      documentIds = await this.db.transaction().execute((transaction) =>
-        insertDocuments(
+      documentIds = await this.db.transaction().execute(async (transaction) => {
+        const ids = await insertDocuments(
           transaction,
           documents.map((document) => this.newDocumentRow(record.id, document)),
-        ),
-      );
+        );
+        // With their rows: a row never exists without its text, and no file is written, synced and read back for it.
+        await insertDocumentTexts(transaction, storedTextsOf(documents, ids));
+        return ids;
+      });
       heartbeat = this.renewUploadLeasesWhileRunning(documentIds);
       // Named by their ids before their jobs exist, so a runner never claims a job whose file is not in place.
       await files.place(documentIds);

@@ -17,6 +17,7 @@ import { displayFileName } from '../files/file-paths.js';
 import { FileStorage } from '../files/file-storage.js';
 import type { BlobStorage } from '../blobs/blob-storage.js';
 import { appendAuditEntry } from '../store/audit-log-repository.js';
+import { findDocumentText } from '../store/document-texts-repository.js';
 import { auditEntryOf } from '../auth/call-context.js';
 import {
   cancelIngestionJob,
@@ -67,6 +68,8 @@ export interface KnowledgeDocumentServiceOptions {
   uploadLeaseMilliseconds: number;
   /** How many texts of one JSON request are written to storage at once (KB_JSON_WRITES_IN_FLIGHT). */
   textWritesInFlight: number;
+  /** JSON texts of at most this many bytes are kept in the store with their rows rather than as files (KB_JSON_STORED_TEXT_BYTES_MAX). */
+  storedTextBytesMaximum: number;
   /** The organization's limits: `storage_gb` refuses documents past it (organization-quotas.ts). */
   limitsFor: (organizationId: number) => Promise<OrganizationLimits>;
 }
@@ -149,9 +152,10 @@ export class KnowledgeDocumentService {
   }
 
   /**
-   * LAMB's JSON form: each text becomes a document of its own (stored as a text file, so its
-   * content can be downloaded like an upload's) with its own ingestion job. Everything is checked
-   * before the first document is written.
+   * LAMB's JSON form: each text becomes a document of its own with its own ingestion job; its
+   * content can be downloaded like an upload's. A small text (KB_JSON_STORED_TEXT_BYTES_MAX) is kept
+   * in the store with its row, a larger one as a text file. Everything is checked before the first
+   * document is written.
    */
   async addTexts(
     context: CallContext,
@@ -175,11 +179,17 @@ export class KnowledgeDocumentService {
           throw asAppError(error);
         },
       );
-      checked.push({ ...document, contentType, sizeBytes: Buffer.byteLength(text, 'utf8') });
+      const sizeBytes = Buffer.byteLength(text, 'utf8');
+      checked.push({ ...document, contentType, sizeBytes, ...(sizeBytes <= this.options.storedTextBytesMaximum && { storedText: text }) });
     }
     const queued = await this.batches.queue(context, record, checked, {
       stagedNames: [],
-      place: (documentIds) => this.writeTexts(record.id, prepared, documentIds),
+      place: (documentIds) =>
+        this.writeTexts(
+          record.id,
+          prepared.filter((_, index) => checked[index]!.storedText === undefined),
+          documentIds.filter((_, index) => checked[index]!.storedText === undefined),
+        ),
     });
     return { documents: queued };
   }
@@ -221,7 +231,7 @@ export class KnowledgeDocumentService {
     return documentView(await this.document(record.id, documentId));
   }
 
-  /** The original bytes as uploaded, streamed from blob storage, with the content type found for them. */
+  /** The original bytes as uploaded, streamed from blob storage (or the store, for a small JSON text), with the content type found for them. */
   async content(
     context: CallContext,
     knowledgeBaseId: number,
@@ -229,7 +239,9 @@ export class KnowledgeDocumentService {
   ): Promise<{ stream: Readable; sizeBytes: number; contentType: string; fileName: string }> {
     const record = await this.load(context, knowledgeBaseId, 'view');
     const row = await this.document(record.id, documentId);
-    const stream = await this.storage.open(record.id, String(row.id));
+    const storedText = await findDocumentText(this.db, row.id);
+    const stream =
+      storedText === undefined ? await this.storage.open(record.id, String(row.id)) : Readable.from([Buffer.from(storedText, 'utf8')]);
     if (stream === undefined) throw new AppError('not_found', 'The stored file of this document is missing.');
     return {
       stream: stream instanceof Readable ? stream : Readable.from(stream),

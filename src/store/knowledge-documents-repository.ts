@@ -6,6 +6,7 @@
  */
 import type { Kysely, Selectable } from 'kysely';
 import type { PageBounds } from '../validation/page-query-schema.js';
+import { deleteDocumentText } from './document-texts-repository.js';
 import { removeUnmentionedEntities } from './entity-graph-repository.js';
 import type { IngestionJobRow } from './ingestion-jobs-repository.js';
 import type { NewDocument } from './knowledge-repository.js';
@@ -169,6 +170,7 @@ export async function deleteDocument(db: Kysely<Database>, documentId: number): 
   await db.deleteFrom('ingestion_jobs').where('document_id', '=', documentId).execute();
   // Its chunks' graph mentions and relations go with them; the entities only they mentioned go next.
   await db.deleteFrom('kb_chunks').where('document_id', '=', documentId).execute();
+  await deleteDocumentText(db, documentId);
   await db.deleteFrom('kb_documents').where('id', '=', documentId).execute();
   if (document !== undefined) await removeUnmentionedEntities(db, document.knowledge_base_id);
 }

@@ -1,6 +1,7 @@
 /** Knowledge bases, their documents and chunks: the rows ingestion writes and retrieval reads. */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
+import { deleteKnowledgeBaseDocumentTexts } from './document-texts-repository.js';
 import { deleteKnowledgeBaseGraph } from './entity-graph-repository.js';
 import type { KnowledgeBaseListScope } from './list-scopes.js';
 import { precompiledQuery } from './precompiled-query.js';
@@ -291,6 +292,7 @@ export async function deleteKnowledgeBaseContents(
   await db.deleteFrom('kb_postings').where('knowledge_base_id', '=', current.id).execute();
   await db.deleteFrom('kb_terms').where('knowledge_base_id', '=', current.id).execute();
   await db.deleteFrom('kb_chunks').where('knowledge_base_id', '=', current.id).execute();
+  await deleteKnowledgeBaseDocumentTexts(db, current.id);
   await db.deleteFrom('kb_documents').where('knowledge_base_id', '=', current.id).execute();
   await updateKnowledgeBase(db, current, { deleted_at: nowTimestamp() });
 }

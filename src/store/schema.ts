@@ -396,6 +396,12 @@ export interface KnowledgeChunksTable {
   index_length: Generated<number | null>;
 }
 
+/** The text of a small JSON document, kept in the store rather than as a file (migration 0095). */
+export interface KnowledgeDocumentTextsTable {
+  document_id: number;
+  text: string;
+}
+
 /** One analysed term of one chunk, in its knowledge base's full-text index (migration 0094). */
 export interface KnowledgePostingsTable {
   knowledge_base_id: number;
@@ -846,6 +852,7 @@ export interface Database {
   traces: TracesTable;
   knowledge_bases: KnowledgeBasesTable;
   kb_documents: KnowledgeDocumentsTable;
+  kb_document_texts: KnowledgeDocumentTextsTable;
   kb_chunks: KnowledgeChunksTable;
   kb_chunk_embeddings: KnowledgeChunkEmbeddingsTable;
   kb_postings: KnowledgePostingsTable;

@@ -18,6 +18,7 @@ import { checkRobotsRules } from '../../integrations/web-reading/robots-rules.js
 import type { OrganizationLimits } from '../../organizations/organization-controls.js';
 import { requireStorageRoom } from '../../organizations/organization-quotas.js';
 import { appendAuditEntry } from '../../store/audit-log-repository.js';
+import { deleteDocumentText, findDocumentText } from '../../store/document-texts-repository.js';
 import { insertIngestionJobs } from '../../store/ingestion-jobs-repository.js';
 import { findDocument, type KnowledgeDocumentRow } from '../../store/knowledge-documents-repository.js';
 import { findKnowledgeBase, type KnowledgeBaseRecord } from '../../store/knowledge-repository.js';
@@ -164,7 +165,9 @@ export class WebPageRefresher {
 
   /** The hash of the text stored for a document that has none yet (added before refreshes existed). */
   private async storedHash(knowledgeBaseId: number, documentId: number): Promise<string | undefined> {
-    const bytes = await this.options.storage.readAll(knowledgeBaseId, String(documentId));
+    const storedText = await findDocumentText(this.options.db, documentId);
+    const bytes =
+      storedText === undefined ? await this.options.storage.readAll(knowledgeBaseId, String(documentId)) : Buffer.from(storedText, 'utf8');
     return bytes === undefined ? undefined : contentHashOf(bytes);
   }
 
@@ -192,6 +195,8 @@ export class WebPageRefresher {
     await storage.rename(record.id, stored.storedName, String(document.id));
     const requestedBy = 'context' in change.requester ? change.requester.context.identity.userId : record.owner_id;
     return db.transaction().execute(async (transaction) => {
+      // The new text is the file: a text the document was added with and kept in the store is stale now.
+      await deleteDocumentText(transaction, document.id);
       await updateDocumentRefresh(transaction, document.id, {
         ...change.schedule,
         content_hash: change.hash,

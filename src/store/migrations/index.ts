@@ -18,6 +18,7 @@ import { generatedImageFilesMigration } from './0090-generated-image-files.js';
 import { entityGraphMigration } from './0091-entity-graph.js';
 import { webCrawlsAndPageRefreshMigration } from './0093-web-crawls-and-page-refresh.js';
 import { perKnowledgeBaseSearchIndexMigration } from './0094-per-knowledge-base-search-index.js';
+import { documentTextsInTheStoreMigration } from './0095-document-texts-in-the-store.js';
 import { chatRunsMigration } from './0070-chat-runs.js';
 import type { Migration } from 'kysely';
 import type { Dialect } from '../dialect.js';
@@ -91,5 +92,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0091-entity-graph': entityGraphMigration(dialect),
     '0093-web-crawls-and-page-refresh': webCrawlsAndPageRefreshMigration(dialect),
     '0094-per-knowledge-base-search-index': perKnowledgeBaseSearchIndexMigration(dialect),
+    '0095-document-texts-in-the-store': documentTextsInTheStoreMigration(dialect),
   };
 }
