@@ -242,12 +242,19 @@ describe.each(TEST_DIALECTS)('graph_search on %s', (dialect) => {
   it('keeps the graph consistent when a document is re-ingested changed, and when one is deleted', async () => {
     const sorbonne = documentIds.get('sorbonne.md')!;
     const changed = 'Pierre Curie taught at the Ecole Normale.';
-    await server.services.blobs.write(
-      `knowledge/${graphBase}/${sorbonne}`,
-      (async function* () {
-        yield new TextEncoder().encode(changed);
-      })(),
-    );
+    // A small JSON text is kept in the store with its row (KB_JSON_STORED_TEXT_BYTES_MAX); a larger one is a file.
+    const storedText = await server.store.db
+      .updateTable('kb_document_texts')
+      .set({ text: changed })
+      .where('document_id', '=', sorbonne)
+      .executeTakeFirst();
+    if (Number(storedText.numUpdatedRows) === 0)
+      await server.services.blobs.write(
+        `knowledge/${graphBase}/${sorbonne}`,
+        (async function* () {
+          yield new TextEncoder().encode(changed);
+        })(),
+      );
     const job = await server.store.db
       .selectFrom('ingestion_jobs')
       .select('id')
