@@ -182,13 +182,15 @@ export class KnowledgeDocumentService {
       const sizeBytes = Buffer.byteLength(text, 'utf8');
       checked.push({ ...document, contentType, sizeBytes, ...(sizeBytes <= this.options.storedTextBytesMaximum && { storedText: text }) });
     }
+    // A text kept in the store with its row has no file to write.
+    const isFile = (index: number): boolean => checked[index]!.storedText === undefined;
     const queued = await this.batches.queue(context, record, checked, {
       stagedNames: [],
       place: (documentIds) =>
         this.writeTexts(
           record.id,
-          prepared.filter((_, index) => checked[index]!.storedText === undefined),
-          documentIds.filter((_, index) => checked[index]!.storedText === undefined),
+          prepared.filter((_, index) => isFile(index)),
+          documentIds.filter((_, index) => isFile(index)),
         ),
     });
     return { documents: queued };
