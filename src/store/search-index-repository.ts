@@ -6,15 +6,23 @@
  * base's index in batches after migration 0094 or a change of its `search_language`. Deleting
  * chunks unindexes them by trigger (migration 0094), whatever deletes them.
  */
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { sql, type Kysely } from 'kysely';
 import { analyseChunk, textAnalyzer, type AnalysedChunk } from './text-analysis.js';
-import type { Database, KnowledgePostingsTable } from './schema.js';
+import { insertRowBatch, type RowBatchShape } from './row-batch-insert.js';
+import type { Database } from './schema.js';
 
-/** Postings per INSERT: 5 parameters each, well under both dialects' bound-parameter limits. */
-const POSTINGS_INSERT_BATCH = 1000;
-/** Term counts per upsert: 3 parameters each. */
-const TERMS_UPSERT_BATCH = 1000;
+const POSTINGS: RowBatchShape = {
+  table: 'kb_postings',
+  columns: ['knowledge_base_id', 'term', 'chunk_id', 'frequency', 'length'],
+  postgresTypes: ['integer', 'text', 'integer', 'double precision', 'double precision'],
+};
+
+const TERM_COUNTS: RowBatchShape = {
+  table: 'kb_terms',
+  columns: ['knowledge_base_id', 'term', 'chunk_count'],
+  postgresTypes: ['integer', 'text', 'integer'],
+  suffix: 'on conflict (knowledge_base_id, term) do update set chunk_count = kb_terms.chunk_count + excluded.chunk_count',
+};
 
 /** The language each knowledge base's chunks are analysed in, by id. */
 export async function searchLanguagesOf(db: Kysely<Database>, knowledgeBaseIds: readonly number[]): Promise<Map<number, string>> {
@@ -26,20 +34,11 @@ export async function searchLanguagesOf(db: Kysely<Database>, knowledgeBaseIds: 
 /** Adds to each term's chunk count, creating its row the first time: terms in order, the same order for every writer. */
 async function addTermCounts(db: Kysely<Database>, knowledgeBaseId: number, counts: Map<string, number>): Promise<void> {
   const terms = [...counts.keys()].sort();
-  for (let start = 0; start < terms.length; start += TERMS_UPSERT_BATCH) {
-    const rows = terms
-      .slice(start, start + TERMS_UPSERT_BATCH)
-      .map((term) => ({ knowledge_base_id: knowledgeBaseId, term, chunk_count: counts.get(term)! }));
-    await db
-      .insertInto('kb_terms')
-      .values(rows)
-      .onConflict((conflict) =>
-        conflict
-          .columns(['knowledge_base_id', 'term'])
-          .doUpdateSet((eb) => ({ chunk_count: eb('kb_terms.chunk_count', '+', eb.ref('excluded.chunk_count')) })),
-      )
-      .execute();
-  }
+  await insertRowBatch(
+    db,
+    TERM_COUNTS,
+    terms.map((term) => [knowledgeBaseId, term, counts.get(term)!]),
+  );
 }
 
 /** Adds (or, with negative figures, takes away) indexed chunks and their weighted length to a knowledge base's BM25 totals. */
@@ -69,20 +68,14 @@ export async function insertPostings(
   const lengthTotal = chunks.reduce((sum, chunk) => sum + chunk.analysed.length, 0);
   await moveIndexTotals(db, knowledgeBaseId, { chunks: chunks.length, length: lengthTotal });
   const termCounts = new Map<string, number>();
-  let rows: KnowledgePostingsTable[] = [];
+  const rows: unknown[][] = [];
   for (const { id, analysed } of chunks) {
     for (const [term, frequency] of analysed.frequencies) {
       termCounts.set(term, (termCounts.get(term) ?? 0) + 1);
-      rows.push({ knowledge_base_id: knowledgeBaseId, term, chunk_id: id, frequency, length: analysed.length });
-      if (rows.length >= POSTINGS_INSERT_BATCH) {
-        await db.insertInto('kb_postings').values(rows).execute();
-        rows = [];
-        // Synchronous statements on SQLite: let the event loop turn between batches (see insertChunks).
-        await yieldToEventLoop();
-      }
+      rows.push([knowledgeBaseId, term, id, frequency, analysed.length]);
     }
   }
-  if (rows.length > 0) await db.insertInto('kb_postings').values(rows).execute();
+  await insertRowBatch(db, POSTINGS, rows);
   await addTermCounts(db, knowledgeBaseId, termCounts);
 }
 

@@ -1,0 +1,135 @@
+/**
+ * The cost of writing chunks and their full-text index, alone, on SQLite and PostgreSQL: what an
+ * ingestion batch does on the event loop once its documents are read and analysed. The 5,000 BEIR
+ * DBpedia abstracts are analysed first (untimed, as the worker threads do), then written through
+ * `insertDocumentsChunks` one document a chunk, INDEX_WRITE_BATCH documents a transaction (the
+ * runner's claim batch), as a runner finishing JSON documents does. A first pass into another
+ * knowledge base warms the statements up and gives the index other tenants' rows. Printed: chunks
+ * and postings per second, and milliseconds per chunk. Prints figures; it checks only the counts.
+ *
+ *   npm run bench -- bench/full-text-index-writes.bench.ts
+ *   (INDEX_WRITE_BATCH=64 INDEX_WRITE_DOCUMENTS=5000 change the work)
+ */
+import { describe, expect, it } from 'vitest';
+import { bootstrapAdmin } from '../src/auth/admin-bootstrap.js';
+import { insertDocumentsChunks, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
+import { insertDocuments } from '../src/store/knowledge-documents-repository.js';
+import { openStore, type Store } from '../src/store/store.js';
+import { analyseFields, textAnalyzer, type AnalysedChunk } from '../src/store/text-analysis.js';
+import { createTestDatabase, TEST_DIALECTS, TEST_PASSWORD_HASH_COST, type Dialect } from '../test/support/test-databases.js';
+import { readJsonLines, type CorpusDocument } from './support/beir-data.js';
+import { printTable, wholeNumberSetting } from './support/measure.js';
+
+const BATCH = wholeNumberSetting('INDEX_WRITE_BATCH', 64, 1);
+const DOCUMENTS = wholeNumberSetting('INDEX_WRITE_DOCUMENTS', 5_000, 1);
+
+interface AnalysedDocument {
+  text: string;
+  metadata: string;
+  analysed: AnalysedChunk;
+}
+
+function analysedCorpus(): AnalysedDocument[] {
+  const analyzer = textAnalyzer('english');
+  return readJsonLines<CorpusDocument>('corpus.jsonl')
+    .slice(0, DOCUMENTS)
+    .map((document) => ({
+      text: document.text,
+      metadata: JSON.stringify({ title: document.title }),
+      analysed: analyseFields(analyzer, document.text, document.title),
+    }));
+}
+
+async function newKnowledgeBase(store: Store, name: string): Promise<number> {
+  const admin = await store.db.selectFrom('users').select(['id', 'organization_id']).executeTakeFirstOrThrow();
+  return insertKnowledgeBase(store.db, {
+    ownerId: admin.id,
+    organizationId: admin.organization_id,
+    name,
+    description: '',
+    chunkSize: 1000,
+    chunkOverlap: 200,
+  });
+}
+
+/** Writes every document as one chunk, BATCH documents a transaction; answers the seconds it took. */
+async function writeAll(store: Store, knowledgeBaseId: number, corpus: readonly AnalysedDocument[]): Promise<number> {
+  const started = performance.now();
+  for (let start = 0; start < corpus.length; start += BATCH) {
+    const batch = corpus.slice(start, start + BATCH);
+    await store.db.transaction().execute(async (transaction) => {
+      const documentIds = await insertDocuments(
+        transaction,
+        batch.map((_, index) => ({
+          knowledgeBaseId,
+          fileName: `abstract-${start + index}.txt`,
+          contentType: 'text/plain',
+          sizeBytes: 0,
+          sourceUrl: null,
+          status: 'completed' as const,
+          metadata: {},
+        })),
+      );
+      await insertDocumentsChunks(
+        transaction,
+        batch.map((document, index) => ({
+          documentId: documentIds[index]!,
+          chunks: [{ knowledge_base_id: knowledgeBaseId, chunk_index: 0, text: document.text, metadata: document.metadata }],
+          analysis: { language: 'english', chunks: [document.analysed] },
+        })),
+      );
+    });
+  }
+  return (performance.now() - started) / 1000;
+}
+
+async function measure(dialect: Dialect, corpus: readonly AnalysedDocument[]): Promise<string[]> {
+  const database = await createTestDatabase(dialect);
+  const store = await openStore({ databaseUrl: database.databaseUrl, dataDirectory: database.dataDirectory, poolSize: 4 });
+  try {
+    await bootstrapAdmin(store.db, 'bench@merino.test', 'bench-password', TEST_PASSWORD_HASH_COST);
+    await writeAll(store, await newKnowledgeBase(store, 'warm-up'), corpus);
+    const knowledgeBaseId = await newKnowledgeBase(store, 'measured');
+    const seconds = await writeAll(store, knowledgeBaseId, corpus);
+    const chunks = await store.db
+      .selectFrom('kb_chunks')
+      .where('knowledge_base_id', '=', knowledgeBaseId)
+      .select((eb) => eb.fn.countAll<number | string>().as('count'))
+      .executeTakeFirstOrThrow();
+    expect(Number(chunks.count)).toBe(corpus.length);
+    const postings = corpus.reduce((sum, document) => sum + document.analysed.frequencies.size, 0);
+    return [
+      dialect,
+      String(corpus.length),
+      String(postings),
+      seconds.toFixed(2),
+      (corpus.length / seconds).toFixed(0),
+      (postings / seconds).toFixed(0),
+      ((seconds * 1000) / corpus.length).toFixed(3),
+    ];
+  } finally {
+    await store.close();
+    await database.drop();
+  }
+}
+
+describe('full-text index writes', () => {
+  it('prints chunks and postings written per second on each store', async () => {
+    const corpus = analysedCorpus();
+    const rows: string[][] = [];
+    for (const dialect of TEST_DIALECTS) rows.push(await measure(dialect, corpus));
+    printTable(
+      `Chunks and their full-text index written, ${BATCH} one-chunk documents a transaction (BEIR DBpedia abstracts)`,
+      [
+        { label: 'store', width: 9 },
+        { label: 'chunks', width: 7, align: 'right' },
+        { label: 'postings', width: 9, align: 'right' },
+        { label: 'seconds', width: 8, align: 'right' },
+        { label: 'chunks/s', width: 9, align: 'right' },
+        { label: 'postings/s', width: 11, align: 'right' },
+        { label: 'ms/chunk', width: 9, align: 'right' },
+      ],
+      rows,
+    );
+  });
+});

@@ -1,0 +1,84 @@
+/**
+ * Many rows into one table with few distinct statements, for the full-text index's writes.
+ *
+ * Kysely builds a multi-row insert value by value and compiles it again on every call, and each new
+ * row count is a new statement for SQLite to prepare: for the tens of postings of every chunk that
+ * was the largest part of ingestion's time on the event loop after SQLite's own work. Here the SQL
+ * text of a table shape and row count is made once. SQLite gets statements of a few fixed sizes
+ * (powers of four up to STATEMENT_ROWS_MAXIMUM), so the connection's statement cache keeps them all
+ * prepared; PostgreSQL gets one statement whatever the count, its columns passed as arrays through
+ * `unnest`. Values are always bound parameters, never spliced into the text.
+ */
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { CompiledQuery, PostgresAdapter, type QueryExecutor, type QueryResult } from 'kysely';
+
+/** What the batch needs of a database handle or a transaction on it, of any schema. */
+interface RowWriter {
+  getExecutor(): QueryExecutor;
+  executeQuery<Row>(query: CompiledQuery<Row>): Promise<QueryResult<Row>>;
+}
+
+/** A table's columns as one batch writes them. Names and types are the code's own, never input. */
+export interface RowBatchShape {
+  table: string;
+  columns: readonly string[];
+  /** Each column's PostgreSQL type, for the array `unnest` reads it from. */
+  postgresTypes: readonly string[];
+  /** What follows the rows, such as an `on conflict` clause; the same text in both dialects. */
+  suffix?: string;
+}
+
+/** Rows per SQLite statement at most: 256 rows of 5 columns are 1,280 parameters, far below SQLite's limit. */
+const STATEMENT_ROWS_MAXIMUM = 256;
+/** Rows written between two turns of the event loop: better-sqlite3 runs each statement synchronously. */
+const ROWS_BETWEEN_TURNS = 1024;
+
+const statementTexts = new Map<string, string>();
+
+function sqliteText(shape: RowBatchShape, rowCount: number): string {
+  const key = `${shape.table}(${shape.columns.join(',')})${shape.suffix ?? ''}#${rowCount}`;
+  let text = statementTexts.get(key);
+  if (text === undefined) {
+    const row = `(${shape.columns.map(() => '?').join(', ')})`;
+    text = `insert into ${shape.table} (${shape.columns.join(', ')}) values ${Array<string>(rowCount).fill(row).join(', ')}${shape.suffix === undefined ? '' : ` ${shape.suffix}`}`;
+    statementTexts.set(key, text);
+  }
+  return text;
+}
+
+function postgresText(shape: RowBatchShape): string {
+  const arrays = shape.postgresTypes.map((type, index) => `$${index + 1}::${type}[]`).join(', ');
+  const suffix = shape.suffix === undefined ? '' : ` ${shape.suffix}`;
+  return `insert into ${shape.table} (${shape.columns.join(', ')}) select * from unnest(${arrays})${suffix}`;
+}
+
+/** The largest fixed statement size that `remaining` rows fill: 256, 64, 16, 4 or 1. */
+function statementRows(remaining: number): number {
+  let size = STATEMENT_ROWS_MAXIMUM;
+  while (size > remaining) size /= 4;
+  return size;
+}
+
+async function insertOnSqlite(db: RowWriter, shape: RowBatchShape, rows: ReadonlyArray<readonly unknown[]>): Promise<void> {
+  let sinceTurn = 0;
+  for (let start = 0; start < rows.length;) {
+    const size = statementRows(rows.length - start);
+    const parameters: unknown[] = [];
+    for (let index = start; index < start + size; index += 1) parameters.push(...rows[index]!);
+    await db.executeQuery(CompiledQuery.raw(sqliteText(shape, size), parameters));
+    start += size;
+    sinceTurn += size;
+    if (sinceTurn >= ROWS_BETWEEN_TURNS && start < rows.length) {
+      sinceTurn = 0;
+      await yieldToEventLoop();
+    }
+  }
+}
+
+/** Inserts `rows` (each a value per column of `shape`, in its order) into `shape.table`. */
+export async function insertRowBatch(db: RowWriter, shape: RowBatchShape, rows: ReadonlyArray<readonly unknown[]>): Promise<void> {
+  if (rows.length === 0) return;
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return insertOnSqlite(db, shape, rows);
+  const columns = shape.columns.map((_, column) => rows.map((row) => row[column]));
+  await db.executeQuery(CompiledQuery.raw(postgresText(shape), columns));
+}

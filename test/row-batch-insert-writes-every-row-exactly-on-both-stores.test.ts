@@ -1,0 +1,94 @@
+/**
+ * Proves, on both stores, that `insertRowBatch` (the full-text index's bulk writes) writes every
+ * row exactly once and unchanged whatever the count (SQLite takes them in statements of fixed
+ * sizes, PostgreSQL as arrays through `unnest`), that texts SQL or PostgreSQL's array syntax would
+ * read specially arrive as they were, and that a suffix such as an upsert applies to every row.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertRowBatch, type RowBatchShape } from '../src/store/row-batch-insert.js';
+import { openStore, type Store } from '../src/store/store.js';
+import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
+
+const HOSTILE_TEXTS = [
+  "it's",
+  'say "hi"',
+  'back\\slash',
+  '{a,b}',
+  'NULL',
+  '',
+  'comma, then',
+  'line\nbreak',
+  '🐑 merino',
+  "'); drop table rows; --",
+];
+
+const ROWS: RowBatchShape = {
+  table: 'batch_rows',
+  columns: ['id', 'label', 'weight'],
+  postgresTypes: ['integer', 'text', 'double precision'],
+};
+
+const UPSERT: RowBatchShape = { ...ROWS, suffix: 'on conflict (id) do update set weight = batch_rows.weight + excluded.weight' };
+
+function rowsNumbered(from: number, count: number): Array<[number, string, number]> {
+  return Array.from({ length: count }, (_, index) => [from + index, HOSTILE_TEXTS[index % HOSTILE_TEXTS.length]!, (from + index) / 4]);
+}
+
+describe.each(TEST_DIALECTS)('batched row inserts on %s', (dialect) => {
+  let database: TestDatabase;
+  let store: Store;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect, { migrated: true });
+    store = await openStore({ databaseUrl: database.databaseUrl, dataDirectory: database.dataDirectory, poolSize: 2 });
+    await sql`create table batch_rows (id integer primary key, label text not null, weight double precision not null)`.execute(store.db);
+  });
+
+  afterAll(async () => {
+    await store.close();
+    await database.drop();
+  });
+
+  async function storedRows(): Promise<Array<[number, string, number]>> {
+    const result = await sql<{ id: number; label: string; weight: number }>`select id, label, weight from batch_rows order by id`.execute(
+      store.db,
+    );
+    return result.rows.map((row) => [Number(row.id as number | string), row.label, Number(row.weight as number | string)]);
+  }
+
+  it('writes every row once and unchanged, for counts on and between the statement sizes', async () => {
+    const expected: Array<[number, string, number]> = [];
+    let next = 1;
+    for (const count of [1, 3, 4, 5, 17, 256, 257, 1300]) {
+      const rows = rowsNumbered(next, count);
+      await insertRowBatch(store.db, ROWS, rows);
+      expected.push(...rows);
+      next += count;
+    }
+    await insertRowBatch(store.db, ROWS, []);
+    expect(await storedRows()).toEqual(expected);
+  });
+
+  it('applies its suffix to every row, inside the caller’s transaction', async () => {
+    await sql`delete from batch_rows`.execute(store.db);
+    const rows = rowsNumbered(1, 300);
+    await insertRowBatch(store.db, ROWS, rows);
+    await store.db.transaction().execute((transaction) => insertRowBatch(transaction, UPSERT, rows));
+    expect(await storedRows()).toEqual(rows.map(([id, label, weight]) => [id, label, weight * 2]));
+    await expect(
+      store.db.transaction().execute(async (transaction) => {
+        await insertRowBatch(transaction, UPSERT, rows);
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(await storedRows()).toEqual(rows.map(([id, label, weight]) => [id, label, weight * 2]));
+  });
+
+  it('fails the whole batch, writing none of it, when one row breaks a constraint', async () => {
+    await sql`delete from batch_rows`.execute(store.db);
+    const rows = rowsNumbered(1, 40);
+    await expect(store.db.transaction().execute((transaction) => insertRowBatch(transaction, ROWS, [...rows, rows[7]!]))).rejects.toThrow();
+    expect(await storedRows()).toEqual([]);
+  });
+});
