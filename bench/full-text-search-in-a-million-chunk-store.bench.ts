@@ -91,8 +91,8 @@ async function copyTemplate(store: Store, owner: Owner, template: number, copy: 
       .where('knowledge_base_id', '=', template)
       .executeTakeFirstOrThrow();
     const offset = highest - lowest + 1;
-    await sql`insert into kb_chunks (id, knowledge_base_id, document_id, chunk_index, text, metadata, index_length)
-      select id + ${offset}, ${knowledgeBaseId}, ${documentId}, chunk_index, text, metadata, index_length
+    await sql`insert into kb_chunks (id, knowledge_base_id, document_id, chunk_index, text, metadata, index_length, index_title_length)
+      select id + ${offset}, ${knowledgeBaseId}, ${documentId}, chunk_index, text, metadata, index_length, index_title_length
       from kb_chunks where knowledge_base_id = ${template}`.execute(transaction);
     await sql`insert into kb_postings (knowledge_base_id, term, chunk_id, frequency, length)
       select ${knowledgeBaseId}, term, chunk_id + ${offset}, frequency, length
@@ -101,7 +101,9 @@ async function copyTemplate(store: Store, owner: Owner, template: number, copy: 
       select ${knowledgeBaseId}, term, chunk_count from kb_terms where knowledge_base_id = ${template}`.execute(transaction);
     await sql`update knowledge_bases set
         index_chunk_count = (select index_chunk_count from knowledge_bases where id = ${template}),
-        index_length_total = (select index_length_total from knowledge_bases where id = ${template})
+        index_length_total = (select index_length_total from knowledge_bases where id = ${template}),
+        index_titled_chunk_count = (select index_titled_chunk_count from knowledge_bases where id = ${template}),
+        index_title_length_total = (select index_title_length_total from knowledge_bases where id = ${template})
       where id = ${knowledgeBaseId}`.execute(transaction);
   });
 }

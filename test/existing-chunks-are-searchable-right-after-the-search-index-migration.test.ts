@@ -2,7 +2,7 @@
  * Migration 0094 on both dialects, over a store migrated to 0091 holding two knowledge bases whose
  * chunks were written under the old shared full-text index: right after the upgrade, with no
  * reindex job run, each answers full-text searches from its own chunks, its statistics count every
- * chunk, and nothing is left waiting for the reindex job.
+ * chunk (their title fields too, which migration 0096 measures), and nothing is left waiting for the reindex job.
  */
 import type { Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -89,12 +89,14 @@ describe.each(TEST_DIALECTS)('migration 0094 on %s', (dialect) => {
 
     const bases = await db
       .selectFrom('knowledge_bases')
-      .select(['id', 'search_language', 'index_chunk_count', 'reindex_cursor'])
+      .select(['id', 'search_language', 'index_chunk_count', 'index_titled_chunk_count', 'index_title_length_total', 'reindex_cursor'])
       .orderBy('id')
       .execute();
+    // Every chunk's title field is "Notes": one term.
+    const titles = (chunks: number) => ({ index_titled_chunk_count: chunks, index_title_length_total: chunks });
     expect(bases).toEqual([
-      { id: astronomy, search_language: 'english', index_chunk_count: ASTRONOMY.length, reindex_cursor: null },
-      { id: cooking, search_language: 'english', index_chunk_count: COOKING.length, reindex_cursor: null },
+      { id: astronomy, search_language: 'english', index_chunk_count: ASTRONOMY.length, ...titles(ASTRONOMY.length), reindex_cursor: null },
+      { id: cooking, search_language: 'english', index_chunk_count: COOKING.length, ...titles(COOKING.length), reindex_cursor: null },
     ]);
     expect(await reindexNextBatch(db)).toBeUndefined();
   });

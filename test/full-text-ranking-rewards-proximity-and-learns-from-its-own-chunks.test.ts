@@ -1,7 +1,8 @@
 /**
  * Proves what full-text ranking adds to BM25 on both stores (src/retrieval/full-text-ranking.ts):
  * a chunk with the query's words next to each other outranks one with the same words far apart
- * (equal BM25), only within FULL_TEXT_RERANK_CANDIDATES; and RM3 feedback brings in a chunk
+ * (equal BM25), only within FULL_TEXT_RERANK_CANDIDATES; a title is judged by its own length, not
+ * its text's (BM25F per field), with averages from the knowledge base's own chunks; and RM3 feedback brings in a chunk
  * lacking the query's words through a term of the knowledge base's own best chunks, whatever
  * another knowledge base holds; and the two settings are read and checked.
  */
@@ -24,11 +25,18 @@ const ADJACENT = 'alpha bravo charlie delta echo solar panel foxtrot golf hotel 
 const OTHER_TOPICS = Array.from({ length: 30 }, (_, index) => `ledger${index} invoice${index} receipt${index} audit`);
 const KETTLE_CHUNKS = ['The kettle boils water for the teapot.', 'A kettle whistles; pour it into the teapot.'];
 const TEAPOT_ONLY = 'Warm the porcelain teapot before brewing.';
+/** A long text that never says the query's word, under a title that does. */
+const LONG_TEXT = Array.from({ length: 40 }, (_, index) => `filler${index}`).join(' ');
+const SHORT_MENTION = 'An old samovar stands here.';
 
+interface TitledText {
+  text: string;
+  title: string;
+}
 describe.each(TEST_DIALECTS)('full-text ranking beyond BM25 on %s', (dialect) => {
   let database: TestDatabase;
   let store: Store;
-  let newBase: (name: string, texts: string[]) => Promise<number>;
+  let newBase: (name: string, texts: ReadonlyArray<string | TitledText>) => Promise<number>;
   let solarBase: number;
   let teaBase: number;
 
@@ -53,7 +61,12 @@ describe.each(TEST_DIALECTS)('full-text ranking beyond BM25 on %s', (dialect) =>
       await insertChunks(
         store.db,
         documentId,
-        texts.map((text, index) => ({ knowledge_base_id: knowledgeBaseId, chunk_index: index, text, metadata: '{}' })),
+        texts.map((entry, index) => ({
+          knowledge_base_id: knowledgeBaseId,
+          chunk_index: index,
+          text: typeof entry === 'string' ? entry : entry.text,
+          metadata: typeof entry === 'string' ? '{}' : JSON.stringify({ title: entry.title }),
+        })),
       );
       return knowledgeBaseId;
     };
@@ -81,6 +94,36 @@ describe.each(TEST_DIALECTS)('full-text ranking beyond BM25 on %s', (dialect) =>
     expect(oneCandidate.map((hit) => hit.text)).toEqual([FAR_APART]);
     const twoCandidates = await rank([solarBase], 'solar panel', 1, { proximity: true, feedback: false, candidates: 2 });
     expect(twoCandidates.map((hit) => hit.text)).toEqual([ADJACENT]);
+  });
+
+  it("judges a chunk's title by the title's own length, not its text's (BM25F with a normalisation per field)", async () => {
+    const titled = { text: LONG_TEXT, title: 'Samovar' };
+    const base = await newBase('Samovars', [titled, SHORT_MENTION, ...OTHER_TOPICS]);
+    // The postings' simple BM25F counts the title's word against the long text's length.
+    const bm25 = await searchChunksFullText(store.db, { dialect, knowledgeBaseIds: [base], query: 'samovar', limit: 2 });
+    expect(bm25.map((hit) => hit.text)).toEqual([SHORT_MENTION, LONG_TEXT]);
+    // A one-word title that is the query says more than one mention in a short text.
+    const ranked = await rank([base], 'samovar', 2, DEFAULT_FULL_TEXT_RANKING);
+    expect(ranked.map((hit) => hit.text)).toEqual([LONG_TEXT, SHORT_MENTION]);
+    for (const hit of ranked) expect(hit.similarity > 0 && hit.similarity < 1).toBe(true);
+  });
+
+  it("takes the field averages from the knowledge base's own chunks: another's titles change nothing", async () => {
+    const base = await newBase('Kettles', [
+      { text: 'The kettle boils water for tea.', title: 'Kettle' },
+      { text: 'A kettle whistles when the water boils.', title: 'Whistling kettles and boiling water' },
+      ...OTHER_TOPICS,
+    ]);
+    const before = await rank([base], 'boiling kettle', 5, DEFAULT_FULL_TEXT_RANKING);
+    expect(before).toHaveLength(2);
+    await newBase(
+      'Long titles',
+      Array.from({ length: 20 }, (_, index) => ({
+        text: `kettle boils ${index}`,
+        title: `a very long title about kettles that boil water in kitchens number ${index}`,
+      })),
+    );
+    expect(await rank([base], 'boiling kettle', 5, DEFAULT_FULL_TEXT_RANKING)).toEqual(before);
   });
 
   it("brings in a chunk lacking the query's words through a term of the knowledge base's own best chunks", async () => {

@@ -3,7 +3,7 @@
  * own chunks alone (adding an unrelated knowledge base with the same words changes nothing), that
  * its search language stems inflected forms (Spanish, Catalan, Basque; English as before), and
  * that changing the language reindexes it through the reindex job, with progress, and keeps the
- * totals true when chunks are deleted; and that each term's chunk count (`kb_terms`, BM25's
+ * totals true when chunks are deleted (the title field's too); and that each term's chunk count (`kb_terms`, BM25's
  * document frequency) stays what the postings say through every kind of change.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -131,6 +131,43 @@ describe.each(TEST_DIALECTS)('full-text search on %s', (dialect) => {
     await store.db.transaction().execute((transaction) => deleteDocumentChunks(transaction, documentId));
     expect(await totals()).toEqual({ index_chunk_count: 0, index_length_total: 0 });
     expect(await store.db.selectFrom('kb_postings').select('term').where('knowledge_base_id', '=', knowledgeBaseId).execute()).toEqual([]);
+  });
+
+  it("keeps the title field's totals true through inserts, reindexing and deletes", async () => {
+    const knowledgeBaseId = await newBase('Titled');
+    const documentId = await insertCompletedDocument(store.db, knowledgeBaseId);
+    const metadata = ['{"title":"Solar panels"}', '{}', '{"title":"Roofs","heading":"Tiles, slates"}'];
+    await store.db.transaction().execute((transaction) =>
+      insertChunks(
+        transaction,
+        documentId,
+        metadata.map((value, index) => ({
+          knowledge_base_id: knowledgeBaseId,
+          chunk_index: index,
+          text: `Text ${index}.`,
+          metadata: value,
+        })),
+      ),
+    );
+    const titleTotals = () =>
+      store.db
+        .selectFrom('knowledge_bases')
+        .select(['index_titled_chunk_count', 'index_title_length_total'])
+        .where('id', '=', knowledgeBaseId)
+        .executeTakeFirstOrThrow();
+    // Two chunks with a title field, of 2 and 3 terms (in English and in Spanish alike).
+    expect(await titleTotals()).toEqual({ index_titled_chunk_count: 2, index_title_length_total: 5 });
+    await store.db
+      .updateTable('knowledge_bases')
+      .set({ search_language: 'spanish', reindex_cursor: 0, reindex_done: 0 })
+      .where('id', '=', knowledgeBaseId)
+      .execute();
+    while ((await reindexNextBatch(store.db, { batchSize: 2 })) !== undefined);
+    expect(await titleTotals()).toEqual({ index_titled_chunk_count: 2, index_title_length_total: 5 });
+    await store.db.deleteFrom('kb_chunks').where('document_id', '=', documentId).where('chunk_index', '=', 0).execute();
+    expect(await titleTotals()).toEqual({ index_titled_chunk_count: 1, index_title_length_total: 3 });
+    await store.db.transaction().execute((transaction) => deleteDocumentChunks(transaction, documentId));
+    expect(await titleTotals()).toEqual({ index_titled_chunk_count: 0, index_title_length_total: 0 });
   });
 
   it("keeps each term's chunk count equal to its postings through inserts, reindexing, deletes and deleting the knowledge base", async () => {

@@ -748,7 +748,7 @@ export const SETTINGS_DECLARATIONS = {
   fullTextRerankCandidates: integerSetting({
     variable: 'FULL_TEXT_RERANK_CANDIDATES',
     meaning:
-      "how many of each knowledge base's best BM25 chunks full-text search re-ranks by term proximity (and expands the query from), or `top_k` if more; bounds each query's extra work",
+      "how many of each knowledge base's best BM25 chunks full-text search re-ranks by BM25F per field and term proximity (and expands the query from), or `top_k` if more; bounds each query's extra work",
     defaultValue: 50,
     minimum: 1,
     maximum: 1_000,

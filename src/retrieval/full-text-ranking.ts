@@ -1,8 +1,8 @@
 /**
  * What a knowledge-base query runs for full text: per knowledge base, BM25F over its postings
  * (src/store/chunk-search-repository.ts) for a bounded number of candidates, optionally RM3
- * feedback (a second BM25 pass with the expanded query), then a term-proximity re-rank of those
- * candidates; knowledge bases asked for together are merged by similarity, which means the same
+ * feedback (a second BM25 pass with the expanded query), then a re-rank of those candidates by
+ * BM25F normalised per field and term proximity; knowledge bases asked for together are merged by similarity, which means the same
  * in each. All re-scoring is JavaScript over stored text, identical on SQLite and PostgreSQL.
  */
 import type { Kysely } from 'kysely';
@@ -17,11 +17,12 @@ import {
 import { textAnalyzer } from '../store/text-analysis.js';
 import type { Database } from '../store/schema.js';
 import { AnalysedTextCache } from './analysed-text-cache.js';
+import { fieldAveragesOf } from './field-weighted-bm25.js';
 import { expandQuery } from './pseudo-relevance-feedback.js';
 import { rerankByProximity } from './proximity-rerank.js';
 
 export interface FullTextRanking {
-  /** Re-rank candidates by SDM term proximity (proximity-rerank.ts). */
+  /** Re-rank candidates by BM25F normalised per field and SDM term proximity (proximity-rerank.ts), one-term queries too. */
   proximity: boolean;
   /** Expand the query by RM3 from the knowledge base's own best chunks (pseudo-relevance-feedback.ts). */
   feedback: boolean;
@@ -54,8 +55,7 @@ async function rankOne(db: Kysely<Database>, { statistics, text, limit, ranking 
   const analyzer = textAnalyzer(statistics.search_language);
   const terms = queryTerms(text, statistics.search_language);
   const queryTermSequence = analyzer.terms(text).filter((term) => terms.has(term));
-  // Proximity needs two query terms; without feedback, a one-term query fetches no more than it returns.
-  const reranked = (ranking.proximity && queryTermSequence.length > 1) || ranking.feedback;
+  const reranked = ranking.proximity || ranking.feedback;
   const candidates = reranked ? Math.max(limit, ranking.candidates) : limit;
   const first = await searchKnowledgeBase(db, statistics, terms, candidates);
   let { hits, weights } = first;
@@ -70,8 +70,8 @@ async function rankOne(db: Kysely<Database>, { statistics, text, limit, ranking 
       termsOf: (value, chunkId) => (chunkId === undefined ? analyzer.terms(value) : analysedTexts.terms(analyzer, chunkId, value)),
       queryTerms: queryTermSequence,
       inverseDocumentFrequencies,
-      termWeightTotal: [...weights.values()].reduce((sum, weight) => sum + weight, 0),
-      averageLength: statistics.index_length_total / Math.max(statistics.index_chunk_count, 1),
+      termWeights: weights,
+      fieldAverages: fieldAveragesOf(statistics),
       candidates: hits,
     });
   }

@@ -3,22 +3,23 @@
  * over BM25, as Anserini builds it (`-bm25 -sdm`): each pair of query terms that follow each other
  * in the query is also looked for as an exact phrase (`#1`) and unordered within a window of 8
  * terms (`#uw8`), and a chunk scores 0.85 × its BM25 + 0.1 × the phrases' BM25 + 0.05 × the
- * windows' BM25. Postings hold no positions, so this re-scores a knowledge base's best BM25
- * candidates by re-analysing their stored text with the knowledge base's own analyzer (remembered
- * between queries, analysed-text-cache.ts); the result depends on the chunk and its knowledge
- * base's statistics alone, identically on both stores.
+ * windows' BM25. Every part is BM25F with each field normalised by its own length
+ * (field-weighted-bm25.ts), its counts taken in the text and in the title field apart, as the
+ * fielded SDM does (Zhiltsov, Kotov and Nikolaev 2015). Postings hold no positions and no field
+ * lengths, so this re-scores a knowledge base's best BM25 candidates by re-analysing their stored
+ * text and title with the knowledge base's own analyzer (texts remembered between queries,
+ * analysed-text-cache.ts); the result depends on the chunk and its knowledge base's statistics
+ * alone, identically on both stores.
  * The weights and window are the paper's usual defaults, not fitted to any data set.
  */
-import { TITLE_FIELD_WEIGHT, titleFieldOf } from '../store/text-analysis.js';
+import { titleFieldOf } from '../store/text-analysis.js';
 import type { ScoredChunkHit } from '../store/chunk-search-repository.js';
+import { fieldSaturation, type FieldAverages } from './field-weighted-bm25.js';
 
 /** SDM's weights of the unigram, ordered-pair and unordered-pair parts (Metzler and Croft 2005). */
 export const PROXIMITY_WEIGHTS = { terms: 0.85, phrases: 0.1, windows: 0.05 } as const;
 /** SDM's unordered window for a pair: 4 terms per query term (Metzler and Croft 2005). */
 export const PROXIMITY_WINDOW = 8;
-/** Same saturation and length normalisation as the terms' BM25 (chunk-search-repository.ts). */
-const BM25_K1 = 1.2;
-const BM25_B = 0.75;
 
 interface TermPair {
   first: string;
@@ -34,9 +35,10 @@ export interface ProximityRerank {
   queryTerms: readonly string[];
   /** Each query term's idf in the knowledge base (terms it lacks are absent). */
   inverseDocumentFrequencies: ReadonlyMap<string, number>;
-  /** The sum of the term weights the candidates' BM25 scores were computed with. */
-  termWeightTotal: number;
-  averageLength: number;
+  /** The terms the candidates were found by, each with its weight (idf × its weight in the query; RM3's terms included). */
+  termWeights: ReadonlyMap<string, number>;
+  /** The knowledge base's average field lengths. */
+  fieldAverages: FieldAverages;
   candidates: readonly ScoredChunkHit[];
 }
 
@@ -110,35 +112,44 @@ export function windowCount(first: readonly number[], second: readonly number[],
 }
 
 /**
- * The candidates re-scored by SDM and sorted, best first. Similarity stays `s / (s + W)`, W now
- * being the weight of every feature (0.85 × the term weights + 0.15 × the pairs' weights): one half
- * for a chunk of average length holding each query term once and each adjacent pair once as a
- * phrase, always under 1. A query of one term keeps its BM25 order and similarities.
+ * The candidates re-scored by SDM over BM25F with each field normalised by its own length
+ * (field-weighted-bm25.ts), and sorted, best first: the terms' part, and each pair's phrases and
+ * windows, are counted in the text and in the title field apart, as Zhiltsov, Kotov and Nikolaev's
+ * fielded SDM (2015) does for entity search. Similarity stays `s / (s + W)`, W being the weight of
+ * every feature (0.85 × the term weights + 0.15 × the pairs' weights): one half for a chunk of
+ * average lengths holding each query term once in its text and each adjacent pair once as a
+ * phrase, always under 1. A query of one term is scored by its BM25F alone.
  */
 export function rerankByProximity(rerank: ProximityRerank): ScoredChunkHit[] {
-  const { termsOf, candidates, averageLength } = rerank;
+  const { termsOf, candidates, termWeights, fieldAverages } = rerank;
   const pairs = adjacentPairs(rerank.queryTerms, rerank.inverseDocumentFrequencies);
-  if (pairs.length === 0) return [...candidates];
+  const termWeightTotal = [...termWeights.values()].reduce((sum, weight) => sum + weight, 0);
   const pairWeightTotal = pairs.reduce((sum, pair) => sum + pair.weight, 0);
-  const weightTotal =
-    PROXIMITY_WEIGHTS.terms * rerank.termWeightTotal + (PROXIMITY_WEIGHTS.phrases + PROXIMITY_WEIGHTS.windows) * pairWeightTotal;
-  const wanted = new Set(pairs.flatMap((pair) => [pair.first, pair.second]));
+  const weightTotal = PROXIMITY_WEIGHTS.terms * termWeightTotal + (PROXIMITY_WEIGHTS.phrases + PROXIMITY_WEIGHTS.windows) * pairWeightTotal;
+  const wanted = new Set([...termWeights.keys(), ...pairs.flatMap((pair) => [pair.first, pair.second])]);
   const rescored = candidates.map((candidate) => {
-    const terms = termsOf(candidate.text, candidate.id);
-    const positions = termPositions(terms, wanted);
-    const at = (term: string) => positions.get(term) ?? NOWHERE;
-    // The BM25F length the terms' scores were normalised with (search-index-repository.ts).
-    const titleField = titleFieldOf(candidate.metadata.title, candidate.metadata.heading);
-    const length = terms.length + TITLE_FIELD_WEIGHT * termsOf(titleField).length;
-    const normalisation = BM25_K1 * (1 - BM25_B + (BM25_B * length) / Math.max(averageLength, 1));
-    const saturated = (frequency: number) => (frequency * (BM25_K1 + 1)) / (frequency + normalisation);
+    const text = termsOf(candidate.text, candidate.id);
+    const title = termsOf(titleFieldOf(candidate.metadata.title, candidate.metadata.heading));
+    const inText = termPositions(text, wanted);
+    const inTitle = termPositions(title, wanted);
+    const textAt = (term: string) => inText.get(term) ?? NOWHERE;
+    const titleAt = (term: string) => inTitle.get(term) ?? NOWHERE;
+    const saturated = fieldSaturation(fieldAverages, { text: text.length, title: title.length });
+    let terms = 0;
+    for (const [term, weight] of termWeights) terms += weight * saturated({ text: textAt(term).length, title: titleAt(term).length });
     let phrases = 0;
     let windows = 0;
-    for (const pair of pairs) {
-      phrases += pair.weight * saturated(phraseCount(at(pair.first), at(pair.second)));
-      windows += pair.weight * saturated(windowCount(at(pair.first), at(pair.second), PROXIMITY_WINDOW));
+    for (const { first, second, weight } of pairs) {
+      phrases +=
+        weight * saturated({ text: phraseCount(textAt(first), textAt(second)), title: phraseCount(titleAt(first), titleAt(second)) });
+      windows +=
+        weight *
+        saturated({
+          text: windowCount(textAt(first), textAt(second), PROXIMITY_WINDOW),
+          title: windowCount(titleAt(first), titleAt(second), PROXIMITY_WINDOW),
+        });
     }
-    const score = PROXIMITY_WEIGHTS.terms * candidate.score + PROXIMITY_WEIGHTS.phrases * phrases + PROXIMITY_WEIGHTS.windows * windows;
+    const score = PROXIMITY_WEIGHTS.terms * terms + PROXIMITY_WEIGHTS.phrases * phrases + PROXIMITY_WEIGHTS.windows * windows;
     return { ...candidate, score, similarity: score / (score + weightTotal) };
   });
   return rescored.sort((left, right) => right.score - left.score || left.id - right.id);

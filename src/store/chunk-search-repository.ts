@@ -25,8 +25,8 @@ export interface ChunkHit {
 /** A query longer than this many distinct terms keeps only the first ones. */
 export const QUERY_TERMS_MAXIMUM = 64;
 /** BM25's term-frequency saturation and length normalisation: Robertson's usual values, not fitted here. */
-const BM25_K1 = 1.2;
-const BM25_B = 0.75;
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
 
 /** The distinct terms of a query in a language, first ones first, each with how often the query says it. */
 export function queryTerms(query: string, language: string): Map<string, number> {
@@ -50,6 +50,9 @@ export interface IndexStatistics {
   search_language: string;
   index_chunk_count: number;
   index_length_total: number;
+  /** Its chunks with a title field and the sum of their title-field lengths, unweighted: the title field's own average (field-weighted-bm25.ts). */
+  index_titled_chunk_count: number;
+  index_title_length_total: number;
 }
 
 /** Inverse document frequency as Lucene's BM25 has it: never negative, however common the term. */
@@ -151,7 +154,7 @@ export async function indexStatisticsOf(db: Kysely<Database>, knowledgeBaseIds: 
   if (knowledgeBaseIds.length === 0) return [];
   return db
     .selectFrom('knowledge_bases')
-    .select(['id', 'search_language', 'index_chunk_count', 'index_length_total'])
+    .select(['id', 'search_language', 'index_chunk_count', 'index_length_total', 'index_titled_chunk_count', 'index_title_length_total'])
     .where('id', 'in', [...new Set(knowledgeBaseIds)])
     .execute();
 }

@@ -86,7 +86,7 @@ export interface ChunkAnalysis {
 /** A document and the chunks to write for it, with their analysis when a worker thread made it. */
 export interface DocumentChunks {
   documentId: number;
-  chunks: ReadonlyArray<Omit<Insertable<KnowledgeChunksTable>, 'document_id' | 'index_length'>>;
+  chunks: ReadonlyArray<Omit<Insertable<KnowledgeChunksTable>, 'document_id' | 'index_length' | 'index_title_length'>>;
   analysis?: ChunkAnalysis;
 }
 
@@ -152,7 +152,13 @@ export async function insertDocumentsChunks(db: Kysely<Database>, documents: rea
     const analysed = slice.map(({ row, ready, analyzer }) => ready ?? analyseChunk(analyzer, row.text, row.metadata));
     const inserted = await db
       .insertInto('kb_chunks')
-      .values(slice.map(({ row }, index) => ({ ...row, index_length: analysed[index]!.length })))
+      .values(
+        slice.map(({ row }, index) => ({
+          ...row,
+          index_length: analysed[index]!.length,
+          index_title_length: analysed[index]!.titleLength,
+        })),
+      )
       .returning('id')
       .execute();
     const statementIds = inserted.map((row) => row.id).sort((left, right) => left - right);

@@ -312,6 +312,12 @@ export interface KnowledgeBasesTable {
   /** Chunks in its full-text index and the sum of their weighted lengths: its BM25 statistics. */
   index_chunk_count: Generated<number>;
   index_length_total: Generated<number>;
+  /**
+   * Its indexed chunks with a title field, and the sum of their title-field lengths (unweighted):
+   * the title field's average for BM25F, over the chunks that have one, as Lucene takes a field's (migration 0096).
+   */
+  index_titled_chunk_count: Generated<number>;
+  index_title_length_total: Generated<number>;
   /** The reindex job's place: chunks with a greater id still wait; null when the index is whole. */
   reindex_cursor: number | null;
   /** Chunks the running reindex has done: its progress. */
@@ -394,6 +400,8 @@ export interface KnowledgeChunksTable {
   metadata: string;
   /** Its field-weighted length in the search index (kb_postings); null while not indexed. */
   index_length: Generated<number | null>;
+  /** Its title field's length in terms, unweighted (migration 0096); null while not indexed. */
+  index_title_length: Generated<number | null>;
 }
 
 /** The text of a small JSON document, kept in the store rather than as a file (migration 0095). */

@@ -41,16 +41,35 @@ async function addTermCounts(db: Kysely<Database>, knowledgeBaseId: number, coun
   );
 }
 
-/** Adds (or, with negative figures, takes away) indexed chunks and their weighted length to a knowledge base's BM25 totals. */
-async function moveIndexTotals(db: Kysely<Database>, knowledgeBaseId: number, change: { chunks: number; length: number }): Promise<void> {
+interface IndexTotalsChange {
+  chunks: number;
+  length: number;
+  /** Absent only while migration 0094 builds the index, before migration 0096 adds the title-field totals. */
+  titles?: { chunks: number; length: number };
+}
+
+/** Adds (or, with negative figures, takes away) indexed chunks and their lengths to a knowledge base's BM25 totals. */
+async function moveIndexTotals(db: Kysely<Database>, knowledgeBaseId: number, change: IndexTotalsChange): Promise<void> {
+  const { titles } = change;
   await db
     .updateTable('knowledge_bases')
     .set((eb) => ({
       index_chunk_count: eb('index_chunk_count', '+', change.chunks),
       index_length_total: eb('index_length_total', '+', change.length),
+      ...(titles === undefined
+        ? {}
+        : {
+            index_titled_chunk_count: eb('index_titled_chunk_count', '+', titles.chunks),
+            index_title_length_total: eb('index_title_length_total', '+', titles.length),
+          }),
     }))
     .where('id', '=', knowledgeBaseId)
     .execute();
+}
+
+/** Whether the store has migration 0096's title-field lengths yet: migration 0094 indexes existing chunks before it. */
+export interface TitleLengthColumns {
+  titleLengths: boolean;
 }
 
 /**
@@ -63,10 +82,15 @@ export async function insertPostings(
   db: Kysely<Database>,
   knowledgeBaseId: number,
   chunks: ReadonlyArray<{ id: number; analysed: AnalysedChunk }>,
+  columns: TitleLengthColumns = { titleLengths: true },
 ): Promise<void> {
   if (chunks.length === 0) return;
   const lengthTotal = chunks.reduce((sum, chunk) => sum + chunk.analysed.length, 0);
-  await moveIndexTotals(db, knowledgeBaseId, { chunks: chunks.length, length: lengthTotal });
+  const titles = {
+    chunks: chunks.filter((chunk) => chunk.analysed.titleLength > 0).length,
+    length: chunks.reduce((sum, chunk) => sum + chunk.analysed.titleLength, 0),
+  };
+  await moveIndexTotals(db, knowledgeBaseId, { chunks: chunks.length, length: lengthTotal, ...(columns.titleLengths ? { titles } : {}) });
   const termCounts = new Map<string, number>();
   const rows: unknown[][] = [];
   for (const { id, analysed } of chunks) {
@@ -80,22 +104,27 @@ export async function insertPostings(
 }
 
 /**
- * Indexes chunks already stored (their `index_length` is set in one statement, then their postings
- * and totals are written), for the reindex job and the upgrade to migration 0094; call inside a
- * transaction, with the chunks unindexed.
+ * Indexes chunks already stored (their `index_length` and `index_title_length` are set in one
+ * statement, then their postings and totals are written), for the reindex job and the upgrade to
+ * migration 0094 (which runs before the title lengths' columns exist: `titleLengths` false); call
+ * inside a transaction, with the chunks unindexed.
  */
 export async function indexStoredChunks(
   db: Kysely<Database>,
   knowledgeBaseId: number,
   chunks: ReadonlyArray<{ id: number; analysed: AnalysedChunk }>,
+  columns: TitleLengthColumns = { titleLengths: true },
 ): Promise<void> {
   if (chunks.length === 0) return;
-  const lengthOf = sql.join(
-    chunks.map(({ id, analysed }) => sql`when ${id} then cast(${analysed.length} as double precision)`),
-    sql` `,
-  );
-  await sql`update kb_chunks set index_length = case id ${lengthOf} end where id in (${sql.join(chunks.map(({ id }) => id))})`.execute(db);
-  await insertPostings(db, knowledgeBaseId, chunks);
+  const caseOf = (value: (analysed: AnalysedChunk) => number) =>
+    sql.join(
+      chunks.map(({ id, analysed }) => sql`when ${id} then cast(${value(analysed)} as double precision)`),
+      sql` `,
+    );
+  const titleLength = columns.titleLengths ? sql`, index_title_length = case id ${caseOf((analysed) => analysed.titleLength)} end` : sql``;
+  await sql`update kb_chunks set index_length = case id ${caseOf((analysed) => analysed.length)} end ${titleLength}
+    where id in (${sql.join(chunks.map(({ id }) => id))})`.execute(db);
+  await insertPostings(db, knowledgeBaseId, chunks, columns);
 }
 
 /** Chunks the reindex job takes per transaction: short enough not to hold SQLite's writer for long. */
@@ -114,12 +143,18 @@ async function unindexChunks(db: Kysely<Database>, knowledgeBaseId: number, chun
     .select((eb) => [
       eb.fn.count<number | string>('index_length').as('chunks'),
       eb.fn.sum<number | string | null>('index_length').as('length'),
+      eb.fn.sum<number | string | null>('index_title_length').as('titleLength'),
+      eb.fn.count<number | string>(eb.case().when('index_title_length', '>', 0).then(1).end()).as('titledChunks'),
     ])
     .where('id', 'in', chunkIds)
     .executeTakeFirstOrThrow();
   const chunks = Number(indexed.chunks);
   if (chunks === 0) return;
-  await moveIndexTotals(db, knowledgeBaseId, { chunks: -chunks, length: -Number(indexed.length ?? 0) });
+  await moveIndexTotals(db, knowledgeBaseId, {
+    chunks: -chunks,
+    length: -Number(indexed.length ?? 0),
+    titles: { chunks: -Number(indexed.titledChunks), length: -Number(indexed.titleLength ?? 0) },
+  });
   const ids = sql.join(chunkIds);
   await sql`update kb_terms set chunk_count = chunk_count - (
       select count(*) from kb_postings p

@@ -146,6 +146,11 @@ export interface AnalysedChunk {
   frequencies: Map<string, number>;
   /** Field-weighted length: text terms plus TITLE_FIELD_WEIGHT times title terms. */
   length: number;
+  /**
+   * The title field's own length in terms (unweighted): BM25F proper normalises each field by its
+   * own length against that field's average (field-weighted-bm25.ts), so the index keeps it too.
+   */
+  titleLength: number;
 }
 
 /** A stored chunk's BM25F view, its title field read from its metadata. */
@@ -164,5 +169,5 @@ export function analyseFields(analyzer: TextAnalyzer, text: string, titleField: 
   const title = analyzer.terms(titleField);
   const frequencies = termFrequencies(body);
   for (const [term, count] of termFrequencies(title)) frequencies.set(term, (frequencies.get(term) ?? 0) + TITLE_FIELD_WEIGHT * count);
-  return { frequencies, length: body.length + TITLE_FIELD_WEIGHT * title.length };
+  return { frequencies, length: body.length + TITLE_FIELD_WEIGHT * title.length, titleLength: title.length };
 }

@@ -44,7 +44,8 @@ async function indexExistingChunks(untyped: Kysely<unknown>): Promise<void> {
       group.push({ id: chunk.id, analysed: analyseChunk(analyzer, chunk.text, chunk.metadata) });
       byKnowledgeBase.set(chunk.knowledge_base_id, group);
     }
-    for (const [knowledgeBaseId, group] of byKnowledgeBase) await indexStoredChunks(db, knowledgeBaseId, group);
+    // The title lengths' columns come with migration 0096, which fills them in for these chunks.
+    for (const [knowledgeBaseId, group] of byKnowledgeBase) await indexStoredChunks(db, knowledgeBaseId, group, { titleLengths: false });
     cursor = chunks[chunks.length - 1]!.id;
   }
 }

@@ -19,6 +19,7 @@ import { entityGraphMigration } from './0091-entity-graph.js';
 import { webCrawlsAndPageRefreshMigration } from './0093-web-crawls-and-page-refresh.js';
 import { perKnowledgeBaseSearchIndexMigration } from './0094-per-knowledge-base-search-index.js';
 import { documentTextsInTheStoreMigration } from './0095-document-texts-in-the-store.js';
+import { titleFieldLengthsMigration } from './0096-title-field-lengths.js';
 import { chatRunsMigration } from './0070-chat-runs.js';
 import type { Migration } from 'kysely';
 import type { Dialect } from '../dialect.js';
@@ -93,5 +94,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0093-web-crawls-and-page-refresh': webCrawlsAndPageRefreshMigration(dialect),
     '0094-per-knowledge-base-search-index': perKnowledgeBaseSearchIndexMigration(dialect),
     '0095-document-texts-in-the-store': documentTextsInTheStoreMigration(dialect),
+    '0096-title-field-lengths': titleFieldLengthsMigration(dialect),
   };
 }
