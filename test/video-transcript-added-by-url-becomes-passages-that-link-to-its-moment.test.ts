@@ -22,7 +22,8 @@ import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, t
 import { peopleInTwoOrganizations } from './support/two-organizations.js';
 
 const BYTES_MAXIMUM = 65_536;
-const TIMEOUT_MILLISECONDS = 1_500;
+/** Long enough that none of 50 requests at once times out on a loaded 2-core CI machine (at 1.5 s, one page test did). */
+const TIMEOUT_MILLISECONDS = 5_000;
 const AT_ONCE = 50;
 const TECTONICS = 'https://www.youtube.com/watch?v=tectonics01';
 
@@ -205,9 +206,9 @@ describe.each(TEST_DIALECTS)('video transcripts added to a knowledge base on %s'
     expect(health.status).toBe(200);
     const [slowVideo, slowPage] = await Promise.all([slowYoutube, slowTrack]);
     expect(slowVideo.status).toBe(400);
-    expect(slowVideo.body.error.message).toMatch(/did not send the captions within 1500 ms/);
+    expect(slowVideo.body.error.message).toMatch(new RegExp(`did not send the captions within ${TIMEOUT_MILLISECONDS} ms`));
     expect(slowPage.status).toBe(400);
-    expect(slowPage.body.error.message).toMatch(/did not send the caption track within 1500 ms/);
+    expect(slowPage.body.error.message).toMatch(new RegExp(`did not send the caption track within ${TIMEOUT_MILLISECONDS} ms`));
 
     for (const language of ['"><script>', 'e', 'english please', 42]) {
       const refused = await add({ url: TECTONICS, language });
@@ -220,7 +221,11 @@ describe.each(TEST_DIALECTS)('video transcripts added to a knowledge base on %s'
   it(`adds ${AT_ONCE} videos sent at once, each as its own document`, async () => {
     const before = await documentCount();
     const answers = await Promise.all(Array.from({ length: AT_ONCE }, () => add({ url: TECTONICS })));
-    expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: AT_ONCE }, () => 202));
+    const refused = answers.filter((answer) => answer.status !== 202).map((answer) => answer.text);
+    expect(
+      answers.map((answer) => answer.status),
+      refused.join('\n'),
+    ).toEqual(Array.from({ length: AT_ONCE }, () => 202));
     expect(new Set(answers.map((answer) => answer.body.document_id)).size).toBe(AT_ONCE);
     expect(await documentCount()).toBe(before + AT_ONCE);
   });

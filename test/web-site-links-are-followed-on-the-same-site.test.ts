@@ -46,7 +46,8 @@ describe.each(TEST_DIALECTS)('following same-site links on %s', (dialect) => {
         INGESTION_POLL_MS: '20',
         OUTBOUND_ALLOWED_HOSTS: '127.0.0.1',
         WEB_PAGE_MAX_BYTES: '65536',
-        WEB_PAGE_TIMEOUT_MS: '1500',
+        // 50 crawls fetch at once: 1.5 s was tight on a loaded 2-core CI machine.
+        WEB_PAGE_TIMEOUT_MS: '5000',
         WEB_CRAWL_DEPTH_MAX: '3',
         WEB_CRAWL_PAGES_MAX: '30',
       },
@@ -88,7 +89,7 @@ describe.each(TEST_DIALECTS)('following same-site links on %s', (dialect) => {
       '/members/grades': expect.stringMatching(/asks robots not to read this page/),
       '/redirect-private': expect.stringMatching(/off the site|private or internal address/),
       '/course/moved': expect.stringMatching(/off the site, to localhost/),
-      '/slow': expect.stringMatching(/did not send the page within 1500 ms/),
+      '/slow': expect.stringMatching(/did not send the page within 5000 ms/),
       '/huge': expect.stringMatching(/larger than WEB_PAGE_MAX_BYTES/),
     });
     expect(crawl.pages_failed).toBe(5);
