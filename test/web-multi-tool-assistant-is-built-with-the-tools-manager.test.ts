@@ -11,7 +11,7 @@
  * arrives stays open. The form with cards passes axe-core at desktop width in light mode
  * and at 375 px in dark mode, without overflow.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
 import { expectAccessible, expectOneHeading, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
@@ -40,6 +40,23 @@ async function addTool(page: Page, displayName: string): Promise<void> {
   const dialog = page.getByRole('dialog', { name: 'Choose a tool' });
   await dialog.getByRole('button', { name: displayName, exact: true }).click();
   await expect.poll(() => dialog.isVisible()).toBe(false);
+}
+
+/** Waits until the element's box is the same over two animation frames a little apart. */
+async function waitUntilStill(locator: Locator): Promise<void> {
+  const box = async (): Promise<string> => {
+    await locator.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 50))))');
+    return JSON.stringify(await locator.boundingBox());
+  };
+  let last = await box();
+  await expect
+    .poll(async () => {
+      const now = await box();
+      const still = now === last;
+      last = now;
+      return still;
+    })
+    .toBe(true);
 }
 
 async function cardTitles(page: Page): Promise<string[]> {
@@ -208,6 +225,10 @@ describe('building a multi-tool assistant with the tools manager', () => {
     await addTool(page, 'Single file');
     // Drag and drop reorders too: the file card's handle dropped on the weather card puts it first.
     await page.evaluate("document.querySelector('article').scrollIntoView({ block: 'start' })");
+    // The drop point is worked out before the drag starts: a card still filling in (its file list
+    // arrives from the API) would move the target from under it, so the cards must be still first.
+    await waitUntilStill(page.getByRole('article', { name: 'Single file' }));
+    await waitUntilStill(page.getByRole('article', { name: 'Weather' }));
     await page
       .getByRole('article', { name: 'Single file' })
       .locator('.handle')
