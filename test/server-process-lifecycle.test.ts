@@ -36,6 +36,19 @@ function launch(environment: Record<string, string>): {
   return { child, output: () => output, exited };
 }
 
+/** The time of the first JSON log line whose message matches, or a failed expectation. */
+function logTimeOf(output: string, message: RegExp): number {
+  const times = output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { time?: number; msg?: string })
+    .filter((entry) => typeof entry.msg === 'string' && message.test(entry.msg))
+    .map((entry) => entry.time);
+  expect(times.length, `no log line matching ${String(message)} in:\n${output}`).toBeGreaterThan(0);
+  expect(typeof times[0]).toBe('number');
+  return times[0]!;
+}
+
 /** `expectBanner`: a fresh store prints the admin banner right after listening; wait for its last line. */
 async function startServer(environment: Record<string, string>, expectBanner = false): Promise<RunningServer> {
   const launched = launch(environment);
@@ -96,7 +109,11 @@ describe.each(TEST_DIALECTS)('the server process on %s', { timeout: 150_000 }, (
     launched.child.kill('SIGTERM');
     expect(await launched.exited).toEqual({ code: 0, signal: null });
     expect(launched.output()).toContain('stop requested while starting');
-    expect(launched.output()).toMatch(/Server listening at[\s\S]*"msg":"stopped"/);
+    // By the lines' own times: the HTTP server's log lines and the process's reach the output
+    // through two buffered writers, so the order they arrive in is not the order they happened in.
+    const listened = logTimeOf(launched.output(), /^Server listening at /);
+    const stopped = logTimeOf(launched.output(), /^stopped$/);
+    expect(listened).toBeLessThanOrEqual(stopped);
   });
 
   it('finishes an in-flight request on SIGTERM, then exits cleanly', async () => {
