@@ -3,8 +3,9 @@
  *
  * Kysely builds a multi-row insert value by value and compiles it again on every call, and each new
  * row count is a new statement to prepare, for the tens of postings of every chunk. Here the SQL
- * text of a table shape and row count is made once (bench/full-text-index-writes.bench.ts: the index
- * writes 1.5 to 1.9 times faster on PostgreSQL; on SQLite its own B-tree work dominates either way). SQLite gets statements of a few fixed sizes
+ * text of a table shape and row count is made once (bench/full-text-index-writes.bench.ts: the
+ * index writes 1.5 to 1.9 times faster on PostgreSQL; on SQLite its own B-tree work dominates
+ * either way). SQLite gets statements of a few fixed sizes
  * (powers of four up to STATEMENT_ROWS_MAXIMUM), so the connection's statement cache keeps them all
  * prepared; PostgreSQL gets one statement whatever the count, its columns passed as arrays through
  * `unnest`. Values are always bound parameters, never spliced into the text.
