@@ -33,7 +33,7 @@ const LAYER_TABLE = {
   infrastructure: ['blobs', 'config', 'outbound', 'scheduling', 'secrets', 'store'],
   core: ['pipeline'],
   library: ['document-reading', 'text-tool-calls', 'text-trimming'],
-  foundation: ['errors', 'validation'],
+  foundation: ['caching', 'errors', 'validation'],
 };
 
 /** The folders of `sourceRoot` that the table does not name. */

@@ -177,7 +177,7 @@ function courseFile(): string {
 }
 
 /** About 560 characters a passage: one passage a chunk at a chunk size of 700, two passages being too long for one. */
-function knowledgeText(): string {
+export function knowledgePassages(): string[] {
   const passages: string[] = [];
   for (let index = 0; index < KNOWLEDGE_PASSAGES; index += 1)
     passages.push(
@@ -186,8 +186,11 @@ function knowledgeText(): string {
         `Topic ${index % 17} of the unit adds examples from plants, animals and fungi, with questions to try. `.padEnd(360, '.') +
         ` ${KNOWLEDGE_MARKER}${index}.`,
     );
-  return passages.join('\n\n');
+  return passages;
 }
+
+/** The title of the knowledge base's one document, which every chunk's title field holds. */
+export const KNOWLEDGE_TITLE = 'Energy in cells';
 
 async function waitForJob(baseUrl: string, token: string, knowledgeBase: number, job: number): Promise<void> {
   for (let attempt = 0; attempt < 600; attempt += 1) {
@@ -243,7 +246,7 @@ export async function startMerino(
   ).id;
   const queued = await api<{ documents: { job_id: number }[] }>(baseUrl, 'POST', `/api/knowledge-bases/${knowledgeBase}/documents`, {
     token,
-    body: { documents: [{ text: knowledgeText(), metadata: { title: 'Energy in cells' } }] },
+    body: { documents: [{ text: knowledgePassages().join('\n\n'), metadata: { title: KNOWLEDGE_TITLE } }] },
   });
   for (const document of queued.documents) await waitForJob(baseUrl, token, knowledgeBase, document.job_id);
   const chunks = (await api<{ chunk_count?: number }>(baseUrl, 'GET', `/api/knowledge-bases/${knowledgeBase}`, { token })).chunk_count;

@@ -9,7 +9,8 @@ import { ascending, percentile } from './measure.js';
 import { MOCK_ANSWER, MOCK_DELTAS } from './mock-answer.js';
 import { api, type Target } from './gateway-targets.js';
 
-const QUESTION = 'How do cells turn glucose into energy?';
+/** What every request asks: it matches every chunk of the multi-tool assistant's knowledge base. */
+export const QUESTION = 'How do cells turn glucose into energy?';
 /** Requests sent to each target before each measured series and not counted: pools and JIT warm up. */
 const WARM_UP_REQUESTS = 30;
 /** A frame that arrives more than this after the previous one stalled (the mock sends one every 20 ms). */

@@ -762,6 +762,24 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 0,
     maximum: 1_000_000_000,
   }),
+  /** Each list is used only at the index version it was read at (migration 0097), so none is ever stale (src/store/posting-list-cache.ts). */
+  fullTextPostingsCache: integerSetting({
+    variable: 'FULL_TEXT_POSTINGS_CACHE',
+    meaning:
+      "postings (20 bytes each) of the terms searched lately that a process keeps for full-text search's BM25 pass; a term's list is used only while its knowledge base's index version is the one it was read at, so it is never stale; the least recently used go past it (0 reads every list from the store on every query)",
+    defaultValue: 500_000,
+    minimum: 0,
+    maximum: 100_000_000,
+  }),
+  /** A chunk's row never changes and its id is never used again, so an entry is never stale (src/store/chunk-row-cache.ts). */
+  fullTextChunkCacheCharacters: integerSetting({
+    variable: 'FULL_TEXT_CHUNK_CACHE_CHARACTERS',
+    meaning:
+      "characters of chunk text and metadata a process keeps for full-text search's candidates; a chunk's row never changes and its id is never used again, so an entry is never stale; the least recently used go past it (0 reads every candidate's row on every query)",
+    defaultValue: 4_000_000,
+    minimum: 0,
+    maximum: 1_000_000_000,
+  }),
   fullTextQueryExpansion: booleanSetting({
     variable: 'FULL_TEXT_QUERY_EXPANSION',
     meaning:

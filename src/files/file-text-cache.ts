@@ -6,36 +6,22 @@
  * stale: a file whose bytes change has another hash, and a deleted file is refused by its row
  * before the cache is asked. Past `charactersMaximum` the least recently used entries are dropped.
  */
+import { SizeBoundedCache } from '../caching/size-bounded-cache.js';
 import type { FileText } from '../pipeline/plugin-contract/ports.js';
 
 export class FileTextCache {
-  // A Map iterates in insertion order: re-inserting on every hit keeps the least recently used first.
-  private readonly entries = new Map<string, FileText>();
-  private characters = 0;
+  private readonly entries: SizeBoundedCache<string, FileText>;
 
-  constructor(private readonly charactersMaximum: number) {}
+  constructor(charactersMaximum: number) {
+    this.entries = new SizeBoundedCache(charactersMaximum, (text) => text.text.length);
+  }
 
   async read(sha256: string, charactersMaximum: number, load: () => Promise<FileText | undefined>): Promise<FileText | undefined> {
     const key = `${sha256}:${charactersMaximum}`;
     const cached = this.entries.get(key);
-    if (cached !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, cached);
-      return cached;
-    }
+    if (cached !== undefined) return cached;
     const text = await load();
-    if (text !== undefined) this.keep(key, text);
+    if (text !== undefined) this.entries.set(key, text);
     return text;
-  }
-
-  private keep(key: string, text: FileText): void {
-    if (text.text.length > this.charactersMaximum || this.entries.has(key)) return;
-    this.entries.set(key, text);
-    this.characters += text.text.length;
-    for (const [oldestKey, oldest] of this.entries) {
-      if (this.characters <= this.charactersMaximum) break;
-      this.entries.delete(oldestKey);
-      this.characters -= oldest.text.length;
-    }
   }
 }

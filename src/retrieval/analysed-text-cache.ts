@@ -7,6 +7,7 @@
  * an entry can never be stale. Past `charactersMaximum` the least recently used entries are
  * dropped; 0 keeps nothing.
  */
+import { SizeBoundedCache } from '../caching/size-bounded-cache.js';
 import type { TextAnalyzer } from '../store/text-analysis.js';
 
 interface Entry {
@@ -16,37 +17,23 @@ interface Entry {
 }
 
 export class AnalysedTextCache {
-  // A Map iterates in insertion order: re-inserting on every hit keeps the least recently used first.
-  private readonly entries = new Map<number, Entry>();
-  private characters = 0;
+  private readonly entries: SizeBoundedCache<number, Entry>;
 
-  constructor(private readonly charactersMaximum: number) {}
+  constructor(charactersMaximum: number) {
+    this.entries = new SizeBoundedCache(charactersMaximum, (entry) => entry.text.length);
+  }
 
   /** The terms `analyzer` gives the text of chunk `chunkId`, from memory when the same text was analysed lately. */
   terms(analyzer: TextAnalyzer, chunkId: number, text: string): readonly string[] {
     const cached = this.entries.get(chunkId);
-    if (cached !== undefined) {
-      this.entries.delete(chunkId);
-      if (cached.language === analyzer.language && cached.text === text) {
-        this.entries.set(chunkId, cached);
-        return cached.terms;
-      }
-      this.characters -= cached.text.length;
-    }
+    if (cached !== undefined && cached.language === analyzer.language && cached.text === text) return cached.terms;
     const terms = analyzer.terms(text);
-    if (text.length > this.charactersMaximum) return terms;
     this.entries.set(chunkId, { language: analyzer.language, text, terms });
-    this.characters += text.length;
-    for (const [oldestId, oldest] of this.entries) {
-      if (this.characters <= this.charactersMaximum) break;
-      this.entries.delete(oldestId);
-      this.characters -= oldest.text.length;
-    }
     return terms;
   }
 
   /** Characters of text whose terms are held now. */
   get heldCharacters(): number {
-    return this.characters;
+    return this.entries.heldSize;
   }
 }

@@ -36,7 +36,9 @@ export interface FieldCounts {
  * chunks have a title would otherwise make every title look long. The text's is the weighted
  * length left once the titles' weighted part is taken off, over every chunk.
  */
-export function fieldAveragesOf(statistics: IndexStatistics): FieldAverages {
+export function fieldAveragesOf(
+  statistics: Pick<IndexStatistics, 'index_chunk_count' | 'index_length_total' | 'index_titled_chunk_count' | 'index_title_length_total'>,
+): FieldAverages {
   const chunks = Math.max(statistics.index_chunk_count, 1);
   const title = statistics.index_title_length_total / Math.max(statistics.index_titled_chunk_count, 1);
   const text = (statistics.index_length_total - TITLE_FIELD_WEIGHT * statistics.index_title_length_total) / chunks;

@@ -12,8 +12,11 @@ import {
   searchKnowledgeBase,
   type ChunkHit,
   type IndexStatistics,
+  type HeldSearchData,
   type ScoredChunkHit,
 } from '../store/chunk-search-repository.js';
+import { ChunkRowCache } from '../store/chunk-row-cache.js';
+import { PostingListCache } from '../store/posting-list-cache.js';
 import { textAnalyzer } from '../store/text-analysis.js';
 import type { Database } from '../store/schema.js';
 import { AnalysedTextCache } from './analysed-text-cache.js';
@@ -30,6 +33,8 @@ export interface FullTextRanking {
   candidates: number;
   /** The candidates' terms, remembered between queries (FULL_TEXT_RERANK_CACHE_CHARACTERS); one shared by callers without settings otherwise. */
   analysedTexts?: AnalysedTextCache;
+  /** Posting lists and chunk rows read lately (FULL_TEXT_POSTINGS_CACHE, FULL_TEXT_CHUNK_CACHE_CHARACTERS), of one store only; one per database handle otherwise. */
+  held?: HeldSearchData;
 }
 
 /** What FULL_TEXT_RERANK_CANDIDATES and FULL_TEXT_QUERY_EXPANSION default to, for callers without settings. */
@@ -38,6 +43,21 @@ export const DEFAULT_FULL_TEXT_RANKING: FullTextRanking = { proximity: true, fee
 /** FULL_TEXT_RERANK_CACHE_CHARACTERS's default, for callers without settings. */
 const DEFAULT_ANALYSED_TEXT_CHARACTERS = 4_000_000;
 const sharedAnalysedTexts = new AnalysedTextCache(DEFAULT_ANALYSED_TEXT_CHARACTERS);
+/** FULL_TEXT_POSTINGS_CACHE's and FULL_TEXT_CHUNK_CACHE_CHARACTERS's defaults, for callers without settings. */
+const DEFAULT_POSTINGS_HELD = 500_000;
+const DEFAULT_CHUNK_CHARACTERS_HELD = 4_000_000;
+// Lists and rows are kept by id (and index version), which only one store gives meaning to:
+// callers without settings get them kept per database handle, never shared between stores.
+const heldByStore = new WeakMap<Kysely<Database>, HeldSearchData>();
+
+function defaultHeldOf(db: Kysely<Database>): HeldSearchData {
+  let held = heldByStore.get(db);
+  if (held === undefined) {
+    held = { postingLists: new PostingListCache(DEFAULT_POSTINGS_HELD), chunkRows: new ChunkRowCache(DEFAULT_CHUNK_CHARACTERS_HELD) };
+    heldByStore.set(db, held);
+  }
+  return held;
+}
 
 function withoutScore(hit: ScoredChunkHit): ChunkHit {
   const { score: _score, ...rest } = hit;
@@ -57,11 +77,12 @@ async function rankOne(db: Kysely<Database>, { statistics, text, limit, ranking 
   const queryTermSequence = analyzer.terms(text).filter((term) => terms.has(term));
   const reranked = ranking.proximity || ranking.feedback;
   const candidates = reranked ? Math.max(limit, ranking.candidates) : limit;
-  const first = await searchKnowledgeBase(db, statistics, terms, candidates);
+  const held = ranking.held ?? defaultHeldOf(db);
+  const first = await searchKnowledgeBase(db, { statistics, terms, limit: candidates, held });
   let { hits, weights } = first;
   if (ranking.feedback && hits.length > 0) {
     const expanded = await expandQuery(db, { analyzer, statistics, terms, ranking: hits });
-    ({ hits, weights } = await searchKnowledgeBase(db, statistics, expanded, candidates));
+    ({ hits, weights } = await searchKnowledgeBase(db, { statistics, terms: expanded, limit: candidates, held }));
   }
   if (ranking.proximity && hits.length > 0) {
     const inverseDocumentFrequencies = new Map([...first.weights].map(([term, weight]) => [term, weight / terms.get(term)!]));

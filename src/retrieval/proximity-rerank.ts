@@ -82,6 +82,24 @@ export function phraseCount(first: readonly number[], second: readonly number[])
   return count;
 }
 
+interface WindowScratch {
+  positions: Int32Array;
+  isFirst: Uint8Array;
+  used: Uint8Array;
+}
+
+// windowCount runs for every pair, field and candidate of every query, and allocating its arrays each
+// time was most of its cost. It never yields, so one set of arrays serves every call.
+let scratch: WindowScratch = { positions: new Int32Array(64), isFirst: new Uint8Array(64), used: new Uint8Array(64) };
+
+function scratchFor(count: number): WindowScratch {
+  if (scratch.positions.length < count) {
+    const size = Math.max(count, scratch.positions.length * 2);
+    scratch = { positions: new Int32Array(size), isFirst: new Uint8Array(size), used: new Uint8Array(size) };
+  }
+  return scratch;
+}
+
 /**
  * How many times both terms occur, in either order, within `window` consecutive terms (Indri's
  * `#uwN`), each occurrence used in one match at most: matches are taken left to right. The same
@@ -89,26 +107,30 @@ export function phraseCount(first: readonly number[], second: readonly number[])
  */
 export function windowCount(first: readonly number[], second: readonly number[], window: number): number {
   const sameTerm = first === second;
-  const events = sameTerm
-    ? first.map((position) => ({ position, isFirst: true }))
-    : [...first.map((position) => ({ position, isFirst: true })), ...second.map((position) => ({ position, isFirst: false }))].sort(
-        (left, right) => left.position - right.position,
-      );
-  const used = new Uint8Array(events.length);
-  let count = 0;
-  for (let start = 0; start < events.length; start += 1) {
+  if (!sameTerm && (first.length === 0 || second.length === 0)) return 0;
+  // Both lists ascend and two terms never share a position: merged, not concatenated and sorted.
+  const count = sameTerm ? first.length : first.length + second.length;
+  const { positions, isFirst, used } = scratchFor(count);
+  for (let index = 0, left = 0, right = 0; index < count; index += 1) {
+    const takeFirst = sameTerm || right >= second.length || (left < first.length && first[left]! < second[right]!);
+    positions[index] = takeFirst ? first[left++]! : second[right++]!;
+    isFirst[index] = takeFirst ? 1 : 0;
+    used[index] = 0;
+  }
+  let matches = 0;
+  for (let start = 0; start < count; start += 1) {
     if (used[start] === 1) continue;
-    const from = events[start]!;
-    for (let next = start + 1; next < events.length && events[next]!.position < from.position + window; next += 1) {
-      if (used[next] === 0 && (sameTerm || events[next]!.isFirst !== from.isFirst)) {
+    const end = positions[start]! + window;
+    for (let next = start + 1; next < count && positions[next]! < end; next += 1) {
+      if (used[next] === 0 && (sameTerm || isFirst[next] !== isFirst[start])) {
         used[start] = 1;
         used[next] = 1;
-        count += 1;
+        matches += 1;
         break;
       }
     }
   }
-  return count;
+  return matches;
 }
 
 /**
@@ -127,9 +149,19 @@ export function rerankByProximity(rerank: ProximityRerank): ScoredChunkHit[] {
   const pairWeightTotal = pairs.reduce((sum, pair) => sum + pair.weight, 0);
   const weightTotal = PROXIMITY_WEIGHTS.terms * termWeightTotal + (PROXIMITY_WEIGHTS.phrases + PROXIMITY_WEIGHTS.windows) * pairWeightTotal;
   const wanted = new Set([...termWeights.keys(), ...pairs.flatMap((pair) => [pair.first, pair.second])]);
+  // The chunks of one document share its title, and most candidates share a few: each is analysed once a query.
+  const titles = new Map<string, readonly string[]>();
+  const titleTermsOf = (title: string): readonly string[] => {
+    let terms = titles.get(title);
+    if (terms === undefined) {
+      terms = termsOf(title);
+      titles.set(title, terms);
+    }
+    return terms;
+  };
   const rescored = candidates.map((candidate) => {
     const text = termsOf(candidate.text, candidate.id);
-    const title = termsOf(titleFieldOf(candidate.metadata.title, candidate.metadata.heading));
+    const title = titleTermsOf(titleFieldOf(candidate.metadata.title, candidate.metadata.heading));
     const inText = termPositions(text, wanted);
     const inTitle = termPositions(title, wanted);
     const textAt = (term: string) => inText.get(term) ?? NOWHERE;

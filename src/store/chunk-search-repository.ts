@@ -1,14 +1,17 @@
 /**
  * Full-text retrieval over knowledge-base chunks: BM25F with each knowledge base's own statistics
- * (docs/knowledge-bases.md), the same SQL on SQLite and PostgreSQL. The query is analysed like the
- * chunks (the knowledge base's `search_language`); its terms are bound parameters of one aggregate
- * over `kb_postings`, so no text a user types reaches any query syntax, and a knowledge base's
- * results and scores depend on its own chunks alone. Scores are mapped into [0, 1) so that a
- * similarity threshold keeps its meaning.
+ * (docs/knowledge-bases.md), the same on SQLite and PostgreSQL. The query is analysed like the
+ * chunks (the knowledge base's `search_language`); its terms are bound parameters of the query
+ * that reads their posting lists from `kb_postings` (or come from the lists held in memory,
+ * posting-list-cache.ts), so no text a user types reaches any query syntax, and a knowledge base's
+ * results and scores depend on its own chunks alone. Chunks are scored in JavaScript over those
+ * lists. Scores are mapped into [0, 1) so that a similarity threshold keeps its meaning.
  */
 import { sql, type Kysely } from 'kysely';
 import { termFrequencies, textAnalyzer } from './text-analysis.js';
-import type { Dialect } from './dialect.js';
+import { dialectOf, type Dialect } from './dialect.js';
+import { heldChunkRowOf, type ChunkRowCache, type HeldChunkRow } from './chunk-row-cache.js';
+import type { PostingList, PostingListCache } from './posting-list-cache.js';
 import type { Database } from './schema.js';
 
 export interface ChunkHit {
@@ -34,16 +37,6 @@ export function queryTerms(query: string, language: string): Map<string, number>
   return new Map([...counts].slice(0, QUERY_TERMS_MAXIMUM));
 }
 
-interface HitRow {
-  id: number;
-  knowledge_base_id: number;
-  document_id: number;
-  chunk_index: number;
-  text: string;
-  metadata: string;
-  score: number | string;
-}
-
 /** What a knowledge base's BM25 needs of it: its language and the totals of its index. */
 export interface IndexStatistics {
   id: number;
@@ -53,6 +46,8 @@ export interface IndexStatistics {
   /** Its chunks with a title field and the sum of their title-field lengths, unweighted: the title field's own average (field-weighted-bm25.ts). */
   index_titled_chunk_count: number;
   index_title_length_total: number;
+  /** Raised by every change to its postings (migration 0097): the version its posting lists are cached under. */
+  index_version: number;
 }
 
 /** Inverse document frequency as Lucene's BM25 has it: never negative, however common the term. */
@@ -93,59 +88,188 @@ export interface ScoredChunks {
   weights: Map<string, number>;
 }
 
+interface PostingListRow {
+  term: string;
+  chunk_ids: string | number[];
+  frequencies: string | number[];
+  lengths: string | number[];
+}
+
+/** A JSON array as the driver hands it: PostgreSQL's driver parses `json`, SQLite's gives its text. */
+function numbersOf(value: string | number[]): number[] {
+  return typeof value === 'string' ? (JSON.parse(value) as number[]) : value;
+}
+
+/**
+ * The posting lists of `terms` in a knowledge base (an empty one for a term it lacks): from
+ * `cache` where held at the statistics' index version, the others in one query, each term's
+ * postings as JSON arrays so the driver hands over a few values rather than a row per posting.
+ */
+async function postingListsOf(
+  db: Kysely<Database>,
+  statistics: IndexStatistics,
+  terms: readonly string[],
+  cache: PostingListCache | undefined,
+): Promise<Map<string, PostingList>> {
+  const lists = new Map<string, PostingList>();
+  const missing: string[] = [];
+  for (const term of terms) {
+    const held = cache?.get(statistics.id, statistics.index_version, term);
+    if (held === undefined) missing.push(term);
+    else lists.set(term, held);
+  }
+  if (missing.length === 0) return lists;
+  const postgres = dialectOf(db) === 'postgres';
+  const arrayOf = sql.raw(postgres ? 'json_agg' : 'json_group_array');
+  // SQLite writes a real number into JSON by a slow general format, and these are whole numbers
+  // but for fractional field weights: written as integers whenever they are whole, they cost a third.
+  const whole = (column: string) =>
+    postgres
+      ? sql.ref(column)
+      : sql`iif(${sql.ref(column)} = cast(${sql.ref(column)} as integer), cast(${sql.ref(column)} as integer), ${sql.ref(column)})`;
+  const rows = await sql<PostingListRow>`
+    select term, ${arrayOf}(chunk_id) as chunk_ids, ${arrayOf}(${whole('frequency')}) as frequencies, ${arrayOf}(${whole('length')}) as lengths
+    from kb_postings where knowledge_base_id = ${statistics.id} and term in (${sql.join(missing)})
+    group by term`.execute(db);
+  const read = new Map(
+    rows.rows.map((row) => [
+      row.term,
+      {
+        chunkIds: Int32Array.from(numbersOf(row.chunk_ids)),
+        frequencies: Float64Array.from(numbersOf(row.frequencies)),
+        lengths: Float64Array.from(numbersOf(row.lengths)),
+      },
+    ]),
+  );
+  for (const term of missing) {
+    const list = read.get(term) ?? { chunkIds: new Int32Array(0), frequencies: new Float64Array(0), lengths: new Float64Array(0) };
+    cache?.set(statistics.id, statistics.index_version, term, list);
+    lists.set(term, list);
+  }
+  return lists;
+}
+
+/** Each chunk's BM25 over weighted terms' posting lists (the formula of searchKnowledgeBase). */
+function bm25Scores(lists: Map<string, PostingList>, weights: Map<string, number>, averageLength: number): Map<number, number> {
+  const scores = new Map<number, number>();
+  const saturation = BM25_K1 + 1;
+  for (const [term, weight] of weights) {
+    const { chunkIds, frequencies, lengths } = lists.get(term)!;
+    for (let index = 0; index < chunkIds.length; index += 1) {
+      const frequency = frequencies[index]!;
+      const normalisation = BM25_K1 * (1 - BM25_B + (BM25_B * lengths[index]!) / averageLength);
+      const chunkId = chunkIds[index]!;
+      scores.set(chunkId, (scores.get(chunkId) ?? 0) + (weight * frequency * saturation) / (frequency + normalisation));
+    }
+  }
+  return scores;
+}
+
+/** The `limit` best of `scores`, best first, lower chunk id first among equals: a bounded selection, never a sort of every chunk. */
+function bestOf(scores: Map<number, number>, limit: number): Array<[number, number]> {
+  const better = (left: [number, number], right: [number, number]) => right[1] - left[1] || left[0] - right[0];
+  const best: Array<[number, number]> = [];
+  for (const entry of scores) {
+    if (best.length === limit && better(entry, best[limit - 1]!) >= 0) continue;
+    let position = best.length;
+    while (position > 0 && better(entry, best[position - 1]!) < 0) position -= 1;
+    best.splice(position, 0, entry);
+    if (best.length > limit) best.pop();
+  }
+  return best;
+}
+
+/** What a process keeps between searches of one store (FULL_TEXT_POSTINGS_CACHE, FULL_TEXT_CHUNK_CACHE_CHARACTERS). */
+export interface HeldSearchData {
+  postingLists: PostingListCache;
+  chunkRows: ChunkRowCache;
+}
+
+/** The rows of chunks by id: from `held` where kept, the others in one query (and kept then). */
+async function chunkRowsOf(
+  db: Kysely<Database>,
+  chunkIds: readonly number[],
+  held: ChunkRowCache | undefined,
+): Promise<Map<number, HeldChunkRow>> {
+  const rows = new Map<number, HeldChunkRow>();
+  const missing: number[] = [];
+  for (const chunkId of chunkIds) {
+    const row = held?.get(chunkId);
+    if (row === undefined) missing.push(chunkId);
+    else rows.set(chunkId, row);
+  }
+  if (missing.length === 0) return rows;
+  const read = await db
+    .selectFrom('kb_chunks')
+    .select(['id', 'knowledge_base_id', 'document_id', 'chunk_index', 'text', 'metadata'])
+    .where('id', 'in', missing)
+    .execute();
+  for (const stored of read) {
+    const row = heldChunkRowOf(stored);
+    held?.set(stored.id, row);
+    rows.set(stored.id, row);
+  }
+  return rows;
+}
+
+/** One search of one knowledge base: its statistics, the query's weighted terms, how many chunks, and what the process keeps. */
+export interface KnowledgeBaseSearch {
+  statistics: IndexStatistics;
+  terms: Map<string, number>;
+  limit: number;
+  /** Without it, every posting list and chunk row is read from the store. */
+  held?: HeldSearchData;
+}
+
 /**
  * One knowledge base's best chunks. BM25 of a chunk: the sum over query terms it holds of
  * weight × f (k1 + 1) / (f + k1 (1 − b + b · length / average length)), f and length being the
  * field-weighted ones. Similarity: score / (score + the sum of the weights), which is one half
- * for a chunk of average length holding every query term (the knowledge base has) once.
+ * for a chunk of average length holding every query term (the knowledge base has) once. Scored
+ * in JavaScript over the terms' posting lists, the same on both stores. A hit's metadata is
+ * frozen: hits of one chunk share it.
  */
-export async function searchKnowledgeBase(
-  db: Kysely<Database>,
-  statistics: IndexStatistics,
-  terms: Map<string, number>,
-  limit: number,
-): Promise<ScoredChunks> {
+export async function searchKnowledgeBase(db: Kysely<Database>, search: KnowledgeBaseSearch): Promise<ScoredChunks> {
+  const { statistics, terms, limit, held } = search;
   if (terms.size === 0 || statistics.index_chunk_count === 0) return { hits: [], weights: new Map() };
-  const weights = await termWeights(db, statistics, terms);
+  const lists = await postingListsOf(db, statistics, [...terms.keys()], held?.postingLists);
+  // A term's chunk count is its list's length: kb_terms holds the same count (search-index-repository.ts).
+  const weights = new Map<string, number>();
+  for (const [term, count] of terms) {
+    const chunkCount = lists.get(term)!.chunkIds.length;
+    if (chunkCount > 0) weights.set(term, inverseDocumentFrequency(statistics.index_chunk_count, chunkCount) * count);
+  }
   if (weights.size === 0) return { hits: [], weights };
   const averageLength = Math.max(statistics.index_length_total / statistics.index_chunk_count, 1);
-  const real = (value: number) => sql`cast(${value} as double precision)`;
-  const weightOf = sql.join(
-    [...weights].map(([term, weight]) => sql`when ${term} then ${real(weight)}`),
-    sql` `,
+  const best = bestOf(bm25Scores(lists, weights, averageLength), limit);
+  const rows = await chunkRowsOf(
+    db,
+    best.map(([chunkId]) => chunkId),
+    held?.chunkRows,
   );
-  const lengthNormalisation = sql`${real(BM25_K1)} * (${real(1 - BM25_B)} + ${real(BM25_B / averageLength)} * p.length)`;
-  const result = await sql<HitRow>`
-    select c.id, c.knowledge_base_id, c.document_id, c.chunk_index, c.text, c.metadata, ranked.score
-    from (
-      select p.chunk_id, sum((case p.term ${weightOf} end) * p.frequency * ${real(BM25_K1 + 1)} / (p.frequency + ${lengthNormalisation})) as score
-      from kb_postings p
-      where p.knowledge_base_id = ${statistics.id} and p.term in (${sql.join([...weights.keys()])})
-      group by p.chunk_id
-      order by score desc, p.chunk_id
-      limit ${limit}
-    ) ranked
-    join kb_chunks c on c.id = ranked.chunk_id
-    order by ranked.score desc, c.id`.execute(db);
   const weightTotal = [...weights.values()].reduce((sum, weight) => sum + weight, 0);
-  const hits = result.rows.map((row) => {
-    const score = Math.max(0, Number(row.score));
-    return {
+  const hits: ScoredChunkHit[] = [];
+  for (const [chunkId, rawScore] of best) {
+    const row = rows.get(chunkId);
+    // A chunk deleted since its list was read is left out.
+    if (row === undefined) continue;
+    const score = Math.max(0, rawScore);
+    hits.push({
       score,
-      id: row.id,
-      knowledgeBaseId: row.knowledge_base_id,
-      documentId: row.document_id,
-      chunkIndex: row.chunk_index,
+      id: chunkId,
+      knowledgeBaseId: row.knowledgeBaseId,
+      documentId: row.documentId,
+      chunkIndex: row.chunkIndex,
       text: row.text,
-      metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+      metadata: row.metadata,
       similarity: score / (score + weightTotal),
-    };
-  });
+    });
+  }
   return { hits, weights };
 }
 
 async function searchOne(db: Kysely<Database>, statistics: IndexStatistics, query: string, limit: number): Promise<ChunkHit[]> {
-  const { hits } = await searchKnowledgeBase(db, statistics, queryTerms(query, statistics.search_language), limit);
+  const { hits } = await searchKnowledgeBase(db, { statistics, terms: queryTerms(query, statistics.search_language), limit });
   return hits.map(({ score: _score, ...hit }) => hit);
 }
 
@@ -154,7 +278,15 @@ export async function indexStatisticsOf(db: Kysely<Database>, knowledgeBaseIds: 
   if (knowledgeBaseIds.length === 0) return [];
   return db
     .selectFrom('knowledge_bases')
-    .select(['id', 'search_language', 'index_chunk_count', 'index_length_total', 'index_titled_chunk_count', 'index_title_length_total'])
+    .select([
+      'id',
+      'search_language',
+      'index_chunk_count',
+      'index_length_total',
+      'index_titled_chunk_count',
+      'index_title_length_total',
+      'index_version',
+    ])
     .where('id', 'in', [...new Set(knowledgeBaseIds)])
     .execute();
 }

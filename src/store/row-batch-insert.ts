@@ -11,7 +11,8 @@
  * `unnest`. Values are always bound parameters, never spliced into the text.
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { CompiledQuery, PostgresAdapter, type QueryExecutor, type QueryResult } from 'kysely';
+import { CompiledQuery, type QueryExecutor, type QueryResult } from 'kysely';
+import { dialectOf } from './dialect.js';
 
 /** What the batch needs of a database handle or a transaction on it, of any schema. */
 interface RowWriter {
@@ -79,7 +80,7 @@ async function insertOnSqlite(db: RowWriter, shape: RowBatchShape, rows: Readonl
 /** Inserts `rows` (each a value per column of `shape`, in its order) into `shape.table`. */
 export async function insertRowBatch(db: RowWriter, shape: RowBatchShape, rows: ReadonlyArray<readonly unknown[]>): Promise<void> {
   if (rows.length === 0) return;
-  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return insertOnSqlite(db, shape, rows);
+  if (dialectOf(db) === 'sqlite') return insertOnSqlite(db, shape, rows);
   const columns = shape.columns.map((_, column) => rows.map((row) => row[column]));
   await db.executeQuery(CompiledQuery.raw(postgresText(shape), columns));
 }

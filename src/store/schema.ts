@@ -318,6 +318,8 @@ export interface KnowledgeBasesTable {
    */
   index_titled_chunk_count: Generated<number>;
   index_title_length_total: Generated<number>;
+  /** Raised by every change to its postings (migration 0097): posting lists held in memory are used only at the version they were read at. */
+  index_version: Generated<number>;
   /** The reindex job's place: chunks with a greater id still wait; null when the index is whole. */
   reindex_cursor: number | null;
   /** Chunks the running reindex has done: its progress. */

@@ -46,9 +46,11 @@ interface IndexTotalsChange {
   length: number;
   /** Absent only while migration 0094 builds the index, before migration 0096 adds the title-field totals. */
   titles?: { chunks: number; length: number };
+  /** False only while migration 0094 builds the index, before migration 0097 adds the index version. */
+  versioned: boolean;
 }
 
-/** Adds (or, with negative figures, takes away) indexed chunks and their lengths to a knowledge base's BM25 totals. */
+/** Adds (or, with negative figures, takes away) indexed chunks and their lengths to a knowledge base's BM25 totals, and raises its index version. */
 async function moveIndexTotals(db: Kysely<Database>, knowledgeBaseId: number, change: IndexTotalsChange): Promise<void> {
   const { titles } = change;
   await db
@@ -62,15 +64,19 @@ async function moveIndexTotals(db: Kysely<Database>, knowledgeBaseId: number, ch
             index_titled_chunk_count: eb('index_titled_chunk_count', '+', titles.chunks),
             index_title_length_total: eb('index_title_length_total', '+', titles.length),
           }),
+      ...(change.versioned ? { index_version: eb('index_version', '+', 1) } : {}),
     }))
     .where('id', '=', knowledgeBaseId)
     .execute();
 }
 
-/** Whether the store has migration 0096's title-field lengths yet: migration 0094 indexes existing chunks before it. */
-export interface TitleLengthColumns {
+/** Whether the store has the columns of migrations 0096 (title-field lengths) and 0097 (index version) yet: migration 0094 indexes existing chunks before both. */
+export interface IndexColumns {
   titleLengths: boolean;
+  version: boolean;
 }
+
+const ALL_INDEX_COLUMNS: IndexColumns = { titleLengths: true, version: true };
 
 /**
  * Writes the postings of chunks already analysed (their rows carry `index_length` already) and
@@ -82,7 +88,7 @@ export async function insertPostings(
   db: Kysely<Database>,
   knowledgeBaseId: number,
   chunks: ReadonlyArray<{ id: number; analysed: AnalysedChunk }>,
-  columns: TitleLengthColumns = { titleLengths: true },
+  columns: IndexColumns = ALL_INDEX_COLUMNS,
 ): Promise<void> {
   if (chunks.length === 0) return;
   const lengthTotal = chunks.reduce((sum, chunk) => sum + chunk.analysed.length, 0);
@@ -90,7 +96,12 @@ export async function insertPostings(
     chunks: chunks.filter((chunk) => chunk.analysed.titleLength > 0).length,
     length: chunks.reduce((sum, chunk) => sum + chunk.analysed.titleLength, 0),
   };
-  await moveIndexTotals(db, knowledgeBaseId, { chunks: chunks.length, length: lengthTotal, ...(columns.titleLengths ? { titles } : {}) });
+  await moveIndexTotals(db, knowledgeBaseId, {
+    chunks: chunks.length,
+    length: lengthTotal,
+    versioned: columns.version,
+    ...(columns.titleLengths ? { titles } : {}),
+  });
   const termCounts = new Map<string, number>();
   const rows: unknown[][] = [];
   for (const { id, analysed } of chunks) {
@@ -106,14 +117,14 @@ export async function insertPostings(
 /**
  * Indexes chunks already stored (their `index_length` and `index_title_length` are set in one
  * statement, then their postings and totals are written), for the reindex job and the upgrade to
- * migration 0094 (which runs before the title lengths' columns exist: `titleLengths` false); call
+ * migration 0094 (which runs before the columns of migrations 0096 and 0097 exist: both false); call
  * inside a transaction, with the chunks unindexed.
  */
 export async function indexStoredChunks(
   db: Kysely<Database>,
   knowledgeBaseId: number,
   chunks: ReadonlyArray<{ id: number; analysed: AnalysedChunk }>,
-  columns: TitleLengthColumns = { titleLengths: true },
+  columns: IndexColumns = ALL_INDEX_COLUMNS,
 ): Promise<void> {
   if (chunks.length === 0) return;
   const caseOf = (value: (analysed: AnalysedChunk) => number) =>
@@ -154,6 +165,7 @@ async function unindexChunks(db: Kysely<Database>, knowledgeBaseId: number, chun
     chunks: -chunks,
     length: -Number(indexed.length ?? 0),
     titles: { chunks: -Number(indexed.titledChunks), length: -Number(indexed.titleLength ?? 0) },
+    versioned: true,
   });
   const ids = sql.join(chunkIds);
   await sql`update kb_terms set chunk_count = chunk_count - (

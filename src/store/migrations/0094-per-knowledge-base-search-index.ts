@@ -45,7 +45,8 @@ async function indexExistingChunks(untyped: Kysely<unknown>): Promise<void> {
       byKnowledgeBase.set(chunk.knowledge_base_id, group);
     }
     // The title lengths' columns come with migration 0096, which fills them in for these chunks.
-    for (const [knowledgeBaseId, group] of byKnowledgeBase) await indexStoredChunks(db, knowledgeBaseId, group, { titleLengths: false });
+    for (const [knowledgeBaseId, group] of byKnowledgeBase)
+      await indexStoredChunks(db, knowledgeBaseId, group, { titleLengths: false, version: false });
     cursor = chunks[chunks.length - 1]!.id;
   }
 }

@@ -20,6 +20,7 @@ import { webCrawlsAndPageRefreshMigration } from './0093-web-crawls-and-page-ref
 import { perKnowledgeBaseSearchIndexMigration } from './0094-per-knowledge-base-search-index.js';
 import { documentTextsInTheStoreMigration } from './0095-document-texts-in-the-store.js';
 import { titleFieldLengthsMigration } from './0096-title-field-lengths.js';
+import { indexVersionMigration } from './0097-index-version.js';
 import { chatRunsMigration } from './0070-chat-runs.js';
 import type { Migration } from 'kysely';
 import type { Dialect } from '../dialect.js';
@@ -95,5 +96,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0094-per-knowledge-base-search-index': perKnowledgeBaseSearchIndexMigration(dialect),
     '0095-document-texts-in-the-store': documentTextsInTheStoreMigration(dialect),
     '0096-title-field-lengths': titleFieldLengthsMigration(dialect),
+    '0097-index-version': indexVersionMigration(dialect),
   };
 }
