@@ -232,7 +232,7 @@ export class KnowledgeBaseService {
     const choice = embeddingChoiceOf(record);
     const mode = query.mode ?? (choice === undefined ? 'full_text' : 'hybrid');
     const byFullText = async () => ({
-      hits: await rankChunks(this.options, [record.id], { mode: 'full_text', text: queryText }, topK),
+      hits: await rankChunks(this.options, [record], { mode: 'full_text', text: queryText }, topK),
       mode: 'full_text' as const,
     });
     if (mode === 'full_text') return byFullText();
@@ -254,7 +254,7 @@ export class KnowledgeBaseService {
       if (mode === 'vector' || signal?.aborted) throw error;
       return byFullText();
     }
-    return { hits: await rankChunks(this.options, [record.id], { mode, text: queryText, embedding }, topK), mode };
+    return { hits: await rankChunks(this.options, [record], { mode, text: queryText, embedding }, topK), mode };
   }
 
   /** The row alone: a search needs neither the owner's email nor the counts. */

@@ -3,7 +3,7 @@
  * fused by reciprocal rank). The knowledge-base service decides the mode and embeds the query;
  * the benchmarks call this too, so they measure exactly what a query runs.
  */
-import type { ChunkHit } from '../store/chunk-search-repository.js';
+import type { ChunkHit, IndexStatistics } from '../store/chunk-search-repository.js';
 import { searchChunksByVector, type VectorBackend } from '../store/chunk-vector-repository.js';
 import type { Dialect } from '../store/dialect.js';
 import type { Kysely } from 'kysely';
@@ -27,14 +27,19 @@ export interface RankingStore {
 
 export type RankedQuery = { mode: 'full_text'; text: string } | { mode: 'vector' | 'hybrid'; text: string; embedding: Float32Array };
 
+/** The knowledge bases to search, each by its id or by its row when the caller has just read it (a search then reads it no more). */
+export type KnowledgeBasesToRank = ReadonlyArray<number | IndexStatistics>;
+
 export async function rankChunks(
   store: RankingStore,
-  knowledgeBaseIds: readonly number[],
+  knowledgeBases: KnowledgeBasesToRank,
   query: RankedQuery,
   topK: number,
 ): Promise<ChunkHit[]> {
   const { db, dialect, vectorBackend, fullTextRanking: ranking } = store;
-  const fullText = (limit: number) => rankFullText(db, { knowledgeBaseIds, text: query.text, limit, ranking });
+  const knowledgeBaseIds = knowledgeBases.map((knowledgeBase) => (typeof knowledgeBase === 'number' ? knowledgeBase : knowledgeBase.id));
+  const rows = knowledgeBases.filter((knowledgeBase): knowledgeBase is IndexStatistics => typeof knowledgeBase !== 'number');
+  const fullText = (limit: number) => rankFullText(db, { knowledgeBaseIds, rows, text: query.text, limit, ranking });
   if (query.mode === 'full_text') return fullText(topK);
   const vectorSearch = { dialect, backend: vectorBackend, knowledgeBaseIds, queryEmbedding: query.embedding };
   if (query.mode === 'vector') return searchChunksByVector(db, { ...vectorSearch, limit: topK });

@@ -101,16 +101,31 @@ async function rankOne(db: Kysely<Database>, { statistics, text, limit, ranking 
 
 export interface FullTextRankingQuery {
   knowledgeBaseIds: readonly number[];
+  /** Rows of some of those knowledge bases that the caller has just read (their statistics are in them); the others are read here. */
+  rows?: readonly IndexStatistics[];
   text: string;
   limit: number;
   ranking?: FullTextRanking;
+}
+
+/** The statistics of the knowledge bases asked for, each once: from the rows given, the others read. */
+async function statisticsOf(
+  db: Kysely<Database>,
+  knowledgeBaseIds: readonly number[],
+  rows: readonly IndexStatistics[],
+): Promise<IndexStatistics[]> {
+  const given = new Map(rows.map((row) => [row.id, row]));
+  const ids = [...new Set(knowledgeBaseIds)];
+  const missing = ids.filter((id) => !given.has(id));
+  const read = missing.length === 0 ? [] : await indexStatisticsOf(db, missing);
+  return [...ids.flatMap((id) => given.get(id) ?? []), ...read];
 }
 
 /** The best chunks of the knowledge bases asked for, by full text, best first. */
 export async function rankFullText(db: Kysely<Database>, query: FullTextRankingQuery): Promise<ChunkHit[]> {
   const { knowledgeBaseIds, text, limit, ranking = DEFAULT_FULL_TEXT_RANKING } = query;
   if (knowledgeBaseIds.length === 0 || limit < 1 || text.trim() === '') return [];
-  const bases = await indexStatisticsOf(db, knowledgeBaseIds);
+  const bases = await statisticsOf(db, knowledgeBaseIds, query.rows ?? []);
   const rankings = await Promise.all(bases.map((statistics) => rankOne(db, { statistics, text, limit, ranking })));
   return rankings
     .flat()
