@@ -12,11 +12,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { bootstrapAdmin } from '../src/auth/admin-bootstrap.js';
-import { insertDocumentsChunks, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
+import { insertDocumentsChunks } from '../src/store/knowledge-repository.js';
 import { insertDocuments } from '../src/store/knowledge-documents-repository.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { analyseFields, textAnalyzer, type AnalysedChunk } from '../src/store/text-analysis.js';
 import { createTestDatabase, TEST_DIALECTS, TEST_PASSWORD_HASH_COST, type Dialect } from '../test/support/test-databases.js';
+import { insertTestKnowledgeBase } from '../test/support/stored-documents.js';
 import { readJsonLines, type CorpusDocument } from './support/beir-data.js';
 import { printTable, wholeNumberSetting } from './support/measure.js';
 
@@ -38,18 +39,6 @@ function analysedCorpus(): AnalysedDocument[] {
       metadata: JSON.stringify({ title: document.title }),
       analysed: analyseFields(analyzer, document.text, document.title),
     }));
-}
-
-async function newKnowledgeBase(store: Store, name: string): Promise<number> {
-  const admin = await store.db.selectFrom('users').select(['id', 'organization_id']).executeTakeFirstOrThrow();
-  return insertKnowledgeBase(store.db, {
-    ownerId: admin.id,
-    organizationId: admin.organization_id,
-    name,
-    description: '',
-    chunkSize: 1000,
-    chunkOverlap: 200,
-  });
 }
 
 /** Writes every document as one chunk, BATCH documents a transaction; answers the seconds it took. */
@@ -88,8 +77,8 @@ async function measure(dialect: Dialect, corpus: readonly AnalysedDocument[]): P
   const store = await openStore({ databaseUrl: database.databaseUrl, dataDirectory: database.dataDirectory, poolSize: 4 });
   try {
     await bootstrapAdmin(store.db, 'bench@merino.test', 'bench-password', TEST_PASSWORD_HASH_COST);
-    await writeAll(store, await newKnowledgeBase(store, 'warm-up'), corpus);
-    const knowledgeBaseId = await newKnowledgeBase(store, 'measured');
+    await writeAll(store, await insertTestKnowledgeBase(store.db, 'warm-up'), corpus);
+    const knowledgeBaseId = await insertTestKnowledgeBase(store.db, 'measured');
     const seconds = await writeAll(store, knowledgeBaseId, corpus);
     const chunks = await store.db
       .selectFrom('kb_chunks')

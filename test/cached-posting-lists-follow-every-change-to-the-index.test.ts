@@ -12,14 +12,14 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapAdmin } from '../src/auth/admin-bootstrap.js';
 import { DEFAULT_FULL_TEXT_RANKING, rankFullText } from '../src/retrieval/full-text-ranking.js';
-import { deleteDocumentChunks, insertChunks, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
+import { deleteDocumentChunks, insertChunks } from '../src/store/knowledge-repository.js';
 import type { HeldSearchData } from '../src/store/chunk-search-repository.js';
 import { ChunkRowCache } from '../src/store/chunk-row-cache.js';
 import { PostingListCache } from '../src/store/posting-list-cache.js';
 import { reindexNextBatch } from '../src/store/search-index-repository.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { possiblyUnset } from './support/possibly-unset.js';
-import { insertCompletedDocument } from './support/stored-documents.js';
+import { insertCompletedDocument, insertDocumentOfChunks, insertTestKnowledgeBase } from './support/stored-documents.js';
 import { createTestDatabase, TEST_DIALECTS, TEST_PASSWORD_HASH_COST, type TestDatabase } from './support/test-databases.js';
 
 const ASTRONOMY = [
@@ -40,28 +40,9 @@ describe.each(TEST_DIALECTS)('posting lists held in memory on %s', (dialect) => 
   /** The searching process's connection, and another process's, which changes the index. */
   let searcher: Store;
   let writer: Store;
-  let admin: { id: number; organization_id: number };
 
-  const newBase = (name: string) =>
-    insertKnowledgeBase(writer.db, {
-      ownerId: admin.id,
-      organizationId: admin.organization_id,
-      name,
-      description: '',
-      chunkSize: 1000,
-      chunkOverlap: 200,
-    });
-  const addDocument = async (knowledgeBaseId: number, texts: readonly string[]) => {
-    const documentId = await insertCompletedDocument(writer.db, knowledgeBaseId);
-    await writer.db.transaction().execute((transaction) =>
-      insertChunks(
-        transaction,
-        documentId,
-        texts.map((text, index) => ({ knowledge_base_id: knowledgeBaseId, chunk_index: index, text, metadata: '{}' })),
-      ),
-    );
-    return documentId;
-  };
+  const newBase = (name: string) => insertTestKnowledgeBase(writer.db, name);
+  const addDocument = (knowledgeBaseId: number, texts: readonly string[]) => insertDocumentOfChunks(writer.db, knowledgeBaseId, texts);
   const searchWith = (cache: HeldSearchData, knowledgeBaseId: number, text: string) =>
     rankFullText(searcher.db, {
       knowledgeBaseIds: [knowledgeBaseId],
@@ -85,7 +66,6 @@ describe.each(TEST_DIALECTS)('posting lists held in memory on %s', (dialect) => 
     writer = await openStore(options);
     searcher = await openStore(options);
     await bootstrapAdmin(writer.db, 'postings-admin@merino.test', 'postings-admin-password', TEST_PASSWORD_HASH_COST);
-    admin = await writer.db.selectFrom('users').select(['id', 'organization_id']).executeTakeFirstOrThrow();
   });
 
   afterAll(async () => {

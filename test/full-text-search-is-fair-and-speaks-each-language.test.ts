@@ -9,10 +9,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapAdmin } from '../src/auth/admin-bootstrap.js';
 import { searchChunksFullText } from '../src/store/chunk-search-repository.js';
-import { deleteDocumentChunks, deleteKnowledgeBaseContents, insertChunks, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
+import { deleteDocumentChunks, deleteKnowledgeBaseContents, insertChunks } from '../src/store/knowledge-repository.js';
 import { reindexNextBatch } from '../src/store/search-index-repository.js';
 import { openStore, type Store } from '../src/store/store.js';
-import { insertCompletedDocument } from './support/stored-documents.js';
+import { insertCompletedDocument, insertDocumentOfChunks, insertTestKnowledgeBase } from './support/stored-documents.js';
 import { createTestDatabase, TEST_DIALECTS, TEST_PASSWORD_HASH_COST, type TestDatabase } from './support/test-databases.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 
@@ -26,29 +26,9 @@ const ASTRONOMY = [
 describe.each(TEST_DIALECTS)('full-text search on %s', (dialect) => {
   let database: TestDatabase;
   let store: Store;
-  let admin: { id: number; organization_id: number };
 
-  const newBase = (name: string, searchLanguage?: string) =>
-    insertKnowledgeBase(store.db, {
-      ownerId: admin.id,
-      organizationId: admin.organization_id,
-      name,
-      description: '',
-      chunkSize: 1000,
-      chunkOverlap: 200,
-      ...(searchLanguage !== undefined && { searchLanguage }),
-    });
-  const addDocument = async (knowledgeBaseId: number, texts: readonly string[]) => {
-    const documentId = await insertCompletedDocument(store.db, knowledgeBaseId);
-    await store.db.transaction().execute((transaction) =>
-      insertChunks(
-        transaction,
-        documentId,
-        texts.map((text, index) => ({ knowledge_base_id: knowledgeBaseId, chunk_index: index, text, metadata: '{}' })),
-      ),
-    );
-    return documentId;
-  };
+  const newBase = (name: string, searchLanguage?: string) => insertTestKnowledgeBase(store.db, name, searchLanguage);
+  const addDocument = (knowledgeBaseId: number, texts: readonly string[]) => insertDocumentOfChunks(store.db, knowledgeBaseId, texts);
   const search = (knowledgeBaseId: number, query: string) =>
     searchChunksFullText(store.db, { dialect, knowledgeBaseIds: [knowledgeBaseId], query, limit: 10 });
 
@@ -56,7 +36,6 @@ describe.each(TEST_DIALECTS)('full-text search on %s', (dialect) => {
     database = await createTestDatabase(dialect);
     store = await openStore({ databaseUrl: database.databaseUrl, dataDirectory: database.dataDirectory, poolSize: 2 });
     await bootstrapAdmin(store.db, 'fts-admin@merino.test', 'fts-admin-password', TEST_PASSWORD_HASH_COST);
-    admin = await store.db.selectFrom('users').select(['id', 'organization_id']).executeTakeFirstOrThrow();
   });
 
   afterAll(async () => {

@@ -1,9 +1,10 @@
 /**
- * A completed document written straight through the documents repository, for tests and
- * benchmarks of search that work below the HTTP API and add its chunks themselves.
+ * Knowledge bases, completed documents and their chunks written straight through the
+ * repositories, for tests and benchmarks of search that work below the HTTP API.
  */
 import type { Kysely } from 'kysely';
 import { insertDocument } from '../../src/store/knowledge-documents-repository.js';
+import { insertChunks, insertKnowledgeBase } from '../../src/store/knowledge-repository.js';
 import type { Database } from '../../src/store/schema.js';
 
 export function insertCompletedDocument(db: Kysely<Database>, knowledgeBaseId: number, fileName = 'notes.md'): Promise<number> {
@@ -16,4 +17,31 @@ export function insertCompletedDocument(db: Kysely<Database>, knowledgeBaseId: n
     status: 'completed',
     metadata: {},
   });
+}
+
+/** A knowledge base of the store's first user (chunks of 1,000 characters, 200 overlapping), written straight through the repository. */
+export async function insertTestKnowledgeBase(db: Kysely<Database>, name: string, searchLanguage?: string): Promise<number> {
+  const owner = await db.selectFrom('users').select(['id', 'organization_id']).orderBy('id').executeTakeFirstOrThrow();
+  return insertKnowledgeBase(db, {
+    ownerId: owner.id,
+    organizationId: owner.organization_id,
+    name,
+    description: '',
+    chunkSize: 1000,
+    chunkOverlap: 200,
+    ...(searchLanguage !== undefined && { searchLanguage }),
+  });
+}
+
+/** A completed document of one chunk per text (metadata `{}`), chunks and postings written in one transaction; answers its id. */
+export async function insertDocumentOfChunks(db: Kysely<Database>, knowledgeBaseId: number, texts: readonly string[]): Promise<number> {
+  const documentId = await insertCompletedDocument(db, knowledgeBaseId);
+  await db.transaction().execute((transaction) =>
+    insertChunks(
+      transaction,
+      documentId,
+      texts.map((text, index) => ({ knowledge_base_id: knowledgeBaseId, chunk_index: index, text, metadata: '{}' })),
+    ),
+  );
+  return documentId;
 }
