@@ -14,10 +14,10 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_FULL_TEXT_RANKING, rankFullText } from '../src/retrieval/full-text-ranking.js';
 import { indexStatisticsOf, queryTerms, searchKnowledgeBase, type HeldSearchData } from '../src/store/chunk-search-repository.js';
 import { ChunkRowCache } from '../src/store/chunk-row-cache.js';
-import { insertChunks, insertKnowledgeBase } from '../src/store/knowledge-repository.js';
+import { insertChunks } from '../src/store/knowledge-repository.js';
 import { PostingListCache } from '../src/store/posting-list-cache.js';
 import { openStore, type Store } from '../src/store/store.js';
-import { insertCompletedDocument } from '../test/support/stored-documents.js';
+import { insertCompletedDocument, insertTestKnowledgeBase } from '../test/support/stored-documents.js';
 import { createTestDatabase, TEST_DIALECTS, type Dialect } from '../test/support/test-databases.js';
 import { KNOWLEDGE_TITLE, knowledgePassages } from './support/gateway-targets.js';
 import { QUESTION } from './support/load-measures.js';
@@ -33,15 +33,8 @@ const POSTINGS_HELD = 500_000;
 const CHUNK_CHARACTERS_HELD = 4_000_000;
 
 async function knowledgeBaseOf(store: Store): Promise<number> {
-  const owner = await createOwner(store);
-  const knowledgeBaseId = await insertKnowledgeBase(store.db, {
-    ownerId: owner.userId,
-    organizationId: owner.organizationId,
-    name: 'Cell biology',
-    description: '',
-    chunkSize: 700,
-    chunkOverlap: 0,
-  });
+  await createOwner(store);
+  const knowledgeBaseId = await insertTestKnowledgeBase(store.db, 'Cell biology');
   const documentId = await insertCompletedDocument(store.db, knowledgeBaseId);
   const metadata = JSON.stringify({ title: KNOWLEDGE_TITLE });
   await store.db.transaction().execute((transaction) =>

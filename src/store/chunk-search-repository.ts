@@ -55,26 +55,20 @@ function inverseDocumentFrequency(chunkCount: number, documentFrequency: number)
   return Math.log(1 + (chunkCount - documentFrequency + 0.5) / (documentFrequency + 0.5));
 }
 
-/** Each query term's weight in this knowledge base (its idf times its count in the query); terms it lacks are left out. */
-async function termWeights(db: Kysely<Database>, statistics: IndexStatistics, terms: Map<string, number>): Promise<Map<string, number>> {
-  const rows = await db
-    .selectFrom('kb_terms')
-    .select(['term', 'chunk_count'])
-    .where('knowledge_base_id', '=', statistics.id)
-    .where('term', 'in', [...terms.keys()])
-    .where('chunk_count', '>', 0)
-    .execute();
-  const chunkCount = statistics.index_chunk_count;
-  return new Map(rows.map((row) => [row.term, inverseDocumentFrequency(chunkCount, row.chunk_count) * terms.get(row.term)!]));
-}
-
-/** Each term's idf in this knowledge base (as termWeights has it); terms it lacks are left out. */
-export function inverseDocumentFrequencies(
+/** Each term's idf in this knowledge base, from its chunk count in `kb_terms`; terms it lacks are left out. */
+export async function inverseDocumentFrequencies(
   db: Kysely<Database>,
   statistics: IndexStatistics,
   terms: Iterable<string>,
 ): Promise<Map<string, number>> {
-  return termWeights(db, statistics, new Map([...terms].map((term) => [term, 1])));
+  const rows = await db
+    .selectFrom('kb_terms')
+    .select(['term', 'chunk_count'])
+    .where('knowledge_base_id', '=', statistics.id)
+    .where('term', 'in', [...terms])
+    .where('chunk_count', '>', 0)
+    .execute();
+  return new Map(rows.map((row) => [row.term, inverseDocumentFrequency(statistics.index_chunk_count, row.chunk_count)]));
 }
 
 /** A hit with its raw BM25 score, for rankings that re-score candidates (src/retrieval/full-text-ranking.ts). */
@@ -100,6 +94,21 @@ function numbersOf(value: string | number[]): number[] {
   return typeof value === 'string' ? (JSON.parse(value) as number[]) : value;
 }
 
+/** What a cache holds of `keys`, and the keys it lacks (to be read from the store), in their order. */
+function heldAndMissing<Key, Value>(
+  keys: readonly Key[],
+  held: (key: Key) => Value | undefined,
+): { found: Map<Key, Value>; missing: Key[] } {
+  const found = new Map<Key, Value>();
+  const missing: Key[] = [];
+  for (const key of keys) {
+    const value = held(key);
+    if (value === undefined) missing.push(key);
+    else found.set(key, value);
+  }
+  return { found, missing };
+}
+
 /**
  * The posting lists of `terms` in a knowledge base (an empty one for a term it lacks): from
  * `cache` where held at the statistics' index version, the others in one query, each term's
@@ -111,13 +120,7 @@ async function postingListsOf(
   terms: readonly string[],
   cache: PostingListCache | undefined,
 ): Promise<Map<string, PostingList>> {
-  const lists = new Map<string, PostingList>();
-  const missing: string[] = [];
-  for (const term of terms) {
-    const held = cache?.get(statistics.id, statistics.index_version, term);
-    if (held === undefined) missing.push(term);
-    else lists.set(term, held);
-  }
+  const { found: lists, missing } = heldAndMissing(terms, (term) => cache?.get(statistics.id, statistics.index_version, term));
   if (missing.length === 0) return lists;
   const postgres = dialectOf(db) === 'postgres';
   const arrayOf = sql.raw(postgres ? 'json_agg' : 'json_group_array');
@@ -192,13 +195,7 @@ async function chunkRowsOf(
   chunkIds: readonly number[],
   held: ChunkRowCache | undefined,
 ): Promise<Map<number, HeldChunkRow>> {
-  const rows = new Map<number, HeldChunkRow>();
-  const missing: number[] = [];
-  for (const chunkId of chunkIds) {
-    const row = held?.get(chunkId);
-    if (row === undefined) missing.push(chunkId);
-    else rows.set(chunkId, row);
-  }
+  const { found: rows, missing } = heldAndMissing(chunkIds, (chunkId) => held?.get(chunkId));
   if (missing.length === 0) return rows;
   const read = await db
     .selectFrom('kb_chunks')
