@@ -64,11 +64,9 @@ export const importLambExportCommand: AdminCommand = {
     if (ownerRow.disabled === 1) throw new AppError('forbidden', `${ownerRow.email} is disabled; enable the account first.`);
     const owner: CallContext = { identity: identityOf(ownerRow, 'command_line', 0), requestId: session.system.requestId };
     // Loaded here, not at the top: every other command (and `merino help`) runs without the services' modules.
-    const { registerPluginApiSpecifier } = await import('../pipeline/plugin-loading/plugin-api-specifier.js');
     const { DEFAULT_PLUGIN_DIRECTORIES, loadRegistries } = await import('../pipeline/plugin-loading/registries.js');
     const { createServices } = await import('../services.js');
     // Plugins load as the server loads them, so an import is checked against the same installed tools; their lines stay quiet.
-    registerPluginApiSpecifier();
     const registries = await loadRegistries(
       { info: () => undefined, error: (line) => process.stderr.write(`${line}\n`) },
       DEFAULT_PLUGIN_DIRECTORIES,

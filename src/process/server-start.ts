@@ -10,7 +10,6 @@ import { buildApp } from '../http/app.js';
 import { limitHeapGrowth } from './heap-growth-limit.js';
 import { releaseMemoryWhenIdle } from './idle-memory-release.js';
 import { createLogger } from '../http/logger.js';
-import { registerPluginApiSpecifier } from '../pipeline/plugin-loading/plugin-api-specifier.js';
 import { DEFAULT_PLUGIN_DIRECTORIES, loadRegistries } from '../pipeline/plugin-loading/registries.js';
 import { createServices } from '../services.js';
 import { installProcessPolicy } from './process-policy.js';
@@ -137,7 +136,6 @@ export async function startMerino(commandLine: readonly string[]): Promise<void>
   const store = await openMigratedStore(settings);
   logger.info({ dialect: store.dialect }, 'store ready');
   const bootstrap = await bootstrapAdmin(store.db, settings.adminEmail, settings.adminPassword, settings.passwordHashCost);
-  registerPluginApiSpecifier();
   const registries = await loadRegistries(
     { info: (message) => logger.info(message), error: (message) => logger.error(message) },
     DEFAULT_PLUGIN_DIRECTORIES,

@@ -150,7 +150,8 @@ async function loadKind<Definition extends { name: string }>(options: LoadOption
 
 /**
  * Loads every plugin. `pluginsDirectory` is the installation's PLUGINS_DIR; its plugins import the
- * plugin API as `merino/plugin-api`, which the caller makes resolvable (see plugin-api-specifier.ts).
+ * plugin API as `merino/plugin-api`, which discovery makes resolvable before it loads the first of them
+ * (see plugin-api-specifier.ts).
  */
 export async function loadRegistries(
   log: RegistryLog,
