@@ -6,10 +6,10 @@
 import { newApiKeySchema, type NewApiKeyInput } from '../auth/api-key-schemas.js';
 import { requiredOption, stringOption, type AdminCommand } from './admin-command.js';
 import { userNamed } from './command-session.js';
-import { checkedInput, commandAjv } from './input-check.js';
+import { checkedInput, commandValidator } from './input-check.js';
 import { apiKeyServiceOf } from './user-services.js';
 
-const validNewApiKey = commandAjv.compile<NewApiKeyInput>(newApiKeySchema);
+const validNewApiKey = commandValidator<NewApiKeyInput>(newApiKeySchema);
 export const createApiKeyCommand: AdminCommand = {
   name: 'create-api-key',
   summary: 'create an API key for a user (the key is printed once)',

@@ -2,9 +2,9 @@
 import { OrganizationService } from '../organizations/organization-service.js';
 import { newOrganizationSchema, type NewOrganizationInput } from '../organizations/organization-schemas.js';
 import { requiredOption, type AdminCommand } from './admin-command.js';
-import { checkedInput, commandAjv } from './input-check.js';
+import { checkedInput, commandValidator } from './input-check.js';
 
-const validNewOrganization = commandAjv.compile<NewOrganizationInput>(newOrganizationSchema);
+const validNewOrganization = commandValidator<NewOrganizationInput>(newOrganizationSchema);
 export const createOrganizationCommand: AdminCommand = {
   name: 'create-organization',
   summary: 'create an organization',

@@ -7,10 +7,10 @@ import { generatePassword } from '../auth/passwords.js';
 import { newUserSchema, type NewUserInput } from '../auth/user-schemas.js';
 import { requiredOption, stringOption, type AdminCommand } from './admin-command.js';
 import { organizationNamed } from './command-session.js';
-import { checkedInput, commandAjv } from './input-check.js';
+import { checkedInput, commandValidator } from './input-check.js';
 import { passwordChangeServiceOf, userServiceOf } from './user-services.js';
 
-const validNewUser = commandAjv.compile<NewUserInput>(newUserSchema);
+const validNewUser = commandValidator<NewUserInput>(newUserSchema);
 /** The first line of standard input, without its line end: the password a script pipes in. */
 async function passwordFromStandardInput(): Promise<string> {
   const chunks: Buffer[] = [];

@@ -3,16 +3,20 @@
  * with, so the command line accepts exactly what the API accepts; a value that does not fit is a
  * usage error naming the option.
  */
-import type { ValidateFunction } from 'ajv';
 import { createAjv } from '../validation/create-ajv.js';
 import { describeAjvError } from '../validation/json-schema-problems.js';
+import { validatorOnFirstUse, type ValidatorOnFirstUse } from '../validation/validator-on-first-use.js';
 import { CommandUsageError } from './admin-command.js';
 
-/** The validator commands compile their schemas with: `commandAjv.compile<NewUserInput>(newUserSchema)`. */
-export const commandAjv = createAjv();
+const commandAjv = createAjv();
+
+/** A command's validator for a schema: `commandValidator<NewUserInput>(newUserSchema)`, compiled on first use. */
+export function commandValidator<Input>(schema: object): ValidatorOnFirstUse<Input> {
+  return validatorOnFirstUse(() => commandAjv.compile<Input>(schema));
+}
 
 /** `input` as the schema's type, or a CommandUsageError whose words name the field as an option (`--slug`). */
-export function checkedInput<Input>(validate: ValidateFunction<Input>, input: Record<string, unknown>): Input {
+export function checkedInput<Input>(validate: ValidatorOnFirstUse<Input>, input: Record<string, unknown>): Input {
   if (validate(input)) return input;
   const error = validate.errors![0]!;
   const problem = describeAjvError(error);

@@ -2,10 +2,10 @@
 import { userPatchSchema, type UserPatchInput } from '../auth/user-schemas.js';
 import { requiredOption, type AdminCommand } from './admin-command.js';
 import { userNamed } from './command-session.js';
-import { checkedInput, commandAjv } from './input-check.js';
+import { checkedInput, commandValidator } from './input-check.js';
 import { userServiceOf } from './user-services.js';
 
-const validUserPatch = commandAjv.compile<UserPatchInput>(userPatchSchema);
+const validUserPatch = commandValidator<UserPatchInput>(userPatchSchema);
 export const setRoleCommand: AdminCommand = {
   name: 'set-role',
   summary: "change a user's role in their organization",

@@ -5,8 +5,8 @@
  * whole case object out of the answer (so an answer cut by its token bound still gives the cases
  * before the cut) and keeps those the test-case input schema accepts. Nothing here is logged.
  */
-import type { ValidateFunction } from 'ajv';
 import { createAjv } from '../validation/create-ajv.js';
+import { validatorOnFirstUse, type ValidatorOnFirstUse } from '../validation/validator-on-first-use.js';
 import { testCaseInputSchema, type TestCaseInput, type TestCaseLimits } from './assistant-test-schemas.js';
 
 /** The instructions the proposing model is given, word for word (docs/assistant-tests.md quotes them). */
@@ -75,11 +75,11 @@ export interface ReadProposals {
 }
 
 export class ProposalReader {
-  private readonly validate: ValidateFunction<TestCaseInput>;
+  private readonly validate: ValidatorOnFirstUse<TestCaseInput>;
 
   constructor(limits: TestCaseLimits) {
     // The expectation schema is a discriminated oneOf (by `type`), as the request bodies read it.
-    this.validate = createAjv({ discriminator: true }).compile<TestCaseInput>(testCaseInputSchema(limits));
+    this.validate = validatorOnFirstUse(() => createAjv({ discriminator: true }).compile<TestCaseInput>(testCaseInputSchema(limits)));
   }
 
   read(answer: string, count: number): ReadProposals {

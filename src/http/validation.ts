@@ -3,12 +3,13 @@
  * query strings and path parameters are coerced, since they only ever arrive as text. Failures
  * become one 400 that names the field, with every problem listed in details.
  */
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { AppError, type ErrorCode } from '../errors/app-error.js';
 import { createAjv } from '../validation/create-ajv.js';
 import { describeAjvError } from '../validation/json-schema-problems.js';
+import { validatorOnFirstUse, type ValidatorOnFirstUse } from '../validation/validator-on-first-use.js';
 
 // Route schemas also carry OpenAPI-only keywords (description, example), which strict mode would refuse.
 // `discriminator` lets a oneOf told apart by a property (an expectation's `type`) report only the named branch's problems.
@@ -17,46 +18,25 @@ const textAjv = createAjv({ strict: false, coerceTypes: true, removeAdditional: 
 // OpenAPI's `format: binary` marks a multipart file field for Swagger UI; there is nothing to check in it.
 for (const ajv of [bodyAjv, textAjv]) ajv.addFormat('binary', true);
 
-type Validator = ValidateFunction;
+/** Fastify passes the request as the root's parent to a validator that has `schemaEnv`, as to any Ajv one, so defaults may fill the root. */
+type RouteValidator = ValidatorOnFirstUse & { schemaEnv: true };
 
-/** What Fastify calls: an Ajv validator's shape, compiled on its first call. */
-interface ValidatorOnFirstUse {
-  (data: unknown, context?: Parameters<Validator>[1]): boolean;
-  errors?: Validator['errors'];
-  compile(): void;
-  /** Fastify passes the request as the root's parent to a validator that has this, as to any Ajv one, so defaults may fill the root. */
-  schemaEnv: true;
-}
-
-// Compiled on first use, not when the routes are registered: a process uses few of its hundreds
-// of schemas soon after it starts (most never), and compiling them all was about half a second of
-// every server start. A schema Ajv cannot compile fails its route's first request instead of the
-// start, so test/every-route-schema-compiles.test.ts compiles them all.
-function compiledOnFirstUse(compile: () => Validator): ValidatorOnFirstUse {
-  let compiled: Validator | undefined;
-  const validate: ValidatorOnFirstUse = Object.assign(
-    (data: unknown, context?: Parameters<Validator>[1]): boolean => {
-      compiled ??= compile();
-      const valid = compiled(data, context);
-      validate.errors = compiled.errors;
-      return valid;
-    },
-    { schemaEnv: true as const, compile: () => void (compiled ??= compile()) },
-  );
-  return validate;
-}
-
-// By schema text, not object: each app builds its routes' schemas afresh, and a process that builds
+// Compiled on first use (validator-on-first-use.ts says why). A schema Ajv cannot compile fails
+// its route's first request instead of the start, so test/every-route-schema-compiles.test.ts
+// compiles them all. Kept by schema text, not object: each app builds its routes' schemas afresh, and a process that builds
 // many apps over the same routes (the test suite) would otherwise compile each again, which ajv's
 // own cache (by object) does not prevent.
-const validatorsBySchemaText = new Map<string, ValidatorOnFirstUse>();
+const validatorsBySchemaText = new Map<string, RouteValidator>();
 
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
   const body = httpPart === 'body';
   const key = `${body ? 'body' : 'text'}:${JSON.stringify(schema)}`;
   let validator = validatorsBySchemaText.get(key);
   if (validator === undefined) {
-    validator = compiledOnFirstUse(() => (body ? bodyAjv : textAjv).compile(schema));
+    validator = Object.assign(
+      validatorOnFirstUse(() => (body ? bodyAjv : textAjv).compile(schema)),
+      { schemaEnv: true as const },
+    );
     validatorsBySchemaText.set(key, validator);
   }
   return validator;
@@ -143,7 +123,7 @@ export function rejectUnsafeInput(body: unknown, query: unknown, depthMaximum: n
  * `as const` schema.
  */
 export function bodyCheckerFor<const Schema extends JSONSchema>(schema: Schema): (body: unknown) => FromSchema<Schema> {
-  const validate = bodyAjv.compile(schema as object);
+  const validate = validatorOnFirstUse(() => bodyAjv.compile(schema as object));
   return (body) => {
     if (!validate(body)) throw validationFailure(validate.errors ?? [], 'body');
     return body as FromSchema<Schema>;

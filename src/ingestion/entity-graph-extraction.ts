@@ -9,6 +9,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import type { TextModel } from '../pipeline/plugin-contract/ports.js';
 import { normalizedEntityName } from '../document-reading/entity-names.js';
 import { createAjv } from '../validation/create-ajv.js';
+import { validatorOnFirstUse } from '../validation/validator-on-first-use.js';
 import type { GraphEntityInput, GraphRelationInput } from '../store/entity-graph-repository.js';
 
 /** The bounds of what one chunk adds to the graph (GRAPH_ENTITIES_PER_CHUNK_MAX, GRAPH_RELATIONS_PER_CHUNK_MAX, GRAPH_ENTITY_NAME_MAX_CHARS, GRAPH_EXTRACTION_TOKENS_MAX). */
@@ -53,7 +54,7 @@ const answerSchema = {
 
 type ExtractionAnswer = FromSchema<typeof answerSchema>;
 
-const validateAnswer = createAjv().compile<ExtractionAnswer>(answerSchema);
+const validateAnswer = validatorOnFirstUse(() => createAjv().compile<ExtractionAnswer>(answerSchema));
 
 /** A chunk whose answer could not be used: the chunk adds nothing, the document goes on. */
 export class ChunkExtractionError extends Error {}

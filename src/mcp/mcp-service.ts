@@ -21,7 +21,6 @@ import {
   type Prompt,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { ValidateFunction } from 'ajv';
 import type { CallContext } from '../auth/call-context.js';
 import { assistantListScope, decideAssistant } from '../auth/permissions.js';
 import type { RateLimiter } from '../auth/rate-limiter.js';
@@ -34,6 +33,7 @@ import { findAssistant, listAssistants, type AssistantRecord } from '../store/as
 import type { Database } from '../store/schema.js';
 import { createAjv } from '../validation/create-ajv.js';
 import { describeAjvError } from '../validation/json-schema-problems.js';
+import { validatorOnFirstUse, type ValidatorOnFirstUse } from '../validation/validator-on-first-use.js';
 import { McpCancellations } from './mcp-cancellations.js';
 import { McpSessions, type McpSessionLimits } from './mcp-sessions.js';
 import { toolInputSchema, toolOutputSchema, type McpInputLimits, type McpToolInput } from './mcp-schemas.js';
@@ -92,11 +92,11 @@ export class McpService {
   readonly cancellations = new McpCancellations();
   /** The optional sessions, kept in the store: what a GET stream or a DELETE needs. */
   readonly sessions: McpSessions;
-  private readonly validateInput: ValidateFunction;
+  private readonly validateInput: ValidatorOnFirstUse;
 
   constructor(private readonly dependencies: McpServiceDependencies) {
     this.sessions = new McpSessions(dependencies.db, dependencies.sessionLimits);
-    this.validateInput = createAjv().compile(toolInputSchema(dependencies.limits));
+    this.validateInput = validatorOnFirstUse(() => createAjv().compile(toolInputSchema(dependencies.limits)));
   }
 
   /** A fresh server for one request of this caller (the HTTP edge serves MCP statelessly). */

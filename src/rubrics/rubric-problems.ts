@@ -5,8 +5,9 @@
  * refused (a criterion that is not an object, a criteria list that is too short) hides the
  * problems inside it, which would only repeat the same mistake.
  */
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import { createAjv } from '../validation/create-ajv.js';
+import { validatorOnFirstUse, type ValidatorOnFirstUse } from '../validation/validator-on-first-use.js';
 import { describeAjvError } from '../validation/json-schema-problems.js';
 import { rubricSchema } from './rubric-schema.js';
 
@@ -173,9 +174,9 @@ function lenientSchema(schema: Schema): Schema {
 // code points unless told otherwise, with an option it warns is deprecated, hence the quiet logger.
 const ajv = createAjv({ verbose: true, unicode: false, logger: { log: () => undefined, warn: () => undefined, error: console.error } });
 ajv.addVocabulary(['problems']);
-const validators: Record<'strict' | 'lenient', ValidateFunction> = {
-  strict: ajv.compile(rubricSchema),
-  lenient: ajv.compile(lenientSchema(rubricSchema as Schema)),
+const validators: Record<'strict' | 'lenient', ValidatorOnFirstUse> = {
+  strict: validatorOnFirstUse(() => ajv.compile(rubricSchema)),
+  lenient: validatorOnFirstUse(() => ajv.compile(lenientSchema(rubricSchema as Schema))),
 };
 
 /** Every problem of the rubric against its schema, one per field, in document order. */

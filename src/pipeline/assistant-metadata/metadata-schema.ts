@@ -5,10 +5,11 @@
  * canonical form is the normalizer's job (metadata-normalizer.ts).
  */
 
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import { CLIENT_SYSTEM_MESSAGE_HANDLINGS } from '../conversation/client-system-messages.js';
 import { REASONING_OPENED_SETTINGS, TEXT_TOOL_CALL_FORMATS } from '../../text-tool-calls/index.js';
 import { createAjv } from '../../validation/create-ajv.js';
+import { validatorOnFirstUse, type ValidatorOnFirstUse } from '../../validation/validator-on-first-use.js';
 
 /** 002's `{type: "assistant", assistant_id, name, description}`: the extra keys are typed here. */
 const assistantToolFields = {
@@ -115,7 +116,8 @@ export const assistantMetadataSchema = {
 const ajv = createAjv();
 
 /** The compiled validator; after a failed call its `errors` hold every problem found. */
-export const validateAssistantMetadata: ValidateFunction<Record<string, unknown>> =
-  ajv.compile<Record<string, unknown>>(assistantMetadataSchema);
+export const validateAssistantMetadata: ValidatorOnFirstUse<Record<string, unknown>> = validatorOnFirstUse(() =>
+  ajv.compile<Record<string, unknown>>(assistantMetadataSchema),
+);
 
 export type MetadataSchemaError = ErrorObject;
