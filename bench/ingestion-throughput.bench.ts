@@ -16,7 +16,8 @@
  * a poll per job would load the server it measures). Printed: documents per second, the seconds
  * the posting alone took, MB of text (JSON texts, Markdown files) per second, the CPU seconds the process (server, client and worker threads alike)
  * spent meanwhile with documents per CPU second (a figure a machine shared with other work
- * disturbs less than the wall clock), and how the jobs ended. A few untimed documents warm the server up
+ * disturbs less than the wall clock), the event loop's delay while it ran (99th percentile and
+ * most, in ms: how long another request could have waited behind the ingestion), and how the jobs ended. A few untimed documents warm the server up
  * first (the worker threads start, the statements are prepared). It never passes or fails on a
  * time; it checks only that every job completed.
  *
@@ -24,6 +25,7 @@
  *   (INGEST_JSON_DOCUMENTS=1000 INGEST_JSON_BATCH=100 INGEST_MARKDOWN_FILES=200 INGEST_ABSTRACTS_PER_FILE=5
  *    INGEST_LARGE_MARKDOWN_FILES=40 INGEST_LARGE_ABSTRACTS_PER_FILE=50 INGEST_BENCH_DIALECT=postgres change the work; the server's own INGESTION_* settings pass through)
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { uploadDocument } from '../test/support/knowledge-uploads.js';
@@ -140,6 +142,10 @@ interface Run {
 
 async function measure(server: TestServer, token: string, run: Run): Promise<string[]> {
   const knowledgeBaseId = await createKnowledgeBase(server, token, run.name);
+  // The server shares this process: how late its event loop ran while ingesting is how long any
+  // other request (a chat, a page) could have waited behind the ingestion's work.
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const bytes = await run.post(server, token, knowledgeBaseId);
@@ -147,6 +153,7 @@ async function measure(server: TestServer, token: string, run: Run): Promise<str
   const counts = await untilEnded(server, knowledgeBaseId, run.documents);
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
+  loopDelay.disable();
   const cpuSeconds = (cpu.user + cpu.system) / 1_000_000;
   expect(counts.completed, `${run.name}: every job completes`).toBe(run.documents);
   return [
@@ -158,6 +165,8 @@ async function measure(server: TestServer, token: string, run: Run): Promise<str
     (bytes / 1_000_000 / seconds).toFixed(2),
     cpuSeconds.toFixed(2),
     (run.documents / cpuSeconds).toFixed(1),
+    (loopDelay.percentile(99) / 1_000_000).toFixed(0),
+    (loopDelay.max / 1_000_000).toFixed(0),
     `${counts.completed} completed`,
   ];
 }
@@ -209,6 +218,8 @@ describe('ingestion throughput over HTTP', () => {
             { label: 'MB/s', width: 6 },
             { label: 'CPU s', width: 8 },
             { label: 'per CPU s', width: 10 },
+            { label: 'loop p99 ms', width: 12 },
+            { label: 'loop max ms', width: 12 },
             { label: 'jobs', width: 15 },
           ],
           rows,
