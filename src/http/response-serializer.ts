@@ -1,9 +1,9 @@
 /**
  * Response serialization: the serializer Fastify would build from each route's response schema
  * (fast-json-stringify, which also drops fields a schema does not declare), built once per
- * distinct schema in a process, on its first use, rather than once per route of each app. A process serving one app
- * builds each the same number of times as before; a process that builds many apps over the same
- * routes (the test suite, about a second an app) reuses them.
+ * distinct schema in a process, on its first use, rather than once per route of each app. A
+ * process serving one app builds each at most once, as before; a process that builds many apps
+ * over the same routes (the test suite, about a second an app) reuses them.
  */
 import type { FastifySerializerCompiler } from 'fastify';
 import fastJsonStringify from 'fast-json-stringify';

@@ -23,9 +23,9 @@ type RouteValidator = ValidatorOnFirstUse & { schemaEnv: true };
 
 // Compiled on first use (validator-on-first-use.ts says why). A schema Ajv cannot compile fails
 // its route's first request instead of the start, so test/every-route-schema-compiles.test.ts
-// compiles them all. Kept by schema text, not object: each app builds its routes' schemas afresh, and a process that builds
-// many apps over the same routes (the test suite) would otherwise compile each again, which ajv's
-// own cache (by object) does not prevent.
+// compiles them all. Kept by schema text, not object: each app builds its routes' schemas
+// afresh, and a process that builds many apps over the same routes (the test suite) would
+// otherwise compile each again, which ajv's own cache (by object) does not prevent.
 const validatorsBySchemaText = new Map<string, RouteValidator>();
 
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
