@@ -74,7 +74,7 @@ describe('the cost of one full-text query', () => {
         };
         const query = (held: HeldSearchData) => () =>
           rankFullText(store.db, {
-            knowledgeBaseIds: [knowledgeBaseId],
+            knowledgeBases: [knowledgeBaseId],
             text: QUESTION,
             limit: 5,
             ranking: { ...DEFAULT_FULL_TEXT_RANKING, held },

@@ -45,7 +45,7 @@ describe.each(TEST_DIALECTS)('posting lists held in memory on %s', (dialect) => 
   const addDocument = (knowledgeBaseId: number, texts: readonly string[]) => insertDocumentOfChunks(writer.db, knowledgeBaseId, texts);
   const searchWith = (cache: HeldSearchData, knowledgeBaseId: number, text: string) =>
     rankFullText(searcher.db, {
-      knowledgeBaseIds: [knowledgeBaseId],
+      knowledgeBases: [knowledgeBaseId],
       text,
       limit: 10,
       ranking: { ...DEFAULT_FULL_TEXT_RANKING, held: cache },
@@ -160,7 +160,7 @@ describe.each(TEST_DIALECTS)('posting lists held in memory on %s', (dialect) => 
         );
       const version = await versionOf(knowledgeBase);
       await other.db.updateTable('knowledge_bases').set({ index_version: version }).where('id', '=', knowledgeBase).execute();
-      const search = (db: Store['db']) => rankFullText(db, { knowledgeBaseIds: [knowledgeBase], text: 'telescope stars', limit: 10 });
+      const search = (db: Store['db']) => rankFullText(db, { knowledgeBases: [knowledgeBase], text: 'telescope stars', limit: 10 });
       const here = await search(searcher.db);
       const there = await search(other.db);
       expect(there.map((hit) => hit.text)).toEqual(['Stars, stars and a telescope: telescope stars.']);

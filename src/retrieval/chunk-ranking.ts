@@ -3,12 +3,12 @@
  * fused by reciprocal rank). The knowledge-base service decides the mode and embeds the query;
  * the benchmarks call this too, so they measure exactly what a query runs.
  */
-import type { ChunkHit, IndexStatistics } from '../store/chunk-search-repository.js';
+import type { ChunkHit } from '../store/chunk-search-repository.js';
 import { searchChunksByVector, type VectorBackend } from '../store/chunk-vector-repository.js';
 import type { Dialect } from '../store/dialect.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
-import { rankFullText, type FullTextRanking } from './full-text-ranking.js';
+import { knowledgeBaseIdOf, rankFullText, type FullTextRanking, type KnowledgeBasesToRank } from './full-text-ranking.js';
 import { fuseByReciprocalRank } from './reciprocal-rank-fusion.js';
 
 export const RETRIEVAL_MODES = ['full_text', 'vector', 'hybrid'] as const;
@@ -27,9 +27,6 @@ export interface RankingStore {
 
 export type RankedQuery = { mode: 'full_text'; text: string } | { mode: 'vector' | 'hybrid'; text: string; embedding: Float32Array };
 
-/** The knowledge bases to search, each by its id or by its row when the caller has just read it (a search then reads it no more). */
-export type KnowledgeBasesToRank = ReadonlyArray<number | IndexStatistics>;
-
 export async function rankChunks(
   store: RankingStore,
   knowledgeBases: KnowledgeBasesToRank,
@@ -37,9 +34,8 @@ export async function rankChunks(
   topK: number,
 ): Promise<ChunkHit[]> {
   const { db, dialect, vectorBackend, fullTextRanking: ranking } = store;
-  const knowledgeBaseIds = knowledgeBases.map((knowledgeBase) => (typeof knowledgeBase === 'number' ? knowledgeBase : knowledgeBase.id));
-  const rows = knowledgeBases.filter((knowledgeBase): knowledgeBase is IndexStatistics => typeof knowledgeBase !== 'number');
-  const fullText = (limit: number) => rankFullText(db, { knowledgeBaseIds, rows, text: query.text, limit, ranking });
+  const knowledgeBaseIds = knowledgeBases.map(knowledgeBaseIdOf);
+  const fullText = (limit: number) => rankFullText(db, { knowledgeBases, text: query.text, limit, ranking });
   if (query.mode === 'full_text') return fullText(topK);
   const vectorSearch = { dialect, backend: vectorBackend, knowledgeBaseIds, queryEmbedding: query.embedding };
   if (query.mode === 'vector') return searchChunksByVector(db, { ...vectorSearch, limit: topK });

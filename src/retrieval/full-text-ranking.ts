@@ -99,23 +99,25 @@ async function rankOne(db: Kysely<Database>, { statistics, text, limit, ranking 
   return hits.slice(0, limit);
 }
 
+/** The knowledge bases to search, each by its id or by its row when the caller has just read it (a search then reads it no more). */
+export type KnowledgeBasesToRank = ReadonlyArray<number | IndexStatistics>;
+
+export function knowledgeBaseIdOf(knowledgeBase: number | IndexStatistics): number {
+  return typeof knowledgeBase === 'number' ? knowledgeBase : knowledgeBase.id;
+}
+
 export interface FullTextRankingQuery {
-  knowledgeBaseIds: readonly number[];
-  /** Rows of some of those knowledge bases that the caller has just read (their statistics are in them); the others are read here. */
-  rows?: readonly IndexStatistics[];
+  knowledgeBases: KnowledgeBasesToRank;
   text: string;
   limit: number;
   ranking?: FullTextRanking;
 }
 
 /** The statistics of the knowledge bases asked for, each once: from the rows given, the others read. */
-async function statisticsOf(
-  db: Kysely<Database>,
-  knowledgeBaseIds: readonly number[],
-  rows: readonly IndexStatistics[],
-): Promise<IndexStatistics[]> {
-  const given = new Map(rows.map((row) => [row.id, row]));
-  const ids = [...new Set(knowledgeBaseIds)];
+async function statisticsOf(db: Kysely<Database>, knowledgeBases: KnowledgeBasesToRank): Promise<IndexStatistics[]> {
+  const given = new Map<number, IndexStatistics>();
+  for (const knowledgeBase of knowledgeBases) if (typeof knowledgeBase !== 'number') given.set(knowledgeBase.id, knowledgeBase);
+  const ids = [...new Set(knowledgeBases.map(knowledgeBaseIdOf))];
   const missing = ids.filter((id) => !given.has(id));
   const read = missing.length === 0 ? [] : await indexStatisticsOf(db, missing);
   return [...ids.flatMap((id) => given.get(id) ?? []), ...read];
@@ -123,9 +125,9 @@ async function statisticsOf(
 
 /** The best chunks of the knowledge bases asked for, by full text, best first. */
 export async function rankFullText(db: Kysely<Database>, query: FullTextRankingQuery): Promise<ChunkHit[]> {
-  const { knowledgeBaseIds, text, limit, ranking = DEFAULT_FULL_TEXT_RANKING } = query;
-  if (knowledgeBaseIds.length === 0 || limit < 1 || text.trim() === '') return [];
-  const bases = await statisticsOf(db, knowledgeBaseIds, query.rows ?? []);
+  const { knowledgeBases, text, limit, ranking = DEFAULT_FULL_TEXT_RANKING } = query;
+  if (knowledgeBases.length === 0 || limit < 1 || text.trim() === '') return [];
+  const bases = await statisticsOf(db, knowledgeBases);
   const rankings = await Promise.all(bases.map((statistics) => rankOne(db, { statistics, text, limit, ranking })));
   return rankings
     .flat()
