@@ -1,11 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { phraseCount, PROXIMITY_WINDOW, termPositions, windowCount } from './proximity-rerank.js';
+import { collectTermPositions, phraseCount, PROXIMITY_WINDOW, termPositionLists, windowCount } from './proximity-rerank.js';
 
 /** The counts from the positions of the two terms in `terms` (one array when they are one term). */
 function counts(terms: readonly string[], first: string, second: string): { phrases: number; windows: number } {
-  const positions = termPositions(terms, new Set([first, second]));
-  const firstAt = positions.get(first) ?? [];
-  const secondAt = first === second ? firstAt : (positions.get(second) ?? []);
+  const slotOf = new Map([first, second].map((term, slot) => [term, slot]));
+  // Lists left over from other terms, to show that collecting empties them first.
+  const lists = collectTermPositions(
+    ['x', 'y', 'x', 'z', 'y', 'x'],
+    new Map([
+      ['x', 0],
+      ['y', 1],
+    ]),
+    termPositionLists(2),
+  );
+  const positions = collectTermPositions(terms, slotOf, lists);
+  const firstAt = positions[slotOf.get(first)!]!;
+  const secondAt = positions[slotOf.get(second)!]!;
   return { phrases: phraseCount(firstAt, secondAt), windows: windowCount(firstAt, secondAt, PROXIMITY_WINDOW) };
 }
 

@@ -56,28 +56,49 @@ function adjacentPairs(queryTerms: readonly string[], inverseDocumentFrequencies
   return pairs;
 }
 
-const NOWHERE: readonly number[] = [];
+/** Where one term occurs in one field: the first `length` entries of `positions`, ascending. */
+export interface TermPositions {
+  positions: number[];
+  length: number;
+}
 
-/** Where each wanted term occurs in `terms`, ascending: one pass, so a pair's counts need only its terms' few positions. */
-export function termPositions(terms: readonly string[], wanted: ReadonlySet<string>): Map<string, number[]> {
-  const positions = new Map<string, number[]>();
+/** Empty position lists, one per wanted term, to hand to collectTermPositions again and again. */
+export function termPositionLists(count: number): TermPositions[] {
+  return Array.from({ length: count }, () => ({ positions: [], length: 0 }));
+}
+
+/**
+ * Where each wanted term occurs in `terms`, written into `into` (one list per term, at the slot
+ * `slotOf` gives it; every list emptied first). One pass, so a pair's counts need only its terms'
+ * few positions. The lists keep their arrays from candidate to candidate (an array emptied by
+ * setting its length lets go of its storage): allocating fresh lists for each candidate's two
+ * fields was most of what a re-rank allocated.
+ */
+export function collectTermPositions(
+  terms: readonly string[],
+  slotOf: ReadonlyMap<string, number>,
+  into: TermPositions[],
+): TermPositions[] {
+  for (const list of into) list.length = 0;
   for (let index = 0; index < terms.length; index += 1) {
-    const term = terms[index]!;
-    if (!wanted.has(term)) continue;
-    const list = positions.get(term);
-    if (list === undefined) positions.set(term, [index]);
-    else list.push(index);
+    const slot = slotOf.get(terms[index]!);
+    if (slot === undefined) continue;
+    const list = into[slot]!;
+    list.positions[list.length] = index;
+    list.length += 1;
   }
-  return positions;
+  return into;
 }
 
 /** How often an occurrence of the first term is directly followed by one of the second (Indri's `#1`), from their positions. */
-export function phraseCount(first: readonly number[], second: readonly number[]): number {
+export function phraseCount(first: TermPositions, second: TermPositions): number {
+  const following = second.positions;
   let count = 0;
   let next = 0;
-  for (const position of first) {
-    while (next < second.length && second[next]! <= position) next += 1;
-    if (next < second.length && second[next] === position + 1) count += 1;
+  for (let index = 0; index < first.length; index += 1) {
+    const position = first.positions[index]!;
+    while (next < second.length && following[next]! <= position) next += 1;
+    if (next < second.length && following[next] === position + 1) count += 1;
   }
   return count;
 }
@@ -105,14 +126,16 @@ function scratchFor(count: number): WindowScratch {
  * `#uwN`), each occurrence used in one match at most: matches are taken left to right. The same
  * positions array for both means the pair is one term twice, whose occurrences match each other.
  */
-export function windowCount(first: readonly number[], second: readonly number[], window: number): number {
-  const sameTerm = first === second;
-  if (!sameTerm && (first.length === 0 || second.length === 0)) return 0;
+export function windowCount(firstList: TermPositions, secondList: TermPositions, window: number): number {
+  const sameTerm = firstList === secondList;
+  const { positions: first, length: firstLength } = firstList;
+  const { positions: second, length: secondLength } = secondList;
+  if (!sameTerm && (firstLength === 0 || secondLength === 0)) return 0;
   // Both lists ascend and two terms never share a position: merged, not concatenated and sorted.
-  const count = sameTerm ? first.length : first.length + second.length;
+  const count = sameTerm ? firstLength : firstLength + secondLength;
   const { positions, isFirst, used } = scratchFor(count);
   for (let index = 0, left = 0, right = 0; index < count; index += 1) {
-    const takeFirst = sameTerm || right >= second.length || (left < first.length && first[left]! < second[right]!);
+    const takeFirst = sameTerm || right >= secondLength || (left < firstLength && first[left]! < second[right]!);
     positions[index] = takeFirst ? first[left++]! : second[right++]!;
     isFirst[index] = takeFirst ? 1 : 0;
     used[index] = 0;
@@ -148,7 +171,14 @@ export function rerankByProximity(rerank: ProximityRerank): ScoredChunkHit[] {
   const termWeightTotal = [...termWeights.values()].reduce((sum, weight) => sum + weight, 0);
   const pairWeightTotal = pairs.reduce((sum, pair) => sum + pair.weight, 0);
   const weightTotal = PROXIMITY_WEIGHTS.terms * termWeightTotal + (PROXIMITY_WEIGHTS.phrases + PROXIMITY_WEIGHTS.windows) * pairWeightTotal;
-  const wanted = new Set([...termWeights.keys(), ...pairs.flatMap((pair) => [pair.first, pair.second])]);
+  // Each term the scores need gets a slot, and each field one reused list of positions per slot.
+  const wanted = [...new Set([...termWeights.keys(), ...pairs.flatMap((pair) => [pair.first, pair.second])])];
+  const slotOf = new Map(wanted.map((term, slot) => [term, slot]));
+  const weightedSlots = [...termWeights].map(([term, weight]) => ({ slot: slotOf.get(term)!, weight }));
+  // A pair of one term twice gets the same list twice, which is how windowCount knows it.
+  const pairSlots = pairs.map(({ first, second, weight }) => ({ first: slotOf.get(first)!, second: slotOf.get(second)!, weight }));
+  const inText = termPositionLists(wanted.length);
+  const inTitle = termPositionLists(wanted.length);
   // The chunks of one document share its title, and most candidates share a few: each is analysed once a query.
   const titles = new Map<string, readonly string[]>();
   const titleTermsOf = (title: string): readonly string[] => {
@@ -162,23 +192,21 @@ export function rerankByProximity(rerank: ProximityRerank): ScoredChunkHit[] {
   const rescored = candidates.map((candidate) => {
     const text = termsOf(candidate.text, candidate.id);
     const title = titleTermsOf(titleFieldOf(candidate.metadata.title, candidate.metadata.heading));
-    const inText = termPositions(text, wanted);
-    const inTitle = termPositions(title, wanted);
-    const textAt = (term: string) => inText.get(term) ?? NOWHERE;
-    const titleAt = (term: string) => inTitle.get(term) ?? NOWHERE;
+    collectTermPositions(text, slotOf, inText);
+    collectTermPositions(title, slotOf, inTitle);
     const saturated = fieldSaturation(fieldAverages, { text: text.length, title: title.length });
     let terms = 0;
-    for (const [term, weight] of termWeights) terms += weight * saturated({ text: textAt(term).length, title: titleAt(term).length });
+    for (const { slot, weight } of weightedSlots) terms += weight * saturated({ text: inText[slot]!.length, title: inTitle[slot]!.length });
     let phrases = 0;
     let windows = 0;
-    for (const { first, second, weight } of pairs) {
+    for (const { first, second, weight } of pairSlots) {
       phrases +=
-        weight * saturated({ text: phraseCount(textAt(first), textAt(second)), title: phraseCount(titleAt(first), titleAt(second)) });
+        weight * saturated({ text: phraseCount(inText[first]!, inText[second]!), title: phraseCount(inTitle[first]!, inTitle[second]!) });
       windows +=
         weight *
         saturated({
-          text: windowCount(textAt(first), textAt(second), PROXIMITY_WINDOW),
-          title: windowCount(titleAt(first), titleAt(second), PROXIMITY_WINDOW),
+          text: windowCount(inText[first]!, inText[second]!, PROXIMITY_WINDOW),
+          title: windowCount(inTitle[first]!, inTitle[second]!, PROXIMITY_WINDOW),
         });
     }
     const score = PROXIMITY_WEIGHTS.terms * terms + PROXIMITY_WEIGHTS.phrases * phrases + PROXIMITY_WEIGHTS.windows * windows;

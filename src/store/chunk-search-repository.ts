@@ -153,28 +153,55 @@ async function postingListsOf(
   return lists;
 }
 
-/** Each chunk's BM25 over weighted terms' posting lists (the formula of searchKnowledgeBase). */
-function bm25Scores(lists: Map<string, PostingList>, weights: Map<string, number>, averageLength: number): Map<number, number> {
-  const scores = new Map<number, number>();
+/** Each scored chunk's id and, at the same index, its score. */
+interface ChunkScores {
+  chunkIds: number[];
+  scores: Float64Array;
+}
+
+// The sums go into a typed array rather than a map's values, where every sum would be a number
+// allocated on the heap: scoring allocated more than anything else in a search. bm25Scores never
+// yields, and its one caller reads the scores before it yields either, so one array serves all.
+let scoreSums = new Float64Array(1024);
+
+/** Each chunk's BM25 over weighted terms' posting lists (the formula of searchKnowledgeBase); valid until the next call. */
+function bm25Scores(lists: Map<string, PostingList>, weights: Map<string, number>, averageLength: number): ChunkScores {
+  let postings = 0;
+  for (const term of weights.keys()) postings += lists.get(term)!.chunkIds.length;
+  if (scoreSums.length < postings) scoreSums = new Float64Array(Math.max(postings, scoreSums.length * 2));
+  const scores = scoreSums;
+  const slots = new Map<number, number>();
+  const chunkIds: number[] = [];
   const saturation = BM25_K1 + 1;
   for (const [term, weight] of weights) {
-    const { chunkIds, frequencies, lengths } = lists.get(term)!;
-    for (let index = 0; index < chunkIds.length; index += 1) {
+    const { chunkIds: listed, frequencies, lengths } = lists.get(term)!;
+    for (let index = 0; index < listed.length; index += 1) {
       const frequency = frequencies[index]!;
       const normalisation = BM25_K1 * (1 - BM25_B + (BM25_B * lengths[index]!) / averageLength);
-      const chunkId = chunkIds[index]!;
-      scores.set(chunkId, (scores.get(chunkId) ?? 0) + (weight * frequency * saturation) / (frequency + normalisation));
+      const chunkId = listed[index]!;
+      let slot = slots.get(chunkId);
+      if (slot === undefined) {
+        slot = chunkIds.length;
+        slots.set(chunkId, slot);
+        chunkIds.push(chunkId);
+        scores[slot] = 0;
+      }
+      scores[slot]! += (weight * frequency * saturation) / (frequency + normalisation);
     }
   }
-  return scores;
+  return { chunkIds, scores };
 }
 
 /** The `limit` best of `scores`, best first, lower chunk id first among equals: a bounded selection, never a sort of every chunk. */
-function bestOf(scores: Map<number, number>, limit: number): Array<[number, number]> {
+function bestOf({ chunkIds, scores }: ChunkScores, limit: number): Array<[number, number]> {
   const better = (left: [number, number], right: [number, number]) => right[1] - left[1] || left[0] - right[0];
   const best: Array<[number, number]> = [];
-  for (const entry of scores) {
-    if (best.length === limit && better(entry, best[limit - 1]!) >= 0) continue;
+  for (let slot = 0; slot < chunkIds.length; slot += 1) {
+    const chunkId = chunkIds[slot]!;
+    const score = scores[slot]!;
+    const worst = best[limit - 1];
+    if (worst !== undefined && (worst[1] > score || (worst[1] === score && worst[0] < chunkId))) continue;
+    const entry: [number, number] = [chunkId, score];
     let position = best.length;
     while (position > 0 && better(entry, best[position - 1]!) < 0) position -= 1;
     best.splice(position, 0, entry);

@@ -8,11 +8,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, sql, SqliteAdapter, SqliteDialect, type DialectAdapter } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, SqliteAdapter, type DialectAdapter } from 'kysely';
 import * as sqliteVec from 'sqlite-vec';
 import type { VectorBackend } from './chunk-vector-repository.js';
 import type { Dialect } from './dialect.js';
 import { allMigrations } from './migrations/index.js';
+import { QueuedSqliteDialect } from './sqlite-connection-queue.js';
 import { cacheStatements } from './sqlite-statement-cache.js';
 import type { Database } from './schema.js';
 
@@ -58,7 +59,7 @@ class TransactionalSqliteAdapter extends SqliteAdapter {
   }
 }
 
-class MerinoSqliteDialect extends SqliteDialect {
+class MerinoSqliteDialect extends QueuedSqliteDialect {
   override createAdapter(): DialectAdapter {
     return new TransactionalSqliteAdapter();
   }
