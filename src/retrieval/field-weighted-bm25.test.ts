@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { BM25_K1 } from '../store/chunk-search-repository.js';
 import { TITLE_FIELD_WEIGHT } from '../store/text-analysis.js';
-import { fieldAveragesOf, fieldSaturation } from './field-weighted-bm25.js';
+import { fieldAveragesOf, fieldNormalisations, saturation, type FieldAverages, type FieldLengths } from './field-weighted-bm25.js';
 
 const AVERAGES = { text: 10, title: 3 };
+
+/** A chunk's saturation as a function of a feature's counts in its two fields. */
+function fieldSaturation(averages: FieldAverages, lengths: FieldLengths): (counts: { text: number; title: number }) => number {
+  const normalisations = fieldNormalisations(averages, lengths);
+  return (counts) => saturation(normalisations, counts.text, counts.title);
+}
 
 describe('BM25F with a length normalisation per field', () => {
   it("reads each field's average from the knowledge base's own totals", () => {

@@ -24,12 +24,6 @@ export interface FieldLengths {
   title: number;
 }
 
-/** How often a feature (a term, a phrase, a window) occurs in each field of a chunk. */
-export interface FieldCounts {
-  text: number;
-  title: number;
-}
-
 /**
  * A knowledge base's field averages from its own index totals. The title's is over the chunks that
  * have one, as Lucene averages a field over the documents holding it: a knowledge base where few
@@ -51,16 +45,19 @@ function normalisation(length: number, average: number): number {
   return average > 0 ? 1 - BM25_B + (BM25_B * length) / average : 1;
 }
 
+/** A chunk's two fields' length normalisations, worked out once for all the features of the chunk. */
+export function fieldNormalisations(averages: FieldAverages, lengths: FieldLengths): FieldLengths {
+  return { text: normalisation(lengths.text, Math.max(averages.text, 1)), title: normalisation(lengths.title, averages.title) };
+}
+
 /**
- * The saturation of a chunk's features: counts in each field → that feature's score per unit of
- * its weight (its idf). 1 for a chunk whose fields are of average length holding the feature once
- * in its text and not in its title, as the simple form gives at average length; always under k1 + 1.
+ * The saturation of one feature of a chunk whose fields' normalisations are `normalisations`:
+ * its counts in each field → its score per unit of its weight (its idf). 1 for a chunk whose fields
+ * are of average length holding the feature once in its text and not in its title, as the simple
+ * form gives at average length; always under k1 + 1. Plain numbers in, so the re-rank's thousands
+ * of calls a query allocate nothing.
  */
-export function fieldSaturation(averages: FieldAverages, lengths: FieldLengths): (counts: FieldCounts) => number {
-  const text = normalisation(lengths.text, Math.max(averages.text, 1));
-  const title = normalisation(lengths.title, averages.title);
-  return (counts) => {
-    const weighted = counts.text / text + (TITLE_FIELD_WEIGHT * counts.title) / title;
-    return weighted === 0 ? 0 : (weighted * (BM25_K1 + 1)) / (weighted + BM25_K1);
-  };
+export function saturation(normalisations: FieldLengths, textCount: number, titleCount: number): number {
+  const weighted = textCount / normalisations.text + (TITLE_FIELD_WEIGHT * titleCount) / normalisations.title;
+  return weighted === 0 ? 0 : (weighted * (BM25_K1 + 1)) / (weighted + BM25_K1);
 }

@@ -14,7 +14,7 @@
  */
 import { titleFieldOf } from '../store/text-analysis.js';
 import type { ScoredChunkHit } from '../store/chunk-search-repository.js';
-import { fieldSaturation, type FieldAverages } from './field-weighted-bm25.js';
+import { fieldNormalisations, saturation, type FieldAverages } from './field-weighted-bm25.js';
 
 /** SDM's weights of the unigram, ordered-pair and unordered-pair parts (Metzler and Croft 2005). */
 export const PROXIMITY_WEIGHTS = { terms: 0.85, phrases: 0.1, windows: 0.05 } as const;
@@ -194,20 +194,21 @@ export function rerankByProximity(rerank: ProximityRerank): ScoredChunkHit[] {
     const title = titleTermsOf(titleFieldOf(candidate.metadata.title, candidate.metadata.heading));
     collectTermPositions(text, slotOf, inText);
     collectTermPositions(title, slotOf, inTitle);
-    const saturated = fieldSaturation(fieldAverages, { text: text.length, title: title.length });
+    const normalised = fieldNormalisations(fieldAverages, { text: text.length, title: title.length });
     let terms = 0;
-    for (const { slot, weight } of weightedSlots) terms += weight * saturated({ text: inText[slot]!.length, title: inTitle[slot]!.length });
+    for (const { slot, weight } of weightedSlots) terms += weight * saturation(normalised, inText[slot]!.length, inTitle[slot]!.length);
     let phrases = 0;
     let windows = 0;
     for (const { first, second, weight } of pairSlots) {
       phrases +=
-        weight * saturated({ text: phraseCount(inText[first]!, inText[second]!), title: phraseCount(inTitle[first]!, inTitle[second]!) });
+        weight * saturation(normalised, phraseCount(inText[first]!, inText[second]!), phraseCount(inTitle[first]!, inTitle[second]!));
       windows +=
         weight *
-        saturated({
-          text: windowCount(inText[first]!, inText[second]!, PROXIMITY_WINDOW),
-          title: windowCount(inTitle[first]!, inTitle[second]!, PROXIMITY_WINDOW),
-        });
+        saturation(
+          normalised,
+          windowCount(inText[first]!, inText[second]!, PROXIMITY_WINDOW),
+          windowCount(inTitle[first]!, inTitle[second]!, PROXIMITY_WINDOW),
+        );
     }
     const score = PROXIMITY_WEIGHTS.terms * terms + PROXIMITY_WEIGHTS.phrases * phrases + PROXIMITY_WEIGHTS.windows * windows;
     return { ...candidate, score, similarity: score / (score + weightTotal) };

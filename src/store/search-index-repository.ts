@@ -31,13 +31,12 @@ export async function searchLanguagesOf(db: Kysely<Database>, knowledgeBaseIds: 
   return new Map(rows.map((row) => [row.id, row.search_language]));
 }
 
-/** Adds to each term's chunk count, creating its row the first time: terms in order, the same order for every writer. */
-async function addTermCounts(db: Kysely<Database>, knowledgeBaseId: number, counts: Map<string, number>): Promise<void> {
-  const terms = [...counts.keys()].sort();
+/** Adds to each term's chunk count, creating its row the first time; `counts` comes in term order, the same order for every writer. */
+async function addTermCounts(db: Kysely<Database>, knowledgeBaseId: number, counts: ReadonlyArray<[string, number]>): Promise<void> {
   await insertRowBatch(
     db,
     TERM_COUNTS,
-    terms.map((term) => [knowledgeBaseId, term, counts.get(term)!]),
+    counts.map(([term, count]) => [knowledgeBaseId, term, count]),
   );
 }
 
@@ -102,16 +101,28 @@ export async function insertPostings(
     versioned: columns.version,
     ...(columns.titleLengths ? { titles } : {}),
   });
-  const termCounts = new Map<string, number>();
-  const rows: unknown[][] = [];
+  // Grouped by term and written in term order, the order of the postings' key: consecutive rows
+  // land in the same pages of the index instead of one page after another across all of it.
+  const postingsByTerm = new Map<string, unknown[][]>();
   for (const { id, analysed } of chunks) {
     for (const [term, frequency] of analysed.frequencies) {
-      termCounts.set(term, (termCounts.get(term) ?? 0) + 1);
-      rows.push([knowledgeBaseId, term, id, frequency, analysed.length]);
+      const row = [knowledgeBaseId, term, id, frequency, analysed.length];
+      const postings = postingsByTerm.get(term);
+      if (postings === undefined) postingsByTerm.set(term, [row]);
+      else postings.push(row);
     }
   }
-  await insertRowBatch(db, POSTINGS, rows);
-  await addTermCounts(db, knowledgeBaseId, termCounts);
+  const terms = [...postingsByTerm.keys()].sort();
+  await insertRowBatch(
+    db,
+    POSTINGS,
+    terms.flatMap((term) => postingsByTerm.get(term)!),
+  );
+  await addTermCounts(
+    db,
+    knowledgeBaseId,
+    terms.map((term) => [term, postingsByTerm.get(term)!.length]),
+  );
 }
 
 /**
