@@ -41,6 +41,12 @@ export function stopChildren(): void {
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
 }
 process.on('exit', stopChildren);
+
+/** Each Merino's throwaway data folder, removed when the benchmark's process ends. */
+const dataFolders: string[] = [];
+process.on('exit', () => {
+  for (const folder of dataFolders) fs.rmSync(folder, { recursive: true, force: true });
+});
 process.on('SIGINT', () => process.exit(130));
 
 async function freePort(): Promise<number> {
@@ -210,6 +216,7 @@ export async function startMerino(
 ): Promise<{ classic: Target; multi: Target; pid: number }> {
   const port = await freePort();
   const dataDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'merino-bench-data-'));
+  dataFolders.push(dataDirectory);
   const nodeArguments =
     options.cpuProfileFolder === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.cpuProfileFolder)}`];
   const child = start(process.execPath, [...nodeArguments, path.join(REPOSITORY, 'dist', 'main.js')], {

@@ -124,7 +124,7 @@ function scratchFor(count: number): WindowScratch {
 /**
  * How many times both terms occur, in either order, within `window` consecutive terms (Indri's
  * `#uwN`), each occurrence used in one match at most: matches are taken left to right. The same
- * positions array for both means the pair is one term twice, whose occurrences match each other.
+ * list for both means the pair is one term twice, whose occurrences match each other.
  */
 export function windowCount(firstList: TermPositions, secondList: TermPositions, window: number): number {
   const sameTerm = firstList === secondList;
