@@ -4,15 +4,18 @@
  * DBpedia abstracts are analysed first (untimed, as the worker threads do), then written through
  * `insertDocumentsChunks` one document a chunk, INDEX_WRITE_BATCH documents a transaction (the
  * runner's claim batch), as a runner finishing JSON documents does. A first pass into another
- * knowledge base warms the statements up and gives the index other tenants' rows. Printed: chunks
- * and postings per second, and milliseconds per chunk. Prints figures; it checks only the counts.
+ * knowledge base warms the statements up and gives the index other tenants' rows. Then the
+ * measured knowledge base's documents are deleted, INDEX_WRITE_BATCH a transaction, as deleting
+ * documents does (the chunks' delete trigger unindexes them). Printed: chunks and postings written
+ * per second, milliseconds per chunk written and per chunk deleted. Prints figures; it checks only
+ * the counts.
  *
  *   npm run bench -- bench/full-text-index-writes.bench.ts
  *   (INDEX_WRITE_BATCH=64 INDEX_WRITE_DOCUMENTS=5000 change the work)
  */
 import { describe, expect, it } from 'vitest';
 import { bootstrapAdmin } from '../src/auth/admin-bootstrap.js';
-import { insertDocumentsChunks } from '../src/store/knowledge-repository.js';
+import { deleteDocumentsChunks, insertDocumentsChunks } from '../src/store/knowledge-repository.js';
 import { insertDocuments } from '../src/store/knowledge-documents-repository.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { analyseFields, textAnalyzer, type AnalysedChunk } from '../src/store/text-analysis.js';
@@ -72,6 +75,22 @@ async function writeAll(store: Store, knowledgeBaseId: number, corpus: readonly 
   return (performance.now() - started) / 1000;
 }
 
+/** Deletes every chunk of the knowledge base's documents, BATCH documents a transaction; answers the seconds it took. */
+async function deleteAll(store: Store, knowledgeBaseId: number): Promise<number> {
+  const documents = await store.db
+    .selectFrom('kb_documents')
+    .select('id')
+    .where('knowledge_base_id', '=', knowledgeBaseId)
+    .orderBy('id')
+    .execute();
+  const started = performance.now();
+  for (let start = 0; start < documents.length; start += BATCH) {
+    const ids = documents.slice(start, start + BATCH).map((document) => document.id);
+    await store.db.transaction().execute((transaction) => deleteDocumentsChunks(transaction, ids));
+  }
+  return (performance.now() - started) / 1000;
+}
+
 async function measure(dialect: Dialect, corpus: readonly AnalysedDocument[]): Promise<string[]> {
   const database = await createTestDatabase(dialect);
   const store = await openStore({ databaseUrl: database.databaseUrl, dataDirectory: database.dataDirectory, poolSize: 4 });
@@ -87,6 +106,13 @@ async function measure(dialect: Dialect, corpus: readonly AnalysedDocument[]): P
       .executeTakeFirstOrThrow();
     expect(Number(chunks.count)).toBe(corpus.length);
     const postings = corpus.reduce((sum, document) => sum + document.analysed.frequencies.size, 0);
+    const deleteSeconds = await deleteAll(store, knowledgeBaseId);
+    const left = await store.db
+      .selectFrom('kb_postings')
+      .where('knowledge_base_id', '=', knowledgeBaseId)
+      .select((eb) => eb.fn.countAll<number | string>().as('count'))
+      .executeTakeFirstOrThrow();
+    expect(Number(left.count)).toBe(0);
     return [
       dialect,
       String(corpus.length),
@@ -95,6 +121,7 @@ async function measure(dialect: Dialect, corpus: readonly AnalysedDocument[]): P
       (corpus.length / seconds).toFixed(0),
       (postings / seconds).toFixed(0),
       ((seconds * 1000) / corpus.length).toFixed(3),
+      ((deleteSeconds * 1000) / corpus.length).toFixed(3),
     ];
   } finally {
     await store.close();
@@ -117,6 +144,7 @@ describe('full-text index writes', () => {
         { label: 'chunks/s', width: 9, align: 'right' },
         { label: 'postings/s', width: 11, align: 'right' },
         { label: 'ms/chunk', width: 9, align: 'right' },
+        { label: 'delete ms/chunk', width: 16, align: 'right' },
       ],
       rows,
     );

@@ -101,8 +101,8 @@ async function copyTemplate(store: Store, owner: Owner, template: number, copy: 
       .where('knowledge_base_id', '=', template)
       .executeTakeFirstOrThrow();
     const offset = highest - lowest + 1;
-    await sql`insert into kb_chunks (id, knowledge_base_id, document_id, chunk_index, text, metadata, index_length, index_title_length)
-      select id + ${offset}, ${knowledgeBaseId}, ${documentId}, chunk_index, text, metadata, index_length, index_title_length
+    await sql`insert into kb_chunks (id, knowledge_base_id, document_id, chunk_index, text, metadata, index_length, index_title_length, index_terms)
+      select id + ${offset}, ${knowledgeBaseId}, ${documentId}, chunk_index, text, metadata, index_length, index_title_length, index_terms
       from kb_chunks where knowledge_base_id = ${template}`.execute(transaction);
     await sql`insert into kb_postings (knowledge_base_id, term, chunk_id, frequency, length)
       select ${knowledgeBaseId}, term, chunk_id + ${offset}, frequency, length

@@ -15,6 +15,7 @@ import { openStore, type Store } from '../src/store/store.js';
 import { insertCompletedDocument, insertDocumentOfChunks, insertTestKnowledgeBase } from './support/stored-documents.js';
 import { createTestDatabase, TEST_DIALECTS, TEST_PASSWORD_HASH_COST, type TestDatabase } from './support/test-databases.js';
 import { possiblyUnset } from './support/possibly-unset.js';
+import { expectTermCountsMatchPostings } from './support/search-index-consistency.js';
 
 const ASTRONOMY = [
   'The telescope observed a distant galaxy and its bright stars.',
@@ -150,24 +151,7 @@ describe.each(TEST_DIALECTS)('full-text search on %s', (dialect) => {
   });
 
   it("keeps each term's chunk count equal to its postings through inserts, reindexing, deletes and deleting the knowledge base", async () => {
-    const counted = async (knowledgeBaseId: number) => {
-      const fromPostings = await store.db
-        .selectFrom('kb_postings')
-        .select((eb) => ['term', eb.fn.countAll<number | string>().as('chunks')])
-        .where('knowledge_base_id', '=', knowledgeBaseId)
-        .groupBy('term')
-        .orderBy('term')
-        .execute();
-      const kept = await store.db
-        .selectFrom('kb_terms')
-        .select(['term', 'chunk_count'])
-        .where('knowledge_base_id', '=', knowledgeBaseId)
-        .where('chunk_count', '<>', 0)
-        .orderBy('term')
-        .execute();
-      expect(kept.map((row) => [row.term, row.chunk_count])).toEqual(fromPostings.map((row) => [row.term, Number(row.chunks)]));
-      return kept.length;
-    };
+    const counted = (knowledgeBaseId: number) => expectTermCountsMatchPostings(store.db, knowledgeBaseId);
     const knowledgeBaseId = await newBase('Counted');
     const first = await addDocument(knowledgeBaseId, ['Las universidades enseñan.', 'Los cursos de las universidades.']);
     await addDocument(knowledgeBaseId, ['Universidades y escuelas.', 'Escuelas pequeñas.', 'Cursos largos.']);
@@ -182,9 +166,18 @@ describe.each(TEST_DIALECTS)('full-text search on %s', (dialect) => {
     while ((await reindexNextBatch(store.db, { batchSize: 2 })) !== undefined);
     expect(await counted(knowledgeBaseId)).toBeGreaterThan(2);
     expect((await search(knowledgeBaseId, 'escuela')).length).toBe(2);
+    // A chunk indexed anew by the reindex is deleted by its new terms.
+    await store.db
+      .deleteFrom('kb_chunks')
+      .where('knowledge_base_id', '=', knowledgeBaseId)
+      .where('text', '=', 'Escuelas pequeñas.')
+      .execute();
+    expect(await counted(knowledgeBaseId)).toBeGreaterThan(2);
+    expect((await search(knowledgeBaseId, 'escuela')).length).toBe(1);
     await store.db
       .transaction()
       .execute((transaction) => deleteKnowledgeBaseContents(transaction, { id: knowledgeBaseId, name: 'Counted', description: '' }));
     expect(await store.db.selectFrom('kb_terms').select('term').where('knowledge_base_id', '=', knowledgeBaseId).execute()).toEqual([]);
+    expect(await store.db.selectFrom('kb_postings').select('term').where('knowledge_base_id', '=', knowledgeBaseId).execute()).toEqual([]);
   });
 });

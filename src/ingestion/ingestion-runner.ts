@@ -96,8 +96,12 @@ export class IngestionRunner {
   /** The first poll after start takes back the jobs of dead processes of this machine; later ones need not. */
   private deadLeasesReleased = false;
   private timer: NodeJS.Timeout | undefined;
+  /** When `timer` fires (Date.now() time): an earlier call replaces it, a later one leaves it. */
+  private timerDueAt = 0;
   /** The claiming pass under way, if any: at most one at a time. */
   private claiming: Promise<void> | undefined;
+  /** A job ended (room was made) or a reindex step ran while a pass was under way: claim again as soon as it ends. */
+  private claimAgain = false;
   private readonly inFlight = new Set<Promise<void>>();
   /** The ids of the jobs in flight: a claim never takes one of them back from this runner itself. */
   private readonly heldJobIds = new Set<number>();
@@ -138,24 +142,37 @@ export class IngestionRunner {
     return this.heldJobIds.size;
   }
 
+  /**
+   * Claims after `delay` ms, or sooner if a pass is already due sooner. A runner looks again after
+   * INGESTION_POLL_MS whether or not it holds jobs, and at once when one of its jobs ends (which
+   * makes room). Before, a runner holding jobs looked again at once while nothing waited, so every
+   * job in hand meant claim queries back to back for as long as it lasted.
+   */
   private schedule(delay: number): void {
-    if (this.stopped || this.timer !== undefined || this.claiming !== undefined) return;
+    if (this.stopped) return;
+    if (this.claiming !== undefined) {
+      if (delay === 0) this.claimAgain = true;
+      return;
+    }
+    const dueAt = Date.now() + delay;
+    if (this.timer !== undefined) {
+      if (this.timerDueAt <= dueAt) return;
+      clearTimeout(this.timer);
+    }
+    this.timerDueAt = dueAt;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.claiming = this.claimWhileRoom().then((idle) => {
+      this.claiming = this.claimWhileRoom().then(() => {
         this.claiming = undefined;
-        // Nothing waited: look again after the poll interval. Jobs that ended meanwhile left room: claim now.
-        if (idle) this.schedule(this.options.pollMilliseconds);
-        else if (this.heldJobIds.size < this.concurrency.jobsInFlightMaximum) this.schedule(0);
+        const again = this.claimAgain;
+        this.claimAgain = false;
+        this.schedule(again ? 0 : this.options.pollMilliseconds);
       });
     }, delay);
   }
 
-  /**
-   * Claims jobs until INGESTION_JOBS_IN_FLIGHT are in hand or none is waiting (then answers true).
-   * A full runner claims again as soon as one of its jobs ends; an idle one after INGESTION_POLL_MS.
-   */
-  private async claimWhileRoom(): Promise<boolean> {
+  /** Claims jobs until INGESTION_JOBS_IN_FLIGHT are in hand, none is waiting, or what waits does not fit; then, with no job waiting or in hand, one reindex step. */
+  private async claimWhileRoom(): Promise<void> {
     let idle = false;
     try {
       if (!this.deadLeasesReleased) {
@@ -171,13 +188,12 @@ export class IngestionRunner {
         if (claimed === 'no room') break;
         if (claimed !== 'failed only') this.track(claimed);
       }
-      // Search-index job, only when no upload waits; analysed on the pool.
-      if (idle && !this.stopped && (await reindexNextBatchOnPool(this.options.db, () => this.workerPool())) !== undefined) idle = false;
+      // Search-index job, only when no upload waits or is in hand; analysed on the pool.
+      const reindexing = idle && this.heldJobIds.size === 0 && !this.stopped;
+      if (reindexing && (await reindexNextBatchOnPool(this.options.db, () => this.workerPool())) !== undefined) this.claimAgain = true;
     } catch (error) {
-      idle = true;
       this.logger?.error({ err: error }, 'ingestion runner failed to claim or finish a job');
     }
-    return idle;
   }
 
   private track(batch: ClaimedBatch): void {
@@ -215,7 +231,7 @@ export class IngestionRunner {
    */
   private async claimBatch(): Promise<ClaimedBatch | 'failed only' | 'none' | 'no room'> {
     const { jobsInFlightMaximum, claimBatchMaximum, bytesInFlightMaximum } = this.concurrency;
-    const { jobs, bytes, failedJobs } = await claimIngestionJobs(this.options.db, this.options.dialect, {
+    const { jobs, bytes, failedJobs, waiting } = await claimIngestionJobs(this.options.db, this.options.dialect, {
       owner: this.owner,
       leaseExpiresAt: this.leaseUntil(),
       attemptsMaximum: this.attemptsMaximum,
@@ -230,7 +246,7 @@ export class IngestionRunner {
         'ingestion job failed: the server stopped during every attempt',
       );
     }
-    if (jobs.length === 0) return failedJobs.length > 0 ? 'failed only' : this.heldJobIds.size === 0 ? 'none' : 'no room';
+    if (jobs.length === 0) return failedJobs.length > 0 ? 'failed only' : waiting ? 'no room' : 'none';
     for (const job of jobs)
       this.logger?.info({ job_id: job.id, document_id: job.document_id, attempt: job.attempts }, 'ingestion job claimed');
     return { jobs, bytes };

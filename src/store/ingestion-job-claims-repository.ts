@@ -48,6 +48,8 @@ export interface IngestionClaimResult {
   bytes: number;
   /** Jobs this claim failed because they had been cut short as often as the cap allows. */
   failedJobs: Array<{ id: number; documentId: number; attempts: number }>;
+  /** Whether any job was claimable, taken or not (false: nothing waits for this runner). */
+  waiting: boolean;
 }
 
 /** The reason a job fails once the server stopped mid-way through it as often as the cap allows: a sentence for the creator. */
@@ -98,8 +100,12 @@ function claimable(claim: IngestionClaim, now: string): RawBuilder<SqlBool> {
         and ${column('attempts_since_queued')} < ${claim.attemptsMaximum}))`;
 }
 
-/** The oldest claimable jobs the claim has room for, by their documents' sizes. */
-async function chooseJobs(db: Kysely<Database>, claim: IngestionBatchClaim, now: string): Promise<Map<number, number>> {
+/** The oldest claimable jobs the claim has room for, by their documents' sizes (empty when none is claimable, or none fits). */
+async function chooseJobs(
+  db: Kysely<Database>,
+  claim: IngestionBatchClaim,
+  now: string,
+): Promise<{ chosen: Map<number, number>; waiting: boolean }> {
   const held = claim.heldJobIds ?? [];
   const candidates = await db
     .selectFrom('ingestion_jobs')
@@ -118,7 +124,7 @@ async function chooseJobs(db: Kysely<Database>, claim: IngestionBatchClaim, now:
     if (bytes > claim.bytesMaximum && !(chosen.size === 0 && claim.firstJobAlways)) break;
     chosen.set(candidate.id, size);
   }
-  return chosen;
+  return { chosen, waiting: candidates.length > 0 };
 }
 
 /**
@@ -134,8 +140,8 @@ export async function claimIngestionJobs(
 ): Promise<IngestionClaimResult> {
   const now = nowTimestamp();
   const failedJobs = await failExhaustedJobs(db, claim, now);
-  const chosen = await chooseJobs(db, claim, now);
-  if (chosen.size === 0) return { jobs: [], bytes: 0, failedJobs };
+  const { chosen, waiting } = await chooseJobs(db, claim, now);
+  if (chosen.size === 0) return { jobs: [], bytes: 0, failedJobs, waiting };
   const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
   const result = await sql<IngestionJobRow>`
     update ingestion_jobs
@@ -151,7 +157,7 @@ export async function claimIngestionJobs(
     returning *`.execute(db);
   const jobs = [...result.rows].sort((left, right) => left.id - right.id);
   const bytes = jobs.reduce((total, job) => total + (chosen.get(job.id) ?? 0), 0);
-  return { jobs, bytes, failedJobs };
+  return { jobs, bytes, failedJobs, waiting };
 }
 
 /** Who holds the jobs being processed now: a start-up check looks for holders whose process has died. */

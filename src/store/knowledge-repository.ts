@@ -6,7 +6,7 @@ import { deleteKnowledgeBaseGraph } from './entity-graph-repository.js';
 import type { KnowledgeBaseListScope } from './list-scopes.js';
 import { precompiledQuery } from './precompiled-query.js';
 import { containsText, searchText } from './search-pattern.js';
-import { insertPostings, searchLanguagesOf } from './search-index-repository.js';
+import { insertPostings, searchLanguagesOf, termListOf } from './search-index-repository.js';
 import { analyseChunk, DEFAULT_SEARCH_LANGUAGE, textAnalyzer, type AnalysedChunk, type TextAnalyzer } from './text-analysis.js';
 import {
   nowTimestamp,
@@ -86,7 +86,7 @@ export interface ChunkAnalysis {
 /** A document and the chunks to write for it, with their analysis when a worker thread made it. */
 export interface DocumentChunks {
   documentId: number;
-  chunks: ReadonlyArray<Omit<Insertable<KnowledgeChunksTable>, 'document_id' | 'index_length' | 'index_title_length'>>;
+  chunks: ReadonlyArray<Omit<Insertable<KnowledgeChunksTable>, 'document_id' | 'index_length' | 'index_title_length' | 'index_terms'>>;
   analysis?: ChunkAnalysis;
 }
 
@@ -157,6 +157,7 @@ export async function insertDocumentsChunks(db: Kysely<Database>, documents: rea
           ...row,
           index_length: analysed[index]!.length,
           index_title_length: analysed[index]!.titleLength,
+          index_terms: termListOf(analysed[index]!),
         })),
       )
       .returning('id')

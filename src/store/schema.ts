@@ -404,6 +404,8 @@ export interface KnowledgeChunksTable {
   index_length: Generated<number | null>;
   /** Its title field's length in terms, unweighted (migration 0096); null while not indexed. */
   index_title_length: Generated<number | null>;
+  /** Its distinct terms in the search index, a JSON array (migration 0098), by which its postings are found when it is unindexed; null while not indexed. */
+  index_terms: Generated<string | null>;
 }
 
 /** The text of a small JSON document, kept in the store rather than as a file (migration 0095). */

@@ -4,9 +4,12 @@
  * (chunk count, total weighted length) and term counts (`kb_terms`) move with them, so BM25
  * statistics are the knowledge base's own. Chunks are indexed as they are inserted; the reindex job (re)builds a knowledge
  * base's index in batches after migration 0094 or a change of its `search_language`. Deleting
- * chunks unindexes them by trigger (migration 0094), whatever deletes them.
+ * chunks unindexes them by trigger (migration 0094), whatever deletes them. Each indexed chunk
+ * keeps its list of distinct terms (`index_terms`, migration 0098), by which its postings are found
+ * again by their own key.
  */
 import { sql, type Kysely } from 'kysely';
+import { dialectOf } from './dialect.js';
 import { analyseChunk, textAnalyzer, type AnalysedChunk } from './text-analysis.js';
 import { insertRowBatch, type RowBatchShape } from './row-batch-insert.js';
 import type { Database } from './schema.js';
@@ -69,13 +72,24 @@ async function moveIndexTotals(db: Kysely<Database>, knowledgeBaseId: number, ch
     .execute();
 }
 
-/** Whether the store has the columns of migrations 0096 (title-field lengths) and 0097 (index version) yet: migration 0094 indexes existing chunks before both. */
+/** Whether the store has the columns of migrations 0096 (title-field lengths), 0097 (index version) and 0098 (term lists) yet: migration 0094 indexes existing chunks before all three. */
 export interface IndexColumns {
   titleLengths: boolean;
   version: boolean;
+  termLists: boolean;
 }
 
-const ALL_INDEX_COLUMNS: IndexColumns = { titleLengths: true, version: true };
+const ALL_INDEX_COLUMNS: IndexColumns = { titleLengths: true, version: true, termLists: true };
+
+/** A chunk's distinct terms as `kb_chunks.index_terms` keeps them. */
+export function termListOf(analysed: AnalysedChunk): string {
+  return JSON.stringify([...analysed.frequencies.keys()]);
+}
+
+/** Term entries in the order every writer of term counts uses (see addTermCounts). */
+function inTermOrder<Entry extends [string, unknown]>(entries: Entry[]): Entry[] {
+  return entries.sort((left, right) => (left[0] < right[0] ? -1 : left[0] > right[0] ? 1 : 0));
+}
 
 /**
  * Writes the postings of chunks already analysed (their rows carry `index_length` already) and
@@ -112,16 +126,16 @@ export async function insertPostings(
       else postings.push(row);
     }
   }
-  const terms = [...postingsByTerm.keys()].sort();
+  const byTerm = inTermOrder([...postingsByTerm]);
   await insertRowBatch(
     db,
     POSTINGS,
-    terms.flatMap((term) => postingsByTerm.get(term)!),
+    byTerm.flatMap(([, postings]) => postings),
   );
   await addTermCounts(
     db,
     knowledgeBaseId,
-    terms.map((term) => [term, postingsByTerm.get(term)!.length]),
+    byTerm.map(([term, postings]) => [term, postings.length]),
   );
 }
 
@@ -144,7 +158,13 @@ export async function indexStoredChunks(
       sql` `,
     );
   const titleLength = columns.titleLengths ? sql`, index_title_length = case id ${caseOf((analysed) => analysed.titleLength)} end` : sql``;
-  await sql`update kb_chunks set index_length = case id ${caseOf((analysed) => analysed.length)} end ${titleLength}
+  const termLists = columns.termLists
+    ? sql`, index_terms = case id ${sql.join(
+        chunks.map(({ id, analysed }) => sql`when ${id} then ${termListOf(analysed)}`),
+        sql` `,
+      )} end`
+    : sql``;
+  await sql`update kb_chunks set index_length = case id ${caseOf((analysed) => analysed.length)} end ${titleLength} ${termLists}
     where id in (${sql.join(chunks.map(({ id }) => id))})`.execute(db);
   await insertPostings(db, knowledgeBaseId, chunks, columns);
 }
@@ -162,28 +182,48 @@ export interface ReindexStep {
 async function unindexChunks(db: Kysely<Database>, knowledgeBaseId: number, chunkIds: readonly number[]): Promise<void> {
   const indexed = await db
     .selectFrom('kb_chunks')
-    .select((eb) => [
-      eb.fn.count<number | string>('index_length').as('chunks'),
-      eb.fn.sum<number | string | null>('index_length').as('length'),
-      eb.fn.sum<number | string | null>('index_title_length').as('titleLength'),
-      eb.fn.count<number | string>(eb.case().when('index_title_length', '>', 0).then(1).end()).as('titledChunks'),
-    ])
+    .select(['id', 'index_length', 'index_title_length', 'index_terms'])
     .where('id', 'in', chunkIds)
-    .executeTakeFirstOrThrow();
-  const chunks = Number(indexed.chunks);
-  if (chunks === 0) return;
+    .where('index_length', 'is not', null)
+    .execute();
+  if (indexed.length === 0) return;
+  const titled = indexed.filter((chunk) => (chunk.index_title_length ?? 0) > 0);
   await moveIndexTotals(db, knowledgeBaseId, {
-    chunks: -chunks,
-    length: -Number(indexed.length ?? 0),
-    titles: { chunks: -Number(indexed.titledChunks), length: -Number(indexed.titleLength ?? 0) },
+    chunks: -indexed.length,
+    length: -indexed.reduce((sum, chunk) => sum + (chunk.index_length ?? 0), 0),
+    titles: { chunks: -titled.length, length: -titled.reduce((sum, chunk) => sum + (chunk.index_title_length ?? 0), 0) },
     versioned: true,
   });
-  const ids = sql.join(chunkIds);
-  await sql`update kb_terms set chunk_count = chunk_count - (
-      select count(*) from kb_postings p
-      where p.knowledge_base_id = kb_terms.knowledge_base_id and p.term = kb_terms.term and p.chunk_id in (${ids}))
-    where knowledge_base_id = ${knowledgeBaseId} and term in (select term from kb_postings where chunk_id in (${ids}))`.execute(db);
-  await db.deleteFrom('kb_postings').where('chunk_id', 'in', chunkIds).execute();
+  const lists = indexed.map((chunk) => ({ id: chunk.id, terms: chunk.index_terms ?? '[]' }));
+  const counts = new Map<string, number>();
+  for (const { terms } of lists) for (const term of JSON.parse(terms) as string[]) counts.set(term, (counts.get(term) ?? 0) - 1);
+  await addTermCounts(db, knowledgeBaseId, inTermOrder([...counts]));
+  await deletePostings(db, knowledgeBaseId, lists);
+}
+
+/**
+ * Deletes indexed chunks' postings. On SQLite, whose postings have no index on their chunk (migration
+ * 0098), each chunk's are found by their key through its term list; PostgreSQL keeps that index.
+ */
+async function deletePostings(
+  db: Kysely<Database>,
+  knowledgeBaseId: number,
+  lists: ReadonlyArray<{ id: number; terms: string }>,
+): Promise<void> {
+  if (dialectOf(db) === 'postgres') {
+    await db
+      .deleteFrom('kb_postings')
+      .where(
+        'chunk_id',
+        'in',
+        lists.map(({ id }) => id),
+      )
+      .execute();
+    return;
+  }
+  for (const { id, terms } of lists)
+    await sql`delete from kb_postings
+      where knowledge_base_id = ${knowledgeBaseId} and term in (select value from json_each(${terms})) and chunk_id = ${id}`.execute(db);
 }
 
 /** Analyses stored chunks in a language, in order: the ingestion runner's does it on a document worker thread. */

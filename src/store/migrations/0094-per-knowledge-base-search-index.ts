@@ -44,9 +44,9 @@ async function indexExistingChunks(untyped: Kysely<unknown>): Promise<void> {
       group.push({ id: chunk.id, analysed: analyseChunk(analyzer, chunk.text, chunk.metadata) });
       byKnowledgeBase.set(chunk.knowledge_base_id, group);
     }
-    // The title lengths' columns come with migration 0096, which fills them in for these chunks.
+    // The title lengths' and term lists' columns come with migrations 0096 and 0098, which fill them in for these chunks.
     for (const [knowledgeBaseId, group] of byKnowledgeBase)
-      await indexStoredChunks(db, knowledgeBaseId, group, { titleLengths: false, version: false });
+      await indexStoredChunks(db, knowledgeBaseId, group, { titleLengths: false, version: false, termLists: false });
     cursor = chunks[chunks.length - 1]!.id;
   }
 }

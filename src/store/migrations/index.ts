@@ -21,6 +21,7 @@ import { perKnowledgeBaseSearchIndexMigration } from './0094-per-knowledge-base-
 import { documentTextsInTheStoreMigration } from './0095-document-texts-in-the-store.js';
 import { titleFieldLengthsMigration } from './0096-title-field-lengths.js';
 import { indexVersionMigration } from './0097-index-version.js';
+import { chunkTermListsMigration } from './0098-chunk-term-lists.js';
 import { chatRunsMigration } from './0070-chat-runs.js';
 import type { Migration } from 'kysely';
 import type { Dialect } from '../dialect.js';
@@ -97,5 +98,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0095-document-texts-in-the-store': documentTextsInTheStoreMigration(dialect),
     '0096-title-field-lengths': titleFieldLengthsMigration(dialect),
     '0097-index-version': indexVersionMigration(dialect),
+    '0098-chunk-term-lists': chunkTermListsMigration(dialect),
   };
 }
