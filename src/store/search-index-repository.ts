@@ -86,9 +86,13 @@ export function termListOf(analysed: AnalysedChunk): string {
   return JSON.stringify([...analysed.frequencies.keys()]);
 }
 
-/** Term entries in the order every writer of term counts uses (see addTermCounts). */
-function inTermOrder<Entry extends [string, unknown]>(entries: Entry[]): Entry[] {
-  return entries.sort((left, right) => (left[0] < right[0] ? -1 : left[0] > right[0] ? 1 : 0));
+/**
+ * A map's entries in the order every writer of term counts uses (see addTermCounts). The keys are
+ * sorted by the built-in string order, with no comparator: a comparator function called for every
+ * comparison took most of an ingestion batch's JavaScript time.
+ */
+function inTermOrder<Value>(byTerm: ReadonlyMap<string, Value>): Array<[string, Value]> {
+  return [...byTerm.keys()].sort().map((term) => [term, byTerm.get(term)!]);
 }
 
 /**
@@ -126,7 +130,7 @@ export async function insertPostings(
       else postings.push(row);
     }
   }
-  const byTerm = inTermOrder([...postingsByTerm]);
+  const byTerm = inTermOrder(postingsByTerm);
   await insertRowBatch(
     db,
     POSTINGS,
@@ -197,7 +201,7 @@ async function unindexChunks(db: Kysely<Database>, knowledgeBaseId: number, chun
   const lists = indexed.map((chunk) => ({ id: chunk.id, terms: chunk.index_terms ?? '[]' }));
   const counts = new Map<string, number>();
   for (const { terms } of lists) for (const term of JSON.parse(terms) as string[]) counts.set(term, (counts.get(term) ?? 0) - 1);
-  await addTermCounts(db, knowledgeBaseId, inTermOrder([...counts]));
+  await addTermCounts(db, knowledgeBaseId, inTermOrder(counts));
   await deletePostings(db, knowledgeBaseId, lists);
 }
 
