@@ -417,7 +417,8 @@ export const SETTINGS_DECLARATIONS = {
   }),
   ingestionPollMilliseconds: integerSetting({
     variable: 'INGESTION_POLL_MS',
-    meaning: 'how often an idle ingestion runner looks for a pending document job',
+    meaning:
+      'how often an ingestion runner looks for pending document jobs, whether or not it holds some (it also looks at once when a batch of its jobs ends)',
     defaultValue: 500,
     minimum: 10,
     maximum: 600_000,
