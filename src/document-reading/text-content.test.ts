@@ -79,7 +79,7 @@ function verdict(chunks: readonly Uint8Array[]): string {
 }
 
 describe('plain text checked as bytes', () => {
-  it('says what decoding the whole file says, wherever its chunks are cut', () => {
+  it('says what decoding each chunk as it arrives says, wherever the chunks are cut', () => {
     const random = seededRandom(20261205);
     const seen = new Set<string>();
     for (let round = 0; round < 3_000; round += 1) {

@@ -154,7 +154,7 @@ export class TextContentInspector {
   /**
    * Plain text needs no string: the bytes are checked as UTF-8 where they lie (simdutf, through
    * node:buffer), and control characters are single bytes that no multi-byte character contains.
-   * Decoding each chunk for a regular expression cost the event loop about 50 ms a MB of upload.
+   * Decoding each chunk for a regular expression cost the event loop 16 to 19 ms a MB of upload.
    */
   private inspectBytes(chunk: Uint8Array): void {
     const bytes = this.partial.length === 0 ? chunk : Buffer.concat([this.partial, chunk]);
