@@ -93,8 +93,11 @@ async function openPostgres(databaseUrl: string, poolSize: number): Promise<Kyse
     max: poolSize,
     connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MILLISECONDS,
   });
-  // An idle client losing its server must not crash the process; the next query reports it.
+  // A client losing its server must never end the process; its next query reports the loss. The
+  // pool listens only while a client is idle: one checked out between two statements of a
+  // transaction would otherwise emit an 'error' nobody hears, an uncaught exception.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
