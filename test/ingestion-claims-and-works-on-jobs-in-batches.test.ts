@@ -107,6 +107,32 @@ describe.each(TEST_DIALECTS)('ingestion batches on %s', (dialect) => {
     expect(alone.bytes).toBe(50_000);
   });
 
+  it('takes the oldest claimable jobs in id order, cut-short ones among pending ones, and never its own or a live lease', async () => {
+    const { server, jobIds } = await queued(12, () => 100);
+    const { db, dialect: storeDialect } = server.store;
+    const [live, cutShort, exhausted, held] = [jobIds[1]!, jobIds[3]!, jobIds[5]!, jobIds[0]!];
+    const past = new Date(Date.now() - HOUR).toISOString();
+    const setJob = (id: number, values: { lease_expires_at: string | null; attempts_since_queued: number }) =>
+      db
+        .updateTable('ingestion_jobs')
+        .set({ status: 'processing', lease_owner: 'elsewhere:1:000000000000', ...values })
+        .where('id', '=', id)
+        .execute();
+    await setJob(live, { lease_expires_at: new Date(Date.now() + HOUR).toISOString(), attempts_since_queued: 1 });
+    await setJob(cutShort, { lease_expires_at: past, attempts_since_queued: 1 });
+    await setJob(exhausted, { lease_expires_at: past, attempts_since_queued: 3 });
+    await setJob(held, { lease_expires_at: past, attempts_since_queued: 1 });
+
+    const claimed = await claimIngestionJobs(db, storeDialect, claimOf(0, { jobsMaximum: 5, heldJobIds: [held] }));
+
+    // jobIds[2], [4], [6], [7] are pending; jobIds[3] was cut short with attempts left and comes among them.
+    expect(claimed.jobs.map((job) => job.id)).toEqual([jobIds[2], cutShort, jobIds[4], jobIds[6], jobIds[7]]);
+    expect(claimed.failedJobs.map((job) => job.id)).toEqual([exhausted]);
+    const next = await claimIngestionJobs(db, storeDialect, claimOf(1, { jobsMaximum: 10 }));
+    // The held job's lease has run out: another runner takes it over; the live lease stays where it is.
+    expect(next.jobs.map((job) => job.id)).toEqual([held, ...jobIds.slice(8)]);
+  });
+
   it('fails only the document of a batch that is too large for its heap; the rest of the batch completes', async () => {
     database = await createTestDatabase(dialect);
     const server = await startTestServer(dialect, {

@@ -18,7 +18,7 @@ import { loginAsAdmin, request, startTestServer, type TestServer } from './suppo
 const POLL_MILLISECONDS = 200;
 const PROVIDER_KEY = 'sk-claims-once-a-poll-key-0123456789';
 /** The claim's choice of jobs (chooseJobs), as each driver receives its text. */
-const CLAIM_QUERY = /from "ingestion_jobs" left join "kb_documents"/;
+const CLAIM_QUERY = /as "candidates" left join "kb_documents"/;
 
 /** Counts the claim queries either driver runs until `stop` is called. */
 function countClaimQueries(): { count: () => number; stop: () => void } {
