@@ -88,7 +88,8 @@ async function rankOne(db: Kysely<Database>, { statistics, text, limit, ranking 
     const inverseDocumentFrequencies = new Map([...first.weights].map(([term, weight]) => [term, weight / terms.get(term)!]));
     const analysedTexts = ranking.analysedTexts ?? sharedAnalysedTexts;
     hits = rerankByProximity({
-      termsOf: (value, chunkId) => (chunkId === undefined ? analyzer.terms(value) : analysedTexts.terms(analyzer, chunkId, value)),
+      textOf: (candidate) => analysedTexts.text(analyzer, candidate.id, candidate.text),
+      titleOf: (candidate) => analysedTexts.title(analyzer, candidate.metadata),
       queryTerms: queryTermSequence,
       inverseDocumentFrequencies,
       termWeights: weights,

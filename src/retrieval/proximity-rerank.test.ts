@@ -1,21 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { collectTermPositions, phraseCount, PROXIMITY_WINDOW, termPositionLists, windowCount } from './proximity-rerank.js';
+import { analysedTextOf } from './analysed-text.js';
+import { phraseCount, positionsOf, PROXIMITY_WINDOW, windowCount, type TermPositions } from './proximity-rerank.js';
 
-/** The counts from the positions of the two terms in `terms` (one array when they are one term). */
+/** The counts from the positions of the two terms in `terms` (one list when they are one term). */
 function counts(terms: readonly string[], first: string, second: string): { phrases: number; windows: number } {
-  const slotOf = new Map([first, second].map((term, slot) => [term, slot]));
-  // Lists left over from other terms, to show that collecting empties them first.
-  const lists = collectTermPositions(
-    ['x', 'y', 'x', 'z', 'y', 'x'],
-    new Map([
-      ['x', 0],
-      ['y', 1],
-    ]),
-    termPositionLists(2),
-  );
-  const positions = collectTermPositions(terms, slotOf, lists);
-  const firstAt = positions[slotOf.get(first)!]!;
-  const secondAt = positions[slotOf.get(second)!]!;
+  const wanted = [...new Set([first, second])];
+  // Lists left over from another text, to show that looking up replaces them.
+  const lists: TermPositions[] = positionsOf(analysedTextOf(['x', first, 'x', second, first]), wanted, []);
+  const positions = positionsOf(analysedTextOf(terms), wanted, lists);
+  const firstAt = positions[wanted.indexOf(first)]!;
+  const secondAt = positions[wanted.indexOf(second)]!;
   return { phrases: phraseCount(firstAt, secondAt), windows: windowCount(firstAt, secondAt, PROXIMITY_WINDOW) };
 }
 

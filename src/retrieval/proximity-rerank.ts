@@ -7,13 +7,13 @@
  * (field-weighted-bm25.ts), its counts taken in the text and in the title field apart, as the
  * fielded SDM does (Zhiltsov, Kotov and Nikolaev 2015). Postings hold no positions and no field
  * lengths, so this re-scores a knowledge base's best BM25 candidates by re-analysing their stored
- * text and title with the knowledge base's own analyzer (texts remembered between queries,
- * analysed-text-cache.ts); the result depends on the chunk and its knowledge base's statistics
+ * text and title with the knowledge base's own analyzer (each term's positions remembered between
+ * queries, analysed-text-cache.ts); the result depends on the chunk and its knowledge base's statistics
  * alone, identically on both stores.
  * The weights and window are the paper's usual defaults, not fitted to any data set.
  */
-import { titleFieldOf } from '../store/text-analysis.js';
 import type { ScoredChunkHit } from '../store/chunk-search-repository.js';
+import type { AnalysedText } from './analysed-text.js';
 import { fieldNormalisations, saturation, type FieldAverages } from './field-weighted-bm25.js';
 
 /** SDM's weights of the unigram, ordered-pair and unordered-pair parts (Metzler and Croft 2005). */
@@ -29,8 +29,10 @@ interface TermPair {
 }
 
 export interface ProximityRerank {
-  /** The terms of a stored chunk's text (by its id) or of a title, by the knowledge base's own analyzer. */
-  termsOf: (text: string, chunkId?: number) => readonly string[];
+  /** A candidate's text, by the knowledge base's own analyzer. */
+  textOf: (candidate: ScoredChunkHit) => AnalysedText;
+  /** A candidate's title field (titleFieldOf), by the same analyzer. */
+  titleOf: (candidate: ScoredChunkHit) => AnalysedText;
   /** The query's terms in order (repeats kept), as the analyzer gives them. */
   queryTerms: readonly string[];
   /** Each query term's idf in the knowledge base (terms it lacks are absent). */
@@ -56,49 +58,29 @@ function adjacentPairs(queryTerms: readonly string[], inverseDocumentFrequencies
   return pairs;
 }
 
-/** Where one term occurs in one field: the first `length` entries of `positions`, ascending. */
-export interface TermPositions {
-  positions: number[];
-  length: number;
-}
+/** Where one term occurs in one field, ascending. */
+export type TermPositions = readonly number[];
 
-/** Empty position lists, one per wanted term, to hand to collectTermPositions again and again. */
-export function termPositionLists(count: number): TermPositions[] {
-  return Array.from({ length: count }, () => ({ positions: [], length: 0 }));
-}
+const NO_POSITIONS: TermPositions = [];
 
 /**
- * Where each wanted term occurs in `terms`, written into `into` (one list per term, at the slot
- * `slotOf` gives it; every list emptied first). One pass, so a pair's counts need only its terms'
- * few positions. The lists keep their arrays from candidate to candidate (an array emptied by
- * setting its length lets go of its storage): allocating fresh lists for each candidate's two
- * fields was most of what a re-rank allocated.
+ * Where each wanted term occurs in `text`, written into `into` at the term's slot (the text's own
+ * lists, never copied). Two slots of one term get the same list, which is how windowCount knows a
+ * pair of one term twice; two absent terms share the empty list, and count nothing either way.
  */
-export function collectTermPositions(
-  terms: readonly string[],
-  slotOf: ReadonlyMap<string, number>,
-  into: TermPositions[],
-): TermPositions[] {
-  for (const list of into) list.length = 0;
-  for (let index = 0; index < terms.length; index += 1) {
-    const slot = slotOf.get(terms[index]!);
-    if (slot === undefined) continue;
-    const list = into[slot]!;
-    list.positions[list.length] = index;
-    list.length += 1;
-  }
+export function positionsOf(text: AnalysedText, wanted: readonly string[], into: TermPositions[]): TermPositions[] {
+  for (let slot = 0; slot < wanted.length; slot += 1) into[slot] = text.positions.get(wanted[slot]!) ?? NO_POSITIONS;
   return into;
 }
 
 /** How often an occurrence of the first term is directly followed by one of the second (Indri's `#1`), from their positions. */
 export function phraseCount(first: TermPositions, second: TermPositions): number {
-  const following = second.positions;
   let count = 0;
   let next = 0;
   for (let index = 0; index < first.length; index += 1) {
-    const position = first.positions[index]!;
-    while (next < second.length && following[next]! <= position) next += 1;
-    if (next < second.length && following[next] === position + 1) count += 1;
+    const position = first[index]!;
+    while (next < second.length && second[next]! <= position) next += 1;
+    if (next < second.length && second[next] === position + 1) count += 1;
   }
   return count;
 }
@@ -126,10 +108,10 @@ function scratchFor(count: number): WindowScratch {
  * `#uwN`), each occurrence used in one match at most: matches are taken left to right. The same
  * list for both means the pair is one term twice, whose occurrences match each other.
  */
-export function windowCount(firstList: TermPositions, secondList: TermPositions, window: number): number {
-  const sameTerm = firstList === secondList;
-  const { positions: first, length: firstLength } = firstList;
-  const { positions: second, length: secondLength } = secondList;
+export function windowCount(first: TermPositions, second: TermPositions, window: number): number {
+  const sameTerm = first === second;
+  const firstLength = first.length;
+  const secondLength = second.length;
   if (!sameTerm && (firstLength === 0 || secondLength === 0)) return 0;
   // Both lists ascend and two terms never share a position: merged, not concatenated and sorted.
   const count = sameTerm ? firstLength : firstLength + secondLength;
@@ -166,7 +148,7 @@ export function windowCount(firstList: TermPositions, secondList: TermPositions,
  * phrase, always under 1. A query of one term is scored by its BM25F alone.
  */
 export function rerankByProximity(rerank: ProximityRerank): ScoredChunkHit[] {
-  const { termsOf, candidates, termWeights, fieldAverages } = rerank;
+  const { textOf, titleOf, candidates, termWeights, fieldAverages } = rerank;
   const pairs = adjacentPairs(rerank.queryTerms, rerank.inverseDocumentFrequencies);
   const termWeightTotal = [...termWeights.values()].reduce((sum, weight) => sum + weight, 0);
   const pairWeightTotal = pairs.reduce((sum, pair) => sum + pair.weight, 0);
@@ -177,23 +159,13 @@ export function rerankByProximity(rerank: ProximityRerank): ScoredChunkHit[] {
   const weightedSlots = [...termWeights].map(([term, weight]) => ({ slot: slotOf.get(term)!, weight }));
   // A pair of one term twice gets the same list twice, which is how windowCount knows it.
   const pairSlots = pairs.map(({ first, second, weight }) => ({ first: slotOf.get(first)!, second: slotOf.get(second)!, weight }));
-  const inText = termPositionLists(wanted.length);
-  const inTitle = termPositionLists(wanted.length);
-  // The chunks of one document share its title, and most candidates share a few: each is analysed once a query.
-  const titles = new Map<string, readonly string[]>();
-  const titleTermsOf = (title: string): readonly string[] => {
-    let terms = titles.get(title);
-    if (terms === undefined) {
-      terms = termsOf(title);
-      titles.set(title, terms);
-    }
-    return terms;
-  };
+  const inText: TermPositions[] = new Array<TermPositions>(wanted.length).fill(NO_POSITIONS);
+  const inTitle: TermPositions[] = new Array<TermPositions>(wanted.length).fill(NO_POSITIONS);
   const rescored = candidates.map((candidate) => {
-    const text = termsOf(candidate.text, candidate.id);
-    const title = titleTermsOf(titleFieldOf(candidate.metadata.title, candidate.metadata.heading));
-    collectTermPositions(text, slotOf, inText);
-    collectTermPositions(title, slotOf, inTitle);
+    const text = textOf(candidate);
+    const title = titleOf(candidate);
+    positionsOf(text, wanted, inText);
+    positionsOf(title, wanted, inTitle);
     const normalised = fieldNormalisations(fieldAverages, { text: text.length, title: title.length });
     let terms = 0;
     for (const { slot, weight } of weightedSlots) terms += weight * saturation(normalised, inText[slot]!.length, inTitle[slot]!.length);
