@@ -29,6 +29,8 @@ export default tseslint.config(
       'web/src/lib/api/generated/',
       // Sources compiled for one test run's child processes; a run stopped mid-way leaves one behind.
       '.test-build/',
+      // A session's scratch files (profiling configs, one-off scripts), ignored by git too.
+      '**/*.scratch.*',
     ],
   },
   js.configs.recommended,

@@ -16,7 +16,9 @@ describe('the analysed text cache of the proximity re-rank', () => {
     // The knowledge base was reindexed into another language: the same chunk gets that language's terms.
     expect(cache.text(english, 1, text)).toEqual(analysedTextOf(english.terms(text)));
     // Another text under a known id (a restored store, say) is analysed, never answered from memory.
-    expect(cache.text(english, 1, 'Cells turn glucose into energy')).toEqual(analysedTextOf(english.terms('Cells turn glucose into energy')));
+    expect(cache.text(english, 1, 'Cells turn glucose into energy')).toEqual(
+      analysedTextOf(english.terms('Cells turn glucose into energy')),
+    );
     expect(cache.heldCharacters).toBe('Cells turn glucose into energy'.length);
   });
 
