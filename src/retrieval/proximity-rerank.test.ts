@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { analysedTextOf } from './analysed-text.js';
-import { phraseCount, positionsOf, PROXIMITY_WINDOW, windowCount, type TermPositions } from './proximity-rerank.js';
+import { phraseCount, positionsOf, PROXIMITY_WINDOW, termPositionLists, windowCount } from './proximity-rerank.js';
 
 /** The counts from the positions of the two terms in `terms` (one list when they are one term). */
 function counts(terms: readonly string[], first: string, second: string): { phrases: number; windows: number } {
   const wanted = [...new Set([first, second])];
   // Lists left over from another text, to show that looking up replaces them.
-  const lists: TermPositions[] = positionsOf(analysedTextOf(['x', first, 'x', second, first]), wanted, []);
+  const lists = positionsOf(analysedTextOf(['x', first, 'x', second, first]), wanted, termPositionLists(wanted.length));
   const positions = positionsOf(analysedTextOf(terms), wanted, lists);
   const firstAt = positions[wanted.indexOf(first)]!;
   const secondAt = positions[wanted.indexOf(second)]!;

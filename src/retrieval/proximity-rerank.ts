@@ -13,7 +13,7 @@
  * The weights and window are the paper's usual defaults, not fitted to any data set.
  */
 import type { ScoredChunkHit } from '../store/chunk-search-repository.js';
-import type { AnalysedText } from './analysed-text.js';
+import { termIndexOf, type AnalysedText } from './analysed-text.js';
 import { fieldNormalisations, saturation, type FieldAverages } from './field-weighted-bm25.js';
 
 /** SDM's weights of the unigram, ordered-pair and unordered-pair parts (Metzler and Croft 2005). */
@@ -58,29 +58,45 @@ function adjacentPairs(queryTerms: readonly string[], inverseDocumentFrequencies
   return pairs;
 }
 
-/** Where one term occurs in one field, ascending. */
-export type TermPositions = readonly number[];
+/** Where one term occurs in one field: `length` positions from `start` in `positions`, ascending. */
+export interface TermPositions {
+  positions: Int32Array;
+  start: number;
+  length: number;
+}
 
-const NO_POSITIONS: TermPositions = [];
+const NO_POSITIONS = new Int32Array(0);
+
+/** Empty lists, one per wanted term, for positionsOf to point at a text's positions again and again. */
+export function termPositionLists(count: number): TermPositions[] {
+  return Array.from({ length: count }, () => ({ positions: NO_POSITIONS, start: 0, length: 0 }));
+}
 
 /**
- * Where each wanted term occurs in `text`, written into `into` at the term's slot (the text's own
- * lists, never copied). Two slots of one term get the same list, which is how windowCount knows a
- * pair of one term twice; two absent terms share the empty list, and count nothing either way.
+ * Where each wanted term occurs in `text`: each list of `into` (one per wanted term, in order) is
+ * pointed at the text's own positions, never copied, so a candidate costs no allocation. Two
+ * absent terms both point at nothing, which counts nothing however it is paired.
  */
 export function positionsOf(text: AnalysedText, wanted: readonly string[], into: TermPositions[]): TermPositions[] {
-  for (let slot = 0; slot < wanted.length; slot += 1) into[slot] = text.positions.get(wanted[slot]!) ?? NO_POSITIONS;
+  for (let slot = 0; slot < wanted.length; slot += 1) {
+    const list = into[slot]!;
+    const index = termIndexOf(text, wanted[slot]!);
+    list.positions = index < 0 ? NO_POSITIONS : text.positions;
+    list.start = index < 0 ? 0 : text.starts[index]!;
+    list.length = index < 0 ? 0 : text.starts[index + 1]! - list.start;
+  }
   return into;
 }
 
 /** How often an occurrence of the first term is directly followed by one of the second (Indri's `#1`), from their positions. */
 export function phraseCount(first: TermPositions, second: TermPositions): number {
+  const { positions: following, start: from } = second;
   let count = 0;
   let next = 0;
   for (let index = 0; index < first.length; index += 1) {
-    const position = first[index]!;
-    while (next < second.length && second[next]! <= position) next += 1;
-    if (next < second.length && second[next] === position + 1) count += 1;
+    const position = first.positions[first.start + index]!;
+    while (next < second.length && following[from + next]! <= position) next += 1;
+    if (next < second.length && following[from + next] === position + 1) count += 1;
   }
   return count;
 }
@@ -108,17 +124,20 @@ function scratchFor(count: number): WindowScratch {
  * `#uwN`), each occurrence used in one match at most: matches are taken left to right. The same
  * list for both means the pair is one term twice, whose occurrences match each other.
  */
-export function windowCount(first: TermPositions, second: TermPositions, window: number): number {
-  const sameTerm = first === second;
-  const firstLength = first.length;
-  const secondLength = second.length;
+export function windowCount(firstList: TermPositions, secondList: TermPositions, window: number): number {
+  const sameTerm = firstList.positions === secondList.positions && firstList.start === secondList.start;
+  const { positions: firstPositions, start: firstStart, length: firstLength } = firstList;
+  const { positions: secondPositions, start: secondStart, length: secondLength } = secondList;
   if (!sameTerm && (firstLength === 0 || secondLength === 0)) return 0;
   // Both lists ascend and two terms never share a position: merged, not concatenated and sorted.
   const count = sameTerm ? firstLength : firstLength + secondLength;
   const { positions, isFirst, used } = scratchFor(count);
   for (let index = 0, left = 0, right = 0; index < count; index += 1) {
-    const takeFirst = sameTerm || right >= secondLength || (left < firstLength && first[left]! < second[right]!);
-    positions[index] = takeFirst ? first[left++]! : second[right++]!;
+    const takeFirst =
+      sameTerm ||
+      right >= secondLength ||
+      (left < firstLength && firstPositions[firstStart + left]! < secondPositions[secondStart + right]!);
+    positions[index] = takeFirst ? firstPositions[firstStart + left++]! : secondPositions[secondStart + right++]!;
     isFirst[index] = takeFirst ? 1 : 0;
     used[index] = 0;
   }
@@ -159,8 +178,8 @@ export function rerankByProximity(rerank: ProximityRerank): ScoredChunkHit[] {
   const weightedSlots = [...termWeights].map(([term, weight]) => ({ slot: slotOf.get(term)!, weight }));
   // A pair of one term twice gets the same list twice, which is how windowCount knows it.
   const pairSlots = pairs.map(({ first, second, weight }) => ({ first: slotOf.get(first)!, second: slotOf.get(second)!, weight }));
-  const inText: TermPositions[] = new Array<TermPositions>(wanted.length).fill(NO_POSITIONS);
-  const inTitle: TermPositions[] = new Array<TermPositions>(wanted.length).fill(NO_POSITIONS);
+  const inText = termPositionLists(wanted.length);
+  const inTitle = termPositionLists(wanted.length);
   const rescored = candidates.map((candidate) => {
     const text = textOf(candidate);
     const title = titleOf(candidate);
