@@ -64,6 +64,14 @@ describe('a deadline', () => {
     expect(deadline.signal.aborted).toBe(false);
   });
 
+  it('lets go of its parent once cleared', () => {
+    const parent = new AbortController();
+    const deadline = startDeadline(10_000, parent.signal);
+    deadline.clear();
+    parent.abort('too late to matter');
+    expect(deadline.signal.aborted).toBe(false);
+  });
+
   it('bounds a stream and clears itself when the stream ends', async () => {
     let seen: AbortSignal | undefined;
     async function* stream(signal: AbortSignal): AsyncGenerator<number> {
