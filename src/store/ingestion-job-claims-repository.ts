@@ -102,7 +102,8 @@ function claimable(claim: IngestionClaim, now: string): RawBuilder<SqlBool> {
 
 /**
  * The oldest claimable jobs, read as two runs of the (status, id) index, pending and processing,
- * each stopping at the claim's size: one condition with an OR made SQLite read every pending job
+ * each stopping at the claim's size (the status picks the run; `claimable` stays the one test of
+ * what may be claimed): one condition with an OR made SQLite read every pending job
  * and sort them, so a claim cost more the longer the backlog (25 ms at 100,000 jobs), on the
  * event loop of the process claiming.
  */
@@ -113,11 +114,7 @@ function oldestClaimable(db: Kysely<Database>, claim: IngestionBatchClaim, now: 
       .selectFrom('ingestion_jobs')
       .select(['id', 'document_id'])
       .where('status', '=', status)
-      .$if(status === 'processing', (query) =>
-        query
-          .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', now)]))
-          .where('attempts_since_queued', '<', claim.attemptsMaximum),
-      )
+      .where(claimable(claim, now))
       .$if(held.length > 0, (query) => query.where('id', 'not in', held))
       .orderBy('id')
       .limit(claim.jobsMaximum);
