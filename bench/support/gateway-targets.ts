@@ -172,7 +172,7 @@ export async function api<Body = Record<string, unknown>>(
   return (text === '' ? {} : JSON.parse(text)) as Body;
 }
 
-function courseFile(): string {
+export function courseFile(): string {
   const parts = [`# Course notes\n\nReference ${FILE_MARKER}.\n`];
   for (let section = 1; parts.join('').length < FILE_CHARACTERS; section += 1)
     parts.push(

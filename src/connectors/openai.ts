@@ -9,11 +9,12 @@
  * Upstream failures become AppErrors with real statuses and messages of our own.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { AppError } from '../errors/app-error.js';
 import {
   defineConnector,
   idsInList,
+  messageJson,
   ModelListError,
   outboundRefusalIn,
   oversizedAnswerError,
@@ -40,25 +41,28 @@ const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 /** Servers that need no key (a local vLLM, say) still get a syntactically valid one. */
 const PLACEHOLDER_API_KEY = 'not-needed';
 
-/** Only an assistant turn may have no content upstream; any other empty turn is sent as empty text. */
-function upstreamMessages(messages: readonly ChatMessage[]): ChatCompletionCreateParamsStreaming['messages'] {
-  return messages.map((message) =>
-    message.content === null && message.role !== 'assistant' ? { ...message, content: '' } : message,
-  ) as ChatCompletionCreateParamsStreaming['messages'];
+/** A message as JSON; only an assistant turn may have no content upstream, any other empty turn is sent as empty text. */
+function upstreamMessageJson(message: ChatMessage): string {
+  return messageJson(message.content === null && message.role !== 'assistant' ? { ...message, content: '' } : message);
 }
 
-/** The request body; without a stream, one JSON answer, which is what a client waiting for the whole answer costs least to read. */
+/**
+ * The request body; without a stream, one JSON answer, which is what a client waiting for the whole
+ * answer costs least to read. The messages are written by messageJson, which escapes a long
+ * prompt's unchanging parts once rather than on every request; JSON.stringify cannot take text
+ * already written as JSON, so they are put in after the other fields.
+ */
 function requestBody(request: ConnectorRequest, stream: boolean): Buffer {
-  const text = JSON.stringify({
+  const head = JSON.stringify({
     ...request.parameters,
     model: request.model || DEFAULT_MODEL,
-    messages: upstreamMessages(request.messages),
+    messages: undefined,
     ...(request.tools !== undefined &&
       request.tools.length > 0 && { tools: request.tools.map((tool) => ({ type: 'function', function: tool })) }),
     stream,
     ...(stream && { stream_options: { include_usage: true } }),
   });
-  return Buffer.from(text);
+  return Buffer.from(`${head.slice(0, -1)},"messages":[${request.messages.map(upstreamMessageJson).join(',')}]}`);
 }
 
 /** Posts the request; an error status becomes an AppError with the body discarded. */

@@ -34,6 +34,7 @@ export { AppError, type AppErrorOptions, type ErrorCode } from '../errors/app-er
 
 // What a plugin reads and writes: the assistant, messages, sources and events.
 export type { AssistantSnapshot } from './assistant-metadata/assistant-snapshot.js';
+export { messageJson } from './conversation/message-json.js';
 export { isTextPart, lastUserText, messageText, type ChatMessage, type ContentPart, type TextPart } from './conversation/messages.js';
 export type { FinishReason, Source, StatusEvent, Usage } from './conversation/events.js';
 

@@ -7,6 +7,7 @@ import { loadSettings, pluginsDirectoryOf, SettingsError, type Settings } from '
 import { startBackgroundWork, stopBackgroundWork } from './background-work.js';
 import { startLeftoverSweeps, sweepCrashLeftovers } from './crash-leftovers.js';
 import { buildApp } from '../http/app.js';
+import { keepPromptJson } from '../pipeline/conversation/message-json.js';
 import { limitHeapGrowth } from './heap-growth-limit.js';
 import { releaseMemoryWhenIdle } from './idle-memory-release.js';
 import { createLogger } from '../http/logger.js';
@@ -132,6 +133,7 @@ export async function startMerino(commandLine: readonly string[]): Promise<void>
   const logger = createLogger(settings.logLevel);
   installProcessPolicy(logger);
   limitHeapGrowth(settings.heapGrowthPercent);
+  keepPromptJson(settings.promptJsonCacheCharactersMaximum);
   const signals = deferSignalsUntilStarted(logger);
   const store = await openMigratedStore(settings);
   logger.info({ dialect: store.dialect }, 'store ready');

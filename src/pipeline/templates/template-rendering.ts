@@ -6,6 +6,7 @@
  */
 import type { AssistantSnapshot } from '../assistant-metadata/assistant-snapshot.js';
 import type { Source } from '../conversation/events.js';
+import { recordRenderedContent } from '../conversation/message-json.js';
 import { isTextPart, messageText, type ChatMessage, type ContentPart } from '../conversation/messages.js';
 import type { PromptInput } from '../plugin-contract/prompt-processor-definition.js';
 
@@ -19,7 +20,26 @@ export const CLASSIC_DEFAULT_TEMPLATE =
 
 /** Replaces each known `{name}` with `values[name]` (empty when absent), in a single pass. */
 export function substitutePlaceholders(template: string, values: Readonly<Record<string, string>>, known: ReadonlySet<string>): string {
-  return template.replace(PLACEHOLDER_PATTERN, (match, name: string) => (known.has(name) ? (values[name] ?? '') : match));
+  const pieces: Record<string, readonly string[]> = {};
+  for (const [name, value] of Object.entries(values)) pieces[name] = [value];
+  return substitutedPieces(template, pieces, known).join('');
+}
+
+/**
+ * The pieces a substitution's text is made of, in order, each value given as its own pieces: what
+ * message-json.ts needs to escape a long value once rather than on every request.
+ */
+function substitutedPieces(template: string, values: Readonly<Record<string, readonly string[]>>, known: ReadonlySet<string>): string[] {
+  const pieces: string[] = [];
+  let from = 0;
+  for (const match of template.matchAll(PLACEHOLDER_PATTERN)) {
+    const name = match[1]!;
+    if (!known.has(name)) continue;
+    pieces.push(template.slice(from, match.index), ...(values[name] ?? []));
+    from = match.index + match[0].length;
+  }
+  pieces.push(template.slice(from));
+  return pieces.filter((piece) => piece !== '');
 }
 
 /** LAMB's list of sources after the retrieved context. */
@@ -32,8 +52,8 @@ export function formatSourceList(sources: readonly Source[]): string {
 }
 
 /** Non-empty values are framed by blank lines, as LAMB frames them; empty ones vanish. */
-function frame(content: string): string {
-  return content === '' ? '' : `\n\n${content}\n\n`;
+function frame(content: string): string[] {
+  return content === '' ? [] : ['\n\n', content, '\n\n'];
 }
 
 export interface TemplateInput {
@@ -63,16 +83,17 @@ function keepSupportedParts(content: ChatMessage['content'], vision: boolean): C
   return messageText(content);
 }
 
-function renderTemplate(input: TemplateInput, template: string, userText: string): string {
-  const values: Record<string, string> = {};
+/** The rendered template's pieces (message-json.ts): its own text, and each value framed. */
+function renderTemplate(input: TemplateInput, template: string, userText: string): string[] {
+  const values: Record<string, readonly string[]> = {};
   for (const [name, content] of Object.entries(input.values)) values[name] = frame(content);
   const context = input.values[CONTEXT_PLACEHOLDER] ?? '';
   if (context !== '') values[CONTEXT_PLACEHOLDER] = frame(context + formatSourceList(input.contextSources));
   values[USER_INPUT_PLACEHOLDER] = frame(userText);
   const inline = input.inlineValues ?? {};
-  Object.assign(values, inline);
+  for (const [name, value] of Object.entries(inline)) values[name] = [value];
   const known = new Set([...input.knownPlaceholders, ...Object.keys(inline), USER_INPUT_PLACEHOLDER, CONTEXT_PLACEHOLDER]);
-  return substitutePlaceholders(template, values, known);
+  return substitutedPieces(template, values, known);
 }
 
 export function renderMessages(input: TemplateInput): ChatMessage[] {
@@ -85,10 +106,16 @@ export function renderMessages(input: TemplateInput): ChatMessage[] {
   const template =
     input.assistant.promptTemplate !== '' ? input.assistant.promptTemplate : toolsProducedSomething ? input.defaultTemplate : '';
   if (template === '') return [...system, ...history, { ...last, content: keepSupportedParts(last.content, vision) }];
-  const text = renderTemplate(input, template, messageText(last.content));
+  const userText = messageText(last.content);
+  const pieces = renderTemplate(input, template, userText);
+  // Added up rather than joined: V8 then keeps the pieces as they are until something reads the
+  // characters, which a provider request written by messageJson never does (it writes the pieces).
+  let text = '';
+  for (const piece of pieces) text += piece;
   const otherParts: ContentPart[] = vision && Array.isArray(last.content) ? last.content.filter((part) => !isTextPart(part)) : [];
-  const content: ChatMessage['content'] = otherParts.length > 0 ? [{ type: 'text', text }, ...otherParts] : text;
-  return [...system, ...history, { ...last, content }];
+  const rendered: ChatMessage = { ...last, content: otherParts.length > 0 ? [{ type: 'text', text }, ...otherParts] : text };
+  recordRenderedContent(rendered, pieces, userText);
+  return [...system, ...history, rendered];
 }
 
 /**
