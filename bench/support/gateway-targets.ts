@@ -212,15 +212,20 @@ async function waitForJob(baseUrl: string, token: string, knowledgeBase: number,
 
 export async function startMerino(
   mockUrl: string,
-  options: { cpuProfileFolder?: string | undefined } = {},
+  options: {
+    cpuProfileFolder?: string | undefined;
+    /** A checkout whose built `dist/` to run instead of this one's (bench/gateway-build-comparison.ts). */
+    repository?: string | undefined;
+  } = {},
 ): Promise<{ classic: Target; multi: Target; pid: number }> {
   const port = await freePort();
   const dataDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'merino-bench-data-'));
   dataFolders.push(dataDirectory);
   const nodeArguments =
     options.cpuProfileFolder === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.cpuProfileFolder)}`];
-  const child = start(process.execPath, [...nodeArguments, path.join(REPOSITORY, 'dist', 'main.js')], {
-    cwd: REPOSITORY,
+  const repository = options.repository ?? REPOSITORY;
+  const child = start(process.execPath, [...nodeArguments, path.join(repository, 'dist', 'main.js')], {
+    cwd: repository,
     environment: {
       PORT: String(port),
       DATA_DIR: dataDirectory,

@@ -81,15 +81,14 @@ describe('messageJson', () => {
     expect(keptPromptJsonCharacters()).toBe(0);
   });
 
-  it('drops the least recently used pieces past the bound', () => {
-    keepPromptJson(10_000);
-    const first = 'a'.repeat(3_000);
-    const second = 'b'.repeat(3_000);
-    messageJson(rendered({ file: first, context: '' }, 'q').at(-1)!);
-    messageJson(rendered({ file: second, context: '' }, 'q').at(-1)!);
-    expect(keptPromptJsonCharacters()).toBe(6_000);
-    messageJson(rendered({ file: 'c'.repeat(3_000), context: '' }, 'q').at(-1)!);
-    expect(keptPromptJsonCharacters()).toBe(6_000);
+  it('keeps no more than its bound, dropping pieces to make room for new ones', () => {
+    keepPromptJson(25_000);
+    messageJson(rendered({ file: 'a'.repeat(5_000), context: '' }, 'q').at(-1)!);
+    messageJson(rendered({ file: 'b'.repeat(5_000), context: 'c'.repeat(4_000) }, 'q').at(-1)!);
+    // Each kept piece counts itself and its escaped form; the passages were too short to keep.
+    expect(keptPromptJsonCharacters()).toBe(20_000);
+    messageJson(rendered({ file: 'c'.repeat(5_000), context: '' }, 'q').at(-1)!);
+    expect(keptPromptJsonCharacters()).toBe(20_000);
   });
 
   it('writes a message whose content changed after rendering whole, from its content', () => {

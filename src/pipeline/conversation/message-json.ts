@@ -14,8 +14,11 @@
 import { SizeBoundedCache } from '../../caching/size-bounded-cache.js';
 import type { ChatMessage } from './messages.js';
 
-/** Pieces shorter than this are escaped on each request: looking them up would cost about as much. */
-const KEPT_PIECE_CHARACTERS_MINIMUM = 1_024;
+/**
+ * Pieces shorter than this are escaped on each request: keeping them would save little, and most
+ * are a search's passages, which differ from one request to the next.
+ */
+const KEPT_PIECE_CHARACTERS_MINIMUM = 4_096;
 
 /** PROMPT_JSON_CACHE_CHARACTERS's default. */
 const PROMPT_JSON_CACHE_CHARACTERS_DEFAULT = 4_000_000;
