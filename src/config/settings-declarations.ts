@@ -237,7 +237,7 @@ export const SETTINGS_DECLARATIONS = {
   promptJsonCacheCharactersMaximum: integerSetting({
     variable: 'PROMPT_JSON_CACHE_CHARACTERS',
     meaning:
-      "characters of long prompt pieces (a template's text, a tool's value such as a file's text; never a user's text) a process keeps with their JSON-escaped form, so a provider request does not escape them again; the least recently used go past it (0 escapes every prompt whole)",
+      "characters of long prompt pieces (the system prompt, a template's text, a tool's value such as a file's text; never a user's text) a process keeps with their JSON-escaped form, so a provider request does not escape them again; the least recently used go past it (0 escapes every prompt whole)",
     defaultValue: 4_000_000,
     minimum: 0,
     maximum: 1_000_000_000,

@@ -91,6 +91,20 @@ describe('messageJson', () => {
     expect(keptPromptJsonCharacters()).toBe(20_000);
   });
 
+  it('keeps a long system prompt escaped, and writes it as JSON.stringify does', () => {
+    const systemPrompt = 'You are a "careful" tutor.\n'.repeat(200);
+    const message = renderMessages({
+      assistant: { ...assistant, systemPrompt },
+      messages: [{ role: 'user', content: 'q' }],
+      values: {},
+      contextSources: [],
+      knownPlaceholders: new Set(),
+      defaultTemplate: '',
+    })[0]!;
+    expect(messageJson(message)).toBe(JSON.stringify(message));
+    expect(keptPromptJsonCharacters()).toBe(systemPrompt.length + JSON.stringify(systemPrompt).length - 2);
+  });
+
   it('writes a message whose content changed after rendering whole, from its content', () => {
     const message: ChatMessage = { role: 'user', content: 'ab' };
     recordRenderedContent(message, ['a', 'b'], '');

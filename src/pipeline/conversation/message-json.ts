@@ -5,7 +5,8 @@
  * of each request to escape (the multi-tool assistant of `npm run bench:gateway`).
  *
  * Template rendering knows what a rendered message is made of: the template's own text, each
- * tool's value and the user's text. It records those pieces with the message. A connector asks
+ * tool's value and the user's text (and the system prompt, one piece). It records those pieces
+ * with the message. A connector asks
  * here for the message's JSON, and gets it joined from each piece's escaped form, the long pieces'
  * forms kept between requests (a file's text is one string that the file-text cache holds, request
  * after request). The user's text is never kept. A message with nothing recorded, or whose content

@@ -101,6 +101,8 @@ export function renderMessages(input: TemplateInput): ChatMessage[] {
   const history = input.messages.slice(0, -1).map((message) => ({ ...message, content: keepSupportedParts(message.content, vision) }));
   const last = input.messages.at(-1);
   const system: ChatMessage[] = input.assistant.systemPrompt === '' ? [] : [{ role: 'system', content: input.assistant.systemPrompt }];
+  // A long system prompt is one piece, kept escaped like a template's text (message-json.ts).
+  for (const message of system) recordRenderedContent(message, [input.assistant.systemPrompt], '');
   if (!last) return system;
   const toolsProducedSomething = Object.values(input.values).some((value) => value !== '');
   const template =
