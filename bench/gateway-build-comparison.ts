@@ -17,7 +17,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PROVIDER_KEY, REPOSITORY, startMerino, startMock, stopChildren, type Target } from './support/gateway-targets.js';
-import { serialLatency, throughput } from './support/load-measures.js';
+import { cpuMilliseconds, serialLatency, throughput } from './support/load-measures.js';
 import { ascending, percentile, wholeNumberSetting } from './support/measure.js';
 import { MOCK_MODEL } from './support/mock-answer.js';
 
@@ -33,12 +33,6 @@ interface RoundFigures {
   serialCpu: number;
   requestsPerSecond: number;
   concurrentCpu: number;
-}
-
-/** The CPU milliseconds a process has used, from /proc (Linux). */
-function cpuMilliseconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 async function round(target: Target, direct: Target): Promise<RoundFigures> {

@@ -88,7 +88,7 @@ export async function streamOnce(target: Target): Promise<StreamResult> {
 }
 
 /** CPU time (user + system) a process has used, in milliseconds, from /proc. */
-function cpuMilliseconds(pid: number): number {
+export function cpuMilliseconds(pid: number): number {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
   // utime and stime are fields 14 and 15, in clock ticks (100 a second on Linux).
   return (Number(fields[11]) + Number(fields[12])) * 10;

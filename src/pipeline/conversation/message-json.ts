@@ -38,11 +38,15 @@ interface RenderedContent {
 }
 
 const renderedContents = new WeakMap<ChatMessage, RenderedContent>();
-let keptPieces = new SizeBoundedCache<string, EscapedPiece>(PROMPT_JSON_CACHE_CHARACTERS_DEFAULT, (piece) => piece.characters);
+function piecesKeptUpTo(charactersMaximum: number): SizeBoundedCache<string, EscapedPiece> {
+  return new SizeBoundedCache(charactersMaximum, (piece) => piece.characters);
+}
+
+let keptPieces = piecesKeptUpTo(PROMPT_JSON_CACHE_CHARACTERS_DEFAULT);
 
 /** PROMPT_JSON_CACHE_CHARACTERS: characters of long prompt pieces and their escaped forms a process keeps; 0 keeps none. */
 export function keepPromptJson(charactersMaximum: number): void {
-  keptPieces = new SizeBoundedCache(charactersMaximum, (piece) => piece.characters);
+  keptPieces = piecesKeptUpTo(charactersMaximum);
 }
 
 /** Characters of prompt pieces and their escaped forms kept now. */
