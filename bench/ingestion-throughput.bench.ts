@@ -25,10 +25,12 @@
  *   (INGEST_JSON_DOCUMENTS=1000 INGEST_JSON_BATCH=100 INGEST_MARKDOWN_FILES=200 INGEST_ABSTRACTS_PER_FILE=5
  *    INGEST_LARGE_MARKDOWN_FILES=40 INGEST_LARGE_ABSTRACTS_PER_FILE=50 INGEST_BENCH_DIALECT=postgres change the work; the server's own INGESTION_* settings pass through)
  */
+import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { uploadDocument } from '../test/support/knowledge-uploads.js';
+import { startServerProcess, type ServerProcess } from '../test/support/server-process.js';
 import type { Dialect } from '../test/support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from '../test/support/test-server.js';
 import { readJsonLines, type CorpusDocument } from './support/beir-data.js';
@@ -40,6 +42,7 @@ const MARKDOWN_FILES = wholeNumberSetting('INGEST_MARKDOWN_FILES', 200, 1);
 const ABSTRACTS_PER_FILE = wholeNumberSetting('INGEST_ABSTRACTS_PER_FILE', 5, 1);
 const LARGE_MARKDOWN_FILES = wholeNumberSetting('INGEST_LARGE_MARKDOWN_FILES', 40, 0);
 const LARGE_ABSTRACTS_PER_FILE = wholeNumberSetting('INGEST_LARGE_ABSTRACTS_PER_FILE', 50, 1);
+const WORKER_PROCESSES = wholeNumberSetting('INGEST_WORKER_PROCESSES', 0, 0);
 const WARM_UP_DOCUMENTS = 20;
 const DIALECT: Dialect = process.env.INGEST_BENCH_DIALECT === 'postgres' ? 'postgres' : 'sqlite';
 /** The longest one run may take before the benchmark gives up on it. */
@@ -140,13 +143,20 @@ interface Run {
   post: (server: TestServer, token: string, knowledgeBaseId: number) => Promise<number>;
 }
 
-async function measure(server: TestServer, token: string, run: Run): Promise<string[]> {
+/** CPU seconds a child process has used so far, from /proc (Linux; clock ticks of 1/100 s). */
+function childCpuSeconds(child: ServerProcess): number {
+  const fields = readFileSync(`/proc/${child.child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function measure(server: TestServer, token: string, run: Run, workers: readonly ServerProcess[]): Promise<string[]> {
   const knowledgeBaseId = await createKnowledgeBase(server, token, run.name);
   // The server shares this process: how late its event loop ran while ingesting is how long any
   // other request (a chat, a page) could have waited behind the ingestion's work.
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
   const cpuBefore = process.cpuUsage();
+  const workersCpuBefore = workers.reduce((total, worker) => total + childCpuSeconds(worker), 0);
   const started = performance.now();
   const bytes = await run.post(server, token, knowledgeBaseId);
   const posted = (performance.now() - started) / 1000;
@@ -154,7 +164,8 @@ async function measure(server: TestServer, token: string, run: Run): Promise<str
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
   loopDelay.disable();
-  const cpuSeconds = (cpu.user + cpu.system) / 1_000_000;
+  const workersCpu = workers.reduce((total, worker) => total + childCpuSeconds(worker), 0) - workersCpuBefore;
+  const cpuSeconds = (cpu.user + cpu.system) / 1_000_000 + workersCpu;
   expect(counts.completed, `${run.name}: every job completes`).toBe(run.documents);
   return [
     run.name,
@@ -177,8 +188,13 @@ describe('ingestion throughput over HTTP', () => {
     async () => {
       const corpus = readJsonLines<CorpusDocument>('corpus.jsonl').filter((abstract) => abstract.text.trim() !== '');
       const environment = ingestionEnvironment();
-      const server = await startTestServer(DIALECT, { environment });
+      // With worker processes, this process serves HTTP only and they ingest (`merino worker`).
+      const serverEnvironment = WORKER_PROCESSES > 0 ? { ...environment, INGESTION_IN_WEB: 'false' } : environment;
+      const server = await startTestServer(DIALECT, { environment: serverEnvironment });
+      const workers: ServerProcess[] = [];
       try {
+        for (let index = 0; index < WORKER_PROCESSES; index += 1)
+          workers.push(await startServerProcess(server.database, environment, ['worker']));
         const token = await loginAsAdmin(server);
         const warmUp = await createKnowledgeBase(server, token, 'Warm-up');
         await postJsonDocuments(server, token, warmUp, corpus.slice(-WARM_UP_DOCUMENTS));
@@ -203,12 +219,12 @@ describe('ingestion throughput over HTTP', () => {
         ];
         const rows: string[][] = [];
         for (const run of runs) {
-          rows.push(await measure(server, token, run));
+          rows.push(await measure(server, token, run, workers));
           // Each figure as soon as it is known: a slow run still leaves the ones before it.
           console.log(`ingestion throughput: ${rows.at(-1)!.join(' | ')}`);
         }
         printTable(
-          `Ingestion over HTTP on ${DIALECT} (server settings: ${JSON.stringify(environment)})`,
+          `Ingestion over HTTP on ${DIALECT}, ${WORKER_PROCESSES === 0 ? 'ingested by the server' : `ingested by ${WORKER_PROCESSES} worker processes`} (settings: ${JSON.stringify(environment)})`,
           [
             { label: 'run', width: 52 },
             { label: 'documents', width: 10 },
@@ -225,6 +241,7 @@ describe('ingestion throughput over HTTP', () => {
           rows,
         );
       } finally {
+        for (const worker of workers) await worker.kill();
         await server.close();
       }
     },

@@ -1,5 +1,5 @@
 /**
- * Proves the batch claim (INGESTION_CLAIM_BATCH_MAX, INGESTION_BYTES_IN_FLIGHT) on both dialects:
+ * Proves the batch claim (INGESTION_CLAIM_BATCH_MAX, INGESTION_TEXT_CLAIM_BATCH_MAX, INGESTION_BYTES_IN_FLIGHT) on both dialects:
  * two processes' stores claiming batches from one queue at once never take the same job, and
  * between them take every job; a claim stops at the bytes it may take, though a runner holding
  * nothing takes the next job however large. And over real HTTP: a batch that holds a document too
@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { claimIngestionJobs, type IngestionBatchClaim } from '../src/store/ingestion-job-claims-repository.js';
 import { openStore, type Store } from '../src/store/store.js';
+import { isSmallTextDocument } from '../src/ingestion/document-worker-pool.js';
 import { uploadDocument, waitForJob } from './support/knowledge-uploads.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
@@ -105,6 +106,23 @@ describe.each(TEST_DIALECTS)('ingestion batches on %s', (dialect) => {
     const alone = await claimIngestionJobs(db, storeDialect, claimOf(1, { bytesMaximum: 10_000 }));
     expect(alone.jobs.map((job) => job.id)).toEqual([jobIds[2]]);
     expect(alone.bytes).toBe(50_000);
+  });
+
+  it('takes more small texts in one claim than other jobs, and stops at the first job of another kind', async () => {
+    // Plain texts of 100 bytes, but the eleventh is 70,000 bytes: too large to be a small text.
+    const { server, jobIds } = await queued(15, (index) => (index === 10 ? 70_000 : 100));
+    const { db, dialect: storeDialect } = server.store;
+    const smallTexts = { jobsMaximum: 20, isSmall: isSmallTextDocument };
+    const claim = (held: number[]) =>
+      claimIngestionJobs(db, storeDialect, claimOf(0, { jobsMaximum: 3, smallTexts, heldJobIds: held, firstJobAlways: false }));
+    const texts = await claim([]);
+    // Oldest first: ten small texts, more than `jobsMaximum`, up to the large one.
+    expect(texts.jobs.map((job) => job.id)).toEqual(jobIds.slice(0, 10));
+    const mixed = await claim(jobIds.slice(0, 10));
+    // The oldest is not a small text: an ordinary claim of at most three jobs of any kind.
+    expect(mixed.jobs.map((job) => job.id)).toEqual(jobIds.slice(10, 13));
+    const rest = await claim(jobIds.slice(0, 13));
+    expect(rest.jobs.map((job) => job.id)).toEqual(jobIds.slice(13));
   });
 
   it('takes the oldest claimable jobs in id order, cut-short ones among pending ones, and never its own or a live lease', async () => {

@@ -116,6 +116,7 @@ const LIMITS: readonly LimitCase[] = [
   { variable: 'INGESTION_ATTEMPTS_MAX', field: 'ingestionAttemptsMaximum', defaultValue: 3, minimum: 1, customValue: 5 },
   { variable: 'INGESTION_JOBS_IN_FLIGHT', field: 'ingestionJobsInFlightMaximum', defaultValue: 64, minimum: 1, customValue: 3 },
   { variable: 'INGESTION_CLAIM_BATCH_MAX', field: 'ingestionClaimBatchMaximum', defaultValue: 32, minimum: 1, customValue: 4 },
+  { variable: 'INGESTION_TEXT_CLAIM_BATCH_MAX', field: 'ingestionTextClaimBatchMaximum', defaultValue: 64, minimum: 1, customValue: 8 },
   {
     variable: 'INGESTION_BYTES_IN_FLIGHT',
     field: 'ingestionBytesInFlightMaximum',

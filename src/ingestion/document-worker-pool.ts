@@ -78,12 +78,16 @@ interface PooledThread {
   timer: NodeJS.Timeout | undefined;
 }
 
+/**
+ * A small text document: read by our own linear code in one pass, so it may travel with others to
+ * a thread, and be claimed with many others (ingestion-runner.ts): none of them can hold the rest long.
+ */
+export function isSmallTextDocument(fileName: string, sizeBytes: number): boolean {
+  return sizeBytes <= BATCHED_DOCUMENT_BYTES_MAXIMUM && BATCHED_EXTENSIONS.has(fileExtension(fileName));
+}
+
 function batchable(document: PendingDocument): boolean {
-  return (
-    !document.alone &&
-    document.task.bytes.byteLength <= BATCHED_DOCUMENT_BYTES_MAXIMUM &&
-    BATCHED_EXTENSIONS.has(fileExtension(document.task.fileName))
-  );
+  return !document.alone && isSmallTextDocument(document.task.fileName, document.task.bytes.byteLength);
 }
 
 export class DocumentWorkerPool {

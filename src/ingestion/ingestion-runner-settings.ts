@@ -30,6 +30,7 @@ export function ingestionRunnerBoundsOf(settings: Settings): BoundOptions {
     concurrency: {
       jobsInFlightMaximum: settings.ingestionJobsInFlightMaximum,
       claimBatchMaximum: settings.ingestionClaimBatchMaximum,
+      textClaimBatchMaximum: settings.ingestionTextClaimBatchMaximum,
       bytesInFlightMaximum: settings.ingestionBytesInFlightMaximum,
       workerThreads: settings.ingestionWorkerThreads,
       documentsPerThreadMaximum: settings.ingestionWorkerDocumentsMaximum,

@@ -1,7 +1,7 @@
 /**
  * The ingestion runner: polls for work and holds up to INGESTION_JOBS_IN_FLIGHT jobs at a time,
  * under leases it renews while working. It claims jobs in batches (one statement takes up to
- * INGESTION_CLAIM_BATCH_MAX jobs, never more bytes of documents in hand than
+ * INGESTION_CLAIM_BATCH_MAX jobs, or INGESTION_TEXT_CLAIM_BATCH_MAX small text documents, never more bytes of documents in hand than
  * INGESTION_BYTES_IN_FLIGHT allows, though a runner holding nothing always takes the next job
  * however large), and several runners (and processes) never take the same job. A batch is worked
  * on together (ingestion-batch-work.ts): read the stored files → extract and chunk them → embed
@@ -28,7 +28,7 @@ import type { GraphStageOptions } from './entity-graph-stage.js';
 import type { Database } from '../store/schema.js';
 import { reindexNextBatchOnPool } from './stored-chunk-analysis.js';
 import { DEFAULT_DOCUMENT_WORKER_BUDGET, type DocumentWorkerBudget } from './document-worker-contract.js';
-import { DocumentWorkerPool } from './document-worker-pool.js';
+import { DocumentWorkerPool, isSmallTextDocument } from './document-worker-pool.js';
 import type { ExtractionLimits } from '../document-reading/extraction.js';
 import type { Embedder } from '../retrieval/organization-embedder.js';
 import { IngestionBatchWork, INTERNAL_FAILURE, type IngestionLogger } from './ingestion-batch-work.js';
@@ -39,12 +39,14 @@ export const INGESTION_LEASE_MILLISECONDS = 60_000;
 /** INGESTION_ATTEMPTS_MAX's default: how many starts a job gets before being cut short once more fails it. */
 export const INGESTION_ATTEMPTS_MAXIMUM = 3;
 /**
- * The defaults of INGESTION_JOBS_IN_FLIGHT, INGESTION_CLAIM_BATCH_MAX, INGESTION_BYTES_IN_FLIGHT,
- * INGESTION_WORKER_THREADS, INGESTION_WORKER_DOCUMENTS_MAX and INGESTION_WORKER_BATCH_MAX.
+ * The defaults of INGESTION_JOBS_IN_FLIGHT, INGESTION_CLAIM_BATCH_MAX, INGESTION_TEXT_CLAIM_BATCH_MAX,
+ * INGESTION_BYTES_IN_FLIGHT, INGESTION_WORKER_THREADS, INGESTION_WORKER_DOCUMENTS_MAX and
+ * INGESTION_WORKER_BATCH_MAX.
  */
 export const INGESTION_CONCURRENCY_DEFAULTS: Readonly<IngestionConcurrency> = {
   jobsInFlightMaximum: 64,
   claimBatchMaximum: 32,
+  textClaimBatchMaximum: 64,
   bytesInFlightMaximum: 64 * 1024 * 1024,
   workerThreads: 2,
   documentsPerThreadMaximum: 500,
@@ -77,6 +79,8 @@ export interface IngestionConcurrency {
   jobsInFlightMaximum: number;
   /** Jobs one claim takes, to be worked on and finished together (INGESTION_CLAIM_BATCH_MAX). */
   claimBatchMaximum: number;
+  /** Small text documents one claim takes when the oldest waiting job is one (INGESTION_TEXT_CLAIM_BATCH_MAX). */
+  textClaimBatchMaximum: number;
   /** Bytes of documents the jobs in hand may add up to; one job alone may be larger (INGESTION_BYTES_IN_FLIGHT). */
   bytesInFlightMaximum: number;
   /** Worker threads of its pool (INGESTION_WORKER_THREADS). */
@@ -230,13 +234,15 @@ export class IngestionRunner {
    * when nothing waits, 'no room' when what waits does not fit the bytes in hand (a job ending makes room).
    */
   private async claimBatch(): Promise<ClaimedBatch | 'failed only' | 'none' | 'no room'> {
-    const { jobsInFlightMaximum, claimBatchMaximum, bytesInFlightMaximum } = this.concurrency;
+    const { jobsInFlightMaximum, claimBatchMaximum, textClaimBatchMaximum, bytesInFlightMaximum } = this.concurrency;
+    const room = jobsInFlightMaximum - this.heldJobIds.size;
     const { jobs, bytes, failedJobs, waiting } = await claimIngestionJobs(this.options.db, this.options.dialect, {
       owner: this.owner,
       leaseExpiresAt: this.leaseUntil(),
       attemptsMaximum: this.attemptsMaximum,
       heldJobIds: [...this.heldJobIds],
-      jobsMaximum: Math.min(claimBatchMaximum, jobsInFlightMaximum - this.heldJobIds.size),
+      jobsMaximum: Math.min(claimBatchMaximum, room),
+      smallTexts: { jobsMaximum: Math.min(textClaimBatchMaximum, room), isSmall: isSmallTextDocument },
       bytesMaximum: Math.max(0, bytesInFlightMaximum - this.bytesInHand),
       firstJobAlways: this.heldJobIds.size === 0,
     });

@@ -39,6 +39,13 @@ export interface IngestionBatchClaim extends IngestionClaim {
    */
   bytesMaximum: number;
   firstJobAlways: boolean;
+  /**
+   * A claim whose oldest job is a small text document (as `isSmall` says from its file name and
+   * size) takes up to `jobsMaximum` of them instead, stopping at the first job of another kind:
+   * small texts are read by linear code in milliseconds, so none holds the others of its batch
+   * long, while fewer, larger batches write the index in fewer transactions.
+   */
+  smallTexts?: { jobsMaximum: number; isSmall: (fileName: string, sizeBytes: number) => boolean };
 }
 
 export interface IngestionClaimResult {
@@ -107,7 +114,7 @@ function claimable(claim: IngestionClaim, now: string): RawBuilder<SqlBool> {
  * and sort them, so a claim cost more the longer the backlog (25 ms at 100,000 jobs), on the
  * event loop of the process claiming.
  */
-function oldestClaimable(db: Kysely<Database>, claim: IngestionBatchClaim, now: string) {
+function oldestClaimable(db: Kysely<Database>, claim: IngestionBatchClaim, now: string, limit: number) {
   const held = claim.heldJobIds ?? [];
   const run = (status: 'pending' | 'processing') =>
     db
@@ -117,7 +124,7 @@ function oldestClaimable(db: Kysely<Database>, claim: IngestionBatchClaim, now: 
       .where(claimable(claim, now))
       .$if(held.length > 0, (query) => query.where('id', 'not in', held))
       .orderBy('id')
-      .limit(claim.jobsMaximum);
+      .limit(limit);
   return db
     .selectFrom(run('pending').as('pending'))
     .selectAll()
@@ -130,16 +137,23 @@ async function chooseJobs(
   claim: IngestionBatchClaim,
   now: string,
 ): Promise<{ chosen: Map<number, number>; waiting: boolean }> {
+  const { smallTexts } = claim;
+  const limit = Math.max(claim.jobsMaximum, smallTexts?.jobsMaximum ?? 0);
   const candidates = await db
-    .selectFrom(oldestClaimable(db, claim, now).as('candidates'))
+    .selectFrom(oldestClaimable(db, claim, now, limit).as('candidates'))
     .leftJoin('kb_documents', 'kb_documents.id', 'candidates.document_id')
-    .select(['candidates.id as id', 'kb_documents.size_bytes as size_bytes'])
+    .select(['candidates.id as id', 'kb_documents.size_bytes as size_bytes', 'kb_documents.file_name as file_name'])
     .orderBy('candidates.id')
-    .limit(claim.jobsMaximum)
+    .limit(limit)
     .execute();
+  const isSmallText = (candidate: (typeof candidates)[number]) =>
+    smallTexts !== undefined && candidate.file_name !== null && smallTexts.isSmall(candidate.file_name, candidate.size_bytes ?? 0);
+  const textClaim = candidates[0] !== undefined && isSmallText(candidates[0]);
+  const jobsMaximum = textClaim ? smallTexts!.jobsMaximum : claim.jobsMaximum;
   const chosen = new Map<number, number>();
   let bytes = 0;
   for (const candidate of candidates) {
+    if (chosen.size >= jobsMaximum || (textClaim && !isSmallText(candidate))) break;
     const size = candidate.size_bytes ?? 0;
     bytes += size;
     if (bytes > claim.bytesMaximum && !(chosen.size === 0 && claim.firstJobAlways)) break;
