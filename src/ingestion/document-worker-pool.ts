@@ -8,7 +8,8 @@
  *   is the one that ran out.
  * - Time: each document has the wall-clock budget from the moment it is handed over.
  * - Memory outside the heap (pdf.js inflates into ArrayBuffers): the parent samples the process's
- *   resident memory against the value when each document started. When several threads are busy
+ *   resident memory against the value when each document started (read then, or by the sampler at
+ *   most one sample interval before). When several threads are busy
  *   the growth cannot be told apart, so every thread whose document is past the budget is stopped
  *   and those documents run again ALONE; a document past the budget while nothing else runs is
  *   the one that grew it, and fails.
@@ -95,6 +96,8 @@ export class DocumentWorkerPool {
   private readonly queue: PendingDocument[] = [];
   private sampler: NodeJS.Timeout | undefined;
   private started = 0;
+  /** The last reading of resident memory and when it was taken (performance.now()). */
+  private resident = { bytes: 0, at: Number.NEGATIVE_INFINITY };
 
   constructor(private readonly options: DocumentWorkerPoolOptions) {}
 
@@ -236,7 +239,7 @@ export class DocumentWorkerPool {
    */
   private startClock(thread: PooledThread, newBaseline = true): void {
     clearTimeout(thread.timer);
-    if (newBaseline) thread.baseline = process.memoryUsage.rss();
+    if (newBaseline) thread.baseline = this.recentResident();
     const { timeoutMilliseconds } = this.options.budget;
     thread.timer = setTimeout(
       () => this.breach(thread, `wall-clock budget of ${timeoutMilliseconds} ms exceeded`, tooSlow(this.options.budget)),
@@ -317,9 +320,22 @@ export class DocumentWorkerPool {
     }
   }
 
+  /**
+   * Resident memory now, or as the sampler read it at most one sample interval ago: reading it
+   * costs a system call of 0.1 to 0.2 ms in a busy server, and a message of small texts needs a
+   * baseline every few milliseconds. A reading that old makes a budget stricter by what was
+   * allocated since, or looser by what was freed in those few milliseconds.
+   */
+  private recentResident(): number {
+    const now = performance.now();
+    if (now - this.resident.at > MEMORY_SAMPLE_MILLISECONDS) this.resident = { bytes: process.memoryUsage.rss(), at: now };
+    return this.resident.bytes;
+  }
+
   /** Stops documents whose resident-memory growth is past the budget (see the header for how several are told apart). */
   private sampleMemory(): void {
     const resident = process.memoryUsage.rss();
+    this.resident = { bytes: resident, at: performance.now() };
     const limit = this.options.budget.residentMegabytes * MEGABYTE;
     const busy = [...this.threads].filter((thread) => thread.batch.length > 0);
     const suspects = busy.filter((thread) => resident - thread.baseline > limit);
