@@ -62,7 +62,7 @@ describe.each(TEST_DIALECTS)('batched row inserts on %s', (dialect) => {
     let next = 1;
     for (const count of [1, 3, 4, 5, 17, 256, 257, 1300]) {
       const rows = rowsNumbered(next, count);
-      await insertRowBatch(store.db, ROWS, rows);
+      await insertRowBatch(store.db, ROWS, rows.flat());
       expected.push(...rows);
       next += count;
     }
@@ -73,12 +73,12 @@ describe.each(TEST_DIALECTS)('batched row inserts on %s', (dialect) => {
   it('applies its suffix to every row, inside the caller’s transaction', async () => {
     await sql`delete from batch_rows`.execute(store.db);
     const rows = rowsNumbered(1, 300);
-    await insertRowBatch(store.db, ROWS, rows);
-    await store.db.transaction().execute((transaction) => insertRowBatch(transaction, UPSERT, rows));
+    await insertRowBatch(store.db, ROWS, rows.flat());
+    await store.db.transaction().execute((transaction) => insertRowBatch(transaction, UPSERT, rows.flat()));
     expect(await storedRows()).toEqual(rows.map(([id, label, weight]) => [id, label, weight * 2]));
     await expect(
       store.db.transaction().execute(async (transaction) => {
-        await insertRowBatch(transaction, UPSERT, rows);
+        await insertRowBatch(transaction, UPSERT, rows.flat());
         throw new Error('rolled back');
       }),
     ).rejects.toThrow('rolled back');
@@ -88,7 +88,14 @@ describe.each(TEST_DIALECTS)('batched row inserts on %s', (dialect) => {
   it('fails the whole batch, writing none of it, when one row breaks a constraint', async () => {
     await sql`delete from batch_rows`.execute(store.db);
     const rows = rowsNumbered(1, 40);
-    await expect(store.db.transaction().execute((transaction) => insertRowBatch(transaction, ROWS, [...rows, rows[7]!]))).rejects.toThrow();
+    await expect(store.db.transaction().execute((transaction) => insertRowBatch(transaction, ROWS, [...rows, rows[7]!].flat()))).rejects.toThrow();
+    expect(await storedRows()).toEqual([]);
+  });
+
+  it('refuses values that are not whole rows, writing nothing', async () => {
+    await sql`delete from batch_rows`.execute(store.db);
+    const values = rowsNumbered(1, 5).flat();
+    await expect(insertRowBatch(store.db, ROWS, values.slice(0, -1))).rejects.toThrow('14 values are not whole rows of 3 columns');
     expect(await storedRows()).toEqual([]);
   });
 });

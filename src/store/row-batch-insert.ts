@@ -61,26 +61,36 @@ function statementRows(remaining: number): number {
   return size;
 }
 
-async function insertOnSqlite(db: RowWriter, shape: RowBatchShape, rows: ReadonlyArray<readonly unknown[]>): Promise<void> {
+async function insertOnSqlite(db: RowWriter, shape: RowBatchShape, values: readonly unknown[]): Promise<void> {
+  const width = shape.columns.length;
+  const rowCount = values.length / width;
   let sinceTurn = 0;
-  for (let start = 0; start < rows.length;) {
-    const size = statementRows(rows.length - start);
-    const parameters: unknown[] = [];
-    for (let index = start; index < start + size; index += 1) parameters.push(...rows[index]!);
-    await db.executeQuery(CompiledQuery.raw(sqliteText(shape, size), parameters));
+  for (let start = 0; start < rowCount;) {
+    const size = statementRows(rowCount - start);
+    await db.executeQuery(CompiledQuery.raw(sqliteText(shape, size), values.slice(start * width, (start + size) * width)));
     start += size;
     sinceTurn += size;
-    if (sinceTurn >= ROWS_BETWEEN_TURNS && start < rows.length) {
+    if (sinceTurn >= ROWS_BETWEEN_TURNS && start < rowCount) {
       sinceTurn = 0;
       await yieldToEventLoop();
     }
   }
 }
 
-/** Inserts `rows` (each a value per column of `shape`, in its order) into `shape.table`. */
-export async function insertRowBatch(db: RowWriter, shape: RowBatchShape, rows: ReadonlyArray<readonly unknown[]>): Promise<void> {
-  if (rows.length === 0) return;
-  if (dialectOf(db) === 'sqlite') return insertOnSqlite(db, shape, rows);
-  const columns = shape.columns.map((_, column) => rows.map((row) => row[column]));
+/**
+ * Inserts rows into `shape.table`: `values` holds them one after another, each a value per column
+ * of `shape` in its order. Flat, because the index writes millions of values: an array per row
+ * cost more than writing them (bench/full-text-index-writes.bench.ts).
+ */
+export async function insertRowBatch(db: RowWriter, shape: RowBatchShape, values: readonly unknown[]): Promise<void> {
+  const width = shape.columns.length;
+  if (values.length % width !== 0) throw new Error(`${values.length} values are not whole rows of ${width} columns`);
+  if (values.length === 0) return;
+  if (dialectOf(db) === 'sqlite') return insertOnSqlite(db, shape, values);
+  const columns = shape.columns.map((_, column) => {
+    const columnValues: unknown[] = [];
+    for (let index = column; index < values.length; index += width) columnValues.push(values[index]);
+    return columnValues;
+  });
   await db.executeQuery(CompiledQuery.raw(postgresText(shape), columns));
 }

@@ -36,11 +36,9 @@ export async function searchLanguagesOf(db: Kysely<Database>, knowledgeBaseIds: 
 
 /** Adds to each term's chunk count, creating its row the first time; `counts` comes in term order, the same order for every writer. */
 async function addTermCounts(db: Kysely<Database>, knowledgeBaseId: number, counts: ReadonlyArray<[string, number]>): Promise<void> {
-  await insertRowBatch(
-    db,
-    TERM_COUNTS,
-    counts.map(([term, count]) => [knowledgeBaseId, term, count]),
-  );
+  const values: unknown[] = [];
+  for (const [term, count] of counts) values.push(knowledgeBaseId, term, count);
+  await insertRowBatch(db, TERM_COUNTS, values);
 }
 
 interface IndexTotalsChange {
@@ -121,25 +119,25 @@ export async function insertPostings(
   });
   // Grouped by term and written in term order, the order of the postings' key: consecutive rows
   // land in the same pages of the index instead of one page after another across all of it.
-  const postingsByTerm = new Map<string, unknown[][]>();
+  // Each term's postings are kept flat (chunk, frequency, length, chunk, ...), as the rows are
+  // written: no array per posting.
+  const postingsByTerm = new Map<string, number[]>();
   for (const { id, analysed } of chunks) {
     for (const [term, frequency] of analysed.frequencies) {
-      const row = [knowledgeBaseId, term, id, frequency, analysed.length];
       const postings = postingsByTerm.get(term);
-      if (postings === undefined) postingsByTerm.set(term, [row]);
-      else postings.push(row);
+      if (postings === undefined) postingsByTerm.set(term, [id, frequency, analysed.length]);
+      else postings.push(id, frequency, analysed.length);
     }
   }
   const byTerm = inTermOrder(postingsByTerm);
-  await insertRowBatch(
-    db,
-    POSTINGS,
-    byTerm.flatMap(([, postings]) => postings),
-  );
+  const values: unknown[] = [];
+  for (const [term, postings] of byTerm)
+    for (let index = 0; index < postings.length; index += 3) values.push(knowledgeBaseId, term, postings[index], postings[index + 1], postings[index + 2]);
+  await insertRowBatch(db, POSTINGS, values);
   await addTermCounts(
     db,
     knowledgeBaseId,
-    byTerm.map(([term, postings]) => [term, postings.length]),
+    byTerm.map(([term, postings]) => [term, postings.length / 3]),
   );
 }
 
