@@ -2,7 +2,8 @@
  * Proves, on both dialects, that a JSON text of at most KB_JSON_STORED_TEXT_BYTES_MAX bytes is kept
  * in the store with its document's row (no file in blob storage) while a larger one is a file, and
  * that either way the document is indexed, its content downloads as sent, and deleting it removes
- * its text.
+ * its text. A batch of stored texts is complete when the answer comes: each row has its text and
+ * its job, and no upload lease is left on it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForJob } from './support/knowledge-uploads.js';
@@ -80,6 +81,26 @@ describe.each(TEST_DIALECTS)('JSON texts kept in the store or as files on %s', (
       body: { query_text: 'photosynthesis chloroplast', top_k: 1 },
     });
     expect(query.body.results[0].metadata).toMatchObject({ title: 'Plants', document_id: small!.document_id });
+  });
+
+  it('leaves a batch of stored texts with no upload lease, each row with its text and its job, the moment the answer comes', async () => {
+    const response = await request(server, 'POST', documentsPath(), {
+      token: teacher.token,
+      body: { documents: ['Rivers carry silt.', 'Deltas form at river mouths.', 'Tides rise twice a day.'].map((text) => ({ text })) },
+    });
+    expect(response.status, response.text).toBe(202);
+    const queued = response.body.documents as Array<{ document_id: number; job_id: number }>;
+    const documentIds = queued.map((document) => document.document_id);
+    const rows = await server.store.db
+      .selectFrom('kb_documents')
+      .select(['id', 'upload_owner', 'upload_lease_expires_at'])
+      .where('id', 'in', documentIds)
+      .orderBy('id')
+      .execute();
+    expect(rows).toEqual(documentIds.map((id) => ({ id, upload_owner: null, upload_lease_expires_at: null })));
+    const jobs = await server.store.db.selectFrom('ingestion_jobs').select(['id', 'document_id']).where('document_id', 'in', documentIds).execute();
+    expect(new Map(jobs.map((job) => [job.document_id, job.id]))).toEqual(new Map(queued.map((document) => [document.document_id, document.job_id])));
+    for (const documentId of documentIds) expect(await storedTextOf(documentId)).toBeDefined();
   });
 
   it('removes a stored text with its document', async () => {

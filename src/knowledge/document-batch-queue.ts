@@ -1,7 +1,8 @@
 /**
  * Records a batch of checked documents and queues their ingestion jobs: every row in one
  * transaction (with the texts kept in the store, small JSON texts), the files put under the rows'
- * ids, then every job with its audit entry in another.
+ * ids, then every job with its audit entry in another. A batch with no file (all its texts kept in
+ * the store) writes all of it in one transaction.
  * Between writing a document's row and queuing its job, this process holds the row under a lease
  * it renews (`upload_owner`), so an upload cut short by a killed process is told apart from one
  * still running in another process and marked failed as soon as it is orphaned.
@@ -49,6 +50,8 @@ interface QueuedBatch {
   record: KnowledgeBaseRecord;
   documents: readonly CheckedDocument[];
   documentIds: readonly number[];
+  /** Whether the rows were written with upload leases, which queueing the jobs releases. */
+  leased: boolean;
 }
 
 export interface DocumentBatchQueueOptions {
@@ -95,7 +98,8 @@ export class DocumentBatchQueue {
   /**
    * Records checked documents, puts their files under their ids and queues their jobs: every row
    * in one transaction, then every job with its audit entry in another, each kind of row written in
-   * one statement, so a batch of texts costs two commits and a handful of statements. A row holds
+   * one statement, so a batch of texts costs two commits and a handful of statements (one commit
+   * when every text is kept in the store). A row holds
    * its upload lease until its job is queued; whatever fails removes every row and file of the batch.
    */
   async queue(
@@ -112,10 +116,12 @@ export class DocumentBatchQueue {
         addedBytes: documents.reduce((total, document) => total + document.sizeBytes, 0),
         limits: await this.options.limitsFor(record.organization_id),
       });
+      if (files.stagedNames.length === 0 && documents.every((document) => document.storedText !== undefined))
+        return await this.db.transaction().execute((transaction) => this.queueStoredTexts(transaction, context, record, documents));
       documentIds = await this.db.transaction().execute(async (transaction) => {
         const ids = await insertDocuments(
           transaction,
-          documents.map((document) => this.newDocumentRow(record.id, document)),
+          documents.map((document) => this.newDocumentRow(record.id, document, true)),
         );
         // With their rows: a row never exists without its text, and no file is written, synced and read back for it.
         await insertDocumentTexts(transaction, storedTextsOf(documents, ids));
@@ -126,7 +132,7 @@ export class DocumentBatchQueue {
       await files.place(documentIds);
       const jobIds = await this.db
         .transaction()
-        .execute((transaction) => this.queueJobs(transaction, { context, record, documents, documentIds }));
+        .execute((transaction) => this.queueJobs(transaction, { context, record, documents, documentIds, leased: true }));
       return documentIds.map((documentId, index) => ({ document_id: documentId, job_id: jobIds[index]! }));
     } catch (error) {
       await this.discardFiles(record.id, [...files.stagedNames, ...documentIds.map(String)]);
@@ -137,7 +143,27 @@ export class DocumentBatchQueue {
     }
   }
 
-  private newDocumentRow(knowledgeBaseId: number, document: CheckedDocument): NewDocument {
+  /**
+   * A batch whose every text is kept in the store has no file to place: its rows, texts, jobs and
+   * audit entries are written in one transaction, so none can exist without the others, and no
+   * upload lease is needed to find what a killed upload left behind. One commit a batch, not two.
+   */
+  private async queueStoredTexts(
+    transaction: Kysely<Database>,
+    context: CallContext,
+    record: KnowledgeBaseRecord,
+    documents: readonly CheckedDocument[],
+  ): Promise<QueuedDocument[]> {
+    const documentIds = await insertDocuments(
+      transaction,
+      documents.map((document) => this.newDocumentRow(record.id, document, false)),
+    );
+    await insertDocumentTexts(transaction, storedTextsOf(documents, documentIds));
+    const jobIds = await this.queueJobs(transaction, { context, record, documents, documentIds, leased: false });
+    return documentIds.map((documentId, index) => ({ document_id: documentId, job_id: jobIds[index]! }));
+  }
+
+  private newDocumentRow(knowledgeBaseId: number, document: CheckedDocument, leased: boolean): NewDocument {
     return {
       knowledgeBaseId,
       fileName: document.fileName,
@@ -146,13 +172,13 @@ export class DocumentBatchQueue {
       sourceUrl: document.sourceUrl,
       status: 'pending',
       metadata: document.metadata,
-      upload: { owner: this.options.uploadOwner, leaseExpiresAt: this.uploadLeaseEnd() },
+      ...(leased && { upload: { owner: this.options.uploadOwner, leaseExpiresAt: this.uploadLeaseEnd() } }),
     };
   }
 
   private async queueJobs(transaction: Kysely<Database>, batch: QueuedBatch): Promise<number[]> {
-    const { context, record, documents, documentIds } = batch;
-    if (!(await releaseUploadLeases(transaction, documentIds, this.options.uploadOwner))) {
+    const { context, record, documents, documentIds, leased } = batch;
+    if (leased && !(await releaseUploadLeases(transaction, documentIds, this.options.uploadOwner))) {
       throw new AppError(
         'upload_interrupted',
         'This upload stalled for longer than its lease and was marked interrupted; upload the file again.',
