@@ -88,7 +88,9 @@ describe.each(TEST_DIALECTS)('batched row inserts on %s', (dialect) => {
   it('fails the whole batch, writing none of it, when one row breaks a constraint', async () => {
     await sql`delete from batch_rows`.execute(store.db);
     const rows = rowsNumbered(1, 40);
-    await expect(store.db.transaction().execute((transaction) => insertRowBatch(transaction, ROWS, [...rows, rows[7]!].flat()))).rejects.toThrow();
+    await expect(
+      store.db.transaction().execute((transaction) => insertRowBatch(transaction, ROWS, [...rows, rows[7]!].flat())),
+    ).rejects.toThrow();
     expect(await storedRows()).toEqual([]);
   });
 

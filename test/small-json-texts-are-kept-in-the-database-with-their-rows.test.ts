@@ -98,8 +98,14 @@ describe.each(TEST_DIALECTS)('JSON texts kept in the store or as files on %s', (
       .orderBy('id')
       .execute();
     expect(rows).toEqual(documentIds.map((id) => ({ id, upload_owner: null, upload_lease_expires_at: null })));
-    const jobs = await server.store.db.selectFrom('ingestion_jobs').select(['id', 'document_id']).where('document_id', 'in', documentIds).execute();
-    expect(new Map(jobs.map((job) => [job.document_id, job.id]))).toEqual(new Map(queued.map((document) => [document.document_id, document.job_id])));
+    const jobs = await server.store.db
+      .selectFrom('ingestion_jobs')
+      .select(['id', 'document_id'])
+      .where('document_id', 'in', documentIds)
+      .execute();
+    expect(new Map(jobs.map((job) => [job.document_id, job.id]))).toEqual(
+      new Map(queued.map((document) => [document.document_id, document.job_id])),
+    );
     for (const documentId of documentIds) expect(await storedTextOf(documentId)).toBeDefined();
   });
 

@@ -132,7 +132,8 @@ export async function insertPostings(
   const byTerm = inTermOrder(postingsByTerm);
   const values: unknown[] = [];
   for (const [term, postings] of byTerm)
-    for (let index = 0; index < postings.length; index += 3) values.push(knowledgeBaseId, term, postings[index], postings[index + 1], postings[index + 2]);
+    for (let index = 0; index < postings.length; index += 3)
+      values.push(knowledgeBaseId, term, postings[index], postings[index + 1], postings[index + 2]);
   await insertRowBatch(db, POSTINGS, values);
   await addTermCounts(
     db,
