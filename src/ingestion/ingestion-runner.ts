@@ -1,9 +1,9 @@
 /**
  * The ingestion runner: polls for work and holds up to INGESTION_JOBS_IN_FLIGHT jobs at a time,
  * under leases it renews while working. It claims jobs in batches (one statement takes up to
- * INGESTION_CLAIM_BATCH_MAX jobs, or INGESTION_TEXT_CLAIM_BATCH_MAX small text documents, never more bytes of documents in hand than
- * INGESTION_BYTES_IN_FLIGHT allows, though a runner holding nothing always takes the next job
- * however large), and several runners (and processes) never take the same job. A batch is worked
+ * INGESTION_CLAIM_BATCH_MAX jobs, or INGESTION_TEXT_CLAIM_BATCH_MAX small text documents, never
+ * more bytes of documents in hand than INGESTION_BYTES_IN_FLIGHT allows, though a runner holding
+ * nothing always takes the next job however large), and several runners (and processes) never take the same job. A batch is worked
  * on together (ingestion-batch-work.ts): read the stored files → extract and chunk them → embed
  * the chunks when the knowledge base has an embedding model → read their entities when it builds
  * an entity graph → in one transaction replace the documents' chunks and mark jobs and documents
