@@ -481,7 +481,7 @@ export const SETTINGS_DECLARATIONS = {
   ingestionTextClaimBatchMaximum: integerSetting({
     variable: 'INGESTION_TEXT_CLAIM_BATCH_MAX',
     meaning:
-      'most small text documents (plain text and Markdown of 64 KiB or less, JSON texts included) one claim takes when the oldest waiting job is one: they are read in milliseconds, so none holds the others of its batch long, and larger batches write the search index in fewer transactions',
+      'most small text documents (plain text and Markdown of 64 KiB or less, JSON texts included) one claim takes when the oldest waiting job is one: none holds its batch long, and larger batches write the search index in fewer transactions',
     defaultValue: 64,
     minimum: 1,
     maximum: 1_000,
