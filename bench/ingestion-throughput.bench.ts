@@ -13,8 +13,8 @@
  *
  * The clock runs from the first request until every job of the knowledge base has ended, which
  * the benchmark learns by counting ended jobs in the store, every 20 ms near the end and less
- * often while many remain (the list routes page, and a poll per job would load the server it measures). Printed: documents per second, the seconds
- * the posting alone took, MB of text (JSON texts, Markdown files) per second, the CPU seconds the process (server, client and worker threads alike)
+ * often while many remain (the list routes page, and a poll per job would load the server it
+ * measures). Printed: documents per second, the seconds the posting alone took, MB of text (JSON texts, Markdown files) per second, the CPU seconds the process (server, client and worker threads alike)
  * spent meanwhile with documents per CPU second (a figure a machine shared with other work
  * disturbs less than the wall clock), the event loop's delay while it ran (99th percentile and
  * most, in ms: how long another request could have waited behind the ingestion), and how the jobs ended. A few untimed documents warm the server up
@@ -25,7 +25,6 @@
  *   (INGEST_JSON_DOCUMENTS=1000 INGEST_JSON_BATCH=100 INGEST_MARKDOWN_FILES=200 INGEST_ABSTRACTS_PER_FILE=5
  *    INGEST_LARGE_MARKDOWN_FILES=40 INGEST_LARGE_ABSTRACTS_PER_FILE=50 INGEST_BENCH_DIALECT=postgres change the work; the server's own INGESTION_* settings pass through)
  */
-import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
@@ -34,6 +33,7 @@ import { startServerProcess, type ServerProcess } from '../test/support/server-p
 import type { Dialect } from '../test/support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from '../test/support/test-server.js';
 import { readJsonLines, type CorpusDocument } from './support/beir-data.js';
+import { cpuMilliseconds } from './support/load-measures.js';
 import { printTable, wholeNumberSetting } from './support/measure.js';
 
 const JSON_DOCUMENTS = wholeNumberSetting('INGEST_JSON_DOCUMENTS', 1_000, 1);
@@ -151,10 +151,9 @@ interface Run {
   post: (server: TestServer, token: string, knowledgeBaseId: number) => Promise<number>;
 }
 
-/** CPU seconds a child process has used so far, from /proc (Linux; clock ticks of 1/100 s). */
-function childCpuSeconds(child: ServerProcess): number {
-  const fields = readFileSync(`/proc/${child.child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+/** CPU seconds the worker processes have used so far. */
+function workersCpuSeconds(workers: readonly ServerProcess[]): number {
+  return workers.reduce((total, worker) => total + cpuMilliseconds(worker.child.pid!), 0) / 1000;
 }
 
 async function measure(server: TestServer, token: string, run: Run, workers: readonly ServerProcess[]): Promise<string[]> {
@@ -164,7 +163,7 @@ async function measure(server: TestServer, token: string, run: Run, workers: rea
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
   const cpuBefore = process.cpuUsage();
-  const workersCpuBefore = workers.reduce((total, worker) => total + childCpuSeconds(worker), 0);
+  const workersCpuBefore = workersCpuSeconds(workers);
   const started = performance.now();
   const bytes = await run.post(server, token, knowledgeBaseId);
   const posted = (performance.now() - started) / 1000;
@@ -172,7 +171,7 @@ async function measure(server: TestServer, token: string, run: Run, workers: rea
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
   loopDelay.disable();
-  const workersCpu = workers.reduce((total, worker) => total + childCpuSeconds(worker), 0) - workersCpuBefore;
+  const workersCpu = workersCpuSeconds(workers) - workersCpuBefore;
   const cpuSeconds = (cpu.user + cpu.system) / 1_000_000 + workersCpu;
   expect(counts.completed, `${run.name}: every job completes`).toBe(run.documents);
   return [

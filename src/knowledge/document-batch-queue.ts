@@ -86,6 +86,11 @@ function storedTextsOf(documents: readonly CheckedDocument[], documentIds: reado
   );
 }
 
+/** Each document's id with its job's, in the batch's order. */
+function queuedOf(documentIds: readonly number[], jobIds: readonly number[]): QueuedDocument[] {
+  return documentIds.map((documentId, index) => ({ document_id: documentId, job_id: jobIds[index]! }));
+}
+
 export class DocumentBatchQueue {
   private readonly db: Kysely<Database>;
   private readonly storage: FileStorage;
@@ -118,22 +123,14 @@ export class DocumentBatchQueue {
       });
       if (files.stagedNames.length === 0 && documents.every((document) => document.storedText !== undefined))
         return await this.db.transaction().execute((transaction) => this.queueStoredTexts(transaction, context, record, documents));
-      documentIds = await this.db.transaction().execute(async (transaction) => {
-        const ids = await insertDocuments(
-          transaction,
-          documents.map((document) => this.newDocumentRow(record.id, document, true)),
-        );
-        // With their rows: a row never exists without its text, and no file is written, synced and read back for it.
-        await insertDocumentTexts(transaction, storedTextsOf(documents, ids));
-        return ids;
-      });
+      documentIds = await this.db.transaction().execute((transaction) => this.insertRows(transaction, record, documents, true));
       heartbeat = this.renewUploadLeasesWhileRunning(documentIds);
       // Named by their ids before their jobs exist, so a runner never claims a job whose file is not in place.
       await files.place(documentIds);
       const jobIds = await this.db
         .transaction()
         .execute((transaction) => this.queueJobs(transaction, { context, record, documents, documentIds, leased: true }));
-      return documentIds.map((documentId, index) => ({ document_id: documentId, job_id: jobIds[index]! }));
+      return queuedOf(documentIds, jobIds);
     } catch (error) {
       await this.discardFiles(record.id, [...files.stagedNames, ...documentIds.map(String)]);
       await this.discardRows(documentIds);
@@ -154,13 +151,25 @@ export class DocumentBatchQueue {
     record: KnowledgeBaseRecord,
     documents: readonly CheckedDocument[],
   ): Promise<QueuedDocument[]> {
+    const documentIds = await this.insertRows(transaction, record, documents, false);
+    const jobIds = await this.queueJobs(transaction, { context, record, documents, documentIds, leased: false });
+    return queuedOf(documentIds, jobIds);
+  }
+
+  /** The batch's rows, each with its text where the store keeps it; answers their ids in order. */
+  private async insertRows(
+    transaction: Kysely<Database>,
+    record: KnowledgeBaseRecord,
+    documents: readonly CheckedDocument[],
+    leased: boolean,
+  ): Promise<number[]> {
     const documentIds = await insertDocuments(
       transaction,
-      documents.map((document) => this.newDocumentRow(record.id, document, false)),
+      documents.map((document) => this.newDocumentRow(record.id, document, leased)),
     );
+    // With their rows: a row never exists without its text, and no file is written, synced and read back for it.
     await insertDocumentTexts(transaction, storedTextsOf(documents, documentIds));
-    const jobIds = await this.queueJobs(transaction, { context, record, documents, documentIds, leased: false });
-    return documentIds.map((documentId, index) => ({ document_id: documentId, job_id: jobIds[index]! }));
+    return documentIds;
   }
 
   private newDocumentRow(knowledgeBaseId: number, document: CheckedDocument, leased: boolean): NewDocument {

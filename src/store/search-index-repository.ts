@@ -20,6 +20,9 @@ const POSTINGS: RowBatchShape = {
   postgresTypes: ['integer', 'text', 'integer', 'double precision', 'double precision'],
 };
 
+/** A term's posting in insertPostings' flat lists: chunk id, frequency, length. */
+const POSTING_VALUES = 3;
+
 const TERM_COUNTS: RowBatchShape = {
   table: 'kb_terms',
   columns: ['knowledge_base_id', 'term', 'chunk_count'],
@@ -119,8 +122,8 @@ export async function insertPostings(
   });
   // Grouped by term and written in term order, the order of the postings' key: consecutive rows
   // land in the same pages of the index instead of one page after another across all of it.
-  // Each term's postings are kept flat (chunk, frequency, length, chunk, ...), as the rows are
-  // written: no array per posting.
+  // Each term's postings are kept flat (chunk, frequency, length, chunk, ...), POSTING_VALUES a
+  // posting, as the rows are written: no array per posting.
   const postingsByTerm = new Map<string, number[]>();
   for (const { id, analysed } of chunks) {
     for (const [term, frequency] of analysed.frequencies) {
@@ -132,13 +135,13 @@ export async function insertPostings(
   const byTerm = inTermOrder(postingsByTerm);
   const values: unknown[] = [];
   for (const [term, postings] of byTerm)
-    for (let index = 0; index < postings.length; index += 3)
+    for (let index = 0; index < postings.length; index += POSTING_VALUES)
       values.push(knowledgeBaseId, term, postings[index], postings[index + 1], postings[index + 2]);
   await insertRowBatch(db, POSTINGS, values);
   await addTermCounts(
     db,
     knowledgeBaseId,
-    byTerm.map(([term, postings]) => [term, postings.length / 3]),
+    byTerm.map(([term, postings]) => [term, postings.length / POSTING_VALUES]),
   );
 }
 
