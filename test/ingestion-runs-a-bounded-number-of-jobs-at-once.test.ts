@@ -1,6 +1,7 @@
 /**
  * Proves INGESTION_JOBS_IN_FLIGHT on both dialects, over real HTTP: a runner works on several jobs
- * at once, and never on more than the setting allows. Each knowledge base has an embedding model
+ * at once, and never on more than the setting allows, except that a runner with room may claim a
+ * whole batch of small texts, which INGESTION_TEXT_CLAIM_BATCH_MAX bounds. Each knowledge base has an embedding model
  * served by a gated fake (test/fakes/gated-embedding-server.ts), which holds every job mid-way
  * until it opens, so the jobs in hand can be counted. With two servers on one database, each
  * takes its own share under its own leases and no job is claimed twice.
@@ -15,6 +16,8 @@ const PROVIDER_KEY = 'sk-jobs-in-flight-key-0123456789';
 const POLL_MILLISECONDS = 20;
 /** Polls of an idle runner to let pass while the gate is shut: a runner past its bound would have claimed meanwhile. */
 const POLLS_TO_WAIT = 10;
+/** Past the 64 KiB of a small text: such a document is claimed within INGESTION_JOBS_IN_FLIGHT. */
+const LARGE_TEXT = `# Basalt\n\n${'Lava cools into basalt on the sea floor. '.repeat(1_800)}`;
 
 async function processingJobs(server: TestServer): Promise<Array<{ id: number; lease_owner: string | null }>> {
   return server.store.db.selectFrom('ingestion_jobs').select(['id', 'lease_owner']).where('status', '=', 'processing').execute();
@@ -33,12 +36,15 @@ describe.each(TEST_DIALECTS)('ingestion jobs in flight on %s', (dialect) => {
     database = embeddings = undefined;
   });
 
-  async function start(jobsInFlight: number): Promise<TestServer> {
+  async function start(jobsInFlight: number, textClaim = 256): Promise<TestServer> {
     const server = await startTestServer(dialect, {
       database,
       environment: {
         INGESTION_POLL_MS: String(POLL_MILLISECONDS),
         INGESTION_JOBS_IN_FLIGHT: String(jobsInFlight),
+        INGESTION_TEXT_CLAIM_BATCH_MAX: String(textClaim),
+        // One embeddings request a document, however many chunks it has, so requests count jobs.
+        EMBEDDING_BATCH_SIZE: '2048',
         OPENAI_API_KEY: PROVIDER_KEY,
         OPENAI_BASE_URL: embeddings!.baseUrl,
       },
@@ -47,20 +53,34 @@ describe.each(TEST_DIALECTS)('ingestion jobs in flight on %s', (dialect) => {
     return server;
   }
 
-  async function queueDocuments(server: TestServer, token: string, count: number): Promise<{ knowledgeBase: number; jobIds: number[] }> {
+  async function createKnowledgeBase(server: TestServer, token: string): Promise<number> {
     const created = await request(server, 'POST', '/api/knowledge-bases', {
       token,
       body: { name: 'In flight', embeddings: { connector: 'openai', model: 'text-embedding-3-small' } },
     });
     expect(created.status, created.text).toBe(201);
-    const knowledgeBase = created.body.id as number;
+    return created.body.id as number;
+  }
+
+  /** Uploads `count` Markdown files past the size of a small text, one request each. */
+  async function queueLargeTexts(server: TestServer, token: string, count: number): Promise<{ knowledgeBase: number; jobIds: number[] }> {
+    const knowledgeBase = await createKnowledgeBase(server, token);
     const jobIds: number[] = [];
     for (let index = 0; index < count; index += 1) {
-      const uploaded = await uploadDocument(server, token, knowledgeBase, `note-${index}.md`, `# Note ${index}\n\nLava cools into basalt.`);
+      const uploaded = await uploadDocument(server, token, knowledgeBase, `note-${index}.md`, LARGE_TEXT);
       expect(uploaded.status, uploaded.text).toBe(202);
       jobIds.push(uploaded.body.job_id as number);
     }
     return { knowledgeBase, jobIds };
+  }
+
+  /** Queues `count` small JSON texts in one request, so that the runner's first claim finds them all waiting. */
+  async function queueSmallTexts(server: TestServer, token: string, count: number): Promise<{ knowledgeBase: number; jobIds: number[] }> {
+    const knowledgeBase = await createKnowledgeBase(server, token);
+    const documents = Array.from({ length: count }, (_, index) => ({ text: `Note ${index}: lava cools into basalt.` }));
+    const queued = await request(server, 'POST', `/api/knowledge-bases/${knowledgeBase}/documents`, { token, body: { documents } });
+    expect(queued.status, queued.text).toBe(202);
+    return { knowledgeBase, jobIds: queued.body.documents.map((document: { job_id: number }) => document.job_id) };
   }
 
   const idlePolls = () => new Promise((resolve) => setTimeout(resolve, POLL_MILLISECONDS * POLLS_TO_WAIT));
@@ -70,7 +90,7 @@ describe.each(TEST_DIALECTS)('ingestion jobs in flight on %s', (dialect) => {
     embeddings = await startGatedEmbeddingServer();
     const server = await start(3);
     const token = await loginAsAdmin(server);
-    const { knowledgeBase, jobIds } = await queueDocuments(server, token, 5);
+    const { knowledgeBase, jobIds } = await queueLargeTexts(server, token, 5);
 
     await embeddings.waitForRequests(3);
     await idlePolls();
@@ -90,7 +110,7 @@ describe.each(TEST_DIALECTS)('ingestion jobs in flight on %s', (dialect) => {
     const first = await start(2);
     const second = await start(2);
     const token = await loginAsAdmin(first);
-    const { knowledgeBase, jobIds } = await queueDocuments(first, token, 6);
+    const { knowledgeBase, jobIds } = await queueLargeTexts(first, token, 6);
 
     await embeddings.waitForRequests(4);
     await idlePolls();
@@ -103,6 +123,26 @@ describe.each(TEST_DIALECTS)('ingestion jobs in flight on %s', (dialect) => {
     embeddings.open();
     for (const jobId of jobIds)
       expect(await waitForJob(first, token, knowledgeBase, jobId)).toMatchObject({ status: 'completed', attempts: 1 });
+    expect(embeddings.requests).toHaveLength(6);
+  });
+
+  it('claims a whole batch of small texts past INGESTION_JOBS_IN_FLIGHT, and no more than INGESTION_TEXT_CLAIM_BATCH_MAX', async () => {
+    database = await createTestDatabase(dialect);
+    embeddings = await startGatedEmbeddingServer();
+    const server = await start(3, 4);
+    const token = await loginAsAdmin(server);
+    const { knowledgeBase, jobIds } = await queueSmallTexts(server, token, 6);
+
+    await embeddings.waitForRequests(4);
+    await idlePolls();
+    // One claim of four small texts, made with room for three; holding four, the runner claims no more.
+    expect(embeddings.requests).toHaveLength(4);
+    expect(await processingJobs(server)).toHaveLength(4);
+    expect(server.services.ingestionRunner.jobsInFlight).toBe(4);
+
+    embeddings.open();
+    for (const jobId of jobIds)
+      expect(await waitForJob(server, token, knowledgeBase, jobId)).toMatchObject({ status: 'completed', attempts: 1 });
     expect(embeddings.requests).toHaveLength(6);
   });
 });

@@ -147,8 +147,13 @@ describe.each(TEST_DIALECTS)('ingestion across restarts and runners on %s', (dia
       expect(new Set(chunks.map((chunk) => chunk.chunk_index)).size).toBe(chunks.length);
       expect(chunks.length).toBeGreaterThan(1);
     }
-    // Every claim is logged by the runner that made it: exactly one claim per job across both servers.
-    const claimedBy = [one, two].map((server) => server.logLines.filter((line) => line.includes('ingestion job claimed')).length);
-    expect(claimedBy[0]! + claimedBy[1]!).toBe(count);
+    // Every claim is logged by the runner that made it, with its jobs: exactly one claim per job across both servers.
+    const claimed = [one, two].flatMap((server) =>
+      server.logLines
+        .filter((line) => line.includes('ingestion jobs claimed'))
+        .flatMap((line) => (JSON.parse(line) as { job_ids: number[] }).job_ids),
+    );
+    expect(claimed).toHaveLength(count);
+    expect(new Set(claimed).size).toBe(count);
   });
 });

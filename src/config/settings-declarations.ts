@@ -187,6 +187,14 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 0,
     maximum: 100_000,
   }),
+  sqliteCacheMegabytes: integerSetting({
+    variable: 'SQLITE_CACHE_MB',
+    meaning:
+      "MiB of SQLite's page cache in a process (filled only as pages are read); an ingestion batch's index writes spill to the WAL before their commit when it is smaller than the pages they change",
+    defaultValue: 64,
+    minimum: 1,
+    maximum: 65_536,
+  }),
   apiKeyCacheMilliseconds: integerSetting({
     variable: 'API_KEY_CACHE_MS',
     meaning:
@@ -465,7 +473,7 @@ export const SETTINGS_DECLARATIONS = {
   ingestionJobsInFlightMaximum: integerSetting({
     variable: 'INGESTION_JOBS_IN_FLIGHT',
     meaning:
-      "how many ingestion jobs one runner works on at once (each claimed under its own lease); their extraction and chunking share the runner's worker threads",
+      "how many ingestion jobs one runner works on at once (each claimed under its own lease); their extraction and chunking share the runner's worker threads. A runner holding fewer may still claim a whole batch of small texts (`INGESTION_TEXT_CLAIM_BATCH_MAX`)",
     defaultValue: 64,
     minimum: 1,
     maximum: 1_024,
@@ -481,8 +489,8 @@ export const SETTINGS_DECLARATIONS = {
   ingestionTextClaimBatchMaximum: integerSetting({
     variable: 'INGESTION_TEXT_CLAIM_BATCH_MAX',
     meaning:
-      'most small text documents (plain text and Markdown of 64 KiB or less, JSON texts included) one claim takes when the oldest waiting job is one: none holds its batch long, and larger batches write the search index in fewer transactions',
-    defaultValue: 64,
+      'most small text documents (plain text and Markdown of 64 KiB or less, JSON texts included) one claim takes when the oldest waiting job is one, even past `INGESTION_JOBS_IN_FLIGHT`: none holds its batch long, and larger batches write the search index in fewer transactions',
+    defaultValue: 256,
     minimum: 1,
     maximum: 1_000,
   }),

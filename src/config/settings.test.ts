@@ -98,6 +98,7 @@ const LIMITS: readonly LimitCase[] = [
   { variable: 'SHUTDOWN_STREAM_GRACE_MS', field: 'shutdownStreamGraceMilliseconds', defaultValue: 7_000, minimum: 0, customValue: 3_000 },
   { variable: 'DATABASE_POOL_SIZE', field: 'databasePoolSize', defaultValue: 10, minimum: 1, customValue: 3 },
   { variable: 'SQLITE_STATEMENT_CACHE_SIZE', field: 'sqliteStatementCacheSize', defaultValue: 256, minimum: 0, customValue: 32 },
+  { variable: 'SQLITE_CACHE_MB', field: 'sqliteCacheMegabytes', defaultValue: 64, minimum: 1, customValue: 256 },
   { variable: 'API_KEY_CACHE_MS', field: 'apiKeyCacheMilliseconds', defaultValue: 5_000, minimum: 0, customValue: 1_000 },
   { variable: 'HOT_READ_CACHE_MS', field: 'hotReadCacheMilliseconds', defaultValue: 5_000, minimum: 0, customValue: 2_000 },
   { variable: 'HOT_READ_CACHE_ENTRIES', field: 'hotReadCacheEntriesMaximum', defaultValue: 10_000, minimum: 1, customValue: 500 },
@@ -116,7 +117,7 @@ const LIMITS: readonly LimitCase[] = [
   { variable: 'INGESTION_ATTEMPTS_MAX', field: 'ingestionAttemptsMaximum', defaultValue: 3, minimum: 1, customValue: 5 },
   { variable: 'INGESTION_JOBS_IN_FLIGHT', field: 'ingestionJobsInFlightMaximum', defaultValue: 64, minimum: 1, customValue: 3 },
   { variable: 'INGESTION_CLAIM_BATCH_MAX', field: 'ingestionClaimBatchMaximum', defaultValue: 32, minimum: 1, customValue: 4 },
-  { variable: 'INGESTION_TEXT_CLAIM_BATCH_MAX', field: 'ingestionTextClaimBatchMaximum', defaultValue: 64, minimum: 1, customValue: 8 },
+  { variable: 'INGESTION_TEXT_CLAIM_BATCH_MAX', field: 'ingestionTextClaimBatchMaximum', defaultValue: 256, minimum: 1, customValue: 8 },
   {
     variable: 'INGESTION_BYTES_IN_FLIGHT',
     field: 'ingestionBytesInFlightMaximum',

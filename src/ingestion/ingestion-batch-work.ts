@@ -9,6 +9,7 @@
  * out of the batch and nothing more is written for them. A document that fails (a refusal, a
  * broken budget, a missing file) fails its own job only; the rest of the batch goes on.
  */
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Kysely, Selectable } from 'kysely';
 import { AppError, isAppError } from '../errors/app-error.js';
 import type { FileStorage } from '../files/file-storage.js';
@@ -101,6 +102,9 @@ export class IngestionBatchWork {
       this.options.owner,
     );
     this.keep((task) => marked.has(task.document.id));
+    // better-sqlite3 runs each statement synchronously, so the claim, the reads and the marks above
+    // ran in one turn of the event loop: for a batch of hundreds of small texts, tens of ms.
+    await yieldToEventLoop();
     await this.step(this.tasks, () => ({ current: 0, total: STEPS, message: 'Reading the file.' }));
     await this.each(this.tasks, (task) => this.read(task));
     await this.step(this.tasks, () => ({ current: 1, total: STEPS, message: 'Extracting the text.' }));
@@ -111,6 +115,7 @@ export class IngestionBatchWork {
       total: task.total,
       message: `Indexing ${task.extracted!.chunks.length} chunks.`,
     }));
+    await yieldToEventLoop();
     await this.write();
   }
 

@@ -79,6 +79,7 @@ async function openMigratedStore(settings: Settings): Promise<Store> {
     dataDirectory: settings.dataDirectory,
     poolSize: settings.databasePoolSize,
     statementCacheSize: settings.sqliteStatementCacheSize,
+    cacheMegabytes: settings.sqliteCacheMegabytes,
   });
 }
 

@@ -31,12 +31,16 @@ export interface StoreOptions {
   poolSize: number;
   /** SQLite prepared statements kept per process (SQLITE_STATEMENT_CACHE_SIZE); 0 prepares every query anew. */
   statementCacheSize?: number;
+  /** SQLite's page cache of the process's connection, in MiB (SQLITE_CACHE_MB). */
+  cacheMegabytes?: number;
   /** False leaves the schema as it is (`merino migrations` reports what is pending, `merino backup` copies the store untouched). */
   migrate?: boolean;
 }
 
 /** SQLITE_STATEMENT_CACHE_SIZE's default, for the stores tests and tools open without settings. */
 export const DEFAULT_STATEMENT_CACHE_SIZE = 256;
+/** SQLITE_CACHE_MB's default, likewise. */
+export const DEFAULT_SQLITE_CACHE_MEGABYTES = 64;
 
 export const SQLITE_FILE_NAME = 'merino.sqlite';
 /** How long SQLite waits for another connection's write lock before failing. */
@@ -65,14 +69,24 @@ class MerinoSqliteDialect extends QueuedSqliteDialect {
   }
 }
 
-function openSqlite(dataDirectory: string, statementCacheSize: number): { db: Kysely<Database>; vectorBackend: VectorBackend } {
-  fs.mkdirSync(dataDirectory, { recursive: true });
-  const connection = new SqliteDatabase(path.join(dataDirectory, SQLITE_FILE_NAME));
+/** How a SQLite store is opened: where, and what it may keep in memory. */
+interface SqliteOptions {
+  dataDirectory: string;
+  statementCacheSize: number;
+  cacheMegabytes: number;
+}
+
+function openSqlite(options: SqliteOptions): { db: Kysely<Database>; vectorBackend: VectorBackend } {
+  fs.mkdirSync(options.dataDirectory, { recursive: true });
+  const connection = new SqliteDatabase(path.join(options.dataDirectory, SQLITE_FILE_NAME));
   // WAL keeps readers unblocked by a writer and, with synchronous=NORMAL, a killed process
   // never leaves a half-written transaction behind.
   connection.pragma('journal_mode = WAL');
   connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
+  // A negative size is in KiB. An ingestion batch dirties a page of the postings' index per
+  // distinct term (thousands); a cache smaller than that spills them to the WAL mid-transaction.
+  connection.pragma(`cache_size = -${options.cacheMegabytes * 1024}`);
   connection.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MILLISECONDS}`);
   let vectorBackend: VectorBackend = 'scan';
   try {
@@ -81,7 +95,7 @@ function openSqlite(dataDirectory: string, statementCacheSize: number): { db: Ky
   } catch {
     // No sqlite-vec build for this platform, or extensions refused: vector search scans instead.
   }
-  const database = cacheStatements(connection, statementCacheSize);
+  const database = cacheStatements(connection, options.statementCacheSize);
   return { db: new Kysely<Database>({ dialect: new MerinoSqliteDialect({ database }) }), vectorBackend };
 }
 
@@ -148,7 +162,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const dialect: Dialect = options.databaseUrl === undefined ? 'sqlite' : 'postgres';
   const opened =
     options.databaseUrl === undefined
-      ? openSqlite(options.dataDirectory, options.statementCacheSize ?? DEFAULT_STATEMENT_CACHE_SIZE)
+      ? openSqlite({
+          dataDirectory: options.dataDirectory,
+          statementCacheSize: options.statementCacheSize ?? DEFAULT_STATEMENT_CACHE_SIZE,
+          cacheMegabytes: options.cacheMegabytes ?? DEFAULT_SQLITE_CACHE_MEGABYTES,
+        })
       : { db: await openPostgres(options.databaseUrl, options.poolSize), vectorBackend: undefined };
   const db = opened.db;
   if (options.databaseUrl !== undefined) {

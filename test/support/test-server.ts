@@ -58,6 +58,7 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
     dataDirectory: settings.dataDirectory,
     poolSize: settings.databasePoolSize,
     statementCacheSize: settings.sqliteStatementCacheSize,
+    cacheMegabytes: settings.sqliteCacheMegabytes,
   });
   await bootstrapAdmin(store.db, settings.adminEmail, settings.adminPassword, settings.passwordHashCost);
   const logLines: string[] = [];
