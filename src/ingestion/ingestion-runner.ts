@@ -123,7 +123,7 @@ export class IngestionRunner {
     this.concurrency = { ...INGESTION_CONCURRENCY_DEFAULTS, ...options.concurrency };
   }
 
-  /** Starts polling; `logger` (the server's) receives a line per job claimed, finished or failed. */
+  /** Starts polling; `logger` (the server's) receives a line per claim and per batch finished, and one per job failed. */
   start(logger?: IngestionLogger): void {
     if (logger !== undefined) this.logger = logger;
     if (!this.stopped) return;
