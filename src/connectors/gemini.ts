@@ -7,15 +7,7 @@
  * thought signature, which Gemini wants back with the call, travels inside the call's id, the one
  * thing about a call the tool loop carries back unchanged.
  */
-import {
-  ApiError,
-  FunctionResponse,
-  GoogleGenAI,
-  type Content,
-  type GenerateContentParameters,
-  type GenerateContentResponse,
-  type Part,
-} from '@google/genai';
+import type { Content, GenerateContentParameters, GenerateContentResponse, GoogleGenAI, Part } from '@google/genai';
 import { AppError } from '../errors/app-error.js';
 import {
   defineConnector,
@@ -60,8 +52,22 @@ const FINISH_REASONS: Partial<Record<string, FinishReason>> = {
   IMAGE_SAFETY: 'content_filter',
 };
 
-function client(provider: ProviderSettings, timeoutMilliseconds: number): GoogleGenAI {
-  return new GoogleGenAI({
+/**
+ * The SDK, loaded when a request first needs it: loading it costs a process about 20 MiB of memory
+ * (measured), which a server that never calls Gemini need not pay. Its error class exists only once
+ * it is loaded, and only it throws it.
+ */
+let sdk: typeof import('@google/genai') | undefined;
+
+/** The SDK once `client` has loaded it: a request's contents are built after that. */
+function loadedSdk(): typeof import('@google/genai') {
+  if (sdk === undefined) throw new Error('the Gemini SDK was used before it was loaded');
+  return sdk;
+}
+
+async function client(provider: ProviderSettings, timeoutMilliseconds: number): Promise<GoogleGenAI> {
+  sdk ??= await import('@google/genai');
+  return new sdk.GoogleGenAI({
     // Passed always, so the SDK reads neither GEMINI_API_KEY/GOOGLE_API_KEY nor Vertex settings from the environment.
     apiKey: provider.apiKey ?? PLACEHOLDER_API_KEY,
     vertexai: false,
@@ -126,6 +132,7 @@ function functionCallPart(call: CallOfMessage): Part {
 
 /** One tool message as the `functionResponse` part Gemini reads, named after the call it answers. */
 function functionResponsePart(name: string, message: ChatMessage): Part {
+  const { FunctionResponse } = loadedSdk();
   const functionResponse = new FunctionResponse();
   functionResponse.name = name;
   functionResponse.response = { content: messageText(message.content) };
@@ -243,7 +250,7 @@ function translateError(error: unknown, request: ConnectorRequest, signal: Abort
   const refusal = outboundRefusalIn(error);
   if (refusal) return refusal;
   if (oversizedAnswerIn(error)) return oversizedAnswerError();
-  if (error instanceof ApiError) {
+  if (sdk !== undefined && error instanceof sdk.ApiError) {
     // Google answers a wrong key with 400 INVALID_ARGUMENT, naming the reason in the body.
     const keySent = request.provider.apiKey !== undefined;
     if (error.status === 400 && error.message.includes('API_KEY_INVALID')) return upstreamStatusError(401, { keySent });
@@ -260,7 +267,8 @@ async function* streamedChat(request: ConnectorRequest): AsyncGenerator<Connecto
   const state = new StreamState();
   try {
     try {
-      const stream = await client(request.provider, request.timeoutMilliseconds).models.generateContentStream(requestOf(request, signal));
+      const genai = await client(request.provider, request.timeoutMilliseconds);
+      const stream = await genai.models.generateContentStream(requestOf(request, signal));
       for await (const chunk of stream) yield* state.eventsOf(chunk);
     } catch (error) {
       throw translateError(error, request, signal);
