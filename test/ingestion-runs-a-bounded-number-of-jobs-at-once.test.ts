@@ -6,7 +6,7 @@
  * until it opens, so the jobs in hand can be counted. With two servers on one database, each
  * takes its own share under its own leases and no job is claimed twice.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startGatedEmbeddingServer, type GatedEmbeddingServer } from './fakes/gated-embedding-server.js';
 import { uploadDocument, waitForJob } from './support/knowledge-uploads.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
@@ -27,6 +27,11 @@ describe.each(TEST_DIALECTS)('ingestion jobs in flight on %s', (dialect) => {
   let database: TestDatabase | undefined;
   let embeddings: GatedEmbeddingServer | undefined;
   const servers: TestServer[] = [];
+
+  beforeEach(async () => {
+    database = await createTestDatabase(dialect);
+    embeddings = await startGatedEmbeddingServer();
+  });
 
   afterEach(async () => {
     embeddings?.open();
@@ -85,64 +90,58 @@ describe.each(TEST_DIALECTS)('ingestion jobs in flight on %s', (dialect) => {
 
   const idlePolls = () => new Promise((resolve) => setTimeout(resolve, POLL_MILLISECONDS * POLLS_TO_WAIT));
 
+  /** Waits for `count` jobs to reach the shut gate, then for the runners to claim more if they would; none did. */
+  async function expectHeldAtGate(count: number): Promise<void> {
+    await embeddings!.waitForRequests(count);
+    await idlePolls();
+    expect(embeddings!.requests).toHaveLength(count);
+  }
+
+  /** Opens the gate: every job completes at its first attempt, each with one embeddings request. */
+  async function expectAllCompleted(server: TestServer, token: string, queued: { knowledgeBase: number; jobIds: number[] }): Promise<void> {
+    embeddings!.open();
+    for (const jobId of queued.jobIds)
+      expect(await waitForJob(server, token, queued.knowledgeBase, jobId)).toMatchObject({ status: 'completed', attempts: 1 });
+    expect(embeddings!.requests).toHaveLength(queued.jobIds.length);
+  }
+
   it('works on up to INGESTION_JOBS_IN_FLIGHT jobs at once and no more, then completes them all', async () => {
-    database = await createTestDatabase(dialect);
-    embeddings = await startGatedEmbeddingServer();
     const server = await start(3);
     const token = await loginAsAdmin(server);
-    const { knowledgeBase, jobIds } = await queueLargeTexts(server, token, 5);
+    const queued = await queueLargeTexts(server, token, 5);
 
-    await embeddings.waitForRequests(3);
-    await idlePolls();
-    expect(embeddings.requests).toHaveLength(3);
+    await expectHeldAtGate(3);
     expect(await processingJobs(server)).toHaveLength(3);
     expect(server.services.ingestionRunner.jobsInFlight).toBe(3);
 
-    embeddings.open();
-    for (const jobId of jobIds)
-      expect(await waitForJob(server, token, knowledgeBase, jobId)).toMatchObject({ status: 'completed', attempts: 1 });
-    expect(embeddings.requests).toHaveLength(5);
+    await expectAllCompleted(server, token, queued);
   });
 
   it('shares the queue between two servers, each within its own bound, claiming no job twice', async () => {
-    database = await createTestDatabase(dialect);
-    embeddings = await startGatedEmbeddingServer();
     const first = await start(2);
     const second = await start(2);
     const token = await loginAsAdmin(first);
-    const { knowledgeBase, jobIds } = await queueLargeTexts(first, token, 6);
+    const queued = await queueLargeTexts(first, token, 6);
 
-    await embeddings.waitForRequests(4);
-    await idlePolls();
-    expect(embeddings.requests).toHaveLength(4);
+    await expectHeldAtGate(4);
     const held = await processingJobs(first);
     const owners = [first, second].map((server) => server.services.ingestionRunner.owner);
     expect(held.filter((job) => job.lease_owner === owners[0])).toHaveLength(2);
     expect(held.filter((job) => job.lease_owner === owners[1])).toHaveLength(2);
 
-    embeddings.open();
-    for (const jobId of jobIds)
-      expect(await waitForJob(first, token, knowledgeBase, jobId)).toMatchObject({ status: 'completed', attempts: 1 });
-    expect(embeddings.requests).toHaveLength(6);
+    await expectAllCompleted(first, token, queued);
   });
 
   it('claims a whole batch of small texts past INGESTION_JOBS_IN_FLIGHT, and no more than INGESTION_TEXT_CLAIM_BATCH_MAX', async () => {
-    database = await createTestDatabase(dialect);
-    embeddings = await startGatedEmbeddingServer();
     const server = await start(3, 4);
     const token = await loginAsAdmin(server);
-    const { knowledgeBase, jobIds } = await queueSmallTexts(server, token, 6);
+    const queued = await queueSmallTexts(server, token, 6);
 
-    await embeddings.waitForRequests(4);
-    await idlePolls();
     // One claim of four small texts, made with room for three; holding four, the runner claims no more.
-    expect(embeddings.requests).toHaveLength(4);
+    await expectHeldAtGate(4);
     expect(await processingJobs(server)).toHaveLength(4);
     expect(server.services.ingestionRunner.jobsInFlight).toBe(4);
 
-    embeddings.open();
-    for (const jobId of jobIds)
-      expect(await waitForJob(server, token, knowledgeBase, jobId)).toMatchObject({ status: 'completed', attempts: 1 });
-    expect(embeddings.requests).toHaveLength(6);
+    await expectAllCompleted(server, token, queued);
   });
 });

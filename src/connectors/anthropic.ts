@@ -278,9 +278,8 @@ async function* streamedChat(request: ConnectorRequest): AsyncGenerator<Connecto
   const state = new StreamState();
   try {
     try {
-      const stream = await (
-        await client(request.provider)
-      ).messages.create(requestBody(request), {
+      const anthropic = await client(request.provider);
+      const stream = await anthropic.messages.create(requestBody(request), {
         signal,
         timeout: request.timeoutMilliseconds,
       });
