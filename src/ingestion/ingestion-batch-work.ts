@@ -13,13 +13,8 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Kysely, Selectable } from 'kysely';
 import { AppError, isAppError } from '../errors/app-error.js';
 import type { FileStorage } from '../files/file-storage.js';
-import {
-  finishIngestionJob,
-  finishIngestionJobs,
-  updateIngestionProgress,
-  type IngestionJobRow,
-  type JobOutcome,
-} from '../store/ingestion-jobs-repository.js';
+import { finishIngestionJob, finishIngestionJobs, updateIngestionProgress, type JobOutcome } from '../store/ingestion-jobs-repository.js';
+import type { ClaimedJob } from '../store/ingestion-job-claims-repository.js';
 import { findDocumentTexts } from '../store/document-texts-repository.js';
 import { markDocumentsProcessing, setDocumentsStatus, type KnowledgeDocumentRow } from '../store/knowledge-documents-repository.js';
 import { insertChunkEmbeddings, type VectorBackend } from '../store/chunk-vector-repository.js';
@@ -60,12 +55,15 @@ export interface BatchWorkOptions {
 }
 
 type KnowledgeBase = Selectable<KnowledgeBasesTable>;
+/** The columns of a document the batch uses (each row of `select *` cost about 13 µs to build: 21 columns). */
+const DOCUMENT_COLUMNS = ['id', 'file_name', 'metadata', 'page_count', 'source_url'] as const;
+type BatchDocument = Pick<KnowledgeDocumentRow, (typeof DOCUMENT_COLUMNS)[number]>;
 
 /** One job of the batch with what it has gathered so far. */
 interface Task {
-  job: IngestionJobRow;
+  job: ClaimedJob;
   knowledgeBase: KnowledgeBase;
-  document: KnowledgeDocumentRow;
+  document: BatchDocument;
   /** The document's metadata, parsed. */
   metadata: Record<string, unknown>;
   bytes?: Buffer;
@@ -86,7 +84,7 @@ export class IngestionBatchWork {
 
   constructor(
     private readonly options: BatchWorkOptions,
-    private readonly jobs: readonly IngestionJobRow[],
+    private readonly jobs: readonly ClaimedJob[],
   ) {}
 
   /** The ids of the jobs this batch still holds. */
@@ -105,7 +103,9 @@ export class IngestionBatchWork {
     // better-sqlite3 runs each statement synchronously, so the claim, the reads and the marks above
     // ran in one turn of the event loop: for a batch of hundreds of small texts, tens of ms.
     await yieldToEventLoop();
-    await this.step(this.tasks, () => ({ current: 0, total: STEPS, message: 'Reading the file.' }));
+    // A text kept in the store is in hand already: only the documents with a file have one to read.
+    const withFiles = this.tasks.filter((task) => !this.storedTexts.has(task.document.id));
+    if (withFiles.length > 0) await this.step(withFiles, () => ({ current: 0, total: STEPS, message: 'Reading the file.' }));
     await this.each(this.tasks, (task) => this.read(task));
     await this.step(this.tasks, () => ({ current: 1, total: STEPS, message: 'Extracting the text.' }));
     await this.extract();
@@ -130,7 +130,7 @@ export class IngestionBatchWork {
       .execute();
     const documents = await db
       .selectFrom('kb_documents')
-      .selectAll()
+      .select(DOCUMENT_COLUMNS)
       .where(
         'id',
         'in',
@@ -160,7 +160,7 @@ export class IngestionBatchWork {
     this.tasks = kept;
   }
 
-  private lost(job: IngestionJobRow): void {
+  private lost(job: ClaimedJob): void {
     this.options.logger?.info({ job_id: job.id }, 'ingestion job cancelled or taken over; stopped');
   }
 

@@ -21,8 +21,13 @@
 import type { Kysely } from 'kysely';
 import type { FileStorage } from '../files/file-storage.js';
 import type { Dialect } from '../store/dialect.js';
-import { finishIngestionJobs, renewIngestionLeases, type IngestionJobRow } from '../store/ingestion-jobs-repository.js';
-import { claimIngestionJobs, expireIngestionLeases, listIngestionLeaseOwners } from '../store/ingestion-job-claims-repository.js';
+import { finishIngestionJobs, renewIngestionLeases } from '../store/ingestion-jobs-repository.js';
+import {
+  claimIngestionJobs,
+  expireIngestionLeases,
+  listIngestionLeaseOwners,
+  type ClaimedJob,
+} from '../store/ingestion-job-claims-repository.js';
 import { setDocumentsStatus } from '../store/knowledge-documents-repository.js';
 import type { VectorBackend } from '../store/chunk-vector-repository.js';
 import type { GraphStageOptions } from './entity-graph-stage.js';
@@ -265,7 +270,7 @@ export class IngestionRunner {
   }
 
   /** Runs a claimed batch to its end, renewing its jobs' leases meanwhile. */
-  private async runClaimed(jobs: readonly IngestionJobRow[]): Promise<void> {
+  private async runClaimed(jobs: readonly ClaimedJob[]): Promise<void> {
     const work = new IngestionBatchWork(
       {
         db: this.options.db,
@@ -300,7 +305,7 @@ export class IngestionRunner {
     }
   }
 
-  private async failHeld(jobIds: readonly number[], jobs: readonly IngestionJobRow[]): Promise<void> {
+  private async failHeld(jobIds: readonly number[], jobs: readonly ClaimedJob[]): Promise<void> {
     await this.options.db.transaction().execute(async (transaction) => {
       const failed = await finishIngestionJobs(transaction, jobIds, this.owner, {
         status: 'failed',
@@ -326,6 +331,6 @@ export class IngestionRunner {
 
 /** Jobs claimed together, with the bytes of their documents. */
 interface ClaimedBatch {
-  jobs: IngestionJobRow[];
+  jobs: ClaimedJob[];
   bytes: number;
 }

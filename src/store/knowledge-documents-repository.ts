@@ -61,32 +61,26 @@ export async function insertDocument(db: Kysely<Database>, document: NewDocument
  */
 export async function markDocumentsProcessing(
   db: Kysely<Database>,
-  jobs: ReadonlyArray<Pick<IngestionJobRow, 'id' | 'document_id'>>,
+  jobs: ReadonlyArray<Pick<IngestionJobRow, 'id'>>,
   owner: string,
 ): Promise<Set<number>> {
   if (jobs.length === 0) return new Set();
+  // The held jobs' documents, found once: an `exists` per document, correlated on document_id,
+  // made SQLite seek every listed job id for every document (256 × 256 seeks, 6-10 ms a batch).
   const rows = await db
     .updateTable('kb_documents')
     .set({ status: 'processing', error: null, updated_at: nowTimestamp() })
-    .where(
-      'id',
-      'in',
-      jobs.map((job) => job.document_id),
-    )
-    .where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('ingestion_jobs')
-          .select('ingestion_jobs.id')
-          .whereRef('ingestion_jobs.document_id', '=', 'kb_documents.id')
-          .where(
-            'ingestion_jobs.id',
-            'in',
-            jobs.map((job) => job.id),
-          )
-          .where('ingestion_jobs.lease_owner', '=', owner)
-          .where('ingestion_jobs.status', '=', 'processing'),
-      ),
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('ingestion_jobs')
+        .select('ingestion_jobs.document_id')
+        .where(
+          'ingestion_jobs.id',
+          'in',
+          jobs.map((job) => job.id),
+        )
+        .where('ingestion_jobs.lease_owner', '=', owner)
+        .where('ingestion_jobs.status', '=', 'processing'),
     )
     .returning('id')
     .execute();
