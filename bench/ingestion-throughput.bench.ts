@@ -16,7 +16,8 @@
  * often while many remain (the list routes page, and a poll per job would load the server it
  * measures). Printed: documents per second, the seconds the posting alone took, MB of text (JSON texts, Markdown files) per second, the CPU seconds the process (server, client and worker threads alike)
  * spent meanwhile with documents per CPU second (a figure a machine shared with other work
- * disturbs less than the wall clock), the event loop's delay while it ran (99th percentile and
+ * disturbs less than the wall clock), the CPU time of the event loop's thread alone per document
+ * (server and client: on one server, that thread is what limits how fast documents go in), the event loop's delay while it ran (99th percentile and
  * most, in ms: how long another request could have waited behind the ingestion), and how the jobs ended. A few untimed documents warm the server up
  * first (the worker threads start, the statements are prepared). It never passes or fails on a
  * time; it checks only that every job completed.
@@ -163,6 +164,7 @@ async function measure(server: TestServer, token: string, run: Run, workers: rea
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
   const cpuBefore = process.cpuUsage();
+  const mainThreadBefore = cpuMilliseconds(process.pid, process.pid);
   const workersCpuBefore = workersCpuSeconds(workers);
   const started = performance.now();
   const bytes = await run.post(server, token, knowledgeBaseId);
@@ -170,6 +172,7 @@ async function measure(server: TestServer, token: string, run: Run, workers: rea
   const counts = await untilEnded(server, knowledgeBaseId, run.documents);
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
+  const mainThreadSeconds = (cpuMilliseconds(process.pid, process.pid) - mainThreadBefore) / 1000;
   loopDelay.disable();
   const workersCpu = workersCpuSeconds(workers) - workersCpuBefore;
   const cpuSeconds = (cpu.user + cpu.system) / 1_000_000 + workersCpu;
@@ -183,6 +186,7 @@ async function measure(server: TestServer, token: string, run: Run, workers: rea
     (bytes / 1_000_000 / seconds).toFixed(2),
     cpuSeconds.toFixed(2),
     (run.documents / cpuSeconds).toFixed(1),
+    ((mainThreadSeconds * 1000) / run.documents).toFixed(3),
     (loopDelay.percentile(99) / 1_000_000).toFixed(0),
     (loopDelay.max / 1_000_000).toFixed(0),
     `${counts.completed} completed`,
@@ -241,6 +245,7 @@ describe('ingestion throughput over HTTP', () => {
             { label: 'MB/s', width: 6 },
             { label: 'CPU s', width: 8 },
             { label: 'per CPU s', width: 10 },
+            { label: 'loop CPU ms/doc', width: 16 },
             { label: 'loop p99 ms', width: 12 },
             { label: 'loop max ms', width: 12 },
             { label: 'jobs', width: 15 },

@@ -1,7 +1,8 @@
 /**
  * Proves INGESTION_JOBS_IN_FLIGHT on both dialects, over real HTTP: a runner works on several jobs
- * at once, and never on more than the setting allows, except that a runner with room may claim a
- * whole batch of small texts, which INGESTION_TEXT_CLAIM_BATCH_MAX bounds. Each knowledge base has an embedding model
+ * at once, and never on more than the setting allows, except that a runner with room, or holding
+ * fewer jobs than INGESTION_TEXT_CLAIM_BATCH_MAX, may claim a whole batch of small texts, which
+ * that setting bounds. Each knowledge base has an embedding model
  * served by a gated fake (test/fakes/gated-embedding-server.ts), which holds every job mid-way
  * until it opens, so the jobs in hand can be counted. With two servers on one database, each
  * takes its own share under its own leases and no job is claimed twice.
@@ -143,5 +144,24 @@ describe.each(TEST_DIALECTS)('ingestion jobs in flight on %s', (dialect) => {
     expect(server.services.ingestionRunner.jobsInFlight).toBe(4);
 
     await expectAllCompleted(server, token, queued);
+  });
+
+  it('claims a second batch of small texts while it holds fewer than INGESTION_TEXT_CLAIM_BATCH_MAX, and no third', async () => {
+    const server = await start(2, 4);
+    const token = await loginAsAdmin(server);
+    const first = await queueSmallTexts(server, token, 3);
+    await expectHeldAtGate(3);
+
+    // Holding three, fewer than a text batch: one more batch of four, while the first is still in hand; then none.
+    const second = await queueSmallTexts(server, token, 6);
+    await expectHeldAtGate(7);
+    expect(await processingJobs(server)).toHaveLength(7);
+    expect(server.services.ingestionRunner.jobsInFlight).toBe(7);
+
+    embeddings!.open();
+    for (const queued of [first, second])
+      for (const jobId of queued.jobIds)
+        expect(await waitForJob(server, token, queued.knowledgeBase, jobId)).toMatchObject({ status: 'completed', attempts: 1 });
+    expect(embeddings!.requests).toHaveLength(9);
   });
 });

@@ -88,8 +88,10 @@ export async function streamOnce(target: Target): Promise<StreamResult> {
 }
 
 /** CPU time (user + system) a process has used, in milliseconds, from /proc. */
-export function cpuMilliseconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+/** CPU time of process `pid`, or of its thread `threadId` alone (a process's main thread has the process's id). */
+export function cpuMilliseconds(pid: number, threadId?: number): number {
+  const path = threadId === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${threadId}/stat`;
+  const fields = fs.readFileSync(path, 'utf8').split(') ')[1]?.split(' ') ?? [];
   // utime and stime are fields 14 and 15, in clock ticks (100 a second on Linux).
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }

@@ -473,7 +473,7 @@ export const SETTINGS_DECLARATIONS = {
   ingestionJobsInFlightMaximum: integerSetting({
     variable: 'INGESTION_JOBS_IN_FLIGHT',
     meaning:
-      "how many ingestion jobs one runner works on at once (each claimed under its own lease); their extraction and chunking share the runner's worker threads. A runner holding fewer may still claim a whole batch of small texts (`INGESTION_TEXT_CLAIM_BATCH_MAX`)",
+      "how many ingestion jobs one runner works on at once (each claimed under its own lease); their extraction and chunking share the runner's worker threads. A runner holding fewer, or fewer than `INGESTION_TEXT_CLAIM_BATCH_MAX`, may still claim a whole batch of small texts",
     defaultValue: 64,
     minimum: 1,
     maximum: 1_024,
@@ -489,7 +489,7 @@ export const SETTINGS_DECLARATIONS = {
   ingestionTextClaimBatchMaximum: integerSetting({
     variable: 'INGESTION_TEXT_CLAIM_BATCH_MAX',
     meaning:
-      'most small text documents (plain text and Markdown of 64 KiB or less, JSON texts included) one claim takes when the oldest waiting job is one, even past `INGESTION_JOBS_IN_FLIGHT`: none holds its batch long, and larger batches write the search index in fewer transactions',
+      'most small text documents (plain text and Markdown of 64 KiB or less, JSON texts included) one claim takes when the oldest waiting job is one, even past `INGESTION_JOBS_IN_FLIGHT`: none holds its batch long, and larger batches write the search index in fewer transactions. A runner holding fewer jobs than this may claim another such batch, so one batch is written while the next is analysed',
     defaultValue: 256,
     minimum: 1,
     maximum: 1_000,

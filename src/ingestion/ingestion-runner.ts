@@ -81,11 +81,18 @@ export interface IngestionRunnerOptions {
 }
 
 export interface IngestionConcurrency {
-  /** Jobs this runner works on at once; a claim of small texts, made while it holds fewer, may go past it (INGESTION_JOBS_IN_FLIGHT). */
+  /**
+   * Jobs this runner works on at once (INGESTION_JOBS_IN_FLIGHT); a claim of small texts, made while
+   * it holds fewer than this or than `textClaimBatchMaximum`, may go past it.
+   */
   jobsInFlightMaximum: number;
   /** Jobs one claim takes, to be worked on and finished together (INGESTION_CLAIM_BATCH_MAX). */
   claimBatchMaximum: number;
-  /** Small text documents one claim takes when the oldest waiting job is one (INGESTION_TEXT_CLAIM_BATCH_MAX). */
+  /**
+   * Small text documents one claim takes when the oldest waiting job is one (INGESTION_TEXT_CLAIM_BATCH_MAX);
+   * a runner holding fewer jobs may claim such a batch, so one batch's index is written while the
+   * next is read and analysed on the worker threads.
+   */
   textClaimBatchMaximum: number;
   /** Bytes of documents the jobs in hand may add up to; one job alone may be larger (INGESTION_BYTES_IN_FLIGHT). */
   bytesInFlightMaximum: number;
@@ -189,7 +196,9 @@ export class IngestionRunner {
         await this.releaseDeadLocalLeases();
         this.deadLeasesReleased = true;
       }
-      while (!this.stopped && this.heldJobIds.size < this.concurrency.jobsInFlightMaximum) {
+      const { jobsInFlightMaximum, textClaimBatchMaximum } = this.concurrency;
+      // Past INGESTION_JOBS_IN_FLIGHT only a batch of small texts can be claimed (claimBatch).
+      while (!this.stopped && this.heldJobIds.size < Math.max(jobsInFlightMaximum, textClaimBatchMaximum)) {
         const claimed = await this.claimBatch();
         if (claimed === 'none') {
           idle = true;
@@ -241,7 +250,7 @@ export class IngestionRunner {
    */
   private async claimBatch(): Promise<ClaimedBatch | 'failed only' | 'none' | 'no room'> {
     const { jobsInFlightMaximum, claimBatchMaximum, textClaimBatchMaximum, bytesInFlightMaximum } = this.concurrency;
-    const room = jobsInFlightMaximum - this.heldJobIds.size;
+    const room = Math.max(0, jobsInFlightMaximum - this.heldJobIds.size);
     const { jobs, bytes, failedJobs, waiting } = await claimIngestionJobs(this.options.db, this.options.dialect, {
       owner: this.owner,
       leaseExpiresAt: this.leaseUntil(),
