@@ -5,7 +5,7 @@
  * (the knowledge base's `search_language`), so they meet on the same terms on SQLite and
  * PostgreSQL alike. `none` keeps every word whole (only lower-cased and stripped of accents).
  */
-import { newStemmer, type Stemmer } from 'snowball-stemmers';
+import { newWordStemmer, type WordStemmer } from './word-stemmer.js';
 import { cat, deu, eng, eus, fra, ita, por, spa } from 'stopword';
 
 export const SEARCH_LANGUAGES = ['english', 'spanish', 'catalan', 'basque', 'french', 'german', 'italian', 'portuguese', 'none'] as const;
@@ -68,7 +68,7 @@ export interface TextAnalyzer {
 
 function makeAnalyzer(language: SearchLanguage): TextAnalyzer {
   const stopWords = new Set(language === 'none' ? [] : STOP_WORDS[language]);
-  const stemmer: Stemmer | undefined = language === 'none' ? undefined : newStemmer(language);
+  const stemmer: WordStemmer | undefined = language === 'none' ? undefined : newWordStemmer(language);
   const cache = new Map<string, string | null>();
   // Stemming runs on the accented word (the Snowball rules are written for it); the stem then
   // loses its accents, so "Información" and "información" meet, and so do "café" and "cafe".
