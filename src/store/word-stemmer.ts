@@ -14,8 +14,9 @@
  */
 import { createRequire } from 'node:module';
 import { newStemmer } from 'snowball-stemmers';
+import type { SearchLanguage } from './text-analysis.js';
 
-export type StemmedLanguage = 'english' | 'spanish' | 'catalan' | 'basque' | 'french' | 'german' | 'italian' | 'portuguese';
+export type StemmedLanguage = Exclude<SearchLanguage, 'none'>;
 
 export interface WordStemmer {
   stem(word: string): string;
