@@ -98,12 +98,24 @@ describe.each(TEST_DIALECTS)('ingestion jobs in flight on %s', (dialect) => {
     expect(embeddings!.requests).toHaveLength(count);
   }
 
-  /** Opens the gate: every job completes at its first attempt, each with one embeddings request. */
-  async function expectAllCompleted(server: TestServer, token: string, queued: { knowledgeBase: number; jobIds: number[] }): Promise<void> {
+  /** The runner of `server` holds `count` jobs at the shut gate, and claims no more; the store agrees. */
+  async function expectRunnerHolds(server: TestServer, count: number): Promise<void> {
+    await expectHeldAtGate(count);
+    expect(await processingJobs(server)).toHaveLength(count);
+    expect(server.services.ingestionRunner.jobsInFlight).toBe(count);
+  }
+
+  /** Opens the gate: every job of every queue completes at its first attempt, each with one embeddings request. */
+  async function expectAllCompleted(
+    server: TestServer,
+    token: string,
+    ...queues: Array<{ knowledgeBase: number; jobIds: number[] }>
+  ): Promise<void> {
     embeddings!.open();
-    for (const jobId of queued.jobIds)
-      expect(await waitForJob(server, token, queued.knowledgeBase, jobId)).toMatchObject({ status: 'completed', attempts: 1 });
-    expect(embeddings!.requests).toHaveLength(queued.jobIds.length);
+    for (const queued of queues)
+      for (const jobId of queued.jobIds)
+        expect(await waitForJob(server, token, queued.knowledgeBase, jobId)).toMatchObject({ status: 'completed', attempts: 1 });
+    expect(embeddings!.requests).toHaveLength(queues.reduce((total, queued) => total + queued.jobIds.length, 0));
   }
 
   it('works on up to INGESTION_JOBS_IN_FLIGHT jobs at once and no more, then completes them all', async () => {
@@ -111,9 +123,7 @@ describe.each(TEST_DIALECTS)('ingestion jobs in flight on %s', (dialect) => {
     const token = await loginAsAdmin(server);
     const queued = await queueLargeTexts(server, token, 5);
 
-    await expectHeldAtGate(3);
-    expect(await processingJobs(server)).toHaveLength(3);
-    expect(server.services.ingestionRunner.jobsInFlight).toBe(3);
+    await expectRunnerHolds(server, 3);
 
     await expectAllCompleted(server, token, queued);
   });
@@ -139,9 +149,7 @@ describe.each(TEST_DIALECTS)('ingestion jobs in flight on %s', (dialect) => {
     const queued = await queueSmallTexts(server, token, 6);
 
     // One claim of four small texts, made with room for three; holding four, the runner claims no more.
-    await expectHeldAtGate(4);
-    expect(await processingJobs(server)).toHaveLength(4);
-    expect(server.services.ingestionRunner.jobsInFlight).toBe(4);
+    await expectRunnerHolds(server, 4);
 
     await expectAllCompleted(server, token, queued);
   });
@@ -154,14 +162,8 @@ describe.each(TEST_DIALECTS)('ingestion jobs in flight on %s', (dialect) => {
 
     // Holding three, fewer than a text batch: one more batch of four, while the first is still in hand; then none.
     const second = await queueSmallTexts(server, token, 6);
-    await expectHeldAtGate(7);
-    expect(await processingJobs(server)).toHaveLength(7);
-    expect(server.services.ingestionRunner.jobsInFlight).toBe(7);
+    await expectRunnerHolds(server, 7);
 
-    embeddings!.open();
-    for (const queued of [first, second])
-      for (const jobId of queued.jobIds)
-        expect(await waitForJob(server, token, queued.knowledgeBase, jobId)).toMatchObject({ status: 'completed', attempts: 1 });
-    expect(embeddings!.requests).toHaveLength(9);
+    await expectAllCompleted(server, token, first, second);
   });
 });
