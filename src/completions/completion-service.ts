@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CallContext } from '../auth/call-context.js';
 import type { Identity } from '../auth/identity.js';
+import type { AssistantSnapshot } from '../pipeline/assistant-metadata/assistant-snapshot.js';
 import type { PipelineEvent } from '../pipeline/conversation/events.js';
 import { isOrchestrator } from '../pipeline/assistant-metadata/metadata-normalizer.js';
 import type { AssistantRunner, ImageStore, Requester } from '../pipeline/plugin-contract/ports.js';
@@ -97,9 +98,19 @@ export class CompletionService {
     const owner = await this.contexts.ownerOf(record);
     // Images are the requester's, whichever assistant (an orchestrator's target too) makes them.
     const images = this.dependencies.imageStoreFor(context, options.chatId);
-    const assistants = this.assistantRunnerFor({ context, orchestrator: record, requester, traffic, images }, owner);
+    const assistant = snapshotOf(record);
+    const assistants = this.assistantRunnerFor({ context, orchestrator: record, requester, traffic, images }, { owner, assistant });
     const attribution = attributionOf(context, record, traffic);
-    const pipelineContext = await this.contexts.pipelineContextFor({ record, owner, requester, signal, assistants, attribution, images });
+    const pipelineContext = await this.contexts.pipelineContextFor({
+      record,
+      assistant,
+      owner,
+      requester,
+      signal,
+      assistants,
+      attribution,
+      images,
+    });
     // The one place every run for a person starts (the chat API, /v1, LAMB's and LTI's chats): the
     // token and cost quotas admit it here, before any model is called, and its nested assistant
     // runs and query rewrites count within this admission (src/usage/quota-admission.ts).
@@ -142,9 +153,13 @@ export class CompletionService {
   }
 
   /** An orchestrator's runner checks and runs its targets as its owner; anything else may not call assistants. */
-  private assistantRunnerFor(nested: Omit<NestedRun, 'target'>, owner: Identity): AssistantRunner {
+  private assistantRunnerFor(
+    nested: Omit<NestedRun, 'target'>,
+    orchestrator: { owner: Identity; assistant: AssistantSnapshot },
+  ): AssistantRunner {
     const { context, orchestrator: record, requester, traffic, images } = nested;
-    if (!isOrchestrator(snapshotOf(record).metadata)) return NO_ASSISTANT_TOOLS;
+    const { owner, assistant } = orchestrator;
+    if (!isOrchestrator(assistant.metadata)) return NO_ASSISTANT_TOOLS;
     const { db, settings } = this.dependencies;
     return new AssistantToolRunner({
       db,
@@ -171,6 +186,7 @@ export class CompletionService {
     const owner = await this.contexts.ownerOf(target);
     const pipelineContext = await this.contexts.pipelineContextFor({
       record: target,
+      assistant: snapshotOf(target),
       owner,
       requester,
       images,

@@ -9,7 +9,7 @@ import type { Kysely } from 'kysely';
 import { identityOf } from '../auth/authenticator.js';
 import type { CallContext } from '../auth/call-context.js';
 import type { Identity } from '../auth/identity.js';
-import { snapshotOf } from '../assistants/assistant-view.js';
+import type { AssistantSnapshot } from '../pipeline/assistant-metadata/assistant-snapshot.js';
 import type { Settings } from '../config/settings.js';
 import { AppError } from '../errors/app-error.js';
 import type { MoodleSettings, WebSearchSettings } from '../organizations/provider-settings-service.js';
@@ -88,6 +88,8 @@ export interface UsageAttribution {
 
 export interface PipelineContextOptions {
   record: AssistantRecord;
+  /** The record read into the shape the core takes (snapshotOf), once per run. */
+  assistant: AssistantSnapshot;
   /** Whom the run's side calls (query rewriting) are counted for. */
   attribution: UsageAttribution;
   /** The identity the assistant's tools act under: its owner's (see ownerOf). */
@@ -130,9 +132,8 @@ export class PipelineContextBuilder {
    * chatting, the organization's providers and integrations, and the limits.
    */
   async pipelineContextFor(options: PipelineContextOptions): Promise<PipelineContext> {
-    const { record, owner, requester, signal, assistants, attribution, images } = options;
+    const { record, assistant, owner, requester, signal, assistants, attribution, images } = options;
     const { settings, registries, fileReaderFor, rubricReaderFor, knowledgeSearchFor, providersFor } = this.dependencies;
-    const assistant = snapshotOf(record);
     // Before anything runs, nested assistant tools included: each run of an assistant passes here.
     const canonicalToolName = (name: string): string => registries.tools.get(name)?.name ?? name;
     const disabled = await this.dependencies.disabledPluginsFor(record.organization_id);

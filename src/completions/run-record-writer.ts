@@ -27,10 +27,22 @@ export interface RunRecordWriterOptions {
   batchMaximum: number;
 }
 
+/**
+ * A trace as queued: its JSON is made when its batch is written rather than when the run ends, so
+ * serializing it never delays the answer.
+ */
+export interface QueuedTrace extends Omit<TracesTable, 'trace'> {
+  traceJson: () => string;
+}
+
+function traceRow({ traceJson, ...row }: QueuedTrace): TracesTable {
+  return { ...row, trace: traceJson() };
+}
+
 /** The rows of one run: its usage log, and its trace when the assistant is verbose. */
 export interface RunRecords {
   usage: Insertable<UsageLogsTable>;
-  trace?: TracesTable;
+  trace?: QueuedTrace;
   /** The quota reservation these rows settle: deleted in the transaction that adds them to the roll-up. */
   settles?: number | undefined;
 }
@@ -102,7 +114,7 @@ export class RunRecordWriter {
     await db.transaction().execute(async (transaction) => {
       await insertUsageLog(transaction, records.usage);
       await rollUpUsage(transaction, [records.usage]);
-      if (records.trace !== undefined) await insertTrace(transaction, records.trace);
+      if (records.trace !== undefined) await insertTrace(transaction, traceRow(records.trace));
       if (records.settles !== undefined) await deleteReservations(transaction, [records.settles]);
     });
   }
@@ -111,7 +123,7 @@ export class RunRecordWriter {
     const usage = batch.map((records) => records.usage);
     for (const rows of inSlices(usage)) await insertUsageLogs(db, rows);
     await rollUpUsage(db, usage);
-    const traces = batch.flatMap((records) => (records.trace === undefined ? [] : [records.trace]));
+    const traces = batch.flatMap((records) => (records.trace === undefined ? [] : [traceRow(records.trace)]));
     for (const rows of inSlices(traces)) await insertTraces(db, rows);
     const settled = batch.flatMap((records) => (records.settles === undefined ? [] : [records.settles]));
     for (const ids of inSlices(settled)) await deleteReservations(db, ids);

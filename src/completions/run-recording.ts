@@ -60,6 +60,7 @@ async function persist(writer: RunRecordWriter, run: RunRecord, ending: RunEndin
     await writer.write({ usage: usageRow, settles });
     return;
   }
+  const pipelineTrace = run.trace;
   const trace = {
     id: run.traceId,
     created_at: createdAt,
@@ -68,7 +69,7 @@ async function persist(writer: RunRecordWriter, run: RunRecord, ending: RunEndin
     organization_id: run.record.organization_id,
     caller_user_id: run.context.identity.userId,
     request_id: run.context.requestId,
-    trace: JSON.stringify({ ...run.trace, outcome, durationMilliseconds }),
+    traceJson: () => JSON.stringify({ ...pipelineTrace, outcome, durationMilliseconds }),
   };
   await writer.write({ usage: usageRow, trace, settles });
 }

@@ -69,8 +69,9 @@ export interface PipelineTrace {
   /**
    * The messages the model received, each inserted value and user text replaced by a length
    * marker; empty unless the assistant is verbose, since only a verbose run's trace is kept.
+   * Rendered when first read (the trace is written after the answer), not before the model call.
    */
-  prompt: ChatMessage[];
+  readonly prompt: ChatMessage[];
   modelDurationMilliseconds: number;
   /** What the provider reported using, also when the run failed part way. */
   usage: Usage;
@@ -275,21 +276,31 @@ async function preparePrompt(setup: RunSetup, context: PipelineContext, contextR
   return { input, messages, functions };
 }
 
+/**
+ * Defines the trace's `prompt` as rendered on first read. A verbose trace is written after the
+ * answer, so rendering the prompt again with markers no longer delays the model call. Its inputs
+ * (the conversation and the tools' values) are not changed after the prompt is built.
+ */
+function renderedOnRead(trace: Omit<PipelineTrace, 'prompt'>, render: () => ChatMessage[]): PipelineTrace {
+  let rendered: ChatMessage[] | undefined;
+  return Object.defineProperty(trace, 'prompt', { enumerable: true, get: () => (rendered ??= render()) }) as PipelineTrace;
+}
+
 /** The trace of the run as far as the model call; the model step fills in the rest. */
 function startTrace(setup: RunSetup, context: PipelineContext, contextResult: ContextResult, prompt: PreparedPrompt): PipelineTrace {
   const { plan, clientSystem, clientSystemHandling } = setup;
   const clientSystemNote = clientSystemMessagesNote(clientSystem, clientSystemHandling);
-  return {
+  // Rendering the prompt again with markers is only worth it for a trace that is kept.
+  const redacted = (): ChatMessage[] =>
+    context.assistant.metadata.verbose === true
+      ? withClientSystemMessages(redactedPrompt(plan.promptProcessor, prompt.input), redactedMessages(clientSystem), clientSystemHandling)
+      : [];
+  const trace = {
     assistantId: context.assistant.id,
     connector: plan.connector.name,
     model: plan.model,
     promptProcessor: plan.promptProcessor.name,
     steps: contextResult.steps,
-    // Rendering the prompt again with markers is only worth it for a trace that is kept.
-    prompt:
-      context.assistant.metadata.verbose === true
-        ? withClientSystemMessages(redactedPrompt(plan.promptProcessor, prompt.input), redactedMessages(clientSystem), clientSystemHandling)
-        : [],
     ...(clientSystemNote !== undefined && { clientSystemMessages: clientSystemNote }),
     modelDurationMilliseconds: 0,
     usage: NO_USAGE,
@@ -298,6 +309,7 @@ function startTrace(setup: RunSetup, context: PipelineContext, contextResult: Co
     toolCalls: [],
     rounds: 0,
   };
+  return renderedOnRead(trace, redacted);
 }
 
 interface ModelStep {
