@@ -4,10 +4,10 @@
  * and PostgreSQL, with text from a real BEIR data set (DBpedia-Entity, 5,000 abstracts).
  *
  * The measured knowledge base and one template knowledge base of MILLION_TEMPLATE_CHUNKS other
- * chunks are written through `insertChunks` (chunks, postings, term counts and totals, as
+ * chunks are written through `insertChunks` (chunks, postings and totals, as
  * ingestion writes them). The rest of the store is copies of the template as other knowledge
- * bases, each a document row plus `insert … select` of the template's chunks, postings and term
- * counts under new ids: the same rows ingestion would write for the same text, without analysing
+ * bases, each a document row plus `insert … select` of the template's chunks and postings under
+ * new ids: the same rows ingestion would write for the same text, without analysing
  * a million chunks again (that would take hours here; ingestion speed has its own benchmarks).
  * PostgreSQL gets an untimed VACUUM ANALYZE after each build, as autovacuum soon would (migration
  * 0094 has it vacuum kb_postings after inserts of 1% of the table): that marks the postings' pages
@@ -66,7 +66,7 @@ async function newKnowledgeBase(store: Store, owner: Owner, name: string): Promi
   });
 }
 
-/** Writes texts as one document's chunks through insertChunks (chunks, postings, term counts, totals), WRITE_BATCH per transaction. */
+/** Writes texts as one document's chunks through insertChunks (chunks, postings, totals), WRITE_BATCH per transaction. */
 async function writeThroughRepository(store: Store, knowledgeBaseId: number, texts: readonly string[]): Promise<void> {
   const documentId = await insertCompletedDocument(store.db, knowledgeBaseId, 'chunks.md');
   for (let start = 0; start < texts.length; start += WRITE_BATCH) {
@@ -86,7 +86,7 @@ async function writeThroughRepository(store: Store, knowledgeBaseId: number, tex
   }
 }
 
-/** A copy of the template knowledge base's index as another knowledge base: its chunks, postings and term counts under new ids. */
+/** A copy of the template knowledge base's index as another knowledge base: its chunks and postings under new ids. */
 async function copyTemplate(store: Store, owner: Owner, template: number, copy: number): Promise<void> {
   const knowledgeBaseId = await newKnowledgeBase(store, owner, `filler ${copy}`);
   await store.db.transaction().execute(async (transaction) => {
@@ -107,8 +107,6 @@ async function copyTemplate(store: Store, owner: Owner, template: number, copy: 
     await sql`insert into kb_postings (knowledge_base_id, term, chunk_id, frequency, length)
       select ${knowledgeBaseId}, term, chunk_id + ${offset}, frequency, length
       from kb_postings where knowledge_base_id = ${template}`.execute(transaction);
-    await sql`insert into kb_terms (knowledge_base_id, term, chunk_count)
-      select ${knowledgeBaseId}, term, chunk_count from kb_terms where knowledge_base_id = ${template}`.execute(transaction);
     await sql`update knowledge_bases set
         index_chunk_count = (select index_chunk_count from knowledge_bases where id = ${template}),
         index_length_total = (select index_length_total from knowledge_bases where id = ${template}),

@@ -113,7 +113,7 @@ async function buildChunks(
     });
   }
   const elapsed = seconds(started);
-  if (store.dialect === 'postgres') await sql`vacuum analyze kb_chunks, kb_chunk_embeddings, kb_postings, kb_terms`.execute(store.db);
+  if (store.dialect === 'postgres') await sql`vacuum analyze kb_chunks, kb_chunk_embeddings, kb_postings`.execute(store.db);
   return {
     label: `${from.toLocaleString('en-US')} → ${to.toLocaleString('en-US')}`,
     rows: to - from,

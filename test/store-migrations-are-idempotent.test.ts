@@ -34,7 +34,6 @@ const EXPECTED_TABLES = [
   'kb_graph_mentions',
   'kb_graph_relations',
   'kb_postings',
-  'kb_terms',
   'knowledge_bases',
   'lti_consumers',
   'lti_launches',

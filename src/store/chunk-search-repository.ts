@@ -55,20 +55,26 @@ function inverseDocumentFrequency(chunkCount: number, documentFrequency: number)
   return Math.log(1 + (chunkCount - documentFrequency + 0.5) / (documentFrequency + 0.5));
 }
 
-/** Each term's idf in this knowledge base, from its chunk count in `kb_terms`; terms it lacks are left out. */
+/**
+ * Each term's idf in this knowledge base, its chunk count counted from its postings (by their key,
+ * from the index alone); terms it lacks are left out. For query expansion's few candidate terms,
+ * whose posting lists a search does not otherwise read.
+ */
 export async function inverseDocumentFrequencies(
   db: Kysely<Database>,
   statistics: IndexStatistics,
   terms: Iterable<string>,
 ): Promise<Map<string, number>> {
+  const wanted = [...terms];
+  if (wanted.length === 0) return new Map();
   const rows = await db
-    .selectFrom('kb_terms')
-    .select(['term', 'chunk_count'])
+    .selectFrom('kb_postings')
+    .select((eb) => ['term', eb.fn.countAll<number | string>().as('chunk_count')])
     .where('knowledge_base_id', '=', statistics.id)
-    .where('term', 'in', [...terms])
-    .where('chunk_count', '>', 0)
+    .where('term', 'in', wanted)
+    .groupBy('term')
     .execute();
-  return new Map(rows.map((row) => [row.term, inverseDocumentFrequency(statistics.index_chunk_count, row.chunk_count)]));
+  return new Map(rows.map((row) => [row.term, inverseDocumentFrequency(statistics.index_chunk_count, Number(row.chunk_count))]));
 }
 
 /** A hit with its raw BM25 score, for rankings that re-score candidates (src/retrieval/full-text-ranking.ts). */
@@ -258,7 +264,7 @@ export async function searchKnowledgeBase(db: Kysely<Database>, search: Knowledg
   const { statistics, terms, limit, held } = search;
   if (terms.size === 0 || limit < 1 || statistics.index_chunk_count === 0) return { hits: [], weights: new Map() };
   const lists = await postingListsOf(db, statistics, [...terms.keys()], held?.postingLists);
-  // A term's chunk count is its list's length: kb_terms holds the same count (search-index-repository.ts).
+  // A term's chunk count, its document frequency, is its list's length.
   const weights = new Map<string, number>();
   for (const [term, count] of terms) {
     const chunkCount = lists.get(term)!.chunkIds.length;

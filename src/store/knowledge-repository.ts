@@ -295,9 +295,8 @@ export async function deleteKnowledgeBaseContents(
 ): Promise<void> {
   await db.deleteFrom('ingestion_jobs').where('knowledge_base_id', '=', current.id).execute();
   await deleteKnowledgeBaseGraph(db, current.id);
-  // Its whole index in two range deletes first, so the chunks' delete trigger finds nothing left to unindex one by one.
+  // Its whole index in one range delete first, so the chunks' delete trigger finds nothing left to unindex one by one.
   await db.deleteFrom('kb_postings').where('knowledge_base_id', '=', current.id).execute();
-  await db.deleteFrom('kb_terms').where('knowledge_base_id', '=', current.id).execute();
   await db.deleteFrom('kb_chunks').where('knowledge_base_id', '=', current.id).execute();
   await deleteKnowledgeBaseDocumentTexts(db, current.id);
   await db.deleteFrom('kb_documents').where('knowledge_base_id', '=', current.id).execute();

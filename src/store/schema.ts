@@ -425,14 +425,6 @@ export interface KnowledgePostingsTable {
   length: number;
 }
 
-/** How many of a knowledge base's indexed chunks hold each analysed term: BM25's document frequency, kept as postings change. */
-export interface KnowledgeTermsTable {
-  knowledge_base_id: number;
-  term: string;
-  /** Zero once the last chunk holding the term is gone (the row is kept; searches skip it). */
-  chunk_count: number;
-}
-
 /** An entity of a knowledge base's graph, once per normalised name (docs/graph-search.md). */
 export interface GraphEntitiesTable {
   id: Generated<number>;
@@ -868,7 +860,6 @@ export interface Database {
   kb_chunks: KnowledgeChunksTable;
   kb_chunk_embeddings: KnowledgeChunkEmbeddingsTable;
   kb_postings: KnowledgePostingsTable;
-  kb_terms: KnowledgeTermsTable;
   kb_graph_entities: GraphEntitiesTable;
   kb_graph_mentions: GraphMentionsTable;
   kb_graph_relations: GraphRelationsTable;

@@ -1,8 +1,8 @@
 /**
  * The write side of full-text search (docs/knowledge-bases.md): each chunk's analysed terms go
  * into `kb_postings` with their BM25F field-weighted frequency, and its knowledge base's totals
- * (chunk count, total weighted length) and term counts (`kb_terms`) move with them, so BM25
- * statistics are the knowledge base's own. Chunks are indexed as they are inserted; the reindex job (re)builds a knowledge
+ * (chunk count, total weighted length) move with them, so BM25 statistics are the knowledge base's
+ * own (a term's document frequency is the length of its posting list). Chunks are indexed as they are inserted; the reindex job (re)builds a knowledge
  * base's index in batches after migration 0094 or a change of its `search_language`. Deleting
  * chunks unindexes them by trigger (migration 0094), whatever deletes them. Each indexed chunk
  * keeps its list of distinct terms (`index_terms`, migration 0098), by which its postings are found
@@ -23,25 +23,11 @@ const POSTINGS: RowBatchShape = {
 /** A term's posting in insertPostings' flat lists: chunk id, frequency, length. */
 const POSTING_VALUES = 3;
 
-const TERM_COUNTS: RowBatchShape = {
-  table: 'kb_terms',
-  columns: ['knowledge_base_id', 'term', 'chunk_count'],
-  postgresTypes: ['integer', 'text', 'integer'],
-  suffix: 'on conflict (knowledge_base_id, term) do update set chunk_count = kb_terms.chunk_count + excluded.chunk_count',
-};
-
 /** The language each knowledge base's chunks are analysed in, by id. */
 export async function searchLanguagesOf(db: Kysely<Database>, knowledgeBaseIds: readonly number[]): Promise<Map<number, string>> {
   if (knowledgeBaseIds.length === 0) return new Map();
   const rows = await db.selectFrom('knowledge_bases').select(['id', 'search_language']).where('id', 'in', knowledgeBaseIds).execute();
   return new Map(rows.map((row) => [row.id, row.search_language]));
-}
-
-/** Adds to each term's chunk count, creating its row the first time; `counts` comes in term order, the same order for every writer. */
-async function addTermCounts(db: Kysely<Database>, knowledgeBaseId: number, counts: ReadonlyArray<[string, number]>): Promise<void> {
-  const values: unknown[] = [];
-  for (const [term, count] of counts) values.push(knowledgeBaseId, term, count);
-  await insertRowBatch(db, TERM_COUNTS, values);
 }
 
 interface IndexTotalsChange {
@@ -88,9 +74,9 @@ export function termListOf(analysed: AnalysedChunk): string {
 }
 
 /**
- * A map's entries in the order every writer of term counts uses (see addTermCounts). The keys are
- * sorted by the built-in string order, with no comparator: a comparator function called for every
- * comparison took most of an ingestion batch's JavaScript time.
+ * A map's entries in term order, the order of the postings' key. The keys are sorted by the
+ * built-in string order, with no comparator: a comparator function called for every comparison
+ * took most of an ingestion batch's JavaScript time.
  */
 function inTermOrder<Value>(byTerm: ReadonlyMap<string, Value>): Array<[string, Value]> {
   return [...byTerm.keys()].sort().map((term) => [term, byTerm.get(term)!]);
@@ -98,9 +84,9 @@ function inTermOrder<Value>(byTerm: ReadonlyMap<string, Value>): Array<[string, 
 
 /**
  * Writes the postings of chunks already analysed (their rows carry `index_length` already) and
- * adds them to the knowledge base's totals and term counts; call inside the transaction that
- * inserted them. The totals row is written first: it serialises the writers of one knowledge
- * base's index before they reach its term rows (PostgreSQL's delete trigger does the same).
+ * adds them to the knowledge base's totals; call inside the transaction that inserted them. The
+ * totals row is written first: it serialises the writers of one knowledge base's index before they
+ * reach its postings (PostgreSQL's delete trigger does the same).
  */
 export async function insertPostings(
   db: Kysely<Database>,
@@ -138,11 +124,6 @@ export async function insertPostings(
     for (let index = 0; index < postings.length; index += POSTING_VALUES)
       values.push(knowledgeBaseId, term, postings[index], postings[index + 1], postings[index + 2]);
   await insertRowBatch(db, POSTINGS, values);
-  await addTermCounts(
-    db,
-    knowledgeBaseId,
-    byTerm.map(([term, postings]) => [term, postings.length / POSTING_VALUES]),
-  );
 }
 
 /**
@@ -184,7 +165,7 @@ export interface ReindexStep {
   finished: boolean;
 }
 
-/** Removes chunks from the index (postings, totals and term counts) without deleting them, for reindexing them. */
+/** Removes chunks from the index (postings and totals) without deleting them, for reindexing them. */
 async function unindexChunks(db: Kysely<Database>, knowledgeBaseId: number, chunkIds: readonly number[]): Promise<void> {
   const indexed = await db
     .selectFrom('kb_chunks')
@@ -201,9 +182,6 @@ async function unindexChunks(db: Kysely<Database>, knowledgeBaseId: number, chun
     versioned: true,
   });
   const lists = indexed.map((chunk) => ({ id: chunk.id, terms: chunk.index_terms ?? '[]' }));
-  const counts = new Map<string, number>();
-  for (const { terms } of lists) for (const term of JSON.parse(terms) as string[]) counts.set(term, (counts.get(term) ?? 0) - 1);
-  await addTermCounts(db, knowledgeBaseId, inTermOrder(counts));
   await deletePostings(db, knowledgeBaseId, lists);
 }
 

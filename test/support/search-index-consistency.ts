@@ -3,22 +3,36 @@ import type { Kysely } from 'kysely';
 import { expect } from 'vitest';
 import type { Database } from '../../src/store/schema.js';
 
-/** Expects every term's kept chunk count (`kb_terms`) to equal its postings in the knowledge base; answers how many terms it has. */
-export async function expectTermCountsMatchPostings(db: Kysely<Database>, knowledgeBaseId: number): Promise<number> {
-  const fromPostings = await db
+/**
+ * Expects the knowledge base's postings to be exactly those its indexed chunks' term lists
+ * (`kb_chunks.index_terms`, by which a chunk's postings are found when it is unindexed or deleted)
+ * name: no chunk with a posting its list lacks or a listed term without its posting, and no
+ * posting of a chunk that is gone or not indexed. Answers how many distinct terms the postings hold.
+ */
+export async function expectTermListsMatchPostings(db: Kysely<Database>, knowledgeBaseId: number): Promise<number> {
+  const postings = await db
     .selectFrom('kb_postings')
-    .select((eb) => ['term', eb.fn.countAll<number | string>().as('chunks')])
+    .select(['chunk_id', 'term'])
     .where('knowledge_base_id', '=', knowledgeBaseId)
-    .groupBy('term')
+    .orderBy('chunk_id')
     .orderBy('term')
     .execute();
-  const kept = await db
-    .selectFrom('kb_terms')
-    .select(['term', 'chunk_count'])
+  const fromPostings = new Map<number, string[]>();
+  for (const { chunk_id: chunkId, term } of postings) fromPostings.set(chunkId, [...(fromPostings.get(chunkId) ?? []), term]);
+  const chunks = await db
+    .selectFrom('kb_chunks')
+    .select(['id', 'index_terms'])
     .where('knowledge_base_id', '=', knowledgeBaseId)
-    .where('chunk_count', '<>', 0)
-    .orderBy('term')
+    .where('index_length', 'is not', null)
+    .orderBy('id')
     .execute();
-  expect(kept.map((row) => [row.term, row.chunk_count])).toEqual(fromPostings.map((row) => [row.term, Number(row.chunks)]));
-  return kept.length;
+  const fromLists = new Map<number, string[]>();
+  for (const { id, index_terms: terms } of chunks) {
+    const listed = (JSON.parse(terms ?? '[]') as string[]).sort();
+    if (listed.length > 0) fromLists.set(id, listed);
+  }
+  // Sorted by the same comparison on both sides: the stores' collations need not agree with JavaScript's.
+  const sorted = (byChunk: Map<number, string[]>) => [...byChunk].map(([chunkId, terms]) => [chunkId, [...terms].sort()]);
+  expect(sorted(fromPostings)).toEqual(sorted(fromLists));
+  return new Set(postings.map((posting) => posting.term)).size;
 }
