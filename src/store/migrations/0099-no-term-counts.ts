@@ -5,8 +5,9 @@
  * anyway, so only query expansion (RM3, off by default) read the counts; it now counts the postings
  * of its few expansion terms instead (chunk-search-repository.ts). Every ingestion batch upserted a
  * row per distinct term, and every deleted chunk took its terms off again: measured with
- * bench/ingestion-throughput.bench.ts, leaving that out made PostgreSQL ingest a third more JSON
- * documents a second, and SQLite about a tenth more (docs/knowledge-bases.md, seventh pass).
+ * bench/ingestion-throughput.bench.ts in alternating pairs, leaving that out ingests JSON documents
+ * about a sixth faster on SQLite and Markdown about a sixth faster on both stores
+ * (docs/knowledge-bases.md, seventh pass).
  *
  * The delete trigger loses its term-count update. On SQLite it skipped a chunk's postings when its
  * knowledge base had no term rows left (deleting a knowledge base removes its postings by range
