@@ -50,9 +50,16 @@ export interface IndexStatistics {
   index_version: number;
 }
 
-/** Inverse document frequency as Lucene's BM25 has it: never negative, however common the term. */
+/**
+ * Inverse document frequency as Lucene's BM25 has it: never negative, however common the term.
+ * A term's count is capped at the chunk count: the knowledge base's statistics and its posting
+ * lists are read by separate statements, and on PostgreSQL an ingestion batch that commits between
+ * them makes a list longer than the chunk count read just before, which would give the term a
+ * negative weight (and every similarity with it a meaningless value) for that one search.
+ */
 function inverseDocumentFrequency(chunkCount: number, documentFrequency: number): number {
-  return Math.log(1 + (chunkCount - documentFrequency + 0.5) / (documentFrequency + 0.5));
+  const frequency = Math.min(documentFrequency, chunkCount);
+  return Math.log(1 + (chunkCount - frequency + 0.5) / (frequency + 0.5));
 }
 
 /**
