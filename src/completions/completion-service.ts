@@ -8,7 +8,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CallContext } from '../auth/call-context.js';
 import type { Identity } from '../auth/identity.js';
-import type { AssistantSnapshot } from '../pipeline/assistant-metadata/assistant-snapshot.js';
 import type { PipelineEvent } from '../pipeline/conversation/events.js';
 import { isOrchestrator } from '../pipeline/assistant-metadata/metadata-normalizer.js';
 import type { AssistantRunner, ImageStore, Requester } from '../pipeline/plugin-contract/ports.js';
@@ -99,7 +98,9 @@ export class CompletionService {
     // Images are the requester's, whichever assistant (an orchestrator's target too) makes them.
     const images = this.dependencies.imageStoreFor(context, options.chatId);
     const assistant = snapshotOf(record);
-    const assistants = this.assistantRunnerFor({ context, orchestrator: record, requester, traffic, images }, { owner, assistant });
+    const assistants = isOrchestrator(assistant.metadata)
+      ? this.assistantRunnerFor({ context, orchestrator: record, requester, traffic, images }, owner)
+      : NO_ASSISTANT_TOOLS;
     const attribution = attributionOf(context, record, traffic);
     const pipelineContext = await this.contexts.pipelineContextFor({
       record,
@@ -152,14 +153,9 @@ export class CompletionService {
     return readTrace(this.dependencies.db, this.dependencies.runRecords, context, traceId);
   }
 
-  /** An orchestrator's runner checks and runs its targets as its owner; anything else may not call assistants. */
-  private assistantRunnerFor(
-    nested: Omit<NestedRun, 'target'>,
-    orchestrator: { owner: Identity; assistant: AssistantSnapshot },
-  ): AssistantRunner {
+  /** An orchestrator's runner, which checks and runs its targets as its owner. */
+  private assistantRunnerFor(nested: Omit<NestedRun, 'target'>, owner: Identity): AssistantRunner {
     const { context, orchestrator: record, requester, traffic, images } = nested;
-    const { owner, assistant } = orchestrator;
-    if (!isOrchestrator(assistant.metadata)) return NO_ASSISTANT_TOOLS;
     const { db, settings } = this.dependencies;
     return new AssistantToolRunner({
       db,

@@ -2,11 +2,11 @@
  * The write side of full-text search (docs/knowledge-bases.md): each chunk's analysed terms go
  * into `kb_postings` with their BM25F field-weighted frequency, and its knowledge base's totals
  * (chunk count, total weighted length) move with them, so BM25 statistics are the knowledge base's
- * own (a term's document frequency is the length of its posting list). Chunks are indexed as they are inserted; the reindex job (re)builds a knowledge
- * base's index in batches after migration 0094 or a change of its `search_language`. Deleting
- * chunks unindexes them by trigger (migration 0094), whatever deletes them. Each indexed chunk
- * keeps its list of distinct terms (`index_terms`, migration 0098), by which its postings are found
- * again by their own key.
+ * own (a term's document frequency is the length of its posting list). Chunks are indexed as they
+ * are inserted; the reindex job (re)builds a knowledge base's index in batches after migration 0094
+ * or a change of its `search_language`. Deleting chunks unindexes them by trigger (migration 0094),
+ * whatever deletes them. Each indexed chunk keeps its list of distinct terms (`index_terms`,
+ * migration 0098), by which its postings are found again by their own key.
  */
 import { sql, type Kysely } from 'kysely';
 import { dialectOf } from './dialect.js';
