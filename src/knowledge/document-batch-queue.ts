@@ -19,7 +19,7 @@ import { insertDocumentTexts, type DocumentText } from '../store/document-texts-
 import { releaseUploadLeases, renewUploadLeases } from '../store/document-uploads-repository.js';
 import { insertIngestionJobs } from '../store/ingestion-jobs-repository.js';
 import { deleteDocument, insertDocuments } from '../store/knowledge-documents-repository.js';
-import { findKnowledgeBase, type KnowledgeBaseRecord, type NewDocument } from '../store/knowledge-repository.js';
+import { findKnowledgeBaseRow, type KnowledgeBaseRow, type NewDocument } from '../store/knowledge-repository.js';
 import type { Database } from '../store/schema.js';
 import type { QueuedDocument } from './knowledge-document-schemas.js';
 import { settleAll } from './settle-with-concurrency.js';
@@ -47,7 +47,7 @@ export interface FilePlacement {
 
 interface QueuedBatch {
   context: CallContext;
-  record: KnowledgeBaseRecord;
+  record: KnowledgeBaseRow;
   documents: readonly CheckedDocument[];
   documentIds: readonly number[];
   /** Whether the rows were written with upload leases, which queueing the jobs releases. */
@@ -73,7 +73,7 @@ export interface DocumentBatchQueueOptions {
  * found, never a 500.
  */
 export async function uploadFailure(db: Kysely<Database>, knowledgeBaseId: number, error: unknown): Promise<never> {
-  const current = await findKnowledgeBase(db, knowledgeBaseId);
+  const current = await findKnowledgeBaseRow(db, knowledgeBaseId);
   if (current === undefined || current.deleted_at !== null)
     throw new AppError('not_found', 'The knowledge base was deleted while the document was being uploaded.');
   throw error;
@@ -109,7 +109,7 @@ export class DocumentBatchQueue {
    */
   async queue(
     context: CallContext,
-    record: KnowledgeBaseRecord,
+    record: KnowledgeBaseRow,
     documents: readonly CheckedDocument[],
     files: FilePlacement,
   ): Promise<QueuedDocument[]> {
@@ -148,7 +148,7 @@ export class DocumentBatchQueue {
   private async queueStoredTexts(
     transaction: Kysely<Database>,
     context: CallContext,
-    record: KnowledgeBaseRecord,
+    record: KnowledgeBaseRow,
     documents: readonly CheckedDocument[],
   ): Promise<QueuedDocument[]> {
     const documentIds = await this.insertRows(transaction, record, documents, false);
@@ -159,7 +159,7 @@ export class DocumentBatchQueue {
   /** The batch's rows, each with its text where the store keeps it; answers their ids in order. */
   private async insertRows(
     transaction: Kysely<Database>,
-    record: KnowledgeBaseRecord,
+    record: KnowledgeBaseRow,
     documents: readonly CheckedDocument[],
     leased: boolean,
   ): Promise<number[]> {

@@ -27,7 +27,7 @@ import {
   type IngestionJobRow,
 } from '../store/ingestion-jobs-repository.js';
 import { deleteDocument, findDocument, listDocumentPage, type KnowledgeDocumentRow } from '../store/knowledge-documents-repository.js';
-import { findKnowledgeBase, type KnowledgeBaseRecord } from '../store/knowledge-repository.js';
+import { findKnowledgeBaseRow, type KnowledgeBaseRow } from '../store/knowledge-repository.js';
 import type { Database } from '../store/schema.js';
 import { detectUploadedDocumentType } from '../document-reading/document-types.js';
 import { asAppError } from '../ingestion/reading-refusals.js';
@@ -95,8 +95,10 @@ export class KnowledgeDocumentService {
     await this.load(context, knowledgeBaseId, 'update');
   }
 
-  private async load(context: CallContext, id: number, action: KnowledgeBaseAction): Promise<KnowledgeBaseRecord> {
-    const record = await findKnowledgeBase(this.db, id);
+  // The row alone: its document and chunk counts are a scan of each that grows with the knowledge
+  // base (knowledge-base-service.ts), and no document call needs them.
+  private async load(context: CallContext, id: number, action: KnowledgeBaseAction): Promise<KnowledgeBaseRow> {
+    const record = await findKnowledgeBaseRow(this.db, id);
     if (!record) throw new AppError('not_found', 'Knowledge base not found.');
     requireKnowledgeBaseAction(context.identity, knowledgeBaseFacts(record), action);
     return record;

@@ -17,7 +17,7 @@ import type { CallContext } from '../auth/call-context.js';
 import { requireKnowledgeBaseAction } from '../auth/permissions.js';
 import { AppError } from '../errors/app-error.js';
 import { listIngestionJobChanges, type IngestionJobChange } from '../store/ingestion-job-changes-repository.js';
-import { findKnowledgeBase } from '../store/knowledge-repository.js';
+import { findKnowledgeBaseRow } from '../store/knowledge-repository.js';
 import { nowTimestamp, type Database } from '../store/schema.js';
 import { knowledgeBaseFacts } from './knowledge-base-service.js';
 import type { JobEvent } from './knowledge-job-event-schemas.js';
@@ -181,7 +181,7 @@ export class KnowledgeJobEventService {
    * stream to spare (429), then hands `listener` every job change from now on until closed.
    */
   async subscribe(context: CallContext, knowledgeBaseId: number, listener: JobEventListener): Promise<JobEventSubscription> {
-    const record = await findKnowledgeBase(this.options.db, knowledgeBaseId);
+    const record = await findKnowledgeBaseRow(this.options.db, knowledgeBaseId);
     if (!record) throw new AppError('not_found', 'Knowledge base not found.');
     requireKnowledgeBaseAction(context.identity, knowledgeBaseFacts(record), 'view');
     const userId = context.identity.userId;
