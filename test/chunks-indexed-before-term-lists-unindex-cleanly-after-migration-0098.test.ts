@@ -13,7 +13,7 @@ import { deleteDocumentChunks, insertKnowledgeBase } from '../src/store/knowledg
 import type { Database } from '../src/store/schema.js';
 import { indexStoredChunks, reindexNextBatch } from '../src/store/search-index-repository.js';
 import { analyseChunk, textAnalyzer } from '../src/store/text-analysis.js';
-import { expectTermListsMatchPostings } from './support/search-index-consistency.js';
+import { expectIndexMatchesChunks } from './support/search-index-consistency.js';
 import { insertOrganizationWithOwner, storeMigratedTo, type StoreBeforeAMigration } from './support/store-before-a-migration.js';
 import { insertCompletedDocument } from './support/stored-documents.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
@@ -82,11 +82,11 @@ describe.each(TEST_DIALECTS)('migration 0098 on %s', (dialect) => {
       expect((JSON.parse(terms ?? 'null') as string[]).sort()).toEqual(await postingTermsOf(db, id));
     }
     expect(await postingTermsOf(db, ids[0]!)).toContain('galaxi');
-    expect(await expectTermListsMatchPostings(db, knowledgeBaseId)).toBeGreaterThan(10);
+    expect(await expectIndexMatchesChunks(db, knowledgeBaseId)).toBeGreaterThan(10);
 
     await db.deleteFrom('kb_chunks').where('id', '=', ids[0]!).execute();
     expect(await postingTermsOf(db, ids[0]!)).toEqual([]);
-    await expectTermListsMatchPostings(db, knowledgeBaseId);
+    await expectIndexMatchesChunks(db, knowledgeBaseId);
     const search = (query: string) => searchChunksFullText(db, { dialect, knowledgeBaseIds: [knowledgeBaseId], query, limit: 10 });
     expect((await search('galaxy')).map((hit) => hit.text)).toEqual([TEXTS[1]]);
 
@@ -97,11 +97,11 @@ describe.each(TEST_DIALECTS)('migration 0098 on %s', (dialect) => {
       .execute();
     while ((await reindexNextBatch(db, { batchSize: 2 })) !== undefined);
     expect(await postingTermsOf(db, ids[1]!)).toContain('galaxy');
-    await expectTermListsMatchPostings(db, knowledgeBaseId);
+    await expectIndexMatchesChunks(db, knowledgeBaseId);
 
     await db.transaction().execute((transaction) => deleteDocumentChunks(transaction, documentId));
     expect(await db.selectFrom('kb_postings').select('term').where('knowledge_base_id', '=', knowledgeBaseId).execute()).toEqual([]);
-    expect(await expectTermListsMatchPostings(db, knowledgeBaseId)).toBe(0);
+    expect(await expectIndexMatchesChunks(db, knowledgeBaseId)).toBe(0);
     const totals = await db
       .selectFrom('knowledge_bases')
       .select(['index_chunk_count', 'index_length_total'])

@@ -15,7 +15,7 @@ import { openStore, type Store } from '../src/store/store.js';
 import { insertCompletedDocument, insertDocumentOfChunks, insertTestKnowledgeBase } from './support/stored-documents.js';
 import { createTestDatabase, TEST_DIALECTS, TEST_PASSWORD_HASH_COST, type TestDatabase } from './support/test-databases.js';
 import { possiblyUnset } from './support/possibly-unset.js';
-import { expectTermListsMatchPostings } from './support/search-index-consistency.js';
+import { expectIndexMatchesChunks } from './support/search-index-consistency.js';
 
 const ASTRONOMY = [
   'The telescope observed a distant galaxy and its bright stars.',
@@ -151,7 +151,7 @@ describe.each(TEST_DIALECTS)('full-text search on %s', (dialect) => {
   });
 
   it("keeps the postings exactly what the indexed chunks' term lists say through inserts, reindexing, deletes and deleting the knowledge base", async () => {
-    const counted = (knowledgeBaseId: number) => expectTermListsMatchPostings(store.db, knowledgeBaseId);
+    const counted = (knowledgeBaseId: number) => expectIndexMatchesChunks(store.db, knowledgeBaseId);
     const knowledgeBaseId = await newBase('Counted');
     const first = await addDocument(knowledgeBaseId, ['Las universidades enseñan.', 'Los cursos de las universidades.']);
     await addDocument(knowledgeBaseId, ['Universidades y escuelas.', 'Escuelas pequeñas.', 'Cursos largos.']);

