@@ -16,7 +16,7 @@ import type { FileStorage } from '../files/file-storage.js';
 import { finishIngestionJob, finishIngestionJobs, updateIngestionProgress, type JobOutcome } from '../store/ingestion-jobs-repository.js';
 import type { ClaimedJob } from '../store/ingestion-job-claims-repository.js';
 import { findDocumentTexts } from '../store/document-texts-repository.js';
-import { markDocumentsProcessing, setDocumentsStatus, type KnowledgeDocumentRow } from '../store/knowledge-documents-repository.js';
+import { markDocumentsProcessing, type KnowledgeDocumentRow } from '../store/knowledge-documents-repository.js';
 import { insertChunkEmbeddings, type VectorBackend } from '../store/chunk-vector-repository.js';
 import { deleteDocumentsChunks, insertDocumentsChunks } from '../store/knowledge-repository.js';
 import { insertChunkGraphs, removeUnmentionedEntities } from '../store/entity-graph-repository.js';
@@ -298,13 +298,8 @@ export class IngestionBatchWork {
       }
       // Cancelled or taken over meanwhile: nothing more is written for those.
       this.keep((task) => held.has(task.job.id));
+      // Marks the documents completed too.
       await this.replaceChunks(transaction);
-      await setDocumentsStatus(
-        transaction,
-        this.tasks.map((task) => task.document.id),
-        'completed',
-        null,
-      );
       // The old chunks' mentions went with them: entities only they mentioned go now, graph or not.
       for (const knowledgeBaseId of new Set(this.tasks.map((task) => task.knowledgeBase.id)))
         await removeUnmentionedEntities(transaction, knowledgeBaseId);
@@ -330,7 +325,7 @@ export class IngestionBatchWork {
     return [...groups.values()];
   }
 
-  /** Replaces the chunks of every task's document: one delete, and the inserts shared by the whole batch. */
+  /** Replaces the chunks of every task's document (one delete, and the inserts shared by the whole batch) and marks the documents completed. */
   private async replaceChunks(transaction: Kysely<Database>): Promise<void> {
     await deleteDocumentsChunks(
       transaction,
@@ -353,6 +348,7 @@ export class IngestionBatchWork {
           })),
         };
       }),
+      { markCompleted: true },
     );
     for (const [index, task] of this.tasks.entries()) await this.completeDocument(transaction, task, chunkIds[index]!);
   }
