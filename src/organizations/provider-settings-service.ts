@@ -176,6 +176,12 @@ function compact<Value extends object>(value: Value): Value | undefined {
 
 export class ProviderSettingsService {
   private readonly routes: OutboundRoutes;
+  /**
+   * Each stored settings read's lookup (keys decrypted, each connector's provider resolved once),
+   * kept as long as that read is: the cache holds it HOT_READ_CACHE_MS, and a change through this
+   * process forgets it. Every run asked for it, and decrypted every key and resolved its provider again.
+   */
+  private readonly lookups = new WeakMap<StoredConfig, ProviderLookup>();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -315,7 +321,10 @@ export class ProviderSettingsService {
    * connector name, keys decrypted: for the pipeline and the embedder only.
    */
   async providersFor(organizationId: number): Promise<ProviderLookup> {
-    const providers = (await this.loadForRun(organizationId)).providers ?? {};
+    const stored = await this.loadForRun(organizationId);
+    const held = this.lookups.get(stored);
+    if (held !== undefined) return held;
+    const providers = stored.providers ?? {};
     const organization: OrganizationProviders = { ollama: { baseUrl: text(providers.ollama?.base_url) } };
     for (const provider of KEYED_PROVIDERS) {
       const sealedKey = text(providers[provider]?.api_key);
@@ -324,7 +333,17 @@ export class ProviderSettingsService {
         baseUrl: text(providers[provider]?.base_url),
       };
     }
-    return (connectorName) => resolveProvider(connectorName, organization, this.options.serverProviders, this.routes);
+    const resolved = new Map<string, ProviderSettings>();
+    const lookup: ProviderLookup = (connectorName) => {
+      let settings = resolved.get(connectorName);
+      if (settings === undefined) {
+        settings = Object.freeze(resolveProvider(connectorName, organization, this.options.serverProviders, this.routes));
+        resolved.set(connectorName, settings);
+      }
+      return settings;
+    };
+    this.lookups.set(stored, lookup);
+    return lookup;
   }
 
   /**

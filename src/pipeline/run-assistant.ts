@@ -290,11 +290,6 @@ function renderedOnRead(trace: Omit<PipelineTrace, 'prompt'>, render: () => Chat
 function startTrace(setup: RunSetup, context: PipelineContext, contextResult: ContextResult, prompt: PreparedPrompt): PipelineTrace {
   const { plan, clientSystem, clientSystemHandling } = setup;
   const clientSystemNote = clientSystemMessagesNote(clientSystem, clientSystemHandling);
-  // Rendering the prompt again with markers is only worth it for a trace that is kept.
-  const redacted = (): ChatMessage[] =>
-    context.assistant.metadata.verbose === true
-      ? withClientSystemMessages(redactedPrompt(plan.promptProcessor, prompt.input), redactedMessages(clientSystem), clientSystemHandling)
-      : [];
   const trace = {
     assistantId: context.assistant.id,
     connector: plan.connector.name,
@@ -309,7 +304,11 @@ function startTrace(setup: RunSetup, context: PipelineContext, contextResult: Co
     toolCalls: [],
     rounds: 0,
   };
-  return renderedOnRead(trace, redacted);
+  // Rendering the prompt again with markers is only worth it for a trace that is kept.
+  if (context.assistant.metadata.verbose !== true) return { ...trace, prompt: [] };
+  return renderedOnRead(trace, () =>
+    withClientSystemMessages(redactedPrompt(plan.promptProcessor, prompt.input), redactedMessages(clientSystem), clientSystemHandling),
+  );
 }
 
 interface ModelStep {
