@@ -9,7 +9,7 @@
 import { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import type { CallContext } from '../auth/call-context.js';
-import { requireKnowledgeBaseAction, type KnowledgeBaseAction } from '../auth/permissions.js';
+import type { KnowledgeBaseAction } from '../auth/permissions.js';
 import { AppError } from '../errors/app-error.js';
 import type { OrganizationLimits } from '../organizations/organization-controls.js';
 import { requireStorageRoom } from '../organizations/organization-quotas.js';
@@ -31,7 +31,7 @@ import { findKnowledgeBaseRow, type KnowledgeBaseRow } from '../store/knowledge-
 import type { Database } from '../store/schema.js';
 import { detectUploadedDocumentType } from '../document-reading/document-types.js';
 import { asAppError } from '../ingestion/reading-refusals.js';
-import { knowledgeBaseFacts } from './knowledge-base-service.js';
+import { loadKnowledgeBase } from './knowledge-base-access.js';
 import type { DocumentView, JobView, QueuedDocument, TextDocumentInput } from './knowledge-document-schemas.js';
 import type { PageBounds } from '../validation/page-query-schema.js';
 import { settleAll } from './settle-with-concurrency.js';
@@ -95,13 +95,9 @@ export class KnowledgeDocumentService {
     await this.load(context, knowledgeBaseId, 'update');
   }
 
-  // The row alone: its document and chunk counts are a scan of each that grows with the knowledge
-  // base (knowledge-base-service.ts), and no document call needs them.
+  // The row alone: no document call needs the knowledge base's counts.
   private async load(context: CallContext, id: number, action: KnowledgeBaseAction): Promise<KnowledgeBaseRow> {
-    const record = await findKnowledgeBaseRow(this.db, id);
-    if (!record) throw new AppError('not_found', 'Knowledge base not found.');
-    requireKnowledgeBaseAction(context.identity, knowledgeBaseFacts(record), action);
-    return record;
+    return loadKnowledgeBase(this.db, { identity: context.identity, id, action, find: findKnowledgeBaseRow });
   }
 
   private async document(knowledgeBaseId: number, documentId: number): Promise<KnowledgeDocumentRow> {

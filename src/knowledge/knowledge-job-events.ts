@@ -14,12 +14,11 @@
  */
 import type { Kysely } from 'kysely';
 import type { CallContext } from '../auth/call-context.js';
-import { requireKnowledgeBaseAction } from '../auth/permissions.js';
 import { AppError } from '../errors/app-error.js';
 import { listIngestionJobChanges, type IngestionJobChange } from '../store/ingestion-job-changes-repository.js';
 import { findKnowledgeBaseRow } from '../store/knowledge-repository.js';
 import { nowTimestamp, type Database } from '../store/schema.js';
-import { knowledgeBaseFacts } from './knowledge-base-service.js';
+import { loadKnowledgeBase } from './knowledge-base-access.js';
 import type { JobEvent } from './knowledge-job-event-schemas.js';
 
 /** How far before the newest change seen each read looks again: room for clocks of processes that differ a little. */
@@ -181,9 +180,12 @@ export class KnowledgeJobEventService {
    * stream to spare (429), then hands `listener` every job change from now on until closed.
    */
   async subscribe(context: CallContext, knowledgeBaseId: number, listener: JobEventListener): Promise<JobEventSubscription> {
-    const record = await findKnowledgeBaseRow(this.options.db, knowledgeBaseId);
-    if (!record) throw new AppError('not_found', 'Knowledge base not found.');
-    requireKnowledgeBaseAction(context.identity, knowledgeBaseFacts(record), 'view');
+    const record = await loadKnowledgeBase(this.options.db, {
+      identity: context.identity,
+      id: knowledgeBaseId,
+      action: 'view',
+      find: findKnowledgeBaseRow,
+    });
     const userId = context.identity.userId;
     const open = this.streamsByUser.get(userId) ?? 0;
     if (open >= this.options.streamsPerUserMaximum) {

@@ -22,7 +22,7 @@ import {
 } from '../store/knowledge-passage-repository.js';
 import type { Database } from '../store/schema.js';
 import { findUserById } from '../store/users-repository.js';
-import { knowledgeBaseFacts } from './knowledge-base-service.js';
+import { knowledgeBaseFacts } from './knowledge-base-access.js';
 import {
   PASSAGE_NEIGHBOURS,
   type DocumentPassagePage,

@@ -177,9 +177,8 @@ function compact<Value extends object>(value: Value): Value | undefined {
 export class ProviderSettingsService {
   private readonly routes: OutboundRoutes;
   /**
-   * Each stored settings read's lookup (keys decrypted, each connector's provider resolved once),
-   * kept as long as that read is: the cache holds it HOT_READ_CACHE_MS, and a change through this
-   * process forgets it. Every run asked for it, and decrypted every key and resolved its provider again.
+   * Each stored settings read's lookup, keys decrypted and each connector's provider resolved once
+   * rather than on every run; it lives as long as the read (HOT_READ_CACHE_MS, or until a change).
    */
   private readonly lookups = new WeakMap<StoredConfig, ProviderLookup>();
 

@@ -10,11 +10,11 @@
  */
 import type { Kysely } from 'kysely';
 import type { CallContext } from '../../auth/call-context.js';
-import { requireKnowledgeBaseAction, type KnowledgeBaseAction } from '../../auth/permissions.js';
+import type { KnowledgeBaseAction } from '../../auth/permissions.js';
 import { AppError } from '../../errors/app-error.js';
 import type { ReadablePage } from '../../integrations/web-reading/readable-page.js';
 import { loadRobotsRules } from '../../integrations/web-reading/robots-rules.js';
-import { findKnowledgeBase, type KnowledgeBaseRecord } from '../../store/knowledge-repository.js';
+import { findKnowledgeBaseRow, type KnowledgeBaseRow } from '../../store/knowledge-repository.js';
 import type { Database } from '../../store/schema.js';
 import {
   findWebCrawl,
@@ -25,7 +25,7 @@ import {
   type WebCrawlProgress,
   type WebCrawlRow,
 } from '../../store/web-crawls-repository.js';
-import { knowledgeBaseFacts } from '../knowledge-base-service.js';
+import { loadKnowledgeBase } from '../knowledge-base-access.js';
 import type { KnowledgeDocumentService } from '../knowledge-document-service.js';
 import { asRefusal, parsedPageUrl, type WebPageReading } from '../web-page-documents.js';
 import { failAbandonedWebCrawls } from './abandoned-web-crawls.js';
@@ -52,17 +52,14 @@ export interface WebCrawlServiceOptions {
   leaseMilliseconds: number;
 }
 
-/** The knowledge base, once the caller may do `action` on it (the one permission module decides). */
+/** The knowledge base's row, once the caller may do `action` on it (the one permission module decides). */
 export async function knowledgeBaseFor(
   db: Kysely<Database>,
   context: CallContext,
   id: number,
   action: KnowledgeBaseAction,
-): Promise<KnowledgeBaseRecord> {
-  const record = await findKnowledgeBase(db, id);
-  if (!record) throw new AppError('not_found', 'Knowledge base not found.');
-  requireKnowledgeBaseAction(context.identity, knowledgeBaseFacts(record), action);
-  return record;
+): Promise<KnowledgeBaseRow> {
+  return loadKnowledgeBase(db, { identity: context.identity, id, action, find: findKnowledgeBaseRow });
 }
 
 /** A bound the request may lower but not raise past its setting. */

@@ -21,7 +21,7 @@ import { appendAuditEntry } from '../../store/audit-log-repository.js';
 import { deleteDocumentText, findDocumentText } from '../../store/document-texts-repository.js';
 import { insertIngestionJobs } from '../../store/ingestion-jobs-repository.js';
 import { findDocument, type KnowledgeDocumentRow } from '../../store/knowledge-documents-repository.js';
-import { findKnowledgeBase, type KnowledgeBaseRecord } from '../../store/knowledge-repository.js';
+import { findKnowledgeBaseRow, type KnowledgeBaseRow } from '../../store/knowledge-repository.js';
 import type { Database } from '../../store/schema.js';
 import { documentIsBeingIndexed, listDocumentsDueForRefresh, updateDocumentRefresh } from '../../store/web-crawls-repository.js';
 import { asRefusal, type WebPageReading } from '../web-page-documents.js';
@@ -89,7 +89,7 @@ export class WebPageRefresher {
     const due = await listDocumentsDueForRefresh(db, now.toISOString(), limit);
     let refreshed = 0;
     for (const { id, knowledge_base_id: knowledgeBaseId } of due) {
-      const record = await findKnowledgeBase(db, knowledgeBaseId);
+      const record = await findKnowledgeBaseRow(db, knowledgeBaseId);
       const document = await findDocument(db, knowledgeBaseId, id);
       if (!record || record.deleted_at !== null || !document) continue;
       if (await documentIsBeingIndexed(db, id)) {
@@ -104,7 +104,7 @@ export class WebPageRefresher {
   }
 
   private async refreshDocument(
-    record: KnowledgeBaseRecord,
+    record: KnowledgeBaseRow,
     document: KnowledgeDocumentRow,
     requester: Requester,
   ): Promise<DocumentRefreshView> {
@@ -173,7 +173,7 @@ export class WebPageRefresher {
 
   /** Stores the page's new text over the old and queues the document's re-indexing; answers the job's id. */
   private async replaceText(
-    record: KnowledgeBaseRecord,
+    record: KnowledgeBaseRow,
     document: KnowledgeDocumentRow,
     change: {
       text: string;
