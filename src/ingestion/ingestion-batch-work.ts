@@ -299,10 +299,13 @@ export class IngestionBatchWork {
       // Cancelled or taken over meanwhile: nothing more is written for those.
       this.keep((task) => held.has(task.job.id));
       // Marks the documents completed too.
-      await this.replaceChunks(transaction);
+      const replaced = await this.replaceChunks(transaction);
       // The old chunks' mentions went with them: entities only they mentioned go now, graph or not.
-      for (const knowledgeBaseId of new Set(this.tasks.map((task) => task.knowledgeBase.id)))
-        await removeUnmentionedEntities(transaction, knowledgeBaseId);
+      // New documents had no chunks, so no mention went and nothing can have been left unmentioned:
+      // on PostgreSQL that statement was a round trip of 3 to 5 ms a batch inside the write.
+      if (replaced > 0)
+        for (const knowledgeBaseId of new Set(this.tasks.map((task) => task.knowledgeBase.id)))
+          await removeUnmentionedEntities(transaction, knowledgeBaseId);
     });
   }
 
@@ -325,9 +328,12 @@ export class IngestionBatchWork {
     return [...groups.values()];
   }
 
-  /** Replaces the chunks of every task's document (one delete, and the inserts shared by the whole batch) and marks the documents completed. */
-  private async replaceChunks(transaction: Kysely<Database>): Promise<void> {
-    await deleteDocumentsChunks(
+  /**
+   * Replaces the chunks of every task's document (one delete, and the inserts shared by the whole
+   * batch) and marks the documents completed; answers how many old chunks went.
+   */
+  private async replaceChunks(transaction: Kysely<Database>): Promise<number> {
+    const removed = await deleteDocumentsChunks(
       transaction,
       this.tasks.map((task) => task.document.id),
     );
@@ -351,6 +357,7 @@ export class IngestionBatchWork {
       { markCompleted: true },
     );
     for (const [index, task] of this.tasks.entries()) await this.completeDocument(transaction, task, chunkIds[index]!);
+    return removed;
   }
 
   /** What a document has besides its chunks: its page count, its chunks' vectors and graph. */

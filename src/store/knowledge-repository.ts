@@ -4,6 +4,7 @@ import { sql, type Insertable, type Kysely, type Selectable, type Updateable } f
 import { deleteKnowledgeBaseDocumentTexts } from './document-texts-repository.js';
 import { deleteKnowledgeBaseGraph } from './entity-graph-repository.js';
 import type { KnowledgeBaseListScope } from './list-scopes.js';
+import { dialectOf, type Dialect } from './dialect.js';
 import { precompiledQuery } from './precompiled-query.js';
 import { containsText, searchText } from './search-pattern.js';
 import { insertPostings, searchLanguagesOf, termListOf } from './search-index-repository.js';
@@ -73,8 +74,14 @@ export interface NewDocument {
   upload?: { owner: string; leaseExpiresAt: string };
 }
 
-/** Rows per INSERT: well under both dialects' bound-parameter limits. */
-const CHUNK_INSERT_BATCH = 200;
+/**
+ * Chunk rows per INSERT, with their postings and totals written after each: well under both
+ * dialects' bound-parameter limits (8 columns a row). SQLite's statements run on the event loop,
+ * which turns between two of them; on PostgreSQL each is a round trip inside the batch's write
+ * transaction, which the knowledge base's other writers wait for, so a batch of 256 small
+ * documents takes one rather than two.
+ */
+const CHUNK_INSERT_BATCH: Record<Dialect, number> = { sqlite: 200, postgres: 1_000 };
 
 /** Chunks' full-text analysis made before their insert (by a document worker thread), with the language it was made in. */
 export interface ChunkAnalysis {
@@ -149,11 +156,12 @@ export async function insertDocumentsChunks(
 ): Promise<number[][]> {
   const pending = await pendingChunksOf(db, documents);
   const ids: number[] = [];
-  for (let start = 0; start < pending.length; start += CHUNK_INSERT_BATCH) {
+  const statementRows = CHUNK_INSERT_BATCH[dialectOf(db)];
+  for (let start = 0; start < pending.length; start += statementRows) {
     // better-sqlite3 runs each statement synchronously, so awaiting them alone never lets the event
     // loop turn: without this, a document of tens of thousands of chunks would freeze every request.
     if (start > 0) await yieldToEventLoop();
-    const slice = pending.slice(start, start + CHUNK_INSERT_BATCH);
+    const slice = pending.slice(start, start + statementRows);
     const analysed = slice.map(({ row, ready, analyzer }) => ready ?? analyseChunk(analyzer, row.text, row.metadata));
     const inserted = await db
       .insertInto('kb_chunks')
@@ -203,10 +211,11 @@ export async function insertDocumentsChunks(
   });
 }
 
-/** Removes the chunks of several documents in one statement. */
-export async function deleteDocumentsChunks(db: Kysely<Database>, documentIds: readonly number[]): Promise<void> {
-  if (documentIds.length === 0) return;
-  await db.deleteFrom('kb_chunks').where('document_id', 'in', documentIds).execute();
+/** Removes the chunks of several documents in one statement; answers how many it removed. */
+export async function deleteDocumentsChunks(db: Kysely<Database>, documentIds: readonly number[]): Promise<number> {
+  if (documentIds.length === 0) return 0;
+  const [result] = await db.deleteFrom('kb_chunks').where('document_id', 'in', documentIds).execute();
+  return Number(result?.numDeletedRows ?? 0);
 }
 
 export async function deleteDocumentChunks(db: Kysely<Database>, documentId: number): Promise<void> {
