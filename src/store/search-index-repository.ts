@@ -186,8 +186,8 @@ async function unindexChunks(db: Kysely<Database>, knowledgeBaseId: number, chun
 }
 
 /**
- * Deletes indexed chunks' postings. On SQLite, whose postings have no index on their chunk (migration
- * 0098), each chunk's are found by their key through its term list; PostgreSQL keeps that index.
+ * Deletes indexed chunks' postings, found by their key (knowledge base, term, chunk) through each
+ * chunk's term list: neither store indexes the postings by chunk (migrations 0098 and 0100).
  */
 async function deletePostings(
   db: Kysely<Database>,
@@ -195,14 +195,16 @@ async function deletePostings(
   lists: ReadonlyArray<{ id: number; terms: string }>,
 ): Promise<void> {
   if (dialectOf(db) === 'postgres') {
-    await db
-      .deleteFrom('kb_postings')
-      .where(
-        'chunk_id',
-        'in',
-        lists.map(({ id }) => id),
-      )
-      .execute();
+    // One statement for the batch: the pairs' arrays are joined to the postings' key.
+    const terms: string[] = [];
+    const chunkIds: number[] = [];
+    for (const { id, terms: list } of lists)
+      for (const term of JSON.parse(list) as string[]) {
+        terms.push(term);
+        chunkIds.push(id);
+      }
+    await sql`delete from kb_postings p using unnest(${terms}::text[], ${chunkIds}::integer[]) as removed(term, chunk_id)
+      where p.knowledge_base_id = ${knowledgeBaseId} and p.term = removed.term and p.chunk_id = removed.chunk_id`.execute(db);
     return;
   }
   for (const { id, terms } of lists)

@@ -23,6 +23,7 @@ import { titleFieldLengthsMigration } from './0096-title-field-lengths.js';
 import { indexVersionMigration } from './0097-index-version.js';
 import { chunkTermListsMigration } from './0098-chunk-term-lists.js';
 import { noTermCountsMigration } from './0099-no-term-counts.js';
+import { postingsFoundByTheirKeyMigration } from './0100-postings-found-by-their-key.js';
 import { chatRunsMigration } from './0070-chat-runs.js';
 import type { Migration } from 'kysely';
 import type { Dialect } from '../dialect.js';
@@ -101,5 +102,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0097-index-version': indexVersionMigration(dialect),
     '0098-chunk-term-lists': chunkTermListsMigration(dialect),
     '0099-no-term-counts': noTermCountsMigration(dialect),
+    '0100-postings-found-by-their-key': postingsFoundByTheirKeyMigration(dialect),
   };
 }
