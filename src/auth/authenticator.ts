@@ -11,7 +11,7 @@ import { appendAuditEntry } from '../store/audit-log-repository.js';
 import type { HotReadCache } from '../store/hot-read-cache.js';
 import type { Database } from '../store/schema.js';
 import { findLiveSession, insertSession, revokeSession } from '../store/sessions-repository.js';
-import { findUserByEmail, findUserById, updateUser, type UserWithRole } from '../store/users-repository.js';
+import { findUserByEmail, findUserById, findUserOfLiveSession, updateUser, type UserWithRole } from '../store/users-repository.js';
 import type { Identity } from './identity.js';
 import { isLockedOutBySuspension } from './permissions.js';
 import { hashPassword, needsRehash, verifyAgainstDecoy, verifyPassword } from './passwords.js';
@@ -233,11 +233,10 @@ export class Authenticator {
   }
 
   private async authenticateSession(token: string): Promise<Identity> {
-    const session = await findLiveSession(this.db, hashToken(token));
-    const user = session && (await findUserById(this.db, session.user_id));
-    if (!session || !user || user.disabled === 1) throw new AppError('invalid_token');
-    refuseIfSuspended(user);
-    return identityOf(user, 'session', session.id);
+    const found = await findUserOfLiveSession(this.db, hashToken(token));
+    if (found === undefined || found.user.disabled === 1) throw new AppError('invalid_token');
+    refuseIfSuspended(found.user);
+    return identityOf(found.user, 'session', found.sessionId);
   }
 
   /**

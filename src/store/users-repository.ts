@@ -64,6 +64,27 @@ export async function findUserById(db: Kysely<Database>, id: number): Promise<Us
   return row && withDefaultRole(row);
 }
 
+/**
+ * The user of a session that exists, is not revoked and has not expired, with the session's id: one
+ * query where authentication read the session and then its user (on PostgreSQL, a round trip fewer
+ * on every request a session makes).
+ */
+export async function findUserOfLiveSession(
+  db: Kysely<Database>,
+  tokenHash: string,
+): Promise<{ sessionId: number; user: UserWithRole } | undefined> {
+  const row = await selectUsersWithRole(db)
+    .innerJoin('sessions', 'sessions.user_id', 'users.id')
+    .select('sessions.id as session_id')
+    .where('sessions.token_hash', '=', tokenHash)
+    .where('sessions.revoked_at', 'is', null)
+    .where('sessions.expires_at', '>', nowTimestamp())
+    .executeTakeFirst();
+  if (row === undefined) return undefined;
+  const { session_id: sessionId, ...user } = row;
+  return { sessionId, user: withDefaultRole(user) };
+}
+
 export async function findUserByEmail(db: Kysely<Database>, email: string): Promise<UserWithRole | undefined> {
   const row = await selectUsersWithRole(db).where('users.email', '=', email.toLowerCase()).executeTakeFirst();
   return row && withDefaultRole(row);
