@@ -12,14 +12,13 @@ import {
   deleteDocumentsChunks,
   deleteKnowledgeBaseContents,
   findKnowledgeBaseRow,
-  insertChunks,
   insertKnowledgeBase,
 } from '../src/store/knowledge-repository.js';
 import type { Database } from '../src/store/schema.js';
 import { reindexNextBatch } from '../src/store/search-index-repository.js';
 import { expectIndexMatchesChunks } from './support/search-index-consistency.js';
 import { insertOrganizationWithOwner, storeMigratedTo, type StoreBeforeAMigration } from './support/store-before-a-migration.js';
-import { insertCompletedDocument } from './support/stored-documents.js';
+import { insertDocumentOfChunks } from './support/stored-documents.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 
 const TEXTS = [
@@ -67,20 +66,9 @@ describe.each(TEST_DIALECTS)('migration 0100 on %s', (dialect) => {
       insertKnowledgeBase(db, { ownerId, organizationId, name, description: '', chunkSize: 1000, chunkOverlap: 200 });
     const sky = await newKnowledgeBase('Sky');
     const other = await newKnowledgeBase('Other');
-    const index = async (knowledgeBaseId: number, texts: readonly string[]): Promise<number> => {
-      const documentId = await insertCompletedDocument(db, knowledgeBaseId);
-      await db.transaction().execute((transaction) =>
-        insertChunks(
-          transaction,
-          documentId,
-          texts.map((text, chunkIndex) => ({ knowledge_base_id: knowledgeBaseId, chunk_index: chunkIndex, text, metadata: '{}' })),
-        ),
-      );
-      return documentId;
-    };
-    const first = await index(sky, TEXTS.slice(0, 2));
-    const second = await index(sky, TEXTS.slice(2));
-    await index(other, TEXTS);
+    const first = await insertDocumentOfChunks(db, sky, TEXTS.slice(0, 2));
+    const second = await insertDocumentOfChunks(db, sky, TEXTS.slice(2));
+    await insertDocumentOfChunks(db, other, TEXTS);
     const otherPostings = await postingCount(db, other);
     expect(otherPostings).toBeGreaterThan(20);
 
