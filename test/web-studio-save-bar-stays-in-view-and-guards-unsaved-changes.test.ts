@@ -4,7 +4,9 @@
  * "Unsaved changes", a save says "Saved" — always inside the visible screen, at 375 and 1280 px;
  * a refused save says so in the bar, and its button takes focus to the field. Leaving with
  * unsaved changes asks first: "Cancel" stays with the edits, "Leave without saving" leaves and
- * nothing is saved. axe-core finds no serious or critical violation with the bar showing.
+ * nothing is saved. A control that takes focus while it sits behind the bar is scrolled above it,
+ * never left under it (WCAG 2.4.11, focus not obscured). axe-core finds no serious or critical
+ * violation with the bar showing.
  */
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +24,16 @@ async function expectInView(page: Page, target: Locator): Promise<void> {
 
 function barStatus(page: Page): Locator {
   return page.locator('.save-bar [role="status"]');
+}
+
+/**
+ * How far the probed control's bottom edge sits below the save bar's top edge (positive: hidden
+ * behind it). Page code is passed as text: the test's TypeScript has no DOM types.
+ */
+async function overlapWithSaveBar(page: Page): Promise<number> {
+  return page.evaluate(
+    "document.querySelector('[data-probe]').getBoundingClientRect().bottom - document.querySelector('.save-bar').getBoundingClientRect().top",
+  );
 }
 
 describe('the studio save bar', () => {
@@ -63,6 +75,33 @@ describe('the studio save bar', () => {
       await expectAccessible(page);
       await screenshot(page, `studio-save-bar-${width}`);
       expect(pageErrors).toEqual([]);
+      await context.close();
+    });
+  }
+
+  for (const viewport of [
+    { width: 1280, height: 400 },
+    { width: 375, height: 640 },
+  ]) {
+    it(`scrolls a control focused behind it above it, at ${viewport.width} px`, async () => {
+      const { context, page } = await openPage(browser, { width: viewport.width });
+      await page.setViewportSize(viewport);
+      await logInThroughPage(page, server.baseUrl, creator.email, creator.password);
+      await page.goto(`${server.baseUrl}/assistants/new`);
+      await page.getByRole('radio', { name: 'Classic' }).check();
+      const name = page.getByRole('textbox', { name: 'Name', exact: true });
+      await name.fill('Botany helper');
+      await expect.poll(() => barStatus(page).innerText()).toBe('Unsaved changes');
+      // The name field placed right behind the bar, as a long form leaves its controls near it:
+      // scrolled until its bottom edge sits 4 px above the bar's bottom edge.
+      await name.evaluate((field) => field.setAttribute('data-probe', ''));
+      const overlap = await overlapWithSaveBar(page);
+      const barHeight = await page.evaluate<number>("document.querySelector('.save-bar').getBoundingClientRect().height");
+      await page.evaluate(`window.scrollBy(0, ${overlap - barHeight + 4})`);
+      await page.evaluate('document.activeElement && document.activeElement.blur()');
+      expect(await overlapWithSaveBar(page)).toBeGreaterThan(0);
+      await name.focus();
+      expect(await overlapWithSaveBar(page)).toBeLessThanOrEqual(0);
       await context.close();
     });
   }
