@@ -216,13 +216,19 @@ export async function startMerino(
     cpuProfileFolder?: string | undefined;
     /** A checkout whose built `dist/` to run instead of this one's (bench/gateway-build-comparison.ts). */
     repository?: string | undefined;
+    /** Node's own arguments besides those, such as a module to preload (bench/chat-request-phases.ts). */
+    nodeArguments?: readonly string[];
+    /** Environment for the server besides the benchmark's own. */
+    environment?: Readonly<Record<string, string>>;
   } = {},
 ): Promise<{ classic: Target; multi: Target; pid: number }> {
   const port = await freePort();
   const dataDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'merino-bench-data-'));
   dataFolders.push(dataDirectory);
-  const nodeArguments =
-    options.cpuProfileFolder === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.cpuProfileFolder)}`];
+  const nodeArguments = [
+    ...(options.cpuProfileFolder === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.cpuProfileFolder)}`]),
+    ...(options.nodeArguments ?? []),
+  ];
   const repository = options.repository ?? REPOSITORY;
   const child = start(process.execPath, [...nodeArguments, path.join(repository, 'dist', 'main.js')], {
     cwd: repository,
@@ -237,6 +243,7 @@ export async function startMerino(
       // The benchmark measures the pipeline, not the per-user chat rate limit, which would refuse most of its load.
       CHAT_REQUESTS_PER_USER_MAX: '1000000',
       CHAT_REQUESTS_PER_API_KEY_MAX: '1000000',
+      ...options.environment,
     },
   });
   child.stdout?.resume();
