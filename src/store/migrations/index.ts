@@ -24,6 +24,7 @@ import { indexVersionMigration } from './0097-index-version.js';
 import { chunkTermListsMigration } from './0098-chunk-term-lists.js';
 import { noTermCountsMigration } from './0099-no-term-counts.js';
 import { postingsFoundByTheirKeyMigration } from './0100-postings-found-by-their-key.js';
+import { rateLimitCountersWithoutWindowIndexMigration } from './0101-rate-limit-counters-without-window-index.js';
 import { chatRunsMigration } from './0070-chat-runs.js';
 import type { Migration } from 'kysely';
 import type { Dialect } from '../dialect.js';
@@ -103,5 +104,6 @@ export function allMigrations(dialect: Dialect): Record<string, Migration> {
     '0098-chunk-term-lists': chunkTermListsMigration(dialect),
     '0099-no-term-counts': noTermCountsMigration(dialect),
     '0100-postings-found-by-their-key': postingsFoundByTheirKeyMigration(dialect),
+    '0101-rate-limit-counters-without-window-index': rateLimitCountersWithoutWindowIndexMigration(),
   };
 }
