@@ -8,7 +8,8 @@
  *   is created (authentication, the rate limit, the assistant, its tools, the prompt), and the
  *   SQLite statements' share of it;
  * - the provider: until its answer has arrived (the mock answers at once, so this is mostly the
- *   two HTTP hops and Merino's client);
+ *   two HTTP hops, Merino's client and the mock reading the prompt), and of it the sending, until
+ *   undici has sent the request's whole body;
  * - after the model: until the response is finished, and the statements' share of it;
  * - the garbage collector's pauses while a request is in flight (their mean: most requests have none).
  *
@@ -34,6 +35,7 @@ const RECORDER = path.join(REPOSITORY, 'bench', 'support', 'request-phase-record
 /** What the recorder writes per request, in ms from the request's start in the server. */
 interface PhaseRecord {
   upstream?: number;
+  sent?: number;
   headers?: number;
   answered?: number;
   finished?: number;
@@ -104,9 +106,19 @@ async function main(): Promise<void> {
   const directMedian = median(directP50);
   printTable(
     `Chat request phases at concurrency 1, ms (medians; ${ROUNDS} rounds of ${SERIAL_REQUESTS} requests; the mock alone answers in ${directMedian.toFixed(3)})`,
-    ['assistant', 'client p50', 'added p50', 'in server', 'before model', 'its SQL', 'provider', 'after model', 'its SQL', 'GC, mean'].map(
-      (label, index) => ({ label, width: index === 0 ? 9 : Math.max(label.length, 7) }),
-    ),
+    [
+      'assistant',
+      'client p50',
+      'added p50',
+      'in server',
+      'before model',
+      'its SQL',
+      'provider',
+      'sending',
+      'after model',
+      'its SQL',
+      'GC, mean',
+    ].map((label, index) => ({ label, width: index === 0 ? 9 : Math.max(label.length, 7) })),
     targets.map(([name]) => {
       const { clientP50, records } = figures.get(name)!;
       return [
@@ -117,6 +129,7 @@ async function main(): Promise<void> {
         phaseMedian(records, (record) => record.upstream),
         phaseMedian(records, (record) => record.sqlBefore),
         phaseMedian(records, (record) => (record.answered ?? Number.NaN) - (record.upstream ?? Number.NaN)),
+        phaseMedian(records, (record) => (record.sent ?? Number.NaN) - (record.upstream ?? Number.NaN)),
         phaseMedian(records, (record) => (record.finished ?? Number.NaN) - (record.answered ?? Number.NaN)),
         phaseMedian(records, (record) => record.sqlAfter),
         (records.reduce((sum, record) => sum + record.garbageCollection, 0) / Math.max(1, records.length)).toFixed(3),

@@ -6,7 +6,7 @@
  *
  * For each `/v1/chat/completions` request: when the server began it, when the request to the
  * provider was created (everything Merino does before the model: authentication, the rate limit,
- * the assistant, its tools, the prompt), when the provider's headers and the end of its body
+ * the assistant, its tools, the prompt), when its body had been sent, when the provider's headers and the end of its body
  * arrived, and when the response was finished; the time spent in SQLite statements before the
  * provider's request and after its answer; and the garbage collector's pauses meanwhile.
  * SIGUSR2 writes the records so far to MERINO_PHASES_FILE as JSON and forgets them.
@@ -31,6 +31,7 @@ diagnosticsChannel.subscribe('http.server.request.start', ({ request }) => {
     : undefined;
 });
 diagnosticsChannel.subscribe('undici:request:create', () => mark('upstream'));
+diagnosticsChannel.subscribe('undici:request:bodySent', () => mark('sent'));
 diagnosticsChannel.subscribe('undici:request:headers', () => mark('headers'));
 diagnosticsChannel.subscribe('undici:request:trailers', () => mark('answered'));
 diagnosticsChannel.subscribe('http.server.response.finish', () => {
