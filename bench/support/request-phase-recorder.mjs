@@ -6,8 +6,8 @@
  *
  * For each `/v1/chat/completions` request: when the server began it, when the request to the
  * provider was created (everything Merino does before the model: authentication, the rate limit,
- * the assistant, its tools, the prompt), when its body had been sent, when the provider's headers and the end of its body
- * arrived, and when the response was finished; the time spent in SQLite statements before the
+ * the assistant, its tools, the prompt), when its body had been sent, when the provider's headers
+ * and the end of its body arrived, and when the response was finished; the time spent in SQLite statements before the
  * provider's request and after its answer; and the garbage collector's pauses meanwhile.
  * SIGUSR2 writes the records so far to MERINO_PHASES_FILE as JSON and forgets them.
  */
