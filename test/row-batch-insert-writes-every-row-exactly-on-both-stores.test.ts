@@ -21,10 +21,19 @@ const HOSTILE_TEXTS = [
   'line\nbreak',
   '🐑 merino',
   "'); drop table rows; --",
+  '  padded  ',
+  '\t',
+  '"',
 ];
 
 const ROWS: RowBatchShape = {
   table: 'batch_rows',
+  columns: ['id', 'label', 'weight'],
+  postgresTypes: ['integer', 'text', 'double precision'],
+};
+
+const OPTIONAL: RowBatchShape = {
+  table: 'optional_rows',
   columns: ['id', 'label', 'weight'],
   postgresTypes: ['integer', 'text', 'double precision'],
 };
@@ -43,6 +52,7 @@ describe.each(TEST_DIALECTS)('batched row inserts on %s', (dialect) => {
     database = await createTestDatabase(dialect, { migrated: true });
     store = await openStore({ databaseUrl: database.databaseUrl, dataDirectory: database.dataDirectory, poolSize: 2 });
     await sql`create table batch_rows (id integer primary key, label text not null, weight double precision not null)`.execute(store.db);
+    await sql`create table optional_rows (id integer primary key, label text, weight double precision)`.execute(store.db);
   });
 
   afterAll(async () => {
@@ -92,6 +102,29 @@ describe.each(TEST_DIALECTS)('batched row inserts on %s', (dialect) => {
       store.db.transaction().execute((transaction) => insertRowBatch(transaction, ROWS, [...rows, rows[7]!].flat())),
     ).rejects.toThrow();
     expect(await storedRows()).toEqual([]);
+  });
+
+  it('keeps nulls as nulls, and numbers whatever their size, as they were', async () => {
+    const rows = [
+      [1, null, 1e21],
+      [2, 'NULL', null],
+      [3, '', 1e-7],
+      [4, null, -2.5],
+      [5, 'x', 123_456_789.125],
+    ];
+    await insertRowBatch(store.db, OPTIONAL, rows.flat());
+    const stored = await sql<{
+      id: number | string;
+      label: string | null;
+      weight: number | string | null;
+    }>`select id, label, weight from optional_rows order by id`.execute(store.db);
+    expect(stored.rows.map((row) => [Number(row.id), row.label, row.weight === null ? null : Number(row.weight)])).toEqual(rows);
+  });
+
+  it('refuses a value that is neither a number, a text nor null, writing nothing', async () => {
+    await expect(insertRowBatch(store.db, OPTIONAL, [10, { label: 'an object' }, 1])).rejects.toThrow();
+    const stored = await sql<{ count: number | string }>`select count(*) as count from optional_rows where id = 10`.execute(store.db);
+    expect(Number(stored.rows[0]!.count)).toBe(0);
   });
 
   it('refuses values that are not whole rows, writing nothing', async () => {

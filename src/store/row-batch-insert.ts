@@ -88,10 +88,37 @@ export async function insertRowBatch(db: RowWriter, shape: RowBatchShape, values
   if (values.length % width !== 0) throw new Error(`${values.length} values are not whole rows of ${width} columns`);
   if (values.length === 0) return;
   if (dialectOf(db) === 'sqlite') return insertOnSqlite(db, shape, values);
-  const columns = shape.columns.map((_, column) => {
-    const columnValues: unknown[] = [];
-    for (let index = column; index < values.length; index += width) columnValues.push(values[index]);
-    return columnValues;
-  });
+  const columns = shape.columns.map((_, column) => arrayLiteral(values, { column, width }));
   await db.executeQuery(CompiledQuery.raw(postgresText(shape), columns));
+}
+
+/** Where one column's values sit in a flat list of rows. */
+interface ColumnPlace {
+  column: number;
+  width: number;
+}
+
+/**
+ * One column's values as a PostgreSQL array literal (`{1,2,"a"}`), made here rather than by pg: for
+ * a JavaScript array, pg quotes every element, runs two regular expressions over it and grows the
+ * literal a piece at a time. That was a third of all a JSON ingestion run on PostgreSQL allocated
+ * (162 of 492 MB, sampled with the heap profiler over 4,900 documents), and so of its garbage
+ * collection. The postings of 256 abstracts (7,700 rows) took 15 to 16 ms of CPU that way and 1.5 to
+ * 1.8 ms this way. The text goes to PostgreSQL as a bound parameter, like any other value.
+ */
+function arrayLiteral(values: readonly unknown[], place: ColumnPlace): string {
+  const elements = new Array<string>(values.length / place.width);
+  for (let row = 0, index = place.column; index < values.length; row += 1, index += place.width)
+    elements[row] = arrayElement(values[index]);
+  return `{${elements.join(',')}}`;
+}
+
+const QUOTED_IN_ARRAYS = /["\\]/;
+
+/** An element of an array literal: numbers as they are, text always quoted (so "NULL" and "" stay text), null as NULL. */
+function arrayElement(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  if (typeof value !== 'string') throw new TypeError(`a row batch holds numbers, text and nulls, not ${typeof value}`);
+  return QUOTED_IN_ARRAYS.test(value) ? `"${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"` : `"${value}"`;
 }
