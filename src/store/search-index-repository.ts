@@ -74,12 +74,12 @@ export function termListOf(analysed: AnalysedChunk): string {
 }
 
 /**
- * A map's entries in term order, the order of the postings' key. The keys are sorted by the
+ * Terms in the order of the postings' key. They are sorted by the
  * built-in string order, with no comparator: a comparator function called for every comparison
  * took most of an ingestion batch's JavaScript time.
  */
-function inTermOrder<Value>(byTerm: ReadonlyMap<string, Value>): Array<[string, Value]> {
-  return [...byTerm.keys()].sort().map((term) => [term, byTerm.get(term)!]);
+function inTermOrder(terms: Iterable<string>): string[] {
+  return [...terms].sort();
 }
 
 /**
@@ -111,18 +111,29 @@ export async function insertPostings(
   // Each term's postings are kept flat (chunk, frequency, length, chunk, ...), POSTING_VALUES a
   // posting, as the rows are written: no array per posting.
   const postingsByTerm = new Map<string, number[]>();
+  let postingCount = 0;
   for (const { id, analysed } of chunks) {
+    postingCount += analysed.frequencies.size;
     for (const [term, frequency] of analysed.frequencies) {
       const postings = postingsByTerm.get(term);
       if (postings === undefined) postingsByTerm.set(term, [id, frequency, analysed.length]);
       else postings.push(id, frequency, analysed.length);
     }
   }
-  const byTerm = inTermOrder(postingsByTerm);
-  const values: unknown[] = [];
-  for (const [term, postings] of byTerm)
-    for (let index = 0; index < postings.length; index += POSTING_VALUES)
-      values.push(knowledgeBaseId, term, postings[index], postings[index + 1], postings[index + 2]);
+  // Filled in place at its final size: grown a push at a time, and through a [term, postings] pair
+  // per term, the same work took 5.1 to 5.4 ms of CPU for 256 abstracts rather than 3.5 to 3.7.
+  const values = new Array<unknown>(postingCount * POSTINGS.columns.length);
+  let at = 0;
+  for (const term of inTermOrder(postingsByTerm.keys())) {
+    const postings = postingsByTerm.get(term)!;
+    for (let index = 0; index < postings.length; index += POSTING_VALUES) {
+      values[at++] = knowledgeBaseId;
+      values[at++] = term;
+      values[at++] = postings[index];
+      values[at++] = postings[index + 1];
+      values[at++] = postings[index + 2];
+    }
+  }
   await insertRowBatch(db, POSTINGS, values);
 }
 
