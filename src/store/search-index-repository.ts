@@ -74,9 +74,9 @@ export function termListOf(analysed: AnalysedChunk): string {
 }
 
 /**
- * Terms in the order of the postings' key. They are sorted by the
- * built-in string order, with no comparator: a comparator function called for every comparison
- * took most of an ingestion batch's JavaScript time.
+ * Terms in the order of the postings' key. They are sorted by the built-in string order, with no
+ * comparator: a comparator function called for every comparison took most of an ingestion batch's
+ * JavaScript time.
  */
 function inTermOrder(terms: Iterable<string>): string[] {
   return [...terms].sort();
