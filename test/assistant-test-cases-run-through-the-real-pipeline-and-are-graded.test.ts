@@ -169,9 +169,9 @@ describe.each(TEST_DIALECTS)('assistant test runs on %s', (dialect) => {
       slow.push(
         (
           await ownerCall('POST', '/tests', {
-            name: `slow ${index}`,
+            name: `held ${index}`,
             kind: 'single_turn',
-            turns: [`slow question ${index}`],
+            turns: [`question ${index}, held until stopped`],
             expectations: [{ type: 'contains', phrases: ['mitosis'] }],
           })
         ).body.id,
@@ -182,7 +182,7 @@ describe.each(TEST_DIALECTS)('assistant test runs on %s', (dialect) => {
     const events = fetch(`${world.server.baseUrl}${path(`/test-runs/${started.body.id}/events`)}`, {
       headers: { authorization: `Bearer ${world.owner.token}` },
     }).then((response) => response.text());
-    // The quick case finishes first (TEST_RUN_CONCURRENCY is 4; the slow ones wait on the fake).
+    // The quick case finishes first (TEST_RUN_CONCURRENCY is 4; the held ones wait on the fake until the stop).
     let run = (await ownerCall('GET', `/test-runs/${started.body.id}`)).body;
     while (run.finished_count === 0) run = (await ownerCall('GET', `/test-runs/${started.body.id}`)).body;
     const stopped = await ownerCall('POST', `/test-runs/${started.body.id}/stop`);
@@ -194,5 +194,21 @@ describe.each(TEST_DIALECTS)('assistant test runs on %s', (dialect) => {
     expect(streamed.at(-1)).toMatchObject({ type: 'end', run: { status: 'stopped' } });
     const again = await ownerCall('POST', `/test-runs/${started.body.id}/stop`);
     expect(again.body.results).toEqual(stopped.body.results);
+  });
+
+  it('stops one run at once while another run of the assistant still runs', async () => {
+    const held = await ownerCall('POST', '/tests', {
+      name: 'held alone',
+      kind: 'single_turn',
+      turns: ['a question held until stopped'],
+      expectations: [{ type: 'contains', phrases: ['mitosis'] }],
+    });
+    const first = await ownerCall('POST', '/test-runs', { cases: [held.body.id] });
+    const second = await ownerCall('POST', '/test-runs', { cases: [held.body.id] });
+    expect([first.status, second.status], second.text).toEqual([201, 201]);
+    const stopped = await ownerCall('POST', `/test-runs/${first.body.id}/stop`);
+    expect(stopped.body.status).toBe('stopped');
+    expect((await ownerCall('GET', `/test-runs/${second.body.id}`)).body.status).toBe('running');
+    expect((await ownerCall('POST', `/test-runs/${second.body.id}/stop`)).body.status).toBe('stopped');
   });
 });

@@ -35,11 +35,11 @@ describe.each(TEST_DIALECTS)('assistant test limits under racing requests on %s'
   it('creates exactly the case limit from 50 creates at once and refuses the rest with 409 test_cases_limit', async () => {
     const answers = await Promise.all(
       Array.from({ length: AT_ONCE }, (_, index) =>
-        // "slow" keeps the runs of the next test running while its starts race.
+        // "until stopped" keeps the runs of the next test running while its starts race.
         ownerCall('POST', '/tests', {
           name: `Case ${index}`,
           kind: 'single_turn',
-          turns: ['How do cells divide? Answer slow.'],
+          turns: ['How do cells divide? Hold it until stopped.'],
           expectations: [{ type: 'contains', phrases: ['mitosis'] }],
         }),
       ),

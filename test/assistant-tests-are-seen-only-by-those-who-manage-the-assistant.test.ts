@@ -199,14 +199,14 @@ describe.each(TEST_DIALECTS)('who sees assistant tests on %s', (dialect) => {
       Array.from({ length: CONCURRENT_REQUESTS }, () => request(world.server, 'GET', `${base}/tests?limit=200`, { token })),
     );
     expect(new Set(reads.map((answer) => `${answer.status}:${answer.body.total}`)).size).toBe(1);
-    // A case the fake answers slowly, so that every start comes while the first runs still run.
-    const slow = await request(world.server, 'POST', `${base}/tests`, {
+    // A case the fake answers only once stopped, so that every start comes while the first runs still run.
+    const held = await request(world.server, 'POST', `${base}/tests`, {
       token,
-      body: { ...CASE, name: 'Slow', turns: ['a slow question'] },
+      body: { ...CASE, name: 'Held', turns: ['a question held until stopped'] },
     });
     const starts = await Promise.all(
       Array.from({ length: CONCURRENT_REQUESTS }, () =>
-        request(world.server, 'POST', `${base}/test-runs`, { token, body: { cases: [slow.body.id] } }),
+        request(world.server, 'POST', `${base}/test-runs`, { token, body: { cases: [held.body.id] } }),
       ),
     );
     const statuses = starts.map((answer) => answer.status);
@@ -214,6 +214,11 @@ describe.each(TEST_DIALECTS)('who sees assistant tests on %s', (dialect) => {
     // SQLite serializes the check and the insert; PostgreSQL may let a racing one through the bound.
     expect(statuses.filter((status) => status === 201).length).toBeGreaterThanOrEqual(1);
     expect(statuses.filter((status) => status === 201).length).toBeLessThanOrEqual(dialect === 'sqlite' ? 2 : CONCURRENT_REQUESTS);
+    // Each stop ends its own run at once, while the others still run.
+    for (const started of starts.filter((answer) => answer.status === 201)) {
+      const stopped = await request(world.server, 'POST', `${base}/test-runs/${started.body.id}/stop`, { token });
+      expect(stopped.body.status).toBe('stopped');
+    }
     await world.server.services.testRuns.idle();
     const learnerOfB = await createUser(world.server, world.adminToken, { email: 'tests-late@merino.test', role: 'learner' });
     const hidden = await Promise.all(

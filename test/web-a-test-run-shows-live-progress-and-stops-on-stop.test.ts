@@ -1,8 +1,8 @@
 /**
  * Proves in a real Chromium that a running test run shows its live progress and a "Stop" button,
  * and that "Stop" ends it: the status line says it stopped and "Run tests" is offered again. The
- * fake model answers questions containing "slow" after a few seconds, so the run is still running
- * when Stop is pressed.
+ * fake model holds its answer to a question containing "until stopped" for longer than the test
+ * runs, so the run is still running when Stop is pressed however slow the machine is.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,7 +31,7 @@ describe('a running test run', () => {
       body: {
         name: 'Slow answer',
         kind: 'single_turn',
-        turns: ['A slow question'],
+        turns: ['A question to hold until stopped'],
         expectations: [{ type: 'max_length', characters: 20 }],
       },
     });

@@ -94,10 +94,12 @@ interface PreparedRun {
 }
 
 export class TestRunService {
-  /** This process's running runs, so that a stop asked here ends their cases at once. */
-  private readonly running = new Map<number, AbortController>();
-  /** The background jobs, so that tests and a graceful stop can wait for them. */
-  private readonly jobs = new Set<Promise<void>>();
+  /**
+   * This process's running runs: the controller, so that a stop asked here ends their cases at
+   * once, and the job, so that the stop waits for that run alone and tests and a graceful stop
+   * can wait for them all.
+   */
+  private readonly running = new Map<number, { controller: AbortController; job: Promise<void> }>();
   /** The leases this process holds on its running runs, and the sweep of runs whose process died. */
   readonly leases: TestRunLeases;
 
@@ -139,12 +141,8 @@ export class TestRunService {
       return id;
     });
     const controller = new AbortController();
-    this.running.set(runId, controller);
-    const job = this.execute(runId, prepared, controller).finally(() => {
-      this.running.delete(runId);
-      this.jobs.delete(job);
-    });
-    this.jobs.add(job);
+    const job = this.execute(runId, prepared, controller).finally(() => this.running.delete(runId));
+    this.running.set(runId, { controller, job });
     return this.get(context, assistantId, runId);
   }
 
@@ -166,10 +164,10 @@ export class TestRunService {
     const row = await this.requireRun(context, assistantId, runId);
     if (row.status === 'running') {
       await requestTestRunStop(this.dependencies.db, runId);
-      const controller = this.running.get(runId);
-      if (controller !== undefined) {
-        controller.abort();
-        await this.settled(runId);
+      const running = this.running.get(runId);
+      if (running !== undefined) {
+        running.controller.abort();
+        await running.job;
       }
     }
     return this.get(context, assistantId, runId);
@@ -217,11 +215,7 @@ export class TestRunService {
 
   /** Waits for every run this process is running (tests, and a graceful stop). */
   async idle(): Promise<void> {
-    while (this.jobs.size > 0) await Promise.allSettled([...this.jobs]);
-  }
-
-  private async settled(runId: number): Promise<void> {
-    while (this.running.has(runId)) await Promise.allSettled([...this.jobs]);
+    while (this.running.size > 0) await Promise.allSettled([...this.running.values()].map((running) => running.job));
   }
 
   private async requireRun(context: CallContext, assistantId: number, runId: number): Promise<TestRunRow> {

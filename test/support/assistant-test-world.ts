@@ -8,7 +8,8 @@
  *   time-out) or `[judge:garbage]` (no verdict);
  * - the assistant: `Mitosis.` when its system prompt says "Be brief", otherwise LONG_ANSWER; a
  *   question containing "list please" first calls list_documents once; one containing "slow"
- *   answers after SLOW_ANSWER_MILLISECONDS.
+ *   answers after SLOW_ANSWER_MILLISECONDS; one containing "until stopped" answers only after
+ *   HELD_ANSWER_MILLISECONDS, longer than any test waits, so only a stop ends it.
  */
 import { JUDGE_INSTRUCTIONS } from '../../src/evaluation/answer-judge.js';
 import { startFakeOpenAiServer, lastUserMessageText, type FakeOpenAiServer, type ScriptedReply } from '../fakes/fake-openai-server.js';
@@ -19,6 +20,7 @@ import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, t
 export const LONG_ANSWER = 'Cells divide by mitosis: the cell copies its chromosomes and then the nucleus splits in two.';
 export const BRIEF_ANSWER = 'Mitosis.';
 export const SLOW_ANSWER_MILLISECONDS = 3_000;
+export const HELD_ANSWER_MILLISECONDS = 600_000;
 export const JUDGE_TIMEOUT_MILLISECONDS = 500;
 
 export interface AssistantTestWorld {
@@ -57,6 +59,7 @@ export function scriptedReply(recorded: RecordedRequest): ScriptedReply {
   if (question.includes('list please') && !toolAnswered)
     return { toolCalls: [{ id: 'call_list', name: 'list_documents', arguments: '{}' }] };
   const text = system.includes('Be brief') ? BRIEF_ANSWER : LONG_ANSWER;
+  if (question.includes('until stopped')) return { text, delayMs: HELD_ANSWER_MILLISECONDS };
   return question.includes('slow') ? { text, delayMs: SLOW_ANSWER_MILLISECONDS } : { text };
 }
 
