@@ -15,6 +15,8 @@
  *
  *   npm run bench:request-phases      (BENCH_ROUNDS=3 BENCH_SERIAL_REQUESTS=3000 BENCH_WARM_UP_REQUESTS=1500)
  *
+ * BENCH_CPU_PROFILE=<folder> runs the Merino with --cpu-prof into it (both assistants, one process).
+ *
  * Medians of each figure over every measured request of every round (the client's p50 is the median
  * of the rounds'); a phase's median is not a share of the total's. Figures are printed, never asserted on.
  */
@@ -82,6 +84,7 @@ async function main(): Promise<void> {
   const merino = await startMerino(mock.url, {
     nodeArguments: ['--import', RECORDER],
     environment: { MERINO_PHASES_FILE: phasesFile },
+    cpuProfileFolder: process.env.BENCH_CPU_PROFILE,
   });
   const direct: Target = { name: 'direct', url: `${mock.url}/v1/chat/completions`, headers: {}, model: MOCK_MODEL, pid: undefined };
   const targets: Array<['classic' | 'multi', Target]> = [
