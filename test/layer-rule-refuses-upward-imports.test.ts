@@ -1,14 +1,19 @@
 /**
  * The layer rule (DESIGN §2, `.dependency-cruiser.cjs`) is only worth having if it fails: each case
- * builds a small tree with one forbidden import and runs the same command `npm test` runs, with the
- * project's own rule file, and expects it to fail naming the rule. The real tree passing is
- * `npm run layers` itself.
+ * builds a small tree with one forbidden import, cruises it with the project's own rule file, and
+ * expects it to fail naming the rule. One case runs the very command `npm test` runs (`depcruise`,
+ * a process of its own); the others call the cruiser's API in this process as that command does
+ * (the rule file, the tree's tsconfig, the `err` report), since a process each cost about 2 s of
+ * CPU to load the cruiser and TypeScript again. The real tree passing is `npm run layers` itself.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { cruise as cruiseApi } from 'dependency-cruiser';
+import extractDepcruiseConfig from 'dependency-cruiser/config-utl/extract-depcruise-config';
+import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
@@ -47,14 +52,25 @@ async function writeTree(root: string, files: Record<string, string>): Promise<v
   }
 }
 
-/** Runs the cruiser on a copy of the lawful tree changed by `changes`; resolves to its exit code and report. */
-async function cruise(name: string, changes: Record<string, string>): Promise<{ exitCode: number; report: string }> {
+interface CruiseResult {
+  exitCode: number;
+  report: string;
+}
+
+/** Writes a copy of the lawful tree changed by `changes`, with its tsconfig; resolves to its root. */
+async function caseTree(name: string, changes: Record<string, string>): Promise<string> {
   const root = path.join(workspace, name);
   await writeTree(root, { ...LAWFUL_TREE, ...changes });
   await writeFile(
     path.join(root, 'tsconfig.json'),
     JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' } }),
   );
+  return root;
+}
+
+/** Runs the `depcruise` command on the case's tree, from its root, as `npm run layers` runs it. */
+async function cruiseByCommand(name: string, changes: Record<string, string>): Promise<CruiseResult> {
+  const root = await caseTree(name, changes);
   try {
     const { stdout } = await run(CRUISER, ['src', '--config', RULES, '--output-type', 'err'], { cwd: root });
     return { exitCode: 0, report: stdout };
@@ -62,6 +78,18 @@ async function cruise(name: string, changes: Record<string, string>): Promise<{ 
     const failed = error as { code: number; stdout: string };
     return { exitCode: failed.code, report: failed.stdout };
   }
+}
+
+/** The same cruise through the cruiser's API: the rule file, with the tree as base folder and its own tsconfig. */
+async function cruise(name: string, changes: Record<string, string>): Promise<CruiseResult> {
+  const root = await caseTree(name, changes);
+  const tsConfigFile = path.join(root, 'tsconfig.json');
+  const ruleSet = await extractDepcruiseConfig(RULES);
+  ruleSet.options = { ...ruleSet.options, baseDir: root, tsConfig: { fileName: tsConfigFile } };
+  const result = await cruiseApi(['src'], { ruleSet, validate: true, outputType: 'err' }, {}, { tsConfig: extractTSConfig(tsConfigFile) });
+  // The `err` report is text; anything else would mean the options did not reach the cruiser.
+  if (typeof result.output !== 'string') throw new Error('the cruiser gave no text report');
+  return { exitCode: result.exitCode, report: result.output };
 }
 
 beforeAll(async () => {
@@ -77,6 +105,17 @@ describe('the layer rule', () => {
     const result = await cruise('lawful', {});
     expect(result.report).not.toMatch(/error/);
     expect(result.exitCode).toBe(0);
+  });
+
+  it('fails as the command npm test runs, naming the rule, and passes the lawful tree the same way', async () => {
+    const lawful = await cruiseByCommand('lawful-by-command', {});
+    expect(lawful.report).not.toMatch(/error/);
+    expect(lawful.exitCode).toBe(0);
+    const result = await cruiseByCommand('core-importing-http-by-command', {
+      'src/pipeline/run.ts': "import { routes } from '../http/routes.js';\nexport const step = routes;\n",
+    });
+    expect(result.exitCode).not.toBe(0);
+    expect(result.report).toContain('error core-imports-only-core-and-foundation:');
   });
 
   it.each([
