@@ -106,13 +106,13 @@ export async function pageTranscript(
   reading: TranscriptReading,
 ): Promise<Transcript | undefined> {
   if (page.type === 'text/plain') return undefined;
-  const links = captionTrackLinks(page.text, page.url.toString());
+  const links = await captionTrackLinks(page.text, page.url.toString());
   if (links.length === 0) return undefined;
   const link = chosenTrackLink(links, language);
   const { fetched, format } = await fetchedTrack(link.url, page.url, reading);
   return {
     sourceUrl: link.videoUrl ?? page.url.toString(),
-    title: readableText(page.text).title || page.url.host,
+    title: (await readableText(page.text)).title || page.url.host,
     language: link.language,
     format,
     text: fetched.text,

@@ -96,6 +96,6 @@ export class WebPageDocuments {
         `${fetched.url.host} offers no captions on this page (no <track> in a <video>, no link to a .vtt or .srt file), so no language can be chosen; send the address without a language to add the page's text.`,
         { param: 'language' },
       );
-    return { kind: 'web_page', page: readablePageOf(fetched) };
+    return { kind: 'web_page', page: await readablePageOf(fetched) };
   }
 }

@@ -5,8 +5,8 @@
  * the address of the video it belongs to, so a transcript's passages can link to the moment in the
  * video itself (`video.mp4#t=125`, which browsers' players follow) rather than to the page.
  */
-import { parseHTML as parseUntypedHtml } from 'linkedom';
 import { AppError } from '../../errors/app-error.js';
+import { htmlParser } from './html-parser.js';
 
 export interface CaptionTrackLink {
   /** The track's address, absolute. */
@@ -24,8 +24,6 @@ interface ElementLike {
   querySelector(selector: string): ElementLike | null;
   querySelectorAll(selector: string): ArrayLike<ElementLike>;
 }
-/** linkedom's parser, typed by the little used of it (its own types need the DOM library). */
-const parseHtml = parseUntypedHtml as unknown as (html: string) => { document: ElementLike };
 
 const CAPTION_KINDS = new Set(['captions', 'subtitles']);
 const CAPTION_FILE = /\.(vtt|srt)$/i;
@@ -51,8 +49,8 @@ function languageOf(value: string | null): string | null {
 }
 
 /** Every caption track the page at `pageUrl` offers, `<video>` tracks first, in page order. */
-export function captionTrackLinks(html: string, pageUrl: string): CaptionTrackLink[] {
-  const { document } = parseHtml(html);
+export async function captionTrackLinks(html: string, pageUrl: string): Promise<CaptionTrackLink[]> {
+  const { document } = (await htmlParser<ElementLike>())(html);
   const links: CaptionTrackLink[] = [];
   for (const video of Array.from(document.querySelectorAll('video'))) {
     const videoUrl = absolute(video.getAttribute('src') ?? video.querySelector('source[src]')?.getAttribute('src') ?? null, pageUrl);

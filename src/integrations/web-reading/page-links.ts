@@ -4,7 +4,7 @@
  * fragment dropped (a fragment names a place in the same page, never another page). Bounded, so a
  * page of a million links costs no more than its first few hundred.
  */
-import { parseHTML as parseUntypedHtml } from 'linkedom';
+import { htmlParser } from './html-parser.js';
 
 /** Links past these on one page are ignored. */
 export const PAGE_LINKS_MAXIMUM = 500;
@@ -13,10 +13,9 @@ interface LinkElement {
   getAttribute(name: string): string | null;
 }
 
-/** linkedom's parser, typed by the little used of it (its own types lean on the DOM library). */
-const parseHtml = parseUntypedHtml as unknown as (html: string) => {
-  document: { querySelectorAll(selector: string): ArrayLike<LinkElement> };
-};
+interface LinkDocument {
+  querySelectorAll(selector: string): ArrayLike<LinkElement>;
+}
 
 /** The address a link names, normalised (fragment dropped), or undefined when it names no web page. */
 export function normalisedLink(href: string, base: URL | string): string | undefined {
@@ -32,8 +31,8 @@ export function normalisedLink(href: string, base: URL | string): string | undef
 }
 
 /** The distinct page addresses an HTML page links to, in the order they appear. */
-export function pageLinks(html: string, base: URL | string): string[] {
-  const anchors = parseHtml(html).document.querySelectorAll('a[href]');
+export async function pageLinks(html: string, base: URL | string): Promise<string[]> {
+  const anchors = (await htmlParser<LinkDocument>())(html).document.querySelectorAll('a[href]');
   const links = new Set<string>();
   for (let index = 0; index < anchors.length && links.size < PAGE_LINKS_MAXIMUM; index += 1) {
     const link = normalisedLink(anchors[index]!.getAttribute('href') ?? '', base);

@@ -11,9 +11,9 @@
  * naming the host, never the page's query (it can carry a token) or what the site sent.
  */
 import { Readability } from '@mozilla/readability';
-import { parseHTML as parseUntypedHtml } from 'linkedom';
 import { AppError } from '../../errors/app-error.js';
 import { fetchBoundedText, type FetchBounds, type FetchedKind, type FetchedText } from './bounded-fetch.js';
+import { htmlParser } from './html-parser.js';
 import { pageLinks } from './page-links.js';
 
 export type PageReadingBounds = FetchBounds;
@@ -83,9 +83,6 @@ interface ParsedDocument extends NodeLike {
   title: string;
 }
 
-/** linkedom's parser, typed by the little used of it: its own types lean on the DOM library this server is not compiled with. */
-const parseHtml = parseUntypedHtml as unknown as (html: string) => { document: ParsedDocument };
-
 /** The text of an element with a blank line around each block, so paragraphs stay apart. */
 function blockText(node: NodeLike, pieces: string[]): void {
   if (node.nodeType === 3) {
@@ -110,7 +107,8 @@ function tidy(text: string): string {
 }
 
 /** The readable text of an HTML page, or of its whole body when Readability finds no article in it. */
-export function readableText(html: string): { title: string; text: string } {
+export async function readableText(html: string): Promise<{ title: string; text: string }> {
+  const parseHtml = await htmlParser<ParsedDocument>();
   const { document } = parseHtml(html);
   const title = (document.title || '').replace(/\s+/g, ' ').trim();
   const article = new Readability(document).parse();
@@ -126,11 +124,11 @@ export function readableText(html: string): { title: string; text: string } {
 }
 
 /** The readable text of a page already fetched, or a failure saying it needs JavaScript. */
-export function readablePageOf(fetched: FetchedText): ReadablePage {
-  const readable = fetched.type === 'text/plain' ? { title: '', text: tidy(fetched.text) } : readableText(fetched.text);
+export async function readablePageOf(fetched: FetchedText): Promise<ReadablePage> {
+  const readable = fetched.type === 'text/plain' ? { title: '', text: tidy(fetched.text) } : await readableText(fetched.text);
   if (readable.text.length < READABLE_CHARACTERS_MINIMUM)
     throw new AppError('unreadable_document', `${fetched.url.host} has no readable text without JavaScript; the page needs JavaScript.`);
-  const links = fetched.type === 'text/plain' ? [] : pageLinks(fetched.text, fetched.url);
+  const links = fetched.type === 'text/plain' ? [] : await pageLinks(fetched.text, fetched.url);
   return { url: fetched.url.toString(), title: readable.title || fetched.url.host, text: readable.text, links };
 }
 

@@ -34,18 +34,18 @@ describe('YouTube caption tracks', () => {
     for (const other of others) expect(youtubeVideoId(new URL(other)), other).toBeUndefined();
   });
 
-  it('reads the tracks of a transcript list, with names decoded and automatic ones marked', () => {
-    expect(captionTracksOf(LIST)).toEqual([
+  it('reads the tracks of a transcript list, with names decoded and automatic ones marked', async () => {
+    expect(await captionTracksOf(LIST)).toEqual([
       { languageCode: 'en', languageName: 'English', name: '', automatic: true, isDefault: false },
       { languageCode: 'en', languageName: 'English', name: 'Lecture & notes', automatic: false, isDefault: false },
       { languageCode: 'pt-BR', languageName: 'Portuguese (Brazil)', name: '', automatic: false, isDefault: true },
     ]);
-    expect(captionTracksOf('')).toEqual([]);
-    expect(captionTracksOf('<transcript_list docid="1"></transcript_list>')).toEqual([]);
+    expect(await captionTracksOf('')).toEqual([]);
+    expect(await captionTracksOf('<transcript_list docid="1"></transcript_list>')).toEqual([]);
   });
 
-  it("chooses the language asked for, a person's captions first, else the default track", () => {
-    const tracks = captionTracksOf(LIST);
+  it("chooses the language asked for, a person's captions first, else the default track", async () => {
+    const tracks = await captionTracksOf(LIST);
     expect(chosenTrack(tracks, 'en')).toMatchObject({ name: 'Lecture & notes', automatic: false });
     expect(chosenTrack(tracks, 'EN-us')).toMatchObject({ languageCode: 'en', automatic: false });
     expect(chosenTrack(tracks, 'pt')).toMatchObject({ languageCode: 'pt-BR' });

@@ -7,9 +7,9 @@
  * Which track: the language asked for (exact, else the same primary language), else the video's
  * default track, else its first; human captions before automatic ones (`kind="asr"`) either way.
  */
-import { parseHTML as parseUntypedHtml } from 'linkedom';
 import { AppError } from '../../errors/app-error.js';
 import { fetchBoundedText, type FetchBounds, type FetchedKind } from './bounded-fetch.js';
+import { htmlParser } from './html-parser.js';
 
 export interface CaptionTrack {
   languageCode: string;
@@ -72,13 +72,13 @@ export function youtubeVideoId(url: URL): string | undefined {
 interface TrackElement {
   getAttribute(name: string): string | null;
 }
-/** linkedom's parser, typed by the little used of it (its own types need the DOM library). */
-const parseMarkup = parseUntypedHtml as unknown as (markup: string) => {
-  document: { querySelectorAll(selector: string): ArrayLike<TrackElement> };
-};
+interface TrackListDocument {
+  querySelectorAll(selector: string): ArrayLike<TrackElement>;
+}
 
 /** The tracks of a `<transcript_list>`; an empty answer (YouTube's for a video without captions) has none. */
-export function captionTracksOf(xml: string): CaptionTrack[] {
+export async function captionTracksOf(xml: string): Promise<CaptionTrack[]> {
+  const parseMarkup = await htmlParser<TrackListDocument>();
   const elements = Array.from(
     parseMarkup(`<html><body>${xml.replace(/<\?xml[^<>]*\?>/, '')}</body></html>`).document.querySelectorAll('track'),
   );
@@ -157,7 +157,7 @@ export async function readYoutubeCaptions(
   const { baseUrl, bounds } = options;
   // A video without captions is answered with an empty list (or an empty body), which has no tracks.
   const listed = await fetchBoundedText(`${baseUrl}/api/timedtext?type=list&v=${videoId}`, bounds, TRACK_LIST);
-  const track = chosenTrack(captionTracksOf(listed.text), options.language);
+  const track = chosenTrack(await captionTracksOf(listed.text), options.language);
   const query = new URLSearchParams({ v: videoId, lang: track.languageCode, fmt: 'vtt' });
   if (track.name !== '') query.set('name', track.name);
   if (track.automatic) query.set('kind', 'asr');
