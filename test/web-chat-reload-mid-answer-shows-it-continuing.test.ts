@@ -17,7 +17,10 @@ describe('reloading mid-answer', () => {
   it('shows the answer continuing after a reload, and in a second browser context, then complete', { timeout: 90_000 }, async () => {
     const { page, context, pageErrors } = await signedInPage(suite.browser, suite.world, suite.world.learner);
     await page.goto(`${suite.world.server.baseUrl}/chat/${suite.world.assistantId}`);
-    suite.world.provider.enqueue({ chunks: PIECES, chunkDelayMs: 120 });
+    // The last piece waits until the page has been seen mid-answer, however slow the machine.
+    let releaseLast!: () => void;
+    const lastContentReleased = new Promise<void>((resolve) => (releaseLast = resolve));
+    suite.world.provider.enqueue({ chunks: PIECES, chunkDelayMs: 120, lastContentReleased });
     await sendMessage(page, 'Tell me everything about cells.');
     const answer = page.locator('li.assistant .markdown');
     await expect.poll(async () => (await answer.textContent()) ?? '', { timeout: 10_000 }).toContain('word2');
@@ -36,6 +39,7 @@ describe('reloading mid-answer', () => {
     expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
     await screenshot(page, 'i29-reload-mid-answer-375');
     await page.setViewportSize({ width: 1280, height: 900 });
+    releaseLast();
 
     const second = await signedInPage(suite.browser, suite.world, suite.world.learner);
     await second.page.goto(`${suite.world.server.baseUrl}${path}`);

@@ -44,7 +44,10 @@ describe.runIf(TEST_DIALECTS.includes('postgres'))('reloading mid-answer onto an
     const { page, context, pageErrors } = await openPage(browser);
     await logInThroughPage(page, proxy.baseUrl, world.learner.email, world.learner.password);
     await page.goto(`${proxy.baseUrl}/chat/${world.assistantId}`);
-    world.provider.enqueue({ chunks: PIECES, chunkDelayMs: 150 });
+    // The last piece waits until the page has been seen mid-answer, however slow the machine.
+    let releaseLast!: () => void;
+    const lastContentReleased = new Promise<void>((resolve) => (releaseLast = resolve));
+    world.provider.enqueue({ chunks: PIECES, chunkDelayMs: 150, lastContentReleased });
     await sendMessage(page, 'Tell me everything about cells.');
     const answer = page.locator('li.assistant .markdown');
     await expect.poll(async () => (await answer.textContent()) ?? '', { timeout: 10_000 }).toContain('word2');
@@ -61,6 +64,7 @@ describe.runIf(TEST_DIALECTS.includes('postgres'))('reloading mid-answer onto an
     await expect.poll(async () => (await answer.textContent()) ?? '', { timeout: 10_000 }).toContain('word');
     expect(((await answer.textContent()) ?? '').trim().length).toBeLessThan(WHOLE.length);
     await screenshot(page, 'i29-reload-on-another-process-continuing');
+    releaseLast();
 
     await expect.poll(async () => ((await answer.textContent()) ?? '').trim(), { timeout: 30_000 }).toBe(WHOLE);
     await page.getByRole('button', { name: 'Send' }).waitFor();
@@ -82,7 +86,8 @@ describe.runIf(TEST_DIALECTS.includes('postgres'))('reloading mid-answer onto an
     const { page, context, pageErrors } = await openPage(browser);
     await logInThroughPage(page, proxy.baseUrl, world.learner.email, world.learner.password);
     await page.goto(`${proxy.baseUrl}/chat/${world.assistantId}`);
-    world.provider.enqueue({ chunks: PIECES, chunkDelayMs: 200 });
+    // Ten pieces, then nothing until B is gone: the kill always comes mid-answer.
+    world.provider.enqueue({ chunks: PIECES, chunkDelayMs: 200, hangAfterChunks: 10 });
     await sendMessage(page, 'Tell me about membranes.');
     const answer = page.locator('li.assistant .markdown');
     await expect.poll(async () => (await answer.textContent()) ?? '', { timeout: 10_000 }).toContain('word3');

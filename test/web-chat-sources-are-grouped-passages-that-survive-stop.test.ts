@@ -73,7 +73,8 @@ describe('the sources of a chat answer in the browser', () => {
 
     // A second question, stopped while it streams: its sources stay, also after a reload.
     const path = await keptChatPath(page, assistantId);
-    suite.world.provider.enqueue({ chunks: SLOW_PIECES, chunkDelayMs: 150 });
+    // Twenty pieces, then nothing until the server gives up: Stop always comes mid-answer.
+    suite.world.provider.enqueue({ chunks: SLOW_PIECES, chunkDelayMs: 150, hangAfterChunks: 20 });
     await sendMessage(page, QUESTION);
     const streaming = page.locator('li.assistant .markdown').last();
     await expect.poll(async () => (await streaming.textContent()) ?? '', { timeout: 10_000 }).toContain('word2');

@@ -13,7 +13,8 @@ describe('stopping an answer', () => {
   it('keeps the partial answer through a reload', async () => {
     const { page, context, pageErrors } = await signedInPage(suite.browser, suite.world, suite.world.learner);
     await page.goto(`${suite.world.server.baseUrl}/chat/${suite.world.assistantId}`);
-    suite.world.provider.enqueue({ chunks: PIECES, chunkDelayMs: 150 });
+    // Twenty pieces, then nothing until the server gives up: Stop always comes mid-answer.
+    suite.world.provider.enqueue({ chunks: PIECES, chunkDelayMs: 150, hangAfterChunks: 20 });
     await sendMessage(page, 'Tell me everything about cells.');
     const answer = page.locator('li.assistant .markdown');
     await expect.poll(async () => (await answer.textContent()) ?? '', { timeout: 10_000 }).toContain('word2');

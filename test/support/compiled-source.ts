@@ -62,7 +62,6 @@ export async function compileSource(): Promise<CompiledSource> {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    sourcemap: 'inline',
     logLevel: 'warning',
     write: false,
   });
