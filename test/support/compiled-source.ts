@@ -35,9 +35,14 @@ async function sourceFiles(): Promise<string[]> {
     .map((entry) => path.join(entry.parentPath, entry.name));
 }
 
-/** A compiled module's text with its imports of `kysely` pointed at the bundled copy. */
-function withVendorKysely(text: string, vendorKysely: string): string {
-  return text.replaceAll(KYSELY_IMPORT, `from ${JSON.stringify(vendorKysely)};`);
+/**
+ * A compiled module's text with its imports of `kysely` pointed at the bundled copy. Any other way
+ * of naming the package would load a second Kysely beside it, so it stops the build.
+ */
+function withVendorKysely(file: string, text: string, vendorKysely: string): string {
+  const pointed = text.replaceAll(KYSELY_IMPORT, `from ${JSON.stringify(vendorKysely)};`);
+  if (/["']kysely(\/|["'])/.test(pointed)) throw new Error(`${file} names kysely other than as a static import of the package`);
+  return pointed;
 }
 
 export async function compileSource(): Promise<CompiledSource> {
@@ -68,7 +73,7 @@ export async function compileSource(): Promise<CompiledSource> {
   const vendorUrl = pathToFileURL(vendorKysely).href;
   for (const file of compiled.outputFiles) {
     await mkdir(path.dirname(file.path), { recursive: true });
-    await writeFile(file.path, withVendorKysely(file.text, vendorUrl));
+    await writeFile(file.path, withVendorKysely(file.path, file.text, vendorUrl));
   }
   return {
     main: path.join(directory, 'main.js'),
