@@ -7,9 +7,10 @@
  *
  * Kysely alone is bundled into one file of the copy (`vendor/kysely.js`), which every compiled
  * module imports instead of the package: its 288 ES modules cost each child about 300 ms of CPU to
- * load, one file about 50 ms, and the suite starts hundreds of children. It is the same code, and
- * one file for all, so every module shares one Kysely. Only Kysely: it is pure ES modules with no
- * files of its own to find at run time, and nothing else in `node_modules` imports it.
+ * load, one file about 50 ms, and a run of the suite starts some two hundred children. It is the
+ * same code, and one file for all, so every module shares one Kysely. Only Kysely: it is pure ES
+ * modules with no files of its own to find at run time, and nothing else in `node_modules` imports
+ * it.
  */
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
