@@ -7,7 +7,7 @@
  * `{"na` + `me"…`) is still run and never reaches the client as answer text.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAiServer, type FakeOpenAiServer } from './fakes/fake-openai-server.js';
+import { lastContentGate, startFakeOpenAiServer, type FakeOpenAiServer } from './fakes/fake-openai-server.js';
 import { startFakeOpenMeteoServer, type FakeOpenMeteoServer } from './fakes/fake-open-meteo-server.js';
 import { serverSentEvents } from './support/chat-world.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
@@ -98,11 +98,8 @@ describe.each(TEST_DIALECTS)('prose from an assistant with function tools on %s'
   }
 
   it("passes the model's first chunk to the client, whole, while the model has not finished", async () => {
-    let release = (): void => {};
-    const lastWord = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    provider.enqueue({ chunks: PROSE, chunkDelayMs: 5, lastContentReleased: lastWord });
+    const { lastContentReleased, release } = lastContentGate();
+    provider.enqueue({ chunks: PROSE, chunkDelayMs: 5, lastContentReleased });
     const response = await ask('What is photosynthesis?');
     expect(response.status).toBe(200);
     const reading = readUntilFirstContent(response);

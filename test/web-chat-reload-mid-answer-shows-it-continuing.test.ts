@@ -4,6 +4,7 @@
  * browser context opening the same chat follows it live to the end too.
  */
 import { describe, expect, it } from 'vitest';
+import { lastContentGate } from './fakes/fake-openai-server.js';
 import { expectAccessible, screenshot } from './support/browser.js';
 import { chatPageSuite, keptChatPath, sendMessage, signedInPage } from './support/chat-pages.js';
 import { horizontalOverflow } from './support/page-checks.js';
@@ -18,8 +19,7 @@ describe('reloading mid-answer', () => {
     const { page, context, pageErrors } = await signedInPage(suite.browser, suite.world, suite.world.learner);
     await page.goto(`${suite.world.server.baseUrl}/chat/${suite.world.assistantId}`);
     // The last piece waits until the page has been seen mid-answer, however slow the machine.
-    let releaseLast!: () => void;
-    const lastContentReleased = new Promise<void>((resolve) => (releaseLast = resolve));
+    const { lastContentReleased, release: releaseLast } = lastContentGate();
     suite.world.provider.enqueue({ chunks: PIECES, chunkDelayMs: 120, lastContentReleased });
     await sendMessage(page, 'Tell me everything about cells.');
     const answer = page.locator('li.assistant .markdown');

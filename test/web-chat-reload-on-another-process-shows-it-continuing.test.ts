@@ -7,6 +7,7 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lastContentGate } from './fakes/fake-openai-server.js';
 import { expectAccessible, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
 import { sendMessage, keptChatPath } from './support/chat-pages.js';
 import { ASSISTANT_NAME, startChatProcesses, type ChatProcesses } from './support/chat-processes.js';
@@ -45,8 +46,7 @@ describe.runIf(TEST_DIALECTS.includes('postgres'))('reloading mid-answer onto an
     await logInThroughPage(page, proxy.baseUrl, world.learner.email, world.learner.password);
     await page.goto(`${proxy.baseUrl}/chat/${world.assistantId}`);
     // The last piece waits until the page has been seen mid-answer, however slow the machine.
-    let releaseLast!: () => void;
-    const lastContentReleased = new Promise<void>((resolve) => (releaseLast = resolve));
+    const { lastContentReleased, release: releaseLast } = lastContentGate();
     world.provider.enqueue({ chunks: PIECES, chunkDelayMs: 150, lastContentReleased });
     await sendMessage(page, 'Tell me everything about cells.');
     const answer = page.locator('li.assistant .markdown');

@@ -6,6 +6,7 @@
  * finds no serious or critical violation in either state.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { lastContentGate } from './fakes/fake-openai-server.js';
 import { chatPageSuite, sendMessage, signedInPage } from './support/chat-pages.js';
 import { expectAccessible, expectOneHeading, screenshot } from './support/browser.js';
 import { horizontalOverflow } from './support/page-checks.js';
@@ -39,11 +40,8 @@ describe('an assistant with function tools in the browser', () => {
     await page.goto(`${suite.world.server.baseUrl}/chat/${assistantId}`);
     await expectOneHeading(page, ASSISTANT_NAME);
 
-    let release = (): void => {};
-    const lastWord = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    suite.world.provider.enqueue({ chunks: ANSWER_PIECES, chunkDelayMs: 40, lastContentReleased: lastWord });
+    const { lastContentReleased, release } = lastContentGate();
+    suite.world.provider.enqueue({ chunks: ANSWER_PIECES, chunkDelayMs: 40, lastContentReleased });
     try {
       await sendMessage(page, 'What is photosynthesis?');
       const answer = page.locator('li.assistant .markdown');

@@ -110,6 +110,15 @@ interface OpenAiErrorBody {
 
 type Delta = Record<string, unknown>;
 
+/** A `lastContentReleased` gate and the function that opens it, for a test that looks before the answer ends. */
+export function lastContentGate(): { lastContentReleased: Promise<void>; release: () => void } {
+  let release = (): void => {};
+  const lastContentReleased = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return { lastContentReleased, release };
+}
+
 export function lastUserMessageText(body: unknown): string {
   if (!isRecord(body) || !Array.isArray(body.messages)) return '';
   for (let index = body.messages.length - 1; index >= 0; index -= 1) {
