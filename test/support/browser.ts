@@ -1,9 +1,9 @@
 /**
- * A real headless Chromium (Debian's, or MERINO_TEST_CHROMIUM) driven by playwright-core, for the
+ * A real headless Chromium (Debian's headless shell or full chromium, or MERINO_TEST_CHROMIUM) driven by playwright-core, for the
  * web app's end-to-end tests. Pages fail their test on any uncaught page error; `accessibilityViolations`
  * runs axe-core inside the page; `screenshot` keeps a PNG under reports/screenshots for people to look at.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
@@ -17,11 +17,21 @@ const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
+/**
+ * Debian's chromium-headless-shell is the build made for automation: the same Blink and V8 without
+ * the browser's own interface. A browser test file costs a fifth to a quarter less CPU with it than with the
+ * full chromium in headless mode (docs/testing.md), so it is preferred when installed.
+ */
+const CHROMIUM_BINARIES = ['/usr/bin/chromium-headless-shell', '/usr/bin/chromium'] as const;
 const SCREENSHOT_FOLDER = path.resolve('reports/screenshots');
 const require = createRequire(import.meta.url);
 
+function chromiumBinary(): string {
+  return process.env['MERINO_TEST_CHROMIUM'] ?? CHROMIUM_BINARIES.find((binary) => existsSync(binary)) ?? CHROMIUM_BINARIES[0];
+}
+
 export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: process.env['MERINO_TEST_CHROMIUM'] ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  return chromium.launch({ executablePath: chromiumBinary(), args: CHROMIUM_ARGS });
 }
 
 export interface PageOptions {
