@@ -7,20 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import {
-  CallToolRequestSchema,
-  CompleteRequestSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  type CallToolResult,
-  type GetPromptResult,
-  type Prompt,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult, GetPromptResult, Prompt, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CallContext } from '../auth/call-context.js';
 import { assistantListScope, decideAssistant } from '../auth/permissions.js';
 import type { RateLimiter } from '../auth/rate-limiter.js';
@@ -35,6 +23,7 @@ import { createAjv } from '../validation/create-ajv.js';
 import { describeAjvError } from '../validation/json-schema-problems.js';
 import { validatorOnFirstUse, type ValidatorOnFirstUse } from '../validation/validator-on-first-use.js';
 import { McpCancellations } from './mcp-cancellations.js';
+import { mcpServerSdk } from './mcp-server-sdk.js';
 import { McpSessions, type McpSessionLimits } from './mcp-sessions.js';
 import { toolInputSchema, toolOutputSchema, type McpInputLimits, type McpToolInput } from './mcp-schemas.js';
 import { assistantIdOfToolName, toolNameOf } from './mcp-tool-names.js';
@@ -77,6 +66,12 @@ export function credentialKeyOf(context: CallContext): string {
   return `${context.identity.credential}:${context.identity.credentialId}`;
 }
 
+/** The protocol's "invalid params" error, which the SDK answers the request with. */
+async function invalidParameters(message: string): Promise<Error> {
+  const { McpError, ErrorCode } = await mcpServerSdk();
+  return new McpError(ErrorCode.InvalidParams, message);
+}
+
 function toolError(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
@@ -100,7 +95,15 @@ export class McpService {
   }
 
   /** A fresh server for one request of this caller (the HTTP edge serves MCP statelessly). */
-  serverFor(context: CallContext): McpServer {
+  async serverFor(context: CallContext): Promise<McpServer> {
+    const {
+      McpServer,
+      ListToolsRequestSchema,
+      ListPromptsRequestSchema,
+      GetPromptRequestSchema,
+      CompleteRequestSchema,
+      CallToolRequestSchema,
+    } = await mcpServerSdk();
     const mcpServer = new McpServer(SERVER_INFO, {
       // listChanged: a session's notification stream (GET /mcp) says when the caller's lists change.
       // logging: the SDK answers logging/setLevel; Merino sends no log messages, so any level holds.
@@ -186,7 +189,7 @@ export class McpService {
     const id = assistantIdOfToolName(name);
     const record = id === undefined ? undefined : await findAssistant(this.dependencies.db, id, context.identity.userId);
     if (record === undefined || !decideAssistant(context.identity, assistantFacts(record), 'view_configuration').allowed)
-      throw new McpError(ErrorCode.InvalidParams, `No prompt named "${name.slice(0, 80)}" is available to you.`);
+      throw await invalidParameters(`No prompt named "${name.slice(0, 80)}" is available to you.`);
     return {
       description: record.name,
       messages: [{ role: 'user', content: { type: 'text', text: promptText(record, userInput) } }],
@@ -200,7 +203,7 @@ export class McpService {
       if (id === undefined) throw new Error('not an assistant tool');
       return await this.dependencies.completions.resolveModel(context, `${MODEL_ID_PREFIX}${id}`);
     } catch {
-      throw new McpError(ErrorCode.InvalidParams, `No tool named "${name.slice(0, 80)}" is available to you.`);
+      throw await invalidParameters(`No tool named "${name.slice(0, 80)}" is available to you.`);
     }
   }
 

@@ -2,11 +2,10 @@
  * Talks to one MCP server over Streamable HTTP with the official SDK's client: lists its tools or
  * calls one, then closes. Every request goes through the fetch it is given (the outbound guard's,
  * for a URL an organization set), under a timeout and the caller's abort signal. Failures become
- * AppErrors that name the server and the kind of failure, never a header or a stack.
+ * AppErrors that name the server and the kind of failure, never a header or a stack. The SDK is
+ * loaded on the first call, as the MCP server's half is (src/mcp/mcp-server-sdk.ts says why).
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { AppError } from '../errors/app-error.js';
 import { startDeadline } from '../pipeline/bounds/deadline.js';
 import type { McpToolAnswer, McpToolListing } from '../pipeline/plugin-contract/ports.js';
@@ -22,11 +21,35 @@ export interface McpConnectionTarget {
   signal: AbortSignal;
 }
 
+interface McpClientSdk {
+  Client: typeof Client;
+  StreamableHTTPClientTransport: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport;
+  StreamableHTTPError: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPError;
+  McpError: typeof import('@modelcontextprotocol/sdk/types.js').McpError;
+}
+
+let loading: Promise<McpClientSdk> | undefined;
+
+async function loadClientSdk(): Promise<McpClientSdk> {
+  const [client, transport, types] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
+  return {
+    Client: client.Client,
+    StreamableHTTPClientTransport: transport.StreamableHTTPClientTransport,
+    StreamableHTTPError: transport.StreamableHTTPError,
+    McpError: types.McpError,
+  };
+}
+
 /** How much of a server's own error message a tool error quotes. */
 const SERVER_MESSAGE_CHARACTERS_MAXIMUM = 300;
 const CLIENT_INFO = { name: 'merino', version: '1.0' };
 
-function failureOf(error: unknown, target: McpConnectionTarget, timedOut: boolean): AppError {
+function failureOf(error: unknown, target: McpConnectionTarget, timedOut: boolean, sdk: McpClientSdk): AppError {
+  const { StreamableHTTPError, McpError } = sdk;
   const refusal = outboundRefusalIn(error);
   if (refusal !== undefined) return refusal;
   if (error instanceof AppError) return error;
@@ -44,10 +67,12 @@ async function withClient<Result>(
   target: McpConnectionTarget,
   work: (client: Client, signal: AbortSignal) => Promise<Result>,
 ): Promise<Result> {
+  loading ??= loadClientSdk();
+  const sdk = await loading;
   const deadline = startDeadline(target.timeoutMilliseconds, target.signal);
   const signal = deadline.signal;
-  const client = new Client(CLIENT_INFO);
-  const transport = new StreamableHTTPClientTransport(new URL(target.url), {
+  const client = new sdk.Client(CLIENT_INFO);
+  const transport = new sdk.StreamableHTTPClientTransport(new URL(target.url), {
     fetch: target.fetch,
     requestInit: { headers: target.headers, redirect: 'error' },
   });
@@ -56,7 +81,7 @@ async function withClient<Result>(
     return await work(client, signal);
   } catch (error) {
     if (target.signal.aborted) throw target.signal.reason;
-    throw failureOf(error, target, deadline.expired);
+    throw failureOf(error, target, deadline.expired, sdk);
   } finally {
     deadline.clear();
     await client.close().catch(() => undefined);

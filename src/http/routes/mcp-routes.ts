@@ -10,11 +10,10 @@
  * foreign origin gets 403 (mcp-origin-check.ts).
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { CallContext } from '../../auth/call-context.js';
 import { requireOwnPasswordChosen } from '../../auth/permissions.js';
 import { AppError, isAppError } from '../../errors/app-error.js';
+import { mcpServerSdk } from '../../mcp/mcp-server-sdk.js';
 import { credentialKeyOf } from '../../mcp/mcp-service.js';
 import type { Services } from '../../services.js';
 import { bearerValue } from '../authentication.js';
@@ -83,6 +82,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteServices> = async (app, servi
     const caller = await admittedCaller(request, reply, services);
     if (caller === undefined) return reply;
     const { context } = caller;
+    const { isInitializeRequest, StreamableHTTPServerTransport } = await mcpServerSdk();
     const sessionId = sessionIdOf(request);
     if (sessionId !== undefined) {
       if (!(await services.mcp.sessions.use(context, sessionId))) return jsonRpcError(reply, 404, SESSION_NOT_FOUND);
@@ -91,7 +91,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteServices> = async (app, servi
       reply.header(SESSION_HEADER, await services.mcp.sessions.open(context));
     }
     cancelNamedCalls(context, request.body, services);
-    const server = services.mcp.serverFor(context);
+    const server = await services.mcp.serverFor(context);
     // The transport itself keeps no session: the store does, checked above, so any process serves it.
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     reply.hijack();
