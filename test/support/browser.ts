@@ -1,6 +1,6 @@
 /**
- * A real headless Chromium (Debian's headless shell or full chromium, or MERINO_TEST_CHROMIUM) driven by playwright-core, for the
- * web app's end-to-end tests. Pages fail their test on any uncaught page error; `accessibilityViolations`
+ * A real headless Chromium (Debian's headless shell or full chromium, or MERINO_TEST_CHROMIUM)
+ * driven by playwright-core, for the web app's end-to-end tests. Pages fail their test on any uncaught page error; `accessibilityViolations`
  * runs axe-core inside the page; `screenshot` keeps a PNG under reports/screenshots for people to look at.
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -19,8 +19,8 @@ const CHROMIUM_ARGS = [
 ];
 /**
  * Debian's chromium-headless-shell is the build made for automation: the same Blink and V8 without
- * the browser's own interface. A browser test file costs a fifth to a quarter less CPU with it than with the
- * full chromium in headless mode (docs/testing.md), so it is preferred when installed.
+ * the browser's own interface. A browser test file costs a fifth to a quarter less CPU with it
+ * than with the full chromium in headless mode (docs/testing.md), so it is preferred when installed.
  */
 const CHROMIUM_BINARIES = ['/usr/bin/chromium-headless-shell', '/usr/bin/chromium'] as const;
 const SCREENSHOT_FOLDER = path.resolve('reports/screenshots');
