@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { expect, onTestFailed } from 'vitest';
 
 const CHROMIUM_ARGS = [
   '--headless',
@@ -64,7 +64,40 @@ export async function openPage(browser: Browser, options: PageOptions = {}): Pro
   page.setDefaultTimeout(10_000);
   const pageErrors: string[] = [];
   page.on('pageerror', (error) => pageErrors.push(error.message));
+  reportPageWhenTheTestFails(page);
   return { context, page, pageErrors };
+}
+
+const API_RESPONSES_REPORTED = 12;
+const PAGE_TEXT_REPORTED = 1_500;
+
+/**
+ * A browser test that fails under load on CI says only which wait ran out. So a page opened in a
+ * test keeps its last API answers (method, path, status; no bodies), and if the test fails, the
+ * page's address, those answers and its visible text are added to the test's error. Pages opened outside
+ * a test (in beforeAll) are not reported: Vitest attaches the hook to a test only.
+ */
+function reportPageWhenTheTestFails(page: Page): void {
+  const answers: string[] = [];
+  page.on('response', (response) => {
+    const url = new URL(response.url());
+    if (!url.pathname.startsWith('/api/')) return;
+    answers.push(`${response.request().method()} ${url.pathname} ${response.status()}`);
+    if (answers.length > API_RESPONSES_REPORTED) answers.shift();
+  });
+  try {
+    onTestFailed(async ({ task }) => {
+      if (page.isClosed()) return;
+      const text = await page.evaluate<string>('document.body.innerText').catch((error: unknown) => `(unreadable: ${String(error)})`);
+      const report = [`The page: ${page.url()}`, 'Its last API answers:', ...answers, 'Its text:', text.slice(0, PAGE_TEXT_REPORTED)].join('\n');
+      // Into the error itself, since CI's summary keeps the end of the output, where failures are listed.
+      const error = task.result?.errors?.[0];
+      if (error === undefined) console.error(report);
+      else error.message = `${error.message}\n\n${report}`;
+    });
+  } catch {
+    // Not inside a test.
+  }
 }
 
 /** Logs in through the login page with the accessible names the app keeps stable, and waits for the user's home (assistants, or chat for learners). */
