@@ -89,7 +89,8 @@ function reportPageWhenTheTestFails(page: Page): void {
     onTestFailed(async ({ task }) => {
       if (page.isClosed()) return;
       const text = await page.evaluate<string>('document.body.innerText').catch((error: unknown) => `(unreadable: ${String(error)})`);
-      const report = [`The page: ${page.url()}`, 'Its last API answers:', ...answers, 'Its text:', text.slice(0, PAGE_TEXT_REPORTED)].join('\n');
+      const lines = [`The page: ${page.url()}`, 'Its last API answers:', ...answers, 'Its text:', text.slice(0, PAGE_TEXT_REPORTED)];
+      const report = lines.join('\n');
       // Into the error itself, since CI's summary keeps the end of the output, where failures are listed.
       const error = task.result?.errors?.[0];
       if (error === undefined) console.error(report);
