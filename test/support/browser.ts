@@ -70,12 +70,20 @@ export async function openPage(browser: Browser, options: PageOptions = {}): Pro
 
 const API_RESPONSES_REPORTED = 12;
 const PAGE_TEXT_REPORTED = 1_500;
+/** A page whose scripts hang must not hang the report of its failure. */
+const PAGE_TEXT_WAIT_MILLISECONDS = 2_000;
+
+async function visibleText(page: Page): Promise<string> {
+  const timedOut = new Promise<string>((resolve) => setTimeout(resolve, PAGE_TEXT_WAIT_MILLISECONDS, '(no answer from the page)').unref());
+  const read = page.evaluate<string>('document.body.innerText').catch((error: unknown) => `(unreadable: ${String(error)})`);
+  return Promise.race([read, timedOut]);
+}
 
 /**
  * A browser test that fails under load on CI says only which wait ran out. So a page opened in a
  * test keeps its last API answers (method, path, status; no bodies), and if the test fails, the
- * page's address, those answers and its visible text are added to the test's error. Pages opened outside
- * a test (in beforeAll) are not reported: Vitest attaches the hook to a test only.
+ * page's address, those answers and its visible text are added to the test's error. Pages opened
+ * outside a test (in beforeAll) are not reported: Vitest attaches the hook to a test only.
  */
 function reportPageWhenTheTestFails(page: Page): void {
   const answers: string[] = [];
@@ -88,7 +96,7 @@ function reportPageWhenTheTestFails(page: Page): void {
   try {
     onTestFailed(async ({ task }) => {
       if (page.isClosed()) return;
-      const text = await page.evaluate<string>('document.body.innerText').catch((error: unknown) => `(unreadable: ${String(error)})`);
+      const text = await visibleText(page);
       const lines = [`The page: ${page.url()}`, 'Its last API answers:', ...answers, 'Its text:', text.slice(0, PAGE_TEXT_REPORTED)];
       const report = lines.join('\n');
       // Into the error itself, since CI's summary keeps the end of the output, where failures are listed.
