@@ -1,23 +1,29 @@
 /**
  * What the layout of full-text postings costs to write and to read as a knowledge base grows, on
- * better-sqlite3 alone (WAL, synchronous=NORMAL, a 64 MiB page cache, as the store opens SQLite),
- * for deciding how the index should be kept. Three layouts of the same postings, each written in
- * transactions of POSTINGS_LAYOUT_BATCH chunks (a Markdown file of that many sections), terms in
- * order within a transaction as `insertPostings` writes them:
+ * better-sqlite3 alone (WAL, synchronous=NORMAL, temporary data in memory, a 64 MiB page cache, as
+ * the store opens SQLite), for deciding how the index should be kept. Five layouts of the same
+ * postings, each written in transactions of POSTINGS_LAYOUT_BATCH chunks (a Markdown file of that
+ * many sections), terms in order within a transaction as `insertPostings` writes them:
  *
  * - rows by term: a row per posting keyed (knowledge base, term, chunk), as `kb_postings` is;
  * - blocks by term: a row per term per transaction, its postings packed (chunk, frequency, length)
  *   in one blob, keyed (knowledge base, term, first chunk);
  * - blocks by segment: the same blocks keyed (knowledge base, segment, term), a segment being one
- *   transaction's, so that every write appends; a term's list is then one read per segment.
+ *   transaction's, so that every write appends; a term's list is then one read per segment;
+ * - rows by segment: a row per posting keyed (knowledge base, segment, term, chunk), appending
+ *   like the blocks while a deleted chunk's postings stay rows of their own;
+ * - rows by segment, merged: the same, with POSTINGS_LAYOUT_MERGE_FACTOR segments of one tier merged
+ *   into one of the next (in SQL, a transaction of its own) whenever a tier fills, as Lucene's log
+ *   merge policy keeps the number of segments a read visits down.
  *
  * The postings are the DBpedia abstracts' (BEIR, 5,000), analysed as English, copied
  * POSTINGS_LAYOUT_COPIES times over with new chunk ids. Printed per layout and size: µs a chunk to
- * write, split into building the rows in JavaScript, running the statements and committing; ms a
- * query to read the posting lists of the 50 BEIR queries' terms (each query 5 times); and the
- * file's size. It never passes or fails on a time.
+ * write, split into building the rows in JavaScript, running the statements, committing and
+ * merging; the segments a read visits; ms a query to read the posting lists of the 50 BEIR
+ * queries' terms (each query 5 times); and the file's size. It never passes or fails on a time.
  *
- *   npm run bench -- bench/postings-layouts.bench.ts   (POSTINGS_LAYOUT_BATCH=600 POSTINGS_LAYOUT_COPIES=1,3,6)
+ *   npm run bench -- bench/postings-layouts.bench.ts   (POSTINGS_LAYOUT_BATCH=600 POSTINGS_LAYOUT_COPIES=1,3,6
+ *   POSTINGS_LAYOUT_MERGE_FACTOR=10)
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -35,8 +41,11 @@ const STATEMENT_ROWS_MAXIMUM = 256;
 const READ_ROUNDS = 5;
 const KNOWLEDGE_BASE = 1;
 
-type Layout = 'rows by term' | 'blocks by term' | 'blocks by segment';
-const LAYOUTS: readonly Layout[] = ['rows by term', 'blocks by term', 'blocks by segment'];
+/** How many segments of one tier a merge folds into one of the next. */
+const MERGE_FACTOR = wholeNumberSetting('POSTINGS_LAYOUT_MERGE_FACTOR', 10, 2);
+
+type Layout = 'rows by term' | 'blocks by term' | 'blocks by segment' | 'rows by segment' | 'rows by segment, merged';
+const LAYOUTS: readonly Layout[] = ['rows by term', 'blocks by term', 'blocks by segment', 'rows by segment', 'rows by segment, merged'];
 
 interface AnalysedChunk {
   frequencies: Map<string, number>;
@@ -50,8 +59,17 @@ interface LayoutFigures {
   buildMicroseconds: number;
   statementMicroseconds: number;
   commitMicroseconds: number;
+  mergeMicroseconds: number;
+  /** The segments a read visits at the end (layouts keyed by segment). */
+  segments: number;
   readMilliseconds: number;
   megabytes: number;
+}
+
+/** A segment reads visit, and its tier: how many merges it has been through. */
+interface LiveSegment {
+  id: number;
+  tier: number;
 }
 
 /** How one layout lays a transaction's postings out, and reads a term's list back. */
@@ -60,7 +78,9 @@ interface LayoutShape {
   columns: number;
   /** The rows of one transaction, flat: `columns` values a row. */
   rowsOf(postingsByTerm: ReadonlyMap<string, number[]>, segment: number): unknown[];
-  read(database: SqliteDatabase.Database, segments: number): (term: string) => number;
+  read(database: SqliteDatabase.Database, segments: readonly number[]): (term: string) => number;
+  /** Whether full tiers of segments are merged after each write. */
+  merged?: boolean;
 }
 
 /** A term's postings packed as (chunk int32, frequency float32, length float32) triples. */
@@ -87,6 +107,29 @@ function blockPostings(database: SqliteDatabase.Database, sql: string): (...valu
     return postings;
   };
 }
+
+const ROWS_BY_SEGMENT: LayoutShape = {
+  create:
+    'create table postings (kb integer not null, segment integer not null, term text not null, chunk integer not null, frequency real not null, length real not null, primary key (kb, segment, term, chunk)) without rowid',
+  columns: 6,
+  rowsOf: (postingsByTerm, segment) => {
+    const values: unknown[] = [];
+    for (const term of inTermOrder(postingsByTerm)) {
+      const postings = postingsByTerm.get(term)!;
+      for (let index = 0; index < postings.length; index += 3)
+        values.push(KNOWLEDGE_BASE, segment, term, postings[index], postings[index + 1], postings[index + 2]);
+    }
+    return values;
+  },
+  read: (database, segments) => {
+    const statement = database.prepare('select chunk, frequency, length from postings where kb = ? and segment = ? and term = ?').raw(true);
+    return (term) => {
+      let postings = 0;
+      for (const segment of segments) postings += statement.all(KNOWLEDGE_BASE, segment, term).length;
+      return postings;
+    };
+  },
+};
 
 const SHAPES: Record<Layout, LayoutShape> = {
   'rows by term': {
@@ -131,12 +174,36 @@ const SHAPES: Record<Layout, LayoutShape> = {
       const postingsOf = blockPostings(database, 'select block from postings where kb = ? and segment = ? and term = ?');
       return (term) => {
         let postings = 0;
-        for (let segment = 1; segment <= segments; segment += 1) postings += postingsOf(KNOWLEDGE_BASE, segment, term);
+        for (const segment of segments) postings += postingsOf(KNOWLEDGE_BASE, segment, term);
         return postings;
       };
     },
   },
+  'rows by segment': ROWS_BY_SEGMENT,
+  'rows by segment, merged': { ...ROWS_BY_SEGMENT, merged: true },
 };
+
+/**
+ * Merges MERGE_FACTOR segments of a tier into a new one of the next tier, as long as a tier is
+ * full; answers the segments left. Each merge copies the rows in SQL and drops the originals, in
+ * a transaction of its own.
+ */
+function mergeFullTiers(database: SqliteDatabase.Database, live: readonly LiveSegment[], nextSegment: () => number): LiveSegment[] {
+  let segments = [...live];
+  for (let tier = 0; ; tier += 1) {
+    const full = segments.filter((segment) => segment.tier === tier);
+    if (full.length < MERGE_FACTOR) return segments;
+    const merged = nextSegment();
+    const sources = full.map((segment) => segment.id).join(', ');
+    database.transaction(() => {
+      database
+        .prepare(`insert into postings select kb, ?, term, chunk, frequency, length from postings where kb = ? and segment in (${sources})`)
+        .run(merged, KNOWLEDGE_BASE);
+      database.prepare(`delete from postings where kb = ? and segment in (${sources})`).run(KNOWLEDGE_BASE);
+    })();
+    segments = [...segments.filter((segment) => segment.tier !== tier), { id: merged, tier: tier + 1 }];
+  }
+}
 
 function analyseCorpus(): AnalysedChunk[] {
   const analyzer = textAnalyzer('english');
@@ -153,6 +220,7 @@ function openDatabase(file: string): SqliteDatabase.Database {
   const database = new SqliteDatabase(file);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
+  database.pragma('temp_store = MEMORY');
   database.pragma('cache_size = -65536');
   return database;
 }
@@ -179,10 +247,13 @@ function measure(layout: Layout, corpus: readonly AnalysedChunk[], copies: numbe
     buildMicroseconds: 0,
     statementMicroseconds: 0,
     commitMicroseconds: 0,
+    mergeMicroseconds: 0,
+    segments: 0,
     readMilliseconds: 0,
     megabytes: 0,
   };
   let segment = 0;
+  let live: LiveSegment[] = [];
   for (let copy = 0; copy < copies; copy += 1) {
     for (let start = 0; start < corpus.length; start += BATCH) {
       let began = performance.now();
@@ -211,11 +282,21 @@ function measure(layout: Layout, corpus: readonly AnalysedChunk[], copies: numbe
       began = performance.now();
       database.exec('commit');
       figures.commitMicroseconds += (performance.now() - began) * 1000;
+      live.push({ id: segment, tier: 0 });
+      if (shape.merged === true) {
+        began = performance.now();
+        live = mergeFullTiers(database, live, () => (segment += 1));
+        figures.mergeMicroseconds += (performance.now() - began) * 1000;
+      }
     }
   }
+  figures.segments = live.length;
   const analyzer = textAnalyzer('english');
   const queryTerms = readJsonLines<BeirQuery>('queries.jsonl').map((query) => [...new Set(analyzer.terms(query.text))]);
-  const read = shape.read(database, segment);
+  const read = shape.read(
+    database,
+    live.map((entry) => entry.id),
+  );
   const began = performance.now();
   let postingsRead = 0;
   for (let round = 0; round < READ_ROUNDS; round += 1) for (const terms of queryTerms) for (const term of terms) postingsRead += read(term);
@@ -240,25 +321,29 @@ describe('postings layouts', () => {
             layout,
             String(figures.chunks),
             String(figures.rows),
-            perChunk(figures.buildMicroseconds + figures.statementMicroseconds + figures.commitMicroseconds),
+            perChunk(figures.buildMicroseconds + figures.statementMicroseconds + figures.commitMicroseconds + figures.mergeMicroseconds),
             perChunk(figures.buildMicroseconds),
             perChunk(figures.statementMicroseconds),
             perChunk(figures.commitMicroseconds),
+            perChunk(figures.mergeMicroseconds),
+            layout.includes('segment') ? String(figures.segments) : '',
             figures.readMilliseconds.toFixed(3),
             figures.megabytes.toFixed(1),
           ]);
         }
       }
       printTable(
-        `Postings layouts on SQLite, ${BATCH} chunks a transaction (write in µs a chunk, read in ms a query)`,
+        `Postings layouts on SQLite, ${BATCH} chunks a transaction, merges of ${MERGE_FACTOR} (write in µs a chunk, read in ms a query)`,
         [
-          { label: 'layout', width: 18 },
+          { label: 'layout', width: 23 },
           { label: 'chunks', width: 7 },
           { label: 'rows', width: 8 },
           { label: 'write', width: 7 },
           { label: 'build', width: 7 },
           { label: 'statements', width: 10 },
           { label: 'commit', width: 7 },
+          { label: 'merge', width: 7 },
+          { label: 'segments', width: 8 },
           { label: 'read', width: 7 },
           { label: 'MB', width: 6 },
         ],
