@@ -4,7 +4,8 @@
  * "Unsaved changes", a save says "Saved" — always inside the visible screen, at 375 and 1280 px;
  * a refused save says so in the bar, and its button takes focus to the field. Leaving with
  * unsaved changes asks first: "Cancel" stays with the edits, "Leave without saving" leaves and
- * nothing is saved. A control that takes focus while it sits behind the bar is scrolled above it,
+ * nothing is saved. What was typed before the form's choices (the tool catalogue) arrived stays an
+ * unsaved change. A control that takes focus while it sits behind the bar is scrolled above it,
  * never left under it (WCAG 2.4.11, focus not obscured). axe-core finds no serious or critical
  * violation with the bar showing.
  */
@@ -105,6 +106,29 @@ describe('the studio save bar', () => {
       await context.close();
     });
   }
+
+  it('keeps what was typed before the form’s choices arrived as an unsaved change', async () => {
+    const { context, page, pageErrors } = await openPage(browser);
+    await logInThroughPage(page, server.baseUrl, creator.email, creator.password);
+    // The tool catalogue held back until the name is typed, as on a slow connection.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/lamb/v1/completions/list', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(`${server.baseUrl}/assistants/new`);
+    await page.getByRole('radio', { name: 'Classic' }).check();
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Typed early');
+    await expect.poll(() => barStatus(page).innerText()).toBe('Unsaved changes');
+    release();
+    // The catalogue's fields (the prompt processor among them) are shown once it has arrived.
+    await page.getByRole('combobox', { name: 'Prompt processor' }).waitFor();
+    await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
+    expect(await barStatus(page).innerText()).toBe('Unsaved changes');
+    expect(pageErrors).toEqual([]);
+    await context.close();
+  });
 
   it('says in the bar when the server refuses, and takes focus to the field', async () => {
     const created = await request(server, 'POST', '/api/assistants', { token: creator.token, body: { name: 'Refusable' } });

@@ -81,15 +81,16 @@ async function visibleText(page: Page): Promise<string> {
 
 /**
  * A browser test that fails under load on CI says only which wait ran out. So a page opened in a
- * test keeps its last API answers (method, path, status; no bodies), and if the test fails, the
- * page's address, those answers and its visible text are added to the test's error. Pages opened
- * outside a test (in beforeAll) are not reported: Vitest attaches the hook to a test only.
+ * test keeps its last API answers (`/api/` and `/lamb/` paths: method, path, status; no bodies),
+ * and if the test fails, the page's address, those answers and its visible text are added to the
+ * test's error. Pages opened outside a test (in beforeAll) are not reported: Vitest attaches the
+ * hook to a test only.
  */
 function reportPageWhenTheTestFails(page: Page): void {
   const answers: string[] = [];
   page.on('response', (response) => {
     const url = new URL(response.url());
-    if (!url.pathname.startsWith('/api/')) return;
+    if (!url.pathname.startsWith('/api/') && !url.pathname.startsWith('/lamb/')) return;
     answers.push(`${response.request().method()} ${url.pathname} ${response.status()}`);
     if (answers.length > API_RESPONSES_REPORTED) answers.shift();
   });
