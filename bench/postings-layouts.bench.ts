@@ -66,7 +66,7 @@ interface LayoutFigures {
   megabytes: number;
 }
 
-/** A segment reads visit, and its tier: how many merges it has been through. */
+/** A segment a read visits, and its tier: how many merges made it. */
 interface LiveSegment {
   id: number;
   tier: number;
