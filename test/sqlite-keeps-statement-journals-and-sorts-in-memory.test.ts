@@ -1,7 +1,8 @@
 /**
  * Proves that the SQLite store keeps its temporary data (statement journals, sorts, the rows a
  * RETURNING clause gathers) in memory: with SQLite's default, temporary files, the chat's two-row
- * rate-limit upsert cost seven times as much on its own (docs/throughput.md).
+ * rate-limit upsert cost seven times as much on its own (docs/knowledge-bases.md, thirteenth
+ * pass).
  */
 import fs from 'node:fs';
 import os from 'node:os';

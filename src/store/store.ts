@@ -87,7 +87,8 @@ function openSqlite(options: SqliteOptions): { db: Kysely<Database>; vectorBacke
   // Temporary data (statement journals, sorts, the rows RETURNING gathers) in memory. With SQLite's
   // default, temporary files, a statement needing any set a temporary database up and dropped it
   // again, growing and shrinking the heap each time: the chat's two-row rate-limit upsert with
-  // RETURNING took 158 µs on its own against 22 with this (docs/throughput.md).
+  // RETURNING took 158 µs on its own against 22 with this (docs/knowledge-bases.md, thirteenth
+  // pass).
   connection.pragma('temp_store = MEMORY');
   // A negative size is in KiB. An ingestion batch dirties a page of the postings' index per
   // distinct term (thousands); a cache smaller than that spills them to the WAL mid-transaction.
