@@ -104,16 +104,16 @@ export class IngestionBatchWork {
     // ran in one turn of the event loop: for a batch of hundreds of small texts, tens of ms.
     await yieldToEventLoop();
     // A text kept in the store is in hand already: only the documents with a file have one to read.
-    const withFiles = this.tasks.filter((task) => !this.storedTexts.has(task.document.id));
-    if (withFiles.length > 0) await this.step(withFiles, () => ({ current: 0, total: STEPS, message: 'Reading the file.' }));
+    await this.step(this.withFiles(), () => ({ current: 0, total: STEPS, message: 'Reading the file.' }));
     await this.each(this.tasks, (task) => this.read(task));
-    // A small text kept in the store is chunked and analysed in milliseconds: its job goes from its
-    // claim straight to indexing, one write of its row fewer (on PostgreSQL a new version of it).
-    const extracting = this.tasks.filter((task) => !this.storedTexts.has(task.document.id));
-    if (extracting.length > 0) await this.step(extracting, () => ({ current: 1, total: STEPS, message: 'Extracting the text.' }));
+    // A small text kept in the store is chunked, analysed and written in milliseconds: its job goes
+    // from its claim straight to its end, without the steps between (each a write of its row, on
+    // PostgreSQL a new version of it, for a state no one would see). Without the indexing step,
+    // batches of 256 JSON documents on PostgreSQL followed each other about 8 ms sooner.
+    await this.step(this.withFiles(), () => ({ current: 1, total: STEPS, message: 'Extracting the text.' }));
     await this.extract();
     await this.each(this.tasks, (task) => this.enrich(task));
-    await this.step(this.tasks, (task) => ({
+    await this.step(this.withFiles(), (task) => ({
       current: task.total - 1,
       total: task.total,
       message: `Indexing ${task.extracted!.chunks.length} chunks.`,
@@ -167,7 +167,12 @@ export class IngestionBatchWork {
     this.options.logger?.info({ job_id: job.id }, 'ingestion job cancelled or taken over; stopped');
   }
 
-  /** Records progress for `tasks`, one statement per distinct step; the jobs no longer held drop out. */
+  /** The tasks whose documents are files, not texts kept in the store. */
+  private withFiles(): Task[] {
+    return this.tasks.filter((task) => !this.storedTexts.has(task.document.id));
+  }
+
+  /** Records progress for `tasks`, one statement per distinct step (none for no tasks); the jobs no longer held drop out. */
   private async step(
     tasks: readonly Task[],
     progressOf: (task: Task) => { current: number; total: number; message: string },
