@@ -85,8 +85,12 @@ function inTermOrder(terms: Iterable<string>): string[] {
 /**
  * Writes the postings of chunks already analysed (their rows carry `index_length` already) and
  * adds them to the knowledge base's totals; call inside the transaction that inserted them. The
- * totals row is written first: it serialises the writers of one knowledge base's index before they
- * reach its postings (PostgreSQL's delete trigger does the same).
+ * totals row, the one row every writer of the knowledge base's index shares, is written last: on
+ * PostgreSQL two writers then write their postings at the same time, and one waits for the other
+ * only there, until it commits. Postings never make writers wait for each other: each chunk has
+ * one writer, so no two writers insert the same key, and a delete takes only postings already
+ * committed. (Until 2026-12-07 the totals came first, a lock order kept from when writers also
+ * updated a row per term; every other writer's whole write then waited behind an open one.)
  */
 export async function insertPostings(
   db: Kysely<Database>,
@@ -100,12 +104,6 @@ export async function insertPostings(
     chunks: chunks.filter((chunk) => chunk.analysed.titleLength > 0).length,
     length: chunks.reduce((sum, chunk) => sum + chunk.analysed.titleLength, 0),
   };
-  await moveIndexTotals(db, knowledgeBaseId, {
-    chunks: chunks.length,
-    length: lengthTotal,
-    versioned: columns.version,
-    ...(columns.titleLengths ? { titles } : {}),
-  });
   // Grouped by term and written in term order, the order of the postings' key: consecutive rows
   // land in the same pages of the index instead of one page after another across all of it.
   // Each term's postings are kept flat (chunk, frequency, length, chunk, ...), POSTING_VALUES a
@@ -135,6 +133,12 @@ export async function insertPostings(
     }
   }
   await insertRowBatch(db, POSTINGS, values);
+  await moveIndexTotals(db, knowledgeBaseId, {
+    chunks: chunks.length,
+    length: lengthTotal,
+    versioned: columns.version,
+    ...(columns.titleLengths ? { titles } : {}),
+  });
 }
 
 /**
