@@ -28,16 +28,15 @@ function textsOf(index: number): string[] {
   ];
 }
 
+/** Document `index`'s chunk rows. */
+function chunksOf(knowledgeBaseId: number, index: number) {
+  return textsOf(index).map((text, chunkIndex) => ({ knowledge_base_id: knowledgeBaseId, chunk_index: chunkIndex, text, metadata: '{}' }));
+}
+
 /** Writes a new completed document's chunks (and so its postings) in a transaction of its own. */
 async function writeDocument(db: Kysely<Database>, knowledgeBaseId: number, index: number): Promise<void> {
   const documentId = await insertCompletedDocument(db, knowledgeBaseId, `glacier-${index}.md`);
-  await db.transaction().execute((transaction) =>
-    insertChunks(
-      transaction,
-      documentId,
-      textsOf(index).map((text, chunkIndex) => ({ knowledge_base_id: knowledgeBaseId, chunk_index: chunkIndex, text, metadata: '{}' })),
-    ),
-  );
+  await db.transaction().execute((transaction) => insertChunks(transaction, documentId, chunksOf(knowledgeBaseId, index)));
 }
 
 /** The first server process of the store's database found waiting for a row lock, with the statement it waits in. */
@@ -72,11 +71,7 @@ describe.each(TEST_DIALECTS)('writers of one index at once on %s', (dialect) => 
       const firstHasWritten = new Promise<void>((resolve) => (firstWritten = resolve));
       const firstDocument = await insertCompletedDocument(store.db, knowledgeBaseId, 'first.md');
       const first = store.db.transaction().execute(async (transaction) => {
-        await insertChunks(
-          transaction,
-          firstDocument,
-          textsOf(1).map((text, chunkIndex) => ({ knowledge_base_id: knowledgeBaseId, chunk_index: chunkIndex, text, metadata: '{}' })),
-        );
+        await insertChunks(transaction, firstDocument, chunksOf(knowledgeBaseId, 1));
         firstWritten();
         await released;
       });
