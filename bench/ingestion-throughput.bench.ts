@@ -14,7 +14,7 @@
  * Every run is measured INGEST_ROUNDS times (2), all runs of a round before the next round, each
  * into a knowledge base of its own. The first round of a fresh process also pays for V8 compiling
  * the paths it takes (the server's, the client's and the worker threads'): 4,900 JSON documents took
- * 3.0 to 3.8 CPU seconds in the first round and 1.7 to 2.3 in the second, on both stores. The
+ * 3.0 to 3.8 CPU seconds in the first round and 1.6 to 2.3 in the second, on both stores. The
  * gateway benchmark warms its servers up with 1,500 requests for the same reason; here the first
  * round's row stays, since a server that has just started ingests like that.
  *
