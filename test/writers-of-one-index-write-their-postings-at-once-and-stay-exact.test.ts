@@ -78,7 +78,8 @@ describe.each(TEST_DIALECTS)('writers of one index at once on %s', (dialect) => 
       await firstHasWritten;
       const second = writeDocument(store.db, knowledgeBaseId, 2);
       let waiting: { pid: number; query: string } | undefined;
-      for (let attempt = 0; attempt < 200 && waiting === undefined; attempt += 1) {
+      // Up to 30 s: a loaded CI machine may take a while to get the second writer that far.
+      for (let attempt = 0; attempt < 1_200 && waiting === undefined; attempt += 1) {
         waiting = await waitingWriter(store.db);
         if (waiting === undefined) await new Promise((resolve) => setTimeout(resolve, 25));
       }
