@@ -195,6 +195,22 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1,
     maximum: 65_536,
   }),
+  sqliteCheckpointIntervalMilliseconds: integerSetting({
+    variable: 'SQLITE_CHECKPOINT_INTERVAL_MS',
+    meaning:
+      "how often a thread of the server's own looks at SQLite's write-ahead log, which it copies into the database file (a passive checkpoint, waiting for no one) once 1,000 of its pages are not yet copied, so that commits on the event loop do not wait for the copy and the disk; 0 leaves checkpoints to SQLite, inside the commits",
+    defaultValue: 50,
+    minimum: 0,
+    maximum: 60_000,
+  }),
+  sqliteBackstopCheckpointPages: integerSetting({
+    variable: 'SQLITE_BACKSTOP_CHECKPOINT_PAGES',
+    meaning:
+      "with the checkpoint thread running, the write-ahead log's size in pages at which the event loop's connection checkpoints after a commit itself (the thread fell behind, or readers kept the log from starting over): the log's bound on disk. Without the thread SQLite's own 1,000 applies",
+    defaultValue: 10_000,
+    minimum: 1_000,
+    maximum: 1_000_000,
+  }),
   apiKeyCacheMilliseconds: integerSetting({
     variable: 'API_KEY_CACHE_MS',
     meaning:

@@ -80,6 +80,10 @@ async function openMigratedStore(settings: Settings): Promise<Store> {
     poolSize: settings.databasePoolSize,
     statementCacheSize: settings.sqliteStatementCacheSize,
     cacheMegabytes: settings.sqliteCacheMegabytes,
+    checkpoints: {
+      intervalMilliseconds: settings.sqliteCheckpointIntervalMilliseconds,
+      backstopPages: settings.sqliteBackstopCheckpointPages,
+    },
   });
 }
 

@@ -16,6 +16,7 @@ import { allMigrations } from './migrations/index.js';
 import { QueuedSqliteDialect } from './sqlite-connection-queue.js';
 import { cacheStatements } from './sqlite-statement-cache.js';
 import type { Database } from './schema.js';
+import { checkpointOnThread, type WalCheckpointOptions, type WalCheckpointThread } from './wal-checkpoint-thread.js';
 
 export interface Store {
   db: Kysely<Database>;
@@ -35,6 +36,12 @@ export interface StoreOptions {
   cacheMegabytes?: number;
   /** False leaves the schema as it is (`merino migrations` reports what is pending, `merino backup` copies the store untouched). */
   migrate?: boolean;
+  /**
+   * SQLite's WAL checkpoints on a thread of their own (wal-checkpoint-thread.ts), for a server;
+   * without it, or with an interval of 0, SQLite checkpoints inside the commits, as a short-lived
+   * command's store does.
+   */
+  checkpoints?: WalCheckpointOptions;
 }
 
 /** SQLITE_STATEMENT_CACHE_SIZE's default, for the stores tests and tools open without settings. */
@@ -76,7 +83,13 @@ interface SqliteOptions {
   cacheMegabytes: number;
 }
 
-function openSqlite(options: SqliteOptions): { db: Kysely<Database>; vectorBackend: VectorBackend } {
+interface OpenedSqlite {
+  db: Kysely<Database>;
+  vectorBackend: VectorBackend;
+  connection: SqliteDatabase.Database;
+}
+
+function openSqlite(options: SqliteOptions): OpenedSqlite {
   fs.mkdirSync(options.dataDirectory, { recursive: true });
   const connection = new SqliteDatabase(path.join(options.dataDirectory, SQLITE_FILE_NAME));
   // WAL keeps readers unblocked by a writer and, with synchronous=NORMAL, a killed process
@@ -102,7 +115,7 @@ function openSqlite(options: SqliteOptions): { db: Kysely<Database>; vectorBacke
     // No sqlite-vec build for this platform, or extensions refused: vector search scans instead.
   }
   const database = cacheStatements(connection, options.statementCacheSize);
-  return { db: new Kysely<Database>({ dialect: new MerinoSqliteDialect({ database }) }), vectorBackend };
+  return { db: new Kysely<Database>({ dialect: new MerinoSqliteDialect({ database }) }), vectorBackend, connection };
 }
 
 /** The driver is loaded only when PostgreSQL is the store: a SQLite server never pays its memory. */
@@ -173,7 +186,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
           statementCacheSize: options.statementCacheSize ?? DEFAULT_STATEMENT_CACHE_SIZE,
           cacheMegabytes: options.cacheMegabytes ?? DEFAULT_SQLITE_CACHE_MEGABYTES,
         })
-      : { db: await openPostgres(options.databaseUrl, options.poolSize), vectorBackend: undefined };
+      : { db: await openPostgres(options.databaseUrl, options.poolSize), vectorBackend: undefined, connection: undefined };
   const db = opened.db;
   if (options.databaseUrl !== undefined) {
     try {
@@ -193,5 +206,24 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     await db.destroy();
     throw error;
   }
-  return { db, dialect, vectorBackend, close: () => db.destroy() };
+  // Started once migrated: the thread's connection then opens a file whose schema is complete.
+  const checkpoints = checkpointThreadFor(opened.connection, options.checkpoints);
+  return {
+    db,
+    dialect,
+    vectorBackend,
+    close: async () => {
+      // Both connections to the file close before this resolves, so SQLite removes the log with the last.
+      await checkpoints?.stop();
+      await db.destroy();
+    },
+  };
+}
+
+function checkpointThreadFor(
+  connection: SqliteDatabase.Database | undefined,
+  checkpoints: WalCheckpointOptions | undefined,
+): WalCheckpointThread | undefined {
+  if (connection === undefined || checkpoints === undefined || checkpoints.intervalMilliseconds === 0) return undefined;
+  return checkpointOnThread(connection, checkpoints);
 }

@@ -59,6 +59,10 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
     poolSize: settings.databasePoolSize,
     statementCacheSize: settings.sqliteStatementCacheSize,
     cacheMegabytes: settings.sqliteCacheMegabytes,
+    checkpoints: {
+      intervalMilliseconds: settings.sqliteCheckpointIntervalMilliseconds,
+      backstopPages: settings.sqliteBackstopCheckpointPages,
+    },
   });
   await bootstrapAdmin(store.db, settings.adminEmail, settings.adminPassword, settings.passwordHashCost);
   const logLines: string[] = [];
