@@ -7,9 +7,11 @@ export const assistantForm: CatalogueArea<typeof english> = {
   pageTitle: 'Asistente',
   typeLegend: 'Tipo de asistente',
   typeClassic: 'Clásico',
-  typeClassicSentence: 'Una sola fuente de conocimiento rellena {context} en el prompt: el asistente clásico de LAMB.',
+  typeClassicSentence:
+    'Responde a partir de una fuente que eliges: una base de conocimiento, un archivo o una rúbrica. Funciona como un asistente de LAMB.',
   typeMultiTool: 'Multiherramienta',
-  typeMultiToolSentence: 'Varias herramientas y funciones que el modelo puede llamar, cada una con su propio marcador.',
+  typeMultiToolSentence:
+    'Combina varias fuentes y herramientas: bases de conocimiento, archivos, rúbricas, el tiempo, otros asistentes y más.',
   chooseTypeFirst: 'Elige un tipo para empezar.',
   unsavedChanges: 'Cambios sin guardar',
   created: 'Creado y guardado',
