@@ -113,6 +113,8 @@ export function checkpointOnThread(connection: SqliteDatabase.Database, options:
   return {
     async stop() {
       stopping = true;
+      // Held while it ends: a process with nothing else to do would otherwise exit before its stop completes.
+      worker.ref();
       worker.postMessage('stop');
       await ended;
     },
