@@ -198,8 +198,8 @@ export const SETTINGS_DECLARATIONS = {
   sqliteCheckpointIntervalMilliseconds: integerSetting({
     variable: 'SQLITE_CHECKPOINT_INTERVAL_MS',
     meaning:
-      "how often a thread of the server's own looks at SQLite's write-ahead log, which it copies into the database file (a passive checkpoint, waiting for no one) once 1,000 of its pages are not yet copied, so that commits on the event loop do not wait for the copy and the disk; 0 leaves checkpoints to SQLite, inside the commits",
-    defaultValue: 50,
+      "how often a thread of the server's own copies SQLite's write-ahead log into the database file (a passive checkpoint, which waits for no one), so that commits on the event loop do not wait for the copy and the disk; 0 leaves checkpoints to SQLite, inside the commits",
+    defaultValue: 250,
     minimum: 0,
     maximum: 60_000,
   }),

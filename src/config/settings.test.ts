@@ -102,7 +102,7 @@ const LIMITS: readonly LimitCase[] = [
   {
     variable: 'SQLITE_CHECKPOINT_INTERVAL_MS',
     field: 'sqliteCheckpointIntervalMilliseconds',
-    defaultValue: 50,
+    defaultValue: 250,
     minimum: 0,
     customValue: 1_000,
   },

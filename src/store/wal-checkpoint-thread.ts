@@ -7,9 +7,8 @@
  * the table): a commit cost 2.9 to 3.0 µs a posting with those checkpoints, 1.2 with the syncs off
  * and 0.9 with no checkpoint at all, so most of it was waiting for the disk.
  *
- * Here a worker thread keeps a connection of its own to the file, looks at the log every interval
- * and, once 1,000 of its pages are not yet copied, checkpoints PASSIVE: it copies what it can
- * without waiting for, or blocking, any reader or writer. The event
+ * Here a worker thread keeps a connection of its own to the file and checkpoints PASSIVE every
+ * interval: it copies what it can without waiting for, or blocking, any reader or writer. The event
  * loop's connection still checkpoints when the log reaches `backstopPages` (the thread fell behind,
  * or readers kept the log from starting over), so the log stays bounded whatever happens to the
  * thread; should the thread end on its own, the connection goes back to SQLite's 1,000 pages.
@@ -23,7 +22,7 @@ import { Worker } from 'node:worker_threads';
 import type SqliteDatabase from 'better-sqlite3';
 
 export interface WalCheckpointOptions {
-  /** How often the thread looks at the log (SQLITE_CHECKPOINT_INTERVAL_MS). */
+  /** How often the thread checkpoints (SQLITE_CHECKPOINT_INTERVAL_MS). */
   intervalMilliseconds: number;
   /** The log's size in pages at which the event loop's own connection checkpoints (SQLITE_BACKSTOP_CHECKPOINT_PAGES). */
   backstopPages: number;
@@ -40,43 +39,26 @@ export const SQLITE_DEFAULT_CHECKPOINT_PAGES = 1_000;
 const DRIVER = createRequire(import.meta.url).resolve('better-sqlite3');
 
 /**
- * Each interval the thread reads how many of the log's pages are not yet copied, from the header of
- * the WAL index (`-shm`), whose layout is part of SQLite's file format: the last valid frame
- * (`mxFrame`, byte 16) and the frames already copied (`nBackfill`, byte 96), in the machine's byte
- * order. It checkpoints once that reaches `pages`, SQLite's own threshold, so a chat's few pages
- * do not cost two syncs every interval. If the header cannot be read, it checkpoints every
- * interval. A passive checkpoint never invokes the busy handler, and `timeout: 0` keeps the
- * connection's opening from waiting either. A checkpoint that fails (the file busy, the disk full)
- * leaves the log to the next one, or to the event loop's backstop.
+ * A passive checkpoint never invokes the busy handler, and `timeout: 0` keeps the connection's
+ * opening from waiting either; one with nothing to copy costs no sync. A checkpoint that fails (the
+ * file busy, the disk full) leaves the log to the next one, or to the event loop's backstop.
+ *
+ * The thread reads nothing of the file but through SQLite. Reading how much of the log is not yet
+ * copied from the WAL index (`-shm`) through a descriptor of its own was tried and dropped: closing
+ * any descriptor of a file releases every POSIX lock the process holds on it, SQLite's among them.
  */
 const THREAD_PROGRAM = `
-const fs = require('node:fs');
-const os = require('node:os');
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const connection = new Database(workerData.file, { fileMustExist: true, timeout: 0 });
 connection.pragma('synchronous = NORMAL');
-const header = Buffer.alloc(100);
-const littleEndian = os.endianness() === 'LE';
-let index;
-function pagesNotCopied() {
-  try {
-    index ??= fs.openSync(workerData.file + '-shm', 'r');
-    if (fs.readSync(index, header, 0, header.length, 0) < header.length) return Infinity;
-    return littleEndian ? header.readUInt32LE(16) - header.readUInt32LE(96) : header.readUInt32BE(16) - header.readUInt32BE(96);
-  } catch {
-    return Infinity;
-  }
-}
 const timer = setInterval(() => {
-  if (pagesNotCopied() < workerData.pages) return;
   try {
     connection.pragma('wal_checkpoint(PASSIVE)');
   } catch {}
 }, workerData.intervalMilliseconds);
 parentPort.once('message', () => {
   clearInterval(timer);
-  if (index !== undefined) fs.closeSync(index);
   connection.close();
   parentPort.close();
 });
@@ -86,12 +68,7 @@ parentPort.once('message', () => {
 export function checkpointOnThread(connection: SqliteDatabase.Database, options: WalCheckpointOptions): WalCheckpointThread {
   const worker = new Worker(THREAD_PROGRAM, {
     eval: true,
-    workerData: {
-      driver: DRIVER,
-      file: connection.name,
-      intervalMilliseconds: options.intervalMilliseconds,
-      pages: SQLITE_DEFAULT_CHECKPOINT_PAGES,
-    },
+    workerData: { driver: DRIVER, file: connection.name, intervalMilliseconds: options.intervalMilliseconds },
     // Nothing of the thread's reaches the server's output.
     stdout: true,
     stderr: true,
