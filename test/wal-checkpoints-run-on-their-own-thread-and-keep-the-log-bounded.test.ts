@@ -1,5 +1,5 @@
 /**
- * Proves SQLITE_CHECKPOINT_INTERVAL_MS and SQLITE_BACKSTOP_CHECKPOINT_PAGES (src/store/wal-checkpoint-thread.ts):
+ * Proves SQLITE_CHECKPOINT_INTERVAL_MS and SQLITE_BACKSTOP_CHECKPOINT_PAGES (src/store/sqlite/wal-checkpoint-thread.ts):
  * a server's SQLite commits leave the write-ahead log to a thread of its own, which copies it into
  * the database file; the event loop's connection checkpoints only at the backstop, and without the
  * thread at SQLite's 1,000 pages as before; closing the store ends the thread, so the log goes with
@@ -16,7 +16,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Database } from '../src/store/schema.js';
 import { SQLITE_FILE_NAME } from '../src/store/store.js';
-import { checkpointOnThread, SQLITE_DEFAULT_CHECKPOINT_PAGES } from '../src/store/wal-checkpoint-thread.js';
+import { checkpointOnThread, SQLITE_DEFAULT_CHECKPOINT_PAGES } from '../src/store/sqlite/wal-checkpoint-thread.js';
 import { createTestDatabase } from './support/test-databases.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 

@@ -13,10 +13,10 @@ import * as sqliteVec from 'sqlite-vec';
 import type { VectorBackend } from './chunk-vector-repository.js';
 import type { Dialect } from './dialect.js';
 import { allMigrations } from './migrations/index.js';
-import { QueuedSqliteDialect } from './sqlite-connection-queue.js';
-import { cacheStatements } from './sqlite-statement-cache.js';
+import { QueuedSqliteDialect } from './sqlite/sqlite-connection-queue.js';
+import { cacheStatements } from './sqlite/sqlite-statement-cache.js';
 import type { Database } from './schema.js';
-import { checkpointOnThread, type WalCheckpointOptions, type WalCheckpointThread } from './wal-checkpoint-thread.js';
+import { checkpointOnThread, type WalCheckpointOptions, type WalCheckpointThread } from './sqlite/wal-checkpoint-thread.js';
 
 export interface Store {
   db: Kysely<Database>;
@@ -37,7 +37,7 @@ export interface StoreOptions {
   /** False leaves the schema as it is (`merino migrations` reports what is pending, `merino backup` copies the store untouched). */
   migrate?: boolean;
   /**
-   * SQLite's WAL checkpoints on a thread of their own (wal-checkpoint-thread.ts), for a server;
+   * SQLite's WAL checkpoints on a thread of their own (sqlite/wal-checkpoint-thread.ts), for a server;
    * without it, or with an interval of 0, SQLite checkpoints inside the commits, as a short-lived
    * command's store does.
    */
