@@ -73,7 +73,8 @@ function readSettings(): Settings {
   }
 }
 
-async function openMigratedStore(settings: Settings): Promise<Store> {
+/** The store as the settings describe it, migrated; the test server opens its own the same way. */
+export async function openMigratedStore(settings: Settings): Promise<Store> {
   return openStore({
     databaseUrl: settings.databaseUrl,
     dataDirectory: settings.dataDirectory,

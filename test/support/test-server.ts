@@ -13,7 +13,8 @@ import { createLogger } from '../../src/http/logger.js';
 import { loadRegistries } from '../../src/pipeline/plugin-loading/registries.js';
 import { createServices, type Services } from '../../src/services.js';
 import { startBackgroundWork, stopBackgroundWork } from '../../src/process/background-work.js';
-import { openStore, type Store } from '../../src/store/store.js';
+import { openMigratedStore } from '../../src/process/server-start.js';
+import type { Store } from '../../src/store/store.js';
 import { createTestDatabase, type Dialect, type TestDatabase } from './test-databases.js';
 
 export const ADMIN_EMAIL = 'admin@merino.test';
@@ -53,17 +54,7 @@ export async function startTestServer(dialect: Dialect, options: TestServerOptio
     RUN_RECORD_WINDOW_MS: '0',
     ...options.environment,
   });
-  const store = await openStore({
-    databaseUrl: settings.databaseUrl,
-    dataDirectory: settings.dataDirectory,
-    poolSize: settings.databasePoolSize,
-    statementCacheSize: settings.sqliteStatementCacheSize,
-    cacheMegabytes: settings.sqliteCacheMegabytes,
-    checkpoints: {
-      intervalMilliseconds: settings.sqliteCheckpointIntervalMilliseconds,
-      backstopPages: settings.sqliteBackstopCheckpointPages,
-    },
-  });
+  const store = await openMigratedStore(settings);
   await bootstrapAdmin(store.db, settings.adminEmail, settings.adminPassword, settings.passwordHashCost);
   const logLines: string[] = [];
   const logSink = new Writable({
