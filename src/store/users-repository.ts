@@ -1,6 +1,7 @@
 /** Users and their role in their organization. */
 import type { Kysely } from 'kysely';
 import type { UserListScope } from './list-scopes.js';
+import { precompiledQuery } from './precompiled-query.js';
 import { containsText, searchText } from './search-pattern.js';
 import { nowTimestamp, toFlag, type Database, type OrganizationRole, type UserRow } from './schema.js';
 
@@ -64,6 +65,16 @@ export async function findUserById(db: Kysely<Database>, id: number): Promise<Us
   return row && withDefaultRole(row);
 }
 
+// Every request a browser session makes reads it: compiled once (precompiled-query.ts).
+const selectUserOfLiveSession = precompiledQuery(['tokenHash', 'now'], (db: Kysely<Database>, { tokenHash, now }) =>
+  selectUsersWithRole(db)
+    .innerJoin('sessions', 'sessions.user_id', 'users.id')
+    .select('sessions.id as session_id')
+    .where('sessions.token_hash', '=', tokenHash)
+    .where('sessions.revoked_at', 'is', null)
+    .where('sessions.expires_at', '>', now),
+);
+
 /**
  * The user of a session that exists, is not revoked and has not expired, with the session's id: one
  * query where authentication read the session and then its user (on PostgreSQL, a round trip fewer
@@ -73,13 +84,7 @@ export async function findUserOfLiveSession(
   db: Kysely<Database>,
   tokenHash: string,
 ): Promise<{ sessionId: number; user: UserWithRole } | undefined> {
-  const row = await selectUsersWithRole(db)
-    .innerJoin('sessions', 'sessions.user_id', 'users.id')
-    .select('sessions.id as session_id')
-    .where('sessions.token_hash', '=', tokenHash)
-    .where('sessions.revoked_at', 'is', null)
-    .where('sessions.expires_at', '>', nowTimestamp())
-    .executeTakeFirst();
+  const [row] = await selectUserOfLiveSession(db, { tokenHash, now: nowTimestamp() });
   if (row === undefined) return undefined;
   const { session_id: sessionId, ...user } = row;
   return { sessionId, user: withDefaultRole(user) };
