@@ -4,7 +4,9 @@
  * for tests that speak real HTTP.
  */
 import { Writable } from 'node:stream';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { request as undiciRequest } from 'undici';
 import { bootstrapAdmin } from '../../src/auth/admin-bootstrap.js';
 import { loadSettings, type Settings } from '../../src/config/settings.js';
 import { startLeftoverSweeps, sweepCrashLeftovers } from '../../src/process/crash-leftovers.js';
@@ -113,6 +115,19 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
+/** The answer's headers as a fetch `Headers`, each repeated header (Set-Cookie) kept apart. */
+function headersOf(received: IncomingHttpHeaders): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(received)) {
+    for (const each of [value ?? []].flat()) headers.append(name, each);
+  }
+  return headers;
+}
+
+/**
+ * One request over real HTTP with undici's `request` rather than `fetch`: the suite sends tens of
+ * thousands of them, and fetch's web streams and per-request objects cost about a third more CPU.
+ */
 export async function request<Body = any>(
   server: { baseUrl: string },
   method: string,
@@ -125,15 +140,15 @@ export async function request<Body = any>(
   if (options.rawBody !== undefined) payload = options.rawBody;
   else if (options.body !== undefined) payload = JSON.stringify(options.body);
   if (payload !== undefined && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${server.baseUrl}${path}`, { method, headers, body: payload });
-  const text = await response.text();
+  const response = await undiciRequest(`${server.baseUrl}${path}`, { method, headers, body: payload });
+  const text = await response.body.text();
   let body: unknown;
   try {
     body = text === '' ? undefined : JSON.parse(text);
   } catch {
     body = text;
   }
-  return { status: response.status, body: body as Body, headers: response.headers, text };
+  return { status: response.statusCode, body: body as Body, headers: headersOf(response.headers), text };
 }
 
 export async function login(server: { baseUrl: string }, email: string, password: string): Promise<string> {
