@@ -10,8 +10,14 @@
  * ZIP files, goes through yauzl too, reading only the central directory.
  */
 import { crc32 } from 'node:zlib';
-import yauzl from 'yauzl';
+import { createRequire } from 'node:module';
+import type yauzl from 'yauzl';
 import { DocumentReadingError } from './document-reading-error.js';
+
+// Named `require` so that tools that trace dependencies (knip) see the module it loads.
+const require = createRequire(import.meta.url);
+/** yauzl (about 40 ms of CPU to load) only once an archive is opened, not in every worker thread that starts. */
+const zipReader = (): typeof yauzl => require('yauzl') as typeof yauzl;
 
 export interface ZipPartLimits {
   /** Most bytes one part may inflate to. */
@@ -64,7 +70,7 @@ export async function readZipDirectory(bytes: Uint8Array): Promise<ZipEntry[] | 
   let zipFile: yauzl.ZipFile;
   try {
     // Sizes are not checked here: whether the parts are what they claim is for readZipParts to find out when it reads them.
-    zipFile = await yauzl.fromBufferPromise(bufferOf(bytes), { lazyEntries: true, decodeStrings: false, validateEntrySizes: false });
+    zipFile = await zipReader().fromBufferPromise(bufferOf(bytes), { lazyEntries: true, decodeStrings: false, validateEntrySizes: false });
   } catch {
     return undefined;
   }
@@ -152,7 +158,7 @@ async function readBounded(zipFile: yauzl.ZipFile, entry: yauzl.Entry, budget: {
 export async function readZipParts(bytes: Uint8Array, wanted: (name: string) => boolean, limits: ZipPartLimits): Promise<ZipPart[]> {
   let zipFile: yauzl.ZipFile;
   try {
-    zipFile = await yauzl.fromBufferPromise(bufferOf(bytes), {
+    zipFile = await zipReader().fromBufferPromise(bufferOf(bytes), {
       lazyEntries: true,
       validateEntrySizes: true,
       strictFileNames: false,

@@ -6,9 +6,16 @@
  * close to the moment each of its words is said. Each
  * section's text starts with its time (`[12:05]`), so a model quoting a passage can name the moment.
  */
-import { parseSync, type NodeCue } from 'subtitle';
+import { createRequire } from 'node:module';
+import type * as Subtitle from 'subtitle';
 import { DocumentReadingError } from './document-reading-error.js';
 import type { TextSection } from './markdown-sections.js';
+
+type NodeCue = Subtitle.NodeCue;
+// Named `require` so that tools that trace dependencies (knip) see the module it loads.
+const require = createRequire(import.meta.url);
+/** `subtitle` (about 45 ms of CPU to load) only once a caption file is read, not in every worker thread that starts. */
+const subtitle = (): typeof Subtitle => require('subtitle') as typeof Subtitle;
 
 /** About how much speech one section holds: under the default chunk size, so a chunk keeps one start time. */
 export const CAPTION_SECTION_CHARACTERS = 600;
@@ -42,7 +49,9 @@ export function spokenTime(totalSeconds: number): string {
 
 function parsedCues(text: string): NodeCue['data'][] {
   try {
-    return parseSync(text).flatMap((node) => (node.type === 'cue' ? [node.data] : []));
+    return subtitle()
+      .parseSync(text)
+      .flatMap((node) => (node.type === 'cue' ? [node.data] : []));
   } catch (error) {
     throw new DocumentReadingError(
       'unreadable_document',

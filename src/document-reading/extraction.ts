@@ -11,7 +11,6 @@ import { DocumentReadingError } from './document-reading-error.js';
 import { captionSections } from './captions.js';
 import { ZIP_DIRECTORY_ENTRIES_MAXIMUM, readZipParts, writeStoredZip, type ZipPart } from './bounded-zip.js';
 import { detectDocumentType, type DocumentType } from './document-types.js';
-import { htmlToMarkdown } from './html-to-markdown.js';
 import { splitMarkdownSections, type TextSection } from './markdown-sections.js';
 import { trimCharactersAtLineEnds } from '../text-trimming/trim-characters.js';
 import { requirePdfStreamsWithinBudget } from './pdf-stream-budget.js';
@@ -306,6 +305,15 @@ const NO_TEXT_MESSAGES: Record<Exclude<DocumentType, 'pdf'>, string> = {
 };
 
 /**
+ * The HTML reader (htmlparser2 and its DOM, about 70 ms of CPU to load) only once a Word document or
+ * an HTML page is read: a document worker thread that reads only text and Markdown never loads it.
+ */
+async function htmlToMarkdown(html: string): Promise<string> {
+  const reader = await import('./html-to-markdown.js');
+  return reader.htmlToMarkdown(html);
+}
+
+/**
  * The text sections of a document: its type is detected from name and content first, and
  * anything unreadable, empty or too large is refused with a DocumentReadingError saying why.
  */
@@ -318,10 +326,10 @@ export async function extractDocument(input: DocumentInput, limits: Partial<Extr
     case 'pdf':
       return { type, contentType, ...(await extractPdf(input.bytes, bounds)) };
     case 'docx':
-      result = { sections: markdownSections(htmlToMarkdown(await docxToHtml(input.bytes, bounds)), bounds) };
+      result = { sections: markdownSections(await htmlToMarkdown(await docxToHtml(input.bytes, bounds)), bounds) };
       break;
     case 'html':
-      result = { sections: markdownSections(htmlToMarkdown(decodeUtf8(input.bytes)), bounds) };
+      result = { sections: markdownSections(await htmlToMarkdown(decodeUtf8(input.bytes)), bounds) };
       break;
     case 'md':
       result = { sections: markdownSections(decodeUtf8(input.bytes), bounds) };

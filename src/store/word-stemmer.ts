@@ -13,7 +13,7 @@
  * which keeps every word it has seen in a cache without bound; the analyzer's own cache is bounded.
  */
 import { createRequire } from 'node:module';
-import { newStemmer } from 'snowball-stemmers';
+import type * as SnowballStemmers from 'snowball-stemmers';
 import type { SearchLanguage } from './text-analysis.js';
 
 export type StemmedLanguage = Exclude<SearchLanguage, 'none'>;
@@ -42,13 +42,20 @@ const PORTS: Partial<Record<StemmedLanguage, () => new () => SnowballProgram>> =
   italian: () => require('@nlpjs/lang-it/src/stemmer-it.js') as new () => SnowballProgram,
 };
 
+/**
+ * `snowball-stemmers` holds every language's stemmer in one module, about 115 ms of CPU to load:
+ * loaded when a language without a port (Spanish, Portuguese) is first stemmed, not by every
+ * process and document worker thread that starts.
+ */
+const snowballStemmers = (): typeof SnowballStemmers => require('snowball-stemmers') as typeof SnowballStemmers;
+
 /** The languages stemmed by a port rather than by `snowball-stemmers`. */
 export const PORTED_LANGUAGES = Object.keys(PORTS) as readonly StemmedLanguage[];
 
 /** A new stemmer for `language`; like Snowball's own, it keeps state between calls, so each analyzer has its own. */
 export function newWordStemmer(language: StemmedLanguage): WordStemmer {
   const port = PORTS[language];
-  if (port === undefined) return newStemmer(language);
+  if (port === undefined) return snowballStemmers().newStemmer(language);
   const program = new (port())();
   return {
     stem(word) {
@@ -61,5 +68,5 @@ export function newWordStemmer(language: StemmedLanguage): WordStemmer {
 
 /** The reference implementation of every language, for checking the ports against it. */
 export function referenceWordStemmer(language: StemmedLanguage): WordStemmer {
-  return newStemmer(language);
+  return snowballStemmers().newStemmer(language);
 }
