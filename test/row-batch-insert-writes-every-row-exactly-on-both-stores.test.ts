@@ -2,11 +2,13 @@
  * Proves, on both stores, that `insertRowBatch` (the full-text index's bulk writes) writes every
  * row exactly once and unchanged whatever the count (SQLite takes them in statements of fixed
  * sizes, PostgreSQL as arrays through `unnest`), that texts SQL or PostgreSQL's array syntax would
- * read specially arrive as they were, and that a suffix such as an upsert applies to every row.
+ * read specially arrive as they were, that a suffix such as an upsert applies to every row, and
+ * that `insertRowBatchReturningIds` (documents, jobs and chunks) answers each row's new id in the
+ * order the rows were given.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertRowBatch, type RowBatchShape } from '../src/store/row-batch-insert.js';
+import { insertRowBatch, insertRowBatchReturningIds, type RowBatchShape } from '../src/store/row-batch-insert.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
 
@@ -38,6 +40,8 @@ const OPTIONAL: RowBatchShape = {
   postgresTypes: ['integer', 'text', 'double precision'],
 };
 
+const GENERATED: RowBatchShape = { table: 'generated_rows', columns: ['label'], postgresTypes: ['text'] };
+
 const UPSERT: RowBatchShape = { ...ROWS, suffix: 'on conflict (id) do update set weight = batch_rows.weight + excluded.weight' };
 
 function rowsNumbered(from: number, count: number): Array<[number, string, number]> {
@@ -53,6 +57,8 @@ describe.each(TEST_DIALECTS)('batched row inserts on %s', (dialect) => {
     store = await openStore({ databaseUrl: database.databaseUrl, dataDirectory: database.dataDirectory, poolSize: 2 });
     await sql`create table batch_rows (id integer primary key, label text not null, weight double precision not null)`.execute(store.db);
     await sql`create table optional_rows (id integer primary key, label text, weight double precision)`.execute(store.db);
+    const generatedId = dialect === 'sqlite' ? sql`integer primary key autoincrement` : sql`serial primary key`;
+    await sql`create table generated_rows (id ${generatedId}, label text not null)`.execute(store.db);
   });
 
   afterAll(async () => {
@@ -132,5 +138,20 @@ describe.each(TEST_DIALECTS)('batched row inserts on %s', (dialect) => {
     const values = rowsNumbered(1, 5).flat();
     await expect(insertRowBatch(store.db, ROWS, values.slice(0, -1))).rejects.toThrow('14 values are not whole rows of 3 columns');
     expect(await storedRows()).toEqual([]);
+  });
+
+  it('answers the new ids in the order the rows were given, for counts on and between the statement sizes', async () => {
+    for (const count of [1, 5, 256, 300]) {
+      const labels = Array.from({ length: count }, (_, index) => `${count}-${index} ${HOSTILE_TEXTS[index % HOSTILE_TEXTS.length]!}`);
+      const ids = await store.db.transaction().execute((transaction) => insertRowBatchReturningIds(transaction, GENERATED, labels));
+      expect(ids).toHaveLength(count);
+      const stored = await sql<{
+        id: number | string;
+        label: string;
+      }>`select id, label from generated_rows where label like ${`${count}-%`}`.execute(store.db);
+      const labelOf = new Map(stored.rows.map((row) => [Number(row.id), row.label]));
+      expect(ids.map((id) => labelOf.get(id))).toEqual(labels);
+    }
+    expect(await insertRowBatchReturningIds(store.db, GENERATED, [])).toEqual([]);
   });
 });

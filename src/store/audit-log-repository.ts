@@ -5,6 +5,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { PageBounds } from '../validation/page-query-schema.js';
 import type { AuditScope } from './list-scopes.js';
+import { insertRowBatch, type RowBatchShape } from './row-batch-insert.js';
 import { containsText } from './search-pattern.js';
 import { nowTimestamp, type AuditLogRow, type Database } from './schema.js';
 
@@ -22,29 +23,27 @@ export async function appendAuditEntry(db: Kysely<Database>, entry: AuditEntry):
   await appendAuditEntries(db, [entry]);
 }
 
-/** Rows per INSERT: well under both dialects' bound-parameter limits. */
-const AUDIT_INSERT_BATCH = 500;
+/** An audit entry's row, as appendAuditEntries writes it. */
+const AUDIT_ROW: RowBatchShape = {
+  table: 'audit_log',
+  columns: ['created_at', 'actor_user_id', 'organization_id', 'action', 'target_type', 'target_id', 'details', 'request_id'],
+  postgresTypes: ['text', 'integer', 'integer', 'text', 'text', 'text', 'text', 'text'],
+};
 
-/** Several entries (of one change, such as a batch of documents) in as few statements as the parameter limits allow. */
+/** Several entries (of one change, such as a batch of documents) in one statement on PostgreSQL, a few on SQLite. */
 export async function appendAuditEntries(db: Kysely<Database>, entries: readonly AuditEntry[]): Promise<void> {
   const createdAt = nowTimestamp();
-  for (let start = 0; start < entries.length; start += AUDIT_INSERT_BATCH) {
-    await db
-      .insertInto('audit_log')
-      .values(
-        entries.slice(start, start + AUDIT_INSERT_BATCH).map((entry) => ({
-          created_at: createdAt,
-          actor_user_id: entry.actorUserId,
-          organization_id: entry.organizationId,
-          action: entry.action,
-          target_type: entry.targetType,
-          target_id: entry.targetId === null ? null : String(entry.targetId),
-          details: JSON.stringify(entry.details ?? {}),
-          request_id: entry.requestId ?? null,
-        })),
-      )
-      .execute();
-  }
+  const values = entries.flatMap((entry) => [
+    createdAt,
+    entry.actorUserId,
+    entry.organizationId,
+    entry.action,
+    entry.targetType,
+    entry.targetId === null ? null : String(entry.targetId),
+    JSON.stringify(entry.details ?? {}),
+    entry.requestId ?? null,
+  ]);
+  await insertRowBatch(db, AUDIT_ROW, values);
 }
 
 export async function listAuditEntries(db: Kysely<Database>, filter: { action?: string; targetId?: string } = {}): Promise<AuditLogRow[]> {

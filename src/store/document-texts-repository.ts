@@ -5,10 +5,15 @@
  * in blob storage, as every upload does.
  */
 import type { Kysely } from 'kysely';
+import { insertRowBatch, type RowBatchShape } from './row-batch-insert.js';
 import type { Database } from './schema.js';
 
-/** Rows per INSERT: well under both dialects' bound-parameter limits. */
-const TEXT_INSERT_BATCH = 500;
+/** A document's text, as insertDocumentTexts writes it. */
+const DOCUMENT_TEXT_ROW: RowBatchShape = {
+  table: 'kb_document_texts',
+  columns: ['document_id', 'text'],
+  postgresTypes: ['integer', 'text'],
+};
 
 export interface DocumentText {
   documentId: number;
@@ -17,12 +22,11 @@ export interface DocumentText {
 
 /** Stores the texts of documents whose rows exist (call in the transaction that wrote them). */
 export async function insertDocumentTexts(db: Kysely<Database>, texts: readonly DocumentText[]): Promise<void> {
-  for (let start = 0; start < texts.length; start += TEXT_INSERT_BATCH) {
-    await db
-      .insertInto('kb_document_texts')
-      .values(texts.slice(start, start + TEXT_INSERT_BATCH).map(({ documentId, text }) => ({ document_id: documentId, text })))
-      .execute();
-  }
+  await insertRowBatch(
+    db,
+    DOCUMENT_TEXT_ROW,
+    texts.flatMap(({ documentId, text }) => [documentId, text]),
+  );
 }
 
 /** The stored texts of the documents that have one, by document id; the others are absent from the map. */

@@ -6,10 +6,30 @@
  */
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import { setDocumentStatus } from './knowledge-documents-repository.js';
+import { insertRowBatchReturningIds, type RowBatchShape } from './row-batch-insert.js';
 import { nowTimestamp, type Database, type IngestionJobsTable } from './schema.js';
 import type { PageBounds } from '../validation/page-query-schema.js';
 
 export type IngestionJobRow = Selectable<IngestionJobsTable>;
+
+/** A newly queued job's row, as insertIngestionJobs writes it. */
+const NEW_JOB_ROW: RowBatchShape = {
+  table: 'ingestion_jobs',
+  columns: [
+    'knowledge_base_id',
+    'document_id',
+    'status',
+    'progress_current',
+    'progress_total',
+    'message',
+    'attempts',
+    'attempts_since_queued',
+    'created_at',
+    'updated_at',
+    'requested_by',
+  ],
+  postgresTypes: ['integer', 'integer', 'text', 'integer', 'integer', 'text', 'integer', 'integer', 'text', 'text', 'integer'],
+};
 
 /** Queues one pending job per document, in one statement; answers the jobs' ids in the documents' order. */
 export async function insertIngestionJobs(
@@ -18,31 +38,21 @@ export async function insertIngestionJobs(
 ): Promise<number[]> {
   if (jobs.documentIds.length === 0) return [];
   const timestamp = nowTimestamp();
-  const rows = await db
-    .insertInto('ingestion_jobs')
-    .values(
-      jobs.documentIds.map((documentId) => ({
-        knowledge_base_id: jobs.knowledgeBaseId,
-        document_id: documentId,
-        status: 'pending' as const,
-        progress_current: 0,
-        progress_total: 0,
-        message: 'Waiting to be processed.',
-        error: null,
-        attempts: 0,
-        attempts_since_queued: 0,
-        lease_owner: null,
-        lease_expires_at: null,
-        created_at: timestamp,
-        updated_at: timestamp,
-        finished_at: null,
-        requested_by: jobs.requestedBy,
-      })),
-    )
-    .returning(['id', 'document_id'])
-    .execute();
-  const jobIdOf = new Map(rows.map((row) => [row.document_id, row.id]));
-  return jobs.documentIds.map((documentId) => jobIdOf.get(documentId)!);
+  // Left out, so the store's defaults of null: error, lease_owner, lease_expires_at and finished_at.
+  const values = jobs.documentIds.flatMap((documentId) => [
+    jobs.knowledgeBaseId,
+    documentId,
+    'pending',
+    0,
+    0,
+    'Waiting to be processed.',
+    0,
+    0,
+    timestamp,
+    timestamp,
+    jobs.requestedBy,
+  ]);
+  return insertRowBatchReturningIds(db, NEW_JOB_ROW, values);
 }
 
 /** Applies `changes` to the jobs `owner` still holds; answers their ids (a job cancelled or taken over is left out). */

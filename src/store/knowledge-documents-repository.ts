@@ -10,43 +10,51 @@ import { deleteDocumentText } from './document-texts-repository.js';
 import { removeUnmentionedEntities } from './entity-graph-repository.js';
 import type { IngestionJobRow } from './ingestion-jobs-repository.js';
 import type { NewDocument } from './knowledge-repository.js';
+import { insertRowBatchReturningIds, type RowBatchShape } from './row-batch-insert.js';
 import { nowTimestamp, type Database, type DocumentStatus, type KnowledgeDocumentsTable } from './schema.js';
 
 export type KnowledgeDocumentRow = Selectable<KnowledgeDocumentsTable>;
 
-/** Rows per INSERT: well under both dialects' bound-parameter limits. */
-const DOCUMENT_INSERT_BATCH = 200;
+/** A new document's row, as insertDocuments writes it. */
+const NEW_DOCUMENT_ROW: RowBatchShape = {
+  table: 'kb_documents',
+  columns: [
+    'knowledge_base_id',
+    'file_name',
+    'content_type',
+    'size_bytes',
+    'source_url',
+    'status',
+    'error',
+    'chunk_count',
+    'metadata',
+    'upload_owner',
+    'upload_lease_expires_at',
+    'created_at',
+    'updated_at',
+  ],
+  postgresTypes: ['integer', 'text', 'text', 'integer', 'text', 'text', 'text', 'integer', 'text', 'text', 'text', 'text', 'text'],
+};
 
 /** Writes the rows of several documents of one knowledge base, in as few statements as the parameter limits allow; answers their ids in order. */
 export async function insertDocuments(db: Kysely<Database>, documents: readonly NewDocument[]): Promise<number[]> {
   const timestamp = nowTimestamp();
-  const ids: number[] = [];
-  for (let start = 0; start < documents.length; start += DOCUMENT_INSERT_BATCH) {
-    const rows = await db
-      .insertInto('kb_documents')
-      .values(
-        documents.slice(start, start + DOCUMENT_INSERT_BATCH).map((document) => ({
-          knowledge_base_id: document.knowledgeBaseId,
-          file_name: document.fileName,
-          content_type: document.contentType,
-          size_bytes: document.sizeBytes,
-          source_url: document.sourceUrl,
-          status: document.status,
-          error: null,
-          chunk_count: 0,
-          metadata: JSON.stringify(document.metadata),
-          upload_owner: document.upload?.owner ?? null,
-          upload_lease_expires_at: document.upload?.leaseExpiresAt ?? null,
-          created_at: timestamp,
-          updated_at: timestamp,
-        })),
-      )
-      .returning('id')
-      .execute();
-    // Ids rise in the order the rows were given; RETURNING's own order is not promised.
-    ids.push(...rows.map((row) => row.id).sort((left, right) => left - right));
-  }
-  return ids;
+  const values = documents.flatMap((document) => [
+    document.knowledgeBaseId,
+    document.fileName,
+    document.contentType,
+    document.sizeBytes,
+    document.sourceUrl,
+    document.status,
+    null,
+    0,
+    JSON.stringify(document.metadata),
+    document.upload?.owner ?? null,
+    document.upload?.leaseExpiresAt ?? null,
+    timestamp,
+    timestamp,
+  ]);
+  return insertRowBatchReturningIds(db, NEW_DOCUMENT_ROW, values);
 }
 
 /** One document; see insertDocuments. */

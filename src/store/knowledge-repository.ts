@@ -6,6 +6,7 @@ import { deleteKnowledgeBaseGraph } from './entity-graph-repository.js';
 import type { KnowledgeBaseListScope } from './list-scopes.js';
 import { dialectOf, type Dialect } from './dialect.js';
 import { precompiledQuery } from './precompiled-query.js';
+import { insertRowBatchReturningIds, type RowBatchShape } from './row-batch-insert.js';
 import { containsText, searchText } from './search-pattern.js';
 import { insertPostings, searchLanguagesOf, termListOf } from './search-index-repository.js';
 import { analyseChunk, DEFAULT_SEARCH_LANGUAGE, textAnalyzer, type AnalysedChunk, type TextAnalyzer } from './text-analysis.js';
@@ -81,7 +82,14 @@ export interface NewDocument {
  * transaction, which the knowledge base's other writers wait for, so a batch of 256 small
  * documents takes one rather than two.
  */
-const CHUNK_INSERT_BATCH: Record<Dialect, number> = { sqlite: 200, postgres: 1_000 };
+const CHUNK_INSERT_BATCH: Record<Dialect, number> = { sqlite: 256, postgres: 1_000 };
+
+/** A new chunk's row with its full-text lengths and terms, as insertDocumentsChunks writes it. */
+const NEW_CHUNK_ROW: RowBatchShape = {
+  table: 'kb_chunks',
+  columns: ['knowledge_base_id', 'document_id', 'chunk_index', 'text', 'metadata', 'index_length', 'index_title_length', 'index_terms'],
+  postgresTypes: ['integer', 'integer', 'integer', 'text', 'text', 'double precision', 'double precision', 'text'],
+};
 
 /** Chunks' full-text analysis made before their insert (by a document worker thread), with the language it was made in. */
 export interface ChunkAnalysis {
@@ -163,19 +171,20 @@ export async function insertDocumentsChunks(
     if (start > 0) await yieldToEventLoop();
     const slice = pending.slice(start, start + statementRows);
     const analysed = slice.map(({ row, ready, analyzer }) => ready ?? analyseChunk(analyzer, row.text, row.metadata));
-    const inserted = await db
-      .insertInto('kb_chunks')
-      .values(
-        slice.map(({ row }, index) => ({
-          ...row,
-          index_length: analysed[index]!.length,
-          index_title_length: analysed[index]!.titleLength,
-          index_terms: termListOf(analysed[index]!),
-        })),
-      )
-      .returning('id')
-      .execute();
-    const statementIds = inserted.map((row) => row.id).sort((left, right) => left - right);
+    const statementIds = await insertRowBatchReturningIds(
+      db,
+      NEW_CHUNK_ROW,
+      slice.flatMap(({ row }, index) => [
+        row.knowledge_base_id,
+        row.document_id,
+        row.chunk_index,
+        row.text,
+        row.metadata,
+        analysed[index]!.length,
+        analysed[index]!.titleLength,
+        termListOf(analysed[index]!),
+      ]),
+    );
     ids.push(...statementIds);
     const byKnowledgeBase = new Map<number, Array<{ id: number; analysed: AnalysedChunk }>>();
     slice.forEach(({ row }, index) => {
