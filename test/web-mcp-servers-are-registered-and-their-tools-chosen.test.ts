@@ -58,7 +58,7 @@ describe('MCP servers in the web app', () => {
     await page.getByLabel('Header value').fill(`Bearer ${SECRET}`);
     await page.getByRole('button', { name: 'Register server' }).click();
     await page.getByRole('button', { name: 'Remove Grading', exact: true }).waitFor();
-    await page.getByText('1 header(s), values hidden').waitFor();
+    await page.getByText('1 header, value hidden').waitFor();
     expect(await page.content()).not.toContain(SECRET);
 
     // The name was unclear and the URL wrong: change both, leaving the secret header value as stored.
@@ -74,7 +74,7 @@ describe('MCP servers in the web app', () => {
     await page.getByRole('button', { name: 'Remove Grading tools' }).waitFor();
     await page.getByRole('heading', { name: 'Register a server' }).waitFor();
     expect(await page.getByRole('button', { name: 'Remove Grading', exact: true }).count()).toBe(0);
-    await page.getByText('1 header(s), values hidden').waitFor();
+    await page.getByText('1 header, value hidden').waitFor();
     expect(await page.getByRole('textbox', { name: 'Name', exact: true }).inputValue()).toBe('');
     mcp.headers.length = 0;
     await expectAccessible(page);
