@@ -36,7 +36,7 @@ const NEW_DOCUMENT_ROW: RowBatchShape = {
   postgresTypes: ['integer', 'text', 'text', 'integer', 'text', 'text', 'text', 'integer', 'text', 'text', 'text', 'text', 'text'],
 };
 
-/** Writes the rows of several documents of one knowledge base, in as few statements as the parameter limits allow; answers their ids in order. */
+/** Writes the rows of several documents of one knowledge base (one statement on PostgreSQL, a few on SQLite); answers their ids in order. */
 export async function insertDocuments(db: Kysely<Database>, documents: readonly NewDocument[]): Promise<number[]> {
   const timestamp = nowTimestamp();
   const values = documents.flatMap((document) => [

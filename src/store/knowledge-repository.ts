@@ -76,11 +76,11 @@ export interface NewDocument {
 }
 
 /**
- * Chunk rows per INSERT, with their postings and totals written after each: well under both
- * dialects' bound-parameter limits (8 columns a row). SQLite's statements run on the event loop,
- * which turns between two of them; on PostgreSQL each is a round trip inside the batch's write
- * transaction, which the knowledge base's other writers wait for, so a batch of 256 small
- * documents takes one rather than two.
+ * Chunk rows per step, with their postings and totals written after each. SQLite's statements run
+ * on the event loop, which turns between two steps (256 rows are one of row-batch-insert's
+ * statement sizes); on PostgreSQL each step is a round trip inside the batch's write transaction,
+ * which the knowledge base's other writers wait for, so a batch of 256 small documents takes one
+ * rather than two.
  */
 const CHUNK_INSERT_BATCH: Record<Dialect, number> = { sqlite: 256, postgres: 1_000 };
 
