@@ -125,6 +125,30 @@ describe.each(TEST_DIALECTS)('ingestion batches on %s', (dialect) => {
     expect(rest.jobs.map((job) => job.id)).toEqual(jobIds.slice(13));
   });
 
+  it('takes no small texts while fewer than its minimum wait, then a whole batch once they do', async () => {
+    // What a runner claims while its last batch of small texts writes: a whole batch or nothing.
+    const { server, jobIds } = await queued(12, () => 100);
+    const { db, dialect: storeDialect } = server.store;
+    const claim = (held: number[], jobsMinimum: number) =>
+      claimIngestionJobs(
+        db,
+        storeDialect,
+        claimOf(0, { smallTexts: { jobsMaximum: 8, jobsMinimum, isSmall: isSmallTextDocument }, heldJobIds: held, firstJobAlways: false }),
+      );
+    const whole = await claim([], 8);
+    expect(whole.jobs.map((job) => job.id)).toEqual(jobIds.slice(0, 8));
+    expect(whole.smallTexts).toBe(true);
+    // Four wait: fewer than the minimum, so none is taken, and the claim says some wait.
+    const tooFew = await claim(jobIds.slice(0, 8), 8);
+    expect(tooFew.jobs).toEqual([]);
+    expect(tooFew.waiting).toBe(true);
+    const untaken = await db.selectFrom('ingestion_jobs').select('id').where('status', '=', 'pending').orderBy('id').execute();
+    expect(untaken.map((row) => row.id)).toEqual(jobIds.slice(8));
+    // Without a minimum (the runner's last batch has written), the four are taken.
+    const rest = await claim(jobIds.slice(0, 8), 0);
+    expect(rest.jobs.map((job) => job.id)).toEqual(jobIds.slice(8));
+  });
+
   it('takes the oldest claimable jobs in id order, cut-short ones among pending ones, and never its own or a live lease', async () => {
     const { server, jobIds } = await queued(12, () => 100);
     const { db, dialect: storeDialect } = server.store;

@@ -52,6 +52,11 @@ export interface BatchWorkOptions {
   limits: Partial<ExtractionLimits>;
   graph?: GraphStageOptions;
   logger?: IngestionLogger;
+  /**
+   * Waits for this batch's turn to write (the runner's batches of small texts write one at a time,
+   * and the next is claimed while one writes); answers what ends the turn.
+   */
+  writeTurn?: (jobs: number) => Promise<() => void>;
 }
 
 type KnowledgeBase = Selectable<KnowledgeBasesTable>;
@@ -298,6 +303,16 @@ export class IngestionBatchWork {
 
   /** Ends the jobs still held and replaces their documents' chunks, all in one transaction. */
   private async write(): Promise<void> {
+    if (this.tasks.length === 0) return;
+    const endTurn = (await this.options.writeTurn?.(this.tasks.length)) ?? (() => undefined);
+    try {
+      await this.writeHeld();
+    } finally {
+      endTurn();
+    }
+  }
+
+  private async writeHeld(): Promise<void> {
     if (this.tasks.length === 0) return;
     await this.options.db.transaction().execute(async (transaction) => {
       const held = new Set<number>();

@@ -43,9 +43,11 @@ export interface IngestionBatchClaim extends IngestionClaim {
    * A claim whose oldest job is a small text document (as `isSmall` says from its file name and
    * size) takes up to `jobsMaximum` of them instead, stopping at the first job of another kind:
    * small texts are read by linear code in milliseconds, so none holds the others of its batch
-   * long, while fewer, larger batches write the index in fewer transactions.
+   * long, while fewer, larger batches write the index in fewer transactions. With `jobsMinimum`, such
+   * a claim takes none unless that many are claimable (a runner claiming while its last batch
+   * writes waits for a whole batch rather than take a few at a higher cost a document).
    */
-  smallTexts?: { jobsMaximum: number; isSmall: (fileName: string, sizeBytes: number) => boolean };
+  smallTexts?: { jobsMaximum: number; jobsMinimum?: number; isSmall: (fileName: string, sizeBytes: number) => boolean };
 }
 
 /** What a runner needs of a job it claimed (a claim of 256 built each row of all 16 columns: 3 ms). */
@@ -61,6 +63,8 @@ export interface IngestionClaimResult {
   failedJobs: Array<{ id: number; documentId: number; attempts: number }>;
   /** Whether any job was claimable, taken or not (false: nothing waits for this runner). */
   waiting: boolean;
+  /** Whether the jobs were taken as a batch of small text documents. */
+  smallTexts: boolean;
 }
 
 /** The reason a job fails once the server stopped mid-way through it as often as the cap allows: a sentence for the creator. */
@@ -140,7 +144,7 @@ async function chooseJobs(
   db: Kysely<Database>,
   claim: IngestionBatchClaim,
   now: string,
-): Promise<{ chosen: Map<number, number>; waiting: boolean }> {
+): Promise<{ chosen: Map<number, number>; waiting: boolean; textClaim: boolean }> {
   const { smallTexts } = claim;
   const limit = Math.max(claim.jobsMaximum, smallTexts?.jobsMaximum ?? 0);
   const candidates = await db
@@ -163,7 +167,8 @@ async function chooseJobs(
     if (bytes > claim.bytesMaximum && !(chosen.size === 0 && claim.firstJobAlways)) break;
     chosen.set(candidate.id, size);
   }
-  return { chosen, waiting: candidates.length > 0 };
+  if (textClaim && chosen.size < (smallTexts!.jobsMinimum ?? 0)) chosen.clear();
+  return { chosen, waiting: candidates.length > 0, textClaim };
 }
 
 /**
@@ -179,8 +184,8 @@ export async function claimIngestionJobs(
 ): Promise<IngestionClaimResult> {
   const now = nowTimestamp();
   const failedJobs = await failExhaustedJobs(db, claim, now);
-  const { chosen, waiting } = await chooseJobs(db, claim, now);
-  if (chosen.size === 0) return { jobs: [], bytes: 0, failedJobs, waiting };
+  const { chosen, waiting, textClaim } = await chooseJobs(db, claim, now);
+  if (chosen.size === 0) return { jobs: [], bytes: 0, failedJobs, waiting, smallTexts: false };
   const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
   const result = await sql<ClaimedJob>`
     update ingestion_jobs
@@ -196,7 +201,7 @@ export async function claimIngestionJobs(
     returning ${sql.join(CLAIMED_JOB_COLUMNS.map((column) => sql.ref(column)))}`.execute(db);
   const jobs = [...result.rows].sort((left, right) => left.id - right.id);
   const bytes = jobs.reduce((total, job) => total + (chosen.get(job.id) ?? 0), 0);
-  return { jobs, bytes, failedJobs, waiting };
+  return { jobs, bytes, failedJobs, waiting, smallTexts: textClaim };
 }
 
 /** Who holds the jobs being processed now: a start-up check looks for holders whose process has died. */
