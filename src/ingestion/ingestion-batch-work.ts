@@ -313,7 +313,6 @@ export class IngestionBatchWork {
   }
 
   private async writeHeld(): Promise<void> {
-    if (this.tasks.length === 0) return;
     await this.options.db.transaction().execute(async (transaction) => {
       const held = new Set<number>();
       for (const [outcome, jobIds] of this.outcomeGroups()) {
