@@ -11,6 +11,12 @@
  *     INGEST_LARGE_ABSTRACTS_PER_FILE abstracts each (so MB/s is not only the cost of a request;
  *     INGEST_LARGE_MARKDOWN_FILES=0 leaves this run out).
  *
+ * INGEST_SERVER=process runs the server as a deployment does, in a process of its own from the built
+ * JavaScript (`merino serve`, its worker threads likewise), and this process is only the client.
+ * By default the server shares this process: its event loop then also runs the client's requests
+ * and polls, and its worker threads run from the TypeScript sources, so each thread that starts
+ * (a thread is replaced after INGESTION_WORKER_DOCUMENTS_MAX messages) compiles its modules first.
+ *
  * Every run is measured INGEST_ROUNDS times (2), all runs of a round before the next round, each
  * into a knowledge base of its own. The first round of a fresh process also pays for V8 compiling
  * the paths it takes (the server's, the client's and the worker threads'): 4,900 JSON documents took
@@ -25,23 +31,26 @@
  * spent meanwhile with documents per CPU second (a figure a machine shared with other work
  * disturbs less than the wall clock), on PostgreSQL the CPU seconds its server processes for the
  * benchmark's database spent (read from /proc, so only where the cluster runs on this machine;
- * a connection opened and closed within a run is missed), the CPU time of the event loop's thread alone per document
- * (server and client: on one server, that thread is what limits how fast documents go in), the event loop's delay while it ran (99th percentile and
- * most, in ms: how long another request could have waited behind the ingestion), and how the jobs ended. A few untimed documents warm the server up
+ * a connection opened and closed within a run is missed), the CPU time of the server's event-loop thread alone per document
+ * (with the client's work on it too when they share this process: on one server, that thread is what limits how fast documents
+ * go in), the event loop's delay while it ran (99th percentile and most, in ms: how long another request could have waited
+ * behind the ingestion; measured only when the server shares this process), and how the jobs ended. A few untimed documents warm the server up
  * first (the worker threads start, the statements are prepared). It never passes or fails on a
  * time; it checks only that every job completed.
  *
  *   npm run bench -- bench/ingestion-throughput.bench.ts
  *   (INGEST_ROUNDS=2 INGEST_JSON_DOCUMENTS=1000 INGEST_JSON_BATCH=100 INGEST_MARKDOWN_FILES=200 INGEST_ABSTRACTS_PER_FILE=5
- *    INGEST_LARGE_MARKDOWN_FILES=40 INGEST_LARGE_ABSTRACTS_PER_FILE=50 INGEST_BENCH_DIALECT=postgres change the work; the server's own INGESTION_* settings pass through)
+ *    INGEST_LARGE_MARKDOWN_FILES=40 INGEST_LARGE_ABSTRACTS_PER_FILE=50 INGEST_BENCH_DIALECT=postgres INGEST_SERVER=process change the
+    work; the server's own INGESTION_* settings pass through)
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { uploadDocument } from '../test/support/knowledge-uploads.js';
+import { openStore, type Store } from '../src/store/store.js';
 import { startServerProcess, type ServerProcess } from '../test/support/server-process.js';
-import type { Dialect } from '../test/support/test-databases.js';
-import { loginAsAdmin, request, startTestServer, type TestServer } from '../test/support/test-server.js';
+import { createTestDatabase, type Dialect, type TestDatabase } from '../test/support/test-databases.js';
+import { loginAsAdmin, request, startTestServer } from '../test/support/test-server.js';
 import { readJsonLines, type CorpusDocument } from './support/beir-data.js';
 import { cpuMilliseconds } from './support/load-measures.js';
 import { printTable, wholeNumberSetting } from './support/measure.js';
@@ -56,6 +65,7 @@ const WORKER_PROCESSES = wholeNumberSetting('INGEST_WORKER_PROCESSES', 0, 0);
 const ROUNDS = wholeNumberSetting('INGEST_ROUNDS', 2, 1);
 const WARM_UP_DOCUMENTS = 20;
 const DIALECT: Dialect = process.env.INGEST_BENCH_DIALECT === 'postgres' ? 'postgres' : 'sqlite';
+const SERVER_IN_ITS_OWN_PROCESS = process.env.INGEST_SERVER === 'process';
 /** The longest one run may take before the benchmark gives up on it. */
 const RUN_TIMEOUT_MILLISECONDS = 900_000;
 /**
@@ -76,13 +86,45 @@ function ingestionEnvironment(): Record<string, string> {
   return { INGESTION_POLL_MS: '20', ...Object.fromEntries(passed) };
 }
 
+/** The server measured, and the store as this process reads it. */
+interface Target {
+  baseUrl: string;
+  /** The server's own handle when it shares this process; otherwise a connection of the client's. */
+  store: Store;
+  database: TestDatabase;
+  /** The server's process, when it runs in one of its own. */
+  serverProcess?: ServerProcess;
+  close(): Promise<void>;
+}
+
+async function startTarget(environment: Record<string, string>): Promise<Target> {
+  if (!SERVER_IN_ITS_OWN_PROCESS) {
+    const server = await startTestServer(DIALECT, { environment });
+    return { baseUrl: server.baseUrl, store: server.store, database: server.database, close: () => server.close() };
+  }
+  const database = await createTestDatabase(DIALECT, { migrated: true });
+  const serverProcess = await startServerProcess(database, environment);
+  const store = await openStore({ databaseUrl: database.databaseUrl, dataDirectory: database.dataDirectory, poolSize: 2, migrate: false });
+  return {
+    baseUrl: serverProcess.baseUrl,
+    store,
+    database,
+    serverProcess,
+    async close() {
+      await serverProcess.kill();
+      await store.close();
+      await database.drop();
+    },
+  };
+}
+
 interface JobCounts {
   ended: number;
   completed: number;
 }
 
-async function jobCounts(server: TestServer, knowledgeBaseId: number): Promise<JobCounts> {
-  const row = await server.store.db
+async function jobCounts(target: Target, knowledgeBaseId: number): Promise<JobCounts> {
+  const row = await target.store.db
     .selectFrom('ingestion_jobs')
     .select([
       sql<number | string | null>`sum(case when status in ('completed', 'failed', 'cancelled') then 1 else 0 end)`.as('ended'),
@@ -93,24 +135,24 @@ async function jobCounts(server: TestServer, knowledgeBaseId: number): Promise<J
   return { ended: Number(row.ended ?? 0), completed: Number(row.completed ?? 0) };
 }
 
-async function untilEnded(server: TestServer, knowledgeBaseId: number, count: number): Promise<JobCounts> {
+async function untilEnded(target: Target, knowledgeBaseId: number, count: number): Promise<JobCounts> {
   const deadline = Date.now() + RUN_TIMEOUT_MILLISECONDS;
   for (;;) {
-    const counts = await jobCounts(server, knowledgeBaseId);
+    const counts = await jobCounts(target, knowledgeBaseId);
     if (counts.ended >= count) return counts;
     if (Date.now() > deadline) throw new Error(`${counts.ended} of ${count} jobs ended after ${RUN_TIMEOUT_MILLISECONDS} ms`);
     await new Promise((resolve) => setTimeout(resolve, pollMilliseconds(count - counts.ended)));
   }
 }
 
-async function createKnowledgeBase(server: TestServer, token: string, name: string): Promise<number> {
+async function createKnowledgeBase(server: { baseUrl: string }, token: string, name: string): Promise<number> {
   const created = await request(server, 'POST', '/api/knowledge-bases', { token, body: { name } });
   expect(created.status).toBe(201);
   return created.body.id as number;
 }
 
 async function postJsonDocuments(
-  server: TestServer,
+  server: { baseUrl: string },
   token: string,
   knowledgeBaseId: number,
   abstracts: readonly CorpusDocument[],
@@ -138,7 +180,7 @@ interface MarkdownShape {
 }
 
 async function uploadMarkdownFiles(
-  server: TestServer,
+  server: { baseUrl: string },
   token: string,
   knowledgeBaseId: number,
   abstracts: readonly CorpusDocument[],
@@ -159,17 +201,17 @@ interface Run {
   name: string;
   documents: number;
   /** Posts the documents; answers the bytes of text posted. */
-  post: (server: TestServer, token: string, knowledgeBaseId: number) => Promise<number>;
+  post: (server: { baseUrl: string }, token: string, knowledgeBaseId: number) => Promise<number>;
 }
 
 /**
  * CPU seconds each PostgreSQL server process of the store's database has used so far, by pid;
  * empty on SQLite, or where the processes are not this machine's to read.
  */
-async function storeCpuSeconds(server: TestServer): Promise<Map<number, number>> {
+async function storeCpuSeconds(store: Store): Promise<Map<number, number>> {
   const used = new Map<number, number>();
-  if (server.store.dialect !== 'postgres') return used;
-  const backends = await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(server.store.db);
+  if (store.dialect !== 'postgres') return used;
+  const backends = await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(store.db);
   for (const { pid } of backends.rows) {
     try {
       used.set(pid, cpuMilliseconds(pid) / 1000);
@@ -188,32 +230,40 @@ function storeCpuSpent(before: ReadonlyMap<number, number>, after: ReadonlyMap<n
   return spent.toFixed(2);
 }
 
-/** CPU seconds the worker processes have used so far. */
-function workersCpuSeconds(workers: readonly ServerProcess[]): number {
-  return workers.reduce((total, worker) => total + cpuMilliseconds(worker.child.pid!), 0) / 1000;
+/** CPU seconds the server's own process (when it has one) and the worker processes have used so far. */
+function otherProcessesCpuSeconds(target: Target, workers: readonly ServerProcess[]): number {
+  const processes = target.serverProcess ? [target.serverProcess, ...workers] : workers;
+  return processes.reduce((total, other) => total + cpuMilliseconds(other.child.pid!), 0) / 1000;
 }
 
-async function measure(server: TestServer, token: string, run: Run, workers: readonly ServerProcess[]): Promise<string[]> {
-  const knowledgeBaseId = await createKnowledgeBase(server, token, run.name);
-  const storeCpuBefore = await storeCpuSeconds(server);
-  // The server shares this process: how late its event loop ran while ingesting is how long any
-  // other request (a chat, a page) could have waited behind the ingestion's work.
+/** CPU milliseconds of the server's event-loop thread so far (a process's main thread has the process's id). */
+function serverLoopCpuMilliseconds(target: Target): number {
+  const pid = target.serverProcess?.child.pid ?? process.pid;
+  return cpuMilliseconds(pid, pid);
+}
+
+async function measure(target: Target, token: string, run: Run, workers: readonly ServerProcess[]): Promise<string[]> {
+  const knowledgeBaseId = await createKnowledgeBase(target, token, run.name);
+  const storeCpuBefore = await storeCpuSeconds(target.store);
+  // When the server shares this process, how late its event loop ran while ingesting is how long
+  // any other request (a chat, a page) could have waited behind the ingestion's work.
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
   const cpuBefore = process.cpuUsage();
-  const mainThreadBefore = cpuMilliseconds(process.pid, process.pid);
-  const workersCpuBefore = workersCpuSeconds(workers);
+  const mainThreadBefore = serverLoopCpuMilliseconds(target);
+  const othersCpuBefore = otherProcessesCpuSeconds(target, workers);
   const started = performance.now();
-  const bytes = await run.post(server, token, knowledgeBaseId);
+  const bytes = await run.post(target, token, knowledgeBaseId);
   const posted = (performance.now() - started) / 1000;
-  const counts = await untilEnded(server, knowledgeBaseId, run.documents);
+  const counts = await untilEnded(target, knowledgeBaseId, run.documents);
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
-  const mainThreadSeconds = (cpuMilliseconds(process.pid, process.pid) - mainThreadBefore) / 1000;
+  const mainThreadSeconds = (serverLoopCpuMilliseconds(target) - mainThreadBefore) / 1000;
   loopDelay.disable();
-  const workersCpu = workersCpuSeconds(workers) - workersCpuBefore;
-  const cpuSeconds = (cpu.user + cpu.system) / 1_000_000 + workersCpu;
-  const storeCpu = storeCpuSpent(storeCpuBefore, await storeCpuSeconds(server));
+  const othersCpu = otherProcessesCpuSeconds(target, workers) - othersCpuBefore;
+  const cpuSeconds = (cpu.user + cpu.system) / 1_000_000 + othersCpu;
+  const storeCpu = storeCpuSpent(storeCpuBefore, await storeCpuSeconds(target.store));
+  const loopDelayMilliseconds = (nanoseconds: number) => (target.serverProcess ? '-' : (nanoseconds / 1_000_000).toFixed(0));
   expect(counts.completed, `${run.name}: every job completes`).toBe(run.documents);
   return [
     run.name,
@@ -226,8 +276,8 @@ async function measure(server: TestServer, token: string, run: Run, workers: rea
     (run.documents / cpuSeconds).toFixed(1),
     storeCpu,
     ((mainThreadSeconds * 1000) / run.documents).toFixed(3),
-    (loopDelay.percentile(99) / 1_000_000).toFixed(0),
-    (loopDelay.max / 1_000_000).toFixed(0),
+    loopDelayMilliseconds(loopDelay.percentile(99)),
+    loopDelayMilliseconds(loopDelay.max),
     `${counts.completed} completed`,
   ];
 }
@@ -240,15 +290,15 @@ describe('ingestion throughput over HTTP', () => {
       const environment = ingestionEnvironment();
       // With worker processes, this process serves HTTP only and they ingest (`merino worker`).
       const serverEnvironment = WORKER_PROCESSES > 0 ? { ...environment, INGESTION_IN_WEB: 'false' } : environment;
-      const server = await startTestServer(DIALECT, { environment: serverEnvironment });
+      const target = await startTarget(serverEnvironment);
       const workers: ServerProcess[] = [];
       try {
         for (let index = 0; index < WORKER_PROCESSES; index += 1)
-          workers.push(await startServerProcess(server.database, environment, ['worker']));
-        const token = await loginAsAdmin(server);
-        const warmUp = await createKnowledgeBase(server, token, 'Warm-up');
-        await postJsonDocuments(server, token, warmUp, corpus.slice(-WARM_UP_DOCUMENTS));
-        await untilEnded(server, warmUp, WARM_UP_DOCUMENTS);
+          workers.push(await startServerProcess(target.database, environment, ['worker']));
+        const token = await loginAsAdmin(target);
+        const warmUp = await createKnowledgeBase(target, token, 'Warm-up');
+        await postJsonDocuments(target, token, warmUp, corpus.slice(-WARM_UP_DOCUMENTS));
+        await untilEnded(target, warmUp, WARM_UP_DOCUMENTS);
 
         const runs: Run[] = [
           {
@@ -264,18 +314,18 @@ describe('ingestion throughput over HTTP', () => {
             .map((shape) => ({
               name: `${shape.files} Markdown files of ${shape.abstractsPerFile} abstracts, uploaded`,
               documents: shape.files,
-              post: (target: TestServer, bearer: string, id: number) => uploadMarkdownFiles(target, bearer, id, corpus, shape),
+              post: (server: { baseUrl: string }, bearer: string, id: number) => uploadMarkdownFiles(server, bearer, id, corpus, shape),
             })),
         ];
         const rows: string[][] = [];
         for (let round = 1; round <= ROUNDS; round += 1)
           for (const run of runs) {
-            rows.push(await measure(server, token, { ...run, name: `${run.name}, round ${round}` }, workers));
+            rows.push(await measure(target, token, { ...run, name: `${run.name}, round ${round}` }, workers));
             // Each figure as soon as it is known: a slow run still leaves the ones before it.
             console.log(`ingestion throughput: ${rows.at(-1)!.join(' | ')}`);
           }
         printTable(
-          `Ingestion over HTTP on ${DIALECT}, ${WORKER_PROCESSES === 0 ? 'ingested by the server' : `ingested by ${WORKER_PROCESSES} worker processes`} (settings: ${JSON.stringify(environment)})`,
+          `Ingestion over HTTP on ${DIALECT}, the server ${SERVER_IN_ITS_OWN_PROCESS ? 'in a process of its own (built)' : 'in this process'}, ${WORKER_PROCESSES === 0 ? 'ingested by the server' : `ingested by ${WORKER_PROCESSES} worker processes`} (settings: ${JSON.stringify(environment)})`,
           [
             { label: 'run', width: 61 },
             { label: 'documents', width: 10 },
@@ -295,7 +345,7 @@ describe('ingestion throughput over HTTP', () => {
         );
       } finally {
         for (const worker of workers) await worker.kill();
-        await server.close();
+        await target.close();
       }
     },
     RUN_TIMEOUT_MILLISECONDS * 3,

@@ -529,7 +529,7 @@ export const SETTINGS_DECLARATIONS = {
   ingestionWorkerDocumentsMaximum: integerSetting({
     variable: 'INGESTION_WORKER_DOCUMENTS_MAX',
     meaning:
-      'how many documents a worker thread processes before it is replaced by a fresh one (a message of small texts counts as one; a thread that breaks a budget is replaced at once)',
+      'how many documents a worker thread processes before it is replaced by a fresh one (a message of small texts counts the share of 64 KiB its texts fill, one at most; a thread that breaks a budget is replaced at once)',
     defaultValue: 500,
     minimum: 1,
     maximum: 1_000_000,

@@ -1,4 +1,4 @@
-// Proves the pool of long-lived document worker threads with real threads: small text documents share threads, chunks come back with their full-text analysis when asked (and stored chunks are analysed alone, for the reindex job), each thread is replaced after INGESTION_WORKER_DOCUMENTS_MAX documents (a message of small texts counting as one), and a document that breaks its heap cap fails alone, its thread replaced, while the other thread keeps serving the documents around it.
+// Proves the pool of long-lived document worker threads with real threads: small text documents share threads, chunks come back with their full-text analysis when asked (and stored chunks are analysed alone, for the reindex job), each thread is replaced after INGESTION_WORKER_DOCUMENTS_MAX documents (a message of small texts counting the share of 64 KiB its texts fill, one at most), and a document that breaks its heap cap fails alone, its thread replaced, while the other thread keeps serving the documents around it.
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../errors/app-error.js';
 import type { DocumentTask } from './document-worker-contract.js';
@@ -14,6 +14,12 @@ function task(fileName: string, text: string): DocumentTask {
 
 const notes = (count: number) =>
   Array.from({ length: count }, (_, index) => task(`note-${index}.txt`, `Note ${index}: basalt cools into columns.`));
+/** Plain texts of 40 KiB: small texts, each filling five eighths of the 64 KiB a small text may be. */
+const longNotes = (count: number) =>
+  Array.from({ length: count }, (_, index) => task(`long-note-${index}.txt`, `Note ${index}. `.padEnd(40 * 1024, 'basalt ')));
+/** HTML pages, which a library (htmlparser2) reads: each counts as a whole document. */
+const pages = (count: number) =>
+  Array.from({ length: count }, (_, index) => task(`page-${index}.html`, `<html><body><p>Page ${index}: basalt cools.</p></body></html>`));
 
 let pool: DocumentWorkerPool | undefined;
 function makePool(options: Partial<DocumentWorkerPoolOptions>): DocumentWorkerPool {
@@ -57,18 +63,29 @@ describe('DocumentWorkerPool', () => {
 
   it('replaces a thread after the number of documents it may process (INGESTION_WORKER_DOCUMENTS_MAX)', async () => {
     const threads = makePool({ threads: 1, documentsPerThreadMaximum: 2, batchMaximum: 1 });
-    const results = await Promise.all(notes(5).map((note) => threads.process(note)));
-    expect(results).toHaveLength(5);
+    const results = await Promise.all(pages(5).map((page) => threads.process(page)));
+    expect(results.map((result) => result.chunks[0]!.text)).toEqual(pages(5).map((_, index) => `Page ${index}: basalt cools.`));
     // Five documents, one a message, two per thread: the third thread took the last one.
     expect(threads.threadsStarted).toBe(3);
   });
 
-  it('counts a message of small texts as one document towards INGESTION_WORKER_DOCUMENTS_MAX', async () => {
-    const threads = makePool({ threads: 1, documentsPerThreadMaximum: 2, batchMaximum: 16 });
-    const results = await Promise.all(threads.processAll(notes(12).map((note) => ({ task: note }))));
-    expect(results).toHaveLength(12);
-    // Twelve texts in one message: the thread took one of its two messages and stays.
-    expect(threads.threadsStarted).toBe(1);
+  it('counts small texts by the share of 64 KiB they fill, a message of them one at most', async () => {
+    const short = makePool({ threads: 1, documentsPerThreadMaximum: 2, batchMaximum: 1 });
+    // Forty short texts, one a message: together they fill far less than 64 KiB, so one thread serves them all.
+    expect(await Promise.all(notes(40).map((note) => short.process(note)))).toHaveLength(40);
+    expect(short.threadsStarted).toBe(1);
+    await short.close();
+
+    const long = makePool({ threads: 1, documentsPerThreadMaximum: 2, batchMaximum: 1 });
+    // Five texts of 40 KiB, one a message, five eighths each: the fourth brings the thread past two.
+    expect(await Promise.all(longNotes(5).map((note) => long.process(note)))).toHaveLength(5);
+    expect(long.threadsStarted).toBe(2);
+    await long.close();
+
+    const batched = makePool({ threads: 1, documentsPerThreadMaximum: 2, batchMaximum: 16 });
+    // Twelve texts of 40 KiB in one message count one, not seven and a half: the thread stays.
+    expect(await Promise.all(batched.processAll(longNotes(12).map((note) => ({ task: note }))))).toHaveLength(12);
+    expect(batched.threadsStarted).toBe(1);
   });
 
   it('fails only the document past its heap cap; the other thread keeps serving, before and after', async () => {

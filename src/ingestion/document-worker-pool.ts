@@ -18,7 +18,7 @@
  * needed; the other documents of its message go back to the front of the queue, so a breach fails
  * only the document that caused it. A thread is also retired after INGESTION_WORKER_DOCUMENTS_MAX
  * documents, so that what a library keeps between documents cannot grow without end (a message of
- * small texts counts as one: no library reads them, and a thread's start costs far more than they); its
+ * small texts counts the share of 64 KiB its texts fill, one at most; see messageWeight); its
  * replacement starts as it takes its last message, so the pool never waits for a thread to start. Small plain
  * text and Markdown documents (JSON texts are stored as such) travel several to a message, up to
  * INGESTION_WORKER_BATCH_MAX.
@@ -70,7 +70,7 @@ interface PendingDocument {
 
 interface PooledThread {
   worker: Worker;
-  /** Messages handed to this thread since it started: one per document, or one per message of small texts. */
+  /** What the messages handed to this thread since it started weigh (messageWeight). */
   taken: number;
   /** The message in hand; its first document is the one being processed. */
   batch: PendingDocument[];
@@ -85,6 +85,23 @@ interface PooledThread {
  */
 export function isSmallTextDocument(fileName: string, sizeBytes: number): boolean {
   return sizeBytes <= BATCHED_DOCUMENT_BYTES_MAXIMUM && BATCHED_EXTENSIONS.has(fileExtension(fileName));
+}
+
+/**
+ * What a message counts towards its thread's replacement. A document a library reads counts one. A
+ * message of small texts counts the share of BATCHED_DOCUMENT_BYTES_MAXIMUM its texts fill, one at
+ * most: no library reads them, the thread's own state (the stemmer's cache) is bounded, and
+ * replacing a thread costs far more than they do (0.45 to 0.5 s of CPU a thread in a built server,
+ * measured: its start, its code compiled again and its stems cached again), so a thread fed short
+ * texts lives long.
+ */
+function messageWeight(batch: readonly PendingDocument[]): number {
+  let smallTextBytes = 0;
+  for (const { task } of batch) {
+    if (task.search?.stored !== undefined || !isSmallTextDocument(task.fileName, task.bytes.byteLength)) return 1;
+    smallTextBytes += task.bytes.byteLength;
+  }
+  return Math.min(1, smallTextBytes / BATCHED_DOCUMENT_BYTES_MAXIMUM);
 }
 
 function batchable(document: PendingDocument): boolean {
@@ -212,9 +229,7 @@ export class DocumentWorkerPool {
   }
 
   private send(thread: PooledThread): void {
-    // Only a document a library reads can leave something behind in the thread; a message of
-    // small texts (read by our own linear code) counts as one, as a document alone does.
-    thread.taken += 1;
+    thread.taken += messageWeight(thread.batch);
     // Its last message: its replacement starts now and loads its modules while this one works,
     // so retiring a thread never leaves the queue waiting for a new one to start.
     if (thread.taken >= this.options.documentsPerThreadMaximum) this.startThread();
