@@ -11,6 +11,7 @@ import {
   estimateTokens,
   isRecord,
   listenOnLoopback,
+  actOutStreamFault,
   pause,
   readRequestBody,
   recordedBody,
@@ -124,11 +125,7 @@ async function streamContent(
   response.writeHead(200, { 'content-type': 'text/event-stream', 'x-content-type-options': 'nosniff' });
   response.flushHeaders();
   for (const [index, chunk] of chunks.entries()) {
-    if (reply.endAfterChunks !== undefined && index >= reply.endAfterChunks) break;
-    if (reply.hangAfterChunks !== undefined && index >= reply.hangAfterChunks) {
-      await pause(Number.POSITIVE_INFINITY, exchange.signal);
-      return;
-    }
+    if (await actOutStreamFault(reply, { index, response, exchange, malformedLine: 'data: {not json\r\n\r\n' })) return;
     if (index > 0 && !(await pause(reply.chunkDelayMs, exchange.signal))) return;
     await writeFlushed(response, `data: ${JSON.stringify(chunk)}\r\n\r\n`);
   }

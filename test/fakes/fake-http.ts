@@ -113,6 +113,40 @@ export function pause(milliseconds: number | undefined, signal: AbortSignal): Pr
   });
 }
 
+/** How a scripted stream goes wrong once it has sent so many chunks (the fakes' replies carry these). */
+export interface StreamFaults {
+  /** Destroy the socket, as a provider that dies mid-answer. */
+  dropAfterChunks?: number;
+  /** Send a line that is not JSON, then end. */
+  malformedAfterChunks?: number;
+  /** End the response cleanly, without the stream's last event. */
+  endAfterChunks?: number;
+  /** Send nothing more until the client gives up (or the fake closes). */
+  hangAfterChunks?: number;
+}
+
+/** Where the chunk about to be sent stands, and how its wire writes a line that is not JSON. */
+export interface StreamPosition {
+  index: number;
+  response: http.ServerResponse;
+  exchange: Exchange;
+  malformedLine: string;
+}
+
+/** Acts out the fault the reply scripts for the chunk at `position.index`, if any; true when the stream is over. */
+export async function actOutStreamFault(faults: StreamFaults, position: StreamPosition): Promise<boolean> {
+  const { index, response, exchange } = position;
+  const reached = (after: number | undefined) => after !== undefined && index >= after;
+  if (reached(faults.dropAfterChunks)) {
+    exchange.markClosedByServer();
+    response.destroy();
+  } else if (reached(faults.malformedAfterChunks)) response.end(position.malformedLine);
+  else if (reached(faults.endAfterChunks)) response.end();
+  else if (reached(faults.hangAfterChunks)) await pause(Number.POSITIVE_INFINITY, exchange.signal);
+  else return false;
+  return true;
+}
+
 /** Resolves once the bytes are handed to the socket, so a following destroy cannot swallow them. */
 export function writeFlushed(response: http.ServerResponse, text: string): Promise<void> {
   return new Promise((resolve) => {

@@ -8,6 +8,7 @@ import {
   estimateTokens,
   isRecord,
   listenOnLoopback,
+  actOutStreamFault,
   pause,
   readRequestBody,
   recordedBody,
@@ -239,23 +240,7 @@ export async function startFakeOllamaServer(): Promise<FakeOllamaServer> {
     response.flushHeaders();
 
     for (const [index, message] of partials.entries()) {
-      if (reply.dropAfterChunks !== undefined && index >= reply.dropAfterChunks) {
-        exchange.markClosedByServer();
-        response.destroy();
-        return;
-      }
-      if (reply.malformedAfterChunks !== undefined && index >= reply.malformedAfterChunks) {
-        response.end('{not json\n');
-        return;
-      }
-      if (reply.endAfterChunks !== undefined && index >= reply.endAfterChunks) {
-        response.end();
-        return;
-      }
-      if (reply.hangAfterChunks !== undefined && index >= reply.hangAfterChunks) {
-        await pause(Number.POSITIVE_INFINITY, exchange.signal);
-        return;
-      }
+      if (await actOutStreamFault(reply, { index, response, exchange, malformedLine: '{not json\n' })) return;
       if (index > 0 && !(await pause(reply.chunkDelayMs, exchange.signal))) return;
       if (exchange.signal.aborted) return;
       const line = { model, created_at: new Date().toISOString(), message, done: false };

@@ -8,6 +8,7 @@ import {
   estimateTokens,
   isRecord,
   listenOnLoopback,
+  actOutStreamFault,
   pause,
   readRequestBody,
   recordedBody,
@@ -433,23 +434,7 @@ export async function startFakeOpenAiServer(options: FakeOpenAiServerOptions = {
 
     const lastContentIndex = events.findLastIndex((event) => contentOf(event) !== '');
     for (const [index, event] of events.entries()) {
-      if (reply.dropAfterChunks !== undefined && index >= reply.dropAfterChunks) {
-        exchange.markClosedByServer();
-        response.destroy();
-        return;
-      }
-      if (reply.malformedAfterChunks !== undefined && index >= reply.malformedAfterChunks) {
-        response.end('data: {not json\n\n');
-        return;
-      }
-      if (reply.endAfterChunks !== undefined && index >= reply.endAfterChunks) {
-        response.end();
-        return;
-      }
-      if (reply.hangAfterChunks !== undefined && index >= reply.hangAfterChunks) {
-        await pause(Number.POSITIVE_INFINITY, exchange.signal);
-        return;
-      }
+      if (await actOutStreamFault(reply, { index, response, exchange, malformedLine: 'data: {not json\n\n' })) return;
       if (index > 0 && !(await pause(reply.chunkDelayMs, exchange.signal))) return;
       if (index === lastContentIndex && reply.lastContentReleased !== undefined) await reply.lastContentReleased;
       if (exchange.signal.aborted) return;
