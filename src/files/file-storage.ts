@@ -21,6 +21,8 @@ export interface StoredBytes {
   storedName: string;
   sizeBytes: number;
   sha256: string;
+  /** The bytes themselves, when the upload was no larger than `UploadLimits.keptBytesMaximum`. */
+  bytes?: Buffer;
 }
 
 /** What looks at each chunk of an upload as it streams in, and may refuse it. */
@@ -46,6 +48,8 @@ export interface FolderEntry {
 export interface UploadLimits {
   bytesMaximum: number;
   extension: string;
+  /** An upload of at most this many bytes is also kept in memory and answered with its storing, so it need not be read back. */
+  keptBytesMaximum?: number;
 }
 
 /** The 413 an upload over the limit gets, whether its declared length or its counted bytes gave it away. */
@@ -87,8 +91,10 @@ export class FileStorage {
    */
   async store(ownerId: number, bytes: AsyncIterable<Uint8Array>, limits: UploadLimits, inspector?: UploadInspector): Promise<StoredBytes> {
     const storedName = `${randomHex()}.${limits.extension}`;
-    const written = await this.blobs.write(this.key(ownerId, storedName), checked(bytes, limits.bytesMaximum, inspector));
-    return { storedName, ...written };
+    const kept = new KeptBytes(limits.keptBytesMaximum ?? 0);
+    const written = await this.blobs.write(this.key(ownerId, storedName), checked(bytes, limits.bytesMaximum, inspector, kept));
+    const keptBytes = kept.bytes();
+    return { storedName, ...written, ...(keptBytes !== undefined && { bytes: keptBytes }) };
   }
 
   /**
@@ -169,17 +175,37 @@ function randomHex(): string {
   return randomBytes(16).toString('hex');
 }
 
+/** The chunks of an upload while it stays within a size, so a small upload's bytes are in hand once stored. */
+class KeptBytes {
+  private chunks: Uint8Array[] | undefined = [];
+  private sizeBytes = 0;
+
+  constructor(private readonly bytesMaximum: number) {}
+
+  add(chunk: Uint8Array): void {
+    this.sizeBytes += chunk.length;
+    if (this.sizeBytes > this.bytesMaximum) this.chunks = undefined;
+    else this.chunks?.push(chunk);
+  }
+
+  bytes(): Buffer | undefined {
+    return this.chunks === undefined ? undefined : Buffer.concat(this.chunks);
+  }
+}
+
 /** Passes an upload's chunks on, refusing it once it passes `bytesMaximum` and letting the inspector refuse it too. */
 async function* checked(
   bytes: AsyncIterable<Uint8Array>,
   bytesMaximum: number,
   inspector: UploadInspector | undefined,
+  kept?: KeptBytes,
 ): AsyncGenerator<Uint8Array> {
   let sizeBytes = 0;
   for await (const chunk of bytes) {
     sizeBytes += chunk.length;
     if (sizeBytes > bytesMaximum) throw fileTooLarge(bytesMaximum);
     inspector?.inspect(chunk);
+    kept?.add(chunk);
     yield chunk;
   }
   inspector?.finish();

@@ -54,9 +54,11 @@ const MEMORY_SAMPLE_MILLISECONDS = 25;
 const MEGABYTE = 1024 * 1024;
 /**
  * Which documents may share a message: text that extraction reads in one linear pass. This is no
- * limit on what a document may be, only which ones are cheap enough to travel together.
+ * limit on what a document may be, only which ones are cheap enough to travel together. An upload
+ * this small is also kept in memory while it is stored, so its type is checked without reading it
+ * back (knowledge-document-service.ts).
  */
-const BATCHED_DOCUMENT_BYTES_MAXIMUM = 64 * 1024;
+export const SMALL_TEXT_BYTES_MAXIMUM = 64 * 1024;
 const BATCHED_EXTENSIONS: ReadonlySet<string> = new Set(['txt', 'md', 'markdown']);
 
 interface PendingDocument {
@@ -84,12 +86,12 @@ interface PooledThread {
  * a thread, and be claimed with many others (ingestion-runner.ts): none of them can hold the rest long.
  */
 export function isSmallTextDocument(fileName: string, sizeBytes: number): boolean {
-  return sizeBytes <= BATCHED_DOCUMENT_BYTES_MAXIMUM && BATCHED_EXTENSIONS.has(fileExtension(fileName));
+  return sizeBytes <= SMALL_TEXT_BYTES_MAXIMUM && BATCHED_EXTENSIONS.has(fileExtension(fileName));
 }
 
 /**
  * What a message counts towards its thread's replacement. A document a library reads counts one. A
- * message of small texts counts the share of BATCHED_DOCUMENT_BYTES_MAXIMUM its texts fill, one at
+ * message of small texts counts the share of SMALL_TEXT_BYTES_MAXIMUM its texts fill, one at
  * most: no library reads them, the thread's own state (the stemmer's cache) is bounded, and
  * replacing a thread costs far more than they do (0.45 to 0.5 s of CPU a thread in a built server,
  * measured: its start, its code compiled again and its stems cached again), so a thread fed short
@@ -101,7 +103,7 @@ function messageWeight(batch: readonly PendingDocument[]): number {
     if (task.search?.stored !== undefined || !isSmallTextDocument(task.fileName, task.bytes.byteLength)) return 1;
     smallTextBytes += task.bytes.byteLength;
   }
-  return Math.min(1, smallTextBytes / BATCHED_DOCUMENT_BYTES_MAXIMUM);
+  return Math.min(1, smallTextBytes / SMALL_TEXT_BYTES_MAXIMUM);
 }
 
 function batchable(document: PendingDocument): boolean {

@@ -30,6 +30,7 @@ import { deleteDocument, findDocument, listDocumentPage, type KnowledgeDocumentR
 import { findKnowledgeBaseRow, type KnowledgeBaseRow } from '../store/knowledge-repository.js';
 import type { Database } from '../store/schema.js';
 import { detectUploadedDocumentType } from '../document-reading/document-types.js';
+import { SMALL_TEXT_BYTES_MAXIMUM } from '../ingestion/document-worker-pool.js';
 import { asAppError } from '../ingestion/reading-refusals.js';
 import { loadKnowledgeBase } from './knowledge-base-access.js';
 import type { DocumentView, JobView, QueuedDocument, TextDocumentInput } from './knowledge-document-schemas.js';
@@ -123,11 +124,16 @@ export class KnowledgeDocumentService {
     await requireStorageRoom(this.db, { organizationId: record.organization_id, addedBytes: 1, limits });
     const fileName = displayFileName(input.fileName);
     const stored = await this.storage
-      .store(record.id, input.stream, { bytesMaximum: this.bytesMaximum, extension: UPLOAD_EXTENSION })
+      .store(record.id, input.stream, {
+        bytesMaximum: this.bytesMaximum,
+        extension: UPLOAD_EXTENSION,
+        keptBytesMaximum: SMALL_TEXT_BYTES_MAXIMUM,
+      })
       .catch((error: unknown) => uploadFailure(this.db, record.id, error));
     let contentType: string;
     try {
-      const bytes = await this.storage.readAll(record.id, stored.storedName);
+      // A small upload's bytes are in hand; a larger one is read back rather than held while it streams in.
+      const bytes = stored.bytes ?? (await this.storage.readAll(record.id, stored.storedName));
       if (bytes === undefined) throw new Error('The uploaded file vanished before it could be checked.');
       // On the event loop: a text file is checked a slice at a time; archives and PDFs are only looked at here, read in the document worker.
       contentType = (await detectUploadedDocumentType({ fileName, bytes })).contentType;
