@@ -15,7 +15,7 @@
  * JavaScript (`merino serve`, its worker threads likewise), and this process is only the client.
  * By default the server shares this process: its event loop then also runs the client's requests
  * and polls, and its worker threads run from the TypeScript sources, so each thread that starts
- * (a thread is replaced after INGESTION_WORKER_DOCUMENTS_MAX messages) compiles its modules first.
+ * compiles its modules first.
  *
  * Every run is measured INGEST_ROUNDS times (2), all runs of a round before the next round, each
  * into a knowledge base of its own. The first round of a fresh process also pays for V8 compiling
@@ -40,8 +40,8 @@
  *
  *   npm run bench -- bench/ingestion-throughput.bench.ts
  *   (INGEST_ROUNDS=2 INGEST_JSON_DOCUMENTS=1000 INGEST_JSON_BATCH=100 INGEST_MARKDOWN_FILES=200 INGEST_ABSTRACTS_PER_FILE=5
- *    INGEST_LARGE_MARKDOWN_FILES=40 INGEST_LARGE_ABSTRACTS_PER_FILE=50 INGEST_BENCH_DIALECT=postgres INGEST_SERVER=process change the
-    work; the server's own INGESTION_* settings pass through)
+ *    INGEST_LARGE_MARKDOWN_FILES=40 INGEST_LARGE_ABSTRACTS_PER_FILE=50 INGEST_BENCH_DIALECT=postgres INGEST_SERVER=process
+ *    change the work; the server's own INGESTION_* settings pass through)
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { sql } from 'kysely';
