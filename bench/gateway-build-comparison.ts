@@ -17,7 +17,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PROVIDER_KEY, REPOSITORY, startMerino, startMock, stopChildren, type Target } from './support/gateway-targets.js';
-import { cpuMilliseconds, serialLatency, throughput } from './support/load-measures.js';
+import { cpuSpentMilliseconds, serialLatency, serverCpuByProcess, throughput } from './support/load-measures.js';
 import { ascending, percentile, wholeNumberSetting } from './support/measure.js';
 import { MOCK_MODEL } from './support/mock-answer.js';
 
@@ -37,10 +37,9 @@ interface RoundFigures {
 
 async function round(target: Target, direct: Target): Promise<RoundFigures> {
   const baseline = await serialLatency(direct, SERIAL_REQUESTS);
-  const pid = target.pid!;
-  const before = cpuMilliseconds(pid);
+  const before = await serverCpuByProcess(target);
   const serial = await serialLatency(target, SERIAL_REQUESTS);
-  const serialCpu = (cpuMilliseconds(pid) - before) / SERIAL_REQUESTS;
+  const serialCpu = cpuSpentMilliseconds(before, await serverCpuByProcess(target)) / SERIAL_REQUESTS;
   const concurrent = await throughput(target, SERIAL_REQUESTS * 2, CONCURRENCY);
   if (serial.errors + concurrent.errors > 0) throw new Error(`${serial.errors + concurrent.errors} requests failed`);
   return {

@@ -7,7 +7,8 @@
  * It installs `@portkey-ai/gateway@1.15.2` with the hono packages it needs pinned into a scratch
  * folder outside the repository (reused when already there), builds nothing itself (the npm script
  * compiles `dist/` first), starts the mock (bench/support/mock-openai-server.ts), the gateway and
- * two Merinos, each on a fresh SQLite folder: one for a classic `no_rag` assistant, one for a
+ * two Merinos, each on a fresh SQLite folder (or, with BENCH_DIALECT=postgres, a fresh database of
+ * a throw-away PostgreSQL cluster, whose processes' CPU counts as the server's): one for a classic `no_rag` assistant, one for a
  * multi-tool assistant (single_file_rag over a 20,000-character file plus simple_rag over a
  * ~200-chunk knowledge base),
  * then measures the targets interleaved, phase by phase, for BENCH_ROUNDS rounds, and prints the
@@ -18,7 +19,7 @@
  *   BENCH_ROUNDS=2 BENCH_SERIAL_REQUESTS=300 BENCH_CONCURRENT_REQUESTS=2000 BENCH_CONCURRENCY=32
  *   BENCH_BURST_STREAMS=200 BENCH_STREAMS=1000 BENCH_SOAK_STREAMS=500 BENCH_SOAK_SECONDS=60
  *   BENCH_SOAK_IDLE_SECONDS=40 BENCH_WARM_UP_REQUESTS=1500
- *   BENCH_CPU_PROFILE=<folder> (runs Merino with --cpu-prof into it)
+ *   BENCH_CPU_PROFILE=<folder> (runs Merino with --cpu-prof into it) BENCH_DIALECT=sqlite|postgres
  *
  * Figures are printed, never asserted on. Every answer is checked whole (the 64 deltas in order),
  * and the mock refuses a multi-tool prompt that lacks the file's or the knowledge base's text, so a

@@ -52,7 +52,7 @@ import { startServerProcess, type ServerProcess } from '../test/support/server-p
 import { createTestDatabase, type Dialect, type TestDatabase } from '../test/support/test-databases.js';
 import { loginAsAdmin, request, startTestServer } from '../test/support/test-server.js';
 import { readJsonLines, type CorpusDocument } from './support/beir-data.js';
-import { cpuMilliseconds } from './support/load-measures.js';
+import { cpuMilliseconds, cpuSpentMilliseconds } from './support/load-measures.js';
 import { printTable, wholeNumberSetting } from './support/measure.js';
 
 const JSON_DOCUMENTS = wholeNumberSetting('INGEST_JSON_DOCUMENTS', 1_000, 1);
@@ -79,9 +79,12 @@ function pollMilliseconds(remaining: number): number {
 }
 
 /** The server's ingestion settings given to this process (INGESTION_*), so runs can compare them. */
+/** Settings this process's environment passes on to the server: ingestion's and the store's. */
+const PASSED_SETTING_PREFIXES = ['INGESTION_', 'POSTGRES_', 'SQLITE_'];
+
 function ingestionEnvironment(): Record<string, string> {
   const passed = Object.entries(process.env).filter(
-    (entry): entry is [string, string] => entry[0].startsWith('INGESTION_') && entry[1] !== undefined,
+    (entry): entry is [string, string] => PASSED_SETTING_PREFIXES.some((prefix) => entry[0].startsWith(prefix)) && entry[1] !== undefined,
   );
   return { INGESTION_POLL_MS: '20', ...Object.fromEntries(passed) };
 }
@@ -205,16 +208,16 @@ interface Run {
 }
 
 /**
- * CPU seconds each PostgreSQL server process of the store's database has used so far, by pid;
+ * CPU milliseconds each PostgreSQL server process of the store's database has used so far, by pid;
  * empty on SQLite, or where the processes are not this machine's to read.
  */
-async function storeCpuSeconds(store: Store): Promise<Map<number, number>> {
+async function storeCpuMilliseconds(store: Store): Promise<Map<number, number>> {
   const used = new Map<number, number>();
   if (store.dialect !== 'postgres') return used;
   const backends = await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(store.db);
   for (const { pid } of backends.rows) {
     try {
-      used.set(pid, cpuMilliseconds(pid) / 1000);
+      used.set(pid, cpuMilliseconds(pid));
     } catch {
       // Ended meanwhile, or on another machine.
     }
@@ -222,12 +225,9 @@ async function storeCpuSeconds(store: Store): Promise<Map<number, number>> {
   return used;
 }
 
-/** What the store's server processes spent between two readings; a process that started between them counts whole. */
+/** What the store's server processes spent between two readings, in seconds; "-" where none could be read. */
 function storeCpuSpent(before: ReadonlyMap<number, number>, after: ReadonlyMap<number, number>): string {
-  if (after.size === 0) return '-';
-  let spent = 0;
-  for (const [pid, seconds] of after) spent += seconds - (before.get(pid) ?? 0);
-  return spent.toFixed(2);
+  return after.size === 0 ? '-' : (cpuSpentMilliseconds(before, after) / 1000).toFixed(2);
 }
 
 /** CPU seconds the server's own process (when it has one) and the worker processes have used so far. */
@@ -244,7 +244,7 @@ function serverLoopCpuMilliseconds(target: Target): number {
 
 async function measure(target: Target, token: string, run: Run, workers: readonly ServerProcess[]): Promise<string[]> {
   const knowledgeBaseId = await createKnowledgeBase(target, token, run.name);
-  const storeCpuBefore = await storeCpuSeconds(target.store);
+  const storeCpuBefore = await storeCpuMilliseconds(target.store);
   // When the server shares this process, how late its event loop ran while ingesting is how long
   // any other request (a chat, a page) could have waited behind the ingestion's work.
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
@@ -262,7 +262,7 @@ async function measure(target: Target, token: string, run: Run, workers: readonl
   loopDelay.disable();
   const othersCpu = otherProcessesCpuSeconds(target, workers) - othersCpuBefore;
   const cpuSeconds = (cpu.user + cpu.system) / 1_000_000 + othersCpu;
-  const storeCpu = storeCpuSpent(storeCpuBefore, await storeCpuSeconds(target.store));
+  const storeCpu = storeCpuSpent(storeCpuBefore, await storeCpuMilliseconds(target.store));
   const loopDelayMilliseconds = (nanoseconds: number) => (target.serverProcess ? '-' : (nanoseconds / 1_000_000).toFixed(0));
   expect(counts.completed, `${run.name}: every job completes`).toBe(run.documents);
   return [

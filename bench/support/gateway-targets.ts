@@ -1,8 +1,9 @@
 /**
  * The processes the gateway comparison measures (bench/gateway-comparison.ts): the mock provider,
- * Portkey's gateway installed into a scratch folder outside the repository, and Merino on a fresh
- * SQLite folder with a classic and a multi-tool assistant. Every process started here is stopped
- * when the benchmark's process exits.
+ * Portkey's gateway installed into a scratch folder outside the repository, and Merino with a
+ * classic and a multi-tool assistant, on a fresh SQLite folder or, with BENCH_DIALECT=postgres, on
+ * a fresh database of a throw-away PostgreSQL cluster (the test suite's, started once). Every
+ * process started here is stopped when the benchmark's process exits.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -10,6 +11,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { startPostgresCluster } from '../../test/support/postgres-cluster.js';
 import { FILE_MARKER, KNOWLEDGE_MARKER, MOCK_MODEL, MULTI_TOOL_MARKER } from './mock-answer.js';
 
 const GATEWAY_PACKAGES = ['@portkey-ai/gateway@1.15.2', 'hono@4.9.7', '@hono/node-server@1.13.5', '@hono/node-ws@1.2.0'];
@@ -23,6 +26,9 @@ const KNOWLEDGE_PASSAGES = 200;
 
 export type TargetName = 'direct' | 'portkey' | 'classic' | 'multi';
 
+/** Where each Merino keeps its data: BENCH_DIALECT=postgres, or SQLite by default. */
+const DIALECT: 'sqlite' | 'postgres' = process.env.BENCH_DIALECT === 'postgres' ? 'postgres' : 'sqlite';
+
 export interface Target {
   name: TargetName;
   url: string;
@@ -30,6 +36,8 @@ export interface Target {
   model: string;
   /** The server process whose CPU and memory are read; undefined for the mock itself. */
   pid: number | undefined;
+  /** The database server's processes now serving it (PostgreSQL), whose CPU is the server's too. */
+  storeProcessIds?: () => Promise<number[]>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -71,9 +79,11 @@ function start(command: string, args: string[], options: { cwd: string; environm
   return child;
 }
 
-async function waitForHttp(url: string, seconds: number): Promise<void> {
+/** Waits until `url` answers; fails at once if `child`, which should serve it, has exited. */
+async function waitForHttp(url: string, seconds: number, child?: ChildProcess): Promise<void> {
   const deadline = Date.now() + seconds * 1000;
   for (;;) {
+    if (child !== undefined && child.exitCode !== null) throw new Error(`${url}: its server exited with code ${child.exitCode}`);
     try {
       const response = await fetch(url);
       await response.arrayBuffer();
@@ -136,7 +146,7 @@ export async function startPortkey(script: string, mockUrl: string): Promise<Tar
     environment: { NODE_ENV: 'production', TRUSTED_CUSTOM_HOSTS: '127.0.0.1,localhost' },
   });
   child.stdout?.resume();
-  await waitForHttp(`http://127.0.0.1:${port}/`, 60);
+  await waitForHttp(`http://127.0.0.1:${port}/`, 60, child);
   return {
     name: 'portkey',
     url: `http://127.0.0.1:${port}/v1/chat/completions`,
@@ -147,6 +157,50 @@ export async function startPortkey(script: string, mockUrl: string): Promise<Tar
     },
     model: MOCK_MODEL,
     pid: child.pid,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stores
+
+interface PostgresStores {
+  adminUrl: string;
+  admin: pg.Client;
+  created: number;
+}
+
+let postgresStores: Promise<PostgresStores> | undefined;
+
+async function startPostgresStores(): Promise<PostgresStores> {
+  // The cluster stops itself when this process exits.
+  const { adminUrl } = await startPostgresCluster();
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  return { adminUrl, admin, created: 0 };
+}
+
+interface BenchStore {
+  environment: Record<string, string>;
+  storeProcessIds?: () => Promise<number[]>;
+}
+
+/** A fresh store for one Merino: its data folder, and on PostgreSQL a database of its own. */
+async function freshStore(dataDirectory: string): Promise<BenchStore> {
+  if (DIALECT === 'sqlite') return { environment: { DATA_DIR: dataDirectory } };
+  postgresStores ??= startPostgresStores();
+  const stores = await postgresStores;
+  stores.created += 1;
+  const database = `merino_bench_${stores.created}`;
+  await stores.admin.query(`create database ${database}`);
+  const url = new URL(stores.adminUrl);
+  url.pathname = `/${database}`;
+  return {
+    // Processes sharing a database share the key its secrets are encrypted with.
+    environment: { DATA_DIR: dataDirectory, DATABASE_URL: url.toString(), MERINO_SECRET_KEY: 'merino-bench-secret-key-0123456789' },
+    storeProcessIds: async () =>
+      (await stores.admin.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [database])).rows.map(
+        (row) => row.pid,
+      ),
   };
 }
 
@@ -225,6 +279,7 @@ export async function startMerino(
   const port = await freePort();
   const dataDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'merino-bench-data-'));
   dataFolders.push(dataDirectory);
+  const store = await freshStore(dataDirectory);
   const nodeArguments = [
     ...(options.cpuProfileFolder === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.cpuProfileFolder)}`]),
     ...(options.nodeArguments ?? []),
@@ -234,7 +289,7 @@ export async function startMerino(
     cwd: repository,
     environment: {
       PORT: String(port),
-      DATA_DIR: dataDirectory,
+      ...store.environment,
       MERINO_ADMIN_EMAIL: ADMIN_EMAIL,
       MERINO_ADMIN_PASSWORD: ADMIN_PASSWORD,
       OPENAI_BASE_URL: `${mockUrl}/v1`,
@@ -248,7 +303,7 @@ export async function startMerino(
   });
   child.stdout?.resume();
   const baseUrl = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${baseUrl}/api/health`, 60);
+  await waitForHttp(`${baseUrl}/api/health`, 60, child);
   const token = (
     await api<{ token: string }>(baseUrl, 'POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } })
   ).token;
@@ -297,12 +352,13 @@ export async function startMerino(
       },
     },
   });
-  console.log(`Merino: knowledge base of ${chunks ?? '?'} chunks, file of ${FILE_CHARACTERS} characters.`);
+  console.log(`Merino on ${DIALECT}: knowledge base of ${chunks ?? '?'} chunks, file of ${FILE_CHARACTERS} characters.`);
   const headers = { authorization: `Bearer ${key}` };
   const url = `${baseUrl}/v1/chat/completions`;
+  const measured = { url, headers, pid: child.pid, ...(store.storeProcessIds && { storeProcessIds: store.storeProcessIds }) };
   return {
-    classic: { name: 'classic', url, headers, model: `lamb_assistant.${classic.id}`, pid: child.pid },
-    multi: { name: 'multi', url, headers, model: `lamb_assistant.${multi.id}`, pid: child.pid },
+    classic: { name: 'classic', model: `lamb_assistant.${classic.id}`, ...measured },
+    multi: { name: 'multi', model: `lamb_assistant.${multi.id}`, ...measured },
     pid: child.pid ?? 0,
   };
 }

@@ -87,13 +87,37 @@ export async function streamOnce(target: Target): Promise<StreamResult> {
   return { firstTokenMs, frames, stalled };
 }
 
-/** CPU time (user + system) a process has used, in milliseconds, from /proc. */
-/** CPU time of process `pid`, or of its thread `threadId` alone (a process's main thread has the process's id). */
+/** CPU time (user + system) of process `pid`, or of its thread `threadId` alone (a process's main thread has the process's id), in milliseconds, from /proc. */
 export function cpuMilliseconds(pid: number, threadId?: number): number {
   const path = threadId === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${threadId}/stat`;
   const fields = fs.readFileSync(path, 'utf8').split(') ')[1]?.split(' ') ?? [];
   // utime and stime are fields 14 and 15, in clock ticks (100 a second on Linux).
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * CPU milliseconds so far of the target's server and, on PostgreSQL, of the database processes
+ * serving it, by pid: a request's cost includes the store's work for it, as on SQLite, where that
+ * work runs inside the server. Empty for the mock.
+ */
+export async function serverCpuByProcess(target: Target): Promise<Map<number, number>> {
+  const used = new Map<number, number>();
+  if (target.pid === undefined) return used;
+  for (const pid of [target.pid, ...((await target.storeProcessIds?.()) ?? [])]) {
+    try {
+      used.set(pid, cpuMilliseconds(pid));
+    } catch {
+      // A database process that ended meanwhile.
+    }
+  }
+  return used;
+}
+
+/** CPU milliseconds spent between two readings; a process that started between them counts whole. */
+export function cpuSpentMilliseconds(before: ReadonlyMap<number, number>, after: ReadonlyMap<number, number>): number {
+  let spent = 0;
+  for (const [pid, milliseconds] of after) spent += milliseconds - (before.get(pid) ?? 0);
+  return spent;
 }
 
 export function rssMebibytes(pid: number): number {
@@ -174,9 +198,9 @@ export interface ThroughputFigures extends Failures {
 export async function throughput(target: Target, count: number, concurrency: number): Promise<ThroughputFigures> {
   const failures: Failures = { errors: 0 };
   await pool(WARM_UP_REQUESTS * 4, concurrency, () => completeOnce(target).catch((error: unknown) => failed(failures, error)));
-  const cpuBefore = target.pid === undefined ? 0 : cpuMilliseconds(target.pid);
+  const cpuBefore = await serverCpuByProcess(target);
   const seconds = await pool(count, concurrency, () => completeOnce(target).catch((error: unknown) => failed(failures, error)));
-  const cpu = target.pid === undefined ? 0 : cpuMilliseconds(target.pid) - cpuBefore;
+  const cpu = cpuSpentMilliseconds(cpuBefore, await serverCpuByProcess(target));
   return { ...failures, requestsPerSecond: count / seconds, cpuPerRequestMs: cpu / count };
 }
 
@@ -197,7 +221,7 @@ export async function streamBurst(target: Target, count: number): Promise<Stream
   let lostFrames = 0;
   let stalledFrames = 0;
   const stopWatching = watchRss(target.pid);
-  const cpuBefore = target.pid === undefined ? 0 : cpuMilliseconds(target.pid);
+  const cpuBefore = await serverCpuByProcess(target);
   await Promise.all(
     Array.from({ length: count }, async () => {
       try {
@@ -211,7 +235,7 @@ export async function streamBurst(target: Target, count: number): Promise<Stream
     }),
   );
   const peakRss = stopWatching();
-  const cpu = target.pid === undefined ? 0 : cpuMilliseconds(target.pid) - cpuBefore;
+  const cpu = cpuSpentMilliseconds(cpuBefore, await serverCpuByProcess(target));
   const sorted = ascending(firstTokens);
   return {
     ...failures,

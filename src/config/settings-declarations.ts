@@ -180,6 +180,14 @@ export const SETTINGS_DECLARATIONS = {
     minimum: 1,
     maximum: 500,
   }),
+  postgresPreparedStatementsMaximum: integerSetting({
+    variable: 'POSTGRES_PREPARED_STATEMENTS_MAXIMUM',
+    meaning:
+      'PostgreSQL statements each connection keeps prepared, for the queries every request runs, which PostgreSQL then need not plan anew each time (0 prepares none, for a pooler that cannot keep them, such as PgBouncer in transaction mode before 1.21)',
+    defaultValue: 128,
+    minimum: 0,
+    maximum: 1_024,
+  }),
   sqliteStatementCacheSize: integerSetting({
     variable: 'SQLITE_STATEMENT_CACHE_SIZE',
     meaning: 'SQLite prepared statements kept per process, by SQL text (0 prepares every query anew)',

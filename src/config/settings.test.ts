@@ -97,6 +97,13 @@ const LIMITS: readonly LimitCase[] = [
   { variable: 'SHUTDOWN_DRAIN_DELAY_MS', field: 'shutdownDrainDelayMilliseconds', defaultValue: 0, minimum: 0, customValue: 5_000 },
   { variable: 'SHUTDOWN_STREAM_GRACE_MS', field: 'shutdownStreamGraceMilliseconds', defaultValue: 7_000, minimum: 0, customValue: 3_000 },
   { variable: 'DATABASE_POOL_SIZE', field: 'databasePoolSize', defaultValue: 10, minimum: 1, customValue: 3 },
+  {
+    variable: 'POSTGRES_PREPARED_STATEMENTS_MAXIMUM',
+    field: 'postgresPreparedStatementsMaximum',
+    defaultValue: 128,
+    minimum: 0,
+    customValue: 16,
+  },
   { variable: 'SQLITE_STATEMENT_CACHE_SIZE', field: 'sqliteStatementCacheSize', defaultValue: 256, minimum: 0, customValue: 32 },
   { variable: 'SQLITE_CACHE_MB', field: 'sqliteCacheMegabytes', defaultValue: 64, minimum: 1, customValue: 256 },
   {

@@ -80,6 +80,7 @@ export async function openMigratedStore(settings: Settings): Promise<Store> {
     dataDirectory: settings.dataDirectory,
     poolSize: settings.databasePoolSize,
     statementCacheSize: settings.sqliteStatementCacheSize,
+    preparedStatementsMaximum: settings.postgresPreparedStatementsMaximum,
     cacheMegabytes: settings.sqliteCacheMegabytes,
     checkpoints: {
       intervalMilliseconds: settings.sqliteCheckpointIntervalMilliseconds,

@@ -3,9 +3,11 @@
  * call, which for the few queries every chat request runs was most of the store's JavaScript
  * time. A precompiled query is built once per database handle with a distinct stand-in value per
  * parameter, remembers where each stand-in landed in the compiled parameters, and each run only
- * puts the real values there. The SQL text stays Kysely's, so it is right for either dialect.
+ * puts the real values there. The SQL text stays Kysely's, so it is right for either dialect. On
+ * PostgreSQL the text is also prepared once per connection (postgres-prepared-statements.ts).
  */
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+import { markForPreparing } from './postgres-prepared-statements.js';
 
 /** Stand-ins no real parameter takes: large negative integers, one per named value. */
 const STAND_IN_BASE = -1_999_999_000;
@@ -42,6 +44,7 @@ export function precompiledQuery<Tables, Row, Name extends string>(
       if (unused.length > 0) throw new Error(`The precompiled query never uses ${unused.join(', ')} as a parameter.`);
       compiled = { query, slots };
       compiledFor.set(db, compiled);
+      markForPreparing(query.sql);
     }
     const { query, slots } = compiled;
     const parameters = slots.map((name, index) => (name === undefined ? query.parameters[index] : values[name as Name]));

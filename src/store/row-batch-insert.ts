@@ -17,6 +17,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { CompiledQuery, type QueryExecutor, type QueryResult } from 'kysely';
 import { dialectOf } from './dialect.js';
+import { markForPreparing } from './postgres-prepared-statements.js';
 
 /** What the batch needs of a database handle or a transaction on it, of any schema. */
 interface RowWriter {
@@ -58,9 +59,17 @@ function sqliteText(shape: RowBatchShape, rowCount: number, returningIds: boolea
   return text;
 }
 
+/** One text per shape, prepared on each connection (postgres-prepared-statements.ts): a batch's inserts run again and again. */
 function postgresText(shape: RowBatchShape, returningIds: boolean): string {
-  const arrays = shape.postgresTypes.map((type, index) => `$${index + 1}::${type}[]`).join(', ');
-  return `insert into ${shape.table} (${shape.columns.join(', ')}) select * from unnest(${arrays})${tailOf(shape, returningIds)}`;
+  const key = `postgres ${shape.table}(${shape.columns.join(',')})${shape.suffix ?? ''}${returningIds ? ' returning' : ''}`;
+  let text = statementTexts.get(key);
+  if (text === undefined) {
+    const arrays = shape.postgresTypes.map((type, index) => `$${index + 1}::${type}[]`).join(', ');
+    text = `insert into ${shape.table} (${shape.columns.join(', ')}) select * from unnest(${arrays})${tailOf(shape, returningIds)}`;
+    statementTexts.set(key, text);
+    markForPreparing(text);
+  }
+  return text;
 }
 
 /** The largest fixed statement size that `remaining` rows fill: 256, 64, 16, 4 or 1. */

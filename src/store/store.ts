@@ -13,6 +13,7 @@ import * as sqliteVec from 'sqlite-vec';
 import type { VectorBackend } from './chunk-vector-repository.js';
 import type { Dialect } from './dialect.js';
 import { allMigrations } from './migrations/index.js';
+import { preparingPool } from './postgres-prepared-statements.js';
 import { QueuedSqliteDialect } from './sqlite/sqlite-connection-queue.js';
 import { cacheStatements } from './sqlite/sqlite-statement-cache.js';
 import type { Database } from './schema.js';
@@ -32,6 +33,8 @@ export interface StoreOptions {
   poolSize: number;
   /** SQLite prepared statements kept per process (SQLITE_STATEMENT_CACHE_SIZE); 0 prepares every query anew. */
   statementCacheSize?: number;
+  /** PostgreSQL statements each connection keeps prepared (POSTGRES_PREPARED_STATEMENTS_MAXIMUM); 0 prepares none. */
+  preparedStatementsMaximum?: number;
   /** SQLite's page cache of the process's connection, in MiB (SQLITE_CACHE_MB). */
   cacheMegabytes?: number;
   /** False leaves the schema as it is (`merino migrations` reports what is pending, `merino backup` copies the store untouched). */
@@ -46,6 +49,8 @@ export interface StoreOptions {
 
 /** SQLITE_STATEMENT_CACHE_SIZE's default, for the stores tests and tools open without settings. */
 export const DEFAULT_STATEMENT_CACHE_SIZE = 256;
+/** POSTGRES_PREPARED_STATEMENTS_MAXIMUM's default, likewise. */
+const DEFAULT_PREPARED_STATEMENTS_MAXIMUM = 128;
 /** SQLITE_CACHE_MB's default, likewise. */
 export const DEFAULT_SQLITE_CACHE_MEGABYTES = 64;
 
@@ -119,7 +124,7 @@ function openSqlite(options: SqliteOptions): OpenedSqlite {
 }
 
 /** The driver is loaded only when PostgreSQL is the store: a SQLite server never pays its memory. */
-async function openPostgres(databaseUrl: string, poolSize: number): Promise<Kysely<Database>> {
+async function openPostgres(databaseUrl: string, poolSize: number, preparedStatementsMaximum: number): Promise<Kysely<Database>> {
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({
     connectionString: databaseUrl,
@@ -131,7 +136,7 @@ async function openPostgres(databaseUrl: string, poolSize: number): Promise<Kyse
   // transaction would otherwise emit an 'error' nobody hears, an uncaught exception.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool, preparedStatementsMaximum) }) });
 }
 
 /** What went wrong, in words: an Error's message, or whatever else was thrown, as text. */
@@ -186,7 +191,15 @@ export async function openStore(options: StoreOptions): Promise<Store> {
           statementCacheSize: options.statementCacheSize ?? DEFAULT_STATEMENT_CACHE_SIZE,
           cacheMegabytes: options.cacheMegabytes ?? DEFAULT_SQLITE_CACHE_MEGABYTES,
         })
-      : { db: await openPostgres(options.databaseUrl, options.poolSize), vectorBackend: undefined, connection: undefined };
+      : {
+          db: await openPostgres(
+            options.databaseUrl,
+            options.poolSize,
+            options.preparedStatementsMaximum ?? DEFAULT_PREPARED_STATEMENTS_MAXIMUM,
+          ),
+          vectorBackend: undefined,
+          connection: undefined,
+        };
   const db = opened.db;
   if (options.databaseUrl !== undefined) {
     try {
