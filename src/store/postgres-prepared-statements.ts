@@ -1,5 +1,7 @@
 /**
- * The queries every request runs (precompiled-query.ts) prepared once per PostgreSQL connection.
+ * Queries run again and again prepared once per PostgreSQL connection: the precompiled queries
+ * every request runs (precompiled-query.ts) and a batch insert's one text per table
+ * (row-batch-insert.ts).
  *
  * Kysely's PostgreSQL driver sends each query as an unnamed statement, which PostgreSQL parses and
  * plans anew every time. For the chat path's assistant lookup, a join with two `exists`
@@ -30,7 +32,7 @@ interface MarkedText {
 
 const markedTexts = new Map<string, MarkedText>();
 
-/** Marks a query text to be prepared wherever a store prepares statements (precompiled queries only: their texts are few and fixed). */
+/** Marks a query text to be prepared wherever a store prepares statements; only texts the code fixes, never one built from input, so they stay few. */
 export function markForPreparing(text: string): void {
   if (markedTexts.has(text) || markedTexts.size >= MARKED_TEXTS_MAXIMUM) return;
   markedTexts.set(text, { index: markedTexts.size, generation: 0 });
