@@ -85,8 +85,19 @@ class PreparingClient implements PostgresPoolClient {
 
 /** Kysely's pool over node-postgres's, preparing the first `maximum` marked texts on each connection (0 prepares none). */
 export function preparingPool(pool: pg.Pool, maximum: number): PostgresPool {
+  // One wrapper a connection, kept as long as the connection: Kysely keeps its own per client it is
+  // given, so a fresh wrapper at every checkout would have it build a new one for every query.
+  const wrappers = new WeakMap<pg.PoolClient, PreparingClient>();
   return {
-    connect: async () => new PreparingClient(await pool.connect(), maximum),
+    async connect() {
+      const client = await pool.connect();
+      let wrapper = wrappers.get(client);
+      if (wrapper === undefined) {
+        wrapper = new PreparingClient(client, maximum);
+        wrappers.set(client, wrapper);
+      }
+      return wrapper;
+    },
     end: () => pool.end(),
   };
 }
