@@ -78,10 +78,10 @@ function pollMilliseconds(remaining: number): number {
   return Math.min(250, Math.max(20, remaining / 5));
 }
 
-/** The server's ingestion settings given to this process (INGESTION_*), so runs can compare them. */
 /** Settings this process's environment passes on to the server: ingestion's and the store's. */
 const PASSED_SETTING_PREFIXES = ['INGESTION_', 'POSTGRES_', 'SQLITE_'];
 
+/** The server's settings given to this process (INGESTION_*, POSTGRES_*, SQLITE_*), so runs can compare them. */
 function ingestionEnvironment(): Record<string, string> {
   const passed = Object.entries(process.env).filter(
     (entry): entry is [string, string] => PASSED_SETTING_PREFIXES.some((prefix) => entry[0].startsWith(prefix)) && entry[1] !== undefined,

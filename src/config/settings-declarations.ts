@@ -183,7 +183,7 @@ export const SETTINGS_DECLARATIONS = {
   postgresPreparedStatementsMaximum: integerSetting({
     variable: 'POSTGRES_PREPARED_STATEMENTS_MAXIMUM',
     meaning:
-      'PostgreSQL statements each connection keeps prepared, for the queries every request runs, which PostgreSQL then need not plan anew each time (0 prepares none, for a pooler that cannot keep them, such as PgBouncer in transaction mode before 1.21)',
+      "PostgreSQL statements each connection keeps prepared, for the queries run again and again (every request's, and each batch insert's), which PostgreSQL then need not parse and plan anew each time (0 prepares none, for a pooler that cannot keep them, such as PgBouncer in transaction mode before 1.21)",
     defaultValue: 128,
     minimum: 0,
     maximum: 1_024,
