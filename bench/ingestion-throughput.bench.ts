@@ -52,7 +52,7 @@ import { startServerProcess, type ServerProcess } from '../test/support/server-p
 import { createTestDatabase, type Dialect, type TestDatabase } from '../test/support/test-databases.js';
 import { loginAsAdmin, request, startTestServer } from '../test/support/test-server.js';
 import { readJsonLines, type CorpusDocument } from './support/beir-data.js';
-import { cpuMilliseconds, cpuSpentMilliseconds } from './support/load-measures.js';
+import { cpuMilliseconds, cpuMillisecondsByProcess, cpuSpentMilliseconds } from './support/load-measures.js';
 import { printTable, wholeNumberSetting } from './support/measure.js';
 
 const JSON_DOCUMENTS = wholeNumberSetting('INGEST_JSON_DOCUMENTS', 1_000, 1);
@@ -212,17 +212,9 @@ interface Run {
  * empty on SQLite, or where the processes are not this machine's to read.
  */
 async function storeCpuMilliseconds(store: Store): Promise<Map<number, number>> {
-  const used = new Map<number, number>();
-  if (store.dialect !== 'postgres') return used;
+  if (store.dialect !== 'postgres') return new Map();
   const backends = await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(store.db);
-  for (const { pid } of backends.rows) {
-    try {
-      used.set(pid, cpuMilliseconds(pid));
-    } catch {
-      // Ended meanwhile, or on another machine.
-    }
-  }
-  return used;
+  return cpuMillisecondsByProcess(backends.rows.map(({ pid }) => pid));
 }
 
 /** What the store's server processes spent between two readings, in seconds; "-" where none could be read. */

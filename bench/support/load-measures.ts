@@ -101,13 +101,18 @@ export function cpuMilliseconds(pid: number, threadId?: number): number {
  * work runs inside the server. Empty for the mock.
  */
 export async function serverCpuByProcess(target: Target): Promise<Map<number, number>> {
+  if (target.pid === undefined) return new Map();
+  return cpuMillisecondsByProcess([target.pid, ...((await target.storeProcessIds?.()) ?? [])]);
+}
+
+/** CPU milliseconds so far of each process that can still be read, by pid (one that ended meanwhile, or runs on another machine, is left out). */
+export function cpuMillisecondsByProcess(pids: readonly number[]): Map<number, number> {
   const used = new Map<number, number>();
-  if (target.pid === undefined) return used;
-  for (const pid of [target.pid, ...((await target.storeProcessIds?.()) ?? [])]) {
+  for (const pid of pids) {
     try {
       used.set(pid, cpuMilliseconds(pid));
     } catch {
-      // A database process that ended meanwhile.
+      // Not readable here.
     }
   }
   return used;

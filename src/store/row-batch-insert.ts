@@ -48,8 +48,13 @@ function tailOf(shape: RowBatchShape, returningIds: boolean): string {
   return parts.length === 0 ? '' : ` ${parts.join(' ')}`;
 }
 
+/** What tells one shape's statement text from another's, in either dialect. */
+function shapeKey(shape: RowBatchShape, returningIds: boolean): string {
+  return `${shape.table}(${shape.columns.join(',')})${shape.suffix ?? ''}${returningIds ? ' returning' : ''}`;
+}
+
 function sqliteText(shape: RowBatchShape, rowCount: number, returningIds: boolean): string {
-  const key = `${shape.table}(${shape.columns.join(',')})${shape.suffix ?? ''}#${rowCount}${returningIds ? ' returning' : ''}`;
+  const key = `sqlite ${shapeKey(shape, returningIds)} #${rowCount}`;
   let text = statementTexts.get(key);
   if (text === undefined) {
     const row = `(${shape.columns.map(() => '?').join(', ')})`;
@@ -61,7 +66,7 @@ function sqliteText(shape: RowBatchShape, rowCount: number, returningIds: boolea
 
 /** One text per shape, prepared on each connection (postgres-prepared-statements.ts): a batch's inserts run again and again. */
 function postgresText(shape: RowBatchShape, returningIds: boolean): string {
-  const key = `postgres ${shape.table}(${shape.columns.join(',')})${shape.suffix ?? ''}${returningIds ? ' returning' : ''}`;
+  const key = `postgres ${shapeKey(shape, returningIds)}`;
   let text = statementTexts.get(key);
   if (text === undefined) {
     const arrays = shape.postgresTypes.map((type, index) => `$${index + 1}::${type}[]`).join(', ');
