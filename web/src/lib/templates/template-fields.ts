@@ -1,8 +1,7 @@
 /**
  * What the template dialogs share: the visibility choices a user may pick (system-wide only for
- * system admins), tags typed as one comma-separated line, and an error's text for a notice.
+ * system admins), and tags typed as one comma-separated line.
  */
-import { ApiError } from '$lib/api/api-error';
 import type { TemplateVisibility } from '$lib/api/templates';
 import { t } from '$lib/i18n/translate.svelte';
 import { currentUser } from '$lib/session/session.svelte';
@@ -28,8 +27,4 @@ export function tagsOf(line: string): string[] {
     .split(',')
     .map((tag) => tag.trim())
     .filter((tag) => tag !== '');
-}
-
-export function failureText(error: unknown): string {
-  return error instanceof ApiError && error.status !== 0 ? error.message : t('common.networkError');
 }
