@@ -1,0 +1,48 @@
+/**
+ * What a list page's actions on its items share: one action at a time (`busy`, which the items'
+ * buttons honour), what the last action said, and deleting an item only after the reader
+ * confirms it. One flow for every list, so each reports a refusal in the server's words and none
+ * forgets to clear the last message first.
+ */
+import { refusalOf } from './refusal';
+
+export interface ListOutcome {
+  kind: 'success' | 'error';
+  text: string;
+}
+
+export class ListActions<Item> {
+  busy = $state(false);
+  outcome = $state<ListOutcome | undefined>();
+  /** The item the confirmation asks about, kept while the dialog is open. */
+  deleting = $state<Item | undefined>();
+  confirmingDelete = $state(false);
+
+  /**
+   * Runs an action (which reads the list again itself when it changed it); its answer is the text
+   * of its success, and `refused` words a refusal from the server's reason.
+   */
+  async run(action: () => Promise<string>, refused: (reason: string) => string): Promise<void> {
+    this.busy = true;
+    this.outcome = undefined;
+    try {
+      this.outcome = { kind: 'success', text: await action() };
+    } catch (caught) {
+      this.outcome = { kind: 'error', text: refused(refusalOf(caught).message) };
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  readonly askToDelete = (item: Item): void => {
+    this.deleting = item;
+    this.confirmingDelete = true;
+  };
+
+  /** Deletes the item the reader confirmed, through `remove`, which answers the text of its success. */
+  async deleteConfirmed(remove: (item: Item) => Promise<string>, refused: (reason: string) => string): Promise<void> {
+    const item = this.deleting;
+    if (item === undefined) return;
+    await this.run(() => remove(item), refused);
+  }
+}
