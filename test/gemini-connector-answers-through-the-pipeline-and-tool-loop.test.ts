@@ -11,9 +11,16 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeGeminiServer, type FakeGeminiServer } from './fakes/fake-gemini-server.js';
-import { startConnectorWorld } from './support/connector-world.js';
+import {
+  answerText,
+  expectCleanRefusal,
+  expectLoopbackProviderUrlRefused,
+  expectOrganizationProviderKeyKeptApart,
+  readStream,
+} from './support/connector-checks.js';
+import { startConnectorWorld, type ConnectorWorld } from './support/connector-world.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
-import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { request, type TestServer } from './support/test-server.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 
 const SERVER_KEY = 'AIza-server-key-555555';
@@ -23,25 +30,25 @@ const UPSTREAM_TIMEOUT_MS = 1_500;
 describe.each(TEST_DIALECTS)('the gemini connector on %s', (dialect) => {
   let fake: FakeGeminiServer;
   let organizationFake: FakeGeminiServer;
+  let world: ConnectorWorld;
   let server: TestServer;
   let token: string;
-  let organizationId: number;
   let client: OpenAI;
   let plainModel: string;
   let toolModel: string;
 
   const messagesRequests = () => fake.requests.filter((recorded) => recorded.path.includes(':streamGenerateContent'));
-  const providersPath = () => `/api/organizations/${organizationId}/providers`;
 
   beforeAll(async () => {
     fake = await startFakeGeminiServer({ apiKey: SERVER_KEY });
     organizationFake = await startFakeGeminiServer({ apiKey: ORGANIZATION_KEY });
-    ({ server, token, organizationId, client, plainModel, toolModel } = await startConnectorWorld({
+    world = await startConnectorWorld({
       dialect,
       connector: 'gemini',
       model: 'gemini-2.5-flash',
       environment: { GEMINI_API_KEY: SERVER_KEY, GEMINI_BASE_URL: fake.baseUrl, UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS) },
-    }));
+    });
+    ({ server, token, client, plainModel, toolModel } = world);
   });
 
   beforeEach(() => {
@@ -85,17 +92,7 @@ describe.each(TEST_DIALECTS)('the gemini connector on %s', (dialect) => {
       stream: true,
       messages: [{ role: 'user', content: 'How do plants eat?' }],
     });
-    let content = '';
-    let reasoning = '';
-    let contentChunks = 0;
-    for await (const chunk of stream) {
-      const delta = chunk.choices[0]?.delta as { content?: string; reasoning_content?: string } | undefined;
-      if (delta?.content) {
-        content += delta.content;
-        contentChunks += 1;
-      }
-      if (delta?.reasoning_content) reasoning += delta.reasoning_content;
-    }
+    const { content, reasoning, contentChunks } = await readStream(stream);
     expect(content).toBe('Plants use light.');
     expect(contentChunks).toBeGreaterThan(1);
     expect(reasoning).toBe('Light and water.');
@@ -108,14 +105,7 @@ describe.each(TEST_DIALECTS)('the gemini connector on %s', (dialect) => {
         { functionCalls: [{ name: 'list_documents', args: {}, thoughtSignature: 'c2lnbmF0dXJl+/=' }] },
         { text: 'The shelf is empty.' },
       );
-      const body = { model: toolModel, messages: [{ role: 'user' as const, content: 'What documents are there?' }] };
-      let content = '';
-      if (stream) {
-        for await (const chunk of await client.chat.completions.create({ ...body, stream: true }))
-          content += chunk.choices[0]?.delta.content ?? '';
-      } else {
-        content = (await client.chat.completions.create(body)).choices[0]!.message.content ?? '';
-      }
+      const content = await answerText(client, toolModel, 'What documents are there?', stream);
       expect(content).toBe('The shelf is empty.');
       const [first, second] = messagesRequests();
       const declarations = first!.body.tools[0].functionDeclarations;
@@ -141,15 +131,7 @@ describe.each(TEST_DIALECTS)('the gemini connector on %s', (dialect) => {
     [{ text: 'never finished', hangAfterChunks: 1 }, 504, 'upstream_timeout'],
   ])('reports %o as %i %s, with no key and no stack in the answer or the logs', async (reply, status, code) => {
     fake.enqueue(reply);
-    const response = await request(server, 'POST', '/v1/chat/completions', {
-      token,
-      body: { model: plainModel, messages: [{ role: 'user', content: 'hello' }] },
-    });
-    expect(response.status, response.text).toBe(status);
-    expect(response.body.error.code).toBe(code);
-    expect(response.text).not.toContain(SERVER_KEY);
-    expect(response.text).not.toMatch(/\bat .+\.(?:ts|js):\d+/);
-    expect(server.logLines.filter((line) => line.includes(SERVER_KEY))).toEqual([]);
+    await expectCleanRefusal(world, { status, code, key: SERVER_KEY });
   });
 
   it("lists the provider's own models", async () => {
@@ -164,58 +146,23 @@ describe.each(TEST_DIALECTS)('the gemini connector on %s', (dialect) => {
   });
 
   it("uses the organization's URL with its key only, never shows the key, and keeps the server key away from it", async () => {
-    const cleared = await request(server, 'PATCH', providersPath(), {
-      token,
-      body: { providers: { gemini: { base_url: organizationFake.baseUrl } } },
+    await expectOrganizationProviderKeyKeptApart({
+      world,
+      connector: 'gemini',
+      organizationBaseUrl: organizationFake.baseUrl,
+      lastOrganizationKey: () => organizationFake.requests.at(-1)?.headers['x-goog-api-key'],
+      serverKey: SERVER_KEY,
+      organizationKey: ORGANIZATION_KEY,
     });
-    expect(cleared.status, cleared.text).toBe(200);
-    const refused = await request(server, 'POST', '/v1/chat/completions', {
-      token,
-      body: { model: plainModel, messages: [{ role: 'user', content: 'hello' }] },
-    });
-    expect(refused.body.error.message).toContain('none is set for its URL');
-    expect(refused.status).toBe(502);
-    expect(organizationFake.requests.at(-1)?.headers['x-goog-api-key']).not.toBe(SERVER_KEY);
-
-    const updated = await request(server, 'PATCH', providersPath(), {
-      token,
-      body: { providers: { gemini: { api_key: ORGANIZATION_KEY } } },
-    });
-    expect(updated.body.providers.gemini).toEqual({ base_url: organizationFake.baseUrl, api_key_set: true });
-    expect(updated.text).not.toContain(ORGANIZATION_KEY);
-    expect((await request(server, 'GET', providersPath(), { token })).text).not.toContain(ORGANIZATION_KEY);
-    const row = await server.store.db
-      .selectFrom('organizations')
-      .select('config')
-      .where('id', '=', organizationId)
-      .executeTakeFirstOrThrow();
-    expect(row.config).not.toContain(ORGANIZATION_KEY);
-
-    const answer = await client.chat.completions.create({ model: plainModel, messages: [{ role: 'user', content: 'which provider?' }] });
-    expect(answer.choices[0]!.message.content).toBe('echo: which provider?');
-    expect(organizationFake.requests.at(-1)?.headers['x-goog-api-key']).toBe(ORGANIZATION_KEY);
-    expect(server.logLines.filter((line) => line.includes(ORGANIZATION_KEY))).toEqual([]);
-    await request(server, 'PATCH', providersPath(), { token, body: { providers: { gemini: { api_key: null, base_url: null } } } });
   });
 });
 
 describe.each(TEST_DIALECTS)('an organization Gemini URL at a loopback address on %s', (dialect) => {
   it('is refused unless OUTBOUND_ALLOWED_HOSTS names it', async () => {
     const fake = await startFakeGeminiServer();
-    const guarded = await startTestServer(dialect, { environment: { OUTBOUND_ALLOWED_HOSTS: '' } });
     try {
-      const adminToken = await loginAsAdmin(guarded);
-      const organization = (await request(guarded, 'GET', '/api/me', { token: adminToken })).body.organization_id;
-      const saved = await request(guarded, 'PATCH', `/api/organizations/${organization}/providers`, {
-        token: adminToken,
-        body: { providers: { gemini: { base_url: fake.baseUrl, api_key: 'AIza-x' } } },
-      });
-      expect(saved.status).toBe(400);
-      expect(saved.body.error.code).toBe('url_refused');
-      expect(saved.body.error.param).toBe('providers.gemini.base_url');
-      expect(fake.requests).toEqual([]);
+      await expectLoopbackProviderUrlRefused({ dialect, connector: 'gemini', fake, apiKey: 'AIza-x' });
     } finally {
-      await guarded.close();
       await fake.close();
     }
   });

@@ -6,13 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import {
-  appendBounded,
   estimateTokens,
   isRecord,
   listenOnLoopback,
   pause,
-  readRequestBody,
-  recordedBody,
   sendJson,
   splitIntoPieces,
   watchExchange,
@@ -20,6 +17,7 @@ import {
   type Exchange,
   type RecordedRequest,
   type ScriptedModelList,
+  readAndRecord,
 } from './fake-http.js';
 
 const LISTED_MODELS = ['claude-haiku-4-5', 'claude-sonnet-4-5', 'claude-opus-4-1'] as const;
@@ -227,16 +225,8 @@ export async function startFakeAnthropicServer(options: FakeAnthropicServerOptio
 
   async function handle(request: http.IncomingMessage, response: http.ServerResponse, shutdownSignal: AbortSignal): Promise<void> {
     const method = request.method ?? 'GET';
-    const path = new URL(request.url ?? '/', 'http://fake.invalid').pathname;
-    const bodyResult = await readRequestBody(request);
-    const recorded: RecordedRequest = {
-      method,
-      path,
-      headers: { ...request.headers },
-      body: recordedBody(bodyResult),
-      receivedAt: Date.now(),
-    };
-    appendBounded(requests, recorded);
+    const { url, bodyResult, recorded } = await readAndRecord(request, requests);
+    const path = url.pathname;
     if (bodyResult.kind === 'aborted') return;
     const route = `${method} ${path}`;
     if (route !== 'POST /v1/messages' && route !== 'GET /v1/models') {

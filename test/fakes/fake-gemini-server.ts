@@ -7,14 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import {
-  appendBounded,
   estimateTokens,
   isRecord,
   listenOnLoopback,
   actOutStreamFault,
   pause,
-  readRequestBody,
-  recordedBody,
   sendJson,
   splitIntoPieces,
   watchExchange,
@@ -22,6 +19,7 @@ import {
   type Exchange,
   type RecordedRequest,
   type ScriptedModelList,
+  readAndRecord,
 } from './fake-http.js';
 import { asksForImage, geminiImageAnswer } from './fake-image-answers.js';
 
@@ -155,16 +153,7 @@ export async function startFakeGeminiServer(options: { apiKey?: string } = {}): 
 
   async function handle(request: http.IncomingMessage, response: http.ServerResponse, shutdownSignal: AbortSignal): Promise<void> {
     const method = request.method ?? 'GET';
-    const url = new URL(request.url ?? '/', 'http://fake.invalid');
-    const bodyResult = await readRequestBody(request);
-    const recorded: RecordedRequest = {
-      method,
-      path: url.pathname,
-      headers: { ...request.headers },
-      body: recordedBody(bodyResult),
-      receivedAt: Date.now(),
-    };
-    appendBounded(requests, recorded);
+    const { url, bodyResult } = await readAndRecord(request, requests);
     if (bodyResult.kind === 'aborted') return;
     if (options.apiKey !== undefined && request.headers['x-goog-api-key'] !== options.apiKey) {
       const invalidKey = errorBody(400, 'API key not valid. Please pass a valid API key.') as { error: Record<string, unknown> };

@@ -86,6 +86,24 @@ export function recordedBody(result: BodyReadResult): unknown {
   }
 }
 
+/** Reads a request's body and records the request, as a fake does before it answers anything. */
+export async function readAndRecord(
+  request: http.IncomingMessage,
+  requests: RecordedRequest[],
+): Promise<{ url: URL; bodyResult: BodyReadResult; recorded: RecordedRequest }> {
+  const url = new URL(request.url ?? '/', 'http://fake.invalid');
+  const bodyResult = await readRequestBody(request);
+  const recorded: RecordedRequest = {
+    method: request.method ?? 'GET',
+    path: url.pathname,
+    headers: { ...request.headers },
+    body: recordedBody(bodyResult),
+    receivedAt: Date.now(),
+  };
+  appendBounded(requests, recorded);
+  return { url, bodyResult, recorded };
+}
+
 export function appendBounded<Entry>(entries: Entry[], entry: Entry): void {
   entries.push(entry);
   while (entries.length > RECORDED_REQUESTS_MAXIMUM) entries.shift();

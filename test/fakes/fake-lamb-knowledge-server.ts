@@ -15,12 +15,11 @@ import {
   isRecord,
   listenOnLoopback,
   pause,
-  readRequestBody,
-  recordedBody,
   sendJson,
   watchExchange,
   writeFlushed,
   type RecordedRequest,
+  readAndRecord,
 } from './fake-http.js';
 
 export type { RecordedRequest } from './fake-http.js';
@@ -174,16 +173,7 @@ export async function startFakeLambKnowledgeServer(options: FakeLambKnowledgeSer
 
   async function handle(request: http.IncomingMessage, response: http.ServerResponse, shutdownSignal: AbortSignal): Promise<void> {
     const method = request.method ?? 'GET';
-    const parsed = new URL(request.url ?? '/', 'http://fake.invalid');
-    const bodyResult = await readRequestBody(request);
-    const recorded: RecordedRequest = {
-      method,
-      path: parsed.pathname,
-      headers: { ...request.headers },
-      body: recordedBody(bodyResult),
-      receivedAt: Date.now(),
-    };
-    appendBounded(requests, recorded);
+    const { url: parsed, bodyResult, recorded } = await readAndRecord(request, requests);
     if (bodyResult.kind === 'aborted') return;
 
     const match = QUERY_PATH.exec(parsed.pathname);

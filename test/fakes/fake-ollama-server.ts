@@ -3,15 +3,12 @@
 import { createHash } from 'node:crypto';
 import type http from 'node:http';
 import {
-  appendBounded,
   deterministicEmbedding,
   estimateTokens,
   isRecord,
   listenOnLoopback,
   actOutStreamFault,
   pause,
-  readRequestBody,
-  recordedBody,
   sendJson,
   splitIntoPieces,
   watchExchange,
@@ -19,6 +16,7 @@ import {
   type Exchange,
   type RecordedRequest,
   type ScriptedModelList,
+  readAndRecord,
 } from './fake-http.js';
 
 export type { RecordedRequest } from './fake-http.js';
@@ -329,16 +327,8 @@ export async function startFakeOllamaServer(): Promise<FakeOllamaServer> {
 
   async function handle(request: http.IncomingMessage, response: http.ServerResponse, shutdownSignal: AbortSignal): Promise<void> {
     const method = request.method ?? 'GET';
-    const path = new URL(request.url ?? '/', 'http://fake.invalid').pathname;
-    const bodyResult = await readRequestBody(request);
-    const recorded: RecordedRequest = {
-      method,
-      path,
-      headers: { ...request.headers },
-      body: recordedBody(bodyResult),
-      receivedAt: Date.now(),
-    };
-    appendBounded(requests, recorded);
+    const { url, bodyResult, recorded } = await readAndRecord(request, requests);
+    const path = url.pathname;
     if (bodyResult.kind === 'aborted') return;
 
     const route = `${method} ${path}`;
