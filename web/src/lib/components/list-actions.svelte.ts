@@ -4,6 +4,7 @@
  * confirms it. One flow for every list, so each reports a refusal in the server's words and none
  * forgets to clear the last message first.
  */
+import { Confirmation } from './confirmation.svelte';
 import { refusalOf } from './refusal';
 
 export interface ListOutcome {
@@ -14,9 +15,8 @@ export interface ListOutcome {
 export class ListActions<Item> {
   busy = $state(false);
   outcome = $state<ListOutcome | undefined>();
-  /** The item the confirmation asks about, kept while the dialog is open. */
-  deleting = $state<Item | undefined>();
-  confirmingDelete = $state(false);
+  /** The item whose deletion the dialog asks the reader to confirm. */
+  readonly deletion = new Confirmation<Item>();
 
   /**
    * Runs an action (which reads the list again itself when it changed it); its answer is the text
@@ -34,15 +34,8 @@ export class ListActions<Item> {
     }
   }
 
-  readonly askToDelete = (item: Item): void => {
-    this.deleting = item;
-    this.confirmingDelete = true;
-  };
-
   /** Deletes the item the reader confirmed, through `remove`, which answers the text of its success. */
-  async deleteConfirmed(remove: (item: Item) => Promise<string>, refused: (reason: string) => string): Promise<void> {
-    const item = this.deleting;
-    if (item === undefined) return;
-    await this.run(() => remove(item), refused);
+  deleteConfirmed(remove: (item: Item) => Promise<string>, refused: (reason: string) => string): Promise<void> {
+    return this.deletion.confirmed((item) => this.run(() => remove(item), refused));
   }
 }

@@ -25,3 +25,12 @@ export function formRefusalOf(error: unknown): { errors: FieldErrors; failure: s
   const { errors, message } = refusalOf(error);
   return { errors, failure: Object.keys(errors).length === 0 ? message : undefined };
 }
+
+/** The text of an action's success (its answer), or of its refusal: what a page announces after it. */
+export async function outcomeText(action: () => Promise<string>): Promise<string> {
+  try {
+    return await action();
+  } catch (error) {
+    return refusalOf(error).message;
+  }
+}
