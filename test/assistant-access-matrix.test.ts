@@ -1,24 +1,16 @@
 // Proves over real HTTP, on SQLite and PostgreSQL, who gets 200/204, 403 or 404 on every assistant endpoint, that learners see summaries only, and that lists agree with per-item access.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertOrganization } from '../src/store/organizations-repository.js';
+import {
+  ASSISTANT_CALLERS,
+  ASSISTANT_STATES,
+  SHARED_LEARNER_EMAIL,
+  signInAssistantCallers,
+  type AssistantCaller,
+  type AssistantState,
+} from './support/assistant-callers.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
-import { createUser, loginAsAdmin, request, startTestServer, type JsonResponse, type TestServer } from './support/test-server.js';
+import { loginAsAdmin, request, startTestServer, type JsonResponse, type TestServer } from './support/test-server.js';
 import { possiblyUnset } from './support/possibly-unset.js';
-
-const CALLERS = [
-  'the system admin',
-  'the organization A admin',
-  'the owner',
-  'another creator of organization A',
-  'the learner it is shared with',
-  'a learner of organization A',
-  'the organization B admin',
-  'a learner of organization B',
-] as const;
-type Caller = (typeof CALLERS)[number];
-
-const STATES = ['private', 'shared', 'published', 'deleted'] as const;
-type State = (typeof STATES)[number];
 
 interface Endpoint {
   label: string;
@@ -27,7 +19,7 @@ interface Endpoint {
   /** Changes state that decides access, so it runs on a throw-away copy of the assistant. */
   destructive: boolean;
   successStatus: number;
-  body?: (state: State) => unknown;
+  body?: (state: AssistantState) => unknown;
 }
 
 const ENDPOINTS = {
@@ -47,7 +39,7 @@ const ENDPOINTS = {
     suffix: '/publish',
     destructive: true,
     successStatus: 200,
-    body: (state: State) => ({ published: state !== 'published' }),
+    body: (state: AssistantState) => ({ published: state !== 'published' }),
   },
   getShares: { label: 'GET /api/assistants/{id}/shares', method: 'GET', suffix: '/shares', destructive: false, successStatus: 200 },
   putShares: {
@@ -68,7 +60,7 @@ type Expected = 'ok' | 403 | 404;
 const OK: Expected = 'ok';
 
 // Columns follow ENDPOINT_ORDER:                       GET  PATCH DELETE publish GET-shares PUT-shares export
-const EXPECTATIONS: ReadonlyArray<[Caller, State, readonly Expected[]]> = [
+const EXPECTATIONS: ReadonlyArray<[AssistantCaller, AssistantState, readonly Expected[]]> = [
   ['the system admin', 'private', [OK, OK, OK, OK, OK, OK, OK]],
   ['the system admin', 'shared', [OK, OK, OK, OK, OK, OK, OK]],
   ['the system admin', 'published', [OK, OK, OK, OK, OK, OK, OK]],
@@ -111,7 +103,7 @@ const EXPECTATIONS: ReadonlyArray<[Caller, State, readonly Expected[]]> = [
 ];
 
 /** Which of the four fixtures each caller's list holds. */
-const EXPECTED_LISTED_STATES: Record<Caller, readonly State[]> = {
+const EXPECTED_LISTED_STATES: Record<AssistantCaller, readonly AssistantState[]> = {
   'the system admin': ['private', 'shared', 'published'],
   'the organization A admin': ['private', 'shared', 'published'],
   'the owner': ['private', 'shared', 'published'],
@@ -128,7 +120,7 @@ const MATRIX_CASES = EXPECTATIONS.flatMap(([caller, state, statuses]) =>
   ENDPOINT_ORDER.map((endpointName, index) => ({ caller, state, endpointName, expected: statuses[index] as Expected })),
 );
 
-function caseName(caller: Caller, state: State, endpoint: Endpoint, expected: Expected): string {
+function caseName(caller: AssistantCaller, state: AssistantState, endpoint: Endpoint, expected: Expected): string {
   if (expected === 'ok') return `lets ${caller} ${endpoint.label} on the ${state} assistant (${endpoint.successStatus})`;
   if (expected === 403) return `refuses ${caller} ${endpoint.label} on the ${state} assistant with 403, since they can see it`;
   return `hides the ${state} assistant from ${caller} on ${endpoint.label} with 404`;
@@ -136,15 +128,14 @@ function caseName(caller: Caller, state: State, endpoint: Endpoint, expected: Ex
 
 describe.each(TEST_DIALECTS)('assistant access over HTTP on %s', (dialect) => {
   let server: TestServer;
-  const tokens = {} as Record<Caller, string>;
-  let sharedLearnerEmail: string;
+  const tokens = {} as Record<AssistantCaller, string>;
   let organizationAId: number;
   let organizationBId: number;
-  const fixtures = {} as Record<State, number>;
+  const fixtures = {} as Record<AssistantState, number>;
   let organizationBAssistantId: number;
   let copyCounter = 0;
 
-  async function call(caller: Caller, method: string, path: string, body?: unknown): Promise<JsonResponse> {
+  async function call(caller: AssistantCaller, method: string, path: string, body?: unknown): Promise<JsonResponse> {
     return request(server, method, path, { token: tokens[caller], ...(body !== undefined && { body }) });
   }
 
@@ -153,7 +144,7 @@ describe.each(TEST_DIALECTS)('assistant access over HTTP on %s', (dialect) => {
   }
 
   /** Creates an assistant of the owner in the given state, through the API. */
-  async function createAssistantInState(state: State): Promise<number> {
+  async function createAssistantInState(state: AssistantState): Promise<number> {
     copyCounter += 1;
     const created = await call('the owner', 'POST', '/api/assistants', {
       name: `${state} assistant ${copyCounter}`,
@@ -166,7 +157,7 @@ describe.each(TEST_DIALECTS)('assistant access over HTTP on %s', (dialect) => {
     await expectStatus(created, 201);
     const id = created.body.id as number;
     if (state === 'shared')
-      await expectStatus(await call('the owner', 'PUT', `/api/assistants/${id}/shares`, { user_emails: [sharedLearnerEmail] }), 200);
+      await expectStatus(await call('the owner', 'PUT', `/api/assistants/${id}/shares`, { user_emails: [SHARED_LEARNER_EMAIL] }), 200);
     if (state === 'published')
       await expectStatus(await call('the owner', 'PUT', `/api/assistants/${id}/publish`, { published: true }), 200);
     if (state === 'deleted') await expectStatus(await call('the owner', 'DELETE', `/api/assistants/${id}`), 204);
@@ -174,7 +165,7 @@ describe.each(TEST_DIALECTS)('assistant access over HTTP on %s', (dialect) => {
   }
 
   /** Every page of the caller's list, as ids in list order. */
-  async function listedIds(caller: Caller): Promise<number[]> {
+  async function listedIds(caller: AssistantCaller): Promise<number[]> {
     const ids: number[] = [];
     for (let offset = 0; ; offset += 200) {
       const page = await call(caller, 'GET', `/api/assistants?limit=200&offset=${offset}`);
@@ -186,30 +177,10 @@ describe.each(TEST_DIALECTS)('assistant access over HTTP on %s', (dialect) => {
 
   beforeAll(async () => {
     server = await startTestServer(dialect);
-    tokens['the system admin'] = await loginAsAdmin(server);
-    const me = await request(server, 'GET', '/api/me', { token: tokens['the system admin'] });
-    organizationAId = me.body.organization_id as number;
-    organizationBId = await insertOrganization(server.store.db, 'organization-b', 'Organization B');
-    const admin = tokens['the system admin'];
-    const [organizationAAdmin, owner, otherCreator, sharedLearner, memberLearner, organizationBAdmin, organizationBLearner] =
-      await Promise.all([
-        createUser(server, admin, { email: 'admin.a@merino.test', role: 'admin', organization_id: organizationAId }),
-        createUser(server, admin, { email: 'owner.a@merino.test', role: 'creator', organization_id: organizationAId }),
-        createUser(server, admin, { email: 'creator.a@merino.test', role: 'creator', organization_id: organizationAId }),
-        createUser(server, admin, { email: 'shared.learner.a@merino.test', role: 'learner', organization_id: organizationAId }),
-        createUser(server, admin, { email: 'learner.a@merino.test', role: 'learner', organization_id: organizationAId }),
-        createUser(server, admin, { email: 'admin.b@merino.test', role: 'admin', organization_id: organizationBId }),
-        createUser(server, admin, { email: 'learner.b@merino.test', role: 'learner', organization_id: organizationBId }),
-      ]);
-    tokens['the organization A admin'] = organizationAAdmin.token;
-    tokens['the owner'] = owner.token;
-    tokens['another creator of organization A'] = otherCreator.token;
-    tokens['the learner it is shared with'] = sharedLearner.token;
-    tokens['a learner of organization A'] = memberLearner.token;
-    tokens['the organization B admin'] = organizationBAdmin.token;
-    tokens['a learner of organization B'] = organizationBLearner.token;
-    sharedLearnerEmail = sharedLearner.email;
-    for (const state of STATES) fixtures[state] = await createAssistantInState(state);
+    const callers = await signInAssistantCallers(server, await loginAsAdmin(server));
+    Object.assign(tokens, callers.sessions);
+    ({ organizationAId, organizationBId } = callers);
+    for (const state of ASSISTANT_STATES) fixtures[state] = await createAssistantInState(state);
     const organizationBAssistant = await call('the organization B admin', 'POST', '/api/assistants', {
       name: 'Organization B private assistant',
     });
@@ -229,7 +200,7 @@ describe.each(TEST_DIALECTS)('assistant access over HTTP on %s', (dialect) => {
   describe('the status of every caller × assistant state × endpoint', () => {
     it('covers every caller × state pair exactly once', () => {
       const pairs = new Set(EXPECTATIONS.map(([caller, state]) => `${caller}/${state}`));
-      expect(pairs.size).toBe(CALLERS.length * STATES.length);
+      expect(pairs.size).toBe(ASSISTANT_CALLERS.length * ASSISTANT_STATES.length);
       expect(EXPECTATIONS).toHaveLength(pairs.size);
     });
 
@@ -251,7 +222,7 @@ describe.each(TEST_DIALECTS)('assistant access over HTTP on %s', (dialect) => {
   describe('refused requests change nothing', () => {
     it('leaves a published assistant published, undeleted and unshared after every learner and foreign admin tried to change it', async () => {
       const id = await createAssistantInState('published');
-      const intruders: Caller[] = [
+      const intruders: AssistantCaller[] = [
         'another creator of organization A',
         'the learner it is shared with',
         'a learner of organization A',
@@ -333,17 +304,17 @@ describe.each(TEST_DIALECTS)('assistant access over HTTP on %s', (dialect) => {
   });
 
   describe('lists agree with per-item access', () => {
-    it.each(CALLERS)('lists for %s exactly the expected fixtures', async (caller) => {
+    it.each(ASSISTANT_CALLERS)('lists for %s exactly the expected fixtures', async (caller) => {
       const listed = new Set(await listedIds(caller));
-      const listedStates = STATES.filter((state) => listed.has(fixtures[state]));
+      const listedStates = ASSISTANT_STATES.filter((state) => listed.has(fixtures[state]));
       expect(listedStates).toEqual(EXPECTED_LISTED_STATES[caller]);
     });
 
-    it.each(CALLERS)(
+    it.each(ASSISTANT_CALLERS)(
       'lists for %s exactly the assistants whose GET /api/assistants/{id} answers 200, each item equal to that answer',
       async (caller) => {
         const allIds = (await server.store.db.selectFrom('assistants').select('id').orderBy('id').execute()).map((row) => row.id);
-        expect(allIds.length).toBeGreaterThanOrEqual(STATES.length + 1);
+        expect(allIds.length).toBeGreaterThanOrEqual(ASSISTANT_STATES.length + 1);
         const listed = await listedIds(caller);
         expect(new Set(listed).size).toBe(listed.length);
 

@@ -6,7 +6,7 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeOpenAiServer, type FakeOpenAiServer, type RecordedRequest } from './fakes/fake-openai-server.js';
+import { startFakeOpenAiServer, type FakeOpenAiServer, toolResultsIn } from './fakes/fake-openai-server.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 
@@ -14,12 +14,6 @@ const CALLS_MAXIMUM = 2;
 const RESULT_MAXIMUM = 120;
 // Long enough that a quick target never hits it on a loaded machine; the slow one waits four times as long.
 const TIMEOUT_MILLISECONDS = 1_000;
-
-function toolResults(recorded: RecordedRequest | undefined): string[] {
-  return ((recorded?.body?.messages ?? []) as Array<{ role: string; content: string }>)
-    .filter((message) => message.role === 'tool')
-    .map((message) => message.content);
-}
 
 describe.each<{ bound: string; environment: Record<string, string>; expected: string }>([
   {
@@ -72,7 +66,7 @@ describe.each<{ bound: string; environment: Record<string, string>; expected: st
     });
     const client = new OpenAI({ apiKey: token, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
     await client.chat.completions.create({ model: `lamb_assistant.${orchestrator}`, messages: [{ role: 'user', content: 'go' }] });
-    return toolResults(
+    return toolResultsIn(
       chatRequests()
         .filter((recorded) => recorded.body.model === 'orchestrator-model')
         .at(-1),

@@ -4,8 +4,17 @@
  * live from its first word (`GET /api/chats/{id}/run`), fifty at once too; Stop from another
  * connection still stops it and keeps the partial answer; only the chat's owner may rejoin or stop.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { serverSentEvents, startChat, startChatWorld, type ChatWorld } from './support/chat-world.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, streamedContent } from './support/chat-processes.js';
+import {
+  askAndReadUntil,
+  chatMessages,
+  chatWorldSuite,
+  serverSentEvents,
+  startChat,
+  startChatWorld,
+  type ChatWorld,
+} from './support/chat-world.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, request } from './support/test-server.js';
 import { peopleInTwoOrganizations } from './support/two-organizations.js';
@@ -15,67 +24,8 @@ const BACKGROUND_WAIT_MILLISECONDS = 15_000;
 const PIECES = Array.from({ length: 30 }, (_, index) => `part${index} `);
 const WHOLE = PIECES.join('');
 
-async function eventually<Value>(read: () => Promise<Value>, done: (value: Value) => boolean): Promise<Value> {
-  const deadline = Date.now() + BACKGROUND_WAIT_MILLISECONDS;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`never happened; last seen: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-/** Starts a streamed question and reads it until `seen` has arrived; the caller decides what happens to the connection. */
-async function askAndReadUntil(world: ChatWorld, chatId: number, seen: string) {
-  const abort = new AbortController();
-  const response = await fetch(`${world.server.baseUrl}/api/chats/${chatId}/messages`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${world.adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ content: 'Tell me a long story', stream: true }),
-    signal: abort.signal,
-  });
-  expect(response.status).toBe(200);
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let received = '';
-  while (!received.includes(seen)) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    received += decoder.decode(value, { stream: true });
-  }
-  const rest = async (): Promise<string> => {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return received;
-      received += decoder.decode(value, { stream: true });
-    }
-  };
-  return { abort, rest };
-}
-
-function contentOf(streamText: string): string {
-  return (serverSentEvents(streamText) as Record<string, any>[])
-    .map((event) => (typeof event === 'object' ? (event.choices?.[0]?.delta?.content ?? '') : ''))
-    .join('');
-}
-
 describe.each(TEST_DIALECTS)('answers that outlive their connection on %s', (dialect) => {
-  let world: ChatWorld;
-
-  beforeAll(async () => {
-    world = await startChatWorld(dialect, { UPSTREAM_TIMEOUT_MS: '20000' });
-  });
-
-  afterAll(async () => {
-    await possiblyUnset(world)?.close();
-  });
-
-  beforeEach(() => {
-    world.provider.reset();
-  });
-
-  const messagesOf = async (chatId: number) =>
-    (await request(world.server, 'GET', `/api/chats/${chatId}`, { token: world.adminToken })).body.messages as Record<string, any>[];
+  const world = chatWorldSuite(dialect, { UPSTREAM_TIMEOUT_MS: '20000' });
 
   it('keeps going when the client leaves, and the store holds the whole answer', async () => {
     const chatId = await startChat(world, world.adminToken);
@@ -83,8 +33,10 @@ describe.each(TEST_DIALECTS)('answers that outlive their connection on %s', (dia
     const asking = await askAndReadUntil(world, chatId, 'part2 ');
     asking.abort.abort();
     const messages = await eventually(
-      () => messagesOf(chatId),
+      () => chatMessages(world, chatId),
       (stored) => stored.length === 2,
+      'the answer kept',
+      BACKGROUND_WAIT_MILLISECONDS,
     );
     expect(messages[1]).toMatchObject({ role: 'assistant', content: WHOLE, finish_reason: 'stop' });
     expect(world.provider.disconnectedRequests()).toBe(0);
@@ -102,10 +54,10 @@ describe.each(TEST_DIALECTS)('answers that outlive their connection on %s', (dia
     );
     for (const response of rejoined) {
       expect(response.status).toBe(200);
-      expect(contentOf(response.text)).toBe(WHOLE);
+      expect(streamedContent(response.text)).toBe(WHOLE);
       expect(serverSentEvents(response.text).at(-1)).toBe('[DONE]');
     }
-    expect((await messagesOf(chatId))[1]).toMatchObject({ content: WHOLE, finish_reason: 'stop' });
+    expect((await chatMessages(world, chatId))[1]).toMatchObject({ content: WHOLE, finish_reason: 'stop' });
   });
 
   it('stops from a second connection while the first still reads, and keeps the partial answer', async () => {
@@ -115,14 +67,16 @@ describe.each(TEST_DIALECTS)('answers that outlive their connection on %s', (dia
     const stopped = await request(world.server, 'POST', `/api/chats/${chatId}/run/stop`, { token: world.adminToken });
     expect(stopped.status).toBe(204);
     // Stop answers once the partial answer is kept: no waiting needed.
-    const messages = await messagesOf(chatId);
+    const messages = await chatMessages(world, chatId);
     expect(messages[1]).toMatchObject({ role: 'assistant', finish_reason: 'stopped' });
     expect(messages[1]!.content.startsWith('part0 part1 part2 ')).toBe(true);
     expect(messages[1]!.content.length).toBeLessThan(WHOLE.length);
-    expect(contentOf(await asking.rest()).length).toBeLessThan(WHOLE.length);
+    expect(streamedContent(await asking.rest()).length).toBeLessThan(WHOLE.length);
     await eventually(
       async () => world.provider.disconnectedRequests(),
       (count) => count === 1,
+      'the provider request abandoned',
+      BACKGROUND_WAIT_MILLISECONDS,
     );
     // The chat takes a new question at once.
     world.provider.enqueue({ text: 'Short.' });
@@ -145,7 +99,7 @@ describe.each(TEST_DIALECTS)('answers that outlive their connection on %s', (dia
     expect(second.body.error.code).toBe('chat_run_in_progress');
     const regenerated = await request(world.server, 'POST', `/api/chats/${chatId}/regenerate`, { token: world.adminToken, body: {} });
     expect(regenerated.body.error.code).toBe('chat_run_in_progress');
-    expect(contentOf(await asking.rest())).toBe(WHOLE);
+    expect(streamedContent(await asking.rest())).toBe(WHOLE);
   });
 
   it('lets only the owner rejoin or stop: 404 to the same organization, another one and a learner; 401 without credentials', async () => {
@@ -164,7 +118,7 @@ describe.each(TEST_DIALECTS)('answers that outlive their connection on %s', (dia
     expect((await request(world.server, 'GET', `/api/chats/${chatId}/run`, {})).status).toBe(401);
     expect((await request(world.server, 'POST', `/api/chats/${chatId}/run/stop`, {})).status).toBe(401);
     // Nobody but the owner stopped it.
-    expect(contentOf(await asking.rest())).toBe(WHOLE);
+    expect(streamedContent(await asking.rest())).toBe(WHOLE);
   });
 
   it('refuses hostile input with a 4xx naming the problem', async () => {
@@ -226,9 +180,10 @@ describe.each(TEST_DIALECTS)('bounds on running answers on %s', (dialect) => {
     const asking = await askAndReadUntil(world, chatId, 'slow0 ');
     asking.abort.abort();
     const messages = await eventually(
-      async () =>
-        (await request(world.server, 'GET', `/api/chats/${chatId}`, { token: world.adminToken })).body.messages as Record<string, any>[],
+      () => chatMessages(world, chatId),
       (stored) => stored.length === 2,
+      'the unwatched answer kept',
+      BACKGROUND_WAIT_MILLISECONDS,
     );
     expect(messages[1]).toMatchObject({ role: 'assistant', finish_reason: 'stopped' });
     expect(messages[1]!.content.length).toBeLessThan(pieces.join('').length);

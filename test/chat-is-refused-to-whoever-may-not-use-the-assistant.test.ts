@@ -10,28 +10,20 @@
  */
 import OpenAI, { AuthenticationError, NotFoundError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ASSISTANT_CALLERS,
+  ASSISTANT_STATES,
+  SHARED_LEARNER_EMAIL,
+  signInAssistantCallers,
+  type AssistantCaller,
+  type AssistantState,
+} from './support/assistant-callers.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
-import { peopleInTwoOrganizations } from './support/two-organizations.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 
-const CALLERS = [
-  'the system admin',
-  'the organization A admin',
-  'the owner',
-  'another creator of organization A',
-  'the learner it is shared with',
-  'a learner of organization A',
-  'the organization B admin',
-  'a learner of organization B',
-] as const;
-type Caller = (typeof CALLERS)[number];
-
-const STATES = ['private', 'shared', 'published', 'deleted'] as const;
-type State = (typeof STATES)[number];
-
 /** Who may chat with an assistant in each state (DESIGN §9 and src/auth/permissions.ts). */
-const ALLOWED: Record<State, readonly Caller[]> = {
+const ALLOWED: Record<AssistantState, readonly AssistantCaller[]> = {
   private: ['the system admin', 'the organization A admin', 'the owner'],
   shared: ['the system admin', 'the organization A admin', 'the owner', 'the learner it is shared with'],
   published: [
@@ -48,13 +40,15 @@ const ALLOWED: Record<State, readonly Caller[]> = {
 /** The answer simple-bypass gives is the last message, so a refused caller must never see this text. */
 const QUESTION = 'Which organelle makes ATP?';
 
-const CASES = STATES.flatMap((state) => CALLERS.map((caller) => ({ caller, state, allowed: ALLOWED[state].includes(caller) })));
+const CASES = ASSISTANT_STATES.flatMap((state) =>
+  ASSISTANT_CALLERS.map((caller) => ({ caller, state, allowed: ALLOWED[state].includes(caller) })),
+);
 
 describe.each(TEST_DIALECTS)('who may chat with an assistant, over HTTP on %s', (dialect) => {
   let server: TestServer;
-  const sessions = {} as Record<Caller, string>;
-  const apiKeys = {} as Record<Caller, string>;
-  const assistants = {} as Record<State, number>;
+  const sessions = {} as Record<AssistantCaller, string>;
+  const apiKeys = {} as Record<AssistantCaller, string>;
+  const assistants = {} as Record<AssistantState, number>;
 
   function client(token: string): OpenAI {
     return new OpenAI({ apiKey: token, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
@@ -62,25 +56,14 @@ describe.each(TEST_DIALECTS)('who may chat with an assistant, over HTTP on %s', 
 
   beforeAll(async () => {
     server = await startTestServer(dialect);
-    const admin = await loginAsAdmin(server);
-    sessions['the system admin'] = admin;
-    const people = await peopleInTwoOrganizations(server, admin, [
-      { email: 'admin.a@merino.test', role: 'admin', organization: 'A' },
-      { email: 'owner.a@merino.test', role: 'creator', organization: 'A' },
-      { email: 'creator.a@merino.test', role: 'creator', organization: 'A' },
-      { email: 'shared.learner.a@merino.test', role: 'learner', organization: 'A' },
-      { email: 'learner.a@merino.test', role: 'learner', organization: 'A' },
-      { email: 'admin.b@merino.test', role: 'admin', organization: 'B' },
-      { email: 'learner.b@merino.test', role: 'learner', organization: 'B' },
-    ]);
-    CALLERS.slice(1).forEach((caller, index) => (sessions[caller] = people[index]!));
-    for (const caller of CALLERS) {
+    Object.assign(sessions, (await signInAssistantCallers(server, await loginAsAdmin(server))).sessions);
+    for (const caller of ASSISTANT_CALLERS) {
       const created = await request(server, 'POST', '/api/api-keys', { token: sessions[caller], body: { name: `chat key of ${caller}` } });
       expect(created.status, created.text).toBe(201);
       apiKeys[caller] = created.body.key as string;
     }
     const owner = sessions['the owner'];
-    for (const state of STATES) {
+    for (const state of ASSISTANT_STATES) {
       const created = await request(server, 'POST', '/api/assistants', {
         token: owner,
         body: {
@@ -97,7 +80,7 @@ describe.each(TEST_DIALECTS)('who may chat with an assistant, over HTTP on %s', 
           (
             await request(server, 'PUT', `/api/assistants/${id}/shares`, {
               token: owner,
-              body: { user_emails: ['shared.learner.a@merino.test'] },
+              body: { user_emails: [SHARED_LEARNER_EMAIL] },
             })
           ).status,
         ).toBe(200);
@@ -114,7 +97,7 @@ describe.each(TEST_DIALECTS)('who may chat with an assistant, over HTTP on %s', 
   });
 
   describe.each(['session', 'API key'] as const)('with a %s', (credential) => {
-    const tokenOf = (caller: Caller) => (credential === 'session' ? sessions[caller] : apiKeys[caller]);
+    const tokenOf = (caller: AssistantCaller) => (credential === 'session' ? sessions[caller] : apiKeys[caller]);
 
     it.each(CASES)('$caller on the $state assistant: allowed $allowed', async ({ caller, state, allowed }) => {
       const model = `lamb_assistant.${assistants[state]}`;
@@ -165,7 +148,7 @@ describe.each(TEST_DIALECTS)('who may chat with an assistant, over HTTP on %s', 
     expect((error as NotFoundError).code).toBe('model_not_found');
   });
 
-  it.each(STATES)('answers an anonymous caller 401 for the %s assistant, and a made-up bearer token too', async (state) => {
+  it.each(ASSISTANT_STATES)('answers an anonymous caller 401 for the %s assistant, and a made-up bearer token too', async (state) => {
     const model = `lamb_assistant.${assistants[state]}`;
     const anonymous = await request(server, 'POST', '/v1/chat/completions', {
       body: { model, messages: [{ role: 'user', content: QUESTION }] },
@@ -182,11 +165,13 @@ describe.each(TEST_DIALECTS)('who may chat with an assistant, over HTTP on %s', 
   });
 
   it('lists as models exactly the assistants each caller may chat with', async () => {
-    for (const caller of CALLERS) {
+    for (const caller of ASSISTANT_CALLERS) {
       const listed = new Set<string>();
       for await (const model of client(sessions[caller]).models.list()) listed.add(model.id);
-      const expected = STATES.filter((state) => ALLOWED[state].includes(caller)).map((state) => `lamb_assistant.${assistants[state]}`);
-      const ours = STATES.map((state) => `lamb_assistant.${assistants[state]}`).filter((id) => listed.has(id));
+      const expected = ASSISTANT_STATES.filter((state) => ALLOWED[state].includes(caller)).map(
+        (state) => `lamb_assistant.${assistants[state]}`,
+      );
+      const ours = ASSISTANT_STATES.map((state) => `lamb_assistant.${assistants[state]}`).filter((id) => listed.has(id));
       expect(ours, caller).toEqual(expected);
     }
   });

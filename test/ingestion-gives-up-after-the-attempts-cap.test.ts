@@ -11,10 +11,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { claimIngestionJobs } from '../src/store/ingestion-job-claims-repository.js';
 import { openStore } from '../src/store/store.js';
 import { startGatedEmbeddingServer, type GatedEmbeddingServer } from './fakes/gated-embedding-server.js';
-import { uploadDocument, waitForJob } from './support/knowledge-uploads.js';
+import { hourLeaseEnvironment, insertHeldIngestionJob, uploadHeldDocument } from './support/held-ingestion-jobs.js';
+import { waitForJob } from './support/knowledge-uploads.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
 
 const PROVIDER_KEY = 'sk-attempts-cap-key-0123456789';
 const HOUR = 3_600_000;
@@ -41,12 +42,7 @@ describe.each(TEST_DIALECTS)('the ingestion attempts cap on %s', (dialect) => {
     database = await createTestDatabase(dialect);
     embeddings = await startGatedEmbeddingServer();
     // Hour-long leases: only the cut-short runs below end a lease, never the clock.
-    const environment = {
-      INGESTION_POLL_MS: '20',
-      INGESTION_LEASE_MS: String(HOUR),
-      OPENAI_API_KEY: PROVIDER_KEY,
-      OPENAI_BASE_URL: embeddings.baseUrl,
-    };
+    const environment = hourLeaseEnvironment(embeddings.baseUrl, PROVIDER_KEY);
     const start = async () => {
       const server = await startTestServer(dialect, { database, environment });
       servers.push(server);
@@ -54,21 +50,15 @@ describe.each(TEST_DIALECTS)('the ingestion attempts cap on %s', (dialect) => {
     };
     const first = await start();
     const token = await loginAsAdmin(first);
-    const knowledgeBase = (
-      await request(first, 'POST', '/api/knowledge-bases', {
-        token,
-        body: { name: 'Crashes', embeddings: { connector: 'openai', model: 'text-embedding-3-small' } },
-      })
-    ).body.id as number;
-    const uploaded = await uploadDocument(
-      first,
-      token,
-      knowledgeBase,
-      'poison.md',
-      '# Poison\n\nThis document stands for one whose processing kills the server.',
-    );
-    expect(uploaded.status, uploaded.text).toBe(202);
-    const jobId = uploaded.body.job_id as number;
+    const {
+      knowledgeBaseId: knowledgeBase,
+      documentId,
+      jobId,
+    } = await uploadHeldDocument(first, token, {
+      knowledgeBaseName: 'Crashes',
+      fileName: 'poison.md',
+      content: '# Poison\n\nThis document stands for one whose processing kills the server.',
+    });
     const db = first.store.db;
     const jobRow = () => db.selectFrom('ingestion_jobs').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow();
 
@@ -94,7 +84,7 @@ describe.each(TEST_DIALECTS)('the ingestion attempts cap on %s', (dialect) => {
     const failed = await waitForJob(fourth, token, knowledgeBase, jobId);
     expect(failed).toMatchObject({ status: 'failed', attempts: 3, error: STOPPED_THREE_TIMES });
     expect(embeddings.requests).toHaveLength(3);
-    const document = await request(fourth, 'GET', `/api/knowledge-bases/${knowledgeBase}/documents/${uploaded.body.document_id}`, {
+    const document = await request(fourth, 'GET', `/api/knowledge-bases/${knowledgeBase}/documents/${documentId}`, {
       token,
     });
     expect(document.body).toMatchObject({ status: 'failed', error: STOPPED_THREE_TIMES });
@@ -110,34 +100,18 @@ describe.each(TEST_DIALECTS)('the ingestion attempts cap on %s', (dialect) => {
   it('ends a real crash loop: after three server processes are killed mid-job, the next server fails the job', async () => {
     database = await createTestDatabase(dialect);
     embeddings = await startGatedEmbeddingServer();
-    const environment = {
-      INGESTION_POLL_MS: '20',
-      INGESTION_LEASE_MS: String(HOUR),
-      OPENAI_API_KEY: PROVIDER_KEY,
-      OPENAI_BASE_URL: embeddings.baseUrl,
-    };
+    const environment = hourLeaseEnvironment(embeddings.baseUrl, PROVIDER_KEY);
     let knowledgeBase = 0;
     let jobId = 0;
     for (let attempt = 1; attempt <= 3; attempt += 1) {
       running = await startServerProcess(database, environment);
-      const token = (await request(running, 'POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } })).body
-        .token as string;
+      const token = await loginAsAdmin(running);
       if (attempt === 1) {
-        knowledgeBase = (
-          await request(running, 'POST', '/api/knowledge-bases', {
-            token,
-            body: { name: 'Crash loop', embeddings: { connector: 'openai', model: 'text-embedding-3-small' } },
-          })
-        ).body.id;
-        const uploaded = await uploadDocument(
-          running,
-          token,
-          knowledgeBase,
-          'poison.md',
-          '# Poison\n\nEvery server that processes this document dies.',
-        );
-        expect(uploaded.status, uploaded.text).toBe(202);
-        jobId = uploaded.body.job_id;
+        ({ knowledgeBaseId: knowledgeBase, jobId } = await uploadHeldDocument(running, token, {
+          knowledgeBaseName: 'Crash loop',
+          fileName: 'poison.md',
+          content: '# Poison\n\nEvery server that processes this document dies.',
+        }));
       }
       // This process holds the job (waiting for its embeddings) when it dies.
       await embeddings.waitForRequests(attempt);
@@ -168,46 +142,15 @@ describe.each(TEST_DIALECTS)('the ingestion attempts cap on %s', (dialect) => {
     const token = await loginAsAdmin(server);
     const knowledgeBase = (await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Race' } })).body.id as number;
     const db = server.store.db;
-    const now = new Date().toISOString();
     const stale = new Date(Date.now() - HOUR).toISOString();
-    const document = await db
-      .insertInto('kb_documents')
-      .values({
-        knowledge_base_id: knowledgeBase,
-        file_name: 'crash.txt',
-        content_type: 'text/plain',
-        size_bytes: 4,
-        source_url: null,
-        status: 'processing',
-        error: null,
-        chunk_count: 0,
-        page_count: null,
-        metadata: '{}',
-        created_at: now,
-        updated_at: now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    const job = await db
-      .insertInto('ingestion_jobs')
-      .values({
-        knowledge_base_id: knowledgeBase,
-        document_id: document.id,
-        status: 'processing',
-        progress_current: 1,
-        progress_total: 4,
-        message: 'Extracting the text.',
-        error: null,
-        attempts: 3,
-        attempts_since_queued: 3,
-        lease_owner: 'gone-host:4242:abcdef012345',
-        lease_expires_at: stale,
-        created_at: now,
-        updated_at: now,
-        finished_at: null,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const { documentId, jobId } = await insertHeldIngestionJob(db, {
+      knowledgeBaseId: knowledgeBase,
+      fileName: 'crash.txt',
+      attempts: 3,
+      attemptsSinceQueued: 3,
+      leaseOwner: 'gone-host:4242:abcdef012345',
+      leaseExpiresAt: stale,
+    });
 
     // Two processes' stores (two connections, two pools) claiming. On PostgreSQL they claim truly at
     // once. better-sqlite3 waits for a lock by blocking its thread, so two SQLite connections in ONE
@@ -228,13 +171,13 @@ describe.each(TEST_DIALECTS)('the ingestion attempts cap on %s', (dialect) => {
         });
       const claims = dialect === 'postgres' ? await Promise.all([claim(0), claim(1)]) : [await claim(0), await claim(1)];
       expect(claims.map((claim) => claim.jobs)).toEqual([[], []]);
-      expect(claims.flatMap((claim) => claim.failedJobs)).toEqual([{ id: job.id, documentId: document.id, attempts: 3 }]);
+      expect(claims.flatMap((claim) => claim.failedJobs)).toEqual([{ id: jobId, documentId, attempts: 3 }]);
     } finally {
       for (const store of stores) await store.close();
     }
-    const row = await db.selectFrom('ingestion_jobs').selectAll().where('id', '=', job.id).executeTakeFirstOrThrow();
+    const row = await db.selectFrom('ingestion_jobs').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ status: 'failed', attempts: 3, lease_owner: null, error: STOPPED_THREE_TIMES });
-    const failedDocument = await db.selectFrom('kb_documents').selectAll().where('id', '=', document.id).executeTakeFirstOrThrow();
+    const failedDocument = await db.selectFrom('kb_documents').selectAll().where('id', '=', documentId).executeTakeFirstOrThrow();
     expect(failedDocument).toMatchObject({ status: 'failed', error: STOPPED_THREE_TIMES });
   });
 });

@@ -8,12 +8,12 @@
  * default and range.)
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeMoodleServer, type FakeMoodleCourse, type FakeMoodleServer } from './fakes/fake-moodle-server.js';
-import { startFakeOpenAiServer, type FakeOpenAiServer, type RecordedRequest } from './fakes/fake-openai-server.js';
-import { startFakeOpenMeteoServer, type FakeOpenMeteoServer } from './fakes/fake-open-meteo-server.js';
+import type { FakeMoodleCourse } from './fakes/fake-moodle-server.js';
+import { toolResultsIn } from './fakes/fake-openai-server.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
-import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
+import { createUser, request, type CreatedUser } from './support/test-server.js';
+import { startWeatherAndMoodleWorld, type WeatherAndMoodleWorld } from './support/weather-and-moodle-world.js';
 
 const BYTES_MAXIMUM = 8_192;
 const MOODLE_TOKEN = 'moodle-ws-token-for-the-bound';
@@ -53,101 +53,59 @@ function oversizedMessage(service: string, url: string): string {
   return `${service} at ${new URL(url).host} sent an answer larger than INTEGRATION_RESPONSE_MAX_BYTES (${BYTES_MAXIMUM} bytes) allows.`;
 }
 
-function toolResults(recorded: RecordedRequest | undefined): string[] {
-  return ((recorded?.body?.messages ?? []) as Array<{ role: string; content: string }>)
-    .filter((message) => message.role === 'tool')
-    .map((message) => message.content);
-}
-
 describe.each(TEST_DIALECTS)('integration answers past INTEGRATION_RESPONSE_MAX_BYTES on %s', (dialect) => {
-  let model: FakeOpenAiServer;
-  let weather: FakeOpenMeteoServer;
-  let moodle: FakeMoodleServer;
-  let server: TestServer;
+  let world: WeatherAndMoodleWorld;
   let fewCourses: CreatedUser;
   let manyCourses: CreatedUser;
-  let assistantModel: string;
-
-  const chatRequests = () => model.requests.filter((recorded) => recorded.path.endsWith('/chat/completions'));
 
   /** One chat turn in which the fake model calls `name`, then answers `reply`; returns what the tool told the model. */
   async function callTool(learner: CreatedUser, name: string, argumentsText: string, reply: string): Promise<string> {
-    model.enqueue({ toolCalls: [{ id: 'call-1', name, arguments: argumentsText }] }, { text: reply });
-    const answer = await request(server, 'POST', '/v1/chat/completions', {
+    world.model.enqueue({ toolCalls: [{ id: 'call-1', name, arguments: argumentsText }] }, { text: reply });
+    const answer = await request(world.server, 'POST', '/v1/chat/completions', {
       token: learner.token,
-      body: { model: assistantModel, messages: [{ role: 'user', content: 'Please look it up.' }] },
+      body: { model: world.assistantModel, messages: [{ role: 'user', content: 'Please look it up.' }] },
     });
     expect(answer.status, answer.text).toBe(200);
     expect(answer.body.choices[0].message.content).toBe(reply);
     expect(answer.text).not.toContain(CANARY);
-    const results = toolResults(chatRequests()[1]);
+    const results = toolResultsIn(world.chatRequests()[1]);
     expect(results).toHaveLength(1);
     return results[0]!;
   }
 
   beforeAll(async () => {
-    model = await startFakeOpenAiServer();
-    weather = await startFakeOpenMeteoServer();
-    moodle = await startFakeMoodleServer({
-      token: MOODLE_TOKEN,
-      users: [
-        { id: 41, username: 'ada', firstname: 'Ada', lastname: 'Lovelace', email: 'ada@school.test' },
-        { id: 42, username: 'grace', firstname: 'Grace', lastname: 'Hopper', email: 'grace@school.test' },
-      ],
-      courses: [SMALL_COURSE, ...MANY_COURSES],
-      enrolments: [{ userid: 41, courseid: SMALL_COURSE.id }, ...MANY_COURSES.map((course) => ({ userid: 42, courseid: course.id }))],
-    });
-    server = await startTestServer(dialect, {
-      environment: {
-        OPENAI_API_KEY: 'sk-test',
-        OPENAI_BASE_URL: model.baseUrl,
-        OPEN_METEO_GEOCODING_URL: weather.geocodingUrl,
-        OPEN_METEO_FORECAST_URL: weather.forecastUrl,
-        INTEGRATION_RESPONSE_MAX_BYTES: String(BYTES_MAXIMUM),
+    world = await startWeatherAndMoodleWorld(dialect, {
+      moodle: {
+        token: MOODLE_TOKEN,
+        users: [
+          { id: 41, username: 'ada', firstname: 'Ada', lastname: 'Lovelace', email: 'ada@school.test' },
+          { id: 42, username: 'grace', firstname: 'Grace', lastname: 'Hopper', email: 'grace@school.test' },
+        ],
+        courses: [SMALL_COURSE, ...MANY_COURSES],
+        enrolments: [{ userid: 41, courseid: SMALL_COURSE.id }, ...MANY_COURSES.map((course) => ({ userid: 42, courseid: course.id }))],
       },
+      environment: { INTEGRATION_RESPONSE_MAX_BYTES: String(BYTES_MAXIMUM) },
+      assistant: { name: 'Bounded helper' },
     });
-    const adminToken = await loginAsAdmin(server);
-    const organizationId = (await request(server, 'GET', '/api/me', { token: adminToken })).body.organization_id;
-    const savedMoodle = await request(server, 'PATCH', `/api/organizations/${organizationId}/providers`, {
-      token: adminToken,
-      body: { moodle: { api_url: moodle.apiUrl, token: MOODLE_TOKEN } },
-    });
-    expect(savedMoodle.status, savedMoodle.text).toBe(200);
-    fewCourses = await createUser(server, adminToken, { email: 'ada@school.test', role: 'learner' });
-    manyCourses = await createUser(server, adminToken, { email: 'grace@school.test', role: 'learner' });
-    const created = await request(server, 'POST', '/api/assistants', {
-      token: adminToken,
-      body: { name: 'Bounded helper', metadata: { connector: 'openai', llm: 'gpt-4o-mini', tools: ['weather', 'moodle'] } },
-    });
-    expect(created.status, created.text).toBe(201);
-    const published = await request(server, 'PUT', `/api/assistants/${created.body.id}/publish`, {
-      token: adminToken,
-      body: { published: true },
-    });
-    expect(published.status, published.text).toBe(200);
-    assistantModel = `lamb_assistant.${created.body.id}`;
+    fewCourses = await createUser(world.server, world.adminToken, { email: 'ada@school.test', role: 'learner' });
+    manyCourses = await createUser(world.server, world.adminToken, { email: 'grace@school.test', role: 'learner' });
   });
 
   beforeEach(() => {
-    model.reset();
-    weather.reset();
-    moodle.reset();
+    world.reset();
   });
 
   afterAll(async () => {
-    await possiblyUnset(server)?.close();
-    await possiblyUnset(model)?.close();
-    await possiblyUnset(weather)?.close();
-    await possiblyUnset(moodle)?.close();
+    await possiblyUnset(world)?.close();
   });
 
   it('fails a weather call whose Open-Meteo forecast passes the bound, naming the service and the bound', async () => {
     const forecast = oversizedForecast();
     expect(JSON.stringify(forecast).length).toBeGreaterThan(BYTES_MAXIMUM);
-    weather.enqueue({ endpoint: 'forecast', body: forecast });
+    world.weather.enqueue({ endpoint: 'forecast', body: forecast });
     const result = await callTool(fewCourses, 'get_weather', '{"location":"Berlin"}', 'Open-Meteo sent too much.');
-    expect(result).toBe(`Error: ${oversizedMessage('Open-Meteo', weather.forecastUrl)}`);
-    expect(weather.queries('forecast')).toHaveLength(1);
+    expect(result).toBe(`Error: ${oversizedMessage('Open-Meteo', world.weather.forecastUrl)}`);
+    expect(world.weather.queries('forecast')).toHaveLength(1);
   });
 
   it('still reports the weather when the forecast is under the bound', async () => {
@@ -158,9 +116,9 @@ describe.each(TEST_DIALECTS)('integration answers past INTEGRATION_RESPONSE_MAX_
 
   it('fails a Moodle call whose course list passes the bound, naming the service and the bound, and says nothing Moodle sent', async () => {
     const result = await callTool(manyCourses, 'get_moodle_courses', '{}', 'Moodle sent too much.');
-    expect(result).toBe(`Error: ${oversizedMessage('Moodle', moodle.apiUrl)}`);
-    expect(moodle.callsOf('core_enrol_get_users_courses')).toHaveLength(1);
-    expect(server.logLines.join('\n')).not.toContain(CANARY);
+    expect(result).toBe(`Error: ${oversizedMessage('Moodle', world.moodle.apiUrl)}`);
+    expect(world.moodle.callsOf('core_enrol_get_users_courses')).toHaveLength(1);
+    expect(world.server.logLines.join('\n')).not.toContain(CANARY);
   });
 
   it('still lists the courses when Moodle’s answer is under the bound', async () => {

@@ -9,19 +9,19 @@
  * soon as the process holding it is known to be gone (dead on this machine, or its lease lapsed),
  * never while its holder lives.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runnerOwnerName } from '../src/ingestion/runner-identity.js';
 import { UPLOAD_LEFTOVER_SWEEP } from '../src/process/crash-leftovers.js';
 import { readPeriodicRun } from '../src/store/periodic-runs-repository.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { uploadDocument, waitForJob } from './support/knowledge-uploads.js';
+import { leaseHoldersOfEveryKind } from './support/lease-holders.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';
 import { startSlowUpload } from './support/slow-upload.js';
+import { startedProcesses } from './support/started-processes.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, request, startTestServer, type TestServer } from './support/test-server.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, request, startTestServer } from './support/test-server.js';
 
 // Longer than a restart takes, so what the last kill leaves is younger than the grace when the last server starts.
 const GRACE_MILLISECONDS = 15_000;
@@ -102,14 +102,11 @@ function storeOf(database: TestDatabase): Promise<Store> {
 describe.each(TEST_DIALECTS)('uploads interrupted by kill -9 on %s', (dialect) => {
   let database: TestDatabase | undefined;
   let store: Store | undefined;
-  const processes: ServerProcess[] = [];
-  const servers: TestServer[] = [];
-  const children: ChildProcess[] = [];
+  const started = startedProcesses();
+  const { processes, servers, children } = started;
 
   afterEach(async () => {
-    for (const server of processes.splice(0)) await server.kill();
-    for (const server of servers.splice(0)) await server.close();
-    for (const child of children.splice(0)) child.kill('SIGKILL');
+    await started.end();
     await store?.close();
     await database?.drop();
     database = store = undefined;
@@ -207,19 +204,7 @@ describe.each(TEST_DIALECTS)('uploads interrupted by kill -9 on %s', (dialect) =
     const knowledgeBase = (
       await request(server, 'POST', '/api/knowledge-bases', { token: await loginToken(server), body: { name: 'Held' } })
     ).body.id as number;
-    const machine = runnerOwnerName().split(':')[0];
-    const dead = spawn(process.execPath, ['-e', '']);
-    await new Promise((resolve) => dead.on('exit', resolve));
-    const live = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)']);
-    children.push(live);
-    const inAnHour = new Date(Date.now() + 3_600_000).toISOString();
-    const aMinuteAgo = new Date(Date.now() - 60_000).toISOString();
-    const held = {
-      deadHere: { owner: `${machine}:${dead.pid}:aaaaaaaaaaaa`, leaseExpiresAt: inAnHour },
-      liveHere: { owner: `${machine}:${live.pid}:bbbbbbbbbbbb`, leaseExpiresAt: inAnHour },
-      lapsedElsewhere: { owner: 'another-host:4242:cccccccccccc', leaseExpiresAt: aMinuteAgo },
-      liveElsewhere: { owner: 'another-host:4243:dddddddddddd', leaseExpiresAt: inAnHour },
-    };
+    const held = await leaseHoldersOfEveryKind(children);
     const ids: Record<string, number> = {};
     for (const [name, hold] of Object.entries(held)) {
       const now = new Date().toISOString();

@@ -5,104 +5,87 @@
  * another organization's user 403/404, anonymous 401), that a change shows a reindex that the
  * ingestion runner finishes, and that 50 changes sent at once all land. On SQLite and PostgreSQL.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { describe, expect, it } from 'vitest';
+import { expectChangedByNoOneButTheOwner, sharedKnowledgeBaseSuite } from './support/shared-knowledge-base.js';
+import { request } from './support/test-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
-import { fourRolesInTwoOrganizations } from './support/two-organizations.js';
 
 describe.each(TEST_DIALECTS)('a knowledge base search language on %s', (dialect) => {
-  let server: TestServer;
-  let owner: string;
-  let colleague: string;
-  let learner: string;
-  let outsider: string;
-  let sharedId: number;
-
-  beforeAll(async () => {
-    server = await startTestServer(dialect);
-    const adminToken = await loginAsAdmin(server);
-    ({ owner, colleague, learner, outsider } = await fourRolesInTwoOrganizations(server, adminToken));
-    const created = await request(server, 'POST', '/api/knowledge-bases', { token: owner, body: { name: 'Apunts', language: 'ca' } });
-    expect(created.status, created.text).toBe(201);
-    sharedId = created.body.id as number;
-    await request(server, 'PATCH', `/api/knowledge-bases/${sharedId}`, { token: owner, body: { visibility: 'organization' } });
-  });
-
-  afterAll(async () => {
-    await server.close();
-  });
+  const world = sharedKnowledgeBaseSuite(dialect);
 
   it('comes from the language tag unless given, english otherwise, with a ready index', async () => {
-    const read = await request(server, 'GET', `/api/knowledge-bases/${sharedId}`, { token: owner });
+    const read = await request(world.server, 'GET', `/api/knowledge-bases/${world.sharedId}`, { token: world.owner });
     expect(read.body.search_language).toBe('catalan');
     expect(read.body.search_index).toEqual({ state: 'ready', chunks_done: 0, chunks_total: 0 });
-    const given = await request(server, 'POST', '/api/knowledge-bases', {
-      token: owner,
+    const given = await request(world.server, 'POST', '/api/knowledge-bases', {
+      token: world.owner,
       body: { name: 'Given', language: 'es', search_language: 'none' },
     });
     expect(given.body.search_language).toBe('none');
-    const untagged = await request(server, 'POST', '/api/knowledge-bases', { token: owner, body: { name: 'Untagged' } });
+    const untagged = await request(world.server, 'POST', '/api/knowledge-bases', { token: world.owner, body: { name: 'Untagged' } });
     expect(untagged.body.search_language).toBe('english');
-    const japanese = await request(server, 'POST', '/api/knowledge-bases', { token: owner, body: { name: 'Nihongo', language: 'ja' } });
+    const japanese = await request(world.server, 'POST', '/api/knowledge-bases', {
+      token: world.owner,
+      body: { name: 'Nihongo', language: 'ja' },
+    });
     expect(japanese.body.search_language).toBe('english');
   });
 
   it('is changed by the owner, which reindexes the knowledge base in the background', async () => {
-    const created = await request(server, 'POST', '/api/knowledge-bases', { token: owner, body: { name: 'Ikasgaiak' } });
+    const created = await request(world.server, 'POST', '/api/knowledge-bases', { token: world.owner, body: { name: 'Ikasgaiak' } });
     const path = `/api/knowledge-bases/${created.body.id as number}`;
-    const changed = await request(server, 'PATCH', path, { token: owner, body: { search_language: 'basque' } });
+    const changed = await request(world.server, 'PATCH', path, { token: world.owner, body: { search_language: 'basque' } });
     expect(changed.status, changed.text).toBe(200);
     expect(changed.body.search_language).toBe('basque');
     let state = changed.body.search_index as { state: string };
     for (let poll = 0; poll < 200 && state.state !== 'ready'; poll += 1) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      state = (await request(server, 'GET', path, { token: owner })).body.search_index as { state: string };
+      state = (await request(world.server, 'GET', path, { token: world.owner })).body.search_index as { state: string };
     }
     expect(state).toEqual({ state: 'ready', chunks_done: 0, chunks_total: 0 });
   });
 
   it('refuses what is not a search language with a 400 naming the field', async () => {
     for (const searchLanguage of ['English', 'en', 'klingon', '', 42, null, '<script>', "english'; drop table kb_postings; --"]) {
-      const created = await request(server, 'POST', '/api/knowledge-bases', {
-        token: owner,
+      const created = await request(world.server, 'POST', '/api/knowledge-bases', {
+        token: world.owner,
         body: { name: 'Hostile', search_language: searchLanguage },
       });
       expect(created.status, `${String(searchLanguage)}: ${created.text}`).toBe(400);
       expect(created.text).toContain('search_language');
-      const patched = await request(server, 'PATCH', `/api/knowledge-bases/${sharedId}`, {
-        token: owner,
+      const patched = await request(world.server, 'PATCH', `/api/knowledge-bases/${world.sharedId}`, {
+        token: world.owner,
         body: { search_language: searchLanguage },
       });
       expect(patched.status, patched.text).toBe(400);
     }
-    expect((await request(server, 'GET', `/api/knowledge-bases/${sharedId}`, { token: owner })).body.search_language).toBe('catalan');
+    expect(
+      (await request(world.server, 'GET', `/api/knowledge-bases/${world.sharedId}`, { token: world.owner })).body.search_language,
+    ).toBe('catalan');
   });
 
   it('is read by a same-organization creator but changed by no one else', async () => {
-    const seen = await request(server, 'GET', `/api/knowledge-bases/${sharedId}`, { token: colleague });
+    const seen = await request(world.server, 'GET', `/api/knowledge-bases/${world.sharedId}`, { token: world.colleague });
     expect(seen.status).toBe(200);
     expect(seen.body.search_language).toBe('catalan');
-    const body = { search_language: 'spanish' };
-    expect((await request(server, 'PATCH', `/api/knowledge-bases/${sharedId}`, { token: colleague, body })).status).toBe(403);
-    for (const token of [learner, outsider]) {
-      expect([403, 404]).toContain((await request(server, 'PATCH', `/api/knowledge-bases/${sharedId}`, { token, body })).status);
-    }
-    expect((await request(server, 'PATCH', `/api/knowledge-bases/${sharedId}`, { body })).status).toBe(401);
-    expect((await request(server, 'GET', `/api/knowledge-bases/${sharedId}`, { token: owner })).body.search_language).toBe('catalan');
+    await expectChangedByNoOneButTheOwner(world, { search_language: 'spanish' });
+    expect(
+      (await request(world.server, 'GET', `/api/knowledge-bases/${world.sharedId}`, { token: world.owner })).body.search_language,
+    ).toBe('catalan');
   });
 
   it('takes 50 changes sent at once', async () => {
     const languages = ['english', 'spanish', 'catalan', 'basque', 'none'];
     const created = await Promise.all(
       Array.from({ length: 50 }, (_, index) =>
-        request(server, 'POST', '/api/knowledge-bases', { token: owner, body: { name: `Batch ${index}` } }),
+        request(world.server, 'POST', '/api/knowledge-bases', { token: world.owner, body: { name: `Batch ${index}` } }),
       ),
     );
     expect(created.map((response) => response.status)).toEqual(Array(50).fill(201));
     const patched = await Promise.all(
       created.map((response, index) =>
-        request(server, 'PATCH', `/api/knowledge-bases/${response.body.id as number}`, {
-          token: owner,
+        request(world.server, 'PATCH', `/api/knowledge-bases/${response.body.id as number}`, {
+          token: world.owner,
           body: { search_language: languages[index % 5] },
         }),
       ),

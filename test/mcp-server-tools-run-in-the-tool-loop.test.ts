@@ -11,18 +11,12 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeMcpServer, type FakeMcpServer } from './fakes/fake-mcp-server.js';
-import { startFakeOpenAiServer, type FakeOpenAiServer, type RecordedRequest } from './fakes/fake-openai-server.js';
+import { startFakeOpenAiServer, type FakeOpenAiServer, toolResultsIn } from './fakes/fake-openai-server.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
 
 const SECRET = 'mcp-secret-token-7f3a9c2e41d8';
-
-function toolResults(recorded: RecordedRequest | undefined): string[] {
-  return ((recorded?.body?.messages ?? []) as Array<{ role: string; content: string }>)
-    .filter((message) => message.role === 'tool')
-    .map((message) => message.content);
-}
 
 describe.each(TEST_DIALECTS)('MCP server tools in the tool loop on %s', (dialect) => {
   let model: FakeOpenAiServer;
@@ -110,7 +104,7 @@ describe.each(TEST_DIALECTS)('MCP server tools in the tool loop on %s', (dialect
     expect(offered.map((tool) => tool.function.name)).toEqual([`mcp_${serverId}_add`, `mcp_${serverId}_slow`, `mcp_${serverId}_fail`]);
     expect(offered[0]!.function.parameters).toMatchObject({ type: 'object', required: ['a', 'b'] });
     expect(offered[0]!.function.parameters).not.toHaveProperty('$schema');
-    expect(toolResults(chatRequests()[1])).toEqual(['42']);
+    expect(toolResultsIn(chatRequests()[1])).toEqual(['42']);
     expect(mcp.calls).toEqual([{ name: 'add', arguments: { a: 2, b: 40 } }]);
     const callHeaders = mcp.headers.at(-1)!;
     expect(callHeaders.authorization).toBe(`Bearer ${SECRET}`);
@@ -151,12 +145,12 @@ describe.each(TEST_DIALECTS)('MCP server tools in the tool loop on %s', (dialect
     );
     const answer = await ask('Grade my essay.');
     expect(answer.choices[0]!.message.content).toBe('The tools failed; sorry.');
-    const [slow, fail, broken, missing] = toolResults(chatRequests()[1]);
+    const [slow, fail, broken, missing] = toolResultsIn(chatRequests()[1]);
     expect(slow).toBe('Error: timed out after 800 ms');
     expect(fail).toBe('Error: the MCP tool "fail" reported an error: the grading database is down');
     expect(broken).toMatch(/^Error: "mcp_\d+_broken_schema" is not available: its input schema is not a valid JSON Schema/);
     expect(missing).toMatch(/is not available: the MCP server "Grading tools" does not list this tool now/);
-    expect(toolResults(chatRequests()[2]).at(-1)).toMatch(/^Error: refused: this exact call/);
+    expect(toolResultsIn(chatRequests()[2]).at(-1)).toMatch(/^Error: refused: this exact call/);
   });
 
   it('answers without the tools when the server cannot be reached, and the studio says why', async () => {

@@ -4,61 +4,27 @@
  * (null); the key is encrypted at rest, never returned, logged or audited; the server side reads
  * them decrypted; only the organization's admins manage them; bad values are 400s naming the field.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { insertOrganization } from '../src/store/organizations-repository.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
-import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
-import { possiblyUnset } from './support/possibly-unset.js';
+import { providerSettingsSuite } from './support/organization-provider-settings.js';
+import { createUser, request } from './support/test-server.js';
 
 const KB_KEY = 'kb-organization-secret-333333';
 const OTHER_KB_KEY = 'kb-rotated-secret-444444';
 const KB_URL = 'https://kb.example.edu:9090';
 
 describe.each(TEST_DIALECTS)('organization knowledge-base server and small fast model on %s', (dialect) => {
-  let server: TestServer;
-  let adminToken: string;
-  let organizationId: number;
-  let path: string;
-
-  beforeAll(async () => {
-    server = await startTestServer(dialect);
-    adminToken = await loginAsAdmin(server);
-    organizationId = (await request(server, 'GET', '/api/me', { token: adminToken })).body.organization_id;
-    path = `/api/organizations/${organizationId}/providers`;
-  });
-
-  afterAll(async () => {
-    await possiblyUnset(server)?.close();
-  });
-
-  const patch = (body: unknown) => request(server, 'PATCH', path, { token: adminToken, body });
-  const storedConfig = async (): Promise<{ text: string; json: any }> => {
-    const row = await server.store.db
-      .selectFrom('organizations')
-      .select('config')
-      .where('id', '=', organizationId)
-      .executeTakeFirstOrThrow();
-    return { text: row.config, json: JSON.parse(row.config) };
-  };
-  const lastAudit = async (): Promise<{ text: string; fields: string[] }> => {
-    const rows = await server.store.db
-      .selectFrom('audit_log')
-      .select(['id', 'details'])
-      .where('action', '=', 'organization.providers_update')
-      .orderBy('id', 'desc')
-      .limit(1)
-      .execute();
-    const details = rows[0]!.details;
-    return { text: details, fields: JSON.parse(details).fields };
-  };
+  const suite = providerSettingsSuite(dialect);
+  const { patch, storedConfig, lastAudit, expectEachRefused } = suite;
 
   it('starts with neither set, and the server side sees none', async () => {
-    const settings = await request(server, 'GET', path, { token: adminToken });
+    const settings = await request(suite.server, 'GET', suite.path, { token: suite.adminToken });
     expect(settings.status).toBe(200);
     expect(settings.body.kb_server).toEqual({ url: null, api_key_set: false });
     expect(settings.body.small_fast_model).toBeNull();
-    expect(await server.services.providerSettings.knowledgeServerFor(organizationId)).toBeUndefined();
-    expect(await server.services.providerSettings.smallFastModelFor(organizationId)).toBeUndefined();
+    expect(await suite.server.services.providerSettings.knowledgeServerFor(suite.organizationId)).toBeUndefined();
+    expect(await suite.server.services.providerSettings.smallFastModelFor(suite.organizationId)).toBeUndefined();
   });
 
   it('sets both without the providers field, never showing the key', async () => {
@@ -70,16 +36,19 @@ describe.each(TEST_DIALECTS)('organization knowledge-base server and small fast 
     expect(updated.body.kb_server).toEqual({ url: KB_URL, api_key_set: true });
     expect(updated.body.small_fast_model).toEqual({ connector: 'openai', model: 'gpt-4o-mini' });
     expect(updated.text).not.toContain(KB_KEY);
-    const read = await request(server, 'GET', path, { token: adminToken });
+    const read = await request(suite.server, 'GET', suite.path, { token: suite.adminToken });
     expect(read.body.kb_server).toEqual({ url: KB_URL, api_key_set: true });
     expect(read.body.small_fast_model).toEqual({ connector: 'openai', model: 'gpt-4o-mini' });
     expect(read.text).not.toContain(KB_KEY);
-    expect(await server.services.providerSettings.knowledgeServerFor(organizationId)).toEqual({
+    expect(await suite.server.services.providerSettings.knowledgeServerFor(suite.organizationId)).toEqual({
       url: KB_URL,
       apiKey: KB_KEY,
       fetch: expect.any(Function),
     });
-    expect(await server.services.providerSettings.smallFastModelFor(organizationId)).toEqual({ connector: 'openai', model: 'gpt-4o-mini' });
+    expect(await suite.server.services.providerSettings.smallFastModelFor(suite.organizationId)).toEqual({
+      connector: 'openai',
+      model: 'gpt-4o-mini',
+    });
   });
 
   it('stores the key encrypted, and audits field names only, never values', async () => {
@@ -90,7 +59,7 @@ describe.each(TEST_DIALECTS)('organization knowledge-base server and small fast 
     const audit = await lastAudit();
     expect(audit.fields).toEqual(['kb_server.api_key', 'kb_server.url', 'small_fast_model']);
     for (const value of [KB_KEY, KB_URL, 'gpt-4o-mini', 'v1:']) expect(audit.text).not.toContain(value);
-    expect(server.logLines.filter((line) => line.includes(KB_KEY))).toEqual([]);
+    expect(suite.server.logLines.filter((line) => line.includes(KB_KEY))).toEqual([]);
   });
 
   it('keeps what a patch leaves out', async () => {
@@ -104,7 +73,7 @@ describe.each(TEST_DIALECTS)('organization knowledge-base server and small fast 
     const urlOnly = await patch({ kb_server: { url: 'http://kb.internal:9090' } });
     expect(urlOnly.body.kb_server).toEqual({ url: 'http://kb.internal:9090', api_key_set: true });
     expect((await lastAudit()).fields).toEqual(['kb_server.url']);
-    expect(await server.services.providerSettings.knowledgeServerFor(organizationId)).toEqual({
+    expect(await suite.server.services.providerSettings.knowledgeServerFor(suite.organizationId)).toEqual({
       url: 'http://kb.internal:9090',
       apiKey: KB_KEY,
       fetch: expect.any(Function),
@@ -113,7 +82,7 @@ describe.each(TEST_DIALECTS)('organization knowledge-base server and small fast 
     const keyOnly = await patch({ kb_server: { api_key: OTHER_KB_KEY } });
     expect(keyOnly.body.kb_server).toEqual({ url: 'http://kb.internal:9090', api_key_set: true });
     expect(keyOnly.text).not.toContain(OTHER_KB_KEY);
-    expect((await server.services.providerSettings.knowledgeServerFor(organizationId))?.apiKey).toBe(OTHER_KB_KEY);
+    expect((await suite.server.services.providerSettings.knowledgeServerFor(suite.organizationId))?.apiKey).toBe(OTHER_KB_KEY);
     expect((await lastAudit()).fields).toEqual(['kb_server.api_key']);
 
     const model = await patch({ small_fast_model: { connector: 'ollama', model: 'llama3.2:1b' } });
@@ -124,7 +93,7 @@ describe.each(TEST_DIALECTS)('organization knowledge-base server and small fast 
   it('clears with null: one field, the model, or the whole server', async () => {
     const keyCleared = await patch({ kb_server: { api_key: null } });
     expect(keyCleared.body.kb_server).toEqual({ url: 'http://kb.internal:9090', api_key_set: false });
-    expect(await server.services.providerSettings.knowledgeServerFor(organizationId)).toEqual({
+    expect(await suite.server.services.providerSettings.knowledgeServerFor(suite.organizationId)).toEqual({
       url: 'http://kb.internal:9090',
       apiKey: undefined,
       fetch: expect.any(Function),
@@ -132,7 +101,7 @@ describe.each(TEST_DIALECTS)('organization knowledge-base server and small fast 
 
     const modelCleared = await patch({ small_fast_model: null });
     expect(modelCleared.body.small_fast_model).toBeNull();
-    expect(await server.services.providerSettings.smallFastModelFor(organizationId)).toBeUndefined();
+    expect(await suite.server.services.providerSettings.smallFastModelFor(suite.organizationId)).toBeUndefined();
     expect((await lastAudit()).fields).toEqual(['small_fast_model']);
 
     await patch({ kb_server: { api_key: KB_KEY } });
@@ -140,7 +109,7 @@ describe.each(TEST_DIALECTS)('organization knowledge-base server and small fast 
     expect(serverCleared.status).toBe(200);
     expect(serverCleared.body.kb_server).toEqual({ url: null, api_key_set: false });
     expect((await lastAudit()).fields).toEqual(['kb_server.api_key', 'kb_server.url']);
-    expect(await server.services.providerSettings.knowledgeServerFor(organizationId)).toBeUndefined();
+    expect(await suite.server.services.providerSettings.knowledgeServerFor(suite.organizationId)).toBeUndefined();
     const stored = await storedConfig();
     expect(stored.json.kb_server).toBeUndefined();
     expect(stored.json.small_fast_model).toBeUndefined();
@@ -161,37 +130,39 @@ describe.each(TEST_DIALECTS)('organization knowledge-base server and small fast 
       [{ small_fast_model: { connector: 'openai', model: '' } }, 'small_fast_model.model'],
       [{ small_fast_model: 'gpt-4o-mini' }, 'small_fast_model'],
     ];
-    for (const [body, param] of cases) {
-      const response = await patch(body);
-      expect(response.status, JSON.stringify(body)).toBe(400);
-      expect(response.body.error.param, JSON.stringify(body)).toBe(param);
-    }
+    await expectEachRefused(cases);
     expect((await patch({})).status).toBe(400);
     expect((await storedConfig()).text).toBe(before);
   });
 
   it('lets only the organization admins manage them: 403 for its members, 404 for outsiders', async () => {
-    const creator = await createUser(server, adminToken, { email: `kb-member-${dialect}@merino.test`, role: 'creator' });
-    const asCreator = await request(server, 'PATCH', path, { token: creator.token, body: { kb_server: { url: 'https://evil.example' } } });
+    const creator = await createUser(suite.server, suite.adminToken, { email: `kb-member-${dialect}@merino.test`, role: 'creator' });
+    const asCreator = await request(suite.server, 'PATCH', suite.path, {
+      token: creator.token,
+      body: { kb_server: { url: 'https://evil.example' } },
+    });
     expect(asCreator.status).toBe(403);
-    expect((await request(server, 'GET', path, { token: creator.token })).status).toBe(403);
-    const otherOrganization = await insertOrganization(server.store.db, `kb-other-${dialect}`, 'Other');
-    const outsider = await createUser(server, adminToken, {
+    expect((await request(suite.server, 'GET', suite.path, { token: creator.token })).status).toBe(403);
+    const otherOrganization = await insertOrganization(suite.server.store.db, `kb-other-${dialect}`, 'Other');
+    const outsider = await createUser(suite.server, suite.adminToken, {
       email: `kb-outsider-${dialect}@merino.test`,
       role: 'admin',
       organization_id: otherOrganization,
     });
-    const asOutsider = await request(server, 'PATCH', path, { token: outsider.token, body: { small_fast_model: null } });
+    const asOutsider = await request(suite.server, 'PATCH', suite.path, { token: outsider.token, body: { small_fast_model: null } });
     expect(asOutsider.status).toBe(404);
-    expect((await request(server, 'GET', path, { token: outsider.token })).status).toBe(404);
-    expect(await server.services.providerSettings.knowledgeServerFor(organizationId)).toEqual({
+    expect((await request(suite.server, 'GET', suite.path, { token: outsider.token })).status).toBe(404);
+    expect(await suite.server.services.providerSettings.knowledgeServerFor(suite.organizationId)).toEqual({
       url: KB_URL,
       apiKey: KB_KEY,
       fetch: expect.any(Function),
     });
-    expect(await server.services.providerSettings.smallFastModelFor(organizationId)).toEqual({ connector: 'openai', model: 'gpt-4o-mini' });
+    expect(await suite.server.services.providerSettings.smallFastModelFor(suite.organizationId)).toEqual({
+      connector: 'openai',
+      model: 'gpt-4o-mini',
+    });
     // The outsider's own organization is theirs to manage, and starts empty.
-    const own = await request(server, 'GET', `/api/organizations/${otherOrganization}/providers`, { token: outsider.token });
+    const own = await request(suite.server, 'GET', `/api/organizations/${otherOrganization}/providers`, { token: outsider.token });
     expect(own.body.kb_server).toEqual({ url: null, api_key_set: false });
   });
 });

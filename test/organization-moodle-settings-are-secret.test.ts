@@ -5,56 +5,22 @@
  * and only when both are set; only the organization's admins manage them; bad values are 400s
  * naming the field. Runs on both dialects.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TEST_DIALECTS } from './support/test-databases.js';
-import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
-import { possiblyUnset } from './support/possibly-unset.js';
+import { providerSettingsSuite } from './support/organization-provider-settings.js';
+import { createUser, request } from './support/test-server.js';
 
 const MOODLE_TOKEN = 'moodle-organization-token-7777777';
 const ROTATED_TOKEN = 'moodle-rotated-token-8888888';
 const MOODLE_URL = 'https://moodle.example.edu/webservice/rest/server.php';
 
 describe.each(TEST_DIALECTS)('organization Moodle settings on %s', (dialect) => {
-  let server: TestServer;
-  let adminToken: string;
-  let organizationId: number;
-  let path: string;
-
-  beforeAll(async () => {
-    server = await startTestServer(dialect);
-    adminToken = await loginAsAdmin(server);
-    organizationId = (await request(server, 'GET', '/api/me', { token: adminToken })).body.organization_id;
-    path = `/api/organizations/${organizationId}/providers`;
-  });
-
-  afterAll(async () => {
-    await possiblyUnset(server)?.close();
-  });
-
-  const patch = (body: unknown) => request(server, 'PATCH', path, { token: adminToken, body });
-  const moodleFor = () => server.services.providerSettings.moodleFor(organizationId);
-  const storedConfig = async (): Promise<{ text: string; json: any }> => {
-    const row = await server.store.db
-      .selectFrom('organizations')
-      .select('config')
-      .where('id', '=', organizationId)
-      .executeTakeFirstOrThrow();
-    return { text: row.config, json: JSON.parse(row.config) };
-  };
-  const lastAudit = async (): Promise<{ text: string; fields: string[] }> => {
-    const rows = await server.store.db
-      .selectFrom('audit_log')
-      .select(['id', 'details'])
-      .where('action', '=', 'organization.providers_update')
-      .orderBy('id', 'desc')
-      .limit(1)
-      .execute();
-    const details = rows[0]!.details;
-    return { text: details, fields: JSON.parse(details).fields };
-  };
+  const suite = providerSettingsSuite(dialect);
+  const { patch, storedConfig, lastAudit, expectEachRefused } = suite;
+  const moodleFor = () => suite.server.services.providerSettings.moodleFor(suite.organizationId);
 
   it('starts unset, and the server side sees no Moodle', async () => {
-    const settings = await request(server, 'GET', path, { token: adminToken });
+    const settings = await request(suite.server, 'GET', suite.path, { token: suite.adminToken });
     expect(settings.status).toBe(200);
     expect(settings.body.moodle).toEqual({ api_url: null, token_set: false });
     expect(await moodleFor()).toBeUndefined();
@@ -65,7 +31,7 @@ describe.each(TEST_DIALECTS)('organization Moodle settings on %s', (dialect) => 
     expect(updated.status).toBe(200);
     expect(updated.body.moodle).toEqual({ api_url: MOODLE_URL, token_set: true });
     expect(updated.text).not.toContain(MOODLE_TOKEN);
-    const read = await request(server, 'GET', path, { token: adminToken });
+    const read = await request(suite.server, 'GET', suite.path, { token: suite.adminToken });
     expect(read.body.moodle).toEqual({ api_url: MOODLE_URL, token_set: true });
     expect(read.text).not.toContain(MOODLE_TOKEN);
     expect(await moodleFor()).toEqual({ apiUrl: MOODLE_URL, token: MOODLE_TOKEN, fetch: expect.any(Function) });
@@ -79,7 +45,7 @@ describe.each(TEST_DIALECTS)('organization Moodle settings on %s', (dialect) => 
     const audit = await lastAudit();
     expect(audit.fields).toEqual(['moodle.api_url', 'moodle.token']);
     for (const value of [MOODLE_TOKEN, MOODLE_URL, 'v1:']) expect(audit.text).not.toContain(value);
-    expect(server.logLines.filter((line) => line.includes(MOODLE_TOKEN))).toEqual([]);
+    expect(suite.server.logLines.filter((line) => line.includes(MOODLE_TOKEN))).toEqual([]);
   });
 
   it('keeps what a patch leaves out, and rotates the token alone', async () => {
@@ -109,7 +75,10 @@ describe.each(TEST_DIALECTS)('organization Moodle settings on %s', (dialect) => 
     expect(await moodleFor()).toBeUndefined();
 
     await patch({ moodle: { api_url: null, token: MOODLE_TOKEN } });
-    expect((await request(server, 'GET', path, { token: adminToken })).body.moodle).toEqual({ api_url: null, token_set: true });
+    expect((await request(suite.server, 'GET', suite.path, { token: suite.adminToken })).body.moodle).toEqual({
+      api_url: null,
+      token_set: true,
+    });
     expect(await moodleFor()).toBeUndefined();
   });
 
@@ -136,23 +105,18 @@ describe.each(TEST_DIALECTS)('organization Moodle settings on %s', (dialect) => 
       [{ moodle: { wstoken: 'x' } }, 'moodle.wstoken'],
       [{ moodle: MOODLE_URL }, 'moodle'],
     ];
-    for (const [body, param] of cases) {
-      const response = await patch(body);
-      expect(response.status, JSON.stringify(body)).toBe(400);
-      expect(response.body.error.param, JSON.stringify(body)).toBe(param);
-      expect(response.text).not.toContain(MOODLE_TOKEN);
-    }
+    for (const refusal of await expectEachRefused(cases)) expect(refusal.text).not.toContain(MOODLE_TOKEN);
     expect((await storedConfig()).text).toBe(before);
   });
 
   it("lets only the organization's admins manage them", async () => {
-    const creator = await createUser(server, adminToken, { email: `moodle-member-${dialect}@merino.test`, role: 'creator' });
-    const asCreator = await request(server, 'PATCH', path, {
+    const creator = await createUser(suite.server, suite.adminToken, { email: `moodle-member-${dialect}@merino.test`, role: 'creator' });
+    const asCreator = await request(suite.server, 'PATCH', suite.path, {
       token: creator.token,
       body: { moodle: { api_url: 'https://evil.example/webservice/rest/server.php' } },
     });
     expect(asCreator.status).toBe(403);
-    expect((await request(server, 'GET', path, { token: creator.token })).status).toBe(403);
+    expect((await request(suite.server, 'GET', suite.path, { token: creator.token })).status).toBe(403);
     expect(await moodleFor()).toEqual({ apiUrl: MOODLE_URL, token: MOODLE_TOKEN, fetch: expect.any(Function) });
   });
 });

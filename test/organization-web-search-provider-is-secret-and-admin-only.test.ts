@@ -6,40 +6,23 @@
  * other-organization admin, learner, anonymous); hostile values are 400s naming the field; and 50
  * updates at once all land. Runs on both dialects.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { insertOrganization } from '../src/store/organizations-repository.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
-import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
-import { possiblyUnset } from './support/possibly-unset.js';
+import { providerSettingsSuite } from './support/organization-provider-settings.js';
+import { createUser, request } from './support/test-server.js';
 
 const BRAVE_KEY = 'BSA-brave-key-for-tests-1234567';
 const TAVILY_KEY = 'tvly-tavily-key-for-tests-7654321';
 const SEARXNG_URL = 'https://searx.example.org';
 
 describe.each(TEST_DIALECTS)('organization web search provider on %s', (dialect) => {
-  let server: TestServer;
-  let adminToken: string;
-  let organizationId: number;
-  let path: string;
-
-  beforeAll(async () => {
-    server = await startTestServer(dialect);
-    adminToken = await loginAsAdmin(server);
-    organizationId = (await request(server, 'GET', '/api/me', { token: adminToken })).body.organization_id;
-    path = `/api/organizations/${organizationId}/providers`;
-  });
-
-  afterAll(async () => {
-    await possiblyUnset(server)?.close();
-  });
-
-  const patch = (body: unknown, token = adminToken) => request(server, 'PATCH', path, { token, body });
-  const webSearchFor = () => server.services.providerSettings.webSearchFor(organizationId);
-  const storedText = async (): Promise<string> =>
-    (await server.store.db.selectFrom('organizations').select('config').where('id', '=', organizationId).executeTakeFirstOrThrow()).config;
+  const suite = providerSettingsSuite(dialect);
+  const { patch, storedConfig, lastAudit } = suite;
+  const webSearchFor = () => suite.server.services.providerSettings.webSearchFor(suite.organizationId);
 
   it('starts unset, and the server side sees no provider', async () => {
-    const settings = await request(server, 'GET', path, { token: adminToken });
+    const settings = await request(suite.server, 'GET', suite.path, { token: suite.adminToken });
     expect(settings.status).toBe(200);
     expect(settings.body.web_search).toEqual({ provider: null, url: null, api_key_set: false });
     expect(await webSearchFor()).toBeUndefined();
@@ -50,21 +33,16 @@ describe.each(TEST_DIALECTS)('organization web search provider on %s', (dialect)
     expect(updated.status, updated.text).toBe(200);
     expect(updated.body.web_search).toEqual({ provider: 'brave', url: null, api_key_set: true });
     expect(updated.text).not.toContain(BRAVE_KEY);
-    const read = await request(server, 'GET', path, { token: adminToken });
+    const read = await request(suite.server, 'GET', suite.path, { token: suite.adminToken });
     expect(read.text).not.toContain(BRAVE_KEY);
     expect(await webSearchFor()).toMatchObject({ provider: 'brave', url: 'https://api.search.brave.com', apiKey: BRAVE_KEY });
-    const stored = await storedText();
-    expect(stored).not.toContain(BRAVE_KEY);
-    expect(JSON.parse(stored).web_search.api_key).toMatch(/^v1:/);
-    const audit = await server.store.db
-      .selectFrom('audit_log')
-      .select('details')
-      .where('action', '=', 'organization.providers_update')
-      .orderBy('id', 'desc')
-      .executeTakeFirstOrThrow();
-    expect(JSON.parse(audit.details).fields).toEqual(['web_search.api_key', 'web_search.provider']);
-    expect(audit.details).not.toContain(BRAVE_KEY);
-    expect(server.logLines.filter((line) => line.includes(BRAVE_KEY))).toEqual([]);
+    const stored = await storedConfig();
+    expect(stored.text).not.toContain(BRAVE_KEY);
+    expect(stored.json.web_search.api_key).toMatch(/^v1:/);
+    const audit = await lastAudit();
+    expect(audit.fields).toEqual(['web_search.api_key', 'web_search.provider']);
+    expect(audit.text).not.toContain(BRAVE_KEY);
+    expect(suite.server.logLines.filter((line) => line.includes(BRAVE_KEY))).toEqual([]);
   });
 
   it('forgets the Brave key when switching to Tavily, which then needs its own key', async () => {
@@ -84,26 +62,26 @@ describe.each(TEST_DIALECTS)('organization web search provider on %s', (dialect)
     expect(kept.body.web_search).toEqual({ provider: 'searxng', url: SEARXNG_URL, api_key_set: false });
     const cleared = await patch({ web_search: null });
     expect(cleared.body.web_search).toEqual({ provider: null, url: null, api_key_set: false });
-    expect(JSON.parse(await storedText())).not.toHaveProperty('web_search');
+    expect((await storedConfig()).json).not.toHaveProperty('web_search');
   });
 
   it('lets only the organization admins read and change it', async () => {
-    const creator = await createUser(server, adminToken, { email: `ws-creator-${dialect}@merino.test`, role: 'creator' });
-    const learner = await createUser(server, adminToken, { email: `ws-learner-${dialect}@merino.test`, role: 'learner' });
-    const otherOrganization = await insertOrganization(server.store.db, `ws-other-${dialect}`, 'Other');
-    const outsider = await createUser(server, adminToken, {
+    const creator = await createUser(suite.server, suite.adminToken, { email: `ws-creator-${dialect}@merino.test`, role: 'creator' });
+    const learner = await createUser(suite.server, suite.adminToken, { email: `ws-learner-${dialect}@merino.test`, role: 'learner' });
+    const otherOrganization = await insertOrganization(suite.server.store.db, `ws-other-${dialect}`, 'Other');
+    const outsider = await createUser(suite.server, suite.adminToken, {
       email: `ws-outsider-${dialect}@merino.test`,
       role: 'admin',
       organization_id: otherOrganization,
     });
     const body = { web_search: { provider: 'brave', api_key: 'stolen-key-attempt' } };
-    expect((await request(server, 'GET', path, { token: adminToken })).status).toBe(200);
+    expect((await request(suite.server, 'GET', suite.path, { token: suite.adminToken })).status).toBe(200);
     expect((await patch(body, creator.token)).status).toBe(403);
-    expect((await request(server, 'GET', path, { token: creator.token })).status).toBe(403);
+    expect((await request(suite.server, 'GET', suite.path, { token: creator.token })).status).toBe(403);
     expect((await patch(body, learner.token)).status).toBe(403);
     expect((await patch(body, outsider.token)).status).toBe(404);
-    expect((await request(server, 'PATCH', path, { body })).status).toBe(401);
-    expect((await request(server, 'GET', path, {})).status).toBe(401);
+    expect((await request(suite.server, 'PATCH', suite.path, { body })).status).toBe(401);
+    expect((await request(suite.server, 'GET', suite.path, {})).status).toBe(401);
     expect(await webSearchFor()).toBeUndefined();
   });
 

@@ -7,10 +7,11 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startGatedEmbeddingServer, type GatedEmbeddingServer } from './fakes/gated-embedding-server.js';
+import { hourLeaseEnvironment, insertHeldIngestionJob, uploadHeldDocument } from './support/held-ingestion-jobs.js';
 import { waitForJob, uploadDocument } from './support/knowledge-uploads.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
 
 const PROVIDER_KEY = 'sk-reclaim-test-key-0123456789';
 const HOUR = 3_600_000;
@@ -33,31 +34,15 @@ describe.each(TEST_DIALECTS)('a restarted server on %s', (dialect) => {
   it('reclaims the job its killed predecessor held at once, and leaves the jobs of live processes and other hosts alone', async () => {
     database = await createTestDatabase(dialect);
     embeddings = await startGatedEmbeddingServer();
-    const environment = {
-      INGESTION_POLL_MS: '20',
-      INGESTION_LEASE_MS: String(HOUR),
-      OPENAI_API_KEY: PROVIDER_KEY,
-      OPENAI_BASE_URL: embeddings.baseUrl,
-    };
+    const environment = hourLeaseEnvironment(embeddings.baseUrl, PROVIDER_KEY);
 
     killed = await startServerProcess(database, environment);
-    const login = await request(killed, 'POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });
-    const token = login.body.token as string;
-    const created = await request(killed, 'POST', '/api/knowledge-bases', {
-      token,
-      body: { name: 'Minerals', embeddings: { connector: 'openai', model: 'text-embedding-3-small' } },
+    const token = await loginAsAdmin(killed);
+    const { knowledgeBaseId: knowledgeBase, jobId } = await uploadHeldDocument(killed, token, {
+      knowledgeBaseName: 'Minerals',
+      fileName: 'quartz.md',
+      content: '# Quartz\n\nQuartz is a hard mineral made of silicon and oxygen.',
     });
-    expect(created.status, created.text).toBe(201);
-    const knowledgeBase = created.body.id as number;
-    const uploaded = await uploadDocument(
-      killed,
-      token,
-      knowledgeBase,
-      'quartz.md',
-      '# Quartz\n\nQuartz is a hard mineral made of silicon and oxygen.',
-    );
-    expect(uploaded.status, uploaded.text).toBe(202);
-    const jobId = uploaded.body.job_id as number;
     // The killed process's runner is now waiting for its embeddings: the job is in its hands.
     await embeddings.waitForRequests(1);
     const held = await request(killed, 'GET', `/api/knowledge-bases/${knowledgeBase}/jobs/${jobId}`, { token });
@@ -107,45 +92,14 @@ describe.each(TEST_DIALECTS)('a restarted server on %s', (dialect) => {
     const leaseEnd = new Date(Date.now() + HOUR).toISOString();
     const jobIds: Record<string, number> = {};
     for (const [name, owner] of Object.entries(holders)) {
-      const now = new Date().toISOString();
-      const document = await db
-        .insertInto('kb_documents')
-        .values({
-          knowledge_base_id: knowledgeBase,
-          file_name: `${name}.txt`,
-          content_type: 'text/plain',
-          size_bytes: 4,
-          source_url: null,
-          status: 'processing',
-          error: null,
-          chunk_count: 0,
-          page_count: null,
-          metadata: '{}',
-          created_at: now,
-          updated_at: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      const job = await db
-        .insertInto('ingestion_jobs')
-        .values({
-          knowledge_base_id: knowledgeBase,
-          document_id: document.id,
-          status: 'processing',
-          progress_current: 1,
-          progress_total: 4,
-          message: 'Extracting the text.',
-          error: null,
-          attempts: 1,
-          lease_owner: owner,
-          lease_expires_at: leaseEnd,
-          created_at: now,
-          updated_at: now,
-          finished_at: null,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      jobIds[name] = job.id;
+      const held = await insertHeldIngestionJob(db, {
+        knowledgeBaseId: knowledgeBase,
+        fileName: `${name}.txt`,
+        attempts: 1,
+        leaseOwner: owner,
+        leaseExpiresAt: leaseEnd,
+      });
+      jobIds[name] = held.jobId;
     }
     // A server starting now runs its start-up reclaim before its first claim; a document uploaded
     // to it completing shows that both have happened.

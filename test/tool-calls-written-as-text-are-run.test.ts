@@ -6,7 +6,7 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeOpenAiServer, type FakeOpenAiServer, type RecordedRequest } from './fakes/fake-openai-server.js';
+import { startFakeOpenAiServer, type FakeOpenAiServer, toolResultsIn } from './fakes/fake-openai-server.js';
 import { waitForJob } from './support/knowledge-uploads.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
 import { possiblyUnset } from './support/possibly-unset.js';
@@ -64,12 +64,6 @@ function pieces(text: string, size = 5): string[] {
   const result: string[] = [];
   for (let start = 0; start < text.length; start += size) result.push(text.slice(start, start + size));
   return result;
-}
-
-function toolResults(recorded: RecordedRequest | undefined): string[] {
-  return ((recorded?.body?.messages ?? []) as Array<{ role: string; content: string }>)
-    .filter((message) => message.role === 'tool')
-    .map((message) => message.content);
 }
 
 describe('tool calls written as text', () => {
@@ -135,7 +129,7 @@ describe('tool calls written as text', () => {
       for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
       expect(text).toBe(`${PREAMBLE}In the mitochondrial matrix.`);
       expect(chatRequests()).toHaveLength(2);
-      expect(toolResults(chatRequests()[1])).toEqual([expect.stringContaining(KREBS)]);
+      expect(toolResultsIn(chatRequests()[1])).toEqual([expect.stringContaining(KREBS)]);
     },
   );
 
@@ -144,7 +138,7 @@ describe('tool calls written as text', () => {
     const model = await createAssistant();
     const answer = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Where?' }] });
     expect(answer.choices[0]!.message.content).toBe('Mitochondria.');
-    expect(toolResults(chatRequests()[1])[0]).toContain(KREBS);
+    expect(toolResultsIn(chatRequests()[1])[0]).toContain(KREBS);
   });
 
   it('leaves prose that mentions a tag, and calls of tools the assistant does not offer, as text', async () => {
@@ -171,7 +165,7 @@ describe('tool calls written as text', () => {
     const answer = await client.chat.completions.create({ model: named, messages: [{ role: 'user', content: 'Where?' }] });
     // The `all` header is gone; the words for the learner stay before the answer.
     expect(answer.choices[0]!.message.content).toBe('Let me look that up.\nMitochondria.');
-    expect(toolResults(chatRequests()[1])[0]).toContain(KREBS);
+    expect(toolResultsIn(chatRequests()[1])[0]).toContain(KREBS);
     // In auto, the same text is prose.
     const automatic = await createAssistant();
     const prose = await client.chat.completions.create({ model: automatic, messages: [{ role: 'user', content: 'Where?' }] });

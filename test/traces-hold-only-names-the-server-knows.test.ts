@@ -7,7 +7,7 @@
  * kind. The model itself still hears what went wrong.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeOpenAiServer, type FakeOpenAiServer, type RecordedRequest } from './fakes/fake-openai-server.js';
+import { startFakeOpenAiServer, type FakeOpenAiServer, toolResultsIn } from './fakes/fake-openai-server.js';
 import { startFakeOpenMeteoServer, type FakeOpenMeteoServer } from './fakes/fake-open-meteo-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
@@ -15,12 +15,6 @@ import { possiblyUnset } from './support/possibly-unset.js';
 
 /** What a learner wrote; the injected model repeats it wherever it can. */
 const LEARNER_SECRET = 'my_exam_answers_are_in_the_blue_folder';
-
-function toolResults(recorded: RecordedRequest | undefined): string[] {
-  return ((recorded?.body?.messages ?? []) as Array<{ role: string; content: string }>)
-    .filter((message) => message.role === 'tool')
-    .map((message) => message.content);
-}
 
 describe.each(TEST_DIALECTS)('traces hold only names the server knows on %s', (dialect) => {
   let fake: FakeOpenAiServer;
@@ -79,7 +73,7 @@ describe.each(TEST_DIALECTS)('traces hold only names the server knows on %s', (d
     expect(response.status, response.text).toBe(200);
 
     // The model hears each problem in full, as before.
-    const results = toolResults(fake.requests.at(-1));
+    const results = toolResultsIn(fake.requests.at(-1));
     expect(results[0]).toContain(`unknown tool "${LEARNER_SECRET}"`);
     expect(results[1]).toContain('is not a known field');
     expect(results[2]).toMatch(/^Error: invalid arguments: not valid JSON/);

@@ -18,29 +18,31 @@ import { startFakeYoutube, type FakeYoutube } from './fakes/fake-youtube-server.
 import { waitForJob } from './support/knowledge-uploads.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
-import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
-import { peopleInTwoOrganizations } from './support/two-organizations.js';
+import { request } from './support/test-server.js';
+import {
+  addByAddress,
+  documentCount,
+  expectAddingRefusedToOthers,
+  expectEachAddedAsItsOwnDocument,
+  PAGE_BYTES_MAXIMUM,
+  PAGE_TIMEOUT_MILLISECONDS,
+  startWebSourceKnowledgeBase,
+  WEB_PAGE_LIMITS,
+  type WebSourceKnowledgeBase,
+} from './support/web-source-knowledge-base.js';
 
-const BYTES_MAXIMUM = 65_536;
-/** Long enough that none of 50 requests at once times out on a loaded 2-core CI machine (at 1.5 s, one page test did). */
-const TIMEOUT_MILLISECONDS = 5_000;
 const AT_ONCE = 50;
 const TECTONICS = 'https://www.youtube.com/watch?v=tectonics01';
 
 describe.each(TEST_DIALECTS)('video transcripts added to a knowledge base on %s', (dialect) => {
   let site: FakeWebSite;
   let youtube: FakeYoutube;
-  let server: TestServer;
-  let teacher: CreatedUser;
-  let knowledgeBase: number;
+  let world: WebSourceKnowledgeBase;
 
-  const add = (body: Record<string, unknown>, token: string | null = teacher.token) =>
-    request(server, 'POST', `/api/knowledge-bases/${knowledgeBase}/web-pages`, { ...(token !== null && { token }), body });
-  const documentCount = async (): Promise<number> =>
-    (await request(server, 'GET', `/api/knowledge-bases/${knowledgeBase}/documents`, { token: teacher.token })).body.total;
+  const add = (body: Record<string, unknown>) => addByAddress(world, body);
   const firstHit = async (queryText: string): Promise<any> => {
-    const found = await request(server, 'POST', `/api/knowledge-bases/${knowledgeBase}/query`, {
-      token: teacher.token,
+    const found = await request(world.server, 'POST', `/api/knowledge-bases/${world.knowledgeBaseId}/query`, {
+      token: world.teacher.token,
       body: { query_text: queryText, top_k: 1 },
     });
     expect(found.status, found.text).toBe(200);
@@ -49,36 +51,24 @@ describe.each(TEST_DIALECTS)('video transcripts added to a knowledge base on %s'
   const addCompleted = async (body: Record<string, unknown>): Promise<any> => {
     const added = await add(body);
     expect(added.status, added.text).toBe(202);
-    expect(await waitForJob(server, teacher.token, knowledgeBase, added.body.job_id)).toMatchObject({ status: 'completed' });
+    expect(await waitForJob(world.server, world.teacher.token, world.knowledgeBaseId, added.body.job_id)).toMatchObject({
+      status: 'completed',
+    });
     return added.body;
   };
 
   beforeAll(async () => {
-    site = await startFakeWebSite({ hugeBytes: BYTES_MAXIMUM * 4 });
-    youtube = await startFakeYoutube({ hugeBytes: BYTES_MAXIMUM * 4 });
-    server = await startTestServer(dialect, {
-      environment: {
-        INGESTION_POLL_MS: '20',
-        // The fakes listen on loopback; every other internal address stays refused.
-        OUTBOUND_ALLOWED_HOSTS: '127.0.0.1',
-        YOUTUBE_BASE_URL: youtube.origin,
-        WEB_PAGE_MAX_BYTES: String(BYTES_MAXIMUM),
-        WEB_PAGE_TIMEOUT_MS: String(TIMEOUT_MILLISECONDS),
-        WEB_PAGE_REDIRECTS_MAX: '3',
-      },
+    site = await startFakeWebSite({ hugeBytes: PAGE_BYTES_MAXIMUM * 4 });
+    youtube = await startFakeYoutube({ hugeBytes: PAGE_BYTES_MAXIMUM * 4 });
+    world = await startWebSourceKnowledgeBase(dialect, {
+      teacherEmail: `videos-teacher-${dialect}@merino.test`,
+      knowledgeBase: { name: 'Earth science videos', chunk_size: 400, chunk_overlap: 20 },
+      environment: { YOUTUBE_BASE_URL: youtube.origin, ...WEB_PAGE_LIMITS },
     });
-    const adminToken = await loginAsAdmin(server);
-    teacher = await createUser(server, adminToken, { email: `videos-teacher-${dialect}@merino.test`, role: 'creator' });
-    const created = await request(server, 'POST', '/api/knowledge-bases', {
-      token: teacher.token,
-      body: { name: 'Earth science videos', chunk_size: 400, chunk_overlap: 20 },
-    });
-    expect(created.status, created.text).toBe(201);
-    knowledgeBase = created.body.id;
   });
 
   afterAll(async () => {
-    await possiblyUnset(server)?.close();
+    await possiblyUnset(world)?.server.close();
     await possiblyUnset(site)?.close();
     await possiblyUnset(youtube)?.close();
   });
@@ -143,26 +133,17 @@ describe.each(TEST_DIALECTS)('video transcripts added to a knowledge base on %s'
   });
 
   it('fetches nothing for anyone who may not change the knowledge base', async () => {
-    const adminToken = await loginAsAdmin(server);
-    const [colleague, learner, otherAdmin] = await peopleInTwoOrganizations(server, adminToken, [
-      { email: `videos-colleague-${dialect}@merino.test`, role: 'creator', organization: 'A' },
-      { email: `videos-learner-${dialect}@merino.test`, role: 'learner', organization: 'A' },
-      { email: `videos-other-${dialect}@merino.test`, role: 'admin', organization: 'B' },
-    ]);
     youtube.reset();
     site.reset();
-    const before = await documentCount();
-    const body = { url: TECTONICS, language: 'en' };
-    const answers = await Promise.all([add(body, colleague), add(body, learner), add(body, otherAdmin), add(body, null)]);
-    expect(answers.map((answer) => answer.status)).toEqual([404, 404, 404, 401]);
-    expect(answers.map((answer) => answer.body.error.code)).toEqual(['not_found', 'not_found', 'not_found', 'unauthenticated']);
+    const before = await documentCount(world);
+    await expectAddingRefusedToOthers(world, { url: TECTONICS, language: 'en' }, `videos-${dialect}`);
     expect(youtube.requests).toEqual([]);
     expect(site.fetchedPaths()).toEqual([]);
-    expect(await documentCount()).toBe(before);
+    expect(await documentCount(world)).toBe(before);
   });
 
   it('refuses every hostile video and track with a 400 saying why, adds nothing, and keeps /healthz answering', async () => {
-    const before = await documentCount();
+    const before = await documentCount(world);
     const refusals: Array<[Record<string, unknown>, RegExp, string]> = [
       [
         { url: TECTONICS, language: 'fr' },
@@ -202,37 +183,29 @@ describe.each(TEST_DIALECTS)('video transcripts added to a knowledge base on %s'
     // A slow track holds its request until WEB_PAGE_TIMEOUT_MS; the server answers others meanwhile.
     const slowYoutube = add({ url: 'https://www.youtube.com/watch?v=slowcaption' });
     const slowTrack = add({ url: `${site.origin}/videos/slow-track` });
-    const health = await request(server, 'GET', '/healthz');
+    const health = await request(world.server, 'GET', '/healthz');
     expect(health.status).toBe(200);
     const [slowVideo, slowPage] = await Promise.all([slowYoutube, slowTrack]);
     expect(slowVideo.status).toBe(400);
-    expect(slowVideo.body.error.message).toMatch(new RegExp(`did not send the captions within ${TIMEOUT_MILLISECONDS} ms`));
+    expect(slowVideo.body.error.message).toMatch(new RegExp(`did not send the captions within ${PAGE_TIMEOUT_MILLISECONDS} ms`));
     expect(slowPage.status).toBe(400);
-    expect(slowPage.body.error.message).toMatch(new RegExp(`did not send the caption track within ${TIMEOUT_MILLISECONDS} ms`));
+    expect(slowPage.body.error.message).toMatch(new RegExp(`did not send the caption track within ${PAGE_TIMEOUT_MILLISECONDS} ms`));
 
     for (const language of ['"><script>', 'e', 'english please', 42]) {
       const refused = await add({ url: TECTONICS, language });
       expect(refused.status, String(language)).toBe(400);
       expect(refused.body.error.code).toBe('invalid_body');
     }
-    expect(await documentCount()).toBe(before);
+    expect(await documentCount(world)).toBe(before);
   });
 
   it(`adds ${AT_ONCE} videos sent at once, each as its own document`, async () => {
-    const before = await documentCount();
-    const answers = await Promise.all(Array.from({ length: AT_ONCE }, () => add({ url: TECTONICS })));
-    const refused = answers.filter((answer) => answer.status !== 202).map((answer) => answer.text);
-    expect(
-      answers.map((answer) => answer.status),
-      refused.join('\n'),
-    ).toEqual(Array.from({ length: AT_ONCE }, () => 202));
-    expect(new Set(answers.map((answer) => answer.body.document_id)).size).toBe(AT_ONCE);
-    expect(await documentCount()).toBe(before + AT_ONCE);
+    await expectEachAddedAsItsOwnDocument(world, { url: TECTONICS }, AT_ONCE);
   });
 
   it("answers a chat through the official OpenAI client with a source that links to the video's moment", async () => {
-    const assistant = await request(server, 'POST', '/api/assistants', {
-      token: teacher.token,
+    const assistant = await request(world.server, 'POST', '/api/assistants', {
+      token: world.teacher.token,
       body: {
         name: 'Earth science tutor',
         prompt_template: 'Context:{context}\nQuestion:{user_input}',
@@ -240,12 +213,12 @@ describe.each(TEST_DIALECTS)('video transcripts added to a knowledge base on %s'
           assistant_type: 'multi_tool',
           connector: 'bypass',
           llm: 'debug-bypass',
-          tools: [{ type: 'simple_rag', config: { collections: [String(knowledgeBase)], top_k: 2 } }],
+          tools: [{ type: 'simple_rag', config: { collections: [String(world.knowledgeBaseId)], top_k: 2 } }],
         },
       },
     });
     expect(assistant.status, assistant.text).toBe(201);
-    const client = new OpenAI({ apiKey: teacher.token, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
+    const client = new OpenAI({ apiKey: world.teacher.token, baseURL: `${world.server.baseUrl}/v1`, maxRetries: 0 });
     const answer = await client.chat.completions.create({
       model: `lamb_assistant.${assistant.body.id}`,
       messages: [{ role: 'user', content: 'What do mid-ocean ridges do to the plates?' }],

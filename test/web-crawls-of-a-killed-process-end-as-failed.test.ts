@@ -6,16 +6,16 @@
  * soon as its runner is known to be gone (dead on this machine, or its WEB_CRAWL_LEASE_MS lease
  * lapsed), never one whose runner lives, including a live crawl that outlasts its lease by renewing it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runnerOwnerName } from '../src/ingestion/runner-identity.js';
 import { CRAWL_INTERRUPTED_REASON } from '../src/knowledge/web-sources/abandoned-web-crawls.js';
 import { UPLOAD_LEFTOVER_SWEEP } from '../src/process/crash-leftovers.js';
 import { readPeriodicRun } from '../src/store/periodic-runs-repository.js';
 import { startFakeWebSite, type FakeWebSite } from './fakes/fake-web-site-server.js';
-import { startServerProcess, type ServerProcess } from './support/server-process.js';
+import { leaseHoldersOfEveryKind } from './support/lease-holders.js';
+import { startServerProcess } from './support/server-process.js';
+import { startedProcesses } from './support/started-processes.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
-import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { loginAsAdmin, request, startTestServer } from './support/test-server.js';
 
 const SETTLE_TIMEOUT_MILLISECONDS = 60_000;
 
@@ -30,14 +30,11 @@ async function waitUntil(condition: () => Promise<boolean>, what: string): Promi
 describe.each(TEST_DIALECTS)('crawls left by a killed process on %s', (dialect) => {
   let database: TestDatabase | undefined;
   let site: FakeWebSite | undefined;
-  const processes: ServerProcess[] = [];
-  const servers: TestServer[] = [];
-  const children: ChildProcess[] = [];
+  const started = startedProcesses();
+  const { processes, servers, children } = started;
 
   afterEach(async () => {
-    for (const server of processes.splice(0)) await server.kill();
-    for (const server of servers.splice(0)) await server.close();
-    for (const child of children.splice(0)) child.kill('SIGKILL');
+    await started.end();
     await site?.close();
     await database?.drop();
     database = site = undefined;
@@ -106,19 +103,7 @@ describe.each(TEST_DIALECTS)('crawls left by a killed process on %s', (dialect) 
     });
     expect(live.status, live.text).toBe(202);
 
-    const machine = runnerOwnerName().split(':')[0];
-    const dead = spawn(process.execPath, ['-e', '']);
-    await new Promise((resolve) => dead.on('exit', resolve));
-    const liveChild = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)']);
-    children.push(liveChild);
-    const inAnHour = new Date(Date.now() + 3_600_000).toISOString();
-    const aMinuteAgo = new Date(Date.now() - 60_000).toISOString();
-    const held = {
-      deadHere: { runner: `${machine}:${dead.pid}:aaaaaaaaaaaa`, leaseExpiresAt: inAnHour },
-      liveHere: { runner: `${machine}:${liveChild.pid}:bbbbbbbbbbbb`, leaseExpiresAt: inAnHour },
-      lapsedElsewhere: { runner: 'another-host:4242:cccccccccccc', leaseExpiresAt: aMinuteAgo },
-      liveElsewhere: { runner: 'another-host:4243:dddddddddddd', leaseExpiresAt: inAnHour },
-    };
+    const held = await leaseHoldersOfEveryKind(children);
     const ids: Record<string, number> = { liveServer: live.body.id as number };
     for (const [name, hold] of Object.entries(held)) {
       const now = new Date().toISOString();
@@ -136,7 +121,7 @@ describe.each(TEST_DIALECTS)('crawls left by a killed process on %s', (dialect) 
           pages_found: 3,
           failures: '[]',
           documents: '[]',
-          runner: hold.runner,
+          runner: hold.owner,
           lease_expires_at: hold.leaseExpiresAt,
           created_at: now,
           updated_at: now,

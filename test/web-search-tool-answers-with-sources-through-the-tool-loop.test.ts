@@ -11,7 +11,7 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeOpenAiServer, type FakeOpenAiServer, type RecordedRequest } from './fakes/fake-openai-server.js';
+import { startFakeOpenAiServer, type FakeOpenAiServer, toolResultsIn } from './fakes/fake-openai-server.js';
 import { startFakeWebSearchServer, type FakeWebSearchServer } from './fakes/fake-web-search-server.js';
 import { startFakeWebSite, type FakeWebSite } from './fakes/fake-web-site-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
@@ -21,12 +21,6 @@ import { possiblyUnset } from './support/possibly-unset.js';
 const BRAVE_KEY = 'BSA-pipeline-brave-key-000111';
 const TAVILY_KEY = 'tvly-pipeline-tavily-key-222333';
 const PAGE_BYTES_MAXIMUM = 65_536;
-
-function toolResults(recorded: RecordedRequest | undefined): string[] {
-  return ((recorded?.body?.messages ?? []) as Array<{ role: string; content: string }>)
-    .filter((message) => message.role === 'tool')
-    .map((message) => message.content);
-}
 
 describe.each(TEST_DIALECTS)('the web_search tool in the tool loop on %s', (dialect) => {
   let model: FakeOpenAiServer;
@@ -118,7 +112,7 @@ describe.each(TEST_DIALECTS)('the web_search tool in the tool loop on %s', (dial
     const answer = await ask(snippetsModel);
     expect(answer.choices[0]!.message.content).toBe('Plants use light [1].');
     expect(chatRequests()[0]!.body.tools.map((tool: any) => tool.function.name)).toEqual(['web_search']);
-    const result = toolResults(chatRequests()[1])[0]!;
+    const result = toolResultsIn(chatRequests()[1])[0]!;
     expect(result).toContain(`[1] Page 1 (${site.origin}/articles/photosynthesis)`);
     expect(result).toContain('Snippet about /articles/photosynthesis & more');
     expect(result).toContain('[3] Page 3');
@@ -165,7 +159,7 @@ describe.each(TEST_DIALECTS)('the web_search tool in the tool loop on %s', (dial
       `${site.origin}/articles/photosynthesis`,
     );
     expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
-    const result = toolResults(chatRequests()[1])[0]!;
+    const result = toolResultsIn(chatRequests()[1])[0]!;
     expect(result).toContain('Page text:\nBy the Open Science Notes team\n\nPhotosynthesis is the process');
     expect(result).not.toContain('Log in');
     expect(result).not.toContain('analytics');
@@ -188,7 +182,7 @@ describe.each(TEST_DIALECTS)('the web_search tool in the tool loop on %s', (dial
     model.enqueue({ toolCalls: [{ id: 'h1', name: 'web_search', arguments: '{"query":"anything"}' }] }, { text: 'Done.' });
     const answer = await ask(readingModel);
     expect(answer.choices[0]!.message.content).toBe('Done.');
-    const result = toolResults(chatRequests()[1])[0]!;
+    const result = toolResultsIn(chatRequests()[1])[0]!;
     expect(result).toContain(`[1] Page 1 (${site.origin}${path})`);
     expect(result).toContain(`Page not read: `);
     expect(result).toContain(reason);
@@ -205,7 +199,7 @@ describe.each(TEST_DIALECTS)('the web_search tool in the tool loop on %s', (dial
     );
     const answer = await ask(readingModel);
     expect(answer.choices[0]!.message.content).toBe('Enough.');
-    const results = toolResults(chatRequests()[3]);
+    const results = toolResultsIn(chatRequests()[3]);
     expect(results[0]).toContain('Page text:');
     expect(results[1]).not.toContain('Page text:');
     expect(results[2]).toContain('WEB_SEARCH_SEARCHES_MAX');
@@ -218,14 +212,14 @@ describe.each(TEST_DIALECTS)('the web_search tool in the tool loop on %s', (dial
     model.enqueue({ toolCalls: [{ id: 'f1', name: 'web_search', arguments: '{"query":"x"}' }] }, { text: 'The search is down.' });
     const answer = await ask(snippetsModel);
     expect(answer.choices[0]!.message.content).toBe('The search is down.');
-    expect(toolResults(chatRequests()[1])[0]).toMatch(/^Error: .*SearXNG at 127\.0\.0\.1:\d+ failed to answer \(HTTP 503\)/);
+    expect(toolResultsIn(chatRequests()[1])[0]).toMatch(/^Error: .*SearXNG at 127\.0\.0\.1:\d+ failed to answer \(HTTP 503\)/);
   });
 
   it('refuses a wrong Brave key as a rejected request, without repeating the key', async () => {
     expect((await setWebSearch({ provider: 'brave', url: search.braveUrl, api_key: 'BSA-wrong-key-999' })).status).toBe(200);
     model.enqueue({ toolCalls: [{ id: 'k1', name: 'web_search', arguments: '{"query":"x"}' }] }, { text: 'No.' });
     await ask(snippetsModel);
-    const result = toolResults(chatRequests()[1])[0]!;
+    const result = toolResultsIn(chatRequests()[1])[0]!;
     expect(result).toContain('Brave Search');
     expect(result).toContain('HTTP 422');
     expect(result).not.toContain('BSA-wrong-key-999');

@@ -118,6 +118,13 @@ export function lastContentGate(): { lastContentReleased: Promise<void>; release
   return { lastContentReleased, release };
 }
 
+/** The results of tool calls a chat request sent the model, in order. */
+export function toolResultsIn(recorded: RecordedRequest | undefined): string[] {
+  return ((recorded?.body?.messages ?? []) as Array<{ role: string; content: string }>)
+    .filter((message) => message.role === 'tool')
+    .map((message) => message.content);
+}
+
 export function lastUserMessageText(body: unknown): string {
   if (!isRecord(body) || !Array.isArray(body.messages)) return '';
   for (let index = body.messages.length - 1; index >= 0; index -= 1) {

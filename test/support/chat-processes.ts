@@ -127,9 +127,14 @@ export function streamedContent(streamText: string): string {
     .join('');
 }
 
-/** Polls `read` until `done` says so; a never-true condition fails with what was seen last. */
-export async function eventually<Value>(read: () => Promise<Value>, done: (value: Value) => boolean, what: string): Promise<Value> {
-  const deadline = Date.now() + 60_000;
+/** Polls `read` until `done` says so; a condition still false after `timeoutMilliseconds` fails with what was seen last. */
+export async function eventually<Value>(
+  read: () => Promise<Value>,
+  done: (value: Value) => boolean,
+  what: string,
+  timeoutMilliseconds = 60_000,
+): Promise<Value> {
+  const deadline = Date.now() + timeoutMilliseconds;
   for (;;) {
     const value = await read();
     if (done(value)) return value;
