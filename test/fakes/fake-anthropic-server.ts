@@ -19,6 +19,7 @@ import {
   type ScriptedModelList,
   readAndRecord,
 } from './fake-http.js';
+import { ScriptedProvider } from './scripted-provider.js';
 
 const LISTED_MODELS = ['claude-haiku-4-5', 'claude-sonnet-4-5', 'claude-opus-4-1'] as const;
 const TEXT_PIECES = 3;
@@ -202,30 +203,28 @@ function wholeMessage(reply: ScriptedMessage, body: Record<string, any>): Record
 }
 
 export async function startFakeAnthropicServer(options: FakeAnthropicServerOptions = {}): Promise<FakeAnthropicServer> {
-  const requests: RecordedRequest[] = [];
-  const queue: ScriptedMessage[] = [];
-  let modelList: ScriptedModelList = {};
+  const script = new ScriptedProvider<ScriptedMessage>();
 
   async function sendModelList(response: http.ServerResponse, shutdownSignal: AbortSignal): Promise<void> {
     const exchange = watchExchange(response, shutdownSignal, () => undefined);
-    if (!(await pause(modelList.delayMs, exchange.signal))) return;
-    if (modelList.status !== undefined) {
-      sendJson(response, modelList.status, errorBody(modelList.status), requestIdHeader());
+    if (!(await pause(script.modelList.delayMs, exchange.signal))) return;
+    if (script.modelList.status !== undefined) {
+      sendJson(response, script.modelList.status, errorBody(script.modelList.status), requestIdHeader());
       return;
     }
-    if (modelList.malformed === true) {
+    if (script.modelList.malformed === true) {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end('{"data":[{"type":"model","id":"claude-');
       return;
     }
-    const ids = modelList.models ?? [...LISTED_MODELS];
+    const ids = script.modelList.models ?? [...LISTED_MODELS];
     const data = ids.map((id) => ({ type: 'model', id, display_name: id, created_at: MODEL_CREATED_AT }));
     sendJson(response, 200, { data, has_more: false, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null }, requestIdHeader());
   }
 
   async function handle(request: http.IncomingMessage, response: http.ServerResponse, shutdownSignal: AbortSignal): Promise<void> {
     const method = request.method ?? 'GET';
-    const { url, bodyResult, recorded } = await readAndRecord(request, requests);
+    const { url, bodyResult, recorded } = await readAndRecord(request, script.requests);
     const path = url.pathname;
     if (bodyResult.kind === 'aborted') return;
     const route = `${method} ${path}`;
@@ -247,7 +246,7 @@ export async function startFakeAnthropicServer(options: FakeAnthropicServerOptio
       sendJson(response, 400, errorBody(400, 'max_tokens: Field required'), requestIdHeader());
       return;
     }
-    const reply = queue.shift() ?? { text: `echo: ${lastUserText(body)}` };
+    const reply = script.queue.shift() ?? { text: `echo: ${lastUserText(body)}` };
     const exchange = watchExchange(response, shutdownSignal, () => undefined);
     if (!(await pause(reply.delayMs, exchange.signal))) return;
     if (reply.status !== undefined) {
@@ -261,18 +260,10 @@ export async function startFakeAnthropicServer(options: FakeAnthropicServerOptio
   const server = await listenOnLoopback(handle);
   return {
     baseUrl: server.origin,
-    requests,
-    enqueue: (...replies) => {
-      queue.push(...replies);
-    },
-    setModelList: (script) => {
-      modelList = script;
-    },
-    reset: () => {
-      queue.length = 0;
-      requests.length = 0;
-      modelList = {};
-    },
+    requests: script.requests,
+    enqueue: script.enqueue,
+    setModelList: script.setModelList,
+    reset: () => script.reset(),
     close: () => server.close(),
   };
 }

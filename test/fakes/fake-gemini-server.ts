@@ -21,6 +21,7 @@ import {
   type ScriptedModelList,
   readAndRecord,
 } from './fake-http.js';
+import { ScriptedProvider } from './scripted-provider.js';
 import { asksForImage, geminiImageAnswer } from './fake-image-answers.js';
 
 const LISTED_MODELS = ['gemini-2.5-flash', 'gemini-2.5-pro', 'text-embedding-004'] as const;
@@ -131,18 +132,16 @@ async function streamContent(
 }
 
 export async function startFakeGeminiServer(options: { apiKey?: string } = {}): Promise<FakeGeminiServer> {
-  const requests: RecordedRequest[] = [];
-  const queue: ScriptedContent[] = [];
-  let modelList: ScriptedModelList = {};
+  const script = new ScriptedProvider<ScriptedContent>();
 
   async function sendModelList(response: http.ServerResponse, shutdownSignal: AbortSignal): Promise<void> {
     const exchange = watchExchange(response, shutdownSignal, () => undefined);
-    if (!(await pause(modelList.delayMs, exchange.signal))) return;
-    if (modelList.status !== undefined) {
-      sendJson(response, modelList.status, errorBody(modelList.status));
+    if (!(await pause(script.modelList.delayMs, exchange.signal))) return;
+    if (script.modelList.status !== undefined) {
+      sendJson(response, script.modelList.status, errorBody(script.modelList.status));
       return;
     }
-    const ids = modelList.models ?? [...LISTED_MODELS];
+    const ids = script.modelList.models ?? [...LISTED_MODELS];
     const models = ids.map((id) => ({
       name: `models/${id}`,
       displayName: id,
@@ -153,7 +152,7 @@ export async function startFakeGeminiServer(options: { apiKey?: string } = {}): 
 
   async function handle(request: http.IncomingMessage, response: http.ServerResponse, shutdownSignal: AbortSignal): Promise<void> {
     const method = request.method ?? 'GET';
-    const { url, bodyResult } = await readAndRecord(request, requests);
+    const { url, bodyResult } = await readAndRecord(request, script.requests);
     if (bodyResult.kind === 'aborted') return;
     if (options.apiKey !== undefined && request.headers['x-goog-api-key'] !== options.apiKey) {
       const invalidKey = errorBody(400, 'API key not valid. Please pass a valid API key.') as { error: Record<string, unknown> };
@@ -177,12 +176,12 @@ export async function startFakeGeminiServer(options: { apiKey?: string } = {}): 
       return;
     }
     const body = bodyResult.value;
-    if (asksForImage(body) && queue.length === 0) {
+    if (asksForImage(body) && script.queue.length === 0) {
       const answer = geminiImageAnswer(lastUserText(body), decodeURIComponent(generate[1]!));
       sendJson(response, answer.status, answer.body);
       return;
     }
-    const reply = queue.shift() ?? { text: `echo: ${lastUserText(body)}` };
+    const reply = script.queue.shift() ?? { text: `echo: ${lastUserText(body)}` };
     const exchange = watchExchange(response, shutdownSignal, () => undefined);
     if (!(await pause(reply.delayMs, exchange.signal))) return;
     if (reply.status !== undefined) {
@@ -202,18 +201,10 @@ export async function startFakeGeminiServer(options: { apiKey?: string } = {}): 
   const server = await listenOnLoopback(handle);
   return {
     baseUrl: server.origin,
-    requests,
-    enqueue: (...replies) => {
-      queue.push(...replies);
-    },
-    setModelList: (script) => {
-      modelList = script;
-    },
-    reset: () => {
-      queue.length = 0;
-      requests.length = 0;
-      modelList = {};
-    },
+    requests: script.requests,
+    enqueue: script.enqueue,
+    setModelList: script.setModelList,
+    reset: () => script.reset(),
     close: () => server.close(),
   };
 }

@@ -18,6 +18,7 @@ import {
   type ScriptedModelList,
   readAndRecord,
 } from './fake-http.js';
+import { ScriptedProvider } from './scripted-provider.js';
 
 export type { RecordedRequest } from './fake-http.js';
 
@@ -124,11 +125,9 @@ function sendOllamaError(response: http.ServerResponse, status: number, message:
 }
 
 export async function startFakeOllamaServer(): Promise<FakeOllamaServer> {
-  const requests: RecordedRequest[] = [];
-  const queue: ScriptedOllamaReply[] = [];
+  const script = new ScriptedProvider<ScriptedOllamaReply>();
   let responder: (request: RecordedRequest) => ScriptedOllamaReply = echoResponder;
   let disconnectedCount = 0;
-  let modelList: ScriptedModelList = {};
 
   /** The counters Ollama appends to its final object; total_duration covers the real time spent. */
   function finalCounters(reply: ScriptedOllamaReply, body: Record<string, any>, startedAt: bigint): Record<string, number> {
@@ -165,7 +164,7 @@ export async function startFakeOllamaServer(): Promise<FakeOllamaServer> {
 
     let reply: ScriptedOllamaReply;
     try {
-      reply = queue.shift() ?? responder(recorded);
+      reply = script.queue.shift() ?? responder(recorded);
     } catch (error) {
       sendOllamaError(response, 500, `fake responder threw: ${error instanceof Error ? error.message : String(error)}`);
       return;
@@ -293,14 +292,14 @@ export async function startFakeOllamaServer(): Promise<FakeOllamaServer> {
   /** `GET /api/tags` as Ollama answers it, or as the script says. */
   async function sendScriptedTags(response: http.ServerResponse, shutdownSignal: AbortSignal): Promise<void> {
     const exchange = watchExchange(response, shutdownSignal, () => undefined);
-    if (!(await pause(modelList.delayMs, exchange.signal))) return;
-    if (modelList.status !== undefined) {
-      sendOllamaError(response, modelList.status, modelList.status === 401 ? 'unauthorized' : 'internal server error');
-    } else if (modelList.malformed === true) {
+    if (!(await pause(script.modelList.delayMs, exchange.signal))) return;
+    if (script.modelList.status !== undefined) {
+      sendOllamaError(response, script.modelList.status, script.modelList.status === 401 ? 'unauthorized' : 'internal server error');
+    } else if (script.modelList.malformed === true) {
       response.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
       response.end('{"models":[{"name":"llama');
     } else {
-      const scripted = modelList.models?.map((name) => ({ ...LISTED_MODELS[0]!, name }));
+      const scripted = script.modelList.models?.map((name) => ({ ...LISTED_MODELS[0]!, name }));
       sendTags(response, scripted ?? LISTED_MODELS);
     }
   }
@@ -327,7 +326,7 @@ export async function startFakeOllamaServer(): Promise<FakeOllamaServer> {
 
   async function handle(request: http.IncomingMessage, response: http.ServerResponse, shutdownSignal: AbortSignal): Promise<void> {
     const method = request.method ?? 'GET';
-    const { url, bodyResult, recorded } = await readAndRecord(request, requests);
+    const { url, bodyResult, recorded } = await readAndRecord(request, script.requests);
     const path = url.pathname;
     if (bodyResult.kind === 'aborted') return;
 
@@ -380,21 +379,15 @@ export async function startFakeOllamaServer(): Promise<FakeOllamaServer> {
   const server = await listenOnLoopback(handle);
   return {
     baseUrl: server.origin,
-    requests,
-    enqueue: (...replies) => {
-      queue.push(...replies);
-    },
+    requests: script.requests,
+    enqueue: script.enqueue,
     setResponder: (next) => {
       responder = next;
     },
     disconnectedRequests: () => disconnectedCount,
-    setModelList: (script) => {
-      modelList = script;
-    },
+    setModelList: script.setModelList,
     reset: () => {
-      modelList = {};
-      queue.length = 0;
-      requests.length = 0;
+      script.reset();
       responder = echoResponder;
       disconnectedCount = 0;
     },

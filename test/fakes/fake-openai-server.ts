@@ -18,6 +18,7 @@ import {
   type ScriptedModelList,
   readAndRecord,
 } from './fake-http.js';
+import { ScriptedProvider } from './scripted-provider.js';
 import { openAiImageAnswer } from './fake-image-answers.js';
 
 export type { RecordedRequest } from './fake-http.js';
@@ -258,14 +259,12 @@ function streamDeltas(reply: ScriptedReply): Delta[] {
 }
 
 export async function startFakeOpenAiServer(options: FakeOpenAiServerOptions = {}): Promise<FakeOpenAiServer> {
-  const requests: RecordedRequest[] = [];
-  const queue: ScriptedReply[] = [];
+  const script = new ScriptedProvider<ScriptedReply>();
   let responder: (request: RecordedRequest) => ScriptedReply = echoResponder;
   let disconnectedCount = 0;
-  let modelList: ScriptedModelList = {};
 
   function nextReply(recorded: RecordedRequest): ScriptedReply {
-    return queue.shift() ?? responder(recorded);
+    return script.queue.shift() ?? responder(recorded);
   }
 
   function authorised(request: http.IncomingMessage, response: http.ServerResponse): boolean {
@@ -505,22 +504,22 @@ export async function startFakeOpenAiServer(options: FakeOpenAiServerOptions = {
   /** `GET /v1/models` as OpenAI answers it, or as the script says. */
   async function sendModelList(response: http.ServerResponse, shutdownSignal: AbortSignal): Promise<void> {
     const exchange = watchExchange(response, shutdownSignal, () => undefined);
-    if (!(await pause(modelList.delayMs, exchange.signal))) return;
-    const { status } = modelList;
+    if (!(await pause(script.modelList.delayMs, exchange.signal))) return;
+    const { status } = script.modelList;
     if (status !== undefined) {
       const code = status === 401 ? 'invalid_api_key' : null;
       sendJson(response, status, openAiError(defaultErrorMessage(status), errorTypeForStatus(status), code), requestIdHeader());
-    } else if (modelList.malformed === true) {
+    } else if (script.modelList.malformed === true) {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end('{"object":"list","data":[{"id":"gpt-');
     } else {
-      sendJson(response, 200, { object: 'list', data: (modelList.models ?? LISTED_MODELS).map(modelEntry) }, requestIdHeader());
+      sendJson(response, 200, { object: 'list', data: (script.modelList.models ?? LISTED_MODELS).map(modelEntry) }, requestIdHeader());
     }
   }
 
   async function handle(request: http.IncomingMessage, response: http.ServerResponse, shutdownSignal: AbortSignal): Promise<void> {
     const method = request.method ?? 'GET';
-    const { url, bodyResult, recorded } = await readAndRecord(request, requests);
+    const { url, bodyResult, recorded } = await readAndRecord(request, script.requests);
     const path = url.pathname;
     if (bodyResult.kind === 'aborted') return;
 
@@ -578,21 +577,15 @@ export async function startFakeOpenAiServer(options: FakeOpenAiServerOptions = {
   const server = await listenOnLoopback(handle);
   return {
     baseUrl: `${server.origin}${API_PREFIX}`,
-    requests,
-    enqueue: (...replies) => {
-      queue.push(...replies);
-    },
+    requests: script.requests,
+    enqueue: script.enqueue,
     setResponder: (next) => {
       responder = next;
     },
     disconnectedRequests: () => disconnectedCount,
-    setModelList: (script) => {
-      modelList = script;
-    },
+    setModelList: script.setModelList,
     reset: () => {
-      modelList = {};
-      queue.length = 0;
-      requests.length = 0;
+      script.reset();
       responder = echoResponder;
       disconnectedCount = 0;
     },
