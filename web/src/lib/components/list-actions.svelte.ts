@@ -4,8 +4,8 @@
  * confirms it. One flow for every list, so each reports a refusal in the server's words and none
  * forgets to clear the last message first.
  */
+import { refusalMessage } from '$lib/components/refusal';
 import { Confirmation } from './confirmation.svelte';
-import { refusalOf } from './refusal';
 
 export interface ListOutcome {
   kind: 'success' | 'error';
@@ -28,7 +28,7 @@ export class ListActions<Item> {
     try {
       this.outcome = { kind: 'success', text: await action() };
     } catch (caught) {
-      this.outcome = { kind: 'error', text: refused(refusalOf(caught).message) };
+      this.outcome = { kind: 'error', text: refused(refusalMessage(caught)) };
     } finally {
       this.busy = false;
     }
