@@ -8,9 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
-
-type Role = 'system admin' | 'admin of A' | 'admin of B' | 'creator of A' | 'learner of A' | 'anonymous';
-const ROLES: Role[] = ['system admin', 'admin of A', 'admin of B', 'creator of A', 'learner of A', 'anonymous'];
+import { ORGANIZATION_ROLES, organizationRoles, type OrganizationRole } from './support/two-organizations.js';
 
 interface Entry {
   id: number;
@@ -33,10 +31,10 @@ describe.each(TEST_DIALECTS)('the audit log on %s', (dialect) => {
   let organizationB: number;
   let adminOfA: number;
   let learnerOfB: number;
-  const tokens = new Map<Role, string | undefined>();
+  let tokens: Map<OrganizationRole, string | undefined>;
 
-  const as = (role: Role, path: string) => request(server, 'GET', path, { token: tokens.get(role) });
-  const entries = async (role: Role, query: string): Promise<Entry[]> => {
+  const as = (role: OrganizationRole, path: string) => request(server, 'GET', path, { token: tokens.get(role) });
+  const entries = async (role: OrganizationRole, query: string): Promise<Entry[]> => {
     const response = await as(role, `/api/audit?limit=200${query}`);
     expect(response.status, response.text).toBe(200);
     return response.body.items as Entry[];
@@ -45,24 +43,11 @@ describe.each(TEST_DIALECTS)('the audit log on %s', (dialect) => {
   beforeAll(async () => {
     server = await startTestServer(dialect);
     const adminToken = await loginAsAdmin(server);
-    tokens.set('system admin', adminToken);
-    tokens.set('anonymous', undefined);
-    organizationA = (await request(server, 'GET', '/api/me', { token: adminToken })).body.organization_id;
-    const created = await request(server, 'POST', '/api/organizations', {
-      token: adminToken,
-      body: { name: 'Faculty B', slug: 'faculty-b' },
-    });
-    expect(created.status, created.text).toBe(201);
-    organizationB = created.body.id;
-    const person = (email: string, role: 'admin' | 'creator' | 'learner', organizationId: number) =>
-      createUser(server, adminToken, { email, role, organization_id: organizationId, name: email.split('@')[0] });
-    const admin = await person('admin-a@merino.test', 'admin', organizationA);
-    adminOfA = admin.id;
-    tokens.set('admin of A', admin.token);
-    tokens.set('admin of B', (await person('admin-b@merino.test', 'admin', organizationB)).token);
-    tokens.set('creator of A', (await person('creator-a@merino.test', 'creator', organizationA)).token);
-    tokens.set('learner of A', (await person('learner-a@merino.test', 'learner', organizationA)).token);
-    learnerOfB = (await person('learner-b@merino.test', 'learner', organizationB)).id;
+    const roles = await organizationRoles(server, adminToken, { named: true });
+    ({ organizationA, organizationB, tokens } = roles);
+    adminOfA = roles.people['admin of A'].id;
+    const learner = { email: 'learner-b@merino.test', role: 'learner', organization_id: organizationB, name: 'learner-b' } as const;
+    learnerOfB = (await createUser(server, adminToken, learner)).id;
     // A refused login is recorded for no organization.
     await request(server, 'POST', '/api/auth/login', { body: { email: 'admin-a@merino.test', password: 'not the password' } });
   });
@@ -73,7 +58,7 @@ describe.each(TEST_DIALECTS)('the audit log on %s', (dialect) => {
 
   it('lets system admins and organization admins read it, and refuses everyone else', async () => {
     const got: Record<string, number> = {};
-    for (const role of ROLES) got[role] = (await as(role, '/api/audit')).status;
+    for (const role of ORGANIZATION_ROLES) got[role] = (await as(role, '/api/audit')).status;
     expect(got).toEqual({
       'system admin': 200,
       'admin of A': 200,

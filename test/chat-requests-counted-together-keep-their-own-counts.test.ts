@@ -2,28 +2,17 @@
 // event loop share one statement yet each gets the count its own event made, in arrival order;
 // the next turn goes on from there; an expired window starts again at one; and when the store
 // fails, every request of the batch gets the failure rather than a count.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RateLimitEventBatcher } from '../src/store/rate-limit-event-batcher.js';
-import { openStore, type Store } from '../src/store/store.js';
-import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from './support/test-databases.js';
-import { possiblyUnset } from './support/possibly-unset.js';
+import { openStore } from '../src/store/store.js';
+import { storeSuite } from './support/store-suite.js';
+import { createTestDatabase, TEST_DIALECTS } from './support/test-databases.js';
 
 describe.each(TEST_DIALECTS)('chat requests counted together on %s', (dialect) => {
-  let database: TestDatabase;
-  let store: Store;
-
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    store = await openStore({ databaseUrl: database.databaseUrl, dataDirectory: database.dataDirectory, poolSize: 2 });
-  });
-
-  afterAll(async () => {
-    await possiblyUnset(store)?.close();
-    await possiblyUnset(database)?.drop();
-  });
+  const suite = storeSuite(dialect);
 
   it('gives each request of one batch the count its own event made, in the order they arrived', async () => {
-    const batcher = new RateLimitEventBatcher(store.db, 60_000);
+    const batcher = new RateLimitEventBatcher(suite.store.db, 60_000);
     const answers = await Promise.all([
       batcher.count(['chat-user:1', 'chat-api-key:10']),
       batcher.count(['chat-user:1', 'chat-api-key:11']),
@@ -42,7 +31,7 @@ describe.each(TEST_DIALECTS)('chat requests counted together on %s', (dialect) =
   });
 
   it('starts an expired window again at one, for every event of the batch in turn', async () => {
-    const batcher = new RateLimitEventBatcher(store.db, 50);
+    const batcher = new RateLimitEventBatcher(suite.store.db, 50);
     await batcher.count(['chat-user:3']);
     await new Promise((resolve) => setTimeout(resolve, 80));
     const answers = await Promise.all([batcher.count(['chat-user:3']), batcher.count(['chat-user:3'])]);

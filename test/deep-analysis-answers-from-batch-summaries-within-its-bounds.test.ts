@@ -13,6 +13,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOpenAiServer, type FakeOpenAiServer, type RecordedRequest, type ScriptedReply } from './fakes/fake-openai-server.js';
 import { estimateTokens } from './fakes/fake-http.js';
 import { waitForJob } from './support/knowledge-uploads.js';
+import { createOneToolAssistant } from './support/one-tool-assistant.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
@@ -111,21 +112,14 @@ describe.each(TEST_DIALECTS)('deep_analysis on %s', (dialect) => {
   }
 
   async function createAssistant(config: Record<string, unknown> = {}): Promise<string> {
-    const created = await request(server, 'POST', '/api/assistants', {
-      token,
-      body: {
-        name: `Ecology tutor ${Math.random()}`,
-        system_prompt: 'You teach ecology.',
-        metadata: {
-          assistant_type: 'multi_tool',
-          connector: 'openai',
-          llm: ASSISTANT_MODEL,
-          tools: [{ type: 'deep_analysis', config: { collections: [String(knowledgeBase)], ...config } }],
-        },
-      },
-    });
-    expect(created.status, created.text).toBe(201);
-    return `lamb_assistant.${created.body.id}`;
+    const assistant = {
+      name: 'Ecology tutor',
+      systemPrompt: 'You teach ecology.',
+      llm: ASSISTANT_MODEL,
+      toolType: 'deep_analysis',
+      knowledgeBaseId: knowledgeBase,
+    };
+    return createOneToolAssistant(server, token, { ...assistant, config });
   }
 
   async function streamed(

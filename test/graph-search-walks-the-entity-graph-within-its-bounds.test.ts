@@ -15,6 +15,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOpenAiServer, type FakeOpenAiServer, type RecordedRequest, type ScriptedReply } from './fakes/fake-openai-server.js';
 import { waitForJob } from './support/knowledge-uploads.js';
+import { createOneToolAssistant } from './support/one-tool-assistant.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { peopleInTwoOrganizations } from './support/two-organizations.js';
@@ -121,21 +122,14 @@ describe.each(TEST_DIALECTS)('graph_search on %s', (dialect) => {
   }
 
   async function createAssistant(config: Record<string, unknown> = {}): Promise<string> {
-    const created = await request(server, 'POST', '/api/assistants', {
-      token,
-      body: {
-        name: `Paris tutor ${Math.random()}`,
-        system_prompt: 'You teach the history of science.',
-        metadata: {
-          assistant_type: 'multi_tool',
-          connector: 'openai',
-          llm: ASSISTANT_MODEL,
-          tools: [{ type: 'graph_search', config: { collections: [String(graphBase)], ...config } }],
-        },
-      },
-    });
-    expect(created.status, created.text).toBe(201);
-    return `lamb_assistant.${created.body.id}`;
+    const assistant = {
+      name: 'Paris tutor',
+      systemPrompt: 'You teach the history of science.',
+      llm: ASSISTANT_MODEL,
+      toolType: 'graph_search',
+      knowledgeBaseId: graphBase,
+    };
+    return createOneToolAssistant(server, token, { ...assistant, config });
   }
 
   const sourceFiles = (sources: Array<{ title: string }>) => [...new Set(sources.map((source) => source.title))].sort();

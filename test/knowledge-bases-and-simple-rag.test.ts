@@ -6,11 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertOrganization } from '../src/store/organizations-repository.js';
-import { insertChunks } from '../src/store/knowledge-repository.js';
-import { insertDocument } from '../src/store/knowledge-documents-repository.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
 import { possiblyUnset } from './support/possibly-unset.js';
+import { insertDocumentOfPassages } from './support/stored-documents.js';
 
 const PASSAGES = [
   { text: 'Mitosis is the division of one cell into two identical daughter cells.', page: 3 },
@@ -18,33 +17,8 @@ const PASSAGES = [
   { text: 'The Krebs cycle releases energy inside the mitochondria.', page: 9 },
 ];
 
-async function addDocument(server: TestServer, knowledgeBaseId: number, passages: typeof PASSAGES): Promise<number> {
-  const documentId = await insertDocument(server.store.db, {
-    knowledgeBaseId,
-    fileName: 'biology.pdf',
-    contentType: 'application/pdf',
-    sizeBytes: 1000,
-    sourceUrl: null,
-    status: 'completed',
-    metadata: {},
-  });
-  await insertChunks(
-    server.store.db,
-    documentId,
-    passages.map((passage, index) => ({
-      knowledge_base_id: knowledgeBaseId,
-      chunk_index: index,
-      text: passage.text,
-      metadata: JSON.stringify({
-        filename: 'biology.pdf',
-        document_id: documentId,
-        chunk_index: index,
-        chunk_count: passages.length,
-        page: passage.page,
-      }),
-    })),
-  );
-  return documentId;
+function addDocument(server: TestServer, knowledgeBaseId: number, passages: typeof PASSAGES): Promise<number> {
+  return insertDocumentOfPassages(server.store.db, knowledgeBaseId, { fileName: 'biology.pdf', contentType: 'application/pdf', passages });
 }
 
 function shownPrompt(response: { body: any }): Array<{ role: string; content: string }> {

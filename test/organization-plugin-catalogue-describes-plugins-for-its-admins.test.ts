@@ -9,10 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { possiblyUnset } from './support/possibly-unset.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
-import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
-
-type Role = 'system admin' | 'admin of A' | 'admin of B' | 'creator of A' | 'learner of A' | 'anonymous';
-const ROLES: Role[] = ['system admin', 'admin of A', 'admin of B', 'creator of A', 'learner of A', 'anonymous'];
+import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { ORGANIZATION_ROLES, organizationRoles, type OrganizationRole } from './support/two-organizations.js';
 
 interface Entry {
   name: string;
@@ -25,28 +23,14 @@ describe.each(TEST_DIALECTS)('the plugin catalogue of an organization on %s', (d
   let server: TestServer;
   let organizationA: number;
   let organizationB: number;
-  const tokens = new Map<Role, string | undefined>();
+  let tokens: Map<OrganizationRole, string | undefined>;
 
-  const as = (role: Role, method: string, path: string, body?: unknown) =>
+  const as = (role: OrganizationRole, method: string, path: string, body?: unknown) =>
     request(server, method, path, { token: tokens.get(role), ...(body !== undefined && { body }) });
 
   beforeAll(async () => {
     server = await startTestServer(dialect);
-    const adminToken = await loginAsAdmin(server);
-    tokens.set('system admin', adminToken);
-    tokens.set('anonymous', undefined);
-    organizationA = (await request(server, 'GET', '/api/me', { token: adminToken })).body.organization_id;
-    const created = await request(server, 'POST', '/api/organizations', {
-      token: adminToken,
-      body: { name: 'Faculty B', slug: 'faculty-b' },
-    });
-    organizationB = created.body.id;
-    const person = async (email: string, role: 'admin' | 'creator' | 'learner', organizationId: number) =>
-      (await createUser(server, adminToken, { email, role, organization_id: organizationId })).token;
-    tokens.set('admin of A', await person('plugins-admin-a@merino.test', 'admin', organizationA));
-    tokens.set('admin of B', await person('plugins-admin-b@merino.test', 'admin', organizationB));
-    tokens.set('creator of A', await person('plugins-creator-a@merino.test', 'creator', organizationA));
-    tokens.set('learner of A', await person('plugins-learner-a@merino.test', 'learner', organizationA));
+    ({ organizationA, organizationB, tokens } = await organizationRoles(server, await loginAsAdmin(server), { emailPrefix: 'plugins-' }));
   }, 60_000);
 
   afterAll(async () => {
@@ -84,7 +68,7 @@ describe.each(TEST_DIALECTS)('the plugin catalogue of an organization on %s', (d
 
   it("answers only the organization's admins and system admins", async () => {
     const got: Record<string, number> = {};
-    for (const role of ROLES) got[role] = (await as(role, 'GET', `/api/organizations/${organizationA}/plugins`)).status;
+    for (const role of ORGANIZATION_ROLES) got[role] = (await as(role, 'GET', `/api/organizations/${organizationA}/plugins`)).status;
     expect(got).toEqual({
       'system admin': 200,
       'admin of A': 200,

@@ -8,77 +8,55 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAuditEntries } from '../src/store/audit-log-repository.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { createUser, login, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
-
-type Role = 'system admin' | 'admin of A' | 'admin of B' | 'creator of A' | 'learner of A' | 'anonymous';
-const ROLES: Role[] = ['system admin', 'admin of A', 'admin of B', 'creator of A', 'learner of A', 'anonymous'];
+import { expectStatusesByRole, organizationRoles, type OrganizationRole } from './support/two-organizations.js';
 
 describe.each(TEST_DIALECTS)('organizations on %s', (dialect) => {
   let server: TestServer;
   let organizationA: number;
   let organizationB: number;
-  const tokens = new Map<Role, string | undefined>();
+  let tokens: Map<OrganizationRole, string | undefined>;
   let learnerOfB: number;
   let learnerOfA: number;
   let counter = 0;
 
-  const as = (role: Role, method: string, path: string, body?: unknown) =>
+  const as = (role: OrganizationRole, method: string, path: string, body?: unknown) =>
     request(server, method, path, { token: tokens.get(role), ...(body !== undefined && { body }) });
   const unique = (stem: string) => `${stem}-${dialect}-${++counter}`;
 
   beforeAll(async () => {
     server = await startTestServer(dialect);
     const adminToken = await loginAsAdmin(server);
-    tokens.set('system admin', adminToken);
-    tokens.set('anonymous', undefined);
-    organizationA = (await request(server, 'GET', '/api/me', { token: adminToken })).body.organization_id;
-    const created = await request(server, 'POST', '/api/organizations', {
-      token: adminToken,
-      body: { name: 'Faculty B', slug: 'faculty-b' },
-    });
-    expect(created.status, created.text).toBe(201);
-    organizationB = created.body.id;
-    const person = (email: string, role: 'admin' | 'creator' | 'learner', organizationId: number) =>
-      createUser(server, adminToken, { email, role, organization_id: organizationId });
-    tokens.set('admin of A', (await person('admin-a@merino.test', 'admin', organizationA)).token);
-    tokens.set('admin of B', (await person('admin-b@merino.test', 'admin', organizationB)).token);
-    tokens.set('creator of A', (await person('creator-a@merino.test', 'creator', organizationA)).token);
-    const learner = await person('learner-a@merino.test', 'learner', organizationA);
-    tokens.set('learner of A', learner.token);
-    learnerOfA = learner.id;
-    learnerOfB = (await person('learner-b@merino.test', 'learner', organizationB)).id;
+    const roles = await organizationRoles(server, adminToken);
+    ({ organizationA, organizationB, tokens } = roles);
+    learnerOfA = roles.people['learner of A'].id;
+    const learner = { email: 'learner-b@merino.test', role: 'learner', organization_id: organizationB } as const;
+    learnerOfB = (await createUser(server, adminToken, learner)).id;
   });
 
   afterAll(async () => {
     await server.close();
   });
 
-  /** The status each role must get, in the order of ROLES. */
-  async function expectStatuses(call: (role: Role) => Promise<{ status: number; text: string }>, statuses: number[]): Promise<void> {
-    const got: Record<string, number> = {};
-    for (const role of ROLES) got[role] = (await call(role)).status;
-    expect(got).toEqual(Object.fromEntries(ROLES.map((role, index) => [role, statuses[index]])));
-  }
-
   it('lets only system admins create and list organizations', async () => {
-    await expectStatuses(
+    await expectStatusesByRole(
       (role) => as(role, 'POST', '/api/organizations', { name: 'X', slug: unique('matrix') }),
       [201, 403, 403, 403, 403, 401],
     );
-    await expectStatuses((role) => as(role, 'GET', '/api/organizations'), [200, 403, 403, 403, 403, 401]);
+    await expectStatusesByRole((role) => as(role, 'GET', '/api/organizations'), [200, 403, 403, 403, 403, 401]);
   });
 
   it('shows an organization to system admins and its own admins only, and lets only system admins change or delete it', async () => {
-    await expectStatuses((role) => as(role, 'GET', `/api/organizations/${organizationB}`), [200, 404, 200, 404, 404, 401]);
-    await expectStatuses((role) => as(role, 'GET', `/api/organizations/${organizationA}`), [200, 200, 404, 403, 403, 401]);
-    await expectStatuses(
+    await expectStatusesByRole((role) => as(role, 'GET', `/api/organizations/${organizationB}`), [200, 404, 200, 404, 404, 401]);
+    await expectStatusesByRole((role) => as(role, 'GET', `/api/organizations/${organizationA}`), [200, 200, 404, 403, 403, 401]);
+    await expectStatusesByRole(
       (role) => as(role, 'PATCH', `/api/organizations/${organizationB}`, { name: 'Faculty B' }),
       [200, 404, 403, 404, 404, 401],
     );
-    await expectStatuses((role) => as(role, 'DELETE', `/api/organizations/${organizationB}`), [409, 404, 403, 404, 404, 401]);
+    await expectStatusesByRole((role) => as(role, 'DELETE', `/api/organizations/${organizationB}`), [409, 404, 403, 404, 404, 401]);
   });
 
   it("never lets an organization admin see or change another organization's people", async () => {
-    await expectStatuses(
+    await expectStatusesByRole(
       (role) =>
         as(role, 'POST', '/api/users', {
           email: `${unique('new')}@merino.test`,
@@ -88,11 +66,17 @@ describe.each(TEST_DIALECTS)('organizations on %s', (dialect) => {
         }),
       [201, 403, 201, 403, 403, 401],
     );
-    await expectStatuses((role) => as(role, 'GET', `/api/users/${learnerOfB}`), [200, 404, 200, 404, 404, 401]);
-    await expectStatuses((role) => as(role, 'PATCH', `/api/users/${learnerOfB}`, { role: 'learner' }), [200, 404, 200, 404, 404, 401]);
-    await expectStatuses((role) => as(role, 'PATCH', `/api/users/${learnerOfB}`, { disabled: false }), [200, 404, 200, 404, 404, 401]);
-    await expectStatuses((role) => as(role, 'POST', `/api/users/${learnerOfB}/password-reset`), [200, 404, 200, 404, 404, 401]);
-    await expectStatuses(
+    await expectStatusesByRole((role) => as(role, 'GET', `/api/users/${learnerOfB}`), [200, 404, 200, 404, 404, 401]);
+    await expectStatusesByRole(
+      (role) => as(role, 'PATCH', `/api/users/${learnerOfB}`, { role: 'learner' }),
+      [200, 404, 200, 404, 404, 401],
+    );
+    await expectStatusesByRole(
+      (role) => as(role, 'PATCH', `/api/users/${learnerOfB}`, { disabled: false }),
+      [200, 404, 200, 404, 404, 401],
+    );
+    await expectStatusesByRole((role) => as(role, 'POST', `/api/users/${learnerOfB}/password-reset`), [200, 404, 200, 404, 404, 401]);
+    await expectStatusesByRole(
       (role) => as(role, 'PATCH', `/api/users/${learnerOfA}`, { organization_id: organizationA }),
       // The learner asks about their own account, so they learn it exists: 403.
       [200, 403, 404, 404, 403, 401],

@@ -22,6 +22,7 @@ import { insertDocument } from '../src/store/knowledge-documents-repository.js';
 import { migrateStore, openStore, type Store } from '../src/store/store.js';
 import { startPgliteServer, type PgliteServer } from './support/pglite-server.js';
 import { possiblyUnset } from './support/possibly-unset.js';
+import { seededRandom } from './support/seeded-random.js';
 import { TEST_PASSWORD_HASH_COST } from './support/test-databases.js';
 
 const VECTOR_COUNT = 300;
@@ -29,17 +30,6 @@ const DIMENSIONS = 24;
 const QUERY_COUNT = 4;
 const RESULT_LIMIT = 20;
 const SIMILARITY_TOLERANCE = 1e-5;
-
-/** A small deterministic generator (mulberry32), so a failing ranking can be replayed. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let mixed = Math.imul(state ^ (state >>> 15), 1 | state);
-    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 describe('vector chunk search on PostgreSQL with pgvector (PGlite)', () => {
   let server: PgliteServer;
@@ -77,7 +67,7 @@ describe('vector chunk search on PostgreSQL with pgvector (PGlite)', () => {
       metadata: {},
     });
 
-    const random = seededRandom(7_654_321);
+    const random = seededRandom(7_654_321).next;
     const vectors = Array.from({ length: VECTOR_COUNT }, () => Float32Array.from({ length: DIMENSIONS }, () => random() * 2 - 1));
     vectors[10] = new Float32Array(DIMENSIONS);
     vectors[11] = vectors[12]!.map((value) => -value);
@@ -115,7 +105,7 @@ describe('vector chunk search on PostgreSQL with pgvector (PGlite)', () => {
   });
 
   it('ranks in SQL exactly as the scan does, with similarities in [0, 1]', async () => {
-    const random = seededRandom(1_234_567);
+    const random = seededRandom(1_234_567).next;
     expect(VECTOR_COUNT).toBeGreaterThan(VECTOR_SCAN_PAGE_SIZE);
     for (let round = 0; round < QUERY_COUNT; round += 1) {
       const query = Float32Array.from({ length: DIMENSIONS }, () => random() * 2 - 1);

@@ -10,11 +10,11 @@ import {
   request,
   startTestServer,
   type CreatedUser,
-  type JsonResponse,
   type TestServer,
 } from './support/test-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import { possiblyUnset } from './support/possibly-unset.js';
+import { expectErrorBody } from './support/error-envelope.js';
 
 function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
@@ -22,24 +22,6 @@ function sha256(text: string): string {
 
 function randomTokenText(prefix: string): string {
   return prefix + randomBytes(32).toString('base64url');
-}
-
-/** Asserts the OpenAI-style error envelope and hands back its `error` object. */
-function expectErrorBody(
-  response: JsonResponse,
-  status: number,
-  code?: string,
-): { code: string; message: string; type: string; param: string | null } {
-  expect(response.status, response.text).toBe(status);
-  expect(response.headers.get('content-type') ?? '').toContain('application/json');
-  const error = response.body?.error;
-  expect(error, response.text).toBeTypeOf('object');
-  expect(error.code).toBeTypeOf('string');
-  expect(error.message).toBeTypeOf('string');
-  expect(error.type).toBeTypeOf('string');
-  expect(error.param === null || typeof error.param === 'string').toBe(true);
-  if (code !== undefined) expect(error.code).toBe(code);
-  return error;
 }
 
 interface OpenApiDocument {

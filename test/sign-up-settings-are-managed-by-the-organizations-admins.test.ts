@@ -10,20 +10,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAuditEntries } from '../src/store/audit-log-repository.js';
 import { possiblyUnset } from './support/possibly-unset.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
-import { createUser, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
+import { expectStatusesByRole, organizationRoles, type OrganizationRole } from './support/two-organizations.js';
 
-type Role = 'system admin' | 'admin of A' | 'admin of B' | 'creator of A' | 'learner of A' | 'anonymous';
-const ROLES: Role[] = ['system admin', 'admin of A', 'admin of B', 'creator of A', 'learner of A', 'anonymous'];
 const PASSWORD = 'a-long-enough-password';
 
 describe.each(TEST_DIALECTS)('sign-up settings on %s', (dialect) => {
   let server: TestServer;
   let organizationA: number;
   let organizationB: number;
-  const tokens = new Map<Role, string | undefined>();
+  let tokens: Map<OrganizationRole, string | undefined>;
   let counter = 0;
 
-  const as = (role: Role, method: string, path: string, body?: unknown) =>
+  const as = (role: OrganizationRole, method: string, path: string, body?: unknown) =>
     request(server, method, path, { token: tokens.get(role), ...(body !== undefined && { body }) });
   const signUp = (key: string) =>
     request(server, 'POST', '/api/auth/sign-up', {
@@ -33,42 +32,21 @@ describe.each(TEST_DIALECTS)('sign-up settings on %s', (dialect) => {
 
   beforeAll(async () => {
     server = await startTestServer(dialect, { environment: { TRUST_PROXY: 'true' } });
-    const adminToken = await loginAsAdmin(server);
-    tokens.set('system admin', adminToken);
-    tokens.set('anonymous', undefined);
-    organizationA = (await request(server, 'GET', '/api/me', { token: adminToken })).body.organization_id;
-    const created = await request(server, 'POST', '/api/organizations', {
-      token: adminToken,
-      body: { name: 'Faculty B', slug: 'faculty-b' },
-    });
-    organizationB = created.body.id;
-    const person = async (email: string, role: 'admin' | 'creator' | 'learner', organizationId: number) =>
-      (await createUser(server, adminToken, { email, role, organization_id: organizationId })).token;
-    tokens.set('admin of A', await person('admin-a@merino.test', 'admin', organizationA));
-    tokens.set('admin of B', await person('admin-b@merino.test', 'admin', organizationB));
-    tokens.set('creator of A', await person('creator-a@merino.test', 'creator', organizationA));
-    tokens.set('learner of A', await person('learner-a@merino.test', 'learner', organizationA));
+    ({ organizationA, organizationB, tokens } = await organizationRoles(server, await loginAsAdmin(server)));
   });
 
   afterAll(async () => {
     await possiblyUnset(server)?.close();
   });
 
-  /** The status each role must get, in the order of ROLES. */
-  async function expectStatuses(call: (role: Role) => Promise<{ status: number }>, statuses: number[]): Promise<void> {
-    const got: Record<string, number> = {};
-    for (const role of ROLES) got[role] = (await call(role)).status;
-    expect(got).toEqual(Object.fromEntries(ROLES.map((role, index) => [role, statuses[index]])));
-  }
-
   it("lets only the organization's admins and system admins read, change and rotate its sign-up", async () => {
     const path = `/api/organizations/${organizationA}/sign-up`;
     const off = { enabled: false, role: 'learner' };
-    await expectStatuses((role) => as(role, 'GET', path), [200, 200, 404, 403, 403, 401]);
-    await expectStatuses((role) => as(role, 'PUT', path, off), [200, 200, 404, 403, 403, 401]);
-    await expectStatuses((role) => as(role, 'POST', `${path}/rotate`), [200, 200, 404, 403, 403, 401]);
+    await expectStatusesByRole((role) => as(role, 'GET', path), [200, 200, 404, 403, 403, 401]);
+    await expectStatusesByRole((role) => as(role, 'PUT', path, off), [200, 200, 404, 403, 403, 401]);
+    await expectStatusesByRole((role) => as(role, 'POST', `${path}/rotate`), [200, 200, 404, 403, 403, 401]);
     // The other organization's, seen from the other side.
-    await expectStatuses((role) => as(role, 'GET', `/api/organizations/${organizationB}/sign-up`), [200, 404, 200, 404, 404, 401]);
+    await expectStatusesByRole((role) => as(role, 'GET', `/api/organizations/${organizationB}/sign-up`), [200, 404, 200, 404, 404, 401]);
   });
 
   it('shows the key once, in the answer that made it, and never in a read', async () => {

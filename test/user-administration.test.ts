@@ -10,23 +10,12 @@ import {
   request,
   startTestServer,
   type CreatedUser,
-  type JsonResponse,
   type TestServer,
 } from './support/test-server.js';
 import { TEST_DIALECTS } from './support/test-databases.js';
 import type { UserView } from '../src/auth/user-schemas.js';
 import { possiblyUnset } from './support/possibly-unset.js';
-
-function expectError(response: JsonResponse, status: number, code?: string, param?: string | null): void {
-  expect(response.status, response.text).toBe(status);
-  const error = response.body?.error;
-  expect(error, response.text).toBeTypeOf('object');
-  expect(error.code).toBeTypeOf('string');
-  expect(error.message).toBeTypeOf('string');
-  expect(error.type).toBeTypeOf('string');
-  if (code !== undefined) expect(error.code).toBe(code);
-  if (param !== undefined) expect(error.param).toBe(param);
-}
+import { expectErrorBody } from './support/error-envelope.js';
 
 describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
   let server: TestServer;
@@ -120,7 +109,7 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
           token: adminToken,
           body: { email, password: 'another-password', role: 'learner' },
         });
-        expectError(response, 409, 'email_taken', 'email');
+        expectErrorBody(response, 409, 'email_taken', 'email');
       }
       expect((await server.store.db.selectFrom('users').select('id').where('email', '=', 'creator-a@merino.test').execute()).length).toBe(
         1,
@@ -132,7 +121,7 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
         token: adminToken,
         body: { email: 'weak@merino.test', password: 'short77', role: 'learner' },
       });
-      expectError(response, 400, 'weak_password', 'password');
+      expectErrorBody(response, 400, 'weak_password', 'password');
       expect(response.text).not.toContain('short77');
       expect(
         await server.store.db.selectFrom('users').select('id').where('email', '=', 'weak@merino.test').executeTakeFirst(),
@@ -144,7 +133,7 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
         token: adminToken,
         body: { email: 'orphan@merino.test', password: 'orphan-password', role: 'learner', organization_id: 987_654 },
       });
-      expectError(response, 400, 'unknown_organization', 'organization_id');
+      expectErrorBody(response, 400, 'unknown_organization', 'organization_id');
       expect(
         await server.store.db.selectFrom('users').select('id').where('email', '=', 'orphan@merino.test').executeTakeFirst(),
       ).toBeUndefined();
@@ -155,7 +144,7 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
         token: adminToken,
         body: { email: 'owner@merino.test', password: 'owner-password', role: 'owner' },
       });
-      expectError(response, 400, 'invalid_body', 'role');
+      expectErrorBody(response, 400, 'invalid_body', 'role');
     });
   });
 
@@ -239,7 +228,7 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
         token: orgAdminB.token,
         body: { email: 'sneaky@merino.test', password: 'sneaky-password', role: 'learner', organization_id: organizationA },
       });
-      expectError(response, 403, 'forbidden');
+      expectErrorBody(response, 403, 'forbidden');
       expect(
         await server.store.db.selectFrom('users').select('id').where('email', '=', 'sneaky@merino.test').executeTakeFirst(),
       ).toBeUndefined();
@@ -250,7 +239,7 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
         { email: 'root-b@merino.test', password: 'root-b-password', role: 'admin', is_system_admin: true },
         { email: 'root-b@merino.test', password: 'root-b-password', role: 'admin', is_system_admin: true, organization_id: organizationB },
       ]) {
-        expectError(await request(server, 'POST', '/api/users', { token: orgAdminB.token, body }), 403, 'forbidden');
+        expectErrorBody(await request(server, 'POST', '/api/users', { token: orgAdminB.token, body }), 403, 'forbidden');
       }
       expect(
         await server.store.db.selectFrom('users').select('id').where('email', '=', 'root-b@merino.test').executeTakeFirst(),
@@ -268,7 +257,7 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
     });
 
     it('cannot grant system administration (403)', async () => {
-      expectError(
+      expectErrorBody(
         await request(server, 'PATCH', `/api/users/${creatorB.id}`, { token: orgAdminB.token, body: { is_system_admin: true } }),
         403,
         'forbidden',
@@ -283,8 +272,8 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
 
     it('gets 404 reading or changing a user of another organization or a system admin', async () => {
       for (const id of [creatorA.id, learnerA.id, adminId]) {
-        expectError(await request(server, 'GET', `/api/users/${id}`, { token: orgAdminB.token }), 404, 'not_found');
-        expectError(
+        expectErrorBody(await request(server, 'GET', `/api/users/${id}`, { token: orgAdminB.token }), 404, 'not_found');
+        expectErrorBody(
           await request(server, 'PATCH', `/api/users/${id}`, { token: orgAdminB.token, body: { role: 'learner' } }),
           404,
           'not_found',
@@ -303,7 +292,7 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
   describe('creators and learners', () => {
     it('get 403 listing users', async () => {
       for (const user of [creatorA, learnerA, creatorB, learnerB]) {
-        expectError(await request(server, 'GET', '/api/users', { token: user.token }), 403, 'forbidden');
+        expectErrorBody(await request(server, 'GET', '/api/users', { token: user.token }), 403, 'forbidden');
       }
     });
 
@@ -313,7 +302,7 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
           token: user.token,
           body: { email: `made-by-${user.id}@merino.test`, password: 'made-by-a-member', role: 'learner' },
         });
-        expectError(response, 403, 'forbidden');
+        expectErrorBody(response, 403, 'forbidden');
       }
       expect(
         await server.store.db
@@ -326,8 +315,8 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
     });
 
     it('get 404 reading another user and cannot change their own role', async () => {
-      expectError(await request(server, 'GET', `/api/users/${creatorA.id}`, { token: learnerA.token }), 404, 'not_found');
-      expectError(
+      expectErrorBody(await request(server, 'GET', `/api/users/${creatorA.id}`, { token: learnerA.token }), 404, 'not_found');
+      expectErrorBody(
         await request(server, 'PATCH', `/api/users/${learnerA.id}`, { token: learnerA.token, body: { role: 'admin' } }),
         403,
         'forbidden',
@@ -351,7 +340,7 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
       const disabled = await request(server, 'PATCH', `/api/users/${creatorB.id}`, { token: adminToken, body: { disabled: true } });
       expect(disabled.status, disabled.text).toBe(200);
       expect(disabled.body.disabled).toBe(true);
-      expectError(
+      expectErrorBody(
         await request(server, 'POST', '/api/auth/login', { body: { email: creatorB.email, password: creatorB.password } }),
         403,
         'account_disabled',
@@ -364,23 +353,27 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
     });
 
     it('refuses an empty change with 400', async () => {
-      expectError(await request(server, 'PATCH', `/api/users/${creatorA.id}`, { token: adminToken, body: {} }), 400, 'invalid_body');
+      expectErrorBody(await request(server, 'PATCH', `/api/users/${creatorA.id}`, { token: adminToken, body: {} }), 400, 'invalid_body');
     });
 
     it('gets 404 for a user id that does not exist', async () => {
-      expectError(await request(server, 'GET', '/api/users/987654', { token: adminToken }), 404, 'not_found');
-      expectError(await request(server, 'PATCH', '/api/users/987654', { token: adminToken, body: { role: 'learner' } }), 404, 'not_found');
+      expectErrorBody(await request(server, 'GET', '/api/users/987654', { token: adminToken }), 404, 'not_found');
+      expectErrorBody(
+        await request(server, 'PATCH', '/api/users/987654', { token: adminToken, body: { role: 'learner' } }),
+        404,
+        'not_found',
+      );
     });
   });
 
   describe('lock-out guards', () => {
     it('a user cannot disable themselves (403), neither an organization admin nor a system admin', async () => {
-      expectError(
+      expectErrorBody(
         await request(server, 'PATCH', `/api/users/${orgAdminB.id}`, { token: orgAdminB.token, body: { disabled: true } }),
         403,
         'forbidden',
       );
-      expectError(
+      expectErrorBody(
         await request(server, 'PATCH', `/api/users/${adminId}`, { token: adminToken, body: { disabled: true } }),
         403,
         'forbidden',
@@ -390,7 +383,7 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
     });
 
     it('an organization admin cannot remove their own admin role (403)', async () => {
-      expectError(
+      expectErrorBody(
         await request(server, 'PATCH', `/api/users/${orgAdminB.id}`, { token: orgAdminB.token, body: { role: 'learner' } }),
         403,
         'forbidden',
@@ -411,7 +404,7 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
       const disableSecond = await request(server, 'PATCH', `/api/users/${second.body.id}`, { token: adminToken, body: { disabled: true } });
       expect(disableSecond.status, disableSecond.text).toBe(200);
 
-      expectError(
+      expectErrorBody(
         await request(server, 'PATCH', `/api/users/${adminId}`, { token: adminToken, body: { disabled: true } }),
         403,
         'forbidden',
@@ -442,9 +435,9 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
       expect(change.status, change.text).toBe(200);
       expect(change.text).not.toContain(newPassword);
 
-      expectError(await request(server, 'GET', '/api/me', { token: user.token }), 401, 'invalid_token');
-      expectError(await request(server, 'GET', '/api/me', { token: secondSession }), 401, 'invalid_token');
-      expectError(
+      expectErrorBody(await request(server, 'GET', '/api/me', { token: user.token }), 401, 'invalid_token');
+      expectErrorBody(await request(server, 'GET', '/api/me', { token: secondSession }), 401, 'invalid_token');
+      expectErrorBody(
         await request(server, 'POST', '/api/auth/login', { body: { email: user.email, password: user.password } }),
         401,
         'invalid_credentials',
@@ -455,7 +448,7 @@ describe.each(TEST_DIALECTS)('user administration on %s', (dialect) => {
     });
 
     it('refuses a new password shorter than PASSWORD_MIN_LENGTH with 400 weak_password and keeps sessions', async () => {
-      expectError(
+      expectErrorBody(
         await request(server, 'PATCH', `/api/users/${learnerB.id}`, { token: adminToken, body: { password: 'tiny' } }),
         400,
         'weak_password',

@@ -30,6 +30,7 @@ import { openStore, type Store } from '../src/store/store.js';
 import { insertCompletedDocument } from './support/stored-documents.js';
 import { createTestDatabase, TEST_DIALECTS, TEST_PASSWORD_HASH_COST, type TestDatabase } from './support/test-databases.js';
 import { possiblyUnset } from './support/possibly-unset.js';
+import { seededRandom } from './support/seeded-random.js';
 
 /** Hand-made directions in three dimensions, in insertion order. */
 const COMPASS: ReadonlyArray<{ text: string; vector: number[] }> = [
@@ -44,17 +45,6 @@ const RANDOM_VECTOR_DIMENSIONS = 32;
 const RANDOM_QUERY_COUNT = 5;
 const RANDOM_RESULT_LIMIT = 25;
 const SIMILARITY_TOLERANCE = 1e-5;
-
-/** A small deterministic generator (mulberry32), so a failing ranking can be replayed. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let mixed = Math.imul(state ^ (state >>> 15), 1 | state);
-    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 function cosine(left: readonly number[], right: readonly number[]): number {
   const dot = left.reduce((sum, value, index) => sum + value * right[index]!, 0);
@@ -239,7 +229,7 @@ describe.each(TEST_DIALECTS)('vector chunk search on %s', (dialect) => {
   });
 
   it('ranks a few hundred random vectors alike with the scan backend and the detected one, as exact cosine does', async () => {
-    const random = seededRandom(20_240_607);
+    const random = seededRandom(20_240_607).next;
     const randomVector = () => Array.from({ length: RANDOM_VECTOR_DIMENSIONS }, () => random() * 2 - 1);
     const knowledgeBaseId = await newBase('Random');
     const vectors = Array.from({ length: RANDOM_VECTOR_COUNT }, randomVector).map((vector) => Array.from(Float32Array.from(vector)));

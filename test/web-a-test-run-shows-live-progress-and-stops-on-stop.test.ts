@@ -4,26 +4,13 @@
  * fake model holds its answer to a question containing "until stopped" for longer than the test
  * runs, so the run is still running when Stop is pressed however slow the machine is.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAssistantTestWorld, type AssistantTestWorld } from './support/assistant-test-world.js';
-import { expectAccessible, expectOneHeading, launchBrowser, logInThroughPage, openPage } from './support/browser.js';
-import { possiblyUnset } from './support/possibly-unset.js';
+import { describe, expect, it } from 'vitest';
+import { assistantTestsPageSuite, ownersTestsPage } from './support/assistant-tests-page.js';
+import { expectAccessible } from './support/browser.js';
 import { request } from './support/test-server.js';
 
 describe('a running test run', () => {
-  let world: AssistantTestWorld;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    world = await startAssistantTestWorld('sqlite');
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await possiblyUnset(browser)?.close();
-    await possiblyUnset(world)?.close();
-  });
+  const world = assistantTestsPageSuite();
 
   it('shows its progress with Stop while it runs, and Stop ends it', async () => {
     const created = await request(world.server, 'POST', `/api/assistants/${world.assistantId}/tests`, {
@@ -36,10 +23,7 @@ describe('a running test run', () => {
       },
     });
     expect(created.status, created.text).toBe(201);
-    const { page, pageErrors } = await openPage(browser);
-    await logInThroughPage(page, world.server.baseUrl, world.owner.email, world.owner.password);
-    await page.goto(`${world.server.baseUrl}/assistants/${world.assistantId}/tests`);
-    await expectOneHeading(page, 'Tests of Biology tutor');
+    const { page, pageErrors } = await ownersTestsPage(world);
     await page.getByRole('button', { name: 'Run tests' }).click();
     await expect.poll(() => page.getByRole('status').innerText()).toBe('0 of 1 cases finished');
     expect(await page.getByRole('button', { name: 'Run tests' }).isDisabled()).toBe(true);

@@ -5,33 +5,17 @@
  * that the dialog and the page pass axe-core and fit 375 px, used with the keyboard; and that
  * deleting a case asks first: cancelling keeps it, confirming deletes it and nothing else.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAssistantTestWorld, type AssistantTestWorld } from './support/assistant-test-world.js';
-import { expectAccessible, expectOneHeading, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
+import { describe, expect, it } from 'vitest';
+import { assistantTestsPageSuite, ownersTestsPage } from './support/assistant-tests-page.js';
+import { expectAccessible, screenshot } from './support/browser.js';
 import { horizontalOverflow } from './support/page-checks.js';
-import { possiblyUnset } from './support/possibly-unset.js';
 import { request } from './support/test-server.js';
 
 describe('adversarial presets and a run of chosen cases', () => {
-  let world: AssistantTestWorld;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    world = await startAssistantTestWorld('sqlite');
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await possiblyUnset(browser)?.close();
-    await possiblyUnset(world)?.close();
-  });
+  const world = assistantTestsPageSuite();
 
   it('adds the ticked presets in one click, then runs only the chosen case', async () => {
-    const { page, pageErrors } = await openPage(browser, { width: 375 });
-    await logInThroughPage(page, world.server.baseUrl, world.owner.email, world.owner.password);
-    await page.goto(`${world.server.baseUrl}/assistants/${world.assistantId}/tests`);
-    await expectOneHeading(page, 'Tests of Biology tutor');
+    const { page, pageErrors } = await ownersTestsPage(world, { width: 375 });
 
     await page.getByRole('button', { name: 'Add adversarial presets' }).focus();
     await page.keyboard.press('Enter');

@@ -6,32 +6,16 @@
  * run, and its failing judged expectation is shown with the judge's reason while the others pass.
  * The editor is reached and filled with the keyboard, and passes axe-core.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAssistantTestWorld, type AssistantTestWorld } from './support/assistant-test-world.js';
-import { expectAccessible, expectOneHeading, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
-import { possiblyUnset } from './support/possibly-unset.js';
+import { describe, expect, it } from 'vitest';
+import { assistantTestsPageSuite, ownersTestsPage } from './support/assistant-tests-page.js';
+import { expectAccessible, screenshot } from './support/browser.js';
 import { request } from './support/test-server.js';
 
 describe('the test case editor', () => {
-  let world: AssistantTestWorld;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    world = await startAssistantTestWorld('sqlite');
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await possiblyUnset(browser)?.close();
-    await possiblyUnset(world)?.close();
-  });
+  const world = assistantTestsPageSuite();
 
   it('writes a case with several expectation types, shows a refused field where it is, edits the case, runs it and shows the failing reason', async () => {
-    const { page, pageErrors } = await openPage(browser);
-    await logInThroughPage(page, world.server.baseUrl, world.owner.email, world.owner.password);
-    await page.goto(`${world.server.baseUrl}/assistants/${world.assistantId}/tests`);
-    await expectOneHeading(page, 'Tests of Biology tutor');
+    const { page, pageErrors } = await ownersTestsPage(world);
 
     // The keyboard: Enter on "New test case" opens the editor with focus in its first field.
     await page.getByRole('button', { name: 'New test case' }).focus();

@@ -8,12 +8,12 @@
  * someone of the same organization who does not manage it, a learner and someone of another
  * organization each get the not-found page.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BRIEF_ANSWER, LONG_ANSWER, startAssistantTestWorld, type AssistantTestWorld } from './support/assistant-test-world.js';
-import { expectAccessible, expectOneHeading, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { BRIEF_ANSWER, LONG_ANSWER } from './support/assistant-test-world.js';
+import { assistantTestsPageSuite, ownersTestsPage, signedInPage } from './support/assistant-tests-page.js';
+import { expectAccessible, expectOneHeading, screenshot } from './support/browser.js';
 import { horizontalOverflow } from './support/page-checks.js';
-import { possiblyUnset } from './support/possibly-unset.js';
 import { createUser, request } from './support/test-server.js';
 import { insertOrganization } from '../src/store/organizations-repository.js';
 
@@ -27,22 +27,10 @@ async function writeCase(page: Page, name: string, fill: (page: Page) => Promise
 }
 
 describe('the assistant tests page', () => {
-  let world: AssistantTestWorld;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    world = await startAssistantTestWorld('sqlite');
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await possiblyUnset(browser)?.close();
-    await possiblyUnset(world)?.close();
-  });
+  const world = assistantTestsPageSuite();
 
   it('writes cases, runs them and sees one fail, runs again after a prompt change and sees it pass, and compare lists only that case', async () => {
-    const { page, pageErrors } = await openPage(browser);
-    await logInThroughPage(page, world.server.baseUrl, world.owner.email, world.owner.password);
+    const { page, pageErrors } = await signedInPage(world);
     await page.goto(`${world.server.baseUrl}/assistants/${world.assistantId}`);
     await page.getByRole('link', { name: 'Tests', exact: true }).click();
     await expectOneHeading(page, 'Tests of Biology tutor');
@@ -87,10 +75,7 @@ describe('the assistant tests page', () => {
   });
 
   it('fits a phone and passes axe there, and is not found for a same-organization creator, a learner and another organization', async () => {
-    const { page } = await openPage(browser, { width: 375 });
-    await logInThroughPage(page, world.server.baseUrl, world.owner.email, world.owner.password);
-    await page.goto(`${world.server.baseUrl}/assistants/${world.assistantId}/tests`);
-    await expectOneHeading(page, 'Tests of Biology tutor');
+    const { page } = await ownersTestsPage(world, { width: 375 });
     await expect.poll(() => page.getByRole('table', { name: 'Test results' }).count()).toBe(1);
     await page.getByRole('table', { name: 'Test results' }).getByText('Details').first().click();
     expect(await horizontalOverflow(page)).toBe(0);
@@ -108,8 +93,7 @@ describe('the assistant tests page', () => {
       }),
     ];
     for (const outsider of outsiders) {
-      const { page: otherPage, context } = await openPage(browser);
-      await logInThroughPage(otherPage, world.server.baseUrl, outsider.email, outsider.password);
+      const { page: otherPage, context } = await signedInPage(world, {}, outsider);
       await otherPage.goto(`${world.server.baseUrl}/assistants/${world.assistantId}/tests`);
       await expectOneHeading(otherPage, 'Assistant not found');
       expect(await otherPage.getByRole('button', { name: 'Run tests' }).count()).toBe(0);

@@ -5,35 +5,17 @@
  * names a bound past its maximum, and Save stores the entry with the chosen config (read back
  * through the API). The form passes axe-core.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
-import { expectAccessible, expectOneHeading, launchBrowser, logInThroughPage, openPage } from './support/browser.js';
+import { describe, expect, it } from 'vitest';
+import { loginAsAdmin, request } from './support/test-server.js';
+import { expectAccessible, expectOneHeading, openPage } from './support/browser.js';
+import { startMultiToolForm, toolsManagerSuite } from './support/studio-suite.js';
 
 describe('adding deep_analysis with the tools manager', () => {
-  let server: TestServer;
-  let browser: Browser;
-  let knowledgeBaseId: number;
-
-  beforeAll(async () => {
-    server = await startTestServer('sqlite');
-    browser = await launchBrowser();
-    const token = await loginAsAdmin(server);
-    const knowledgeBase = await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Ecology course' } });
-    expect(knowledgeBase.status, knowledgeBase.text).toBe(201);
-    knowledgeBaseId = knowledgeBase.body.id as number;
-  });
-
-  afterAll(async () => {
-    await browser.close();
-    await server.close();
-  });
+  const studio = toolsManagerSuite('Ecology course');
 
   it('offers it as a function, labels its bounds, checks them live and saves its config', async () => {
-    const { context, page, pageErrors } = await openPage(browser);
-    await logInThroughPage(page, server.baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD);
-    await page.goto(`${server.baseUrl}/assistants/new`);
-    await page.getByLabel('Multi-tool', { exact: true }).check();
+    const { context, page, pageErrors } = await openPage(studio.browser);
+    await startMultiToolForm(page, studio.server.baseUrl);
     await expectOneHeading(page, 'New assistant');
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Ecology analyst');
     await page.getByRole('textbox', { name: 'System prompt', exact: true }).fill('You teach ecology.');
@@ -62,13 +44,13 @@ describe('adding deep_analysis with the tools manager', () => {
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.waitForURL(/\/assistants\/\d+$/);
     const id = Number(/\/assistants\/(\d+)$/.exec(page.url())?.[1]);
-    const stored = await request(server, 'GET', `/api/assistants/${id}`, { token: await loginAsAdmin(server) });
+    const stored = await request(studio.server, 'GET', `/api/assistants/${id}`, { token: await loginAsAdmin(studio.server) });
     expect(stored.status, stored.text).toBe(200);
     expect(stored.body.metadata.tools).toEqual([
       {
         type: 'deep_analysis',
         enabled: true,
-        config: expect.objectContaining({ collections: [String(knowledgeBaseId)], passages: 60, batch_size: 6 }),
+        config: expect.objectContaining({ collections: [String(studio.knowledgeBaseId)], passages: 60, batch_size: 6 }),
       },
     ]);
     expect(pageErrors).toEqual([]);

@@ -5,30 +5,17 @@
  * where the length case passes (the brief answer). The saved assistant keeps its prompt, and the
  * studio keeps the unsaved change. An assistant without cases says where to write them instead.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BRIEF_ANSWER, startAssistantTestWorld, type AssistantTestWorld } from './support/assistant-test-world.js';
-import { expectAccessible, expectOneHeading, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
-import { possiblyUnset } from './support/possibly-unset.js';
+import { describe, expect, it } from 'vitest';
+import { BRIEF_ANSWER } from './support/assistant-test-world.js';
+import { assistantTestsPageSuite, signedInPage } from './support/assistant-tests-page.js';
+import { expectAccessible, expectOneHeading, screenshot } from './support/browser.js';
 import { request } from './support/test-server.js';
 
 describe('a draft run from the studio', () => {
-  let world: AssistantTestWorld;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    world = await startAssistantTestWorld('sqlite');
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await possiblyUnset(browser)?.close();
-    await possiblyUnset(world)?.close();
-  });
+  const world = assistantTestsPageSuite();
 
   it('says where to write cases while there are none, then runs the unsaved form and leaves the saved prompt unchanged', async () => {
-    const { page, context, pageErrors } = await openPage(browser);
-    await logInThroughPage(page, world.server.baseUrl, world.owner.email, world.owner.password);
+    const { page, context, pageErrors } = await signedInPage(world);
     await page.goto(`${world.server.baseUrl}/assistants/${world.assistantId}`);
     await expectOneHeading(page, 'Biology tutor');
     await expect.poll(() => page.getByText('Write test cases on the Tests page to run them on an unsaved draft.').count()).toBe(1);

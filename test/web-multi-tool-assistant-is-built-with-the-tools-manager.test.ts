@@ -11,10 +11,11 @@
  * arrives stays open. The form with cards passes axe-core at desktop width in light mode
  * and at 375 px in dark mode, without overflow.
  */
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, loginAsAdmin, request, startTestServer, type TestServer } from './support/test-server.js';
-import { expectAccessible, expectOneHeading, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
+import type { Locator, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loginAsAdmin, request } from './support/test-server.js';
+import { expectAccessible, expectOneHeading, openPage, screenshot } from './support/browser.js';
+import { startMultiToolForm, toolsManagerSuite } from './support/studio-suite.js';
 
 const RUBRIC = {
   rubricId: 'lab-report-2026',
@@ -63,36 +64,17 @@ async function cardTitles(page: Page): Promise<string[]> {
   return page.locator('article h3').allInnerTexts();
 }
 
-async function startMultiToolForm(page: Page, baseUrl: string): Promise<void> {
-  await logInThroughPage(page, baseUrl, ADMIN_EMAIL, ADMIN_PASSWORD);
-  await page.goto(`${baseUrl}/assistants/new`);
-  await page.getByLabel('Multi-tool', { exact: true }).check();
-}
-
 describe('building a multi-tool assistant with the tools manager', () => {
-  let server: TestServer;
-  let browser: Browser;
-  let knowledgeBaseId: number;
+  const studio = toolsManagerSuite('Plant biology notes');
 
   beforeAll(async () => {
-    server = await startTestServer('sqlite');
-    browser = await launchBrowser();
-    const token = await loginAsAdmin(server);
-    const knowledgeBase = await request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Plant biology notes' } });
-    expect(knowledgeBase.status, knowledgeBase.text).toBe(201);
-    knowledgeBaseId = knowledgeBase.body.id as number;
-    const rubric = await request(server, 'POST', '/api/rubrics', { token, body: RUBRIC });
+    const rubric = await request(studio.server, 'POST', '/api/rubrics', { token: studio.adminToken, body: RUBRIC });
     expect(rubric.status, rubric.text).toBe(201);
   });
 
-  afterAll(async () => {
-    await browser.close();
-    await server.close();
-  });
-
   it('adds, configures, reorders and disables tools, warns about placeholders, and saves them in order', async () => {
-    const { context, page, pageErrors } = await openPage(browser);
-    await startMultiToolForm(page, server.baseUrl);
+    const { context, page, pageErrors } = await openPage(studio.browser);
+    await startMultiToolForm(page, studio.server.baseUrl);
     await expectOneHeading(page, 'New assistant');
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Plant lab helper');
     await page.getByRole('textbox', { name: 'System prompt', exact: true }).fill('You help with plant biology lab reports.');
@@ -167,7 +149,7 @@ describe('building a multi-tool assistant with the tools manager', () => {
     await page.waitForURL(/\/assistants\/\d+$/);
     const id = Number(/\/assistants\/(\d+)$/.exec(page.url())?.[1]);
     await expectOneHeading(page, 'Plant lab helper');
-    const stored = await request(server, 'GET', `/api/assistants/${id}`, { token: await loginAsAdmin(server) });
+    const stored = await request(studio.server, 'GET', `/api/assistants/${id}`, { token: await loginAsAdmin(studio.server) });
     expect(stored.status, stored.text).toBe(200);
     expect(stored.body.prompt_template).toBe('Context: {context}\nRubric: {rubric}\nQuestion: {user_input}');
     expect(stored.body.metadata.tools).toEqual([
@@ -175,7 +157,7 @@ describe('building a multi-tool assistant with the tools manager', () => {
       {
         type: 'simple_rag',
         enabled: true,
-        config: { collections: [String(knowledgeBaseId)], top_k: 4, threshold: 0, query_mode: 'last_message' },
+        config: { collections: [String(studio.knowledgeBaseId)], top_k: 4, threshold: 0, query_mode: 'last_message' },
       },
       { type: 'rubric_rag', enabled: true, config: { rubric_id: 'lab-report-2026', format: 'markdown' } },
     ]);
@@ -191,8 +173,8 @@ describe('building a multi-tool assistant with the tools manager', () => {
   });
 
   it('keeps "Add tool" open when it is opened again before the close event of the last choice arrives', async () => {
-    const { context, page, pageErrors } = await openPage(browser);
-    await startMultiToolForm(page, server.baseUrl);
+    const { context, page, pageErrors } = await openPage(studio.browser);
+    await startMultiToolForm(page, studio.server.baseUrl);
     await page.getByRole('button', { name: 'Add tool' }).click();
     await page.getByRole('dialog', { name: 'Choose a tool' }).waitFor();
     // In one task: choose Weather (the dialog closes; its close event is only queued), then open
@@ -218,8 +200,8 @@ describe('building a multi-tool assistant with the tools manager', () => {
   });
 
   it('fits a phone in dark mode, explains the one-level rule of assistant tools, and passes axe-core', async () => {
-    const { context, page, pageErrors } = await openPage(browser, { width: 375, colorScheme: 'dark' });
-    await startMultiToolForm(page, server.baseUrl);
+    const { context, page, pageErrors } = await openPage(studio.browser, { width: 375, colorScheme: 'dark' });
+    await startMultiToolForm(page, studio.server.baseUrl);
     await page.getByRole('textbox', { name: 'Prompt template', exact: true }).fill('{file}\n{user_input}');
     await addTool(page, 'Weather');
     await addTool(page, 'Single file');

@@ -5,10 +5,11 @@
  * 201 characters on /assistants/new (no assistant is created) and a top-k of 500 on an existing
  * classic assistant's page (the stored one keeps its top-k).
  */
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
-import { expectAccessible, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { request, type TestServer } from './support/test-server.js';
+import { expectAccessible, screenshot } from './support/browser.js';
+import { creatorsPage, creatorStudioSuite } from './support/studio-suite.js';
 import { isFocused } from './support/page-checks.js';
 
 /** The field is marked invalid and one of the elements describing it says `message`. */
@@ -26,26 +27,12 @@ async function assistantCount(server: TestServer, token: string): Promise<number
 }
 
 describe('save errors in the assistant form', () => {
-  let server: TestServer;
-  let browser: Browser;
-  let creator: CreatedUser;
-
-  beforeAll(async () => {
-    server = await startTestServer('sqlite');
-    browser = await launchBrowser();
-    creator = await createUser(server, await loginAsAdmin(server), { email: 'teacher@school.test', role: 'creator' });
-  }, 60_000);
-
-  afterAll(async () => {
-    await browser.close();
-    await server.close();
-  });
+  const studio = creatorStudioSuite('teacher@school.test');
 
   it('shows a too-long name at "Name" and creates nothing', async () => {
-    const { context, page, pageErrors } = await openPage(browser);
-    await logInThroughPage(page, server.baseUrl, creator.email, creator.password);
-    const before = await assistantCount(server, creator.token);
-    await page.goto(`${server.baseUrl}/assistants/new`);
+    const { context, page, pageErrors } = await creatorsPage(studio);
+    const before = await assistantCount(studio.server, studio.creator.token);
+    await page.goto(`${studio.server.baseUrl}/assistants/new`);
     await page.getByRole('radio', { name: 'Classic' }).check();
     const name = page.getByRole('textbox', { name: 'Name', exact: true });
     await name.fill('n'.repeat(201));
@@ -53,7 +40,7 @@ describe('save errors in the assistant form', () => {
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expectErrorAt(page, name, /must NOT have more than 200 characters/);
     expect(new URL(page.url()).pathname).toBe('/assistants/new');
-    expect(await assistantCount(server, creator.token)).toBe(before);
+    expect(await assistantCount(studio.server, studio.creator.token)).toBe(before);
     await expectAccessible(page);
     await screenshot(page, 'assistant-new-save-error-1280-light');
     expect(pageErrors).toEqual([]);
@@ -61,9 +48,12 @@ describe('save errors in the assistant form', () => {
   });
 
   it('shows a refused top-k at its field on the edit page and leaves the stored assistant as it was', async () => {
-    const knowledgeBase = await request(server, 'POST', '/api/knowledge-bases', { token: creator.token, body: { name: 'Notes' } });
-    const created = await request(server, 'POST', '/api/assistants', {
-      token: creator.token,
+    const knowledgeBase = await request(studio.server, 'POST', '/api/knowledge-bases', {
+      token: studio.creator.token,
+      body: { name: 'Notes' },
+    });
+    const created = await request(studio.server, 'POST', '/api/assistants', {
+      token: studio.creator.token,
       body: {
         name: 'Stable',
         prompt_template: '{context} {user_input}',
@@ -73,15 +63,14 @@ describe('save errors in the assistant form', () => {
       },
     });
     expect(created.status).toBe(201);
-    const { context, page, pageErrors } = await openPage(browser, { width: 375, colorScheme: 'dark' });
-    await logInThroughPage(page, server.baseUrl, creator.email, creator.password);
-    await page.goto(`${server.baseUrl}/assistants/${created.body.id}`);
+    const { context, page, pageErrors } = await creatorsPage(studio, { width: 375, colorScheme: 'dark' });
+    await page.goto(`${studio.server.baseUrl}/assistants/${created.body.id}`);
     const topK = page.getByRole('spinbutton', { name: 'Passages to retrieve (top k)' });
     await topK.fill('500');
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Changed name');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expectErrorAt(page, topK, /rag_top_k/);
-    const stored = await request(server, 'GET', `/api/assistants/${created.body.id}`, { token: creator.token });
+    const stored = await request(studio.server, 'GET', `/api/assistants/${created.body.id}`, { token: studio.creator.token });
     expect(stored.body).toMatchObject({ name: 'Stable', rag_top_k: 4 });
     await expectAccessible(page);
     await screenshot(page, 'assistant-edit-save-error-375-dark');

@@ -9,10 +9,11 @@
  * never left under it (WCAG 2.4.11, focus not obscured). axe-core finds no serious or critical
  * violation with the bar showing.
  */
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, loginAsAdmin, request, startTestServer, type CreatedUser, type TestServer } from './support/test-server.js';
-import { expectAccessible, launchBrowser, logInThroughPage, openPage, screenshot } from './support/browser.js';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { request } from './support/test-server.js';
+import { expectAccessible, logInThroughPage, openPage, screenshot } from './support/browser.js';
+import { creatorsPage, creatorStudioSuite } from './support/studio-suite.js';
 import { isFocused, waitForHeading } from './support/page-checks.js';
 
 async function expectInView(page: Page, target: Locator): Promise<void> {
@@ -38,26 +39,12 @@ async function overlapWithSaveBar(page: Page): Promise<number> {
 }
 
 describe('the studio save bar', () => {
-  let server: TestServer;
-  let browser: Browser;
-  let creator: CreatedUser;
-
-  beforeAll(async () => {
-    server = await startTestServer('sqlite');
-    browser = await launchBrowser();
-    creator = await createUser(server, await loginAsAdmin(server), { email: 'maker@school.test', role: 'creator' });
-  }, 60_000);
-
-  afterAll(async () => {
-    await browser.close();
-    await server.close();
-  });
+  const studio = creatorStudioSuite('maker@school.test');
 
   for (const width of [375, 1280]) {
     it(`shows each save where the reader is, at ${width} px`, async () => {
-      const { context, page, pageErrors } = await openPage(browser, { width });
-      await logInThroughPage(page, server.baseUrl, creator.email, creator.password);
-      await page.goto(`${server.baseUrl}/assistants/new`);
+      const { context, page, pageErrors } = await creatorsPage(studio, { width });
+      await page.goto(`${studio.server.baseUrl}/assistants/new`);
       await page.getByLabel('Multi-tool', { exact: true }).check();
       await page.getByRole('textbox', { name: 'Name', exact: true }).fill(`Tall form ${width}`);
       await expect.poll(() => barStatus(page).innerText()).toBe('Unsaved changes');
@@ -85,10 +72,10 @@ describe('the studio save bar', () => {
     { width: 375, height: 640 },
   ]) {
     it(`scrolls a control focused behind it above it, at ${viewport.width} px`, async () => {
-      const { context, page } = await openPage(browser, { width: viewport.width });
+      const { context, page } = await openPage(studio.browser, { width: viewport.width });
       await page.setViewportSize(viewport);
-      await logInThroughPage(page, server.baseUrl, creator.email, creator.password);
-      await page.goto(`${server.baseUrl}/assistants/new`);
+      await logInThroughPage(page, studio.server.baseUrl, studio.creator.email, studio.creator.password);
+      await page.goto(`${studio.server.baseUrl}/assistants/new`);
       await page.getByRole('radio', { name: 'Classic' }).check();
       const name = page.getByRole('textbox', { name: 'Name', exact: true });
       await name.fill('Botany helper');
@@ -108,8 +95,7 @@ describe('the studio save bar', () => {
   }
 
   it('keeps what was typed before the form’s choices arrived as an unsaved change', async () => {
-    const { context, page, pageErrors } = await openPage(browser);
-    await logInThroughPage(page, server.baseUrl, creator.email, creator.password);
+    const { context, page, pageErrors } = await creatorsPage(studio);
     // The tool catalogue held back until the name is typed, as on a slow connection.
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -117,7 +103,7 @@ describe('the studio save bar', () => {
       await held;
       await route.continue();
     });
-    await page.goto(`${server.baseUrl}/assistants/new`);
+    await page.goto(`${studio.server.baseUrl}/assistants/new`);
     await page.getByRole('radio', { name: 'Classic' }).check();
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Typed early');
     await expect.poll(() => barStatus(page).innerText()).toBe('Unsaved changes');
@@ -131,10 +117,9 @@ describe('the studio save bar', () => {
   });
 
   it('says in the bar when the server refuses, and takes focus to the field', async () => {
-    const created = await request(server, 'POST', '/api/assistants', { token: creator.token, body: { name: 'Refusable' } });
-    const { context, page } = await openPage(browser);
-    await logInThroughPage(page, server.baseUrl, creator.email, creator.password);
-    await page.goto(`${server.baseUrl}/assistants/${created.body.id}`);
+    const created = await request(studio.server, 'POST', '/api/assistants', { token: studio.creator.token, body: { name: 'Refusable' } });
+    const { context, page } = await creatorsPage(studio);
+    await page.goto(`${studio.server.baseUrl}/assistants/${created.body.id}`);
     await waitForHeading(page, 'Refusable');
     const name = page.getByRole('textbox', { name: 'Name', exact: true });
     await name.fill('x'.repeat(300));
@@ -147,10 +132,9 @@ describe('the studio save bar', () => {
   });
 
   it('asks before leaving with unsaved changes, and saves nothing when told to leave', async () => {
-    const created = await request(server, 'POST', '/api/assistants', { token: creator.token, body: { name: 'Guarded' } });
-    const { context, page, pageErrors } = await openPage(browser);
-    await logInThroughPage(page, server.baseUrl, creator.email, creator.password);
-    await page.goto(`${server.baseUrl}/assistants/${created.body.id}`);
+    const created = await request(studio.server, 'POST', '/api/assistants', { token: studio.creator.token, body: { name: 'Guarded' } });
+    const { context, page, pageErrors } = await creatorsPage(studio);
+    await page.goto(`${studio.server.baseUrl}/assistants/${created.body.id}`);
     await waitForHeading(page, 'Guarded');
     expect(await barStatus(page).innerText()).toBe('');
 
@@ -166,7 +150,9 @@ describe('the studio save bar', () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Chat' }).click();
     await dialog.getByRole('button', { name: 'Leave without saving' }).click();
     await page.waitForURL(/\/chat$/);
-    expect((await request(server, 'GET', `/api/assistants/${created.body.id}`, { token: creator.token })).body.name).toBe('Guarded');
+    expect((await request(studio.server, 'GET', `/api/assistants/${created.body.id}`, { token: studio.creator.token })).body.name).toBe(
+      'Guarded',
+    );
     expect(pageErrors).toEqual([]);
     await context.close();
   });

@@ -5,7 +5,7 @@
 
 export interface SeededRandom {
   /** A number in [0, 1). */
-  next(): number;
+  next: () => number;
   /** An integer in [minimum, maximum], both included. */
   integer(minimum: number, maximum: number): number;
   /** True with the given probability. */

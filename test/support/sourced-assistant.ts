@@ -5,8 +5,7 @@
  * between the two, as each store's full-text ranking scores them),
  * and a rubric the assistant grades with. It answers through the world's fake OpenAI provider.
  */
-import { insertChunks } from '../../src/store/knowledge-repository.js';
-import { insertDocument } from '../../src/store/knowledge-documents-repository.js';
+import { insertDocumentOfPassages } from './stored-documents.js';
 import { request, type TestServer } from './test-server.js';
 
 export const QUESTION = 'How does photosynthesis use light and the Calvin cycle?';
@@ -25,40 +24,6 @@ const STRONG_PASSAGES = [
 ];
 export const WEAK_PASSAGE =
   'Cell walls are made of cellulose. Vacuoles store water. Mitochondria release energy. Ribosomes build proteins. Plants also grow in the cycle of seasons, and this long passage is mostly about other things entirely.';
-
-async function addDocument(
-  server: TestServer,
-  knowledgeBaseId: number,
-  fileName: string,
-  passages: ReadonlyArray<{ text: string; heading?: string; page?: number }>,
-): Promise<void> {
-  const documentId = await insertDocument(server.store.db, {
-    knowledgeBaseId,
-    fileName,
-    contentType: 'text/markdown',
-    sizeBytes: 1000,
-    sourceUrl: null,
-    status: 'completed',
-    metadata: {},
-  });
-  await insertChunks(
-    server.store.db,
-    documentId,
-    passages.map((passage, index) => ({
-      knowledge_base_id: knowledgeBaseId,
-      chunk_index: index,
-      text: passage.text,
-      metadata: JSON.stringify({
-        filename: fileName,
-        document_id: documentId,
-        chunk_index: index,
-        chunk_count: passages.length,
-        ...(passage.page !== undefined && { page: passage.page }),
-        ...(passage.heading !== undefined && { heading: passage.heading }),
-      }),
-    })),
-  );
-}
 
 async function created(response: Promise<{ status: number; text: string; body: any }>, what: string): Promise<any> {
   const answer = await response;
@@ -94,8 +59,17 @@ export async function addSourcedAssistant(server: TestServer, token: string): Pr
     request(server, 'POST', '/api/knowledge-bases', { token, body: { name: 'Plants' } }),
     'a knowledge base',
   );
-  await addDocument(server, knowledgeBase.id, 'photosynthesis.md', STRONG_PASSAGES);
-  await addDocument(server, knowledgeBase.id, 'cells.md', [{ text: WEAK_PASSAGE }]);
+  const markdown = { contentType: 'text/markdown' };
+  await insertDocumentOfPassages(server.store.db, knowledgeBase.id, {
+    ...markdown,
+    fileName: 'photosynthesis.md',
+    passages: STRONG_PASSAGES,
+  });
+  await insertDocumentOfPassages(server.store.db, knowledgeBase.id, {
+    ...markdown,
+    fileName: 'cells.md',
+    passages: [{ text: WEAK_PASSAGE }],
+  });
   const leastSimilarity = await leastSimilarityBetween(server, token, knowledgeBase.id);
   const rubric = await created(
     request(server, 'POST', '/api/rubrics', {

@@ -45,3 +45,49 @@ export async function insertDocumentOfChunks(db: Kysely<Database>, knowledgeBase
   );
   return documentId;
 }
+
+export interface DocumentOfPassages {
+  fileName: string;
+  contentType: string;
+  passages: ReadonlyArray<{ text: string; heading?: string; page?: number }>;
+}
+
+/**
+ * A completed document of one chunk per passage, each chunk's metadata naming its file, document
+ * and place, and its page and heading when given, as ingestion writes them, so answers cite it as
+ * they cite an uploaded file; answers its id.
+ */
+export async function insertDocumentOfPassages(
+  db: Kysely<Database>,
+  knowledgeBaseId: number,
+  document: DocumentOfPassages,
+): Promise<number> {
+  const { fileName, contentType, passages } = document;
+  const documentId = await insertDocument(db, {
+    knowledgeBaseId,
+    fileName,
+    contentType,
+    sizeBytes: 1000,
+    sourceUrl: null,
+    status: 'completed',
+    metadata: {},
+  });
+  await insertChunks(
+    db,
+    documentId,
+    passages.map((passage, index) => ({
+      knowledge_base_id: knowledgeBaseId,
+      chunk_index: index,
+      text: passage.text,
+      metadata: JSON.stringify({
+        filename: fileName,
+        document_id: documentId,
+        chunk_index: index,
+        chunk_count: passages.length,
+        ...(passage.page !== undefined && { page: passage.page }),
+        ...(passage.heading !== undefined && { heading: passage.heading }),
+      }),
+    })),
+  );
+  return documentId;
+}
