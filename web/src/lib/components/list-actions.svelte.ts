@@ -4,7 +4,7 @@
  * confirms it. One flow for every list, so each reports a refusal in the server's words and none
  * forgets to clear the last message first.
  */
-import { refusalMessage } from '$lib/components/refusal';
+import { refusalMessage } from './refusal';
 import { Confirmation } from './confirmation.svelte';
 
 export interface ListOutcome {
